@@ -1,0 +1,4 @@
+export { createPrisma, type PrismaClient } from "./client";
+export { databaseName, dropDatabase, ensureDatabase, withDatabase } from "./database-admin";
+export * from "./generated/prisma/client";
+export { listMigrations, MIGRATIONS_DIR, MigrationError, migrate } from "./migrate";
