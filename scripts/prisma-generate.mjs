@@ -8,5 +8,7 @@ const root = fileURLToPath(new URL("..", import.meta.url));
 const env = { ...process.env, PRISMA_HIDE_UPDATE_MESSAGE: "1", CHECKPOINT_DISABLE: "1" };
 env.PRISMA_SCHEMA_ENGINE_BINARY ??= process.execPath;
 env.PRISMA_QUERY_ENGINE_LIBRARY ??= process.execPath;
-const result = spawnSync("npx", ["--no-install", "prisma", "generate"], { cwd: root, env, stdio: "inherit" });
+// Call Prisma 7 by path: the Prisma 6 alias used for offline diffs also installs a `prisma` bin.
+const cli = fileURLToPath(new URL("../node_modules/prisma/build/index.js", import.meta.url));
+const result = spawnSync(process.execPath, [cli, "generate"], { cwd: root, env, stdio: "inherit" });
 process.exit(result.status ?? 1);

@@ -1,0 +1,54 @@
+import { Redis } from "ioredis";
+import pg from "pg";
+
+// `npm start` must fail fast with one sentence when a dependency is missing, not a stack trace.
+const CONNECT_TIMEOUT_MS = 4_000;
+
+function redact(url: string): string {
+  const parsed = new URL(url);
+  if (parsed.password) parsed.password = "***";
+  return parsed.toString();
+}
+
+export async function checkPostgres(databaseUrl: string): Promise<string | null> {
+  const server = new URL(databaseUrl);
+  server.pathname = "/postgres";
+  const client = new pg.Client({
+    connectionString: server.toString(),
+    connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
+  });
+  try {
+    await client.connect();
+    await client.query("SELECT 1");
+    return null;
+  } catch {
+    return (
+      `Cannot reach PostgreSQL at ${redact(databaseUrl)}: start it (\`docker compose up -d postgres\`, ` +
+      "or `pg_ctlcluster --skip-systemctl-redirect $(ls /etc/postgresql) main start`) or set DATABASE_URL."
+    );
+  } finally {
+    await client.end().catch(() => {});
+  }
+}
+
+export async function checkRedis(redisUrl: string): Promise<string | null> {
+  const redis = new Redis(redisUrl, {
+    lazyConnect: true,
+    connectTimeout: CONNECT_TIMEOUT_MS,
+    maxRetriesPerRequest: 0,
+    retryStrategy: () => null,
+  });
+  redis.on("error", () => {});
+  try {
+    await redis.connect();
+    await redis.ping();
+    return null;
+  } catch {
+    return (
+      `Cannot reach Redis at ${redact(redisUrl)}: start it (\`docker compose up -d redis\`, ` +
+      'or `redis-server --daemonize yes --bind 127.0.0.1 --port 6379 --save "" --appendonly no`) or set REDIS_URL.'
+    );
+  } finally {
+    redis.disconnect();
+  }
+}

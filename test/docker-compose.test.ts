@@ -1,0 +1,59 @@
+import { readFileSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import { describe, expect, it } from "vitest";
+import { parse } from "yaml";
+import { BUILD_COMMAND, MIGRATE_COMMAND, WEB_COMMAND, WORKER_COMMAND } from "../scripts/start/processes";
+
+// No Docker engine runs on our machines, so the compose file is held to `npm start` by reading it.
+const root = fileURLToPath(new URL("..", import.meta.url));
+const read = (path: string) => readFileSync(`${root}/${path}`, "utf8");
+
+interface Service {
+  image?: string;
+  build?: unknown;
+  command?: string[] | string;
+  environment?: Record<string, string>;
+}
+const compose = parse(read("docker-compose.yml"), { merge: true }) as { services: Record<string, Service> };
+const commandOf = (service: Service) =>
+  Array.isArray(service.command) ? service.command.join(" ") : (service.command ?? "");
+
+describe("docker-compose.yml", () => {
+  it("has exactly the four services: postgres, redis, web, worker", () => {
+    expect(Object.keys(compose.services).sort()).toEqual(["postgres", "redis", "web", "worker"]);
+    expect(compose.services.postgres?.image).toMatch(/^postgres:/);
+    expect(compose.services.redis?.image).toMatch(/^redis:/);
+  });
+
+  it("builds web and worker from the repository's Dockerfile", () => {
+    expect(compose.services.web?.build).toBe(".");
+    expect(compose.services.worker?.build).toBe(".");
+    const dockerfile = read("Dockerfile");
+    expect(dockerfile).toMatch(/RUN npm ci .*&& npm run build/);
+    const cmd = /^CMD (.+)$/m.exec(dockerfile)?.[1];
+    expect(JSON.parse(cmd ?? "[]")).toEqual(WEB_COMMAND.split(" "));
+    expect(BUILD_COMMAND).toBe("npm run build");
+  });
+
+  it("starts the same commands as npm start: migrate, then the web or worker script", () => {
+    expect(commandOf(compose.services.web!)).toContain(`${MIGRATE_COMMAND} && ${WEB_COMMAND}`);
+    expect(commandOf(compose.services.worker!)).toContain(`${MIGRATE_COMMAND} && ${WORKER_COMMAND}`);
+    const start = read("scripts/start.ts");
+    expect(start).toMatch(/run\("worker", WORKER_COMMAND/);
+    expect(start).toMatch(/run\("web", WEB_COMMAND/);
+    expect(start).toMatch(/await migrate\(/);
+    const scripts = JSON.parse(read("package.json")).scripts as Record<string, string>;
+    expect(scripts["start:web"]).toBe("npm run start -w @lastword/web");
+    expect(scripts["start:worker"]).toBe("npm run start -w @lastword/worker");
+    expect(scripts["db:migrate"]).toContain("migrate-cli.ts");
+  });
+
+  it("points both processes at the compose Postgres and Redis with one shared internal secret", () => {
+    const web = compose.services.web!.environment!;
+    const worker = compose.services.worker!.environment!;
+    expect(web.DATABASE_URL).toContain("@postgres:5432/");
+    expect(web.REDIS_URL).toBe("redis://redis:6379");
+    expect(worker.DATABASE_URL).toBe(web.DATABASE_URL);
+    expect(worker.LASTWORD_INTERNAL_SECRET).toBe(web.LASTWORD_INTERNAL_SECRET);
+  });
+});
