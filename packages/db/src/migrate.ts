@@ -1,10 +1,11 @@
 import { createHash, randomUUID } from "node:crypto";
 import { readdirSync, readFileSync, statSync } from "node:fs";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import pg from "pg";
 
-export const MIGRATIONS_DIR = fileURLToPath(new URL("../../../prisma/migrations", import.meta.url));
+// Not `new URL(dir, import.meta.url)`: bundlers (Next/Turbopack) treat that as an asset import and fail.
+export const MIGRATIONS_DIR = join(dirname(fileURLToPath(import.meta.url)), "../../../prisma/migrations");
 
 // Prisma serialises `migrate deploy` runs with this advisory lock id; we take the same one so a
 // Prisma CLI and this runner never apply migrations at the same time.
@@ -29,7 +30,8 @@ export interface MigrationFile {
 }
 
 export function listMigrations(dir = MIGRATIONS_DIR): MigrationFile[] {
-  return readdirSync(dir)
+  // The web app bundles this package but never migrates; keep Next from tracing the whole repo.
+  return readdirSync(/*turbopackIgnore: true*/ dir)
     .filter((name) => statSync(join(dir, name)).isDirectory())
     .sort()
     .map((name) => {

@@ -1,0 +1,47 @@
+import { z } from "zod";
+
+// Development-only fallbacks; production must set real secrets (a fixed default would be public).
+const DEV_SECRET = "lastword-development-secret-not-for-production";
+
+const serverEnvSchema = z
+  .object({
+    NODE_ENV: z.enum(["development", "production", "test"]).default("development"),
+    DATABASE_URL: z.string().url().default("postgresql://postgres@127.0.0.1:5432/lastword"),
+    REDIS_URL: z.string().url().default("redis://127.0.0.1:6379"),
+    REDIS_PREFIX: z.string().min(1).default("lastword"),
+    PUBLIC_URL: z.string().url().default("http://localhost:3000"),
+    BETTER_AUTH_SECRET: z.string().min(32).optional(),
+    LASTWORD_INTERNAL_SECRET: z.string().min(16).optional(),
+  })
+  .transform((env, ctx) => {
+    const production = env.NODE_ENV === "production";
+    for (const name of ["BETTER_AUTH_SECRET", "LASTWORD_INTERNAL_SECRET"] as const) {
+      if (production && !env[name]) {
+        ctx.addIssue({ code: "custom", path: [name], message: `${name} is required in production.` });
+      }
+    }
+    return {
+      ...env,
+      BETTER_AUTH_SECRET: env.BETTER_AUTH_SECRET ?? DEV_SECRET,
+      LASTWORD_INTERNAL_SECRET: env.LASTWORD_INTERNAL_SECRET ?? DEV_SECRET,
+    };
+  });
+
+export type ServerEnv = z.output<typeof serverEnvSchema>;
+
+let cached: ServerEnv | undefined;
+
+/**
+ * Read lazily, not at import: `next build` imports route modules with NODE_ENV=production and
+ * no secrets, and must not fail for it.
+ */
+export function serverEnv(): ServerEnv {
+  if (cached) return cached;
+  const parsed = serverEnvSchema.safeParse(process.env);
+  if (!parsed.success) {
+    const problems = parsed.error.issues.map((issue) => `${issue.path.join(".")}: ${issue.message}`);
+    throw new Error(`Invalid environment for apps/web: ${problems.join("; ")}`);
+  }
+  cached = parsed.data;
+  return cached;
+}
