@@ -1,0 +1,42 @@
+import fs from "node:fs";
+import path from "node:path";
+import { fsyncDirectory } from "./segment";
+
+/** Offset below which records are gone (deleteRecordsBefore, retention). */
+export const LOG_START_OFFSET_CHECKPOINT = "log-start-offset-checkpoint";
+/** Offset up to which every segment was fsynced; recovery CRC-checks from the segment holding it. */
+export const RECOVERY_POINT_CHECKPOINT = "recovery-point-offset-checkpoint";
+const VERSION = "0";
+
+/**
+ * Reads a one-offset checkpoint (`0\n<offset>\n`, Kafka's versioned text style). A missing or
+ * unreadable file yields null: the caller falls back to the safe default.
+ */
+export function readCheckpoint(dir: string, name: string): number | null {
+  let text: string;
+  try {
+    text = fs.readFileSync(path.join(dir, name), "utf8");
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return null;
+    throw error;
+  }
+  const [version, value] = text.split("\n");
+  const offset = Number(value);
+  if (version !== VERSION || value === "" || !Number.isSafeInteger(offset) || offset < 0) return null;
+  return offset;
+}
+
+/** Replaces a checkpoint atomically: write a temp file, fsync it, rename over, fsync the dir. */
+export function writeCheckpoint(dir: string, name: string, offset: number): void {
+  const target = path.join(dir, name);
+  const temp = `${target}.tmp`;
+  const fd = fs.openSync(temp, "w");
+  try {
+    fs.writeSync(fd, `${VERSION}\n${offset}\n`);
+    fs.fdatasyncSync(fd);
+  } finally {
+    fs.closeSync(fd);
+  }
+  fs.renameSync(temp, target);
+  fsyncDirectory(dir);
+}

@@ -1,0 +1,319 @@
+import { InvalidConfigError } from "./errors";
+import type { TimestampType } from "./record-batch";
+
+/**
+ * Kafka's Long.MAX_VALUE for millisecond configs. JS numbers cannot hold it exactly, so "no limit"
+ * is the largest safe integer (≈ 285,000 years): it survives JSON and stays exact in arithmetic.
+ * Any long value above it (including "9223372036854775807") is clamped to it.
+ */
+export const LONG_MAX_MS = Number.MAX_SAFE_INTEGER;
+const INT_MAX = 2147483647;
+
+export interface CleanupPolicy {
+  compact: boolean;
+  delete: boolean;
+}
+
+/** A parsed, validated topic config; field names are Kafka's in camelCase with units last. */
+export interface TopicConfig {
+  cleanupPolicy: CleanupPolicy;
+  retentionMs: number;
+  retentionBytes: number;
+  segmentMs: number;
+  segmentBytes: number;
+  segmentJitterMs: number;
+  segmentIndexBytes: number;
+  minCleanableDirtyRatio: number;
+  minCompactionLagMs: number;
+  maxCompactionLagMs: number;
+  deleteRetentionMs: number;
+  maxMessageBytes: number;
+  fileDeleteDelayMs: number;
+  messageTimestampType: TimestampType;
+}
+
+export type TopicConfigName =
+  | "cleanup.policy"
+  | "retention.ms"
+  | "retention.bytes"
+  | "segment.ms"
+  | "segment.bytes"
+  | "segment.jitter.ms"
+  | "segment.index.bytes"
+  | "min.cleanable.dirty.ratio"
+  | "min.compaction.lag.ms"
+  | "max.compaction.lag.ms"
+  | "delete.retention.ms"
+  | "max.message.bytes"
+  | "file.delete.delay.ms"
+  | "message.timestamp.type";
+
+export type TopicConfigInput = Partial<Record<TopicConfigName, string | number>>;
+
+type ConfigType = "list" | "long" | "int" | "double" | "string";
+
+export interface TopicConfigDefinition {
+  name: TopicConfigName;
+  field: keyof TopicConfig;
+  type: ConfigType;
+  /** The default in Kafka's own notation, as `kafka-configs --describe` prints it. */
+  default: string;
+  unit: "ms" | "bytes" | "ratio" | null;
+  doc: string;
+  /** Returns the parsed value or a sentence saying what is wrong. */
+  parse: (raw: string | number) => TopicConfig[keyof TopicConfig] | string;
+}
+
+function describe(raw: string | number): string {
+  return typeof raw === "string" ? JSON.stringify(raw) : String(raw);
+}
+
+function parseInteger(raw: string | number): number | null {
+  if (typeof raw === "number") return Number.isInteger(raw) ? clampLong(raw) : null;
+  const text = raw.trim();
+  if (!/^-?\d+$/.test(text)) return null;
+  return clampLong(Number(text));
+}
+
+function clampLong(value: number): number {
+  return Math.max(-LONG_MAX_MS, Math.min(value, LONG_MAX_MS));
+}
+
+function longAtLeast(name: string, min: number, rule: string) {
+  return (raw: string | number): number | string => {
+    const value = parseInteger(raw);
+    if (value === null || value < min) return `${name} must be ${rule}, got ${describe(raw)}`;
+    return value;
+  };
+}
+
+function intAtLeast(name: string, min: number) {
+  return (raw: string | number): number | string => {
+    const value = parseInteger(raw);
+    if (value === null || value < min || value > INT_MAX) {
+      return `${name} must be an integer between ${min} and ${INT_MAX}, got ${describe(raw)}`;
+    }
+    return value;
+  };
+}
+
+function parseRatio(raw: string | number): number | string {
+  const value =
+    typeof raw === "number" ? raw : /^\s*[-+]?(\d+\.?\d*|\.\d+)\s*$/.test(raw) ? Number(raw) : Number.NaN;
+  if (!Number.isFinite(value) || value < 0 || value > 1) {
+    return `min.cleanable.dirty.ratio must be a number between 0 and 1, got ${describe(raw)}`;
+  }
+  return value;
+}
+
+function parseCleanupPolicy(raw: string | number): CleanupPolicy | string {
+  const items = String(raw)
+    .split(",")
+    .map((item) => item.trim().toLowerCase());
+  const known = items.every((item) => item === "compact" || item === "delete");
+  if (!known || items.length === 0 || items.length > 2) {
+    return `cleanup.policy must be delete, compact or compact,delete, got ${describe(raw)}`;
+  }
+  return { compact: items.includes("compact"), delete: items.includes("delete") };
+}
+
+function parseTimestampType(raw: string | number): TimestampType | string {
+  if (raw === "CreateTime" || raw === "LogAppendTime") return raw;
+  return `message.timestamp.type must be CreateTime or LogAppendTime, got ${describe(raw)}`;
+}
+
+export const TOPIC_CONFIG_DEFINITIONS: readonly TopicConfigDefinition[] = [
+  {
+    name: "cleanup.policy",
+    field: "cleanupPolicy",
+    type: "list",
+    default: "delete",
+    unit: null,
+    doc: "delete drops old segments by time/size; compact keeps the latest value per key; both may be combined",
+    parse: parseCleanupPolicy,
+  },
+  {
+    name: "retention.ms",
+    field: "retentionMs",
+    type: "long",
+    default: "604800000",
+    unit: "ms",
+    doc: "how long a closed segment is kept after its newest record (-1 = forever); delete policy only",
+    parse: longAtLeast("retention.ms", -1, "-1 or ≥ 0"),
+  },
+  {
+    name: "retention.bytes",
+    field: "retentionBytes",
+    type: "long",
+    default: "-1",
+    unit: "bytes",
+    doc: "size a partition may reach before its oldest segments are deleted (negative = no limit); delete policy only",
+    parse: longAtLeast("retention.bytes", -LONG_MAX_MS, "an integer"),
+  },
+  {
+    name: "segment.ms",
+    field: "segmentMs",
+    type: "long",
+    default: "604800000",
+    unit: "ms",
+    doc: "age of the first record after which the active segment is rolled",
+    parse: longAtLeast("segment.ms", 1, "≥ 1"),
+  },
+  {
+    name: "segment.bytes",
+    field: "segmentBytes",
+    type: "int",
+    default: "1073741824",
+    unit: "bytes",
+    doc: "size at which the active segment is rolled; also the largest batch a partition accepts",
+    parse: intAtLeast("segment.bytes", 14),
+  },
+  {
+    name: "segment.jitter.ms",
+    field: "segmentJitterMs",
+    type: "long",
+    default: "0",
+    unit: "ms",
+    doc: "random amount subtracted from segment.ms per segment so partitions do not roll together",
+    parse: longAtLeast("segment.jitter.ms", 0, "≥ 0"),
+  },
+  {
+    name: "segment.index.bytes",
+    field: "segmentIndexBytes",
+    type: "int",
+    default: "10485760",
+    unit: "bytes",
+    doc: "maximum size of a segment's offset and time indexes; a full index rolls the segment",
+    parse: intAtLeast("segment.index.bytes", 4),
+  },
+  {
+    name: "min.cleanable.dirty.ratio",
+    field: "minCleanableDirtyRatio",
+    type: "double",
+    default: "0.5",
+    unit: "ratio",
+    doc: "share of uncompacted bytes above which the cleaner compacts the partition",
+    parse: parseRatio,
+  },
+  {
+    name: "min.compaction.lag.ms",
+    field: "minCompactionLagMs",
+    type: "long",
+    default: "0",
+    unit: "ms",
+    doc: "minimum age before a record may be compacted away",
+    parse: longAtLeast("min.compaction.lag.ms", 0, "≥ 0"),
+  },
+  {
+    name: "max.compaction.lag.ms",
+    field: "maxCompactionLagMs",
+    type: "long",
+    default: "9223372036854775807",
+    unit: "ms",
+    doc: "maximum age of an uncompacted record before compaction is forced (default: no limit)",
+    parse: longAtLeast("max.compaction.lag.ms", 1, "≥ 1"),
+  },
+  {
+    name: "delete.retention.ms",
+    field: "deleteRetentionMs",
+    type: "long",
+    default: "86400000",
+    unit: "ms",
+    doc: "how long a tombstone stays readable after the compaction pass that first kept it",
+    parse: longAtLeast("delete.retention.ms", 0, "≥ 0"),
+  },
+  {
+    name: "max.message.bytes",
+    field: "maxMessageBytes",
+    type: "int",
+    default: "1048588",
+    unit: "bytes",
+    doc: "largest record batch the partition accepts (1 MiB plus Kafka's 12-byte log overhead)",
+    parse: intAtLeast("max.message.bytes", 0),
+  },
+  {
+    name: "file.delete.delay.ms",
+    field: "fileDeleteDelayMs",
+    type: "long",
+    default: "60000",
+    unit: "ms",
+    doc: "how long a deleted segment's files linger (renamed .deleted) before they are removed",
+    parse: longAtLeast("file.delete.delay.ms", 0, "≥ 0"),
+  },
+  {
+    name: "message.timestamp.type",
+    field: "messageTimestampType",
+    type: "string",
+    default: "CreateTime",
+    unit: null,
+    doc: "CreateTime keeps producer timestamps; LogAppendTime stamps records with the append time",
+    parse: parseTimestampType,
+  },
+];
+
+const DEFINITIONS_BY_NAME = new Map(TOPIC_CONFIG_DEFINITIONS.map((d) => [d.name as string, d]));
+
+function assignParsed(config: Record<string, unknown>, name: string, raw: unknown): void {
+  const definition = DEFINITIONS_BY_NAME.get(name);
+  if (!definition) throw new InvalidConfigError(`unknown topic config ${JSON.stringify(name)}`);
+  if (typeof raw !== "string" && typeof raw !== "number") {
+    throw new InvalidConfigError(`${name} must be a string or a number, got ${typeof raw}`);
+  }
+  const parsed = definition.parse(raw);
+  if (typeof parsed === "string" && definition.type !== "string") throw new InvalidConfigError(parsed);
+  if (definition.type === "string" && parsed !== raw) throw new InvalidConfigError(String(parsed));
+  config[definition.field] = parsed;
+}
+
+/** Kafka defaults for every config, as a parsed TopicConfig. */
+export function defaultTopicConfig(): TopicConfig {
+  const config: Record<string, unknown> = {};
+  for (const definition of TOPIC_CONFIG_DEFINITIONS)
+    assignParsed(config, definition.name, definition.default);
+  return config as unknown as TopicConfig;
+}
+
+/**
+ * Parses Kafka-named topic configs (strings or numbers) over Kafka's defaults. Throws
+ * InvalidConfigError with a sentence naming the config, the rule and the value given.
+ */
+export function parseTopicConfig(input: Readonly<Record<string, unknown>> = {}): TopicConfig {
+  const config = defaultTopicConfig() as unknown as Record<string, unknown>;
+  for (const [name, raw] of Object.entries(input)) {
+    if (raw === undefined) continue;
+    assignParsed(config, name, raw);
+  }
+  const parsed = config as unknown as TopicConfig;
+  if (parsed.minCompactionLagMs > parsed.maxCompactionLagMs) {
+    throw new InvalidConfigError(
+      `min.compaction.lag.ms (${parsed.minCompactionLagMs}) must not be greater than max.compaction.lag.ms (${parsed.maxCompactionLagMs})`,
+    );
+  }
+  return parsed;
+}
+
+/** The config back in Kafka's names and notation (LONG_MAX_MS printed as Long.MAX_VALUE). */
+export function formatTopicConfig(config: TopicConfig): Record<TopicConfigName, string> {
+  const out = {} as Record<TopicConfigName, string>;
+  for (const definition of TOPIC_CONFIG_DEFINITIONS) {
+    const value = config[definition.field];
+    if (definition.field === "cleanupPolicy") {
+      const policy = value as CleanupPolicy;
+      out[definition.name] = [policy.compact && "compact", policy.delete && "delete"]
+        .filter(Boolean)
+        .join(",");
+    } else if (value === LONG_MAX_MS && definition.type === "long") {
+      out[definition.name] = "9223372036854775807";
+    } else {
+      out[definition.name] = String(value);
+    }
+  }
+  return out;
+}
+
+/** Kafka's LogConfig.maxSegmentMs: on compacted topics max.compaction.lag.ms caps segment.ms (KIP-354). */
+export function maxSegmentMs(config: TopicConfig): number {
+  return config.cleanupPolicy.compact
+    ? Math.min(config.segmentMs, config.maxCompactionLagMs)
+    : config.segmentMs;
+}

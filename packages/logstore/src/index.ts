@@ -1,0 +1,41 @@
+export type {
+  CleanupPolicy,
+  TopicConfig,
+  TopicConfigDefinition,
+  TopicConfigInput,
+  TopicConfigName,
+} from "./config";
+export {
+  defaultTopicConfig,
+  formatTopicConfig,
+  LONG_MAX_MS,
+  maxSegmentMs,
+  parseTopicConfig,
+  TOPIC_CONFIG_DEFINITIONS,
+} from "./config";
+export type { LogStoreErrorCode } from "./errors";
+export {
+  CorruptSegmentError,
+  InvalidConfigError,
+  InvalidRecordError,
+  LogClosedError,
+  LogStoreError,
+  OffsetOutOfRangeError,
+  PolicyViolationError,
+  RecordTooLargeError,
+} from "./errors";
+export type { RecoveryReport } from "./log-loader";
+export type {
+  AppendResult,
+  Clock,
+  DeletedSegment,
+  Durability,
+  PartitionLogOptions,
+  ReadOptions,
+  RetentionResult,
+  SegmentInfo,
+} from "./partition-log";
+export { PartitionLog } from "./partition-log";
+export type { AppendRecord, LogRecord, RecordBatchHeader, RecordHeader, TimestampType } from "./record-batch";
+export { decodeBatch, encodeRecordBatch, readBatchHeader } from "./record-batch";
+export type { RetentionReason } from "./retention";

@@ -1,0 +1,369 @@
+import fs from "node:fs";
+import { LOG_START_OFFSET_CHECKPOINT, RECOVERY_POINT_CHECKPOINT, writeCheckpoint } from "./checkpoint-file";
+import { parseTopicConfig, type TopicConfig } from "./config";
+import { LogClosedError, OffsetOutOfRangeError, PolicyViolationError, RecordTooLargeError } from "./errors";
+import { GroupCommit } from "./group-commit";
+import { loadLog, type RecoveryReport } from "./log-loader";
+import { readRecords } from "./log-reader";
+import { Mutex } from "./mutex";
+import {
+  type AppendRecord,
+  batchField,
+  encodeRecordBatch,
+  type LogRecord,
+  setBaseOffset,
+} from "./record-batch";
+import { validateAppendRecords } from "./record-validation";
+import { deletableSegments, type RetentionReason, retentionRules } from "./retention";
+import { drawRollJitterMs, rollReason, timeRollDueAt } from "./roll-policy";
+import { fsyncDirectory, Segment, type SegmentLimits, segmentLimits } from "./segment";
+
+export interface Clock {
+  now(): number;
+}
+
+/** `per-append`: every append fsyncs before it resolves. `group-commit`: concurrent appends share fsyncs. */
+export type Durability = "per-append" | "group-commit";
+
+export interface PartitionLogOptions {
+  dir: string;
+  /** Kafka topic-config names, values as strings or numbers; the config in force while open. */
+  config?: Readonly<Record<string, unknown>>;
+  clock?: Clock;
+  /** The cleaner's offset-map budget in bytes (validated and used by the cleaner). */
+  dedupeBufferBytes?: number;
+  durability?: Durability;
+  /** Source of `segment.jitter.ms` draws; tests pin it. */
+  random?: () => number;
+}
+
+export interface AppendResult {
+  baseOffset: number;
+  lastOffset: number;
+}
+
+export interface ReadOptions {
+  maxRecords?: number;
+  /** Batch bytes per read (default 1 MiB, like Kafka's max.partition.fetch.bytes); ≥ one batch. */
+  maxBytes?: number;
+}
+
+export interface SegmentInfo {
+  baseOffset: number;
+  lastOffset: number;
+  sizeBytes: number;
+  records: number;
+  firstTimestamp: number | null;
+  maxTimestamp: number | null;
+  active: boolean;
+}
+
+export interface DeletedSegment extends SegmentInfo {
+  reason: RetentionReason;
+}
+
+export interface RetentionResult {
+  deleted: DeletedSegment[];
+  logStartOffset: number;
+}
+
+export const DEFAULT_DEDUPE_BUFFER_BYTES = 128 * 1024 * 1024;
+const DEFAULT_READ_MAX_BYTES = 1024 * 1024;
+
+/**
+ * One partition's log on disk. Appends, rolls, retention and cleaner swaps are serialized by a
+ * per-log mutex; reads run synchronously against the in-memory segment list and never block.
+ */
+export class PartitionLog {
+  readonly dir: string;
+  readonly config: TopicConfig;
+  readonly clock: Clock;
+  readonly dedupeBufferBytes: number;
+  readonly durability: Durability;
+  /** What recovery found and fixed when this log was opened. */
+  readonly recovery: RecoveryReport;
+  readonly mutex = new Mutex();
+  private readonly limits: SegmentLimits;
+  private readonly random: () => number;
+  private readonly groupCommit: GroupCommit;
+  private segmentList: Segment[];
+  private startOffset: number;
+  private durableEndOffset: number;
+  private readonly pendingDeletes = new Map<NodeJS.Timeout, string[]>();
+  private closed = false;
+
+  private constructor(
+    options: PartitionLogOptions,
+    config: TopicConfig,
+    loaded: Awaited<ReturnType<typeof loadLog>>,
+  ) {
+    this.dir = options.dir;
+    this.config = config;
+    this.clock = options.clock ?? { now: () => Date.now() };
+    this.dedupeBufferBytes = options.dedupeBufferBytes ?? DEFAULT_DEDUPE_BUFFER_BYTES;
+    this.durability = options.durability ?? "per-append";
+    this.random = options.random ?? Math.random;
+    this.limits = segmentLimits(config.segmentIndexBytes);
+    this.segmentList = loaded.segments;
+    this.startOffset = loaded.logStartOffset;
+    this.recovery = loaded.recovery;
+    this.durableEndOffset = this.logEndOffset;
+    this.activeSegment.rollJitterMs = drawRollJitterMs(config, this.random);
+    this.groupCommit = new GroupCommit(
+      this.mutex,
+      () => this.syncActive(),
+      () => this.durableEndOffset,
+    );
+  }
+
+  static async open(options: PartitionLogOptions): Promise<PartitionLog> {
+    const config = parseTopicConfig(options.config ?? {});
+    const nowMs = (options.clock ?? { now: () => Date.now() }).now();
+    const loaded = await loadLog(options.dir, segmentLimits(config.segmentIndexBytes), nowMs);
+    return new PartitionLog(options, config, loaded);
+  }
+
+  get logStartOffset(): number {
+    return this.startOffset;
+  }
+
+  /** The next offset an append will get. */
+  get logEndOffset(): number {
+    return this.activeSegment.nextOffset;
+  }
+
+  /** Everything below is durable and readable; equals logEndOffset outside in-flight appends. */
+  get highWatermark(): number {
+    return this.durableEndOffset;
+  }
+
+  get activeSegment(): Segment {
+    return this.segmentList.at(-1)!;
+  }
+
+  /** The live segments, oldest first (the last is active). For the cleaner; do not mutate. */
+  get segmentObjects(): readonly Segment[] {
+    return this.segmentList;
+  }
+
+  segments(): SegmentInfo[] {
+    return this.segmentList.map((segment) => this.describe(segment));
+  }
+
+  /** Appends one batch; resolves once it is durable. Rejected whole on any invalid record. */
+  async append(records: readonly AppendRecord[]): Promise<AppendResult> {
+    this.assertOpen();
+    validateAppendRecords(records, this.config);
+    const batch = encodeRecordBatch(records, {
+      baseOffset: 0,
+      appendTimeMs: this.clock.now(),
+      timestampType: this.config.messageTimestampType,
+    });
+    this.checkBatchSize(batch.length);
+    const result = await this.mutex.run(async () => {
+      this.assertOpen();
+      const baseOffset = this.logEndOffset;
+      setBaseOffset(batch, baseOffset);
+      const lastOffset = baseOffset + records.length - 1;
+      const incoming = {
+        sizeBytes: batch.length,
+        maxTimestamp: batchField.maxTimestamp(batch, 0),
+        lastOffset,
+      };
+      if (rollReason(this.activeSegment, incoming, this.config, this.clock.now())) await this.rollActive();
+      this.activeSegment.append(batch);
+      if (this.durability === "per-append") await this.syncActive();
+      return { baseOffset, lastOffset };
+    });
+    if (this.durability === "group-commit") await this.groupCommit.waitFor(result.lastOffset + 1);
+    return result;
+  }
+
+  private checkBatchSize(sizeBytes: number): void {
+    if (sizeBytes > this.config.maxMessageBytes) {
+      throw new RecordTooLargeError(
+        `batch of ${sizeBytes} bytes exceeds max.message.bytes (${this.config.maxMessageBytes})`,
+      );
+    }
+    if (sizeBytes > this.config.segmentBytes) {
+      throw new RecordTooLargeError(
+        `batch of ${sizeBytes} bytes exceeds segment.bytes (${this.config.segmentBytes})`,
+      );
+    }
+  }
+
+  private async syncActive(): Promise<void> {
+    const end = this.logEndOffset;
+    await this.activeSegment.flushLog();
+    this.durableEndOffset = Math.max(this.durableEndOffset, end);
+  }
+
+  /** Records from `fromOffset` on (first offset ≥ it), bounded by maxRecords/maxBytes. */
+  async read(fromOffset: number, options: ReadOptions = {}): Promise<LogRecord[]> {
+    this.assertOpen();
+    if (
+      !Number.isSafeInteger(fromOffset) ||
+      fromOffset < this.startOffset ||
+      fromOffset > this.durableEndOffset
+    ) {
+      throw new OffsetOutOfRangeError(
+        `offset ${fromOffset} is outside the readable range [${this.startOffset}, ${this.durableEndOffset}]`,
+      );
+    }
+    return readRecords(this.segmentList, fromOffset, {
+      minOffset: this.startOffset,
+      endOffset: this.durableEndOffset,
+      maxRecords: options.maxRecords ?? Number.POSITIVE_INFINITY,
+      maxBytes: options.maxBytes ?? DEFAULT_READ_MAX_BYTES,
+    });
+  }
+
+  /** Closes the active segment and opens a new one at the log end; a no-op when it is empty. */
+  async roll(): Promise<void> {
+    this.assertOpen();
+    await this.mutex.run(() => this.rollActive());
+  }
+
+  /** Beyond Kafka: rolls a non-empty active segment whose age passed the limit, without an append. */
+  async maybeRoll(): Promise<boolean> {
+    this.assertOpen();
+    return this.mutex.run(async () => {
+      const due = timeRollDueAt(this.activeSegment, this.config);
+      if (due === null || this.clock.now() < due) return false;
+      await this.rollActive();
+      return true;
+    });
+  }
+
+  /** When `maybeRoll` will next roll an idle active segment, or null while it is empty. */
+  rollDueAt(): number | null {
+    return timeRollDueAt(this.activeSegment, this.config);
+  }
+
+  private async rollActive(): Promise<void> {
+    const previous = this.activeSegment;
+    if (previous.isEmpty) return;
+    previous.seal();
+    await previous.flushAll();
+    const next = Segment.create(this.dir, this.logEndOffset, this.limits, this.clock.now());
+    next.rollJitterMs = drawRollJitterMs(this.config, this.random);
+    fsyncDirectory(this.dir);
+    this.segmentList.push(next);
+    this.durableEndOffset = this.logEndOffset;
+    writeCheckpoint(this.dir, RECOVERY_POINT_CHECKPOINT, this.logEndOffset);
+  }
+
+  /** Moves the log start offset forward (Kafka's deleteRecords); segments go at the next retention run. */
+  async deleteRecordsBefore(offset: number): Promise<{ logStartOffset: number }> {
+    this.assertOpen();
+    if (!this.config.cleanupPolicy.delete) {
+      throw new PolicyViolationError(
+        "deleteRecordsBefore is not allowed on a topic with cleanup.policy=compact",
+      );
+    }
+    return this.mutex.run(() => {
+      if (!Number.isSafeInteger(offset) || offset < 0 || offset > this.durableEndOffset) {
+        throw new OffsetOutOfRangeError(
+          `cannot delete records before ${offset}: it must be between 0 and the high watermark ${this.durableEndOffset}`,
+        );
+      }
+      if (offset > this.startOffset) this.setLogStartOffset(offset);
+      return { logStartOffset: this.startOffset };
+    });
+  }
+
+  private setLogStartOffset(offset: number): void {
+    this.startOffset = offset;
+    writeCheckpoint(this.dir, LOG_START_OFFSET_CHECKPOINT, offset);
+  }
+
+  /** Kafka's deleteOldSegments: log start offset, then size and time when `delete` is in the policy. */
+  async applyRetention(): Promise<RetentionResult> {
+    this.assertOpen();
+    return this.mutex.run(async () => {
+      const deleted: DeletedSegment[] = [];
+      const totalBytes = this.segmentList.reduce((sum, segment) => sum + segment.sizeBytes, 0);
+      const state = { logStartOffset: this.startOffset, nowMs: this.clock.now(), totalBytes };
+      for (const rule of retentionRules(this.config, state)) {
+        const doomed = deletableSegments(this.segmentList, rule, this.durableEndOffset, this.logEndOffset);
+        if (doomed.length === 0) continue;
+        if (doomed.length === this.segmentList.length) await this.rollActive();
+        for (const segment of doomed) deleted.push({ ...this.describe(segment), reason: rule.reason });
+        this.removeSegments(doomed);
+        state.logStartOffset = this.startOffset;
+      }
+      return { deleted, logStartOffset: this.startOffset };
+    });
+  }
+
+  private removeSegments(doomed: readonly Segment[]): void {
+    const gone = new Set(doomed);
+    this.segmentList = this.segmentList.filter((segment) => !gone.has(segment));
+    const firstBase = this.segmentList[0]!.baseOffset;
+    if (firstBase > this.startOffset) this.setLogStartOffset(firstBase);
+    for (const segment of doomed) this.scheduleFileDeletion(segment.retire());
+    fsyncDirectory(this.dir);
+  }
+
+  /** Unlinks retired `.deleted` files after file.delete.delay.ms (at once on close; on open after a crash). */
+  scheduleFileDeletion(paths: string[]): void {
+    const timer = setTimeout(() => {
+      this.pendingDeletes.delete(timer);
+      unlinkAll(paths);
+    }, this.config.fileDeleteDelayMs);
+    timer.unref();
+    this.pendingDeletes.set(timer, paths);
+  }
+
+  /**
+   * For the cleaner, under `mutex`: swaps `replaced` (consecutive live segments) for
+   * `replacements` in the in-memory list, closing the replaced segments' files.
+   */
+  replaceSegments(replacements: readonly Segment[], replaced: readonly Segment[]): void {
+    const gone = new Set(replaced);
+    const kept = this.segmentList.filter((segment) => !gone.has(segment));
+    this.segmentList = [...kept, ...replacements].sort((a, b) => a.baseOffset - b.baseOffset);
+    for (const segment of replaced) segment.close();
+  }
+
+  /** Flushes, records a clean recovery point and closes every file. Later calls throw LOG_CLOSED. */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    await this.mutex.run(async () => {
+      if (this.closed) return;
+      await this.activeSegment.flushAll();
+      writeCheckpoint(this.dir, RECOVERY_POINT_CHECKPOINT, this.logEndOffset);
+      for (const segment of this.segmentList) segment.close();
+      for (const [timer, paths] of this.pendingDeletes) {
+        clearTimeout(timer);
+        unlinkAll(paths);
+      }
+      this.pendingDeletes.clear();
+      this.closed = true;
+    });
+  }
+
+  get isClosed(): boolean {
+    return this.closed;
+  }
+
+  private assertOpen(): void {
+    if (this.closed) throw new LogClosedError(this.dir);
+  }
+
+  private describe(segment: Segment): SegmentInfo {
+    return {
+      baseOffset: segment.baseOffset,
+      lastOffset: segment.lastOffset,
+      sizeBytes: segment.sizeBytes,
+      records: segment.recordCount,
+      firstTimestamp: segment.firstBatchTimestamp >= 0 ? segment.firstBatchTimestamp : null,
+      maxTimestamp: segment.maxTimestamp >= 0 ? segment.maxTimestamp : null,
+      active: segment === this.activeSegment,
+    };
+  }
+}
+
+function unlinkAll(paths: readonly string[]): void {
+  for (const file of paths) fs.rmSync(file, { force: true });
+}

@@ -1,0 +1,437 @@
+import { crc32c } from "@node-rs/crc32";
+
+/**
+ * Kafka RecordBatch v2 (magic 2), uncompressed. Layout of the 61-byte header:
+ * baseOffset i64 @0 | batchLength i32 @8 | partitionLeaderEpoch i32 @12 | magic i8 @16 | crc u32 @17 |
+ * attributes i16 @21 | lastOffsetDelta i32 @23 | baseTimestamp i64 @27 | maxTimestamp i64 @35 |
+ * producerId i64 @43 | producerEpoch i16 @51 | baseSequence i32 @53 | recordCount i32 @57.
+ * The CRC-32C covers attributes..end; baseOffset sits outside it so offsets can be assigned late.
+ */
+export const BATCH_HEADER_BYTES = 61;
+/** baseOffset + batchLength: the bytes of a batch not counted by its length field. */
+export const LOG_OVERHEAD_BYTES = 12;
+export const MAGIC_V2 = 2;
+
+const OFF_LENGTH = 8;
+const OFF_LEADER_EPOCH = 12;
+const OFF_MAGIC = 16;
+const OFF_CRC = 17;
+const OFF_ATTRIBUTES = 21;
+const OFF_LAST_OFFSET_DELTA = 23;
+const OFF_BASE_TIMESTAMP = 27;
+const OFF_MAX_TIMESTAMP = 35;
+const OFF_PRODUCER_ID = 43;
+const OFF_PRODUCER_EPOCH = 51;
+const OFF_BASE_SEQUENCE = 53;
+const OFF_RECORD_COUNT = 57;
+
+const COMPRESSION_MASK = 0x07;
+const TIMESTAMP_TYPE_FLAG = 0x08;
+const TRANSACTIONAL_FLAG = 0x10;
+const CONTROL_FLAG = 0x20;
+/** KIP-534: when set, the baseTimestamp field holds the batch's delete horizon. */
+const DELETE_HORIZON_FLAG = 0x40;
+
+export type TimestampType = "CreateTime" | "LogAppendTime";
+
+export interface RecordHeader {
+  key: string;
+  value: Buffer | null;
+}
+
+/** A record as a producer hands it in; `timestamp` defaults to the append time. */
+export interface AppendRecord {
+  key: Buffer | null;
+  value: Buffer | null;
+  timestamp?: number;
+  headers?: readonly RecordHeader[];
+}
+
+/** A record as read back. `key`/`value` are views into the read buffer, not copies. */
+export interface LogRecord {
+  offset: number;
+  timestamp: number;
+  key: Buffer | null;
+  value: Buffer | null;
+  headers: readonly RecordHeader[];
+}
+
+/** A decoded record plus its position inside its batch, which a rebuild must keep. */
+export interface BatchRecord extends LogRecord {
+  offsetDelta: number;
+}
+
+export interface RecordBatchHeader {
+  baseOffset: number;
+  /** Whole batch on disk, including the 12-byte log overhead. */
+  sizeBytes: number;
+  partitionLeaderEpoch: number;
+  magic: number;
+  crc: number;
+  attributes: number;
+  lastOffsetDelta: number;
+  lastOffset: number;
+  /** The raw baseTimestamp field: the first record's timestamp, or the delete horizon when flagged. */
+  baseTimestamp: number;
+  maxTimestamp: number;
+  producerId: number;
+  producerEpoch: number;
+  baseSequence: number;
+  recordCount: number;
+  timestampType: TimestampType;
+  isTransactional: boolean;
+  isControl: boolean;
+  deleteHorizonMs: number | null;
+}
+
+export interface EncodeBatchOptions {
+  baseOffset: number;
+  /** Stamped on every record when the topic uses LogAppendTime, and used when a record has no timestamp. */
+  appendTimeMs: number;
+  timestampType?: TimestampType;
+  /** Kept from the source batch when rebuilding; defaults to the last record's offsetDelta. */
+  lastOffsetDelta?: number;
+  deleteHorizonMs?: number | null;
+  /** Producer fields and transactional/control bits carried over from a source batch. */
+  producer?: Pick<
+    RecordBatchHeader,
+    "producerId" | "producerEpoch" | "baseSequence" | "partitionLeaderEpoch" | "attributes"
+  >;
+}
+
+type EncodableRecord = AppendRecord & { offsetDelta?: number };
+
+const EMPTY_HEADERS: readonly RecordHeader[] = Object.freeze([]);
+const TWO_POW_32 = 4294967296;
+
+export function readInt64(buf: Buffer, pos: number): number {
+  return buf.readInt32BE(pos) * TWO_POW_32 + buf.readUInt32BE(pos + 4);
+}
+
+function writeInt64(buf: Buffer, value: number, pos: number): void {
+  const high = Math.floor(value / TWO_POW_32);
+  buf.writeInt32BE(high, pos);
+  buf.writeUInt32BE(value - high * TWO_POW_32, pos + 4);
+}
+
+function zigzag(value: number): number {
+  return value >= 0 ? value * 2 : -value * 2 - 1;
+}
+
+function varintSize(value: number): number {
+  let v = zigzag(value);
+  let size = 1;
+  while (v >= 128) {
+    v = Math.floor(v / 128);
+    size++;
+  }
+  return size;
+}
+
+function writeVarint(buf: Buffer, value: number, pos: number): number {
+  let v = zigzag(value);
+  while (v >= 128) {
+    buf[pos++] = (v % 128) | 0x80;
+    v = Math.floor(v / 128);
+  }
+  buf[pos++] = v;
+  return pos;
+}
+
+/** Decoder cursor: module state so the hot read loop returns numbers, not tuples. */
+let cursor = 0;
+
+function readVarint(buf: Buffer): number {
+  let byte = buf[cursor++]!;
+  if (byte < 128) return byte & 1 ? -(byte + 1) / 2 : byte / 2;
+  let value = byte & 0x7f;
+  let scale = 128;
+  do {
+    byte = buf[cursor++]!;
+    value += (byte & 0x7f) * scale;
+    scale *= 128;
+  } while (byte >= 128 && scale < 2 ** 70);
+  if (byte >= 128) throw new RangeError("varint longer than 10 bytes");
+  return value % 2 === 1 ? -(value + 1) / 2 : value / 2;
+}
+
+function bytesFieldSize(bytes: Buffer | null): number {
+  return bytes === null ? 1 : varintSize(bytes.length) + bytes.length;
+}
+
+function writeBytesField(buf: Buffer, bytes: Buffer | null, pos: number): number {
+  if (bytes === null) return writeVarint(buf, -1, pos);
+  const at = writeVarint(buf, bytes.length, pos);
+  bytes.copy(buf, at);
+  return at + bytes.length;
+}
+
+function recordBodySize(record: EncodableRecord, offsetDelta: number, timestampDelta: number): number {
+  let size = 1 + varintSize(timestampDelta) + varintSize(offsetDelta);
+  size += bytesFieldSize(record.key) + bytesFieldSize(record.value);
+  const headers = record.headers ?? EMPTY_HEADERS;
+  size += varintSize(headers.length);
+  for (const header of headers) {
+    const keyBytes = Buffer.byteLength(header.key);
+    size += varintSize(keyBytes) + keyBytes + bytesFieldSize(header.value);
+  }
+  return size;
+}
+
+function writeRecord(
+  buf: Buffer,
+  pos: number,
+  record: EncodableRecord,
+  bodySize: number,
+  offsetDelta: number,
+  timestampDelta: number,
+): number {
+  let at = writeVarint(buf, bodySize, pos);
+  buf[at++] = 0;
+  at = writeVarint(buf, timestampDelta, at);
+  at = writeVarint(buf, offsetDelta, at);
+  at = writeBytesField(buf, record.key, at);
+  at = writeBytesField(buf, record.value, at);
+  const headers = record.headers ?? EMPTY_HEADERS;
+  at = writeVarint(buf, headers.length, at);
+  for (const header of headers) {
+    at = writeVarint(buf, Buffer.byteLength(header.key), at);
+    at += buf.write(header.key, at);
+    at = writeBytesField(buf, header.value, at);
+  }
+  return at;
+}
+
+/** Encodes one batch; records keep `offsetDelta` when given (a rebuild), else their index. */
+export function encodeRecordBatch(records: readonly EncodableRecord[], options: EncodeBatchOptions): Buffer {
+  const logAppendTime = options.timestampType === "LogAppendTime";
+  const count = records.length;
+  let firstTimestamp = options.appendTimeMs;
+  let maxTimestamp = -1;
+  for (let i = 0; i < count; i++) {
+    const ts = logAppendTime ? options.appendTimeMs : (records[i]!.timestamp ?? options.appendTimeMs);
+    if (i === 0) firstTimestamp = ts;
+    if (ts > maxTimestamp) maxTimestamp = ts;
+  }
+  // An emptied batch keeps the timestamp it is given, as Kafka's writeEmptyHeader does.
+  if (count === 0) maxTimestamp = options.appendTimeMs;
+  const baseTimestamp = options.deleteHorizonMs ?? firstTimestamp;
+  const bodySizes = new Int32Array(count);
+  let total = BATCH_HEADER_BYTES;
+  for (let i = 0; i < count; i++) {
+    const record = records[i]!;
+    const ts = logAppendTime ? options.appendTimeMs : (record.timestamp ?? options.appendTimeMs);
+    const body = recordBodySize(record, record.offsetDelta ?? i, ts - baseTimestamp);
+    bodySizes[i] = body;
+    total += varintSize(body) + body;
+  }
+  const buf = Buffer.allocUnsafe(total);
+  let pos = BATCH_HEADER_BYTES;
+  for (let i = 0; i < count; i++) {
+    const record = records[i]!;
+    const ts = logAppendTime ? options.appendTimeMs : (record.timestamp ?? options.appendTimeMs);
+    pos = writeRecord(buf, pos, record, bodySizes[i]!, record.offsetDelta ?? i, ts - baseTimestamp);
+  }
+  const lastRecord = records[count - 1];
+  const lastOffsetDelta = options.lastOffsetDelta ?? (lastRecord ? (lastRecord.offsetDelta ?? count - 1) : 0);
+  writeBatchHeader(buf, options, { count, lastOffsetDelta, baseTimestamp, maxTimestamp, logAppendTime });
+  return buf;
+}
+
+function writeBatchHeader(
+  buf: Buffer,
+  options: EncodeBatchOptions,
+  fields: {
+    count: number;
+    lastOffsetDelta: number;
+    baseTimestamp: number;
+    maxTimestamp: number;
+    logAppendTime: boolean;
+  },
+): void {
+  const producer = options.producer;
+  let attributes = (producer?.attributes ?? 0) & (TRANSACTIONAL_FLAG | CONTROL_FLAG);
+  if (fields.logAppendTime) attributes |= TIMESTAMP_TYPE_FLAG;
+  if (options.deleteHorizonMs !== undefined && options.deleteHorizonMs !== null) {
+    attributes |= DELETE_HORIZON_FLAG;
+  }
+  writeInt64(buf, options.baseOffset, 0);
+  buf.writeInt32BE(buf.length - LOG_OVERHEAD_BYTES, OFF_LENGTH);
+  buf.writeInt32BE(producer?.partitionLeaderEpoch ?? -1, OFF_LEADER_EPOCH);
+  buf.writeInt8(MAGIC_V2, OFF_MAGIC);
+  buf.writeInt16BE(attributes, OFF_ATTRIBUTES);
+  buf.writeInt32BE(fields.lastOffsetDelta, OFF_LAST_OFFSET_DELTA);
+  writeInt64(buf, fields.baseTimestamp, OFF_BASE_TIMESTAMP);
+  writeInt64(buf, fields.maxTimestamp, OFF_MAX_TIMESTAMP);
+  writeInt64(buf, producer?.producerId ?? -1, OFF_PRODUCER_ID);
+  buf.writeInt16BE(producer?.producerEpoch ?? -1, OFF_PRODUCER_EPOCH);
+  buf.writeInt32BE(producer?.baseSequence ?? -1, OFF_BASE_SEQUENCE);
+  buf.writeInt32BE(fields.count, OFF_RECORD_COUNT);
+  buf.writeUInt32BE(crc32c(buf.subarray(OFF_ATTRIBUTES)), OFF_CRC);
+}
+
+/** Sets the base offset of an encoded batch; it lies outside the CRC, so no re-checksum is needed. */
+export function setBaseOffset(batch: Buffer, baseOffset: number): void {
+  writeInt64(batch, baseOffset, 0);
+}
+
+export function readBatchHeader(buf: Buffer, pos: number): RecordBatchHeader {
+  const baseOffset = readInt64(buf, pos);
+  const attributes = buf.readInt16BE(pos + OFF_ATTRIBUTES);
+  const lastOffsetDelta = buf.readInt32BE(pos + OFF_LAST_OFFSET_DELTA);
+  const baseTimestamp = readInt64(buf, pos + OFF_BASE_TIMESTAMP);
+  const hasHorizon = (attributes & DELETE_HORIZON_FLAG) !== 0;
+  return {
+    baseOffset,
+    sizeBytes: buf.readInt32BE(pos + OFF_LENGTH) + LOG_OVERHEAD_BYTES,
+    partitionLeaderEpoch: buf.readInt32BE(pos + OFF_LEADER_EPOCH),
+    magic: buf.readInt8(pos + OFF_MAGIC),
+    crc: buf.readUInt32BE(pos + OFF_CRC),
+    attributes,
+    lastOffsetDelta,
+    lastOffset: baseOffset + lastOffsetDelta,
+    baseTimestamp,
+    maxTimestamp: readInt64(buf, pos + OFF_MAX_TIMESTAMP),
+    producerId: readInt64(buf, pos + OFF_PRODUCER_ID),
+    producerEpoch: buf.readInt16BE(pos + OFF_PRODUCER_EPOCH),
+    baseSequence: buf.readInt32BE(pos + OFF_BASE_SEQUENCE),
+    recordCount: buf.readInt32BE(pos + OFF_RECORD_COUNT),
+    timestampType: attributes & TIMESTAMP_TYPE_FLAG ? "LogAppendTime" : "CreateTime",
+    isTransactional: (attributes & TRANSACTIONAL_FLAG) !== 0,
+    isControl: (attributes & CONTROL_FLAG) !== 0,
+    deleteHorizonMs: hasHorizon ? baseTimestamp : null,
+  };
+}
+
+/** Cheap header fields for hot loops that must not allocate a header object. */
+export const batchField = {
+  baseOffset: (buf: Buffer, pos: number): number => readInt64(buf, pos),
+  sizeBytes: (buf: Buffer, pos: number): number => buf.readInt32BE(pos + OFF_LENGTH) + LOG_OVERHEAD_BYTES,
+  lastOffset: (buf: Buffer, pos: number): number =>
+    readInt64(buf, pos) + buf.readInt32BE(pos + OFF_LAST_OFFSET_DELTA),
+  maxTimestamp: (buf: Buffer, pos: number): number => readInt64(buf, pos + OFF_MAX_TIMESTAMP),
+  recordCount: (buf: Buffer, pos: number): number => buf.readInt32BE(pos + OFF_RECORD_COUNT),
+} as const;
+
+/** Why the 61 header bytes at `pos` cannot start a valid batch, or null. */
+export function batchHeaderDefect(buf: Buffer, pos: number): string | null {
+  const size = buf.readInt32BE(pos + OFF_LENGTH) + LOG_OVERHEAD_BYTES;
+  if (size < BATCH_HEADER_BYTES) return `batch length ${size} is below the header size`;
+  const magic = buf.readInt8(pos + OFF_MAGIC);
+  if (magic !== MAGIC_V2) return `unsupported magic ${magic}`;
+  const attributes = buf.readInt16BE(pos + OFF_ATTRIBUTES);
+  if ((attributes & COMPRESSION_MASK) !== 0) return "compressed batches are not supported";
+  if (buf.readInt32BE(pos + OFF_LAST_OFFSET_DELTA) < 0) return "negative lastOffsetDelta";
+  if (buf.readInt32BE(pos + OFF_RECORD_COUNT) < 0) return "negative record count";
+  if (readInt64(buf, pos) < 0) return "negative base offset";
+  return null;
+}
+
+/** True when the stored CRC-32C matches the batch at `pos` (whole batch in `buf`). */
+export function batchCrcMatches(buf: Buffer, pos: number, sizeBytes: number): boolean {
+  return crc32c(buf.subarray(pos + OFF_ATTRIBUTES, pos + sizeBytes)) === buf.readUInt32BE(pos + OFF_CRC);
+}
+
+function readBytesField(buf: Buffer): Buffer | null {
+  const length = readVarint(buf);
+  if (length < 0) return null;
+  const start = cursor;
+  cursor += length;
+  return buf.subarray(start, cursor);
+}
+
+function readHeaders(buf: Buffer): readonly RecordHeader[] {
+  const count = readVarint(buf);
+  if (count <= 0) return EMPTY_HEADERS;
+  const headers: RecordHeader[] = new Array(count);
+  for (let i = 0; i < count; i++) {
+    const keyLength = readVarint(buf);
+    const key = buf.toString("utf8", cursor, cursor + keyLength);
+    cursor += keyLength;
+    headers[i] = { key, value: readBytesField(buf) };
+  }
+  return headers;
+}
+
+/**
+ * Decodes the records of the batch at `pos` (already validated) into `out`, skipping offsets below
+ * `minOffset` and stopping after `maxRecords`. Returns how many were pushed.
+ */
+export function decodeBatchRecords(
+  buf: Buffer,
+  pos: number,
+  out: LogRecord[],
+  minOffset: number,
+  maxRecords: number,
+): number {
+  const baseOffset = readInt64(buf, pos);
+  const attributes = buf.readInt16BE(pos + OFF_ATTRIBUTES);
+  const appendTime = (attributes & TIMESTAMP_TYPE_FLAG) !== 0;
+  const baseTimestamp = readInt64(buf, pos + OFF_BASE_TIMESTAMP);
+  const maxTimestamp = appendTime ? readInt64(buf, pos + OFF_MAX_TIMESTAMP) : 0;
+  const count = buf.readInt32BE(pos + OFF_RECORD_COUNT);
+  cursor = pos + BATCH_HEADER_BYTES;
+  let pushed = 0;
+  for (let i = 0; i < count && pushed < maxRecords; i++) {
+    const length = readVarint(buf);
+    const end = cursor + length;
+    cursor++; // record attributes: unused in v2
+    const timestampDelta = readVarint(buf);
+    const offset = baseOffset + readVarint(buf);
+    if (offset < minOffset) {
+      cursor = end;
+      continue;
+    }
+    const key = readBytesField(buf);
+    const value = readBytesField(buf);
+    const headers = readHeaders(buf);
+    const timestamp = appendTime ? maxTimestamp : baseTimestamp + timestampDelta;
+    out.push({ offset, timestamp, key, value, headers });
+    pushed++;
+    cursor = end;
+  }
+  return pushed;
+}
+
+/** Every record of a batch with its offsetDelta, for the cleaner's filtering. */
+export function decodeBatch(buf: Buffer, pos = 0): { header: RecordBatchHeader; records: BatchRecord[] } {
+  const header = readBatchHeader(buf, pos);
+  const appendTime = header.timestampType === "LogAppendTime";
+  const records: BatchRecord[] = new Array(header.recordCount);
+  cursor = pos + BATCH_HEADER_BYTES;
+  for (let i = 0; i < header.recordCount; i++) {
+    const length = readVarint(buf);
+    const end = cursor + length;
+    cursor++;
+    const timestampDelta = readVarint(buf);
+    const offsetDelta = readVarint(buf);
+    const key = readBytesField(buf);
+    const value = readBytesField(buf);
+    const headers = readHeaders(buf);
+    const timestamp = appendTime ? header.maxTimestamp : header.baseTimestamp + timestampDelta;
+    records[i] = { offset: header.baseOffset + offsetDelta, offsetDelta, timestamp, key, value, headers };
+    cursor = end;
+  }
+  return { header, records };
+}
+
+/**
+ * Re-encodes a batch keeping only `records` (a subset of its own, offsetDeltas intact), its base
+ * offset, its original lastOffsetDelta and its producer fields — Kafka's rebuild on compaction.
+ * `deleteHorizonMs` undefined keeps the source's horizon; null clears it.
+ */
+export function rebuildBatch(
+  source: RecordBatchHeader,
+  records: readonly BatchRecord[],
+  deleteHorizonMs?: number | null,
+): Buffer {
+  const horizon = deleteHorizonMs === undefined ? source.deleteHorizonMs : deleteHorizonMs;
+  return encodeRecordBatch(records, {
+    baseOffset: source.baseOffset,
+    appendTimeMs: source.maxTimestamp,
+    timestampType: source.timestampType,
+    lastOffsetDelta: source.lastOffsetDelta,
+    deleteHorizonMs: horizon,
+    producer: source,
+  });
+}

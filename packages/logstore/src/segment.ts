@@ -1,0 +1,365 @@
+import fs from "node:fs";
+import path from "node:path";
+import { promisify } from "node:util";
+import { OffsetIndex } from "./offset-index";
+import {
+  BATCH_HEADER_BYTES,
+  batchCrcMatches,
+  batchField,
+  batchHeaderDefect,
+  LOG_OVERHEAD_BYTES,
+} from "./record-batch";
+import { TimeIndex } from "./time-index";
+
+const fdatasync = promisify(fs.fdatasync);
+
+/** Kafka's default `index.interval.bytes`: one offset-index entry per this many log bytes. */
+export const INDEX_INTERVAL_BYTES = 4096;
+/** Read window when only headers are needed (open-time scans of trusted segments). */
+const HEADER_SCAN_WINDOW_BYTES = 16 * 1024;
+const SEGMENT_FILE = /^(\d{20})\.(log|index|timeindex)$/;
+
+export type SegmentFileKind = "log" | "index" | "timeindex";
+
+export function segmentFileName(baseOffset: number, kind: SegmentFileKind, suffix = ""): string {
+  return `${String(baseOffset).padStart(20, "0")}.${kind}${suffix}`;
+}
+
+/** Base offset and kind of a live segment file; null for anything else (incl. .cleaned/.swap/.deleted). */
+export function parseSegmentFileName(name: string): { baseOffset: number; kind: SegmentFileKind } | null {
+  const match = SEGMENT_FILE.exec(name);
+  if (!match) return null;
+  return { baseOffset: Number(match[1]), kind: match[2] as SegmentFileKind };
+}
+
+export interface SegmentLimits {
+  /** `segment.index.bytes` / 8 and / 12: a full index forces a roll. */
+  offsetIndexMaxEntries: number;
+  timeIndexMaxEntries: number;
+}
+
+export function segmentLimits(segmentIndexBytes: number): SegmentLimits {
+  return {
+    offsetIndexMaxEntries: Math.floor(segmentIndexBytes / 8),
+    timeIndexMaxEntries: Math.floor(segmentIndexBytes / 12),
+  };
+}
+
+export function fsyncDirectory(dir: string): void {
+  const fd = fs.openSync(dir, "r");
+  try {
+    fs.fsyncSync(fd);
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
+function writeFully(fd: number, bytes: Buffer, position: number): void {
+  let written = 0;
+  while (written < bytes.length) {
+    written += fs.writeSync(fd, bytes, written, bytes.length - written, position + written);
+  }
+}
+
+/**
+ * Walks whole batches of a segment file from a byte position. After `next()` returns true,
+ * `buf[bufPos …]` holds the batch (only its 61 header bytes in headers-only mode). Each refill
+ * allocates a fresh buffer, so views handed out stay valid. On bad bytes `next()` returns false
+ * and `defect` says why; `position` is then where the bad bytes start.
+ */
+export class BatchCursor {
+  buf: Buffer = Buffer.alloc(0);
+  bufPos = 0;
+  position: number;
+  size = 0;
+  defect: string | null = null;
+  private windowStart = 0;
+  private windowEnd = 0;
+
+  constructor(
+    private readonly fd: number,
+    start: number,
+    private readonly end: number,
+    private readonly mode: { verifyCrc: boolean; headersOnly: boolean; windowBytes: number },
+  ) {
+    this.position = start;
+  }
+
+  next(): boolean {
+    const at = this.position + this.size;
+    this.position = at;
+    this.size = 0;
+    if (at >= this.end) return false;
+    if (this.end - at < BATCH_HEADER_BYTES) return this.fail("truncated batch header");
+    if (at + BATCH_HEADER_BYTES > this.windowEnd) this.fill(at, this.mode.windowBytes);
+    this.bufPos = at - this.windowStart;
+    const size = this.buf.readInt32BE(this.bufPos + 8) + LOG_OVERHEAD_BYTES;
+    const headerDefect = batchHeaderDefect(this.buf, this.bufPos);
+    if (headerDefect) return this.fail(headerDefect);
+    if (at + size > this.end) return this.fail(`batch of ${size} bytes runs past the end of the data`);
+    if (!this.mode.headersOnly) {
+      if (at + size > this.windowEnd) this.fill(at, Math.max(this.mode.windowBytes, size));
+      this.bufPos = at - this.windowStart;
+      if (this.mode.verifyCrc && !batchCrcMatches(this.buf, this.bufPos, size))
+        return this.fail("CRC-32C mismatch");
+    }
+    this.size = size;
+    return true;
+  }
+
+  /** The current batch's bytes (full mode only). */
+  bytes(): Buffer {
+    return this.buf.subarray(this.bufPos, this.bufPos + this.size);
+  }
+
+  private fail(reason: string): boolean {
+    this.defect = reason;
+    return false;
+  }
+
+  private fill(at: number, wanted: number): void {
+    const length = Math.min(wanted, this.end - at);
+    const buf = Buffer.allocUnsafe(length);
+    let read = 0;
+    while (read < length) {
+      const n = fs.readSync(this.fd, buf, read, length - read, at + read);
+      if (n === 0) break;
+      read += n;
+    }
+    this.buf = buf;
+    this.windowStart = at;
+    this.windowEnd = at + read;
+  }
+}
+
+export interface SegmentLoadResult {
+  segment: Segment;
+  /** Bytes cut from a torn or garbage tail (active segment only). */
+  truncatedBytes: number;
+}
+
+/**
+ * One segment: a `.log` of RecordBatch v2 batches plus its `.index` and `.timeindex`. Tracks what
+ * retention, roll and the cleaner read (offsets, size, record count, timestamps). File names carry
+ * an optional suffix (`.cleaned`, `.swap`) while the cleaner builds a replacement.
+ */
+export class Segment {
+  nextOffset: number;
+  sizeBytes = 0;
+  recordCount = 0;
+  /** Max timestamp of the first batch (Kafka's rolling timestamp); -1 while empty. */
+  firstBatchTimestamp = -1;
+  maxTimestamp = -1;
+  offsetOfMaxTimestamp = -1;
+  /** Set by the log when the segment becomes active: per-segment share of `segment.jitter.ms`. */
+  rollJitterMs = 0;
+  /** Where bytes that are not a valid batch start in a closed segment; reads stop there. */
+  corruption: { position: number; reason: string } | null = null;
+  readonly offsetIndex: OffsetIndex;
+  readonly timeIndex: TimeIndex;
+  private bytesSinceLastIndexEntry = 0;
+  private persistedIndexEntries = 0;
+  private persistedTimeEntries = 0;
+  private logFd: number;
+  private indexFd: number;
+  private timeIndexFd: number;
+
+  private constructor(
+    readonly dir: string,
+    readonly baseOffset: number,
+    private suffix: string,
+    limits: SegmentLimits,
+    readonly createdMs: number,
+  ) {
+    this.nextOffset = baseOffset;
+    this.offsetIndex = new OffsetIndex(baseOffset, limits.offsetIndexMaxEntries);
+    this.timeIndex = new TimeIndex(baseOffset, limits.timeIndexMaxEntries);
+    // Read-write without O_APPEND: positional writes must land where they are aimed.
+    const flags = fs.constants.O_RDWR | fs.constants.O_CREAT;
+    this.logFd = fs.openSync(this.filePath("log"), flags);
+    this.indexFd = fs.openSync(this.filePath("index"), flags);
+    this.timeIndexFd = fs.openSync(this.filePath("timeindex"), flags);
+  }
+
+  /** Creates empty files (replacing any at that name) for a new segment. */
+  static create(dir: string, baseOffset: number, limits: SegmentLimits, nowMs: number, suffix = ""): Segment {
+    for (const kind of ["log", "index", "timeindex"] as const) {
+      fs.writeFileSync(path.join(dir, segmentFileName(baseOffset, kind, suffix)), "");
+    }
+    return new Segment(dir, baseOffset, suffix, limits, nowMs);
+  }
+
+  /**
+   * Opens an existing segment: scans its batches (with CRC checks when `verifyCrc`), rebuilds its
+   * indexes from what it finds and rewrites index files that differ. A bad tail is truncated when
+   * `truncateTail` (the active segment); otherwise it is recorded as `corruption`.
+   */
+  static load(
+    dir: string,
+    baseOffset: number,
+    limits: SegmentLimits,
+    options: { nowMs: number; verifyCrc: boolean; truncateTail: boolean; sealed: boolean },
+  ): SegmentLoadResult {
+    const segment = new Segment(dir, baseOffset, "", limits, options.nowMs);
+    const fileSize = fs.fstatSync(segment.logFd).size;
+    const cursor = new BatchCursor(segment.logFd, 0, fileSize, {
+      verifyCrc: options.verifyCrc,
+      headersOnly: !options.verifyCrc,
+      windowBytes: options.verifyCrc ? 1 << 20 : HEADER_SCAN_WINDOW_BYTES,
+    });
+    while (cursor.next()) {
+      const batchBase = batchField.baseOffset(cursor.buf, cursor.bufPos);
+      if (batchBase < segment.nextOffset) {
+        cursor.defect = `batch base offset ${batchBase} is below the expected ${segment.nextOffset}`;
+        break;
+      }
+      segment.track(cursor.buf, cursor.bufPos, cursor.position, cursor.size);
+      segment.sizeBytes = cursor.position + cursor.size;
+    }
+    let truncatedBytes = 0;
+    if (cursor.defect !== null || segment.sizeBytes < fileSize) {
+      if (options.truncateTail) {
+        truncatedBytes = fileSize - segment.sizeBytes;
+        fs.ftruncateSync(segment.logFd, segment.sizeBytes);
+        fs.fdatasyncSync(segment.logFd);
+      } else {
+        segment.corruption = { position: segment.sizeBytes, reason: cursor.defect ?? "trailing bytes" };
+        segment.sizeBytes = fileSize;
+      }
+    }
+    if (options.sealed)
+      segment.timeIndex.maybeAppend(segment.maxTimestamp, segment.offsetOfMaxTimestamp, true);
+    segment.rewriteIndexFilesIfStale();
+    return { segment, truncatedBytes };
+  }
+
+  get lastOffset(): number {
+    return this.nextOffset - 1;
+  }
+
+  get isEmpty(): boolean {
+    return this.sizeBytes === 0;
+  }
+
+  get isIndexFull(): boolean {
+    return this.offsetIndex.isFull || this.timeIndex.isFull;
+  }
+
+  filePath(kind: SegmentFileKind): string {
+    return path.join(this.dir, segmentFileName(this.baseOffset, kind, this.suffix));
+  }
+
+  /** Appends one or more whole, already validated batches at the end of the log file. */
+  append(batches: Buffer): void {
+    const start = this.sizeBytes;
+    writeFully(this.logFd, batches, start);
+    let at = 0;
+    while (at < batches.length) {
+      const size = batchField.sizeBytes(batches, at);
+      this.track(batches, at, start + at, size);
+      at += size;
+    }
+    this.sizeBytes = start + batches.length;
+    this.persistIndexTails();
+  }
+
+  /** Kafka's LogSegment.append bookkeeping: stats plus one index entry per INDEX_INTERVAL_BYTES. */
+  private track(buf: Buffer, at: number, position: number, size: number): void {
+    const lastOffset = batchField.lastOffset(buf, at);
+    const maxTimestamp = batchField.maxTimestamp(buf, at);
+    if (position === 0) this.firstBatchTimestamp = maxTimestamp;
+    if (maxTimestamp > this.maxTimestamp) {
+      this.maxTimestamp = maxTimestamp;
+      this.offsetOfMaxTimestamp = lastOffset;
+    }
+    this.recordCount += batchField.recordCount(buf, at);
+    this.nextOffset = lastOffset + 1;
+    if (this.bytesSinceLastIndexEntry > INDEX_INTERVAL_BYTES) {
+      this.offsetIndex.append(lastOffset, position);
+      this.timeIndex.maybeAppend(this.maxTimestamp, this.offsetOfMaxTimestamp);
+      this.bytesSinceLastIndexEntry = 0;
+    }
+    this.bytesSinceLastIndexEntry += size;
+  }
+
+  private persistIndexTails(): void {
+    if (this.offsetIndex.entries > this.persistedIndexEntries) {
+      const bytes = this.offsetIndex.encode(this.persistedIndexEntries);
+      writeFully(this.indexFd, bytes, this.persistedIndexEntries * 8);
+      this.persistedIndexEntries = this.offsetIndex.entries;
+    }
+    if (this.timeIndex.entries > this.persistedTimeEntries) {
+      const bytes = this.timeIndex.encode(this.persistedTimeEntries);
+      writeFully(this.timeIndexFd, bytes, this.persistedTimeEntries * 12);
+      this.persistedTimeEntries = this.timeIndex.entries;
+    }
+  }
+
+  private rewriteIndexFilesIfStale(): void {
+    const expected = [
+      [this.indexFd, this.offsetIndex.encode()],
+      [this.timeIndexFd, this.timeIndex.encode()],
+    ] as const;
+    for (const [fd, bytes] of expected) {
+      const current = fs.readFileSync(fd);
+      if (current.equals(bytes)) continue;
+      fs.ftruncateSync(fd, 0);
+      writeFully(fd, bytes, 0);
+      fs.fdatasyncSync(fd);
+    }
+    this.persistedIndexEntries = this.offsetIndex.entries;
+    this.persistedTimeEntries = this.timeIndex.entries;
+  }
+
+  /** Byte position from which a scan finds the batch holding `offset` (or the first after it). */
+  lookup(offset: number): number {
+    return this.offsetIndex.lookup(offset);
+  }
+
+  /** A cursor over whole batches from `position`, CRC-checked, bounded by `end` (default: all). */
+  batches(position = 0, options: { end?: number; windowBytes?: number } = {}): BatchCursor {
+    const limit = this.corruption ? Math.min(this.sizeBytes, this.corruption.position) : this.sizeBytes;
+    return new BatchCursor(this.logFd, position, Math.min(options.end ?? limit, limit), {
+      verifyCrc: true,
+      headersOnly: false,
+      windowBytes: options.windowBytes ?? 1 << 20,
+    });
+  }
+
+  /** Closing bookkeeping (Kafka's onBecomeInactiveSegment): the final time-index entry. */
+  seal(): void {
+    this.timeIndex.maybeAppend(this.maxTimestamp, this.offsetOfMaxTimestamp, true);
+    this.persistIndexTails();
+  }
+
+  /** Makes appended log bytes durable (the per-append path: indexes are rebuilt on recovery). */
+  async flushLog(): Promise<void> {
+    await fdatasync(this.logFd);
+  }
+
+  async flushAll(): Promise<void> {
+    await Promise.all([fdatasync(this.logFd), fdatasync(this.indexFd), fdatasync(this.timeIndexFd)]);
+  }
+
+  /** Renames the three files to a new suffix ("" for live, ".swap", ".deleted", …). */
+  renameTo(suffix: string): void {
+    for (const kind of ["log", "index", "timeindex"] as const) {
+      const from = this.filePath(kind);
+      const to = path.join(this.dir, segmentFileName(this.baseOffset, kind, suffix));
+      fs.renameSync(from, to);
+    }
+    this.suffix = suffix;
+  }
+
+  close(): void {
+    for (const fd of [this.logFd, this.indexFd, this.timeIndexFd]) fs.closeSync(fd);
+    this.logFd = this.indexFd = this.timeIndexFd = -1;
+  }
+
+  /** Renames the files to `.deleted` and closes them; the caller unlinks them after the delay. */
+  retire(): string[] {
+    this.close();
+    this.renameTo(".deleted");
+    return (["log", "index", "timeindex"] as const).map((kind) => this.filePath(kind));
+  }
+}

@@ -1,0 +1,135 @@
+import { describe, expect, it } from "vitest";
+import { PartitionLog } from "../src/index";
+import { kv, openLog, TestClock, tempDir, text } from "./helpers";
+
+describe("append", () => {
+  it("1. assigns consecutive offsets across batches and resolves with the batch's range", async () => {
+    const log = await openLog();
+    expect(await log.append([kv("a", "1"), kv("b", "2")])).toEqual({ baseOffset: 0, lastOffset: 1 });
+    expect(await log.append([kv("c", "3")])).toEqual({ baseOffset: 2, lastOffset: 2 });
+    expect(log.logEndOffset).toBe(3);
+    expect(log.highWatermark).toBe(3);
+    expect((await log.read(0)).map((r) => r.offset)).toEqual([0, 1, 2]);
+  });
+
+  it("2. a null key on a compacted topic rejects the whole batch and appends nothing", async () => {
+    for (const policy of ["compact", "compact,delete"]) {
+      const log = await openLog({ config: { "cleanup.policy": policy } });
+      await expect(log.append([kv("a", "1"), kv(null, "2")])).rejects.toMatchObject({
+        code: "INVALID_RECORD",
+      });
+      expect(log.logEndOffset).toBe(0);
+      expect(log.segments()[0]!.sizeBytes).toBe(0);
+    }
+    const plain = await openLog({ config: { "cleanup.policy": "delete" } });
+    expect(await plain.append([kv(null, "x")])).toEqual({ baseOffset: 0, lastOffset: 0 });
+  });
+
+  it("3. an empty value is a value, not a tombstone", async () => {
+    const log = await openLog({ config: { "cleanup.policy": "compact" } });
+    await log.append([{ key: Buffer.from("k"), value: Buffer.alloc(0) }, kv("t", null)]);
+    const [empty, tombstone] = await log.read(0);
+    expect(empty!.value).toEqual(Buffer.alloc(0));
+    expect(tombstone!.value).toBeNull();
+  });
+
+  it("4. max.message.bytes bounds the encoded batch; a batch larger than segment.bytes is refused", async () => {
+    const log = await openLog({ config: { "max.message.bytes": 200, "segment.bytes": 100_000 } });
+    await expect(log.append([kv("k", "x".repeat(200))])).rejects.toMatchObject({ code: "RECORD_TOO_LARGE" });
+    await log.append([kv("k", "x".repeat(100))]);
+    const small = await openLog({ config: { "segment.bytes": 150 } });
+    await expect(small.append([kv("k", "x".repeat(200))])).rejects.toMatchObject({
+      code: "RECORD_TOO_LARGE",
+    });
+    expect(small.logEndOffset).toBe(0);
+  });
+
+  it("5. malformed input is INVALID_RECORD: empty batch, non-Buffer value, bad timestamp, bad header", async () => {
+    const log = await openLog();
+    const bad: unknown[][] = [
+      [],
+      [{ key: null, value: "text" }],
+      [{ key: null, value: null, timestamp: -5 }],
+      [{ key: null, value: null, headers: [{ key: 1, value: null }] }],
+    ];
+    for (const records of bad) {
+      await expect(log.append(records as never)).rejects.toMatchObject({ code: "INVALID_RECORD" });
+    }
+    expect(log.logEndOffset).toBe(0);
+  });
+
+  it("6. the append time fills missing timestamps from the injected clock", async () => {
+    const clock = new TestClock(42_000);
+    const log = await openLog({ clock });
+    await log.append([kv("a", "1"), kv("b", "2", 7)]);
+    expect((await log.read(0)).map((r) => r.timestamp)).toEqual([42_000, 7]);
+  });
+
+  it("7. LogAppendTime overrides producer timestamps with the append time", async () => {
+    const clock = new TestClock(50_000);
+    const log = await openLog({ clock, config: { "message.timestamp.type": "LogAppendTime" } });
+    await log.append([kv("a", "1", 3)]);
+    expect((await log.read(0))[0]!.timestamp).toBe(50_000);
+  });
+
+  it("8. group commit: concurrent appends all resolve durable with distinct consecutive offsets", async () => {
+    const dir = tempDir();
+    const log = await openLog({ dir, durability: "group-commit", config: { "segment.bytes": 2_000 } });
+    const results = await Promise.all(
+      Array.from({ length: 50 }, (_, i) => log.append([kv(`k${i}`, `v${i}`)])),
+    );
+    expect(results.map((r) => r.baseOffset).sort((a, b) => a - b)).toEqual(
+      Array.from({ length: 50 }, (_, i) => i),
+    );
+    expect(log.highWatermark).toBe(50);
+    const values = (await log.read(0, { maxRecords: 100 })).map((r) => text(r.value));
+    expect(values).toEqual(results.map((_, i) => `v${i}`));
+    await log.close();
+    const reopened = await openLog({ dir });
+    expect(reopened.logEndOffset).toBe(50);
+  });
+});
+
+describe("read", () => {
+  it("9. returns the first records at or after the offset, bounded by maxRecords", async () => {
+    const log = await openLog({ config: { "segment.bytes": 500 } });
+    for (let i = 0; i < 30; i++) await log.append([kv(`k${i}`, `v${i}`), kv(`j${i}`, `w${i}`)]);
+    expect(log.segments().length).toBeGreaterThan(3);
+    const records = await log.read(17, { maxRecords: 5 });
+    expect(records.map((r) => r.offset)).toEqual([17, 18, 19, 20, 21]);
+    expect(records.map((r) => text(r.value))).toEqual(["w8", "v9", "w9", "v10", "w10"]);
+    expect(await log.read(60)).toEqual([]);
+  });
+
+  it("10. maxBytes counts whole batches and always serves at least one", async () => {
+    const log = await openLog();
+    for (let i = 0; i < 5; i++) await log.append([kv("k", "x".repeat(1000))]);
+    expect((await log.read(0, { maxBytes: 10 })).length).toBe(1);
+    expect((await log.read(0, { maxBytes: 2 * 1100 })).length).toBe(2);
+  });
+
+  it("11. reads outside [logStartOffset, highWatermark] are OFFSET_OUT_OF_RANGE", async () => {
+    const log = await openLog();
+    await log.append([kv("a", "1"), kv("b", "2"), kv("c", "3")]);
+    await expect(log.read(4)).rejects.toMatchObject({ code: "OFFSET_OUT_OF_RANGE" });
+    await expect(log.read(-1)).rejects.toMatchObject({ code: "OFFSET_OUT_OF_RANGE" });
+    await log.deleteRecordsBefore(2);
+    await expect(log.read(1)).rejects.toMatchObject({ code: "OFFSET_OUT_OF_RANGE" });
+    expect((await log.read(2)).map((r) => r.offset)).toEqual([2]);
+  });
+
+  it("12. records below the log start offset inside a batch are not served", async () => {
+    const log = await openLog();
+    await log.append([kv("a", "1"), kv("b", "2"), kv("c", "3")]);
+    await log.deleteRecordsBefore(1);
+    expect((await log.read(1)).map((r) => r.offset)).toEqual([1, 2]);
+  });
+
+  it("13. a closed log refuses every operation with LOG_CLOSED", async () => {
+    const log = await PartitionLog.open({ dir: tempDir() });
+    await log.close();
+    await expect(log.append([kv("a", "1")])).rejects.toMatchObject({ code: "LOG_CLOSED" });
+    await expect(log.read(0)).rejects.toMatchObject({ code: "LOG_CLOSED" });
+    await expect(log.roll()).rejects.toMatchObject({ code: "LOG_CLOSED" });
+  });
+});

@@ -1,0 +1,171 @@
+import fs from "node:fs";
+import { createRequire } from "node:module";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import {
+  batchCrcMatches,
+  decodeBatch,
+  decodeBatchRecords,
+  encodeRecordBatch,
+  type LogRecord,
+  readBatchHeader,
+  rebuildBatch,
+  setBaseOffset,
+} from "../src/record-batch";
+import { kv, openLog, tempDir, text } from "./helpers";
+
+const require = createRequire(import.meta.url);
+
+interface KafkaJsRecord {
+  offset: string;
+  timestamp: string;
+  key: Buffer | null;
+  value: Buffer | null;
+  headers: Record<string, Buffer | null>;
+}
+interface KafkaJsBatch {
+  firstOffset: string;
+  lastOffsetDelta: number;
+  records: KafkaJsRecord[];
+}
+
+/** kafkajs's own RecordBatch v2 decoder, used as an independent reader of our segment bytes. */
+async function decodeWithKafkaJs(bytes: Buffer): Promise<KafkaJsBatch[]> {
+  const Decoder = require("kafkajs/src/protocol/decoder");
+  const decodeBatchV2 = require("kafkajs/src/protocol/recordBatch/v0/decoder");
+  const decoder = new Decoder(bytes);
+  const batches: KafkaJsBatch[] = [];
+  while (decoder.canReadInt64()) batches.push(await decodeBatchV2(decoder));
+  return batches;
+}
+
+function decodeAll(batch: Buffer): LogRecord[] {
+  const out: LogRecord[] = [];
+  decodeBatchRecords(batch, 0, out, 0, Number.POSITIVE_INFINITY);
+  return out;
+}
+
+describe("record batch v2", () => {
+  it("1. round-trips keys, values, null tombstones, empty values, headers and timestamps", () => {
+    const batch = encodeRecordBatch(
+      [
+        { key: Buffer.from("a"), value: Buffer.from("1"), timestamp: 5_000 },
+        { key: Buffer.from("b"), value: null, timestamp: 4_000 },
+        { key: Buffer.from("c"), value: Buffer.alloc(0), headers: [{ key: "h", value: null }] },
+        { key: null, value: Buffer.from("x".repeat(300)), headers: [{ key: "ü", value: Buffer.from("v") }] },
+      ],
+      { baseOffset: 0, appendTimeMs: 9_000 },
+    );
+    setBaseOffset(batch, 2 ** 40);
+    const header = readBatchHeader(batch, 0);
+    expect(header).toMatchObject({ baseOffset: 2 ** 40, magic: 2, recordCount: 4, lastOffsetDelta: 3 });
+    expect(header).toMatchObject({
+      baseTimestamp: 5_000,
+      maxTimestamp: 9_000,
+      producerId: -1,
+      deleteHorizonMs: null,
+    });
+    expect(header.sizeBytes).toBe(batch.length);
+    expect(batchCrcMatches(batch, 0, batch.length)).toBe(true);
+    const records = decodeAll(batch);
+    expect(records.map((r) => r.offset)).toEqual([0, 1, 2, 3].map((d) => 2 ** 40 + d));
+    expect(records.map((r) => r.timestamp)).toEqual([5_000, 4_000, 9_000, 9_000]);
+    expect(records.map((r) => text(r.value))).toEqual(["1", null, "", "x".repeat(300)]);
+    expect(records[1]!.value).toBeNull();
+    expect(records[2]!.value).toEqual(Buffer.alloc(0));
+    expect(records[3]!.key).toBeNull();
+    expect(records[3]!.headers).toEqual([{ key: "ü", value: Buffer.from("v") }]);
+    expect(records[2]!.headers).toEqual([{ key: "h", value: null }]);
+  });
+
+  it("2. the CRC-32C covers attributes to the end: one flipped byte is detected", () => {
+    const batch = encodeRecordBatch([kv("k", "v", 1)], { baseOffset: 0, appendTimeMs: 1 });
+    batch[batch.length - 3]! ^= 0x01;
+    expect(batchCrcMatches(batch, 0, batch.length)).toBe(false);
+  });
+
+  it("3. the delete-horizon flag stores the horizon in baseTimestamp and keeps record timestamps", () => {
+    const source = encodeRecordBatch([kv("a", "1", 1_000), kv("b", null, 2_000), kv("c", "3", 3_000)], {
+      baseOffset: 100,
+      appendTimeMs: 0,
+    });
+    const { header, records } = decodeBatch(source);
+    const rebuilt = rebuildBatch(header, [records[1]!], 90_000);
+    const again = decodeBatch(rebuilt);
+    expect(again.header.deleteHorizonMs).toBe(90_000);
+    expect(again.header.baseOffset).toBe(100);
+    expect(again.header.lastOffsetDelta).toBe(2);
+    expect(again.header.lastOffset).toBe(102);
+    expect(again.header.maxTimestamp).toBe(2_000);
+    expect(again.records.map((r) => [r.offset, r.timestamp, text(r.key), r.value])).toEqual([
+      [101, 2_000, "b", null],
+    ]);
+    expect(batchCrcMatches(rebuilt, 0, rebuilt.length)).toBe(true);
+    const cleared = decodeBatch(rebuildBatch(again.header, again.records, null));
+    expect(cleared.header.deleteHorizonMs).toBeNull();
+    expect(cleared.records[0]!.timestamp).toBe(2_000);
+  });
+
+  it("4. an emptied rebuild keeps base offset, lastOffsetDelta and the source max timestamp", () => {
+    const source = encodeRecordBatch([kv("a", "1", 10), kv("b", "2", 20)], {
+      baseOffset: 7,
+      appendTimeMs: 0,
+    });
+    const empty = decodeBatch(rebuildBatch(readBatchHeader(source, 0), []));
+    expect(empty.header).toMatchObject({ baseOffset: 7, lastOffset: 8, recordCount: 0, maxTimestamp: 20 });
+  });
+
+  it("5. LogAppendTime stamps every record with the append time and sets the timestamp-type bit", () => {
+    const batch = encodeRecordBatch([kv("a", "1", 5)], {
+      baseOffset: 0,
+      appendTimeMs: 77,
+      timestampType: "LogAppendTime",
+    });
+    expect(readBatchHeader(batch, 0).timestampType).toBe("LogAppendTime");
+    expect(decodeAll(batch)[0]!.timestamp).toBe(77);
+  });
+
+  it("6. kafkajs's decoder reads our segment files and gets identical records", async () => {
+    const dir = tempDir();
+    const log = await openLog({ dir, config: { "segment.bytes": 1024 } });
+    const appended: { key: Buffer | null; value: Buffer | null; timestamp: number }[] = [];
+    for (let i = 0; i < 40; i++) {
+      const batch = [
+        {
+          key: Buffer.from(`key-${i}`),
+          value: i % 5 === 0 ? null : Buffer.from(`value-${i}`),
+          timestamp: 1_000 + i,
+        },
+        {
+          key: null,
+          value: Buffer.alloc(0),
+          timestamp: 999 + i,
+          headers: [{ key: "trace", value: Buffer.from([i]) }],
+        },
+      ];
+      appended.push(...batch);
+      await log.append(batch);
+    }
+    await log.close();
+    const ours: { offset: string; timestamp: string; key: Buffer | null; value: Buffer | null }[] = [];
+    const logFiles = fs
+      .readdirSync(dir)
+      .filter((name) => name.endsWith(".log"))
+      .sort();
+    expect(logFiles.length).toBeGreaterThan(2);
+    for (const name of logFiles) {
+      for (const batch of await decodeWithKafkaJs(fs.readFileSync(path.join(dir, name)))) {
+        for (const r of batch.records)
+          ours.push({ offset: r.offset, timestamp: r.timestamp, key: r.key, value: r.value });
+      }
+    }
+    expect(ours).toEqual(
+      appended.map((r, i) => ({
+        offset: String(i),
+        timestamp: String(r.timestamp),
+        key: r.key,
+        value: r.value,
+      })),
+    );
+  });
+});
