@@ -6,10 +6,10 @@ const DEV_SECRET = "lastword-development-secret-not-for-production";
 const serverEnvSchema = z
   .object({
     NODE_ENV: z.enum(["development", "production", "test"]).default("development"),
-    DATABASE_URL: z.string().url().default("postgresql://postgres@127.0.0.1:5432/lastword"),
-    REDIS_URL: z.string().url().default("redis://127.0.0.1:6379"),
+    DATABASE_URL: z.url().default("postgresql://postgres@127.0.0.1:5432/lastword"),
+    REDIS_URL: z.url().default("redis://127.0.0.1:6379"),
     REDIS_PREFIX: z.string().min(1).default("lastword"),
-    PUBLIC_URL: z.string().url().default("http://localhost:3000"),
+    PUBLIC_URL: z.url().default("http://localhost:3000"),
     BETTER_AUTH_SECRET: z.string().min(32).optional(),
     LASTWORD_INTERNAL_SECRET: z.string().min(16).optional(),
   })
@@ -29,6 +29,15 @@ const serverEnvSchema = z
 
 export type ServerEnv = z.output<typeof serverEnvSchema>;
 
+export function parseServerEnv(source: Record<string, string | undefined>): ServerEnv {
+  const parsed = serverEnvSchema.safeParse(source);
+  if (!parsed.success) {
+    const problems = parsed.error.issues.map((issue) => `${issue.path.join(".")}: ${issue.message}`);
+    throw new Error(`Invalid environment for apps/web: ${problems.join("; ")}`);
+  }
+  return parsed.data;
+}
+
 let cached: ServerEnv | undefined;
 
 /**
@@ -36,12 +45,6 @@ let cached: ServerEnv | undefined;
  * no secrets, and must not fail for it.
  */
 export function serverEnv(): ServerEnv {
-  if (cached) return cached;
-  const parsed = serverEnvSchema.safeParse(process.env);
-  if (!parsed.success) {
-    const problems = parsed.error.issues.map((issue) => `${issue.path.join(".")}: ${issue.message}`);
-    throw new Error(`Invalid environment for apps/web: ${problems.join("; ")}`);
-  }
-  cached = parsed.data;
+  cached ??= parseServerEnv(process.env);
   return cached;
 }
