@@ -1,0 +1,140 @@
+import { timingSafeEqual } from "node:crypto";
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import {
+  DataPlaneError,
+  type ErrorBody,
+  fetchQuerySchema,
+  HTTP_STATUS_BY_CODE,
+  listOffsetsQuerySchema,
+  produceRequestSchema,
+  SECRET_HEADER,
+} from "@lastword/dataplane";
+import { fetchRecords, listOffsets, listSegments, produce } from "./dataplane-handlers";
+import { dataPlaneErrorOf } from "./log-errors";
+import type { Logger } from "./logger";
+import type { PartitionHost } from "./partition-host";
+
+/** A produce body above this is refused before it is buffered (Kafka's default max request size is 100 MiB). */
+export const MAX_REQUEST_BYTES = 100 << 20;
+
+export interface DataPlaneServerOptions {
+  host: PartitionHost;
+  secret: string;
+  workerId: string;
+  logger: Logger;
+}
+
+const ROUTE = /^\/v1\/partitions\/([^/]+)\/(produce|records|offsets|segments)$/;
+
+/** The worker's internal HTTP endpoint; every route but /healthz requires the shared secret. */
+export function createDataPlaneServer(options: DataPlaneServerOptions): Server {
+  const secret = Buffer.from(options.secret);
+  const server = createServer((req, res) => {
+    void route(options, secret, req, res).catch((error: unknown) => sendError(options.logger, res, error));
+  });
+  // Longer than the client agent's idle timeout, so the client always closes idle sockets first.
+  server.keepAliveTimeout = 65_000;
+  server.headersTimeout = 66_000;
+  return server;
+}
+
+/** Binds and answers the base URL actually bound (port 0 becomes the ephemeral port). */
+export async function listen(server: Server, host: string, port: number): Promise<string> {
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(port, host, () => {
+      server.off("error", reject);
+      resolve();
+    });
+  });
+  const bound = server.address() as AddressInfo;
+  const hostname = bound.family === "IPv6" ? `[${bound.address}]` : bound.address;
+  return `http://${hostname}:${bound.port}`;
+}
+
+/** Stops accepting connections, lets in-flight requests finish, then drops idle keep-alive sockets. */
+export async function closeServer(server: Server): Promise<void> {
+  const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+  server.closeIdleConnections();
+  await closed;
+}
+
+async function route(
+  options: DataPlaneServerOptions,
+  secret: Buffer,
+  req: IncomingMessage,
+  res: ServerResponse,
+): Promise<void> {
+  const url = new URL(req.url ?? "/", "http://worker");
+  if (req.method === "GET" && url.pathname === "/healthz") {
+    return sendJson(res, 200, { ok: true, workerId: options.workerId, partitions: options.host.size });
+  }
+  if (!authorized(req, secret)) throw new DataPlaneError("UNAUTHORIZED", `missing or wrong ${SECRET_HEADER}`);
+  const match = ROUTE.exec(url.pathname);
+  if (!match) throw new DataPlaneError("BAD_REQUEST", `no route ${req.method} ${url.pathname}`);
+  const partitionId = decodeURIComponent(match[1]!);
+  const query = Object.fromEntries(url.searchParams);
+  const { host } = options;
+  switch (`${req.method} ${match[2]}`) {
+    case "POST produce":
+      return sendJson(
+        res,
+        200,
+        await produce(host, partitionId, produceRequestSchema.parse(await readJson(req))),
+      );
+    case "GET records":
+      return sendJson(res, 200, await fetchRecords(host, partitionId, fetchQuerySchema.parse(query)));
+    case "GET offsets":
+      return sendJson(res, 200, await listOffsets(host, partitionId, listOffsetsQuerySchema.parse(query)));
+    case "GET segments":
+      return sendJson(res, 200, await listSegments(host, partitionId));
+    default:
+      throw new DataPlaneError("BAD_REQUEST", `no route ${req.method} ${url.pathname}`);
+  }
+}
+
+function authorized(req: IncomingMessage, secret: Buffer): boolean {
+  const given = req.headers[SECRET_HEADER];
+  if (typeof given !== "string") return false;
+  const bytes = Buffer.from(given);
+  return bytes.length === secret.length && timingSafeEqual(bytes, secret);
+}
+
+async function readJson(req: IncomingMessage): Promise<unknown> {
+  const declared = Number(req.headers["content-length"] ?? 0);
+  if (declared > MAX_REQUEST_BYTES) throw tooLarge();
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req as AsyncIterable<Buffer>) {
+    size += chunk.length;
+    if (size > MAX_REQUEST_BYTES) throw tooLarge();
+    chunks.push(chunk);
+  }
+  try {
+    return JSON.parse(Buffer.concat(chunks, size).toString("utf8"));
+  } catch {
+    throw new DataPlaneError("BAD_REQUEST", "request body is not JSON");
+  }
+}
+
+function tooLarge(): DataPlaneError {
+  return new DataPlaneError("RECORD_TOO_LARGE", `request body exceeds ${MAX_REQUEST_BYTES} bytes`);
+}
+
+function sendJson(res: ServerResponse, status: number, body: unknown): void {
+  const payload = Buffer.from(JSON.stringify(body));
+  res.writeHead(status, { "content-type": "application/json", "content-length": payload.length });
+  res.end(payload);
+}
+
+function sendError(logger: Logger, res: ServerResponse, error: unknown): void {
+  const failure = dataPlaneErrorOf(error);
+  if (failure.code === "INTERNAL") logger.error({ err: error }, "data plane request failed");
+  const body: ErrorBody = { code: failure.code, message: failure.message, retriable: failure.retriable };
+  if (res.headersSent) {
+    res.destroy(failure);
+    return;
+  }
+  sendJson(res, HTTP_STATUS_BY_CODE[failure.code], body);
+}

@@ -1,0 +1,42 @@
+import { randomBytes } from "node:crypto";
+import { fileURLToPath } from "node:url";
+import { z } from "zod";
+
+const repoRoot = fileURLToPath(new URL("../../../", import.meta.url));
+
+// A fixed secret only for local development on loopback; production must set its own.
+export const DEV_INTERNAL_SECRET = "lastword-dev-internal-secret";
+
+const schema = z
+  .object({
+    NODE_ENV: z.string().default("development"),
+    DATABASE_URL: z.url().default("postgresql://postgres@127.0.0.1:5432/lastword"),
+    REDIS_URL: z.url().default("redis://127.0.0.1:6379"),
+    REDIS_PREFIX: z.string().min(1).default("lastword"),
+    LASTWORD_DATA_DIR: z.string().min(1).default(`${repoRoot}.lastword/data`),
+    LASTWORD_INTERNAL_SECRET: z.string().min(1).optional(),
+    WORKER_ID: z
+      .string()
+      .regex(/^[A-Za-z0-9._-]{1,64}$/)
+      .default(() => `worker-${randomBytes(5).toString("hex")}`),
+    WORKER_DATAPLANE_HOST: z.string().min(1).default("127.0.0.1"),
+    WORKER_DATAPLANE_PORT: z.coerce.number().int().min(0).max(65535).default(0),
+    WORKER_LEASE_TTL_MS: z.coerce.number().int().min(1000).default(10_000),
+    LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
+  })
+  .refine((env) => env.NODE_ENV !== "production" || env.LASTWORD_INTERNAL_SECRET !== undefined, {
+    message: "LASTWORD_INTERNAL_SECRET is required in production",
+    path: ["LASTWORD_INTERNAL_SECRET"],
+  });
+
+export type WorkerEnv = z.infer<typeof schema>;
+
+/** The only place the worker reads process.env; throws one readable sentence on a bad value. */
+export function readWorkerEnv(source: NodeJS.ProcessEnv = process.env): WorkerEnv {
+  const parsed = schema.safeParse(source);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    throw new Error(`${issue.path.join(".") || "environment"} is invalid: ${issue.message}`);
+  }
+  return parsed.data;
+}

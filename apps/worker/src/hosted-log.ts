@@ -1,0 +1,50 @@
+/**
+ * What the worker needs from a partition log: the slice of @lastword/logstore's PartitionLog it calls.
+ * Kept as an interface so the hosting, fencing and data-plane code depend on behaviour, not on the
+ * engine's internals; log-opener.ts binds it to the real PartitionLog.
+ */
+export interface LogRecordHeader {
+  key: string;
+  value: Buffer | null;
+}
+
+export interface AppendRecord {
+  key: Buffer | null;
+  value: Buffer | null;
+  timestamp?: number;
+  headers?: readonly LogRecordHeader[];
+}
+
+export interface LogRecord {
+  offset: number;
+  timestamp: number;
+  key: Buffer | null;
+  value: Buffer | null;
+  headers: readonly LogRecordHeader[];
+}
+
+export interface LogSegment {
+  baseOffset: number;
+  lastOffset: number;
+  sizeBytes: number;
+  records: number;
+  firstTimestamp: number | null;
+  maxTimestamp: number | null;
+  active: boolean;
+}
+
+export interface HostedLog {
+  readonly logStartOffset: number;
+  readonly logEndOffset: number;
+  append(records: readonly AppendRecord[]): Promise<{ baseOffset: number; lastOffset: number }>;
+  read(fromOffset: number, options: { maxRecords?: number; maxBytes?: number }): Promise<LogRecord[]>;
+  segments(): LogSegment[] | Promise<LogSegment[]>;
+  close(): Promise<void>;
+}
+
+export interface OpenLogOptions {
+  dir: string;
+  config: Record<string, string | number>;
+}
+
+export type OpenLog = (options: OpenLogOptions) => Promise<HostedLog>;

@@ -1,0 +1,10 @@
+export { type DataPlaneServerOptions, MAX_REQUEST_BYTES } from "./dataplane-server";
+export type { HostedLog, OpenLog, OpenLogOptions } from "./hosted-log";
+export type { Logger, LogLevel } from "./logger";
+export {
+  DEFAULT_CLAIM_INTERVAL_MS,
+  DEFAULT_LEASE_TTL_MS,
+  type RunningWorker,
+  startWorker,
+  type WorkerConfig,
+} from "./worker";

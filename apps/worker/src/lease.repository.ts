@@ -1,0 +1,156 @@
+import { Prisma, type PrismaClient } from "@lastword/db";
+import type { LoadSnapshot } from "./fair-share";
+
+/** A partition this worker holds, with what it needs to open the log. */
+export interface ClaimedPartition {
+  partitionId: string;
+  topicId: string;
+  organizationId: string;
+  index: number;
+  epoch: number;
+  configs: Record<string, string | number>;
+  configVersion: number;
+}
+
+export interface RenewedLease {
+  partitionId: string;
+  epoch: number;
+  configs: Record<string, string | number>;
+  configVersion: number;
+}
+
+interface ClaimRow {
+  partitionId: string;
+  topicId: string;
+  organizationId: string;
+  index: number;
+  epoch: number;
+  configs: unknown;
+  updatedAt: Date;
+}
+
+// Every lease time is the database's clock, in UTC like the rest of the timestamp(3) columns.
+const NOW = Prisma.sql`(now() AT TIME ZONE 'UTC')`;
+const ms = (value: number) => Prisma.sql`(${Math.round(value)}::int * interval '1 millisecond')`;
+
+const CLAIMABLE = Prisma.sql`(p."ownerWorkerId" IS NULL OR p."leaseExpiresAt" IS NULL OR p."leaseExpiresAt" <= ${NOW})`;
+
+/**
+ * The lease table (Partition.ownerWorkerId / leaseEpoch / leaseExpiresAt). leaseEpoch is the fencing
+ * token: it grows by one on every takeover, and every write first proves owner + epoch + unexpired
+ * lease in one statement, so a worker that lost its lease cannot write.
+ */
+export class LeaseRepository {
+  readonly #prisma: PrismaClient;
+  readonly #workerId: string;
+  readonly #ttlMs: number;
+
+  constructor(prisma: PrismaClient, workerId: string, leaseTtlMs: number) {
+    this.#prisma = prisma;
+    this.#workerId = workerId;
+    this.#ttlMs = leaseTtlMs;
+  }
+
+  async loadSnapshot(): Promise<LoadSnapshot & { claimable: number }> {
+    const rows = await this.#prisma.$queryRaw<(LoadSnapshot & { claimable: number })[]>`
+      SELECT (SELECT count(*)::int FROM "Partition") AS "totalPartitions",
+             (SELECT count(*)::int FROM "Worker" WHERE "stoppedAt" IS NULL
+                AND "heartbeatAt" > ${NOW} - ${ms(this.#ttlMs)}) AS "liveWorkers",
+             (SELECT count(*)::int FROM "Partition" WHERE "ownerWorkerId" = ${this.#workerId}) AS "ownedByMe",
+             (SELECT count(*)::int FROM "Partition" p WHERE ${CLAIMABLE}) AS "claimable"`;
+    return rows[0]!;
+  }
+
+  /**
+   * Takes up to `limit` unowned or expired partitions, oldest-waiting first, bumping each epoch.
+   * With `waitingLongerThanMs`, only partitions claimable for at least that long are taken.
+   */
+  async claim(limit: number, waitingLongerThanMs?: number): Promise<ClaimedPartition[]> {
+    if (limit <= 0) return [];
+    const waited =
+      waitingLongerThanMs === undefined
+        ? Prisma.sql`TRUE`
+        : Prisma.sql`COALESCE(p."leaseExpiresAt", p."createdAt") <= ${NOW} - ${ms(waitingLongerThanMs)}`;
+    const rows = await this.#prisma.$queryRaw<ClaimRow[]>`
+      WITH candidates AS (
+        SELECT p."id" FROM "Partition" p
+        WHERE ${CLAIMABLE} AND ${waited}
+        ORDER BY COALESCE(p."leaseExpiresAt", p."createdAt"), p."id"
+        LIMIT ${limit}
+        FOR UPDATE OF p SKIP LOCKED
+      )
+      UPDATE "Partition" p
+      SET "ownerWorkerId" = ${this.#workerId}, "leaseEpoch" = p."leaseEpoch" + 1,
+          "leaseExpiresAt" = ${NOW} + ${ms(this.#ttlMs)}
+      FROM candidates c, "Topic" t
+      WHERE p."id" = c."id" AND t."id" = p."topicId" AND ${CLAIMABLE}
+      RETURNING p."id" AS "partitionId", p."topicId", t."organizationId", p."index",
+                p."leaseEpoch" AS "epoch", t."configs", t."updatedAt"`;
+    return rows.map((row) => ({
+      partitionId: row.partitionId,
+      topicId: row.topicId,
+      organizationId: row.organizationId,
+      index: row.index,
+      epoch: row.epoch,
+      configs: toConfigs(row.configs),
+      configVersion: row.updatedAt.getTime(),
+    }));
+  }
+
+  /**
+   * Extends every lease this worker still holds. Owner unchanged means nobody took over (a takeover
+   * sets a new owner and epoch), so extending an already-expired lease of ours is still safe.
+   */
+  async renewAll(): Promise<RenewedLease[]> {
+    const rows = await this.#prisma.$queryRaw<Omit<ClaimRow, "topicId" | "organizationId" | "index">[]>`
+      UPDATE "Partition" p SET "leaseExpiresAt" = ${NOW} + ${ms(this.#ttlMs)}
+      FROM "Topic" t
+      WHERE p."ownerWorkerId" = ${this.#workerId} AND t."id" = p."topicId"
+      RETURNING p."id" AS "partitionId", p."leaseEpoch" AS "epoch", t."configs", t."updatedAt"`;
+    return rows.map((row) => ({
+      partitionId: row.partitionId,
+      epoch: row.epoch,
+      configs: toConfigs(row.configs),
+      configVersion: row.updatedAt.getTime(),
+    }));
+  }
+
+  /** The fencing check before a write: true only if the lease is ours, at `epoch`, for ≥ `marginMs` more. */
+  async holds(partitionId: string, epoch: number, marginMs: number): Promise<boolean> {
+    const rows = await this.#prisma.$queryRaw<{ ok: number }[]>`
+      SELECT 1 AS "ok" FROM "Partition"
+      WHERE "id" = ${partitionId} AND "ownerWorkerId" = ${this.#workerId} AND "leaseEpoch" = ${epoch}
+        AND "leaseExpiresAt" > ${NOW} + ${ms(marginMs)}`;
+    return rows.length === 1;
+  }
+
+  /** Gives a partition back at once (its log is already closed) so another worker need not wait for expiry. */
+  async release(partitionId: string, epoch: number): Promise<void> {
+    await this.#prisma.$executeRaw`
+      UPDATE "Partition" SET "ownerWorkerId" = NULL, "leaseExpiresAt" = NULL
+      WHERE "id" = ${partitionId} AND "ownerWorkerId" = ${this.#workerId} AND "leaseEpoch" = ${epoch}`;
+  }
+
+  async releaseAll(): Promise<number> {
+    return this.#prisma.$executeRaw`
+      UPDATE "Partition" SET "ownerWorkerId" = NULL, "leaseExpiresAt" = NULL
+      WHERE "ownerWorkerId" = ${this.#workerId}`;
+  }
+
+  /** Which of these partitions still have a row (the others were deleted with their topic). */
+  async existing(partitionIds: readonly string[]): Promise<Set<string>> {
+    if (partitionIds.length === 0) return new Set();
+    const rows = await this.#prisma.$queryRaw<{ id: string }[]>`
+      SELECT "id" FROM "Partition" WHERE "id" = ANY(${[...partitionIds]}::text[])`;
+    return new Set(rows.map((row) => row.id));
+  }
+}
+
+function toConfigs(value: unknown): Record<string, string | number> {
+  const configs: Record<string, string | number> = {};
+  if (value === null || typeof value !== "object" || Array.isArray(value)) return configs;
+  for (const [name, setting] of Object.entries(value)) {
+    if (typeof setting === "string" || typeof setting === "number") configs[name] = setting;
+  }
+  return configs;
+}

@@ -1,0 +1,107 @@
+import { freshClaimQuota } from "./fair-share";
+import type { LeaseRepository } from "./lease.repository";
+import type { Logger } from "./logger";
+import type { PartitionHost } from "./partition-host";
+import type { WorkerRegistry } from "./worker-registry";
+
+export interface OwnershipOptions {
+  leases: LeaseRepository;
+  registry: WorkerRegistry;
+  host: PartitionHost;
+  logger: Logger;
+  address: string;
+  leaseTtlMs: number;
+  /** How often unowned partitions are looked for; bounds how fast a new topic becomes writable. */
+  claimIntervalMs: number;
+  maxClaimsPerTick: number;
+  /** Extra housekeeping run every `housekeepingIntervalMs` inside the same loop (orphan cleanup). */
+  housekeeping?: () => Promise<void>;
+  housekeepingIntervalMs?: number;
+}
+
+/**
+ * One sequential loop: every tick it claims unowned or expired partitions (up to its fair share,
+ * or any that waited longer than half a TTL), and every TTL/3 it heartbeats and renews its leases,
+ * closing at once any partition whose lease is gone. Ticks never overlap.
+ */
+export class OwnershipLoop {
+  readonly #o: OwnershipOptions;
+  readonly #renewIntervalMs: number;
+  #lastRenewAt = Number.NEGATIVE_INFINITY;
+  #lastHousekeepingAt = Number.NEGATIVE_INFINITY;
+  #timer: NodeJS.Timeout | null = null;
+  #current: Promise<void> = Promise.resolve();
+  #stopped = false;
+
+  constructor(options: OwnershipOptions) {
+    this.#o = options;
+    this.#renewIntervalMs = Math.max(100, Math.floor(options.leaseTtlMs / 3));
+  }
+
+  start(): void {
+    this.#schedule(0);
+  }
+
+  /** Runs one tick now (tests, and the first claim at boot). */
+  tick(): Promise<void> {
+    this.#current = this.#current.then(() => this.#tick());
+    return this.#current;
+  }
+
+  async stop(): Promise<void> {
+    this.#stopped = true;
+    if (this.#timer) clearTimeout(this.#timer);
+    await this.#current;
+  }
+
+  #schedule(delayMs: number): void {
+    if (this.#stopped) return;
+    this.#timer = setTimeout(() => {
+      void this.tick().finally(() => this.#schedule(this.#o.claimIntervalMs));
+    }, delayMs);
+  }
+
+  async #tick(): Promise<void> {
+    if (this.#stopped) return;
+    try {
+      if (performance.now() - this.#lastRenewAt >= this.#renewIntervalMs) await this.#renew();
+      await this.#claim();
+      await this.#housekeep();
+    } catch (error) {
+      this.#o.logger.warn({ err: error }, "ownership tick failed; retrying next tick");
+    }
+  }
+
+  async #renew(): Promise<void> {
+    const { registry, leases, host, address, leaseTtlMs } = this.#o;
+    const startedAt = performance.now();
+    if (!(await registry.heartbeat())) await registry.register(address);
+    const renewed = await leases.renewAll();
+    this.#lastRenewAt = startedAt;
+    await host.applyRenewal(renewed, startedAt + leaseTtlMs);
+  }
+
+  async #claim(): Promise<void> {
+    const { leases, host, logger, leaseTtlMs, maxClaimsPerTick } = this.#o;
+    const snapshot = await leases.loadSnapshot();
+    if (snapshot.claimable === 0) return;
+    const startedAt = performance.now();
+    const overdue = await leases.claim(maxClaimsPerTick, Math.floor(leaseTtlMs / 2));
+    const quota = freshClaimQuota(
+      { ...snapshot, ownedByMe: snapshot.ownedByMe + overdue.length },
+      maxClaimsPerTick - overdue.length,
+    );
+    const fresh = await leases.claim(quota);
+    for (const claim of [...overdue, ...fresh]) {
+      host.adopt(claim, startedAt + leaseTtlMs);
+      logger.info({ partitionId: claim.partitionId, epoch: claim.epoch }, "partition claimed");
+    }
+  }
+
+  async #housekeep(): Promise<void> {
+    const { housekeeping, housekeepingIntervalMs = 30_000 } = this.#o;
+    if (!housekeeping || performance.now() - this.#lastHousekeepingAt < housekeepingIntervalMs) return;
+    this.#lastHousekeepingAt = performance.now();
+    await housekeeping();
+  }
+}

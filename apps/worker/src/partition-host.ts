@@ -1,0 +1,154 @@
+import { rm } from "node:fs/promises";
+import { DataPlaneError } from "@lastword/dataplane";
+import type { HostedLog, OpenLog } from "./hosted-log";
+import type { ClaimedPartition, LeaseRepository, RenewedLease } from "./lease.repository";
+import type { Logger } from "./logger";
+import { partitionDir } from "./partition-paths";
+import { PartitionSlot } from "./partition-slot";
+
+export interface PartitionHostOptions {
+  dataDir: string;
+  openLog: OpenLog;
+  leases: LeaseRepository;
+  logger: Logger;
+  /** A write needs the lease to stay valid at least this long (it must finish inside the lease). */
+  fenceMarginMs: number;
+}
+
+/**
+ * The partitions this worker serves. Reads need an open log; writes additionally pass the fencing
+ * check (local lease deadline, then owner + epoch + expiry in Postgres) right before the append.
+ */
+export class PartitionHost {
+  readonly #slots = new Map<string, PartitionSlot>();
+  readonly #options: PartitionHostOptions;
+
+  constructor(options: PartitionHostOptions) {
+    this.#options = options;
+  }
+
+  get size(): number {
+    return this.#slots.size;
+  }
+
+  ids(): string[] {
+    return [...this.#slots.keys()];
+  }
+
+  slot(partitionId: string): PartitionSlot | undefined {
+    return this.#slots.get(partitionId);
+  }
+
+  /** Starts serving a freshly claimed partition; the log opens in the background. */
+  adopt(claim: ClaimedPartition, leaseValidUntil: number): PartitionSlot {
+    const dir = partitionDir(this.#options.dataDir, claim.organizationId, claim.topicId, claim.index);
+    const slot = new PartitionSlot(claim, dir, this.#options.openLog, leaseValidUntil);
+    this.#slots.set(claim.partitionId, slot);
+    void slot.settled().then(() => this.#logOpened(slot));
+    return slot;
+  }
+
+  read<T>(partitionId: string, fn: (log: HostedLog) => Promise<T>): Promise<T> {
+    return this.#require(partitionId).use(fn);
+  }
+
+  write<T>(partitionId: string, fn: (log: HostedLog) => Promise<T>): Promise<T> {
+    const slot = this.#require(partitionId);
+    return slot.use(async (log) => {
+      await this.#fence(slot);
+      return fn(log);
+    });
+  }
+
+  /**
+   * Applies a renewal: leases we still hold get the new deadline (and a reopen if the topic config
+   * changed); leases gone or at another epoch are closed at once, their files removed if the row is gone.
+   */
+  async applyRenewal(renewed: readonly RenewedLease[], leaseValidUntil: number): Promise<void> {
+    const byId = new Map(renewed.map((lease) => [lease.partitionId, lease]));
+    const lost: string[] = [];
+    for (const slot of this.#slots.values()) {
+      const lease = byId.get(slot.partitionId);
+      if (!lease || lease.epoch !== slot.epoch) {
+        lost.push(slot.partitionId);
+        continue;
+      }
+      slot.leaseValidUntil = leaseValidUntil;
+      if (lease.configVersion !== slot.configVersion) this.#reopen(slot, lease);
+    }
+    for (const lease of renewed) {
+      if (!this.#slots.has(lease.partitionId))
+        await this.#options.leases.release(lease.partitionId, lease.epoch);
+    }
+    if (lost.length === 0) return;
+    const existing = await this.#options.leases.existing(lost);
+    await Promise.all(lost.map((id) => this.drop(id, existing.has(id) ? "lease lost" : "partition deleted")));
+  }
+
+  /** Stops serving a partition and closes its log; a deleted partition's files go with it. */
+  async drop(partitionId: string, reason: "lease lost" | "partition deleted" | "released"): Promise<void> {
+    const slot = this.#slots.get(partitionId);
+    if (!slot) return;
+    this.#slots.delete(partitionId);
+    this.#options.logger.info({ partitionId, epoch: slot.epoch, reason }, "partition closed");
+    await slot.close();
+    if (reason === "partition deleted") await rm(slot.dir, { recursive: true, force: true });
+  }
+
+  /** Closes every log (shutdown); leases are released by the caller afterwards. */
+  async closeAll(): Promise<void> {
+    const slots = [...this.#slots.values()];
+    this.#slots.clear();
+    await Promise.all(slots.map((slot) => slot.close()));
+  }
+
+  #require(partitionId: string): PartitionSlot {
+    const slot = this.#slots.get(partitionId);
+    if (!slot) throw new DataPlaneError("NOT_OWNER", `this worker does not own partition ${partitionId}`);
+    return slot;
+  }
+
+  async #fence(slot: PartitionSlot): Promise<void> {
+    const { fenceMarginMs, leases } = this.#options;
+    if (slot.leaseValidUntil - performance.now() <= fenceMarginMs) {
+      throw new DataPlaneError(
+        "PARTITION_UNAVAILABLE",
+        `the lease on partition ${slot.partitionId} could not be renewed lately; writes resume once it is`,
+      );
+    }
+    let holds: boolean;
+    try {
+      holds = await leases.holds(slot.partitionId, slot.epoch, fenceMarginMs);
+    } catch (error) {
+      throw new DataPlaneError(
+        "PARTITION_UNAVAILABLE",
+        "the lease could not be checked (database unreachable)",
+        {
+          cause: error,
+        },
+      );
+    }
+    if (!holds) {
+      // Not awaited: the close waits for in-flight requests, this one included.
+      void this.drop(slot.partitionId, "lease lost");
+      throw new DataPlaneError("NOT_OWNER", `this worker lost the lease on partition ${slot.partitionId}`);
+    }
+  }
+
+  #reopen(slot: PartitionSlot, lease: RenewedLease): void {
+    this.#options.logger.info(
+      { partitionId: slot.partitionId, configs: lease.configs },
+      "topic config changed",
+    );
+    void slot.reopen(lease.configs, lease.configVersion).then(() => this.#logOpened(slot));
+  }
+
+  #logOpened(slot: PartitionSlot): void {
+    const { logger } = this.#options;
+    if (slot.state === "open")
+      logger.info({ partitionId: slot.partitionId, epoch: slot.epoch }, "partition open");
+    if (slot.state === "failed") {
+      logger.error({ partitionId: slot.partitionId, err: slot.error }, "partition could not be opened");
+    }
+  }
+}

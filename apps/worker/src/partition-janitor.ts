@@ -1,0 +1,65 @@
+import { readdir, rm } from "node:fs/promises";
+import { join } from "node:path";
+import type { PrismaClient } from "@lastword/db";
+import type { Logger } from "./logger";
+import { isSafePathSegment } from "./partition-paths";
+
+interface TopicDir {
+  organizationId: string;
+  topicId: string;
+  dir: string;
+}
+
+/**
+ * Removes the files of partitions whose Partition row no longer exists (topic deleted while no
+ * worker hosted it, or while its owner was down). Files of existing partitions are never touched,
+ * whoever owns them; a directory is only created after its row exists, so this cannot race a claim.
+ * Returns the directories removed.
+ */
+export async function removeOrphanedPartitions(
+  dataDir: string,
+  prisma: PrismaClient,
+  logger: Logger,
+): Promise<string[]> {
+  const topics = await listTopicDirs(dataDir);
+  if (topics.length === 0) return [];
+  const rows = await prisma.$queryRaw<{ topicId: string; index: number; organizationId: string }[]>`
+    SELECT p."topicId", p."index", t."organizationId" FROM "Partition" p JOIN "Topic" t ON t."id" = p."topicId"
+    WHERE p."topicId" = ANY(${topics.map((t) => t.topicId)}::text[])`;
+  const alive = new Set(rows.map((row) => `${row.organizationId}/${row.topicId}/${row.index}`));
+  const aliveTopics = new Set(rows.map((row) => `${row.organizationId}/${row.topicId}`));
+  const removed: string[] = [];
+  for (const topic of topics) {
+    const prefix = `${topic.organizationId}/${topic.topicId}`;
+    const doomed = aliveTopics.has(prefix)
+      ? (await subdirs(topic.dir)).filter((name) => /^\d+$/.test(name) && !alive.has(`${prefix}/${name}`))
+      : [""];
+    for (const name of doomed) {
+      const dir = name === "" ? topic.dir : join(topic.dir, name);
+      await rm(dir, { recursive: true, force: true });
+      removed.push(dir);
+    }
+  }
+  if (removed.length) logger.info({ dirs: removed }, "removed files of deleted partitions");
+  return removed;
+}
+
+async function listTopicDirs(dataDir: string): Promise<TopicDir[]> {
+  const topics: TopicDir[] = [];
+  for (const organizationId of await subdirs(dataDir)) {
+    for (const topicId of await subdirs(join(dataDir, organizationId))) {
+      topics.push({ organizationId, topicId, dir: join(dataDir, organizationId, topicId) });
+    }
+  }
+  return topics;
+}
+
+async function subdirs(dir: string): Promise<string[]> {
+  try {
+    const entries = await readdir(dir, { withFileTypes: true });
+    return entries.filter((e) => e.isDirectory() && isSafePathSegment(e.name)).map((e) => e.name);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return [];
+    throw error;
+  }
+}

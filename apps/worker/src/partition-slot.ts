@@ -1,0 +1,143 @@
+import { DataPlaneError } from "@lastword/dataplane";
+import type { HostedLog, OpenLog } from "./hosted-log";
+import type { ClaimedPartition } from "./lease.repository";
+import { dataPlaneErrorOf } from "./log-errors";
+
+export type SlotState = "opening" | "open" | "failed" | "closed";
+
+/** How long a request waits for a partition that is (re)opening before it is told to retry. */
+export const OPEN_WAIT_MS = 5_000;
+
+/**
+ * One partition hosted by this worker: its lease facts, its open log, and the requests using it.
+ * Lifecycle changes (open, reopen, close) run one at a time and wait for in-flight requests, so a
+ * log is never closed under a running append.
+ */
+export class PartitionSlot {
+  readonly partitionId: string;
+  readonly dir: string;
+  readonly epoch: number;
+  configs: Record<string, string | number>;
+  configVersion: number;
+  /** performance.now() until which the lease is known valid (from the last successful renewal). */
+  leaseValidUntil: number;
+
+  #state: SlotState = "opening";
+  #log: HostedLog | null = null;
+  #error: unknown = null;
+  #inflight = 0;
+  #drained: (() => void)[] = [];
+  #lifecycle: Promise<void> = Promise.resolve();
+  readonly #openLog: OpenLog;
+
+  constructor(claim: ClaimedPartition, dir: string, openLog: OpenLog, leaseValidUntil: number) {
+    this.partitionId = claim.partitionId;
+    this.dir = dir;
+    this.epoch = claim.epoch;
+    this.configs = claim.configs;
+    this.configVersion = claim.configVersion;
+    this.leaseValidUntil = leaseValidUntil;
+    this.#openLog = openLog;
+    this.#lifecycle = this.#open();
+  }
+
+  get state(): SlotState {
+    return this.#state;
+  }
+
+  get error(): unknown {
+    return this.#error;
+  }
+
+  /** Resolves once the current open/reopen/close step has finished (whatever its outcome). */
+  settled(): Promise<void> {
+    return this.#lifecycle;
+  }
+
+  async use<T>(fn: (log: HostedLog) => Promise<T>): Promise<T> {
+    if (this.#state === "opening") await this.#waitForOpen();
+    if (this.#state === "closed") throw notOwner(this.partitionId);
+    if (this.#state === "failed" || this.#log === null) throw unavailable(this.partitionId, this.#error);
+    const log = this.#log;
+    this.#inflight++;
+    try {
+      return await fn(log);
+    } finally {
+      this.#inflight--;
+      if (this.#inflight === 0) for (const resolve of this.#drained.splice(0)) resolve();
+    }
+  }
+
+  /** Reopens the log with a changed topic config (the config passed to open is the one in force). */
+  reopen(configs: Record<string, string | number>, configVersion: number): Promise<void> {
+    this.configs = configs;
+    this.configVersion = configVersion;
+    return this.#transition(async () => {
+      if (this.#state === "closed") return;
+      this.#state = "opening";
+      await this.#closeLog();
+      await this.#open();
+    });
+  }
+
+  /** Stops serving at once (new requests get NOT_OWNER) and closes the log after in-flight ones end. */
+  close(): Promise<void> {
+    const wasClosed = this.#state === "closed";
+    this.#state = "closed";
+    if (wasClosed) return this.#lifecycle;
+    return this.#transition(() => this.#closeLog());
+  }
+
+  #transition(step: () => Promise<void>): Promise<void> {
+    this.#lifecycle = this.#lifecycle.then(step, step);
+    return this.#lifecycle;
+  }
+
+  async #open(): Promise<void> {
+    try {
+      const log = await this.#openLog({ dir: this.dir, config: this.configs });
+      if (this.#state === "closed") {
+        await log.close();
+        return;
+      }
+      this.#log = log;
+      this.#error = null;
+      this.#state = "open";
+    } catch (error) {
+      this.#error = error;
+      if (this.#state !== "closed") this.#state = "failed";
+    }
+  }
+
+  async #closeLog(): Promise<void> {
+    if (this.#inflight > 0) await new Promise<void>((resolve) => this.#drained.push(resolve));
+    const log = this.#log;
+    this.#log = null;
+    await log?.close();
+  }
+
+  async #waitForOpen(): Promise<void> {
+    let timer: NodeJS.Timeout | undefined;
+    const timedOut = new Promise<"timeout">((resolve) => {
+      timer = setTimeout(() => resolve("timeout"), OPEN_WAIT_MS);
+    });
+    const outcome = await Promise.race([this.#lifecycle.then(() => "settled" as const), timedOut]);
+    clearTimeout(timer);
+    if (outcome === "timeout") {
+      throw new DataPlaneError("PARTITION_UNAVAILABLE", `partition ${this.partitionId} is still opening`);
+    }
+  }
+}
+
+function notOwner(partitionId: string): DataPlaneError {
+  return new DataPlaneError("NOT_OWNER", `this worker no longer owns partition ${partitionId}`);
+}
+
+function unavailable(partitionId: string, cause: unknown): DataPlaneError {
+  const inner = dataPlaneErrorOf(cause);
+  return new DataPlaneError(
+    inner.code === "INTERNAL" ? "PARTITION_UNAVAILABLE" : inner.code,
+    `partition ${partitionId} could not be opened: ${inner.message}`,
+    { retriable: false, cause },
+  );
+}

@@ -1,0 +1,28 @@
+import { describe, expect, it } from "vitest";
+import { readWorkerEnv } from "../src/env";
+
+describe("worker env", () => {
+  it("fills in the documented local defaults", () => {
+    const env = readWorkerEnv({});
+    expect(env.DATABASE_URL).toBe("postgresql://postgres@127.0.0.1:5432/lastword");
+    expect(env.WORKER_DATAPLANE_HOST).toBe("127.0.0.1");
+    expect(env.WORKER_DATAPLANE_PORT).toBe(0);
+    expect(env.WORKER_LEASE_TTL_MS).toBe(10_000);
+    expect(env.LASTWORD_DATA_DIR).toMatch(/\.lastword\/data$/);
+    expect(env.WORKER_ID).toMatch(/^worker-[0-9a-f]{10}$/);
+  });
+
+  it("requires the internal secret in production, with a sentence naming it", () => {
+    expect(() => readWorkerEnv({ NODE_ENV: "production" })).toThrow(
+      /LASTWORD_INTERNAL_SECRET is invalid: .*required/,
+    );
+    expect(
+      readWorkerEnv({ NODE_ENV: "production", LASTWORD_INTERNAL_SECRET: "s" }).LASTWORD_INTERNAL_SECRET,
+    ).toBe("s");
+  });
+
+  it("rejects a port out of range and a worker id that could not be a path or label", () => {
+    expect(() => readWorkerEnv({ WORKER_DATAPLANE_PORT: "70000" })).toThrow(/WORKER_DATAPLANE_PORT/);
+    expect(() => readWorkerEnv({ WORKER_ID: "../etc" })).toThrow(/WORKER_ID/);
+  });
+});

@@ -1,0 +1,176 @@
+import type { PrismaClient } from "@lastword/db";
+import type { z } from "zod";
+import { DataPlaneError } from "./errors";
+import { HttpTransport, type TransportOutcome, type TransportRequest } from "./http-transport";
+import { OwnerDirectory, type PartitionOwner } from "./owner-directory";
+import {
+  errorBodySchema,
+  fetchResponseSchema,
+  listOffsetsResponseSchema,
+  partitionPath,
+  produceResponseSchema,
+  type SegmentsResponse,
+  segmentsResponseSchema,
+} from "./protocol";
+import {
+  decodeFetchedRecord,
+  encodeProduceRecord,
+  type FetchedRecord,
+  type ProduceRecord,
+} from "./record-codec";
+
+export interface DataPlaneClientOptions {
+  prisma: PrismaClient;
+  secret: string;
+  /** How long a call waits for a partition without a live owner (new or being taken over) to get one. */
+  ownerWaitMs?: number;
+  requestTimeoutMs?: number;
+}
+
+export interface ProduceResult {
+  baseOffset: number;
+  offsets: number[];
+}
+
+export interface FetchResult {
+  records: FetchedRecord[];
+  nextOffset: number;
+  logStartOffset: number;
+  logEndOffset: number;
+}
+
+export interface ListOffsetsResult {
+  earliest: number;
+  latest: number;
+  timestampOffset?: number | null;
+}
+
+const RESOLVE_RETRY_DELAY_MS = 200;
+
+/**
+ * The web side of the data plane: finds a partition's owner through the lease table, forwards the
+ * call over HTTP, and retries once when the partition moved. A produce is resent only when the
+ * first attempt provably never reached a worker, so an acknowledged write is never doubled by us.
+ */
+export class DataPlaneClient {
+  readonly #owners: OwnerDirectory;
+  readonly #transport: HttpTransport;
+  readonly #ownerWaitMs: number;
+
+  constructor(options: DataPlaneClientOptions) {
+    this.#owners = new OwnerDirectory(options.prisma);
+    this.#transport = new HttpTransport(options.secret, options.requestTimeoutMs ?? 30_000);
+    this.#ownerWaitMs = options.ownerWaitMs ?? 10_000;
+  }
+
+  async produce(input: { partitionId: string; records: readonly ProduceRecord[] }): Promise<ProduceResult> {
+    const body = { records: input.records.map(encodeProduceRecord) };
+    const request: TransportRequest = {
+      method: "POST",
+      path: partitionPath.produce(input.partitionId),
+      body,
+    };
+    return this.#call(input.partitionId, request, produceResponseSchema, false);
+  }
+
+  async fetch(input: {
+    partitionId: string;
+    offset: number;
+    limit?: number;
+    maxBytes?: number;
+  }): Promise<FetchResult> {
+    const query = { offset: input.offset, limit: input.limit, maxBytes: input.maxBytes };
+    const request: TransportRequest = {
+      method: "GET",
+      path: partitionPath.records(input.partitionId),
+      query,
+    };
+    const wire = await this.#call(input.partitionId, request, fetchResponseSchema, true);
+    return { ...wire, records: wire.records.map(decodeFetchedRecord) };
+  }
+
+  async listOffsets(input: { partitionId: string; timestamp?: number }): Promise<ListOffsetsResult> {
+    const query = { timestamp: input.timestamp };
+    const request: TransportRequest = {
+      method: "GET",
+      path: partitionPath.offsets(input.partitionId),
+      query,
+    };
+    return this.#call(input.partitionId, request, listOffsetsResponseSchema, true);
+  }
+
+  async segments(input: { partitionId: string }): Promise<SegmentsResponse> {
+    const request: TransportRequest = { method: "GET", path: partitionPath.segments(input.partitionId) };
+    return this.#call(input.partitionId, request, segmentsResponseSchema, true);
+  }
+
+  /** Closes idle keep-alive sockets; the client must not be used afterwards. */
+  close(): void {
+    this.#transport.close();
+  }
+
+  async #call<S extends z.ZodType>(
+    partitionId: string,
+    request: TransportRequest,
+    schema: S,
+    idempotent: boolean,
+  ): Promise<z.infer<S>> {
+    const deadlineMs = Date.now() + this.#ownerWaitMs;
+    let owner = await this.#owners.resolve(partitionId, deadlineMs);
+    for (let attempt = 0; ; attempt++) {
+      const outcome = await this.#transport.send(owner.address, request);
+      if (outcome.kind === "response" && outcome.status >= 200 && outcome.status < 300) {
+        return parseBody(schema, outcome.body, owner);
+      }
+      const error = toError(outcome, owner);
+      this.#owners.invalidate(partitionId);
+      if (attempt > 0 || !error.retriable || !this.#mayResend(outcome, idempotent)) throw error;
+      owner = await this.#nextOwner(partitionId, deadlineMs, owner, error, outcome);
+    }
+  }
+
+  #mayResend(outcome: TransportOutcome, idempotent: boolean): boolean {
+    return idempotent || outcome.kind === "response" || !outcome.delivered;
+  }
+
+  async #nextOwner(
+    partitionId: string,
+    deadlineMs: number,
+    failed: PartitionOwner,
+    error: DataPlaneError,
+    outcome: TransportOutcome,
+  ): Promise<PartitionOwner> {
+    // An answer of PARTITION_UNAVAILABLE means the worker still holds the partition but cannot serve
+    // it this instant (opening, reopening after a config change): ask the same owner again shortly.
+    if (error.code === "PARTITION_UNAVAILABLE" && outcome.kind === "response") {
+      await new Promise((resolve) => setTimeout(resolve, RESOLVE_RETRY_DELAY_MS));
+      return this.#owners.resolve(partitionId, deadlineMs);
+    }
+    return this.#owners.resolve(partitionId, deadlineMs, failed);
+  }
+}
+
+function parseBody<S extends z.ZodType>(schema: S, body: unknown, owner: PartitionOwner): z.infer<S> {
+  const parsed = schema.safeParse(body);
+  if (!parsed.success) {
+    throw new DataPlaneError("INTERNAL", `worker ${owner.workerId} answered with an unexpected body`, {
+      cause: parsed.error,
+    });
+  }
+  return parsed.data;
+}
+
+function toError(outcome: TransportOutcome, owner: PartitionOwner): DataPlaneError {
+  if (outcome.kind === "failed") {
+    const message = outcome.delivered
+      ? `worker ${owner.workerId} at ${owner.address} failed mid-request (${outcome.error.message})`
+      : `worker ${owner.workerId} at ${owner.address} is unreachable (${outcome.error.message})`;
+    // Retriable for the caller either way; whether *we* resend is decided by #mayResend.
+    return new DataPlaneError("PARTITION_UNAVAILABLE", message, { cause: outcome.error });
+  }
+  const parsed = errorBodySchema.safeParse(outcome.body);
+  if (!parsed.success) {
+    return new DataPlaneError("INTERNAL", `worker ${owner.workerId} answered HTTP ${outcome.status}`);
+  }
+  return new DataPlaneError(parsed.data.code, parsed.data.message, { retriable: parsed.data.retriable });
+}

@@ -1,0 +1,77 @@
+import { Agent, request } from "node:http";
+import { SECRET_HEADER } from "./protocol";
+
+/** What came back, or why nothing did. `delivered: false` means the worker cannot have acted on it. */
+export type TransportOutcome =
+  | { kind: "response"; status: number; body: unknown }
+  | { kind: "failed"; delivered: boolean; error: Error };
+
+export interface TransportRequest {
+  method: "GET" | "POST";
+  path: string;
+  query?: Record<string, string | number | undefined>;
+  body?: unknown;
+}
+
+// Errors raised while connecting: the request never reached a worker, so resending it is safe.
+const NOT_DELIVERED = new Set(["ECONNREFUSED", "ENOTFOUND", "EHOSTUNREACH", "ENETUNREACH", "EAI_AGAIN"]);
+
+/** JSON over keep-alive HTTP/1.1 to worker data planes, with the shared secret on every request. */
+export class HttpTransport {
+  readonly #agent = new Agent({ keepAlive: true, maxSockets: 64, timeout: 30_000 });
+  readonly #secret: string;
+  readonly #timeoutMs: number;
+
+  constructor(secret: string, timeoutMs: number) {
+    this.#secret = secret;
+    this.#timeoutMs = timeoutMs;
+  }
+
+  send(address: string, req: TransportRequest): Promise<TransportOutcome> {
+    const url = new URL(req.path, address);
+    for (const [name, value] of Object.entries(req.query ?? {})) {
+      if (value !== undefined) url.searchParams.set(name, String(value));
+    }
+    const payload = req.body === undefined ? undefined : Buffer.from(JSON.stringify(req.body));
+    return new Promise((resolve) => {
+      const outgoing = request(url, {
+        method: req.method,
+        agent: this.#agent,
+        timeout: this.#timeoutMs,
+        headers: {
+          [SECRET_HEADER]: this.#secret,
+          accept: "application/json",
+          ...(payload ? { "content-type": "application/json", "content-length": payload.length } : {}),
+        },
+      });
+      outgoing.on("response", (incoming) => {
+        const chunks: Buffer[] = [];
+        incoming.on("data", (chunk: Buffer) => chunks.push(chunk));
+        incoming.on("error", (error) => resolve({ kind: "failed", delivered: true, error }));
+        incoming.on("end", () => {
+          const text = Buffer.concat(chunks).toString("utf8");
+          resolve({ kind: "response", status: incoming.statusCode ?? 0, body: parseJson(text) });
+        });
+      });
+      outgoing.on("timeout", () =>
+        outgoing.destroy(new Error(`no answer from ${address} in ${this.#timeoutMs} ms`)),
+      );
+      outgoing.on("error", (error: NodeJS.ErrnoException) => {
+        resolve({ kind: "failed", delivered: !NOT_DELIVERED.has(error.code ?? ""), error });
+      });
+      outgoing.end(payload);
+    });
+  }
+
+  close(): void {
+    this.#agent.destroy();
+  }
+}
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
+  }
+}

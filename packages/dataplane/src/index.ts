@@ -1,0 +1,25 @@
+export {
+  DataPlaneClient,
+  type DataPlaneClientOptions,
+  type FetchResult,
+  type ListOffsetsResult,
+  type ProduceResult,
+} from "./client";
+export {
+  DATA_PLANE_ERROR_CODES,
+  DataPlaneError,
+  type DataPlaneErrorCode,
+  HTTP_STATUS_BY_CODE,
+  isDataPlaneErrorCode,
+} from "./errors";
+export { OwnerDirectory, type PartitionOwner } from "./owner-directory";
+export * from "./protocol";
+export {
+  decodeFetchedRecord,
+  decodeProduceRecord,
+  encodeFetchedRecord,
+  encodeProduceRecord,
+  type FetchedRecord,
+  type ProduceRecord,
+  type RecordHeader,
+} from "./record-codec";

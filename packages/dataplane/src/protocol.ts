@@ -1,0 +1,116 @@
+import { z } from "zod";
+import { DATA_PLANE_ERROR_CODES } from "./errors";
+
+/**
+ * The wire format between web and worker: JSON, bytes as base64, null kept as null so a tombstone
+ * (null value) stays distinct from an empty value (""). Both sides validate with these schemas.
+ */
+export const SECRET_HEADER = "x-lastword-secret";
+
+/** Upper bounds every worker enforces; a client asking for more gets them clamped. */
+export const FETCH_LIMIT_MAX = 10_000;
+export const FETCH_LIMIT_DEFAULT = 500;
+export const FETCH_MAX_BYTES_DEFAULT = 1 << 20;
+export const FETCH_MAX_BYTES_MAX = 64 << 20;
+export const PRODUCE_RECORDS_MAX = 10_000;
+
+export const partitionPath = {
+  produce: (partitionId: string) => `/v1/partitions/${encodeURIComponent(partitionId)}/produce`,
+  records: (partitionId: string) => `/v1/partitions/${encodeURIComponent(partitionId)}/records`,
+  offsets: (partitionId: string) => `/v1/partitions/${encodeURIComponent(partitionId)}/offsets`,
+  segments: (partitionId: string) => `/v1/partitions/${encodeURIComponent(partitionId)}/segments`,
+};
+
+const bytes = z.string().nullable();
+const offset = z.number().int().nonnegative();
+
+export const wireHeaderSchema = z.object({ key: z.string(), value: bytes });
+
+export const wireProduceRecordSchema = z.object({
+  key: bytes,
+  value: bytes,
+  timestamp: z.number().int().nonnegative().optional(),
+  headers: z.array(wireHeaderSchema).optional(),
+});
+
+export const produceRequestSchema = z.object({
+  records: z.array(wireProduceRecordSchema).min(1).max(PRODUCE_RECORDS_MAX),
+});
+
+export const produceResponseSchema = z.object({
+  baseOffset: offset,
+  offsets: z.array(offset),
+});
+
+export const fetchQuerySchema = z.object({
+  offset: z.coerce.number().int().nonnegative(),
+  limit: z.coerce.number().int().positive().max(FETCH_LIMIT_MAX).default(FETCH_LIMIT_DEFAULT),
+  maxBytes: z.coerce.number().int().positive().max(FETCH_MAX_BYTES_MAX).default(FETCH_MAX_BYTES_DEFAULT),
+});
+
+export const wireFetchedRecordSchema = z.object({
+  offset,
+  timestamp: z.number().int(),
+  key: bytes,
+  value: bytes,
+  headers: z.array(wireHeaderSchema),
+});
+
+export const fetchResponseSchema = z.object({
+  records: z.array(wireFetchedRecordSchema),
+  nextOffset: offset,
+  logStartOffset: offset,
+  logEndOffset: offset,
+});
+
+export const listOffsetsQuerySchema = z.object({
+  timestamp: z.coerce.number().int().nonnegative().optional(),
+});
+
+export const listOffsetsResponseSchema = z.object({
+  earliest: offset,
+  latest: offset,
+  /** Present when a timestamp was asked: the first offset whose timestamp is ≥ it, null when none is. */
+  timestampOffset: offset.nullable().optional(),
+});
+
+// Loose: the log store may describe segments with more fields (tombstones, clean/dirty) than we pin here.
+export const segmentInfoSchema = z.looseObject({
+  baseOffset: offset,
+  lastOffset: z.number().int(),
+  sizeBytes: z.number().int().nonnegative(),
+  records: z.number().int().nonnegative(),
+  firstTimestamp: z.number().int().nullable(),
+  maxTimestamp: z.number().int().nullable(),
+  active: z.boolean(),
+});
+
+export const segmentsResponseSchema = z.object({
+  logStartOffset: offset,
+  logEndOffset: offset,
+  segments: z.array(segmentInfoSchema),
+});
+
+export const errorBodySchema = z.object({
+  code: z.enum(DATA_PLANE_ERROR_CODES),
+  message: z.string(),
+  retriable: z.boolean(),
+});
+
+export const healthResponseSchema = z.object({
+  ok: z.literal(true),
+  workerId: z.string(),
+  partitions: z.number().int().nonnegative(),
+});
+
+export type WireProduceRecord = z.infer<typeof wireProduceRecordSchema>;
+export type WireFetchedRecord = z.infer<typeof wireFetchedRecordSchema>;
+export type ProduceRequest = z.infer<typeof produceRequestSchema>;
+export type ProduceResponse = z.infer<typeof produceResponseSchema>;
+export type FetchQuery = z.infer<typeof fetchQuerySchema>;
+export type FetchResponse = z.infer<typeof fetchResponseSchema>;
+export type ListOffsetsResponse = z.infer<typeof listOffsetsResponseSchema>;
+export type SegmentInfo = z.infer<typeof segmentInfoSchema>;
+export type SegmentsResponse = z.infer<typeof segmentsResponseSchema>;
+export type ErrorBody = z.infer<typeof errorBodySchema>;
+export type HealthResponse = z.infer<typeof healthResponseSchema>;
