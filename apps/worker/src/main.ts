@@ -1,0 +1,40 @@
+// The worker process: `node --import tsx apps/worker/src/main.ts`. Configuration comes from env.ts only.
+import { DEV_INTERNAL_SECRET, readWorkerEnv } from "./env";
+import { partitionLogOpener } from "./log-opener";
+import { createLogger } from "./logger";
+import { startWorker } from "./worker";
+
+async function main(): Promise<void> {
+  const env = readWorkerEnv();
+  const logger = createLogger(env.WORKER_ID, env.LOG_LEVEL);
+  if (!env.LASTWORD_INTERNAL_SECRET) {
+    logger.warn(
+      "LASTWORD_INTERNAL_SECRET is not set; using the development secret (never do this in production)",
+    );
+  }
+  const worker = await startWorker({
+    databaseUrl: env.DATABASE_URL,
+    dataDir: env.LASTWORD_DATA_DIR,
+    secret: env.LASTWORD_INTERNAL_SECRET ?? DEV_INTERNAL_SECRET,
+    openLog: partitionLogOpener(),
+    workerId: env.WORKER_ID,
+    host: env.WORKER_DATAPLANE_HOST,
+    port: env.WORKER_DATAPLANE_PORT,
+    leaseTtlMs: env.WORKER_LEASE_TTL_MS,
+    logger,
+  });
+  let stopping = false;
+  const onSignal = (signal: NodeJS.Signals) => {
+    if (stopping) return;
+    stopping = true;
+    logger.info({ signal }, "worker stopping");
+    void worker.stop().then(() => process.exit(0));
+  };
+  process.on("SIGTERM", onSignal);
+  process.on("SIGINT", onSignal);
+}
+
+main().catch((error: unknown) => {
+  console.error(`The worker could not start: ${(error as Error).message}`);
+  process.exit(1);
+});
