@@ -60,8 +60,20 @@ export interface TopicConfigDefinition {
   default: string;
   unit: "ms" | "bytes" | "ratio" | null;
   doc: string;
-  /** Returns the parsed value or a sentence saying what is wrong. */
-  parse: (raw: string | number) => TopicConfig[keyof TopicConfig] | string;
+  /** The parsed value, or a sentence saying what is wrong with `raw`. */
+  parse: (raw: string | number) => ParseResult;
+}
+
+export type ParseResult =
+  | { ok: true; value: TopicConfig[keyof TopicConfig] }
+  | { ok: false; message: string };
+
+function ok(value: TopicConfig[keyof TopicConfig]): ParseResult {
+  return { ok: true, value };
+}
+
+function fail(message: string): ParseResult {
+  return { ok: false, message };
 }
 
 function describe(raw: string | number): string {
@@ -80,46 +92,46 @@ function clampLong(value: number): number {
 }
 
 function longAtLeast(name: string, min: number, rule: string) {
-  return (raw: string | number): number | string => {
+  return (raw: string | number): ParseResult => {
     const value = parseInteger(raw);
-    if (value === null || value < min) return `${name} must be ${rule}, got ${describe(raw)}`;
-    return value;
+    if (value === null || value < min) return fail(`${name} must be ${rule}, got ${describe(raw)}`);
+    return ok(value);
   };
 }
 
 function intAtLeast(name: string, min: number) {
-  return (raw: string | number): number | string => {
+  return (raw: string | number): ParseResult => {
     const value = parseInteger(raw);
     if (value === null || value < min || value > INT_MAX) {
-      return `${name} must be an integer between ${min} and ${INT_MAX}, got ${describe(raw)}`;
+      return fail(`${name} must be an integer between ${min} and ${INT_MAX}, got ${describe(raw)}`);
     }
-    return value;
+    return ok(value);
   };
 }
 
-function parseRatio(raw: string | number): number | string {
+function parseRatio(raw: string | number): ParseResult {
   const value =
     typeof raw === "number" ? raw : /^\s*[-+]?(\d+\.?\d*|\.\d+)\s*$/.test(raw) ? Number(raw) : Number.NaN;
   if (!Number.isFinite(value) || value < 0 || value > 1) {
-    return `min.cleanable.dirty.ratio must be a number between 0 and 1, got ${describe(raw)}`;
+    return fail(`min.cleanable.dirty.ratio must be a number between 0 and 1, got ${describe(raw)}`);
   }
-  return value;
+  return ok(value);
 }
 
-function parseCleanupPolicy(raw: string | number): CleanupPolicy | string {
+function parseCleanupPolicy(raw: string | number): ParseResult {
   const items = String(raw)
     .split(",")
     .map((item) => item.trim().toLowerCase());
   const known = items.every((item) => item === "compact" || item === "delete");
   if (!known || items.length === 0 || items.length > 2) {
-    return `cleanup.policy must be delete, compact or compact,delete, got ${describe(raw)}`;
+    return fail(`cleanup.policy must be delete, compact or compact,delete, got ${describe(raw)}`);
   }
-  return { compact: items.includes("compact"), delete: items.includes("delete") };
+  return ok({ compact: items.includes("compact"), delete: items.includes("delete") });
 }
 
-function parseTimestampType(raw: string | number): TimestampType | string {
-  if (raw === "CreateTime" || raw === "LogAppendTime") return raw;
-  return `message.timestamp.type must be CreateTime or LogAppendTime, got ${describe(raw)}`;
+function parseTimestampType(raw: string | number): ParseResult {
+  if (raw === "CreateTime" || raw === "LogAppendTime") return ok(raw);
+  return fail(`message.timestamp.type must be CreateTime or LogAppendTime, got ${describe(raw)}`);
 }
 
 export const TOPIC_CONFIG_DEFINITIONS: readonly TopicConfigDefinition[] = [
@@ -260,9 +272,8 @@ function assignParsed(config: Record<string, unknown>, name: string, raw: unknow
     throw new InvalidConfigError(`${name} must be a string or a number, got ${typeof raw}`);
   }
   const parsed = definition.parse(raw);
-  if (typeof parsed === "string" && definition.type !== "string") throw new InvalidConfigError(parsed);
-  if (definition.type === "string" && parsed !== raw) throw new InvalidConfigError(String(parsed));
-  config[definition.field] = parsed;
+  if (!parsed.ok) throw new InvalidConfigError(parsed.message);
+  config[definition.field] = parsed.value;
 }
 
 /** Kafka defaults for every config, as a parsed TopicConfig. */

@@ -1,5 +1,8 @@
+import fs from "node:fs";
+import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { PartitionLog } from "../src/index";
+import { decodeBatch, encodeRecordBatch, rebuildBatch } from "../src/record-batch";
 import { kv, openLog, TestClock, tempDir, text } from "./helpers";
 
 describe("append", () => {
@@ -131,5 +134,38 @@ describe("read", () => {
     await expect(log.append([kv("a", "1")])).rejects.toMatchObject({ code: "LOG_CLOSED" });
     await expect(log.read(0)).rejects.toMatchObject({ code: "LOG_CLOSED" });
     await expect(log.roll()).rejects.toMatchObject({ code: "LOG_CLOSED" });
+  });
+
+  it("14. offset gaps (as compaction leaves them) are skipped: a read returns the next offset that exists", async () => {
+    const dir = tempDir();
+    const full = encodeRecordBatch([kv("a", "0"), kv("b", "1"), kv("c", "2"), kv("d", "3")], {
+      baseOffset: 0,
+      appendTimeMs: 1,
+    });
+    const { header, records } = decodeBatch(full);
+    const sparse = rebuildBatch(header, [records[0]!, records[2]!]);
+    const later = encodeRecordBatch([kv("e", "10"), kv("f", "11")], { baseOffset: 10, appendTimeMs: 1 });
+    fs.writeFileSync(path.join(dir, "00000000000000000000.log"), Buffer.concat([sparse, later]));
+    const log = await openLog({ dir });
+    expect(log.logEndOffset).toBe(12);
+    expect((await log.read(1)).map((r) => r.offset)).toEqual([2, 10, 11]);
+    expect((await log.read(3)).map((r) => r.offset)).toEqual([10, 11]);
+    expect((await log.read(0, { maxRecords: 2 })).map((r) => text(r.value))).toEqual(["0", "2"]);
+    expect((await log.append([kv("g", "12")])).baseOffset).toBe(12);
+  });
+
+  it("15. reads start from the sparse index position, not from the segment start", async () => {
+    const log = await openLog();
+    for (let i = 0; i < 200; i++) await log.append([kv(`k${i}`, "x".repeat(500))]);
+    const segment = log.segmentObjects[0]!;
+    expect(segment.offsetIndex.entries).toBeGreaterThan(10);
+    const position = segment.lookup(150);
+    expect(position).toBeGreaterThan(100 * 500);
+    const cursor = segment.batches(position);
+    expect(cursor.next()).toBe(true);
+    const firstScanned = decodeBatch(cursor.bytes()).header;
+    expect(firstScanned.lastOffset).toBeLessThanOrEqual(150);
+    expect(firstScanned.lastOffset).toBeGreaterThan(140);
+    expect((await log.read(150, { maxRecords: 1 }))[0]!.offset).toBe(150);
   });
 });

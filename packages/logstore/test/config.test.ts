@@ -1,0 +1,111 @@
+import { describe, expect, it } from "vitest";
+import {
+  formatTopicConfig,
+  InvalidConfigError,
+  LONG_MAX_MS,
+  maxSegmentMs,
+  parseTopicConfig,
+  TOPIC_CONFIG_DEFINITIONS,
+} from "../src/index";
+
+function message(input: Record<string, unknown>): string {
+  try {
+    parseTopicConfig(input);
+  } catch (error) {
+    expect(error).toBeInstanceOf(InvalidConfigError);
+    expect((error as InvalidConfigError).code).toBe("INVALID_CONFIG");
+    return (error as Error).message;
+  }
+  throw new Error(`expected ${JSON.stringify(input)} to be rejected`);
+}
+
+describe("topic config", () => {
+  it("1. Kafka defaults apply to every config not given", () => {
+    expect(parseTopicConfig({})).toEqual({
+      cleanupPolicy: { compact: false, delete: true },
+      retentionMs: 604_800_000,
+      retentionBytes: -1,
+      segmentMs: 604_800_000,
+      segmentBytes: 1_073_741_824,
+      segmentJitterMs: 0,
+      segmentIndexBytes: 10_485_760,
+      minCleanableDirtyRatio: 0.5,
+      minCompactionLagMs: 0,
+      maxCompactionLagMs: LONG_MAX_MS,
+      deleteRetentionMs: 86_400_000,
+      maxMessageBytes: 1_048_588,
+      fileDeleteDelayMs: 60_000,
+      messageTimestampType: "CreateTime",
+    });
+  });
+
+  it("2. strings and numbers are both accepted, with Kafka names", () => {
+    const config = parseTopicConfig({
+      "cleanup.policy": "Compact, Delete",
+      "retention.ms": "-1",
+      "segment.bytes": 14,
+      "min.cleanable.dirty.ratio": "0.25",
+      "max.compaction.lag.ms": "9223372036854775807",
+      "message.timestamp.type": "LogAppendTime",
+    });
+    expect(config.cleanupPolicy).toEqual({ compact: true, delete: true });
+    expect(config.retentionMs).toBe(-1);
+    expect(config.segmentBytes).toBe(14);
+    expect(config.minCleanableDirtyRatio).toBe(0.25);
+    expect(config.maxCompactionLagMs).toBe(LONG_MAX_MS);
+    expect(config.messageTimestampType).toBe("LogAppendTime");
+  });
+
+  it("3. out-of-range values are rejected with a sentence naming config, rule and value", () => {
+    expect(message({ "retention.ms": -5 })).toBe("retention.ms must be -1 or ≥ 0, got -5");
+    expect(message({ "segment.bytes": "13" })).toBe(
+      'segment.bytes must be an integer between 14 and 2147483647, got "13"',
+    );
+    expect(message({ "segment.ms": 0 })).toBe("segment.ms must be ≥ 1, got 0");
+    expect(message({ "min.cleanable.dirty.ratio": 1.5 })).toBe(
+      "min.cleanable.dirty.ratio must be a number between 0 and 1, got 1.5",
+    );
+    expect(message({ "cleanup.policy": "compacted" })).toBe(
+      'cleanup.policy must be delete, compact or compact,delete, got "compacted"',
+    );
+    expect(message({ "delete.retention.ms": "1.5" })).toBe('delete.retention.ms must be ≥ 0, got "1.5"');
+    expect(message({ "segment.index.bytes": 3 })).toContain(
+      "segment.index.bytes must be an integer between 4",
+    );
+    expect(message({ "message.timestamp.type": "Now" })).toContain("CreateTime or LogAppendTime");
+    expect(message({ "max.compaction.lag.ms": 0 })).toBe("max.compaction.lag.ms must be ≥ 1, got 0");
+    expect(message({ "retention.ms": { ms: 5 } })).toBe(
+      "retention.ms must be a string or a number, got object",
+    );
+  });
+
+  it("4. min.compaction.lag.ms may not exceed max.compaction.lag.ms", () => {
+    expect(message({ "min.compaction.lag.ms": 10, "max.compaction.lag.ms": 5 })).toBe(
+      "min.compaction.lag.ms (10) must not be greater than max.compaction.lag.ms (5)",
+    );
+    expect(
+      parseTopicConfig({ "min.compaction.lag.ms": 5, "max.compaction.lag.ms": 5 }).minCompactionLagMs,
+    ).toBe(5);
+  });
+
+  it("5. unknown names are rejected", () => {
+    expect(message({ "retention.hours": 5 })).toBe('unknown topic config "retention.hours"');
+  });
+
+  it("6. every definition has a doc line and a default that parses; format prints Kafka notation back", () => {
+    for (const definition of TOPIC_CONFIG_DEFINITIONS) {
+      expect(definition.doc.length).toBeGreaterThan(10);
+      expect(definition.parse(definition.default).ok).toBe(true);
+    }
+    const printed = formatTopicConfig(parseTopicConfig({ "cleanup.policy": "delete,compact" }));
+    expect(printed["cleanup.policy"]).toBe("compact,delete");
+    expect(printed["max.compaction.lag.ms"]).toBe("9223372036854775807");
+    expect(parseTopicConfig(printed)).toEqual(parseTopicConfig({ "cleanup.policy": "compact,delete" }));
+  });
+
+  it("7. KIP-354: on compacted topics max.compaction.lag.ms caps segment.ms", () => {
+    const capped = { "segment.ms": 1000, "max.compaction.lag.ms": 300 };
+    expect(maxSegmentMs(parseTopicConfig({ ...capped, "cleanup.policy": "compact" }))).toBe(300);
+    expect(maxSegmentMs(parseTopicConfig({ ...capped, "cleanup.policy": "delete" }))).toBe(1000);
+  });
+});
