@@ -13,6 +13,7 @@ export {
   parseTopicConfig,
   TOPIC_CONFIG_DEFINITIONS,
 } from "./config";
+export type { CleanableStats, CleanResult, CleanTrigger } from "./cleaner";
 export type { LogStoreErrorCode } from "./errors";
 export {
   CorruptSegmentError,

@@ -121,12 +121,31 @@ export class OffsetMap {
 // One idle map is kept for reuse, as Kafka keeps one per cleaner thread: allocating and clearing
 // a budget-sized pair of typed arrays per pass would cost more than small passes themselves.
 let idleMap: OffsetMap | null = null;
+/** Prime gaps below 2^32 are under 400, so this many spare slots absorb the rounding down. */
+const PRIME_GAP_SLOTS = 400;
 
-/** A cleared map of `budgetBytes` for one pass; give it back with `releaseOffsetMap`. */
-export function acquireOffsetMap(budgetBytes: number, seed: number): OffsetMap {
-  const reuse = idleMap !== null && idleMap.budgetBytes === budgetBytes ? idleMap : null;
+/** Bytes of a map that holds at least `keys` entries (before the caller's budget cap). */
+function bytesForKeys(keys: number): number {
+  return (Math.ceil(keys / OFFSET_MAP_LOAD_FACTOR) + PRIME_GAP_SLOTS) * OFFSET_MAP_BYTES_PER_SLOT;
+}
+
+/**
+ * A cleared map for one pass, within `budgetBytes`. When the pass can meet at most `expectedKeys`
+ * keys (the records it will scan), the map is sized to hold them all, never past the budget: it
+ * then behaves exactly as a full-budget map would, since neither fills. Give it back with
+ * `releaseOffsetMap`.
+ */
+export function acquireOffsetMap(
+  budgetBytes: number,
+  seed: number,
+  expectedKeys = Number.POSITIVE_INFINITY,
+): OffsetMap {
+  const bytes = Math.min(budgetBytes, bytesForKeys(expectedKeys));
+  const needed = offsetMapMaxEntries(bytes);
+  const idle = idleMap;
+  const reuse = idle !== null && idle.budgetBytes <= budgetBytes && idle.maxEntries >= needed;
+  const map = reuse ? idle : new OffsetMap(bytes);
   if (reuse) idleMap = null;
-  const map = reuse ?? new OffsetMap(budgetBytes);
   map.clear(seed);
   return map;
 }

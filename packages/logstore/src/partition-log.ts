@@ -1,5 +1,6 @@
 import fs from "node:fs";
 import { LOG_START_OFFSET_CHECKPOINT, RECOVERY_POINT_CHECKPOINT, writeCheckpoint } from "./checkpoint-file";
+import { type CleanableStats, type CleanResult, LogCleaner, validateDedupeBufferBytes } from "./cleaner";
 import { parseTopicConfig, type TopicConfig } from "./config";
 import { LogClosedError, OffsetOutOfRangeError, PolicyViolationError, RecordTooLargeError } from "./errors";
 import { GroupCommit } from "./group-commit";
@@ -91,6 +92,7 @@ export class PartitionLog {
   private durableEndOffset: number;
   private readonly pendingDeletes = new Map<NodeJS.Timeout, string[]>();
   private closed = false;
+  private readonly cleaner: LogCleaner;
 
   private constructor(
     options: PartitionLogOptions,
@@ -114,10 +116,12 @@ export class PartitionLog {
       () => this.syncActive(),
       () => this.durableEndOffset,
     );
+    this.cleaner = new LogCleaner(this);
   }
 
   static async open(options: PartitionLogOptions): Promise<PartitionLog> {
     const config = parseTopicConfig(options.config ?? {});
+    if (options.dedupeBufferBytes !== undefined) validateDedupeBufferBytes(options.dedupeBufferBytes);
     const nowMs = (options.clock ?? { now: () => Date.now() }).now();
     const loaded = await loadLog(options.dir, segmentLimits(config.segmentIndexBytes), nowMs);
     return new PartitionLog(options, config, loaded);
@@ -313,6 +317,24 @@ export class PartitionLog {
     }, this.config.fileDeleteDelayMs);
     timer.unref();
     this.pendingDeletes.set(timer, paths);
+  }
+
+  /** The cleaner's view of this log now (Kafka's cleanable range, dirty ratio and compaction delay). */
+  cleanableStats(): CleanableStats {
+    this.assertOpen();
+    return this.cleaner.stats();
+  }
+
+  /** One cleaning pass when due, or whenever `force` (cleaner.ts); a no-op result otherwise. */
+  async clean(options: { force?: boolean } = {}): Promise<CleanResult> {
+    this.assertOpen();
+    return this.cleaner.clean(options);
+  }
+
+  /** Earliest time a pass becomes due without new writes (max lag, min lag, a delete horizon), or null. */
+  nextCleanDueAt(): number | null {
+    this.assertOpen();
+    return this.cleaner.nextCleanDueAt();
   }
 
   /**

@@ -1,0 +1,250 @@
+import {
+  type CleanableRange,
+  type CompactionTimingConfig,
+  computeCleanableRange,
+  isCleaningDue,
+  nextCleanDueAt,
+  type SegmentSummary,
+} from "./cleanable-range";
+import { type CleanerCheckpoint, readCleanerCheckpoint, writeCleanerCheckpoint } from "./cleaner-checkpoint";
+import { CleaningPass, PassAborted } from "./cleaning-pass";
+import type { TopicConfig } from "./config";
+import { InvalidConfigError } from "./errors";
+import { Mutex } from "./mutex";
+import { OFFSET_MAP_LOAD_FACTOR, offsetMapMaxEntries } from "./offset-map";
+import type { Segment } from "./segment";
+
+// Kafka's log cleaner for one partition (reference §2): pick the cleanable range, map the dirty
+// keys to their latest offsets within a fixed budget, recopy every segment up to the end of the
+// mapped range in size-bounded groups, swap each group in crash-safely, then checkpoint.
+//
+// Concurrency: a pass reads closed segments without holding the log's mutex, yielding to the event
+// loop every few MiB; appends, reads and rolls go on meanwhile. Each swap takes the mutex and first
+// checks that the group's segments are still live (retention or close may have removed them); if
+// not, the pass stops there, as Kafka aborts a round, and the checkpoint is not moved.
+
+/** What the cleaner needs from its PartitionLog. */
+export interface CleanableLog {
+  readonly dir: string;
+  readonly config: TopicConfig;
+  readonly clock: { now(): number };
+  readonly dedupeBufferBytes: number;
+  readonly mutex: Mutex;
+  readonly segmentObjects: readonly Segment[];
+  readonly logStartOffset: number;
+  readonly logEndOffset: number;
+  readonly isClosed: boolean;
+  replaceSegments(replacements: readonly Segment[], replaced: readonly Segment[]): void;
+  scheduleFileDeletion(paths: string[]): void;
+}
+
+export interface CleanableStats {
+  cleanBytes: number;
+  dirtyBytes: number;
+  dirtyRatio: number;
+  firstDirtyOffset: number;
+  firstUncleanableOffset: number;
+  maxCompactionDelayMs: number;
+  /** A pass would run now (ratio strictly above the minimum, max lag overdue, or a horizon passed). */
+  cleanable: boolean;
+}
+
+/** Why a pass ran; "forced" when only `force` made it run. */
+export type CleanTrigger = "dirty-ratio" | "max-compaction-lag" | "delete-horizon" | "forced";
+
+export interface CleanResult {
+  cleaned: boolean;
+  /** Bytes of the segments recopied (Kafka's bytesRead). */
+  bytesRead: number;
+  bytesWritten: number;
+  recordsRead: number;
+  recordsRemoved: number;
+  /** Tombstones removed: superseded ones and those whose delete horizon had passed. */
+  tombstonesRemoved: number;
+  /** Keys in the map / map slots (Kafka's buffer utilization). */
+  mapUtilization: number;
+  /** The new checkpoint: where the next pass's dirty section starts. */
+  nextDirtyOffset: number;
+  durationMs: number;
+  /** Bytes and records read while building the offset map (Kafka's mapBytesRead / mapMessagesRead). */
+  mapBytesRead: number;
+  mapRecordsRead: number;
+  /** Records without a key dropped (Kafka's invalidMessagesRead). */
+  keylessRecordsRemoved: number;
+  /** 100 × bytesWritten / max(bytesRead, 1): Kafka's cleaner-recopy-percent for this pass. */
+  recopyPercent: number;
+  /** The range and lag this pass was chosen on (Kafka's max-dirty-percent, max-compaction-delay-secs). */
+  dirtyRatio: number;
+  maxCompactionDelayMs: number;
+  firstDirtyOffset: number;
+  firstUncleanableOffset: number;
+  segmentsRead: number;
+  segmentsWritten: number;
+  trigger: CleanTrigger | null;
+  startedAtMs: number;
+  /** Set when the log changed under the pass (closed, or segments removed); nothing was checkpointed. */
+  abortedReason: string | null;
+}
+
+/** Throws INVALID_CONFIG when the budget cannot hold a single map entry (Kafka's cleaner check). */
+export function validateDedupeBufferBytes(bytes: number): void {
+  if (!Number.isSafeInteger(bytes) || offsetMapMaxEntries(bytes) < 1) {
+    throw new InvalidConfigError(
+      `dedupeBufferBytes must be an integer of at least 48 (two 24-byte offset-map slots at load factor ${OFFSET_MAP_LOAD_FACTOR}), got ${bytes}`,
+    );
+  }
+}
+
+function timingOf(config: TopicConfig): CompactionTimingConfig {
+  return {
+    minCleanableDirtyRatio: config.minCleanableDirtyRatio,
+    minCompactionLagMs: config.minCompactionLagMs,
+    maxCompactionLagMs: config.maxCompactionLagMs,
+  };
+}
+
+function summarize(segments: readonly Segment[]): SegmentSummary[] {
+  return segments.map((segment, i) => ({
+    baseOffset: segment.baseOffset,
+    sizeBytes: segment.sizeBytes,
+    firstTimestamp: segment.firstBatchTimestamp >= 0 ? segment.firstBatchTimestamp : null,
+    maxTimestamp: segment.recordCount > 0 || segment.sizeBytes > 0 ? segment.maxTimestamp : null,
+    active: i === segments.length - 1,
+  }));
+}
+
+export class LogCleaner {
+  private checkpoint: CleanerCheckpoint | null;
+  private readonly passes = new Mutex();
+
+  constructor(private readonly log: CleanableLog) {
+    this.checkpoint = readCleanerCheckpoint(log.dir);
+  }
+
+  private range(nowMs: number): CleanableRange {
+    const log = this.log;
+    return computeCleanableRange(
+      summarize(log.segmentObjects),
+      this.checkpoint?.firstDirtyOffset ?? null,
+      log.logStartOffset,
+      log.logEndOffset,
+      timingOf(log.config),
+      nowMs,
+    );
+  }
+
+  private trigger(range: CleanableRange, nowMs: number): CleanTrigger | null {
+    const timing = timingOf(this.log.config);
+    const horizon = this.checkpoint?.earliestDeleteHorizonMs ?? null;
+    if (!this.log.config.cleanupPolicy.compact || !isCleaningDue(range, timing, horizon, nowMs)) return null;
+    if (range.maxCompactionDelayMs > 0 && range.dirtyBytes > 0) return "max-compaction-lag";
+    if (range.dirtyRatio > timing.minCleanableDirtyRatio) return "dirty-ratio";
+    return "delete-horizon";
+  }
+
+  stats(): CleanableStats {
+    const nowMs = this.log.clock.now();
+    const range = this.range(nowMs);
+    return {
+      cleanBytes: range.cleanBytes,
+      dirtyBytes: range.dirtyBytes,
+      dirtyRatio: range.dirtyRatio,
+      firstDirtyOffset: range.firstDirtyOffset,
+      firstUncleanableOffset: range.firstUncleanableOffset,
+      maxCompactionDelayMs: range.maxCompactionDelayMs,
+      cleanable: this.trigger(range, nowMs) !== null,
+    };
+  }
+
+  nextCleanDueAt(): number | null {
+    const log = this.log;
+    if (!log.config.cleanupPolicy.compact) return null;
+    return nextCleanDueAt(
+      {
+        segments: summarize(log.segmentObjects),
+        checkpoint: this.checkpoint?.firstDirtyOffset ?? null,
+        logStartOffset: log.logStartOffset,
+        logEndOffset: log.logEndOffset,
+        config: timingOf(log.config),
+        earliestDeleteHorizonMs: this.checkpoint?.earliestDeleteHorizonMs ?? null,
+      },
+      log.clock.now(),
+    );
+  }
+
+  /** One pass when due (or whenever `force`); passes on one log never overlap. */
+  clean(options: { force?: boolean } = {}): Promise<CleanResult> {
+    return this.passes.run(() => this.pass(options.force ?? false));
+  }
+
+  private async pass(force: boolean): Promise<CleanResult> {
+    const startedAtMs = this.log.clock.now();
+    const wallStart = performance.now();
+    const range = this.range(startedAtMs);
+    const due = this.trigger(range, startedAtMs);
+    const total = range.cleanBytes + range.dirtyBytes;
+    const result = emptyResult(range, startedAtMs);
+    if (
+      this.log.isClosed ||
+      !this.log.config.cleanupPolicy.compact ||
+      total === 0 ||
+      (due === null && !force)
+    ) {
+      return result;
+    }
+    result.trigger = due ?? "forced";
+    const run = new CleaningPass(this.log, range, startedAtMs, result);
+    try {
+      const next = await run.execute();
+      this.checkpoint = next;
+      writeCleanerCheckpoint(this.log.dir, next);
+      result.cleaned = true;
+      result.nextDirtyOffset = next.firstDirtyOffset;
+    } catch (error) {
+      if (!(error instanceof PassAborted)) throw error;
+      result.abortedReason = error.message;
+      this.keepHorizon(range.firstDirtyOffset, run.earliestDeleteHorizonMs);
+    } finally {
+      result.durationMs = performance.now() - wallStart;
+      result.recopyPercent = (100 * result.bytesWritten) / Math.max(result.bytesRead, 1);
+    }
+    return result;
+  }
+
+  /** After an aborted pass, groups already swapped may hold new horizons: keep the earliest. */
+  private keepHorizon(firstDirtyOffset: number, horizonMs: number | null): void {
+    if (horizonMs === null) return;
+    const earliest = this.checkpoint?.earliestDeleteHorizonMs ?? null;
+    this.checkpoint = {
+      firstDirtyOffset: this.checkpoint?.firstDirtyOffset ?? firstDirtyOffset,
+      earliestDeleteHorizonMs: earliest === null ? horizonMs : Math.min(earliest, horizonMs),
+    };
+  }
+}
+
+function emptyResult(range: CleanableRange, startedAtMs: number): CleanResult {
+  return {
+    cleaned: false,
+    bytesRead: 0,
+    bytesWritten: 0,
+    recordsRead: 0,
+    recordsRemoved: 0,
+    tombstonesRemoved: 0,
+    mapUtilization: 0,
+    nextDirtyOffset: range.firstDirtyOffset,
+    durationMs: 0,
+    mapBytesRead: 0,
+    mapRecordsRead: 0,
+    keylessRecordsRemoved: 0,
+    recopyPercent: 0,
+    dirtyRatio: range.dirtyRatio,
+    maxCompactionDelayMs: range.maxCompactionDelayMs,
+    firstDirtyOffset: range.firstDirtyOffset,
+    firstUncleanableOffset: range.firstUncleanableOffset,
+    segmentsRead: 0,
+    segmentsWritten: 0,
+    trigger: null,
+    startedAtMs,
+    abortedReason: null,
+  };
+}

@@ -1,0 +1,286 @@
+import { randomInt } from "node:crypto";
+import { setImmediate as yieldToEventLoop } from "node:timers/promises";
+import type { CleanableRange } from "./cleanable-range";
+import { CleanedSegmentWriter } from "./cleaned-segment-writer";
+import type { CleanableLog, CleanResult } from "./cleaner";
+import { FilterCounters, filterBatch, filteredBatchBound, mapBatch, type RetainRule } from "./cleaner-batch";
+import type { CleanerCheckpoint } from "./cleaner-checkpoint";
+import { CorruptSegmentError } from "./errors";
+import { acquireOffsetMap, type OffsetMap, releaseOffsetMap } from "./offset-map";
+import { batchField } from "./record-batch";
+import { type BatchCursor, fsyncDirectory, type Segment, segmentLimits } from "./segment";
+import { DELETED_SUFFIX } from "./segment-swap";
+
+// One cleaning round over a snapshot of the log's segments (Kafka's Cleaner.doClean).
+
+/** Bytes read between two yields to the event loop (and liveness checks of the sources). */
+const YIELD_EVERY_BYTES = 8 << 20;
+const INT32_MAX = 2147483647;
+const OFFSET_INDEX_ENTRY_BYTES = 8;
+const TIME_INDEX_ENTRY_BYTES = 12;
+
+/** The log changed under the pass (closed, or a segment removed); the round stops, unchecked. */
+export class PassAborted extends Error {}
+
+/**
+ * Kafka's groupSegmentsBySize: consecutive segments whose log bytes fit `segment.bytes`, whose
+ * index bytes fit `segment.index.bytes`, and whose offsets span ≤ Int.MaxValue from the group base
+ * (the span is not checked for an empty candidate, KAFKA-12889). Each group becomes one segment.
+ */
+export function groupSegmentsBySize(
+  segments: readonly Segment[],
+  maxBytes: number,
+  maxIndexBytes: number,
+  firstUncleanableOffset: number,
+): Segment[][] {
+  const groups: Segment[][] = [];
+  let i = 0;
+  while (i < segments.length) {
+    const first = segments[i++]!;
+    const group = [first];
+    let logBytes = first.sizeBytes;
+    let indexBytes = first.offsetIndex.sizeBytes;
+    let timeBytes = first.timeIndex.entries * TIME_INDEX_ENTRY_BYTES;
+    while (i < segments.length) {
+      const next = segments[i]!;
+      const estimatedLast = (segments[i + 1]?.baseOffset ?? firstUncleanableOffset) - 1;
+      const fits =
+        logBytes + next.sizeBytes <= maxBytes &&
+        indexBytes + next.offsetIndex.entries * OFFSET_INDEX_ENTRY_BYTES <= maxIndexBytes &&
+        timeBytes + next.timeIndex.entries * TIME_INDEX_ENTRY_BYTES <= maxIndexBytes &&
+        (next.sizeBytes === 0 || estimatedLast - first.baseOffset <= INT32_MAX);
+      if (!fits) break;
+      group.push(next);
+      logBytes += next.sizeBytes;
+      indexBytes += next.offsetIndex.sizeBytes;
+      timeBytes += next.timeIndex.entries * TIME_INDEX_ENTRY_BYTES;
+      i++;
+    }
+    groups.push(group);
+  }
+  return groups;
+}
+
+/** Records in the segments overlapping [from, to): an upper bound on the keys a pass can map. */
+function recordsOverlapping(segments: readonly Segment[], from: number, to: number): number {
+  let records = 0;
+  for (let i = 0; i + 1 < segments.length; i++) {
+    const segment = segments[i]!;
+    if (segment.baseOffset < to && segments[i + 1]!.baseOffset > from) records += segment.recordCount;
+  }
+  return records;
+}
+
+export class CleaningPass {
+  private readonly segments: readonly Segment[];
+  private readonly counters = new FilterCounters();
+  private bytesSinceYield = 0;
+
+  constructor(
+    private readonly log: CleanableLog,
+    private readonly range: CleanableRange,
+    private readonly startedAtMs: number,
+    private readonly result: CleanResult,
+  ) {
+    this.segments = [...log.segmentObjects];
+  }
+
+  /** Runs the round; returns the checkpoint to write. Throws PassAborted if the log changed. */
+  async execute(): Promise<CleanerCheckpoint> {
+    const { firstDirtyOffset, firstUncleanableOffset } = this.range;
+    const expectedKeys = recordsOverlapping(this.segments, firstDirtyOffset, firstUncleanableOffset);
+    const map = acquireOffsetMap(this.log.dedupeBufferBytes, randomInt(2 ** 31), expectedKeys);
+    try {
+      const latestOffset = await this.buildOffsetMap(map);
+      this.result.mapUtilization = map.utilization;
+      const endOffset = latestOffset + 1;
+      const config = this.log.config;
+      const rule: RetainRule = {
+        map,
+        latestOffset,
+        nowMs: this.startedAtMs,
+        newDeleteHorizonMs: Math.min(this.startedAtMs + config.deleteRetentionMs, Number.MAX_SAFE_INTEGER),
+        roundEndOffset: firstUncleanableOffset,
+      };
+      const closed = this.segments.slice(0, -1).filter((segment) => segment.baseOffset < endOffset);
+      const groups = groupSegmentsBySize(
+        closed,
+        config.segmentBytes,
+        config.segmentIndexBytes,
+        firstUncleanableOffset,
+      );
+      for (const group of groups) await this.cleanGroup(group, rule);
+      return { firstDirtyOffset: endOffset, earliestDeleteHorizonMs: this.counters.earliestDeleteHorizonMs };
+    } finally {
+      releaseOffsetMap(map);
+      this.tally();
+    }
+  }
+
+  /** Earliest horizon seen so far, for a caller whose pass was aborted after some swaps. */
+  get earliestDeleteHorizonMs(): number | null {
+    return this.counters.earliestDeleteHorizonMs;
+  }
+
+  private tally(): void {
+    const c = this.counters;
+    this.result.recordsRead = c.recordsRead;
+    this.result.recordsRemoved = c.recordsRemoved;
+    this.result.tombstonesRemoved = c.tombstonesRemoved;
+    this.result.keylessRecordsRemoved = c.keylessRemoved;
+  }
+
+  /**
+   * Kafka's buildOffsetMap over [firstDirty, firstUncleanable): returns the map's latest offset —
+   * the last offset put when the map filled, else the offset before the first uncleanable one.
+   */
+  private async buildOffsetMap(map: OffsetMap): Promise<number> {
+    const from = this.range.firstDirtyOffset;
+    const to = this.range.firstUncleanableOffset;
+    let latest = from - 1;
+    for (let i = 0; i + 1 < this.segments.length; i++) {
+      const segment = this.segments[i]!;
+      const nextBase = this.segments[i + 1]!.baseOffset;
+      if (segment.baseOffset >= to) break;
+      if (nextBase <= from) continue;
+      const cursor = segment.batches(segment.baseOffset <= from ? segment.lookup(from) : 0);
+      while (cursor.next()) {
+        const lastOffset = batchField.lastOffset(cursor.buf, cursor.bufPos);
+        if (lastOffset < from) continue;
+        this.result.mapBytesRead += cursor.size;
+        this.result.mapRecordsRead += batchField.recordCount(cursor.buf, cursor.bufPos);
+        const progress = mapBatch(cursor.buf, cursor.bufPos, map, from);
+        if (progress.full) return Math.max(latest, progress.lastPut);
+        latest = lastOffset;
+        await this.maybeYield(cursor.size, [segment]);
+      }
+      this.assertWhole(cursor, segment);
+      latest = Math.max(latest, nextBase - 1);
+    }
+    return latest;
+  }
+
+  private async maybeYield(bytes: number, sources: readonly Segment[]): Promise<void> {
+    this.bytesSinceYield += bytes;
+    if (this.bytesSinceYield < YIELD_EVERY_BYTES) return;
+    this.bytesSinceYield = 0;
+    await yieldToEventLoop();
+    this.assertLive(sources);
+  }
+
+  private assertLive(sources: readonly Segment[]): void {
+    if (this.log.isClosed) throw new PassAborted("the log was closed during the pass");
+    const live = this.log.segmentObjects;
+    for (const segment of sources) {
+      if (!live.includes(segment)) {
+        throw new PassAborted(`segment ${segment.baseOffset} was removed during the pass`);
+      }
+    }
+  }
+
+  private assertWhole(cursor: BatchCursor, segment: Segment): void {
+    const defect = cursor.defect ?? segment.corruption?.reason ?? null;
+    if (defect !== null) throw new CorruptSegmentError(segment.baseOffset, cursor.position, defect);
+  }
+
+  /** Recopies one group into a `.cleaned` segment and swaps it in; leaves unchanged groups alone. */
+  private async cleanGroup(group: readonly Segment[], rule: RetainRule): Promise<void> {
+    const first = group[0]!;
+    const limits = segmentLimits(this.log.config.segmentIndexBytes);
+    const writer = new CleanedSegmentWriter(this.log.dir, first.baseOffset, limits, this.startedAtMs);
+    let installed = false;
+    try {
+      // Empty segments kept by earlier rounds are merged away, as Kafka's regrouping does.
+      if (group.length > 1 && group.some((segment) => segment.sizeBytes === 0)) writer.start();
+      for (let s = 0; s < group.length; s++) await this.filterSegment(group, s, writer, rule);
+      this.result.segmentsRead += group.length;
+      if (!writer.started) return;
+      const cleaned = await writer.finish();
+      const last = group[group.length - 1]!;
+      const after = this.segments[this.segments.indexOf(last) + 1]!;
+      await writer.recordRange(
+        group.map((segment) => segment.baseOffset),
+        after.baseOffset,
+      );
+      await this.swap(writer, group);
+      installed = true;
+      this.result.bytesWritten += cleaned.sizeBytes;
+      this.result.segmentsWritten++;
+    } finally {
+      if (!installed) writer.discard();
+    }
+  }
+
+  /** Filters the batches of `group[s]` into the writer, which starts at the first changed batch. */
+  private async filterSegment(
+    group: readonly Segment[],
+    s: number,
+    writer: CleanedSegmentWriter,
+    rule: RetainRule,
+  ): Promise<void> {
+    const segment = group[s]!;
+    const cursor = segment.batches(0);
+    while (cursor.next()) {
+      const { buf, bufPos, size } = cursor;
+      this.result.bytesRead += size;
+      writer.reserve(filteredBatchBound(size, batchField.recordCount(buf, bufPos)));
+      const out = filterBatch(buf, bufPos, writer.buf, writer.length, rule, this.counters);
+      if (writer.started) {
+        writer.commit(out.bytes);
+      } else if (out.changed) {
+        // Nothing was written for the unchanged batches before this one: copy them first.
+        const held = Buffer.from(writer.buf.subarray(writer.length, writer.length + out.bytes));
+        writer.start();
+        await this.copyPrefix(group, s, cursor.position, writer);
+        writer.reserve(held.length);
+        held.copy(writer.buf, writer.length);
+        writer.commit(held.length);
+      }
+      await this.maybeYield(size, group);
+    }
+    this.assertWhole(cursor, segment);
+  }
+
+  /** Copies, byte for byte, the group's batches before segment `s` at byte `end`. */
+  private async copyPrefix(
+    group: readonly Segment[],
+    s: number,
+    end: number,
+    writer: CleanedSegmentWriter,
+  ): Promise<void> {
+    for (let i = 0; i <= s; i++) {
+      const segment = group[i]!;
+      const cursor = segment.batches(0, i === s ? { end } : {});
+      while (cursor.next()) {
+        writer.reserve(cursor.size);
+        cursor.buf.copy(writer.buf, writer.length, cursor.bufPos, cursor.bufPos + cursor.size);
+        writer.commit(cursor.size);
+        await this.maybeYield(cursor.size, group);
+      }
+      this.assertWhole(cursor, segment);
+    }
+  }
+
+  /**
+   * Kafka's replaceSegments, under the log's mutex: commit (`.cleaned` → `.swap`, fsync dir),
+   * swap the in-memory list, retire the old files as `.deleted`, give the new segment its live
+   * names, fsync the directory, and delete the old files after file.delete.delay.ms.
+   */
+  private async swap(writer: CleanedSegmentWriter, group: readonly Segment[]): Promise<void> {
+    const dir = this.log.dir;
+    await this.log.mutex.run(() => {
+      this.assertLive(group);
+      writer.promote();
+      fsyncDirectory(dir);
+      const retired: string[] = [];
+      this.log.replaceSegments([writer.segmentRef()], group);
+      for (const old of group) {
+        old.renameTo(DELETED_SUFFIX);
+        retired.push(old.filePath("log"), old.filePath("index"), old.filePath("timeindex"));
+      }
+      writer.install();
+      fsyncDirectory(dir);
+      this.log.scheduleFileDeletion(retired);
+    });
+  }
+}
