@@ -1,3 +1,4 @@
+export type { CleanableStats, CleanResult, CleanTrigger } from "./cleaner";
 export type {
   CleanupPolicy,
   TopicConfig,
@@ -13,7 +14,6 @@ export {
   parseTopicConfig,
   TOPIC_CONFIG_DEFINITIONS,
 } from "./config";
-export type { CleanableStats, CleanResult, CleanTrigger } from "./cleaner";
 export type { LogStoreErrorCode } from "./errors";
 export {
   CorruptSegmentError,
