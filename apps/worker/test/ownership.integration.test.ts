@@ -1,0 +1,229 @@
+import { existsSync } from "node:fs";
+import { mkdir, mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { DataPlaneClient } from "@lastword/dataplane";
+import { createTestDatabase, type TestDatabase } from "@lastword/db/testing";
+import { PartitionLog } from "@lastword/logstore";
+import { pino } from "pino";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { partitionLogOpener } from "../src/log-opener";
+import { removeOrphanedPartitions } from "../src/partition-janitor";
+import { type RunningWorker, startWorker, type WorkerConfig } from "../src/worker";
+import { createTestTopic, eventually } from "./test-topics";
+
+const SECRET = "ownership-test-secret";
+const LEASE_TTL_MS = 1_500;
+let db: TestDatabase;
+let dataDir: string;
+let client: DataPlaneClient;
+let running: RunningWorker[] = [];
+
+async function launch(overrides: Partial<WorkerConfig> = {}): Promise<RunningWorker> {
+  const worker = await startWorker({
+    databaseUrl: db.url,
+    dataDir,
+    secret: SECRET,
+    openLog: partitionLogOpener(),
+    leaseTtlMs: LEASE_TTL_MS,
+    claimIntervalMs: 100,
+    logLevel: "silent",
+    ...overrides,
+  });
+  running.push(worker);
+  return worker;
+}
+
+async function owners(partitionIds: readonly string[]): Promise<Map<string, string | null>> {
+  const rows = await db.prisma.partition.findMany({ where: { id: { in: [...partitionIds] } } });
+  return new Map(rows.map((row) => [row.id, row.ownerWorkerId]));
+}
+
+beforeAll(async () => {
+  db = await createTestDatabase("lastword_test_ownership");
+  dataDir = await mkdtemp(join(tmpdir(), "lastword-ownership-"));
+  client = new DataPlaneClient({ prisma: db.prisma, secret: SECRET, ownerWaitMs: 2 * LEASE_TTL_MS + 1_000 });
+});
+
+afterEach(async () => {
+  await Promise.all(running.map((worker) => worker.stop()));
+  running = [];
+  // Each test starts from no topics, so fair shares and counts are its own.
+  await db.prisma.topic.deleteMany();
+  await db.prisma.worker.updateMany({ where: { stoppedAt: null }, data: { stoppedAt: new Date() } });
+});
+
+afterAll(async () => {
+  client?.close();
+  await db?.drop();
+  await rm(dataDir, { recursive: true, force: true });
+});
+
+describe("partition ownership", () => {
+  it("claims a new topic's partitions within a second, spread evenly over live workers", async () => {
+    const [a, b] = [await launch(), await launch()];
+    const started = Date.now();
+    const topic = await createTestTopic(db.prisma, { partitions: 6 });
+    await eventually("all partitions owned", 1_000, async () => {
+      const map = await owners(topic.partitionIds);
+      return [...map.values()].every((owner) => owner !== null) ? true : undefined;
+    });
+    expect(Date.now() - started).toBeLessThan(1_000);
+    await eventually("both workers hosting", 1_000, async () =>
+      a!.ownedPartitions().length + b!.ownedPartitions().length === 6 ? true : undefined,
+    );
+    expect(a!.ownedPartitions()).toHaveLength(3);
+    expect(b!.ownedPartitions()).toHaveLength(3);
+    const epochs = await db.prisma.partition.findMany({ where: { topicId: topic.topicId } });
+    expect(epochs.every((p) => p.leaseEpoch === 1)).toBe(true);
+  });
+
+  it("hands a killed worker's partitions over within 2 × TTL without losing an acknowledged record", async () => {
+    const [a, b] = [await launch(), await launch()];
+    const topic = await createTestTopic(db.prisma, { partitions: 4 });
+    await eventually("partitions spread", 2_000, async () =>
+      a!.ownedPartitions().length === 2 && b!.ownedPartitions().length === 2 ? true : undefined,
+    );
+    const acked = new Map<string, Map<number, string>>(topic.partitionIds.map((id) => [id, new Map()]));
+    let producing = true;
+    let failures = 0;
+    const producers = topic.partitionIds.map(async (partitionId) => {
+      for (let n = 0; producing; n++) {
+        const value = `${partitionId}:${n}`;
+        try {
+          const result = await client.produce({
+            partitionId,
+            records: [{ key: null, value: Buffer.from(value) }],
+          });
+          acked.get(partitionId)!.set(result.offsets[0]!, value);
+        } catch (error) {
+          expect(error).toMatchObject({ retriable: true });
+          failures++;
+        }
+      }
+    });
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const victims = a!.ownedPartitions();
+    const killedAt = Date.now();
+    await a!.kill();
+    running = running.filter((w) => w !== a);
+    await eventually("takeover", 2 * LEASE_TTL_MS + 500, async () =>
+      victims.every((id) => b!.ownedPartitions().includes(id)) ? true : undefined,
+    );
+    const takeoverMs = Date.now() - killedAt;
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    producing = false;
+    await Promise.all(producers);
+
+    expect(takeoverMs).toBeLessThanOrEqual(2 * LEASE_TTL_MS);
+    for (const [partitionId, records] of acked) {
+      expect(records.size).toBeGreaterThan(0);
+      const fetched = await client.fetch({ partitionId, offset: 0, limit: 10_000, maxBytes: 16 << 20 });
+      const stored = new Map(fetched.records.map((r) => [r.offset, r.value!.toString()]));
+      for (const [offset, value] of records) expect(stored.get(offset)).toBe(value);
+    }
+    const moved = await db.prisma.partition.findMany({ where: { id: { in: victims } } });
+    expect(moved.every((p) => p.leaseEpoch === 2 && p.ownerWorkerId === b!.id)).toBe(true);
+    expect(failures).toBeLessThan(50);
+  });
+
+  it("refuses a write from a worker whose lease was taken over (fencing) and closes the partition", async () => {
+    const a = await launch();
+    const topic = await createTestTopic(db.prisma, { partitions: 1 });
+    const partitionId = topic.partitionIds[0]!;
+    await client.produce({ partitionId, records: [{ key: null, value: Buffer.from("before") }] });
+    // Another worker takes the partition over: a new owner and a higher epoch, as a claim does.
+    await db.prisma.worker.create({ data: { id: "usurper", address: "http://127.0.0.1:9" } });
+    await db.prisma.partition.update({
+      where: { id: partitionId },
+      data: {
+        ownerWorkerId: "usurper",
+        leaseEpoch: { increment: 1 },
+        leaseExpiresAt: new Date(Date.now() + 60_000),
+      },
+    });
+    const response = await fetch(`${a.address}/v1/partitions/${partitionId}/produce`, {
+      method: "POST",
+      headers: { "content-type": "application/json", "x-lastword-secret": SECRET },
+      body: JSON.stringify({ records: [{ key: null, value: Buffer.from("stale").toString("base64") }] }),
+    });
+    expect(response.status).toBe(409);
+    expect(await response.json()).toMatchObject({ code: "NOT_OWNER", retriable: true });
+    await eventually("partition closed", 1_000, async () =>
+      a.ownedPartitions().length === 0 ? true : undefined,
+    );
+    const log = await PartitionLog.open({ dir: join(dataDir, topic.organizationId, topic.topicId, "0") });
+    try {
+      expect(log.logEndOffset).toBe(1);
+    } finally {
+      await log.close();
+    }
+  });
+
+  it("releases leases on a graceful stop so another worker claims them long before expiry", async () => {
+    const [a, b] = [await launch({ leaseTtlMs: 10_000 }), await launch({ leaseTtlMs: 10_000 })];
+    const topic = await createTestTopic(db.prisma, { partitions: 4 });
+    await eventually("spread", 2_000, async () => (a!.ownedPartitions().length === 2 ? true : undefined));
+    const stoppedAt = Date.now();
+    await a!.stop();
+    running = running.filter((w) => w !== a);
+    await eventually("b owns all", 3_000, async () => (b!.ownedPartitions().length === 4 ? true : undefined));
+    expect(Date.now() - stoppedAt).toBeLessThan(3_000);
+    const worker = await db.prisma.worker.findUniqueOrThrow({ where: { id: a!.id } });
+    expect(worker.stoppedAt).not.toBeNull();
+    const result = await client.produce({
+      partitionId: topic.partitionIds[0]!,
+      records: [{ key: null, value: null }],
+    });
+    expect(result.offsets).toHaveLength(1);
+  });
+
+  it("reopens a partition with the topic's new config", async () => {
+    await launch();
+    const topic = await createTestTopic(db.prisma, {
+      partitions: 1,
+      configs: { "cleanup.policy": "delete" },
+    });
+    const partitionId = topic.partitionIds[0]!;
+    await client.produce({
+      partitionId,
+      records: [{ key: null, value: Buffer.from("unkeyed is fine here") }],
+    });
+    await db.prisma.topic.update({
+      where: { id: topic.topicId },
+      data: { configs: { "cleanup.policy": "compact" } },
+    });
+    await eventually("compaction config in force", 3_000, async () => {
+      const attempt = await client
+        .produce({ partitionId, records: [{ key: null, value: Buffer.from("x") }] })
+        .then(() => "accepted")
+        .catch((error: { code?: string }) => error.code);
+      return attempt === "INVALID_RECORD" ? true : undefined;
+    });
+  });
+
+  it("removes a deleted topic's files, whether its owner sees the deletion or the janitor does", async () => {
+    const a = await launch();
+    const topic = await createTestTopic(db.prisma, { partitions: 2 });
+    await client.produce({
+      partitionId: topic.partitionIds[0]!,
+      records: [{ key: null, value: Buffer.from("v") }],
+    });
+    const dir = join(dataDir, topic.organizationId, topic.topicId, "0");
+    expect(existsSync(dir)).toBe(true);
+    await db.prisma.topic.delete({ where: { id: topic.topicId } });
+    await eventually("files removed", 3_000, async () => (existsSync(dir) ? undefined : true));
+    expect(a.ownedPartitions()).toHaveLength(0);
+
+    const survivor = await createTestTopic(db.prisma, { partitions: 1 });
+    const strayTopic = join(dataDir, survivor.organizationId, "deletedtopic", "0");
+    const strayPartition = join(dataDir, survivor.organizationId, survivor.topicId, "7");
+    const kept = join(dataDir, survivor.organizationId, survivor.topicId, "0");
+    await Promise.all([strayTopic, strayPartition, kept].map((d) => mkdir(d, { recursive: true })));
+    const removed = await removeOrphanedPartitions(dataDir, db.prisma, pino({ level: "silent" }));
+    expect(removed).toEqual(
+      expect.arrayContaining([join(dataDir, survivor.organizationId, "deletedtopic"), strayPartition]),
+    );
+    expect(existsSync(kept)).toBe(true);
+  });
+});

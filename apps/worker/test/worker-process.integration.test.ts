@@ -1,0 +1,131 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { createInterface } from "node:readline";
+import { fileURLToPath } from "node:url";
+import { DataPlaneClient } from "@lastword/dataplane";
+import { createTestDatabase, type TestDatabase } from "@lastword/db/testing";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createTestTopic, eventually } from "./test-topics";
+
+const SECRET = "process-test-secret";
+const LEASE_TTL_MS = 2_000;
+const repoRoot = fileURLToPath(new URL("../../../", import.meta.url));
+let db: TestDatabase;
+let dataDir: string;
+let client: DataPlaneClient;
+const children: ChildProcess[] = [];
+
+interface WorkerProcess {
+  id: string;
+  child: ChildProcess;
+}
+
+/** Starts `node --import tsx apps/worker/src/main.ts` and waits for its "worker ready" log line. */
+function spawnWorker(id: string): Promise<WorkerProcess> {
+  const child = spawn(process.execPath, ["--import", "tsx", "apps/worker/src/main.ts"], {
+    cwd: repoRoot,
+    env: {
+      ...process.env,
+      DATABASE_URL: db.url,
+      LASTWORD_DATA_DIR: dataDir,
+      LASTWORD_INTERNAL_SECRET: SECRET,
+      WORKER_ID: id,
+      WORKER_LEASE_TTL_MS: String(LEASE_TTL_MS),
+      LOG_LEVEL: "info",
+    },
+    stdio: ["ignore", "pipe", "inherit"],
+  });
+  children.push(child);
+  return new Promise((resolve, reject) => {
+    const lines = createInterface({ input: child.stdout! });
+    lines.on("line", (line) => {
+      const entry = JSON.parse(line) as { msg?: string; address?: string };
+      if (entry.msg === "worker ready") resolve({ id, child });
+    });
+    child.once("exit", (code) => reject(new Error(`worker ${id} exited with ${code} before it was ready`)));
+  });
+}
+
+async function ownerCounts(topicId: string): Promise<Map<string | null, number>> {
+  const rows = await db.prisma.partition.findMany({ where: { topicId } });
+  const counts = new Map<string | null, number>();
+  for (const row of rows) counts.set(row.ownerWorkerId, (counts.get(row.ownerWorkerId) ?? 0) + 1);
+  return counts;
+}
+
+beforeAll(async () => {
+  db = await createTestDatabase("lastword_test_worker_process");
+  dataDir = await mkdtemp(join(tmpdir(), "lastword-process-"));
+  client = new DataPlaneClient({ prisma: db.prisma, secret: SECRET, ownerWaitMs: 2 * LEASE_TTL_MS + 1_000 });
+});
+
+afterAll(async () => {
+  for (const child of children) if (child.exitCode === null) child.kill("SIGKILL");
+  client?.close();
+  await db?.drop();
+  await rm(dataDir, { recursive: true, force: true });
+});
+
+describe("worker processes", () => {
+  it("survive a SIGKILL under produce load with no acknowledged record lost, and stop cleanly on SIGTERM", async () => {
+    const [w1, w2, w3] = await Promise.all(["w1", "w2", "w3"].map(spawnWorker));
+    const topic = await createTestTopic(db.prisma, { partitions: 6 });
+    await eventually("two partitions each", 3_000, async () => {
+      const counts = await ownerCounts(topic.topicId);
+      return ["w1", "w2", "w3"].every((id) => counts.get(id) === 2) ? true : undefined;
+    });
+
+    const acked = new Map<string, Map<number, string>>(topic.partitionIds.map((id) => [id, new Map()]));
+    let producing = true;
+    const producers = topic.partitionIds.map(async (partitionId) => {
+      for (let n = 0; producing; n++) {
+        const records = Array.from({ length: 10 }, (_, i) => ({
+          key: null,
+          value: Buffer.from(`${n}.${i}`),
+        }));
+        try {
+          const result = await client.produce({ partitionId, records });
+          result.offsets.forEach((offset, i) => {
+            acked.get(partitionId)!.set(offset, `${n}.${i}`);
+          });
+        } catch (error) {
+          expect(error).toMatchObject({ retriable: true });
+        }
+      }
+    });
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    const killedAt = Date.now();
+    w1!.child.kill("SIGKILL");
+    await eventually("w1's partitions taken over", 2 * LEASE_TTL_MS + 1_000, async () => {
+      const counts = await ownerCounts(topic.topicId);
+      return counts.has("w1") || counts.has(null) ? undefined : true;
+    });
+    const takeoverMs = Date.now() - killedAt;
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    producing = false;
+    await Promise.all(producers);
+
+    expect(takeoverMs).toBeLessThanOrEqual(2 * LEASE_TTL_MS);
+    for (const [partitionId, records] of acked) {
+      expect(records.size).toBeGreaterThan(0);
+      const fetched = await client.fetch({ partitionId, offset: 0, limit: 10_000, maxBytes: 32 << 20 });
+      const stored = new Map(fetched.records.map((r) => [r.offset, r.value!.toString()]));
+      for (const [offset, value] of records) expect(stored.get(offset)).toBe(value);
+    }
+
+    const exited = new Promise<number | null>((resolve) => w2!.child.once("exit", resolve));
+    const termAt = Date.now();
+    w2!.child.kill("SIGTERM");
+    expect(await exited).toBe(0);
+    await eventually("w3 owns everything", 2_000, async () =>
+      (await ownerCounts(topic.topicId)).get("w3") === 6 ? true : undefined,
+    );
+    // Released, not expired: the handover beats the 2 s lease TTL.
+    expect(Date.now() - termAt).toBeLessThan(LEASE_TTL_MS);
+    const w2Row = await db.prisma.worker.findUniqueOrThrow({ where: { id: "w2" } });
+    expect(w2Row.stoppedAt).not.toBeNull();
+    w3!.child.kill("SIGTERM");
+  });
+});
