@@ -1,0 +1,80 @@
+import type { PrismaClient } from "@lastword/db";
+import { fetchRequestHandler } from "@trpc/server/adapters/fetch";
+import type { Redis } from "ioredis";
+import { createAuth } from "./auth/auth";
+import type { Scope } from "./auth/scopes";
+import { retryAfterSeconds, toProblem } from "./errors/problem";
+import type { DataPlane } from "./records/data-plane";
+import { createRestHandler } from "./rest/rest-handler";
+import { type CreatedApiKey, issueApiKey } from "./services/api-key.service";
+import { type ProvisionedTenant, provisionTenant } from "./services/provision.service";
+import { appRouter } from "./trpc/app-router";
+import type { ApiDeps, Clock } from "./trpc/context";
+
+export interface ApiServerOptions {
+  prisma: PrismaClient;
+  redis: Redis;
+  dataPlane: DataPlane;
+  /** The console's public base URL (better-auth's baseURL and trusted origin). */
+  publicUrl: string;
+  authSecret: string;
+  redisPrefix: string;
+  clock?: Clock;
+}
+
+export const TRPC_ENDPOINT = "/api/trpc";
+
+/** The control plane: auth, the tRPC API for the console and the REST API for programs. */
+export function createApiServer(options: ApiServerOptions) {
+  const clock = options.clock ?? { now: () => Date.now() };
+  const auth = createAuth({
+    prisma: options.prisma,
+    publicUrl: options.publicUrl,
+    secret: options.authSecret,
+    now: () => new Date(clock.now()),
+  });
+  const deps: ApiDeps = {
+    prisma: options.prisma,
+    auth,
+    dataPlane: options.dataPlane,
+    redis: options.redis,
+    redisPrefix: options.redisPrefix,
+    clock,
+  };
+  const handleRest = createRestHandler(appRouter, deps, options.publicUrl);
+  return {
+    auth,
+    router: appRouter,
+    handleTrpc(req: Request): Promise<Response> {
+      return fetchRequestHandler({
+        endpoint: TRPC_ENDPOINT,
+        req,
+        router: appRouter,
+        createContext: () => ({ deps, headers: req.headers }),
+        responseMeta: ({ errors }) => {
+          const error = errors[0];
+          if (!error) return {};
+          const retryAfter = retryAfterSeconds(error);
+          return {
+            status: toProblem(error).status,
+            headers: retryAfter ? { "retry-after": String(retryAfter) } : {},
+          };
+        },
+      });
+    },
+    handleRest,
+    provisionTenant(input: { name: string; email: string; password: string }): Promise<ProvisionedTenant> {
+      return provisionTenant(deps, input);
+    },
+    createApiKey(input: {
+      organizationId: string;
+      userId: string;
+      name: string;
+      scopes?: Scope[];
+    }): Promise<CreatedApiKey> {
+      return issueApiKey(deps, input);
+    },
+  };
+}
+
+export type ApiServer = ReturnType<typeof createApiServer>;

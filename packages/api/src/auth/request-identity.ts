@@ -1,0 +1,87 @@
+import { defaultKeyHasher } from "@better-auth/api-key";
+import type { PrismaClient } from "@lastword/db";
+import { AppError } from "../errors/app-error";
+import type { AuditActor } from "../services/audit.service";
+import type { Auth } from "./auth";
+import { isRole, permissionsToScopes, type Role, type Scope, scopesOfRole } from "./scopes";
+
+/** Who is calling, for which tenant, with what rights. Built once per request, here only. */
+export interface Identity {
+  tenantId: string;
+  actor: AuditActor & { type: "user" | "apiKey"; id: string };
+  /** The member's role for console sessions; null for API keys. */
+  role: Role | null;
+  scopes: Scope[];
+  /** The user behind the call: the session's user, or the key's creator. */
+  userId: string | null;
+}
+
+// "last used" is kept to the minute, so a busy key does not write a row per request.
+const LAST_USED_RESOLUTION_MS = 60_000;
+
+function bearerToken(headers: Headers): string | null {
+  const header = headers.get("authorization");
+  if (!header) return null;
+  const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
+  if (!match) throw new AppError("UNAUTHENTICATED", "The Authorization header must be `Bearer <api key>`.");
+  return match[1]!;
+}
+
+function createdBy(metadata: string | null): string | null {
+  if (!metadata) return null;
+  try {
+    const parsed: unknown = JSON.parse(metadata);
+    const value = typeof parsed === "string" ? JSON.parse(parsed) : parsed;
+    return typeof value?.createdByUserId === "string" ? value.createdByUserId : null;
+  } catch {
+    return null;
+  }
+}
+
+async function identityFromApiKey(prisma: PrismaClient, secret: string, now: Date): Promise<Identity> {
+  const key = await prisma.apiKey.findFirst({ where: { key: await defaultKeyHasher(secret) } });
+  if (!key || key.enabled === false || (key.expiresAt !== null && key.expiresAt <= now)) {
+    throw new AppError("UNAUTHENTICATED", "The API key is invalid, expired or revoked.");
+  }
+  if (!key.lastRequest || now.getTime() - key.lastRequest.getTime() > LAST_USED_RESOLUTION_MS) {
+    await prisma.apiKey.update({ where: { id: key.id }, data: { lastRequest: now } });
+  }
+  const permissions: unknown = key.permissions ? JSON.parse(key.permissions) : null;
+  return {
+    tenantId: key.referenceId,
+    actor: { type: "apiKey", id: key.id },
+    role: null,
+    scopes: permissionsToScopes(permissions),
+    userId: createdBy(key.metadata),
+  };
+}
+
+async function identityFromSession(auth: Auth, prisma: PrismaClient, headers: Headers): Promise<Identity> {
+  const session = await auth.api.getSession({ headers });
+  if (!session) throw new AppError("UNAUTHENTICATED", "Sign in, or send `Authorization: Bearer <api key>`.");
+  const userId = session.user.id;
+  const activeId = session.session.activeOrganizationId ?? null;
+  const member =
+    (activeId ? await prisma.member.findFirst({ where: { userId, organizationId: activeId } }) : null) ??
+    (await prisma.member.findFirst({ where: { userId }, orderBy: { createdAt: "asc" } }));
+  if (!member || !isRole(member.role)) {
+    throw new AppError("NO_TENANT", "This account is not a member of any tenant.");
+  }
+  return {
+    tenantId: member.organizationId,
+    actor: { type: "user", id: userId },
+    role: member.role,
+    scopes: scopesOfRole(member.role),
+    userId,
+  };
+}
+
+/** An API key in `Authorization: Bearer` wins over a session cookie. */
+export async function resolveIdentity(
+  deps: { auth: Auth; prisma: PrismaClient; now: () => Date },
+  headers: Headers,
+): Promise<Identity> {
+  const token = bearerToken(headers);
+  if (token !== null) return identityFromApiKey(deps.prisma, token, deps.now());
+  return identityFromSession(deps.auth, deps.prisma, headers);
+}

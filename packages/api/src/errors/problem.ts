@@ -1,0 +1,161 @@
+import { TRPCError } from "@trpc/server";
+import type { TRPC_ERROR_CODE_KEY } from "@trpc/server/rpc";
+import { AppError, type AppErrorCode } from "./app-error";
+
+/** RFC 9457 problem details, plus our stable `code` and any per-error members. */
+export interface Problem {
+  type: string;
+  title: string;
+  status: number;
+  detail: string;
+  code: string;
+  [member: string]: unknown;
+}
+
+const PROBLEM_BASE = "https://lastword.dev/problems/";
+
+// Codes the data plane (and the log store behind it) use, and what they mean to an API caller.
+const DATA_PLANE_CODES: Record<string, AppErrorCode> = {
+  NOT_OWNER: "PARTITION_UNAVAILABLE",
+  PARTITION_UNAVAILABLE: "PARTITION_UNAVAILABLE",
+  PARTITION_NOT_FOUND: "PARTITION_UNAVAILABLE",
+  INVALID_RECORD: "INVALID_RECORD",
+  RECORD_TOO_LARGE: "RECORD_TOO_LARGE",
+  OFFSET_OUT_OF_RANGE: "OFFSET_OUT_OF_RANGE",
+  POLICY_VIOLATION: "POLICY_VIOLATION",
+  INVALID_CONFIG: "INVALID_CONFIG",
+};
+
+function dataPlaneError(error: unknown): AppError | null {
+  if (!(error instanceof Error) || error.name !== "DataPlaneError") return null;
+  const code = (error as Error & { code?: unknown }).code;
+  const mapped = typeof code === "string" ? DATA_PLANE_CODES[code] : undefined;
+  if (!mapped) return null;
+  const retryAfterSeconds = mapped === "PARTITION_UNAVAILABLE" ? 1 : undefined;
+  return new AppError(mapped, error.message, { cause: error, retryAfterSeconds });
+}
+
+/** Our typed error for anything a service or the data plane threw on purpose; null otherwise. */
+export function toAppError(error: unknown): AppError | null {
+  if (error instanceof AppError) return error;
+  return dataPlaneError(error);
+}
+
+const TRPC_CODE_BY_STATUS: Record<number, TRPC_ERROR_CODE_KEY> = {
+  400: "BAD_REQUEST",
+  401: "UNAUTHORIZED",
+  403: "FORBIDDEN",
+  404: "NOT_FOUND",
+  405: "METHOD_NOT_SUPPORTED",
+  409: "CONFLICT",
+  413: "PAYLOAD_TOO_LARGE",
+  415: "UNSUPPORTED_MEDIA_TYPE",
+  416: "BAD_REQUEST",
+  422: "UNPROCESSABLE_CONTENT",
+  429: "TOO_MANY_REQUESTS",
+  503: "SERVICE_UNAVAILABLE",
+};
+
+export function toTrpcError(error: AppError): TRPCError {
+  return new TRPCError({
+    code: TRPC_CODE_BY_STATUS[error.status] ?? "INTERNAL_SERVER_ERROR",
+    message: error.message,
+    cause: error,
+  });
+}
+
+function kebab(code: string): string {
+  return code.toLowerCase().replace(/_/g, "-");
+}
+
+function problem(
+  code: string,
+  status: number,
+  title: string,
+  detail: string,
+  extra: Record<string, unknown> = {},
+): Problem {
+  return { type: `${PROBLEM_BASE}${kebab(code)}`, title, status, detail, code, ...extra };
+}
+
+interface ZodLikeIssue {
+  path: PropertyKey[];
+  message: string;
+}
+
+function zodIssues(cause: unknown): ZodLikeIssue[] | null {
+  if (!(cause instanceof Error) || cause.name !== "ZodError") return null;
+  const issues = (cause as Error & { issues?: unknown }).issues;
+  return Array.isArray(issues) ? (issues as ZodLikeIssue[]) : null;
+}
+
+function issuePath(path: PropertyKey[]): string {
+  return path
+    .map((p) => (typeof p === "number" ? `[${p}]` : `.${String(p)}`))
+    .join("")
+    .replace(/^\./, "");
+}
+
+const TITLES: Record<number, string> = {
+  400: "Bad request",
+  401: "Unauthenticated",
+  403: "Forbidden",
+  404: "Not found",
+  405: "Method not allowed",
+  409: "Conflict",
+  413: "Payload too large",
+  415: "Unsupported media type",
+  416: "Offset out of range",
+  422: "Unprocessable content",
+  429: "Too many requests",
+  500: "Internal error",
+  503: "Service unavailable",
+};
+
+/**
+ * The one translation from any error a procedure can end with to the problem document clients
+ * see (REST body, and `data.problem` of tRPC errors). Unknown errors reveal nothing internal.
+ */
+export function toProblem(error: unknown): Problem {
+  const cause = error instanceof TRPCError ? error.cause : error;
+  const app = toAppError(cause);
+  if (app) {
+    return problem(app.code, app.status, TITLES[app.status] ?? "Error", app.message, app.details);
+  }
+  const issues = zodIssues(cause);
+  if (issues) {
+    const errors = issues.map((i) => ({ path: issuePath(i.path), message: i.message }));
+    const first = errors[0];
+    const detail = first ? `${first.path || "input"}: ${first.message}` : "The input is invalid.";
+    return problem("INVALID_INPUT", 400, TITLES[400]!, detail, { errors });
+  }
+  if (error instanceof TRPCError) {
+    switch (error.code) {
+      case "PARSE_ERROR":
+        return problem("MALFORMED_REQUEST", 400, TITLES[400]!, "The request body is not valid JSON.");
+      case "UNSUPPORTED_MEDIA_TYPE":
+        return problem("UNSUPPORTED_MEDIA_TYPE", 415, TITLES[415]!, "Send the body as application/json.");
+      case "NOT_FOUND":
+        return problem("NOT_FOUND", 404, TITLES[404]!, "No such resource.");
+      case "METHOD_NOT_SUPPORTED":
+        return problem("METHOD_NOT_ALLOWED", 405, TITLES[405]!, "This method is not allowed here.");
+      case "BAD_REQUEST":
+        return problem("INVALID_INPUT", 400, TITLES[400]!, error.message);
+      case "PAYLOAD_TOO_LARGE":
+        return problem("PAYLOAD_TOO_LARGE", 413, TITLES[413]!, "The request body is too large.");
+      default:
+        break;
+    }
+  }
+  return problem(
+    "INTERNAL",
+    500,
+    TITLES[500]!,
+    "Something went wrong on our side; the request may be retried.",
+  );
+}
+
+export function retryAfterSeconds(error: unknown): number | undefined {
+  const cause = error instanceof TRPCError ? error.cause : error;
+  return toAppError(cause)?.retryAfterSeconds;
+}

@@ -1,0 +1,15 @@
+export { type ApiServer, type ApiServerOptions, createApiServer, TRPC_ENDPOINT } from "./api-server";
+export { API_KEY_PREFIX, type Auth } from "./auth/auth";
+export type { Identity } from "./auth/request-identity";
+export { DEFAULT_API_KEY_SCOPES, ROLES, type Role, SCOPES, type Scope } from "./auth/scopes";
+export { AppError, type AppErrorCode } from "./errors/app-error";
+export type { Problem } from "./errors/problem";
+export type { DataPlane } from "./records/data-plane";
+export { type Envelope, envelopeSchema } from "./records/envelope";
+export { murmur2, partitionForKey } from "./records/partitioner";
+export { MAX_REST_BODY_BYTES, openApiDocument, REST_BASE_PATH } from "./rest/rest-handler";
+export type { CreatedApiKey } from "./services/api-key.service";
+export { verifyAuditChain } from "./services/audit.service";
+export type { ProvisionedTenant } from "./services/provision.service";
+export { type AppRouter, appRouter } from "./trpc/app-router";
+export type { ApiDeps, Clock } from "./trpc/context";

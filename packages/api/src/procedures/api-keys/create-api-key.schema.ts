@@ -1,0 +1,21 @@
+import { z } from "zod";
+import { scopeSchema } from "./api-key.schema";
+
+export const createApiKeyInput = z.object({
+  name: z.string().trim().min(1).max(64),
+  scopes: z
+    .array(scopeSchema)
+    .min(1)
+    .optional()
+    .meta({ description: "Defaults to read/write on topics, records, groups" }),
+  expiresInDays: z.number().int().min(1).max(365).optional(),
+});
+
+export const createApiKeyOutput = z.object({
+  id: z.string(),
+  key: z.string().meta({ description: "The secret; shown only in this response" }),
+  prefix: z.string(),
+  name: z.string(),
+  scopes: z.array(scopeSchema),
+  expiresAt: z.string().nullable(),
+});

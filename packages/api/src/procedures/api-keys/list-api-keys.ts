@@ -1,0 +1,11 @@
+import { listApiKeys } from "../../services/api-key.service";
+import { protectedProcedure } from "../../trpc/access";
+import { listApiKeysInput, listApiKeysOutput } from "./list-api-keys.schema";
+
+export const listApiKeysProcedure = protectedProcedure("keys:read")
+  .meta({
+    openapi: { method: "GET", path: "/api-keys", tags: ["api-keys"], summary: "List the tenant's API keys" },
+  })
+  .input(listApiKeysInput)
+  .output(listApiKeysOutput)
+  .query(async ({ ctx }) => ({ apiKeys: await listApiKeys(ctx.deps, ctx.identity) }));

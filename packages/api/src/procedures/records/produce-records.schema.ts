@@ -1,0 +1,32 @@
+import { z } from "zod";
+import { envelopeSchema } from "../../records/envelope";
+import { topicNameSchema } from "../topics/topic.schema";
+import { headerSchema, problemItemSchema } from "./record.schema";
+
+/** Most records one produce call may carry. */
+export const MAX_RECORDS_PER_PRODUCE = 5000;
+
+export const produceRecordSchema = z.object({
+  key: envelopeSchema.nullable().optional().meta({ description: "null or absent: no key" }),
+  value: envelopeSchema.nullable().optional().meta({ description: "null or absent: a tombstone" }),
+  partition: z.number().int().min(0).optional().meta({ description: "Defaults to Kafka's key hash" }),
+  timestamp: z.number().int().min(0).optional().meta({ description: "Milliseconds since the epoch" }),
+  headers: z.array(headerSchema).max(64).optional(),
+});
+
+export const produceRecordsInput = z.object({
+  topic: topicNameSchema,
+  records: z.array(produceRecordSchema).min(1).max(MAX_RECORDS_PER_PRODUCE),
+});
+
+export type ProduceRecordsInput = z.infer<typeof produceRecordsInput>;
+
+export const produceResultSchema = z.object({
+  partition: z.number().int(),
+  offset: z.number().int().optional(),
+  error: problemItemSchema.optional().meta({ description: "Present when this record was not written" }),
+});
+
+export const produceRecordsOutput = z.object({ results: z.array(produceResultSchema) });
+
+export type ProduceResultItem = z.infer<typeof produceResultSchema>;

@@ -1,0 +1,18 @@
+import { produceRecords } from "../../services/record.service";
+import { protectedProcedure } from "../../trpc/access";
+import { produceRecordsInput, produceRecordsOutput } from "./produce-records.schema";
+
+export const produceRecordsProcedure = protectedProcedure("records:write")
+  .meta({
+    openapi: {
+      method: "POST",
+      path: "/topics/{topic}/records",
+      tags: ["records"],
+      summary: "Produce a batch of records; answers per record (207 when only some were written)",
+    },
+    successStatus: (data) =>
+      (data as { results: { error?: unknown }[] }).results.some((r) => r.error) ? 207 : 200,
+  })
+  .input(produceRecordsInput)
+  .output(produceRecordsOutput)
+  .mutation(({ ctx, input }) => produceRecords(ctx.deps, ctx.identity, input));

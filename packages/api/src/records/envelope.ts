@@ -1,0 +1,68 @@
+import { z } from "zod";
+
+/**
+ * Typed key/value envelopes (after Confluent REST v3): `string` is UTF-8 text, `json` any JSON
+ * value, `base64` raw bytes. A null envelope, or `data: null`, is a null key / a tombstone value;
+ * `{"type":"string","data":""}` is an empty value, not a tombstone.
+ */
+export const envelopeSchema = z
+  .discriminatedUnion("type", [
+    z.object({ type: z.literal("string"), data: z.string().nullable() }),
+    z.object({ type: z.literal("json"), data: z.json().nullable() }),
+    z.object({ type: z.literal("base64"), data: z.base64().nullable() }),
+  ])
+  .meta({ id: "Envelope", description: "Typed bytes: {type: string|json|base64, data}" });
+
+export type Envelope = z.infer<typeof envelopeSchema>;
+
+export const ENVELOPE_FORMATS = ["auto", "string", "json", "base64"] as const;
+export type EnvelopeFormat = (typeof ENVELOPE_FORMATS)[number];
+
+export function envelopeToBytes(envelope: Envelope | null | undefined): Buffer | null {
+  if (!envelope || envelope.data === null) return null;
+  switch (envelope.type) {
+    case "string":
+      return Buffer.from(envelope.data, "utf8");
+    case "json":
+      return Buffer.from(JSON.stringify(envelope.data), "utf8");
+    case "base64":
+      return Buffer.from(envelope.data, "base64");
+  }
+}
+
+const utf8 = new TextDecoder("utf-8", { fatal: true });
+
+function asText(bytes: Buffer): string | null {
+  try {
+    return utf8.decode(bytes);
+  } catch {
+    return null;
+  }
+}
+
+function asJson(bytes: Buffer): { value: z.core.util.JSONType } | null {
+  const text = asText(bytes);
+  if (text === null) return null;
+  try {
+    return { value: JSON.parse(text) };
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Bytes back to an envelope in the requested format; bytes that cannot be shown that way (not
+ * UTF-8, not JSON) fall back to base64, and the envelope's `type` says which was used.
+ */
+export function bytesToEnvelope(bytes: Buffer | null, format: EnvelopeFormat): Envelope | null {
+  if (bytes === null) return null;
+  if (format === "json") {
+    const parsed = asJson(bytes);
+    if (parsed) return { type: "json", data: parsed.value };
+  }
+  if (format === "string" || format === "auto") {
+    const text = asText(bytes);
+    if (text !== null) return { type: "string", data: text };
+  }
+  return { type: "base64", data: bytes.toString("base64") };
+}

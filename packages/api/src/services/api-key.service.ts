@@ -1,0 +1,166 @@
+import type { PrismaClient } from "@lastword/db";
+import type { Auth } from "../auth/auth";
+import type { Identity } from "../auth/request-identity";
+import {
+  DEFAULT_API_KEY_SCOPES,
+  expandScopes,
+  permissionsToScopes,
+  type Scope,
+  scopesToPermissions,
+} from "../auth/scopes";
+import { AppError } from "../errors/app-error";
+import type { Clock } from "../trpc/context";
+import { appendAuditEvent } from "./audit.service";
+
+export interface ApiKeyDeps {
+  prisma: PrismaClient;
+  auth: Auth;
+  clock: Clock;
+}
+
+export interface CreatedApiKey {
+  id: string;
+  /** The secret; shown once, never stored (only its SHA-256 is). */
+  key: string;
+  /** The first characters of the key, kept to tell keys apart. */
+  prefix: string;
+  name: string;
+  scopes: Scope[];
+  expiresAt: string | null;
+}
+
+export interface ApiKeySummary {
+  id: string;
+  name: string | null;
+  prefix: string | null;
+  scopes: Scope[];
+  createdAt: string;
+  lastUsedAt: string | null;
+  expiresAt: string | null;
+  revoked: boolean;
+}
+
+/**
+ * Issues an organization-owned key through better-auth (which hashes it and checks that the user
+ * is a member allowed to create keys), then records it in the audit trail.
+ */
+export async function issueApiKey(
+  deps: ApiKeyDeps,
+  input: {
+    organizationId: string;
+    userId: string;
+    name: string;
+    scopes?: readonly Scope[] | undefined;
+    expiresInDays?: number | undefined;
+    actor?: Identity["actor"];
+  },
+): Promise<CreatedApiKey> {
+  const scopes = [...new Set(input.scopes ?? DEFAULT_API_KEY_SCOPES)];
+  const created = await deps.auth.api.createApiKey({
+    body: {
+      organizationId: input.organizationId,
+      userId: input.userId,
+      name: input.name,
+      permissions: scopesToPermissions(scopes),
+      metadata: { createdByUserId: input.userId },
+      expiresIn: input.expiresInDays ? input.expiresInDays * 86_400 : null,
+    },
+  });
+  await deps.prisma.$transaction((tx) =>
+    appendAuditEvent(tx, {
+      organizationId: input.organizationId,
+      actor: input.actor ?? { type: "user", id: input.userId },
+      action: "apiKey.created",
+      target: { type: "apiKey", id: created.id },
+      data: { name: input.name, scopes, prefix: created.start },
+      now: new Date(deps.clock.now()),
+    }),
+  );
+  return {
+    id: created.id,
+    key: created.key,
+    prefix: created.start ?? created.key.slice(0, 10),
+    name: input.name,
+    scopes,
+    expiresAt: created.expiresAt ? new Date(created.expiresAt).toISOString() : null,
+  };
+}
+
+async function keyCreatorFor(prisma: PrismaClient, identity: Identity): Promise<string> {
+  if (identity.userId) return identity.userId;
+  const owner = await prisma.member.findFirst({
+    where: { organizationId: identity.tenantId, role: "owner" },
+    orderBy: { createdAt: "asc" },
+  });
+  if (!owner) throw new AppError("NO_TENANT", "This tenant has no owner to issue keys for.");
+  return owner.userId;
+}
+
+/** A caller can hand out only rights it holds itself. */
+export async function createApiKeyFor(
+  deps: ApiKeyDeps,
+  identity: Identity,
+  input: { name: string; scopes?: Scope[] | undefined; expiresInDays?: number | undefined },
+): Promise<CreatedApiKey> {
+  const held = expandScopes(identity.scopes);
+  const wanted = input.scopes ?? DEFAULT_API_KEY_SCOPES.filter((s) => held.includes(s));
+  const missing = wanted.filter((s) => !held.includes(s));
+  if (missing.length > 0) {
+    throw new AppError(
+      "INSUFFICIENT_SCOPE",
+      `A key cannot get scopes its creator lacks: ${missing.join(", ")}.`,
+      {
+        details: { missingScopes: missing },
+      },
+    );
+  }
+  const userId = await keyCreatorFor(deps.prisma, identity);
+  return issueApiKey(deps, {
+    organizationId: identity.tenantId,
+    userId,
+    ...input,
+    scopes: wanted,
+    actor: identity.actor,
+  });
+}
+
+export async function listApiKeys(deps: ApiKeyDeps, identity: Identity): Promise<ApiKeySummary[]> {
+  const rows = await deps.prisma.apiKey.findMany({
+    where: { referenceId: identity.tenantId },
+    orderBy: { createdAt: "desc" },
+  });
+  return rows.map((row) => ({
+    id: row.id,
+    name: row.name,
+    prefix: row.start,
+    scopes: permissionsToScopes(row.permissions ? JSON.parse(row.permissions) : null),
+    createdAt: row.createdAt.toISOString(),
+    lastUsedAt: row.lastRequest?.toISOString() ?? null,
+    expiresAt: row.expiresAt?.toISOString() ?? null,
+    revoked: row.enabled === false,
+  }));
+}
+
+/** Revoked keys stay listed (disabled) so the audit trail's references keep resolving. */
+export async function revokeApiKey(
+  deps: ApiKeyDeps,
+  identity: Identity,
+  id: string,
+): Promise<{ id: string; revoked: true }> {
+  const now = new Date(deps.clock.now());
+  await deps.prisma.$transaction(async (tx) => {
+    const { count } = await tx.apiKey.updateMany({
+      where: { id, referenceId: identity.tenantId },
+      data: { enabled: false, updatedAt: now },
+    });
+    if (count === 0) throw new AppError("API_KEY_NOT_FOUND", `API key "${id}" does not exist.`);
+    await appendAuditEvent(tx, {
+      organizationId: identity.tenantId,
+      actor: identity.actor,
+      action: "apiKey.revoked",
+      target: { type: "apiKey", id },
+      now,
+    });
+  });
+  return { id, revoked: true };
+}

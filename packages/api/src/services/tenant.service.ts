@@ -1,0 +1,65 @@
+import { randomBytes, randomUUID } from "node:crypto";
+import type { PrismaClient } from "@lastword/db";
+import { appendAuditEvent } from "./audit.service";
+
+export interface Tenant {
+  organizationId: string;
+  organizationSlug: string;
+}
+
+function slugFor(name: string): string {
+  const base = name
+    .toLowerCase()
+    .normalize("NFKD")
+    .replace(/[^a-z0-9]+/g, "-")
+    .replace(/^-+|-+$/g, "")
+    .slice(0, 40);
+  return `${base || "tenant"}-${randomBytes(3).toString("hex")}`;
+}
+
+/** The tenant a user owns, if any (the oldest one when there are several). */
+export async function findOwnedTenant(prisma: PrismaClient, userId: string): Promise<Tenant | null> {
+  const member = await prisma.member.findFirst({
+    where: { userId, role: "owner" },
+    orderBy: { createdAt: "asc" },
+    include: { organization: true },
+  });
+  return member
+    ? { organizationId: member.organizationId, organizationSlug: member.organization.slug }
+    : null;
+}
+
+/**
+ * Creates an organization (= tenant) with the user as its owner, in one transaction with its
+ * first audit event. Called when a user signs up, so every account starts with a tenant.
+ */
+export async function createTenantForUser(
+  prisma: PrismaClient,
+  input: { userId: string; name: string; now: Date },
+): Promise<Tenant> {
+  const organizationId = randomUUID();
+  const slug = slugFor(input.name);
+  await prisma.$transaction(async (tx) => {
+    await tx.organization.create({
+      data: { id: organizationId, name: input.name, slug, createdAt: input.now },
+    });
+    await tx.member.create({
+      data: {
+        id: randomUUID(),
+        organizationId,
+        userId: input.userId,
+        role: "owner",
+        createdAt: input.now,
+      },
+    });
+    await appendAuditEvent(tx, {
+      organizationId,
+      actor: { type: "user", id: input.userId },
+      action: "tenant.created",
+      target: { type: "organization", id: organizationId },
+      data: { name: input.name, slug },
+      now: input.now,
+    });
+  });
+  return { organizationId, organizationSlug: slug };
+}

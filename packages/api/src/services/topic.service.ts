@@ -1,0 +1,176 @@
+import type { Prisma, PrismaClient, Topic } from "@lastword/db";
+import type { Identity } from "../auth/request-identity";
+import { AppError } from "../errors/app-error";
+import type { CreateTopicInput } from "../procedures/topics/create-topic.schema";
+import type { TopicSummary } from "../procedures/topics/topic.schema";
+import type { Clock } from "../trpc/context";
+import { appendAuditEvent } from "./audit.service";
+import { tenantQuota } from "./rate-limit.service";
+import { cleanupPolicyOf, describeConfigs, storedConfigs, validateConfigs } from "./topic-config";
+
+export interface TopicDeps {
+  prisma: PrismaClient;
+  clock: Clock;
+}
+
+export function topicSummary(topic: Topic): TopicSummary {
+  const configs = storedConfigs(topic.configs);
+  return {
+    id: topic.id,
+    name: topic.name,
+    partitions: topic.partitionCount,
+    cleanupPolicy: cleanupPolicyOf(configs),
+    configs,
+    createdAt: topic.createdAt.toISOString(),
+  };
+}
+
+function topicNotFound(name: string): AppError {
+  return new AppError("TOPIC_NOT_FOUND", `Topic "${name}" does not exist.`, { details: { topic: name } });
+}
+
+/** A topic of the caller's tenant; another tenant's topic of the same name is just as absent. */
+export async function findTopic(prisma: PrismaClient, tenantId: string, name: string): Promise<Topic> {
+  const topic = await prisma.topic.findUnique({
+    where: { organizationId_name: { organizationId: tenantId, name } },
+  });
+  if (!topic) throw topicNotFound(name);
+  return topic;
+}
+
+async function assertPartitionQuota(prisma: PrismaClient, tenantId: string, adding: number): Promise<void> {
+  const [quota, used] = await Promise.all([
+    tenantQuota(prisma, tenantId),
+    prisma.topic.aggregate({ where: { organizationId: tenantId }, _sum: { partitionCount: true } }),
+  ]);
+  const total = (used._sum.partitionCount ?? 0) + adding;
+  if (total > quota.maxPartitions) {
+    throw new AppError(
+      "QUOTA_EXCEEDED",
+      `This would bring the tenant to ${total} partitions; its quota is ${quota.maxPartitions}.`,
+      { details: { quota: "partitions", limit: quota.maxPartitions }, retryAfterSeconds: 3600 },
+    );
+  }
+}
+
+function isUniqueViolation(error: unknown): boolean {
+  return typeof error === "object" && error !== null && (error as { code?: unknown }).code === "P2002";
+}
+
+export async function createTopic(
+  deps: TopicDeps,
+  identity: Identity,
+  input: CreateTopicInput,
+): Promise<{ topic: TopicSummary; validateOnly: boolean }> {
+  const { explicit } = validateConfigs(input.configs);
+  await assertPartitionQuota(deps.prisma, identity.tenantId, input.partitions);
+  const now = new Date(deps.clock.now());
+  const existing = await deps.prisma.topic.findUnique({
+    where: { organizationId_name: { organizationId: identity.tenantId, name: input.name } },
+  });
+  if (existing) throw new AppError("TOPIC_EXISTS", `Topic "${input.name}" already exists.`);
+  const draft = {
+    organizationId: identity.tenantId,
+    name: input.name,
+    partitionCount: input.partitions,
+    configs: explicit,
+  };
+  if (input.validateOnly) {
+    const preview = { ...draft, id: "", createdAt: now, updatedAt: now } as Topic;
+    return { topic: topicSummary(preview), validateOnly: true };
+  }
+  try {
+    const topic = await deps.prisma.$transaction(async (tx) => {
+      const created = await tx.topic.create({ data: { ...draft, createdAt: now } });
+      await tx.partition.createMany({
+        data: Array.from({ length: input.partitions }, (_, index) => ({
+          topicId: created.id,
+          index,
+          createdAt: now,
+        })),
+      });
+      await appendAuditEvent(tx, {
+        organizationId: identity.tenantId,
+        actor: identity.actor,
+        action: "topic.created",
+        target: { type: "topic", id: created.id },
+        data: { name: input.name, partitions: input.partitions, configs: explicit },
+        now,
+      });
+      return created;
+    });
+    return { topic: topicSummary(topic), validateOnly: false };
+  } catch (error) {
+    if (isUniqueViolation(error)) throw new AppError("TOPIC_EXISTS", `Topic "${input.name}" already exists.`);
+    throw error;
+  }
+}
+
+const CURSOR_PREFIX = "t1:";
+
+function encodeCursor(name: string): string {
+  return Buffer.from(`${CURSOR_PREFIX}${name}`).toString("base64url");
+}
+
+function decodeCursor(cursor: string): string {
+  const text = Buffer.from(cursor, "base64url").toString("utf8");
+  if (!text.startsWith(CURSOR_PREFIX))
+    throw new AppError("INVALID_INPUT", "The cursor is not one this API issued.");
+  return text.slice(CURSOR_PREFIX.length);
+}
+
+export async function listTopics(
+  deps: TopicDeps,
+  identity: Identity,
+  input: { limit: number; cursor?: string | undefined },
+): Promise<{ topics: TopicSummary[]; nextCursor: string | null }> {
+  const where: Prisma.TopicWhereInput = { organizationId: identity.tenantId };
+  if (input.cursor) where.name = { gt: decodeCursor(input.cursor) };
+  const rows = await deps.prisma.topic.findMany({ where, orderBy: { name: "asc" }, take: input.limit + 1 });
+  const page = rows.slice(0, input.limit);
+  const last = page.at(-1);
+  return {
+    topics: page.map(topicSummary),
+    nextCursor: rows.length > input.limit && last ? encodeCursor(last.name) : null,
+  };
+}
+
+export async function describeTopic(deps: TopicDeps, identity: Identity, name: string) {
+  const topic = await findTopic(deps.prisma, identity.tenantId, name);
+  const partitions = await deps.prisma.partition.findMany({
+    where: { topicId: topic.id },
+    orderBy: { index: "asc" },
+  });
+  return {
+    ...topicSummary(topic),
+    configEntries: describeConfigs(storedConfigs(topic.configs)),
+    partitionDetails: partitions.map((p) => ({
+      partition: p.index,
+      ownerWorkerId: p.ownerWorkerId,
+      leaseExpiresAt: p.leaseExpiresAt?.toISOString() ?? null,
+      stats: (p.stats ?? null) as Record<string, unknown> | null,
+    })),
+  };
+}
+
+export async function deleteTopic(
+  deps: TopicDeps,
+  identity: Identity,
+  name: string,
+): Promise<{ name: string; deleted: true }> {
+  const topic = await findTopic(deps.prisma, identity.tenantId, name);
+  const now = new Date(deps.clock.now());
+  await deps.prisma.$transaction(async (tx) => {
+    // deleteMany with the tenant in the filter: a concurrent delete is not an error, and the row is never another tenant's.
+    await tx.topic.deleteMany({ where: { id: topic.id, organizationId: identity.tenantId } });
+    await appendAuditEvent(tx, {
+      organizationId: identity.tenantId,
+      actor: identity.actor,
+      action: "topic.deleted",
+      target: { type: "topic", id: topic.id },
+      data: { name, partitions: topic.partitionCount },
+      now,
+    });
+  });
+  return { name, deleted: true };
+}

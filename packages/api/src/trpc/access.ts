@@ -1,0 +1,41 @@
+import { resolveIdentity } from "../auth/request-identity";
+import { hasScope, type Scope } from "../auth/scopes";
+import { AppError } from "../errors/app-error";
+import { toAppError, toTrpcError } from "../errors/problem";
+import { enforceRequestRate } from "../services/rate-limit.service";
+import { baseProcedure, middleware } from "./trpc";
+
+// Services throw AppError (and the data plane DataPlaneError); tRPC gets the matching code here,
+// once, so status codes are right for tRPC and REST callers alike.
+const translateErrors = middleware(async ({ next }) => {
+  const result = await next();
+  if (!result.ok) {
+    const app = toAppError(result.error.cause);
+    if (app) throw toTrpcError(app);
+  }
+  return result;
+});
+
+export const publicProcedure = baseProcedure.use(translateErrors);
+
+/**
+ * The single place where authentication, tenancy, scopes and per-tenant rate limits are checked.
+ * Every tenant-facing procedure is built from this with the one scope it needs; services then
+ * receive `identity.tenantId` and scope every query by it.
+ */
+export function protectedProcedure(scope: Scope) {
+  return publicProcedure.use(async ({ ctx, next }) => {
+    const identity = await resolveIdentity(
+      { auth: ctx.deps.auth, prisma: ctx.deps.prisma, now: () => new Date(ctx.deps.clock.now()) },
+      ctx.headers,
+    );
+    if (!hasScope(identity.scopes, scope)) {
+      const who = identity.role ? `The ${identity.role} role` : "This API key";
+      throw new AppError("INSUFFICIENT_SCOPE", `${who} lacks the ${scope} scope this operation needs.`, {
+        details: { requiredScope: scope },
+      });
+    }
+    await enforceRequestRate(ctx.deps, identity.tenantId);
+    return next({ ctx: { ...ctx, identity } });
+  });
+}

@@ -1,0 +1,29 @@
+import type { PrismaClient } from "@lastword/db";
+import type { Redis } from "ioredis";
+import type { Auth } from "../auth/auth";
+import type { Identity } from "../auth/request-identity";
+import type { DataPlane } from "../records/data-plane";
+
+export interface Clock {
+  now(): number;
+}
+
+/** What every service may use; built once per server. */
+export interface ApiDeps {
+  prisma: PrismaClient;
+  auth: Auth;
+  dataPlane: DataPlane;
+  redis: Redis;
+  redisPrefix: string;
+  clock: Clock;
+}
+
+/** Per request: the dependencies and the caller's headers (the web app passes them in). */
+export interface RequestContext {
+  deps: ApiDeps;
+  headers: Headers;
+}
+
+export interface AuthedContext extends RequestContext {
+  identity: Identity;
+}

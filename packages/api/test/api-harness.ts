@@ -1,0 +1,126 @@
+import { randomBytes } from "node:crypto";
+import { DataPlaneClient } from "@lastword/dataplane";
+import { createTestDatabase, type TestDatabase } from "@lastword/db/testing";
+import { Redis } from "ioredis";
+import { type ApiServer, createApiServer } from "../src/index";
+
+export const PUBLIC_URL = "http://localhost:3999";
+
+export interface Harness {
+  db: TestDatabase;
+  redis: Redis;
+  redisPrefix: string;
+  server: ApiServer;
+  secret: string;
+  close(): Promise<void>;
+}
+
+/** A real server over a fresh database and a unique Redis prefix (removed again by close()). */
+export async function startHarness(name: string): Promise<Harness> {
+  const db = await createTestDatabase(`lastword_test_${name}`);
+  const redis = new Redis(process.env.REDIS_URL ?? "redis://127.0.0.1:6379", { lazyConnect: false });
+  const redisPrefix = `lwtest-${name}-${randomBytes(4).toString("hex")}`;
+  const secret = randomBytes(16).toString("hex");
+  const dataPlane = new DataPlaneClient({ prisma: db.prisma, secret, ownerWaitMs: 15_000 });
+  const server = createApiServer({
+    prisma: db.prisma,
+    redis,
+    dataPlane,
+    publicUrl: PUBLIC_URL,
+    authSecret: randomBytes(32).toString("hex"),
+    redisPrefix,
+  });
+  return {
+    db,
+    redis,
+    redisPrefix,
+    server,
+    secret,
+    async close() {
+      const keys = await redis.keys(`${redisPrefix}:*`);
+      if (keys.length > 0) await redis.del(...keys);
+      redis.disconnect();
+      await db.drop();
+    },
+  };
+}
+
+export interface Session {
+  cookie: string;
+  userId: string;
+}
+
+export async function signUp(server: ApiServer, email: string, name = "Ada"): Promise<Session> {
+  const response = await server.auth.handler(
+    new Request(`${PUBLIC_URL}/api/auth/sign-up/email`, {
+      method: "POST",
+      headers: { "content-type": "application/json", origin: PUBLIC_URL },
+      body: JSON.stringify({ email, password: "correct horse battery", name }),
+    }),
+  );
+  if (response.status !== 200) throw new Error(`sign-up ${response.status}: ${await response.text()}`);
+  const body = (await response.json()) as { user: { id: string } };
+  const cookie = response.headers
+    .getSetCookie()
+    .map((c) => c.split(";")[0])
+    .join("; ");
+  return { cookie, userId: body.user.id };
+}
+
+export interface Caller {
+  cookie?: string;
+  apiKey?: string;
+}
+
+function authHeaders(caller: Caller): Record<string, string> {
+  if (caller.apiKey) return { authorization: `Bearer ${caller.apiKey}` };
+  if (caller.cookie) return { cookie: caller.cookie };
+  return {};
+}
+
+export async function trpc(
+  server: ApiServer,
+  caller: Caller,
+  kind: "query" | "mutation",
+  path: string,
+  input?: unknown,
+): Promise<{ status: number; body: { result?: { data: unknown }; error?: { data: { code: string } } } }> {
+  const url = new URL(`${PUBLIC_URL}/api/trpc/${path}`);
+  if (kind === "query" && input !== undefined) url.searchParams.set("input", JSON.stringify(input));
+  const response = await server.handleTrpc(
+    new Request(url, {
+      method: kind === "query" ? "GET" : "POST",
+      headers: { "content-type": "application/json", ...authHeaders(caller) },
+      body: kind === "mutation" ? JSON.stringify(input ?? {}) : undefined,
+    }),
+  );
+  return { status: response.status, body: (await response.json()) as never };
+}
+
+export async function rest(
+  server: ApiServer,
+  caller: Caller,
+  method: string,
+  path: string,
+  body?: unknown,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; contentType: string; headers: Headers; body: Record<string, unknown> }> {
+  const response = await server.handleRest(
+    new Request(`${PUBLIC_URL}/api/v1${path}`, {
+      method,
+      headers: {
+        ...(body !== undefined ? { "content-type": "application/json" } : {}),
+        ...authHeaders(caller),
+        ...headers,
+      },
+      body: body === undefined ? undefined : typeof body === "string" ? body : JSON.stringify(body),
+    }),
+  );
+  const text = await response.text();
+  return {
+    status: response.status,
+    contentType: response.headers.get("content-type") ?? "",
+    headers: response.headers,
+    body: text ? JSON.parse(text) : {},
+  };
+}

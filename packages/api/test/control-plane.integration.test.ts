@@ -1,0 +1,188 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { verifyAuditChain } from "../src/index";
+import { type Harness, rest, signUp, startHarness, trpc } from "./api-harness";
+
+let h: Harness;
+
+beforeAll(async () => {
+  h = await startHarness("cp");
+});
+afterAll(async () => {
+  await h?.close();
+});
+
+describe("sign-up and tenants", () => {
+  it("sign-up creates a tenant with the user as owner, and the session works against tRPC", async () => {
+    const session = await signUp(h.server, "owner@example.com", "Owner");
+    const members = await h.db.prisma.member.findMany({ where: { userId: session.userId } });
+    expect(members).toHaveLength(1);
+    expect(members[0]!.role).toBe("owner");
+    const listed = await trpc(h.server, { cookie: session.cookie }, "query", "topics.list", {});
+    expect(listed.status).toBe(200);
+    expect(listed.body.result?.data).toEqual({ topics: [], nextCursor: null });
+    expect(await verifyAuditChain(h.db.prisma, members[0]!.organizationId)).toBeNull();
+  });
+
+  it("provisionTenant is safe to call again with the same email", async () => {
+    const first = await h.server.provisionTenant({
+      name: "Demo",
+      email: "demo@example.com",
+      password: "demo-password-1",
+    });
+    const again = await h.server.provisionTenant({
+      name: "Demo",
+      email: "Demo@Example.com",
+      password: "demo-password-1",
+    });
+    expect(again).toEqual(first);
+    expect(await h.db.prisma.organization.count({ where: { id: first.organizationId } })).toBe(1);
+    const key = await h.server.createApiKey({
+      organizationId: first.organizationId,
+      userId: first.userId,
+      name: "seed",
+    });
+    expect(key.key.startsWith("lw_")).toBe(true);
+    expect(key.key.startsWith(key.prefix)).toBe(true);
+    const stored = await h.db.prisma.apiKey.findUniqueOrThrow({ where: { id: key.id } });
+    expect(stored.key).not.toContain(key.key);
+    const listed = await rest(h.server, { apiKey: key.key }, "GET", "/topics");
+    expect(listed.status).toBe(200);
+  });
+});
+
+describe("API keys and topics", () => {
+  it("a session creates a key; the key creates, lists, describes and deletes topics over REST", async () => {
+    const session = await signUp(h.server, "dev@example.com");
+    const created = await trpc(h.server, { cookie: session.cookie }, "mutation", "apiKeys.create", {
+      name: "ci",
+    });
+    expect(created.status).toBe(200);
+    const { key } = created.body.result!.data as { key: string };
+
+    const topic = await rest(h.server, { apiKey: key }, "POST", "/topics", {
+      name: "users",
+      partitions: 3,
+      configs: { "cleanup.policy": "compact" },
+    });
+    expect(topic.status).toBe(201);
+    expect(topic.body).toMatchObject({ topic: { name: "users", partitions: 3, cleanupPolicy: "compact" } });
+    const rows = await h.db.prisma.partition.findMany({
+      where: { topic: { name: "users" } },
+      orderBy: { index: "asc" },
+    });
+    expect(rows.map((p) => [p.index, p.ownerWorkerId])).toEqual([
+      [0, null],
+      [1, null],
+      [2, null],
+    ]);
+
+    const dryRun = await rest(h.server, { apiKey: key }, "POST", "/topics", {
+      name: "dry",
+      validateOnly: true,
+    });
+    expect(dryRun.status).toBe(200);
+    const list = await rest(h.server, { apiKey: key }, "GET", "/topics");
+    expect((list.body.topics as { name: string }[]).map((t) => t.name)).toEqual(["users"]);
+
+    const described = await rest(h.server, { apiKey: key }, "GET", "/topics/users");
+    expect(described.status).toBe(200);
+    const entries = described.body.configEntries as { name: string; source: string; value: string }[];
+    expect(entries.find((e) => e.name === "cleanup.policy")).toMatchObject({
+      source: "set",
+      value: "compact",
+    });
+    expect(entries.find((e) => e.name === "retention.ms")).toMatchObject({ source: "default" });
+
+    const duplicate = await rest(h.server, { apiKey: key }, "POST", "/topics", { name: "users" });
+    expect(duplicate.status).toBe(409);
+    expect(duplicate.body.code).toBe("TOPIC_EXISTS");
+
+    const deleted = await rest(h.server, { apiKey: key }, "DELETE", "/topics/users");
+    expect(deleted.status).toBe(200);
+    expect(await h.db.prisma.partition.count({ where: { topic: { name: "users" } } })).toBe(0);
+  });
+
+  it("pages topic lists with opaque cursors", async () => {
+    const session = await signUp(h.server, "pager@example.com");
+    for (const name of ["a", "b", "c"]) {
+      const res = await trpc(h.server, { cookie: session.cookie }, "mutation", "topics.create", { name });
+      expect(res.status).toBe(200);
+    }
+    const first = await trpc(h.server, { cookie: session.cookie }, "query", "topics.list", { limit: 2 });
+    const page1 = first.body.result!.data as { topics: { name: string }[]; nextCursor: string };
+    expect(page1.topics.map((t) => t.name)).toEqual(["a", "b"]);
+    const second = await trpc(h.server, { cookie: session.cookie }, "query", "topics.list", {
+      limit: 2,
+      cursor: page1.nextCursor,
+    });
+    const page2 = second.body.result!.data as { topics: { name: string }[]; nextCursor: string | null };
+    expect(page2).toMatchObject({ topics: [{ name: "c" }], nextCursor: null });
+  });
+
+  it("a revoked key is refused", async () => {
+    const session = await signUp(h.server, "revoker@example.com");
+    const created = await trpc(h.server, { cookie: session.cookie }, "mutation", "apiKeys.create", {
+      name: "tmp",
+    });
+    const { id, key } = created.body.result!.data as { id: string; key: string };
+    expect((await rest(h.server, { apiKey: key }, "GET", "/topics")).status).toBe(200);
+    const revoked = await trpc(h.server, { cookie: session.cookie }, "mutation", "apiKeys.revoke", { id });
+    expect(revoked.status).toBe(200);
+    const after = await rest(h.server, { apiKey: key }, "GET", "/topics");
+    expect(after.status).toBe(401);
+    expect(after.body.code).toBe("UNAUTHENTICATED");
+  });
+});
+
+describe("errors are problem+json and change nothing", () => {
+  it("answers bad input, bad JSON, no credentials and unknown routes with problem documents", async () => {
+    const session = await signUp(h.server, "errors@example.com");
+    const created = await trpc(h.server, { cookie: session.cookie }, "mutation", "apiKeys.create", {
+      name: "k",
+    });
+    const { key } = created.body.result!.data as { key: string };
+    const before = await h.db.prisma.topic.count();
+
+    const invalid = await rest(h.server, { apiKey: key }, "POST", "/topics", { name: "x", partitions: 0 });
+    expect(invalid.status).toBe(400);
+    expect(invalid.contentType).toBe("application/problem+json");
+    expect(invalid.body).toMatchObject({ code: "INVALID_INPUT", status: 400 });
+    expect(String(invalid.body.detail)).toContain("partitions");
+
+    const badConfig = await rest(h.server, { apiKey: key }, "POST", "/topics", {
+      name: "x",
+      configs: { "cleanup.policy": "shred" },
+    });
+    expect(badConfig.status).toBe(400);
+    expect(badConfig.body.code).toBe("INVALID_CONFIG");
+    expect(String(badConfig.body.detail)).toContain("cleanup.policy");
+
+    const malformed = await rest(h.server, { apiKey: key }, "POST", "/topics", "{not json");
+    expect(malformed.status).toBe(400);
+    expect(malformed.body.code).toBe("MALFORMED_REQUEST");
+
+    const anonymous = await rest(h.server, {}, "GET", "/topics");
+    expect(anonymous.status).toBe(401);
+    expect(anonymous.contentType).toBe("application/problem+json");
+
+    const nowhere = await rest(h.server, { apiKey: key }, "GET", "/nowhere");
+    expect(nowhere.status).toBe(404);
+    expect(nowhere.body.code).toBe("NOT_FOUND");
+
+    expect(await h.db.prisma.topic.count()).toBe(before);
+  });
+
+  it("serves the OpenAPI document with the record routes", async () => {
+    const doc = await rest(h.server, {}, "GET", "/openapi.json");
+    expect(doc.status).toBe(200);
+    const paths = Object.keys(doc.body.paths as object);
+    expect(paths).toEqual(
+      expect.arrayContaining([
+        "/topics",
+        "/topics/{topic}",
+        "/topics/{topic}/records",
+        "/topics/{topic}/partitions/{partition}/records",
+      ]),
+    );
+  });
+});
