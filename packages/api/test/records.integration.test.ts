@@ -1,0 +1,156 @@
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { partitionLogOpener, type RunningWorker, startWorker } from "@lastword/worker";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { partitionForKey } from "../src/index";
+import { type Harness, rest, startHarness } from "./api-harness";
+
+// The walking skeleton end to end: REST → control plane → DataPlaneClient → a real worker → files.
+let h: Harness;
+let worker: RunningWorker;
+let dataDir: string;
+let key: string;
+let organizationId: string;
+
+const str = (data: string) => ({ type: "string", data });
+
+beforeAll(async () => {
+  h = await startHarness("records");
+  dataDir = mkdtempSync(join(tmpdir(), "lastword-api-records-"));
+  worker = await startWorker({
+    databaseUrl: h.db.url,
+    dataDir,
+    secret: h.secret,
+    openLog: partitionLogOpener(),
+    logLevel: "silent",
+    claimIntervalMs: 100,
+  });
+  const tenant = await h.server.provisionTenant({
+    name: "Records",
+    email: "rec@example.com",
+    password: "records-pass-1",
+  });
+  organizationId = tenant.organizationId;
+  key = (await h.server.createApiKey({ ...tenant, name: "rw" })).key;
+  const created = await rest(h.server, { apiKey: key }, "POST", "/topics", {
+    name: "profiles",
+    partitions: 3,
+    configs: { "cleanup.policy": "compact" },
+  });
+  expect(created.status).toBe(201);
+});
+
+afterAll(async () => {
+  await worker?.stop();
+  await h?.close();
+  if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+});
+
+describe("produce and read over REST", () => {
+  it("answers the walking skeleton's exact shapes, and the bytes land under the data root", async () => {
+    const produced = await rest(h.server, { apiKey: key }, "POST", "/topics/profiles/records", {
+      records: [{ key: str("user-1"), value: str("hello") }],
+    });
+    expect(produced.status).toBe(200);
+    const partition = partitionForKey(Buffer.from("user-1"), 3);
+    expect(produced.body).toEqual({ results: [{ partition, offset: 0 }] });
+
+    const read = await rest(
+      h.server,
+      { apiKey: key },
+      "GET",
+      `/topics/profiles/partitions/${partition}/records?offset=0`,
+    );
+    expect(read.status).toBe(200);
+    expect(read.body.records).toEqual([
+      { offset: 0, timestamp: expect.any(Number), key: str("user-1"), value: str("hello"), headers: [] },
+    ]);
+    expect(read.body.nextOffset).toBe(1);
+
+    const topic = await h.db.prisma.topic.findFirstOrThrow({ where: { name: "profiles" } });
+    expect(existsSync(join(dataDir, organizationId, topic.id, String(partition)))).toBe(true);
+  });
+
+  it("keeps a tombstone (null) apart from an empty value, and round-trips json, base64 and headers", async () => {
+    const records = [
+      { key: str("k"), value: str("") },
+      { key: str("k"), value: null },
+      { key: str("k"), value: { type: "json", data: { n: 1, tags: ["a"] } } },
+      { key: str("k"), value: { type: "base64", data: Buffer.from([0, 255, 1]).toString("base64") } },
+      {
+        key: str("k"),
+        value: str("h"),
+        headers: [
+          { key: "trace", value: str("t-1") },
+          { key: "nil", value: null },
+        ],
+      },
+    ];
+    const produced = await rest(h.server, { apiKey: key }, "POST", "/topics/profiles/records", { records });
+    expect(produced.status).toBe(200);
+    const results = produced.body.results as { partition: number; offset: number }[];
+    const partition = results[0]!.partition;
+    expect(results.map((r) => r.partition)).toEqual(Array(5).fill(partition));
+    const offsets = results.map((r) => r.offset);
+    expect(offsets).toEqual([
+      offsets[0]!,
+      offsets[0]! + 1,
+      offsets[0]! + 2,
+      offsets[0]! + 3,
+      offsets[0]! + 4,
+    ]);
+
+    const read = await rest(
+      h.server,
+      { apiKey: key },
+      "GET",
+      `/topics/profiles/partitions/${partition}/records?offset=${offsets[0]}&valueFormat=json`,
+    );
+    const values = (read.body.records as { value: unknown; headers: unknown }[]).map((r) => r.value);
+    expect(values[0]).toEqual({ type: "base64", data: "" });
+    expect(values[1]).toBeNull();
+    expect(values[2]).toEqual({ type: "json", data: { n: 1, tags: ["a"] } });
+    expect(values[3]).toEqual({ type: "base64", data: "AP8B" });
+    expect((read.body.records as { headers: unknown }[])[4]!.headers).toEqual([
+      { key: "trace", value: str("t-1") },
+      { key: "nil", value: null },
+    ]);
+  });
+
+  it("refuses a null key on a compacted topic with 422 naming the record, writing nothing", async () => {
+    const partition = partitionForKey(Buffer.from("only-me"), 3);
+    const before = await rest(
+      h.server,
+      { apiKey: key },
+      "GET",
+      `/topics/profiles/partitions/${partition}/records`,
+    );
+    const refused = await rest(h.server, { apiKey: key }, "POST", "/topics/profiles/records", {
+      records: [{ key: str("only-me"), value: str("v") }, { value: str("no key") }],
+    });
+    expect(refused.status).toBe(422);
+    expect(refused.contentType).toBe("application/problem+json");
+    expect(refused.body).toMatchObject({ code: "NULL_KEY_ON_COMPACTED_TOPIC", index: 1 });
+    expect(String(refused.body.detail)).toContain("Record 1");
+    const after = await rest(
+      h.server,
+      { apiKey: key },
+      "GET",
+      `/topics/profiles/partitions/${partition}/records`,
+    );
+    expect(after.body.logEndOffset).toBe(before.body.logEndOffset);
+  });
+
+  it("answers unknown partitions and offsets past the end with problem documents", async () => {
+    const noPartition = await rest(h.server, { apiKey: key }, "GET", "/topics/profiles/partitions/9/records");
+    expect(noPartition.status).toBe(404);
+    expect(noPartition.body.code).toBe("PARTITION_NOT_FOUND");
+    const badEnvelope = await rest(h.server, { apiKey: key }, "POST", "/topics/profiles/records", {
+      records: [{ key: str("k"), value: { type: "base64", data: "***" } }],
+    });
+    expect(badEnvelope.status).toBe(400);
+    expect(badEnvelope.body.code).toBe("INVALID_INPUT");
+    expect(String(badEnvelope.body.detail)).toContain("records[0].value");
+  });
+});
