@@ -1,20 +1,17 @@
 import { randomInt } from "node:crypto";
-import { setImmediate as yieldToEventLoop } from "node:timers/promises";
 import type { CleanableRange } from "./cleanable-range";
 import { CleanedSegmentWriter } from "./cleaned-segment-writer";
 import type { CleanableLog, CleanResult } from "./cleaner";
 import { FilterCounters, filterBatch, filteredBatchBound, mapBatch, type RetainRule } from "./cleaner-batch";
 import type { CleanerCheckpoint } from "./cleaner-checkpoint";
-import { CorruptSegmentError } from "./errors";
+import { CleanerSegmentReader } from "./cleaner-segment-reader";
 import { acquireOffsetMap, type OffsetMap, releaseOffsetMap } from "./offset-map";
 import { batchField } from "./record-batch";
-import { type BatchCursor, fsyncDirectory, type Segment, segmentLimits } from "./segment";
+import { fsyncDirectory, type Segment, segmentLimits } from "./segment";
 import { DELETED_SUFFIX } from "./segment-swap";
 
 // One cleaning round over a snapshot of the log's segments (Kafka's Cleaner.doClean).
 
-/** Bytes read between two yields to the event loop (and liveness checks of the sources). */
-const YIELD_EVERY_BYTES = 8 << 20;
 const INT32_MAX = 2147483647;
 const OFFSET_INDEX_ENTRY_BYTES = 8;
 const TIME_INDEX_ENTRY_BYTES = 12;
@@ -74,7 +71,6 @@ function recordsOverlapping(segments: readonly Segment[], from: number, to: numb
 export class CleaningPass {
   private readonly segments: readonly Segment[];
   private readonly counters = new FilterCounters();
-  private bytesSinceYield = 0;
 
   constructor(
     private readonly log: CleanableLog,
@@ -143,44 +139,45 @@ export class CleaningPass {
       const nextBase = this.segments[i + 1]!.baseOffset;
       if (segment.baseOffset >= to) break;
       if (nextBase <= from) continue;
-      const cursor = segment.batches(segment.baseOffset <= from ? segment.lookup(from) : 0);
-      while (cursor.next()) {
-        const lastOffset = batchField.lastOffset(cursor.buf, cursor.bufPos);
-        if (lastOffset < from) continue;
-        this.result.mapBytesRead += cursor.size;
-        this.result.mapRecordsRead += batchField.recordCount(cursor.buf, cursor.bufPos);
-        const progress = mapBatch(cursor.buf, cursor.bufPos, map, from);
-        if (progress.full) return Math.max(latest, progress.lastPut);
-        latest = lastOffset;
-        await this.maybeYield(cursor.size, [segment]);
+      this.assertOpen();
+      const start = segment.baseOffset <= from ? segment.lookup(from) : 0;
+      const reader = new CleanerSegmentReader(segment, start, undefined, false);
+      for (let chunk = await reader.nextChunk(); chunk !== null; chunk = await reader.nextChunk()) {
+        const buf = chunk.buf;
+        for (let at = chunk.start; at < chunk.end; at += batchField.sizeBytes(buf, at)) {
+          const lastOffset = batchField.lastOffset(buf, at);
+          if (lastOffset < from) continue;
+          this.result.mapBytesRead += batchField.sizeBytes(buf, at);
+          this.result.mapRecordsRead += batchField.recordCount(buf, at);
+          const progress = mapBatch(buf, at, map, from);
+          if (progress.full) {
+            reader.close();
+            return Math.max(latest, progress.lastPut);
+          }
+          latest = lastOffset;
+        }
+        this.assertOpen(reader);
       }
-      this.assertWhole(cursor, segment);
       latest = Math.max(latest, nextBase - 1);
     }
     return latest;
   }
 
-  private async maybeYield(bytes: number, sources: readonly Segment[]): Promise<void> {
-    this.bytesSinceYield += bytes;
-    if (this.bytesSinceYield < YIELD_EVERY_BYTES) return;
-    this.bytesSinceYield = 0;
-    await yieldToEventLoop();
-    this.assertLive(sources);
+  /** Stops the pass early once the log is closed (swaps re-check everything under the mutex). */
+  private assertOpen(reader?: CleanerSegmentReader): void {
+    if (!this.log.isClosed) return;
+    reader?.close();
+    throw new PassAborted("the log was closed during the pass");
   }
 
   private assertLive(sources: readonly Segment[]): void {
-    if (this.log.isClosed) throw new PassAborted("the log was closed during the pass");
+    this.assertOpen();
     const live = this.log.segmentObjects;
     for (const segment of sources) {
       if (!live.includes(segment)) {
         throw new PassAborted(`segment ${segment.baseOffset} was removed during the pass`);
       }
     }
-  }
-
-  private assertWhole(cursor: BatchCursor, segment: Segment): void {
-    const defect = cursor.defect ?? segment.corruption?.reason ?? null;
-    if (defect !== null) throw new CorruptSegmentError(segment.baseOffset, cursor.position, defect);
   }
 
   /** Recopies one group into a `.cleaned` segment and swaps it in; leaves unchanged groups alone. */
@@ -218,47 +215,47 @@ export class CleaningPass {
     writer: CleanedSegmentWriter,
     rule: RetainRule,
   ): Promise<void> {
-    const segment = group[s]!;
-    const cursor = segment.batches(0);
-    while (cursor.next()) {
-      const { buf, bufPos, size } = cursor;
-      this.result.bytesRead += size;
-      writer.reserve(filteredBatchBound(size, batchField.recordCount(buf, bufPos)));
-      const out = filterBatch(buf, bufPos, writer.buf, writer.length, rule, this.counters);
-      if (writer.started) {
-        writer.commit(out.bytes);
-      } else if (out.changed) {
-        // Nothing was written for the unchanged batches before this one: copy them first.
-        const held = Buffer.from(writer.buf.subarray(writer.length, writer.length + out.bytes));
-        writer.start();
-        await this.copyPrefix(group, s, cursor.position, writer);
-        writer.reserve(held.length);
-        held.copy(writer.buf, writer.length);
-        writer.commit(held.length);
+    this.assertOpen();
+    const reader = new CleanerSegmentReader(group[s]!, 0, undefined, true);
+    for (let chunk = await reader.nextChunk(); chunk !== null; chunk = await reader.nextChunk()) {
+      const buf = chunk.buf;
+      for (let at = chunk.start; at < chunk.end; at += batchField.sizeBytes(buf, at)) {
+        const size = batchField.sizeBytes(buf, at);
+        this.result.bytesRead += size;
+        writer.reserve(filteredBatchBound(size, batchField.recordCount(buf, at)));
+        const out = filterBatch(buf, at, writer.buf, writer.length, rule, this.counters);
+        if (writer.started) writer.commit(out.bytes);
+        else if (out.changed) await this.startWriting(group, s, chunk.position + at, writer, out.bytes);
       }
-      await this.maybeYield(size, group);
+      this.assertOpen(reader);
     }
-    this.assertWhole(cursor, segment);
   }
 
-  /** Copies, byte for byte, the group's batches before segment `s` at byte `end`. */
-  private async copyPrefix(
+  /**
+   * First change in the group: the unchanged batches before it were not kept, so the writer gets
+   * them (copied byte for byte from the sources) ahead of the changed batch's `bytes` of output.
+   */
+  private async startWriting(
     group: readonly Segment[],
     s: number,
-    end: number,
+    position: number,
     writer: CleanedSegmentWriter,
+    bytes: number,
   ): Promise<void> {
+    const held = Buffer.from(writer.buf.subarray(writer.length, writer.length + bytes));
+    writer.start();
     for (let i = 0; i <= s; i++) {
-      const segment = group[i]!;
-      const cursor = segment.batches(0, i === s ? { end } : {});
-      while (cursor.next()) {
-        writer.reserve(cursor.size);
-        cursor.buf.copy(writer.buf, writer.length, cursor.bufPos, cursor.bufPos + cursor.size);
-        writer.commit(cursor.size);
-        await this.maybeYield(cursor.size, group);
+      const reader = new CleanerSegmentReader(group[i]!, 0, i === s ? position : undefined, false);
+      for (let chunk = await reader.nextChunk(); chunk !== null; chunk = await reader.nextChunk()) {
+        const length = chunk.end - chunk.start;
+        writer.reserve(length);
+        chunk.buf.copy(writer.buf, writer.length, chunk.start, chunk.end);
+        writer.commit(length);
       }
-      this.assertWhole(cursor, segment);
     }
+    writer.reserve(held.length);
+    held.copy(writer.buf, writer.length);
+    writer.commit(held.length);
   }
 
   /**
