@@ -30,6 +30,11 @@ export class CleanedSegmentWriter {
     return this.segment!;
   }
 
+  /** True while no byte has been written or buffered. */
+  get isEmpty(): boolean {
+    return this.bytesWritten + this.length === 0;
+  }
+
   get started(): boolean {
     return this.segment !== null;
   }

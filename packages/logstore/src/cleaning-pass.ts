@@ -16,6 +16,12 @@ const INT32_MAX = 2147483647;
 const OFFSET_INDEX_ENTRY_BYTES = 8;
 const TIME_INDEX_ENTRY_BYTES = 12;
 
+/** An emptied group's writer, carried into the next group together with the segments it replaces. */
+interface Carry {
+  writer: CleanedSegmentWriter;
+  members: readonly Segment[];
+}
+
 /** The log changed under the pass (closed, or a segment removed); the round stops, unchecked. */
 export class PassAborted extends Error {}
 
@@ -105,7 +111,15 @@ export class CleaningPass {
         config.segmentIndexBytes,
         firstUncleanableOffset,
       );
-      for (const group of groups) await this.cleanGroup(group, rule);
+      let carry: Carry | null = null;
+      for (let g = 0; g < groups.length; g++) {
+        carry = await this.cleanGroup(
+          groups[g]!,
+          rule,
+          carry,
+          this.mayCarryInto(groups, g, firstUncleanableOffset),
+        );
+      }
       return { firstDirtyOffset: endOffset, earliestDeleteHorizonMs: this.counters.earliestDeleteHorizonMs };
     } finally {
       releaseOffsetMap(map);
@@ -180,31 +194,64 @@ export class CleaningPass {
     }
   }
 
-  /** Recopies one group into a `.cleaned` segment and swaps it in; leaves unchanged groups alone. */
-  private async cleanGroup(group: readonly Segment[], rule: RetainRule): Promise<void> {
-    const first = group[0]!;
+  /**
+   * Whether group `g`'s output, if empty, may merge into group g + 1's: the merged segment must keep
+   * relative offsets within Int.MaxValue of its base (Kafka's group span rule).
+   */
+  private mayCarryInto(
+    groups: readonly (readonly Segment[])[],
+    g: number,
+    firstUncleanableOffset: number,
+  ): boolean {
+    const next = groups[g + 1];
+    if (next === undefined) return false;
+    const last = next[next.length - 1]!;
+    const end = this.segments[this.segments.indexOf(last) + 1]?.baseOffset ?? firstUncleanableOffset;
+    return end - 1 - groups[g]![0]!.baseOffset <= INT32_MAX;
+  }
+
+  /**
+   * Recopies one group into a `.cleaned` segment and swaps it in; leaves unchanged groups alone.
+   * Beyond Kafka: a group whose records all went is not installed as an empty segment (which
+   * Kafka merges only in a later round); its writer carries on into the next group, so one
+   * round leaves no empty segment behind and a second round has nothing left to regroup.
+   */
+  private async cleanGroup(
+    group: readonly Segment[],
+    rule: RetainRule,
+    carry: Carry | null,
+    mayCarry: boolean,
+  ): Promise<Carry | null> {
+    const members = carry === null ? group : [...carry.members, ...group];
     const limits = segmentLimits(this.log.config.segmentIndexBytes);
-    const writer = new CleanedSegmentWriter(this.log.dir, first.baseOffset, limits, this.startedAtMs);
-    let installed = false;
+    const writer =
+      carry?.writer ?? new CleanedSegmentWriter(this.log.dir, group[0]!.baseOffset, limits, this.startedAtMs);
+    let keep = false;
     try {
       // Empty segments kept by earlier rounds are merged away, as Kafka's regrouping does.
-      if (group.length > 1 && group.some((segment) => segment.sizeBytes === 0)) writer.start();
-      for (let s = 0; s < group.length; s++) await this.filterSegment(group, s, writer, rule);
+      if (group.length > 1 && group.some((segment) => segment.sizeBytes === 0) && !writer.started)
+        writer.start();
+      const offset = members.length - group.length;
+      for (let s = 0; s < group.length; s++) await this.filterSegment(members, offset + s, writer, rule);
       this.result.segmentsRead += group.length;
-      if (!writer.started) return;
+      if (!writer.started) return null;
+      if (writer.isEmpty && mayCarry) {
+        keep = true;
+        return { writer, members };
+      }
       const cleaned = await writer.finish();
-      const last = group[group.length - 1]!;
-      const after = this.segments[this.segments.indexOf(last) + 1]!;
+      const after = this.segments[this.segments.indexOf(members[members.length - 1]!) + 1]!;
       await writer.recordRange(
-        group.map((segment) => segment.baseOffset),
+        members.map((segment) => segment.baseOffset),
         after.baseOffset,
       );
-      await this.swap(writer, group);
-      installed = true;
+      await this.swap(writer, members);
+      keep = true;
       this.result.bytesWritten += cleaned.sizeBytes;
       this.result.segmentsWritten++;
+      return null;
     } finally {
-      if (!installed) writer.discard();
+      if (!keep) writer.discard();
     }
   }
 
