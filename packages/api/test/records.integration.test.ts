@@ -154,3 +154,67 @@ describe("produce and read over REST", () => {
     expect(String(badEnvelope.body.detail)).toContain("records[0].value");
   });
 });
+
+describe("keys, idempotency and consumer groups", () => {
+  it("DELETE /topics/{topic}/keys/{key} writes a tombstone and answers where", async () => {
+    const deleted = await rest(h.server, { apiKey: key }, "DELETE", "/topics/profiles/keys/user-1");
+    expect(deleted.status).toBe(200);
+    const partition = partitionForKey(Buffer.from("user-1"), 3);
+    expect(deleted.body).toEqual({ partition, offset: expect.any(Number) });
+    const read = await rest(
+      h.server,
+      { apiKey: key },
+      "GET",
+      `/topics/profiles/partitions/${partition}/records?offset=${deleted.body.offset}`,
+    );
+    expect((read.body.records as unknown[])[0]).toMatchObject({ key: str("user-1"), value: null });
+  });
+
+  it("answers a retried produce with the same Idempotency-Key without writing twice", async () => {
+    const body = { records: [{ key: str("idem"), value: str("once") }] };
+    const headers = { "idempotency-key": "req-42" };
+    const first = await rest(h.server, { apiKey: key }, "POST", "/topics/profiles/records", body, headers);
+    const second = await rest(h.server, { apiKey: key }, "POST", "/topics/profiles/records", body, headers);
+    expect(first.status).toBe(200);
+    expect(second.body).toEqual(first.body);
+    const { partition, offset } = (first.body.results as { partition: number; offset: number }[])[0]!;
+    const read = await rest(
+      h.server,
+      { apiKey: key },
+      "GET",
+      `/topics/profiles/partitions/${partition}/records?offset=${offset}`,
+    );
+    expect(read.body.logEndOffset).toBe(offset + 1);
+    const other = await rest(
+      h.server,
+      { apiKey: key },
+      "POST",
+      "/topics/profiles/records",
+      { records: [{ key: str("idem"), value: str("x") }] },
+      headers,
+    );
+    expect(other.status).toBe(409);
+    expect(other.body.code).toBe("IDEMPOTENCY_KEY_REUSED");
+  });
+
+  it("commits consumer-group offsets and reports lag against the log end", async () => {
+    const partition = partitionForKey(Buffer.from("user-1"), 3);
+    const committed = await rest(h.server, { apiKey: key }, "POST", "/consumer-groups/billing/offsets", {
+      offsets: [{ topic: "profiles", partition, offset: 1 }],
+    });
+    expect(committed.status).toBe(200);
+    expect(committed.body).toEqual({ group: "billing", committed: 1 });
+    const group = await rest(h.server, { apiKey: key }, "GET", "/consumer-groups/billing");
+    expect(group.status).toBe(200);
+    const [entry] = group.body.offsets as { offset: number; logEndOffset: number; lag: number }[];
+    expect(entry).toMatchObject({ offset: 1 });
+    expect(entry!.lag).toBe(entry!.logEndOffset - 1);
+    expect(entry!.logEndOffset).toBeGreaterThan(1);
+
+    const missing = await rest(h.server, { apiKey: key }, "POST", "/consumer-groups/billing/offsets", {
+      offsets: [{ topic: "nope", partition: 0, offset: 1 }],
+    });
+    expect(missing.status).toBe(404);
+    expect((await rest(h.server, { apiKey: key }, "GET", "/consumer-groups/none")).status).toBe(404);
+  });
+});

@@ -7,6 +7,8 @@ import type { Clock } from "../trpc/context";
 import { appendAuditEvent } from "./audit.service";
 import { tenantQuota } from "./rate-limit.service";
 import { cleanupPolicyOf, describeConfigs, storedConfigs, validateConfigs } from "./topic-config";
+import { type ConfigWarning, configWarnings } from "./topic-guardrails";
+import { presetConfigs } from "./topic-presets";
 
 export interface TopicDeps {
   prisma: PrismaClient;
@@ -38,7 +40,11 @@ export async function findTopic(prisma: PrismaClient, tenantId: string, name: st
   return topic;
 }
 
-async function assertPartitionQuota(prisma: PrismaClient, tenantId: string, adding: number): Promise<void> {
+export async function assertPartitionQuota(
+  prisma: PrismaClient,
+  tenantId: string,
+  adding: number,
+): Promise<void> {
   const [quota, used] = await Promise.all([
     tenantQuota(prisma, tenantId),
     prisma.topic.aggregate({ where: { organizationId: tenantId }, _sum: { partitionCount: true } }),
@@ -61,8 +67,11 @@ export async function createTopic(
   deps: TopicDeps,
   identity: Identity,
   input: CreateTopicInput,
-): Promise<{ topic: TopicSummary; validateOnly: boolean }> {
-  const { explicit } = validateConfigs(input.configs);
+): Promise<{ topic: TopicSummary; validateOnly: boolean; warnings: ConfigWarning[] }> {
+  const quota = await tenantQuota(deps.prisma, identity.tenantId);
+  const preset = input.preset ? presetConfigs(input.preset, quota.erasureDeadlineDays) : {};
+  const { explicit, parsed } = validateConfigs({ ...preset, ...input.configs });
+  const warnings = configWarnings(parsed, input.partitions);
   await assertPartitionQuota(deps.prisma, identity.tenantId, input.partitions);
   const now = new Date(deps.clock.now());
   const existing = await deps.prisma.topic.findUnique({
@@ -77,7 +86,7 @@ export async function createTopic(
   };
   if (input.validateOnly) {
     const preview = { ...draft, id: "", createdAt: now, updatedAt: now } as Topic;
-    return { topic: topicSummary(preview), validateOnly: true };
+    return { topic: topicSummary(preview), validateOnly: true, warnings };
   }
   try {
     const topic = await deps.prisma.$transaction(async (tx) => {
@@ -94,12 +103,17 @@ export async function createTopic(
         actor: identity.actor,
         action: "topic.created",
         target: { type: "topic", id: created.id },
-        data: { name: input.name, partitions: input.partitions, configs: explicit },
+        data: {
+          name: input.name,
+          partitions: input.partitions,
+          preset: input.preset ?? null,
+          configs: explicit,
+        },
         now,
       });
       return created;
     });
-    return { topic: topicSummary(topic), validateOnly: false };
+    return { topic: topicSummary(topic), validateOnly: false, warnings };
   } catch (error) {
     if (isUniqueViolation(error)) throw new AppError("TOPIC_EXISTS", `Topic "${input.name}" already exists.`);
     throw error;

@@ -19,23 +19,28 @@ const translateErrors = middleware(async ({ next }) => {
 export const publicProcedure = baseProcedure.use(translateErrors);
 
 /**
- * The single place where authentication, tenancy, scopes and per-tenant rate limits are checked.
- * Every tenant-facing procedure is built from this with the one scope it needs; services then
- * receive `identity.tenantId` and scope every query by it.
+ * The single place where authentication, tenancy and per-tenant request rates are checked: the
+ * caller's identity ({ tenantId, actor, role, scopes }) is built here from an API key or a session,
+ * and services scope every query by `identity.tenantId`.
  */
+export const authenticatedProcedure = publicProcedure.use(async ({ ctx, next }) => {
+  const identity = await resolveIdentity(
+    { auth: ctx.deps.auth, prisma: ctx.deps.prisma, now: () => new Date(ctx.deps.clock.now()) },
+    ctx.headers,
+  );
+  await enforceRequestRate(ctx.deps, identity.tenantId);
+  return next({ ctx: { ...ctx, identity } });
+});
+
+/** Every tenant-facing procedure is built from this with the one scope it needs. */
 export function protectedProcedure(scope: Scope) {
-  return publicProcedure.use(async ({ ctx, next }) => {
-    const identity = await resolveIdentity(
-      { auth: ctx.deps.auth, prisma: ctx.deps.prisma, now: () => new Date(ctx.deps.clock.now()) },
-      ctx.headers,
-    );
-    if (!hasScope(identity.scopes, scope)) {
-      const who = identity.role ? `The ${identity.role} role` : "This API key";
+  return authenticatedProcedure.use(({ ctx, next }) => {
+    if (!hasScope(ctx.identity.scopes, scope)) {
+      const who = ctx.identity.role ? `The ${ctx.identity.role} role` : "This API key";
       throw new AppError("INSUFFICIENT_SCOPE", `${who} lacks the ${scope} scope this operation needs.`, {
         details: { requiredScope: scope },
       });
     }
-    await enforceRequestRate(ctx.deps, identity.tenantId);
-    return next({ ctx: { ...ctx, identity } });
+    return next();
   });
 }

@@ -1,8 +1,14 @@
 import { createApiKeyProcedure } from "../procedures/api-keys/create-api-key";
 import { listApiKeysProcedure } from "../procedures/api-keys/list-api-keys";
 import { revokeApiKeyProcedure } from "../procedures/api-keys/revoke-api-key";
+import { commitOffsetsProcedure } from "../procedures/consumer-groups/commit-offsets";
+import { getGroupProcedure } from "../procedures/consumer-groups/get-group";
+import { deleteKeyProcedure } from "../procedures/records/delete-key";
 import { produceRecordsProcedure } from "../procedures/records/produce-records";
 import { readRecordsProcedure } from "../procedures/records/read-records";
+import { currentTenantProcedure } from "../procedures/tenant/current-tenant";
+import { addPartitionsProcedure } from "../procedures/topics/add-partitions";
+import { alterConfigsProcedure } from "../procedures/topics/alter-configs";
 import { createTopicProcedure } from "../procedures/topics/create-topic";
 import { deleteTopicProcedure } from "../procedures/topics/delete-topic";
 import { getTopicProcedure } from "../procedures/topics/get-topic";
@@ -10,20 +16,30 @@ import { listTopicsProcedure } from "../procedures/topics/list-topics";
 import { router } from "./trpc";
 
 export const appRouter = router({
+  tenant: router({
+    current: currentTenantProcedure,
+  }),
   topics: router({
     create: createTopicProcedure,
     list: listTopicsProcedure,
     get: getTopicProcedure,
     delete: deleteTopicProcedure,
+    alterConfigs: alterConfigsProcedure,
+    addPartitions: addPartitionsProcedure,
   }),
   apiKeys: router({
     create: createApiKeyProcedure,
     list: listApiKeysProcedure,
     revoke: revokeApiKeyProcedure,
   }),
+  consumerGroups: router({
+    commitOffsets: commitOffsetsProcedure,
+    get: getGroupProcedure,
+  }),
   records: router({
     produce: produceRecordsProcedure,
     read: readRecordsProcedure,
+    deleteKey: deleteKeyProcedure,
   }),
 });
 

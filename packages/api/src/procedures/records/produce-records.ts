@@ -1,3 +1,5 @@
+import { z } from "zod";
+import { once } from "../../services/idempotency.service";
 import { produceRecords } from "../../services/record.service";
 import { protectedProcedure } from "../../trpc/access";
 import { produceRecordsInput, produceRecordsOutput } from "./produce-records.schema";
@@ -9,10 +11,27 @@ export const produceRecordsProcedure = protectedProcedure("records:write")
       path: "/topics/{topic}/records",
       tags: ["records"],
       summary: "Produce a batch of records; answers per record (207 when only some were written)",
+      requestHeaders: z.object({
+        "idempotency-key": z
+          .string()
+          .optional()
+          .meta({ description: "Retries with the same key get the first answer" }),
+      }),
     },
     successStatus: (data) =>
       (data as { results: { error?: unknown }[] }).results.some((r) => r.error) ? 207 : 200,
   })
   .input(produceRecordsInput)
   .output(produceRecordsOutput)
-  .mutation(({ ctx, input }) => produceRecords(ctx.deps, ctx.identity, input));
+  .mutation(({ ctx, input }) =>
+    once(
+      ctx.deps,
+      {
+        tenantId: ctx.identity.tenantId,
+        scope: "produce",
+        key: ctx.headers.get("idempotency-key"),
+        request: input,
+      },
+      () => produceRecords(ctx.deps, ctx.identity, input),
+    ),
+  );

@@ -1,5 +1,6 @@
 import { z } from "zod";
-import { configValuesSchema, topicNameSchema, topicSummarySchema } from "./topic.schema";
+import { TOPIC_PRESETS } from "../../services/topic-presets";
+import { configValuesSchema, topicNameSchema, topicSummarySchema, warningSchema } from "./topic.schema";
 
 /** Most partitions one topic may have; the tenant's partition quota applies on top. */
 export const MAX_PARTITIONS_PER_TOPIC = 256;
@@ -7,6 +8,10 @@ export const MAX_PARTITIONS_PER_TOPIC = 256;
 export const createTopicInput = z.object({
   name: topicNameSchema,
   partitions: z.number().int().min(1).max(MAX_PARTITIONS_PER_TOPIC).default(1),
+  preset: z
+    .enum(TOPIC_PRESETS)
+    .optional()
+    .meta({ description: "Configs to start from; `configs` override them" }),
   configs: configValuesSchema.default({}),
   validateOnly: z.boolean().default(false).meta({ description: "Check everything, create nothing" }),
 });
@@ -16,4 +21,5 @@ export type CreateTopicInput = z.infer<typeof createTopicInput>;
 export const createTopicOutput = z.object({
   topic: topicSummarySchema,
   validateOnly: z.boolean(),
+  warnings: z.array(warningSchema),
 });

@@ -27,3 +27,5 @@ export const topicSummarySchema = z.object({
 export type TopicSummary = z.infer<typeof topicSummarySchema>;
 
 export const topicPathSchema = z.object({ topic: topicNameSchema });
+
+export const warningSchema = z.object({ code: z.string(), message: z.string() });

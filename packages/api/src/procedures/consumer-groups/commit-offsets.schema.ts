@@ -1,0 +1,20 @@
+import { z } from "zod";
+import { topicNameSchema } from "../topics/topic.schema";
+import { groupNameSchema } from "./consumer-group.schema";
+
+export const commitOffsetsInput = z.object({
+  group: groupNameSchema,
+  offsets: z
+    .array(
+      z.object({
+        topic: topicNameSchema,
+        partition: z.number().int().min(0),
+        offset: z.number().int().min(0).meta({ description: "The next offset to read" }),
+        metadata: z.string().max(1024).optional(),
+      }),
+    )
+    .min(1)
+    .max(10_000),
+});
+
+export const commitOffsetsOutput = z.object({ group: z.string(), committed: z.number().int() });

@@ -1,0 +1,16 @@
+import { alterTopicConfigs } from "../../services/topic-admin.service";
+import { protectedProcedure } from "../../trpc/access";
+import { alterConfigsInput, alterConfigsOutput } from "./alter-configs.schema";
+
+export const alterConfigsProcedure = protectedProcedure("topics:write")
+  .meta({
+    openapi: {
+      method: "PATCH",
+      path: "/topics/{topic}/configs",
+      tags: ["topics"],
+      summary: "Set or reset topic configs (audited with a before/after diff)",
+    },
+  })
+  .input(alterConfigsInput)
+  .output(alterConfigsOutput)
+  .mutation(({ ctx, input }) => alterTopicConfigs(ctx.deps, ctx.identity, input));

@@ -1,0 +1,122 @@
+import { parseTopicConfig } from "@lastword/logstore";
+import type { Identity } from "../auth/request-identity";
+import { hasScope } from "../auth/scopes";
+import { AppError } from "../errors/app-error";
+import type { AlterConfigsInput } from "../procedures/topics/alter-configs.schema";
+import { appendAuditEvent } from "./audit.service";
+import { assertPartitionQuota, findTopic, type TopicDeps, topicSummary } from "./topic.service";
+import { type ExplicitConfigs, isCompacted, storedConfigs, validateConfigs } from "./topic-config";
+import { type ConfigWarning, changeWarnings, configWarnings } from "./topic-guardrails";
+
+export interface ConfigChange {
+  name: string;
+  before: string | null;
+  after: string | null;
+}
+
+function diffConfigs(before: ExplicitConfigs, after: ExplicitConfigs): ConfigChange[] {
+  const names = [...new Set([...Object.keys(before), ...Object.keys(after)])].sort();
+  return names
+    .map((name) => ({ name, before: before[name] ?? null, after: after[name] ?? null }))
+    .filter((c) => c.before !== c.after);
+}
+
+/**
+ * Sets and resets configs (reset = back to the default), validated as a whole with the log store's
+ * rules; the before/after diff goes to the audit trail. Workers reopen the partitions with the
+ * new configs when they see Topic.updatedAt change.
+ */
+export async function alterTopicConfigs(deps: TopicDeps, identity: Identity, input: AlterConfigsInput) {
+  const topic = await findTopic(deps.prisma, identity.tenantId, input.topic);
+  const before = storedConfigs(topic.configs);
+  const next: Record<string, string | number> = { ...before, ...input.set };
+  for (const name of input.reset) delete next[name];
+  const { explicit, parsed } = validateConfigs(next);
+  const changes = diffConfigs(before, explicit);
+  const warnings: ConfigWarning[] = [
+    ...changeWarnings(parseTopicConfig(before), parsed),
+    ...configWarnings(parsed, topic.partitionCount),
+  ];
+  if (input.validateOnly || changes.length === 0) {
+    return {
+      topic: topicSummary({ ...topic, configs: explicit }),
+      changes,
+      warnings,
+      validateOnly: input.validateOnly,
+    };
+  }
+  const now = new Date(deps.clock.now());
+  const updated = await deps.prisma.$transaction(async (tx) => {
+    const row = await tx.topic.update({
+      where: { id: topic.id },
+      data: { configs: explicit, updatedAt: now },
+    });
+    await appendAuditEvent(tx, {
+      organizationId: identity.tenantId,
+      actor: identity.actor,
+      action: "topic.configs.altered",
+      target: { type: "topic", id: topic.id },
+      data: { name: topic.name, changes: changes.map((c) => ({ ...c })) },
+      now,
+    });
+    return row;
+  });
+  return { topic: topicSummary(updated), changes, warnings, validateOnly: false };
+}
+
+const FROZEN_EXPLANATION =
+  "Keys are placed by hash modulo the partition count, so more partitions would send existing keys to partitions that hold neither their history nor their tombstones: compaction could no longer keep one latest value per key, and readers rebuilding state would see stale values. Create a new topic with the partition count you need and replay this one into it instead.";
+
+/**
+ * Raises the partition count to `count`. Refused on compacted topics (409) unless a caller with
+ * the admin scope forces it; the forced change is audited as such.
+ */
+export async function addPartitions(
+  deps: TopicDeps,
+  identity: Identity,
+  input: { topic: string; count: number; force: boolean },
+) {
+  const topic = await findTopic(deps.prisma, identity.tenantId, input.topic);
+  if (input.count <= topic.partitionCount) {
+    throw new AppError(
+      "INVALID_INPUT",
+      `Topic "${topic.name}" already has ${topic.partitionCount} partitions; count is the new total and must be larger.`,
+    );
+  }
+  const compacted = isCompacted(storedConfigs(topic.configs));
+  const forced = compacted && input.force && hasScope(identity.scopes, "admin");
+  if (compacted && !forced) {
+    throw new AppError(
+      "PARTITIONS_FROZEN",
+      `Topic "${topic.name}" is compacted; its partition count is frozen. ${FROZEN_EXPLANATION}`,
+      {
+        details: { partitions: topic.partitionCount, forceRequires: "admin" },
+      },
+    );
+  }
+  await assertPartitionQuota(deps.prisma, identity.tenantId, input.count - topic.partitionCount);
+  const now = new Date(deps.clock.now());
+  const updated = await deps.prisma.$transaction(async (tx) => {
+    await tx.partition.createMany({
+      data: Array.from({ length: input.count - topic.partitionCount }, (_, i) => ({
+        topicId: topic.id,
+        index: topic.partitionCount + i,
+        createdAt: now,
+      })),
+    });
+    const row = await tx.topic.update({
+      where: { id: topic.id },
+      data: { partitionCount: input.count, updatedAt: now },
+    });
+    await appendAuditEvent(tx, {
+      organizationId: identity.tenantId,
+      actor: identity.actor,
+      action: forced ? "topic.partitions.forced" : "topic.partitions.added",
+      target: { type: "topic", id: topic.id },
+      data: { name: topic.name, before: topic.partitionCount, after: input.count, compacted },
+      now,
+    });
+    return row;
+  });
+  return { topic: topicSummary(updated), forced };
+}
