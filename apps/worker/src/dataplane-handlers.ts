@@ -1,4 +1,5 @@
 import {
+  type CleanerState,
   decodeProduceRecord,
   encodeFetchedRecord,
   type FetchQuery,
@@ -8,6 +9,8 @@ import {
   type ProduceResponse,
   type SegmentsResponse,
 } from "@lastword/dataplane";
+import type { CleanableStats } from "@lastword/logstore";
+import type { CleanerHealthBook } from "./cleaner-health";
 import type { HostedLog } from "./hosted-log";
 import type { PartitionHost } from "./partition-host";
 import { offsetForTimestamp } from "./timestamp-lookup";
@@ -59,10 +62,68 @@ export function listOffsets(
   });
 }
 
-export function listSegments(host: PartitionHost, partitionId: string): Promise<SegmentsResponse> {
-  return host.read(partitionId, async (log) => ({
-    logStartOffset: log.logStartOffset,
-    logEndOffset: log.logEndOffset,
-    segments: (await log.segments()).map((segment) => ({ ...segment })),
-  }));
+/** What the segment listing needs to know about the cleaner beyond the log itself. */
+export interface CleanerView {
+  health: CleanerHealthBook;
+  lastCleanAt: ReadonlyMap<string, number>;
+  /** Enqueues (or, without Redis, runs) a pass now for a partition held at `epoch`. */
+  requestClean(partitionId: string, epoch: number): Promise<void>;
+}
+
+export function listSegments(
+  host: PartitionHost,
+  cleaner: CleanerView,
+  partitionId: string,
+): Promise<SegmentsResponse> {
+  return host.read(partitionId, async (log) => {
+    const stats = log.config.cleanupPolicy.compact ? log.cleanableStats() : null;
+    const segments = (await log.segments()).map((segment) => ({
+      ...segment,
+      state: segment.active
+        ? "active"
+        : stats && segment.lastOffset < stats.firstDirtyOffset
+          ? "clean"
+          : "dirty",
+    }));
+    return {
+      logStartOffset: log.logStartOffset,
+      logEndOffset: log.logEndOffset,
+      segments,
+      cleaner: stats && cleanerState(cleaner, partitionId, stats, log.nextCleanDueAt()),
+    };
+  });
+}
+
+function cleanerState(
+  cleaner: CleanerView,
+  partitionId: string,
+  stats: CleanableStats,
+  nextCleanDueAt: number | null,
+): CleanerState {
+  const held = cleaner.health.state(partitionId);
+  return {
+    dirtyRatio: stats.dirtyRatio,
+    cleanable: stats.cleanable,
+    firstDirtyOffset: stats.firstDirtyOffset,
+    firstUncleanableOffset: stats.firstUncleanableOffset,
+    maxCompactionDelayMs: stats.maxCompactionDelayMs,
+    nextCleanDueAt,
+    lastCleanAt: cleaner.lastCleanAt.get(partitionId) ?? null,
+    uncleanable: held && {
+      error: held.error,
+      failures: held.failures,
+      held: held.held,
+      retryAt: held.retryAtMs,
+    },
+  };
+}
+
+export async function requestClean(
+  host: PartitionHost,
+  cleaner: CleanerView,
+  partitionId: string,
+): Promise<{ accepted: true }> {
+  const epoch = await host.read(partitionId, async () => host.slot(partitionId)!.epoch);
+  await cleaner.requestClean(partitionId, epoch);
+  return { accepted: true };
 }

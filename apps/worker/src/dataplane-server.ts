@@ -10,9 +10,17 @@ import {
   produceRequestSchema,
   SECRET_HEADER,
 } from "@lastword/dataplane";
-import { fetchRecords, listOffsets, listSegments, produce } from "./dataplane-handlers";
+import {
+  type CleanerView,
+  fetchRecords,
+  listOffsets,
+  listSegments,
+  produce,
+  requestClean,
+} from "./dataplane-handlers";
 import { dataPlaneErrorOf } from "./log-errors";
 import type { Logger } from "./logger";
+import type { WorkerMetrics } from "./metrics";
 import type { PartitionHost } from "./partition-host";
 
 /** A produce body above this is refused before it is buffered (Kafka's default max request size is 100 MiB). */
@@ -20,12 +28,14 @@ export const MAX_REQUEST_BYTES = 100 << 20;
 
 export interface DataPlaneServerOptions {
   host: PartitionHost;
+  cleaner: CleanerView;
+  metrics: WorkerMetrics;
   secret: string;
   workerId: string;
   logger: Logger;
 }
 
-const ROUTE = /^\/v1\/partitions\/([^/]+)\/(produce|records|offsets|segments)$/;
+const ROUTE = /^\/v1\/partitions\/([^/]+)\/(produce|records|offsets|segments|clean)$/;
 
 /** The worker's internal HTTP endpoint; every route but /healthz requires the shared secret. */
 export function createDataPlaneServer(options: DataPlaneServerOptions): Server {
@@ -70,27 +80,55 @@ async function route(
   if (req.method === "GET" && url.pathname === "/healthz") {
     return sendJson(res, 200, { ok: true, workerId: options.workerId, partitions: options.host.size });
   }
+  if (req.method === "GET" && url.pathname === "/metrics") {
+    const text = await options.metrics.registry.metrics();
+    res.writeHead(200, { "content-type": options.metrics.registry.contentType });
+    res.end(text);
+    return;
+  }
   if (!authorized(req, secret)) throw new DataPlaneError("UNAUTHORIZED", `missing or wrong ${SECRET_HEADER}`);
   const match = ROUTE.exec(url.pathname);
   if (!match) throw new DataPlaneError("BAD_REQUEST", `no route ${req.method} ${url.pathname}`);
   const partitionId = decodeURIComponent(match[1]!);
   const query = Object.fromEntries(url.searchParams);
-  const { host } = options;
-  switch (`${req.method} ${match[2]}`) {
-    case "POST produce":
-      return sendJson(
-        res,
-        200,
-        await produce(host, partitionId, produceRequestSchema.parse(await readJson(req))),
-      );
-    case "GET records":
-      return sendJson(res, 200, await fetchRecords(host, partitionId, fetchQuerySchema.parse(query)));
+  const op = `${req.method} ${match[2]}`;
+  const endTimer = options.metrics.requestSeconds.startTimer({ op: match[2] });
+  try {
+    sendJson(res, 200, await dispatch(options, op, partitionId, query, req));
+    endTimer({ outcome: "ok" });
+  } catch (error) {
+    endTimer({ outcome: "error" });
+    throw error;
+  }
+}
+
+async function dispatch(
+  options: DataPlaneServerOptions,
+  op: string,
+  partitionId: string,
+  query: Record<string, string>,
+  req: IncomingMessage,
+): Promise<unknown> {
+  const { host, cleaner, metrics } = options;
+  switch (op) {
+    case "POST produce": {
+      const answer = await produce(host, partitionId, produceRequestSchema.parse(await readJson(req)));
+      metrics.records.inc({ op: "produce" }, answer.offsets.length);
+      return answer;
+    }
+    case "GET records": {
+      const answer = await fetchRecords(host, partitionId, fetchQuerySchema.parse(query));
+      metrics.records.inc({ op: "fetch" }, answer.records.length);
+      return answer;
+    }
     case "GET offsets":
-      return sendJson(res, 200, await listOffsets(host, partitionId, listOffsetsQuerySchema.parse(query)));
+      return listOffsets(host, partitionId, listOffsetsQuerySchema.parse(query));
     case "GET segments":
-      return sendJson(res, 200, await listSegments(host, partitionId));
+      return listSegments(host, cleaner, partitionId);
+    case "POST clean":
+      return requestClean(host, cleaner, partitionId);
     default:
-      throw new DataPlaneError("BAD_REQUEST", `no route ${req.method} ${url.pathname}`);
+      throw new DataPlaneError("BAD_REQUEST", `no route ${op}`);
   }
 }
 

@@ -22,6 +22,14 @@ const schema = z
     WORKER_DATAPLANE_HOST: z.string().min(1).default("127.0.0.1"),
     WORKER_DATAPLANE_PORT: z.coerce.number().int().min(0).max(65535).default(0),
     WORKER_LEASE_TTL_MS: z.coerce.number().int().min(1000).default(10_000),
+    WORKER_SCHEDULER_TICK_MS: z.coerce.number().int().min(100).default(5_000),
+    WORKER_CLEANER_THREADS: z.coerce.number().int().min(1).max(64).default(1),
+    // Kafka's log.cleaner.dedupe.buffer.size (128 MiB), split evenly between the cleaner threads.
+    WORKER_DEDUPE_BUFFER_BYTES: z.coerce
+      .number()
+      .int()
+      .min(1 << 20)
+      .default(128 << 20),
     LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
   })
   .refine((env) => env.NODE_ENV !== "production" || env.LASTWORD_INTERNAL_SECRET !== undefined, {

@@ -1,3 +1,5 @@
+import type { CleanableStats, CleanResult, RetentionResult, TopicConfig } from "@lastword/logstore";
+
 /**
  * What the worker needs from a partition log: the slice of @lastword/logstore's PartitionLog it calls.
  * Kept as an interface so the hosting, fencing and data-plane code depend on behaviour, not on the
@@ -40,6 +42,13 @@ export interface HostedLog {
   read(fromOffset: number, options: { maxRecords?: number; maxBytes?: number }): Promise<LogRecord[]>;
   segments(): LogSegment[] | Promise<LogSegment[]>;
   close(): Promise<void>;
+  /** The parsed config in force (policy, retention limits). */
+  readonly config: TopicConfig;
+  cleanableStats(): CleanableStats;
+  clean(options?: { force?: boolean }): Promise<CleanResult>;
+  nextCleanDueAt(): number | null;
+  maybeRoll(): Promise<boolean>;
+  applyRetention(): Promise<RetentionResult>;
 }
 
 export interface OpenLogOptions {

@@ -16,12 +16,20 @@ async function main(): Promise<void> {
     databaseUrl: env.DATABASE_URL,
     dataDir: env.LASTWORD_DATA_DIR,
     secret: env.LASTWORD_INTERNAL_SECRET ?? DEV_INTERNAL_SECRET,
-    openLog: partitionLogOpener(),
+    openLog: partitionLogOpener({
+      dedupeBufferBytes: Math.floor(env.WORKER_DEDUPE_BUFFER_BYTES / env.WORKER_CLEANER_THREADS),
+    }),
     workerId: env.WORKER_ID,
     host: env.WORKER_DATAPLANE_HOST,
     port: env.WORKER_DATAPLANE_PORT,
     leaseTtlMs: env.WORKER_LEASE_TTL_MS,
     logger,
+    scheduling: {
+      redisUrl: env.REDIS_URL,
+      redisPrefix: env.REDIS_PREFIX,
+      tickMs: env.WORKER_SCHEDULER_TICK_MS,
+      cleanerThreads: env.WORKER_CLEANER_THREADS,
+    },
   });
   let stopping = false;
   const onSignal = (signal: NodeJS.Signals) => {

@@ -60,6 +60,24 @@ export class PartitionHost {
     });
   }
 
+  /** Background work that changes files (a cleaner pass, retention): fenced like a write, not waited on at close. */
+  background<T>(partitionId: string, fn: (log: HostedLog) => Promise<T>): Promise<T> {
+    const slot = this.#require(partitionId);
+    return slot.use(async (log) => {
+      await this.#fence(slot);
+      return fn(log);
+    }, "background");
+  }
+
+  /** True while the last renewal still covers this slot with the fencing margin to spare (no database trip). */
+  leaseFresh(slot: PartitionSlot): boolean {
+    return slot.leaseValidUntil - performance.now() > this.#options.fenceMarginMs;
+  }
+
+  slots(): PartitionSlot[] {
+    return [...this.#slots.values()];
+  }
+
   /**
    * Applies a renewal: leases we still hold get the new deadline (and a reopen if the topic config
    * changed); leases gone or at another epoch are closed at once, their files removed if the row is gone.

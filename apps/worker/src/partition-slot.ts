@@ -54,11 +54,16 @@ export class PartitionSlot {
     return this.#lifecycle;
   }
 
-  async use<T>(fn: (log: HostedLog) => Promise<T>): Promise<T> {
+  /**
+   * Runs `fn` against the open log. A request is waited for before the log closes; background work
+   * (cleaning, retention) is not: closing the log under it makes it abort, so a lost lease stops it at once.
+   */
+  async use<T>(fn: (log: HostedLog) => Promise<T>, kind: "request" | "background" = "request"): Promise<T> {
     if (this.#state === "opening") await this.#waitForOpen();
     if (this.#state === "closed") throw notOwner(this.partitionId);
     if (this.#state === "failed" || this.#log === null) throw unavailable(this.partitionId, this.#error);
     const log = this.#log;
+    if (kind === "background") return fn(log);
     this.#inflight++;
     try {
       return await fn(log);

@@ -1,13 +1,21 @@
 import { randomBytes } from "node:crypto";
 import type { Server } from "node:http";
 import { createPrisma, type PrismaClient } from "@lastword/db";
+import { DEFAULT_SCHEDULER_TICK_MS } from "@lastword/jobs";
+import { CLEANER_MAX_ATTEMPTS, CleanerHealthBook } from "./cleaner-health";
+import { CleanerPasses } from "./cleaner-pass";
+import { CleanerRunRepository } from "./cleaner-run.repository";
+import { CleanerScheduler } from "./cleaner-scheduler";
+import type { CleanerView } from "./dataplane-handlers";
 import { closeServer, createDataPlaneServer, listen } from "./dataplane-server";
 import type { OpenLog } from "./hosted-log";
 import { LeaseRepository } from "./lease.repository";
 import { createLogger, type Logger, type LogLevel } from "./logger";
+import { WorkerMetrics } from "./metrics";
 import { OwnershipLoop } from "./ownership";
 import { PartitionHost } from "./partition-host";
 import { removeOrphanedPartitions } from "./partition-janitor";
+import { PartitionStatsRepository } from "./partition-stats.repository";
 import { ShutdownSequence } from "./shutdown";
 import { WorkerRegistry } from "./worker-registry";
 
@@ -27,6 +35,17 @@ export interface WorkerConfig {
   housekeepingIntervalMs?: number;
   logger?: Logger;
   logLevel?: LogLevel;
+  /** Cleaner and retention scheduling through BullMQ; without it passes run only when requested. */
+  scheduling?: SchedulingConfig;
+}
+
+export interface SchedulingConfig {
+  redisUrl: string;
+  redisPrefix: string;
+  tickMs?: number;
+  cleanerThreads?: number;
+  /** First retry delay after a failed pass (doubles per failure; held after CLEANER_MAX_ATTEMPTS). */
+  cleanerBackoffBaseMs?: number;
 }
 
 export interface RunningWorker {
@@ -59,7 +78,46 @@ export async function startWorker(config: WorkerConfig): Promise<RunningWorker> 
     logger,
     fenceMarginMs: Math.floor(leaseTtlMs / 4),
   });
-  const server = createDataPlaneServer({ host, secret: config.secret, workerId: id, logger });
+  const metrics = new WorkerMetrics(config.scheduling?.cleanerThreads ?? 1);
+  const health = new CleanerHealthBook(CLEANER_MAX_ATTEMPTS, config.scheduling?.cleanerBackoffBaseMs);
+  const passes = new CleanerPasses({
+    host,
+    health,
+    runs: new CleanerRunRepository(prisma, id),
+    metrics,
+    logger,
+  });
+  const scheduler = config.scheduling
+    ? new CleanerScheduler({
+        ...config.scheduling,
+        tickMs: config.scheduling.tickMs ?? DEFAULT_SCHEDULER_TICK_MS,
+        cleanerThreads: config.scheduling.cleanerThreads ?? 1,
+        workerId: id,
+        host,
+        health,
+        passes,
+        stats: new PartitionStatsRepository(prisma, id),
+        metrics,
+        logger,
+      })
+    : null;
+  const cleaner: CleanerView = {
+    health,
+    lastCleanAt: passes.lastCleanAt,
+    requestClean: async (partitionId, epoch) => {
+      if (scheduler) return scheduler.requestClean(partitionId, epoch);
+      health.forgive(partitionId);
+      await passes.clean({ partitionId, epoch, reason: "requested", dirtyRatio: 0 });
+    },
+  };
+  const server = createDataPlaneServer({
+    host,
+    cleaner,
+    metrics,
+    secret: config.secret,
+    workerId: id,
+    logger,
+  });
   const address = await listen(server, config.host ?? "127.0.0.1", config.port ?? 0);
   // Leases a previous run under the same id still holds: nothing of them is open here.
   await leases.releaseAll();
@@ -78,20 +136,22 @@ export async function startWorker(config: WorkerConfig): Promise<RunningWorker> 
   });
   await loop.tick();
   loop.start();
+  scheduler?.start();
   logger.info({ address, dataDir: config.dataDir, leaseTtlMs }, "worker ready");
-  const shutdown = gracefulShutdown({ loop, server, host, leases, registry, prisma });
+  const shutdown = gracefulShutdown({ loop, server, scheduler, host, leases, registry, prisma });
   return {
     id,
     address,
     ownedPartitions: () => host.ids(),
     stop: () => shutdown.run(logger).then(() => logger.info("worker stopped")),
-    kill: () => kill({ loop, server, host, prisma }),
+    kill: () => kill({ loop, server, scheduler, host, prisma }),
   };
 }
 
 interface Parts {
   loop: OwnershipLoop;
   server: Server;
+  scheduler: CleanerScheduler | null;
   host: PartitionHost;
   leases: LeaseRepository;
   registry: WorkerRegistry;
@@ -102,6 +162,7 @@ function gracefulShutdown(parts: Parts): ShutdownSequence {
   const sequence = new ShutdownSequence();
   sequence.add("stop ownership loop", () => parts.loop.stop());
   sequence.add("stop data plane", () => closeServer(parts.server));
+  sequence.add("stop job workers and queues", () => parts.scheduler?.stop());
   sequence.add("close partition logs", () => parts.host.closeAll());
   sequence.add("release leases", () => parts.leases.releaseAll().then(() => undefined));
   sequence.add("mark worker stopped", () => parts.registry.markStopped());
@@ -113,6 +174,7 @@ async function kill(parts: Omit<Parts, "leases" | "registry">): Promise<void> {
   parts.server.closeAllConnections();
   parts.server.close();
   await parts.loop.stop();
+  await parts.scheduler?.halt();
   await parts.host.closeAll();
   await parts.prisma.$disconnect();
 }

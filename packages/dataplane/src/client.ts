@@ -4,6 +4,7 @@ import { DataPlaneError } from "./errors";
 import { HttpTransport, type TransportOutcome, type TransportRequest } from "./http-transport";
 import { OwnerDirectory, type PartitionOwner } from "./owner-directory";
 import {
+  cleanResponseSchema,
   errorBodySchema,
   fetchResponseSchema,
   listOffsetsResponseSchema,
@@ -102,6 +103,16 @@ export class DataPlaneClient {
   async segments(input: { partitionId: string }): Promise<SegmentsResponse> {
     const request: TransportRequest = { method: "GET", path: partitionPath.segments(input.partitionId) };
     return this.#call(input.partitionId, request, segmentsResponseSchema, true);
+  }
+
+  /** Asks the owner for a cleaner pass now (even if not due), clearing an uncleanable hold. */
+  async requestClean(input: { partitionId: string }): Promise<void> {
+    const request: TransportRequest = {
+      method: "POST",
+      path: partitionPath.clean(input.partitionId),
+      body: {},
+    };
+    await this.#call(input.partitionId, request, cleanResponseSchema, true);
   }
 
   /** Closes idle keep-alive sockets; the client must not be used afterwards. */

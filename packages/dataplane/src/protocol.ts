@@ -19,6 +19,7 @@ export const partitionPath = {
   records: (partitionId: string) => `/v1/partitions/${encodeURIComponent(partitionId)}/records`,
   offsets: (partitionId: string) => `/v1/partitions/${encodeURIComponent(partitionId)}/offsets`,
   segments: (partitionId: string) => `/v1/partitions/${encodeURIComponent(partitionId)}/segments`,
+  clean: (partitionId: string) => `/v1/partitions/${encodeURIComponent(partitionId)}/clean`,
 };
 
 const bytes = z.string().nullable();
@@ -85,11 +86,34 @@ export const segmentInfoSchema = z.looseObject({
   active: z.boolean(),
 });
 
+export const cleanerStateSchema = z.object({
+  dirtyRatio: z.number(),
+  cleanable: z.boolean(),
+  firstDirtyOffset: z.number().int(),
+  firstUncleanableOffset: z.number().int(),
+  maxCompactionDelayMs: z.number(),
+  nextCleanDueAt: z.number().int().nullable(),
+  lastCleanAt: z.number().int().nullable(),
+  uncleanable: z
+    .object({
+      error: z.string(),
+      failures: z.number().int(),
+      held: z.boolean(),
+      retryAt: z.number().int().nullable(),
+    })
+    .nullable(),
+});
+
 export const segmentsResponseSchema = z.object({
   logStartOffset: offset,
   logEndOffset: offset,
+  /** Each segment also carries `state`: "clean" (before the cleaner checkpoint), "dirty" or "active". */
   segments: z.array(segmentInfoSchema),
+  /** Null on topics without compaction. */
+  cleaner: cleanerStateSchema.nullable(),
 });
+
+export const cleanResponseSchema = z.object({ accepted: z.literal(true) });
 
 export const errorBodySchema = z.object({
   code: z.enum(DATA_PLANE_ERROR_CODES),
@@ -112,5 +136,6 @@ export type FetchResponse = z.infer<typeof fetchResponseSchema>;
 export type ListOffsetsResponse = z.infer<typeof listOffsetsResponseSchema>;
 export type SegmentInfo = z.infer<typeof segmentInfoSchema>;
 export type SegmentsResponse = z.infer<typeof segmentsResponseSchema>;
+export type CleanerState = z.infer<typeof cleanerStateSchema>;
 export type ErrorBody = z.infer<typeof errorBodySchema>;
 export type HealthResponse = z.infer<typeof healthResponseSchema>;

@@ -1,0 +1,96 @@
+import type { CleanPartitionPayload, RetainPartitionPayload } from "@lastword/jobs";
+import type { CleanResult } from "@lastword/logstore";
+import type { CleanerHealthBook } from "./cleaner-health";
+import type { CleanerRunRepository } from "./cleaner-run.repository";
+import type { Logger } from "./logger";
+import type { WorkerMetrics } from "./metrics";
+import type { PartitionHost } from "./partition-host";
+
+export type PassOutcome = "moved" | "held" | "completed" | "skipped" | "aborted" | "failed";
+
+export interface CleanerPassesOptions {
+  host: PartitionHost;
+  health: CleanerHealthBook;
+  runs: CleanerRunRepository;
+  metrics: WorkerMetrics;
+  logger: Logger;
+}
+
+/**
+ * The job processors. Each is idempotent (BullMQ may deliver twice): a job for a partition this worker
+ * no longer holds at that epoch is dropped; a pass that is not due does nothing. A pass that throws
+ * marks only its partition uncleanable (cleaner-health.ts) and is recorded as a failed run.
+ */
+export class CleanerPasses {
+  readonly lastCleanAt = new Map<string, number>();
+  readonly #o: CleanerPassesOptions;
+
+  constructor(options: CleanerPassesOptions) {
+    this.#o = options;
+  }
+
+  async clean(job: CleanPartitionPayload): Promise<PassOutcome> {
+    const { host, health, runs, metrics, logger } = this.#o;
+    const slot = host.slot(job.partitionId);
+    if (!slot || slot.epoch !== job.epoch) return "moved";
+    const requested = job.reason === "requested";
+    if (!requested && !health.mayRun(job.partitionId, slot.configVersion, Date.now())) return "held";
+    const runId = await runs.start(job.partitionId);
+    const started = performance.now();
+    let result: CleanResult;
+    try {
+      result = await host.background(job.partitionId, (log) => log.clean({ force: requested }));
+    } catch (error) {
+      const message = error instanceof Error ? error.message : String(error);
+      const state = health.recordFailure(job.partitionId, slot.configVersion, message, Date.now());
+      await runs.fail(runId, message, performance.now() - started);
+      metrics.cleanerPasses.inc({ status: "failed" });
+      logger.error(
+        { partitionId: job.partitionId, err: error, ...state },
+        "cleaner pass failed; partition uncleanable",
+      );
+      return "failed";
+    }
+    const status = await runs.finish(runId, result);
+    if (status === "completed") {
+      health.recordSuccess(job.partitionId);
+      this.lastCleanAt.set(job.partitionId, Date.now());
+    }
+    metrics.recordPass(result, Date.now());
+    metrics.cleanerPasses.inc({ status });
+    logger.info(
+      { partitionId: job.partitionId, reason: job.reason, status, ...summary(result) },
+      "cleaner pass",
+    );
+    return status;
+  }
+
+  async retain(job: RetainPartitionPayload): Promise<number | "moved"> {
+    const slot = this.#o.host.slot(job.partitionId);
+    if (!slot || slot.epoch !== job.epoch) return "moved";
+    const result = await this.#o.host.background(job.partitionId, (log) => log.applyRetention());
+    if (result.deleted.length) {
+      this.#o.logger.info(
+        {
+          partitionId: job.partitionId,
+          segments: result.deleted.length,
+          logStartOffset: result.logStartOffset,
+        },
+        "retention deleted segments",
+      );
+    }
+    return result.deleted.length;
+  }
+}
+
+function summary(result: CleanResult) {
+  return {
+    trigger: result.trigger,
+    bytesRead: result.bytesRead,
+    bytesWritten: result.bytesWritten,
+    recordsRemoved: result.recordsRemoved,
+    tombstonesRemoved: result.tombstonesRemoved,
+    dirtyRatio: result.dirtyRatio,
+    durationMs: result.durationMs,
+  };
+}

@@ -1,0 +1,49 @@
+import type { PrismaClient } from "@lastword/db";
+import type { CleanResult } from "@lastword/logstore";
+
+export type CleanerRunStatus = "running" | "completed" | "skipped" | "aborted" | "failed";
+
+/** One CleanerRun row per pass: opened when the pass starts, closed with its numbers or its error. */
+export class CleanerRunRepository {
+  readonly #prisma: PrismaClient;
+  readonly #workerId: string;
+
+  constructor(prisma: PrismaClient, workerId: string) {
+    this.#prisma = prisma;
+    this.#workerId = workerId;
+  }
+
+  async start(partitionId: string): Promise<string> {
+    const run = await this.#prisma.cleanerRun.create({
+      data: { partitionId, workerId: this.#workerId, status: "running" },
+      select: { id: true },
+    });
+    return run.id;
+  }
+
+  async finish(runId: string, result: CleanResult): Promise<"completed" | "skipped" | "aborted"> {
+    const status = result.abortedReason ? "aborted" : result.cleaned ? "completed" : "skipped";
+    await this.#prisma.cleanerRun.update({
+      where: { id: runId },
+      data: {
+        status,
+        finishedAt: new Date(),
+        bytesRead: BigInt(result.bytesRead),
+        bytesWritten: BigInt(result.bytesWritten),
+        recordsRemoved: result.recordsRemoved,
+        tombstonesRemoved: result.tombstonesRemoved,
+        mapUtilisation: result.mapUtilization,
+        durationMs: Math.round(result.durationMs),
+        error: result.abortedReason,
+      },
+    });
+    return status;
+  }
+
+  async fail(runId: string, error: string, durationMs: number): Promise<void> {
+    await this.#prisma.cleanerRun.update({
+      where: { id: runId },
+      data: { status: "failed", finishedAt: new Date(), durationMs: Math.round(durationMs), error },
+    });
+  }
+}

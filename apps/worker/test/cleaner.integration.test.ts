@@ -1,0 +1,205 @@
+import { randomBytes } from "node:crypto";
+import { mkdtemp, open, readdir, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { DataPlaneClient } from "@lastword/dataplane";
+import { createTestDatabase, type TestDatabase } from "@lastword/db/testing";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { partitionLogOpener } from "../src/log-opener";
+import { type RunningWorker, startWorker } from "../src/worker";
+import { createTestTopic, eventually } from "./test-topics";
+
+const SECRET = "cleaner-test-secret";
+const TICK_MS = 300;
+let db: TestDatabase;
+let dataDir: string;
+let worker: RunningWorker;
+let client: DataPlaneClient;
+
+beforeAll(async () => {
+  db = await createTestDatabase("lastword_test_cleaner");
+  dataDir = await mkdtemp(join(tmpdir(), "lastword-cleaner-"));
+  worker = await startWorker({
+    databaseUrl: db.url,
+    dataDir,
+    secret: SECRET,
+    openLog: partitionLogOpener(),
+    logLevel: "silent",
+    claimIntervalMs: 100,
+    scheduling: {
+      redisUrl: process.env.REDIS_URL ?? "redis://127.0.0.1:6379",
+      redisPrefix: `lastword-test-${randomBytes(4).toString("hex")}`,
+      tickMs: TICK_MS,
+      cleanerThreads: 2,
+      cleanerBackoffBaseMs: 60_000,
+    },
+  });
+  client = new DataPlaneClient({ prisma: db.prisma, secret: SECRET, ownerWaitMs: 5_000 });
+});
+
+afterAll(async () => {
+  client?.close();
+  await worker?.stop();
+  await db?.drop();
+  await rm(dataDir, { recursive: true, force: true });
+});
+
+const text = (value: string) => Buffer.from(value);
+
+/** Overwrites `keys` keys `rounds` times, one batch per round; small segments make most of it closed and dirty. */
+async function overwrite(partitionId: string, keys: number, rounds: number): Promise<void> {
+  for (let round = 0; round < rounds; round++) {
+    const records = Array.from({ length: keys }, (_, k) => ({
+      key: text(`key-${k}`),
+      value: text(`round-${round}-${"x".repeat(40)}`),
+    }));
+    await client.produce({ partitionId, records });
+  }
+}
+
+async function latestRuns(partitionId: string) {
+  return db.prisma.cleanerRun.findMany({ where: { partitionId }, orderBy: { startedAt: "asc" } });
+}
+
+describe("cleaner scheduling", () => {
+  it("cleans a partition that crossed its dirty ratio within one tick plus one pass, and records the run", async () => {
+    const topic = await createTestTopic(db.prisma, {
+      partitions: 1,
+      configs: { "cleanup.policy": "compact", "segment.bytes": "1024" },
+    });
+    const partitionId = topic.partitionIds[0]!;
+    await overwrite(partitionId, 5, 12);
+    const crossedAt = Date.now();
+    const run = await eventually("a completed pass", 5_000, async () =>
+      (await latestRuns(partitionId)).find((r) => r.status === "completed"),
+    );
+    expect(Date.now() - crossedAt).toBeLessThan(TICK_MS + 3_000);
+    expect(run.recordsRemoved).toBeGreaterThan(0);
+    expect(Number(run.bytesRead)).toBeGreaterThan(Number(run.bytesWritten));
+    expect(run.workerId).toBe(worker.id);
+
+    const { records } = await client.fetch({ partitionId, offset: 0, limit: 1_000 });
+    const latestByKey = new Map(records.map((r) => [r.key!.toString(), r.value!.toString()]));
+    expect([...latestByKey.values()].every((v) => v.startsWith("round-11-"))).toBe(true);
+    expect(records.length).toBeLessThan(60);
+
+    const listing = await client.segments({ partitionId });
+    expect(listing.cleaner).not.toBeNull();
+    expect(listing.segments.some((s) => s.state === "clean")).toBe(true);
+    const stats = await eventually("stats saved", 2_000, async () => {
+      const row = await db.prisma.partition.findUniqueOrThrow({ where: { id: partitionId } });
+      const saved = row.stats as { lastCleanAt: string | null } | null;
+      return saved?.lastCleanAt ? saved : undefined;
+    });
+    expect(stats.lastCleanAt).not.toBeNull();
+  });
+
+  it("compacts an idle partition once max.compaction.lag.ms (2 s) passes, with no further writes", async () => {
+    const topic = await createTestTopic(db.prisma, {
+      partitions: 1,
+      configs: {
+        "cleanup.policy": "compact",
+        "max.compaction.lag.ms": "2000",
+        "min.cleanable.dirty.ratio": "0.99",
+      },
+    });
+    const partitionId = topic.partitionIds[0]!;
+    await overwrite(partitionId, 3, 4);
+    const run = await eventually("a max-lag pass", 6_000, async () =>
+      (await latestRuns(partitionId)).find((r) => r.status === "completed"),
+    );
+    expect(run.recordsRemoved).toBe(9);
+    const { records } = await client.fetch({ partitionId, offset: 0 });
+    expect(records.map((r) => r.offset)).toEqual([9, 10, 11]);
+  });
+
+  it("removes a tombstone after delete.retention.ms with no further writes", async () => {
+    const topic = await createTestTopic(db.prisma, {
+      partitions: 1,
+      configs: {
+        "cleanup.policy": "compact",
+        "segment.ms": "300",
+        "delete.retention.ms": "1000",
+        "min.cleanable.dirty.ratio": "0.01",
+      },
+    });
+    const partitionId = topic.partitionIds[0]!;
+    await client.produce({ partitionId, records: [{ key: text("gone"), value: text("secret") }] });
+    await client.produce({ partitionId, records: [{ key: text("kept"), value: text("v") }] });
+    await client.produce({ partitionId, records: [{ key: text("gone"), value: null }] });
+    await eventually("value removed, tombstone kept", 5_000, async () => {
+      const { records } = await client.fetch({ partitionId, offset: 0 });
+      const gone = records.filter((r) => r.key?.toString() === "gone");
+      return gone.length === 1 && gone[0]!.value === null ? true : undefined;
+    });
+    await eventually("tombstone removed after its horizon", 6_000, async () => {
+      const { records } = await client.fetch({ partitionId, offset: 0 });
+      return records.some((r) => r.key?.toString() === "gone") ? undefined : records;
+    });
+    const runs = await latestRuns(partitionId);
+    expect(runs.reduce((sum, r) => sum + r.tombstonesRemoved, 0)).toBe(1);
+  });
+
+  it("marks only the partition with a corrupt segment uncleanable; the others keep being cleaned", async () => {
+    const configs = {
+      "cleanup.policy": "compact",
+      "segment.bytes": "1024",
+      "min.cleanable.dirty.ratio": "0.99",
+    };
+    const topic = await createTestTopic(db.prisma, { partitions: 2, configs });
+    const [broken, healthy] = topic.partitionIds as [string, string];
+    await overwrite(broken, 5, 12);
+    await overwrite(healthy, 5, 12);
+    await corruptFirstSegment(join(dataDir, topic.organizationId, topic.topicId, "0"));
+    await client.requestClean({ partitionId: broken });
+    await client.requestClean({ partitionId: healthy });
+
+    const failed = await eventually("the broken partition's failed run", 5_000, async () =>
+      (await latestRuns(broken)).find((r) => r.status === "failed"),
+    );
+    expect(failed.error).toMatch(/corrupt|crc/i);
+    await eventually("the healthy partition cleaned", 5_000, async () =>
+      (await latestRuns(healthy)).find((r) => r.status === "completed"),
+    );
+    const listing = await client.segments({ partitionId: broken });
+    expect(listing.cleaner?.uncleanable).toMatchObject({ failures: 1, held: false });
+    await eventually("uncleanable in stats and metrics", 3_000, async () => {
+      const metrics = await (await fetch(`${worker.address}/metrics`)).text();
+      return /lastword_log_cleaner_uncleanable_partitions_count 1\b/.test(metrics) ? metrics : undefined;
+    });
+    const row = await db.prisma.partition.findUniqueOrThrow({ where: { id: broken } });
+    expect((row.stats as { uncleanable: { error: string } | null }).uncleanable?.error).toMatch(
+      /corrupt|crc/i,
+    );
+  });
+
+  it("serves Kafka's cleaner metrics and data-plane latencies on /metrics", async () => {
+    const body = await (await fetch(`${worker.address}/metrics`)).text();
+    for (const name of [
+      "lastword_log_cleaner_max_dirty_percent",
+      "lastword_log_cleaner_time_since_last_run_ms",
+      "lastword_log_cleaner_max_clean_time_secs",
+      "lastword_log_cleaner_max_buffer_utilization_percent",
+      "lastword_log_cleaner_cleaner_recopy_percent",
+      "lastword_log_cleaner_uncleanable_partitions_count",
+      "lastword_log_cleaner_uncleanable_bytes",
+      "lastword_log_cleaner_max_compaction_delay_secs",
+      "lastword_dataplane_request_seconds_bucket",
+    ]) {
+      expect(body).toContain(name);
+    }
+    expect(body).toMatch(/lastword_dataplane_records_total\{op="produce"\} [1-9]/);
+  });
+});
+
+/** Flips bytes in the middle of the oldest closed segment, past its first batch header. */
+async function corruptFirstSegment(dir: string): Promise<void> {
+  const logs = (await readdir(dir)).filter((name) => name.endsWith(".log")).sort();
+  const file = await open(join(dir, logs[0]!), "r+");
+  try {
+    const { size } = await file.stat();
+    await file.write(Buffer.alloc(16, 0xee), 0, 16, Math.floor(size / 2));
+  } finally {
+    await file.close();
+  }
+}
