@@ -1,14 +1,10 @@
 import Link from "next/link";
+import { Badge } from "../ui/badge";
 import { ConsoleNav } from "./console-nav";
 import { SignOutButton } from "./sign-out-button";
 
-export function ConsoleHeader({
-  organizationName,
-  userEmail,
-}: {
-  organizationName: string;
-  userEmail: string;
-}) {
+export function ConsoleHeader(props: { organizationName: string; role: string | null; userEmail: string }) {
+  const { organizationName, role, userEmail } = props;
   return (
     <header className="border-b border-line bg-surface">
       <div className="mx-auto flex max-w-5xl flex-wrap items-center gap-4 px-4 py-3">
@@ -22,6 +18,7 @@ export function ConsoleHeader({
           <span className="sr-only">Organization: </span>
           {organizationName}
         </p>
+        {role ? <Badge>{role}</Badge> : null}
         <ConsoleNav />
         <div className="ml-auto flex items-center gap-3">
           <p className="hidden text-sm text-muted sm:block">{userEmail}</p>

@@ -1,0 +1,8 @@
+import { apiServer } from "@/server/api-server";
+
+export const dynamic = "force-dynamic";
+
+const handle = (request: Request): Promise<Response> => apiServer().handleTrpc(request);
+
+export const GET = handle;
+export const POST = handle;

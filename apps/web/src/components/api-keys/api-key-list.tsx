@@ -1,0 +1,110 @@
+"use client";
+
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useState } from "react";
+import { useTRPC } from "@/lib/trpc";
+import { Badge } from "../ui/badge";
+import { Button } from "../ui/button";
+import { ErrorNotice, StatusNotice } from "../ui/notice";
+
+const dateFormat = new Intl.DateTimeFormat("en", { dateStyle: "medium", timeStyle: "short" });
+
+export function ApiKeyList() {
+  const trpc = useTRPC();
+  const keys = useQuery(trpc.apiKeys.list.queryOptions());
+
+  if (keys.isPending) return <StatusNotice>Loading your API keys…</StatusNotice>;
+  if (keys.isError) return <ErrorNotice>We could not load your API keys: {keys.error.message}</ErrorNotice>;
+  if (keys.data.apiKeys.length === 0) {
+    return <StatusNotice>This organization has no API keys yet. Create one above.</StatusNotice>;
+  }
+  return (
+    <div className="overflow-x-auto rounded-lg border border-line bg-surface">
+      <table aria-label="API keys" className="w-full text-left text-sm">
+        <thead className="border-b border-line text-xs uppercase tracking-wide text-muted">
+          <tr>
+            <th scope="col" className="px-4 py-2 font-medium">
+              Name
+            </th>
+            <th scope="col" className="px-4 py-2 font-medium">
+              Key
+            </th>
+            <th scope="col" className="px-4 py-2 font-medium">
+              Scopes
+            </th>
+            <th scope="col" className="px-4 py-2 font-medium">
+              Created
+            </th>
+            <th scope="col" className="px-4 py-2 font-medium">
+              <span className="sr-only">Actions</span>
+            </th>
+          </tr>
+        </thead>
+        <tbody>
+          {keys.data.apiKeys.map((key) => (
+            <tr key={key.id} className="border-b border-line align-top last:border-0">
+              <th scope="row" className="px-4 py-3 font-medium">
+                {key.name ?? "Unnamed key"}
+              </th>
+              <td className="px-4 py-3 font-mono text-xs">{key.prefix ? `${key.prefix}…` : "—"}</td>
+              <td className="px-4 py-3">
+                <ul className="flex flex-wrap gap-1">
+                  {key.scopes.map((scope) => (
+                    <li key={scope}>
+                      <Badge>{scope}</Badge>
+                    </li>
+                  ))}
+                </ul>
+              </td>
+              <td className="px-4 py-3 whitespace-nowrap text-muted">
+                {dateFormat.format(new Date(key.createdAt))}
+              </td>
+              <td className="px-4 py-3 text-right">
+                {key.revoked ? (
+                  <Badge>Revoked</Badge>
+                ) : (
+                  <RevokeButton id={key.id} name={key.name ?? "this key"} />
+                )}
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}
+
+/** Two steps, so one stray click cannot break a production program. */
+function RevokeButton({ id, name }: { id: string; name: string }) {
+  const trpc = useTRPC();
+  const queryClient = useQueryClient();
+  const [confirming, setConfirming] = useState(false);
+  const revoke = useMutation(
+    trpc.apiKeys.revoke.mutationOptions({
+      onSuccess: () => queryClient.invalidateQueries({ queryKey: trpc.apiKeys.list.queryKey() }),
+    }),
+  );
+  if (revoke.isError) return <ErrorNotice>{revoke.error.message}</ErrorNotice>;
+  if (!confirming) {
+    return (
+      <Button variant="secondary" onClick={() => setConfirming(true)} aria-label={`Revoke ${name}`}>
+        Revoke
+      </Button>
+    );
+  }
+  return (
+    <div className="flex justify-end gap-2">
+      <Button variant="secondary" onClick={() => setConfirming(false)}>
+        Keep
+      </Button>
+      <Button
+        variant="danger"
+        disabled={revoke.isPending}
+        onClick={() => revoke.mutate({ id })}
+        aria-label={`Confirm revoking ${name}`}
+      >
+        {revoke.isPending ? "Revoking…" : "Revoke now"}
+      </Button>
+    </div>
+  );
+}

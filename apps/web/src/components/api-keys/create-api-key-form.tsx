@@ -1,0 +1,80 @@
+"use client";
+
+import { useMutation, useQueryClient } from "@tanstack/react-query";
+import { type FormEvent, useState } from "react";
+import { API_KEY_SCOPES, type ApiKeyScope, DEFAULT_SCOPES } from "@/lib/api-key-scopes";
+import { useTRPC } from "@/lib/trpc";
+import { Button } from "../ui/button";
+import { Card } from "../ui/card";
+import { TextField } from "../ui/field";
+import { ErrorNotice } from "../ui/notice";
+import { NewKeySecret } from "./new-key-secret";
+
+export function CreateApiKeyForm() {
+  const trpc = useTRPC();
+  const queryClient = useQueryClient();
+  const [name, setName] = useState("");
+  const [scopes, setScopes] = useState<ApiKeyScope[]>(DEFAULT_SCOPES);
+  const [revealed, setRevealed] = useState<{ name: string; secret: string } | null>(null);
+  const create = useMutation(
+    trpc.apiKeys.create.mutationOptions({
+      onSuccess: async (created) => {
+        setRevealed({ name: created.name, secret: created.key });
+        setName("");
+        await queryClient.invalidateQueries({ queryKey: trpc.apiKeys.list.queryKey() });
+      },
+    }),
+  );
+
+  const toggle = (scope: ApiKeyScope, on: boolean) =>
+    setScopes((current) => (on ? [...current, scope] : current.filter((entry) => entry !== scope)));
+  const submit = (event: FormEvent<HTMLFormElement>) => {
+    event.preventDefault();
+    create.mutate({ name, scopes });
+  };
+
+  return (
+    <Card
+      title="Create an API key"
+      description="Give each program its own key, with only the scopes it needs."
+    >
+      <div className="flex flex-col gap-4">
+        {revealed ? <NewKeySecret {...revealed} onDone={() => setRevealed(null)} /> : null}
+        <form aria-label="Create an API key" onSubmit={submit} className="flex flex-col gap-4">
+          <TextField
+            label="Key name"
+            required
+            maxLength={64}
+            value={name}
+            onChange={(event) => setName(event.target.value)}
+            hint="Say where it is used, for example “billing-service production”."
+          />
+          <fieldset className="flex flex-col gap-2">
+            <legend className="mb-1 text-sm font-medium">Scopes</legend>
+            <div className="grid gap-2 sm:grid-cols-2">
+              {API_KEY_SCOPES.map((entry) => (
+                <label key={entry.scope} className="flex items-center gap-2 text-sm">
+                  <input
+                    type="checkbox"
+                    checked={scopes.includes(entry.scope)}
+                    onChange={(event) => toggle(entry.scope, event.target.checked)}
+                    className="size-4 accent-accent"
+                  />
+                  <span>
+                    {entry.label} <code className="font-mono text-xs text-muted">{entry.scope}</code>
+                  </span>
+                </label>
+              ))}
+            </div>
+          </fieldset>
+          {create.isError ? <ErrorNotice>{create.error.message}</ErrorNotice> : null}
+          <div>
+            <Button type="submit" disabled={create.isPending || scopes.length === 0}>
+              {create.isPending ? "Creating key…" : "Create key"}
+            </Button>
+          </div>
+        </form>
+      </div>
+    </Card>
+  );
+}

@@ -1,0 +1,30 @@
+import { createApiServer } from "@lastword/api";
+import { DataPlaneClient } from "@lastword/dataplane";
+import { Redis } from "ioredis";
+import { serverEnv } from "../env";
+import { database } from "./database";
+
+type ApiServer = ReturnType<typeof createApiServer>;
+
+// Built on first request, not at import: `next build` loads route modules without any services.
+const holder = globalThis as typeof globalThis & { __lastwordApiServer?: ApiServer };
+
+export function apiServer(): ApiServer {
+  holder.__lastwordApiServer ??= buildApiServer();
+  return holder.__lastwordApiServer;
+}
+
+function buildApiServer(): ApiServer {
+  const env = serverEnv();
+  const prisma = database();
+  const redis = new Redis(env.REDIS_URL, { maxRetriesPerRequest: 3 });
+  const dataPlane = new DataPlaneClient({ prisma, secret: env.LASTWORD_INTERNAL_SECRET });
+  return createApiServer({
+    prisma,
+    redis,
+    dataPlane,
+    publicUrl: env.PUBLIC_URL,
+    authSecret: env.BETTER_AUTH_SECRET,
+    redisPrefix: env.REDIS_PREFIX,
+  });
+}

@@ -1,0 +1,70 @@
+import { randomBytes } from "node:crypto";
+import { mkdir } from "node:fs/promises";
+import { join } from "node:path";
+import { type Browser, chromium, type Page } from "playwright-core";
+import { inject } from "vitest";
+
+const CHROMIUM_ARGS = [
+  "--no-sandbox",
+  "--disable-gpu",
+  "--disable-background-networking",
+  "--disable-component-update",
+  "--no-first-run",
+];
+
+export function launchChromium(): Promise<Browser> {
+  return chromium.launch({ executablePath: "/usr/bin/chromium", args: CHROMIUM_ARGS });
+}
+
+export async function newConsolePage(browser: Browser): Promise<Page> {
+  const context = await browser.newContext({
+    baseURL: inject("baseUrl"),
+    viewport: { width: 1280, height: 800 },
+  });
+  return context.newPage();
+}
+
+export interface Account {
+  name: string;
+  email: string;
+  password: string;
+}
+
+/** A fresh account per test, so specs never depend on each other's data. */
+export function newAccount(name: string): Account {
+  const tag = randomBytes(4).toString("hex");
+  return { name, email: `e2e-${tag}@example.com`, password: `pw-${randomBytes(8).toString("hex")}` };
+}
+
+export async function signUp(page: Page, account: Account): Promise<void> {
+  await page.goto("/sign-up");
+  await page.getByLabel("Name", { exact: true }).fill(account.name);
+  await page.getByLabel("Email", { exact: true }).fill(account.email);
+  await page.getByLabel("Password", { exact: true }).fill(account.password);
+  await page.getByRole("button", { name: "Create account" }).click();
+  await page.waitForURL("**/topics");
+}
+
+export async function createTopic(
+  page: Page,
+  topic: { name: string; partitions: number; cleanupPolicy: "compact" | "delete" | "compact,delete" },
+): Promise<void> {
+  await page.goto("/topics");
+  const form = page.getByRole("form", { name: "Create a topic" });
+  await form.getByLabel("Topic name").fill(topic.name);
+  await form.getByLabel("Partitions").fill(String(topic.partitions));
+  await form.getByLabel("Cleanup policy").selectOption(topic.cleanupPolicy);
+  await form.getByRole("button", { name: "Create topic" }).click();
+  await page
+    .getByRole("table", { name: "Topics" })
+    .getByRole("rowheader", { name: topic.name, exact: true })
+    .waitFor();
+}
+
+export async function saveScreenshot(page: Page, name: string): Promise<string> {
+  const dir = inject("artifactsDir");
+  await mkdir(dir, { recursive: true });
+  const path = join(dir, `${name}.png`);
+  await page.screenshot({ path, fullPage: true });
+  return path;
+}

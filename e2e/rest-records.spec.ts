@@ -1,0 +1,115 @@
+import { readdir, stat } from "node:fs/promises";
+import { join } from "node:path";
+import { createPrisma } from "@lastword/db";
+import type { Browser, Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { createTopic, launchChromium, newAccount, newConsolePage, signUp } from "./console-session";
+
+const TOPIC = "user-events";
+
+interface ProduceResponse {
+  results: { partition: number; offset: number }[];
+}
+interface FetchResponse {
+  records: { offset: number; timestamp: number | string }[];
+  nextOffset: number;
+}
+
+async function createApiKeyInConsole(page: Page): Promise<string> {
+  await page.goto("/api-keys");
+  const form = page.getByRole("form", { name: "Create an API key" });
+  await form.getByLabel("Key name").fill("e2e producer");
+  await form.getByRole("button", { name: "Create key" }).click();
+  const secret = page.getByLabel("New API key secret");
+  await secret.waitFor();
+  return secret.inputValue();
+}
+
+async function restCall(path: string, apiKey: string, init: RequestInit = {}): Promise<Response> {
+  return fetch(`${inject("baseUrl")}/api/v1${path}`, {
+    ...init,
+    headers: { authorization: `Bearer ${apiKey}`, "content-type": "application/json", ...init.headers },
+  });
+}
+
+async function segmentFilesOf(
+  topicName: string,
+  partition: number,
+): Promise<{ name: string; size: number }[]> {
+  const prisma = createPrisma(inject("databaseUrl"), { maxConnections: 1 });
+  try {
+    const topic = await prisma.topic.findFirstOrThrow({ where: { name: topicName } });
+    const dir = join(inject("dataDir"), topic.organizationId, topic.id, String(partition));
+    const names = (await readdir(dir)).filter((name) => name.endsWith(".log"));
+    return Promise.all(names.map(async (name) => ({ name, size: (await stat(join(dir, name))).size })));
+  } finally {
+    await prisma.$disconnect();
+  }
+}
+
+describe("REST produce and read with a console-made API key", () => {
+  let browser: Browser;
+  let page: Page;
+  let apiKey: string;
+
+  beforeAll(async () => {
+    browser = await launchChromium();
+    page = await newConsolePage(browser);
+    await signUp(page, newAccount("Rest Tester"));
+    await createTopic(page, { name: TOPIC, partitions: 2, cleanupPolicy: "compact" });
+    apiKey = await createApiKeyInConsole(page);
+  });
+  afterAll(async () => {
+    await browser?.close();
+  });
+
+  it("shows the secret once, then lists the key by name without it", async () => {
+    expect(apiKey).toMatch(/^lw_/);
+    await page.reload();
+    await page
+      .getByRole("table", { name: "API keys" })
+      .getByRole("rowheader", { name: "e2e producer" })
+      .waitFor();
+    expect(await page.content()).not.toContain(apiKey);
+  });
+
+  it("answers a produce with its partition and offset, and reads the record back from disk", async () => {
+    const produced = await restCall(`/topics/${TOPIC}/records`, apiKey, {
+      method: "POST",
+      body: JSON.stringify({
+        records: [{ key: { type: "string", data: "user-1" }, value: { type: "string", data: "hello" } }],
+      }),
+    });
+    expect(produced.status).toBe(200);
+    const produceBody = (await produced.json()) as ProduceResponse;
+    expect(produceBody).toEqual({ results: [{ partition: expect.any(Number), offset: expect.any(Number) }] });
+    const { partition, offset } = produceBody.results[0]!;
+
+    const fetched = await restCall(`/topics/${TOPIC}/partitions/${partition}/records?offset=0`, apiKey);
+    expect(fetched.status).toBe(200);
+    const fetchBody = (await fetched.json()) as FetchResponse;
+    expect(fetchBody.records).toEqual([
+      {
+        offset,
+        timestamp: expect.anything(),
+        key: { type: "string", data: "user-1" },
+        value: { type: "string", data: "hello" },
+        headers: [],
+      },
+    ]);
+    expect(fetchBody.nextOffset).toBe(offset + 1);
+    const timestampMs = new Date(fetchBody.records[0]!.timestamp).getTime();
+    expect(Math.abs(Date.now() - timestampMs)).toBeLessThan(5 * 60_000);
+
+    const segments = await segmentFilesOf(TOPIC, partition);
+    expect(segments.length).toBeGreaterThan(0);
+    expect(segments.some((segment) => segment.size > 0)).toBe(true);
+  });
+
+  it("refuses a request without a valid key with problem+json", async () => {
+    const response = await restCall(`/topics/${TOPIC}/partitions/0/records?offset=0`, "lw_not-a-real-key");
+    expect(response.status).toBe(401);
+    expect(response.headers.get("content-type")).toContain("application/problem+json");
+    expect(await response.json()).toMatchObject({ status: 401, code: expect.any(String) });
+  });
+});
