@@ -1,0 +1,294 @@
+import fc from "fast-check";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { appRouter } from "../src/index";
+import { type Harness, PUBLIC_URL, rest, type Session, signUp, startHarness, trpc } from "./api-harness";
+
+let h: Harness;
+let ownerA: Session;
+let keyA: string;
+let keyIdA: string;
+let keyB: string;
+let sessionB: Session;
+
+const str = (data: string) => ({ type: "string", data });
+
+// Tenant A's resources, addressed by tenant B. Every REST route with a path parameter and every
+// procedure that names a resource must answer 404, exactly as for something that does not exist.
+const REST_BODIES: Record<string, unknown> = {
+  "POST /topics/{topic}/records": { records: [{ key: str("k"), value: str("v") }] },
+  "PATCH /topics/{topic}/configs": { set: { "retention.ms": 1000 } },
+  "POST /topics/{topic}/partitions": { count: 5 },
+  "POST /consumer-groups/{group}/offsets": { offsets: [{ topic: "secret", partition: 0, offset: 1 }] },
+};
+
+const TENANT_WIDE_PROCEDURES = [
+  "topics.create",
+  "topics.list",
+  "apiKeys.create",
+  "apiKeys.list",
+  "tenant.current",
+];
+
+function resourceInputs(): Record<string, { kind: "query" | "mutation"; input: unknown }> {
+  return {
+    "topics.get": { kind: "query", input: { topic: "secret" } },
+    "topics.delete": { kind: "mutation", input: { topic: "secret" } },
+    "topics.alterConfigs": { kind: "mutation", input: { topic: "secret", set: { "retention.ms": 1000 } } },
+    "topics.addPartitions": { kind: "mutation", input: { topic: "secret", count: 5 } },
+    "records.produce": {
+      kind: "mutation",
+      input: { topic: "secret", records: [{ key: str("k"), value: str("v") }] },
+    },
+    "records.read": { kind: "query", input: { topic: "secret", partition: 0 } },
+    "records.deleteKey": { kind: "mutation", input: { topic: "secret", key: "k" } },
+    "consumerGroups.get": { kind: "query", input: { group: "g-secret" } },
+    "consumerGroups.commitOffsets": {
+      kind: "mutation",
+      input: { group: "g-secret", offsets: [{ topic: "secret", partition: 0, offset: 1 }] },
+    },
+    "apiKeys.revoke": { kind: "mutation", input: { id: keyIdA } },
+  };
+}
+
+beforeAll(async () => {
+  h = await startHarness("security");
+  ownerA = await signUp(h.server, "a@example.com", "Tenant A");
+  const created = await trpc(h.server, { cookie: ownerA.cookie }, "mutation", "apiKeys.create", {
+    name: "a-admin",
+    scopes: ["admin"],
+  });
+  ({ key: keyA, id: keyIdA } = created.body.result!.data as { key: string; id: string });
+  expect(
+    (await rest(h.server, { apiKey: keyA }, "POST", "/topics", { name: "secret", partitions: 2 })).status,
+  ).toBe(201);
+  const group = await h.db.prisma.consumerGroup.create({
+    data: { organizationId: (await member(ownerA.userId)).organizationId, name: "g-secret" },
+  });
+  expect(group.id).toBeTruthy();
+  sessionB = await signUp(h.server, "b@example.com", "Tenant B");
+  const createdB = await trpc(h.server, { cookie: sessionB.cookie }, "mutation", "apiKeys.create", {
+    name: "b-admin",
+    scopes: ["admin"],
+  });
+  keyB = (createdB.body.result!.data as { key: string }).key;
+});
+afterAll(async () => {
+  await h?.close();
+});
+
+async function member(userId: string) {
+  return h.db.prisma.member.findFirstOrThrow({ where: { userId } });
+}
+
+async function snapshotOfA() {
+  const topics = await h.db.prisma.topic.findMany({
+    where: { name: "secret" },
+    include: { partitions: true },
+  });
+  const keys = await h.db.prisma.apiKey.findMany({ where: { id: keyIdA } });
+  return JSON.stringify({ topics, keys: keys.map((k) => k.enabled) });
+}
+
+describe("tenant isolation", () => {
+  it("answers 404 on every REST route that names another tenant's resource, and changes nothing", async () => {
+    const before = await snapshotOfA();
+    const doc = await rest(h.server, {}, "GET", "/openapi.json");
+    const paths = doc.body.paths as Record<string, Record<string, unknown>>;
+    let walked = 0;
+    for (const [path, operations] of Object.entries(paths)) {
+      if (!path.includes("{")) continue;
+      for (const method of Object.keys(operations)) {
+        const route = `${method.toUpperCase()} ${path}`;
+        const concrete = path
+          .replace("{topic}", "secret")
+          .replace("{partition}", "0")
+          .replace("{key}", "k")
+          .replace("{group}", "g-secret")
+          .replace("{id}", keyIdA);
+        const res = await rest(
+          h.server,
+          { apiKey: keyB },
+          method.toUpperCase(),
+          concrete,
+          REST_BODIES[route],
+        );
+        expect(res.status, route).toBe(404);
+        expect(res.contentType, route).toBe("application/problem+json");
+        walked++;
+      }
+    }
+    expect(walked).toBeGreaterThanOrEqual(10);
+    expect(await snapshotOfA()).toBe(before);
+  });
+
+  it("answers 404 on every tRPC procedure that names another tenant's resource", async () => {
+    const before = await snapshotOfA();
+    const inputs = resourceInputs();
+    const procedures = Object.keys(appRouter._def.procedures);
+    expect(procedures.filter((p) => !(p in inputs) && !TENANT_WIDE_PROCEDURES.includes(p))).toEqual([]);
+    for (const [path, { kind, input }] of Object.entries(inputs)) {
+      const res = await trpc(h.server, { cookie: sessionB.cookie }, kind, path, input);
+      expect(res.status, path).toBe(404);
+    }
+    expect(await snapshotOfA()).toBe(before);
+  });
+
+  it("lists only the caller's own topics and keys", async () => {
+    const topics = await rest(h.server, { apiKey: keyB }, "GET", "/topics");
+    expect(topics.body.topics).toEqual([]);
+    const keys = await rest(h.server, { apiKey: keyB }, "GET", "/api-keys");
+    expect((keys.body.apiKeys as { id: string }[]).map((k) => k.id)).not.toContain(keyIdA);
+  });
+});
+
+describe("scopes and roles", () => {
+  it("a consume-only key can read but cannot produce, alter or create", async () => {
+    const created = await trpc(h.server, { cookie: ownerA.cookie }, "mutation", "apiKeys.create", {
+      name: "consumer",
+      scopes: ["records:read", "topics:read"],
+    });
+    const consumer = (created.body.result!.data as { key: string }).key;
+    expect((await rest(h.server, { apiKey: consumer }, "GET", "/topics/secret")).status).toBe(200);
+    for (const [method, path, body] of [
+      ["POST", "/topics/secret/records", REST_BODIES["POST /topics/{topic}/records"]],
+      ["PATCH", "/topics/secret/configs", REST_BODIES["PATCH /topics/{topic}/configs"]],
+      ["POST", "/topics", { name: "nope" }],
+      ["DELETE", "/topics/secret", undefined],
+      ["POST", "/api-keys", { name: "escalate" }],
+    ] as const) {
+      const res = await rest(h.server, { apiKey: consumer }, method, path, body);
+      expect(res.status, `${method} ${path}`).toBe(403);
+      expect(res.body.code).toBe("INSUFFICIENT_SCOPE");
+    }
+  });
+
+  it("a key cannot be given scopes its creator lacks", async () => {
+    const created = await trpc(h.server, { cookie: ownerA.cookie }, "mutation", "apiKeys.create", {
+      name: "keys-only",
+      scopes: ["keys:write", "topics:read"],
+    });
+    const limited = (created.body.result!.data as { key: string }).key;
+    const escalate = await rest(h.server, { apiKey: limited }, "POST", "/api-keys", {
+      name: "x",
+      scopes: ["admin"],
+    });
+    expect(escalate.status).toBe(403);
+    expect(escalate.body).toMatchObject({ code: "INSUFFICIENT_SCOPE", missingScopes: ["admin"] });
+  });
+
+  it("the compliance role sees topic metadata but never record values", async () => {
+    const officer = await signUp(h.server, "officer@example.com", "Officer");
+    const tenantA = (await member(ownerA.userId)).organizationId;
+    await h.db.prisma.member.create({
+      data: {
+        id: `m-${Date.now()}`,
+        organizationId: tenantA,
+        userId: officer.userId,
+        role: "compliance",
+        createdAt: new Date(),
+      },
+    });
+    const switched = await h.server.auth.handler(
+      new Request(`${PUBLIC_URL}/api/auth/organization/set-active`, {
+        method: "POST",
+        headers: { "content-type": "application/json", cookie: officer.cookie, origin: PUBLIC_URL },
+        body: JSON.stringify({ organizationId: tenantA }),
+      }),
+    );
+    expect(switched.status).toBe(200);
+    const me = await trpc(h.server, { cookie: officer.cookie }, "query", "tenant.current");
+    expect(me.body.result?.data).toMatchObject({ tenantId: tenantA, role: "compliance" });
+    expect(
+      (await trpc(h.server, { cookie: officer.cookie }, "query", "topics.get", { topic: "secret" })).status,
+    ).toBe(200);
+    const read = await trpc(h.server, { cookie: officer.cookie }, "query", "records.read", {
+      topic: "secret",
+      partition: 0,
+    });
+    expect(read.status).toBe(403);
+    expect(read.body.error?.data.code).toBe("INSUFFICIENT_SCOPE");
+  });
+});
+
+describe("rate limits", () => {
+  it("answers 429 with Retry-After once the tenant's request rate is used up", async () => {
+    const tenantA = (await member(ownerA.userId)).organizationId;
+    await h.db.prisma.quota.create({
+      data: {
+        organizationId: tenantA,
+        maxPartitions: 100,
+        maxStoredBytes: 1n << 30n,
+        produceBytesPerSecond: 1 << 20,
+        requestsPerSecond: 3,
+      },
+    });
+    try {
+      const answers = await Promise.all(
+        Array.from({ length: 10 }, () => rest(h.server, { apiKey: keyA }, "GET", "/topics")),
+      );
+      const limited = answers.filter((a) => a.status === 429);
+      expect(limited.length).toBeGreaterThanOrEqual(4);
+      expect(Number(limited[0]!.headers.get("retry-after"))).toBeGreaterThanOrEqual(1);
+      expect(limited[0]!.body.code).toBe("RATE_LIMITED");
+    } finally {
+      await h.db.prisma.quota.delete({ where: { organizationId: tenantA } });
+    }
+  });
+});
+
+describe("fuzzing", () => {
+  const json = fc.jsonValue({ maxDepth: 3 });
+
+  it("never answers 500 to arbitrary produce and create bodies", async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.oneof(
+          json,
+          fc.record({
+            records: fc.array(fc.record({ key: json, value: json }, { requiredKeys: [] }), { maxLength: 3 }),
+          }),
+        ),
+        fc.constantFrom(
+          "/topics",
+          "/topics/missing/records",
+          "/topics/secret/configs",
+          "/consumer-groups/g/offsets",
+        ),
+        async (body, path) => {
+          const method = path.endsWith("configs") ? "PATCH" : "POST";
+          const res = await rest(h.server, { apiKey: keyB }, method, path, JSON.stringify(body));
+          expect(res.status).toBeLessThan(500);
+          if (res.status >= 400) expect(res.contentType).toBe("application/problem+json");
+        },
+      ),
+      { numRuns: 150 },
+    );
+  });
+
+  it("never answers 500 to arbitrary paths and query strings", async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(
+          fc.oneof(fc.constantFrom("topics", "partitions", "records", "keys", "0", "-1"), fc.string()),
+          {
+            maxLength: 6,
+          },
+        ),
+        fc.dictionary(fc.constantFrom("offset", "limit", "cursor", "keyFormat", "partition"), fc.string()),
+        fc.constantFrom("GET", "DELETE", "POST"),
+        async (segments, query, method) => {
+          const path = `/${segments.map(encodeURIComponent).join("/")}?${new URLSearchParams(query)}`;
+          const res = await rest(
+            h.server,
+            { apiKey: keyB },
+            method,
+            path,
+            method === "POST" ? {} : undefined,
+          );
+          expect(res.status).toBeLessThan(500);
+        },
+      ),
+      { numRuns: 150 },
+    );
+  });
+});
