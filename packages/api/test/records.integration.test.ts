@@ -142,6 +142,33 @@ describe("produce and read over REST", () => {
     expect(after.body.logEndOffset).toBe(before.body.logEndOffset);
   });
 
+  it("answers 207 with per-record errors when only some partitions accept the batch", async () => {
+    const created = await rest(h.server, { apiKey: key }, "POST", "/topics", {
+      name: "sized",
+      partitions: 2,
+      configs: { "max.message.bytes": 2000 },
+    });
+    expect(created.status).toBe(201);
+    const keys = ["a", "b", "c", "d", "e"];
+    const small = keys.find((k) => partitionForKey(Buffer.from(k), 2) === 0)!;
+    const large = keys.find((k) => partitionForKey(Buffer.from(k), 2) === 1)!;
+    const res = await rest(h.server, { apiKey: key }, "POST", "/topics/sized/records", {
+      records: [
+        { key: str(small), value: str("fits") },
+        { key: str(large), value: str("x".repeat(5000)) },
+      ],
+    });
+    expect(res.status).toBe(207);
+    const [ok, failed] = res.body.results as {
+      partition: number;
+      offset?: number;
+      error?: { code: string };
+    }[];
+    expect(ok).toEqual({ partition: 0, offset: 0 });
+    expect(failed).toMatchObject({ partition: 1, error: { code: "RECORD_TOO_LARGE", status: 413 } });
+    expect(failed!.offset).toBeUndefined();
+  });
+
   it("answers unknown partitions and offsets past the end with problem documents", async () => {
     const noPartition = await rest(h.server, { apiKey: key }, "GET", "/topics/profiles/partitions/9/records");
     expect(noPartition.status).toBe(404);
