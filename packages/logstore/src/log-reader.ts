@@ -62,3 +62,51 @@ export function readRecords(segments: readonly Segment[], from: number, bounds: 
   }
   return out;
 }
+
+export interface BatchRead {
+  /** Whole RecordBatch v2 batches, as stored (Kafka fetch style: the first may start before `from`). */
+  bytes: Buffer;
+  /** Offset to read from next: one past the last batch returned. */
+  nextOffset: number;
+}
+
+/**
+ * Whole batches holding offsets ≥ `from`, without decoding records: what a replication or
+ * Kafka-protocol path serves as-is. Same bounds and CRC rules as `readRecords`.
+ */
+export function readBatches(segments: readonly Segment[], from: number, bounds: ReadBounds): BatchRead {
+  const chunks: Buffer[] = [];
+  const minOffset = Math.max(from, bounds.minOffset);
+  let bytes = 0;
+  let nextOffset = from;
+  for (let i = floorSegmentIndex(segments, from); i < segments.length; i++) {
+    const segment = segments[i]!;
+    if (segment.baseOffset >= bounds.endOffset) break;
+    const start = segment.baseOffset <= from ? segment.lookup(from) : 0;
+    const window = Math.min(Math.max(bounds.maxBytes - bytes, MIN_READ_WINDOW_BYTES), MAX_READ_WINDOW_BYTES);
+    const cursor = segment.batches(start, { windowBytes: window });
+    let run: { buf: Buffer; start: number; end: number } | null = null;
+    let halted = false;
+    while (cursor.next()) {
+      const lastOffset = batchField.lastOffset(cursor.buf, cursor.bufPos);
+      if (lastOffset < minOffset) continue;
+      const unpublished = batchField.baseOffset(cursor.buf, cursor.bufPos) >= bounds.endOffset;
+      halted = unpublished || (bytes > 0 && bytes + cursor.size > bounds.maxBytes);
+      if (halted) break;
+      // Consecutive batches of one read window are returned as one view, without copying.
+      if (run === null || run.buf !== cursor.buf || run.end !== cursor.bufPos) {
+        if (run) chunks.push(run.buf.subarray(run.start, run.end));
+        run = { buf: cursor.buf, start: cursor.bufPos, end: cursor.bufPos };
+      }
+      run.end += cursor.size;
+      bytes += cursor.size;
+      nextOffset = lastOffset + 1;
+    }
+    if (run) chunks.push(run.buf.subarray(run.start, run.end));
+    const defect = cursor.defect ?? (segment.corruption && !halted ? segment.corruption.reason : null);
+    if (defect !== null && bytes === 0)
+      throw new CorruptSegmentError(segment.baseOffset, cursor.position, defect);
+    if (defect !== null || halted) break;
+  }
+  return { bytes: chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks), nextOffset };
+}

@@ -5,14 +5,14 @@ import { parseTopicConfig, type TopicConfig } from "./config";
 import { LogClosedError, OffsetOutOfRangeError, PolicyViolationError, RecordTooLargeError } from "./errors";
 import { GroupCommit } from "./group-commit";
 import { loadLog, type RecoveryReport } from "./log-loader";
-import { readRecords } from "./log-reader";
+import { type BatchRead, type ReadBounds, readBatches, readRecords } from "./log-reader";
 import { Mutex } from "./mutex";
 import {
   type AppendRecord,
   batchField,
+  EncodeScratch,
   encodeRecordBatch,
   type LogRecord,
-  setBaseOffset,
 } from "./record-batch";
 import { validateAppendRecords } from "./record-validation";
 import { deletableSegments, type RetentionReason, retentionRules } from "./retention";
@@ -87,6 +87,8 @@ export class PartitionLog {
   private readonly limits: SegmentLimits;
   private readonly random: () => number;
   private readonly groupCommit: GroupCommit;
+  /** Appends encode here under the mutex; the bytes are written before the next append runs. */
+  private readonly encodeScratch = new EncodeScratch();
   private segmentList: Segment[];
   private startOffset: number;
   private durableEndOffset: number;
@@ -158,16 +160,16 @@ export class PartitionLog {
   async append(records: readonly AppendRecord[]): Promise<AppendResult> {
     this.assertOpen();
     validateAppendRecords(records, this.config);
-    const batch = encodeRecordBatch(records, {
-      baseOffset: 0,
-      appendTimeMs: this.clock.now(),
-      timestampType: this.config.messageTimestampType,
-    });
-    this.checkBatchSize(batch.length);
+    const appendTimeMs = this.clock.now();
     const result = await this.mutex.run(async () => {
       this.assertOpen();
       const baseOffset = this.logEndOffset;
-      setBaseOffset(batch, baseOffset);
+      const batch = encodeRecordBatch(
+        records,
+        { baseOffset, appendTimeMs, timestampType: this.config.messageTimestampType },
+        this.encodeScratch,
+      );
+      this.checkBatchSize(batch.length);
       const lastOffset = baseOffset + records.length - 1;
       const incoming = {
         sizeBytes: batch.length,
@@ -204,6 +206,15 @@ export class PartitionLog {
 
   /** Records from `fromOffset` on (first offset ≥ it), bounded by maxRecords/maxBytes. */
   async read(fromOffset: number, options: ReadOptions = {}): Promise<LogRecord[]> {
+    return readRecords(this.segmentList, fromOffset, this.readBounds(fromOffset, options));
+  }
+
+  /** Whole stored batches from `fromOffset` on, undecoded (serve as-is); bounded by maxBytes. */
+  async readBatches(fromOffset: number, options: { maxBytes?: number } = {}): Promise<BatchRead> {
+    return readBatches(this.segmentList, fromOffset, this.readBounds(fromOffset, options));
+  }
+
+  private readBounds(fromOffset: number, options: ReadOptions): ReadBounds {
     this.assertOpen();
     if (
       !Number.isSafeInteger(fromOffset) ||
@@ -214,12 +225,12 @@ export class PartitionLog {
         `offset ${fromOffset} is outside the readable range [${this.startOffset}, ${this.durableEndOffset}]`,
       );
     }
-    return readRecords(this.segmentList, fromOffset, {
+    return {
       minOffset: this.startOffset,
       endOffset: this.durableEndOffset,
       maxRecords: options.maxRecords ?? Number.POSITIVE_INFINITY,
       maxBytes: options.maxBytes ?? DEFAULT_READ_MAX_BYTES,
-    });
+    };
   }
 
   /** Closes the active segment and opens a new one at the log end; a no-op when it is empty. */

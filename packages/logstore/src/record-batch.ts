@@ -202,8 +202,34 @@ function writeRecord(
   return at;
 }
 
-/** Encodes one batch; records keep `offsetDelta` when given (a rebuild), else their index. */
-export function encodeRecordBatch(records: readonly EncodableRecord[], options: EncodeBatchOptions): Buffer {
+/** Batches up to this size are encoded into one reused buffer instead of fresh memory. */
+const SCRATCH_MAX_BYTES = 8 * 1024 * 1024;
+
+/**
+ * A reusable encode buffer for one writer that consumes each batch before encoding the next
+ * (the log writes it synchronously under its mutex): fresh multi-MiB buffers per append cost
+ * page faults and GC time comparable to the write itself.
+ */
+export class EncodeScratch {
+  private buf = Buffer.alloc(0);
+
+  take(size: number): Buffer {
+    if (size > SCRATCH_MAX_BYTES) return Buffer.allocUnsafe(size);
+    if (this.buf.length < size)
+      this.buf = Buffer.allocUnsafe(Math.min(Math.max(size, this.buf.length * 2), SCRATCH_MAX_BYTES));
+    return this.buf.subarray(0, size);
+  }
+}
+
+/**
+ * Encodes one batch; records keep `offsetDelta` when given (a rebuild), else their index. With
+ * `scratch` the result is a view that the next encode with the same scratch overwrites.
+ */
+export function encodeRecordBatch(
+  records: readonly EncodableRecord[],
+  options: EncodeBatchOptions,
+  scratch?: EncodeScratch,
+): Buffer {
   const logAppendTime = options.timestampType === "LogAppendTime";
   const count = records.length;
   let firstTimestamp = options.appendTimeMs;
@@ -225,7 +251,7 @@ export function encodeRecordBatch(records: readonly EncodableRecord[], options: 
     bodySizes[i] = body;
     total += varintSize(body) + body;
   }
-  const buf = Buffer.allocUnsafe(total);
+  const buf = scratch ? scratch.take(total) : Buffer.allocUnsafe(total);
   let pos = BATCH_HEADER_BYTES;
   for (let i = 0; i < count; i++) {
     const record = records[i]!;

@@ -80,7 +80,13 @@ export class BatchCursor {
     private readonly fd: number,
     start: number,
     private readonly end: number,
-    private readonly mode: { verifyCrc: boolean; headersOnly: boolean; windowBytes: number },
+    private readonly mode: {
+      verifyCrc: boolean;
+      headersOnly: boolean;
+      windowBytes: number;
+      /** Bytes below `crcVerifiedEnd` were checked before (or written by us) and skip the CRC. */
+      trust?: { crcVerifiedEnd: number };
+    },
   ) {
     this.position = start;
   }
@@ -91,7 +97,7 @@ export class BatchCursor {
     this.size = 0;
     if (at >= this.end) return false;
     if (this.end - at < BATCH_HEADER_BYTES) return this.fail("truncated batch header");
-    if (at + BATCH_HEADER_BYTES > this.windowEnd) this.fill(at, this.mode.windowBytes);
+    if (at + BATCH_HEADER_BYTES > this.windowEnd) this.fill(at, this.windowFor(at));
     this.bufPos = at - this.windowStart;
     const size = this.buf.readInt32BE(this.bufPos + 8) + LOG_OVERHEAD_BYTES;
     const headerDefect = batchHeaderDefect(this.buf, this.bufPos);
@@ -100,11 +106,29 @@ export class BatchCursor {
     if (!this.mode.headersOnly) {
       if (at + size > this.windowEnd) this.fill(at, Math.max(this.mode.windowBytes, size));
       this.bufPos = at - this.windowStart;
-      if (this.mode.verifyCrc && !batchCrcMatches(this.buf, this.bufPos, size))
-        return this.fail("CRC-32C mismatch");
+      if (!this.checkCrc(at, size)) return this.fail("CRC-32C mismatch");
     }
     this.size = size;
     return true;
+  }
+
+  /** CRC-checks a batch unless it lies in bytes already verified (or written) by this process. */
+  private checkCrc(at: number, size: number): boolean {
+    const trust = this.mode.trust;
+    if (trust && at + size <= trust.crcVerifiedEnd) return true;
+    if (!this.mode.verifyCrc) return true;
+    if (!batchCrcMatches(this.buf, this.bufPos, size)) return false;
+    if (trust && trust.crcVerifiedEnd === at) trust.crcVerifiedEnd = at + size;
+    return true;
+  }
+
+  /** Refill size: in full mode at least the whole next batch, so it is never read twice. */
+  private windowFor(at: number): number {
+    if (this.mode.headersOnly) return this.mode.windowBytes;
+    const header = Buffer.allocUnsafe(LOG_OVERHEAD_BYTES);
+    if (fs.readSync(this.fd, header, 0, LOG_OVERHEAD_BYTES, at) < LOG_OVERHEAD_BYTES)
+      return this.mode.windowBytes;
+    return Math.max(this.mode.windowBytes, header.readInt32BE(8) + LOG_OVERHEAD_BYTES);
   }
 
   /** The current batch's bytes (full mode only). */
@@ -153,6 +177,11 @@ export class Segment {
   offsetOfMaxTimestamp = -1;
   /** Set by the log when the segment becomes active: per-segment share of `segment.jitter.ms`. */
   rollJitterMs = 0;
+  /**
+   * Bytes below this were CRC-checked (at recovery or by an earlier read) or written by this
+   * process, so reads skip their CRC, as Kafka's broker never re-checks on fetch.
+   */
+  crcVerifiedEnd = 0;
   /** Where bytes that are not a valid batch start in a closed segment; reads stop there. */
   corruption: { position: number; reason: string } | null = null;
   readonly offsetIndex: OffsetIndex;
@@ -249,7 +278,7 @@ export class Segment {
     return path.join(this.dir, segmentFileName(this.baseOffset, kind, this.suffix));
   }
 
-  /** Appends one or more whole, already validated batches at the end of the log file. */
+  /** Appends one or more whole batches this process built or CRC-checked (they count as verified). */
   append(batches: Buffer): void {
     const start = this.sizeBytes;
     writeFully(this.logFd, batches, start);
@@ -260,6 +289,7 @@ export class Segment {
       at += size;
     }
     this.sizeBytes = start + batches.length;
+    if (this.crcVerifiedEnd === start) this.crcVerifiedEnd = this.sizeBytes;
     this.persistIndexTails();
   }
 
@@ -323,6 +353,7 @@ export class Segment {
       verifyCrc: true,
       headersOnly: false,
       windowBytes: options.windowBytes ?? 1 << 20,
+      trust: this,
     });
   }
 

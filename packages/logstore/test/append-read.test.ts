@@ -168,4 +168,23 @@ describe("read", () => {
     expect(firstScanned.lastOffset).toBeGreaterThan(140);
     expect((await log.read(150, { maxRecords: 1 }))[0]!.offset).toBe(150);
   });
+
+  it("16. readBatches serves whole stored batches undecoded, across segments, bounded like read", async () => {
+    const log = await openLog({ config: { "segment.bytes": 400 } });
+    for (let i = 0; i < 12; i++) await log.append([kv(`a${i}`, "x".repeat(40)), kv(`b${i}`, "y".repeat(40))]);
+    expect(log.segments().length).toBeGreaterThan(2);
+    const { bytes, nextOffset } = await log.readBatches(5, { maxBytes: 1 << 20 });
+    expect(nextOffset).toBe(24);
+    const offsets: number[] = [];
+    for (let at = 0; at < bytes.length; ) {
+      const { header, records } = decodeBatch(bytes, at);
+      offsets.push(...records.map((r) => r.offset));
+      at += header.sizeBytes;
+    }
+    expect(offsets).toEqual(Array.from({ length: 20 }, (_, i) => i + 4));
+    const one = await log.readBatches(0, { maxBytes: 1 });
+    expect([decodeBatch(one.bytes).header.sizeBytes, one.nextOffset]).toEqual([one.bytes.length, 2]);
+    await expect(log.readBatches(25)).rejects.toMatchObject({ code: "OFFSET_OUT_OF_RANGE" });
+    expect((await log.readBatches(24)).bytes.length).toBe(0);
+  });
 });

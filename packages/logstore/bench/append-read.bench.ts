@@ -1,0 +1,180 @@
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { PartitionLog } from "../src/index";
+import { encodeRecordBatch } from "../src/record-batch";
+
+// Append (1 KiB records, batches of 100 and 1,000, fsync per batch) and full sequential read,
+// each next to a raw baseline on the same bytes in the same run: fs.writeSync + fdatasync of the
+// encoded batches, and fs.readSync of the very segment files the log wrote.
+
+const RECORD_BYTES = 1024;
+const TOTAL_BYTES = 96 * 1024 * 1024;
+const ROUNDS = 3;
+const READ_CHUNK_BYTES = 1024 * 1024;
+
+interface Row {
+  name: string;
+  rawMBps: number;
+  oursMBps: number;
+  target: number;
+}
+
+function makeBatch(size: number, batchNo: number) {
+  const value = Buffer.alloc(RECORD_BYTES, batchNo & 0xff);
+  return Array.from({ length: size }, (_, i) => ({
+    key: Buffer.from(`key-${String(batchNo * size + i).padStart(12, "0")}`),
+    value,
+  }));
+}
+
+function rawAppend(file: string, batches: readonly Buffer[]): number {
+  const fd = fs.openSync(file, "w");
+  const start = performance.now();
+  for (const batch of batches) {
+    fs.writeSync(fd, batch);
+    fs.fdatasyncSync(fd);
+  }
+  const ms = performance.now() - start;
+  fs.closeSync(fd);
+  return ms;
+}
+
+async function logAppend(dir: string, batches: readonly ReturnType<typeof makeBatch>[]): Promise<number> {
+  const log = await PartitionLog.open({ dir, config: { "max.message.bytes": 16 << 20 } });
+  const start = performance.now();
+  for (const batch of batches) await log.append(batch);
+  const ms = performance.now() - start;
+  await log.close();
+  return ms;
+}
+
+function rawRead(dir: string): { ms: number; bytes: number } {
+  const files = fs.readdirSync(dir).filter((n) => n.endsWith(".log"));
+  const buf = Buffer.allocUnsafe(READ_CHUNK_BYTES);
+  let bytes = 0;
+  const start = performance.now();
+  for (const name of files) {
+    const fd = fs.openSync(path.join(dir, name), "r");
+    for (
+      let n = fs.readSync(fd, buf, 0, buf.length, null);
+      n > 0;
+      n = fs.readSync(fd, buf, 0, buf.length, null)
+    ) {
+      bytes += n;
+    }
+    fs.closeSync(fd);
+  }
+  return { ms: performance.now() - start, bytes };
+}
+
+/** Decoded records: one object per record with key/value views (what most callers use). */
+async function logReadRecords(dir: string): Promise<number> {
+  const log = await PartitionLog.open({ dir });
+  const start = performance.now();
+  for (let offset = log.logStartOffset; offset < log.logEndOffset; ) {
+    const records = await log.read(offset, { maxBytes: READ_CHUNK_BYTES });
+    offset = records.at(-1)!.offset + 1;
+  }
+  const ms = performance.now() - start;
+  await log.close();
+  return ms;
+}
+
+/** Whole stored batches, undecoded (what a Kafka-protocol or replication path serves). */
+async function logReadBatches(dir: string): Promise<number> {
+  const log = await PartitionLog.open({ dir });
+  const start = performance.now();
+  for (let offset = log.logStartOffset; offset < log.logEndOffset; ) {
+    offset = (await log.readBatches(offset, { maxBytes: READ_CHUNK_BYTES })).nextOffset;
+  }
+  const ms = performance.now() - start;
+  await log.close();
+  return ms;
+}
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)]!;
+}
+
+async function appendCase(root: string, batchSize: number): Promise<{ row: Row; dir: string }> {
+  const count = Math.floor(TOTAL_BYTES / (batchSize * RECORD_BYTES));
+  const batches = Array.from({ length: count }, (_, i) => makeBatch(batchSize, i));
+  const encoded = batches.map((b, i) =>
+    encodeRecordBatch(b, { baseOffset: i * batchSize, appendTimeMs: Date.now() }),
+  );
+  const bytes = encoded.reduce((sum, b) => sum + b.length, 0);
+  const raw: number[] = [];
+  const ours: number[] = [];
+  let dir = "";
+  for (let round = 0; round < ROUNDS; round++) {
+    raw.push(rawAppend(path.join(root, `raw-${batchSize}-${round}.bin`), encoded));
+    dir = path.join(root, `log-${batchSize}-${round}`);
+    ours.push(await logAppend(dir, batches));
+  }
+  const mbps = (ms: number) => bytes / 1e6 / (ms / 1000);
+  const row = {
+    name: `append ${batchSize}×1 KiB, fsync/batch`,
+    rawMBps: mbps(median(raw)),
+    oursMBps: mbps(median(ours)),
+    target: 0.7,
+  };
+  return { row, dir };
+}
+
+async function readCases(dir: string): Promise<Row[]> {
+  const raw: number[] = [];
+  const batches: number[] = [];
+  const records: number[] = [];
+  let bytes = 0;
+  for (let round = 0; round < ROUNDS; round++) {
+    const r = rawRead(dir);
+    bytes = r.bytes;
+    raw.push(r.ms);
+    batches.push(await logReadBatches(dir));
+    records.push(await logReadRecords(dir));
+  }
+  const mbps = (ms: number) => bytes / 1e6 / (ms / 1000);
+  const rawMBps = mbps(median(raw));
+  return [
+    {
+      name: "full sequential read, batches (readBatches)",
+      rawMBps,
+      oursMBps: mbps(median(batches)),
+      target: 0.5,
+    },
+    {
+      name: "full sequential read, decoded records (read)",
+      rawMBps,
+      oursMBps: mbps(median(records)),
+      target: 0.5,
+    },
+  ];
+}
+
+function printTable(rows: readonly Row[]): void {
+  console.log(`| case | raw MB/s | logstore MB/s | ratio | target |`);
+  console.log(`|---|---:|---:|---:|---:|`);
+  for (const row of rows) {
+    const ratio = row.oursMBps / row.rawMBps;
+    const verdict = ratio >= row.target ? "ok" : "BELOW";
+    console.log(
+      `| ${row.name} | ${row.rawMBps.toFixed(0)} | ${row.oursMBps.toFixed(0)} | ${ratio.toFixed(2)}× | ≥ ${row.target}× ${verdict} |`,
+    );
+  }
+}
+
+export async function run(): Promise<void> {
+  const root = fs.mkdtempSync(path.join(os.tmpdir(), "logstore-bench-"));
+  try {
+    console.log(
+      `${TOTAL_BYTES / (1 << 20)} MiB per case, median of ${ROUNDS} interleaved rounds, node ${process.version}, ${os.cpus().length} cores`,
+    );
+    const small = await appendCase(root, 100);
+    const large = await appendCase(root, 1000);
+    printTable([small.row, large.row, ...(await readCases(large.dir))]);
+  } finally {
+    fs.rmSync(root, { recursive: true, force: true });
+  }
+}
