@@ -118,7 +118,13 @@ function zigzag(value: number): number {
   return value >= 0 ? value * 2 : -value * 2 - 1;
 }
 
+const SMALL_VARINT_LIMIT = 0x3fffffff;
+
 function varintSize(value: number): number {
+  if (value >= -SMALL_VARINT_LIMIT && value <= SMALL_VARINT_LIMIT) {
+    const v = (value << 1) ^ (value >> 31);
+    return v < 0x80 ? 1 : v < 0x4000 ? 2 : v < 0x200000 ? 3 : v < 0x10000000 ? 4 : 5;
+  }
   let v = zigzag(value);
   let size = 1;
   while (v >= 128) {
@@ -129,6 +135,16 @@ function varintSize(value: number): number {
 }
 
 function writeVarint(buf: Buffer, value: number, pos: number): number {
+  if (value >= -SMALL_VARINT_LIMIT && value <= SMALL_VARINT_LIMIT) {
+    // Fast path: the zigzagged value fits 31 bits, so plain int32 bit operations are exact.
+    let v = (value << 1) ^ (value >> 31);
+    while (v >= 0x80) {
+      buf[pos++] = (v & 0x7f) | 0x80;
+      v >>>= 7;
+    }
+    buf[pos++] = v;
+    return pos;
+  }
   let v = zigzag(value);
   while (v >= 128) {
     buf[pos++] = (v % 128) | 0x80;
@@ -162,7 +178,8 @@ function bytesFieldSize(bytes: Buffer | null): number {
 function writeBytesField(buf: Buffer, bytes: Buffer | null, pos: number): number {
   if (bytes === null) return writeVarint(buf, -1, pos);
   const at = writeVarint(buf, bytes.length, pos);
-  bytes.copy(buf, at);
+  // TypedArray#set: far cheaper per call than Buffer#copy for the many small copies of a batch.
+  buf.set(bytes, at);
   return at + bytes.length;
 }
 

@@ -168,4 +168,23 @@ describe("record batch v2", () => {
       })),
     );
   });
+
+  it("7. varint edges: timestamp deltas beyond 32 bits and negative, long keys, many headers", () => {
+    const timestamps = [2 ** 41, 0, 2 ** 31 + 7, 2 ** 41 - 1];
+    const longKey = Buffer.alloc(70_000, 1);
+    const headers = Array.from({ length: 200 }, (_, i) => ({
+      key: `h${i}`,
+      value: i % 2 ? null : Buffer.from([i]),
+    }));
+    const records = timestamps.map((timestamp, i) => ({
+      key: i === 1 ? longKey : null,
+      value: null,
+      timestamp,
+      headers,
+    }));
+    const decoded = decodeAll(encodeRecordBatch(records, { baseOffset: 3, appendTimeMs: 0 }));
+    expect(decoded.map((r) => r.timestamp)).toEqual(timestamps);
+    expect(decoded[1]!.key).toEqual(longKey);
+    expect(decoded[3]!.headers).toEqual(headers);
+  });
 });
