@@ -1,6 +1,7 @@
 export type { CleanableStats, CleanResult, CleanTrigger } from "./cleaner";
 export type {
   CleanupPolicy,
+  ParseResult,
   TopicConfig,
   TopicConfigDefinition,
   TopicConfigInput,
@@ -26,6 +27,7 @@ export {
   RecordTooLargeError,
 } from "./errors";
 export type { RecoveryReport } from "./log-loader";
+export type { BatchRead } from "./log-reader";
 export type {
   AppendResult,
   Clock,
