@@ -131,6 +131,7 @@ export class CleanerScheduler {
     const { host, health, passes, stats, metrics, workerId, logger } = this.#o;
     this.#lastTickAtMs = Date.now();
     const endTimer = metrics.schedulerTickSeconds.startTimer();
+    const cpuAtStart = process.cpuUsage();
     const plan = await planTick({
       host,
       health,
@@ -154,6 +155,8 @@ export class CleanerScheduler {
     );
     this.#updateGauges(plan.stats);
     endTimer();
+    const cpu = process.cpuUsage(cpuAtStart);
+    metrics.schedulerTickCpuSeconds.observe((cpu.user + cpu.system) / 1e6);
     await stats
       .save(plan.stats)
       .catch((error: Error) => logger.warn({ err: error.message }, "could not save stats"));

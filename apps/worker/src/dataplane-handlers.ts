@@ -1,11 +1,10 @@
 import {
   type CleanerState,
-  decodeProduceRecord,
   encodeFetchedRecord,
   type FetchQuery,
   type FetchResponse,
   type ListOffsetsResponse,
-  type ProduceRequest,
+  type ProduceRecord,
   type ProduceResponse,
   type SegmentsResponse,
 } from "@lastword/dataplane";
@@ -19,10 +18,9 @@ import { offsetForTimestamp } from "./timestamp-lookup";
 export function produce(
   host: PartitionHost,
   partitionId: string,
-  body: ProduceRequest,
+  body: Promise<readonly ProduceRecord[]>,
 ): Promise<ProduceResponse> {
-  const records = body.records.map(decodeProduceRecord);
-  return host.write(partitionId, async (log) => {
+  return host.write(partitionId, body, async (log, records) => {
     const { baseOffset, lastOffset } = await log.append(records);
     const offsets = Array.from({ length: records.length }, (_, i) => baseOffset + i);
     if (offsets[offsets.length - 1] !== lastOffset) {

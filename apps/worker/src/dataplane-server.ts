@@ -2,11 +2,16 @@ import { timingSafeEqual } from "node:crypto";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import {
+  BINARY_RECORDS_CONTENT_TYPE,
   DataPlaneError,
+  decodeBinaryRecords,
+  decodeProduceRecord,
   type ErrorBody,
   fetchQuerySchema,
   HTTP_STATUS_BY_CODE,
   listOffsetsQuerySchema,
+  PRODUCE_RECORDS_MAX,
+  type ProduceRecord,
   produceRequestSchema,
   SECRET_HEADER,
 } from "@lastword/dataplane";
@@ -112,7 +117,10 @@ async function dispatch(
   const { host, cleaner, metrics } = options;
   switch (op) {
     case "POST produce": {
-      const answer = await produce(host, partitionId, produceRequestSchema.parse(await readJson(req)));
+      const body = readProduceBody(req);
+      // Read while the fencing check runs; if the check fails first, the body's outcome is moot.
+      body.catch(() => undefined);
+      const answer = await produce(host, partitionId, body);
       metrics.records.inc({ op: "produce" }, answer.offsets.length);
       return answer;
     }
@@ -139,7 +147,24 @@ function authorized(req: IncomingMessage, secret: Buffer): boolean {
   return bytes.length === secret.length && timingSafeEqual(bytes, secret);
 }
 
-async function readJson(req: IncomingMessage): Promise<unknown> {
+/** A produce body: binary (what DataPlaneClient sends) or JSON with base64 bytes (handy by hand). */
+async function readProduceBody(req: IncomingMessage): Promise<ProduceRecord[]> {
+  const body = await readBody(req);
+  if (req.headers["content-type"]?.startsWith(BINARY_RECORDS_CONTENT_TYPE)) {
+    return decodeBinaryRecords(body, PRODUCE_RECORDS_MAX);
+  }
+  return produceRequestSchema.parse(parseJson(body)).records.map(decodeProduceRecord);
+}
+
+function parseJson(body: Buffer): unknown {
+  try {
+    return JSON.parse(body.toString("utf8"));
+  } catch {
+    throw new DataPlaneError("BAD_REQUEST", "request body is not JSON");
+  }
+}
+
+async function readBody(req: IncomingMessage): Promise<Buffer> {
   const declared = Number(req.headers["content-length"] ?? 0);
   if (declared > MAX_REQUEST_BYTES) throw tooLarge();
   const chunks: Buffer[] = [];
@@ -149,11 +174,7 @@ async function readJson(req: IncomingMessage): Promise<unknown> {
     if (size > MAX_REQUEST_BYTES) throw tooLarge();
     chunks.push(chunk);
   }
-  try {
-    return JSON.parse(Buffer.concat(chunks, size).toString("utf8"));
-  } catch {
-    throw new DataPlaneError("BAD_REQUEST", "request body is not JSON");
-  }
+  return Buffer.concat(chunks, size);
 }
 
 function tooLarge(): DataPlaneError {

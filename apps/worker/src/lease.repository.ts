@@ -38,7 +38,7 @@ const CLAIMABLE = Prisma.sql`(p."ownerWorkerId" IS NULL OR p."leaseExpiresAt" IS
 /**
  * The lease table (Partition.ownerWorkerId / leaseEpoch / leaseExpiresAt). leaseEpoch is the fencing
  * token: it grows by one on every takeover, and every write first proves owner + epoch + unexpired
- * lease in one statement, so a worker that lost its lease cannot write.
+ * lease in one statement (fence.repository.ts), so a worker that lost its lease cannot write.
  */
 export class LeaseRepository {
   readonly #prisma: PrismaClient;
@@ -113,15 +113,6 @@ export class LeaseRepository {
       configs: toConfigs(row.configs),
       configVersion: row.updatedAt.getTime(),
     }));
-  }
-
-  /** The fencing check before a write: true only if the lease is ours, at `epoch`, for ≥ `marginMs` more. */
-  async holds(partitionId: string, epoch: number, marginMs: number): Promise<boolean> {
-    const rows = await this.#prisma.$queryRaw<{ ok: number }[]>`
-      SELECT 1 AS "ok" FROM "Partition"
-      WHERE "id" = ${partitionId} AND "ownerWorkerId" = ${this.#workerId} AND "leaseEpoch" = ${epoch}
-        AND "leaseExpiresAt" > ${NOW} + ${ms(marginMs)}`;
-    return rows.length === 1;
   }
 
   /** Gives a partition back at once (its log is already closed) so another worker need not wait for expiry. */

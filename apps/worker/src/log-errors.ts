@@ -1,4 +1,4 @@
-import { DataPlaneError, isDataPlaneErrorCode } from "@lastword/dataplane";
+import { BinaryRecordsError, DataPlaneError, isDataPlaneErrorCode } from "@lastword/dataplane";
 import { ZodError } from "zod";
 
 /**
@@ -7,6 +7,9 @@ import { ZodError } from "zod";
  */
 export function dataPlaneErrorOf(error: unknown): DataPlaneError {
   if (error instanceof DataPlaneError) return error;
+  if (error instanceof BinaryRecordsError) {
+    return new DataPlaneError("BAD_REQUEST", `invalid produce body: ${error.message}`);
+  }
   if (error instanceof ZodError) {
     const issue = error.issues[0];
     const where = issue?.path.length ? `${issue.path.join(".")}: ` : "";

@@ -54,6 +54,12 @@ export class WorkerMetrics {
     buckets: [0.001, 0.005, 0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
     registers: [this.registry],
   });
+  readonly schedulerTickCpuSeconds = new Histogram({
+    name: "lastword_scheduler_tick_cpu_seconds",
+    help: "Process CPU (user + system) spent while one scheduler tick ran",
+    buckets: [0.001, 0.005, 0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
+    registers: [this.registry],
+  });
   readonly requestSeconds = new Histogram({
     name: "lastword_dataplane_request_seconds",
     help: "Data-plane request latency by operation and outcome",

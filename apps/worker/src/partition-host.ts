@@ -1,5 +1,6 @@
 import { rm } from "node:fs/promises";
 import { DataPlaneError } from "@lastword/dataplane";
+import type { FenceRepository } from "./fence.repository";
 import type { HostedLog, OpenLog } from "./hosted-log";
 import type { ClaimedPartition, LeaseRepository, RenewedLease } from "./lease.repository";
 import type { Logger } from "./logger";
@@ -10,6 +11,7 @@ export interface PartitionHostOptions {
   dataDir: string;
   openLog: OpenLog;
   leases: LeaseRepository;
+  fence: Pick<FenceRepository, "holds">;
   logger: Logger;
   /** A write needs the lease to stay valid at least this long (it must finish inside the lease). */
   fenceMarginMs: number;
@@ -52,11 +54,22 @@ export class PartitionHost {
     return this.#require(partitionId).use(fn);
   }
 
-  write<T>(partitionId: string, fn: (log: HostedLog) => Promise<T>): Promise<T> {
+  /**
+   * Runs `fn` after the fencing check. `input` (e.g. the request body still arriving) is awaited after
+   * the check, so the database round trip overlaps the upload; the local lease deadline is checked
+   * again once it is there, so a slow upload cannot outlive the margin the check proved.
+   */
+  write<I, T>(
+    partitionId: string,
+    input: Promise<I>,
+    fn: (log: HostedLog, input: I) => Promise<T>,
+  ): Promise<T> {
     const slot = this.#require(partitionId);
     return slot.use(async (log) => {
       await this.#fence(slot);
-      return fn(log);
+      const ready = await input;
+      if (!this.leaseFresh(slot)) throw this.#staleLease(slot);
+      return fn(log, ready);
     });
   }
 
@@ -127,16 +140,11 @@ export class PartitionHost {
   }
 
   async #fence(slot: PartitionSlot): Promise<void> {
-    const { fenceMarginMs, leases } = this.#options;
-    if (slot.leaseValidUntil - performance.now() <= fenceMarginMs) {
-      throw new DataPlaneError(
-        "PARTITION_UNAVAILABLE",
-        `the lease on partition ${slot.partitionId} could not be renewed lately; writes resume once it is`,
-      );
-    }
+    const { fenceMarginMs, fence } = this.#options;
+    if (!this.leaseFresh(slot)) throw this.#staleLease(slot);
     let holds: boolean;
     try {
-      holds = await leases.holds(slot.partitionId, slot.epoch, fenceMarginMs);
+      holds = await fence.holds(slot.partitionId, slot.epoch, fenceMarginMs);
     } catch (error) {
       throw new DataPlaneError(
         "PARTITION_UNAVAILABLE",
@@ -151,6 +159,13 @@ export class PartitionHost {
       void this.drop(slot.partitionId, "lease lost");
       throw new DataPlaneError("NOT_OWNER", `this worker lost the lease on partition ${slot.partitionId}`);
     }
+  }
+
+  #staleLease(slot: PartitionSlot): DataPlaneError {
+    return new DataPlaneError(
+      "PARTITION_UNAVAILABLE",
+      `the lease on partition ${slot.partitionId} could not be renewed lately; writes resume once it is`,
+    );
   }
 
   #reopen(slot: PartitionSlot, lease: RenewedLease): void {

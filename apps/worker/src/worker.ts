@@ -8,6 +8,7 @@ import { CleanerRunRepository } from "./cleaner-run.repository";
 import { CleanerScheduler } from "./cleaner-scheduler";
 import type { CleanerView } from "./dataplane-handlers";
 import { closeServer, createDataPlaneServer, listen } from "./dataplane-server";
+import { FenceRepository } from "./fence.repository";
 import type { OpenLog } from "./hosted-log";
 import { LeaseRepository } from "./lease.repository";
 import { createLogger, type Logger, type LogLevel } from "./logger";
@@ -71,10 +72,12 @@ export async function startWorker(config: WorkerConfig): Promise<RunningWorker> 
   const prisma = createPrisma(config.databaseUrl, { maxConnections: 10 });
   const leases = new LeaseRepository(prisma, id, leaseTtlMs);
   const registry = new WorkerRegistry(prisma, id);
+  const fence = new FenceRepository(config.databaseUrl, id);
   const host = new PartitionHost({
     dataDir: config.dataDir,
     openLog: config.openLog,
     leases,
+    fence,
     logger,
     fenceMarginMs: Math.floor(leaseTtlMs / 4),
   });
@@ -138,13 +141,13 @@ export async function startWorker(config: WorkerConfig): Promise<RunningWorker> 
   loop.start();
   scheduler?.start();
   logger.info({ address, dataDir: config.dataDir, leaseTtlMs }, "worker ready");
-  const shutdown = gracefulShutdown({ loop, server, scheduler, host, leases, registry, prisma });
+  const shutdown = gracefulShutdown({ loop, server, scheduler, host, leases, registry, prisma, fence });
   return {
     id,
     address,
     ownedPartitions: () => host.ids(),
     stop: () => shutdown.run(logger).then(() => logger.info("worker stopped")),
-    kill: () => kill({ loop, server, scheduler, host, prisma }),
+    kill: () => kill({ loop, server, scheduler, host, prisma, fence }),
   };
 }
 
@@ -156,6 +159,7 @@ interface Parts {
   leases: LeaseRepository;
   registry: WorkerRegistry;
   prisma: PrismaClient;
+  fence: FenceRepository;
 }
 
 function gracefulShutdown(parts: Parts): ShutdownSequence {
@@ -166,7 +170,9 @@ function gracefulShutdown(parts: Parts): ShutdownSequence {
   sequence.add("close partition logs", () => parts.host.closeAll());
   sequence.add("release leases", () => parts.leases.releaseAll().then(() => undefined));
   sequence.add("mark worker stopped", () => parts.registry.markStopped());
-  sequence.add("close database", () => parts.prisma.$disconnect());
+  sequence.add("close database", () =>
+    Promise.all([parts.prisma.$disconnect(), parts.fence.close()]).then(() => undefined),
+  );
   return sequence;
 }
 
@@ -176,5 +182,5 @@ async function kill(parts: Omit<Parts, "leases" | "registry">): Promise<void> {
   await parts.loop.stop();
   await parts.scheduler?.halt();
   await parts.host.closeAll();
-  await parts.prisma.$disconnect();
+  await Promise.all([parts.prisma.$disconnect(), parts.fence.close()]);
 }

@@ -10,7 +10,9 @@ export interface TransportRequest {
   method: "GET" | "POST";
   path: string;
   query?: Record<string, string | number | undefined>;
+  /** JSON-encoded unless it is already a Buffer (sent with `contentType`). */
   body?: unknown;
+  contentType?: string;
 }
 
 // Errors raised while connecting: the request never reached a worker, so resending it is safe.
@@ -32,7 +34,13 @@ export class HttpTransport {
     for (const [name, value] of Object.entries(req.query ?? {})) {
       if (value !== undefined) url.searchParams.set(name, String(value));
     }
-    const payload = req.body === undefined ? undefined : Buffer.from(JSON.stringify(req.body));
+    const payload =
+      req.body === undefined
+        ? undefined
+        : Buffer.isBuffer(req.body)
+          ? req.body
+          : Buffer.from(JSON.stringify(req.body));
+    const contentType = req.contentType ?? "application/json";
     return new Promise((resolve) => {
       const outgoing = request(url, {
         method: req.method,
@@ -41,7 +49,7 @@ export class HttpTransport {
         headers: {
           [SECRET_HEADER]: this.#secret,
           accept: "application/json",
-          ...(payload ? { "content-type": "application/json", "content-length": payload.length } : {}),
+          ...(payload ? { "content-type": contentType, "content-length": payload.length } : {}),
         },
       });
       outgoing.on("response", (incoming) => {

@@ -1,4 +1,10 @@
 export {
+  BINARY_RECORDS_CONTENT_TYPE,
+  BinaryRecordsError,
+  decodeBinaryRecords,
+  encodeBinaryRecords,
+} from "./binary-records";
+export {
   DataPlaneClient,
   type DataPlaneClientOptions,
   type FetchResult,
