@@ -11,5 +11,5 @@ export { MAX_REST_BODY_BYTES, openApiDocument, REST_BASE_PATH } from "./rest/res
 export type { CreatedApiKey } from "./services/api-key.service";
 export { verifyAuditChain } from "./services/audit.service";
 export type { ProvisionedTenant } from "./services/provision.service";
-export { type AppRouter, appRouter } from "./trpc/app-router";
+export { type AppRouter, appRouter, type RouterInputs, type RouterOutputs } from "./trpc/app-router";
 export type { ApiDeps, Clock } from "./trpc/context";

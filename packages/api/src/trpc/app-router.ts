@@ -1,3 +1,4 @@
+import type { inferRouterInputs, inferRouterOutputs } from "@trpc/server";
 import { createApiKeyProcedure } from "../procedures/api-keys/create-api-key";
 import { listApiKeysProcedure } from "../procedures/api-keys/list-api-keys";
 import { revokeApiKeyProcedure } from "../procedures/api-keys/revoke-api-key";
@@ -44,3 +45,7 @@ export const appRouter = router({
 });
 
 export type AppRouter = typeof appRouter;
+
+/** What each procedure accepts (before defaults) and returns; the typed REST client uses these. */
+export type RouterInputs = inferRouterInputs<AppRouter>;
+export type RouterOutputs = inferRouterOutputs<AppRouter>;

@@ -1,0 +1,2 @@
+export { type CliEnv, readEnv } from "./env";
+export { type CliIo, main } from "./main";

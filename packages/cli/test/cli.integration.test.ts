@@ -1,0 +1,82 @@
+import { execFile } from "node:child_process";
+import { promisify } from "node:util";
+import { createTestDatabase, type TestDatabase } from "@lastword/db/testing";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { main, readEnv } from "../src/index";
+
+let db: TestDatabase;
+
+async function lastword(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  const out: string[] = [];
+  const err: string[] = [];
+  const env = { ...readEnv(), DATABASE_URL: db.url, REDIS_PREFIX: `lwtest-cli-${process.pid}` };
+  const code = await main(args, { out: (l) => out.push(l), err: (l) => err.push(l), env });
+  return { code, stdout: out.join("\n"), stderr: err.join("\n") };
+}
+
+beforeAll(async () => {
+  db = await createTestDatabase("lastword_test_cli");
+});
+afterAll(async () => {
+  await db?.drop();
+});
+
+describe("lastword CLI", () => {
+  it("creates a tenant with an admin key, more keys, and lists topics and workers", async () => {
+    const created = await lastword("tenant", "create", "Acme", "--email", "ops@acme.test");
+    expect(created.code, created.stderr).toBe(0);
+    const tenant = JSON.parse(created.stdout) as { tenantId: string; apiKey: string; password: string };
+    expect(tenant.apiKey).toMatch(/^lw_/);
+    expect(tenant.password.length).toBeGreaterThanOrEqual(12);
+    const stored = await db.prisma.apiKey.findFirstOrThrow({ where: { referenceId: tenant.tenantId } });
+    expect(stored.permissions).toBe(JSON.stringify({ admin: ["all"] }));
+
+    const again = await lastword(
+      "tenant",
+      "create",
+      "Acme",
+      "--email",
+      "ops@acme.test",
+      "--password",
+      "x-unused-pass",
+    );
+    expect(JSON.parse(again.stdout).tenantId).toBe(tenant.tenantId);
+
+    const key = await lastword(
+      "apikey",
+      "create",
+      "--tenant",
+      tenant.tenantId,
+      "--scopes",
+      "records:read,topics:read",
+    );
+    expect(JSON.parse(key.stdout)).toMatchObject({ scopes: ["records:read", "topics:read"] });
+
+    await db.prisma.topic.create({
+      data: { organizationId: tenant.tenantId, name: "orders", partitionCount: 2 },
+    });
+    const topics = await lastword("topic", "list", "--tenant", tenant.tenantId);
+    expect(JSON.parse(topics.stdout)).toEqual([expect.objectContaining({ name: "orders", partitions: 2 })]);
+
+    await db.prisma.worker.create({ data: { id: "w-1", address: "http://127.0.0.1:1" } });
+    const workers = await lastword("worker", "list");
+    expect(JSON.parse(workers.stdout)).toEqual([
+      expect.objectContaining({ id: "w-1", partitions: 0, stoppedAt: null }),
+    ]);
+  });
+
+  it("explains bad usage on stderr with exit code 2", async () => {
+    const bad = await lastword("apikey", "create", "--scopes", "everything");
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain("--tenant is required");
+    const unknown = await lastword("frobnicate");
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toContain("usage: lastword");
+  });
+
+  it("runs as a package bin (npx lastword)", async () => {
+    const bin = new URL("../bin/lastword.mjs", import.meta.url).pathname;
+    const { stdout } = await promisify(execFile)(process.execPath, [bin, "--help"]);
+    expect(stdout).toContain("tenant create <name> --email <email>");
+  });
+});
