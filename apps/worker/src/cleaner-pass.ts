@@ -38,8 +38,13 @@ export class CleanerPasses {
     const runId = await runs.start(job.partitionId);
     const started = performance.now();
     let result: CleanResult;
+    let dirtyRatioAfter: number | null = null;
     try {
-      result = await host.background(job.partitionId, (log) => log.clean({ force: requested }));
+      result = await host.background(job.partitionId, async (log) => {
+        const pass = await log.clean({ force: requested });
+        dirtyRatioAfter = log.isClosed ? null : log.cleanableStats().dirtyRatio;
+        return pass;
+      });
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
       const state = health.recordFailure(job.partitionId, slot.configVersion, message, Date.now());
@@ -51,7 +56,7 @@ export class CleanerPasses {
       );
       return "failed";
     }
-    const status = await runs.finish(runId, result);
+    const status = await runs.finish(runId, result, dirtyRatioAfter);
     if (status === "completed") {
       health.recordSuccess(job.partitionId);
       this.lastCleanAt.set(job.partitionId, Date.now());

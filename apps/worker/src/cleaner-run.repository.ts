@@ -21,7 +21,12 @@ export class CleanerRunRepository {
     return run.id;
   }
 
-  async finish(runId: string, result: CleanResult): Promise<"completed" | "skipped" | "aborted"> {
+  /** `dirtyRatioAfter`: the partition's ratio once the pass swapped its segments in. */
+  async finish(
+    runId: string,
+    result: CleanResult,
+    dirtyRatioAfter: number | null,
+  ): Promise<"completed" | "skipped" | "aborted"> {
     const status = result.abortedReason ? "aborted" : result.cleaned ? "completed" : "skipped";
     await this.#prisma.cleanerRun.update({
       where: { id: runId },
@@ -35,6 +40,9 @@ export class CleanerRunRepository {
         mapUtilisation: result.mapUtilization,
         durationMs: Math.round(result.durationMs),
         error: result.abortedReason,
+        trigger: result.trigger,
+        dirtyRatioBefore: finiteOrNull(result.dirtyRatio),
+        dirtyRatioAfter: dirtyRatioAfter === null ? null : finiteOrNull(dirtyRatioAfter),
       },
     });
     return status;
@@ -46,4 +54,8 @@ export class CleanerRunRepository {
       data: { status: "failed", finishedAt: new Date(), durationMs: Math.round(durationMs), error },
     });
   }
+}
+
+function finiteOrNull(value: number): number | null {
+  return Number.isFinite(value) ? value : null;
 }

@@ -44,6 +44,7 @@ export interface HostedLog {
   close(): Promise<void>;
   /** The parsed config in force (policy, retention limits). */
   readonly config: TopicConfig;
+  readonly isClosed: boolean;
   cleanableStats(): CleanableStats;
   clean(options?: { force?: boolean }): Promise<CleanResult>;
   nextCleanDueAt(): number | null;

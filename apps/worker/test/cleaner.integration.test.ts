@@ -77,6 +77,9 @@ describe("cleaner scheduling", () => {
     expect(run.recordsRemoved).toBeGreaterThan(0);
     expect(Number(run.bytesRead)).toBeGreaterThan(Number(run.bytesWritten));
     expect(run.workerId).toBe(worker.id);
+    expect(run.trigger).toBe("dirty-ratio");
+    expect(run.dirtyRatioBefore).toBeGreaterThan(0.5);
+    expect(run.dirtyRatioAfter).toBeLessThan(run.dirtyRatioBefore!);
 
     const { records } = await client.fetch({ partitionId, offset: 0, limit: 1_000 });
     const latestByKey = new Map(records.map((r) => [r.key!.toString(), r.value!.toString()]));
@@ -109,6 +112,7 @@ describe("cleaner scheduling", () => {
       (await latestRuns(partitionId)).find((r) => r.status === "completed"),
     );
     expect(run.recordsRemoved).toBe(9);
+    expect(run.trigger).toBe("max-compaction-lag");
     const { records } = await client.fetch({ partitionId, offset: 0 });
     expect(records.map((r) => r.offset)).toEqual([9, 10, 11]);
   });
