@@ -245,3 +245,25 @@ describe("keys, idempotency and consumer groups", () => {
     expect((await rest(h.server, { apiKey: key }, "GET", "/consumer-groups/none")).status).toBe(404);
   });
 });
+
+describe("describe", () => {
+  it("warns when a compacted topic's recent keys are all distinct, and not when they repeat", async () => {
+    for (const [name, keyOf] of [
+      ["uniq", (i: number) => `k-${i}`],
+      ["repeat", (i: number) => `k-${i % 5}`],
+    ] as const) {
+      await rest(h.server, { apiKey: key }, "POST", "/topics", { name, preset: "state-table" });
+      const records = Array.from({ length: 150 }, (_, i) => ({ key: str(keyOf(i)), value: str("v") }));
+      expect(
+        (await rest(h.server, { apiKey: key }, "POST", `/topics/${name}/records`, { records })).status,
+      ).toBe(200);
+    }
+    const uniq = await rest(h.server, { apiKey: key }, "GET", "/topics/uniq");
+    expect((uniq.body.warnings as { code: string }[]).map((w) => w.code)).toContain("KEYS_LOOK_UNIQUE");
+    const repeat = await rest(h.server, { apiKey: key }, "GET", "/topics/repeat");
+    expect(repeat.body.warnings).toEqual([]);
+    expect(repeat.body.partitionDetails).toEqual([
+      expect.objectContaining({ partition: 0, ownerWorkerId: worker.id }),
+    ]);
+  });
+});

@@ -6,7 +6,7 @@ import type { TopicSummary } from "../procedures/topics/topic.schema";
 import type { Clock } from "../trpc/context";
 import { appendAuditEvent } from "./audit.service";
 import { tenantQuota } from "./rate-limit.service";
-import { cleanupPolicyOf, describeConfigs, storedConfigs, validateConfigs } from "./topic-config";
+import { cleanupPolicyOf, storedConfigs, validateConfigs } from "./topic-config";
 import { type ConfigWarning, configWarnings } from "./topic-guardrails";
 import { presetConfigs } from "./topic-presets";
 
@@ -146,24 +146,6 @@ export async function listTopics(
   return {
     topics: page.map(topicSummary),
     nextCursor: rows.length > input.limit && last ? encodeCursor(last.name) : null,
-  };
-}
-
-export async function describeTopic(deps: TopicDeps, identity: Identity, name: string) {
-  const topic = await findTopic(deps.prisma, identity.tenantId, name);
-  const partitions = await deps.prisma.partition.findMany({
-    where: { topicId: topic.id },
-    orderBy: { index: "asc" },
-  });
-  return {
-    ...topicSummary(topic),
-    configEntries: describeConfigs(storedConfigs(topic.configs)),
-    partitionDetails: partitions.map((p) => ({
-      partition: p.index,
-      ownerWorkerId: p.ownerWorkerId,
-      leaseExpiresAt: p.leaseExpiresAt?.toISOString() ?? null,
-      stats: (p.stats ?? null) as Record<string, unknown> | null,
-    })),
   };
 }
 

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { topicSummarySchema } from "./topic.schema";
+import { topicSummarySchema, warningSchema } from "./topic.schema";
 
 export { topicPathSchema as getTopicInput } from "./topic.schema";
 
@@ -18,7 +18,19 @@ export const getTopicOutput = topicSummarySchema.extend({
       partition: z.number().int(),
       ownerWorkerId: z.string().nullable(),
       leaseExpiresAt: z.string().nullable(),
-      stats: z.record(z.string(), z.unknown()).nullable(),
+      sizeBytes: z.number().nullable(),
+      logStartOffset: z.number().int().nullable(),
+      logEndOffset: z.number().int().nullable(),
+      dirtyRatio: z.number().nullable(),
+      statsUpdatedAt: z
+        .string()
+        .nullable()
+        .meta({ description: "When the owning worker last reported; null: not yet" }),
+      stats: z
+        .record(z.string(), z.unknown())
+        .nullable()
+        .meta({ description: "Everything the worker reports" }),
     }),
   ),
+  warnings: z.array(warningSchema),
 });

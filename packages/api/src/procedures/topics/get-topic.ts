@@ -1,4 +1,4 @@
-import { describeTopic } from "../../services/topic.service";
+import { describeTopic } from "../../services/topic-describe.service";
 import { protectedProcedure } from "../../trpc/access";
 import { getTopicInput, getTopicOutput } from "./get-topic.schema";
 
