@@ -1,6 +1,7 @@
 "use client";
 
 import { useQuery } from "@tanstack/react-query";
+import Link from "next/link";
 import { useTRPC } from "@/lib/trpc";
 import { ErrorNotice, StatusNotice } from "../ui/notice";
 import { PolicyBadge } from "./policy-badge";
@@ -34,7 +35,12 @@ export function TopicList() {
           {topics.data.topics.map((topic) => (
             <tr key={topic.id} className="border-b border-line last:border-0">
               <th scope="row" className="px-4 py-3 font-mono font-medium">
-                {topic.name}
+                <Link
+                  href={`/topics/${encodeURIComponent(topic.name)}`}
+                  className="text-accent underline-offset-2 hover:underline"
+                >
+                  {topic.name}
+                </Link>
               </th>
               <td className="px-4 py-3">
                 <PolicyBadge policy={topic.cleanupPolicy} />

@@ -1,0 +1,51 @@
+import { Badge } from "../ui/badge";
+import { Card } from "../ui/card";
+
+interface ConfigEntry {
+  name: string;
+  value: string;
+  default: string;
+  source: "set" | "default";
+  doc: string;
+}
+
+export function ConfigTable({ entries }: { entries: readonly ConfigEntry[] }) {
+  return (
+    <Card title="Configs" description="Configs set on this topic, and the defaults it uses for the rest.">
+      <div className="overflow-x-auto">
+        <table aria-label="Configs" className="w-full text-left text-sm">
+          <thead className="border-b border-line text-xs uppercase tracking-wide text-muted">
+            <tr>
+              <th scope="col" className="py-2 pr-4 font-medium">
+                Name
+              </th>
+              <th scope="col" className="py-2 pr-4 font-medium">
+                Value
+              </th>
+              <th scope="col" className="py-2 pr-4 font-medium">
+                Default
+              </th>
+              <th scope="col" className="py-2 font-medium">
+                Source
+              </th>
+            </tr>
+          </thead>
+          <tbody>
+            {entries.map((entry) => (
+              <tr key={entry.name} className="border-b border-line align-top last:border-0">
+                <th scope="row" className="py-2 pr-4 font-mono text-xs font-medium">
+                  <span title={entry.doc}>{entry.name}</span>
+                </th>
+                <td className="py-2 pr-4 font-mono text-xs">{entry.value}</td>
+                <td className="py-2 pr-4 font-mono text-xs text-muted">{entry.default}</td>
+                <td className="py-2">
+                  <Badge tone={entry.source === "set" ? "accent" : "neutral"}>{entry.source}</Badge>
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
+    </Card>
+  );
+}

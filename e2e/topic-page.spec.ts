@@ -1,0 +1,108 @@
+import type { Browser, Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import {
+  createTopic,
+  launchChromium,
+  newAccount,
+  newConsolePage,
+  saveScreenshot,
+  signUp,
+} from "./console-session";
+
+const TOPIC = "inventory";
+
+/** Produces one record through the form and returns the sentence it answers with. */
+async function produce(
+  page: Page,
+  record: { key: string; value?: string; json?: boolean; tombstone?: boolean; offset: number },
+): Promise<string | null> {
+  const form = page.getByRole("form", { name: "Produce a record" });
+  await form.getByLabel("Key", { exact: true }).fill(record.key);
+  await form.getByLabel("Value format").selectOption(record.json ? "json" : "string");
+  await form.getByLabel("Tombstone: send a null value").setChecked(record.tombstone ?? false);
+  if (!record.tombstone) await form.getByLabel("Value", { exact: true }).fill(record.value ?? "");
+  // Enter in a text field submits: the form works from the keyboard alone.
+  await form.getByLabel("Key", { exact: true }).press("Enter");
+  const status = form.getByRole("status").filter({ hasText: `at offset ${record.offset}.` });
+  await status.waitFor();
+  return status.textContent();
+}
+
+describe("topic page", () => {
+  let browser: Browser;
+  let page: Page;
+
+  beforeAll(async () => {
+    browser = await launchChromium();
+    page = await newConsolePage(browser);
+    await signUp(page, newAccount("Topic Tester"));
+    await createTopic(page, { name: TOPIC, partitions: 1, cleanupPolicy: "compact" });
+  });
+  afterAll(async () => {
+    await browser?.close();
+  });
+
+  it("opens from the topic list and shows its partitions and configs", async () => {
+    await page.getByRole("table", { name: "Topics" }).getByRole("link", { name: TOPIC }).click();
+    await page.waitForURL(`**/topics/${TOPIC}`);
+    await page.getByRole("heading", { name: TOPIC, level: 1 }).waitFor();
+    const configs = page.getByRole("table", { name: "Configs" });
+    const policyRow = configs.getByRole("row", { name: /cleanup\.policy/ });
+    expect(await policyRow.getByRole("cell").allTextContents()).toEqual(["compact", "delete", "set"]);
+    await page.getByRole("table", { name: "Partitions" }).getByRole("rowheader", { name: "0" }).waitFor();
+  });
+
+  it("produces values, an empty value and tombstones, and browses them with distinct badges", async () => {
+    expect(await produce(page, { key: "sku-1", value: "12", offset: 0 })).toBe(
+      "Record written to partition 0 at offset 0.",
+    );
+    await produce(page, { key: "sku-1", value: '{"count": 11}', json: true, offset: 1 });
+    await produce(page, { key: "sku-2", value: "", offset: 2 });
+    expect(await produce(page, { key: "sku-1", tombstone: true, offset: 3 })).toBe(
+      "Tombstone written to partition 0 at offset 3.",
+    );
+    const deleteForm = page.getByRole("form", { name: "Delete a key" });
+    await deleteForm.getByLabel("Key to delete").fill("sku-2");
+    await deleteForm.getByRole("button", { name: "Delete key" }).click();
+    await deleteForm.getByRole("status").filter({ hasText: "at offset 4." }).waitFor();
+
+    const browserForm = page.getByRole("form", { name: "Browse messages" });
+    await browserForm.getByLabel("Start from").selectOption("earliest");
+    await browserForm.getByRole("button", { name: "Read messages" }).click();
+    const messages = page.getByRole("table", { name: "Messages in partition 0" });
+    await messages.waitFor();
+    const valueAt = async (offset: number) =>
+      (
+        await messages
+          .getByRole("row", { name: new RegExp(`^${offset} `) })
+          .getByRole("cell")
+          .allTextContents()
+      )[2];
+    expect(await messages.getByRole("rowheader").allTextContents()).toEqual(["0", "1", "2", "3", "4"]);
+    expect(await valueAt(0)).toBe("12");
+    expect(await valueAt(1)).toBe('{"count":11}');
+    expect(await valueAt(2)).toBe("Empty value");
+    expect(await valueAt(3)).toBe("Tombstone (null)");
+    expect(await valueAt(4)).toBe("Tombstone (null)");
+
+    await browserForm.getByLabel("Show JSON values pretty-printed").check();
+    await browserForm.getByRole("button", { name: "Read messages" }).click();
+    await messages.locator("pre").first().waitFor();
+    expect(await valueAt(1)).toBe('{\n  "count": 11\n}');
+    expect(await valueAt(2)).toBe("Empty value");
+
+    await saveScreenshot(page, "topic-page");
+    await page.emulateMedia({ colorScheme: "dark" });
+    await saveScreenshot(page, "topic-page-dark");
+  });
+
+  it("starts a read at a typed offset", async () => {
+    const browserForm = page.getByRole("form", { name: "Browse messages" });
+    await browserForm.getByLabel("Start from").selectOption("offset");
+    await browserForm.getByLabel("Offset", { exact: true }).fill("3");
+    await browserForm.getByRole("button", { name: "Read messages" }).click();
+    const messages = page.getByRole("table", { name: "Messages in partition 0" });
+    await messages.getByRole("rowheader", { name: "3", exact: true }).waitFor();
+    expect(await messages.getByRole("rowheader").allTextContents()).toEqual(["3", "4"]);
+  });
+});
