@@ -9,6 +9,7 @@ import { PartitionLog } from "@lastword/logstore";
 import { seedTenants } from "./bench-topics";
 
 const BATCHES = 80;
+const IN_FLIGHT = 4;
 const RECORDS_PER_BATCH = 500;
 const VALUE_BYTES = 1024;
 const SECRET = "bench-secret";
@@ -36,6 +37,7 @@ export async function produceBenchmark(options: { db: TestDatabase; dataDir: str
   const inProcessS = await timeIt(async () => {
     for (const records of batches) await log.append(records);
   });
+  const inProcessParallelS = await timeIt(() => inFlight(batches, (records) => log.append(records)));
   await log.close();
 
   const worker = await spawnWorker(options);
@@ -63,6 +65,15 @@ export async function produceBenchmark(options: { db: TestDatabase; dataDir: str
     worker.kill("SIGTERM");
     await new Promise((resolve) => worker.once("exit", resolve));
   }
+}
+
+/** Runs `send` over all batches with `IN_FLIGHT` calls outstanding at a time. */
+async function inFlight<T>(batches: readonly T[], send: (batch: T) => Promise<unknown>): Promise<void> {
+  let next = 0;
+  const lanes = Array.from({ length: IN_FLIGHT }, async () => {
+    while (next < batches.length) await send(batches[next++]!);
+  });
+  await Promise.all(lanes);
 }
 
 function spawnWorker(options: { db: TestDatabase; dataDir: string }): Promise<ChildProcess> {

@@ -42,7 +42,7 @@ export async function schedulerBenchmark(options: { db: TestDatabase; dataDir: s
     const claimStarted = performance.now();
     await waitFor(
       "2,000 partitions claimed",
-      60_000,
+      180_000,
       async () => worker.ownedPartitions().length === partitionIds.length,
     );
     const claimS = (performance.now() - claimStarted) / 1000;
