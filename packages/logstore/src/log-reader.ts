@@ -46,10 +46,12 @@ export function readRecords(segments: readonly Segment[], from: number, bounds: 
     const start = segment.baseOffset <= from ? segment.lookup(from) : 0;
     const window = Math.min(Math.max(bounds.maxBytes - bytes, MIN_READ_WINDOW_BYTES), MAX_READ_WINDOW_BYTES);
     const cursor = segment.batches(start, { windowBytes: window });
-    while (cursor.next()) {
+    while (cursor.nextHeader()) {
       if (batchField.lastOffset(cursor.buf, cursor.bufPos) < minOffset) continue;
       if (batchField.baseOffset(cursor.buf, cursor.bufPos) >= bounds.endOffset) return out;
       if (bytes > 0 && bytes + cursor.size > bounds.maxBytes) return out;
+      cursor.readAheadBytes = bounds.maxBytes - bytes;
+      if (!cursor.body()) break;
       bytes += cursor.size;
       decodeBatchRecords(cursor.buf, cursor.bufPos, out, minOffset, bounds.maxRecords - out.length);
       if (out.length >= bounds.maxRecords) return out;
@@ -87,12 +89,14 @@ export function readBatches(segments: readonly Segment[], from: number, bounds: 
     const cursor = segment.batches(start, { windowBytes: window });
     let run: { buf: Buffer; start: number; end: number } | null = null;
     let halted = false;
-    while (cursor.next()) {
+    while (cursor.nextHeader()) {
       const lastOffset = batchField.lastOffset(cursor.buf, cursor.bufPos);
       if (lastOffset < minOffset) continue;
       const unpublished = batchField.baseOffset(cursor.buf, cursor.bufPos) >= bounds.endOffset;
       halted = unpublished || (bytes > 0 && bytes + cursor.size > bounds.maxBytes);
       if (halted) break;
+      cursor.readAheadBytes = bounds.maxBytes - bytes;
+      if (!cursor.body()) break;
       // Consecutive batches of one read window are returned as one view, without copying.
       if (run === null || run.buf !== cursor.buf || run.end !== cursor.bufPos) {
         if (run) chunks.push(run.buf.subarray(run.start, run.end));

@@ -63,9 +63,11 @@ function writeFully(fd: number, bytes: Buffer, position: number): void {
 
 /**
  * Walks whole batches of a segment file from a byte position. After `next()` returns true,
- * `buf[bufPos …]` holds the batch (only its 61 header bytes in headers-only mode). Each refill
- * allocates a fresh buffer, so views handed out stay valid. On bad bytes `next()` returns false
- * and `defect` says why; `position` is then where the bad bytes start.
+ * `buf[bufPos …]` holds the batch (only its 61 header bytes in headers-only mode). Readers that
+ * decide from the header whether they want a batch call `nextHeader()` then `body()`, so a batch
+ * they stop before is never read. Each refill allocates a fresh buffer, so views handed out stay
+ * valid. On bad bytes the call returns false and `defect` says why; `position` is then where the
+ * bad bytes start.
  */
 export class BatchCursor {
   buf: Buffer = Buffer.alloc(0);
@@ -73,8 +75,12 @@ export class BatchCursor {
   position: number;
   size = 0;
   defect: string | null = null;
+  /** How much `body()` reads at once; readers shrink it to their remaining byte budget. */
+  readAheadBytes: number;
+  private window: Buffer = Buffer.alloc(0);
   private windowStart = 0;
   private windowEnd = 0;
+  private readonly header = Buffer.allocUnsafe(BATCH_HEADER_BYTES);
 
   constructor(
     private readonly fd: number,
@@ -89,26 +95,50 @@ export class BatchCursor {
     },
   ) {
     this.position = start;
+    this.readAheadBytes = mode.windowBytes;
   }
 
+  /** The next whole batch (its header only in headers-only mode). */
   next(): boolean {
+    return this.nextHeader() && (this.mode.headersOnly || this.body());
+  }
+
+  /** Moves to the next batch and validates its header; its body is not read yet. */
+  nextHeader(): boolean {
     const at = this.position + this.size;
     this.position = at;
     this.size = 0;
     if (at >= this.end) return false;
     if (this.end - at < BATCH_HEADER_BYTES) return this.fail("truncated batch header");
-    if (at + BATCH_HEADER_BYTES > this.windowEnd) this.fill(at, this.windowFor(at));
-    this.bufPos = at - this.windowStart;
+    if (at + BATCH_HEADER_BYTES <= this.windowEnd && at >= this.windowStart) {
+      this.buf = this.window;
+      this.bufPos = at - this.windowStart;
+    } else if (this.mode.headersOnly) {
+      this.fill(at, this.mode.windowBytes);
+    } else {
+      readFully(this.fd, this.header, at);
+      this.buf = this.header;
+      this.bufPos = 0;
+    }
     const size = this.buf.readInt32BE(this.bufPos + 8) + LOG_OVERHEAD_BYTES;
     const headerDefect = batchHeaderDefect(this.buf, this.bufPos);
     if (headerDefect) return this.fail(headerDefect);
     if (at + size > this.end) return this.fail(`batch of ${size} bytes runs past the end of the data`);
-    if (!this.mode.headersOnly) {
-      if (at + size > this.windowEnd) this.fill(at, Math.max(this.mode.windowBytes, size));
-      this.bufPos = at - this.windowStart;
-      if (!this.checkCrc(at, size)) return this.fail("CRC-32C mismatch");
-    }
     this.size = size;
+    return true;
+  }
+
+  /** Loads the current batch's bytes (reading ahead `windowBytes`) and checks its CRC. */
+  body(): boolean {
+    const at = this.position;
+    if (at < this.windowStart || at + this.size > this.windowEnd)
+      this.fill(at, Math.max(this.readAheadBytes, this.size));
+    this.buf = this.window;
+    this.bufPos = at - this.windowStart;
+    if (!this.checkCrc(at, this.size)) {
+      this.size = 0;
+      return this.fail("CRC-32C mismatch");
+    }
     return true;
   }
 
@@ -122,16 +152,7 @@ export class BatchCursor {
     return true;
   }
 
-  /** Refill size: in full mode at least the whole next batch, so it is never read twice. */
-  private windowFor(at: number): number {
-    if (this.mode.headersOnly) return this.mode.windowBytes;
-    const header = Buffer.allocUnsafe(LOG_OVERHEAD_BYTES);
-    if (fs.readSync(this.fd, header, 0, LOG_OVERHEAD_BYTES, at) < LOG_OVERHEAD_BYTES)
-      return this.mode.windowBytes;
-    return Math.max(this.mode.windowBytes, header.readInt32BE(8) + LOG_OVERHEAD_BYTES);
-  }
-
-  /** The current batch's bytes (full mode only). */
+  /** The current batch's bytes (after `next()` or `body()` in full mode). */
   bytes(): Buffer {
     return this.buf.subarray(this.bufPos, this.bufPos + this.size);
   }
@@ -143,17 +164,24 @@ export class BatchCursor {
 
   private fill(at: number, wanted: number): void {
     const length = Math.min(wanted, this.end - at);
-    const buf = Buffer.allocUnsafe(length);
-    let read = 0;
-    while (read < length) {
-      const n = fs.readSync(this.fd, buf, read, length - read, at + read);
-      if (n === 0) break;
-      read += n;
-    }
-    this.buf = buf;
+    const window = Buffer.allocUnsafe(length);
+    const read = readFully(this.fd, window, at);
+    this.window = window;
     this.windowStart = at;
     this.windowEnd = at + read;
+    this.buf = window;
+    this.bufPos = 0;
   }
+}
+
+function readFully(fd: number, target: Buffer, position: number): number {
+  let read = 0;
+  while (read < target.length) {
+    const n = fs.readSync(fd, target, read, target.length - read, position + read);
+    if (n === 0) break;
+    read += n;
+  }
+  return read;
 }
 
 export interface SegmentLoadResult {
