@@ -49,6 +49,12 @@ describe("topic page", () => {
     const configs = page.getByRole("table", { name: "Configs" });
     const policyRow = configs.getByRole("row", { name: /cleanup\.policy/ });
     expect(await policyRow.getByRole("cell").allTextContents()).toEqual(["compact", "delete", "set"]);
+    const retentionRow = configs.getByRole("row", { name: /^retention\.ms / });
+    expect(await retentionRow.getByRole("cell").allTextContents()).toEqual([
+      "7 d (604800000)",
+      "7 d (604800000)",
+      "default",
+    ]);
     await page.getByRole("table", { name: "Partitions" }).getByRole("rowheader", { name: "0" }).waitFor();
   });
 

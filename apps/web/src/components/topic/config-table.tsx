@@ -1,3 +1,4 @@
+import { humanConfigValue } from "@/lib/config-units";
 import { Badge } from "../ui/badge";
 import { Card } from "../ui/card";
 
@@ -36,8 +37,12 @@ export function ConfigTable({ entries }: { entries: readonly ConfigEntry[] }) {
                 <th scope="row" className="py-2 pr-4 font-mono text-xs font-medium">
                   <span title={entry.doc}>{entry.name}</span>
                 </th>
-                <td className="py-2 pr-4 font-mono text-xs">{entry.value}</td>
-                <td className="py-2 pr-4 font-mono text-xs text-muted">{entry.default}</td>
+                <td className="py-2 pr-4 text-xs">
+                  <ConfigValue name={entry.name} value={entry.value} />
+                </td>
+                <td className="py-2 pr-4 text-xs text-muted">
+                  <ConfigValue name={entry.name} value={entry.default} />
+                </td>
                 <td className="py-2">
                   <Badge tone={entry.source === "set" ? "accent" : "neutral"}>{entry.source}</Badge>
                 </td>
@@ -47,5 +52,16 @@ export function ConfigTable({ entries }: { entries: readonly ConfigEntry[] }) {
         </table>
       </div>
     </Card>
+  );
+}
+
+/** The human form first (7 d, 1.0 GiB), the exact Kafka value beside it for copying. */
+function ConfigValue({ name, value }: { name: string; value: string }) {
+  const human = humanConfigValue(name, value);
+  if (human === null) return <span className="font-mono">{value}</span>;
+  return (
+    <span>
+      {human} <span className="font-mono text-muted">({value})</span>
+    </span>
   );
 }

@@ -18,13 +18,21 @@ export function PartitionTable({ partitions }: { partitions: readonly PartitionD
         <table aria-label="Partitions" className="w-full text-left text-sm">
           <thead className="border-b border-line text-xs uppercase tracking-wide text-muted">
             <tr>
-              {["Partition", "Owner", "Offsets", "Size", "Segments", "Dirty", "Last clean", "Status"].map(
-                (title) => (
-                  <th key={title} scope="col" className="py-2 pr-4 font-medium whitespace-nowrap">
-                    {title}
-                  </th>
-                ),
-              )}
+              {[
+                "Partition",
+                "Owner",
+                "Start offset",
+                "End offset",
+                "Size",
+                "Segments",
+                "Dirty",
+                "Last clean",
+                "Status",
+              ].map((title) => (
+                <th key={title} scope="col" className="py-2 pr-4 font-medium whitespace-nowrap">
+                  {title}
+                </th>
+              ))}
             </tr>
           </thead>
           <tbody>
@@ -51,8 +59,9 @@ function PartitionRow({ detail, stats }: { detail: PartitionDetail; stats: Parti
       <td className="py-2 pr-4 font-mono text-xs">{detail.ownerWorkerId ?? "Unassigned"}</td>
       {stats ? (
         <>
-          <td className="py-2 pr-4 tabular-nums whitespace-nowrap">
-            {stats.logStartOffset}–{stats.logEndOffset}
+          <td className="py-2 pr-4 tabular-nums">{stats.logStartOffset}</td>
+          <td className="py-2 pr-4 tabular-nums" title="The offset the next record will get">
+            {stats.logEndOffset}
           </td>
           <td className="py-2 pr-4 tabular-nums whitespace-nowrap">{formatBytes(stats.sizeBytes)}</td>
           <td className="py-2 pr-4 tabular-nums">{stats.segments}</td>
@@ -67,7 +76,7 @@ function PartitionRow({ detail, stats }: { detail: PartitionDetail; stats: Parti
           </td>
         </>
       ) : (
-        <td colSpan={6} className="py-2 text-sm text-muted">
+        <td colSpan={7} className="py-2 text-sm text-muted">
           Waiting for the first report from its worker.
         </td>
       )}
