@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { verifyAuditChain } from "../src/index";
-import { type Harness, rest, signUp, startHarness, trpc } from "./api-harness";
+import { type Harness, PUBLIC_URL, rest, signUp, startHarness, trpc } from "./api-harness";
 
 let h: Harness;
 
@@ -47,6 +47,71 @@ describe("sign-up and tenants", () => {
     expect(stored.key).not.toContain(key.key);
     const listed = await rest(h.server, { apiKey: key.key }, "GET", "/topics");
     expect(listed.status).toBe(200);
+  });
+});
+
+describe("members", () => {
+  it("invites with a role; the invitee accepts through better-auth and works in that role", async () => {
+    const owner = await signUp(h.server, "boss@example.com", "Boss");
+    const invited = await trpc(h.server, { cookie: owner.cookie }, "mutation", "members.invite", {
+      email: "Newbie@Example.com",
+      role: "developer",
+    });
+    expect(invited.status).toBe(200);
+    const { id: invitationId } = invited.body.result!.data as { id: string };
+
+    const newbie = await signUp(h.server, "newbie@example.com", "Newbie");
+    const accepted = await h.server.auth.handler(
+      new Request(`${PUBLIC_URL}/api/auth/organization/accept-invitation`, {
+        method: "POST",
+        headers: { "content-type": "application/json", cookie: newbie.cookie, origin: PUBLIC_URL },
+        body: JSON.stringify({ invitationId }),
+      }),
+    );
+    expect(accepted.status, await accepted.clone().text()).toBe(200);
+    const bossTenant = (await h.db.prisma.member.findFirstOrThrow({ where: { userId: owner.userId } }))
+      .organizationId;
+    const setActive = await h.server.auth.handler(
+      new Request(`${PUBLIC_URL}/api/auth/organization/set-active`, {
+        method: "POST",
+        headers: { "content-type": "application/json", cookie: newbie.cookie, origin: PUBLIC_URL },
+        body: JSON.stringify({ organizationId: bossTenant }),
+      }),
+    );
+    expect(setActive.status).toBe(200);
+    const me = await trpc(h.server, { cookie: newbie.cookie }, "query", "tenant.current");
+    expect(me.body.result?.data).toMatchObject({ tenantId: bossTenant, role: "developer" });
+    expect(
+      (await trpc(h.server, { cookie: newbie.cookie }, "mutation", "topics.create", { name: "t" })).status,
+    ).toBe(200);
+    const escalate = await trpc(h.server, { cookie: newbie.cookie }, "mutation", "members.invite", {
+      email: "x@example.com",
+      role: "admin",
+    });
+    expect(escalate.status).toBe(403);
+
+    const listed = await trpc(h.server, { cookie: owner.cookie }, "query", "members.list");
+    const members = (listed.body.result!.data as { members: { id: string; email: string; role: string }[] })
+      .members;
+    expect(members.map((m) => [m.email, m.role])).toEqual([
+      ["boss@example.com", "owner"],
+      ["newbie@example.com", "developer"],
+    ]);
+    const newbieMember = members[1]!;
+    const demoted = await trpc(h.server, { cookie: owner.cookie }, "mutation", "members.changeRole", {
+      memberId: newbieMember.id,
+      role: "viewer",
+    });
+    expect(demoted.status).toBe(200);
+    expect(
+      (await trpc(h.server, { cookie: newbie.cookie }, "mutation", "topics.create", { name: "t2" })).status,
+    ).toBe(403);
+    const ownerMember = members[0]!;
+    const demoteOwner = await trpc(h.server, { cookie: owner.cookie }, "mutation", "members.changeRole", {
+      memberId: ownerMember.id,
+      role: "viewer",
+    });
+    expect(demoteOwner.status).toBe(409);
   });
 });
 

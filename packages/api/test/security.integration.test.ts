@@ -9,6 +9,7 @@ let keyA: string;
 let keyIdA: string;
 let keyB: string;
 let sessionB: Session;
+let memberIdA: string;
 
 const str = (data: string) => ({ type: "string", data });
 
@@ -27,6 +28,8 @@ const TENANT_WIDE_PROCEDURES = [
   "apiKeys.create",
   "apiKeys.list",
   "tenant.current",
+  "members.list",
+  "members.invite",
 ];
 
 function resourceInputs(): Record<string, { kind: "query" | "mutation"; input: unknown }> {
@@ -47,6 +50,8 @@ function resourceInputs(): Record<string, { kind: "query" | "mutation"; input: u
       input: { group: "g-secret", offsets: [{ topic: "secret", partition: 0, offset: 1 }] },
     },
     "apiKeys.revoke": { kind: "mutation", input: { id: keyIdA } },
+    "members.changeRole": { kind: "mutation", input: { memberId: memberIdA, role: "viewer" } },
+    "members.remove": { kind: "mutation", input: { memberId: memberIdA } },
   };
 }
 
@@ -61,6 +66,7 @@ beforeAll(async () => {
   expect(
     (await rest(h.server, { apiKey: keyA }, "POST", "/topics", { name: "secret", partitions: 2 })).status,
   ).toBe(201);
+  memberIdA = (await member(ownerA.userId)).id;
   const group = await h.db.prisma.consumerGroup.create({
     data: { organizationId: (await member(ownerA.userId)).organizationId, name: "g-secret" },
   });

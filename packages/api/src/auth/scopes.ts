@@ -12,6 +12,8 @@ export const SCOPES = [
   "groups:write",
   "keys:read",
   "keys:write",
+  "members:read",
+  "members:write",
   "admin",
 ] as const;
 
@@ -34,7 +36,7 @@ export const DEFAULT_API_KEY_SCOPES: readonly Scope[] = [
 const ROLE_SCOPES: Record<Role, readonly Scope[]> = {
   owner: ["admin"],
   admin: ["admin"],
-  developer: [...DEFAULT_API_KEY_SCOPES, "keys:read", "keys:write"],
+  developer: [...DEFAULT_API_KEY_SCOPES, "keys:read", "keys:write", "members:read"],
   compliance: ["topics:read", "groups:read"],
   viewer: ["topics:read", "records:read", "groups:read"],
 };

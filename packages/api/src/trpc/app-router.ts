@@ -4,6 +4,10 @@ import { listApiKeysProcedure } from "../procedures/api-keys/list-api-keys";
 import { revokeApiKeyProcedure } from "../procedures/api-keys/revoke-api-key";
 import { commitOffsetsProcedure } from "../procedures/consumer-groups/commit-offsets";
 import { getGroupProcedure } from "../procedures/consumer-groups/get-group";
+import { changeMemberRoleProcedure } from "../procedures/members/change-member-role";
+import { inviteMemberProcedure } from "../procedures/members/invite-member";
+import { listMembersProcedure } from "../procedures/members/list-members";
+import { removeMemberProcedure } from "../procedures/members/remove-member";
 import { deleteKeyProcedure } from "../procedures/records/delete-key";
 import { produceRecordsProcedure } from "../procedures/records/produce-records";
 import { readRecordsProcedure } from "../procedures/records/read-records";
@@ -32,6 +36,12 @@ export const appRouter = router({
     create: createApiKeyProcedure,
     list: listApiKeysProcedure,
     revoke: revokeApiKeyProcedure,
+  }),
+  members: router({
+    list: listMembersProcedure,
+    invite: inviteMemberProcedure,
+    changeRole: changeMemberRoleProcedure,
+    remove: removeMemberProcedure,
   }),
   consumerGroups: router({
     commitOffsets: commitOffsetsProcedure,
