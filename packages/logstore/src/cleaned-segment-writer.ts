@@ -1,7 +1,8 @@
 import fs from "node:fs";
 import path from "node:path";
+import { reachFaultPoint } from "./cleaner-fault-points";
 import { Segment, type SegmentLimits } from "./segment";
-import { CLEANED_SUFFIX, SWAP_SUFFIX, segmentStem, writeSwapRange } from "./segment-swap";
+import { CLEANED_SUFFIX, SWAP_SUFFIX, segmentStem, swapRangeFileName } from "./segment-swap";
 
 // The output side of one cleaner group: a `.cleaned` segment fed whole batches through a reusable
 // buffer, so the segment (and its indexes) see large appends rather than one write per batch.
@@ -15,6 +16,7 @@ export class CleanedSegmentWriter {
   length = 0;
   bytesWritten = 0;
   private segment: Segment | null = null;
+  private rangeEnd = -1;
 
   constructor(
     private readonly dir: string,
@@ -62,39 +64,45 @@ export class CleanedSegmentWriter {
     this.segment!.append(this.buf.subarray(0, this.length));
     this.bytesWritten += this.length;
     this.length = 0;
+    reachFaultPoint("cleaned-data-written");
   }
 
-  /** Flushes, seals (final time-index entry) and fsyncs the three files; returns the segment. */
+  /**
+   * Flushes, seals (final time-index entry) and fsyncs the log. The indexes are not fsynced: the
+   * loader rebuilds any index that does not match its log, so only the log must be durable.
+   */
   async finish(): Promise<Segment> {
     this.flush();
     const segment = this.segment!;
     segment.seal();
-    await segment.flushAll();
+    await segment.flushLog();
     return segment;
   }
 
-  /** Records the replaced range beside the `.cleaned` files (see segment-swap). */
-  async recordRange(oldBaseOffsets: readonly number[], oldNextOffset: number): Promise<void> {
-    await writeSwapRange(this.dir, { baseOffset: this.baseOffset, oldBaseOffsets, oldNextOffset });
+  /**
+   * Records the range the group replaces as an empty marker file named after its end (see
+   * segment-swap); it becomes durable with the promotion's directory fsync.
+   */
+  recordRange(oldNextOffset: number): void {
+    this.rangeEnd = oldNextOffset;
+    fs.writeFileSync(this.rangePath(CLEANED_SUFFIX), "");
+  }
+
+  private rangePath(suffix: string): string {
+    return path.join(this.dir, swapRangeFileName(this.baseOffset, this.rangeEnd, suffix));
   }
 
   /** Commit point of the group: every `.cleaned` file becomes `.swap` (see segment-swap). */
   promote(): void {
-    const stem = segmentStem(this.baseOffset);
-    fs.renameSync(
-      path.join(this.dir, `${stem}.swaprange${CLEANED_SUFFIX}`),
-      path.join(this.dir, `${stem}.swaprange${SWAP_SUFFIX}`),
-    );
+    fs.renameSync(this.rangePath(CLEANED_SUFFIX), this.rangePath(SWAP_SUFFIX));
     this.segment!.renameTo(SWAP_SUFFIX);
   }
 
-  /** Gives the segment its live names and drops the range record. */
+  /** Gives the segment its live names (the `.log` first), then drops the range marker. */
   install(): Segment {
     const segment = this.segment!;
     segment.renameTo("");
-    fs.rmSync(path.join(this.dir, `${segmentStem(this.baseOffset)}.swaprange${SWAP_SUFFIX}`), {
-      force: true,
-    });
+    fs.rmSync(this.rangePath(SWAP_SUFFIX), { force: true });
     return segment;
   }
 
@@ -104,10 +112,11 @@ export class CleanedSegmentWriter {
     this.segment = null;
     if (segment === null) return;
     segment.close();
-    for (const kind of ["log", "index", "timeindex", "swaprange"]) {
-      for (const suffix of [CLEANED_SUFFIX, SWAP_SUFFIX]) {
-        fs.rmSync(path.join(this.dir, `${segmentStem(this.baseOffset)}.${kind}${suffix}`), { force: true });
-      }
+    const files = ["log", "index", "timeindex"].map((kind) => `${segmentStem(this.baseOffset)}.${kind}`);
+    if (this.rangeEnd >= 0) files.push(swapRangeFileName(this.baseOffset, this.rangeEnd, ""));
+    for (const file of files) {
+      for (const suffix of [CLEANED_SUFFIX, SWAP_SUFFIX])
+        fs.rmSync(path.join(this.dir, file + suffix), { force: true });
     }
   }
 }

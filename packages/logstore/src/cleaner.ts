@@ -7,6 +7,7 @@ import {
   type SegmentSummary,
 } from "./cleanable-range";
 import { type CleanerCheckpoint, readCleanerCheckpoint, writeCleanerCheckpoint } from "./cleaner-checkpoint";
+import { reachFaultPoint } from "./cleaner-fault-points";
 import { CleaningPass, PassAborted } from "./cleaning-pass";
 import type { TopicConfig } from "./config";
 import { InvalidConfigError } from "./errors";
@@ -198,6 +199,7 @@ export class LogCleaner {
       const next = await run.execute();
       this.checkpoint = next;
       writeCleanerCheckpoint(this.log.dir, next);
+      reachFaultPoint("checkpoint-written");
       result.cleaned = true;
       result.nextDirtyOffset = next.firstDirtyOffset;
     } catch (error) {

@@ -4,6 +4,7 @@ import { CleanedSegmentWriter } from "./cleaned-segment-writer";
 import type { CleanableLog, CleanResult } from "./cleaner";
 import { FilterCounters, filterBatch, filteredBatchBound, mapBatch, type RetainRule } from "./cleaner-batch";
 import type { CleanerCheckpoint } from "./cleaner-checkpoint";
+import { reachFaultPoint } from "./cleaner-fault-points";
 import { CleanerSegmentReader } from "./cleaner-segment-reader";
 import { acquireOffsetMap, type OffsetMap, releaseOffsetMap } from "./offset-map";
 import { batchField } from "./record-batch";
@@ -240,11 +241,10 @@ export class CleaningPass {
         return { writer, members };
       }
       const cleaned = await writer.finish();
+      reachFaultPoint("cleaned-synced");
       const after = this.segments[this.segments.indexOf(members[members.length - 1]!) + 1]!;
-      await writer.recordRange(
-        members.map((segment) => segment.baseOffset),
-        after.baseOffset,
-      );
+      writer.recordRange(after.baseOffset);
+      reachFaultPoint("range-recorded");
       await this.swap(writer, members);
       keep = true;
       this.result.bytesWritten += cleaned.sizeBytes;
@@ -315,15 +315,21 @@ export class CleaningPass {
     await this.log.mutex.run(() => {
       this.assertLive(group);
       writer.promote();
+      reachFaultPoint("promoted");
       fsyncDirectory(dir);
+      reachFaultPoint("promotion-synced");
       const retired: string[] = [];
       this.log.replaceSegments([writer.segmentRef()], group);
+      reachFaultPoint("replaced-in-memory");
       for (const old of group) {
         old.renameTo(DELETED_SUFFIX);
         retired.push(old.filePath("log"), old.filePath("index"), old.filePath("timeindex"));
+        reachFaultPoint("old-segment-retired");
       }
       writer.install();
+      reachFaultPoint("installed");
       fsyncDirectory(dir);
+      reachFaultPoint("swap-synced");
       this.log.scheduleFileDeletion(retired);
     });
   }

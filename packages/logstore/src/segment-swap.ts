@@ -1,4 +1,4 @@
-import { open, readdir, rename, unlink, writeFile } from "node:fs/promises";
+import { open, readdir, rename, unlink } from "node:fs/promises";
 import { join } from "node:path";
 
 // Crash-safe replacement of a group of segments by one cleaned segment (Kafka's
@@ -7,17 +7,18 @@ import { join } from "node:path";
 // replacement start, so recovery can decide from names alone: any `.cleaned` left means the swap
 // never committed (roll back), a `.swap` with no `.cleaned` means it did (roll forward).
 //
-// Beyond Kafka: each group also writes `<base>.swaprange.cleaned`, holding the next offset of the
-// old segments it replaces. Kafka's recovery bounds the old segments to delete by the new
-// segment's own next offset; when the group's trailing segment was emptied entirely by cleaning,
-// that bound falls short and an old segment of superseded records could survive a crash and
-// resurrect a deleted key. The recorded bound makes the roll-forward exact.
+// Beyond Kafka: each group also creates an empty marker `<base>.swaprange-<next>`, named after the
+// offset following the old segments it replaces. Kafka's recovery bounds the old segments to
+// delete by the new segment's own next offset; when the group's trailing segment was emptied by
+// cleaning, that bound falls short and an old segment of superseded records could survive a crash
+// and resurrect a deleted key. Carrying the bound in a file name makes it durable with the same
+// directory fsync that commits the group, with no extra file fsync.
 
 export const CLEANED_SUFFIX = ".cleaned";
 export const SWAP_SUFFIX = ".swap";
 export const DELETED_SUFFIX = ".deleted";
-const RANGE_EXT = "swaprange";
-const SEGMENT_FILE = /^(\d{20})\.([a-z]+)(\.cleaned|\.swap|\.deleted)?$/;
+const RANGE_PREFIX = "swaprange-";
+const SEGMENT_FILE = /^(\d{20})\.([a-z]+(?:-\d{20})?)(\.cleaned|\.swap|\.deleted)?$/;
 const BATCH_HEADER_BYTES = 61;
 
 interface SegmentFile {
@@ -43,7 +44,7 @@ async function listSegmentFiles(dir: string): Promise<SegmentFile[]> {
   return names.map(parseSegmentFile).filter((f): f is SegmentFile => f !== null);
 }
 
-export async function fsyncDir(dir: string): Promise<void> {
+async function fsyncDir(dir: string): Promise<void> {
   const handle = await open(dir, "r");
   try {
     await handle.sync();
@@ -56,79 +57,6 @@ async function unlinkIfPresent(path: string): Promise<void> {
   await unlink(path).catch((err: NodeJS.ErrnoException) => {
     if (err.code !== "ENOENT") throw err;
   });
-}
-
-/** What one cleaned group replaces: the old segments' bases and the offset after their last one. */
-export interface SwapGroup {
-  baseOffset: number;
-  oldBaseOffsets: readonly number[];
-  oldNextOffset: number;
-}
-
-/** Removes whatever an abandoned or crashed attempt left at `baseOffset` with the `.cleaned` suffix. */
-export async function discardCleaned(dir: string, baseOffset: number): Promise<void> {
-  const stem = segmentStem(baseOffset);
-  for (const file of await listSegmentFiles(dir)) {
-    if (file.suffix === CLEANED_SUFFIX && file.name.startsWith(stem))
-      await unlinkIfPresent(join(dir, file.name));
-  }
-}
-
-/** Records the group's old range beside its `.cleaned` files (fsynced before promotion). */
-export async function writeSwapRange(dir: string, group: SwapGroup): Promise<void> {
-  const path = join(dir, `${segmentStem(group.baseOffset)}.${RANGE_EXT}${CLEANED_SUFFIX}`);
-  await writeFile(path, `${group.oldNextOffset}\n`, { flush: true });
-}
-
-/**
- * Commits the cleaned groups: renames their `.cleaned` files to `.swap` in descending base order
- * (so a crash midway leaves a `.cleaned` below every `.swap`, which recovery rolls back), then
- * makes the renames durable. From here on recovery rolls the swap forward.
- */
-export async function promoteCleaned(dir: string, baseOffsets: readonly number[]): Promise<void> {
-  const files = (await listSegmentFiles(dir)).filter((f) => f.suffix === CLEANED_SUFFIX);
-  const bases = [...baseOffsets].sort((a, b) => b - a);
-  for (const base of bases) {
-    // The .log goes last within a group: a group is committed only when its .log is a .swap.
-    const group = files.filter((f) => f.baseOffset === base).sort((a, b) => logLast(a.ext, b.ext));
-    for (const file of group) await rename(join(dir, file.name), join(dir, withSuffix(file, SWAP_SUFFIX)));
-  }
-  await fsyncDir(dir);
-}
-
-function logLast(a: string, b: string): number {
-  return (a === "log" ? 1 : 0) - (b === "log" ? 1 : 0);
-}
-
-function withSuffix(file: SegmentFile, suffix: string): string {
-  return `${segmentStem(file.baseOffset)}.${file.ext}${suffix}`;
-}
-
-/**
- * Finishes a committed swap: old segment files become `.deleted`, the `.swap` files take their
- * final names (the `.log` last), the directory is fsynced, then the `.deleted` files go. Readers
- * holding open descriptors on the old files keep reading them until they close.
- */
-export async function completeSwap(dir: string, group: SwapGroup): Promise<void> {
-  const files = await listSegmentFiles(dir);
-  const old = new Set(group.oldBaseOffsets);
-  const doomed = files.filter((f) => f.suffix === "" && old.has(f.baseOffset));
-  for (const file of doomed) await rename(join(dir, file.name), join(dir, withSuffix(file, DELETED_SUFFIX)));
-  await finishSwapFiles(dir, files, group.baseOffset);
-  await fsyncDir(dir);
-  for (const file of doomed) await unlinkIfPresent(join(dir, withSuffix(file, DELETED_SUFFIX)));
-}
-
-async function finishSwapFiles(dir: string, files: SegmentFile[], baseOffset: number): Promise<void> {
-  const swaps = files
-    .filter((f) => f.suffix === SWAP_SUFFIX && f.baseOffset === baseOffset)
-    .sort((a, b) => logLast(a.ext, b.ext));
-  for (const file of swaps) {
-    const from = join(dir, file.name);
-    if (file.ext === RANGE_EXT) continue;
-    await rename(from, join(dir, withSuffix(file, "")));
-  }
-  await unlinkIfPresent(join(dir, `${segmentStem(baseOffset)}.${RANGE_EXT}${SWAP_SUFFIX}`));
 }
 
 /** Offset after the last complete batch of a log file, or `baseOffset` when it has none. */
@@ -151,20 +79,21 @@ async function readNextOffset(path: string, baseOffset: number): Promise<number>
   }
 }
 
-async function readSwapRange(dir: string, baseOffset: number): Promise<number> {
-  const path = join(dir, `${segmentStem(baseOffset)}.${RANGE_EXT}${SWAP_SUFFIX}`);
-  const text = await open(path, "r").then(
-    async (h) => {
-      try {
-        return await h.readFile("utf8");
-      } finally {
-        await h.close();
-      }
-    },
-    () => "",
+/** Name of the marker recording that the group at `baseOffset` replaces offsets up to `oldNextOffset`. */
+export function swapRangeFileName(baseOffset: number, oldNextOffset: number, suffix: string): string {
+  return `${segmentStem(baseOffset)}.${RANGE_PREFIX}${segmentStem(oldNextOffset)}${suffix}`;
+}
+
+function isRangeMarker(file: SegmentFile): boolean {
+  return file.ext.startsWith(RANGE_PREFIX);
+}
+
+/** The old range's next offset recorded for the swap at `baseOffset`, or -1 without a marker. */
+function swapRangeEnd(files: readonly SegmentFile[], baseOffset: number): number {
+  const marker = files.find(
+    (f) => f.baseOffset === baseOffset && f.suffix === SWAP_SUFFIX && isRangeMarker(f),
   );
-  const next = Number.parseInt(text, 10);
-  return Number.isSafeInteger(next) ? next : -1;
+  return marker ? Number(marker.ext.slice(RANGE_PREFIX.length)) : -1;
 }
 
 export interface SwapRecoveryReport {
@@ -180,7 +109,10 @@ export interface SwapRecoveryReport {
  */
 export async function recoverSwapFiles(dir: string): Promise<SwapRecoveryReport> {
   let files = await listSegmentFiles(dir);
-  for (const f of files) if (f.suffix === DELETED_SUFFIX) await unlinkIfPresent(join(dir, f.name));
+  for (const f of files) {
+    const stray = f.suffix === DELETED_SUFFIX || (f.suffix === "" && isRangeMarker(f));
+    if (stray) await unlinkIfPresent(join(dir, f.name));
+  }
   const cleaned = files.filter((f) => f.suffix === CLEANED_SUFFIX);
   const minCleaned = Math.min(...cleaned.map((f) => f.baseOffset));
   const rolledBack = new Set<number>();
@@ -200,7 +132,7 @@ export async function recoverSwapFiles(dir: string): Promise<SwapRecoveryReport>
 async function rollForward(dir: string, files: SegmentFile[]): Promise<number[]> {
   const swaps = files.filter((f) => f.suffix === SWAP_SUFFIX);
   const committed = new Set(swaps.filter((f) => f.ext === "log").map((f) => f.baseOffset));
-  // Index swaps whose .log already took its final name are stale; indexes are rebuilt on open.
+  // Index swaps and markers whose .log already took its final name are stale (indexes are rebuilt).
   for (const f of swaps) if (!committed.has(f.baseOffset)) await unlinkIfPresent(join(dir, f.name));
   if (committed.size === 0) return [];
   let minBase = Number.POSITIVE_INFINITY;
@@ -208,13 +140,24 @@ async function rollForward(dir: string, files: SegmentFile[]): Promise<number[]>
   for (const base of committed) {
     const own = await readNextOffset(join(dir, `${segmentStem(base)}.log${SWAP_SUFFIX}`), base);
     minBase = Math.min(minBase, base);
-    maxNext = Math.max(maxNext, own, await readSwapRange(dir, base));
+    maxNext = Math.max(maxNext, own, swapRangeEnd(files, base));
   }
   for (const f of files) {
     const replaced =
-      f.suffix === "" && f.ext !== RANGE_EXT && f.baseOffset >= minBase && f.baseOffset < maxNext;
+      f.suffix === "" && !isRangeMarker(f) && f.baseOffset >= minBase && f.baseOffset < maxNext;
     if (replaced) await unlinkIfPresent(join(dir, f.name));
   }
-  for (const base of committed) await finishSwapFiles(dir, files, base);
+  const indexSwaps = swaps.filter((f) => committed.has(f.baseOffset) && f.ext !== "log" && !isRangeMarker(f));
+  for (const f of indexSwaps) await rename(join(dir, f.name), join(dir, withSuffix(f, "")));
+  // The .log goes last: until it has its final name, a crash repeats this roll-forward.
+  for (const base of committed) {
+    await rename(join(dir, `${segmentStem(base)}.log${SWAP_SUFFIX}`), join(dir, `${segmentStem(base)}.log`));
+  }
+  for (const f of swaps)
+    if (committed.has(f.baseOffset) && isRangeMarker(f)) await unlinkIfPresent(join(dir, f.name));
   return [...committed].sort((a, b) => a - b);
+}
+
+function withSuffix(file: SegmentFile, suffix: string): string {
+  return `${segmentStem(file.baseOffset)}.${file.ext}${suffix}`;
 }

@@ -93,7 +93,7 @@ describe("swap recovery (LogLoader rules)", () => {
     await oldSegment(5, 10);
     await oldSegment(10, 12);
     await put(0, "log", logBytes(0, 5, "new"), ".swap");
-    await put(0, "swaprange", "10\n", ".swap");
+    await put(0, `swaprange-${segmentStem(10)}`, "", ".swap");
     await recoverSwapFiles(dir);
     expect(await names()).toEqual([
       `${segmentStem(0)}.log`,
@@ -106,7 +106,7 @@ describe("swap recovery (LogLoader rules)", () => {
   it("5. drops index .swap files whose .log already took its final name", async () => {
     await put(0, "log", logBytes(0, 4, "new"));
     await put(0, "index", "", ".swap");
-    await put(0, "swaprange", "4\n", ".swap");
+    await put(0, `swaprange-${segmentStem(9)}`, "", ".swap");
     const report = await recoverSwapFiles(dir);
     expect(report.rolledForward).toEqual([]);
     expect(await names()).toEqual([`${segmentStem(0)}.log`]);
