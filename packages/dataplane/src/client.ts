@@ -1,5 +1,6 @@
 import type { PrismaClient } from "@lastword/db";
 import type { z } from "zod";
+import { BINARY_RECORDS_CONTENT_TYPE, encodeBinaryRecords } from "./binary-records";
 import { DataPlaneError } from "./errors";
 import { HttpTransport, type TransportOutcome, type TransportRequest } from "./http-transport";
 import { OwnerDirectory, type PartitionOwner } from "./owner-directory";
@@ -13,12 +14,7 @@ import {
   type SegmentsResponse,
   segmentsResponseSchema,
 } from "./protocol";
-import {
-  decodeFetchedRecord,
-  encodeProduceRecord,
-  type FetchedRecord,
-  type ProduceRecord,
-} from "./record-codec";
+import { decodeFetchedRecord, type FetchedRecord, type ProduceRecord } from "./record-codec";
 
 export interface DataPlaneClientOptions {
   prisma: PrismaClient;
@@ -65,11 +61,11 @@ export class DataPlaneClient {
   }
 
   async produce(input: { partitionId: string; records: readonly ProduceRecord[] }): Promise<ProduceResult> {
-    const body = { records: input.records.map(encodeProduceRecord) };
     const request: TransportRequest = {
       method: "POST",
       path: partitionPath.produce(input.partitionId),
-      body,
+      body: encodeBinaryRecords(input.records),
+      contentType: BINARY_RECORDS_CONTENT_TYPE,
     };
     return this.#call(input.partitionId, request, produceResponseSchema, false);
   }
