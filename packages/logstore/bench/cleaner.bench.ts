@@ -97,6 +97,7 @@ async function clean(dir: string): Promise<PhaseReport> {
     recordsRead: result.recordsRead,
     recordsRemoved: result.recordsRemoved,
     mapUtilization: result.mapUtilization,
+    mapBytes: result.mapBytes,
     nextDirtyOffset: result.nextDirtyOffset,
   });
 }
@@ -113,41 +114,59 @@ function runPhase(phase: string, ...args: string[]): PhaseReport {
 
 const mbps = (r: PhaseReport) => r.bytes / MiB / r.seconds;
 
+function row(report: PhaseReport, bytesRead: number, idleRss: number) {
+  return {
+    "partition MB/s": mbps(report).toFixed(0),
+    "read MB/s": (bytesRead / MiB / report.seconds).toFixed(0),
+    seconds: report.seconds.toFixed(2),
+    "peak RSS MiB": (report.maxRssBytes / MiB).toFixed(0),
+    "RSS over idle MiB": ((report.maxRssBytes - idleRss) / MiB).toFixed(0),
+  };
+}
+
 function main(): void {
   const totalBytes = Number(process.env.CLEANER_BENCH_BYTES ?? 1 << 30);
   const root = fs.mkdtempSync(path.join(os.tmpdir(), "cleaner-bench-"));
   try {
     const dir = path.join(root, "partition");
     const gen = runPhase("generate", dir, String(totalBytes));
+    const idle = runPhase("idle");
     const raw = runPhase("raw-copy", dir, path.join(root, "copy"));
     const cleaned = runPhase("clean", dir);
-    const mapEntries = Math.floor((MAP_BYTES / 24) * 0.9);
+    const detail = cleaned.detail ?? {};
+    const cleanerRead = Number(detail.mapBytesRead) + Number(detail.bytesRead);
     console.log(
       `cleaner: ${(gen.bytes / MiB).toFixed(0)} MiB of ${RECORD_BYTES} B records over ${KEYS} keys`,
     );
     console.table({
-      "raw copy (read+write+fsync)": {
-        "MB/s": mbps(raw).toFixed(0),
-        seconds: raw.seconds.toFixed(2),
-        "peak RSS MiB": (raw.maxRssBytes / MiB).toFixed(0),
-      },
-      "cleaner pass": {
-        "MB/s": mbps(cleaned).toFixed(0),
-        seconds: cleaned.seconds.toFixed(2),
-        "peak RSS MiB": (cleaned.maxRssBytes / MiB).toFixed(0),
-      },
+      "raw copy (read+write+fsync)": row(raw, raw.bytes, idle.maxRssBytes),
+      "cleaner pass": row(cleaned, cleanerRead, idle.maxRssBytes),
     });
+    const mapBytes = Number(detail.mapBytes);
+    const usable = Math.floor((mapBytes / 24) * 0.9);
     console.log(
-      `ratio ${(mbps(cleaned) / mbps(raw)).toFixed(2)}× raw copy (target ≥ 0.5×); map ${MAP_BYTES / MiB} MiB = ${(MAP_BYTES / mapEntries).toFixed(1)} B per usable entry (24 B per slot)`,
+      `ratio ${(mbps(cleaned) / mbps(raw)).toFixed(2)}× raw copy (target ≥ 0.5×); map budget ${MAP_BYTES / MiB} MiB, ` +
+        `used ${(mapBytes / MiB).toFixed(1)} MiB (sized to the ${detail.recordsRead} dirty records): ` +
+        `24 B per slot, ${(mapBytes / usable).toFixed(1)} B per usable entry at load factor 0.9`,
     );
-    console.log("pass detail", cleaned.detail);
+    console.log("pass detail", detail);
   } finally {
     fs.rmSync(root, { recursive: true, force: true });
   }
 }
 
-const [phase, a, b] = process.argv.slice(2);
-if (phase === "generate") console.log(JSON.stringify(await generate(a!, Number(b))));
-else if (phase === "raw-copy") console.log(JSON.stringify(rawCopy(a!, b!)));
-else if (phase === "clean") console.log(JSON.stringify(await clean(a!)));
-else main();
+/** bench/run.ts imports this module and awaits `run`; phases run when this file is the entry point. */
+export async function run(): Promise<void> {
+  main();
+}
+
+const isEntryPoint =
+  process.argv[1] !== undefined && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url);
+if (isEntryPoint) {
+  const [phase, a, b] = process.argv.slice(2);
+  if (phase === "generate") console.log(JSON.stringify(await generate(a!, Number(b))));
+  else if (phase === "raw-copy") console.log(JSON.stringify(rawCopy(a!, b!)));
+  else if (phase === "clean") console.log(JSON.stringify(await clean(a!)));
+  else if (phase === "idle") console.log(JSON.stringify(phaseReport(0, 0)));
+  else main();
+}

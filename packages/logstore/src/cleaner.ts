@@ -64,6 +64,11 @@ export interface CleanResult {
   tombstonesRemoved: number;
   /** Keys in the map / map slots (Kafka's buffer utilization). */
   mapUtilization: number;
+  /**
+   * Bytes of the offset map this pass used: the budget, or less when the dirty range holds fewer
+   * records than the budget has entries (the map is sized to them and behaves identically).
+   */
+  mapBytes: number;
   /** The new checkpoint: where the next pass's dirty section starts. */
   nextDirtyOffset: number;
   durationMs: number;
@@ -233,6 +238,7 @@ function emptyResult(range: CleanableRange, startedAtMs: number): CleanResult {
     recordsRemoved: 0,
     tombstonesRemoved: 0,
     mapUtilization: 0,
+    mapBytes: 0,
     nextDirtyOffset: range.firstDirtyOffset,
     durationMs: 0,
     mapBytesRead: 0,

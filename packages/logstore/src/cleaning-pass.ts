@@ -6,7 +6,7 @@ import { FilterCounters, filterBatch, filteredBatchBound, mapBatch, type RetainR
 import type { CleanerCheckpoint } from "./cleaner-checkpoint";
 import { reachFaultPoint } from "./cleaner-fault-points";
 import { CleanerSegmentReader } from "./cleaner-segment-reader";
-import { acquireOffsetMap, type OffsetMap, releaseOffsetMap } from "./offset-map";
+import { acquireOffsetMap, OFFSET_MAP_BYTES_PER_SLOT, type OffsetMap, releaseOffsetMap } from "./offset-map";
 import { batchField } from "./record-batch";
 import { fsyncDirectory, type Segment, segmentLimits } from "./segment";
 import { DELETED_SUFFIX } from "./segment-swap";
@@ -96,6 +96,7 @@ export class CleaningPass {
     try {
       const latestOffset = await this.buildOffsetMap(map);
       this.result.mapUtilization = map.utilization;
+      this.result.mapBytes = map.slots * OFFSET_MAP_BYTES_PER_SLOT;
       const endOffset = latestOffset + 1;
       const config = this.log.config;
       const rule: RetainRule = {

@@ -511,3 +511,57 @@ describe("9. stats", () => {
     expect(log.nextCleanDueAt()).toBeNull();
   });
 });
+
+describe("10. concurrency", () => {
+  it("10.1 appends during a pass land in the active segment and survive the swap", async () => {
+    const log = await openLog({ config: compact({ "segment.bytes": 2000 }) });
+    for (let i = 0; i < 200; i++) await log.append([kv(`k${i % 10}`, `v${i}`)]);
+    await log.roll();
+    const pass = log.clean();
+    const appended = await Promise.all([log.append([kv("new", "1")]), log.append([kv("k0", "latest")])]);
+    const result = await pass;
+    expect(result.cleaned).toBe(true);
+    const records = show(await replay(log));
+    expect(records).toContain(`${appended[0].baseOffset}:new=1`);
+    expect(records).toContain(`${appended[1].baseOffset}:k0=latest`);
+    expect(records.filter((r) => r.includes(":k0="))).toEqual([
+      `190:k0=v190`,
+      `${appended[1].baseOffset}:k0=latest`,
+    ]);
+  });
+
+  it("10.2 a pass whose segments retention removed stops without swapping or checkpointing", async () => {
+    const clock = new TestClock();
+    const config = { "cleanup.policy": "compact,delete", "segment.bytes": 2000 };
+    const log = await openLog({ clock, config });
+    for (let i = 0; i < 200; i++) await log.append([kv(`k${i % 10}`, `v${i}`)]);
+    await log.roll();
+    await log.append([kv("tail", "x")]);
+    const pass = log.clean({ force: true });
+    await log.deleteRecordsBefore(150);
+    await log.applyRetention();
+    const result = await pass;
+    expect(result.cleaned).toBe(false);
+    expect(result.abortedReason).toMatch(/removed during the pass/);
+    expect(readCleanerCheckpoint(log.dir)).toBeNull();
+    expect(fs.readdirSync(log.dir).filter((n) => /\.(cleaned|swap)$/.test(n))).toEqual([]);
+    const records = await replay(log);
+    expect(records[0]!.offset).toBeGreaterThanOrEqual(150);
+    await log.clean({ force: true });
+    expect(show(await replay(log)).filter((r) => r.includes(":k0="))).toEqual(["190:k0=v190"]);
+  });
+
+  it("10.3 closing the log during a pass aborts it and leaves no temporary files", async () => {
+    const dir = tempDir();
+    const log = await openLog({ dir, config: compact({ "segment.bytes": 2000 }) });
+    for (let i = 0; i < 200; i++) await log.append([kv(`k${i % 10}`, `v${i}`)]);
+    await log.roll();
+    const pass = log.clean();
+    await log.close();
+    const result = await pass;
+    expect(result.abortedReason).toMatch(/closed/);
+    expect(fs.readdirSync(dir).filter((n) => /\.(cleaned|swap)$/.test(n))).toEqual([]);
+    const reopened = await openLog({ dir, config: compact({ "segment.bytes": 2000 }) });
+    expect((await replay(reopened)).length).toBe(200);
+  });
+});
