@@ -186,9 +186,11 @@ function writeBytesField(buf: Buffer, bytes: Buffer | null, pos: number): number
 function recordBodySize(record: EncodableRecord, offsetDelta: number, timestampDelta: number): number {
   let size = 1 + varintSize(timestampDelta) + varintSize(offsetDelta);
   size += bytesFieldSize(record.key) + bytesFieldSize(record.value);
-  const headers = record.headers ?? EMPTY_HEADERS;
+  const headers = record.headers;
+  if (headers === undefined || headers.length === 0) return size + 1;
   size += varintSize(headers.length);
-  for (const header of headers) {
+  for (let i = 0; i < headers.length; i++) {
+    const header = headers[i]!;
     const keyBytes = Buffer.byteLength(header.key);
     size += varintSize(keyBytes) + keyBytes + bytesFieldSize(header.value);
   }
@@ -209,9 +211,14 @@ function writeRecord(
   at = writeVarint(buf, offsetDelta, at);
   at = writeBytesField(buf, record.key, at);
   at = writeBytesField(buf, record.value, at);
-  const headers = record.headers ?? EMPTY_HEADERS;
+  const headers = record.headers;
+  if (headers === undefined || headers.length === 0) {
+    buf[at++] = 0;
+    return at;
+  }
   at = writeVarint(buf, headers.length, at);
-  for (const header of headers) {
+  for (let i = 0; i < headers.length; i++) {
+    const header = headers[i]!;
     at = writeVarint(buf, Buffer.byteLength(header.key), at);
     at += buf.write(header.key, at);
     at = writeBytesField(buf, header.value, at);
