@@ -35,6 +35,42 @@ describe("console walking skeleton", () => {
     expect((await stat(screenshot)).size).toBeGreaterThan(0);
   });
 
+  it("checks a preset without creating it, then creates it", async () => {
+    const page = await newConsolePage(browser);
+    await signUp(page, newAccount("Preset Tester"));
+    const form = page.getByRole("form", { name: "Create a topic" });
+    await form.getByLabel("Topic name").fill("account-state");
+    await form.getByLabel("Preset").selectOption("state-table");
+    expect(await form.getByLabel("Cleanup policy").isDisabled()).toBe(true);
+
+    await form.getByRole("button", { name: "Check without creating" }).click();
+    const outcome = form.getByRole("status").filter({ hasText: "account-state is valid" });
+    await outcome.waitFor();
+    expect(await outcome.textContent()).toContain("min.cleanable.dirty.ratio=0.1");
+    await page.getByRole("status").filter({ hasText: "no topics yet" }).waitFor();
+
+    await form.getByRole("button", { name: "Create topic" }).click();
+    const row = page.getByRole("table", { name: "Topics" }).getByRole("row", { name: /account-state/ });
+    await row.waitFor();
+    expect(await row.getByRole("cell").allTextContents()).toEqual(["compact", "1"]);
+  });
+
+  it("signs out and back in", async () => {
+    const page = await newConsolePage(browser);
+    const account = newAccount("Returning User");
+    await signUp(page, account);
+    await page.getByRole("button", { name: "Sign out" }).click();
+    await page.waitForURL("**/sign-in");
+    await page.getByLabel("Email", { exact: true }).fill(account.email);
+    await page.getByLabel("Password", { exact: true }).fill("wrong password");
+    await page.getByRole("button", { name: "Sign in" }).click();
+    await page.getByRole("alert").waitFor();
+    await page.getByLabel("Password", { exact: true }).fill(account.password);
+    await page.getByRole("button", { name: "Sign in" }).click();
+    await page.waitForURL("**/topics");
+    expect(await page.getByTestId("organization-name").textContent()).toContain("Returning User");
+  });
+
   it("sends a signed-out visitor to sign in", async () => {
     const page = await newConsolePage(browser);
     await page.goto("/topics");

@@ -112,4 +112,19 @@ describe("REST produce and read with a console-made API key", () => {
     expect(response.headers.get("content-type")).toContain("application/problem+json");
     expect(await response.json()).toMatchObject({ status: 401, code: expect.any(String) });
   });
+
+  it("stops accepting a key once it is revoked in the console", async () => {
+    await page.goto("/api-keys");
+    const keys = page.getByRole("table", { name: "API keys" });
+    await keys.getByRole("button", { name: "Revoke e2e producer" }).click();
+    await keys.getByRole("button", { name: "Confirm revoking e2e producer" }).click();
+    await keys
+      .getByRole("row", { name: /e2e producer/ })
+      .getByText("Revoked")
+      .waitFor();
+
+    const response = await restCall(`/topics/${TOPIC}/partitions/0/records?offset=0`, apiKey);
+    expect(response.status).toBe(401);
+    expect(response.headers.get("content-type")).toContain("application/problem+json");
+  });
 });

@@ -11,6 +11,7 @@ import { DeleteKeyForm } from "./delete-key-form";
 import { MessageBrowser } from "./message-browser";
 import { PartitionTable } from "./partition-table";
 import { ProduceForm } from "./produce-form";
+import { TopicWarnings } from "./topic-warnings";
 
 /** Workers report partition stats every scheduler tick; refresh at about that pace. */
 const STATS_REFRESH_MS = 5_000;
@@ -48,6 +49,7 @@ export function TopicDetail({ topic }: { topic: string }) {
           </p>
         </div>
       </div>
+      <TopicWarnings warnings={data.warnings} />
       <PartitionTable partitions={data.partitionDetails} />
       <MessageBrowser topic={data.name} partitions={data.partitions} boundsOf={boundsOf} />
       <div className="grid gap-6 lg:grid-cols-2">
