@@ -16,3 +16,16 @@ export function freshClaimQuota(load: LoadSnapshot, maxPerTick: number): number 
   const fairShare = Math.ceil(load.totalPartitions / live);
   return Math.max(0, Math.min(maxPerTick, fairShare - load.ownedByMe));
 }
+
+/**
+ * Whether this worker should hand one partition back so a less-loaded worker (typically one that just
+ * joined) can take it: only when nothing is waiting to be claimed, this worker holds more than its fair
+ * share, and some live worker holds at least two fewer (so a move narrows the gap instead of flipping it).
+ */
+export function shouldShed(
+  load: LoadSnapshot & { claimable: number; minOwnedByLiveWorker: number },
+): boolean {
+  if (load.claimable > 0) return false;
+  const fairShare = Math.ceil(load.totalPartitions / Math.max(1, load.liveWorkers));
+  return load.ownedByMe > fairShare && load.ownedByMe - load.minOwnedByLiveWorker >= 2;
+}

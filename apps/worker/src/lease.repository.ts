@@ -51,13 +51,20 @@ export class LeaseRepository {
     this.#ttlMs = leaseTtlMs;
   }
 
-  async loadSnapshot(): Promise<LoadSnapshot & { claimable: number }> {
-    const rows = await this.#prisma.$queryRaw<(LoadSnapshot & { claimable: number })[]>`
+  async loadSnapshot(): Promise<LoadSnapshot & { claimable: number; minOwnedByLiveWorker: number }> {
+    const rows = await this.#prisma.$queryRaw<
+      (LoadSnapshot & { claimable: number; minOwnedByLiveWorker: number })[]
+    >`
       SELECT (SELECT count(*)::int FROM "Partition") AS "totalPartitions",
              (SELECT count(*)::int FROM "Worker" WHERE "stoppedAt" IS NULL
                 AND "heartbeatAt" > ${NOW} - ${ms(this.#ttlMs)}) AS "liveWorkers",
              (SELECT count(*)::int FROM "Partition" WHERE "ownerWorkerId" = ${this.#workerId}) AS "ownedByMe",
-             (SELECT count(*)::int FROM "Partition" p WHERE ${CLAIMABLE}) AS "claimable"`;
+             (SELECT count(*)::int FROM "Partition" p WHERE ${CLAIMABLE}) AS "claimable",
+             (SELECT COALESCE(min(owned), 0)::int FROM (
+                SELECT count(p."id") AS owned FROM "Worker" w
+                LEFT JOIN "Partition" p ON p."ownerWorkerId" = w."id"
+                WHERE w."stoppedAt" IS NULL AND w."heartbeatAt" > ${NOW} - ${ms(this.#ttlMs)}
+                GROUP BY w."id") AS loads) AS "minOwnedByLiveWorker"`;
     return rows[0]!;
   }
 

@@ -1,4 +1,4 @@
-import { freshClaimQuota } from "./fair-share";
+import { freshClaimQuota, shouldShed } from "./fair-share";
 import type { LeaseRepository } from "./lease.repository";
 import type { Logger } from "./logger";
 import type { PartitionHost } from "./partition-host";
@@ -84,6 +84,7 @@ export class OwnershipLoop {
   async #claim(): Promise<void> {
     const { leases, host, logger, leaseTtlMs, maxClaimsPerTick } = this.#o;
     const snapshot = await leases.loadSnapshot();
+    if (shouldShed(snapshot)) await this.#shedOne();
     if (snapshot.claimable === 0) return;
     const startedAt = performance.now();
     const overdue = await leases.claim(maxClaimsPerTick, Math.floor(leaseTtlMs / 2));
@@ -96,6 +97,16 @@ export class OwnershipLoop {
       host.adopt(claim, startedAt + leaseTtlMs);
       logger.info({ partitionId: claim.partitionId, epoch: claim.epoch }, "partition claimed");
     }
+  }
+
+  /** Hands one open partition back (log closed first, then the lease released at our epoch). */
+  async #shedOne(): Promise<void> {
+    const { host, leases, logger } = this.#o;
+    const slot = host.slots().find((candidate) => candidate.state === "open");
+    if (!slot) return;
+    await host.drop(slot.partitionId, "released");
+    await leases.release(slot.partitionId, slot.epoch);
+    logger.info({ partitionId: slot.partitionId, epoch: slot.epoch }, "partition handed back for balance");
   }
 
   async #housekeep(): Promise<void> {

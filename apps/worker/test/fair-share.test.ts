@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { freshClaimQuota } from "../src/fair-share";
+import { freshClaimQuota, shouldShed } from "../src/fair-share";
 
 describe("fair-share claim quota", () => {
   it("lets the idle worker take a new topic while a loaded one stands back", () => {
@@ -21,5 +21,21 @@ describe("fair-share claim quota", () => {
   it("caps claims per tick and never goes negative", () => {
     expect(freshClaimQuota({ totalPartitions: 2000, liveWorkers: 1, ownedByMe: 0 }, 256)).toBe(256);
     expect(freshClaimQuota({ totalPartitions: 4, liveWorkers: 4, ownedByMe: 3 }, 256)).toBe(0);
+  });
+});
+
+describe("shedding for balance", () => {
+  const load = { totalPartitions: 6, liveWorkers: 2, ownedByMe: 6, claimable: 0, minOwnedByLiveWorker: 0 };
+
+  it("hands back while above the fair share and another live worker holds two fewer", () => {
+    expect(shouldShed(load)).toBe(true);
+    expect(shouldShed({ ...load, ownedByMe: 4, minOwnedByLiveWorker: 2 })).toBe(true);
+  });
+
+  it("stops at the fair share, within one of the lightest worker, or while partitions wait unclaimed", () => {
+    expect(shouldShed({ ...load, ownedByMe: 3, minOwnedByLiveWorker: 3 })).toBe(false);
+    expect(shouldShed({ ...load, totalPartitions: 7, ownedByMe: 4, minOwnedByLiveWorker: 3 })).toBe(false);
+    expect(shouldShed({ ...load, claimable: 1 })).toBe(false);
+    expect(shouldShed({ ...load, liveWorkers: 1 })).toBe(false);
   });
 });

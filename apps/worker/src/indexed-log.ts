@@ -1,0 +1,140 @@
+import type { CleanableStats, CleanResult, RetentionResult, TopicConfig } from "@lastword/logstore";
+import type { AppendRecord, HostedLog, LogRecord, LogSegment, OpenLog } from "./hosted-log";
+import { type FrozenKeyIndex, KeyIndex } from "./key-index";
+
+/** Bytes per read while the index is (re)built or a partition is scanned. */
+export const SCAN_READ_BYTES = 4 << 20;
+
+/** Every record of the log from `from`, page by page, in offset order. */
+export async function* scanLog(log: HostedLog, from: number, end = Number.POSITIVE_INFINITY) {
+  let next = Math.max(from, log.logStartOffset);
+  while (next < end) {
+    const page = await log.read(next, { maxBytes: SCAN_READ_BYTES });
+    const last = page[page.length - 1];
+    if (!last) return;
+    yield page;
+    next = last.offset + 1;
+  }
+}
+
+/**
+ * A hosted log that keeps a key index (key hash → latest offset) current: built by a scan when the
+ * log opens, updated on every append, and rebuilt after every cleaner pass (a pass removes
+ * tombstones past their horizon; the rebuild drops them from the index so memory follows the live
+ * keys). Appends during a rebuild go to both tables; offsets only ever move up, so order is free.
+ */
+export class IndexedLog implements HostedLog {
+  readonly inner: HostedLog;
+  #index = new KeyIndex();
+  #rebuilding: KeyIndex | null = null;
+  readonly #inflight = new Set<Promise<unknown>>();
+  #snapshots = 0;
+  #snapshotsDone: (() => void)[] = [];
+
+  constructor(inner: HostedLog) {
+    this.inner = inner;
+  }
+
+  get index(): KeyIndex {
+    return this.#index;
+  }
+  get logStartOffset(): number {
+    return this.inner.logStartOffset;
+  }
+  get logEndOffset(): number {
+    return this.inner.logEndOffset;
+  }
+  get config(): TopicConfig {
+    return this.inner.config;
+  }
+  get isClosed(): boolean {
+    return this.inner.isClosed;
+  }
+
+  async rebuildIndex(): Promise<void> {
+    const fresh = new KeyIndex();
+    this.#rebuilding = fresh;
+    try {
+      for await (const page of scanLog(this.inner, this.inner.logStartOffset)) indexPage(fresh, page);
+    } finally {
+      this.#rebuilding = null;
+    }
+    this.#index = fresh;
+  }
+
+  async append(records: readonly AppendRecord[]): Promise<{ baseOffset: number; lastOffset: number }> {
+    const pending = this.inner.append(records);
+    this.#inflight.add(pending);
+    try {
+      const result = await pending;
+      for (let i = 0; i < records.length; i++) {
+        const r = records[i]!;
+        if (r.key === null) continue;
+        this.#index.set(r.key, result.baseOffset + i, r.value === null);
+        this.#rebuilding?.set(r.key, result.baseOffset + i, r.value === null);
+      }
+      return result;
+    } finally {
+      this.#inflight.delete(pending);
+    }
+  }
+
+  /**
+   * The index frozen at a point every offset below `endOffset` is reflected in (no append in
+   * flight), held until `release`: passes wait meanwhile, because a pass could remove a frozen
+   * latest record superseded by a write after the freeze.
+   */
+  async freeze(): Promise<{ index: FrozenKeyIndex; endOffset: number; release: () => void }> {
+    while (this.#inflight.size > 0) await Promise.allSettled([...this.#inflight]);
+    this.#snapshots++;
+    let released = false;
+    const release = () => {
+      if (released) return;
+      released = true;
+      if (--this.#snapshots === 0) for (const wake of this.#snapshotsDone.splice(0)) wake();
+    };
+    return { index: this.#index.freeze(), endOffset: this.inner.logEndOffset, release };
+  }
+
+  async clean(options?: { force?: boolean }): Promise<CleanResult> {
+    while (this.#snapshots > 0) await new Promise<void>((wake) => this.#snapshotsDone.push(wake));
+    const result = await this.inner.clean(options);
+    if (result.cleaned) await this.rebuildIndex();
+    return result;
+  }
+
+  read(fromOffset: number, options: { maxRecords?: number; maxBytes?: number }): Promise<LogRecord[]> {
+    return this.inner.read(fromOffset, options);
+  }
+  segments(): LogSegment[] | Promise<LogSegment[]> {
+    return this.inner.segments();
+  }
+  close(): Promise<void> {
+    return this.inner.close();
+  }
+  cleanableStats(): CleanableStats {
+    return this.inner.cleanableStats();
+  }
+  nextCleanDueAt(): number | null {
+    return this.inner.nextCleanDueAt();
+  }
+  maybeRoll(): Promise<boolean> {
+    return this.inner.maybeRoll();
+  }
+  applyRetention(): Promise<RetentionResult> {
+    return this.inner.applyRetention();
+  }
+}
+
+function indexPage(index: KeyIndex, page: readonly LogRecord[]): void {
+  for (const r of page) if (r.key !== null) index.set(r.key, r.offset, r.value === null);
+}
+
+/** Wraps an opener so every hosted log carries its key index, built before the log serves. */
+export function withKeyIndex(openLog: OpenLog): OpenLog {
+  return async (options) => {
+    const log = new IndexedLog(await openLog(options));
+    await log.rebuildIndex();
+    return log;
+  };
+}

@@ -1,0 +1,176 @@
+/**
+ * Per-partition key index: 64-bit key hash → latest offset (and whether that record is a tombstone).
+ * Open addressing over typed arrays, so memory is fixed per slot and independent of key or value
+ * size: 4 + 4 (hash) + 8 (offset) + 1 (flags) = 17 bytes per slot, at most 3/4 full → at most
+ * ~23 bytes per key between growths (34 just after one), plus a transient copy while the table
+ * doubles or a snapshot freezes it.
+ *
+ * Like Kafka's cleaner offset map, the index trusts the hash: two keys share an entry only if
+ * their 64-bit hashes collide (≈ n²/2⁶⁵ for n keys in a partition). Lookups re-check the key on the
+ * record they read and fall back to a scan if it is not theirs.
+ */
+const USED = 1;
+const TOMBSTONE = 2;
+const INITIAL_SLOTS = 1024;
+const MAX_LOAD = 0.75;
+export const KEY_INDEX_BYTES_PER_SLOT = 17;
+
+export interface KeyEntry {
+  offset: number;
+  tombstone: boolean;
+}
+
+function murmur32(key: Uint8Array, seed: number): number {
+  let h = seed >>> 0;
+  const n = key.length;
+  const blocks = n & ~3;
+  for (let i = 0; i < blocks; i += 4) {
+    let k = key[i]! | (key[i + 1]! << 8) | (key[i + 2]! << 16) | (key[i + 3]! << 24);
+    k = Math.imul(k, 0xcc9e2d51);
+    k = (k << 15) | (k >>> 17);
+    h ^= Math.imul(k, 0x1b873593);
+    h = (h << 13) | (h >>> 19);
+    h = (Math.imul(h, 5) + 0xe6546b64) | 0;
+  }
+  let k = 0;
+  switch (n & 3) {
+    case 3:
+      k ^= key[blocks + 2]! << 16;
+    // falls through
+    case 2:
+      k ^= key[blocks + 1]! << 8;
+    // falls through
+    case 1:
+      k ^= key[blocks]!;
+      k = Math.imul(k, 0xcc9e2d51);
+      k = (k << 15) | (k >>> 17);
+      h ^= Math.imul(k, 0x1b873593);
+  }
+  h ^= n;
+  h ^= h >>> 16;
+  h = Math.imul(h, 0x85ebca6b);
+  h ^= h >>> 13;
+  h = Math.imul(h, 0xc2b2ae35);
+  h ^= h >>> 16;
+  return h >>> 0;
+}
+
+/** The two 32-bit halves of a key's index hash. */
+export function keyHash(key: Uint8Array): [number, number] {
+  return [murmur32(key, 0x9747b28c), murmur32(key, 0x5bd1e995)];
+}
+
+class Table {
+  hi: Uint32Array;
+  lo: Uint32Array;
+  offsets: Float64Array;
+  flags: Uint8Array;
+  size = 0;
+
+  constructor(slots: number) {
+    this.hi = new Uint32Array(slots);
+    this.lo = new Uint32Array(slots);
+    this.offsets = new Float64Array(slots);
+    this.flags = new Uint8Array(slots);
+  }
+
+  get slots(): number {
+    return this.flags.length;
+  }
+
+  /** The slot holding this hash, or the empty slot where it would go. */
+  find(hi: number, lo: number): number {
+    const mask = this.slots - 1;
+    let i = (lo ^ hi) & mask;
+    while (this.flags[i]! & USED && (this.hi[i] !== hi || this.lo[i] !== lo)) i = (i + 1) & mask;
+    return i;
+  }
+
+  copy(): Table {
+    const t = new Table(0);
+    t.hi = this.hi.slice();
+    t.lo = this.lo.slice();
+    t.offsets = this.offsets.slice();
+    t.flags = this.flags.slice();
+    t.size = this.size;
+    return t;
+  }
+}
+
+/** A read-only view of the index at one instant (what a snapshot filters by). */
+export class FrozenKeyIndex {
+  readonly #table: Table;
+
+  constructor(table: Table) {
+    this.#table = table;
+  }
+
+  get(key: Uint8Array): KeyEntry | undefined {
+    const [hi, lo] = keyHash(key);
+    const i = this.#table.find(hi, lo);
+    const flags = this.#table.flags[i]!;
+    if (!(flags & USED)) return undefined;
+    return { offset: this.#table.offsets[i]!, tombstone: (flags & TOMBSTONE) !== 0 };
+  }
+
+  get size(): number {
+    return this.#table.size;
+  }
+}
+
+export class KeyIndex {
+  #table = new Table(INITIAL_SLOTS);
+
+  get size(): number {
+    return this.#table.size;
+  }
+
+  /** Bytes the table occupies now. */
+  get bytes(): number {
+    return this.#table.slots * KEY_INDEX_BYTES_PER_SLOT;
+  }
+
+  /** Records `offset` as the key's latest unless a later offset is already known (order-free). */
+  set(key: Uint8Array, offset: number, tombstone: boolean): void {
+    const [hi, lo] = keyHash(key);
+    const t = this.#table;
+    const i = t.find(hi, lo);
+    if (t.flags[i]! & USED) {
+      if (t.offsets[i]! > offset) return;
+    } else {
+      if ((t.size + 1) / t.slots > MAX_LOAD) {
+        this.#grow();
+        this.set(key, offset, tombstone);
+        return;
+      }
+      t.hi[i] = hi;
+      t.lo[i] = lo;
+      t.size++;
+    }
+    t.offsets[i] = offset;
+    t.flags[i] = USED | (tombstone ? TOMBSTONE : 0);
+  }
+
+  get(key: Uint8Array): KeyEntry | undefined {
+    return new FrozenKeyIndex(this.#table).get(key);
+  }
+
+  freeze(): FrozenKeyIndex {
+    return new FrozenKeyIndex(this.#table.copy());
+  }
+
+  #grow(): void {
+    const old = this.#table;
+    const next = new Table(old.slots * 2);
+    for (let i = 0; i < old.slots; i++) {
+      if (!(old.flags[i]! & USED)) continue;
+      const j = next.find(old.hi[i]!, old.lo[i]!);
+      next.hi[j] = old.hi[i]!;
+      next.lo[j] = old.lo[i]!;
+      next.offsets[j] = old.offsets[i]!;
+      next.flags[j] = old.flags[i]!;
+    }
+    next.size = old.size;
+    this.#table = next;
+  }
+}
