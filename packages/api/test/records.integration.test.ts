@@ -68,6 +68,9 @@ describe("produce and read over REST", () => {
     ]);
     expect(read.body.nextOffset).toBe(1);
 
+    const usage = await rest(h.server, { apiKey: key }, "GET", "/tenant/usage");
+    expect(usage.body.today).toEqual({ producedRecords: 1, producedBytes: "user-1hello".length });
+
     const topic = await h.db.prisma.topic.findFirstOrThrow({ where: { name: "profiles" } });
     expect(existsSync(join(dataDir, organizationId, topic.id, String(partition)))).toBe(true);
   });

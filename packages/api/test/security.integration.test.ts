@@ -30,6 +30,7 @@ const TENANT_WIDE_PROCEDURES = [
   "tenant.current",
   "members.list",
   "members.invite",
+  "tenant.usage",
 ];
 
 function resourceInputs(): Record<string, { kind: "query" | "mutation"; input: unknown }> {
@@ -238,6 +239,43 @@ describe("rate limits", () => {
       expect(limited[0]!.body.code).toBe("RATE_LIMITED");
     } finally {
       await h.db.prisma.quota.delete({ where: { organizationId: tenantA } });
+    }
+  });
+});
+
+describe("storage quota", () => {
+  it("refuses produce with 429 once the tenant stores more than its quota", async () => {
+    const tenantA = (await member(ownerA.userId)).organizationId;
+    const partition = await h.db.prisma.partition.findFirstOrThrow({
+      where: { topic: { organizationId: tenantA } },
+    });
+    // What the owning worker reports each tick; no worker runs here, so the test stands in for it.
+    await h.db.prisma.partition.update({ where: { id: partition.id }, data: { stats: { sizeBytes: 5000 } } });
+    await h.db.prisma.quota.create({
+      data: {
+        organizationId: tenantA,
+        maxPartitions: 100,
+        maxStoredBytes: 4096n,
+        produceBytesPerSecond: 1 << 20,
+        requestsPerSecond: 100,
+      },
+    });
+    try {
+      const refused = await rest(
+        h.server,
+        { apiKey: keyA },
+        "POST",
+        "/topics/secret/records",
+        REST_BODIES["POST /topics/{topic}/records"],
+      );
+      expect(refused.status, JSON.stringify(refused.body)).toBe(429);
+      expect(refused.body).toMatchObject({ code: "QUOTA_EXCEEDED", quota: "storedBytes" });
+      expect(refused.headers.get("retry-after")).toBe("60");
+      const usage = await rest(h.server, { apiKey: keyA }, "GET", "/tenant/usage");
+      expect(usage.body).toMatchObject({ storedBytes: 5000, partitions: 2, quota: { maxStoredBytes: 4096 } });
+    } finally {
+      await h.db.prisma.quota.delete({ where: { organizationId: tenantA } });
+      await h.redis.del(`${h.redisPrefix}:stored:${tenantA}`);
     }
   });
 });

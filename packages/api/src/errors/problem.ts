@@ -31,8 +31,12 @@ function dataPlaneError(error: unknown): AppError | null {
   const code = (error as Error & { code?: unknown }).code;
   const mapped = typeof code === "string" ? DATA_PLANE_CODES[code] : undefined;
   if (!mapped) return null;
-  const retryAfterSeconds = mapped === "PARTITION_UNAVAILABLE" ? 1 : undefined;
-  return new AppError(mapped, error.message, { cause: error, retryAfterSeconds });
+  if (mapped === "PARTITION_UNAVAILABLE") {
+    // The worker's sentence names internal ids and addresses; callers get a plain one.
+    const message = "The partition is moving between workers or starting up; retry shortly.";
+    return new AppError(mapped, message, { cause: error, retryAfterSeconds: 1 });
+  }
+  return new AppError(mapped, error.message, { cause: error });
 }
 
 /** Our typed error for anything a service or the data plane threw on purpose; null otherwise. */

@@ -12,6 +12,7 @@ import type { Clock } from "../trpc/context";
 import { enforceProduceBytes } from "./rate-limit.service";
 import { findTopic } from "./topic.service";
 import { isCompacted, storedConfigs } from "./topic-config";
+import { assertStorageQuota, recordUsage } from "./usage.service";
 
 export interface RecordDeps {
   prisma: PrismaClient;
@@ -85,6 +86,7 @@ export async function produceRecords(
 ): Promise<{ results: ProduceResultItem[] }> {
   const topic = await findTopic(deps.prisma, identity.tenantId, input.topic);
   const routed = routeRecords(input, topic.partitionCount, isCompacted(storedConfigs(topic.configs)));
+  await assertStorageQuota(deps, identity.tenantId);
   await enforceProduceBytes(
     deps,
     identity.tenantId,
@@ -113,6 +115,11 @@ export async function produceRecords(
       }
     }),
   );
+  const written = routed.filter((r) => results[r.index]?.offset !== undefined);
+  await recordUsage(deps, identity.tenantId, {
+    producedRecords: written.length,
+    producedBytes: written.reduce((n, r) => n + recordBytes(r.record), 0),
+  });
   // Nothing written: the caller gets that error itself rather than a 207 listing it N times.
   if (failures.length > 0 && results.every((r) => r.error)) throw failures[0];
   return { results };

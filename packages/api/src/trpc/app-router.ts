@@ -12,6 +12,7 @@ import { deleteKeyProcedure } from "../procedures/records/delete-key";
 import { produceRecordsProcedure } from "../procedures/records/produce-records";
 import { readRecordsProcedure } from "../procedures/records/read-records";
 import { currentTenantProcedure } from "../procedures/tenant/current-tenant";
+import { tenantUsageProcedure } from "../procedures/tenant/tenant-usage";
 import { addPartitionsProcedure } from "../procedures/topics/add-partitions";
 import { alterConfigsProcedure } from "../procedures/topics/alter-configs";
 import { createTopicProcedure } from "../procedures/topics/create-topic";
@@ -23,6 +24,7 @@ import { router } from "./trpc";
 export const appRouter = router({
   tenant: router({
     current: currentTenantProcedure,
+    usage: tenantUsageProcedure,
   }),
   topics: router({
     create: createTopicProcedure,

@@ -1,0 +1,90 @@
+import type { PrismaClient } from "@lastword/db";
+import type { Redis } from "ioredis";
+import { AppError } from "../errors/app-error";
+import type { Clock } from "../trpc/context";
+import { tenantQuota } from "./rate-limit.service";
+
+export interface UsageDeps {
+  prisma: PrismaClient;
+  redis: Redis;
+  redisPrefix: string;
+  clock: Clock;
+}
+
+/** How long a tenant's stored-bytes total is reused before it is summed again. */
+export const STORED_BYTES_CACHE_SECONDS = 10;
+
+/** Sum of the partitions' sizes as their owning workers last reported them (Partition.stats). */
+async function sumStoredBytes(prisma: PrismaClient, tenantId: string): Promise<bigint> {
+  const rows = await prisma.$queryRaw<{ total: bigint | null }[]>`
+    SELECT SUM(("stats"->>'sizeBytes')::bigint)::bigint AS total
+    FROM "Partition" p JOIN "Topic" t ON t."id" = p."topicId"
+    WHERE t."organizationId" = ${tenantId} AND p."stats" ? 'sizeBytes'`;
+  return rows[0]?.total ?? 0n;
+}
+
+export async function storedBytes(deps: UsageDeps, tenantId: string): Promise<bigint> {
+  const key = `${deps.redisPrefix}:stored:${tenantId}`;
+  const cached = await deps.redis.get(key);
+  if (cached !== null) return BigInt(cached);
+  const total = await sumStoredBytes(deps.prisma, tenantId);
+  await deps.redis.set(key, total.toString(), "EX", STORED_BYTES_CACHE_SECONDS);
+  return total;
+}
+
+/** Refuses writes once the tenant stores more than its quota (deletes and compaction free room). */
+export async function assertStorageQuota(deps: UsageDeps, tenantId: string): Promise<void> {
+  const [quota, used] = await Promise.all([tenantQuota(deps.prisma, tenantId), storedBytes(deps, tenantId)]);
+  if (used >= quota.maxStoredBytes) {
+    throw new AppError(
+      "QUOTA_EXCEEDED",
+      `The tenant stores ${used} bytes; its quota is ${quota.maxStoredBytes}. Delete topics or records, or lower retention.`,
+      { details: { quota: "storedBytes", limit: Number(quota.maxStoredBytes) }, retryAfterSeconds: 60 },
+    );
+  }
+}
+
+function utcDay(ms: number): Date {
+  return new Date(Math.floor(ms / 86_400_000) * 86_400_000);
+}
+
+/** Adds to today's durable counters in one statement. */
+export async function recordUsage(
+  deps: Pick<UsageDeps, "prisma" | "clock">,
+  tenantId: string,
+  counts: Record<string, number>,
+): Promise<void> {
+  const entries = Object.entries(counts).filter(([, n]) => n > 0);
+  if (entries.length === 0) return;
+  const day = utcDay(deps.clock.now());
+  await deps.prisma.$transaction(
+    entries.map(
+      ([metric, n]) =>
+        deps.prisma.$executeRaw`
+        INSERT INTO "UsageCounter" ("organizationId", "metric", "day", "value") VALUES (${tenantId}, ${metric}, ${day}, ${BigInt(n)})
+        ON CONFLICT ("organizationId", "metric", "day") DO UPDATE SET "value" = "UsageCounter"."value" + EXCLUDED."value"`,
+    ),
+  );
+}
+
+export async function tenantUsage(deps: UsageDeps, tenantId: string) {
+  const day = utcDay(deps.clock.now());
+  const [quota, stored, partitions, counters] = await Promise.all([
+    tenantQuota(deps.prisma, tenantId),
+    sumStoredBytes(deps.prisma, tenantId),
+    deps.prisma.topic.aggregate({ where: { organizationId: tenantId }, _sum: { partitionCount: true } }),
+    deps.prisma.usageCounter.findMany({ where: { organizationId: tenantId, day } }),
+  ]);
+  return {
+    quota: {
+      maxPartitions: quota.maxPartitions,
+      maxStoredBytes: Number(quota.maxStoredBytes),
+      produceBytesPerSecond: quota.produceBytesPerSecond,
+      requestsPerSecond: quota.requestsPerSecond,
+      erasureDeadlineDays: quota.erasureDeadlineDays,
+    },
+    partitions: partitions._sum.partitionCount ?? 0,
+    storedBytes: Number(stored),
+    today: Object.fromEntries(counters.map((c) => [c.metric, Number(c.value)])),
+  };
+}
