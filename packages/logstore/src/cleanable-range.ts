@@ -195,7 +195,8 @@ function dueCandidates(input: CleaningClockInput, nowMs: number): number[] {
       if (seg.maxTimestamp !== null) times.push(seg.maxTimestamp + config.minCompactionLagMs);
   }
   if (input.earliestDeleteHorizonMs !== null) times.push(input.earliestDeleteHorizonMs);
-  return times.filter((t) => t >= nowMs && t <= Number.MAX_SAFE_INTEGER).sort((a, b) => a - b);
+  // Kafka's Long.MAX_VALUE limits are held as MAX_SAFE_INTEGER: a time at or past it is never.
+  return times.filter((t) => t >= nowMs && t < Number.MAX_SAFE_INTEGER).sort((a, b) => a - b);
 }
 
 /**

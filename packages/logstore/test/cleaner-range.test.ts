@@ -110,6 +110,10 @@ describe("nextCleanDueAt", () => {
     expect(nextCleanDueAt(input(config({ minCleanableDirtyRatio: 0.9 }), 10), 0)).toBeNull();
   });
 
+  it("is null for a horizon at Long.MAX (delete.retention.ms = Long.MAX_VALUE)", () => {
+    expect(nextCleanDueAt(input(config({ minCleanableDirtyRatio: 0.9 }), 10, MAX), 0)).toBeNull();
+  });
+
   it("is the max-lag deadline (+1 ms, Kafka's strict comparison)", () => {
     const c = config({ minCleanableDirtyRatio: 0.9, maxCompactionLagMs: 50_000 });
     expect(nextCleanDueAt(input(c, 10), 0)).toBe(60_002);
