@@ -36,6 +36,7 @@ const TENANT_WIDE_PROCEDURES = [
 function resourceInputs(): Record<string, { kind: "query" | "mutation"; input: unknown }> {
   return {
     "topics.get": { kind: "query", input: { topic: "secret" } },
+    "topics.cleanerRuns": { kind: "query", input: { topic: "secret" } },
     "topics.delete": { kind: "mutation", input: { topic: "secret" } },
     "topics.alterConfigs": { kind: "mutation", input: { topic: "secret", set: { "retention.ms": 1000 } } },
     "topics.addPartitions": { kind: "mutation", input: { topic: "secret", count: 5 } },

@@ -151,3 +151,33 @@ describe("adding partitions", () => {
     expect(fewer.status).toBe(400);
   });
 });
+
+describe("cleaner runs", () => {
+  it("lists the passes workers recorded for the topic's partitions, newest first", async () => {
+    const topic = await h.db.prisma.topic.findFirstOrThrow({ where: { organizationId, name: "table" } });
+    const partition = await h.db.prisma.partition.findFirstOrThrow({
+      where: { topicId: topic.id, index: 1 },
+    });
+    // Rows as a worker's CleanerRunRepository writes them (no worker runs in this file).
+    await h.db.prisma.cleanerRun.create({
+      data: {
+        partitionId: partition.id,
+        status: "completed",
+        startedAt: new Date(1000),
+        bytesRead: 10n,
+        recordsRemoved: 3,
+      },
+    });
+    await h.db.prisma.cleanerRun.create({
+      data: { partitionId: partition.id, status: "failed", startedAt: new Date(2000), error: "disk full" },
+    });
+    const res = await rest(h.server, { apiKey: developer }, "GET", "/topics/table/cleaner-runs");
+    expect(res.status).toBe(200);
+    expect(
+      (res.body.runs as { status: string; partition: number }[]).map((r) => [r.partition, r.status]),
+    ).toEqual([
+      [1, "failed"],
+      [1, "completed"],
+    ]);
+  });
+});

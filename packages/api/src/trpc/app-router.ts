@@ -18,6 +18,7 @@ import { alterConfigsProcedure } from "../procedures/topics/alter-configs";
 import { createTopicProcedure } from "../procedures/topics/create-topic";
 import { deleteTopicProcedure } from "../procedures/topics/delete-topic";
 import { getTopicProcedure } from "../procedures/topics/get-topic";
+import { listCleanerRunsProcedure } from "../procedures/topics/list-cleaner-runs";
 import { listTopicsProcedure } from "../procedures/topics/list-topics";
 import { router } from "./trpc";
 
@@ -33,6 +34,7 @@ export const appRouter = router({
     delete: deleteTopicProcedure,
     alterConfigs: alterConfigsProcedure,
     addPartitions: addPartitionsProcedure,
+    cleanerRuns: listCleanerRunsProcedure,
   }),
   apiKeys: router({
     create: createApiKeyProcedure,
