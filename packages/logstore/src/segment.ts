@@ -318,7 +318,8 @@ export class Segment {
     }
     this.sizeBytes = start + batches.length;
     if (this.crcVerifiedEnd === start) this.crcVerifiedEnd = this.sizeBytes;
-    this.persistIndexTails();
+    // Index entries reach their files at seal/flushAll only: recovery rebuilds indexes from the
+    // log anyway, and index writes between appends add metadata to every fsync's journal commit.
   }
 
   /** Kafka's LogSegment.append bookkeeping: stats plus one index entry per INDEX_INTERVAL_BYTES. */
@@ -397,6 +398,7 @@ export class Segment {
   }
 
   async flushAll(): Promise<void> {
+    this.persistIndexTails();
     await Promise.all([fdatasync(this.logFd), fdatasync(this.indexFd), fdatasync(this.timeIndexFd)]);
   }
 
