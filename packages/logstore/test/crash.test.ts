@@ -14,7 +14,7 @@ import { openLog, tempDir } from "./helpers";
 // batch present is whole (no half-visible unacknowledged batch), and offsets are consecutive.
 
 const LANES = 4;
-const TRIALS_PER_LANE = 55;
+const TRIALS_PER_LANE = 50;
 const here = path.dirname(fileURLToPath(import.meta.url));
 let bundleDir = "";
 let childScript = "";
