@@ -117,12 +117,22 @@ async function dispatch(
   const { host, cleaner, metrics } = options;
   switch (op) {
     case "POST produce": {
+      // The body is read while the fencing check runs. If the check fails first, the error is sent
+      // only once the body is in: answering mid-upload would break the connection, and the client
+      // could no longer tell a clean NOT_OWNER (safe to resend) from a lost request.
       const body = readProduceBody(req);
-      // Read while the fencing check runs; if the check fails first, the body's outcome is moot.
-      body.catch(() => undefined);
-      const answer = await produce(host, partitionId, body);
-      metrics.records.inc({ op: "produce" }, answer.offsets.length);
-      return answer;
+      const settled = body.then(
+        () => undefined,
+        () => undefined,
+      );
+      try {
+        const answer = await produce(host, partitionId, body);
+        metrics.records.inc({ op: "produce" }, answer.offsets.length);
+        return answer;
+      } catch (error) {
+        await settled;
+        throw error;
+      }
     }
     case "GET records": {
       const answer = await fetchRecords(host, partitionId, fetchQuerySchema.parse(query));

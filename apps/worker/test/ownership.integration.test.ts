@@ -184,16 +184,20 @@ describe("partition ownership", () => {
     const a = await launch({ leaseTtlMs: 5_000 });
     const topic = await createTestTopic(db.prisma, { partitions: 6 });
     await eventually("a owns all", 2_000, async () => (a.ownedPartitions().length === 6 ? true : undefined));
+    // The client now has \`a\` cached as every partition's owner.
+    for (const partitionId of topic.partitionIds) {
+      await client.produce({ partitionId, records: [{ key: null, value: Buffer.from("before") }] });
+    }
     const b = await launch({ leaseTtlMs: 5_000 });
     await eventually("balanced", 8_000, async () =>
       a.ownedPartitions().length === 3 && b.ownedPartitions().length === 3 ? true : undefined,
     );
+    // Half of them moved: the cached owner answers NOT_OWNER to the 200 KiB batch and the client
+    // resends it once to the new owner; nothing was appended by the old one.
+    const records = Array.from({ length: 200 }, () => ({ key: null, value: Buffer.alloc(1024, 7) }));
     for (const partitionId of topic.partitionIds) {
-      const result = await client.produce({
-        partitionId,
-        records: [{ key: null, value: Buffer.from("after") }],
-      });
-      expect(result.offsets).toHaveLength(1);
+      const result = await client.produce({ partitionId, records });
+      expect(result.offsets).toEqual(Array.from({ length: 200 }, (_, i) => 1 + i));
     }
   });
 
