@@ -306,6 +306,7 @@ export class PartitionLog {
         for (const segment of doomed) deleted.push({ ...this.describe(segment), reason: rule.reason });
         this.removeSegments(doomed);
         state.logStartOffset = this.startOffset;
+        state.totalBytes -= doomed.reduce((sum, segment) => sum + segment.sizeBytes, 0);
       }
       return { deleted, logStartOffset: this.startOffset };
     });

@@ -31,12 +31,14 @@ export function retentionRules(
     },
   ];
   if (!config.cleanupPolicy.delete) return rules;
-  if (config.retentionBytes >= 0 && state.totalBytes >= config.retentionBytes) {
-    // At least retention.bytes stays: a segment goes only while the excess still covers it.
-    let excess = state.totalBytes - config.retentionBytes;
+  if (config.retentionBytes >= 0) {
+    // At least retention.bytes stays: a segment goes only while the excess still covers it. The
+    // excess is taken when this rule's scan starts, after the rules before it deleted segments.
+    let excess: number | null = null;
     rules.push({
       reason: "size",
       qualifies: (segment) => {
+        excess ??= state.totalBytes - config.retentionBytes;
         if (excess - segment.sizeBytes < 0) return false;
         excess -= segment.sizeBytes;
         return true;

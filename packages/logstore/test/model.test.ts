@@ -10,6 +10,7 @@ import { openLog, TestClock, tempDir } from "./helpers";
 const SEGMENT_BYTES = 600;
 const SEGMENT_MS = 10_000;
 const RETENTION_MS = 30_000;
+const RETENTION_BYTES = 2_500;
 
 interface ModelRecord {
   offset: number;
@@ -58,8 +59,15 @@ class LogModel {
 
   retention(now: number): number[] {
     const deleted: number[] = [];
+    let excess: number | null = null;
     const rules = [
       (_s: ModelSegment, next?: ModelSegment) => next !== undefined && next.base <= this.start,
+      (s: ModelSegment) => {
+        excess ??= this.segments.reduce((sum, x) => sum + x.size, 0) - RETENTION_BYTES;
+        if (excess - s.size < 0) return false;
+        excess -= s.size;
+        return true;
+      },
       (s: ModelSegment) => now - s.maxTs > RETENTION_MS,
     ];
     for (const rule of rules) {
@@ -145,6 +153,7 @@ async function step(state: { log: PartitionLog; model: LogModel; clock: TestCloc
     "segment.bytes": SEGMENT_BYTES,
     "segment.ms": SEGMENT_MS,
     "retention.ms": RETENTION_MS,
+    "retention.bytes": RETENTION_BYTES,
     "file.delete.delay.ms": 0,
   };
   switch (op.kind) {
@@ -234,6 +243,7 @@ describe("model", () => {
           "segment.bytes": SEGMENT_BYTES,
           "segment.ms": SEGMENT_MS,
           "retention.ms": RETENTION_MS,
+          "retention.bytes": RETENTION_BYTES,
           "file.delete.delay.ms": 0,
         };
         const state = { log: await openLog({ dir, clock, config }), model: new LogModel(), clock, dir };

@@ -155,4 +155,21 @@ describe("retention", () => {
     expect(reopened.segments().map((s) => s.baseOffset)).toEqual([2]);
     await expect(reopened.read(1)).rejects.toMatchObject({ code: "OFFSET_OUT_OF_RANGE" });
   });
+
+  it("11. the size rule measures the log after the log-start rule has run, as Kafka does", async () => {
+    const log = await oneBatchPerSegment([1, 2, 3, 4, 5], { "retention.ms": -1 });
+    const segmentBytes = log.segments()[0]!.sizeBytes;
+    await log.close();
+    const reopened = await openLog({
+      dir: log.dir,
+      config: { "segment.bytes": 200, "retention.ms": -1, "retention.bytes": 2 * segmentBytes + 1 },
+    });
+    await reopened.deleteRecordsBefore(2);
+    const result = await reopened.applyRetention();
+    expect(result.deleted.map((s) => [s.baseOffset, s.reason])).toEqual([
+      [0, "log-start-offset"],
+      [1, "log-start-offset"],
+    ]);
+    expect(reopened.segments().map((s) => s.baseOffset)).toEqual([2, 3, 4]);
+  });
 });
