@@ -22,7 +22,7 @@ export interface BatchChunk {
 }
 
 export class CleanerSegmentReader {
-  private buffers: [Buffer, Buffer] = [Buffer.allocUnsafe(CHUNK_BYTES), Buffer.allocUnsafe(CHUNK_BYTES)];
+  private buffers: [Buffer, Buffer];
   private current = 0;
   private fd: number;
   private readonly limit: number;
@@ -41,6 +41,9 @@ export class CleanerSegmentReader {
     if (segment.corruption !== null) this.fail(segment.corruption.position, segment.corruption.reason);
     this.limit = Math.min(end ?? segment.sizeBytes, segment.sizeBytes);
     this.position = from;
+    // Small segments get small buffers; a batch larger than a chunk grows them when met.
+    const size = Math.max(Math.min(CHUNK_BYTES, this.limit - from), BATCH_HEADER_BYTES);
+    this.buffers = [Buffer.allocUnsafe(size), Buffer.allocUnsafe(size)];
     this.fd = fs.openSync(segment.filePath("log"), "r");
   }
 

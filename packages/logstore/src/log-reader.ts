@@ -49,7 +49,8 @@ export function readRecords(segments: readonly Segment[], from: number, bounds: 
     while (cursor.nextHeader()) {
       if (batchField.lastOffset(cursor.buf, cursor.bufPos) < minOffset) continue;
       if (batchField.baseOffset(cursor.buf, cursor.bufPos) >= bounds.endOffset) return out;
-      if (bytes > 0 && bytes + cursor.size > bounds.maxBytes) return out;
+      // At least one record, not one batch: compaction leaves batches with no record ≥ `from`.
+      if (out.length > 0 && bytes + cursor.size > bounds.maxBytes) return out;
       cursor.readAheadBytes = bounds.maxBytes - bytes;
       if (!cursor.body()) break;
       bytes += cursor.size;

@@ -53,7 +53,7 @@ async function replay(log: PartitionLog): Promise<LogRecord[]> {
   const out: LogRecord[] = [];
   let from = log.logStartOffset;
   while (from < log.logEndOffset) {
-    const records = await log.read(from, { maxRecords: 500 });
+    const records = await log.read(from, { maxRecords: 500, maxBytes: 64 << 20 });
     if (records.length === 0) break;
     out.push(...records);
     from = records.at(-1)!.offset + 1;

@@ -9,11 +9,13 @@ import { kv, openLog, TestClock, tempDir, text } from "./helpers";
 
 const DAY = 86_400_000;
 
+/** Everything from the log start; maxBytes is large so that a batch emptied of the records at or
+ * after `from` can never end a read early. */
 async function replay(log: PartitionLog): Promise<LogRecord[]> {
   const out: LogRecord[] = [];
   let from = log.logStartOffset;
   while (from < log.logEndOffset) {
-    const batch = await log.read(from, { maxRecords: 1000 });
+    const batch = await log.read(from, { maxRecords: 1000, maxBytes: 64 << 20 });
     if (batch.length === 0) break;
     out.push(...batch);
     from = batch.at(-1)!.offset + 1;
@@ -300,6 +302,36 @@ describe("3. recopy", () => {
     const reopened = await openLog({ dir, clock, config });
     expect(reopened.logEndOffset).toBe(2);
     expect(await replay(reopened)).toEqual([]);
+  });
+  it("3.5 batches larger than the cleaner's 1 MiB read chunk are filtered whole", async () => {
+    const big = "x".repeat(1_500_000);
+    const log = await openLog({ config: compact({ "max.message.bytes": 4 << 20 }) });
+    await log.append([kv("a", big), kv("b", "1")]);
+    await log.append([kv("b", "2")]);
+    await log.append([kv("c", big)]);
+    await log.roll();
+    const result = await log.clean();
+    expect(result.recordsRemoved).toBe(1);
+    const records = await replay(log);
+    expect(records.map((r) => [r.offset, text(r.key), r.value!.length])).toEqual([
+      [0, "a", big.length],
+      [2, "b", 1],
+      [3, "c", big.length],
+    ]);
+  });
+});
+
+describe("6. reading a compacted log", () => {
+  it("6.1 a read from an offset compaction removed still returns the next records (default maxBytes)", async () => {
+    const big = "x".repeat(1_500_000);
+    const log = await openLog({ config: compact({ "max.message.bytes": 4 << 20 }) });
+    await log.append([kv("a", big), kv("b", "1")]);
+    await log.append([kv("b", "2")]);
+    await log.roll();
+    await log.clean();
+    // Offset 1 is gone; its batch [0, 1] still holds offset 0, which is below the read position.
+    const records = await log.read(1);
+    expect(records.map((r) => [r.offset, text(r.key)])).toEqual([[2, "b"]]);
   });
 });
 
