@@ -62,7 +62,7 @@ export interface CleanResult {
   recordsRemoved: number;
   /** Tombstones removed: superseded ones and those whose delete horizon had passed. */
   tombstonesRemoved: number;
-  /** Keys in the map / map slots (Kafka's buffer utilization). */
+  /** Keys in the map / slots the budget allows (Kafka's buffer utilization). */
   mapUtilization: number;
   /**
    * Bytes of the offset map this pass used: the budget, or less when the dirty range holds fewer

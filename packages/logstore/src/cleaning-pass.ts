@@ -6,7 +6,13 @@ import { FilterCounters, filterBatch, filteredBatchBound, mapBatch, type RetainR
 import type { CleanerCheckpoint } from "./cleaner-checkpoint";
 import { reachFaultPoint } from "./cleaner-fault-points";
 import { CleanerSegmentReader } from "./cleaner-segment-reader";
-import { acquireOffsetMap, OFFSET_MAP_BYTES_PER_SLOT, type OffsetMap, releaseOffsetMap } from "./offset-map";
+import {
+  acquireOffsetMap,
+  OFFSET_MAP_BYTES_PER_SLOT,
+  type OffsetMap,
+  offsetMapSlots,
+  releaseOffsetMap,
+} from "./offset-map";
 import { batchField } from "./record-batch";
 import { fsyncDirectory, type Segment, segmentLimits } from "./segment";
 import { DELETED_SUFFIX } from "./segment-swap";
@@ -95,7 +101,8 @@ export class CleaningPass {
     const map = acquireOffsetMap(this.log.dedupeBufferBytes, randomInt(2 ** 31), expectedKeys);
     try {
       const latestOffset = await this.buildOffsetMap(map);
-      this.result.mapUtilization = map.utilization;
+      // Against the budget's slots, as Kafka reports it, even when a smaller map was enough.
+      this.result.mapUtilization = map.size / offsetMapSlots(this.log.dedupeBufferBytes);
       this.result.mapBytes = map.slots * OFFSET_MAP_BYTES_PER_SLOT;
       const endOffset = latestOffset + 1;
       const config = this.log.config;
