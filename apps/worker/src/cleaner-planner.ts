@@ -41,6 +41,26 @@ export async function planTick(ctx: PlannerContext): Promise<TickPlan> {
   return plan;
 }
 
+/** The cleaner job a partition needs now, if any (compacting, cleanable, not held by failures). */
+export function cleanJobFor(
+  slot: PartitionSlot,
+  log: HostedLog,
+  health: CleanerHealthBook,
+  nowMs: number,
+): { job: CleanPartitionPayload | null; stats: CleanableStats | null } {
+  const stats = log.config.cleanupPolicy.compact ? log.cleanableStats() : null;
+  if (!stats?.cleanable || !health.mayRun(slot.partitionId, slot.configVersion, nowMs))
+    return { job: null, stats };
+  const reason = cleanReason(stats, log.config.minCleanableDirtyRatio);
+  const job = {
+    partitionId: slot.partitionId,
+    epoch: slot.epoch,
+    reason,
+    dirtyRatio: clampRatio(stats.dirtyRatio),
+  };
+  return { job, stats };
+}
+
 async function planPartition(
   ctx: PlannerContext,
   slot: PartitionSlot,
@@ -49,12 +69,8 @@ async function planPartition(
 ): Promise<void> {
   const { partitionId, epoch } = slot;
   if (ctx.host.leaseFresh(slot)) await log.maybeRoll();
-  const compact = log.config.cleanupPolicy.compact;
-  const stats = compact ? log.cleanableStats() : null;
-  if (stats?.cleanable && ctx.health.mayRun(partitionId, slot.configVersion, ctx.nowMs)) {
-    const reason = cleanReason(stats, log.config.minCleanableDirtyRatio);
-    plan.clean.push({ partitionId, epoch, reason, dirtyRatio: clampRatio(stats.dirtyRatio) });
-  }
+  const { job, stats } = cleanJobFor(slot, log, ctx.health, ctx.nowMs);
+  if (job) plan.clean.push(job);
   const segments = await log.segments();
   if (retentionDue(log.config, segments, log.logStartOffset, ctx.nowMs))
     plan.retain.push({ partitionId, epoch });

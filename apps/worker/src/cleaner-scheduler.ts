@@ -10,7 +10,7 @@ import { type Job, Queue, Worker } from "bullmq";
 import { Redis } from "ioredis";
 import type { CleanerHealthBook } from "./cleaner-health";
 import type { CleanerPasses } from "./cleaner-pass";
-import { planTick } from "./cleaner-planner";
+import { cleanJobFor, planTick } from "./cleaner-planner";
 import type { Logger } from "./logger";
 import type { WorkerMetrics } from "./metrics";
 import type { PartitionHost } from "./partition-host";
@@ -79,6 +79,7 @@ export class CleanerScheduler {
     for (const worker of [this.#schedulerWorker, this.#cleanerWorker]) {
       worker.on("error", (error) => logger.warn({ err: error.message }, "job worker error"));
     }
+    this.#o.host.onRoll((partitionId) => void this.#checkNow(partitionId));
     void this.#ensureTick();
     this.#watchdog = setInterval(() => {
       if (Date.now() - this.#lastTickAtMs > 3 * this.#o.tickMs) void this.#ensureTick();
@@ -160,6 +161,19 @@ export class CleanerScheduler {
     await stats
       .save(plan.stats)
       .catch((error: Error) => logger.warn({ err: error.message }, "could not save stats"));
+  }
+
+  /** Between ticks: a roll just closed a segment, so the partition may be cleanable now. */
+  async #checkNow(partitionId: string): Promise<void> {
+    const { host, health, logger } = this.#o;
+    const slot = host.slot(partitionId);
+    if (slot?.state !== "open") return;
+    try {
+      const { job } = await slot.use(async (log) => cleanJobFor(slot, log, health, Date.now()), "background");
+      if (job) await this.#addClean(job);
+    } catch (error) {
+      logger.debug({ partitionId, err: error }, "could not check a rolled partition; the tick will");
+    }
   }
 
   #addClean(payload: CleanPartitionPayload): Promise<unknown> {

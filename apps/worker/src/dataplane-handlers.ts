@@ -21,7 +21,11 @@ export function produce(
   body: Promise<readonly ProduceRecord[]>,
 ): Promise<ProduceResponse> {
   return host.write(partitionId, body, async (log, records) => {
+    // A roll closes a segment, which may make a compacted partition cleanable right now.
+    const watchRoll = log.config.cleanupPolicy.compact;
+    const segmentsBefore = watchRoll ? (await log.segments()).length : 0;
     const { baseOffset, lastOffset } = await log.append(records);
+    if (watchRoll && (await log.segments()).length !== segmentsBefore) host.notifyRolled(partitionId);
     const offsets = Array.from({ length: records.length }, (_, i) => baseOffset + i);
     if (offsets[offsets.length - 1] !== lastOffset) {
       throw new Error(`append of ${records.length} records returned offsets ${baseOffset}..${lastOffset}`);

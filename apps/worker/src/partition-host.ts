@@ -23,6 +23,7 @@ export interface PartitionHostOptions {
  */
 export class PartitionHost {
   readonly #slots = new Map<string, PartitionSlot>();
+  readonly #rollListeners: ((partitionId: string) => void)[] = [];
   readonly #options: PartitionHostOptions;
 
   constructor(options: PartitionHostOptions) {
@@ -85,6 +86,15 @@ export class PartitionHost {
   /** True while the last renewal still covers this slot with the fencing margin to spare (no database trip). */
   leaseFresh(slot: PartitionSlot): boolean {
     return slot.leaseValidUntil - performance.now() > this.#options.fenceMarginMs;
+  }
+
+  /** Called after an append rolled a partition's segment (a closed segment may have made it cleanable). */
+  onRoll(listener: (partitionId: string) => void): void {
+    this.#rollListeners.push(listener);
+  }
+
+  notifyRolled(partitionId: string): void {
+    for (const listener of this.#rollListeners) listener(partitionId);
   }
 
   slots(): PartitionSlot[] {
