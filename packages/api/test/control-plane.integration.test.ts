@@ -240,13 +240,19 @@ describe("errors are problem+json and change nothing", () => {
   it("serves the OpenAPI document with the record routes", async () => {
     const doc = await rest(h.server, {}, "GET", "/openapi.json");
     expect(doc.status).toBe(200);
-    const paths = Object.keys(doc.body.paths as object);
-    expect(paths).toEqual(
+    const paths = doc.body.paths as Record<
+      string,
+      Record<string, { responses: Record<string, { content?: object }> }>
+    >;
+    const produce = paths["/topics/{topic}/records"]!.post!.responses;
+    expect(Object.keys(produce)).toEqual(expect.arrayContaining(["200", "207", "404", "429"]));
+    expect(Object.keys(produce["404"]!.content!)).toEqual(["application/problem+json"]);
+    expect(Object.keys(paths["/topics"]!.post!.responses)).toEqual(expect.arrayContaining(["201", "200"]));
+    expect(Object.keys(paths)).toEqual(
       expect.arrayContaining([
-        "/topics",
         "/topics/{topic}",
-        "/topics/{topic}/records",
         "/topics/{topic}/partitions/{partition}/records",
+        "/consumer-groups/{group}",
       ]),
     );
   });

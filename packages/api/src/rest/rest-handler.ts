@@ -11,8 +11,70 @@ export const REST_BASE_PATH = "/api/v1";
 /** Largest REST request body accepted. */
 export const MAX_REST_BODY_BYTES = 8 * 1024 * 1024;
 
+type SchemaEntry = NonNullable<NonNullable<OpenAPIObject["components"]>["schemas"]>[string];
+
+const PROBLEM_SCHEMA: SchemaEntry = {
+  type: "object",
+  description: "RFC 9457 problem details with a stable `code`",
+  properties: {
+    type: { type: "string" },
+    title: { type: "string" },
+    status: { type: "integer" },
+    detail: { type: "string" },
+    code: { type: "string", description: "Stable machine-readable code, e.g. TOPIC_NOT_FOUND" },
+  },
+  required: ["type", "title", "status", "detail", "code"],
+  additionalProperties: true,
+};
+
+type Operation = { responses?: Record<string, { description?: string; content?: Record<string, unknown> }> };
+
+function documentedStatuses(meta: ProcedureMeta | undefined): number[] {
+  if (meta?.successStatuses) return meta.successStatuses;
+  return typeof meta?.successStatus === "number" ? [meta.successStatus] : [200];
+}
+
+// trpc-to-openapi documents its own error body and 200 only; ours answers problem+json and the
+// statuses the procedures declare.
+function reshapeResponses(document: OpenAPIObject, router: AnyTRPCRouter): void {
+  document.components ??= {};
+  document.components.schemas = { ...document.components.schemas, Problem: PROBLEM_SCHEMA };
+  const procedures = Object.values(
+    router._def.procedures as Record<string, { _def: { meta?: ProcedureMeta } }>,
+  );
+  for (const procedure of procedures) {
+    const openapi = procedure._def.meta?.openapi;
+    if (!openapi) continue;
+    const operation = (document.paths?.[openapi.path] as Record<string, Operation> | undefined)?.[
+      openapi.method.toLowerCase()
+    ];
+    const responses = operation?.responses;
+    if (!responses) continue;
+    const success = responses["200"];
+    delete responses["200"];
+    for (const status of documentedStatuses(procedure._def.meta)) {
+      if (success)
+        responses[String(status)] = {
+          ...success,
+          description:
+            status === 207 ? "Some records were not written (see each result's error)" : success.description,
+        };
+    }
+    // Every route can be rate limited; every route naming a resource can miss it.
+    responses["429"] ??= { description: "Rate limit or quota reached (see Retry-After)" };
+    if (openapi.path.includes("{")) responses["404"] ??= { description: "No such resource in this tenant" };
+    for (const [status, response] of Object.entries(responses)) {
+      if (Number(status) >= 400) {
+        response.content = {
+          "application/problem+json": { schema: { $ref: "#/components/schemas/Problem" } },
+        };
+      }
+    }
+  }
+}
+
 export function openApiDocument(router: AnyTRPCRouter, publicUrl: string): OpenAPIObject {
-  return generateOpenApiDocument(router, {
+  const document = generateOpenApiDocument(router, {
     title: "Lastword API",
     version: "1.0.0",
     description:
@@ -20,6 +82,8 @@ export function openApiDocument(router: AnyTRPCRouter, publicUrl: string): OpenA
     baseUrl: `${publicUrl.replace(/\/$/, "")}${REST_BASE_PATH}`,
     securitySchemes: { bearerAuth: { type: "http", scheme: "bearer", description: "An API key" } },
   });
+  reshapeResponses(document, router);
+  return document;
 }
 
 function problemResponse(problem: Problem, headers: Headers = new Headers()): Response {

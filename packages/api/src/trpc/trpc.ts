@@ -7,6 +7,8 @@ import type { RequestContext } from "./context";
 export type ProcedureMeta = OpenApiMeta & {
   /** HTTP status of a successful REST call; a function when it depends on the result (207). */
   successStatus?: number | ((data: unknown) => number);
+  /** Every success status the route can answer, for the OpenAPI document (default: successStatus or 200). */
+  successStatuses?: number[];
 };
 
 const t = initTRPC

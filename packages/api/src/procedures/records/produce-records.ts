@@ -18,6 +18,7 @@ export const produceRecordsProcedure = protectedProcedure("records:write")
           .meta({ description: "Retries with the same key get the first answer" }),
       }),
     },
+    successStatuses: [200, 207],
     successStatus: (data) =>
       (data as { results: { error?: unknown }[] }).results.some((r) => r.error) ? 207 : 200,
   })

@@ -5,6 +5,7 @@ import { createTopicInput, createTopicOutput } from "./create-topic.schema";
 export const createTopicProcedure = protectedProcedure("topics:write")
   .meta({
     openapi: { method: "POST", path: "/topics", tags: ["topics"], summary: "Create a topic (or dry-run it)" },
+    successStatuses: [201, 200],
     successStatus: (data) => ((data as { validateOnly: boolean }).validateOnly ? 200 : 201),
   })
   .input(createTopicInput)
