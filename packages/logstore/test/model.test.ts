@@ -7,10 +7,10 @@ import { openLog, TestClock, tempDir } from "./helpers";
 // A plain in-memory model of the log: records by offset plus segment boundaries, following
 // Kafka's roll and retention rules. The real log must agree with it after every operation.
 
-const SEGMENT_BYTES = 600;
+const SEGMENT_BYTES = 300;
 const SEGMENT_MS = 10_000;
 const RETENTION_MS = 30_000;
-const RETENTION_BYTES = 2_500;
+const RETENTION_BYTES = 400;
 
 interface ModelRecord {
   offset: number;
@@ -236,7 +236,7 @@ async function step(state: { log: PartitionLog; model: LogModel; clock: TestCloc
 describe("model", () => {
   it("1. random append/roll/reopen/read/retention/deleteRecords sequences agree with the model", async () => {
     await fc.assert(
-      fc.asyncProperty(fc.array(opArb, { minLength: 5, maxLength: 45 }), async (ops) => {
+      fc.asyncProperty(fc.array(opArb, { minLength: 5, maxLength: 45, size: "max" }), async (ops) => {
         const dir = tempDir();
         const clock = new TestClock(100_000);
         const config = {
@@ -250,7 +250,7 @@ describe("model", () => {
         for (const op of ops) await step(state, op);
         await state.log.close();
       }),
-      { numRuns: 150 },
+      { numRuns: 80 },
     );
   });
 });
