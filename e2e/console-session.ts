@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { mkdir } from "node:fs/promises";
 import { join } from "node:path";
-import { type Browser, chromium, type Page } from "playwright-core";
+import { type Browser, chromium, type Locator, type Page } from "playwright-core";
 import { inject } from "vitest";
 
 const CHROMIUM_ARGS = [
@@ -59,6 +59,21 @@ export async function createTopic(
     .getByRole("table", { name: "Topics" })
     .getByRole("rowheader", { name: topic.name, exact: true })
     .waitFor();
+}
+
+/**
+ * Waits for `locator`; when it never shows, fails with what the page announced instead (its
+ * role=alert texts) and a screenshot, so a broken flow says why rather than only "timeout".
+ */
+export async function waitOrExplain(page: Page, locator: Locator, name: string): Promise<void> {
+  try {
+    await locator.waitFor({ timeout: 30_000 });
+  } catch (error) {
+    const alerts = await page.getByRole("alert").allTextContents();
+    const screenshot = await saveScreenshot(page, `failed-${name}`);
+    const said = alerts.length > 0 ? `the page said: ${alerts.join(" | ")}` : "the page showed no error";
+    throw new Error(`${name}: ${said} (screenshot ${screenshot})`, { cause: error });
+  }
 }
 
 export async function saveScreenshot(page: Page, name: string): Promise<string> {

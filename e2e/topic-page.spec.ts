@@ -7,6 +7,7 @@ import {
   newConsolePage,
   saveScreenshot,
   signUp,
+  waitOrExplain,
 } from "./console-session";
 
 const TOPIC = "inventory";
@@ -24,7 +25,7 @@ async function produce(
   // Enter in a text field submits: the form works from the keyboard alone.
   await form.getByLabel("Key", { exact: true }).press("Enter");
   const status = form.getByRole("status").filter({ hasText: `at offset ${record.offset}.` });
-  await status.waitFor();
+  await waitOrExplain(page, status, `produce-offset-${record.offset}`);
   return status.textContent();
 }
 
@@ -110,5 +111,31 @@ describe("topic page", () => {
     const messages = page.getByRole("table", { name: "Messages in partition 0" });
     await messages.getByRole("rowheader", { name: "3", exact: true }).waitFor();
     expect(await messages.getByRole("rowheader").allTextContents()).toEqual(["3", "4"]);
+  });
+
+  it("changes a config after checking it, rejects a bad value, and resets it", async () => {
+    const form = page.getByRole("form", { name: "Change a config" });
+    const configs = page.getByRole("table", { name: "Configs" });
+    const row = configs.getByRole("row", { name: /^delete\.retention\.ms / });
+    await form.getByLabel("Config").selectOption("delete.retention.ms");
+    await form.getByLabel("New value").fill("3600000");
+    await form.getByRole("button", { name: "Check without saving" }).click();
+    await form
+      .getByRole("status")
+      .filter({ hasText: "delete.retention.ms: default 86400000 → 3600000" })
+      .waitFor();
+    expect(await row.getByRole("cell").last().textContent()).toBe("default");
+
+    await form.getByRole("button", { name: "Save change" }).click();
+    await row.getByRole("cell").filter({ hasText: "set" }).waitFor();
+    expect(await row.getByRole("cell").first().textContent()).toBe("1 h (3600000)");
+
+    await form.getByLabel("New value").fill("soon");
+    await form.getByRole("button", { name: "Save change" }).click();
+    await form.getByRole("alert").waitFor();
+
+    await form.getByRole("button", { name: "Reset to default" }).click();
+    await row.getByRole("cell").filter({ hasText: "default" }).waitFor();
+    expect(await row.getByRole("cell").first().textContent()).toBe("1 d (86400000)");
   });
 });

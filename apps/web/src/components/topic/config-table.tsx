@@ -1,6 +1,7 @@
 import { humanConfigValue } from "@/lib/config-units";
 import { Badge } from "../ui/badge";
 import { Card } from "../ui/card";
+import { ConfigEditForm } from "./config-edit-form";
 
 interface ConfigEntry {
   name: string;
@@ -10,7 +11,7 @@ interface ConfigEntry {
   doc: string;
 }
 
-export function ConfigTable({ entries }: { entries: readonly ConfigEntry[] }) {
+export function ConfigTable({ topic, entries }: { topic: string; entries: readonly ConfigEntry[] }) {
   return (
     <Card title="Configs" description="Configs set on this topic, and the defaults it uses for the rest.">
       <div className="overflow-x-auto">
@@ -51,6 +52,7 @@ export function ConfigTable({ entries }: { entries: readonly ConfigEntry[] }) {
           </tbody>
         </table>
       </div>
+      <ConfigEditForm topic={topic} entries={entries} />
     </Card>
   );
 }

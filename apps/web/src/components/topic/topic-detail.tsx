@@ -56,7 +56,7 @@ export function TopicDetail({ topic }: { topic: string }) {
         <ProduceForm topic={data.name} partitions={data.partitions} />
         <DeleteKeyForm topic={data.name} />
       </div>
-      <ConfigTable entries={data.configEntries} />
+      <ConfigTable topic={data.name} entries={data.configEntries} />
     </div>
   );
 }
