@@ -164,22 +164,24 @@ export class CleaningPass {
       if (nextBase <= from) continue;
       this.assertOpen();
       const start = segment.baseOffset <= from ? segment.lookup(from) : 0;
-      const reader = new CleanerSegmentReader(segment, start, undefined, false);
-      for (let chunk = await reader.nextChunk(); chunk !== null; chunk = await reader.nextChunk()) {
-        const buf = chunk.buf;
-        for (let at = chunk.start; at < chunk.end; at += batchField.sizeBytes(buf, at)) {
-          const lastOffset = batchField.lastOffset(buf, at);
-          if (lastOffset < from) continue;
-          this.result.mapBytesRead += batchField.sizeBytes(buf, at);
-          this.result.mapRecordsRead += batchField.recordCount(buf, at);
-          const progress = mapBatch(buf, at, map, from);
-          if (progress.full) {
-            reader.close();
-            return Math.max(latest, progress.lastPut);
+      // CRC-checked here too: a corrupt record count or length must never steer the scan.
+      const reader = new CleanerSegmentReader(segment, start, undefined, true);
+      try {
+        for (let chunk = await reader.nextChunk(); chunk !== null; chunk = await reader.nextChunk()) {
+          const buf = chunk.buf;
+          for (let at = chunk.start; at < chunk.end; at += batchField.sizeBytes(buf, at)) {
+            const lastOffset = batchField.lastOffset(buf, at);
+            if (lastOffset < from) continue;
+            this.result.mapBytesRead += batchField.sizeBytes(buf, at);
+            this.result.mapRecordsRead += batchField.recordCount(buf, at);
+            const progress = mapBatch(buf, at, map, from);
+            if (progress.full) return Math.max(latest, progress.lastPut);
+            latest = lastOffset;
           }
-          latest = lastOffset;
+          this.assertOpen();
         }
-        this.assertOpen(reader);
+      } finally {
+        reader.close();
       }
       latest = Math.max(latest, nextBase - 1);
     }
@@ -187,10 +189,8 @@ export class CleaningPass {
   }
 
   /** Stops the pass early once the log is closed (swaps re-check everything under the mutex). */
-  private assertOpen(reader?: CleanerSegmentReader): void {
-    if (!this.log.isClosed) return;
-    reader?.close();
-    throw new PassAborted("the log was closed during the pass");
+  private assertOpen(): void {
+    if (this.log.isClosed) throw new PassAborted("the log was closed during the pass");
   }
 
   private assertLive(sources: readonly Segment[]): void {
@@ -272,17 +272,21 @@ export class CleaningPass {
   ): Promise<void> {
     this.assertOpen();
     const reader = new CleanerSegmentReader(group[s]!, 0, undefined, true);
-    for (let chunk = await reader.nextChunk(); chunk !== null; chunk = await reader.nextChunk()) {
-      const buf = chunk.buf;
-      for (let at = chunk.start; at < chunk.end; at += batchField.sizeBytes(buf, at)) {
-        const size = batchField.sizeBytes(buf, at);
-        this.result.bytesRead += size;
-        writer.reserve(filteredBatchBound(size, batchField.recordCount(buf, at)));
-        const out = filterBatch(buf, at, writer.buf, writer.length, rule, this.counters);
-        if (writer.started) writer.commit(out.bytes);
-        else if (out.changed) await this.startWriting(group, s, chunk.position + at, writer, out.bytes);
+    try {
+      for (let chunk = await reader.nextChunk(); chunk !== null; chunk = await reader.nextChunk()) {
+        const buf = chunk.buf;
+        for (let at = chunk.start; at < chunk.end; at += batchField.sizeBytes(buf, at)) {
+          const size = batchField.sizeBytes(buf, at);
+          this.result.bytesRead += size;
+          writer.reserve(filteredBatchBound(size, batchField.recordCount(buf, at)));
+          const out = filterBatch(buf, at, writer.buf, writer.length, rule, this.counters);
+          if (writer.started) writer.commit(out.bytes);
+          else if (out.changed) await this.startWriting(group, s, chunk.position + at, writer, out.bytes);
+        }
+        this.assertOpen();
       }
-      this.assertOpen(reader);
+    } finally {
+      reader.close();
     }
   }
 
@@ -301,11 +305,15 @@ export class CleaningPass {
     writer.start();
     for (let i = 0; i <= s; i++) {
       const reader = new CleanerSegmentReader(group[i]!, 0, i === s ? position : undefined, false);
-      for (let chunk = await reader.nextChunk(); chunk !== null; chunk = await reader.nextChunk()) {
-        const length = chunk.end - chunk.start;
-        writer.reserve(length);
-        chunk.buf.copy(writer.buf, writer.length, chunk.start, chunk.end);
-        writer.commit(length);
+      try {
+        for (let chunk = await reader.nextChunk(); chunk !== null; chunk = await reader.nextChunk()) {
+          const length = chunk.end - chunk.start;
+          writer.reserve(length);
+          chunk.buf.copy(writer.buf, writer.length, chunk.start, chunk.end);
+          writer.commit(length);
+        }
+      } finally {
+        reader.close();
       }
     }
     writer.reserve(held.length);

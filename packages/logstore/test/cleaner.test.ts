@@ -597,3 +597,32 @@ describe("11. reading a compacted log", () => {
     expect(records.map((r) => [r.offset, text(r.key)])).toEqual([[2, "b"]]);
   });
 });
+
+describe("12. corruption", () => {
+  it("12.1 a corrupt batch makes clean() throw CORRUPT_SEGMENT and leaves the log as it was", async () => {
+    const dir = tempDir();
+    const log = await openLog({ dir, config: compact() });
+    await appendEach(log, [
+      ["a", "1"],
+      ["a", "2"],
+      ["b", "1"],
+    ]);
+    await log.roll();
+    await log.append([kv("c", "1")]);
+    await log.close();
+    const file = path.join(
+      dir,
+      fs
+        .readdirSync(dir)
+        .filter((n) => n.endsWith(".log"))
+        .sort()[0]!,
+    );
+    const bytes = fs.readFileSync(file);
+    bytes[bytes.length - 2] ^= 0xff; // inside the last record of the closed segment
+    fs.writeFileSync(file, bytes);
+    const reopened = await openLog({ dir, config: compact() });
+    await expect(reopened.clean()).rejects.toMatchObject({ code: "CORRUPT_SEGMENT" });
+    expect(fs.readdirSync(dir).filter((n) => /\.(cleaned|swap)$/.test(n))).toEqual([]);
+    expect(fs.readFileSync(file).equals(bytes)).toBe(true);
+  });
+});
