@@ -36,6 +36,14 @@ describe("sign-up and tenants", () => {
     });
     expect(again).toEqual(first);
     expect(await h.db.prisma.organization.count({ where: { id: first.organizationId } })).toBe(1);
+    const racing = await Promise.all(
+      [1, 2, 3].map(() =>
+        h.server.provisionTenant({ name: "Race", email: "race@example.com", password: "race-password-1" }),
+      ),
+    );
+    expect(new Set(racing.map((t) => t.userId)).size).toBe(1);
+    expect(new Set(racing.map((t) => t.organizationId)).size).toBe(1);
+    expect(await h.db.prisma.member.count({ where: { userId: racing[0]!.userId } })).toBe(1);
     const key = await h.server.createApiKey({
       organizationId: first.organizationId,
       userId: first.userId,

@@ -16,6 +16,22 @@ async function signUp(auth: Auth, input: { name: string; email: string; password
   return result.user.id;
 }
 
+async function findOrSignUp(
+  deps: Pick<ApiDeps, "auth" | "prisma">,
+  input: { name: string; email: string; password: string },
+): Promise<string> {
+  const existing = await deps.prisma.user.findUnique({ where: { email: input.email } });
+  if (existing) return existing.id;
+  try {
+    return await signUp(deps.auth, input);
+  } catch (error) {
+    // Two callers raced to create the same user: the loser uses the winner's.
+    const winner = await deps.prisma.user.findUnique({ where: { email: input.email } });
+    if (winner) return winner.id;
+    throw error;
+  }
+}
+
 /**
  * A user with this email and a tenant they own: created when missing, found when present, so
  * `npm start` and the operator CLI can run it again safely.
@@ -27,8 +43,25 @@ export async function provisionTenant(
   const email = input.email.trim().toLowerCase();
   if (!/^[^@\s]+@[^@\s]+$/.test(email))
     throw new AppError("INVALID_INPUT", `"${input.email}" is not an email address.`);
-  const existing = await deps.prisma.user.findUnique({ where: { email } });
-  const userId = existing?.id ?? (await signUp(deps.auth, { ...input, email }));
+  // Serialise provisioning per email, so racing callers neither fail nor make two tenants; the
+  // transaction only holds the lock while sign-up works on other connections.
+  return deps.prisma.$transaction(
+    async (tx) => {
+      await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtextextended(${`provision:${email}`}, 0))`;
+      return provisionLocked(deps, { ...input, email });
+    },
+    { timeout: PROVISION_TIMEOUT_MS, maxWait: PROVISION_TIMEOUT_MS },
+  );
+}
+
+/** How long one provisioning may hold its per-email lock. */
+const PROVISION_TIMEOUT_MS = 30_000;
+
+async function provisionLocked(
+  deps: Pick<ApiDeps, "auth" | "prisma" | "clock">,
+  input: { name: string; email: string; password: string },
+): Promise<ProvisionedTenant> {
+  const userId = await findOrSignUp(deps, input);
   // Sign-up's hook made the tenant; a user left without one (hook failed midway) gets it now.
   const tenant =
     (await findOwnedTenant(deps.prisma, userId)) ??
