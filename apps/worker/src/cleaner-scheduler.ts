@@ -29,9 +29,12 @@ export interface CleanerSchedulerOptions {
   stats: PartitionStatsRepository;
   metrics: WorkerMetrics;
   logger: Logger;
+  /** Pending erasure tombstones: verified, and their passes forced, on every tick (erasure-guard.ts). */
+  erasure?: { tick(nowMs: number): Promise<void> };
 }
 
 const TICK_SCHEDULER_ID = "tick";
+const REDIS_WARN_INTERVAL_MS = 30_000;
 
 /**
  * BullMQ wiring for this worker's background work. A job scheduler (`upsertJobScheduler`) ticks every
@@ -49,17 +52,19 @@ export class CleanerScheduler {
   #cleanerWorker: Worker | null = null;
   #watchdog: NodeJS.Timeout | null = null;
   #lastTickAtMs = Date.now();
+  #lastRedisWarnAtMs = Number.NEGATIVE_INFINITY;
+  #suppressedErrors = 0;
 
   constructor(options: CleanerSchedulerOptions) {
     this.#o = options;
     const names = workerQueueNames(options.workerId);
     this.#connection = new Redis(options.redisUrl, { maxRetriesPerRequest: null, lazyConnect: true });
-    this.#connection.on("error", (error) => options.logger.warn({ err: error.message }, "redis error"));
+    this.#connection.on("error", (error) => this.#redisTrouble("redis error", error));
     const queueOptions = { connection: this.#connection, prefix: options.redisPrefix };
     this.#schedulerQueue = new Queue(names.scheduler, queueOptions);
     this.#cleanerQueue = new Queue(names.cleaner, queueOptions);
     for (const queue of [this.#schedulerQueue, this.#cleanerQueue]) {
-      queue.on("error", (error) => options.logger.warn({ err: error.message }, "queue error"));
+      queue.on("error", (error) => this.#redisTrouble("queue error", error));
     }
   }
 
@@ -77,7 +82,7 @@ export class CleanerScheduler {
       concurrency: cleanerThreads,
     });
     for (const worker of [this.#schedulerWorker, this.#cleanerWorker]) {
-      worker.on("error", (error) => logger.warn({ err: error.message }, "job worker error"));
+      worker.on("error", (error) => this.#redisTrouble("job worker error", error));
     }
     this.#o.host.onRoll((partitionId) => void this.#checkNow(partitionId));
     void this.#ensureTick();
@@ -114,6 +119,16 @@ export class CleanerScheduler {
     await Promise.all([this.#schedulerWorker?.close(true), this.#cleanerWorker?.close(true)]);
     await Promise.all([this.#schedulerQueue.close(), this.#cleanerQueue.close()]);
     this.#connection.disconnect();
+  }
+
+  /** Redis being away makes every connection complain on each retry: log one line per 30 s. */
+  #redisTrouble(what: string, error: Error): void {
+    const now = Date.now();
+    this.#suppressedErrors++;
+    if (now - this.#lastRedisWarnAtMs < REDIS_WARN_INTERVAL_MS) return;
+    this.#o.logger.warn({ err: error.message, similar: this.#suppressedErrors }, what);
+    this.#lastRedisWarnAtMs = now;
+    this.#suppressedErrors = 0;
   }
 
   async #ensureTick(): Promise<void> {
@@ -154,6 +169,9 @@ export class CleanerScheduler {
         }),
       ),
     );
+    await this.#o.erasure
+      ?.tick(Date.now())
+      .catch((error: Error) => logger.warn({ err: error.message }, "erasure guard tick failed"));
     this.#updateGauges(plan.stats);
     endTimer();
     const cpu = process.cpuUsage(cpuAtStart);

@@ -49,6 +49,8 @@ export interface HostedLog {
   clean(options?: { force?: boolean }): Promise<CleanResult>;
   nextCleanDueAt(): number | null;
   maybeRoll(): Promise<boolean>;
+  /** Closes the active segment now (an erasure tombstone in it must become cleanable). */
+  roll(): Promise<void>;
   applyRetention(): Promise<RetentionResult>;
 }
 

@@ -8,6 +8,7 @@ import { CleanerRunRepository } from "./cleaner-run.repository";
 import { CleanerScheduler } from "./cleaner-scheduler";
 import type { CleanerView } from "./dataplane-handlers";
 import { closeServer, createDataPlaneServer, listen } from "./dataplane-server";
+import { ErasureGuard } from "./erasure-guard";
 import { FenceRepository } from "./fence.repository";
 import type { OpenLog } from "./hosted-log";
 import { LeaseRepository } from "./lease.repository";
@@ -102,6 +103,14 @@ export async function startWorker(config: WorkerConfig): Promise<RunningWorker> 
         stats: new PartitionStatsRepository(prisma, id),
         metrics,
         logger,
+        erasure: new ErasureGuard({
+          prisma,
+          host,
+          tickMs: config.scheduling.tickMs ?? DEFAULT_SCHEDULER_TICK_MS,
+          lastCleanAt: passes.lastCleanAt,
+          requestClean: (partitionId, epoch) => cleaner.requestClean(partitionId, epoch),
+          logger,
+        }),
       })
     : null;
   const cleaner: CleanerView = {

@@ -1,0 +1,160 @@
+import type { Prisma, PrismaClient } from "@lastword/db";
+import { scanForKey } from "./erasure-evidence";
+import type { HostedLog } from "./hosted-log";
+import type { Logger } from "./logger";
+import type { PartitionHost } from "./partition-host";
+import type { PartitionSlot } from "./partition-slot";
+
+export interface ErasureGuardOptions {
+  prisma: PrismaClient;
+  host: PartitionHost;
+  tickMs: number;
+  /** When the last pass of each partition finished (epoch ms), from the cleaner's job processor. */
+  lastCleanAt: ReadonlyMap<string, number>;
+  /** Enqueues a forced pass (the cleaner's "requested" path, fenced and recorded like any pass). */
+  requestClean(partitionId: string, epoch: number): Promise<void>;
+  logger: Logger;
+}
+
+interface PendingTombstone {
+  id: string;
+  partitionId: string;
+  subjectKey: string;
+  offset: bigint;
+  writtenAt: Date;
+  deadlineAt: Date;
+  status: string;
+}
+
+/**
+ * The time a pass may still need once it is due: two ticks (to notice, then to enqueue) and a
+ * pass. The deadline guarantee subtracts it so the pass that purges starts early enough.
+ */
+export function erasureSafetyMarginMs(tickMs: number, passEstimateMs = 1_000): number {
+  return 2 * tickMs + passEstimateMs;
+}
+
+/**
+ * Kafka's max.compaction.lag.ms, tightened for a partition holding a pending erasure tombstone:
+ * min(topic setting, deadline − now − margin). Never negative: at or past the margin it is due now.
+ */
+export function effectiveMaxCompactionLagMs(
+  maxCompactionLagMs: number,
+  deadlineAtMs: number,
+  nowMs: number,
+  marginMs: number,
+): number {
+  return Math.min(maxCompactionLagMs, Math.max(0, deadlineAtMs - nowMs - marginMs));
+}
+
+/**
+ * The deadline guarantee on this worker, run each scheduler tick: for every pending erasure
+ * tombstone in a partition it owns, (1) verify — a scan proves no earlier record of the key is
+ * left (stored as purge evidence); (2) otherwise, once the tombstone is older than the effective
+ * max compaction lag, roll the active segment if it holds the tombstone and request a forced pass;
+ * (3) after the purge, a second scan records when the tombstone itself is gone (the cleaner makes a
+ * passed delete horizon due by itself, so this needs no new writes).
+ */
+export class ErasureGuard {
+  readonly #o: ErasureGuardOptions;
+  /** When each tombstone was last scanned; a rescan waits for a pass after it. */
+  readonly #scannedAt = new Map<string, number>();
+
+  constructor(options: ErasureGuardOptions) {
+    this.#o = options;
+  }
+
+  async tick(nowMs: number): Promise<void> {
+    const open = this.#o.host.slots().filter((slot) => slot.state === "open");
+    if (open.length === 0) return;
+    const pending = await this.#o.prisma.erasureTombstone.findMany({
+      where: {
+        partitionId: { in: open.map((slot) => slot.partitionId) },
+        status: { in: ["tombstoned", "purged"] },
+      },
+      select: {
+        id: true,
+        partitionId: true,
+        subjectKey: true,
+        offset: true,
+        writtenAt: true,
+        deadlineAt: true,
+        status: true,
+      },
+      orderBy: { offset: "asc" },
+    });
+    for (const slot of open) {
+      const mine = pending.filter((row) => row.partitionId === slot.partitionId);
+      if (mine.length === 0) continue;
+      try {
+        await slot.use((log) => this.#guard(slot, log, mine, nowMs), "background");
+      } catch (error) {
+        this.#o.logger.warn(
+          { partitionId: slot.partitionId, err: error },
+          "erasure guard skipped a partition",
+        );
+      }
+    }
+  }
+
+  async #guard(slot: PartitionSlot, log: HostedLog, rows: PendingTombstone[], nowMs: number): Promise<void> {
+    let needsPass = false;
+    for (const row of rows) {
+      if (!this.#scanDue(slot.partitionId, row.id)) {
+        if (row.status === "tombstoned") needsPass ||= this.#due(log, row, nowMs);
+        continue;
+      }
+      const stage = row.status === "tombstoned" ? "purge" : "expiry";
+      const evidence = await scanForKey(
+        log,
+        slot.dir,
+        Buffer.from(row.subjectKey, "base64"),
+        stage === "purge" ? Number(row.offset) : null,
+        new Date(nowMs),
+      );
+      this.#scannedAt.set(row.id, nowMs);
+      if (evidence.result === "absent") {
+        await this.#record(row.id, stage, evidence as unknown as Prisma.InputJsonValue, new Date(nowMs));
+      } else if (stage === "purge") {
+        needsPass ||= this.#due(log, row, nowMs);
+      }
+    }
+    if (!needsPass) return;
+    // The active segment is never cleaned: roll it when a pending tombstone sits in it.
+    const activeBase =
+      (await log.segments()).find((segment) => segment.active)?.baseOffset ?? log.logEndOffset;
+    const inActive = rows.some((row) => row.status === "tombstoned" && Number(row.offset) >= activeBase);
+    if (inActive && this.#o.host.leaseFresh(slot)) await log.roll();
+    await this.#o.requestClean(slot.partitionId, slot.epoch);
+    await this.#o.prisma.erasureTombstone.updateMany({
+      where: { partitionId: slot.partitionId, status: "tombstoned", passRequestedAt: null },
+      data: { passRequestedAt: new Date(nowMs) },
+    });
+  }
+
+  /** A first scan always; later ones only after a pass that may have changed the files. */
+  #scanDue(partitionId: string, rowId: string): boolean {
+    const scanned = this.#scannedAt.get(rowId);
+    if (scanned === undefined) return true;
+    return (this.#o.lastCleanAt.get(partitionId) ?? 0) > scanned;
+  }
+
+  #due(log: HostedLog, row: PendingTombstone, nowMs: number): boolean {
+    const margin = erasureSafetyMarginMs(this.#o.tickMs);
+    const lag = effectiveMaxCompactionLagMs(
+      log.config.maxCompactionLagMs,
+      row.deadlineAt.getTime(),
+      nowMs,
+      margin,
+    );
+    return nowMs - row.writtenAt.getTime() >= lag;
+  }
+
+  #record(id: string, stage: "purge" | "expiry", evidence: Prisma.InputJsonValue, at: Date) {
+    const data =
+      stage === "purge"
+        ? { status: "purged", purgedAt: at, purgeEvidence: evidence }
+        : { status: "tombstone-expired", expiredAt: at, expiryEvidence: evidence };
+    return this.#o.prisma.erasureTombstone.update({ where: { id }, data });
+  }
+}
