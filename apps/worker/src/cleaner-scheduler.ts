@@ -70,7 +70,7 @@ export class CleanerScheduler {
 
   /** Starts processing and the tick; does not wait for Redis (produce and fetch never need it). */
   start(): void {
-    const { redisPrefix, cleanerThreads, logger } = this.#o;
+    const { redisPrefix, cleanerThreads } = this.#o;
     const names = workerQueueNames(this.#o.workerId);
     const workerOptions = { connection: this.#connection, prefix: redisPrefix };
     this.#schedulerWorker = new Worker(names.scheduler, () => this.#tick(), {
