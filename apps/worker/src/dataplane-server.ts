@@ -9,11 +9,13 @@ import {
   type ErrorBody,
   fetchQuerySchema,
   HTTP_STATUS_BY_CODE,
+  keyQuerySchema,
   listOffsetsQuerySchema,
   PRODUCE_RECORDS_MAX,
   type ProduceRecord,
   produceRequestSchema,
   SECRET_HEADER,
+  streamQuerySchema,
 } from "@lastword/dataplane";
 import {
   type CleanerView,
@@ -23,6 +25,7 @@ import {
   produce,
   requestClean,
 } from "./dataplane-handlers";
+import { keyVersions, lookupKey, streamPartition } from "./key-handlers";
 import { dataPlaneErrorOf } from "./log-errors";
 import type { Logger } from "./logger";
 import type { WorkerMetrics } from "./metrics";
@@ -40,7 +43,7 @@ export interface DataPlaneServerOptions {
   logger: Logger;
 }
 
-const ROUTE = /^\/v1\/partitions\/([^/]+)\/(produce|records|offsets|segments|clean)$/;
+const ROUTE = /^\/v1\/partitions\/([^/]+)\/(produce|records|offsets|segments|clean|key|key-versions|stream)$/;
 
 /** The worker's internal HTTP endpoint; every route but /healthz requires the shared secret. */
 export function createDataPlaneServer(options: DataPlaneServerOptions): Server {
@@ -96,6 +99,9 @@ async function route(
   if (!match) throw new DataPlaneError("BAD_REQUEST", `no route ${req.method} ${url.pathname}`);
   const partitionId = decodeURIComponent(match[1]!);
   const query = Object.fromEntries(url.searchParams);
+  if (req.method === "GET" && match[2] === "stream") {
+    return streamPartition(options.host, partitionId, streamQuerySchema.parse(query), res);
+  }
   const op = `${req.method} ${match[2]}`;
   const endTimer = options.metrics.requestSeconds.startTimer({ op: match[2] });
   try {
@@ -145,6 +151,10 @@ async function dispatch(
       return listSegments(host, cleaner, partitionId);
     case "POST clean":
       return requestClean(host, cleaner, partitionId);
+    case "GET key":
+      return lookupKey(host, partitionId, Buffer.from(keyQuerySchema.parse(query).key, "base64"));
+    case "GET key-versions":
+      return keyVersions(host, partitionId, Buffer.from(keyQuerySchema.parse(query).key, "base64"));
     default:
       throw new DataPlaneError("BAD_REQUEST", `no route ${op}`);
   }

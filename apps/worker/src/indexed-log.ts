@@ -1,5 +1,5 @@
-import type { CleanableStats, CleanResult, RetentionResult, TopicConfig } from "@lastword/logstore";
-import type { AppendRecord, HostedLog, LogRecord, LogSegment, OpenLog } from "./hosted-log";
+import type { CleanResult } from "@lastword/logstore";
+import type { AppendRecord, HostedLog, LogRecord, OpenLog } from "./hosted-log";
 import { type FrozenKeyIndex, KeyIndex } from "./key-index";
 
 /** Bytes per read while the index is (re)built or a partition is scanned. */
@@ -18,12 +18,12 @@ export async function* scanLog(log: HostedLog, from: number, end = Number.POSITI
 }
 
 /**
- * A hosted log that keeps a key index (key hash → latest offset) current: built by a scan when the
- * log opens, updated on every append, and rebuilt after every cleaner pass (a pass removes
- * tombstones past their horizon; the rebuild drops them from the index so memory follows the live
- * keys). Appends during a rebuild go to both tables; offsets only ever move up, so order is free.
+ * The key index of one hosted log (key hash → latest offset), kept current: built by a scan when
+ * the log opens, updated on every append, and rebuilt after every cleaner pass that changed files
+ * (a pass removes tombstones past their horizon; the rebuild drops them, so memory follows the live
+ * keys). Appends during a rebuild go to both tables; offsets only move up, so order is free.
  */
-export class IndexedLog implements HostedLog {
+export class KeyIndexedLog {
   readonly inner: HostedLog;
   #index = new KeyIndex();
   #rebuilding: KeyIndex | null = null;
@@ -37,18 +37,6 @@ export class IndexedLog implements HostedLog {
 
   get index(): KeyIndex {
     return this.#index;
-  }
-  get logStartOffset(): number {
-    return this.inner.logStartOffset;
-  }
-  get logEndOffset(): number {
-    return this.inner.logEndOffset;
-  }
-  get config(): TopicConfig {
-    return this.inner.config;
-  }
-  get isClosed(): boolean {
-    return this.inner.isClosed;
   }
 
   async rebuildIndex(): Promise<void> {
@@ -102,28 +90,28 @@ export class IndexedLog implements HostedLog {
     if (result.cleaned) await this.rebuildIndex();
     return result;
   }
+}
 
-  read(fromOffset: number, options: { maxRecords?: number; maxBytes?: number }): Promise<LogRecord[]> {
-    return this.inner.read(fromOffset, options);
-  }
-  segments(): LogSegment[] | Promise<LogSegment[]> {
-    return this.inner.segments();
-  }
-  close(): Promise<void> {
-    return this.inner.close();
-  }
-  cleanableStats(): CleanableStats {
-    return this.inner.cleanableStats();
-  }
-  nextCleanDueAt(): number | null {
-    return this.inner.nextCleanDueAt();
-  }
-  maybeRoll(): Promise<boolean> {
-    return this.inner.maybeRoll();
-  }
-  applyRetention(): Promise<RetentionResult> {
-    return this.inner.applyRetention();
-  }
+const indexed = new WeakMap<HostedLog, KeyIndexedLog>();
+
+/** The key index of a log opened through `withKeyIndex`, if it was. */
+export function keyIndexOf(log: HostedLog): KeyIndexedLog | undefined {
+  return indexed.get(log);
+}
+
+/**
+ * The log as the worker sees it: every member of the engine's log, with append and clean going
+ * through the index first (a proxy, so members the engine gains later pass straight through).
+ */
+function indexedView(state: KeyIndexedLog): HostedLog {
+  return new Proxy(state.inner, {
+    get(target, prop) {
+      if (prop === "append") return state.append.bind(state);
+      if (prop === "clean") return state.clean.bind(state);
+      const value = Reflect.get(target, prop, target);
+      return typeof value === "function" ? value.bind(target) : value;
+    },
+  });
 }
 
 function indexPage(index: KeyIndex, page: readonly LogRecord[]): void {
@@ -133,8 +121,10 @@ function indexPage(index: KeyIndex, page: readonly LogRecord[]): void {
 /** Wraps an opener so every hosted log carries its key index, built before the log serves. */
 export function withKeyIndex(openLog: OpenLog): OpenLog {
   return async (options) => {
-    const log = new IndexedLog(await openLog(options));
-    await log.rebuildIndex();
-    return log;
+    const state = new KeyIndexedLog(await openLog(options));
+    await state.rebuildIndex();
+    const view = indexedView(state);
+    indexed.set(view, state);
+    return view;
   };
 }

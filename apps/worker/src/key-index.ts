@@ -32,19 +32,14 @@ function murmur32(key: Uint8Array, seed: number): number {
     h = (h << 13) | (h >>> 19);
     h = (Math.imul(h, 5) + 0xe6546b64) | 0;
   }
-  let k = 0;
-  switch (n & 3) {
-    case 3:
-      k ^= key[blocks + 2]! << 16;
-    // falls through
-    case 2:
-      k ^= key[blocks + 1]! << 8;
-    // falls through
-    case 1:
-      k ^= key[blocks]!;
-      k = Math.imul(k, 0xcc9e2d51);
-      k = (k << 15) | (k >>> 17);
-      h ^= Math.imul(k, 0x1b873593);
+  const tail = n & 3;
+  if (tail > 0) {
+    let k = key[blocks]!;
+    if (tail > 1) k |= key[blocks + 1]! << 8;
+    if (tail > 2) k |= key[blocks + 2]! << 16;
+    k = Math.imul(k, 0xcc9e2d51);
+    k = (k << 15) | (k >>> 17);
+    h ^= Math.imul(k, 0x1b873593);
   }
   h ^= n;
   h ^= h >>> 16;

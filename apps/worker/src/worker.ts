@@ -11,6 +11,7 @@ import { closeServer, createDataPlaneServer, listen } from "./dataplane-server";
 import { ErasureGuard } from "./erasure-guard";
 import { FenceRepository } from "./fence.repository";
 import type { OpenLog } from "./hosted-log";
+import { withKeyIndex } from "./indexed-log";
 import { LeaseRepository } from "./lease.repository";
 import { createLogger, type Logger, type LogLevel } from "./logger";
 import { WorkerMetrics } from "./metrics";
@@ -76,7 +77,7 @@ export async function startWorker(config: WorkerConfig): Promise<RunningWorker> 
   const fence = new FenceRepository(config.databaseUrl, id);
   const host = new PartitionHost({
     dataDir: config.dataDir,
-    openLog: config.openLog,
+    openLog: withKeyIndex(config.openLog),
     leases,
     fence,
     logger,

@@ -20,6 +20,7 @@ const REST_BODIES: Record<string, unknown> = {
   "PATCH /topics/{topic}/configs": { set: { "retention.ms": 1000 } },
   "POST /topics/{topic}/partitions": { count: 5 },
   "POST /consumer-groups/{group}/offsets": { offsets: [{ topic: "secret", partition: 0, offset: 1 }] },
+  "POST /consumer-groups/{group}/reset": { topic: "secret", to: "earliest" },
 };
 
 const TENANT_WIDE_PROCEDURES = [
@@ -51,6 +52,11 @@ function resourceInputs(): Record<string, { kind: "query" | "mutation"; input: u
       kind: "mutation",
       input: { group: "g-secret", offsets: [{ topic: "secret", partition: 0, offset: 1 }] },
     },
+    "consumerGroups.lag": { kind: "query", input: { group: "g-secret" } },
+    "consumerGroups.reset": { kind: "mutation", input: { group: "g-secret", topic: "secret", to: "latest" } },
+    "consumerGroups.listForTopic": { kind: "query", input: { topic: "secret" } },
+    "keys.get": { kind: "query", input: { topic: "secret", key: "k" } },
+    "keys.versions": { kind: "query", input: { topic: "secret", key: "k" } },
     "apiKeys.revoke": { kind: "mutation", input: { id: keyIdA } },
     "members.changeRole": { kind: "mutation", input: { memberId: memberIdA, role: "viewer" } },
     "members.remove": { kind: "mutation", input: { memberId: memberIdA } },

@@ -1,5 +1,14 @@
 import type { Problem, RouterInputs, RouterOutputs } from "@lastword/api";
 import { LastwordApiError } from "./problem-error";
+import {
+  type PartitionOffsets,
+  type ReplayedState,
+  readStream,
+  replayToMap,
+  type StreamRecord,
+  type TailOptions,
+  tail,
+} from "./replay";
 
 type In = RouterInputs;
 type Out = RouterOutputs;
@@ -51,6 +60,51 @@ export class LastwordClient {
       throw new LastwordApiError(problem, retryAfter === null ? null : Number(retryAfter));
     }
     return (await response.json()) as T;
+  }
+
+  /** A streaming route's response (errors before the first line become LastwordApiError). */
+  async #open(path: string, query: Record<string, string | undefined>): Promise<Response> {
+    const url = new URL(`${this.#base}${path}`);
+    for (const [name, value] of Object.entries(query))
+      if (value !== undefined) url.searchParams.set(name, value);
+    const response = await this.#fetch(
+      new Request(url, {
+        headers: { authorization: `Bearer ${this.#apiKey}`, accept: "application/x-ndjson" },
+      }),
+    );
+    if (!response.ok) {
+      const retryAfter = response.headers.get("retry-after");
+      throw new LastwordApiError(
+        (await response.json()) as Problem,
+        retryAfter === null ? null : Number(retryAfter),
+      );
+    }
+    return response;
+  }
+
+  /** Cold start: the topic's state as a Map plus the offsets it is consistent with (snapshot by default). */
+  replayToMap(topic: string, options: { via?: "snapshot" | "replay" } = {}): Promise<ReplayedState> {
+    return replayToMap((path, query) => this.#open(path, query), topic, options);
+  }
+
+  /** Every record after `offsets`, as it is written (long poll); leave the loop or abort to stop. */
+  tail(topic: string, offsets: PartitionOffsets, options: TailOptions = {}): AsyncGenerator<StreamRecord> {
+    return tail((path, query) => this.#open(path, query), topic, offsets, options);
+  }
+
+  /** The raw replay (`records/stream`) or snapshot stream: records, then the offsets as return value. */
+  async stream(
+    topic: string,
+    options: { mode?: "replay" | "snapshot"; from?: "earliest" | "latest"; offsets?: PartitionOffsets } = {},
+  ): Promise<AsyncGenerator<StreamRecord, PartitionOffsets, undefined>> {
+    const path =
+      options.mode === "snapshot" ? `/topics/${seg(topic)}/snapshot` : `/topics/${seg(topic)}/records/stream`;
+    const offsets = options.offsets
+      ? Object.entries(options.offsets)
+          .map(([p, o]) => `${p}:${o}`)
+          .join(",")
+      : undefined;
+    return readStream(await this.#open(path, { from: options.from, offsets: offsets || undefined }));
   }
 
   tenant(): Promise<Out["tenant"]["current"]> {
@@ -109,6 +163,29 @@ export class LastwordClient {
       this.#call("POST", `/consumer-groups/${seg(group)}/offsets`, { body: { offsets } }),
     get: (group: string): Promise<Out["consumerGroups"]["get"]> =>
       this.#call("GET", `/consumer-groups/${seg(group)}`),
+    lag: (group: string): Promise<Out["consumerGroups"]["lag"]> =>
+      this.#call("GET", `/consumer-groups/${seg(group)}/lag`),
+    reset: (
+      group: string,
+      input: Omit<In["consumerGroups"]["reset"], "group">,
+    ): Promise<Out["consumerGroups"]["reset"]> =>
+      this.#call("POST", `/consumer-groups/${seg(group)}/reset`, { body: input }),
+    listForTopic: (topic: string): Promise<Out["consumerGroups"]["listForTopic"]> =>
+      this.#call("GET", `/topics/${seg(topic)}/consumer-groups`),
+  };
+
+  readonly keys = {
+    get: (
+      topic: string,
+      key: string,
+      query: Omit<In["keys"]["get"], "topic" | "key"> = {},
+    ): Promise<Out["keys"]["get"]> => this.#call("GET", `/topics/${seg(topic)}/keys/${seg(key)}`, { query }),
+    versions: (
+      topic: string,
+      key: string,
+      query: Omit<In["keys"]["versions"], "topic" | "key"> = {},
+    ): Promise<Out["keys"]["versions"]> =>
+      this.#call("GET", `/topics/${seg(topic)}/keys/${seg(key)}/versions`, { query }),
   };
 
   readonly apiKeys = {

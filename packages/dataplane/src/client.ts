@@ -3,7 +3,15 @@ import type { z } from "zod";
 import { BINARY_RECORDS_CONTENT_TYPE, encodeBinaryRecords } from "./binary-records";
 import { DataPlaneError } from "./errors";
 import { HttpTransport, type TransportOutcome, type TransportRequest } from "./http-transport";
+import {
+  type KeyLookupResponse,
+  type KeyVersionsResponse,
+  keyLookupResponseSchema,
+  keyPath,
+  keyVersionsResponseSchema,
+} from "./key-protocol";
 import { OwnerDirectory, type PartitionOwner } from "./owner-directory";
+import { type PartitionStreamRequest, PartitionStreams } from "./partition-stream";
 import {
   cleanResponseSchema,
   errorBodySchema,
@@ -15,6 +23,7 @@ import {
   segmentsResponseSchema,
 } from "./protocol";
 import { decodeFetchedRecord, type FetchedRecord, type ProduceRecord } from "./record-codec";
+import type { StreamFrame } from "./stream-frames";
 
 export interface DataPlaneClientOptions {
   prisma: PrismaClient;
@@ -53,11 +62,13 @@ export class DataPlaneClient {
   readonly #owners: OwnerDirectory;
   readonly #transport: HttpTransport;
   readonly #ownerWaitMs: number;
+  readonly #streams: PartitionStreams;
 
   constructor(options: DataPlaneClientOptions) {
     this.#owners = new OwnerDirectory(options.prisma);
     this.#transport = new HttpTransport(options.secret, options.requestTimeoutMs ?? 30_000);
     this.#ownerWaitMs = options.ownerWaitMs ?? 10_000;
+    this.#streams = new PartitionStreams(this.#owners, options.secret, this.#ownerWaitMs);
   }
 
   async produce(input: { partitionId: string; records: readonly ProduceRecord[] }): Promise<ProduceResult> {
@@ -111,9 +122,35 @@ export class DataPlaneClient {
     await this.#call(input.partitionId, request, cleanResponseSchema, true);
   }
 
+  /** The key's latest live value through the owner's key index (no scan); `record` null when none. */
+  async lookupKey(input: { partitionId: string; key: Buffer }): Promise<KeyLookupResponse> {
+    const request: TransportRequest = {
+      method: "GET",
+      path: keyPath.lookup(input.partitionId),
+      query: { key: input.key.toString("base64") },
+    };
+    return this.#call(input.partitionId, request, keyLookupResponseSchema, true);
+  }
+
+  /** Every retained record of a key (tombstones included) with the segment it lives in. */
+  async keyVersions(input: { partitionId: string; key: Buffer }): Promise<KeyVersionsResponse> {
+    const request: TransportRequest = {
+      method: "GET",
+      path: keyPath.versions(input.partitionId),
+      query: { key: input.key.toString("base64") },
+    };
+    return this.#call(input.partitionId, request, keyVersionsResponseSchema, true);
+  }
+
+  /** A streamed replay (every record from `offset`) or snapshot (latest live record per key). */
+  streamPartition(input: PartitionStreamRequest): AsyncGenerator<StreamFrame> {
+    return this.#streams.open(input);
+  }
+
   /** Closes idle keep-alive sockets; the client must not be used afterwards. */
   close(): void {
     this.#transport.close();
+    this.#streams.close();
   }
 
   async #call<S extends z.ZodType>(

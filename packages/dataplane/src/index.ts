@@ -18,7 +18,9 @@ export {
   HTTP_STATUS_BY_CODE,
   isDataPlaneErrorCode,
 } from "./errors";
+export * from "./key-protocol";
 export { OwnerDirectory, type PartitionOwner } from "./owner-directory";
+export { type PartitionStreamRequest, PartitionStreams } from "./partition-stream";
 export * from "./protocol";
 export {
   decodeFetchedRecord,
@@ -29,3 +31,11 @@ export {
   type ProduceRecord,
   type RecordHeader,
 } from "./record-codec";
+export {
+  decodeStreamFrames,
+  encodeEndFrame,
+  encodeErrorFrame,
+  encodeRecordFrames,
+  STREAM_CONTENT_TYPE,
+  type StreamFrame,
+} from "./stream-frames";

@@ -33,5 +33,39 @@ export interface DataPlane {
     logStartOffset: number;
     logEndOffset: number;
   }>;
-  listOffsets(input: { partitionId: string }): Promise<{ earliest: number; latest: number }>;
+  listOffsets(input: {
+    partitionId: string;
+    timestamp?: number;
+  }): Promise<{ earliest: number; latest: number; timestampOffset?: number | null }>;
+  /** Latest live value of a key through the owner's key index (issue 7); `record` null when none. */
+  lookupKey(input: { partitionId: string; key: Buffer }): Promise<{
+    record: { offset: number; timestamp: number; value: string; headers: readonly WireHeader[] } | null;
+    logEndOffset: number;
+  }>;
+  /** Every retained record of a key (values base64, null = tombstone) and its segment. */
+  keyVersions(input: { partitionId: string; key: Buffer }): Promise<{
+    versions: readonly {
+      offset: number;
+      timestamp: number;
+      value: string | null;
+      segmentBaseOffset: number;
+    }[];
+    logStartOffset: number;
+    logEndOffset: number;
+  }>;
+  /** Streamed replay (every record from `offset`) or snapshot (latest live record per key). */
+  streamPartition(input: {
+    partitionId: string;
+    mode: "replay" | "snapshot";
+    offset?: number;
+  }): AsyncIterable<DataPlaneStreamFrame>;
 }
+
+interface WireHeader {
+  key: string;
+  value: string | null;
+}
+
+export type DataPlaneStreamFrame =
+  | { kind: "records"; records: readonly DataPlaneFetchedRecord[] }
+  | { kind: "end"; endOffset: number; logStartOffset: number };

@@ -5,6 +5,7 @@ import { AppError } from "../errors/app-error";
 import { type Problem, retryAfterSeconds, toProblem } from "../errors/problem";
 import type { ApiDeps } from "../trpc/context";
 import type { ProcedureMeta } from "../trpc/trpc";
+import { handleRecordStream } from "./record-stream";
 
 export const REST_BASE_PATH = "/api/v1";
 
@@ -197,6 +198,8 @@ export function createRestHandler(router: AnyTRPCRouter, deps: ApiDeps, publicUr
       document ??= openApiDocument(router, publicUrl);
       return Response.json(document);
     }
+    const streamed = await handleRecordStream(req, deps);
+    if (streamed) return streamed;
     const response = await handle(req);
     return response.status >= 400 ? asProblem(response) : response;
   };

@@ -4,6 +4,11 @@ import { listApiKeysProcedure } from "../procedures/api-keys/list-api-keys";
 import { revokeApiKeyProcedure } from "../procedures/api-keys/revoke-api-key";
 import { commitOffsetsProcedure } from "../procedures/consumer-groups/commit-offsets";
 import { getGroupProcedure } from "../procedures/consumer-groups/get-group";
+import { groupLagProcedure } from "../procedures/consumer-groups/group-lag";
+import { listTopicGroupsProcedure } from "../procedures/consumer-groups/list-topic-groups";
+import { resetOffsetsProcedure } from "../procedures/consumer-groups/reset-offsets";
+import { getKeyProcedure } from "../procedures/keys/get-key";
+import { keyVersionsProcedure } from "../procedures/keys/key-versions";
 import { changeMemberRoleProcedure } from "../procedures/members/change-member-role";
 import { inviteMemberProcedure } from "../procedures/members/invite-member";
 import { listMembersProcedure } from "../procedures/members/list-members";
@@ -50,11 +55,18 @@ export const appRouter = router({
   consumerGroups: router({
     commitOffsets: commitOffsetsProcedure,
     get: getGroupProcedure,
+    lag: groupLagProcedure,
+    reset: resetOffsetsProcedure,
+    listForTopic: listTopicGroupsProcedure,
   }),
   records: router({
     produce: produceRecordsProcedure,
     read: readRecordsProcedure,
     deleteKey: deleteKeyProcedure,
+  }),
+  keys: router({
+    get: getKeyProcedure,
+    versions: keyVersionsProcedure,
   }),
 });
 

@@ -1,0 +1,182 @@
+import { z } from "zod";
+import type { Identity } from "../auth/request-identity";
+import { AppError } from "../errors/app-error";
+import { retryAfterSeconds, toProblem } from "../errors/problem";
+import type { DataPlaneFetchedRecord } from "../records/data-plane";
+import { bytesToEnvelope, ENVELOPE_FORMATS, type EnvelopeFormat } from "../records/envelope";
+import { findTopic } from "../services/topic.service";
+import { protectedProcedure } from "../trpc/access";
+import type { ApiDeps } from "../trpc/context";
+import { createCallerFactory, router } from "../trpc/trpc";
+
+/**
+ * The two streaming REST routes (NDJSON, one record per line, then one line with the offsets the
+ * records are consistent with). trpc-to-openapi answers whole JSON documents only, so these are
+ * served here; they still pass through the one access middleware (trpc/access.ts) by resolving
+ * their plan through a procedure built with `protectedProcedure`, called in-process.
+ *
+ *   GET /api/v1/topics/{topic}/records/stream?from=earliest|latest&offsets=0:120,1:98&waitMs=
+ *   GET /api/v1/topics/{topic}/snapshot
+ */
+export const NDJSON_CONTENT_TYPE = "application/x-ndjson";
+export const MAX_STREAM_WAIT_MS = 30_000;
+const WAIT_POLL_MS = 100;
+
+const ROUTES = [
+  { mode: "replay", pattern: /^\/api\/v1\/topics\/([^/]+)\/records\/stream$/ },
+  { mode: "snapshot", pattern: /^\/api\/v1\/topics\/([^/]+)\/snapshot$/ },
+] as const;
+
+const offsetsParam = z
+  .string()
+  .regex(/^\d+:\d+(,\d+:\d+)*$/, "offsets must look like 0:120,1:98 (partition:offset pairs)")
+  .transform(
+    (text) => new Map(text.split(",").map((pair) => pair.split(":").map(Number) as [number, number])),
+  );
+
+const streamInput = z.object({
+  topic: z.string().min(1),
+  mode: z.enum(["replay", "snapshot"]),
+  from: z.enum(["earliest", "latest"]).default("earliest"),
+  offsets: offsetsParam.optional(),
+  waitMs: z.coerce.number().int().min(0).max(MAX_STREAM_WAIT_MS).default(0),
+  keyFormat: z.enum(ENVELOPE_FORMATS).default("auto"),
+  valueFormat: z.enum(ENVELOPE_FORMATS).default("auto"),
+});
+
+type StreamInput = z.infer<typeof streamInput>;
+
+interface StreamPlan {
+  input: StreamInput;
+  partitions: { index: number; id: string }[];
+}
+
+async function planStream(deps: ApiDeps, identity: Identity, input: StreamInput): Promise<StreamPlan> {
+  const topic = await findTopic(deps.prisma, identity.tenantId, input.topic);
+  const partitions = await deps.prisma.partition.findMany({
+    where: { topicId: topic.id },
+    select: { index: true, id: true },
+    orderBy: { index: "asc" },
+  });
+  for (const index of input.offsets?.keys() ?? []) {
+    if (index >= partitions.length) {
+      throw new AppError("PARTITION_NOT_FOUND", `Topic "${input.topic}" has no partition ${index}.`, {
+        details: { partition: index },
+      });
+    }
+  }
+  return { input, partitions };
+}
+
+// Never mounted on HTTP: only called in-process, so the plan object can be returned as it is.
+const streamRouter = router({
+  plan: protectedProcedure("records:read")
+    .input(streamInput)
+    .query(({ ctx, input }) => planStream(ctx.deps, ctx.identity, input)),
+});
+const createStreamCaller = createCallerFactory(streamRouter);
+
+function recordLine(partition: number, r: DataPlaneFetchedRecord, input: StreamInput): string {
+  return JSON.stringify({
+    partition,
+    offset: r.offset,
+    timestamp: r.timestamp,
+    key: bytesToEnvelope(r.key, input.keyFormat),
+    value: bytesToEnvelope(r.value, input.valueFormat as EnvelopeFormat),
+    headers: r.headers.map((h) => ({ key: h.key, value: bytesToEnvelope(h.value, "auto") })),
+  });
+}
+
+async function startOffsets(deps: ApiDeps, plan: StreamPlan): Promise<number[]> {
+  return Promise.all(
+    plan.partitions.map(async (p) => {
+      const named = plan.input.offsets?.get(p.index);
+      if (named !== undefined) return named;
+      if (plan.input.from === "earliest") return 0;
+      return (await deps.dataPlane.listOffsets({ partitionId: p.id })).latest;
+    }),
+  );
+}
+
+/** Long poll: returns once some partition has a record at or past its start, or the wait is over. */
+async function waitForRecords(deps: ApiDeps, plan: StreamPlan, starts: number[]): Promise<void> {
+  const deadline = Date.now() + plan.input.waitMs;
+  while (Date.now() < deadline) {
+    const ends = await Promise.all(
+      plan.partitions.map((p) => deps.dataPlane.listOffsets({ partitionId: p.id }).then((o) => o.latest)),
+    );
+    if (ends.some((end, i) => end > starts[i]!)) return;
+    await new Promise((resolve) => setTimeout(resolve, WAIT_POLL_MS));
+  }
+}
+
+async function* ndjsonLines(deps: ApiDeps, plan: StreamPlan, starts: number[]): AsyncGenerator<string> {
+  const mode = plan.input.mode;
+  const offsets: { partition: number; offset: number }[] = [];
+  try {
+    for (const [i, p] of plan.partitions.entries()) {
+      const frames = deps.dataPlane.streamPartition({ partitionId: p.id, mode, offset: starts[i]! });
+      for await (const frame of frames) {
+        if (frame.kind === "end") offsets.push({ partition: p.index, offset: frame.endOffset });
+        else if (frame.records.length) {
+          let chunk = "";
+          for (const r of frame.records) chunk += `${recordLine(p.index, r, plan.input)}\n`;
+          yield chunk;
+        }
+      }
+    }
+  } catch (error) {
+    // Headers are gone already: the failure becomes the last line, and no offsets line follows.
+    yield `${JSON.stringify({ error: toProblem(error) })}\n`;
+    return;
+  }
+  yield `${JSON.stringify({ end: true, offsets })}\n`;
+}
+
+/** One chunk per pull: the data plane is read only as fast as the HTTP client reads. */
+function pullStream(lines: AsyncGenerator<string>): ReadableStream<Uint8Array> {
+  const encoder = new TextEncoder();
+  return new ReadableStream<Uint8Array>(
+    {
+      async pull(controller) {
+        const next = await lines.next();
+        if (next.done) controller.close();
+        else controller.enqueue(encoder.encode(next.value));
+      },
+      async cancel() {
+        await lines.return(undefined);
+      },
+    },
+    { highWaterMark: 1 },
+  );
+}
+
+function problemResponse(error: unknown): Response {
+  const problem = toProblem(error);
+  const headers = new Headers({ "content-type": "application/problem+json" });
+  const retryAfter = retryAfterSeconds(error);
+  if (retryAfter) headers.set("retry-after", String(retryAfter));
+  return new Response(JSON.stringify(problem), { status: problem.status, headers });
+}
+
+/** The streaming routes' answer, or null when the request is for another route. */
+export async function handleRecordStream(req: Request, deps: ApiDeps): Promise<Response | null> {
+  const url = new URL(req.url);
+  const route = ROUTES.find((r) => r.pattern.test(url.pathname));
+  if (!route || req.method !== "GET") return null;
+  const topic = decodeURIComponent(route.pattern.exec(url.pathname)![1]!);
+  const query = Object.fromEntries(url.searchParams);
+  try {
+    const caller = createStreamCaller({ deps, headers: req.headers });
+    const plan = await caller.plan({ ...query, topic, mode: route.mode } as z.input<typeof streamInput>);
+    const replay = plan.input.mode === "replay";
+    const starts = replay ? await startOffsets(deps, plan) : plan.partitions.map(() => 0);
+    if (replay && plan.input.waitMs > 0) await waitForRecords(deps, plan, starts);
+    return new Response(pullStream(ndjsonLines(deps, plan, starts)), {
+      status: 200,
+      headers: { "content-type": NDJSON_CONTENT_TYPE, "cache-control": "no-store" },
+    });
+  } catch (error) {
+    return problemResponse(error);
+  }
+}

@@ -1,0 +1,151 @@
+import type { PrismaClient } from "@lastword/db";
+import type { Identity } from "../auth/request-identity";
+import { AppError } from "../errors/app-error";
+import type { DataPlane } from "../records/data-plane";
+import type { Clock } from "../trpc/context";
+import { commitOffsets } from "./consumer-group.service";
+import { findTopic } from "./topic.service";
+
+export interface GroupPositionDeps {
+  prisma: PrismaClient;
+  dataPlane: DataPlane;
+  clock: Clock;
+}
+
+export interface PartitionLag {
+  topic: string;
+  partition: number;
+  offset: number;
+  logStartOffset: number | null;
+  logEndOffset: number | null;
+  /** Offsets between the committed position and the log end (Kafka's offset lag; gaps count). */
+  lag: number | null;
+  /** Age of the next unread record (0 when caught up); null when the partition is unavailable. */
+  lagMs: number | null;
+}
+
+/**
+ * Lag of one committed position. A committed offset may sit inside a range compaction removed:
+ * the next unread record is then the first retained one after it, which a fetch from there returns.
+ */
+async function partitionLag(
+  deps: GroupPositionDeps,
+  topic: { id: string; name: string },
+  partition: number,
+  offset: number,
+): Promise<PartitionLag> {
+  const unknown = { topic: topic.name, partition, offset, logStartOffset: null, logEndOffset: null };
+  const row = await deps.prisma.partition.findUnique({
+    where: { topicId_index: { topicId: topic.id, index: partition } },
+    select: { id: true },
+  });
+  if (!row) return { ...unknown, lag: null, lagMs: null };
+  try {
+    const { earliest, latest } = await deps.dataPlane.listOffsets({ partitionId: row.id });
+    const known = { ...unknown, logStartOffset: earliest, logEndOffset: latest };
+    if (offset >= latest) return { ...known, lag: 0, lagMs: 0 };
+    const from = Math.max(offset, earliest);
+    const { records } = await deps.dataPlane.fetch({ partitionId: row.id, offset: from, limit: 1 });
+    const next = records[0];
+    const lagMs = next ? Math.max(0, deps.clock.now() - next.timestamp) : 0;
+    return { ...known, lag: latest - offset, lagMs };
+  } catch {
+    // Lag is informative; an unavailable partition shows none rather than failing the whole answer.
+    return { ...unknown, lag: null, lagMs: null };
+  }
+}
+
+async function findGroup(prisma: PrismaClient, tenantId: string, name: string) {
+  const group = await prisma.consumerGroup.findUnique({
+    where: { organizationId_name: { organizationId: tenantId, name } },
+    include: {
+      offsets: { include: { topic: true }, orderBy: [{ topicId: "asc" }, { partitionIndex: "asc" }] },
+    },
+  });
+  if (!group) throw new AppError("GROUP_NOT_FOUND", `Consumer group "${name}" does not exist.`);
+  return group;
+}
+
+/** Per partition: committed offset, lag in records and lag in time. */
+export async function groupLag(deps: GroupPositionDeps, identity: Identity, name: string) {
+  const group = await findGroup(deps.prisma, identity.tenantId, name);
+  const partitions = await Promise.all(
+    group.offsets.map((o) => partitionLag(deps, o.topic, o.partitionIndex, Number(o.offset))),
+  );
+  return {
+    group: group.name,
+    partitions,
+    totalLag: partitions.reduce((n, p) => n + (p.lag ?? 0), 0),
+    maxLagMs: partitions.reduce((n, p) => Math.max(n, p.lagMs ?? 0), 0),
+  };
+}
+
+export type ResetTarget = "earliest" | "latest" | "timestamp";
+
+/**
+ * Moves a group's position on a topic (every partition, or the ones named) to the log start, the
+ * log end, or the first record at or after a timestamp (the log end when there is none).
+ */
+export async function resetOffsets(
+  deps: GroupPositionDeps,
+  identity: Identity,
+  input: {
+    group: string;
+    topic: string;
+    to: ResetTarget;
+    timestamp?: number | undefined;
+    partitions?: number[] | undefined;
+  },
+) {
+  if (input.to === "timestamp" && input.timestamp === undefined) {
+    throw new AppError("INVALID_INPUT", 'Resetting to "timestamp" needs a timestamp (epoch milliseconds).');
+  }
+  const topic = await findTopic(deps.prisma, identity.tenantId, input.topic);
+  const rows = await deps.prisma.partition.findMany({
+    where: { topicId: topic.id, ...(input.partitions ? { index: { in: input.partitions } } : {}) },
+    orderBy: { index: "asc" },
+  });
+  const offsets = await Promise.all(
+    rows.map(async (row) => {
+      const listed = await deps.dataPlane.listOffsets({
+        partitionId: row.id,
+        ...(input.to === "timestamp" ? { timestamp: input.timestamp } : {}),
+      });
+      const offset =
+        input.to === "earliest"
+          ? listed.earliest
+          : input.to === "latest"
+            ? listed.latest
+            : (listed.timestampOffset ?? listed.latest);
+      return { topic: topic.name, partition: row.index, offset };
+    }),
+  );
+  await commitOffsets(deps, identity, { group: input.group, offsets });
+  return { group: input.group, offsets };
+}
+
+/** The groups with a committed position on a topic, with their lag there. */
+export async function listTopicGroups(deps: GroupPositionDeps, identity: Identity, topicName: string) {
+  const topic = await findTopic(deps.prisma, identity.tenantId, topicName);
+  const groups = await deps.prisma.consumerGroup.findMany({
+    where: { organizationId: identity.tenantId, offsets: { some: { topicId: topic.id } } },
+    include: { offsets: { where: { topicId: topic.id }, orderBy: { partitionIndex: "asc" } } },
+    orderBy: { name: "asc" },
+  });
+  return {
+    topic: topic.name,
+    groups: await Promise.all(
+      groups.map(async (g) => {
+        const partitions = await Promise.all(
+          g.offsets.map((o) => partitionLag(deps, topic, o.partitionIndex, Number(o.offset))),
+        );
+        return {
+          group: g.name,
+          partitions,
+          totalLag: partitions.reduce((n, p) => n + (p.lag ?? 0), 0),
+          maxLagMs: partitions.reduce((n, p) => Math.max(n, p.lagMs ?? 0), 0),
+        };
+      }),
+    ),
+  };
+}

@@ -1,0 +1,72 @@
+import type { PrismaClient } from "@lastword/db";
+import type { Identity } from "../auth/request-identity";
+import { AppError } from "../errors/app-error";
+import type { DataPlane } from "../records/data-plane";
+import { bytesToEnvelope, type EnvelopeFormat } from "../records/envelope";
+import { partitionForKey } from "../records/partitioner";
+import { findTopic } from "./topic.service";
+
+export interface KeyLookupDeps {
+  prisma: PrismaClient;
+  dataPlane: DataPlane;
+}
+
+export interface KeyLookupInput {
+  topic: string;
+  key: string;
+  keyType: "string" | "base64";
+  valueFormat: EnvelopeFormat;
+}
+
+/** The partition a key lives in (Kafka's partitioner) and that partition's row id. */
+async function keyPartition(deps: KeyLookupDeps, identity: Identity, input: KeyLookupInput) {
+  const topic = await findTopic(deps.prisma, identity.tenantId, input.topic);
+  const key = Buffer.from(input.key, input.keyType === "base64" ? "base64" : "utf8");
+  const index = partitionForKey(key, topic.partitionCount);
+  const row = await deps.prisma.partition.findUnique({
+    where: { topicId_index: { topicId: topic.id, index } },
+    select: { id: true },
+  });
+  if (!row)
+    throw new AppError("PARTITION_UNAVAILABLE", `Partition ${index} of "${input.topic}" is not ready.`);
+  return { key, partition: index, partitionId: row.id };
+}
+
+function keyNotFound(input: KeyLookupInput): AppError {
+  return new AppError("KEY_NOT_FOUND", `Topic "${input.topic}" holds no live value for key "${input.key}".`);
+}
+
+/** Latest live value by key, from the owner's key index (no scan); 404 if absent or tombstoned. */
+export async function getKey(deps: KeyLookupDeps, identity: Identity, input: KeyLookupInput) {
+  const { key, partition, partitionId } = await keyPartition(deps, identity, input);
+  const { record } = await deps.dataPlane.lookupKey({ partitionId, key });
+  if (!record) throw keyNotFound(input);
+  return {
+    partition,
+    offset: record.offset,
+    timestamp: record.timestamp,
+    value: bytesToEnvelope(Buffer.from(record.value, "base64"), input.valueFormat),
+    headers: record.headers.map((h) => ({
+      key: h.key,
+      value: bytesToEnvelope(h.value === null ? null : Buffer.from(h.value, "base64"), "auto"),
+    })),
+  };
+}
+
+/** Every retained version of a key (tombstones too), with the segment file each lives in. */
+export async function getKeyVersions(deps: KeyLookupDeps, identity: Identity, input: KeyLookupInput) {
+  const { key, partition, partitionId } = await keyPartition(deps, identity, input);
+  const found = await deps.dataPlane.keyVersions({ partitionId, key });
+  return {
+    partition,
+    logStartOffset: found.logStartOffset,
+    logEndOffset: found.logEndOffset,
+    versions: found.versions.map((v) => ({
+      offset: v.offset,
+      timestamp: v.timestamp,
+      value: bytesToEnvelope(v.value === null ? null : Buffer.from(v.value, "base64"), input.valueFormat),
+      tombstone: v.value === null,
+      segment: { baseOffset: v.segmentBaseOffset },
+    })),
+  };
+}

@@ -1,0 +1,288 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { envelope, LastwordApiError, LastwordClient, type StreamRecord } from "@lastword/client";
+import { DataPlaneClient } from "@lastword/dataplane";
+import { partitionLogOpener, type RunningWorker, startWorker } from "@lastword/worker";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type Harness, PUBLIC_URL, startHarness } from "./api-harness";
+
+// Issue 7: replay, snapshot and key lookup against a model of random writes, tombstones and passes;
+// consumer-group lag across compaction gaps; the streaming routes' access checks.
+let h: Harness;
+let worker: RunningWorker;
+let dataDir: string;
+let dp: DataPlaneClient;
+let client: LastwordClient;
+let tenant: { organizationId: string; userId: string };
+
+const TOPIC = "flags";
+const PARTITIONS = 3;
+const KEYS = 60;
+const model = new Map<string, string>();
+
+function rng(seed: number) {
+  let s = seed >>> 0;
+  return () => {
+    s = (Math.imul(s, 1664525) + 1013904223) >>> 0;
+    return s / 2 ** 32;
+  };
+}
+
+async function partitionIds(): Promise<string[]> {
+  const topic = await h.db.prisma.topic.findFirstOrThrow({ where: { name: TOPIC } });
+  const rows = await h.db.prisma.partition.findMany({
+    where: { topicId: topic.id },
+    orderBy: { index: "asc" },
+  });
+  return rows.map((r) => r.id);
+}
+
+async function cleanAll(): Promise<void> {
+  for (const partitionId of await partitionIds()) await dp.requestClean({ partitionId });
+}
+
+function asState(records: StreamRecord[]): Map<string, string> {
+  const state = new Map<string, string>();
+  for (const r of records) {
+    const key = r.key?.data as string;
+    if (r.value === null) state.delete(key);
+    else state.set(key, r.value.data as string);
+  }
+  return state;
+}
+
+async function drain(stream: AsyncGenerator<StreamRecord, Record<number, number>>) {
+  const records: StreamRecord[] = [];
+  for (;;) {
+    const next = await stream.next();
+    if (next.done) return { records, offsets: next.value };
+    records.push(next.value);
+  }
+}
+
+beforeAll(async () => {
+  h = await startHarness("consumers_state");
+  dataDir = mkdtempSync(join(tmpdir(), "lastword-consumers-state-"));
+  worker = await startWorker({
+    databaseUrl: h.db.url,
+    dataDir,
+    secret: h.secret,
+    openLog: partitionLogOpener(),
+    logLevel: "silent",
+    claimIntervalMs: 100,
+  });
+  dp = new DataPlaneClient({ prisma: h.db.prisma, secret: h.secret, ownerWaitMs: 15_000 });
+  tenant = await h.server.provisionTenant({
+    name: "State",
+    email: "state@example.com",
+    password: "state-pass-1",
+  });
+  const { key } = await h.server.createApiKey({ ...tenant, name: "state" });
+  client = new LastwordClient({ baseUrl: PUBLIC_URL, apiKey: key, fetch: (req) => h.server.handleRest(req) });
+  await client.topics.create({
+    name: TOPIC,
+    partitions: PARTITIONS,
+    preset: "state-table",
+    configs: { "segment.bytes": "2048", "delete.retention.ms": "0", "min.cleanable.dirty.ratio": "0.01" },
+  });
+  // Random writes and tombstones in rounds, with cleaner passes between some of them.
+  const random = rng(7);
+  for (let round = 0; round < 8; round++) {
+    const batch = [];
+    for (let i = 0; i < 80; i++) {
+      const key = `flag-${Math.floor(random() * KEYS)}`;
+      if (random() < 0.15) {
+        batch.push({ key: envelope.string(key), value: null });
+        model.delete(key);
+      } else {
+        const value = `v${round}-${i}-${"x".repeat(Math.floor(random() * 40))}`;
+        batch.push({ key: envelope.string(key), value: envelope.string(value) });
+        model.set(key, value);
+      }
+    }
+    await client.records.produce(TOPIC, batch);
+    if (round % 3 !== 0) await cleanAll();
+  }
+}, 60_000);
+
+afterAll(async () => {
+  dp?.close();
+  await worker?.stop();
+  await h?.close();
+  if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+});
+
+describe("replay, snapshot and key lookup", () => {
+  it("the cleaner really removed records (the log has offset gaps)", async () => {
+    const page = await client.records.read(TOPIC, 0, { offset: 0, limit: 1000 });
+    const gaps = page.records.some((r, i) => i > 0 && r.offset !== page.records[i - 1]!.offset + 1);
+    expect(gaps || page.records[0]!.offset > 0).toBe(true);
+  });
+
+  it("replay after random writes, tombstones and passes equals the model", async () => {
+    const { state, offsets } = await client.replayToMap(TOPIC, { via: "replay" });
+    expect(new Map([...state].map(([k, v]) => [k, v.data]))).toEqual(model);
+    const ids = await partitionIds();
+    for (const [i, id] of ids.entries())
+      expect(offsets[i]).toBe((await dp.listOffsets({ partitionId: id })).latest);
+  });
+
+  it("snapshot sends exactly one live record per key and equals replay", async () => {
+    const { records, offsets } = await drain(await client.stream(TOPIC, { mode: "snapshot" }));
+    expect(records.every((r) => r.value !== null)).toBe(true);
+    expect(new Set(records.map((r) => r.key?.data)).size).toBe(records.length);
+    expect(asState(records)).toEqual(model);
+    const replayed = await drain(await client.stream(TOPIC, { mode: "replay" }));
+    expect(asState(records)).toEqual(asState(replayed.records));
+    expect(offsets).toEqual(replayed.offsets);
+    const { state } = await client.replayToMap(TOPIC);
+    expect(state.size).toBe(model.size);
+  });
+
+  it("key lookup equals replay for every key, 404 when absent or tombstoned", async () => {
+    for (let k = 0; k < KEYS + 2; k++) {
+      const key = `flag-${k}`;
+      const expected = model.get(key);
+      const found = await client.keys.get(TOPIC, key).catch((e: unknown) => e);
+      if (expected === undefined) expect(found).toMatchObject({ status: 404, code: "KEY_NOT_FOUND" });
+      else expect(found).toMatchObject({ value: { type: "string", data: expected } });
+    }
+  });
+
+  it("versions list every retained record of a key with its segment, the latest last", async () => {
+    const key = [...model.keys()][0]!;
+    const { versions, logStartOffset } = await client.keys.versions(TOPIC, key);
+    expect(versions.length).toBeGreaterThan(0);
+    expect(versions.at(-1)?.value).toEqual({ type: "string", data: model.get(key) });
+    for (const v of versions) {
+      expect(v.segment.baseOffset).toBeLessThanOrEqual(v.offset);
+      expect(v.offset).toBeGreaterThanOrEqual(logStartOffset);
+    }
+    const latest = await client.keys.get(TOPIC, key);
+    expect(latest.offset).toBe(versions.at(-1)?.offset);
+  });
+
+  it("a replay resumes from per-partition offsets and tail follows new writes", async () => {
+    const { state, offsets } = await client.replayToMap(TOPIC);
+    const resumed = await drain(await client.stream(TOPIC, { offsets }));
+    expect(resumed.records).toEqual([]);
+    expect(resumed.offsets).toEqual(offsets);
+
+    const abort = new AbortController();
+    const seen: StreamRecord[] = [];
+    const following = (async () => {
+      for await (const record of client.tail(TOPIC, offsets, { waitMs: 2_000, signal: abort.signal })) {
+        seen.push(record);
+        if (seen.length === 3) break;
+      }
+    })();
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    await client.records.produce(TOPIC, [
+      { key: envelope.string("new-a"), value: envelope.string("1") },
+      { key: envelope.string("new-b"), value: envelope.string("2") },
+      { key: envelope.string("flag-1"), value: null },
+    ]);
+    await following;
+    abort.abort();
+    for (const r of seen) {
+      expect(r.offset).toBeGreaterThanOrEqual(offsets[r.partition]!);
+      if (r.value === null) state.delete(r.key?.data as string);
+      else state.set(r.key?.data as string, r.value);
+    }
+    model.set("new-a", "1");
+    model.set("new-b", "2");
+    model.delete("flag-1");
+    expect(new Map([...state].map(([k, v]) => [k, v.data]))).toEqual(model);
+  });
+});
+
+describe("consumer groups", () => {
+  it("lag is correct across compaction gaps: a committed offset inside a removed range still works", async () => {
+    const page = await client.records.read(TOPIC, 0, { offset: 0, limit: 1000 });
+    const gapAt = page.records.findIndex((r, i) => i > 0 && r.offset !== page.records[i - 1]!.offset + 1);
+    const next = gapAt > 0 ? page.records[gapAt]! : page.records[0]!;
+    const committed = gapAt > 0 ? page.records[gapAt - 1]!.offset + 1 : 0;
+    expect(committed).toBeLessThan(next.offset); // inside the removed range
+    await client.consumerGroups.commitOffsets("billing", [{ topic: TOPIC, partition: 0, offset: committed }]);
+    const before = Date.now();
+    const { partitions } = await client.consumerGroups.lag("billing");
+    const p0 = partitions.find((p) => p.partition === 0)!;
+    expect(p0.lag).toBe(page.logEndOffset - committed);
+    expect(p0.lagMs).toBeGreaterThanOrEqual(before - next.timestamp - 50);
+    expect(p0.lagMs).toBeLessThanOrEqual(Date.now() - next.timestamp + 50);
+    const resumed = await client.records.read(TOPIC, 0, { offset: committed, limit: 1 });
+    expect(resumed.records[0]?.offset).toBe(next.offset);
+  });
+
+  it("resets to earliest, latest and a timestamp; lists the groups of a topic", async () => {
+    const ids = await partitionIds();
+    const ends = await Promise.all(ids.map((partitionId) => dp.listOffsets({ partitionId })));
+    const latest = await client.consumerGroups.reset("billing", { topic: TOPIC, to: "latest" });
+    expect(latest.offsets.map((o) => o.offset)).toEqual(ends.map((e) => e.latest));
+    const caughtUp = await client.consumerGroups.lag("billing");
+    expect(caughtUp.totalLag).toBe(0);
+    expect(caughtUp.maxLagMs).toBe(0);
+
+    const earliest = await client.consumerGroups.reset("billing", {
+      topic: TOPIC,
+      to: "earliest",
+      partitions: [1],
+    });
+    expect(earliest.offsets).toEqual([{ topic: TOPIC, partition: 1, offset: ends[1]!.earliest }]);
+
+    const page = await client.records.read(TOPIC, 2, { offset: 0, limit: 1000 });
+    const middle = page.records[Math.floor(page.records.length / 2)]!;
+    const byTime = await client.consumerGroups.reset("billing", {
+      topic: TOPIC,
+      to: "timestamp",
+      timestamp: middle.timestamp,
+      partitions: [2],
+    });
+    const firstAtOrAfter = page.records.find((r) => r.timestamp >= middle.timestamp)!;
+    expect(byTime.offsets[0]?.offset).toBe(firstAtOrAfter.offset);
+
+    await client.consumerGroups.commitOffsets("search", [{ topic: TOPIC, partition: 0, offset: 0 }]);
+    const listed = await client.consumerGroups.listForTopic(TOPIC);
+    expect(listed.groups.map((g) => g.group)).toEqual(["billing", "search"]);
+  });
+});
+
+describe("streaming routes go through the one access check", () => {
+  it("refuses a key without records:read (as the compliance role is) and hides other tenants' topics", async () => {
+    const { key } = await h.server.createApiKey({
+      ...tenant,
+      name: "meta",
+      scopes: ["topics:read", "groups:read"],
+    });
+    const meta = new LastwordClient({
+      baseUrl: PUBLIC_URL,
+      apiKey: key,
+      fetch: (req) => h.server.handleRest(req),
+    });
+    for (const mode of ["replay", "snapshot"] as const) {
+      const error = await meta.stream(TOPIC, { mode }).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(LastwordApiError);
+      expect(error).toMatchObject({ status: 403, code: "INSUFFICIENT_SCOPE" });
+    }
+    expect(await meta.keys.get(TOPIC, "flag-2").catch((e: unknown) => e)).toMatchObject({ status: 403 });
+
+    const other = await h.server.provisionTenant({
+      name: "Other",
+      email: "o@example.com",
+      password: "other-pass-1",
+    });
+    const otherKey = await h.server.createApiKey({ ...other, name: "o" });
+    const stranger = new LastwordClient({
+      baseUrl: PUBLIC_URL,
+      apiKey: otherKey.key,
+      fetch: (req) => h.server.handleRest(req),
+    });
+    expect(await stranger.stream(TOPIC).catch((e: unknown) => e)).toMatchObject({ status: 404 });
+    expect(await stranger.replayToMap(TOPIC).catch((e: unknown) => e)).toMatchObject({
+      code: "TOPIC_NOT_FOUND",
+    });
+    const anonymous = await h.server.handleRest(new Request(`${PUBLIC_URL}/api/v1/topics/${TOPIC}/snapshot`));
+    expect(anonymous.status).toBe(401);
+  });
+});

@@ -1,0 +1,58 @@
+import { z } from "zod";
+
+/**
+ * Wire shapes of the key-lookup and streaming routes (issue 7): latest value by key through the
+ * worker's key index, every retained version of a key, and streamed replay/snapshot of a partition.
+ */
+export const keyPath = {
+  lookup: (partitionId: string) => `/v1/partitions/${encodeURIComponent(partitionId)}/key`,
+  versions: (partitionId: string) => `/v1/partitions/${encodeURIComponent(partitionId)}/key-versions`,
+  stream: (partitionId: string) => `/v1/partitions/${encodeURIComponent(partitionId)}/stream`,
+};
+
+/** The key travels base64 in the query so any bytes fit. */
+export const keyQuerySchema = z.object({ key: z.base64() });
+
+const bytes = z.string().nullable();
+const offset = z.number().int().nonnegative();
+
+export const keyLookupResponseSchema = z.object({
+  /** Null when the key has no live value (never written, tombstoned, or its record is gone). */
+  record: z
+    .object({
+      offset,
+      timestamp: z.number().int(),
+      value: z.string(),
+      headers: z.array(z.object({ key: z.string(), value: bytes })),
+    })
+    .nullable(),
+  logEndOffset: offset,
+});
+
+export const keyVersionsResponseSchema = z.object({
+  versions: z.array(
+    z.object({
+      offset,
+      timestamp: z.number().int(),
+      /** Null for a tombstone. */
+      value: bytes,
+      /** Base offset of the segment file holding the record. */
+      segmentBaseOffset: offset,
+    }),
+  ),
+  logStartOffset: offset,
+  logEndOffset: offset,
+});
+
+export const STREAM_MODES = ["replay", "snapshot"] as const;
+export type StreamMode = (typeof STREAM_MODES)[number];
+
+export const streamQuerySchema = z.object({
+  mode: z.enum(STREAM_MODES),
+  /** Replay only: first offset to send (clamped up to the log start). */
+  offset: z.coerce.number().int().nonnegative().default(0),
+});
+
+export type KeyLookupResponse = z.infer<typeof keyLookupResponseSchema>;
+export type KeyVersionsResponse = z.infer<typeof keyVersionsResponseSchema>;
+export type StreamQuery = z.infer<typeof streamQuerySchema>;
