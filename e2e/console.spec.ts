@@ -31,6 +31,15 @@ describe("console walking skeleton", () => {
     const row = page.getByRole("table", { name: "Topics" }).getByRole("row", { name: /customer-profiles/ });
     expect(await row.getByRole("cell").allInnerTexts()).toEqual(["compact", "3"]);
 
+    await createTopic(page, { name: "orders", partitions: 1, cleanupPolicy: "delete" });
+    const table = page.getByRole("table", { name: "Topics" });
+    await page.getByLabel("Sort by").selectOption("partitions");
+    expect(await table.getByRole("rowheader").allTextContents()).toEqual(["customer-profiles", "orders"]);
+    await page.getByLabel("Search topics").fill("ORD");
+    await table.getByRole("rowheader", { name: "customer-profiles" }).waitFor({ state: "detached" });
+    expect(await table.getByRole("rowheader").allTextContents()).toEqual(["orders"]);
+    await page.getByLabel("Search topics").fill("");
+
     const screenshot = await saveScreenshot(page, "console-topics");
     expect((await stat(screenshot)).size).toBeGreaterThan(0);
   });
