@@ -250,7 +250,7 @@ describe("model", () => {
         for (const op of ops) await step(state, op);
         await state.log.close();
       }),
-      { numRuns: 80 },
+      { numRuns: 50 },
     );
   });
 });
