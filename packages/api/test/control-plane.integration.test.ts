@@ -192,6 +192,42 @@ describe("API keys and topics", () => {
     expect(page2).toMatchObject({ topics: [{ name: "c" }], nextCursor: null });
   });
 
+  it("pages API keys with opaque cursors", async () => {
+    const session = await signUp(h.server, "keyring@example.com");
+    for (const name of ["k1", "k2", "k3"]) {
+      await trpc(h.server, { cookie: session.cookie }, "mutation", "apiKeys.create", { name });
+    }
+    const all = await trpc(h.server, { cookie: session.cookie }, "query", "apiKeys.list");
+    const listed = all.body.result!.data as { apiKeys: { name: string }[]; nextCursor: string | null };
+    expect(listed.apiKeys.map((k) => k.name).sort()).toEqual(["k1", "k2", "k3"]);
+    const created = await trpc(h.server, { cookie: session.cookie }, "mutation", "apiKeys.create", {
+      name: "pager",
+      scopes: ["keys:read"],
+    });
+    const { key } = created.body.result!.data as { key: string };
+    const names: string[] = [];
+    let cursor: string | undefined;
+    do {
+      const page = await rest(
+        h.server,
+        { apiKey: key },
+        "GET",
+        `/api-keys?limit=3${cursor ? `&cursor=${cursor}` : ""}`,
+      );
+      expect(page.status).toBe(200);
+      names.push(...(page.body.apiKeys as { name: string }[]).map((k) => k.name));
+      cursor = (page.body.nextCursor as string | null) ?? undefined;
+    } while (cursor);
+    expect(names.sort()).toEqual(["k1", "k2", "k3", "pager"]);
+    const forged = await rest(
+      h.server,
+      { apiKey: key },
+      "GET",
+      `/api-keys?cursor=${Buffer.from('["topics","x"]').toString("base64url")}`,
+    );
+    expect(forged.status).toBe(400);
+  });
+
   it("a revoked key is refused", async () => {
     const session = await signUp(h.server, "revoker@example.com");
     const created = await trpc(h.server, { cookie: session.cookie }, "mutation", "apiKeys.create", {

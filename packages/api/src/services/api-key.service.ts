@@ -1,4 +1,4 @@
-import type { PrismaClient } from "@lastword/db";
+import type { ApiKey as ApiKeyRow, PrismaClient } from "@lastword/db";
 import type { Auth } from "../auth/auth";
 import type { Identity } from "../auth/request-identity";
 import {
@@ -11,6 +11,7 @@ import {
 import { AppError } from "../errors/app-error";
 import type { Clock } from "../trpc/context";
 import { appendAuditEvent } from "./audit.service";
+import { beforeCursor, encodeCursor } from "./cursor";
 
 export interface ApiKeyDeps {
   prisma: PrismaClient;
@@ -124,12 +125,27 @@ export async function createApiKeyFor(
   });
 }
 
-export async function listApiKeys(deps: ApiKeyDeps, identity: Identity): Promise<ApiKeySummary[]> {
+export async function listApiKeys(
+  deps: ApiKeyDeps,
+  identity: Identity,
+  input: { limit: number; cursor?: string | undefined },
+): Promise<{ apiKeys: ApiKeySummary[]; nextCursor: string | null }> {
   const rows = await deps.prisma.apiKey.findMany({
-    where: { referenceId: identity.tenantId },
-    orderBy: { createdAt: "desc" },
+    where: { referenceId: identity.tenantId, ...beforeCursor("apiKeys", input.cursor) },
+    orderBy: [{ createdAt: "desc" }, { id: "desc" }],
+    take: input.limit + 1,
   });
-  return rows.map((row) => ({
+  const page = rows.slice(0, input.limit);
+  const last = page.at(-1);
+  const nextCursor =
+    rows.length > input.limit && last
+      ? encodeCursor("apiKeys", [last.createdAt.toISOString(), last.id])
+      : null;
+  return { apiKeys: page.map(summarise), nextCursor };
+}
+
+function summarise(row: ApiKeyRow): ApiKeySummary {
+  return {
     id: row.id,
     name: row.name,
     prefix: row.start,
@@ -138,7 +154,7 @@ export async function listApiKeys(deps: ApiKeyDeps, identity: Identity): Promise
     lastUsedAt: row.lastRequest?.toISOString() ?? null,
     expiresAt: row.expiresAt?.toISOString() ?? null,
     revoked: row.enabled === false,
-  }));
+  };
 }
 
 /** Revoked keys stay listed (disabled) so the audit trail's references keep resolving. */

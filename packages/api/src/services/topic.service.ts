@@ -5,6 +5,7 @@ import type { CreateTopicInput } from "../procedures/topics/create-topic.schema"
 import type { TopicSummary } from "../procedures/topics/topic.schema";
 import type { Clock } from "../trpc/context";
 import { appendAuditEvent } from "./audit.service";
+import { decodeCursor, encodeCursor } from "./cursor";
 import { tenantQuota } from "./rate-limit.service";
 import { cleanupPolicyOf, storedConfigs, validateConfigs } from "./topic-config";
 import { type ConfigWarning, configWarnings } from "./topic-guardrails";
@@ -120,32 +121,19 @@ export async function createTopic(
   }
 }
 
-const CURSOR_PREFIX = "t1:";
-
-function encodeCursor(name: string): string {
-  return Buffer.from(`${CURSOR_PREFIX}${name}`).toString("base64url");
-}
-
-function decodeCursor(cursor: string): string {
-  const text = Buffer.from(cursor, "base64url").toString("utf8");
-  if (!text.startsWith(CURSOR_PREFIX))
-    throw new AppError("INVALID_INPUT", "The cursor is not one this API issued.");
-  return text.slice(CURSOR_PREFIX.length);
-}
-
 export async function listTopics(
   deps: TopicDeps,
   identity: Identity,
   input: { limit: number; cursor?: string | undefined },
 ): Promise<{ topics: TopicSummary[]; nextCursor: string | null }> {
   const where: Prisma.TopicWhereInput = { organizationId: identity.tenantId };
-  if (input.cursor) where.name = { gt: decodeCursor(input.cursor) };
+  if (input.cursor) where.name = { gt: decodeCursor("topics", input.cursor, 1)[0]! };
   const rows = await deps.prisma.topic.findMany({ where, orderBy: { name: "asc" }, take: input.limit + 1 });
   const page = rows.slice(0, input.limit);
   const last = page.at(-1);
   return {
     topics: page.map(topicSummary),
-    nextCursor: rows.length > input.limit && last ? encodeCursor(last.name) : null,
+    nextCursor: rows.length > input.limit && last ? encodeCursor("topics", [last.name]) : null,
   };
 }
 

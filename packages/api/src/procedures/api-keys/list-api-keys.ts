@@ -8,4 +8,4 @@ export const listApiKeysProcedure = protectedProcedure("keys:read")
   })
   .input(listApiKeysInput)
   .output(listApiKeysOutput)
-  .query(async ({ ctx }) => ({ apiKeys: await listApiKeys(ctx.deps, ctx.identity) }));
+  .query(({ ctx, input }) => listApiKeys(ctx.deps, ctx.identity, input));
