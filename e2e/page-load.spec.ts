@@ -1,0 +1,67 @@
+import { mkdir, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import type { Browser, Locator, Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { createTopic, launchChromium, newAccount, newConsolePage, signUp } from "./console-session";
+
+// Generous: CI machines are shared; the point is to catch a page that hangs or a regression of
+// seconds, and to record the numbers (test-artifacts/page-load.json) for the README.
+const PAGE_READY_BUDGET_MS = 5_000;
+
+interface PageLoad {
+  path: string;
+  /** Navigation start to the page's own content being on screen, client-fetched data included. */
+  readyMs: number;
+  /** Navigation Timing: response end and DOMContentLoaded, relative to navigation start. */
+  responseEndMs: number;
+  domContentLoadedMs: number;
+}
+
+async function measure(page: Page, path: string, ready: (page: Page) => Locator): Promise<PageLoad> {
+  const started = Date.now();
+  await page.goto(path);
+  await ready(page).waitFor();
+  const readyMs = Date.now() - started;
+  const timing = JSON.parse(
+    String(await page.evaluate("JSON.stringify(performance.getEntriesByType('navigation')[0])")),
+  ) as { responseEnd: number; domContentLoadedEventEnd: number };
+  return {
+    path,
+    readyMs,
+    responseEndMs: Math.round(timing.responseEnd),
+    domContentLoadedMs: Math.round(timing.domContentLoadedEventEnd),
+  };
+}
+
+describe("page load", () => {
+  let browser: Browser;
+  let page: Page;
+
+  beforeAll(async () => {
+    browser = await launchChromium();
+    page = await newConsolePage(browser);
+    await signUp(page, newAccount("Speed Tester"));
+    await createTopic(page, { name: "clicks", partitions: 2, cleanupPolicy: "compact" });
+  });
+  afterAll(async () => {
+    await browser?.close();
+  });
+
+  it("shows each console page's content within the budget, warm", async () => {
+    const pages = [
+      { path: "/topics", ready: (p: Page) => p.getByRole("table", { name: "Topics" }) },
+      { path: "/topics/clicks", ready: (p: Page) => p.getByRole("table", { name: "Partitions" }) },
+      { path: "/api-keys", ready: (p: Page) => p.getByRole("status").filter({ hasText: "no API keys yet" }) },
+    ];
+    // One unmeasured pass: the first request of each route in a fresh `next start` pays for
+    // loading its server chunks, which says nothing about a running service.
+    for (const { path } of pages) await page.goto(path);
+    const loads: PageLoad[] = [];
+    for (const { path, ready } of pages) loads.push(await measure(page, path, ready));
+
+    const dir = inject("artifactsDir");
+    await mkdir(dir, { recursive: true });
+    await writeFile(join(dir, "page-load.json"), `${JSON.stringify(loads, null, 2)}\n`);
+    for (const load of loads) expect(load.readyMs, load.path).toBeLessThan(PAGE_READY_BUDGET_MS);
+  });
+});
