@@ -199,6 +199,8 @@ export class PartitionLog {
   }
 
   private async syncActive(): Promise<void> {
+    // close() already flushed everything and published it; its files are gone now.
+    if (this.closed) return;
     const end = this.logEndOffset;
     await this.activeSegment.flushLog();
     this.durableEndOffset = Math.max(this.durableEndOffset, end);
@@ -366,6 +368,7 @@ export class PartitionLog {
     await this.mutex.run(async () => {
       if (this.closed) return;
       await this.activeSegment.flushAll();
+      this.durableEndOffset = this.logEndOffset;
       writeCheckpoint(this.dir, RECOVERY_POINT_CHECKPOINT, this.logEndOffset);
       for (const segment of this.segmentList) segment.close();
       for (const [timer, paths] of this.pendingDeletes) {

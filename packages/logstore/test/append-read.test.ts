@@ -192,4 +192,14 @@ describe("read", () => {
     await expect(log.readBatches(25)).rejects.toMatchObject({ code: "OFFSET_OUT_OF_RANGE" });
     expect((await log.readBatches(24)).bytes.length).toBe(0);
   });
+
+  it("17. group commit: appends in flight when the log closes still resolve, durable", async () => {
+    const dir = tempDir();
+    const log = await PartitionLog.open({ dir, durability: "group-commit" });
+    const pending = Array.from({ length: 5 }, (_, i) => log.append([kv(`k${i}`, `v${i}`)]));
+    await log.close();
+    expect((await Promise.all(pending)).map((r) => r.baseOffset)).toEqual([0, 1, 2, 3, 4]);
+    const reopened = await openLog({ dir });
+    expect(reopened.logEndOffset).toBe(5);
+  });
 });
