@@ -57,3 +57,13 @@ describe("docker-compose.yml", () => {
     expect(worker.LASTWORD_INTERNAL_SECRET).toBe(web.LASTWORD_INTERNAL_SECRET);
   });
 });
+
+describe("docker-compose.yml worker environment", () => {
+  it("is accepted by the worker and advertises the service name, not the 0.0.0.0 bind address", async () => {
+    const { readWorkerEnv } = await import("../apps/worker/src/env");
+    const env = readWorkerEnv({ ...compose.services.worker!.environment, NODE_ENV: "production" });
+    expect(env.WORKER_DATAPLANE_HOST).toBe("0.0.0.0");
+    expect(env.WORKER_ADVERTISED_HOST).toBe("worker");
+    expect(env.WORKER_DATAPLANE_PORT).toBe(7100);
+  });
+});

@@ -20,6 +20,7 @@ const schema = z
       .regex(/^[A-Za-z0-9._-]{1,64}$/)
       .default(() => `worker-${randomBytes(5).toString("hex")}`),
     WORKER_DATAPLANE_HOST: z.string().min(1).default("127.0.0.1"),
+    WORKER_ADVERTISED_HOST: z.string().min(1).optional(),
     WORKER_DATAPLANE_PORT: z.coerce.number().int().min(0).max(65535).default(0),
     WORKER_LEASE_TTL_MS: z.coerce.number().int().min(1000).default(10_000),
     WORKER_SCHEDULER_TICK_MS: z.coerce.number().int().min(100).default(5_000),

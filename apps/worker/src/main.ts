@@ -21,6 +21,7 @@ async function main(): Promise<void> {
     }),
     workerId: env.WORKER_ID,
     host: env.WORKER_DATAPLANE_HOST,
+    advertisedHost: env.WORKER_ADVERTISED_HOST,
     port: env.WORKER_DATAPLANE_PORT,
     leaseTtlMs: env.WORKER_LEASE_TTL_MS,
     logger,

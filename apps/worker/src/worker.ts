@@ -32,6 +32,9 @@ export interface WorkerConfig {
   /** Data-plane bind address; loopback by default. Port 0 binds an ephemeral port. */
   host?: string;
   port?: number;
+  /** Host name other processes reach the data plane by, when it differs from the bind address
+   *  (containers bind 0.0.0.0 and are reached by service name). */
+  advertisedHost?: string;
   leaseTtlMs?: number;
   claimIntervalMs?: number;
   maxClaimsPerTick?: number;
@@ -131,7 +134,8 @@ export async function startWorker(config: WorkerConfig): Promise<RunningWorker> 
     workerId: id,
     logger,
   });
-  const address = await listen(server, config.host ?? "127.0.0.1", config.port ?? 0);
+  const bound = await listen(server, config.host ?? "127.0.0.1", config.port ?? 0);
+  const address = config.advertisedHost ? advertise(bound, config.advertisedHost) : bound;
   // Leases a previous run under the same id still holds: nothing of them is open here.
   await leases.releaseAll();
   await registry.register(address);
@@ -193,4 +197,10 @@ async function kill(parts: Omit<Parts, "leases" | "registry">): Promise<void> {
   await parts.scheduler?.halt();
   await parts.host.closeAll();
   await Promise.all([parts.prisma.$disconnect(), parts.fence.close()]);
+}
+
+function advertise(boundAddress: string, host: string): string {
+  const url = new URL(boundAddress);
+  url.hostname = host;
+  return url.origin;
 }
