@@ -238,13 +238,17 @@ export class PartitionLog {
   /** Closes the active segment and opens a new one at the log end; a no-op when it is empty. */
   async roll(): Promise<void> {
     this.assertOpen();
-    await this.mutex.run(() => this.rollActive());
+    await this.mutex.run(() => {
+      this.assertOpen();
+      return this.rollActive();
+    });
   }
 
   /** Beyond Kafka: rolls a non-empty active segment whose age passed the limit, without an append. */
   async maybeRoll(): Promise<boolean> {
     this.assertOpen();
     return this.mutex.run(async () => {
+      this.assertOpen();
       const due = timeRollDueAt(this.activeSegment, this.config);
       if (due === null || this.clock.now() < due) return false;
       await this.rollActive();
@@ -279,6 +283,7 @@ export class PartitionLog {
       );
     }
     return this.mutex.run(() => {
+      this.assertOpen();
       if (!Number.isSafeInteger(offset) || offset < 0 || offset > this.durableEndOffset) {
         throw new OffsetOutOfRangeError(
           `cannot delete records before ${offset}: it must be between 0 and the high watermark ${this.durableEndOffset}`,
@@ -298,6 +303,7 @@ export class PartitionLog {
   async applyRetention(): Promise<RetentionResult> {
     this.assertOpen();
     return this.mutex.run(async () => {
+      this.assertOpen();
       const deleted: DeletedSegment[] = [];
       const totalBytes = this.segmentList.reduce((sum, segment) => sum + segment.sizeBytes, 0);
       const state = { logStartOffset: this.startOffset, nowMs: this.clock.now(), totalBytes };
