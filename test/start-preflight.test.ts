@@ -30,7 +30,9 @@ describe("npm start preflight", () => {
     expect(result.ms).toBeLessThan(10_000);
     const lines = result.stderr.trim().split("\n");
     expect(lines).toHaveLength(1);
-    expect(lines[0]).toMatch(/^Cannot reach PostgreSQL at postgresql:\/\/postgres@127\.0\.0\.1:9\/lastword: start it/);
+    expect(lines[0]).toMatch(
+      /^Cannot reach PostgreSQL at postgresql:\/\/postgres@127\.0\.0\.1:9\/lastword: start it/,
+    );
     expect(result.stderr).not.toMatch(/\n\s+at /);
   });
 
