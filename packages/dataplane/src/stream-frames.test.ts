@@ -1,0 +1,66 @@
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { DataPlaneError } from "./errors";
+import type { FetchedRecord } from "./record-codec";
+import { decodeStreamFrames, encodeEndFrame, encodeErrorFrame, encodeRecordFrames } from "./stream-frames";
+
+const bytes = fc.option(fc.uint8Array({ maxLength: 64 }).map((a) => Buffer.from(a)));
+const record = fc.record({
+  offset: fc.nat(1_000_000),
+  timestamp: fc.nat(2 ** 42),
+  key: bytes,
+  value: bytes,
+  headers: fc.array(fc.record({ key: fc.string({ maxLength: 8 }), value: bytes }), { maxLength: 2 }),
+});
+
+async function* chunked(buf: Buffer, sizes: number[]): AsyncGenerator<Buffer> {
+  let pos = 0;
+  for (const size of sizes) {
+    if (pos >= buf.length) break;
+    yield buf.subarray(pos, pos + size);
+    pos += size;
+  }
+  if (pos < buf.length) yield buf.subarray(pos);
+}
+
+async function collect(chunks: AsyncIterable<Buffer>) {
+  const records: FetchedRecord[] = [];
+  let end: number | null = null;
+  for await (const frame of decodeStreamFrames(chunks)) {
+    if (frame.kind === "records") records.push(...frame.records);
+    else end = frame.endOffset;
+  }
+  return { records, end };
+}
+
+describe("stream frames", () => {
+  it("decode what was encoded however the bytes are split (tombstone ≠ empty value)", async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(record, { maxLength: 30 }),
+        fc.array(fc.integer({ min: 1, max: 40 })),
+        async (rs, sizes) => {
+          const body = Buffer.concat([encodeRecordFrames(rs), encodeEndFrame(1234, 5)]);
+          const { records, end } = await collect(chunked(body, sizes));
+          expect(records).toEqual(rs);
+          expect(end).toBe(1234);
+        },
+      ),
+      { numRuns: 100 },
+    );
+  });
+
+  it("an error frame becomes the worker's DataPlaneError; a cut body is an error too", async () => {
+    const failed = Buffer.concat([
+      encodeRecordFrames([{ offset: 1, timestamp: 2, key: null, value: null, headers: [] }]),
+      encodeErrorFrame({ code: "PARTITION_UNAVAILABLE", message: "closed", retriable: true }),
+    ]);
+    const error = await collect(chunked(failed, [7])).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(DataPlaneError);
+    expect(error).toMatchObject({ code: "PARTITION_UNAVAILABLE", retriable: true });
+    const cut = encodeRecordFrames([
+      { offset: 1, timestamp: 2, key: Buffer.from("k"), value: null, headers: [] },
+    ]);
+    await expect(collect(chunked(cut, [100]))).rejects.toMatchObject({ code: "INTERNAL" });
+  });
+});
