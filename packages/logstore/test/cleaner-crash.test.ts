@@ -18,9 +18,11 @@ import { kv, text } from "./helpers";
 // equals the model, every live key's latest record is at its offset, no offset appeared, and a
 // further pass over the recovered log keeps all of that true.
 
-const TEMPLATES = 10;
-const FAULT_KILLS_PER_TEMPLATE = 18;
-const TIMED_KILLS_PER_TEMPLATE = 3;
+/** Fault-point kills required; prepared partitions are added until they provide this many. */
+const FAULT_KILLS = 200;
+const MAX_TEMPLATES = 20;
+const FAULT_KILLS_PER_TEMPLATE = 20;
+const TIMED_KILLS_PER_TEMPLATE = 2;
 const LANES = 3;
 const DELETE_RETENTION_MS = 60_000;
 const T0 = 1_700_000_000_000;
@@ -267,7 +269,8 @@ async function runTrial(trial: Trial, index: number): Promise<boolean> {
 describe("cleaner crash safety", () => {
   it("SIGKILL at every step of passes recovers to old or new segments, never a mix or a loss", async () => {
     const trials: Trial[] = [];
-    for (let t = 0; t < TEMPLATES; t++) {
+    let faultKills = 0;
+    for (let t = 0; t < MAX_TEMPLATES && faultKills < FAULT_KILLS; t++) {
       const template = await makeTemplate(t);
       const calibration = path.join(workDir, `calibration-${t}`);
       fs.cpSync(template.dir, calibration, { recursive: true });
@@ -282,6 +285,7 @@ describe("cleaner crash safety", () => {
         const killAt =
           hits <= FAULT_KILLS_PER_TEMPLATE ? k + 1 : 1 + Math.floor((k * hits) / FAULT_KILLS_PER_TEMPLATE);
         trials.push({ template, killAt, killAfterMs: null });
+        faultKills++;
       }
       for (let k = 0; k < TIMED_KILLS_PER_TEMPLATE; k++)
         trials.push({ template, killAt: 0, killAfterMs: pick(15) });
@@ -295,7 +299,8 @@ describe("cleaner crash safety", () => {
       }
     };
     await Promise.all(Array.from({ length: LANES }, lane));
-    expect(trials.length).toBeGreaterThanOrEqual(200);
-    expect(killed).toBeGreaterThanOrEqual(200);
+    // Every fault-point trial is a kill (the calibration run reached each point); timed ones mostly.
+    expect(faultKills).toBeGreaterThanOrEqual(FAULT_KILLS);
+    expect(killed).toBeGreaterThanOrEqual(FAULT_KILLS);
   }, 300_000);
 });

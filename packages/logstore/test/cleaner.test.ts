@@ -618,7 +618,7 @@ describe("12. corruption", () => {
         .sort()[0]!,
     );
     const bytes = fs.readFileSync(file);
-    bytes[bytes.length - 2] ^= 0xff; // inside the last record of the closed segment
+    bytes.writeUInt8(bytes.readUInt8(bytes.length - 2) ^ 0xff, bytes.length - 2); // in the last record
     fs.writeFileSync(file, bytes);
     const reopened = await openLog({ dir, config: compact() });
     await expect(reopened.clean()).rejects.toMatchObject({ code: "CORRUPT_SEGMENT" });
