@@ -1,9 +1,8 @@
 /**
  * Per-partition key index: 64-bit key hash → latest offset (and whether that record is a tombstone).
  * Open addressing over typed arrays, so memory is fixed per slot and independent of key or value
- * size: 4 + 4 (hash) + 8 (offset) + 1 (flags) = 17 bytes per slot, at most 3/4 full → at most
- * ~23 bytes per key between growths (34 just after one), plus a transient copy while the table
- * doubles or a snapshot freezes it.
+ * size: 4 + 4 (hash) + 8 (offset) + 1 (flags) = 17 bytes per slot, 3/8 to 3/4 full → 23 to 46
+ * bytes per key, plus a transient copy while the table doubles or a snapshot freezes it.
  *
  * Like Kafka's cleaner offset map, the index trusts the hash: two keys share an entry only if
  * their 64-bit hashes collide (≈ n²/2⁶⁵ for n keys in a partition). Lookups re-check the key on the
