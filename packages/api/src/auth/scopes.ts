@@ -14,6 +14,8 @@ export const SCOPES = [
   "keys:write",
   "members:read",
   "members:write",
+  "erasure:read",
+  "erasure:write",
   "admin",
 ] as const;
 
@@ -32,12 +34,12 @@ export const DEFAULT_API_KEY_SCOPES: readonly Scope[] = [
   "groups:write",
 ];
 
-// compliance reads topic metadata (and, later, runs erasure requests) but never record values.
+// compliance reads topic metadata and runs erasure requests (keys and metadata) but never reads record values.
 const ROLE_SCOPES: Record<Role, readonly Scope[]> = {
   owner: ["admin"],
   admin: ["admin"],
   developer: [...DEFAULT_API_KEY_SCOPES, "keys:read", "keys:write", "members:read"],
-  compliance: ["topics:read", "groups:read"],
+  compliance: ["topics:read", "groups:read", "erasure:read", "erasure:write"],
   viewer: ["topics:read", "records:read", "groups:read"],
 };
 

@@ -9,6 +9,15 @@ import { listTopicGroupsProcedure } from "../procedures/consumer-groups/list-top
 import { resetOffsetsProcedure } from "../procedures/consumer-groups/reset-offsets";
 import { getKeyProcedure } from "../procedures/keys/get-key";
 import { keyVersionsProcedure } from "../procedures/keys/key-versions";
+import { exportAuditProcedure } from "../procedures/audit/export-audit";
+import { verifyAuditProcedure } from "../procedures/audit/verify-audit";
+import { createErasureRequestProcedure } from "../procedures/erasure/create-erasure-request";
+import { erasureTopicsProcedure } from "../procedures/erasure/erasure-topics";
+import { exportErasureEvidenceProcedure } from "../procedures/erasure/export-erasure-evidence";
+import { extendErasureDeadlineProcedure } from "../procedures/erasure/extend-erasure-deadline";
+import { getErasureRequestProcedure } from "../procedures/erasure/get-erasure-request";
+import { listErasureRequestsProcedure } from "../procedures/erasure/list-erasure-requests";
+import { previewErasureProcedure } from "../procedures/erasure/preview-erasure";
 import { changeMemberRoleProcedure } from "../procedures/members/change-member-role";
 import { inviteMemberProcedure } from "../procedures/members/invite-member";
 import { listMembersProcedure } from "../procedures/members/list-members";
@@ -67,6 +76,19 @@ export const appRouter = router({
   keys: router({
     get: getKeyProcedure,
     versions: keyVersionsProcedure,
+  }),
+  erasure: router({
+    create: createErasureRequestProcedure,
+    list: listErasureRequestsProcedure,
+    get: getErasureRequestProcedure,
+    extend: extendErasureDeadlineProcedure,
+    evidence: exportErasureEvidenceProcedure,
+    preflight: previewErasureProcedure,
+    topics: erasureTopicsProcedure,
+  }),
+  audit: router({
+    verify: verifyAuditProcedure,
+    export: exportAuditProcedure,
   }),
 });
 

@@ -1,0 +1,147 @@
+import { z } from "zod";
+import { envelopeSchema } from "../../records/envelope";
+import { ERASURE_STATUSES } from "../../services/erasure.service";
+import { topicNameSchema } from "../topics/topic.schema";
+
+const keyEnvelope = z.discriminatedUnion("type", [
+  z.object({ type: z.literal("string"), data: z.string().min(1) }),
+  z.object({ type: z.literal("base64"), data: z.base64().min(1) }),
+]);
+
+export const erasureScopeInput = z.object({
+  topics: z.array(topicNameSchema).max(100).optional(),
+  allCompacted: z.boolean().optional(),
+});
+
+export const createErasureInput = erasureScopeInput.extend({
+  keys: z.array(keyEnvelope).min(1).max(100),
+  receivedAt: z.iso.datetime().optional(),
+  deadlineAt: z.iso.datetime().optional(),
+  requester: z.string().max(200).optional(),
+  notes: z.string().max(4000).optional(),
+});
+
+export const preflightSchema = z.object({
+  deadlineMs: z.number(),
+  schedulerTickMs: z.number(),
+  passEstimateMs: z.number(),
+  segmentMs: z.number(),
+  maxCompactionLagMs: z.number(),
+  deleteRetentionMs: z.number(),
+  worstCasePurgeMs: z.number(),
+  worstCaseTombstoneGoneMs: z.number(),
+  meetsDeadline: z.boolean(),
+  tombstoneOutlivesDeadline: z.boolean(),
+  fix: z.record(z.string(), z.string()).nullable(),
+  explanation: z.string(),
+});
+
+export const laggingGroupSchema = z.object({
+  group: z.string(),
+  topic: z.string(),
+  partition: z.number().int(),
+  committedOffset: z.number(),
+  tombstoneOffset: z.number(),
+  horizonAt: z.string().nullable(),
+  horizonNear: z.boolean(),
+});
+
+export const erasureSummarySchema = z.object({
+  id: z.string(),
+  status: z.enum(ERASURE_STATUSES),
+  statusReason: z.string().nullable(),
+  subjectKeys: z.array(envelopeSchema),
+  scope: z.object({ allCompacted: z.boolean(), topics: z.array(z.string()) }),
+  receivedAt: z.string(),
+  deadlineAt: z.string(),
+  msToDeadline: z.number(),
+  requester: z.string().nullable(),
+  notes: z.string().nullable(),
+  extensions: z.array(z.object({ at: z.string(), from: z.string(), to: z.string(), reason: z.string() })),
+  preflight: z.record(z.string(), preflightSchema),
+  closedAt: z.string().nullable(),
+});
+
+export const erasureDetailSchema = erasureSummarySchema.extend({
+  tombstones: z.array(
+    z.object({
+      topic: z.string().nullable(),
+      partition: z.number().int(),
+      offset: z.number(),
+      subjectKey: envelopeSchema,
+      subjectKeyBase64: z.string(),
+      status: z.string(),
+      writtenAt: z.string(),
+      passRequestedAt: z.string().nullable(),
+      purgedAt: z.string().nullable(),
+      expiredAt: z.string().nullable(),
+      purgeEvidence: z.record(z.string(), z.unknown()).nullable(),
+      expiryEvidence: z.record(z.string(), z.unknown()).nullable(),
+    }),
+  ),
+  laggingGroups: z.array(laggingGroupSchema),
+  timeline: z.array(
+    z.object({
+      seq: z.number().int(),
+      action: z.string(),
+      at: z.string(),
+      actorType: z.string(),
+      data: z.record(z.string(), z.unknown()),
+    }),
+  ),
+});
+
+export const erasureIdInput = z.object({ id: z.string().min(1).max(64) });
+
+export const listErasureInput = z.object({
+  status: z.enum(ERASURE_STATUSES).optional(),
+  limit: z.number().int().min(1).max(500).default(100),
+});
+
+export const listErasureOutput = z.object({
+  requests: z.array(erasureSummarySchema),
+  byStatus: z.record(z.string(), z.number().int()),
+});
+
+export const extendErasureInput = erasureIdInput.extend({
+  deadlineAt: z.iso.datetime(),
+  reason: z.string().min(1).max(2000),
+});
+
+export const exportInput = z.object({ format: z.enum(["json", "csv"]).default("json") });
+
+export const exportOutput = z.object({ filename: z.string(), contentType: z.string(), content: z.string() });
+
+export const preflightInput = erasureScopeInput.extend({ deadlineAt: z.iso.datetime().optional() });
+
+export const preflightOutput = z.object({
+  deadlineAt: z.string(),
+  topics: z.array(z.object({ topic: z.string(), preflight: preflightSchema })),
+});
+
+export const erasureTopicsOutput = z.object({
+  deadlineDays: z.number(),
+  topics: z.array(
+    z.object({
+      topic: z.string(),
+      preflight: preflightSchema,
+      pendingTombstones: z.number().int(),
+      laggingGroups: z.array(laggingGroupSchema),
+    }),
+  ),
+});
+
+export const auditVerifyOutput = z.object({
+  ok: z.boolean(),
+  events: z.number().int(),
+  firstBrokenSeq: z.number().int().nullable(),
+  firstBroken: z
+    .object({
+      seq: z.number().int(),
+      action: z.string(),
+      createdAt: z.string(),
+      targetType: z.string(),
+      targetId: z.string().nullable(),
+    })
+    .nullable(),
+});

@@ -1,0 +1,144 @@
+import type { PrismaClient } from "@lastword/db";
+import type { Identity } from "../auth/request-identity";
+import { type ErasureDeps, getErasureRequest } from "./erasure.service";
+
+export type ExportFormat = "json" | "csv";
+
+export interface ExportDocument {
+  filename: string;
+  contentType: string;
+  content: string;
+}
+
+function csvCell(value: unknown): string {
+  const text =
+    value === null || value === undefined
+      ? ""
+      : typeof value === "object"
+        ? JSON.stringify(value)
+        : String(value);
+  return /[",\n\r]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
+}
+
+/** RFC 4180: a header row, CRLF line ends, cells quoted when they hold a comma, quote or newline. */
+export function toCsv(columns: readonly string[], rows: readonly Record<string, unknown>[]): string {
+  const lines = [columns.join(","), ...rows.map((row) => columns.map((c) => csvCell(row[c])).join(","))];
+  return `${lines.join("\r\n")}\r\n`;
+}
+
+const EVIDENCE_COLUMNS = [
+  "requestId",
+  "topic",
+  "partition",
+  "tombstoneOffset",
+  "subjectKeyBase64",
+  "stage",
+  "verifiedAt",
+  "result",
+  "bytesScanned",
+  "segmentBaseOffset",
+  "segmentLastOffset",
+  "segmentSizeBytes",
+  "segmentSha256",
+] as const;
+
+interface ScanEvidence {
+  result?: string;
+  bytesScanned?: number;
+  segments?: { baseOffset: number; lastOffset: number; sizeBytes: number; sha256: string }[];
+}
+
+/** One request's evidence: one row per tombstone, stage and scanned segment (JSON: the full request). */
+export async function exportErasureEvidence(
+  deps: ErasureDeps,
+  identity: Identity,
+  input: { id: string; format: ExportFormat },
+): Promise<ExportDocument> {
+  const request = await getErasureRequest(deps, identity, input.id);
+  if (input.format === "json")
+    return {
+      filename: `erasure-${request.id}.json`,
+      contentType: "application/json",
+      content: JSON.stringify(request, null, 2),
+    };
+  const rows: Record<string, unknown>[] = [];
+  for (const t of request.tombstones) {
+    const stages = [
+      ["purge", t.purgedAt, t.purgeEvidence],
+      ["tombstone-gone", t.expiredAt, t.expiryEvidence],
+    ] as const;
+    for (const [stage, at, raw] of stages) {
+      const evidence = raw as ScanEvidence | null;
+      const base = {
+        requestId: request.id,
+        topic: t.topic,
+        partition: t.partition,
+        tombstoneOffset: t.offset,
+        subjectKeyBase64: t.subjectKeyBase64,
+        stage,
+        verifiedAt: at,
+        result: evidence?.result ?? "pending",
+        bytesScanned: evidence?.bytesScanned ?? 0,
+      };
+      const segments = evidence?.segments ?? [];
+      if (segments.length === 0) rows.push(base);
+      for (const s of segments)
+        rows.push({
+          ...base,
+          segmentBaseOffset: s.baseOffset,
+          segmentLastOffset: s.lastOffset,
+          segmentSizeBytes: s.sizeBytes,
+          segmentSha256: s.sha256,
+        });
+    }
+  }
+  return {
+    filename: `erasure-${request.id}.csv`,
+    contentType: "text/csv",
+    content: toCsv(EVIDENCE_COLUMNS, rows),
+  };
+}
+
+const TRAIL_COLUMNS = [
+  "seq",
+  "createdAt",
+  "actorType",
+  "actorId",
+  "action",
+  "targetType",
+  "targetId",
+  "data",
+  "prevHash",
+  "hash",
+] as const;
+
+/** The tenant's whole audit trail with both hashes, so an auditor can re-walk the chain offline. */
+export async function exportAuditTrail(
+  prisma: PrismaClient,
+  identity: Identity,
+  format: ExportFormat,
+): Promise<ExportDocument> {
+  const events = await prisma.auditEvent.findMany({
+    where: { organizationId: identity.tenantId },
+    orderBy: { seq: "asc" },
+  });
+  const rows = events.map((e) => ({
+    seq: e.seq,
+    createdAt: e.createdAt.toISOString(),
+    actorType: e.actorType,
+    actorId: e.actorId,
+    action: e.action,
+    targetType: e.targetType,
+    targetId: e.targetId,
+    data: e.data,
+    prevHash: e.prevHash,
+    hash: e.hash,
+  }));
+  return format === "json"
+    ? {
+        filename: "audit-trail.json",
+        contentType: "application/json",
+        content: JSON.stringify(rows, null, 2),
+      }
+    : { filename: "audit-trail.csv", contentType: "text/csv", content: toCsv(TRAIL_COLUMNS, rows) };
+}

@@ -1,0 +1,87 @@
+import type { TopicConfig } from "@lastword/logstore";
+
+/** The workers' default scheduler tick (WORKER_SCHEDULER_TICK_MS); a due pass waits at most one. */
+export const ASSUMED_SCHEDULER_TICK_MS = 5_000;
+/** Used when a topic has no finished cleaner run to measure pass time from. */
+export const DEFAULT_PASS_ESTIMATE_MS = 1_000;
+
+export interface PreflightInput {
+  config: Pick<TopicConfig, "segmentMs" | "maxCompactionLagMs" | "deleteRetentionMs" | "minCompactionLagMs">;
+  deadlineMs: number;
+  schedulerTickMs?: number;
+  passEstimateMs?: number;
+}
+
+export interface Preflight {
+  deadlineMs: number;
+  schedulerTickMs: number;
+  passEstimateMs: number;
+  segmentMs: number;
+  maxCompactionLagMs: number;
+  deleteRetentionMs: number;
+  /** Worst case from the topic's configs alone: the tombstone's segment rolls, max lag forces a pass. */
+  worstCasePurgeMs: number;
+  /** … and the tombstone itself is removed by the pass after its delete horizon. */
+  worstCaseTombstoneGoneMs: number;
+  meetsDeadline: boolean;
+  tombstoneOutlivesDeadline: boolean;
+  /** Configs that bring the worst case inside the deadline (half of it, the other half as margin). */
+  fix: Record<string, string> | null;
+  explanation: string;
+}
+
+/**
+ * Worst-case time to purge an erased key on a topic, from its configs and the scheduler: the
+ * tombstone's active segment rolls within segment.ms, the oldest dirty record forces a pass within
+ * max.compaction.lag.ms, the tick notices it and the pass runs; the tombstone then lives
+ * delete.retention.ms more. While a request is pending the worker's erasure guard tightens the lag
+ * to the deadline anyway; this says whether the topic meets the deadline without that help.
+ */
+export function erasurePreflight(input: PreflightInput): Preflight {
+  const tick = input.schedulerTickMs ?? ASSUMED_SCHEDULER_TICK_MS;
+  const pass = input.passEstimateMs ?? DEFAULT_PASS_ESTIMATE_MS;
+  const { segmentMs, maxCompactionLagMs, deleteRetentionMs, minCompactionLagMs } = input.config;
+  const worstCasePurgeMs = saturatingSum(
+    Math.max(segmentMs, maxCompactionLagMs, minCompactionLagMs),
+    tick,
+    pass,
+  );
+  const worstCaseTombstoneGoneMs = saturatingSum(worstCasePurgeMs, deleteRetentionMs, tick, pass);
+  const meetsDeadline = worstCasePurgeMs <= input.deadlineMs;
+  const target = Math.floor((input.deadlineMs - tick - pass) / 2);
+  let fix: Record<string, string> | null = null;
+  if (!meetsDeadline && target > 0) {
+    fix = {};
+    if (maxCompactionLagMs > target) fix["max.compaction.lag.ms"] = String(target);
+    if (segmentMs > target) fix["segment.ms"] = String(target);
+    if (minCompactionLagMs > target) fix["min.compaction.lag.ms"] = "0";
+  }
+  return {
+    deadlineMs: input.deadlineMs,
+    schedulerTickMs: tick,
+    passEstimateMs: pass,
+    segmentMs,
+    maxCompactionLagMs,
+    deleteRetentionMs,
+    worstCasePurgeMs,
+    worstCaseTombstoneGoneMs,
+    meetsDeadline,
+    tombstoneOutlivesDeadline: worstCaseTombstoneGoneMs > input.deadlineMs,
+    fix,
+    explanation: meetsDeadline
+      ? `Old values are purged within ${worstCasePurgeMs} ms at worst, inside the ${input.deadlineMs} ms deadline.`
+      : `max(segment.ms, max.compaction.lag.ms) + tick + pass = ${worstCasePurgeMs} ms exceeds the ${input.deadlineMs} ms deadline${
+          fix
+            ? `; set ${Object.entries(fix)
+                .map(([k, v]) => `${k}=${v}`)
+                .join(", ")}`
+            : "; the deadline is shorter than a tick and a pass"
+        }.`,
+  };
+}
+
+// Long.MAX configs must stay "never" rather than overflow into precision noise.
+function saturatingSum(...parts: number[]): number {
+  const sum = parts.reduce((a, b) => a + b, 0);
+  return Math.min(sum, Number.MAX_SAFE_INTEGER);
+}

@@ -1,0 +1,536 @@
+import type { ErasureRequest, ErasureTombstone, Prisma, PrismaClient, Topic } from "@lastword/db";
+import { parseTopicConfig } from "@lastword/logstore";
+import type { Identity } from "../auth/request-identity";
+import { AppError } from "../errors/app-error";
+import type { DataPlane } from "../records/data-plane";
+import { bytesToEnvelope, type Envelope, envelopeToBytes } from "../records/envelope";
+import type { Clock } from "../trpc/context";
+import { type AuditActor, appendAuditEvent } from "./audit.service";
+import { erasurePreflight, type Preflight } from "./erasure-preflight";
+import { tombstonePartitions, topicsInScope } from "./erasure-scope";
+import { tenantQuota } from "./rate-limit.service";
+import { storedConfigs } from "./topic-config";
+
+export interface ErasureDeps {
+  prisma: PrismaClient;
+  dataPlane: DataPlane;
+  clock: Clock;
+}
+
+export const ERASURE_STATUSES = [
+  "received",
+  "tombstoned",
+  "purged",
+  "tombstone-expired",
+  "closed",
+  "at-risk",
+  "failed",
+] as const;
+export type ErasureStatus = (typeof ERASURE_STATUSES)[number];
+
+const DAY_MS = 86_400_000;
+const SYSTEM: AuditActor = { type: "system", id: null };
+/** Still waiting for a purge: the states whose deadline can be at risk or missed. */
+const AWAITING_PURGE = ["tombstoned", "at-risk"];
+
+export interface CreateErasureInput {
+  keys: Envelope[];
+  topics?: string[] | undefined;
+  allCompacted?: boolean | undefined;
+  receivedAt?: string | undefined;
+  deadlineAt?: string | undefined;
+  requester?: string | undefined;
+  notes?: string | undefined;
+}
+
+type RequestWithTombstones = ErasureRequest & { tombstones: ErasureTombstone[] };
+
+/** A request nearing its deadline unpurged is at risk in the last tenth of its window (at most a day). */
+export function atRiskWindowMs(receivedAt: Date, deadlineAt: Date): number {
+  return Math.min(DAY_MS, 0.1 * (deadlineAt.getTime() - receivedAt.getTime()));
+}
+
+function keyBytes(envelope: Envelope): Buffer {
+  const bytes = envelopeToBytes(envelope);
+  if (bytes === null || bytes.length === 0)
+    throw new AppError("INVALID_INPUT", "A subject key must not be empty.");
+  return bytes;
+}
+
+/** Pass time measured on the topic's partitions (the slowest of its recent passes). */
+async function passEstimateMs(prisma: PrismaClient, topicId: string): Promise<number | undefined> {
+  const run = await prisma.cleanerRun.findFirst({
+    where: { partition: { topicId }, durationMs: { not: null } },
+    orderBy: { durationMs: "desc" },
+    select: { durationMs: true },
+  });
+  return run?.durationMs ?? undefined;
+}
+
+export async function topicPreflight(
+  prisma: PrismaClient,
+  topic: Topic,
+  deadlineMs: number,
+): Promise<Preflight> {
+  const config = parseTopicConfig(storedConfigs(topic.configs));
+  return erasurePreflight({ config, deadlineMs, passEstimateMs: await passEstimateMs(prisma, topic.id) });
+}
+
+/**
+ * Receives a request, then writes the tombstones: per topic in scope, one batch per partition with
+ * every subject key that partition must forget, and records each tombstone's offset. Each step is
+ * an audit event in the tenant's hash chain.
+ */
+export async function createErasureRequest(deps: ErasureDeps, identity: Identity, input: CreateErasureInput) {
+  const { prisma } = deps;
+  const now = new Date(deps.clock.now());
+  const keys = input.keys.map(keyBytes);
+  const receivedAt = input.receivedAt ? new Date(input.receivedAt) : now;
+  const quota = await tenantQuota(prisma, identity.tenantId);
+  const deadlineAt = input.deadlineAt
+    ? new Date(input.deadlineAt)
+    : new Date(receivedAt.getTime() + quota.erasureDeadlineDays * DAY_MS);
+  if (deadlineAt.getTime() <= now.getTime())
+    throw new AppError("INVALID_INPUT", "The deadline must be in the future.");
+  const topics = await topicsInScope(prisma, identity.tenantId, input);
+  const deadlineMs = deadlineAt.getTime() - now.getTime();
+  const preflight: Record<string, Preflight> = {};
+  for (const topic of topics) preflight[topic.name] = await topicPreflight(prisma, topic, deadlineMs);
+
+  const request = await prisma.$transaction(async (tx) => {
+    const row = await tx.erasureRequest.create({
+      data: {
+        organizationId: identity.tenantId,
+        subjectKey: keys[0] as Uint8Array<ArrayBuffer>,
+        subjectKeys: keys.map((k) => k.toString("base64")),
+        topicIds: topics.map((t) => t.id),
+        allCompacted: input.allCompacted ?? false,
+        receivedAt,
+        deadlineAt,
+        requestedBy: input.requester ?? identity.userId ?? identity.actor.id,
+        notes: input.notes ?? null,
+        preflight: preflight as unknown as Prisma.InputJsonValue,
+      },
+    });
+    await appendAuditEvent(tx, {
+      organizationId: identity.tenantId,
+      actor: identity.actor,
+      action: "erasure.request.created",
+      target: { type: "erasureRequest", id: row.id },
+      data: {
+        subjectKeys: row.subjectKeys,
+        topics: topics.map((t) => t.name),
+        allCompacted: row.allCompacted,
+        receivedAt: receivedAt.toISOString(),
+        deadlineAt: deadlineAt.toISOString(),
+        requester: row.requestedBy,
+        topicsMissingDeadline: Object.entries(preflight)
+          .filter(([, p]) => !p.meetsDeadline)
+          .map(([name]) => name),
+      },
+      now,
+    });
+    return row;
+  });
+  await writeTombstones(deps, request, topics, keys);
+  return getErasureRequest(deps, identity, request.id);
+}
+
+async function writeTombstones(deps: ErasureDeps, request: ErasureRequest, topics: Topic[], keys: Buffer[]) {
+  const { prisma } = deps;
+  const rows: Prisma.ErasureTombstoneCreateManyInput[] = [];
+  try {
+    for (const topic of topics) {
+      const partitions = await prisma.partition.findMany({
+        where: { topicId: topic.id },
+        orderBy: { index: "asc" },
+      });
+      const byPartition = new Map<number, Buffer[]>();
+      for (const key of keys) {
+        for (const index of tombstonePartitions(key, topic.partitionCount)) {
+          byPartition.set(index, [...(byPartition.get(index) ?? []), key]);
+        }
+      }
+      for (const [index, partitionKeys] of byPartition) {
+        const partition = partitions.find((p) => p.index === index);
+        if (!partition)
+          throw new AppError("PARTITION_NOT_FOUND", `Topic ${topic.name} has no partition ${index}.`);
+        const written = await deps.dataPlane.produce({
+          partitionId: partition.id,
+          records: partitionKeys.map((key) => ({ key, value: null })),
+        });
+        const writtenAt = new Date(deps.clock.now());
+        partitionKeys.forEach((key, i) => {
+          rows.push({
+            requestId: request.id,
+            organizationId: request.organizationId,
+            topicId: topic.id,
+            partitionId: partition.id,
+            partitionIndex: index,
+            subjectKey: key.toString("base64"),
+            offset: BigInt(written.offsets[i] ?? written.baseOffset + i),
+            writtenAt,
+            deadlineAt: request.deadlineAt,
+          });
+        });
+      }
+    }
+  } catch (error) {
+    const reason = `Writing tombstones failed: ${error instanceof Error ? error.message : String(error)}`;
+    await saveTombstones(deps, request, rows, "failed", reason);
+    return;
+  }
+  await saveTombstones(deps, request, rows, "tombstoned", null);
+}
+
+async function saveTombstones(
+  deps: ErasureDeps,
+  request: ErasureRequest,
+  rows: Prisma.ErasureTombstoneCreateManyInput[],
+  status: "tombstoned" | "failed",
+  reason: string | null,
+) {
+  const now = new Date(deps.clock.now());
+  await deps.prisma.$transaction(async (tx) => {
+    if (rows.length > 0) await tx.erasureTombstone.createMany({ data: rows });
+    await tx.erasureRequest.update({ where: { id: request.id }, data: { status, statusReason: reason } });
+    await appendAuditEvent(tx, {
+      organizationId: request.organizationId,
+      actor: SYSTEM,
+      action: status === "failed" ? "erasure.failed" : "erasure.tombstones.written",
+      target: { type: "erasureRequest", id: request.id },
+      data: {
+        reason,
+        tombstones: rows.map((r) => ({
+          topicId: r.topicId,
+          partition: r.partitionIndex,
+          offset: Number(r.offset),
+          subjectKey: r.subjectKey,
+          writtenAt: (r.writtenAt as Date).toISOString(),
+        })),
+      },
+      now,
+    });
+  });
+}
+
+/** Moves a request from one status to another once (concurrent readers race safely) with its audit event. */
+async function transition(
+  deps: ErasureDeps,
+  request: ErasureRequest,
+  to: ErasureStatus,
+  action: string,
+  data: Record<string, unknown>,
+  extra: Prisma.ErasureRequestUpdateManyMutationInput = {},
+): Promise<boolean> {
+  const now = new Date(deps.clock.now());
+  return deps.prisma.$transaction(async (tx) => {
+    const moved = await tx.erasureRequest.updateMany({
+      where: { id: request.id, status: request.status },
+      data: { status: to, ...extra },
+    });
+    if (moved.count !== 1) return false;
+    await appendAuditEvent(tx, {
+      organizationId: request.organizationId,
+      actor: SYSTEM,
+      action,
+      target: { type: "erasureRequest", id: request.id },
+      data: { from: request.status, to, ...data },
+      now,
+    });
+    request.status = to;
+    return true;
+  });
+}
+
+function evidenceSummary(t: ErasureTombstone, which: "purge" | "expiry") {
+  const evidence = (which === "purge" ? t.purgeEvidence : t.expiryEvidence) as {
+    result?: string;
+    bytesScanned?: number;
+    segments?: { baseOffset: number; sizeBytes: number; sha256: string }[];
+    scannedAt?: string;
+  } | null;
+  return {
+    topicId: t.topicId,
+    partition: t.partitionIndex,
+    offset: Number(t.offset),
+    subjectKey: t.subjectKey,
+    passRequestedAt: t.passRequestedAt?.toISOString() ?? null,
+    verifiedAt: (which === "purge" ? t.purgedAt : t.expiredAt)?.toISOString() ?? null,
+    result: evidence?.result ?? null,
+    bytesScanned: evidence?.bytesScanned ?? 0,
+    segments: evidence?.segments ?? [],
+  };
+}
+
+/**
+ * Folds what the workers recorded on the tombstones into the request's state, one audited step at
+ * a time: all purged → purged; all gone → tombstone-expired → closed; unpurged in the last part of
+ * the window → at-risk; unpurged past the deadline → failed.
+ */
+export async function syncErasureRequest(deps: ErasureDeps, request: RequestWithTombstones): Promise<void> {
+  const now = deps.clock.now();
+  const { tombstones } = request;
+  const allPurged = tombstones.length > 0 && tombstones.every((t) => t.status !== "tombstoned");
+  if (AWAITING_PURGE.includes(request.status) && allPurged) {
+    await transition(deps, request, "purged", "erasure.purged", {
+      evidence: tombstones.map((t) => evidenceSummary(t, "purge")),
+      beforeDeadlineMs:
+        request.deadlineAt.getTime() - Math.max(...tombstones.map((t) => t.purgedAt?.getTime() ?? now)),
+    });
+  }
+  if (request.status === "purged" && tombstones.every((t) => t.status === "tombstone-expired")) {
+    await transition(deps, request, "tombstone-expired", "erasure.tombstone.removed", {
+      evidence: tombstones.map((t) => evidenceSummary(t, "expiry")),
+    });
+  }
+  if (request.status === "tombstone-expired") {
+    await transition(deps, request, "closed", "erasure.closed", {}, { closedAt: new Date(now) });
+  }
+  if (!AWAITING_PURGE.includes(request.status)) return;
+  if (now > request.deadlineAt.getTime()) {
+    const reason = `The deadline ${request.deadlineAt.toISOString()} passed before every partition was verified purged.`;
+    await transition(deps, request, "failed", "erasure.failed", { reason }, { statusReason: reason });
+  } else if (
+    request.status === "tombstoned" &&
+    request.deadlineAt.getTime() - now < atRiskWindowMs(request.receivedAt, request.deadlineAt)
+  ) {
+    const pending = tombstones.filter((t) => t.status === "tombstoned").length;
+    const reason = `${pending} partition(s) not yet verified purged with less than ${Math.round(
+      atRiskWindowMs(request.receivedAt, request.deadlineAt) / 1000,
+    )} s to the deadline.`;
+    await transition(deps, request, "at-risk", "erasure.at-risk", { reason }, { statusReason: reason });
+  }
+}
+
+async function loadRequest(
+  prisma: PrismaClient,
+  tenantId: string,
+  id: string,
+): Promise<RequestWithTombstones> {
+  const request = await prisma.erasureRequest.findFirst({
+    where: { id, organizationId: tenantId },
+    include: { tombstones: { orderBy: [{ topicId: "asc" }, { partitionIndex: "asc" }, { offset: "asc" }] } },
+  });
+  if (!request) throw new AppError("NOT_FOUND", `No erasure request ${id} in this tenant.`);
+  return request;
+}
+
+export async function getErasureRequest(deps: ErasureDeps, identity: Identity, id: string) {
+  const request = await loadRequest(deps.prisma, identity.tenantId, id);
+  await syncErasureRequest(deps, request);
+  const topics = await deps.prisma.topic.findMany({ where: { id: { in: request.topicIds } } });
+  const events = await deps.prisma.auditEvent.findMany({
+    where: { organizationId: identity.tenantId, targetType: "erasureRequest", targetId: id },
+    orderBy: { seq: "asc" },
+  });
+  return {
+    ...summarize(request, topics, deps.clock.now()),
+    tombstones: request.tombstones.map((t) => ({
+      topic: topics.find((topic) => topic.id === t.topicId)?.name ?? null,
+      partition: t.partitionIndex,
+      offset: Number(t.offset),
+      subjectKey: bytesToEnvelope(Buffer.from(t.subjectKey, "base64"), "auto") as Envelope,
+      subjectKeyBase64: t.subjectKey,
+      status: t.status,
+      writtenAt: t.writtenAt.toISOString(),
+      passRequestedAt: t.passRequestedAt?.toISOString() ?? null,
+      purgedAt: t.purgedAt?.toISOString() ?? null,
+      expiredAt: t.expiredAt?.toISOString() ?? null,
+      purgeEvidence: (t.purgeEvidence ?? null) as Record<string, unknown> | null,
+      expiryEvidence: (t.expiryEvidence ?? null) as Record<string, unknown> | null,
+    })),
+    laggingGroups: await laggingGroups(deps, identity.tenantId, request.tombstones, topics),
+    timeline: events.map((e) => ({
+      seq: e.seq,
+      action: e.action,
+      at: e.createdAt.toISOString(),
+      actorType: e.actorType,
+      data: e.data as Record<string, unknown>,
+    })),
+  };
+}
+
+function summarize(request: ErasureRequest, topics: Topic[], now: number) {
+  return {
+    id: request.id,
+    status: request.status as ErasureStatus,
+    statusReason: request.statusReason,
+    subjectKeys: request.subjectKeys.map(
+      (k) => bytesToEnvelope(Buffer.from(k, "base64"), "auto") as Envelope,
+    ),
+    scope: {
+      allCompacted: request.allCompacted,
+      topics: request.topicIds.map((id) => topics.find((t) => t.id === id)?.name ?? id),
+    },
+    receivedAt: request.receivedAt.toISOString(),
+    deadlineAt: request.deadlineAt.toISOString(),
+    msToDeadline: request.deadlineAt.getTime() - now,
+    requester: request.requestedBy,
+    notes: request.notes,
+    extensions: request.extensions as unknown as { at: string; from: string; to: string; reason: string }[],
+    preflight: (request.preflight ?? {}) as unknown as Record<string, Preflight>,
+    closedAt: request.closedAt?.toISOString() ?? null,
+  };
+}
+
+export async function listErasureRequests(
+  deps: ErasureDeps,
+  identity: Identity,
+  input: { status?: ErasureStatus | undefined; limit: number },
+) {
+  const open = await deps.prisma.erasureRequest.findMany({
+    where: {
+      organizationId: identity.tenantId,
+      status: { in: ["tombstoned", "at-risk", "purged", "tombstone-expired"] },
+    },
+    include: { tombstones: true },
+  });
+  for (const request of open) await syncErasureRequest(deps, request);
+  const rows = await deps.prisma.erasureRequest.findMany({
+    where: { organizationId: identity.tenantId, ...(input.status ? { status: input.status } : {}) },
+    orderBy: { deadlineAt: "asc" },
+    take: input.limit,
+  });
+  const topics = await deps.prisma.topic.findMany({ where: { organizationId: identity.tenantId } });
+  const counts = await deps.prisma.erasureRequest.groupBy({
+    by: ["status"],
+    where: { organizationId: identity.tenantId },
+    _count: { _all: true },
+  });
+  return {
+    requests: rows.map((r) => summarize(r, topics, deps.clock.now())),
+    byStatus: Object.fromEntries(counts.map((c) => [c.status, c._count._all])) as Record<string, number>,
+  };
+}
+
+/** A later deadline with its reason (recorded in the request and the audit trail). */
+export async function extendErasureDeadline(
+  deps: ErasureDeps,
+  identity: Identity,
+  input: { id: string; deadlineAt: string; reason: string },
+) {
+  const request = await loadRequest(deps.prisma, identity.tenantId, input.id);
+  const to = new Date(input.deadlineAt);
+  if (to.getTime() <= request.deadlineAt.getTime())
+    throw new AppError("INVALID_INPUT", "An extension must move the deadline later.");
+  if (["closed", "failed", "purged", "tombstone-expired"].includes(request.status))
+    throw new AppError("POLICY_VIOLATION", `A ${request.status} request cannot be extended.`);
+  const now = new Date(deps.clock.now());
+  const extension = {
+    at: now.toISOString(),
+    from: request.deadlineAt.toISOString(),
+    to: to.toISOString(),
+    reason: input.reason,
+  };
+  await deps.prisma.$transaction(async (tx) => {
+    await tx.erasureRequest.update({
+      where: { id: request.id },
+      data: {
+        deadlineAt: to,
+        extensions: [...(request.extensions as object[]), extension] as Prisma.InputJsonValue,
+        ...(request.status === "at-risk" ? { status: "tombstoned", statusReason: null } : {}),
+      },
+    });
+    await tx.erasureTombstone.updateMany({ where: { requestId: request.id }, data: { deadlineAt: to } });
+    await appendAuditEvent(tx, {
+      organizationId: identity.tenantId,
+      actor: identity.actor,
+      action: "erasure.deadline.extended",
+      target: { type: "erasureRequest", id: request.id },
+      data: extension,
+      now,
+    });
+  });
+  return getErasureRequest(deps, identity, request.id);
+}
+
+/**
+ * Consumer groups whose committed offset (the next offset they read) is not past a pending
+ * tombstone. Once the tombstone's delete horizon (first cleaning pass + delete.retention.ms) is
+ * near they are flagged: a group that reads after the horizon never sees the delete and keeps the key.
+ */
+export async function laggingGroups(
+  deps: ErasureDeps,
+  tenantId: string,
+  tombstones: readonly ErasureTombstone[],
+  topics: readonly Topic[],
+) {
+  const pending = tombstones.filter((t) => t.status !== "tombstone-expired");
+  if (pending.length === 0) return [];
+  const offsets = await deps.prisma.consumerGroupOffset.findMany({
+    where: {
+      topicId: { in: [...new Set(pending.map((t) => t.topicId))] },
+      group: { organizationId: tenantId },
+    },
+    include: { group: { select: { name: true } } },
+  });
+  const now = deps.clock.now();
+  const flagged = [];
+  for (const t of pending) {
+    const topic = topics.find((candidate) => candidate.id === t.topicId);
+    if (!topic) continue;
+    const retention = parseTopicConfig(storedConfigs(topic.configs)).deleteRetentionMs;
+    const horizonAt = t.purgedAt ? t.purgedAt.getTime() + retention : null;
+    for (const o of offsets) {
+      if (o.topicId !== t.topicId || o.partitionIndex !== t.partitionIndex || o.offset > t.offset) continue;
+      flagged.push({
+        group: o.group.name,
+        topic: topic.name,
+        partition: t.partitionIndex,
+        committedOffset: Number(o.offset),
+        tombstoneOffset: Number(t.offset),
+        horizonAt: horizonAt === null ? null : new Date(horizonAt).toISOString(),
+        horizonNear: horizonAt !== null && horizonAt - now <= Math.max(retention / 2, 60_000),
+      });
+    }
+  }
+  return flagged;
+}
+
+/** Per compacted topic: can its configs meet the tenant's deadline, and who lags behind its tombstones. */
+export async function erasureTopicsReport(deps: ErasureDeps, identity: Identity) {
+  const quota = await tenantQuota(deps.prisma, identity.tenantId);
+  const deadlineMs = quota.erasureDeadlineDays * DAY_MS;
+  const topics = await topicsInScope(deps.prisma, identity.tenantId, { allCompacted: true });
+  const tombstones = await deps.prisma.erasureTombstone.findMany({
+    where: { organizationId: identity.tenantId, status: { not: "tombstone-expired" } },
+  });
+  const report = [];
+  for (const topic of topics) {
+    report.push({
+      topic: topic.name,
+      preflight: await topicPreflight(deps.prisma, topic, deadlineMs),
+      pendingTombstones: tombstones.filter((t) => t.topicId === topic.id).length,
+      laggingGroups: await laggingGroups(
+        deps,
+        identity.tenantId,
+        tombstones.filter((t) => t.topicId === topic.id),
+        [topic],
+      ),
+    });
+  }
+  return { deadlineDays: quota.erasureDeadlineDays, topics: report };
+}
+
+/** The preflight a new request would get, before it is made. */
+export async function previewErasure(
+  deps: ErasureDeps,
+  identity: Identity,
+  input: {
+    topics?: string[] | undefined;
+    allCompacted?: boolean | undefined;
+    deadlineAt?: string | undefined;
+  },
+) {
+  const now = deps.clock.now();
+  const quota = await tenantQuota(deps.prisma, identity.tenantId);
+  const deadlineAt = input.deadlineAt
+    ? new Date(input.deadlineAt).getTime()
+    : now + quota.erasureDeadlineDays * DAY_MS;
+  const topics = await topicsInScope(deps.prisma, identity.tenantId, input);
+  const report = [];
+  for (const topic of topics)
+    report.push({ topic: topic.name, preflight: await topicPreflight(deps.prisma, topic, deadlineAt - now) });
+  return { deadlineAt: new Date(deadlineAt).toISOString(), topics: report };
+}

@@ -1,0 +1,285 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { partitionLogOpener, type RunningWorker, startWorker } from "@lastword/worker";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { partitionForKey } from "../src/index";
+import { type Harness, rest, startHarness } from "./api-harness";
+
+// Configs in seconds: a 300 ms scheduler tick, tombstones kept 4 s, a 20 s deadline.
+const TICK_MS = 300;
+const DEADLINE_MS = 20_000;
+
+let h: Harness;
+let worker: RunningWorker;
+let dataDir: string;
+let admin: string;
+let compliance: string;
+let organizationId: string;
+
+interface Tombstone {
+  topic: string;
+  partition: number;
+  offset: number;
+  status: string;
+  purgedAt: string | null;
+  expiredAt: string | null;
+  purgeEvidence: {
+    result: string;
+    bytesScanned: number;
+    segments: { sha256: string; baseOffset: number }[];
+  } | null;
+  expiryEvidence: { result: string } | null;
+}
+
+interface Detail {
+  id: string;
+  status: string;
+  deadlineAt: string;
+  tombstones: Tombstone[];
+  laggingGroups: { group: string; topic: string; horizonNear: boolean }[];
+  preflight: Record<string, { meetsDeadline: boolean; fix: Record<string, string> | null }>;
+  timeline: { action: string }[];
+}
+
+async function produce(topic: string, records: [string, string][]) {
+  const res = await rest(h.server, { apiKey: admin }, "POST", `/topics/${topic}/records`, {
+    records: records.map(([k, v]) => ({
+      key: { type: "string", data: k },
+      value: { type: "string", data: v },
+    })),
+  });
+  expect(res.status).toBe(200);
+}
+
+async function keysIn(topic: string, partition: number): Promise<string[]> {
+  const res = await rest(
+    h.server,
+    { apiKey: admin },
+    "GET",
+    `/topics/${topic}/partitions/${partition}/records?offset=0&limit=1000`,
+  );
+  return (res.body.records as { key: { data: string } }[]).map((r) => r.key.data);
+}
+
+beforeAll(async () => {
+  h = await startHarness("erasure");
+  dataDir = mkdtempSync(join(tmpdir(), "lastword-erasure-"));
+  worker = await startWorker({
+    databaseUrl: h.db.url,
+    dataDir,
+    secret: h.secret,
+    openLog: partitionLogOpener(),
+    logLevel: "silent",
+    claimIntervalMs: 100,
+    scheduling: {
+      redisUrl: process.env.REDIS_URL ?? "redis://127.0.0.1:6379",
+      redisPrefix: h.redisPrefix,
+      tickMs: TICK_MS,
+    },
+  });
+  const tenant = await h.server.provisionTenant({
+    name: "Erasure",
+    email: "dpo@example.com",
+    password: "erasure-pass-1",
+  });
+  organizationId = tenant.organizationId;
+  admin = (await h.server.createApiKey({ ...tenant, name: "admin", scopes: ["admin"] })).key;
+  compliance = (
+    await h.server.createApiKey({
+      ...tenant,
+      name: "dpo",
+      scopes: ["topics:read", "groups:read", "erasure:read", "erasure:write"],
+    })
+  ).key;
+  // people: Kafka's default max lag (never), a 60 s segment.ms: idle partitions would keep old values.
+  await rest(h.server, { apiKey: admin }, "POST", "/topics", {
+    name: "people",
+    partitions: 3,
+    configs: { "cleanup.policy": "compact", "segment.ms": 60_000, "delete.retention.ms": 4_000 },
+  });
+  // orders: its configs meet the deadline on their own.
+  await rest(h.server, { apiKey: admin }, "POST", "/topics", {
+    name: "orders",
+    partitions: 2,
+    configs: {
+      "cleanup.policy": "compact",
+      "segment.ms": 1_000,
+      "max.compaction.lag.ms": 2_000,
+      "delete.retention.ms": 4_000,
+    },
+  });
+  await produce("people", [
+    ["user-1", "Ada Lovelace, 12 Analytical St"],
+    ["user-2", "Bob, 3 Difference Rd"],
+    ["user-3", "Cy, stays"],
+    ["user-1", "Ada Lovelace, moved"],
+  ]);
+  await produce("orders", [
+    ["user-1", "order 1"],
+    ["user-2", "order 2"],
+    ["user-4", "order 4 stays"],
+  ]);
+}, 60_000);
+
+afterAll(async () => {
+  await worker?.stop();
+  await h?.close();
+  if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+});
+
+describe("erasure requests", () => {
+  let detail: Detail;
+
+  it("flags a topic whose configs cannot meet the deadline and offers the fix", async () => {
+    const res = await rest(h.server, { apiKey: compliance }, "POST", "/erasure-preflight", {
+      topics: ["people", "orders"],
+      deadlineAt: new Date(Date.now() + DEADLINE_MS).toISOString(),
+    });
+    expect(res.status).toBe(200);
+    const byTopic = Object.fromEntries(
+      (res.body.topics as { topic: string; preflight: { meetsDeadline: boolean; fix: object | null } }[]).map(
+        (t) => [t.topic, t.preflight],
+      ),
+    );
+    expect(byTopic.people?.meetsDeadline).toBe(false);
+    expect(Object.keys(byTopic.people?.fix ?? {})).toEqual(["max.compaction.lag.ms", "segment.ms"]);
+    expect(byTopic.orders?.meetsDeadline).toBe(true);
+    const report = await rest(h.server, { apiKey: compliance }, "GET", "/erasure-topics");
+    expect(
+      (report.body.topics as { topic: string; preflight: { meetsDeadline: boolean } }[]).map((t) => t.topic),
+    ).toEqual(["orders", "people"]);
+  });
+
+  it("writes a tombstone per key in each topic's murmur2 partition and records the offsets", async () => {
+    const slowPartition = partitionForKey(Buffer.from("user-1"), 3);
+    await rest(h.server, { apiKey: admin }, "POST", "/consumer-groups/slow-reader/offsets", {
+      offsets: [{ topic: "people", partition: slowPartition, offset: 0 }],
+    });
+    const res = await rest(h.server, { apiKey: compliance }, "POST", "/erasure-requests", {
+      keys: [
+        { type: "string", data: "user-1" },
+        { type: "string", data: "user-2" },
+      ],
+      topics: ["people", "orders"],
+      deadlineAt: new Date(Date.now() + DEADLINE_MS).toISOString(),
+      requester: "dpo@example.com",
+      notes: "Art. 17 request #1",
+    });
+    expect(res.status).toBe(201);
+    detail = res.body as unknown as Detail;
+    expect(detail.status).toBe("tombstoned");
+    expect(detail.tombstones).toHaveLength(4);
+    expect(detail.tombstones.every((t) => t.offset >= 0 && t.status === "tombstoned")).toBe(true);
+    expect(detail.tombstones.map((t) => `${t.topic}/${t.partition}`).sort()).toEqual(
+      [
+        `people/${partitionForKey(Buffer.from("user-1"), 3)}`,
+        `people/${partitionForKey(Buffer.from("user-2"), 3)}`,
+        `orders/${partitionForKey(Buffer.from("user-1"), 2)}`,
+        `orders/${partitionForKey(Buffer.from("user-2"), 2)}`,
+      ].sort(),
+    );
+    expect(detail.preflight.people?.meetsDeadline).toBe(false);
+    expect(detail.timeline.map((e) => e.action)).toEqual([
+      "erasure.request.created",
+      "erasure.tombstones.written",
+    ]);
+  });
+
+  it("never lets the compliance role read record values", async () => {
+    const res = await rest(
+      h.server,
+      { apiKey: compliance },
+      "GET",
+      "/topics/people/partitions/0/records?offset=0",
+    );
+    expect(res.status).toBe(403);
+  });
+
+  it("purges and verifies before the deadline on idle partitions, flags the lagging group, then proves the tombstones gone", async () => {
+    let sawLaggingFlag = false;
+    let current = detail;
+    const until = Date.now() + DEADLINE_MS + 15_000;
+    while (current.status !== "closed" && Date.now() < until) {
+      await new Promise((resolve) => setTimeout(resolve, 250));
+      const res = await rest(h.server, { apiKey: compliance }, "GET", `/erasure-requests/${detail.id}`);
+      current = res.body as unknown as Detail;
+      if (
+        current.laggingGroups.some((g) => g.group === "slow-reader" && g.topic === "people" && g.horizonNear)
+      )
+        sawLaggingFlag = true;
+    }
+    expect(current.status).toBe("closed");
+    expect(sawLaggingFlag).toBe(true);
+    const deadline = Date.parse(current.deadlineAt);
+    for (const t of current.tombstones) {
+      expect(t.status).toBe("tombstone-expired");
+      expect(Date.parse(t.purgedAt ?? "")).toBeLessThan(deadline);
+      expect(t.purgeEvidence?.result).toBe("absent");
+      expect(t.purgeEvidence?.bytesScanned).toBeGreaterThan(0);
+      expect(t.purgeEvidence?.segments.every((s) => /^[0-9a-f]{64}$/.test(s.sha256))).toBe(true);
+      expect(t.expiryEvidence?.result).toBe("absent");
+    }
+    expect(current.timeline.map((e) => e.action)).toEqual([
+      "erasure.request.created",
+      "erasure.tombstones.written",
+      "erasure.purged",
+      "erasure.tombstone.removed",
+      "erasure.closed",
+    ]);
+    // Physically gone from every partition of both topics; other keys kept.
+    const people = [
+      ...(await keysIn("people", 0)),
+      ...(await keysIn("people", 1)),
+      ...(await keysIn("people", 2)),
+    ];
+    const orders = [...(await keysIn("orders", 0)), ...(await keysIn("orders", 1))];
+    expect(people.filter((k) => k === "user-1" || k === "user-2")).toEqual([]);
+    expect(orders.filter((k) => k === "user-1" || k === "user-2")).toEqual([]);
+    expect(people).toContain("user-3");
+    expect(orders).toContain("user-4");
+  }, 60_000);
+
+  it("exports the evidence as CSV and JSON", async () => {
+    const csv = await rest(
+      h.server,
+      { apiKey: compliance },
+      "GET",
+      `/erasure-requests/${detail.id}/evidence?format=csv`,
+    );
+    const lines = String(csv.body.content).trim().split("\r\n");
+    expect(lines[0]).toContain("segmentSha256");
+    expect(lines.slice(1).every((l) => l.includes(",absent,"))).toBe(true);
+    const json = await rest(
+      h.server,
+      { apiKey: compliance },
+      "GET",
+      `/erasure-requests/${detail.id}/evidence?format=json`,
+    );
+    expect(JSON.parse(String(json.body.content)).status).toBe("closed");
+    const trail = await rest(h.server, { apiKey: compliance }, "GET", "/audit/export?format=csv");
+    expect(String(trail.body.content)).toContain("erasure.closed");
+  });
+
+  it("names the first broken link after an audit row is edited in the database", async () => {
+    const clean = await rest(h.server, { apiKey: compliance }, "GET", "/audit/verify");
+    expect(clean.body).toMatchObject({ ok: true, firstBrokenSeq: null });
+    const target = await h.db.prisma.auditEvent.findFirstOrThrow({
+      where: { organizationId, action: "erasure.purged" },
+    });
+    await h.db.prisma.$transaction([
+      h.db.prisma.$executeRawUnsafe(`ALTER TABLE "AuditEvent" DISABLE TRIGGER "AuditEvent_append_only"`),
+      h.db.prisma.$executeRawUnsafe(
+        `UPDATE "AuditEvent" SET "createdAt" = "createdAt" - interval '1 day' WHERE "id" = $1`,
+        target.id,
+      ),
+      h.db.prisma.$executeRawUnsafe(`ALTER TABLE "AuditEvent" ENABLE TRIGGER "AuditEvent_append_only"`),
+    ]);
+    const broken = await rest(h.server, { apiKey: compliance }, "GET", "/audit/verify");
+    expect(broken.body).toMatchObject({
+      ok: false,
+      firstBrokenSeq: target.seq,
+      firstBroken: { action: "erasure.purged" },
+    });
+  });
+});
