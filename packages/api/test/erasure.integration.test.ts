@@ -62,6 +62,11 @@ async function keysIn(topic: string, partition: number): Promise<string[]> {
   return (res.body.records as { key: { data: string } }[]).map((r) => r.key.data);
 }
 
+/** A people partition other than the one user-1 hashes to. */
+function strayPartition(): number {
+  return (partitionForKey(Buffer.from("user-1"), 3) + 1) % 3;
+}
+
 beforeAll(async () => {
   h = await startHarness("erasure");
   dataDir = mkdtempSync(join(tmpdir(), "lastword-erasure-"));
@@ -115,6 +120,17 @@ beforeAll(async () => {
     ["user-3", "Cy, stays"],
     ["user-1", "Ada Lovelace, moved"],
   ]);
+  // A producer that picked a partition itself: user-1 also lives outside its murmur2 partition.
+  const res = await rest(h.server, { apiKey: admin }, "POST", "/topics/people/records", {
+    records: [
+      {
+        key: { type: "string", data: "user-1" },
+        value: { type: "string", data: "Ada, misrouted" },
+        partition: strayPartition(),
+      },
+    ],
+  });
+  expect(res.status).toBe(200);
   await produce("orders", [
     ["user-1", "order 1"],
     ["user-2", "order 2"],
@@ -151,7 +167,7 @@ describe("erasure requests", () => {
     ).toEqual(["orders", "people"]);
   });
 
-  it("writes a tombstone per key in each topic's murmur2 partition and records the offsets", async () => {
+  it("writes a tombstone per key in its murmur2 partition and in every partition the key index finds it in", async () => {
     const slowPartition = partitionForKey(Buffer.from("user-1"), 3);
     await rest(h.server, { apiKey: admin }, "POST", "/consumer-groups/slow-reader/offsets", {
       offsets: [{ topic: "people", partition: slowPartition, offset: 0 }],
@@ -169,11 +185,12 @@ describe("erasure requests", () => {
     expect(res.status).toBe(201);
     detail = res.body as unknown as Detail;
     expect(detail.status).toBe("tombstoned");
-    expect(detail.tombstones).toHaveLength(4);
+    expect(detail.tombstones).toHaveLength(5);
     expect(detail.tombstones.every((t) => t.offset >= 0 && t.status === "tombstoned")).toBe(true);
     expect(detail.tombstones.map((t) => `${t.topic}/${t.partition}`).sort()).toEqual(
       [
         `people/${partitionForKey(Buffer.from("user-1"), 3)}`,
+        `people/${strayPartition()}`,
         `people/${partitionForKey(Buffer.from("user-2"), 3)}`,
         `orders/${partitionForKey(Buffer.from("user-1"), 2)}`,
         `orders/${partitionForKey(Buffer.from("user-2"), 2)}`,

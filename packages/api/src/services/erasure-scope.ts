@@ -35,9 +35,7 @@ export async function topicsInScope(
 
 /**
  * The partitions that get a tombstone for a key: the one Kafka's default partitioner picks
- * (murmur2, as a Kafka client would) plus every partition known to hold a retained record of it.
- * Until the workers' key index answers lookups, `holders` is empty and only the murmur2 partition
- * is covered; a producer that chose partitions itself is then not covered (stated in the README).
+ * (murmur2, as a Kafka client would) plus every partition whose key index holds a live value of it.
  */
 export function tombstonePartitions(
   key: Buffer,

@@ -136,6 +136,23 @@ export async function createErasureRequest(deps: ErasureDeps, identity: Identity
   return getErasureRequest(deps, identity, request.id);
 }
 
+/**
+ * Partitions whose key index (on their owner) holds a live value of the key: a producer may have
+ * chosen a partition itself, so the murmur2 one is not enough. One index lookup per partition, no scan.
+ */
+async function partitionsHoldingKey(
+  dataPlane: DataPlane,
+  partitions: readonly { id: string; index: number }[],
+  key: Buffer,
+): Promise<number[]> {
+  const found = await Promise.all(
+    partitions.map(async (p) =>
+      (await dataPlane.lookupKey({ partitionId: p.id, key })).record ? p.index : null,
+    ),
+  );
+  return found.filter((index): index is number => index !== null);
+}
+
 async function writeTombstones(deps: ErasureDeps, request: ErasureRequest, topics: Topic[], keys: Buffer[]) {
   const { prisma } = deps;
   const rows: Prisma.ErasureTombstoneCreateManyInput[] = [];
@@ -147,7 +164,8 @@ async function writeTombstones(deps: ErasureDeps, request: ErasureRequest, topic
       });
       const byPartition = new Map<number, Buffer[]>();
       for (const key of keys) {
-        for (const index of tombstonePartitions(key, topic.partitionCount)) {
+        const holders = await partitionsHoldingKey(deps.dataPlane, partitions, key);
+        for (const index of tombstonePartitions(key, topic.partitionCount, holders)) {
           byPartition.set(index, [...(byPartition.get(index) ?? []), key]);
         }
       }
