@@ -51,6 +51,7 @@ describe("REST produce and read with a console-made API key", () => {
   let browser: Browser;
   let page: Page;
   let apiKey: string;
+  let producedPartition: number;
 
   beforeAll(async () => {
     browser = await launchChromium();
@@ -84,6 +85,7 @@ describe("REST produce and read with a console-made API key", () => {
     const produceBody = (await produced.json()) as ProduceResponse;
     expect(produceBody).toEqual({ results: [{ partition: expect.any(Number), offset: expect.any(Number) }] });
     const { partition, offset } = produceBody.results[0]!;
+    producedPartition = partition;
 
     const fetched = await restCall(`/topics/${TOPIC}/partitions/${partition}/records?offset=0`, apiKey);
     expect(fetched.status).toBe(200);
@@ -104,6 +106,22 @@ describe("REST produce and read with a console-made API key", () => {
     const segments = await segmentFilesOf(TOPIC, partition);
     expect(segments.length).toBeGreaterThan(0);
     expect(segments.some((segment) => segment.size > 0)).toBe(true);
+  });
+
+  it("shows a consumer group committed over REST on the topic page, with its lag", async () => {
+    const committed = await restCall("/consumer-groups/billing/offsets", apiKey, {
+      method: "POST",
+      body: JSON.stringify({ offsets: [{ topic: TOPIC, partition: producedPartition, offset: 0 }] }),
+    });
+    expect(committed.status).toBeLessThan(300);
+
+    await page.goto(`/topics/${TOPIC}`);
+    const row = page.getByRole("table", { name: "Consumer groups" }).getByRole("row", { name: /billing/ });
+    await row.waitFor();
+    const cells = await row.getByRole("cell").allTextContents();
+    // One record produced, none read: one record behind, at offset 0 of that partition.
+    expect(cells[0]).toBe("1");
+    expect(cells.at(-1)).toBe(`${producedPartition}@0`);
   });
 
   it("refuses a request without a valid key with problem+json", async () => {

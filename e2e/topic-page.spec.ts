@@ -57,6 +57,14 @@ describe("topic page", () => {
       "default",
     ]);
     await page.getByRole("table", { name: "Partitions" }).getByRole("rowheader", { name: "0" }).waitFor();
+    await page
+      .getByRole("status")
+      .filter({ hasText: "The cleaner has not run on this topic yet." })
+      .waitFor();
+    await page
+      .getByRole("status")
+      .filter({ hasText: "No consumer group has committed a position" })
+      .waitFor();
   });
 
   it("produces values, an empty value and tombstones, and browses them with distinct badges", async () => {

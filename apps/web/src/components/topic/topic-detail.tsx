@@ -6,7 +6,9 @@ import { parsePartitionStats } from "@/lib/partition-stats";
 import { useTRPC } from "@/lib/trpc";
 import { PolicyBadge } from "../topics/policy-badge";
 import { ErrorNotice, StatusNotice } from "../ui/notice";
+import { CleanerRuns } from "./cleaner-runs";
 import { ConfigTable } from "./config-table";
+import { ConsumerGroups } from "./consumer-groups";
 import { DeleteKeyForm } from "./delete-key-form";
 import { MessageBrowser } from "./message-browser";
 import { PartitionTable } from "./partition-table";
@@ -32,6 +34,9 @@ export function TopicDetail({ topic }: { topic: string }) {
     );
   }
   const data = detail.data;
+  const deleteRetentionMs = Number(
+    data.configEntries.find((entry) => entry.name === "delete.retention.ms")?.value ?? 86_400_000,
+  );
   // The last worker report; a read answers with the live bounds and the browser shows those.
   const boundsOf = (partition: number) => {
     const stats = parsePartitionStats(data.partitionDetails.find((p) => p.partition === partition)?.stats);
@@ -56,6 +61,8 @@ export function TopicDetail({ topic }: { topic: string }) {
         <ProduceForm topic={data.name} partitions={data.partitions} />
         <DeleteKeyForm topic={data.name} />
       </div>
+      <ConsumerGroups topic={data.name} deleteRetentionMs={deleteRetentionMs} />
+      <CleanerRuns topic={data.name} />
       <ConfigTable topic={data.name} entries={data.configEntries} />
     </div>
   );

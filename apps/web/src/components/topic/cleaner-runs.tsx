@@ -1,0 +1,83 @@
+"use client";
+
+import { useQuery } from "@tanstack/react-query";
+import { formatDurationMs } from "@/lib/config-units";
+import { formatBytes } from "@/lib/partition-stats";
+import { useTRPC } from "@/lib/trpc";
+import { Badge } from "../ui/badge";
+import { Card } from "../ui/card";
+import { ErrorNotice, StatusNotice } from "../ui/notice";
+
+const RUNS_REFRESH_MS = 5_000;
+const timeFormat = new Intl.DateTimeFormat("en", { dateStyle: "short", timeStyle: "medium" });
+
+/** The cleaner at work: each pass, what it read and wrote, and what it removed. */
+export function CleanerRuns({ topic }: { topic: string }) {
+  const trpc = useTRPC();
+  const runs = useQuery({
+    ...trpc.topics.cleanerRuns.queryOptions({ topic, limit: 20 }),
+    refetchInterval: RUNS_REFRESH_MS,
+  });
+  return (
+    <Card title="Cleaner runs" description="The most recent compaction passes over this topic's partitions.">
+      {runs.isPending ? <StatusNotice>Loading cleaner runs…</StatusNotice> : null}
+      {runs.isError ? <ErrorNotice>We could not load cleaner runs: {runs.error.message}</ErrorNotice> : null}
+      {runs.data && runs.data.runs.length === 0 ? (
+        <StatusNotice>The cleaner has not run on this topic yet.</StatusNotice>
+      ) : null}
+      {runs.data && runs.data.runs.length > 0 ? (
+        <div className="overflow-x-auto">
+          <table aria-label="Cleaner runs" className="w-full text-left text-sm">
+            <thead className="border-b border-line text-xs uppercase tracking-wide text-muted">
+              <tr>
+                {[
+                  "Started",
+                  "Partition",
+                  "Duration",
+                  "Reclaimed",
+                  "Records removed",
+                  "Tombstones removed",
+                  "Result",
+                ].map((title) => (
+                  <th key={title} scope="col" className="py-2 pr-4 font-medium whitespace-nowrap">
+                    {title}
+                  </th>
+                ))}
+              </tr>
+            </thead>
+            <tbody>
+              {runs.data.runs.map((run) => (
+                <tr key={run.id} className="border-b border-line last:border-0">
+                  <th scope="row" className="py-2 pr-4 text-xs font-normal whitespace-nowrap">
+                    {timeFormat.format(new Date(run.startedAt))}
+                  </th>
+                  <td className="py-2 pr-4 tabular-nums">{run.partition}</td>
+                  <td className="py-2 pr-4 tabular-nums">
+                    {run.durationMs === null ? "Running" : formatDurationMs(run.durationMs)}
+                  </td>
+                  <td
+                    className="py-2 pr-4 tabular-nums"
+                    title={`${run.bytesRead} B read, ${run.bytesWritten} B written`}
+                  >
+                    {formatBytes(Math.max(0, run.bytesRead - run.bytesWritten))}
+                  </td>
+                  <td className="py-2 pr-4 tabular-nums">{run.recordsRemoved}</td>
+                  <td className="py-2 pr-4 tabular-nums">{run.tombstonesRemoved}</td>
+                  <td className="py-2">
+                    {run.error ? (
+                      <span title={run.error}>
+                        <Badge tone="warning">Failed</Badge>
+                      </span>
+                    ) : (
+                      <Badge>{run.status}</Badge>
+                    )}
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      ) : null}
+    </Card>
+  );
+}

@@ -1,0 +1,78 @@
+"use client";
+
+import { useQuery } from "@tanstack/react-query";
+import { formatDurationMs } from "@/lib/config-units";
+import { type LagRisk, lagRisk } from "@/lib/lag-risk";
+import { useTRPC } from "@/lib/trpc";
+import { Badge } from "../ui/badge";
+import { Card } from "../ui/card";
+import { ErrorNotice, StatusNotice } from "../ui/notice";
+
+const GROUPS_REFRESH_MS = 5_000;
+
+const riskStyle: Record<LagRisk, string> = {
+  ok: "",
+  warning: "text-amber-700 dark:text-amber-300",
+  danger: "font-semibold text-danger",
+};
+
+export function ConsumerGroups({ topic, deleteRetentionMs }: { topic: string; deleteRetentionMs: number }) {
+  const trpc = useTRPC();
+  const groups = useQuery({
+    ...trpc.consumerGroups.listForTopic.queryOptions({ topic }),
+    refetchInterval: GROUPS_REFRESH_MS,
+  });
+  return (
+    <Card
+      title="Consumer groups"
+      description={`Lag in records and in time. It turns red as it nears delete.retention.ms (${formatDurationMs(deleteRetentionMs)}): past it, a lagging group can miss tombstones.`}
+    >
+      {groups.isPending ? <StatusNotice>Loading consumer groups…</StatusNotice> : null}
+      {groups.isError ? (
+        <ErrorNotice>We could not load consumer groups: {groups.error.message}</ErrorNotice>
+      ) : null}
+      {groups.data && groups.data.groups.length === 0 ? (
+        <StatusNotice>No consumer group has committed a position on this topic yet.</StatusNotice>
+      ) : null}
+      {groups.data && groups.data.groups.length > 0 ? (
+        <div className="overflow-x-auto">
+          <table aria-label="Consumer groups" className="w-full text-left text-sm">
+            <thead className="border-b border-line text-xs uppercase tracking-wide text-muted">
+              <tr>
+                {["Group", "Lag (records)", "Lag (time)", "Partitions"].map((title) => (
+                  <th key={title} scope="col" className="py-2 pr-4 font-medium">
+                    {title}
+                  </th>
+                ))}
+              </tr>
+            </thead>
+            <tbody>
+              {groups.data.groups.map((group) => {
+                const risk = lagRisk(group.maxLagMs, deleteRetentionMs);
+                return (
+                  <tr key={group.group} className="border-b border-line last:border-0">
+                    <th scope="row" className="py-2 pr-4 font-mono font-medium">
+                      {group.group}
+                    </th>
+                    <td className="py-2 pr-4 tabular-nums">{group.totalLag}</td>
+                    <td className={`py-2 pr-4 tabular-nums ${riskStyle[risk]}`}>
+                      {formatDurationMs(group.maxLagMs)}
+                      {risk === "danger" ? (
+                        <span className="ml-2">
+                          <Badge tone="warning">Near tombstone expiry</Badge>
+                        </span>
+                      ) : null}
+                    </td>
+                    <td className="py-2 font-mono text-xs">
+                      {group.partitions.map((p) => `${p.partition}@${p.offset}`).join(", ")}
+                    </td>
+                  </tr>
+                );
+              })}
+            </tbody>
+          </table>
+        </div>
+      ) : null}
+    </Card>
+  );
+}
