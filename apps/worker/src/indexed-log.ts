@@ -1,6 +1,13 @@
+import { DataPlaneError } from "@lastword/dataplane";
 import type { CleanResult } from "@lastword/logstore";
 import type { AppendRecord, HostedLog, LogRecord, OpenLog } from "./hosted-log";
 import { type FrozenKeyIndex, KeyIndex } from "./key-index";
+
+/**
+ * How long a snapshot waits for a moment with no append in flight (the index is then exactly the
+ * log up to its end). Under writes that never pause it gives up with a retriable error.
+ */
+export const FREEZE_WAIT_MS = 5_000;
 
 /** Bytes per read while the index is (re)built or a partition is scanned. */
 export const SCAN_READ_BYTES = 4 << 20;
@@ -73,7 +80,16 @@ export class KeyIndexedLog {
    * latest record superseded by a write after the freeze.
    */
   async freeze(): Promise<{ index: FrozenKeyIndex; endOffset: number; release: () => void }> {
-    while (this.#inflight.size > 0) await Promise.allSettled([...this.#inflight]);
+    const deadline = Date.now() + FREEZE_WAIT_MS;
+    while (this.#inflight.size > 0) {
+      if (Date.now() > deadline) {
+        throw new DataPlaneError(
+          "PARTITION_UNAVAILABLE",
+          `writes to this partition never paused for ${FREEZE_WAIT_MS} ms; snapshot again, or replay`,
+        );
+      }
+      await Promise.allSettled([...this.#inflight]);
+    }
     this.#snapshots++;
     let released = false;
     const release = () => {
