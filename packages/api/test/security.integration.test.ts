@@ -21,6 +21,7 @@ const REST_BODIES: Record<string, unknown> = {
   "POST /topics/{topic}/partitions": { count: 5 },
   "POST /consumer-groups/{group}/offsets": { offsets: [{ topic: "secret", partition: 0, offset: 1 }] },
   "POST /consumer-groups/{group}/reset": { topic: "secret", to: "earliest" },
+  "POST /erasure-requests/{id}/extensions": { deadlineAt: "2099-01-01T00:00:00.000Z", reason: "r" },
 };
 
 const TENANT_WIDE_PROCEDURES = [
@@ -32,6 +33,10 @@ const TENANT_WIDE_PROCEDURES = [
   "members.list",
   "members.invite",
   "tenant.usage",
+  "erasure.list",
+  "erasure.topics",
+  "audit.verify",
+  "audit.export",
 ];
 
 function resourceInputs(): Record<string, { kind: "query" | "mutation"; input: unknown }> {
@@ -58,6 +63,14 @@ function resourceInputs(): Record<string, { kind: "query" | "mutation"; input: u
     "keys.get": { kind: "query", input: { topic: "secret", key: "k" } },
     "keys.versions": { kind: "query", input: { topic: "secret", key: "k" } },
     "apiKeys.revoke": { kind: "mutation", input: { id: keyIdA } },
+    "erasure.create": { kind: "mutation", input: { keys: [str("k")], topics: ["secret"] } },
+    "erasure.preflight": { kind: "mutation", input: { topics: ["secret"] } },
+    "erasure.get": { kind: "query", input: { id: keyIdA } },
+    "erasure.evidence": { kind: "query", input: { id: keyIdA, format: "csv" } },
+    "erasure.extend": {
+      kind: "mutation",
+      input: { id: keyIdA, deadlineAt: "2099-01-01T00:00:00.000Z", reason: "r" },
+    },
     "members.changeRole": { kind: "mutation", input: { memberId: memberIdA, role: "viewer" } },
     "members.remove": { kind: "mutation", input: { memberId: memberIdA } },
   };
