@@ -1,5 +1,6 @@
 import {
   type CleanerState,
+  type DeleteRecordsResponse,
   encodeFetchedRecord,
   type FetchQuery,
   type FetchResponse,
@@ -31,6 +32,22 @@ export function produce(
       throw new Error(`append of ${records.length} records returned offsets ${baseOffset}..${lastOffset}`);
     }
     return { baseOffset, offsets };
+  });
+}
+
+/**
+ * Moves the log start offset (fenced like a produce), then runs retention so the segments wholly
+ * below it are deleted now rather than at the next scheduled pass.
+ */
+export function deleteRecords(
+  host: PartitionHost,
+  partitionId: string,
+  beforeOffset: Promise<number>,
+): Promise<DeleteRecordsResponse> {
+  return host.write(partitionId, beforeOffset, async (log, offset) => {
+    const answer = await log.deleteRecordsBefore(offset);
+    await log.applyRetention();
+    return answer;
   });
 }
 

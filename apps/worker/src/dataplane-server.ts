@@ -6,6 +6,7 @@ import {
   DataPlaneError,
   decodeBinaryRecords,
   decodeProduceRecord,
+  deleteRecordsRequestSchema,
   type ErrorBody,
   fetchQuerySchema,
   HTTP_STATUS_BY_CODE,
@@ -19,6 +20,7 @@ import {
 } from "@lastword/dataplane";
 import {
   type CleanerView,
+  deleteRecords,
   fetchRecords,
   listOffsets,
   listSegments,
@@ -43,7 +45,8 @@ export interface DataPlaneServerOptions {
   logger: Logger;
 }
 
-const ROUTE = /^\/v1\/partitions\/([^/]+)\/(produce|records|offsets|segments|clean|key|key-versions|stream)$/;
+const ROUTE =
+  /^\/v1\/partitions\/([^/]+)\/(produce|records|offsets|segments|clean|delete-records|key|key-versions|stream)$/;
 
 /** The worker's internal HTTP endpoint; every route but /healthz requires the shared secret. */
 export function createDataPlaneServer(options: DataPlaneServerOptions): Server {
@@ -151,6 +154,12 @@ async function dispatch(
       return listSegments(host, cleaner, partitionId);
     case "POST clean":
       return requestClean(host, cleaner, partitionId);
+    case "POST delete-records": {
+      const body = readBody(req).then((raw) => deleteRecordsRequestSchema.parse(parseJson(raw)).beforeOffset);
+      // Awaited only after the fencing check; if that fails first, a bad body must not go unhandled.
+      body.catch(() => undefined);
+      return deleteRecords(host, partitionId, body);
+    }
     case "GET key":
       return lookupKey(host, partitionId, Buffer.from(keyQuerySchema.parse(query).key, "base64"));
     case "GET key-versions":

@@ -52,6 +52,8 @@ export interface HostedLog {
   /** Closes the active segment now (an erasure tombstone in it must become cleanable). */
   roll(): Promise<void>;
   applyRetention(): Promise<RetentionResult>;
+  /** Kafka's deleteRecords: moves the log start offset forward (POLICY_VIOLATION on compact-only topics). */
+  deleteRecordsBefore(offset: number): Promise<{ logStartOffset: number }>;
 }
 
 export interface OpenLogOptions {

@@ -14,6 +14,8 @@ import { OwnerDirectory, type PartitionOwner } from "./owner-directory";
 import { type PartitionStreamRequest, PartitionStreams } from "./partition-stream";
 import {
   cleanResponseSchema,
+  type DeleteRecordsResponse,
+  deleteRecordsResponseSchema,
   errorBodySchema,
   fetchResponseSchema,
   listOffsetsResponseSchema,
@@ -120,6 +122,16 @@ export class DataPlaneClient {
       body: {},
     };
     await this.#call(input.partitionId, request, cleanResponseSchema, true);
+  }
+
+  /** Moves the partition's log start offset to `beforeOffset` (never backwards); refused on compact-only topics. */
+  async deleteRecords(input: { partitionId: string; beforeOffset: number }): Promise<DeleteRecordsResponse> {
+    const request: TransportRequest = {
+      method: "POST",
+      path: partitionPath.deleteRecords(input.partitionId),
+      body: { beforeOffset: input.beforeOffset },
+    };
+    return this.#call(input.partitionId, request, deleteRecordsResponseSchema, true);
   }
 
   /** The key's latest live value through the owner's key index (no scan); `record` null when none. */

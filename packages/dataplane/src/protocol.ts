@@ -20,6 +20,7 @@ export const partitionPath = {
   offsets: (partitionId: string) => `/v1/partitions/${encodeURIComponent(partitionId)}/offsets`,
   segments: (partitionId: string) => `/v1/partitions/${encodeURIComponent(partitionId)}/segments`,
   clean: (partitionId: string) => `/v1/partitions/${encodeURIComponent(partitionId)}/clean`,
+  deleteRecords: (partitionId: string) => `/v1/partitions/${encodeURIComponent(partitionId)}/delete-records`,
 };
 
 const bytes = z.string().nullable();
@@ -115,6 +116,10 @@ export const segmentsResponseSchema = z.object({
 
 export const cleanResponseSchema = z.object({ accepted: z.literal(true) });
 
+/** Kafka's deleteRecords: moves the log start offset forward; segments below it go at the next retention pass. */
+export const deleteRecordsRequestSchema = z.object({ beforeOffset: offset });
+export const deleteRecordsResponseSchema = z.object({ logStartOffset: offset });
+
 export const errorBodySchema = z.object({
   code: z.enum(DATA_PLANE_ERROR_CODES),
   message: z.string(),
@@ -137,5 +142,6 @@ export type ListOffsetsResponse = z.infer<typeof listOffsetsResponseSchema>;
 export type SegmentInfo = z.infer<typeof segmentInfoSchema>;
 export type SegmentsResponse = z.infer<typeof segmentsResponseSchema>;
 export type CleanerState = z.infer<typeof cleanerStateSchema>;
+export type DeleteRecordsResponse = z.infer<typeof deleteRecordsResponseSchema>;
 export type ErrorBody = z.infer<typeof errorBodySchema>;
 export type HealthResponse = z.infer<typeof healthResponseSchema>;

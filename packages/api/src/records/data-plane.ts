@@ -37,6 +37,8 @@ export interface DataPlane {
     partitionId: string;
     timestamp?: number;
   }): Promise<{ earliest: number; latest: number; timestampOffset?: number | null }>;
+  /** Kafka's deleteRecords on one partition: moves its log start offset forward. */
+  deleteRecords(input: { partitionId: string; beforeOffset: number }): Promise<{ logStartOffset: number }>;
   /** Latest live value of a key through the owner's key index (issue 7); `record` null when none. */
   lookupKey(input: { partitionId: string; key: Buffer }): Promise<{
     record: { offset: number; timestamp: number; value: string; headers: readonly WireHeader[] } | null;

@@ -2,15 +2,13 @@ import type { inferRouterInputs, inferRouterOutputs } from "@trpc/server";
 import { createApiKeyProcedure } from "../procedures/api-keys/create-api-key";
 import { listApiKeysProcedure } from "../procedures/api-keys/list-api-keys";
 import { revokeApiKeyProcedure } from "../procedures/api-keys/revoke-api-key";
+import { exportAuditProcedure } from "../procedures/audit/export-audit";
+import { verifyAuditProcedure } from "../procedures/audit/verify-audit";
 import { commitOffsetsProcedure } from "../procedures/consumer-groups/commit-offsets";
 import { getGroupProcedure } from "../procedures/consumer-groups/get-group";
 import { groupLagProcedure } from "../procedures/consumer-groups/group-lag";
 import { listTopicGroupsProcedure } from "../procedures/consumer-groups/list-topic-groups";
 import { resetOffsetsProcedure } from "../procedures/consumer-groups/reset-offsets";
-import { getKeyProcedure } from "../procedures/keys/get-key";
-import { keyVersionsProcedure } from "../procedures/keys/key-versions";
-import { exportAuditProcedure } from "../procedures/audit/export-audit";
-import { verifyAuditProcedure } from "../procedures/audit/verify-audit";
 import { createErasureRequestProcedure } from "../procedures/erasure/create-erasure-request";
 import { erasureTopicsProcedure } from "../procedures/erasure/erasure-topics";
 import { exportErasureEvidenceProcedure } from "../procedures/erasure/export-erasure-evidence";
@@ -18,11 +16,14 @@ import { extendErasureDeadlineProcedure } from "../procedures/erasure/extend-era
 import { getErasureRequestProcedure } from "../procedures/erasure/get-erasure-request";
 import { listErasureRequestsProcedure } from "../procedures/erasure/list-erasure-requests";
 import { previewErasureProcedure } from "../procedures/erasure/preview-erasure";
+import { getKeyProcedure } from "../procedures/keys/get-key";
+import { keyVersionsProcedure } from "../procedures/keys/key-versions";
 import { changeMemberRoleProcedure } from "../procedures/members/change-member-role";
 import { inviteMemberProcedure } from "../procedures/members/invite-member";
 import { listMembersProcedure } from "../procedures/members/list-members";
 import { removeMemberProcedure } from "../procedures/members/remove-member";
 import { deleteKeyProcedure } from "../procedures/records/delete-key";
+import { deleteRecordsProcedure } from "../procedures/records/delete-records";
 import { produceRecordsProcedure } from "../procedures/records/produce-records";
 import { readRecordsProcedure } from "../procedures/records/read-records";
 import { currentTenantProcedure } from "../procedures/tenant/current-tenant";
@@ -72,6 +73,7 @@ export const appRouter = router({
     produce: produceRecordsProcedure,
     read: readRecordsProcedure,
     deleteKey: deleteKeyProcedure,
+    deleteRecords: deleteRecordsProcedure,
   }),
   keys: router({
     get: getKeyProcedure,
