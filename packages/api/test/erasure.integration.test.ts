@@ -23,6 +23,7 @@ interface Tombstone {
   offset: number;
   status: string;
   purgedAt: string | null;
+  passRequestedAt: string | null;
   expiredAt: string | null;
   purgeEvidence: {
     result: string;
@@ -236,10 +237,13 @@ describe("erasure requests", () => {
       expect(t.purgeEvidence?.bytesScanned).toBeGreaterThan(0);
       expect(t.purgeEvidence?.segments.every((s) => /^[0-9a-f]{64}$/.test(s.sha256))).toBe(true);
       expect(t.expiryEvidence?.result).toBe("absent");
+      // people never compacts by its own configs: only the guard's forced pass can have purged it.
+      if (t.topic === "people") expect(t.passRequestedAt).not.toBeNull();
     }
     expect(current.timeline.map((e) => e.action)).toEqual([
       "erasure.request.created",
       "erasure.tombstones.written",
+      "erasure.pass.run",
       "erasure.purged",
       "erasure.tombstone.removed",
       "erasure.closed",

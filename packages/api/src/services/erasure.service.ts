@@ -240,6 +240,7 @@ async function transition(
   action: string,
   data: Record<string, unknown>,
   extra: Prisma.ErasureRequestUpdateManyMutationInput = {},
+  before: { action: string; data: Record<string, unknown> }[] = [],
 ): Promise<boolean> {
   const now = new Date(deps.clock.now());
   return deps.prisma.$transaction(async (tx) => {
@@ -248,6 +249,15 @@ async function transition(
       data: { status: to, ...extra },
     });
     if (moved.count !== 1) return false;
+    for (const event of before)
+      await appendAuditEvent(tx, {
+        organizationId: request.organizationId,
+        actor: SYSTEM,
+        action: event.action,
+        target: { type: "erasureRequest", id: request.id },
+        data: event.data,
+        now,
+      });
     await appendAuditEvent(tx, {
       organizationId: request.organizationId,
       actor: SYSTEM,
@@ -281,6 +291,34 @@ function evidenceSummary(t: ErasureTombstone, which: "purge" | "expiry") {
   };
 }
 
+/** The cleaner passes (the workers' CleanerRun rows) between each tombstone's write and its verified purge. */
+async function passesRun(prisma: PrismaClient, tombstones: readonly ErasureTombstone[]) {
+  const runs = await prisma.cleanerRun.findMany({
+    where: {
+      OR: tombstones.map((t) => ({
+        partitionId: t.partitionId,
+        startedAt: { gte: t.writtenAt, ...(t.purgedAt ? { lte: t.purgedAt } : {}) },
+      })),
+    },
+    orderBy: { startedAt: "asc" },
+  });
+  return runs.map((r) => {
+    const t = tombstones.find((x) => x.partitionId === r.partitionId);
+    return {
+      topicId: t?.topicId ?? null,
+      partition: t?.partitionIndex ?? null,
+      status: r.status,
+      trigger: r.trigger,
+      startedAt: r.startedAt.toISOString(),
+      finishedAt: r.finishedAt?.toISOString() ?? null,
+      bytesRead: Number(r.bytesRead),
+      bytesWritten: Number(r.bytesWritten),
+      recordsRemoved: r.recordsRemoved,
+      tombstonesRemoved: r.tombstonesRemoved,
+    };
+  });
+}
+
 /**
  * Folds what the workers recorded on the tombstones into the request's state, one audited step at
  * a time: all purged → purged; all gone → tombstone-expired → closed; unpurged in the last part of
@@ -291,11 +329,20 @@ export async function syncErasureRequest(deps: ErasureDeps, request: RequestWith
   const { tombstones } = request;
   const allPurged = tombstones.length > 0 && tombstones.every((t) => t.status !== "tombstoned");
   if (AWAITING_PURGE.includes(request.status) && allPurged) {
-    await transition(deps, request, "purged", "erasure.purged", {
-      evidence: tombstones.map((t) => evidenceSummary(t, "purge")),
-      beforeDeadlineMs:
-        request.deadlineAt.getTime() - Math.max(...tombstones.map((t) => t.purgedAt?.getTime() ?? now)),
-    });
+    const passes = await passesRun(deps.prisma, tombstones);
+    await transition(
+      deps,
+      request,
+      "purged",
+      "erasure.purged",
+      {
+        evidence: tombstones.map((t) => evidenceSummary(t, "purge")),
+        beforeDeadlineMs:
+          request.deadlineAt.getTime() - Math.max(...tombstones.map((t) => t.purgedAt?.getTime() ?? now)),
+      },
+      {},
+      passes.length > 0 ? [{ action: "erasure.pass.run", data: { passes } }] : [],
+    );
   }
   if (request.status === "purged" && tombstones.every((t) => t.status === "tombstone-expired")) {
     await transition(deps, request, "tombstone-expired", "erasure.tombstone.removed", {
