@@ -266,7 +266,7 @@ async function transition(
       data: { from: request.status, to, ...data },
       now,
     });
-    request.status = to;
+    Object.assign(request, { status: to, ...extra });
     return true;
   });
 }
