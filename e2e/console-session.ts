@@ -36,13 +36,46 @@ export function newAccount(name: string): Account {
   return { name, email: `e2e-${tag}@example.com`, password: `pw-${randomBytes(8).toString("hex")}` };
 }
 
+// better-auth allows 3 sign-ins/sign-ups per 10 s per client address; every test browser here
+// shares 127.0.0.1, so a spec that signs up several accounts waits out the window like a person would.
+const AUTH_RATE_WINDOW_MS = 10_000;
+
+/** The form's own error; Next's route announcer is also role=alert, but lives outside forms. */
+export function formAlert(page: Page): Locator {
+  return page.locator("form").getByRole("alert");
+}
+
+/** Submits a sign-in or sign-up form and waits for the console; retries once the rate window passed. */
+export async function submitAuthForm(page: Page, button: string, attempts = 3): Promise<void> {
+  for (let attempt = 1; ; attempt += 1) {
+    await page.getByRole("button", { name: button }).click();
+    if (attempt > 1) await formAlert(page).waitFor({ state: "detached" });
+    // Both waits settle (the loser times out into "none"), so neither leaves an unhandled rejection.
+    const arrived = page.waitForURL("**/topics").then(
+      () => "topics" as const,
+      () => "none" as const,
+    );
+    const refused = formAlert(page)
+      .waitFor()
+      .then(
+        () => "alert" as const,
+        () => "none" as const,
+      );
+    const outcome = await Promise.race([arrived, refused]);
+    if (outcome === "topics") return;
+    if (outcome === "none") throw new Error(`${button}: neither the console nor an error appeared`);
+    const said = (await formAlert(page).textContent()) ?? "";
+    if (!/too many requests/i.test(said) || attempt >= attempts) throw new Error(`${button} failed: ${said}`);
+    await page.waitForTimeout(AUTH_RATE_WINDOW_MS);
+  }
+}
+
 export async function signUp(page: Page, account: Account): Promise<void> {
   await page.goto("/sign-up");
   await page.getByLabel("Name", { exact: true }).fill(account.name);
   await page.getByLabel("Email", { exact: true }).fill(account.email);
   await page.getByLabel("Password", { exact: true }).fill(account.password);
-  await page.getByRole("button", { name: "Create account" }).click();
-  await page.waitForURL("**/topics");
+  await submitAuthForm(page, "Create account");
 }
 
 export async function createTopic(
@@ -69,7 +102,7 @@ export async function waitOrExplain(page: Page, locator: Locator, name: string):
   try {
     await locator.waitFor({ timeout: 30_000 });
   } catch (error) {
-    const alerts = await page.getByRole("alert").allTextContents();
+    const alerts = (await page.getByRole("alert").allTextContents()).filter((text) => text.trim() !== "");
     const screenshot = await saveScreenshot(page, `failed-${name}`);
     const said = alerts.length > 0 ? `the page said: ${alerts.join(" | ")}` : "the page showed no error";
     throw new Error(`${name}: ${said} (screenshot ${screenshot})`, { cause: error });

@@ -3,11 +3,13 @@ import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   createTopic,
+  formAlert,
   launchChromium,
   newAccount,
   newConsolePage,
   saveScreenshot,
   signUp,
+  submitAuthForm,
 } from "./console-session";
 
 describe("console walking skeleton", () => {
@@ -73,11 +75,29 @@ describe("console walking skeleton", () => {
     await page.getByLabel("Email", { exact: true }).fill(account.email);
     await page.getByLabel("Password", { exact: true }).fill("wrong password");
     await page.getByRole("button", { name: "Sign in" }).click();
-    await page.getByRole("alert").waitFor();
+    await formAlert(page).waitFor();
     await page.getByLabel("Password", { exact: true }).fill(account.password);
-    await page.getByRole("button", { name: "Sign in" }).click();
-    await page.waitForURL("**/topics");
+    await submitAuthForm(page, "Sign in");
     expect(await page.getByTestId("organization-name").textContent()).toContain("Returning User");
+  });
+
+  it("lists the owner on the members page and invites a developer", async () => {
+    const page = await newConsolePage(browser);
+    const account = newAccount("Team Owner");
+    await signUp(page, account);
+    await page.getByRole("navigation", { name: "Console" }).getByRole("link", { name: "Members" }).click();
+    const owner = page.getByRole("table", { name: "Members" }).getByRole("row", { name: /Team Owner/ });
+    await owner.waitFor();
+    expect(await owner.getByRole("cell").allTextContents()).toContain("owner");
+    await page.getByRole("status").filter({ hasText: "No invitations are waiting" }).waitFor();
+
+    const form = page.getByRole("form", { name: "Invite a member" });
+    await form.getByLabel("Email").fill("new.developer@example.com");
+    await form.getByLabel("Role").selectOption("developer");
+    await form.getByRole("button", { name: "Send invitation" }).click();
+    const invitation = page.getByRole("list", { name: "Pending invitations" }).getByRole("listitem");
+    await invitation.filter({ hasText: "new.developer@example.com" }).waitFor();
+    expect(await invitation.textContent()).toContain("developer");
   });
 
   it("sends a signed-out visitor to sign in", async () => {

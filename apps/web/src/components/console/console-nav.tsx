@@ -6,6 +6,7 @@ import { usePathname } from "next/navigation";
 const LINKS = [
   { href: "/topics", label: "Topics" },
   { href: "/api-keys", label: "API keys" },
+  { href: "/members", label: "Members" },
 ] as const;
 
 export function ConsoleNav() {

@@ -1,0 +1,69 @@
+"use client";
+
+import { useMutation, useQueryClient } from "@tanstack/react-query";
+import { type FormEvent, useState } from "react";
+import { ASSIGNABLE_ROLES, type AssignableRole } from "@/lib/member-roles";
+import { useTRPC } from "@/lib/trpc";
+import { Button } from "../ui/button";
+import { Card } from "../ui/card";
+import { SelectField, TextField } from "../ui/field";
+import { ErrorNotice } from "../ui/notice";
+
+export function InviteMemberForm() {
+  const trpc = useTRPC();
+  const queryClient = useQueryClient();
+  const [email, setEmail] = useState("");
+  const [role, setRole] = useState<AssignableRole>("developer");
+  const invite = useMutation(
+    trpc.members.invite.mutationOptions({
+      onSuccess: async () => {
+        setEmail("");
+        await queryClient.invalidateQueries({ queryKey: trpc.members.list.queryKey() });
+      },
+    }),
+  );
+  const submit = (event: FormEvent<HTMLFormElement>) => {
+    event.preventDefault();
+    invite.mutate({ email, role });
+  };
+  return (
+    <Card
+      title="Invite a member"
+      description="The invitation is valid for a limited time; it appears below until accepted."
+    >
+      <form aria-label="Invite a member" onSubmit={submit} className="grid gap-4 sm:grid-cols-2">
+        <TextField
+          label="Email"
+          type="email"
+          required
+          value={email}
+          onChange={(event) => setEmail(event.target.value)}
+        />
+        <SelectField
+          label="Role"
+          value={role}
+          onChange={(event) => setRole(event.target.value as AssignableRole)}
+        >
+          {ASSIGNABLE_ROLES.map((entry) => (
+            <option key={entry} value={entry}>
+              {entry}
+            </option>
+          ))}
+        </SelectField>
+        <div className="flex flex-col gap-3 sm:col-span-2">
+          {invite.isError ? <ErrorNotice>{invite.error.message}</ErrorNotice> : null}
+          {invite.data ? (
+            <p role="status" className="text-sm text-muted">
+              Invited {invite.data.email} as {invite.data.role}.
+            </p>
+          ) : null}
+          <div>
+            <Button type="submit" disabled={invite.isPending}>
+              {invite.isPending ? "Inviting…" : "Send invitation"}
+            </Button>
+          </div>
+        </div>
+      </form>
+    </Card>
+  );
+}

@@ -1,0 +1,143 @@
+"use client";
+
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useState } from "react";
+import { ASSIGNABLE_ROLES, type AssignableRole, isAssignableRole } from "@/lib/member-roles";
+import { useTRPC } from "@/lib/trpc";
+import { Badge } from "../ui/badge";
+import { Button } from "../ui/button";
+import { Card } from "../ui/card";
+import { ErrorNotice, StatusNotice } from "../ui/notice";
+
+const dateFormat = new Intl.DateTimeFormat("en", { dateStyle: "medium" });
+
+export function MemberList() {
+  const trpc = useTRPC();
+  const members = useQuery(trpc.members.list.queryOptions());
+  if (members.isPending) return <StatusNotice>Loading members…</StatusNotice>;
+  if (members.isError)
+    return <ErrorNotice>We could not load the members: {members.error.message}</ErrorNotice>;
+  const { invitations } = members.data;
+  return (
+    <>
+      <Card title="People">
+        <div className="overflow-x-auto">
+          <table aria-label="Members" className="w-full text-left text-sm">
+            <thead className="border-b border-line text-xs uppercase tracking-wide text-muted">
+              <tr>
+                {["Name", "Email", "Role", "Joined", "Actions"].map((title) => (
+                  <th key={title} scope="col" className="py-2 pr-4 font-medium">
+                    {title === "Actions" ? <span className="sr-only">{title}</span> : title}
+                  </th>
+                ))}
+              </tr>
+            </thead>
+            <tbody>
+              {members.data.members.map((member) => (
+                <tr key={member.id} className="border-b border-line last:border-0">
+                  <th scope="row" className="py-2 pr-4 font-medium">
+                    {member.name}
+                  </th>
+                  <td className="py-2 pr-4">{member.email}</td>
+                  <td className="py-2 pr-4">
+                    {isAssignableRole(member.role) ? (
+                      <RoleSelect memberId={member.id} name={member.name} role={member.role} />
+                    ) : (
+                      <Badge>{member.role}</Badge>
+                    )}
+                  </td>
+                  <td className="py-2 pr-4 text-muted">{dateFormat.format(new Date(member.createdAt))}</td>
+                  <td className="py-2 text-right">
+                    {isAssignableRole(member.role) ? (
+                      <RemoveButton memberId={member.id} name={member.name} />
+                    ) : null}
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      </Card>
+      <Card title="Pending invitations">
+        {invitations.length === 0 ? (
+          <StatusNotice>No invitations are waiting to be accepted.</StatusNotice>
+        ) : (
+          <ul aria-label="Pending invitations" className="flex flex-col divide-y divide-line text-sm">
+            {invitations.map((invitation) => (
+              <li key={invitation.id} className="flex flex-wrap items-center gap-3 py-2">
+                <span className="font-medium">{invitation.email}</span>
+                <Badge>{invitation.role}</Badge>
+                <span className="text-muted">
+                  expires {dateFormat.format(new Date(invitation.expiresAt))}
+                </span>
+              </li>
+            ))}
+          </ul>
+        )}
+      </Card>
+    </>
+  );
+}
+
+function RoleSelect({ memberId, name, role }: { memberId: string; name: string; role: AssignableRole }) {
+  const trpc = useTRPC();
+  const queryClient = useQueryClient();
+  const change = useMutation(
+    trpc.members.changeRole.mutationOptions({
+      onSettled: () => queryClient.invalidateQueries({ queryKey: trpc.members.list.queryKey() }),
+    }),
+  );
+  return (
+    <div className="flex flex-col gap-1">
+      <select
+        aria-label={`Role of ${name}`}
+        value={role}
+        disabled={change.isPending}
+        onChange={(event) => change.mutate({ memberId, role: event.target.value as AssignableRole })}
+        className="rounded-md border border-line bg-surface px-2 py-1 text-sm"
+      >
+        {ASSIGNABLE_ROLES.map((entry) => (
+          <option key={entry} value={entry}>
+            {entry}
+          </option>
+        ))}
+      </select>
+      {change.isError ? <ErrorNotice>{change.error.message}</ErrorNotice> : null}
+    </div>
+  );
+}
+
+/** Two steps, so one stray click cannot lock a colleague out. */
+function RemoveButton({ memberId, name }: { memberId: string; name: string }) {
+  const trpc = useTRPC();
+  const queryClient = useQueryClient();
+  const [confirming, setConfirming] = useState(false);
+  const remove = useMutation(
+    trpc.members.remove.mutationOptions({
+      onSuccess: () => queryClient.invalidateQueries({ queryKey: trpc.members.list.queryKey() }),
+    }),
+  );
+  if (remove.isError) return <ErrorNotice>{remove.error.message}</ErrorNotice>;
+  if (!confirming) {
+    return (
+      <Button variant="secondary" onClick={() => setConfirming(true)} aria-label={`Remove ${name}`}>
+        Remove
+      </Button>
+    );
+  }
+  return (
+    <div className="flex justify-end gap-2">
+      <Button variant="secondary" onClick={() => setConfirming(false)}>
+        Keep
+      </Button>
+      <Button
+        variant="danger"
+        disabled={remove.isPending}
+        onClick={() => remove.mutate({ memberId })}
+        aria-label={`Confirm removing ${name}`}
+      >
+        {remove.isPending ? "Removing…" : "Remove now"}
+      </Button>
+    </div>
+  );
+}
