@@ -4,13 +4,9 @@ import { topicNameSchema } from "../topics/topic.schema";
 export const deleteRecordsInput = z.object({
   topic: topicNameSchema,
   partition: z.number().int().min(0),
-  beforeOffset: z
-    .number()
-    .int()
-    .min(0)
-    .meta({
-      description: "Records below this offset become unreadable; whole segments below it are deleted",
-    }),
+  beforeOffset: z.number().int().min(0).meta({
+    description: "Records below this offset become unreadable; whole segments below it are deleted",
+  }),
 });
 
 export type DeleteRecordsInput = z.infer<typeof deleteRecordsInput>;
