@@ -7,6 +7,7 @@ const LINKS = [
   { href: "/topics", label: "Topics" },
   { href: "/api-keys", label: "API keys" },
   { href: "/members", label: "Members" },
+  { href: "/api-reference", label: "API" },
 ] as const;
 
 export function ConsoleNav() {
