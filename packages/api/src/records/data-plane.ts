@@ -55,12 +55,42 @@ export interface DataPlane {
     logStartOffset: number;
     logEndOffset: number;
   }>;
+  /** The partition's segments and, on compacted topics, its cleaner state (times in epoch ms). */
+  segments(input: { partitionId: string }): Promise<{
+    logStartOffset: number;
+    logEndOffset: number;
+    segments: readonly DataPlaneSegment[];
+    cleaner: DataPlaneCleanerState | null;
+  }>;
   /** Streamed replay (every record from `offset`) or snapshot (latest live record per key). */
   streamPartition(input: {
     partitionId: string;
     mode: "replay" | "snapshot";
     offset?: number;
   }): AsyncIterable<DataPlaneStreamFrame>;
+}
+
+export interface DataPlaneSegment {
+  baseOffset: number;
+  lastOffset: number;
+  sizeBytes: number;
+  records: number;
+  firstTimestamp: number | null;
+  maxTimestamp: number | null;
+  active: boolean;
+  /** "clean" (before the cleaner checkpoint) | "dirty" | "active"; typed loosely on the wire. */
+  state?: unknown;
+}
+
+export interface DataPlaneCleanerState {
+  dirtyRatio: number;
+  cleanable: boolean;
+  firstDirtyOffset: number;
+  firstUncleanableOffset: number;
+  maxCompactionDelayMs: number;
+  nextCleanDueAt: number | null;
+  lastCleanAt: number | null;
+  uncleanable: { error: string; failures: number; held: boolean; retryAt: number | null } | null;
 }
 
 interface WireHeader {

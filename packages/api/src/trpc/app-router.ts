@@ -35,6 +35,7 @@ import { deleteTopicProcedure } from "../procedures/topics/delete-topic";
 import { getTopicProcedure } from "../procedures/topics/get-topic";
 import { listCleanerRunsProcedure } from "../procedures/topics/list-cleaner-runs";
 import { listTopicsProcedure } from "../procedures/topics/list-topics";
+import { partitionSegmentsProcedure } from "../procedures/topics/partition-segments";
 import { router } from "./trpc";
 
 export const appRouter = router({
@@ -50,6 +51,7 @@ export const appRouter = router({
     alterConfigs: alterConfigsProcedure,
     addPartitions: addPartitionsProcedure,
     cleanerRuns: listCleanerRunsProcedure,
+    segments: partitionSegmentsProcedure,
   }),
   apiKeys: router({
     create: createApiKeyProcedure,

@@ -1,0 +1,59 @@
+import { z } from "zod";
+import { topicNameSchema } from "./topic.schema";
+
+export const partitionSegmentsInput = z.object({
+  topic: topicNameSchema,
+  partition: z.number().int().min(0),
+});
+
+export type PartitionSegmentsInput = z.infer<typeof partitionSegmentsInput>;
+
+const epochMs = z.number().int().nullable();
+
+export const segmentStateSchema = z.enum(["clean", "dirty", "active"]);
+
+export const partitionSegmentsOutput = z.object({
+  partition: z.number().int(),
+  logStartOffset: z.number().int(),
+  logEndOffset: z.number().int(),
+  segments: z.array(
+    z.object({
+      baseOffset: z.number().int(),
+      lastOffset: z
+        .number()
+        .int()
+        .meta({ description: "Last offset written to the segment (base − 1 when empty)" }),
+      sizeBytes: z.number().int(),
+      records: z.number().int(),
+      firstTimestamp: epochMs.meta({
+        description: "Epoch ms of the segment's first record, null when empty",
+      }),
+      maxTimestamp: epochMs.meta({ description: "Largest record timestamp in the segment (epoch ms)" }),
+      state: segmentStateSchema.meta({
+        description: "clean: behind the cleaner checkpoint; dirty: not yet compacted; active: being written",
+      }),
+    }),
+  ),
+  cleaner: z
+    .object({
+      dirtyRatio: z.number(),
+      cleanable: z.boolean(),
+      firstDirtyOffset: z.number().int(),
+      firstUncleanableOffset: z.number().int(),
+      maxCompactionDelayMs: z.number(),
+      nextCleanDueAt: epochMs,
+      lastCleanAt: epochMs,
+      uncleanable: z
+        .object({
+          error: z.string(),
+          failures: z.number().int(),
+          held: z.boolean(),
+          retryAt: epochMs,
+        })
+        .nullable(),
+    })
+    .nullable()
+    .meta({ description: "The partition's cleaner state; null when the topic does not compact" }),
+});
+
+export type PartitionSegmentsOutput = z.infer<typeof partitionSegmentsOutput>;

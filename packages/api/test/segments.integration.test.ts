@@ -1,0 +1,133 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { DataPlaneClient } from "@lastword/dataplane";
+import { partitionLogOpener, type RunningWorker, startWorker } from "@lastword/worker";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type Harness, rest, startHarness } from "./api-harness";
+
+// GET /topics/{topic}/partitions/{p}/segments through a real worker, before and after a cleaner pass.
+let h: Harness;
+let worker: RunningWorker;
+let dataPlane: DataPlaneClient;
+let dataDir: string;
+let key: string;
+let metadataOnlyKey: string;
+
+interface SegmentRow {
+  baseOffset: number;
+  lastOffset: number;
+  sizeBytes: number;
+  records: number;
+  firstTimestamp: number | null;
+  maxTimestamp: number | null;
+  state: string;
+}
+
+const str = (data: string) => ({ type: "string", data });
+const listing = async (apiKey: string) => {
+  const res = await rest(h.server, { apiKey }, "GET", "/topics/table/partitions/0/segments");
+  expect(res.status).toBe(200);
+  return res.body as {
+    logEndOffset: number;
+    segments: SegmentRow[];
+    cleaner: { lastCleanAt: number | null };
+  };
+};
+
+beforeAll(async () => {
+  h = await startHarness("segments");
+  dataDir = mkdtempSync(join(tmpdir(), "lastword-api-segments-"));
+  // No scheduling: nothing cleans on its own, and requestClean runs the pass inline.
+  worker = await startWorker({
+    databaseUrl: h.db.url,
+    dataDir,
+    secret: h.secret,
+    openLog: partitionLogOpener(),
+    logLevel: "silent",
+    claimIntervalMs: 100,
+  });
+  dataPlane = new DataPlaneClient({ prisma: h.db.prisma, secret: h.secret, ownerWaitMs: 15_000 });
+  const tenant = await h.server.provisionTenant({
+    name: "Seg",
+    email: "seg@example.com",
+    password: "seg-pass-1",
+  });
+  key = (await h.server.createApiKey({ ...tenant, name: "rw" })).key;
+  metadataOnlyKey = (await h.server.createApiKey({ ...tenant, name: "meta", scopes: ["topics:read"] })).key;
+  const created = await rest(h.server, { apiKey: key }, "POST", "/topics", {
+    name: "table",
+    partitions: 1,
+    configs: { "cleanup.policy": "compact", "segment.bytes": 200 },
+  });
+  expect(created.status).toBe(201);
+  // The seed's picture: A, B and C overwritten; one batch per record so segments roll at 200 bytes.
+  for (const [k, v] of [
+    ["A", "a1"],
+    ["B", "b1"],
+    ["A", "a2"],
+    ["C", "c1"],
+    ["B", "b2"],
+    ["A", "a3"],
+    ["D", "d1"],
+    ["C", "c2"],
+  ]) {
+    const res = await rest(h.server, { apiKey: key }, "POST", "/topics/table/records", {
+      records: [{ key: str(k as string), value: str(v as string), partition: 0 }],
+    });
+    expect(res.status).toBe(200);
+  }
+});
+
+afterAll(async () => {
+  dataPlane?.close();
+  await worker?.stop();
+  await h?.close();
+  if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+});
+
+describe("partition segments", () => {
+  it("lists dirty segments then the active one, covering every offset, to a topics:read-only key", async () => {
+    const before = await listing(metadataOnlyKey);
+    expect(before.logEndOffset).toBe(8);
+    expect(before.segments.length).toBeGreaterThanOrEqual(3);
+    expect(before.segments.at(-1)?.state).toBe("active");
+    expect(before.segments.slice(0, -1).every((s) => s.state === "dirty")).toBe(true);
+    // Adjacent: each segment starts where the previous one ended; together they hold all 8 records.
+    for (let i = 1; i < before.segments.length; i++) {
+      expect(before.segments[i]?.baseOffset).toBe((before.segments[i - 1]?.lastOffset ?? -2) + 1);
+    }
+    expect(before.segments.reduce((n, s) => n + s.records, 0)).toBe(8);
+    for (const s of before.segments.filter((x) => x.records > 0)) {
+      expect(s.sizeBytes).toBeGreaterThan(0);
+      expect(s.firstTimestamp).not.toBeNull();
+      expect(s.maxTimestamp).toBeGreaterThanOrEqual(s.firstTimestamp ?? 0);
+    }
+    expect(before.cleaner.lastCleanAt).toBeNull();
+  });
+
+  it("shows the dirty segments clean and smaller after a cleaner pass", async () => {
+    const before = await listing(key);
+    const dirtyBytes = before.segments
+      .filter((s) => s.state === "dirty")
+      .reduce((n, s) => n + s.sizeBytes, 0);
+    const partition = await h.db.prisma.partition.findFirstOrThrow({
+      where: { index: 0, topic: { name: "table" } },
+    });
+    await dataPlane.requestClean({ partitionId: partition.id });
+
+    const after = await listing(key);
+    expect(after.segments.at(-1)?.state).toBe("active");
+    const closed = after.segments.slice(0, -1);
+    expect(closed.length).toBeGreaterThan(0);
+    expect(closed.every((s) => s.state === "clean")).toBe(true);
+    expect(closed.reduce((n, s) => n + s.sizeBytes, 0)).toBeLessThan(dirtyBytes);
+    expect(after.cleaner.lastCleanAt).not.toBeNull();
+  });
+
+  it("answers 404 for a partition the topic does not have", async () => {
+    const res = await rest(h.server, { apiKey: key }, "GET", "/topics/table/partitions/3/segments");
+    expect(res.status).toBe(404);
+    expect(res.body.code).toBe("PARTITION_NOT_FOUND");
+  });
+});
