@@ -111,6 +111,32 @@ describe("topic page", () => {
     await saveScreenshot(page, "topic-page-dark");
   });
 
+  it("draws partition 0's log as a segment bar with a focusable block per segment", async () => {
+    const bar = page.getByRole("list", { name: "Partition 0 segments" });
+    // Five small records fit one segment, the active one: nothing is closed, so nothing is dirty yet.
+    const block = bar.getByRole("button", { name: "active segment, offsets 0–4", exact: false });
+    await waitOrExplain(page, block, "segment-bar-active");
+    const states = await bar
+      .getByRole("button")
+      .evaluateAll((buttons) => buttons.map((button) => button.getAttribute("data-state")));
+    expect(states).toEqual(["active"]);
+    expect(await block.getAttribute("aria-label")).toMatch(/^active segment, offsets 0–4, \d+ B, 5 records$/);
+
+    const heightBefore = (await bar.boundingBox())?.height;
+    await block.focus();
+    const tooltip = page.getByRole("tooltip");
+    await tooltip.waitFor();
+    expect(await block.getAttribute("aria-describedby")).toBe(await tooltip.getAttribute("id"));
+    const facts = await tooltip.textContent();
+    expect(facts).toContain("Active: being written");
+    expect(facts).toContain("Offsets0–4");
+    expect(facts).toContain("Records5");
+    expect((await bar.boundingBox())?.height).toBe(heightBefore);
+    await saveScreenshot(page, "topic-segment-bar");
+    await block.press("Escape");
+    await tooltip.waitFor({ state: "detached" });
+  });
+
   it("starts a read at a typed offset", async () => {
     const browserForm = page.getByRole("form", { name: "Browse messages" });
     await browserForm.getByLabel("Start from").selectOption("offset");

@@ -13,6 +13,7 @@ import { DeleteKeyForm } from "./delete-key-form";
 import { MessageBrowser } from "./message-browser";
 import { PartitionTable } from "./partition-table";
 import { ProduceForm } from "./produce-form";
+import { SegmentBars } from "./segment-bars";
 import { TopicWarnings } from "./topic-warnings";
 
 /** Workers report partition stats every scheduler tick; refresh at about that pace. */
@@ -56,6 +57,7 @@ export function TopicDetail({ topic }: { topic: string }) {
       </div>
       <TopicWarnings warnings={data.warnings} />
       <PartitionTable partitions={data.partitionDetails} />
+      <SegmentBars topic={data.name} partitions={data.partitions} />
       <MessageBrowser topic={data.name} partitions={data.partitions} boundsOf={boundsOf} />
       <div className="grid gap-6 lg:grid-cols-2">
         <ProduceForm topic={data.name} partitions={data.partitions} />

@@ -1,0 +1,175 @@
+"use client";
+
+import type { RouterOutputs } from "@lastword/api";
+import { useQuery } from "@tanstack/react-query";
+import { useId, useState } from "react";
+import { partitionNumbers } from "@/lib/partition-numbers";
+import { formatBytes } from "@/lib/partition-stats";
+import { segmentWidths } from "@/lib/segment-widths";
+import { useTRPC } from "@/lib/trpc";
+import { Card } from "../ui/card";
+
+type Segment = RouterOutputs["topics"]["segments"]["segments"][number];
+type SegmentState = Segment["state"];
+
+/** Fast enough to watch a cleaner pass land; each bar is one small worker call. */
+const SEGMENTS_REFRESH_MS = 3_000;
+/** A 60-byte active segment beside a 1 GiB one must stay visible and big enough to point at. */
+const MIN_BLOCK_PERCENT = 2;
+
+const STATE_STYLE: Record<SegmentState, string> = {
+  clean: "bg-emerald-500 dark:bg-emerald-400",
+  dirty: "bg-amber-500 dark:bg-amber-400",
+  active: "bg-indigo-500 dark:bg-indigo-400",
+};
+const STATE_MEANING: Record<SegmentState, string> = {
+  clean: "Clean: compacted, one value per key",
+  dirty: "Dirty: written since the last pass, may hold superseded values",
+  active: "Active: being written, never compacted",
+};
+const timeFormat = new Intl.DateTimeFormat("en", { dateStyle: "short", timeStyle: "medium" });
+
+/** Per partition, its log as the worker holds it now: segments as blocks proportional to bytes. */
+export function SegmentBars({ topic, partitions }: { topic: string; partitions: number }) {
+  return (
+    <Card
+      title="Segments"
+      description="Each block is one segment file, sized by its bytes. The cleaner turns dirty segments clean; the active one is left alone."
+    >
+      <ul aria-label="Segment states" className="mb-4 flex flex-wrap gap-x-5 gap-y-1 text-xs text-muted">
+        {(Object.keys(STATE_STYLE) as SegmentState[]).map((state) => (
+          <li key={state} className="flex items-center gap-1.5">
+            <span aria-hidden="true" className={`inline-block size-3 rounded-sm ${STATE_STYLE[state]}`} />
+            {STATE_MEANING[state]}
+          </li>
+        ))}
+      </ul>
+      <div className="flex flex-col gap-3">
+        {partitionNumbers(partitions).map((partition) => (
+          <PartitionSegmentBar key={partition} topic={topic} partition={partition} />
+        ))}
+      </div>
+    </Card>
+  );
+}
+
+function PartitionSegmentBar({ topic, partition }: { topic: string; partition: number }) {
+  const trpc = useTRPC();
+  const layout = useQuery({
+    ...trpc.topics.segments.queryOptions({ topic, partition }),
+    refetchInterval: SEGMENTS_REFRESH_MS,
+  });
+  const segments = layout.data?.segments ?? [];
+  const totalBytes = segments.reduce((sum, s) => sum + s.sizeBytes, 0);
+  return (
+    <div className="grid grid-cols-[6rem_1fr_6rem] items-center gap-3">
+      <span className="text-sm font-medium">Partition {partition}</span>
+      {/* Fixed height whatever the state, so refetches and loading never move the page. */}
+      <div className="relative h-8">
+        {layout.data ? (
+          <SegmentBlocks partition={partition} segments={segments} />
+        ) : (
+          <p
+            role={layout.isError ? "alert" : "status"}
+            className="flex h-8 items-center rounded border border-dashed border-line px-3 text-xs text-muted"
+          >
+            {layout.isError ? `We could not load the segments: ${layout.error.message}` : "Loading segments…"}
+          </p>
+        )}
+      </div>
+      <span className="text-right text-xs tabular-nums text-muted">
+        {layout.data ? formatBytes(totalBytes) : ""}
+      </span>
+    </div>
+  );
+}
+
+function SegmentBlocks({ partition, segments }: { partition: number; segments: readonly Segment[] }) {
+  const [shown, setShown] = useState<number | null>(null);
+  const tooltipId = useId();
+  const widths = segmentWidths(
+    segments.map((s) => s.sizeBytes),
+    MIN_BLOCK_PERCENT,
+  );
+  const starts = widths.map((_, i) => widths.slice(0, i).reduce((sum, w) => sum + w, 0));
+  const current = shown === null ? undefined : segments[shown];
+  return (
+    <>
+      <ul
+        aria-label={`Partition ${partition} segments`}
+        className="flex h-8 w-full rounded-sm border border-line bg-canvas"
+      >
+        {segments.map((segment, i) => (
+          <li
+            key={segment.baseOffset}
+            style={{ width: `${widths[i]}%` }}
+            className="h-full shrink-0 border-r border-surface last:border-r-0"
+          >
+            <button
+              type="button"
+              data-state={segment.state}
+              aria-label={segmentLabel(segment)}
+              aria-describedby={shown === i ? tooltipId : undefined}
+              className={`block size-full focus-visible:relative focus-visible:z-10 ${STATE_STYLE[segment.state]}`}
+              onMouseEnter={() => setShown(i)}
+              onMouseLeave={() => setShown(null)}
+              onFocus={() => setShown(i)}
+              onBlur={() => setShown(null)}
+              onKeyDown={(event) => {
+                if (event.key === "Escape") setShown(null);
+              }}
+            />
+          </li>
+        ))}
+      </ul>
+      {current && shown !== null ? (
+        <div
+          id={tooltipId}
+          role="tooltip"
+          style={{ left: `${Math.min(starts[shown] ?? 0, 60)}%` }}
+          className="pointer-events-none absolute top-full z-20 mt-1 w-72 rounded-md border border-line bg-surface p-3 text-xs shadow-lg"
+        >
+          <SegmentFacts segment={current} />
+        </div>
+      ) : null}
+    </>
+  );
+}
+
+function SegmentFacts({ segment }: { segment: Segment }) {
+  const rows: [string, string][] = [
+    ["Offsets", offsetRange(segment)],
+    ["Size", formatBytes(segment.sizeBytes)],
+    ["Records", String(segment.records)],
+    ["Time", timeRange(segment)],
+  ];
+  return (
+    <>
+      <p className="mb-1 font-medium">{STATE_MEANING[segment.state]}</p>
+      <dl className="grid grid-cols-[4.5rem_1fr] gap-x-2 gap-y-0.5">
+        {rows.map(([term, value]) => (
+          <div key={term} className="contents">
+            <dt className="text-muted">{term}</dt>
+            <dd className="tabular-nums">{value}</dd>
+          </div>
+        ))}
+      </dl>
+    </>
+  );
+}
+
+function offsetRange(segment: Segment): string {
+  if (segment.records === 0) return `none yet (starts at ${segment.baseOffset})`;
+  return `${segment.baseOffset}–${segment.lastOffset}`;
+}
+
+function timeRange(segment: Segment): string {
+  if (segment.firstTimestamp === null || segment.maxTimestamp === null) return "no records";
+  const first = timeFormat.format(new Date(segment.firstTimestamp));
+  const last = timeFormat.format(new Date(segment.maxTimestamp));
+  return first === last ? first : `${first} – ${last}`;
+}
+
+function segmentLabel(segment: Segment): string {
+  return `${segment.state} segment, offsets ${offsetRange(segment)}, ${formatBytes(segment.sizeBytes)}, ${segment.records} records`;
+}
