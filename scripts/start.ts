@@ -12,14 +12,33 @@ const root = fileURLToPath(new URL("..", import.meta.url));
 const stateDir = join(root, ".lastword");
 const children: ChildProcess[] = [];
 
+function stopAll(): void {
+  for (const child of children) {
+    if (child.pid === undefined || child.exitCode !== null) continue;
+    try {
+      process.kill(-child.pid, "SIGTERM");
+    } catch {
+      // Already gone.
+    }
+  }
+}
+
 function fail(sentence: string): never {
   console.error(sentence);
-  for (const child of children) child.kill("SIGTERM");
+  stopAll();
   process.exit(1);
 }
 
 function run(name: string, command: string, env: NodeJS.ProcessEnv): ChildProcess {
-  const child = spawn(command, { cwd: root, env, shell: true, stdio: ["ignore", "pipe", "pipe"] });
+  // Own process group: `npm run` → shell → node is a chain, and a signal to the shell alone would
+  // leave the server running; stopping signals the whole group.
+  const child = spawn(command, {
+    cwd: root,
+    env,
+    shell: true,
+    detached: true,
+    stdio: ["ignore", "pipe", "pipe"],
+  });
   const prefix = `[${name}] `;
   child.stdout?.on("data", (chunk: Buffer) => process.stdout.write(prefixLines(prefix, chunk)));
   child.stderr?.on("data", (chunk: Buffer) => process.stderr.write(prefixLines(prefix, chunk)));
@@ -56,7 +75,7 @@ async function waitForHealth(url: string, timeoutMs: number): Promise<void> {
 let shuttingDown = false;
 function shutdown(): void {
   shuttingDown = true;
-  for (const child of children) child.kill("SIGTERM");
+  stopAll();
   setTimeout(() => process.exit(0), 10_000).unref();
   Promise.all(children.map((c) => new Promise((r) => c.once("exit", r)))).then(() => process.exit(0));
 }
