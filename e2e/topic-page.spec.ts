@@ -172,4 +172,45 @@ describe("topic page", () => {
     await row.getByRole("cell").filter({ hasText: "default" }).waitFor();
     expect(await row.getByRole("cell").first().textContent()).toBe("1 d (86400000)");
   });
+
+  it("shows closed segments turning clean when small segments make the cleaner run", async () => {
+    const form = page.getByRole("form", { name: "Change a config" });
+    await form.getByLabel("Config").selectOption("segment.bytes");
+    await form.getByLabel("New value").fill("200");
+    await form.getByRole("button", { name: "Save change" }).click();
+    const configs = page.getByRole("table", { name: "Configs" });
+    await configs
+      .getByRole("row", { name: /^segment\.bytes / })
+      .getByRole("cell", { name: "set" })
+      .waitFor();
+
+    const bar = page.getByRole("list", { name: "Partition 0 segments" });
+    const states = () =>
+      bar.getByRole("button").evaluateAll((buttons) => buttons.map((b) => b.getAttribute("data-state")));
+    // The worker reopens the log with the new size at its next lease renewal; until then appends
+    // still go to the old active segment. Produce until one rolls.
+    let offset = 5;
+    for (; offset < 25 && (await states()).length < 2; offset++) {
+      await produce(page, { key: `sku-${offset % 3}`, value: `v${offset}`, offset });
+      await page.waitForTimeout(500);
+    }
+    expect((await states()).length).toBeGreaterThan(1);
+    // A roll on a compacted topic with every closed segment dirty enqueues a pass at once.
+    await page.waitForFunction(
+      () => {
+        const blocks = [...document.querySelectorAll('ul[aria-label="Partition 0 segments"] button')];
+        const kinds = blocks.map((b) => b.getAttribute("data-state"));
+        return (
+          kinds.length > 1 && kinds.at(-1) === "active" && kinds.slice(0, -1).every((k) => k === "clean")
+        );
+      },
+      undefined,
+      { timeout: 30_000, polling: 500 },
+    );
+    const final = await states();
+    expect(final.at(-1)).toBe("active");
+    expect(final.slice(0, -1).every((state) => state === "clean")).toBe(true);
+    await bar.scrollIntoViewIfNeeded();
+    await saveScreenshot(page, "topic-segment-bar-cleaned");
+  }, 60_000);
 });
