@@ -22,6 +22,7 @@ const REST_BODIES: Record<string, unknown> = {
   "POST /consumer-groups/{group}/offsets": { offsets: [{ topic: "secret", partition: 0, offset: 1 }] },
   "POST /consumer-groups/{group}/reset": { topic: "secret", to: "earliest" },
   "POST /topics/{topic}/partitions/{partition}/delete-records": { beforeOffset: 0 },
+  "POST /topics/{topic}/partitions/{partition}/clean": {},
   "POST /erasure-requests/{id}/extensions": { deadlineAt: "2099-01-01T00:00:00.000Z", reason: "r" },
 };
 
@@ -54,6 +55,7 @@ function resourceInputs(): Record<string, { kind: "query" | "mutation"; input: u
     },
     "records.read": { kind: "query", input: { topic: "secret", partition: 0 } },
     "records.deleteKey": { kind: "mutation", input: { topic: "secret", key: "k" } },
+    "topics.requestClean": { kind: "mutation", input: { topic: "secret", partition: 0 } },
     "records.deleteRecords": { kind: "mutation", input: { topic: "secret", partition: 0, beforeOffset: 0 } },
     "consumerGroups.get": { kind: "query", input: { group: "g-secret" } },
     "consumerGroups.commitOffsets": {

@@ -1,7 +1,6 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { DataPlaneClient } from "@lastword/dataplane";
 import { partitionLogOpener, type RunningWorker, startWorker } from "@lastword/worker";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Harness, rest, startHarness } from "./api-harness";
@@ -9,7 +8,7 @@ import { type Harness, rest, startHarness } from "./api-harness";
 // GET /topics/{topic}/partitions/{p}/segments through a real worker, before and after a cleaner pass.
 let h: Harness;
 let worker: RunningWorker;
-let dataPlane: DataPlaneClient;
+let adminKey: string;
 let dataDir: string;
 let key: string;
 let metadataOnlyKey: string;
@@ -38,7 +37,7 @@ const listing = async (apiKey: string) => {
 beforeAll(async () => {
   h = await startHarness("segments");
   dataDir = mkdtempSync(join(tmpdir(), "lastword-api-segments-"));
-  // No scheduling: nothing cleans on its own, and requestClean runs the pass inline.
+  // No scheduling: nothing cleans on its own, and a requested pass runs inline.
   worker = await startWorker({
     databaseUrl: h.db.url,
     dataDir,
@@ -47,7 +46,6 @@ beforeAll(async () => {
     logLevel: "silent",
     claimIntervalMs: 100,
   });
-  dataPlane = new DataPlaneClient({ prisma: h.db.prisma, secret: h.secret, ownerWaitMs: 15_000 });
   const tenant = await h.server.provisionTenant({
     name: "Seg",
     email: "seg@example.com",
@@ -55,6 +53,7 @@ beforeAll(async () => {
   });
   key = (await h.server.createApiKey({ ...tenant, name: "rw" })).key;
   metadataOnlyKey = (await h.server.createApiKey({ ...tenant, name: "meta", scopes: ["topics:read"] })).key;
+  adminKey = (await h.server.createApiKey({ ...tenant, name: "admin", scopes: ["admin"] })).key;
   const created = await rest(h.server, { apiKey: key }, "POST", "/topics", {
     name: "table",
     partitions: 1,
@@ -80,7 +79,6 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  dataPlane?.close();
   await worker?.stop();
   await h?.close();
   if (dataDir) rmSync(dataDir, { recursive: true, force: true });
@@ -111,10 +109,13 @@ describe("partition segments", () => {
     const dirtyBytes = before.segments
       .filter((s) => s.state === "dirty")
       .reduce((n, s) => n + s.sizeBytes, 0);
-    const partition = await h.db.prisma.partition.findFirstOrThrow({
-      where: { index: 0, topic: { name: "table" } },
-    });
-    await dataPlane.requestClean({ partitionId: partition.id });
+    // Asking for a pass is an admin's call; a read/write key is refused and nothing runs.
+    const refused = await rest(h.server, { apiKey: key }, "POST", "/topics/table/partitions/0/clean", {});
+    expect(refused.status).toBe(403);
+    expect((await listing(key)).cleaner.lastCleanAt).toBeNull();
+    const asked = await rest(h.server, { apiKey: adminKey }, "POST", "/topics/table/partitions/0/clean", {});
+    expect(asked.status).toBe(200);
+    expect(asked.body).toEqual({ partition: 0, accepted: true });
 
     const after = await listing(key);
     expect(after.segments.at(-1)?.state).toBe("active");

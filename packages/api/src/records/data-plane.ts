@@ -37,6 +37,8 @@ export interface DataPlane {
     partitionId: string;
     timestamp?: number;
   }): Promise<{ earliest: number; latest: number; timestampOffset?: number | null }>;
+  /** Asks the owner for a cleaner pass now (clears an uncleanable hold). */
+  requestClean(input: { partitionId: string }): Promise<void>;
   /** Kafka's deleteRecords on one partition: moves its log start offset forward. */
   deleteRecords(input: { partitionId: string; beforeOffset: number }): Promise<{ logStartOffset: number }>;
   /** Latest live value of a key through the owner's key index (issue 7); `record` null when none. */

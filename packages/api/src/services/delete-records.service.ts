@@ -3,7 +3,7 @@ import { AppError } from "../errors/app-error";
 import type { DeleteRecordsInput } from "../procedures/records/delete-records.schema";
 import { appendAuditEvent } from "./audit.service";
 import type { RecordDeps } from "./record.service";
-import { findTopic } from "./topic.service";
+import { findPartition } from "./topic.service";
 import { storedConfigs } from "./topic-config";
 
 /**
@@ -11,23 +11,18 @@ import { storedConfigs } from "./topic-config";
  * not told; it is refused up front on compact-only topics, where it would break the table.
  */
 export async function deleteRecordsBefore(deps: RecordDeps, identity: Identity, input: DeleteRecordsInput) {
-  const topic = await findTopic(deps.prisma, identity.tenantId, input.topic);
+  const { topic, partition } = await findPartition(
+    deps.prisma,
+    identity.tenantId,
+    input.topic,
+    input.partition,
+  );
   const policy = storedConfigs(topic.configs)["cleanup.policy"] ?? "delete";
   if (!policy.split(",").includes("delete")) {
     throw new AppError(
       "POLICY_VIOLATION",
       `Topic "${topic.name}" has cleanup.policy=${policy}: deleting records by offset would drop keys' latest values. ` +
         "Delete keys with tombstones (DELETE /topics/{topic}/keys/{key}) instead.",
-    );
-  }
-  const partition = await deps.prisma.partition.findUnique({
-    where: { topicId_index: { topicId: topic.id, index: input.partition } },
-  });
-  if (!partition) {
-    throw new AppError(
-      "PARTITION_NOT_FOUND",
-      `Topic "${input.topic}" has no partition ${input.partition} (it has ${topic.partitionCount}).`,
-      { details: { partition: input.partition } },
     );
   }
   const { logStartOffset } = await deps.dataPlane.deleteRecords({

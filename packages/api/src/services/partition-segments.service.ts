@@ -1,12 +1,11 @@
 import type { PrismaClient } from "@lastword/db";
 import type { Identity } from "../auth/request-identity";
-import { AppError } from "../errors/app-error";
 import type {
   PartitionSegmentsInput,
   PartitionSegmentsOutput,
 } from "../procedures/topics/partition-segments.schema";
 import type { DataPlane, DataPlaneSegment } from "../records/data-plane";
-import { findTopic } from "./topic.service";
+import { findPartition } from "./topic.service";
 
 /** One partition's segment layout as its owning worker sees it now (the console's segment bar). */
 export async function listPartitionSegments(
@@ -14,17 +13,7 @@ export async function listPartitionSegments(
   identity: Identity,
   input: PartitionSegmentsInput,
 ): Promise<PartitionSegmentsOutput> {
-  const topic = await findTopic(deps.prisma, identity.tenantId, input.topic);
-  const partition = await deps.prisma.partition.findUnique({
-    where: { topicId_index: { topicId: topic.id, index: input.partition } },
-  });
-  if (!partition) {
-    throw new AppError(
-      "PARTITION_NOT_FOUND",
-      `Topic "${input.topic}" has no partition ${input.partition} (it has ${topic.partitionCount}).`,
-      { details: { partition: input.partition } },
-    );
-  }
+  const { partition } = await findPartition(deps.prisma, identity.tenantId, input.topic, input.partition);
   const layout = await deps.dataPlane.segments({ partitionId: partition.id });
   return {
     partition: input.partition,

@@ -10,7 +10,7 @@ import { bytesToEnvelope, envelopeToBytes } from "../records/envelope";
 import { partitionForKey } from "../records/partitioner";
 import type { Clock } from "../trpc/context";
 import { enforceProduceBytes } from "./rate-limit.service";
-import { findTopic } from "./topic.service";
+import { findPartition, findTopic } from "./topic.service";
 import { isCompacted, storedConfigs } from "./topic-config";
 import { assertStorageQuota, recordUsage } from "./usage.service";
 
@@ -126,17 +126,7 @@ export async function produceRecords(
 }
 
 export async function readRecords(deps: RecordDeps, identity: Identity, input: ReadRecordsInput) {
-  const topic = await findTopic(deps.prisma, identity.tenantId, input.topic);
-  const partition = await deps.prisma.partition.findUnique({
-    where: { topicId_index: { topicId: topic.id, index: input.partition } },
-  });
-  if (!partition) {
-    throw new AppError(
-      "PARTITION_NOT_FOUND",
-      `Topic "${input.topic}" has no partition ${input.partition} (it has ${topic.partitionCount}).`,
-      { details: { partition: input.partition } },
-    );
-  }
+  const { partition } = await findPartition(deps.prisma, identity.tenantId, input.topic, input.partition);
   const fetched = await deps.dataPlane.fetch({
     partitionId: partition.id,
     offset: input.offset,

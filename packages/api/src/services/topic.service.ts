@@ -1,4 +1,4 @@
-import type { Prisma, PrismaClient, Topic } from "@lastword/db";
+import type { Partition, Prisma, PrismaClient, Topic } from "@lastword/db";
 import type { Identity } from "../auth/request-identity";
 import { AppError } from "../errors/app-error";
 import type { CreateTopicInput } from "../procedures/topics/create-topic.schema";
@@ -39,6 +39,27 @@ export async function findTopic(prisma: PrismaClient, tenantId: string, name: st
   });
   if (!topic) throw topicNotFound(name);
   return topic;
+}
+
+/** A partition by index of one of the caller's topics (404 for another tenant's, or a missing index). */
+export async function findPartition(
+  prisma: PrismaClient,
+  tenantId: string,
+  topicName: string,
+  index: number,
+): Promise<{ topic: Topic; partition: Partition }> {
+  const topic = await findTopic(prisma, tenantId, topicName);
+  const partition = await prisma.partition.findUnique({
+    where: { topicId_index: { topicId: topic.id, index } },
+  });
+  if (!partition) {
+    throw new AppError(
+      "PARTITION_NOT_FOUND",
+      `Topic "${topicName}" has no partition ${index} (it has ${topic.partitionCount}).`,
+      { details: { partition: index } },
+    );
+  }
+  return { topic, partition };
 }
 
 export async function assertPartitionQuota(

@@ -36,6 +36,7 @@ import { getTopicProcedure } from "../procedures/topics/get-topic";
 import { listCleanerRunsProcedure } from "../procedures/topics/list-cleaner-runs";
 import { listTopicsProcedure } from "../procedures/topics/list-topics";
 import { partitionSegmentsProcedure } from "../procedures/topics/partition-segments";
+import { requestCleanProcedure } from "../procedures/topics/request-clean";
 import { router } from "./trpc";
 
 export const appRouter = router({
@@ -52,6 +53,7 @@ export const appRouter = router({
     addPartitions: addPartitionsProcedure,
     cleanerRuns: listCleanerRunsProcedure,
     segments: partitionSegmentsProcedure,
+    requestClean: requestCleanProcedure,
   }),
   apiKeys: router({
     create: createApiKeyProcedure,

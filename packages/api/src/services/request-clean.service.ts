@@ -1,0 +1,35 @@
+import type { Identity } from "../auth/request-identity";
+import { AppError } from "../errors/app-error";
+import type { RequestCleanInput } from "../procedures/topics/request-clean.schema";
+import { appendAuditEvent } from "./audit.service";
+import type { RecordDeps } from "./record.service";
+import { findPartition } from "./topic.service";
+import { isCompacted, storedConfigs } from "./topic-config";
+
+/** A cleaner pass on demand (and the way out of an uncleanable hold without a restart, unlike Kafka). */
+export async function requestClean(deps: RecordDeps, identity: Identity, input: RequestCleanInput) {
+  const { topic, partition } = await findPartition(
+    deps.prisma,
+    identity.tenantId,
+    input.topic,
+    input.partition,
+  );
+  if (!isCompacted(storedConfigs(topic.configs))) {
+    throw new AppError(
+      "POLICY_VIOLATION",
+      `Topic "${topic.name}" is not compacted: only topics with cleanup.policy containing "compact" have a cleaner.`,
+    );
+  }
+  await deps.dataPlane.requestClean({ partitionId: partition.id });
+  await deps.prisma.$transaction((tx) =>
+    appendAuditEvent(tx, {
+      organizationId: identity.tenantId,
+      actor: identity.actor,
+      action: "partition.clean.requested",
+      target: { type: "partition", id: partition.id },
+      data: { topic: topic.name, partition: input.partition },
+      now: new Date(deps.clock.now()),
+    }),
+  );
+  return { partition: input.partition, accepted: true as const };
+}
