@@ -60,7 +60,8 @@ export function bytesToEnvelope(bytes: Buffer | null, format: EnvelopeFormat): E
     const parsed = asJson(bytes);
     if (parsed) return { type: "json", data: parsed.value };
   }
-  if (format === "string" || format === "auto") {
+  // A value that is not JSON is still shown as text when it is text; base64 is for bytes only.
+  if (format !== "base64") {
     const text = asText(bytes);
     if (text !== null) return { type: "string", data: text };
   }
