@@ -1,6 +1,10 @@
 import { randomBytes } from "node:crypto";
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { DataPlaneClient } from "@lastword/dataplane";
 import { createTestDatabase, type TestDatabase } from "@lastword/db/testing";
+import { partitionLogOpener, type RunningWorker, startWorker } from "@lastword/worker";
 import { Redis } from "ioredis";
 import { type ApiServer, createApiServer } from "../src/index";
 
@@ -43,6 +47,20 @@ export async function startHarness(name: string): Promise<Harness> {
       await db.drop();
     },
   };
+}
+
+/** A real in-process worker on the harness's database, with its own data dir (remove it after). */
+export async function startHarnessWorker(h: Harness): Promise<{ worker: RunningWorker; dataDir: string }> {
+  const dataDir = mkdtempSync(join(tmpdir(), `lastword-api-${h.redisPrefix}-`));
+  const worker = await startWorker({
+    databaseUrl: h.db.url,
+    dataDir,
+    secret: h.secret,
+    openLog: partitionLogOpener(),
+    logLevel: "silent",
+    claimIntervalMs: 100,
+  });
+  return { worker, dataDir };
 }
 
 export interface Session {

@@ -1,10 +1,8 @@
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { rmSync } from "node:fs";
 import { envelope, envelopeBytes, LastwordApiError, LastwordClient } from "@lastword/client";
-import { partitionLogOpener, type RunningWorker, startWorker } from "@lastword/worker";
+import type { RunningWorker } from "@lastword/worker";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type Harness, PUBLIC_URL, startHarness } from "./api-harness";
+import { type Harness, PUBLIC_URL, startHarness, startHarnessWorker } from "./api-harness";
 
 let h: Harness;
 let worker: RunningWorker;
@@ -13,15 +11,7 @@ let client: LastwordClient;
 
 beforeAll(async () => {
   h = await startHarness("client");
-  dataDir = mkdtempSync(join(tmpdir(), "lastword-api-client-"));
-  worker = await startWorker({
-    databaseUrl: h.db.url,
-    dataDir,
-    secret: h.secret,
-    openLog: partitionLogOpener(),
-    logLevel: "silent",
-    claimIntervalMs: 100,
-  });
+  ({ worker, dataDir } = await startHarnessWorker(h));
   const tenant = await h.server.provisionTenant({
     name: "Client",
     email: "client@example.com",

@@ -1,11 +1,9 @@
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { rmSync } from "node:fs";
 import { envelope, LastwordApiError, LastwordClient, type StreamRecord } from "@lastword/client";
 import { DataPlaneClient } from "@lastword/dataplane";
-import { partitionLogOpener, type RunningWorker, startWorker } from "@lastword/worker";
+import type { RunningWorker } from "@lastword/worker";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type Harness, PUBLIC_URL, startHarness } from "./api-harness";
+import { type Harness, PUBLIC_URL, startHarness, startHarnessWorker } from "./api-harness";
 
 // Issue 7: replay, snapshot and key lookup against a model of random writes, tombstones and passes;
 // consumer-group lag across compaction gaps; the streaming routes' access checks.
@@ -63,15 +61,7 @@ async function drain(stream: AsyncGenerator<StreamRecord, Record<number, number>
 
 beforeAll(async () => {
   h = await startHarness("consumers_state");
-  dataDir = mkdtempSync(join(tmpdir(), "lastword-consumers-state-"));
-  worker = await startWorker({
-    databaseUrl: h.db.url,
-    dataDir,
-    secret: h.secret,
-    openLog: partitionLogOpener(),
-    logLevel: "silent",
-    claimIntervalMs: 100,
-  });
+  ({ worker, dataDir } = await startHarnessWorker(h));
   dp = new DataPlaneClient({ prisma: h.db.prisma, secret: h.secret, ownerWaitMs: 15_000 });
   tenant = await h.server.provisionTenant({
     name: "State",

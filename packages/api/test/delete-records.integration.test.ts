@@ -1,9 +1,8 @@
-import { mkdtempSync, readdirSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
-import { partitionLogOpener, type RunningWorker, startWorker } from "@lastword/worker";
+import type { RunningWorker } from "@lastword/worker";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type Harness, rest, startHarness } from "./api-harness";
+import { type Harness, rest, startHarness, startHarnessWorker } from "./api-harness";
 
 // POST /topics/{topic}/partitions/{p}/delete-records: Kafka's deleteRecords through a real worker.
 let h: Harness;
@@ -20,15 +19,7 @@ const produce = (topic: string, values: string[]) =>
 
 beforeAll(async () => {
   h = await startHarness("delete_records");
-  dataDir = mkdtempSync(join(tmpdir(), "lastword-api-delete-records-"));
-  worker = await startWorker({
-    databaseUrl: h.db.url,
-    dataDir,
-    secret: h.secret,
-    openLog: partitionLogOpener(),
-    logLevel: "silent",
-    claimIntervalMs: 100,
-  });
+  ({ worker, dataDir } = await startHarnessWorker(h));
   const tenant = await h.server.provisionTenant({
     name: "Trim",
     email: "trim@example.com",

@@ -1,10 +1,9 @@
-import { existsSync, mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync, rmSync } from "node:fs";
 import { join } from "node:path";
-import { partitionLogOpener, type RunningWorker, startWorker } from "@lastword/worker";
+import type { RunningWorker } from "@lastword/worker";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { partitionForKey } from "../src/index";
-import { type Harness, rest, startHarness } from "./api-harness";
+import { type Harness, rest, startHarness, startHarnessWorker } from "./api-harness";
 
 // The walking skeleton end to end: REST → control plane → DataPlaneClient → a real worker → files.
 let h: Harness;
@@ -17,15 +16,7 @@ const str = (data: string) => ({ type: "string", data });
 
 beforeAll(async () => {
   h = await startHarness("records");
-  dataDir = mkdtempSync(join(tmpdir(), "lastword-api-records-"));
-  worker = await startWorker({
-    databaseUrl: h.db.url,
-    dataDir,
-    secret: h.secret,
-    openLog: partitionLogOpener(),
-    logLevel: "silent",
-    claimIntervalMs: 100,
-  });
+  ({ worker, dataDir } = await startHarnessWorker(h));
   const tenant = await h.server.provisionTenant({
     name: "Records",
     email: "rec@example.com",

@@ -1,9 +1,7 @@
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { partitionLogOpener, type RunningWorker, startWorker } from "@lastword/worker";
+import { rmSync } from "node:fs";
+import type { RunningWorker } from "@lastword/worker";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type Harness, rest, startHarness } from "./api-harness";
+import { type Harness, rest, startHarness, startHarnessWorker } from "./api-harness";
 
 // GET /topics/{topic}/partitions/{p}/segments through a real worker, before and after a cleaner pass.
 let h: Harness;
@@ -36,16 +34,8 @@ const listing = async (apiKey: string) => {
 
 beforeAll(async () => {
   h = await startHarness("segments");
-  dataDir = mkdtempSync(join(tmpdir(), "lastword-api-segments-"));
   // No scheduling: nothing cleans on its own, and a requested pass runs inline.
-  worker = await startWorker({
-    databaseUrl: h.db.url,
-    dataDir,
-    secret: h.secret,
-    openLog: partitionLogOpener(),
-    logLevel: "silent",
-    claimIntervalMs: 100,
-  });
+  ({ worker, dataDir } = await startHarnessWorker(h));
   const tenant = await h.server.provisionTenant({
     name: "Seg",
     email: "seg@example.com",
