@@ -1,10 +1,9 @@
 "use client";
 
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
-import { useState } from "react";
 import { useTRPC } from "@/lib/trpc";
 import { Badge } from "../ui/badge";
-import { Button } from "../ui/button";
+import { ConfirmButton } from "../ui/confirm-button";
 import { ErrorNotice, StatusNotice } from "../ui/notice";
 
 const dateFormat = new Intl.DateTimeFormat("en", { dateStyle: "medium", timeStyle: "short" });
@@ -74,37 +73,24 @@ export function ApiKeyList() {
   );
 }
 
-/** Two steps, so one stray click cannot break a production program. */
+// Two steps (ConfirmButton), so one stray click cannot break a production program.
 function RevokeButton({ id, name }: { id: string; name: string }) {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
-  const [confirming, setConfirming] = useState(false);
   const revoke = useMutation(
     trpc.apiKeys.revoke.mutationOptions({
       onSuccess: () => queryClient.invalidateQueries({ queryKey: trpc.apiKeys.list.queryKey() }),
     }),
   );
-  if (revoke.isError) return <ErrorNotice>{revoke.error.message}</ErrorNotice>;
-  if (!confirming) {
-    return (
-      <Button variant="secondary" onClick={() => setConfirming(true)} aria-label={`Revoke ${name}`}>
-        Revoke
-      </Button>
-    );
-  }
   return (
-    <div className="flex justify-end gap-2">
-      <Button variant="secondary" onClick={() => setConfirming(false)}>
-        Keep
-      </Button>
-      <Button
-        variant="danger"
-        disabled={revoke.isPending}
-        onClick={() => revoke.mutate({ id })}
-        aria-label={`Confirm revoking ${name}`}
-      >
-        {revoke.isPending ? "Revoking…" : "Revoke now"}
-      </Button>
-    </div>
+    <ConfirmButton
+      verb="Revoke"
+      pendingLabel="Revoking…"
+      target={name}
+      confirmLabel={`Confirm revoking ${name}`}
+      pending={revoke.isPending}
+      error={revoke.isError ? revoke.error.message : null}
+      onConfirm={() => revoke.mutate({ id })}
+    />
   );
 }

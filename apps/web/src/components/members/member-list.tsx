@@ -1,12 +1,11 @@
 "use client";
 
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
-import { useState } from "react";
 import { ASSIGNABLE_ROLES, type AssignableRole, isAssignableRole } from "@/lib/member-roles";
 import { useTRPC } from "@/lib/trpc";
 import { Badge } from "../ui/badge";
-import { Button } from "../ui/button";
 import { Card } from "../ui/card";
+import { ConfirmButton } from "../ui/confirm-button";
 import { ErrorNotice, StatusNotice } from "../ui/notice";
 
 const dateFormat = new Intl.DateTimeFormat("en", { dateStyle: "medium" });
@@ -107,37 +106,24 @@ function RoleSelect({ memberId, name, role }: { memberId: string; name: string; 
   );
 }
 
-/** Two steps, so one stray click cannot lock a colleague out. */
+// Two steps (ConfirmButton), so one stray click cannot lock a colleague out.
 function RemoveButton({ memberId, name }: { memberId: string; name: string }) {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
-  const [confirming, setConfirming] = useState(false);
   const remove = useMutation(
     trpc.members.remove.mutationOptions({
       onSuccess: () => queryClient.invalidateQueries({ queryKey: trpc.members.list.queryKey() }),
     }),
   );
-  if (remove.isError) return <ErrorNotice>{remove.error.message}</ErrorNotice>;
-  if (!confirming) {
-    return (
-      <Button variant="secondary" onClick={() => setConfirming(true)} aria-label={`Remove ${name}`}>
-        Remove
-      </Button>
-    );
-  }
   return (
-    <div className="flex justify-end gap-2">
-      <Button variant="secondary" onClick={() => setConfirming(false)}>
-        Keep
-      </Button>
-      <Button
-        variant="danger"
-        disabled={remove.isPending}
-        onClick={() => remove.mutate({ memberId })}
-        aria-label={`Confirm removing ${name}`}
-      >
-        {remove.isPending ? "Removing…" : "Remove now"}
-      </Button>
-    </div>
+    <ConfirmButton
+      verb="Remove"
+      pendingLabel="Removing…"
+      target={name}
+      confirmLabel={`Confirm removing ${name}`}
+      pending={remove.isPending}
+      error={remove.isError ? remove.error.message : null}
+      onConfirm={() => remove.mutate({ memberId })}
+    />
   );
 }
