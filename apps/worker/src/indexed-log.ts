@@ -88,7 +88,11 @@ export class KeyIndexedLog {
           `writes to this partition never paused for ${FREEZE_WAIT_MS} ms; snapshot again, or replay`,
         );
       }
-      await Promise.allSettled([...this.#inflight]);
+      // Bounded: a stuck append must fail the snapshot at the deadline, not hang it.
+      await Promise.race([
+        Promise.allSettled([...this.#inflight]),
+        new Promise((resolve) => setTimeout(resolve, Math.max(0, deadline - Date.now()) + 1)),
+      ]);
     }
     this.#snapshots++;
     let released = false;

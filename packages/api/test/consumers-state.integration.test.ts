@@ -173,7 +173,11 @@ describe("replay, snapshot and key lookup", () => {
       { key: envelope.string("new-b"), value: envelope.string("2") },
       { key: envelope.string("flag-1"), value: null },
     ]);
+    // A tail that stops following must fail with what it saw, not hang the suite.
+    const stalled = setTimeout(() => abort.abort(), 30_000);
     await following;
+    clearTimeout(stalled);
+    expect(seen.map((r) => r.key?.data)).toEqual(expect.arrayContaining(["new-a", "new-b", "flag-1"]));
     abort.abort();
     for (const r of seen) {
       expect(r.offset).toBeGreaterThanOrEqual(offsets[r.partition]!);

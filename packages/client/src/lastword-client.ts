@@ -63,13 +63,18 @@ export class LastwordClient {
   }
 
   /** A streaming route's response (errors before the first line become LastwordApiError). */
-  async #open(path: string, query: Record<string, string | undefined>): Promise<Response> {
+  async #open(
+    path: string,
+    query: Record<string, string | undefined>,
+    signal?: AbortSignal,
+  ): Promise<Response> {
     const url = new URL(`${this.#base}${path}`);
     for (const [name, value] of Object.entries(query))
       if (value !== undefined) url.searchParams.set(name, value);
     const response = await this.#fetch(
       new Request(url, {
         headers: { authorization: `Bearer ${this.#apiKey}`, accept: "application/x-ndjson" },
+        signal,
       }),
     );
     if (!response.ok) {
@@ -89,7 +94,7 @@ export class LastwordClient {
 
   /** Every record after `offsets`, as it is written (long poll); leave the loop or abort to stop. */
   tail(topic: string, offsets: PartitionOffsets, options: TailOptions = {}): AsyncGenerator<StreamRecord> {
-    return tail((path, query) => this.#open(path, query), topic, offsets, options);
+    return tail((path, query, signal) => this.#open(path, query, signal), topic, offsets, options);
   }
 
   /** The raw replay (`records/stream`) or snapshot stream: records, then the offsets as return value. */

@@ -22,7 +22,11 @@ export interface ReplayedState {
 }
 
 /** Opens a streaming route (`/topics/{topic}/records/stream` or `/snapshot`) and answers its body. */
-export type OpenStream = (path: string, query: Record<string, string | undefined>) => Promise<Response>;
+export type OpenStream = (
+  path: string,
+  query: Record<string, string | undefined>,
+  signal?: AbortSignal,
+) => Promise<Response>;
 
 type Line =
   | StreamRecord
@@ -128,14 +132,29 @@ export async function* tail(
         .join(","),
       waitMs: String(options.waitMs ?? 10_000),
     };
-    const stream = readStream(await open(path, query.offsets ? query : { ...query, offsets: undefined }));
-    for (;;) {
-      const next = await stream.next();
-      if (next.done) {
-        Object.assign(position, next.value);
-        break;
+    let response: Response;
+    try {
+      response = await open(path, query.offsets ? query : { ...query, offsets: undefined }, options.signal);
+    } catch (error) {
+      if (options.signal?.aborted) return;
+      throw error;
+    }
+    const stream = readStream(response);
+    try {
+      for (;;) {
+        const next = await stream.next();
+        if (next.done) {
+          Object.assign(position, next.value);
+          break;
+        }
+        yield next.value;
       }
-      yield next.value;
+    } catch (error) {
+      if (options.signal?.aborted) return;
+      throw error;
+    } finally {
+      // Leaving mid-poll must cancel that poll's body, or its connection stays held open.
+      await stream.return(position);
     }
   }
 }

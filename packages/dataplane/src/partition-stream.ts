@@ -5,6 +5,9 @@ import type { OwnerDirectory, PartitionOwner } from "./owner-directory";
 import { SECRET_HEADER } from "./protocol";
 import { decodeStreamFrames, type StreamFrame } from "./stream-frames";
 
+/** How long a worker may take to start answering a stream (it answers headers before reading the log). */
+const STREAM_HEADERS_TIMEOUT_MS = 20_000;
+
 export interface PartitionStreamRequest {
   partitionId: string;
   mode: StreamMode;
@@ -62,7 +65,13 @@ export class PartitionStreams {
     if (input.offset !== undefined) url.searchParams.set("offset", String(input.offset));
     return new Promise((resolve, reject) => {
       const outgoing = request(url, { agent: this.#agent, headers: { [SECRET_HEADER]: this.secret } });
+      // A worker that never starts answering must become a retriable error, not a stream that hangs.
+      const noAnswer = setTimeout(() => {
+        outgoing.destroy(new Error(`no answer in ${STREAM_HEADERS_TIMEOUT_MS} ms`));
+      }, STREAM_HEADERS_TIMEOUT_MS);
+      outgoing.on("close", () => clearTimeout(noAnswer));
       outgoing.on("response", (incoming) => {
+        clearTimeout(noAnswer);
         if (incoming.statusCode === 200) return resolve(incoming);
         readError(incoming, owner).then(reject, reject);
       });
