@@ -6,6 +6,7 @@ import { usePathname } from "next/navigation";
 const LINKS = [
   { href: "/topics", label: "Topics" },
   { href: "/api-keys", label: "API keys" },
+  { href: "/compliance", label: "Compliance" },
   { href: "/members", label: "Members" },
   { href: "/api-reference", label: "API" },
 ] as const;
