@@ -36,15 +36,44 @@ export interface RetainRule {
   roundEndOffset: number;
 }
 
+/** Why a pass dropped a tombstone. */
+export type TombstoneRemovalReason = "delete-horizon" | "superseded";
+
+/** A tombstone a pass removed, for the audit trail. */
+export interface RemovedTombstone {
+  /** A copy: the read buffer it came from is reused. */
+  key: Buffer;
+  offset: number;
+  timestamp: number;
+  /** `delete-horizon`: its batch's horizon had passed; `superseded`: a later record has its key. */
+  reason: TombstoneRemovalReason;
+}
+
 /** Counters one pass accumulates over every batch it filters. */
 export class FilterCounters {
   recordsRead = 0;
   recordsRemoved = 0;
   tombstonesRemoved = 0;
+  /**
+   * Tombstones removed by the batches filtered since the last `takeRemovedTombstones()`: the pass
+   * takes them once their group is swapped in, so an aborted group's are never reported.
+   */
+  private pendingTombstones: RemovedTombstone[] = [];
   /** Keyless records dropped (Kafka's invalidMessagesRead). */
   keylessRemoved = 0;
   /** Earliest horizon of a batch that still holds a tombstone after filtering, or null. */
   earliestDeleteHorizonMs: number | null = null;
+
+  noteRemovedTombstone(tombstone: RemovedTombstone): void {
+    this.tombstonesRemoved++;
+    this.pendingTombstones.push(tombstone);
+  }
+
+  takeRemovedTombstones(): RemovedTombstone[] {
+    const taken = this.pendingTombstones;
+    this.pendingTombstones = [];
+    return taken;
+  }
 
   noteHorizon(horizonMs: number): void {
     if (this.earliestDeleteHorizonMs === null || horizonMs < this.earliestDeleteHorizonMs) {
@@ -194,6 +223,8 @@ function judgeRecords(
   const baseOffset = readInt64(src, pos);
   const baseTimestamp = readInt64(src, pos + OFF_BASE_TIMESTAMP);
   const horizon = (attributes & DELETE_HORIZON_FLAG) !== 0 ? baseTimestamp : Number.POSITIVE_INFINITY;
+  // LogAppendTime batches carry their one timestamp in the max timestamp field.
+  const appendTime = (attributes & TIMESTAMP_TYPE_FLAG) !== 0 ? readInt64(src, pos + OFF_MAX_TIMESTAMP) : -1;
   let kept = 0;
   let keptTombstone = false;
   cursor = pos + BATCH_HEADER_BYTES;
@@ -209,7 +240,7 @@ function judgeRecords(
     const keyStart = cursor;
     cursor += Math.max(keyLength, 0);
     const tombstone = readVarint(src) < 0;
-    const keep = retain(
+    const verdict = retain(
       src,
       offset,
       keyLength < 0 ? -1 : keyStart,
@@ -217,8 +248,17 @@ function judgeRecords(
       tombstone,
       horizon,
       rule,
-      counters,
     );
+    const keep = verdict === KEEP;
+    if (verdict === DROP_KEYLESS) counters.keylessRemoved++;
+    else if (!keep && tombstone) {
+      counters.noteRemovedTombstone({
+        key: Buffer.from(src.subarray(keyStart, keyStart + keyLength)),
+        offset,
+        timestamp: appendTime >= 0 ? appendTime : recordTimestamp[i]!,
+        reason: verdict === DROP_EXPIRED ? "delete-horizon" : "superseded",
+      });
+    }
     recordEnd[i] = end;
     recordKept[i] = keep ? 1 : 0;
     if (keep) {
@@ -234,6 +274,11 @@ function judgeRecords(
   return verdictOut;
 }
 
+const KEEP = 0;
+const DROP_KEYLESS = 1;
+const DROP_SUPERSEDED = 2;
+const DROP_EXPIRED = 3;
+
 /** Kafka's shouldRetainRecord, in its order: beyond the map, keyless, superseded, tombstone horizon. */
 function retain(
   src: Buffer,
@@ -243,19 +288,11 @@ function retain(
   tombstone: boolean,
   horizonMs: number,
   rule: RetainRule,
-  counters: FilterCounters,
-): boolean {
-  if (offset > rule.latestOffset) return true;
-  if (keyStart < 0) {
-    counters.keylessRemoved++;
-    return false;
-  }
-  if (offset >= rule.map.get(src, keyStart, keyEnd)) {
-    if (!tombstone || rule.nowMs < horizonMs) return true;
-  }
-  // Superseded, or a tombstone whose delete horizon has passed.
-  if (tombstone) counters.tombstonesRemoved++;
-  return false;
+): number {
+  if (offset > rule.latestOffset) return KEEP;
+  if (keyStart < 0) return DROP_KEYLESS;
+  if (offset < rule.map.get(src, keyStart, keyEnd)) return DROP_SUPERSEDED;
+  return tombstone && rule.nowMs >= horizonMs ? DROP_EXPIRED : KEEP;
 }
 
 /** Kafka's writeEmptyHeader: the batch's offsets and max timestamp, no records, no horizon. */

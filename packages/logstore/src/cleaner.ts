@@ -6,6 +6,7 @@ import {
   nextCleanDueAt,
   type SegmentSummary,
 } from "./cleanable-range";
+import type { RemovedTombstone } from "./cleaner-batch";
 import { type CleanerCheckpoint, readCleanerCheckpoint, writeCleanerCheckpoint } from "./cleaner-checkpoint";
 import { reachFaultPoint } from "./cleaner-fault-points";
 import { CleaningPass, PassAborted } from "./cleaning-pass";
@@ -62,6 +63,11 @@ export interface CleanResult {
   recordsRemoved: number;
   /** Tombstones removed: superseded ones and those whose delete horizon had passed. */
   tombstonesRemoved: number;
+  /**
+   * Each tombstone counted in `tombstonesRemoved` (same length), in offset order, from the groups
+   * this pass swapped in (an aborted pass reports those swapped before it stopped).
+   */
+  removedTombstones: RemovedTombstone[];
   /** Keys in the map / slots the budget allows (Kafka's buffer utilization). */
   mapUtilization: number;
   /**
@@ -237,6 +243,7 @@ function emptyResult(range: CleanableRange, startedAtMs: number): CleanResult {
     recordsRead: 0,
     recordsRemoved: 0,
     tombstonesRemoved: 0,
+    removedTombstones: [],
     mapUtilization: 0,
     mapBytes: 0,
     nextDirtyOffset: range.firstDirtyOffset,

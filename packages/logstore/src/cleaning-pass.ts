@@ -2,7 +2,14 @@ import { randomInt } from "node:crypto";
 import type { CleanableRange } from "./cleanable-range";
 import { CleanedSegmentWriter } from "./cleaned-segment-writer";
 import type { CleanableLog, CleanResult } from "./cleaner";
-import { FilterCounters, filterBatch, filteredBatchBound, mapBatch, type RetainRule } from "./cleaner-batch";
+import {
+  FilterCounters,
+  filterBatch,
+  filteredBatchBound,
+  mapBatch,
+  type RemovedTombstone,
+  type RetainRule,
+} from "./cleaner-batch";
 import type { CleanerCheckpoint } from "./cleaner-checkpoint";
 import { reachFaultPoint } from "./cleaner-fault-points";
 import { CleanerSegmentReader } from "./cleaner-segment-reader";
@@ -84,6 +91,8 @@ function recordsOverlapping(segments: readonly Segment[], from: number, to: numb
 export class CleaningPass {
   private readonly segments: readonly Segment[];
   private readonly counters = new FilterCounters();
+  /** Tombstones of the groups swapped in so far: only those really left the log. */
+  private readonly removedTombstones: RemovedTombstone[] = [];
 
   constructor(
     private readonly log: CleanableLog,
@@ -145,7 +154,8 @@ export class CleaningPass {
     const c = this.counters;
     this.result.recordsRead = c.recordsRead;
     this.result.recordsRemoved = c.recordsRemoved;
-    this.result.tombstonesRemoved = c.tombstonesRemoved;
+    this.result.removedTombstones = this.removedTombstones;
+    this.result.tombstonesRemoved = this.removedTombstones.length;
     this.result.keylessRecordsRemoved = c.keylessRemoved;
   }
 
@@ -255,6 +265,7 @@ export class CleaningPass {
       reachFaultPoint("range-recorded");
       await this.swap(writer, members);
       keep = true;
+      for (const tombstone of this.counters.takeRemovedTombstones()) this.removedTombstones.push(tombstone);
       this.result.bytesWritten += cleaned.sizeBytes;
       this.result.segmentsWritten++;
       return null;

@@ -1,4 +1,5 @@
 export type { CleanableStats, CleanResult, CleanTrigger } from "./cleaner";
+export type { RemovedTombstone, TombstoneRemovalReason } from "./cleaner-batch";
 export type {
   CleanupPolicy,
   ParseResult,

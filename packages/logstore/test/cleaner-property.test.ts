@@ -5,7 +5,8 @@ import { kv, TestClock, tempDir, text } from "./helpers";
 
 // Property: whatever the workload (keys, tombstones, empty values), the clock and the schedule of
 // passes, cleaning never changes what a replay from the log start yields, keeps every live key's
-// latest record at its offset, and only ever removes offsets.
+// latest record at its offset, and only ever removes offsets; a pass's `removedTombstones` are
+// exactly the tombstones it made disappear, with their keys and timestamps.
 
 type Op =
   | { kind: "append"; records: { key: number; value: string | null }[] }
@@ -85,6 +86,26 @@ function check(records: LogRecord[], model: Map<string, Latest>, allowed: Set<nu
   return new Set(records.map((r) => r.offset));
 }
 
+/** Runs a pass; its removed tombstones must be exactly the tombstones that left the replay. */
+async function cleanAndCheckTombstones(
+  log: PartitionLog,
+  force: boolean,
+  written: Map<number, { key: string; value: string | null; timestamp: number }>,
+): Promise<LogRecord[]> {
+  const tombstonesBefore = new Set((await replay(log)).filter((r) => r.value === null).map((r) => r.offset));
+  const result = await log.clean({ force });
+  const after = await replay(log);
+  const present = new Set(after.map((r) => r.offset));
+  const gone = [...tombstonesBefore].filter((offset) => !present.has(offset));
+  expect(result.removedTombstones.map((t) => t.offset)).toEqual(gone);
+  expect(result.tombstonesRemoved).toBe(result.removedTombstones.length);
+  for (const t of result.removedTombstones) {
+    const record = written.get(t.offset)!;
+    expect([text(t.key), t.timestamp]).toEqual([record.key, record.timestamp]);
+  }
+  return after;
+}
+
 describe("cleaner property", () => {
   it("replay equals the model, latest records stay at their offsets, offsets only disappear", async () => {
     await fc.assert(
@@ -107,13 +128,15 @@ describe("cleaner property", () => {
         let log = await PartitionLog.open(options);
         const model = new Map<string, Latest>();
         let present = new Set<number>();
+        const written = new Map<number, { key: string; value: string | null; timestamp: number }>();
         try {
           for (const o of ops) {
             if (o.kind === "append") {
-              const records = o.records.map((r) => kv(`k${r.key}`, r.value));
+              const records = o.records.map((r) => kv(`k${r.key}`, r.value, clock.now()));
               const { baseOffset } = await log.append(records);
               o.records.forEach((r, i) => {
                 model.set(`k${r.key}`, { offset: baseOffset + i, value: r.value });
+                written.set(baseOffset + i, { key: `k${r.key}`, value: r.value, timestamp: clock.now() });
                 present.add(baseOffset + i);
               });
             } else if (o.kind === "advance") clock.advance(o.ms);
@@ -122,18 +145,16 @@ describe("cleaner property", () => {
               await log.close();
               log = await PartitionLog.open(options);
             } else {
-              await log.clean({ force: o.force });
-              present = check(await replay(log), model, present);
+              present = check(await cleanAndCheckTombstones(log, o.force, written), model, present);
             }
           }
           // Drain: roll, age past min lag, clean until nothing is dirty, pass every horizon, clean again.
           await log.roll();
           clock.advance(1_000_000);
           for (let i = 0; i < 40 && log.cleanableStats().dirtyBytes > 0; i++)
-            await log.clean({ force: true });
+            await cleanAndCheckTombstones(log, true, written);
           clock.advance(1_000_000);
-          await log.clean({ force: true });
-          const records = await replay(log);
+          const records = await cleanAndCheckTombstones(log, true, written);
           check(records, model, present);
           // Fully cleaned and past every horizon: exactly one record per live key, no tombstones.
           expect(records.every((r) => r.value !== null)).toBe(true);

@@ -343,7 +343,9 @@ describe("4. tombstones", () => {
       ["b", "1"],
     ]);
     await log.roll();
-    await log.clean();
+    const tombstoneTimestamp = clock.now();
+    const first = await log.clean();
+    expect([first.tombstonesRemoved, first.removedTombstones]).toEqual([0, []]);
     expect(show(await replay(log))).toEqual(["1:a=null", "2:b=1"]);
     clock.advance(DAY - 1);
     await log.clean({ force: true });
@@ -351,6 +353,9 @@ describe("4. tombstones", () => {
     clock.advance(1);
     const result = await log.clean({ force: true });
     expect(result.tombstonesRemoved).toBe(1);
+    expect(result.removedTombstones).toEqual([
+      { key: Buffer.from("a"), offset: 1, timestamp: tombstoneTimestamp, reason: "delete-horizon" },
+    ]);
     expect(show(await replay(log))).toEqual(["2:b=1"]);
   });
 
@@ -364,6 +369,9 @@ describe("4. tombstones", () => {
     await log.roll();
     const result = await log.clean();
     expect(result.tombstonesRemoved).toBe(1);
+    expect(result.removedTombstones).toMatchObject([
+      { key: Buffer.from("a"), offset: 1, reason: "superseded" },
+    ]);
     expect(show(await replay(log))).toEqual(["2:a=2"]);
   });
 
