@@ -1,5 +1,7 @@
 import pg from "pg";
 
+const FENCE_TIMEOUT_MS = 2_000;
+
 /**
  * The fencing check every write passes, on its own small node-postgres pool: it runs once per
  * produce, and a prepared statement on a plain connection costs a fraction of a Prisma round trip.
@@ -9,7 +11,14 @@ export class FenceRepository {
   readonly #workerId: string;
 
   constructor(databaseUrl: string, workerId: string, maxConnections = 4) {
-    this.#pool = new pg.Pool({ connectionString: databaseUrl, max: maxConnections });
+    // Bounded waits: an unreachable database must fail the check (the storage fence then decides),
+    // not hold the produce.
+    this.#pool = new pg.Pool({
+      connectionString: databaseUrl,
+      max: maxConnections,
+      connectionTimeoutMillis: FENCE_TIMEOUT_MS,
+      query_timeout: FENCE_TIMEOUT_MS,
+    });
     // An idle client's error (database restarted) must not crash the worker; the next query reconnects.
     this.#pool.on("error", () => undefined);
     this.#workerId = workerId;

@@ -32,6 +32,7 @@ export class OwnershipLoop {
   #timer: NodeJS.Timeout | null = null;
   #current: Promise<void> = Promise.resolve();
   #stopped = false;
+  #failing = false;
 
   constructor(options: OwnershipOptions) {
     this.#o = options;
@@ -67,8 +68,13 @@ export class OwnershipLoop {
       if (performance.now() - this.#lastRenewAt >= this.#renewIntervalMs) await this.#renew();
       await this.#claim();
       await this.#housekeep();
+      if (this.#failing) this.#o.logger.info("ownership tick succeeded again");
+      this.#failing = false;
     } catch (error) {
-      this.#o.logger.warn({ err: error }, "ownership tick failed; retrying next tick");
+      // Mostly Postgres unreachable: held partitions keep serving (storage fencing), claims wait.
+      this.#o.host.databaseFailed();
+      if (!this.#failing) this.#o.logger.warn({ err: error }, "ownership tick failed; retrying every tick");
+      this.#failing = true;
     }
   }
 

@@ -9,6 +9,7 @@ import { PartitionSlot } from "./partition-slot";
 
 export interface PartitionHostOptions {
   dataDir: string;
+  workerId: string;
   openLog: OpenLog;
   leases: LeaseRepository;
   fence: Pick<FenceRepository, "holds">;
@@ -19,12 +20,18 @@ export interface PartitionHostOptions {
 
 /**
  * The partitions this worker serves. Reads need an open log; writes additionally pass the fencing
- * check (local lease deadline, then owner + epoch + expiry in Postgres) right before the append.
+ * checks: the partition directory still names our epoch (storage-fence.ts, checked again right before
+ * the append), and while the lease is fresh, owner + epoch + expiry in Postgres. A produce goes on
+ * when Postgres cannot be asked (down, or renewals failing): the storage fence alone then decides,
+ * since nobody can claim the partition without Postgres and whoever does writes the fence first.
+ * Background work (cleaner, retention) needs both the storage fence and a lease proven in Postgres.
  */
 export class PartitionHost {
   readonly #slots = new Map<string, PartitionSlot>();
   readonly #rollListeners: ((partitionId: string) => void)[] = [];
   readonly #options: PartitionHostOptions;
+  /** performance.now() of the first failed database check since the last success; null when reachable. */
+  #databaseDownSince: number | null = null;
 
   constructor(options: PartitionHostOptions) {
     this.#options = options;
@@ -45,7 +52,13 @@ export class PartitionHost {
   /** Starts serving a freshly claimed partition; the log opens in the background. */
   adopt(claim: ClaimedPartition, leaseValidUntil: number): PartitionSlot {
     const dir = partitionDir(this.#options.dataDir, claim.organizationId, claim.topicId, claim.index);
-    const slot = new PartitionSlot(claim, dir, this.#options.openLog, leaseValidUntil);
+    const slot = new PartitionSlot(
+      claim,
+      dir,
+      this.#options.openLog,
+      leaseValidUntil,
+      this.#options.workerId,
+    );
     this.#slots.set(claim.partitionId, slot);
     void slot.settled().then(() => this.#logOpened(slot));
     return slot;
@@ -56,9 +69,9 @@ export class PartitionHost {
   }
 
   /**
-   * Runs `fn` after the fencing check. `input` (e.g. the request body still arriving) is awaited after
-   * the check, so the database round trip overlaps the upload; the local lease deadline is checked
-   * again once it is there, so a slow upload cannot outlive the margin the check proved.
+   * Runs `fn` after the fencing checks. `input` (e.g. the request body still arriving) is awaited after
+   * them, so the database round trip overlaps the upload; the storage fence is checked again once it
+   * is there, with no await between that check and `fn`.
    */
   write<I, T>(
     partitionId: string,
@@ -67,9 +80,9 @@ export class PartitionHost {
   ): Promise<T> {
     const slot = this.#require(partitionId);
     return slot.use(async (log) => {
-      await this.#fence(slot);
+      await this.#fence(slot, "request");
       const ready = await input;
-      if (!this.leaseFresh(slot)) throw this.#staleLease(slot);
+      this.#storageFence(slot);
       return fn(log, ready);
     });
   }
@@ -78,9 +91,19 @@ export class PartitionHost {
   background<T>(partitionId: string, fn: (log: HostedLog) => Promise<T>): Promise<T> {
     const slot = this.#require(partitionId);
     return slot.use(async (log) => {
-      await this.#fence(slot);
+      await this.#fence(slot, "background");
       return fn(log);
     }, "background");
+  }
+
+  /** True while the database answered the last lease renewal or fencing check (false during an outage). */
+  get databaseReachable(): boolean {
+    return this.#databaseDownSince === null;
+  }
+
+  /** The ownership loop could not renew: produce stops asking Postgres per write until a renewal succeeds. */
+  databaseFailed(): void {
+    this.#databaseDownSince ??= performance.now();
   }
 
   /** True while the last renewal still covers this slot with the fencing margin to spare (no database trip). */
@@ -106,6 +129,7 @@ export class PartitionHost {
    * changed); leases gone or at another epoch are closed at once, their files removed if the row is gone.
    */
   async applyRenewal(renewed: readonly RenewedLease[], leaseValidUntil: number): Promise<void> {
+    this.#databaseDownSince = null;
     const byId = new Map(renewed.map((lease) => [lease.partitionId, lease]));
     const lost: string[] = [];
     for (const slot of this.#slots.values()) {
@@ -149,13 +173,21 @@ export class PartitionHost {
     return slot;
   }
 
-  async #fence(slot: PartitionSlot): Promise<void> {
+  async #fence(slot: PartitionSlot, kind: "request" | "background"): Promise<void> {
     const { fenceMarginMs, fence } = this.#options;
-    if (!this.leaseFresh(slot)) throw this.#staleLease(slot);
+    this.#storageFence(slot);
+    // Renewals failing (Postgres unreachable or too slow): the storage fence above is what holds.
+    if (!this.leaseFresh(slot)) {
+      if (kind === "request") return;
+      throw this.#staleLease(slot);
+    }
+    if (kind === "request" && this.#databaseDownSince !== null) return;
     let holds: boolean;
     try {
       holds = await fence.holds(slot.partitionId, slot.epoch, fenceMarginMs);
     } catch (error) {
+      this.databaseFailed();
+      if (kind === "request") return;
       throw new DataPlaneError(
         "PARTITION_UNAVAILABLE",
         "the lease could not be checked (database unreachable)",
@@ -164,11 +196,22 @@ export class PartitionHost {
         },
       );
     }
-    if (!holds) {
-      // Not awaited: the close waits for in-flight requests, this one included.
-      void this.drop(slot.partitionId, "lease lost");
-      throw new DataPlaneError("NOT_OWNER", `this worker lost the lease on partition ${slot.partitionId}`);
-    }
+    if (!holds) this.#fenced(slot, "lease lost");
+  }
+
+  /** Refuses the write if a later owner wrote its epoch into the partition directory. */
+  #storageFence(slot: PartitionSlot): void {
+    const current = slot.supersededBy();
+    if (current !== null) this.#fenced(slot, `directory fenced at epoch ${current}, ours is ${slot.epoch}`);
+  }
+
+  #fenced(slot: PartitionSlot, why: string): never {
+    // Not awaited: the close waits for in-flight requests, this one included.
+    void this.drop(slot.partitionId, "lease lost");
+    throw new DataPlaneError(
+      "NOT_OWNER",
+      `this worker lost the lease on partition ${slot.partitionId} (${why})`,
+    );
   }
 
   #staleLease(slot: PartitionSlot): DataPlaneError {

@@ -2,6 +2,7 @@ import { DataPlaneError } from "@lastword/dataplane";
 import type { HostedLog, OpenLog } from "./hosted-log";
 import type { ClaimedPartition } from "./lease.repository";
 import { dataPlaneErrorOf } from "./log-errors";
+import { StorageFence } from "./storage-fence";
 
 export type SlotState = "opening" | "open" | "failed" | "closed";
 
@@ -24,13 +25,21 @@ export class PartitionSlot {
 
   #state: SlotState = "opening";
   #log: HostedLog | null = null;
+  #fence: StorageFence | null = null;
   #error: unknown = null;
   #inflight = 0;
   #drained: (() => void)[] = [];
   #lifecycle: Promise<void> = Promise.resolve();
   readonly #openLog: OpenLog;
+  readonly #workerId: string;
 
-  constructor(claim: ClaimedPartition, dir: string, openLog: OpenLog, leaseValidUntil: number) {
+  constructor(
+    claim: ClaimedPartition,
+    dir: string,
+    openLog: OpenLog,
+    leaseValidUntil: number,
+    workerId: string,
+  ) {
     this.partitionId = claim.partitionId;
     this.dir = dir;
     this.epoch = claim.epoch;
@@ -38,6 +47,7 @@ export class PartitionSlot {
     this.configVersion = claim.configVersion;
     this.leaseValidUntil = leaseValidUntil;
     this.#openLog = openLog;
+    this.#workerId = workerId;
     this.#lifecycle = this.#open();
   }
 
@@ -47,6 +57,14 @@ export class PartitionSlot {
 
   get error(): unknown {
     return this.#error;
+  }
+
+  /**
+   * The epoch the partition directory is fenced at when it is no longer ours (a later owner wrote its
+   * epoch there), or null while we are its writer. See storage-fence.ts.
+   */
+  supersededBy(): number | null {
+    return this.#fence ? this.#fence.supersededBy() : Number.NaN;
   }
 
   /** Resolves once the current open/reopen/close step has finished (whatever its outcome). */
@@ -100,6 +118,9 @@ export class PartitionSlot {
 
   async #open(): Promise<void> {
     try {
+      // Our epoch goes into the directory before the log opens, so from here on an earlier owner's
+      // writes are refused by the storage itself (storage-fence.ts).
+      this.#fence ??= await StorageFence.claim(this.dir, this.epoch, this.#workerId);
       const log = await this.#openLog({ dir: this.dir, config: this.configs });
       if (this.#state === "closed") {
         await log.close();

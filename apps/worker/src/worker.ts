@@ -80,6 +80,7 @@ export async function startWorker(config: WorkerConfig): Promise<RunningWorker> 
   const fence = new FenceRepository(config.databaseUrl, id);
   const host = new PartitionHost({
     dataDir: config.dataDir,
+    workerId: id,
     openLog: withKeyIndex(config.openLog),
     leases,
     fence,

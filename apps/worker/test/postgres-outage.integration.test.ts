@@ -1,0 +1,176 @@
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { DataPlaneClient } from "@lastword/dataplane";
+import { createTestDatabase, type TestDatabase } from "@lastword/db/testing";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { partitionLogOpener } from "../src/log-opener";
+import { type RunningWorker, startWorker } from "../src/worker";
+import { TcpProxy } from "./tcp-proxy";
+import { createTestTopic, eventually } from "./test-topics";
+
+// The worker under test reaches Postgres through a relay the test cuts; the shared server keeps
+// running for everyone else, and the test itself (and the client) talk to it directly.
+const SECRET = "postgres-outage-secret";
+const LEASE_TTL_MS = 1_000;
+let db: TestDatabase;
+let dataDir: string;
+let proxy: TcpProxy;
+let client: DataPlaneClient;
+let running: RunningWorker[] = [];
+
+async function launch(databaseUrl: string): Promise<RunningWorker> {
+  const worker = await startWorker({
+    databaseUrl,
+    dataDir,
+    secret: SECRET,
+    openLog: partitionLogOpener(),
+    leaseTtlMs: LEASE_TTL_MS,
+    claimIntervalMs: 100,
+    logLevel: "silent",
+  });
+  running.push(worker);
+  return worker;
+}
+
+function viaProxy(url: string): string {
+  const proxied = new URL(url);
+  proxied.hostname = "127.0.0.1";
+  proxied.port = String(proxy.port);
+  return proxied.toString();
+}
+
+/** Produces one record straight to `worker` (no owner lookup, which needs Postgres). */
+async function produceTo(worker: RunningWorker, partitionId: string, value: string) {
+  const response = await fetch(`${worker.address}/v1/partitions/${partitionId}/produce`, {
+    method: "POST",
+    headers: { "content-type": "application/json", "x-lastword-secret": SECRET },
+    body: JSON.stringify({ records: [{ key: null, value: Buffer.from(value).toString("base64") }] }),
+  });
+  return { status: response.status, body: (await response.json()) as { offsets?: number[]; code?: string } };
+}
+
+async function fetchAll(worker: RunningWorker, partitionId: string): Promise<Map<number, string>> {
+  const response = await fetch(
+    `${worker.address}/v1/partitions/${partitionId}/records?offset=0&limit=10000&maxBytes=16777216`,
+    { headers: { "x-lastword-secret": SECRET } },
+  );
+  expect(response.status).toBe(200);
+  const body = (await response.json()) as { records: { offset: number; value: string }[] };
+  return new Map(body.records.map((r) => [r.offset, Buffer.from(r.value, "base64").toString()]));
+}
+
+async function leaseOf(partitionId: string) {
+  return db.prisma.partition.findUniqueOrThrow({ where: { id: partitionId } });
+}
+
+beforeAll(async () => {
+  db = await createTestDatabase("lastword_test_pg_outage");
+  dataDir = await mkdtemp(join(tmpdir(), "lastword-pg-outage-"));
+  const upstream = new URL(db.url);
+  proxy = await TcpProxy.start(upstream.hostname, Number(upstream.port || 5432));
+  client = new DataPlaneClient({ prisma: db.prisma, secret: SECRET, ownerWaitMs: 5_000 });
+});
+
+afterEach(async () => {
+  proxy.restore();
+  await Promise.all(running.map((worker) => worker.stop()));
+  running = [];
+  await db.prisma.topic.deleteMany();
+});
+
+afterAll(async () => {
+  client?.close();
+  await proxy?.close();
+  await db?.drop();
+  await rm(dataDir, { recursive: true, force: true });
+});
+
+describe("Postgres outage", () => {
+  it("keeps producing and fetching owned partitions while the database is unreachable, losing nothing", async () => {
+    const worker = await launch(viaProxy(db.url));
+    const topic = await createTestTopic(db.prisma, { partitions: 1 });
+    const partitionId = topic.partitionIds[0]!;
+    const acked = new Map<number, string>();
+    const first = await client.produce({
+      partitionId,
+      records: [{ key: null, value: Buffer.from("before") }],
+    });
+    acked.set(first.offsets[0]!, "before");
+    const { leaseEpoch } = await leaseOf(partitionId);
+
+    proxy.cut();
+    // Three lease lifetimes without the database: the lease in Postgres expires and cannot be renewed.
+    const until = Date.now() + 3 * LEASE_TTL_MS;
+    for (let n = 0; Date.now() < until; n++) {
+      const value = `during-${n}`;
+      const answer = await produceTo(worker, partitionId, value);
+      expect(answer).toMatchObject({ status: 200 });
+      acked.set(answer.body.offsets![0]!, value);
+      if (n % 10 === 0) {
+        const stored = await fetchAll(worker, partitionId);
+        for (const [offset, v] of acked) expect(stored.get(offset)).toBe(v);
+      }
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    expect(acked.size).toBeGreaterThan(20);
+    const during = await leaseOf(partitionId);
+    expect(during.leaseExpiresAt!.getTime()).toBeLessThan(Date.now());
+    expect(worker.ownedPartitions()).toEqual([partitionId]);
+
+    proxy.restore();
+    // Renewal resumes: same owner, same epoch (nobody claimed it meanwhile), lease valid again.
+    await eventually("lease renewed", 5_000, async () => {
+      const lease = await leaseOf(partitionId);
+      return lease.leaseExpiresAt!.getTime() > Date.now() ? lease : undefined;
+    }).then((lease) => expect(lease).toMatchObject({ ownerWorkerId: worker.id, leaseEpoch }));
+    const after = await client.produce({
+      partitionId,
+      records: [{ key: null, value: Buffer.from("after") }],
+    });
+    acked.set(after.offsets[0]!, "after");
+    const stored = await client.fetch({ partitionId, offset: 0, limit: 10_000, maxBytes: 16 << 20 });
+    expect(stored.records.length).toBe(acked.size);
+    for (const record of stored.records) expect(record.value!.toString()).toBe(acked.get(record.offset));
+  });
+
+  it("fences a cut-off worker through the storage once another worker claims its partition", async () => {
+    const a = await launch(viaProxy(db.url));
+    const topic = await createTestTopic(db.prisma, { partitions: 1 });
+    const partitionId = topic.partitionIds[0]!;
+    await eventually("a owns the partition", 2_000, async () =>
+      a.ownedPartitions().includes(partitionId) ? true : undefined,
+    );
+    const before = await client.produce({
+      partitionId,
+      records: [{ key: null, value: Buffer.from("a-before") }],
+    });
+    expect(before.offsets).toEqual([0]);
+
+    proxy.cut();
+    expect((await produceTo(a, partitionId, "a-cut")).status).toBe(200);
+    // B reaches Postgres directly: once a's lease has expired, B claims it (epoch + 1) and fences the files.
+    const b = await launch(db.url);
+    await eventually("b owns the partition", 3 * LEASE_TTL_MS, async () =>
+      b.ownedPartitions().includes(partitionId) ? true : undefined,
+    );
+    // a still believes it owns the partition (it cannot hear from Postgres) but the storage refuses it.
+    expect(a.ownedPartitions()).toEqual([partitionId]);
+    const stale = await produceTo(a, partitionId, "a-stale");
+    expect(stale).toMatchObject({ status: 409, body: { code: "NOT_OWNER" } });
+    await eventually("a closed the partition", 1_000, async () =>
+      a.ownedPartitions().length === 0 ? true : undefined,
+    );
+    // The client still has a cached as the owner: it is told NOT_OWNER and goes to b.
+    const written = await client.produce({ partitionId, records: [{ key: null, value: Buffer.from("b") }] });
+
+    proxy.restore();
+    // Back in touch, a renews nothing of it and does not claim it back.
+    await new Promise((resolve) => setTimeout(resolve, LEASE_TTL_MS));
+    expect(a.ownedPartitions()).toEqual([]);
+    const stored = await client.fetch({ partitionId, offset: 0, limit: 100 });
+    expect(stored.records.map((r) => r.value!.toString())).toEqual(["a-before", "a-cut", "b"]);
+    expect(stored.records[2]!.offset).toBe(written.offsets[0]);
+    expect(await leaseOf(partitionId)).toMatchObject({ ownerWorkerId: b.id, leaseEpoch: 2 });
+  });
+});
