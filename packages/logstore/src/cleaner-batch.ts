@@ -47,6 +47,8 @@ export interface RemovedTombstone {
   timestamp: number;
   /** `delete-horizon`: its batch's horizon had passed; `superseded`: a later record has its key. */
   reason: TombstoneRemovalReason;
+  /** Its batch's delete horizon (first cleaning pass start + delete.retention.ms), null if never stamped. */
+  horizonMs: number | null;
 }
 
 /** Counters one pass accumulates over every batch it filters. */
@@ -257,6 +259,7 @@ function judgeRecords(
         offset,
         timestamp: appendTime >= 0 ? appendTime : recordTimestamp[i]!,
         reason: verdict === DROP_EXPIRED ? "delete-horizon" : "superseded",
+        horizonMs: Number.isFinite(horizon) ? horizon : null,
       });
     }
     recordEnd[i] = end;

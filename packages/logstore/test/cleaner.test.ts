@@ -354,7 +354,13 @@ describe("4. tombstones", () => {
     const result = await log.clean({ force: true });
     expect(result.tombstonesRemoved).toBe(1);
     expect(result.removedTombstones).toEqual([
-      { key: Buffer.from("a"), offset: 1, timestamp: tombstoneTimestamp, reason: "delete-horizon" },
+      {
+        key: Buffer.from("a"),
+        offset: 1,
+        timestamp: tombstoneTimestamp,
+        reason: "delete-horizon",
+        horizonMs: tombstoneTimestamp + DAY,
+      },
     ]);
     expect(show(await replay(log))).toEqual(["2:b=1"]);
   });
