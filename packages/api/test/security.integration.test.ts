@@ -54,6 +54,7 @@ function resourceInputs(): Record<string, { kind: "query" | "mutation"; input: u
       input: { topic: "secret", records: [{ key: str("k"), value: str("v") }] },
     },
     "records.read": { kind: "query", input: { topic: "secret", partition: 0 } },
+    "records.offsets": { kind: "query", input: { topic: "secret", partition: 0, timestamp: 0 } },
     "records.deleteKey": { kind: "mutation", input: { topic: "secret", key: "k" } },
     "topics.requestClean": { kind: "mutation", input: { topic: "secret", partition: 0 } },
     "records.deleteRecords": { kind: "mutation", input: { topic: "secret", partition: 0, beforeOffset: 0 } },

@@ -10,6 +10,9 @@ import { tenantQuota } from "./rate-limit.service";
 import { cleanupPolicyOf, storedConfigs, validateConfigs } from "./topic-config";
 import { type ConfigWarning, configWarnings } from "./topic-guardrails";
 import { presetConfigs } from "./topic-presets";
+import { type TopicUsage, topicListWarnings, topicUsage } from "./topic-usage";
+
+type TopicListItem = TopicSummary & { usage: TopicUsage; warnings: ConfigWarning[] };
 
 export interface TopicDeps {
   prisma: PrismaClient;
@@ -146,14 +149,23 @@ export async function listTopics(
   deps: TopicDeps,
   identity: Identity,
   input: { limit: number; cursor?: string | undefined },
-): Promise<{ topics: TopicSummary[]; nextCursor: string | null }> {
+): Promise<{ topics: TopicListItem[]; nextCursor: string | null }> {
   const where: Prisma.TopicWhereInput = { organizationId: identity.tenantId };
   if (input.cursor) where.name = { gt: decodeCursor("topics", input.cursor, 1)[0]! };
-  const rows = await deps.prisma.topic.findMany({ where, orderBy: { name: "asc" }, take: input.limit + 1 });
+  const rows = await deps.prisma.topic.findMany({
+    where,
+    orderBy: { name: "asc" },
+    take: input.limit + 1,
+    include: { partitions: { select: { stats: true } } },
+  });
   const page = rows.slice(0, input.limit);
   const last = page.at(-1);
   return {
-    topics: page.map(topicSummary),
+    topics: page.map(({ partitions, ...topic }) => {
+      const summary = topicSummary(topic);
+      const usage = topicUsage(partitions.map((p) => p.stats));
+      return { ...summary, usage, warnings: topicListWarnings(summary.configs, summary.partitions, usage) };
+    }),
     nextCursor: rows.length > input.limit && last ? encodeCursor("topics", [last.name]) : null,
   };
 }

@@ -24,6 +24,7 @@ import { listMembersProcedure } from "../procedures/members/list-members";
 import { removeMemberProcedure } from "../procedures/members/remove-member";
 import { deleteKeyProcedure } from "../procedures/records/delete-key";
 import { deleteRecordsProcedure } from "../procedures/records/delete-records";
+import { listOffsetsProcedure } from "../procedures/records/list-offsets";
 import { produceRecordsProcedure } from "../procedures/records/produce-records";
 import { readRecordsProcedure } from "../procedures/records/read-records";
 import { currentTenantProcedure } from "../procedures/tenant/current-tenant";
@@ -78,6 +79,7 @@ export const appRouter = router({
     read: readRecordsProcedure,
     deleteKey: deleteKeyProcedure,
     deleteRecords: deleteRecordsProcedure,
+    offsets: listOffsetsProcedure,
   }),
   keys: router({
     get: getKeyProcedure,

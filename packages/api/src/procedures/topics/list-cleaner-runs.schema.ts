@@ -4,6 +4,12 @@ import { topicNameSchema } from "./topic.schema";
 export const listCleanerRunsInput = z.object({
   topic: topicNameSchema,
   limit: z.number().int().min(1).max(500).default(50),
+  partition: z
+    .number()
+    .int()
+    .min(0)
+    .optional()
+    .meta({ description: "Only this partition's passes (the dirty-ratio history of one partition)" }),
 });
 
 export const listCleanerRunsOutput = z.object({
@@ -21,6 +27,17 @@ export const listCleanerRunsOutput = z.object({
       mapUtilisation: z.number().nullable(),
       durationMs: z.number().int().nullable(),
       error: z.string().nullable(),
+      trigger: z.string().nullable().meta({
+        description: "dirty-ratio | max-compaction-lag | delete-horizon | forced; null until finished",
+      }),
+      dirtyRatioBefore: z
+        .number()
+        .nullable()
+        .meta({ description: "The partition's dirty ratio the pass saw" }),
+      dirtyRatioAfter: z
+        .number()
+        .nullable()
+        .meta({ description: "Its dirty ratio once the pass swapped in" }),
     }),
   ),
 });

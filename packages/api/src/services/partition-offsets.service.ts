@@ -1,0 +1,24 @@
+import type { PrismaClient } from "@lastword/db";
+import type { Identity } from "../auth/request-identity";
+import type { ListOffsetsInput } from "../procedures/records/list-offsets.schema";
+import type { DataPlane } from "../records/data-plane";
+import { findPartition } from "./topic.service";
+
+/** Where a read can start: log start and end, and the offset a timestamp maps to (the time index). */
+export async function listPartitionOffsets(
+  deps: { prisma: PrismaClient; dataPlane: DataPlane },
+  identity: Identity,
+  input: ListOffsetsInput,
+) {
+  const { partition } = await findPartition(deps.prisma, identity.tenantId, input.topic, input.partition);
+  const listed = await deps.dataPlane.listOffsets({
+    partitionId: partition.id,
+    ...(input.timestamp === undefined ? {} : { timestamp: input.timestamp }),
+  });
+  return {
+    partition: input.partition,
+    earliest: listed.earliest,
+    latest: listed.latest,
+    timestampOffset: input.timestamp === undefined ? null : (listed.timestampOffset ?? null),
+  };
+}
