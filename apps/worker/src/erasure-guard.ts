@@ -1,5 +1,6 @@
 import type { Prisma, PrismaClient } from "@lastword/db";
 import { scanForKey } from "./erasure-evidence";
+import { advanceErasureRequests } from "./erasure-progress";
 import type { HostedLog } from "./hosted-log";
 import type { Logger } from "./logger";
 import type { PartitionHost } from "./partition-host";
@@ -53,7 +54,8 @@ export function effectiveMaxCompactionLagMs(
  * left (stored as purge evidence); (2) otherwise, once the tombstone is older than the effective
  * max compaction lag, roll the active segment if it holds the tombstone and request a forced pass;
  * (3) after the purge, a second scan records when the tombstone itself is gone (the cleaner makes a
- * passed delete horizon due by itself, so this needs no new writes).
+ * passed delete horizon due by itself, so this needs no new writes); (4) the requests with
+ * tombstones here advance their state from that evidence (erasure-progress.ts), with nobody reading.
  */
 export class ErasureGuard {
   readonly #o: ErasureGuardOptions;
@@ -67,6 +69,15 @@ export class ErasureGuard {
   async tick(nowMs: number): Promise<void> {
     const open = this.#o.host.slots().filter((slot) => slot.state === "open");
     if (open.length === 0) return;
+    await this.#guardAll(open, nowMs);
+    await advanceErasureRequests(
+      this.#o.prisma,
+      open.map((slot) => slot.partitionId),
+      nowMs,
+    );
+  }
+
+  async #guardAll(open: PartitionSlot[], nowMs: number): Promise<void> {
     const pending = await this.#o.prisma.erasureTombstone.findMany({
       where: {
         partitionId: { in: open.map((slot) => slot.partitionId) },
@@ -98,10 +109,12 @@ export class ErasureGuard {
   }
 
   async #guard(slot: PartitionSlot, log: HostedLog, rows: PendingTombstone[], nowMs: number): Promise<void> {
+    const activeBase =
+      (await log.segments()).find((segment) => segment.active)?.baseOffset ?? log.logEndOffset;
     let needsPass = false;
     for (const row of rows) {
       if (!this.#scanDue(slot.partitionId, row.id)) {
-        if (row.status === "tombstoned") needsPass ||= this.#due(log, row, nowMs);
+        needsPass ||= this.#needsPass(slot.partitionId, log, row, activeBase, nowMs);
         continue;
       }
       const stage = row.status === "tombstoned" ? "purge" : "expiry";
@@ -115,21 +128,37 @@ export class ErasureGuard {
       this.#scannedAt.set(row.id, nowMs);
       if (evidence.result === "absent") {
         await this.#record(row.id, stage, evidence as unknown as Prisma.InputJsonValue, new Date(nowMs));
-      } else if (stage === "purge") {
-        needsPass ||= this.#due(log, row, nowMs);
+      } else {
+        needsPass ||= this.#needsPass(slot.partitionId, log, row, activeBase, nowMs);
       }
     }
     if (!needsPass) return;
     // The active segment is never cleaned: roll it when a pending tombstone sits in it.
-    const activeBase =
-      (await log.segments()).find((segment) => segment.active)?.baseOffset ?? log.logEndOffset;
-    const inActive = rows.some((row) => row.status === "tombstoned" && Number(row.offset) >= activeBase);
+    const inActive = rows.some((row) => Number(row.offset) >= activeBase);
     if (inActive && this.#o.host.leaseFresh(slot)) await log.roll();
     await this.#o.requestClean(slot.partitionId, slot.epoch);
     await this.#o.prisma.erasureTombstone.updateMany({
       where: { partitionId: slot.partitionId, status: "tombstoned", passRequestedAt: null },
       data: { passRequestedAt: new Date(nowMs) },
     });
+  }
+
+  /**
+   * Unpurged: once the effective max lag is reached. Purged but still present: the tombstone's
+   * delete horizon only starts when a pass first cleans it, so a tombstone still in the active
+   * segment, or written after the partition's last pass (e.g. verified at once because nothing
+   * lay beneath it), asks for that pass — otherwise an idle partition would keep it forever.
+   */
+  #needsPass(
+    partitionId: string,
+    log: HostedLog,
+    row: PendingTombstone,
+    activeBase: number,
+    nowMs: number,
+  ): boolean {
+    if (row.status === "tombstoned") return this.#due(log, row, nowMs);
+    const lastPassAt = this.#o.lastCleanAt.get(partitionId) ?? 0;
+    return Number(row.offset) >= activeBase || lastPassAt < row.writtenAt.getTime();
   }
 
   /** A first scan always; later ones only after a pass that may have changed the files. */

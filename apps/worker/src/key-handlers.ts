@@ -38,7 +38,10 @@ export function lookupKey(host: PartitionHost, partitionId: string, key: Buffer)
   return host.read(partitionId, async (log) => {
     const entry = indexedLog(log).index.get(key);
     const logEndOffset = log.logEndOffset;
-    if (!entry || entry.tombstone || entry.offset < log.logStartOffset) return { record: null, logEndOffset };
+    if (!entry || entry.offset < log.logStartOffset) return { record: null, logEndOffset };
+    // The index keeps a tombstoned key until a pass removes the tombstone: say so, because older
+    // values may still sit beneath it (erasure needs those partitions too).
+    if (entry.tombstone) return { record: null, logEndOffset, tombstoneOffset: entry.offset };
     const [found] = await log.read(entry.offset, { maxRecords: 1 });
     // Gone (retention removed it) → no value; another key's record → the hashes collided.
     if (!found || found.offset !== entry.offset) return { record: null, logEndOffset };

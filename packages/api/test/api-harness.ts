@@ -49,8 +49,14 @@ export async function startHarness(name: string): Promise<Harness> {
   };
 }
 
-/** A real in-process worker on the harness's database, with its own data dir (remove it after). */
-export async function startHarnessWorker(h: Harness): Promise<{ worker: RunningWorker; dataDir: string }> {
+/**
+ * A real in-process worker on the harness's database, with its own data dir (remove it after).
+ * With `tickMs` it also schedules (cleaner, erasure guard and request progress on that tick).
+ */
+export async function startHarnessWorker(
+  h: Harness,
+  tickMs?: number,
+): Promise<{ worker: RunningWorker; dataDir: string }> {
   const dataDir = mkdtempSync(join(tmpdir(), `lastword-api-${h.redisPrefix}-`));
   const worker = await startWorker({
     databaseUrl: h.db.url,
@@ -59,6 +65,15 @@ export async function startHarnessWorker(h: Harness): Promise<{ worker: RunningW
     openLog: partitionLogOpener(),
     logLevel: "silent",
     claimIntervalMs: 100,
+    ...(tickMs === undefined
+      ? {}
+      : {
+          scheduling: {
+            redisUrl: process.env.REDIS_URL ?? "redis://127.0.0.1:6379",
+            redisPrefix: h.redisPrefix,
+            tickMs,
+          },
+        }),
   });
   return { worker, dataDir };
 }

@@ -1,18 +1,14 @@
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { partitionLogOpener, type RunningWorker, startWorker } from "@lastword/worker";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { partitionForKey } from "../src/index";
-import { type Harness, rest, startHarness } from "./api-harness";
+import { type Harness, rest } from "./api-harness";
+import { type ErasureFixture, startErasureFixture } from "./erasure-fixture";
 
 // Configs in seconds: a 300 ms scheduler tick, tombstones kept 4 s, a 20 s deadline.
 const TICK_MS = 300;
 const DEADLINE_MS = 20_000;
 
+let fixture: ErasureFixture;
 let h: Harness;
-let worker: RunningWorker;
-let dataDir: string;
 let admin: string;
 let compliance: string;
 let organizationId: string;
@@ -69,35 +65,8 @@ function strayPartition(): number {
 }
 
 beforeAll(async () => {
-  h = await startHarness("erasure");
-  dataDir = mkdtempSync(join(tmpdir(), "lastword-erasure-"));
-  worker = await startWorker({
-    databaseUrl: h.db.url,
-    dataDir,
-    secret: h.secret,
-    openLog: partitionLogOpener(),
-    logLevel: "silent",
-    claimIntervalMs: 100,
-    scheduling: {
-      redisUrl: process.env.REDIS_URL ?? "redis://127.0.0.1:6379",
-      redisPrefix: h.redisPrefix,
-      tickMs: TICK_MS,
-    },
-  });
-  const tenant = await h.server.provisionTenant({
-    name: "Erasure",
-    email: "dpo@example.com",
-    password: "erasure-pass-1",
-  });
-  organizationId = tenant.organizationId;
-  admin = (await h.server.createApiKey({ ...tenant, name: "admin", scopes: ["admin"] })).key;
-  compliance = (
-    await h.server.createApiKey({
-      ...tenant,
-      name: "dpo",
-      scopes: ["topics:read", "groups:read", "erasure:read", "erasure:write"],
-    })
-  ).key;
+  fixture = await startErasureFixture("erasure", TICK_MS);
+  ({ h, admin, compliance, organizationId } = fixture);
   // people: Kafka's default max lag (never), a 60 s segment.ms: idle partitions would keep old values.
   await rest(h.server, { apiKey: admin }, "POST", "/topics", {
     name: "people",
@@ -140,9 +109,7 @@ beforeAll(async () => {
 }, 60_000);
 
 afterAll(async () => {
-  await worker?.stop();
-  await h?.close();
-  if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+  await fixture?.close();
 });
 
 describe("erasure requests", () => {

@@ -27,6 +27,8 @@ export const keyLookupResponseSchema = z.object({
     })
     .nullable(),
   logEndOffset: offset,
+  /** Set when the key's latest retained record is a tombstone (older values may sit beneath it until a pass). */
+  tombstoneOffset: offset.optional(),
 });
 
 export const keyVersionsResponseSchema = z.object({

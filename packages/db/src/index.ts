@@ -1,3 +1,4 @@
+export * from "./audit-chain";
 export { createPrisma, type PrismaClient } from "./client";
 export { databaseName, dropDatabase, ensureDatabase, withDatabase } from "./database-admin";
 export * from "./generated/prisma/client";

@@ -45,6 +45,8 @@ export interface DataPlane {
   lookupKey(input: { partitionId: string; key: Buffer }): Promise<{
     record: { offset: number; timestamp: number; value: string; headers: readonly WireHeader[] } | null;
     logEndOffset: number;
+    /** The key's latest retained record is a tombstone at this offset (erasure plans a tombstone there too). */
+    tombstoneOffset?: number | undefined;
   }>;
   /** Every retained record of a key (values base64, null = tombstone) and its segment. */
   keyVersions(input: { partitionId: string; key: Buffer }): Promise<{

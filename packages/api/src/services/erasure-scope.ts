@@ -35,7 +35,8 @@ export async function topicsInScope(
 
 /**
  * The partitions that get a tombstone for a key: the one Kafka's default partitioner picks
- * (murmur2, as a Kafka client would) plus every partition whose key index holds a live value of it.
+ * (murmur2, as a Kafka client would) plus every partition whose key index holds a record of it
+ * (a live value, or a tombstone that older values may still sit beneath).
  */
 export function tombstonePartitions(
   key: Buffer,

@@ -30,8 +30,6 @@ export type ErasureStatus = (typeof ERASURE_STATUSES)[number];
 
 const DAY_MS = 86_400_000;
 const SYSTEM: AuditActor = { type: "system", id: null };
-/** Still waiting for a purge: the states whose deadline can be at risk or missed. */
-const AWAITING_PURGE = ["tombstoned", "at-risk"];
 
 export interface CreateErasureInput {
   keys: Envelope[];
@@ -44,11 +42,6 @@ export interface CreateErasureInput {
 }
 
 type RequestWithTombstones = ErasureRequest & { tombstones: ErasureTombstone[] };
-
-/** A request nearing its deadline unpurged is at risk in the last tenth of its window (at most a day). */
-export function atRiskWindowMs(receivedAt: Date, deadlineAt: Date): number {
-  return Math.min(DAY_MS, 0.1 * (deadlineAt.getTime() - receivedAt.getTime()));
-}
 
 function keyBytes(envelope: Envelope): Buffer {
   const bytes = envelopeToBytes(envelope);
@@ -137,8 +130,9 @@ export async function createErasureRequest(deps: ErasureDeps, identity: Identity
 }
 
 /**
- * Partitions whose key index (on their owner) holds a live value of the key: a producer may have
- * chosen a partition itself, so the murmur2 one is not enough. One index lookup per partition, no scan.
+ * Partitions whose key index (on their owner) holds a retained record of the key — a live value, or
+ * a tombstone that older values may still sit beneath: a producer may have chosen a partition
+ * itself, so the murmur2 one is not enough. One index lookup per partition, no scan.
  */
 async function partitionsHoldingKey(
   dataPlane: DataPlane,
@@ -146,9 +140,10 @@ async function partitionsHoldingKey(
   key: Buffer,
 ): Promise<number[]> {
   const found = await Promise.all(
-    partitions.map(async (p) =>
-      (await dataPlane.lookupKey({ partitionId: p.id, key })).record ? p.index : null,
-    ),
+    partitions.map(async (p) => {
+      const found = await dataPlane.lookupKey({ partitionId: p.id, key });
+      return found.record || found.tombstoneOffset !== undefined ? p.index : null;
+    }),
   );
   return found.filter((index): index is number => index !== null);
 }
@@ -232,142 +227,6 @@ async function saveTombstones(
   });
 }
 
-/** Moves a request from one status to another once (concurrent readers race safely) with its audit event. */
-async function transition(
-  deps: ErasureDeps,
-  request: ErasureRequest,
-  to: ErasureStatus,
-  action: string,
-  data: Record<string, unknown>,
-  extra: Prisma.ErasureRequestUpdateManyMutationInput = {},
-  before: { action: string; data: Record<string, unknown> }[] = [],
-): Promise<boolean> {
-  const now = new Date(deps.clock.now());
-  return deps.prisma.$transaction(async (tx) => {
-    const moved = await tx.erasureRequest.updateMany({
-      where: { id: request.id, status: request.status },
-      data: { status: to, ...extra },
-    });
-    if (moved.count !== 1) return false;
-    for (const event of before)
-      await appendAuditEvent(tx, {
-        organizationId: request.organizationId,
-        actor: SYSTEM,
-        action: event.action,
-        target: { type: "erasureRequest", id: request.id },
-        data: event.data,
-        now,
-      });
-    await appendAuditEvent(tx, {
-      organizationId: request.organizationId,
-      actor: SYSTEM,
-      action,
-      target: { type: "erasureRequest", id: request.id },
-      data: { from: request.status, to, ...data },
-      now,
-    });
-    Object.assign(request, { status: to, ...extra });
-    return true;
-  });
-}
-
-function evidenceSummary(t: ErasureTombstone, which: "purge" | "expiry") {
-  const evidence = (which === "purge" ? t.purgeEvidence : t.expiryEvidence) as {
-    result?: string;
-    bytesScanned?: number;
-    segments?: { baseOffset: number; sizeBytes: number; sha256: string }[];
-    scannedAt?: string;
-  } | null;
-  return {
-    topicId: t.topicId,
-    partition: t.partitionIndex,
-    offset: Number(t.offset),
-    subjectKey: t.subjectKey,
-    passRequestedAt: t.passRequestedAt?.toISOString() ?? null,
-    verifiedAt: (which === "purge" ? t.purgedAt : t.expiredAt)?.toISOString() ?? null,
-    result: evidence?.result ?? null,
-    bytesScanned: evidence?.bytesScanned ?? 0,
-    segments: evidence?.segments ?? [],
-  };
-}
-
-/** The cleaner passes (the workers' CleanerRun rows) between each tombstone's write and its verified purge. */
-async function passesRun(prisma: PrismaClient, tombstones: readonly ErasureTombstone[]) {
-  const runs = await prisma.cleanerRun.findMany({
-    where: {
-      OR: tombstones.map((t) => ({
-        partitionId: t.partitionId,
-        startedAt: { gte: t.writtenAt, ...(t.purgedAt ? { lte: t.purgedAt } : {}) },
-      })),
-    },
-    orderBy: { startedAt: "asc" },
-  });
-  return runs.map((r) => {
-    const t = tombstones.find((x) => x.partitionId === r.partitionId);
-    return {
-      topicId: t?.topicId ?? null,
-      partition: t?.partitionIndex ?? null,
-      status: r.status,
-      trigger: r.trigger,
-      startedAt: r.startedAt.toISOString(),
-      finishedAt: r.finishedAt?.toISOString() ?? null,
-      bytesRead: Number(r.bytesRead),
-      bytesWritten: Number(r.bytesWritten),
-      recordsRemoved: r.recordsRemoved,
-      tombstonesRemoved: r.tombstonesRemoved,
-    };
-  });
-}
-
-/**
- * Folds what the workers recorded on the tombstones into the request's state, one audited step at
- * a time: all purged → purged; all gone → tombstone-expired → closed; unpurged in the last part of
- * the window → at-risk; unpurged past the deadline → failed.
- */
-export async function syncErasureRequest(deps: ErasureDeps, request: RequestWithTombstones): Promise<void> {
-  const now = deps.clock.now();
-  const { tombstones } = request;
-  const allPurged = tombstones.length > 0 && tombstones.every((t) => t.status !== "tombstoned");
-  if (AWAITING_PURGE.includes(request.status) && allPurged) {
-    const passes = await passesRun(deps.prisma, tombstones);
-    await transition(
-      deps,
-      request,
-      "purged",
-      "erasure.purged",
-      {
-        evidence: tombstones.map((t) => evidenceSummary(t, "purge")),
-        beforeDeadlineMs:
-          request.deadlineAt.getTime() - Math.max(...tombstones.map((t) => t.purgedAt?.getTime() ?? now)),
-      },
-      {},
-      passes.length > 0 ? [{ action: "erasure.pass.run", data: { passes } }] : [],
-    );
-  }
-  if (request.status === "purged" && tombstones.every((t) => t.status === "tombstone-expired")) {
-    await transition(deps, request, "tombstone-expired", "erasure.tombstone.removed", {
-      evidence: tombstones.map((t) => evidenceSummary(t, "expiry")),
-    });
-  }
-  if (request.status === "tombstone-expired") {
-    await transition(deps, request, "closed", "erasure.closed", {}, { closedAt: new Date(now) });
-  }
-  if (!AWAITING_PURGE.includes(request.status)) return;
-  if (now > request.deadlineAt.getTime()) {
-    const reason = `The deadline ${request.deadlineAt.toISOString()} passed before every partition was verified purged.`;
-    await transition(deps, request, "failed", "erasure.failed", { reason }, { statusReason: reason });
-  } else if (
-    request.status === "tombstoned" &&
-    request.deadlineAt.getTime() - now < atRiskWindowMs(request.receivedAt, request.deadlineAt)
-  ) {
-    const pending = tombstones.filter((t) => t.status === "tombstoned").length;
-    const reason = `${pending} partition(s) not yet verified purged with less than ${Math.round(
-      atRiskWindowMs(request.receivedAt, request.deadlineAt) / 1000,
-    )} s to the deadline.`;
-    await transition(deps, request, "at-risk", "erasure.at-risk", { reason }, { statusReason: reason });
-  }
-}
-
 async function loadRequest(
   prisma: PrismaClient,
   tenantId: string,
@@ -382,8 +241,9 @@ async function loadRequest(
 }
 
 export async function getErasureRequest(deps: ErasureDeps, identity: Identity, id: string) {
+  // A read never moves the state: the workers advance every open request on their tick
+  // (apps/worker erasure-progress.ts), so the state is current whether or not anyone looks.
   const request = await loadRequest(deps.prisma, identity.tenantId, id);
-  await syncErasureRequest(deps, request);
   const topics = await deps.prisma.topic.findMany({ where: { id: { in: request.topicIds } } });
   const events = await deps.prisma.auditEvent.findMany({
     where: { organizationId: identity.tenantId, targetType: "erasureRequest", targetId: id },
@@ -444,14 +304,6 @@ export async function listErasureRequests(
   identity: Identity,
   input: { status?: ErasureStatus | undefined; limit: number },
 ) {
-  const open = await deps.prisma.erasureRequest.findMany({
-    where: {
-      organizationId: identity.tenantId,
-      status: { in: ["tombstoned", "at-risk", "purged", "tombstone-expired"] },
-    },
-    include: { tombstones: true },
-  });
-  for (const request of open) await syncErasureRequest(deps, request);
   const rows = await deps.prisma.erasureRequest.findMany({
     where: { organizationId: identity.tenantId, ...(input.status ? { status: input.status } : {}) },
     orderBy: { deadlineAt: "asc" },

@@ -1,0 +1,44 @@
+import { rmSync } from "node:fs";
+import type { RunningWorker } from "@lastword/worker";
+import { type Harness, startHarness, startHarnessWorker } from "./api-harness";
+
+/** The erasure suites' world: a harness, a scheduling worker, one tenant with admin and DPO keys. */
+export interface ErasureFixture {
+  h: Harness;
+  worker: RunningWorker;
+  organizationId: string;
+  admin: string;
+  compliance: string;
+  close(): Promise<void>;
+}
+
+/** A worker that ticks every `tickMs` (the guard and request progress run on that tick). */
+export async function startErasureFixture(name: string, tickMs: number): Promise<ErasureFixture> {
+  const h = await startHarness(name);
+  const { worker, dataDir } = await startHarnessWorker(h, tickMs);
+  const tenant = await h.server.provisionTenant({
+    name: `Erasure ${name}`,
+    email: `dpo@${name.replaceAll("_", "-")}.example`,
+    password: "erasure-pass-1",
+  });
+  const admin = (await h.server.createApiKey({ ...tenant, name: "admin", scopes: ["admin"] })).key;
+  const compliance = (
+    await h.server.createApiKey({
+      ...tenant,
+      name: "dpo",
+      scopes: ["topics:read", "groups:read", "erasure:read", "erasure:write"],
+    })
+  ).key;
+  return {
+    h,
+    worker,
+    organizationId: tenant.organizationId,
+    admin,
+    compliance,
+    async close() {
+      await worker.stop();
+      await h.close();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
