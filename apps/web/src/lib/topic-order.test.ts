@@ -1,10 +1,30 @@
 import { describe, expect, it } from "vitest";
 import { filterAndSortTopics } from "./topic-order";
 
+const usage = (sizeBytes: number, dirtyRatio: number, lastCleanAt: string | null) => ({
+  sizeBytes,
+  dirtyRatio,
+  lastCleanAt,
+});
 const topics = [
-  { name: "orders", partitions: 3, createdAt: "2026-11-30T01:00:00.000Z" },
-  { name: "Customer-Profiles", partitions: 6, createdAt: "2026-11-30T00:00:00.000Z" },
-  { name: "customers-gdpr", partitions: 3, createdAt: "2026-11-30T02:00:00.000Z" },
+  {
+    name: "orders",
+    partitions: 3,
+    createdAt: "2026-11-30T01:00:00.000Z",
+    usage: usage(500, 0.2, "2026-11-30T03:00:00.000Z"),
+  },
+  {
+    name: "Customer-Profiles",
+    partitions: 6,
+    createdAt: "2026-11-30T00:00:00.000Z",
+    usage: usage(9_000, 0.1, null),
+  },
+  {
+    name: "customers-gdpr",
+    partitions: 3,
+    createdAt: "2026-11-30T02:00:00.000Z",
+    usage: usage(500, 0.7, "2026-11-30T01:00:00.000Z"),
+  },
 ];
 const names = (list: readonly { name: string }[]) => list.map((topic) => topic.name);
 
@@ -29,6 +49,30 @@ describe("filterAndSortTopics", () => {
       "customers-gdpr",
       "orders",
       "Customer-Profiles",
+    ]);
+  });
+
+  it("orders by size, largest first, name breaking ties", () => {
+    expect(names(filterAndSortTopics(topics, "", "size"))).toEqual([
+      "Customer-Profiles",
+      "customers-gdpr",
+      "orders",
+    ]);
+  });
+
+  it("orders by dirty ratio, dirtiest first", () => {
+    expect(names(filterAndSortTopics(topics, "", "dirty"))).toEqual([
+      "customers-gdpr",
+      "orders",
+      "Customer-Profiles",
+    ]);
+  });
+
+  it("orders by last clean, never cleaned first, then the longest ago", () => {
+    expect(names(filterAndSortTopics(topics, "", "lastClean"))).toEqual([
+      "Customer-Profiles",
+      "customers-gdpr",
+      "orders",
     ]);
   });
 

@@ -7,6 +7,7 @@ import { useTRPC } from "@/lib/trpc";
 import { Badge } from "../ui/badge";
 import { Card } from "../ui/card";
 import { ErrorNotice, StatusNotice } from "../ui/notice";
+import { ColumnHeads } from "./column-heads";
 
 const RUNS_REFRESH_MS = 5_000;
 const timeFormat = new Intl.DateTimeFormat("en", { dateStyle: "short", timeStyle: "medium" });
@@ -28,23 +29,17 @@ export function CleanerRuns({ topic }: { topic: string }) {
       {runs.data && runs.data.runs.length > 0 ? (
         <div className="overflow-x-auto">
           <table aria-label="Cleaner runs" className="w-full text-left text-sm">
-            <thead className="border-b border-line text-xs uppercase tracking-wide text-muted">
-              <tr>
-                {[
-                  "Started",
-                  "Partition",
-                  "Duration",
-                  "Reclaimed",
-                  "Records removed",
-                  "Tombstones removed",
-                  "Result",
-                ].map((title) => (
-                  <th key={title} scope="col" className="py-2 pr-4 font-medium whitespace-nowrap">
-                    {title}
-                  </th>
-                ))}
-              </tr>
-            </thead>
+            <ColumnHeads
+              titles={[
+                "Started",
+                "Partition",
+                "Duration",
+                "Reclaimed",
+                "Records removed",
+                "Tombstones removed",
+                "Result",
+              ]}
+            />
             <tbody>
               {runs.data.runs.map((run) => (
                 <tr key={run.id} className="border-b border-line last:border-0">

@@ -7,6 +7,7 @@ import { useTRPC } from "@/lib/trpc";
 import { Badge } from "../ui/badge";
 import { Card } from "../ui/card";
 import { ErrorNotice, StatusNotice } from "../ui/notice";
+import { ColumnHeads } from "./column-heads";
 
 const GROUPS_REFRESH_MS = 5_000;
 
@@ -37,15 +38,7 @@ export function ConsumerGroups({ topic, deleteRetentionMs }: { topic: string; de
       {groups.data && groups.data.groups.length > 0 ? (
         <div className="overflow-x-auto">
           <table aria-label="Consumer groups" className="w-full text-left text-sm">
-            <thead className="border-b border-line text-xs uppercase tracking-wide text-muted">
-              <tr>
-                {["Group", "Lag (records)", "Lag (time)", "Partitions"].map((title) => (
-                  <th key={title} scope="col" className="py-2 pr-4 font-medium">
-                    {title}
-                  </th>
-                ))}
-              </tr>
-            </thead>
+            <ColumnHeads titles={["Group", "Lag (records)", "Lag (time)", "Partitions"]} />
             <tbody>
               {groups.data.groups.map((group) => {
                 const risk = lagRisk(group.maxLagMs, deleteRetentionMs);

@@ -1,9 +1,5 @@
+import type { Envelope } from "@/lib/envelope";
 import { Badge } from "../ui/badge";
-
-type Envelope =
-  | { type: "string"; data: string | null }
-  | { type: "json"; data: unknown }
-  | { type: "base64"; data: string | null };
 
 /**
  * A key or value as the API returned it. A tombstone (null value), a missing key and an empty

@@ -1,6 +1,8 @@
 import { formatBytes, type PartitionStats, parsePartitionStats } from "@/lib/partition-stats";
 import { Badge } from "../ui/badge";
 import { Card } from "../ui/card";
+import { CleanPartitionButton } from "./clean-partition-button";
+import { ColumnHeads } from "./column-heads";
 import { DirtyRatioMeter } from "./dirty-ratio-meter";
 
 interface PartitionDetail {
@@ -11,46 +13,70 @@ interface PartitionDetail {
 
 const timeFormat = new Intl.DateTimeFormat("en", { dateStyle: "short", timeStyle: "medium" });
 
-export function PartitionTable({ partitions }: { partitions: readonly PartitionDetail[] }) {
+interface CleanerControls {
+  topic: string;
+  /** Only compacted topics have a cleaner to ask. */
+  compacted: boolean;
+  /** topics.requestClean needs the admin scope. */
+  canClean: boolean;
+}
+
+export function PartitionTable({
+  partitions,
+  ...controls
+}: { partitions: readonly PartitionDetail[] } & CleanerControls) {
+  const parsed = partitions.map((detail) => ({ detail, stats: parsePartitionStats(detail.stats) }));
+  const showCleanColumn = controls.compacted && controls.canClean;
   return (
     <Card title="Partitions" description="Each partition is one log, owned by one worker at a time.">
       <div className="overflow-x-auto">
         <table aria-label="Partitions" className="w-full text-left text-sm">
-          <thead className="border-b border-line text-xs uppercase tracking-wide text-muted">
-            <tr>
-              {[
-                "Partition",
-                "Owner",
-                "Start offset",
-                "End offset",
-                "Size",
-                "Segments",
-                "Dirty",
-                "Last clean",
-                "Status",
-              ].map((title) => (
-                <th key={title} scope="col" className="py-2 pr-4 font-medium whitespace-nowrap">
-                  {title}
-                </th>
-              ))}
-            </tr>
-          </thead>
+          <ColumnHeads
+            titles={[
+              "Partition",
+              "Owner",
+              "Start offset",
+              "End offset",
+              "Size",
+              "Segments",
+              "Dirty",
+              "Last clean",
+              "Status",
+              ...(showCleanColumn ? ["Cleaner"] : []),
+            ]}
+          />
           <tbody>
-            {partitions.map((detail) => (
+            {parsed.map(({ detail, stats }) => (
               <PartitionRow
                 key={detail.partition}
                 detail={detail}
-                stats={parsePartitionStats(detail.stats)}
+                stats={stats}
+                clean={showCleanColumn ? controls.topic : null}
               />
             ))}
           </tbody>
         </table>
       </div>
+      <UncleanableNotices
+        partitions={parsed.flatMap(({ detail, stats }) =>
+          stats?.uncleanable ? [{ partition: detail.partition, uncleanable: stats.uncleanable }] : [],
+        )}
+        {...controls}
+      />
     </Card>
   );
 }
 
-function PartitionRow({ detail, stats }: { detail: PartitionDetail; stats: PartitionStats | null }) {
+function PartitionRow({
+  detail,
+  stats,
+  clean,
+}: {
+  detail: PartitionDetail;
+  stats: PartitionStats | null;
+  /** The topic, when this member may ask for a pass. */
+  clean: string | null;
+}) {
   return (
     <tr className="border-b border-line last:border-0">
       <th scope="row" className="py-2 pr-4 font-mono font-medium">
@@ -71,12 +97,17 @@ function PartitionRow({ detail, stats }: { detail: PartitionDetail; stats: Parti
           <td className="py-2 pr-4 text-xs whitespace-nowrap text-muted">
             {stats.lastCleanAt ? timeFormat.format(new Date(stats.lastCleanAt)) : "Never"}
           </td>
-          <td className="py-2">
+          <td className="py-2 pr-4">
             <PartitionStatus stats={stats} />
           </td>
+          {clean === null ? null : (
+            <td className="py-2">
+              <CleanPartitionButton topic={clean} partition={detail.partition} verb="Clean now" />
+            </td>
+          )}
         </>
       ) : (
-        <td colSpan={7} className="py-2 text-sm text-muted">
+        <td colSpan={clean === null ? 7 : 8} className="py-2 text-sm text-muted">
           Waiting for the first report from its worker.
         </td>
       )}
@@ -94,4 +125,46 @@ function PartitionStatus({ stats }: { stats: PartitionStats }) {
   }
   if (stats.cleanable) return <Badge tone="accent">Cleaning due</Badge>;
   return <Badge>Healthy</Badge>;
+}
+
+type Uncleanable = NonNullable<PartitionStats["uncleanable"]>;
+
+/** Why a partition is not being cleaned, in a sentence, with the way out for those allowed to take it. */
+function UncleanableNotices({
+  partitions,
+  topic,
+  canClean,
+}: { partitions: readonly { partition: number; uncleanable: Uncleanable }[] } & CleanerControls) {
+  if (partitions.length === 0) return null;
+  return (
+    <ul aria-label="Uncleanable partitions" className="mt-4 flex flex-col gap-2">
+      {partitions.map(({ partition, uncleanable }) => (
+        <li
+          key={partition}
+          className="rounded-md border border-amber-500/40 bg-amber-500/10 p-3 text-sm text-amber-800 dark:text-amber-200"
+        >
+          <p>
+            <strong>Partition {partition} cannot be cleaned:</strong>{" "}
+            <span className="font-mono text-xs break-all">{uncleanable.error}</span>
+          </p>
+          <p className="mt-1">{retryPlan(uncleanable)}</p>
+          <div className="mt-2">
+            {canClean ? (
+              <CleanPartitionButton topic={topic} partition={partition} verb="Retry" />
+            ) : (
+              <span>An owner or admin can retry it from here.</span>
+            )}
+          </div>
+        </li>
+      ))}
+    </ul>
+  );
+}
+
+function retryPlan(uncleanable: Uncleanable): string {
+  const passes = uncleanable.failures === 1 ? "1 pass has" : `${uncleanable.failures} passes have`;
+  if (uncleanable.held || uncleanable.retryAt === null) {
+    return `${passes} failed; the cleaner stopped trying until its config changes or someone retries.`;
+  }
+  return `${passes} failed; the next automatic attempt is at ${timeFormat.format(new Date(uncleanable.retryAt))}.`;
 }

@@ -2,14 +2,18 @@
 
 import { useQuery } from "@tanstack/react-query";
 import Link from "next/link";
-import { parsePartitionStats } from "@/lib/partition-stats";
+import { useConsoleAccess } from "@/lib/console-access";
 import { useTRPC } from "@/lib/trpc";
 import { PolicyBadge } from "../topics/policy-badge";
+import { Card } from "../ui/card";
 import { ErrorNotice, StatusNotice } from "../ui/notice";
 import { CleanerRuns } from "./cleaner-runs";
 import { ConfigTable } from "./config-table";
 import { ConsumerGroups } from "./consumer-groups";
 import { DeleteKeyForm } from "./delete-key-form";
+import { DirtyRatioChart } from "./dirty-ratio-chart";
+import { KeySearch } from "./key-search";
+import { LatestValues } from "./latest-values";
 import { MessageBrowser } from "./message-browser";
 import { PartitionTable } from "./partition-table";
 import { ProduceForm } from "./produce-form";
@@ -22,6 +26,7 @@ const STATS_REFRESH_MS = 5_000;
 export function TopicDetail({ topic }: { topic: string }) {
   const trpc = useTRPC();
   const detail = useQuery({ ...trpc.topics.get.queryOptions({ topic }), refetchInterval: STATS_REFRESH_MS });
+  const access = useConsoleAccess();
 
   if (detail.isPending) return <StatusNotice>Loading topic {topic}…</StatusNotice>;
   if (detail.isError) {
@@ -35,14 +40,10 @@ export function TopicDetail({ topic }: { topic: string }) {
     );
   }
   const data = detail.data;
-  const deleteRetentionMs = Number(
-    data.configEntries.find((entry) => entry.name === "delete.retention.ms")?.value ?? 86_400_000,
-  );
-  // The last worker report; a read answers with the live bounds and the browser shows those.
-  const boundsOf = (partition: number) => {
-    const stats = parsePartitionStats(data.partitionDetails.find((p) => p.partition === partition)?.stats);
-    return { logStartOffset: stats?.logStartOffset ?? 0, logEndOffset: stats?.logEndOffset ?? 0 };
-  };
+  // Every config entry carries its effective value (set or default).
+  const configValue = (name: string) => data.configEntries.find((entry) => entry.name === name)?.value;
+  const deleteRetentionMs = Number(configValue("delete.retention.ms") ?? 86_400_000);
+  const compacted = data.cleanupPolicy.includes("compact");
   return (
     <div className="flex flex-col gap-6">
       <div className="flex flex-col gap-2">
@@ -56,17 +57,62 @@ export function TopicDetail({ topic }: { topic: string }) {
         </div>
       </div>
       <TopicWarnings warnings={data.warnings} />
-      <PartitionTable partitions={data.partitionDetails} />
+      <PartitionTable
+        partitions={data.partitionDetails}
+        topic={data.name}
+        compacted={compacted}
+        canClean={access.can("admin")}
+      />
       <SegmentBars topic={data.name} partitions={data.partitions} />
-      <MessageBrowser topic={data.name} partitions={data.partitions} boundsOf={boundsOf} />
-      <div className="grid gap-6 lg:grid-cols-2">
-        <ProduceForm topic={data.name} partitions={data.partitions} />
-        <DeleteKeyForm topic={data.name} />
-      </div>
-      <ConsumerGroups topic={data.name} deleteRetentionMs={deleteRetentionMs} />
+      {compacted ? (
+        <DirtyRatioChart
+          topic={data.name}
+          partitions={data.partitionDetails}
+          minCleanableDirtyRatio={Number(configValue("min.cleanable.dirty.ratio") ?? 0.5)}
+        />
+      ) : null}
+      <RecordViews topic={data.name} partitions={data.partitions} access={access} />
       <CleanerRuns topic={data.name} />
+      <ConsumerGroups topic={data.name} deleteRetentionMs={deleteRetentionMs} />
       <ConfigTable topic={data.name} entries={data.configEntries} />
     </div>
+  );
+}
+
+/**
+ * Record values are for members with records:read; the compliance role has topic metadata only,
+ * so it gets a sentence instead of the browser, key search and latest values. Writing needs
+ * records:write. Until the member's scopes load, neither is offered.
+ */
+function RecordViews(props: {
+  topic: string;
+  partitions: number;
+  access: ReturnType<typeof useConsoleAccess>;
+}) {
+  if (!props.access.ready) return <StatusNotice>Checking what your role may see…</StatusNotice>;
+  return (
+    <>
+      {props.access.can("records:read") ? (
+        <>
+          <MessageBrowser topic={props.topic} partitions={props.partitions} />
+          <KeySearch topic={props.topic} />
+          <LatestValues topic={props.topic} />
+        </>
+      ) : (
+        <Card title="Messages">
+          <p role="status" className="text-sm text-muted">
+            Your role ({props.access.role ?? "this key"}) cannot read records, so message keys and values are
+            not shown here. Partitions, segments, the cleaner and configs above and below are yours to see.
+          </p>
+        </Card>
+      )}
+      {props.access.can("records:write") ? (
+        <div className="grid gap-6 lg:grid-cols-2">
+          <ProduceForm topic={props.topic} partitions={props.partitions} />
+          <DeleteKeyForm topic={props.topic} />
+        </div>
+      ) : null}
+    </>
   );
 }
 

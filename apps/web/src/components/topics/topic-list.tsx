@@ -1,20 +1,32 @@
 "use client";
 
+import type { RouterOutputs } from "@lastword/api";
 import { useQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { useState } from "react";
+import { formatBytes } from "@/lib/partition-stats";
 import { filterAndSortTopics, type TopicSort } from "@/lib/topic-order";
 import { useTRPC } from "@/lib/trpc";
+import { DirtyRatioMeter } from "../topic/dirty-ratio-meter";
+import { Badge } from "../ui/badge";
 import { SelectField, TextField } from "../ui/field";
 import { ErrorNotice, StatusNotice } from "../ui/notice";
 import { PolicyBadge } from "./policy-badge";
 
 // The API's largest page; tenants with more topics see a sentence saying the list is cut.
 const LIST_LIMIT = 1000;
+/** Sizes and ratios come from worker reports (every few seconds); refresh the list at a calm pace. */
+const LIST_REFRESH_MS = 10_000;
+const timeFormat = new Intl.DateTimeFormat("en", { dateStyle: "short", timeStyle: "short" });
+
+type TopicRow = RouterOutputs["topics"]["list"]["topics"][number];
 
 export function TopicList() {
   const trpc = useTRPC();
-  const topics = useQuery(trpc.topics.list.queryOptions({ limit: LIST_LIMIT }));
+  const topics = useQuery({
+    ...trpc.topics.list.queryOptions({ limit: LIST_LIMIT }),
+    refetchInterval: LIST_REFRESH_MS,
+  });
   const [query, setQuery] = useState("");
   const [sort, setSort] = useState<TopicSort>("name");
 
@@ -41,6 +53,9 @@ export function TopicList() {
           <option value="name">Name</option>
           <option value="partitions">Most partitions</option>
           <option value="newest">Newest</option>
+          <option value="size">Largest</option>
+          <option value="dirty">Dirtiest</option>
+          <option value="lastClean">Longest since a clean</option>
         </SelectField>
       </search>
       {topics.data.nextCursor ? (
@@ -55,25 +70,32 @@ export function TopicList() {
   );
 }
 
-function TopicTable({
-  topics,
-}: {
-  topics: readonly { id: string; name: string; cleanupPolicy: string; partitions: number }[];
-}) {
+const COLUMNS = [
+  { title: "Name", numeric: false },
+  { title: "Policy", numeric: false },
+  { title: "Partitions", numeric: true },
+  { title: "Size", numeric: true },
+  { title: "Live / dirty", numeric: false },
+  { title: "Dirty ratio", numeric: false },
+  { title: "Last clean", numeric: false },
+  { title: "Warnings", numeric: false },
+] as const;
+
+function TopicTable({ topics }: { topics: readonly TopicRow[] }) {
   return (
     <div className="overflow-x-auto rounded-lg border border-line bg-surface">
       <table aria-label="Topics" className="w-full text-left text-sm">
         <thead className="border-b border-line text-xs uppercase tracking-wide text-muted">
           <tr>
-            <th scope="col" className="px-4 py-2 font-medium">
-              Name
-            </th>
-            <th scope="col" className="px-4 py-2 font-medium">
-              Policy
-            </th>
-            <th scope="col" className="px-4 py-2 text-right font-medium">
-              Partitions
-            </th>
+            {COLUMNS.map((column) => (
+              <th
+                key={column.title}
+                scope="col"
+                className={`px-4 py-2 font-medium whitespace-nowrap ${column.numeric ? "text-right" : ""}`}
+              >
+                {column.title}
+              </th>
+            ))}
           </tr>
         </thead>
         <tbody>
@@ -91,10 +113,72 @@ function TopicTable({
                 <PolicyBadge policy={topic.cleanupPolicy} />
               </td>
               <td className="px-4 py-3 text-right tabular-nums">{topic.partitions}</td>
+              <UsageCells topic={topic} />
+              <td className="px-4 py-3">
+                <WarningsBadge topic={topic.name} warnings={topic.warnings} />
+              </td>
             </tr>
           ))}
         </tbody>
       </table>
     </div>
+  );
+}
+
+/** Size, live vs dirty bytes, ratio and last clean from the partitions' latest worker reports. */
+function UsageCells({ topic }: { topic: TopicRow }) {
+  const { usage } = topic;
+  if (usage.reportedPartitions === 0) {
+    return (
+      <td colSpan={4} className="px-4 py-3 text-xs text-muted">
+        No worker has reported on this topic yet.
+      </td>
+    );
+  }
+  const compacted = topic.cleanupPolicy.includes("compact");
+  const liveBytes = Math.max(0, usage.sizeBytes - usage.dirtyBytes);
+  const livePercent = usage.sizeBytes > 0 ? (100 * liveBytes) / usage.sizeBytes : 100;
+  return (
+    <>
+      <td className="px-4 py-3 text-right tabular-nums whitespace-nowrap">{formatBytes(usage.sizeBytes)}</td>
+      <td className="px-4 py-3">
+        {compacted ? (
+          <div className="flex min-w-40 flex-col gap-1">
+            <div aria-hidden="true" className="flex h-2 w-full overflow-hidden rounded-full bg-amber-500/70">
+              <div className="h-full bg-emerald-500" style={{ width: `${livePercent}%` }} />
+            </div>
+            <span className="text-xs tabular-nums text-muted whitespace-nowrap">
+              {formatBytes(liveBytes)} live · {formatBytes(usage.dirtyBytes)} dirty
+            </span>
+          </div>
+        ) : (
+          <span className="text-xs text-muted">All live (no cleaner)</span>
+        )}
+      </td>
+      <td className="px-4 py-3">
+        {compacted ? (
+          <DirtyRatioMeter ratio={usage.dirtyRatio} label={`${topic.name} dirty ratio`} />
+        ) : (
+          <span className="text-xs text-muted">—</span>
+        )}
+      </td>
+      <td className="px-4 py-3 text-xs whitespace-nowrap text-muted">
+        {usage.lastCleanAt ? timeFormat.format(new Date(usage.lastCleanAt)) : compacted ? "Never" : "—"}
+      </td>
+    </>
+  );
+}
+
+function WarningsBadge({ topic, warnings }: { topic: string; warnings: TopicRow["warnings"] }) {
+  if (warnings.length === 0) return <span className="text-xs text-muted">None</span>;
+  const said = warnings.map((w) => w.message).join(" ");
+  return (
+    <span title={said}>
+      <Badge tone="warning">{warnings.length === 1 ? "1 warning" : `${warnings.length} warnings`}</Badge>
+      <span className="sr-only">
+        {" "}
+        on {topic}: {said}
+      </span>
+    </span>
   );
 }

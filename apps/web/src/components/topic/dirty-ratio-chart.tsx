@@ -1,0 +1,183 @@
+"use client";
+
+import { useQuery } from "@tanstack/react-query";
+import { useState } from "react";
+import {
+  CartesianGrid,
+  Line,
+  LineChart,
+  ReferenceLine,
+  ResponsiveContainer,
+  Tooltip,
+  XAxis,
+  YAxis,
+} from "recharts";
+import { dirtyRatioHistory, type RatioPoint } from "@/lib/dirty-ratio-history";
+import { partitionNumbers } from "@/lib/partition-numbers";
+import { parsePartitionStats } from "@/lib/partition-stats";
+import { useTRPC } from "@/lib/trpc";
+import { Card } from "../ui/card";
+import { SelectField } from "../ui/field";
+import { ErrorNotice, StatusNotice } from "../ui/notice";
+
+const RUNS_REFRESH_MS = 5_000;
+/** Enough passes to see the sawtooth of a busy partition without paging the history. */
+const HISTORY_RUNS = 200;
+const CHART_HEIGHT_PX = 224;
+const timeFormat = new Intl.DateTimeFormat("en", { timeStyle: "medium" });
+const dateTimeFormat = new Intl.DateTimeFormat("en", { dateStyle: "short", timeStyle: "medium" });
+const percent = (ratio: number) => `${Math.round(ratio * 100)}%`;
+
+interface PartitionReport {
+  partition: number;
+  stats: Record<string, unknown> | null;
+}
+
+/**
+ * Dirty ratio over time for one partition, from its cleaner runs (the ratio each pass saw and left)
+ * and the worker's current report, against min.cleanable.dirty.ratio: above the line a pass is due.
+ */
+export function DirtyRatioChart(props: {
+  topic: string;
+  partitions: readonly PartitionReport[];
+  minCleanableDirtyRatio: number;
+}) {
+  const [partition, setPartition] = useState(0);
+  const trpc = useTRPC();
+  const runs = useQuery({
+    ...trpc.topics.cleanerRuns.queryOptions({ topic: props.topic, partition, limit: HISTORY_RUNS }),
+    refetchInterval: RUNS_REFRESH_MS,
+  });
+  const stats = parsePartitionStats(props.partitions.find((p) => p.partition === partition)?.stats);
+  const current = stats ? { ratio: stats.dirtyRatio, at: Date.parse(stats.updatedAt) } : null;
+  const points = runs.data ? dirtyRatioHistory(runs.data.runs, current) : [];
+  const threshold = props.minCleanableDirtyRatio;
+
+  return (
+    <Card
+      title="Dirty ratio over time"
+      description={`The share of partition ${partition}'s cleanable bytes written since its last pass. Above the dashed line (min.cleanable.dirty.ratio = ${threshold}) the cleaner is due; each pass drops it.`}
+    >
+      <div className="mb-3 w-48">
+        <SelectField
+          label="Partition"
+          value={partition}
+          onChange={(event) => setPartition(Number(event.target.value))}
+        >
+          {partitionNumbers(props.partitions.length).map((index) => (
+            <option key={index} value={index}>
+              {index}
+            </option>
+          ))}
+        </SelectField>
+      </div>
+      {/* Fixed height in every state, so loading and refetches never move the page. */}
+      <div style={{ height: CHART_HEIGHT_PX }}>
+        {runs.isPending ? <StatusNotice>Loading the dirty-ratio history…</StatusNotice> : null}
+        {runs.isError ? (
+          <ErrorNotice>We could not load the cleaner runs: {runs.error.message}</ErrorNotice>
+        ) : null}
+        {runs.data && points.length === 0 ? (
+          <StatusNotice>
+            Partition {partition} has no dirty-ratio history yet: no pass and no report.
+          </StatusNotice>
+        ) : null}
+        {points.length > 0 ? (
+          <figure
+            aria-label={`Partition ${partition} dirty ratio over time`}
+            data-points={points.length}
+            className="h-full text-muted"
+          >
+            <ResponsiveContainer width="100%" height="100%">
+              <LineChart data={points} margin={{ top: 8, right: 16, bottom: 4, left: 0 }}>
+                <CartesianGrid stroke="var(--color-line)" strokeDasharray="2 4" />
+                <XAxis
+                  dataKey="at"
+                  type="number"
+                  scale="time"
+                  domain={["dataMin", "dataMax"]}
+                  tickFormatter={(at: number) => timeFormat.format(at)}
+                  stroke="currentColor"
+                  fontSize={11}
+                />
+                <YAxis
+                  domain={[0, 1]}
+                  ticks={[0, 0.25, 0.5, 0.75, 1]}
+                  tickFormatter={percent}
+                  stroke="currentColor"
+                  fontSize={11}
+                  width={44}
+                />
+                <ReferenceLine
+                  y={threshold}
+                  stroke="var(--color-danger)"
+                  strokeDasharray="6 4"
+                  label={{
+                    value: `min.cleanable.dirty.ratio ${percent(threshold)}`,
+                    position: "insideTopRight",
+                    fill: "currentColor",
+                    fontSize: 11,
+                  }}
+                />
+                <Tooltip
+                  labelFormatter={(at) => dateTimeFormat.format(Number(at))}
+                  formatter={(ratio, _name, item) => [
+                    percent(Number(ratio)),
+                    (item.payload as RatioPoint).kind,
+                  ]}
+                  contentStyle={{
+                    background: "var(--color-surface)",
+                    border: "1px solid var(--color-line)",
+                    fontSize: 12,
+                  }}
+                />
+                <Line
+                  dataKey="ratio"
+                  type="linear"
+                  stroke="var(--color-accent)"
+                  strokeWidth={2}
+                  dot={{ r: 3 }}
+                  isAnimationActive={false}
+                />
+              </LineChart>
+            </ResponsiveContainer>
+          </figure>
+        ) : null}
+      </div>
+      {points.length > 0 ? <RatioTable partition={partition} points={points} /> : null}
+    </Card>
+  );
+}
+
+/** The chart's numbers as a table, for screen readers and for anyone who wants the values. */
+function RatioTable({ partition, points }: { partition: number; points: readonly RatioPoint[] }) {
+  return (
+    <details className="mt-3 text-sm">
+      <summary className="cursor-pointer text-muted">Show the {points.length} points as a table</summary>
+      <table aria-label={`Partition ${partition} dirty ratio history`} className="mt-2 text-left">
+        <thead className="text-xs uppercase tracking-wide text-muted">
+          <tr>
+            <th scope="col" className="pr-4 font-medium">
+              Time
+            </th>
+            <th scope="col" className="pr-4 font-medium">
+              Dirty ratio
+            </th>
+            <th scope="col" className="font-medium">
+              Point
+            </th>
+          </tr>
+        </thead>
+        <tbody>
+          {points.map((point) => (
+            <tr key={`${point.at}-${point.kind}`}>
+              <td className="pr-4 text-xs whitespace-nowrap">{dateTimeFormat.format(point.at)}</td>
+              <td className="pr-4 tabular-nums">{percent(point.ratio)}</td>
+              <td className="text-muted">{point.kind}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </details>
+  );
+}

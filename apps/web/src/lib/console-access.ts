@@ -1,0 +1,20 @@
+"use client";
+
+import { useQuery } from "@tanstack/react-query";
+import { useTRPC } from "./trpc";
+
+/**
+ * What the signed-in member may do, from tenant.current's scopes (the API enforces the same
+ * scopes; this only decides which controls to offer). `admin` stands for every scope, as in the API.
+ * Until the scopes load, nothing privileged is offered.
+ */
+export function useConsoleAccess(): { ready: boolean; role: string | null; can: (scope: string) => boolean } {
+  const trpc = useTRPC();
+  const tenant = useQuery({ ...trpc.tenant.current.queryOptions(), staleTime: 60_000 });
+  const scopes: readonly string[] = tenant.data?.scopes ?? [];
+  return {
+    ready: tenant.isSuccess,
+    role: tenant.data?.role ?? null,
+    can: (scope) => scopes.includes("admin") || scopes.includes(scope),
+  };
+}
