@@ -5,6 +5,7 @@ import type { CleanerRunRepository } from "./cleaner-run.repository";
 import type { Logger } from "./logger";
 import type { WorkerMetrics } from "./metrics";
 import type { PartitionHost } from "./partition-host";
+import type { TombstoneAudit } from "./tombstone-audit";
 
 export type PassOutcome = "moved" | "held" | "completed" | "skipped" | "aborted" | "failed";
 
@@ -12,6 +13,7 @@ export interface CleanerPassesOptions {
   host: PartitionHost;
   health: CleanerHealthBook;
   runs: CleanerRunRepository;
+  audit: TombstoneAudit;
   metrics: WorkerMetrics;
   logger: Logger;
 }
@@ -30,7 +32,7 @@ export class CleanerPasses {
   }
 
   async clean(job: CleanPartitionPayload): Promise<PassOutcome> {
-    const { host, health, runs, metrics, logger } = this.#o;
+    const { host, health, runs, audit, metrics, logger } = this.#o;
     const slot = host.slot(job.partitionId);
     if (!slot || slot.epoch !== job.epoch) return "moved";
     const requested = job.reason === "requested";
@@ -56,6 +58,8 @@ export class CleanerPasses {
       );
       return "failed";
     }
+    // Tombstones the pass swapped out (an aborted pass reports those of the groups it did swap).
+    audit.removed(slot.audited, runId, result.removedTombstones, new Date());
     const status = await runs.finish(runId, result, dirtyRatioAfter);
     if (status === "completed") {
       health.recordSuccess(job.partitionId);

@@ -14,25 +14,51 @@ import type { CleanerHealthBook } from "./cleaner-health";
 import type { HostedLog } from "./hosted-log";
 import type { PartitionHost } from "./partition-host";
 import { offsetForTimestamp } from "./timestamp-lookup";
+import type { TombstoneAudit } from "./tombstone-audit";
 
-/** One batch → one append (one fsync in the log store) → consecutive offsets, one per record. */
+/**
+ * One batch → one append (one fsync in the log store) → consecutive offsets, one per record. The
+ * tombstones of an acknowledged produce on a compacted topic are queued as one audit event (never
+ * waited for).
+ */
 export function produce(
   host: PartitionHost,
+  audit: TombstoneAudit,
   partitionId: string,
   body: Promise<readonly ProduceRecord[]>,
 ): Promise<ProduceResponse> {
   return host.write(partitionId, body, async (log, records) => {
     // A roll closes a segment, which may make a compacted partition cleanable right now.
-    const watchRoll = log.config.cleanupPolicy.compact;
-    const segmentsBefore = watchRoll ? (await log.segments()).length : 0;
+    const compacted = log.config.cleanupPolicy.compact;
+    const segmentsBefore = compacted ? (await log.segments()).length : 0;
     const { baseOffset, lastOffset } = await log.append(records);
-    if (watchRoll && (await log.segments()).length !== segmentsBefore) host.notifyRolled(partitionId);
+    if (compacted && (await log.segments()).length !== segmentsBefore) host.notifyRolled(partitionId);
     const offsets = Array.from({ length: records.length }, (_, i) => baseOffset + i);
     if (offsets[offsets.length - 1] !== lastOffset) {
       throw new Error(`append of ${records.length} records returned offsets ${baseOffset}..${lastOffset}`);
     }
+    if (compacted) auditTombstones(host, audit, partitionId, log, records, baseOffset);
     return { baseOffset, offsets };
   });
+}
+
+function auditTombstones(
+  host: PartitionHost,
+  audit: TombstoneAudit,
+  partitionId: string,
+  log: HostedLog,
+  records: readonly ProduceRecord[],
+  baseOffset: number,
+): void {
+  const ackedAt = Date.now();
+  const tombstones: { key: Buffer; offset: number; timestamp: number }[] = [];
+  for (let i = 0; i < records.length; i++) {
+    const { key, value, timestamp } = records[i]!;
+    if (value === null && key !== null)
+      tombstones.push({ key, offset: baseOffset + i, timestamp: timestamp ?? ackedAt });
+  }
+  const slot = host.slot(partitionId);
+  if (tombstones.length && slot) audit.written(slot.audited, tombstones, log.config.deleteRetentionMs);
 }
 
 /**

@@ -32,6 +32,7 @@ import { dataPlaneErrorOf } from "./log-errors";
 import type { Logger } from "./logger";
 import type { WorkerMetrics } from "./metrics";
 import type { PartitionHost } from "./partition-host";
+import type { TombstoneAudit } from "./tombstone-audit";
 
 /** A produce body above this is refused before it is buffered (Kafka's default max request size is 100 MiB). */
 export const MAX_REQUEST_BYTES = 100 << 20;
@@ -39,6 +40,7 @@ export const MAX_REQUEST_BYTES = 100 << 20;
 export interface DataPlaneServerOptions {
   host: PartitionHost;
   cleaner: CleanerView;
+  audit: TombstoneAudit;
   metrics: WorkerMetrics;
   secret: string;
   workerId: string;
@@ -135,7 +137,7 @@ async function dispatch(
         () => undefined,
       );
       try {
-        const answer = await produce(host, partitionId, body);
+        const answer = await produce(host, options.audit, partitionId, body);
         metrics.records.inc({ op: "produce" }, answer.offsets.length);
         return answer;
       } catch (error) {

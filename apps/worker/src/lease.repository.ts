@@ -6,6 +6,8 @@ export interface ClaimedPartition {
   partitionId: string;
   topicId: string;
   organizationId: string;
+  /** The topic's name (names what audit events are about). */
+  topicName: string;
   index: number;
   epoch: number;
   configs: Record<string, string | number>;
@@ -23,6 +25,7 @@ interface ClaimRow {
   partitionId: string;
   topicId: string;
   organizationId: string;
+  topicName: string;
   index: number;
   epoch: number;
   configs: unknown;
@@ -91,12 +94,13 @@ export class LeaseRepository {
           "leaseExpiresAt" = ${NOW} + ${ms(this.#ttlMs)}
       FROM candidates c, "Topic" t
       WHERE p."id" = c."id" AND t."id" = p."topicId" AND ${CLAIMABLE}
-      RETURNING p."id" AS "partitionId", p."topicId", t."organizationId", p."index",
+      RETURNING p."id" AS "partitionId", p."topicId", t."organizationId", t."name" AS "topicName", p."index",
                 p."leaseEpoch" AS "epoch", t."configs", t."updatedAt"`;
     return rows.map((row) => ({
       partitionId: row.partitionId,
       topicId: row.topicId,
       organizationId: row.organizationId,
+      topicName: row.topicName,
       index: row.index,
       epoch: row.epoch,
       configs: toConfigs(row.configs),
@@ -109,7 +113,9 @@ export class LeaseRepository {
    * sets a new owner and epoch), so extending an already-expired lease of ours is still safe.
    */
   async renewAll(): Promise<RenewedLease[]> {
-    const rows = await this.#prisma.$queryRaw<Omit<ClaimRow, "topicId" | "organizationId" | "index">[]>`
+    const rows = await this.#prisma.$queryRaw<
+      Omit<ClaimRow, "topicId" | "organizationId" | "topicName" | "index">[]
+    >`
       UPDATE "Partition" p SET "leaseExpiresAt" = ${NOW} + ${ms(this.#ttlMs)}
       FROM "Topic" t
       WHERE p."ownerWorkerId" = ${this.#workerId} AND t."id" = p."topicId"

@@ -3,6 +3,7 @@ import type { HostedLog, OpenLog } from "./hosted-log";
 import type { ClaimedPartition } from "./lease.repository";
 import { dataPlaneErrorOf } from "./log-errors";
 import { StorageFence } from "./storage-fence";
+import type { AuditedPartition } from "./tombstone-audit";
 
 export type SlotState = "opening" | "open" | "failed" | "closed";
 
@@ -18,6 +19,8 @@ export class PartitionSlot {
   readonly partitionId: string;
   readonly dir: string;
   readonly epoch: number;
+  /** The partition as audit events name it. */
+  readonly audited: AuditedPartition;
   configs: Record<string, string | number>;
   configVersion: number;
   /** performance.now() until which the lease is known valid (from the last successful renewal). */
@@ -43,6 +46,13 @@ export class PartitionSlot {
     this.partitionId = claim.partitionId;
     this.dir = dir;
     this.epoch = claim.epoch;
+    this.audited = {
+      partitionId: claim.partitionId,
+      organizationId: claim.organizationId,
+      topicId: claim.topicId,
+      topicName: claim.topicName,
+      index: claim.index,
+    };
     this.configs = claim.configs;
     this.configVersion = claim.configVersion;
     this.leaseValidUntil = leaseValidUntil;

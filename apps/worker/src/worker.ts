@@ -20,6 +20,7 @@ import { PartitionHost } from "./partition-host";
 import { removeOrphanedPartitions } from "./partition-janitor";
 import { PartitionStatsRepository } from "./partition-stats.repository";
 import { ShutdownSequence } from "./shutdown";
+import { TombstoneAudit } from "./tombstone-audit";
 import { WorkerRegistry } from "./worker-registry";
 
 export interface WorkerConfig {
@@ -60,6 +61,8 @@ export interface RunningWorker {
   address: string;
   /** Partitions currently hosted (claimed; open, opening or failed to open). */
   ownedPartitions(): string[];
+  /** Resolves once every tombstone audit event queued so far is in Postgres (tests). */
+  auditIdle(): Promise<void>;
   /** Graceful: stop taking work, close logs, release leases, mark the worker stopped, close the database. */
   stop(): Promise<void>;
   /** As if the process died: stops at once, leaves its leases to expire (takeover tests). */
@@ -87,12 +90,14 @@ export async function startWorker(config: WorkerConfig): Promise<RunningWorker> 
     logger,
     fenceMarginMs: Math.floor(leaseTtlMs / 4),
   });
+  const audit = new TombstoneAudit({ prisma, workerId: id, logger });
   const metrics = new WorkerMetrics(config.scheduling?.cleanerThreads ?? 1);
   const health = new CleanerHealthBook(CLEANER_MAX_ATTEMPTS, config.scheduling?.cleanerBackoffBaseMs);
   const passes = new CleanerPasses({
     host,
     health,
     runs: new CleanerRunRepository(prisma, id),
+    audit,
     metrics,
     logger,
   });
@@ -130,6 +135,7 @@ export async function startWorker(config: WorkerConfig): Promise<RunningWorker> 
   const server = createDataPlaneServer({
     host,
     cleaner,
+    audit,
     metrics,
     secret: config.secret,
     workerId: id,
@@ -156,11 +162,22 @@ export async function startWorker(config: WorkerConfig): Promise<RunningWorker> 
   loop.start();
   scheduler?.start();
   logger.info({ address, dataDir: config.dataDir, leaseTtlMs }, "worker ready");
-  const shutdown = gracefulShutdown({ loop, server, scheduler, host, leases, registry, prisma, fence });
+  const shutdown = gracefulShutdown({
+    loop,
+    server,
+    scheduler,
+    host,
+    leases,
+    registry,
+    prisma,
+    fence,
+    audit,
+  });
   return {
     id,
     address,
     ownedPartitions: () => host.ids(),
+    auditIdle: () => audit.idle(),
     stop: () => shutdown.run(logger).then(() => logger.info("worker stopped")),
     kill: () => kill({ loop, server, scheduler, host, prisma, fence }),
   };
@@ -175,6 +192,7 @@ interface Parts {
   registry: WorkerRegistry;
   prisma: PrismaClient;
   fence: FenceRepository;
+  audit: TombstoneAudit;
 }
 
 function gracefulShutdown(parts: Parts): ShutdownSequence {
@@ -184,6 +202,7 @@ function gracefulShutdown(parts: Parts): ShutdownSequence {
   sequence.add("stop job workers and queues", () => parts.scheduler?.stop());
   sequence.add("close partition logs", () => parts.host.closeAll());
   sequence.add("release leases", () => parts.leases.releaseAll().then(() => undefined));
+  sequence.add("write queued audit events", () => parts.audit.stop(AUDIT_FLUSH_MS));
   sequence.add("mark worker stopped", () => parts.registry.markStopped());
   sequence.add("close database", () =>
     Promise.all([parts.prisma.$disconnect(), parts.fence.close()]).then(() => undefined),
@@ -191,7 +210,10 @@ function gracefulShutdown(parts: Parts): ShutdownSequence {
   return sequence;
 }
 
-async function kill(parts: Omit<Parts, "leases" | "registry">): Promise<void> {
+/** Bounded below the shutdown step limit (10 s). */
+const AUDIT_FLUSH_MS = 8_000;
+
+async function kill(parts: Omit<Parts, "leases" | "registry" | "audit">): Promise<void> {
   parts.server.closeAllConnections();
   parts.server.close();
   await parts.loop.stop();

@@ -1,0 +1,171 @@
+import { type AuditEventInput, appendAuditEvent, type PrismaClient } from "@lastword/db";
+import type { RemovedTombstone } from "@lastword/logstore";
+import type { Logger } from "./logger";
+
+/** Which partition an event is about, as the audit trail names it. */
+export interface AuditedPartition {
+  partitionId: string;
+  organizationId: string;
+  topicId: string;
+  topicName: string;
+  index: number;
+}
+
+/** A key as the compliance role sees keys elsewhere (api envelope "auto"): text when UTF-8, else base64. */
+export type AuditKey = { type: "string"; data: string } | { type: "base64"; data: string };
+
+/** Tombstones per event: one produce (or pass) is one event unless it holds more than this. */
+export const TOMBSTONES_PER_EVENT = 1_000;
+const RETRY_MAX_MS = 10_000;
+
+const utf8 = new TextDecoder("utf-8", { fatal: true });
+
+export function auditKey(key: Buffer): AuditKey {
+  try {
+    return { type: "string", data: utf8.decode(key) };
+  } catch {
+    return { type: "base64", data: key.toString("base64") };
+  }
+}
+
+/**
+ * The tombstone audit trail: each produce that writes tombstones to a compacted topic becomes one
+ * `tombstones.written` event, and each cleaner pass that removed tombstones one `tombstones.removed`
+ * event, each listing its tombstones (topic, partition, key, offset, written at, horizon, removed
+ * at, run id), appended to the tenant's hash chain through `appendAuditEvent`, the one chain path.
+ *
+ * Appends never wait for Postgres: events are queued in order and written by one background loop,
+ * which retries with backoff while the database is unreachable (logged once per outage). The queue
+ * is in memory: a graceful stop flushes it (bounded), a crash loses what was still queued.
+ */
+export class TombstoneAudit {
+  readonly #prisma: PrismaClient;
+  readonly #workerId: string;
+  readonly #logger: Logger;
+  readonly #retryBaseMs: number;
+  readonly #queue: AuditEventInput[] = [];
+  #draining: Promise<void> | null = null;
+  #stopped = false;
+
+  constructor(options: { prisma: PrismaClient; workerId: string; logger: Logger; retryBaseMs?: number }) {
+    this.#prisma = options.prisma;
+    this.#workerId = options.workerId;
+    this.#logger = options.logger;
+    this.#retryBaseMs = options.retryBaseMs ?? 250;
+  }
+
+  /** Events not yet in Postgres. */
+  get pending(): number {
+    return this.#queue.length;
+  }
+
+  /**
+   * Records the tombstones of one acknowledged produce. `deleteRetentionMs` is the topic's setting:
+   * the horizon is stamped by the first cleaning pass (its start + delete.retention.ms), so at write
+   * time only the retention is known; the removal event carries the horizon the cleaner used.
+   */
+  written(
+    partition: AuditedPartition,
+    tombstones: readonly { key: Buffer; offset: number; timestamp: number }[],
+    deleteRetentionMs: number,
+  ): void {
+    const entries = tombstones.map((t) => ({
+      key: auditKey(t.key),
+      offset: t.offset,
+      writtenAt: new Date(t.timestamp).toISOString(),
+    }));
+    this.#enqueue(partition, "tombstones.written", entries, { deleteRetentionMs }, new Date());
+  }
+
+  /** Records the tombstones one cleaner pass removed (`CleanResult.removedTombstones`). */
+  removed(
+    partition: AuditedPartition,
+    runId: string,
+    tombstones: readonly RemovedTombstone[],
+    removedAt: Date,
+  ): void {
+    const entries = tombstones.map((t) => ({
+      key: auditKey(t.key),
+      offset: t.offset,
+      writtenAt: new Date(t.timestamp).toISOString(),
+      horizon: t.horizonMs === null ? null : new Date(t.horizonMs).toISOString(),
+      reason: t.reason,
+    }));
+    this.#enqueue(
+      partition,
+      "tombstones.removed",
+      entries,
+      { runId, removedAt: removedAt.toISOString() },
+      removedAt,
+    );
+  }
+
+  /** Waits until the queue is empty (or `timeoutMs` passed), then stops retrying. */
+  async stop(timeoutMs: number): Promise<void> {
+    const drained = this.#draining ?? Promise.resolve();
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([drained, new Promise((resolve) => (timer = setTimeout(resolve, timeoutMs)))]);
+    clearTimeout(timer);
+    this.#stopped = true;
+    if (this.#queue.length) {
+      this.#logger.error({ events: this.#queue.length }, "tombstone audit events not written at shutdown");
+    }
+  }
+
+  /** Resolves once everything queued so far is written (tests). */
+  async idle(): Promise<void> {
+    while (this.#draining) await this.#draining;
+  }
+
+  #enqueue(
+    partition: AuditedPartition,
+    action: string,
+    entries: readonly object[],
+    extra: Record<string, unknown>,
+    now: Date,
+  ): void {
+    if (entries.length === 0) return;
+    for (let from = 0; from < entries.length; from += TOMBSTONES_PER_EVENT) {
+      this.#queue.push({
+        organizationId: partition.organizationId,
+        actor: { type: "system", id: this.#workerId },
+        action,
+        target: { type: "partition", id: partition.partitionId },
+        data: {
+          topic: partition.topicName,
+          topicId: partition.topicId,
+          partition: partition.index,
+          ...extra,
+          tombstones: entries.slice(from, from + TOMBSTONES_PER_EVENT),
+        },
+        now,
+      });
+    }
+    this.#draining ??= this.#drain().finally(() => {
+      this.#draining = null;
+    });
+  }
+
+  async #drain(): Promise<void> {
+    let failures = 0;
+    while (this.#queue.length && !this.#stopped) {
+      const event = this.#queue[0]!;
+      try {
+        await this.#prisma.$transaction((tx) => appendAuditEvent(tx, event));
+        this.#queue.shift();
+        if (failures) this.#logger.info({ pending: this.#queue.length }, "tombstone audit writes resumed");
+        failures = 0;
+      } catch (error) {
+        if (failures === 0) {
+          this.#logger.warn(
+            { err: error, pending: this.#queue.length },
+            "tombstone audit event not written; retrying in the background",
+          );
+        }
+        failures++;
+        const delay = Math.min(RETRY_MAX_MS, this.#retryBaseMs * 2 ** Math.min(failures - 1, 10));
+        await new Promise((resolve) => setTimeout(resolve, delay));
+      }
+    }
+  }
+}

@@ -1,0 +1,170 @@
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { DataPlaneClient } from "@lastword/dataplane";
+import { verifyAuditChain } from "@lastword/db";
+import { createTestDatabase, type TestDatabase } from "@lastword/db/testing";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { partitionLogOpener } from "../src/log-opener";
+import { type RunningWorker, startWorker } from "../src/worker";
+import { TcpProxy } from "./tcp-proxy";
+import { createTestTopic, eventually } from "./test-topics";
+
+// No scheduling: passes run inline when requested, so the test decides when the cleaner runs. The
+// worker reaches Postgres through a relay the second test cuts.
+const SECRET = "tombstone-audit-secret";
+const RETENTION_MS = 400;
+let db: TestDatabase;
+let dataDir: string;
+let proxy: TcpProxy;
+let worker: RunningWorker;
+let client: DataPlaneClient;
+
+beforeAll(async () => {
+  db = await createTestDatabase("lastword_test_tombstone_audit");
+  dataDir = await mkdtemp(join(tmpdir(), "lastword-tombstone-audit-"));
+  const upstream = new URL(db.url);
+  proxy = await TcpProxy.start(upstream.hostname, Number(upstream.port || 5432));
+  const proxied = new URL(db.url);
+  proxied.port = String(proxy.port);
+  worker = await startWorker({
+    databaseUrl: proxied.toString(),
+    dataDir,
+    secret: SECRET,
+    openLog: partitionLogOpener(),
+    logLevel: "silent",
+    claimIntervalMs: 100,
+  });
+  client = new DataPlaneClient({ prisma: db.prisma, secret: SECRET, ownerWaitMs: 5_000 });
+});
+
+afterAll(async () => {
+  proxy?.restore();
+  client?.close();
+  await worker?.stop();
+  await proxy?.close();
+  await db?.drop();
+  await rm(dataDir, { recursive: true, force: true });
+});
+
+const text = (value: string) => Buffer.from(value);
+const compacted = {
+  "cleanup.policy": "compact",
+  "segment.bytes": "300",
+  "delete.retention.ms": String(RETENTION_MS),
+};
+
+function events(organizationId: string, action: string) {
+  return db.prisma.auditEvent.findMany({ where: { organizationId, action }, orderBy: { seq: "asc" } });
+}
+
+interface AuditedTombstone {
+  key: { type: string; data: string };
+  offset: number;
+  writtenAt: string;
+  horizon?: string | null;
+  reason?: string;
+}
+
+describe("tombstone audit trail", () => {
+  it("records each produce's tombstones and each pass's removals in the tenant's hash chain", async () => {
+    const topic = await createTestTopic(db.prisma, { partitions: 1, configs: compacted });
+    const partitionId = topic.partitionIds[0]!;
+    const binaryKey = Buffer.from([0xff, 0xfe, 0x00]);
+    await client.produce({ partitionId, records: [{ key: text("a"), value: text("1") }] });
+    const writtenAt = Date.now();
+    const produced = await client.produce({
+      partitionId,
+      records: [
+        { key: text("a"), value: null },
+        { key: text("c"), value: text("kept") },
+        { key: binaryKey, value: null, timestamp: writtenAt },
+      ],
+    });
+    // A value-only produce and a delete-policy topic write no audit event.
+    await client.produce({ partitionId, records: [{ key: text("d"), value: text("x".repeat(150)) }] });
+    const other = await createTestTopic(db.prisma, {
+      partitions: 1,
+      organizationId: topic.organizationId,
+      configs: { "cleanup.policy": "delete" },
+    });
+    await client.produce({ partitionId: other.partitionIds[0]!, records: [{ key: text("z"), value: null }] });
+    await worker.auditIdle();
+
+    const written = await events(topic.organizationId, "tombstones.written");
+    expect(written).toHaveLength(1);
+    expect(written[0]).toMatchObject({
+      actorType: "system",
+      actorId: worker.id,
+      targetType: "partition",
+      targetId: partitionId,
+      data: {
+        topic: (await db.prisma.topic.findUniqueOrThrow({ where: { id: topic.topicId } })).name,
+        partition: 0,
+        deleteRetentionMs: RETENTION_MS,
+        tombstones: [
+          { key: { type: "string", data: "a" }, offset: produced.offsets[0] },
+          {
+            key: { type: "base64", data: binaryKey.toString("base64") },
+            offset: produced.offsets[2],
+            writtenAt: new Date(writtenAt).toISOString(),
+          },
+        ],
+      },
+    });
+
+    // First pass: the tombstones remove "a"'s value and get their horizon stamped; they stay.
+    await client.requestClean({ partitionId });
+    const firstPassAt = Date.now();
+    await worker.auditIdle();
+    expect(await events(topic.organizationId, "tombstones.removed")).toHaveLength(0);
+    await new Promise((resolve) => setTimeout(resolve, RETENTION_MS + 100));
+    // A pass past the horizon removes both.
+    await client.requestClean({ partitionId });
+    await worker.auditIdle();
+    const removed = await events(topic.organizationId, "tombstones.removed");
+    expect(removed).toHaveLength(1);
+    const run = await db.prisma.cleanerRun.findFirstOrThrow({
+      where: { partitionId, tombstonesRemoved: { gt: 0 } },
+    });
+    const data = removed[0]!.data as unknown as {
+      runId: string;
+      removedAt: string;
+      tombstones: AuditedTombstone[];
+    };
+    expect(data.runId).toBe(run.id);
+    expect(data.tombstones.map((t) => [t.key.data, t.offset, t.reason])).toEqual([
+      ["a", produced.offsets[0], "delete-horizon"],
+      [binaryKey.toString("base64"), produced.offsets[2], "delete-horizon"],
+    ]);
+    for (const t of data.tombstones) {
+      const horizon = Date.parse(t.horizon!);
+      // Stamped by the first pass: its start + delete.retention.ms, and passed when removed.
+      expect(horizon).toBeGreaterThanOrEqual(writtenAt + RETENTION_MS);
+      expect(horizon).toBeLessThanOrEqual(firstPassAt + RETENTION_MS);
+      expect(horizon).toBeLessThanOrEqual(Date.parse(data.removedAt));
+    }
+    expect(await verifyAuditChain(db.prisma, topic.organizationId)).toBeNull();
+  });
+
+  it("acknowledges a produce while Postgres is unreachable and writes its audit event once it returns", async () => {
+    const topic = await createTestTopic(db.prisma, { partitions: 1, configs: compacted });
+    const partitionId = topic.partitionIds[0]!;
+    await client.produce({ partitionId, records: [{ key: text("warm"), value: text("up") }] });
+    proxy.cut();
+    const started = performance.now();
+    const produced = await client.produce({ partitionId, records: [{ key: text("gone"), value: null }] });
+    expect(performance.now() - started).toBeLessThan(1_000);
+    await new Promise((resolve) => setTimeout(resolve, 600));
+    expect(await events(topic.organizationId, "tombstones.written")).toHaveLength(0);
+    proxy.restore();
+    const [event] = await eventually("the audit event after the outage", 15_000, async () => {
+      const found = await events(topic.organizationId, "tombstones.written");
+      return found.length ? found : undefined;
+    });
+    expect(event!.data).toMatchObject({
+      tombstones: [{ key: { type: "string", data: "gone" }, offset: produced.offsets[0] }],
+    });
+    expect(await verifyAuditChain(db.prisma, topic.organizationId)).toBeNull();
+  });
+});
