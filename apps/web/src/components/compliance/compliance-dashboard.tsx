@@ -1,0 +1,118 @@
+"use client";
+
+import { useQuery } from "@tanstack/react-query";
+import Link from "next/link";
+import { useTRPC } from "@/lib/trpc";
+import { ColumnHeads } from "../topic/column-heads";
+import { Card } from "../ui/card";
+import { ErrorNotice, StatusNotice } from "../ui/notice";
+import { countdown, type ErasureSummary, isOpen, STAGES } from "./erasure-stages";
+import { StatusBadge, statusLabel } from "./status-badge";
+import { SubjectKeys } from "./subject-keys";
+
+/** Workers advance requests every scheduler tick (5 s by default); refresh a little faster. */
+const LIST_REFRESH_MS = 3_000;
+const ORDER = [...STAGES.map((s) => s.stage), "at-risk", "failed"] as const;
+
+/** Requests by status, the ones at risk, and every request with its deadline countdown. */
+export function ComplianceDashboard() {
+  const trpc = useTRPC();
+  const list = useQuery({
+    ...trpc.erasure.list.queryOptions({ limit: 200 }),
+    refetchInterval: LIST_REFRESH_MS,
+  });
+  if (list.isPending) return <StatusNotice>Loading erasure requests…</StatusNotice>;
+  if (list.isError)
+    return <ErrorNotice>We could not load erasure requests: {list.error.message}</ErrorNotice>;
+  const { requests, byStatus } = list.data;
+  const atRisk = requests.filter((r) => r.status === "at-risk" || r.status === "failed");
+  const nowMs = Date.now();
+  return (
+    <div className="flex flex-col gap-6">
+      <section aria-labelledby="by-status" className="flex flex-col gap-2">
+        <h2 id="by-status" className="text-base font-semibold">
+          Requests by status
+        </h2>
+        <ul aria-label="Requests by status" className="grid grid-cols-2 gap-2 sm:grid-cols-4 lg:grid-cols-7">
+          {ORDER.map((status) => (
+            <li key={status} className="rounded-lg border border-line bg-surface px-3 py-2">
+              <p className="text-xs text-muted">{statusLabel(status)}</p>
+              <p className="text-xl font-semibold tabular-nums">{byStatus[status] ?? 0}</p>
+            </li>
+          ))}
+        </ul>
+      </section>
+      <Card
+        title="At risk"
+        description="Requests not yet verified purged in the last tenth of their window, and those whose deadline passed."
+      >
+        {atRisk.length === 0 ? (
+          <StatusNotice>No request is at risk: every open request is on track for its deadline.</StatusNotice>
+        ) : (
+          <ul aria-label="Requests at risk" className="flex flex-col gap-2 text-sm">
+            {atRisk.map((r) => (
+              <li key={r.id} className="flex flex-wrap items-center gap-2">
+                <StatusBadge status={r.status} />
+                <Link href={`/compliance/requests/${r.id}`} className="text-accent hover:underline">
+                  <SubjectKeys keys={r.subjectKeys} />
+                </Link>
+                <span className="text-muted">{r.statusReason}</span>
+              </li>
+            ))}
+          </ul>
+        )}
+      </Card>
+      <Card
+        title="Erasure requests"
+        description="Soonest deadline first. Open a request for its timeline and evidence."
+      >
+        {requests.length === 0 ? (
+          <StatusNotice>No erasure request has been filed yet. File one below.</StatusNotice>
+        ) : (
+          <RequestTable requests={requests} nowMs={nowMs} />
+        )}
+      </Card>
+    </div>
+  );
+}
+
+function RequestTable({ requests, nowMs }: { requests: ErasureSummary[]; nowMs: number }) {
+  const timeFormat = new Intl.DateTimeFormat("en", { dateStyle: "short", timeStyle: "medium" });
+  return (
+    <div className="overflow-x-auto">
+      <table aria-label="Erasure requests" className="w-full text-left text-sm">
+        <ColumnHeads titles={["Subject keys", "Scope", "Status", "Received", "Deadline"]} />
+        <tbody>
+          {requests.map((r) => (
+            <tr key={r.id} className="border-b border-line last:border-0">
+              <th scope="row" className="py-2 pr-4 font-normal">
+                <Link
+                  href={`/compliance/requests/${r.id}`}
+                  className="text-accent hover:underline"
+                  aria-label={`Request for ${r.subjectKeys.map((k) => String(k.data)).join(", ")}`}
+                >
+                  <SubjectKeys keys={r.subjectKeys} />
+                </Link>
+              </th>
+              <td className="py-2 pr-4">
+                {r.scope.allCompacted ? "All compacted topics" : r.scope.topics.join(", ")}
+              </td>
+              <td className="py-2 pr-4">
+                <StatusBadge status={r.status} />
+              </td>
+              <td className="py-2 pr-4 whitespace-nowrap">{timeFormat.format(Date.parse(r.receivedAt))}</td>
+              <td className="py-2 whitespace-nowrap">
+                {timeFormat.format(Date.parse(r.deadlineAt))}
+                {isOpen(r.status) ? (
+                  <span className="ml-2 text-xs text-muted">
+                    {countdown(Date.parse(r.deadlineAt) - nowMs)}
+                  </span>
+                ) : null}
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}

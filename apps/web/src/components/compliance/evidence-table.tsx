@@ -1,0 +1,78 @@
+import { formatBytes } from "../../lib/partition-stats";
+import { ColumnHeads } from "../topic/column-heads";
+import type { ErasureDetail } from "./erasure-stages";
+
+type Tombstone = ErasureDetail["tombstones"][number];
+
+interface ScanEvidence {
+  scannedAt: string;
+  result: string;
+  bytesScanned: number;
+  segments: { baseOffset: number; lastOffset?: number; sizeBytes: number; sha256: string }[];
+}
+
+/** The worker's scan as stored on the tombstone (apps/worker erasure-evidence.ts), or null before it ran. */
+function readEvidence(value: Record<string, unknown> | null): ScanEvidence | null {
+  if (value === null || !Array.isArray(value.segments)) return null;
+  return value as unknown as ScanEvidence;
+}
+
+const timeFormat = new Intl.DateTimeFormat("en", { dateStyle: "short", timeStyle: "medium" });
+
+/**
+ * What a verification scan proved, per tombstone: the segments it read (base offset, size,
+ * SHA-256 of the file as it was on disk), the bytes scanned and the result. Offsets and hashes
+ * only — never a record's value.
+ */
+export function EvidenceTable({ stage, tombstones }: { stage: "purge" | "expiry"; tombstones: Tombstone[] }) {
+  const rows = tombstones.flatMap((t) => {
+    const evidence = readEvidence(stage === "purge" ? t.purgeEvidence : t.expiryEvidence);
+    return evidence ? [{ t, evidence }] : [];
+  });
+  const name = stage === "purge" ? "Purge evidence" : "Tombstone expiry evidence";
+  if (rows.length === 0) return <p className="text-sm text-muted">No scan has proved this stage yet.</p>;
+  return (
+    <div className="overflow-x-auto">
+      <table aria-label={name} className="w-full text-left text-xs">
+        <ColumnHeads
+          titles={["Topic / partition", "Tombstone offset", "Scanned", "Result", "Bytes scanned", "Segments"]}
+        />
+        <tbody>
+          {rows.map(({ t, evidence }) => (
+            <tr
+              key={`${t.topic}-${t.partition}-${t.offset}`}
+              className="border-b border-line align-top last:border-0"
+            >
+              <th scope="row" className="py-2 pr-4 font-mono font-normal whitespace-nowrap">
+                {t.topic ?? "(deleted topic)"} / {t.partition}
+              </th>
+              <td className="py-2 pr-4 tabular-nums">{t.offset}</td>
+              <td className="py-2 pr-4 whitespace-nowrap">
+                {timeFormat.format(new Date(evidence.scannedAt))}
+              </td>
+              <td className="py-2 pr-4">
+                {evidence.result === "absent" ? "No earlier record of the key" : "Key still present"}
+              </td>
+              <td className="py-2 pr-4 tabular-nums">{formatBytes(evidence.bytesScanned)}</td>
+              <td className="py-2">
+                <ul
+                  aria-label={`Segments scanned in ${t.topic} partition ${t.partition}`}
+                  className="flex flex-col gap-1"
+                >
+                  {evidence.segments.map((segment) => (
+                    <li key={segment.baseOffset} className="font-mono">
+                      base {segment.baseOffset} · {formatBytes(segment.sizeBytes)} ·{" "}
+                      <span title={segment.sha256} className="break-all">
+                        sha256 {segment.sha256}
+                      </span>
+                    </li>
+                  ))}
+                </ul>
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}

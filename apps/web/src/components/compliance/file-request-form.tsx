@@ -1,0 +1,143 @@
+"use client";
+
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useRouter } from "next/navigation";
+import { type FormEvent, useState } from "react";
+import { useTRPC } from "@/lib/trpc";
+import { Button } from "../ui/button";
+import { Card } from "../ui/card";
+import { TextAreaField, TextField } from "../ui/field";
+import { ErrorNotice } from "../ui/notice";
+
+/** One subject key per line, blank lines ignored, each sent as its UTF-8 text. */
+function parseKeys(text: string): string[] {
+  return [...new Set(text.split("\n").map((line) => line.trim()))].filter((line) => line !== "");
+}
+
+/**
+ * Files an erasure request: subject keys, the topics in scope (chosen, or every compacted one), an
+ * optional deadline (the tenant's default otherwise), requester and notes. On success it opens the
+ * request's page, where its tombstones and deadline are shown.
+ */
+export function FileRequestForm() {
+  const trpc = useTRPC();
+  const router = useRouter();
+  const queryClient = useQueryClient();
+  const topics = useQuery(trpc.erasure.topics.queryOptions({}));
+  const [keys, setKeys] = useState("");
+  const [allCompacted, setAllCompacted] = useState(false);
+  const [chosen, setChosen] = useState<string[]>([]);
+  const [deadline, setDeadline] = useState("");
+  const [requester, setRequester] = useState("");
+  const [notes, setNotes] = useState("");
+  const create = useMutation(
+    trpc.erasure.create.mutationOptions({
+      onSuccess: async (request) => {
+        await queryClient.invalidateQueries({ queryKey: trpc.erasure.list.pathKey() });
+        router.push(`/compliance/requests/${request.id}`);
+      },
+    }),
+  );
+  const subjectKeys = parseKeys(keys);
+  const scopeMissing = !allCompacted && chosen.length === 0;
+  const submit = (event: FormEvent<HTMLFormElement>) => {
+    event.preventDefault();
+    create.mutate({
+      keys: subjectKeys.map((data) => ({ type: "string" as const, data })),
+      ...(allCompacted ? { allCompacted: true } : { topics: chosen }),
+      ...(deadline ? { deadlineAt: new Date(deadline).toISOString() } : {}),
+      ...(requester ? { requester } : {}),
+      ...(notes ? { notes } : {}),
+    });
+  };
+  const toggle = (topic: string, on: boolean) =>
+    setChosen((current) => (on ? [...current, topic] : current.filter((t) => t !== topic)));
+  const compacted = topics.data?.topics.map((t) => t.topic) ?? [];
+  return (
+    <Card
+      title="File an erasure request"
+      description="Tombstones are written at once in every partition that holds the key; the workers then prove the old values gone before the deadline."
+    >
+      <form aria-label="File an erasure request" onSubmit={submit} className="flex flex-col gap-4">
+        <TextAreaField
+          label="Subject keys"
+          hint="One key per line, exactly as producers write it."
+          required
+          rows={3}
+          value={keys}
+          onChange={(event) => setKeys(event.target.value)}
+        />
+        <fieldset className="flex flex-col gap-2">
+          <legend className="text-sm font-medium">Scope</legend>
+          <label className="flex items-center gap-2 text-sm">
+            <input
+              type="radio"
+              name="scope"
+              checked={!allCompacted}
+              onChange={() => setAllCompacted(false)}
+            />
+            Chosen topics
+          </label>
+          {!allCompacted ? (
+            <div className="ml-6 flex flex-col gap-1">
+              {topics.isPending ? <p className="text-sm text-muted">Loading compacted topics…</p> : null}
+              {topics.isError ? (
+                <ErrorNotice>We could not load the compacted topics: {topics.error.message}</ErrorNotice>
+              ) : null}
+              {topics.data && compacted.length === 0 ? (
+                <p className="text-sm text-muted">This organization has no compacted topics yet.</p>
+              ) : null}
+              {compacted.map((topic) => (
+                <label key={topic} className="flex items-center gap-2 font-mono text-sm">
+                  <input
+                    type="checkbox"
+                    checked={chosen.includes(topic)}
+                    onChange={(event) => toggle(topic, event.target.checked)}
+                  />
+                  {topic}
+                </label>
+              ))}
+            </div>
+          ) : null}
+          <label className="flex items-center gap-2 text-sm">
+            <input type="radio" name="scope" checked={allCompacted} onChange={() => setAllCompacted(true)} />
+            All compacted topics
+          </label>
+        </fieldset>
+        <TextField
+          label="Deadline"
+          type="datetime-local"
+          hint={
+            topics.data
+              ? `Optional. Without one: ${topics.data.deadlineDays} days after the request is received.`
+              : "Optional. Without one: the organization's default deadline."
+          }
+          value={deadline}
+          onChange={(event) => setDeadline(event.target.value)}
+        />
+        <TextField
+          label="Requester"
+          value={requester}
+          onChange={(event) => setRequester(event.target.value)}
+        />
+        <TextAreaField
+          label="Notes"
+          rows={2}
+          value={notes}
+          onChange={(event) => setNotes(event.target.value)}
+        />
+        {create.isError ? (
+          <ErrorNotice>We could not file the request: {create.error.message}</ErrorNotice>
+        ) : null}
+        <div className="flex items-center gap-3">
+          <Button type="submit" disabled={create.isPending || subjectKeys.length === 0 || scopeMissing}>
+            {create.isPending ? "Writing tombstones…" : "File request"}
+          </Button>
+          {scopeMissing ? (
+            <p className="text-xs text-muted">Choose at least one topic, or all compacted topics.</p>
+          ) : null}
+        </div>
+      </form>
+    </Card>
+  );
+}

@@ -1,0 +1,161 @@
+"use client";
+
+import { useQuery } from "@tanstack/react-query";
+import Link from "next/link";
+import { useTRPC } from "@/lib/trpc";
+import { Card } from "../ui/card";
+import { ErrorNotice, StatusNotice } from "../ui/notice";
+import { DeadlineBar } from "./deadline-bar";
+import { countdown, type ErasureDetail, isOpen, stageMarks } from "./erasure-stages";
+import { ExportLinks } from "./export-links";
+import { RequestTimeline } from "./request-timeline";
+import { StatusBadge } from "./status-badge";
+import { SubjectKeys } from "./subject-keys";
+import { TopicPreflight } from "./topic-preflight";
+
+/** Workers advance requests every scheduler tick (5 s by default); refresh a little faster. */
+const DETAIL_REFRESH_MS = 3_000;
+const timeFormat = new Intl.DateTimeFormat("en", { dateStyle: "medium", timeStyle: "medium" });
+
+export function RequestDetail({ id }: { id: string }) {
+  const trpc = useTRPC();
+  const detail = useQuery({
+    ...trpc.erasure.get.queryOptions({ id }),
+    // A closed or failed request does not move again.
+    refetchInterval: (query) =>
+      query.state.data && ["closed", "failed"].includes(query.state.data.status) ? false : DETAIL_REFRESH_MS,
+  });
+  if (detail.isPending) return <StatusNotice>Loading erasure request {id}…</StatusNotice>;
+  if (detail.isError) {
+    return (
+      <div className="flex flex-col gap-4">
+        <ErrorNotice>
+          We could not load erasure request {id}: {detail.error.message}
+        </ErrorNotice>
+        <BackLink />
+      </div>
+    );
+  }
+  const request = detail.data;
+  const marks = stageMarks(request);
+  const nowMs = Date.now();
+  return (
+    <div className="flex flex-col gap-6">
+      <div className="flex flex-col gap-2">
+        <BackLink />
+        <div className="flex flex-wrap items-center gap-3">
+          <h1 className="text-2xl font-semibold tracking-tight">Erasure request</h1>
+          <span data-testid="request-status">
+            <StatusBadge status={request.status} />
+          </span>
+        </div>
+        <p className="font-mono text-xs text-muted">{request.id}</p>
+        {request.statusReason ? <ErrorNotice>{request.statusReason}</ErrorNotice> : null}
+      </div>
+      <Card
+        title="Request"
+        description="Who asked for what, and by when. Keys and metadata only: record values are never shown."
+      >
+        <RequestFacts request={request} />
+      </Card>
+      <Card
+        title="Deadline"
+        description={
+          isOpen(request.status)
+            ? `The deadline is ${timeFormat.format(Date.parse(request.deadlineAt))}: ${countdown(Date.parse(request.deadlineAt) - nowMs)}.`
+            : `The deadline was ${timeFormat.format(Date.parse(request.deadlineAt))}.`
+        }
+      >
+        <DeadlineBar
+          receivedAt={request.receivedAt}
+          deadlineAt={request.deadlineAt}
+          marks={marks}
+          nowMs={nowMs}
+        />
+      </Card>
+      <Card
+        title="Timeline"
+        description="Each stage with the time the workers proved it, and the scans that prove it."
+      >
+        <RequestTimeline request={request} marks={marks} />
+      </Card>
+      {request.laggingGroups.length > 0 ? <LaggingGroups groups={request.laggingGroups} /> : null}
+      <Card
+        title="Topics in scope"
+        description="Whether each topic's own configs meet this request's deadline."
+      >
+        <TopicPreflight
+          entries={Object.entries(request.preflight).map(([topic, preflight]) => ({ topic, preflight }))}
+        />
+      </Card>
+      <Card
+        title="Export"
+        description="The evidence of this request: one row per tombstone, stage and segment scanned."
+      >
+        <ExportLinks requestId={request.id} />
+      </Card>
+    </div>
+  );
+}
+
+function RequestFacts({ request }: { request: ErasureDetail }) {
+  const facts: [string, React.ReactNode][] = [
+    ["Subject keys", <SubjectKeys key="keys" keys={request.subjectKeys} />],
+    [
+      "Scope",
+      request.scope.allCompacted
+        ? `All compacted topics (${request.scope.topics.join(", ")})`
+        : request.scope.topics.join(", "),
+    ],
+    ["Received", timeFormat.format(Date.parse(request.receivedAt))],
+    ["Deadline", timeFormat.format(Date.parse(request.deadlineAt))],
+    ["Requester", request.requester ?? "Not recorded"],
+    ["Notes", request.notes ?? "None"],
+  ];
+  return (
+    <dl className="grid grid-cols-1 gap-x-6 gap-y-2 text-sm sm:grid-cols-[10rem_1fr]">
+      {facts.map(([term, value]) => (
+        <div key={term} className="contents">
+          <dt className="text-muted">{term}</dt>
+          <dd>{value}</dd>
+        </div>
+      ))}
+      {request.extensions.map((extension) => (
+        <div key={extension.at} className="contents">
+          <dt className="text-muted">Extended</dt>
+          <dd>
+            {timeFormat.format(Date.parse(extension.from))} → {timeFormat.format(Date.parse(extension.to))}:{" "}
+            {extension.reason}
+          </dd>
+        </div>
+      ))}
+    </dl>
+  );
+}
+
+function LaggingGroups({ groups }: { groups: ErasureDetail["laggingGroups"] }) {
+  return (
+    <Card
+      title="Consumer groups behind a tombstone"
+      description="These groups have not read past the erasure tombstone. If they read after its delete horizon they never see the delete and keep the key."
+    >
+      <ul className="flex flex-col gap-1 text-sm">
+        {groups.map((g) => (
+          <li key={`${g.group}-${g.topic}-${g.partition}`}>
+            <span className="font-mono">{g.group}</span> on {g.topic} / {g.partition}: committed{" "}
+            {g.committedOffset}, tombstone at {g.tombstoneOffset}
+            {g.horizonNear ? <strong className="ml-2 text-danger">Horizon near</strong> : null}
+          </li>
+        ))}
+      </ul>
+    </Card>
+  );
+}
+
+function BackLink() {
+  return (
+    <Link href="/compliance" className="text-sm text-accent hover:underline">
+      ← Compliance
+    </Link>
+  );
+}

@@ -1,0 +1,68 @@
+import type { ErasureDetail, StageMark } from "./erasure-stages";
+import { EvidenceTable } from "./evidence-table";
+
+const timeFormat = new Intl.DateTimeFormat("en", { dateStyle: "medium", timeStyle: "medium" });
+
+/** Audit actions as sentences (the trail's own names stay in the export). */
+const ACTIONS: Record<string, string> = {
+  "erasure.request.created": "Request received",
+  "erasure.tombstones.written": "Tombstones written",
+  "erasure.pass.run": "Cleaner passes ran",
+  "erasure.purged": "Verified purged",
+  "erasure.tombstone.removed": "Tombstones verified gone",
+  "erasure.closed": "Closed",
+  "erasure.at-risk": "Marked at risk",
+  "erasure.failed": "Marked failed",
+  "erasure.deadline.extended": "Deadline extended",
+};
+
+/**
+ * received → tombstoned → purged → tombstone expired → closed, each with the time it was reached
+ * and, for the two verified stages, the scans that prove it; then the request's audit events.
+ */
+export function RequestTimeline({ request, marks }: { request: ErasureDetail; marks: StageMark[] }) {
+  return (
+    <div className="flex flex-col gap-6">
+      <ol aria-label="Stages" className="flex flex-col gap-4">
+        {marks.map((mark) => (
+          <li key={mark.stage} className="border-l-2 border-line pl-4" data-reached={mark.at !== null}>
+            <p className="text-sm">
+              <span className={mark.at ? "font-semibold" : "text-muted"}>{mark.label}</span>
+              <span className="ml-2 text-muted">
+                {mark.at ? timeFormat.format(Date.parse(mark.at)) : "Not yet"}
+              </span>
+            </p>
+            {mark.stage === "tombstoned" && request.tombstones.length > 0 ? (
+              <p className="mt-1 text-xs text-muted">
+                {request.tombstones.map((t) => `${t.topic} / ${t.partition} @ ${t.offset}`).join(" · ")}
+              </p>
+            ) : null}
+            {mark.stage === "purged" && mark.at ? (
+              <div className="mt-2">
+                <EvidenceTable stage="purge" tombstones={request.tombstones} />
+              </div>
+            ) : null}
+            {mark.stage === "tombstone-expired" && mark.at ? (
+              <div className="mt-2">
+                <EvidenceTable stage="expiry" tombstones={request.tombstones} />
+              </div>
+            ) : null}
+          </li>
+        ))}
+      </ol>
+      <div>
+        <h3 className="text-sm font-semibold">Audit events</h3>
+        <ol aria-label="Audit events" className="mt-2 flex flex-col gap-1 text-sm">
+          {request.timeline.map((event) => (
+            <li key={event.seq} className="flex flex-wrap gap-x-3">
+              <span className="tabular-nums text-muted">#{event.seq}</span>
+              <span>{ACTIONS[event.action] ?? event.action}</span>
+              <span className="text-muted">{timeFormat.format(Date.parse(event.at))}</span>
+              <span className="text-xs text-muted">by {event.actorType}</span>
+            </li>
+          ))}
+        </ol>
+      </div>
+    </div>
+  );
+}

@@ -1,0 +1,61 @@
+import { formatDurationMs } from "../../lib/config-units";
+import { ColumnHeads } from "../topic/column-heads";
+import { roughDuration } from "./erasure-stages";
+
+interface PreflightEntry {
+  topic: string;
+  preflight: {
+    deadlineMs: number;
+    worstCasePurgeMs: number;
+    meetsDeadline: boolean;
+    fix: Record<string, string> | null;
+    explanation: string;
+  };
+  pendingTombstones?: number;
+}
+
+/**
+ * Each topic's worst-case purge time from its own configs against the deadline, and for those that
+ * miss it the config change that fixes it. (While a request is pending the workers' guard forces
+ * the pass anyway; this says whether the topic meets the deadline without that help.)
+ */
+export function TopicPreflight({ entries }: { entries: readonly PreflightEntry[] }) {
+  if (entries.length === 0) return <p className="text-sm text-muted">No compacted topics are in scope.</p>;
+  return (
+    <div className="overflow-x-auto">
+      <table aria-label="Topic deadline preflight" className="w-full text-left text-sm">
+        <ColumnHeads
+          titles={["Topic", "Worst-case purge", "Deadline", "Verdict", "Config change that fixes it"]}
+        />
+        <tbody>
+          {entries.map(({ topic, preflight }) => (
+            <tr key={topic} className="border-b border-line align-top last:border-0">
+              <th scope="row" className="py-2 pr-4 font-mono font-medium">
+                {topic}
+              </th>
+              <td className="py-2 pr-4 whitespace-nowrap">{roughDuration(preflight.worstCasePurgeMs)}</td>
+              <td className="py-2 pr-4 whitespace-nowrap">{roughDuration(preflight.deadlineMs)}</td>
+              <td className="py-2 pr-4" title={preflight.explanation}>
+                {preflight.meetsDeadline ? (
+                  "Meets the deadline"
+                ) : (
+                  <strong className="text-danger">Cannot meet the deadline</strong>
+                )}
+              </td>
+              <td className="py-2 font-mono text-xs">
+                {preflight.fix
+                  ? Object.entries(preflight.fix).map(([name, value]) => (
+                      <span key={name} className="block">
+                        {name}={value}
+                        {name.endsWith(".ms") ? ` (${formatDurationMs(Number(value))})` : ""}
+                      </span>
+                    ))
+                  : "None needed"}
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}

@@ -1,0 +1,147 @@
+import type { Browser, Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import {
+  type Account,
+  createTopic,
+  launchChromium,
+  newAccount,
+  newConsolePage,
+  saveScreenshot,
+  signUp,
+  submitAuthForm,
+  waitOrExplain,
+} from "./console-session";
+import { produce, setConfig } from "./topic-actions";
+
+const TOPIC = "customers";
+const SUBJECT = "subject-42";
+// Values the compliance role must never be shown, on any of its pages.
+const VALUES = [
+  "Ada Lovelace, 12 Analytical Street",
+  "Ada Lovelace, moved to Difference Road",
+  "kept-value-7",
+];
+
+/** The owner invites a compliance officer through the members page; returns the invitation link. */
+async function inviteCompliance(owner: Page, email: string): Promise<string> {
+  await owner.goto("/members");
+  const form = owner.getByRole("form", { name: "Invite a member" });
+  await form.getByLabel("Email").fill(email);
+  await form.getByLabel("Role").selectOption("compliance");
+  await form.getByRole("button", { name: "Send invitation" }).click();
+  const link = owner.getByRole("textbox", { name: `Invitation link for ${email}`, exact: true });
+  await link.waitFor();
+  return link.inputValue();
+}
+
+/** Signs up from the invitation link and joins the owner's organization. */
+async function joinAsCompliance(page: Page, link: string, officer: Account, organization: string) {
+  await page.goto(link);
+  await page.getByRole("link", { name: "Create an account" }).click();
+  await page.waitForURL("**/sign-up?**");
+  await page.getByLabel("Name", { exact: true }).fill(officer.name);
+  await page.getByLabel("Password", { exact: true }).fill(officer.password);
+  await submitAuthForm(page, "Create account", 3, "**/invitations/*");
+  await page.getByRole("button", { name: `Accept and join ${organization}` }).click();
+  await page.waitForURL("**/topics");
+}
+
+async function expectNoValues(page: Page) {
+  const text = (await page.locator("main").textContent()) ?? "";
+  for (const value of VALUES) expect(text).not.toContain(value);
+}
+
+describe("compliance pages", () => {
+  let browser: Browser;
+  let officer: Page;
+
+  beforeAll(async () => {
+    browser = await launchChromium();
+    const owner = await newConsolePage(browser);
+    const ownerAccount = newAccount("Data Owner");
+    await signUp(owner, ownerAccount);
+    await createTopic(owner, { name: TOPIC, partitions: 1, cleanupPolicy: "compact" });
+    await owner.getByRole("table", { name: "Topics" }).getByRole("link", { name: TOPIC }).click();
+    await owner.waitForURL(`**/topics/${TOPIC}`);
+    // Configs in seconds: a tombstone older than 2 s forces a pass, and is kept 3 s after it.
+    await setConfig(owner, "max.compaction.lag.ms", "2000");
+    await setConfig(owner, "delete.retention.ms", "3000");
+    await produce(owner, { key: SUBJECT, value: VALUES[0], offset: 0 });
+    await produce(owner, { key: SUBJECT, value: VALUES[1], offset: 1 });
+    await produce(owner, { key: "keep-7", value: VALUES[2], offset: 2 });
+
+    const officerAccount = newAccount("Compliance Officer");
+    const link = await inviteCompliance(owner, officerAccount.email);
+    officer = await newConsolePage(browser);
+    await joinAsCompliance(officer, link, officerAccount, ownerAccount.name);
+  }, 120_000);
+
+  afterAll(async () => {
+    await browser?.close();
+  });
+
+  it("shows the empty dashboard and flags a topic whose configs cannot meet the deadline", async () => {
+    await officer.goto("/compliance");
+    await officer.getByRole("heading", { name: "Compliance", level: 1 }).waitFor();
+    await officer.getByRole("status").filter({ hasText: "No erasure request has been filed yet." }).waitFor();
+    const preflight = officer.getByRole("table", { name: "Topic deadline preflight" });
+    const row = preflight.getByRole("row", { name: new RegExp(`^${TOPIC} `) });
+    await row.waitFor();
+    // max.compaction.lag.ms=2 s meets a 30-day deadline on its own.
+    expect(await row.textContent()).toContain("Meets the deadline");
+    await expectNoValues(officer);
+  });
+
+  it("files a request from the form and watches it reach purged, with evidence and no record values", async () => {
+    const form = officer.getByRole("form", { name: "File an erasure request" });
+    await form.getByLabel("Subject keys").fill(SUBJECT);
+    await form.getByRole("checkbox", { name: TOPIC }).check();
+    await form.getByLabel("Requester").fill("dpo@example.com");
+    await form.getByLabel("Notes").fill("Art. 17 request from the e2e suite");
+    // Keyboard: the submit button is reachable and pressing it files the request.
+    await form.getByRole("button", { name: "File request" }).focus();
+    await officer.keyboard.press("Enter");
+    await officer.waitForURL("**/compliance/requests/*");
+    await officer.getByRole("heading", { name: "Erasure request", level: 1 }).waitFor();
+
+    const status = officer.getByTestId("request-status");
+    await waitOrExplain(
+      officer,
+      status.filter({ hasText: /^(Purged|Tombstone expired|Closed)$/ }),
+      "erasure-request-purged",
+    );
+    const stages = officer.getByRole("list", { name: "Stages" });
+    await stages
+      .getByRole("listitem")
+      .filter({ hasText: /^Purged/ })
+      .filter({ hasNotText: "Not yet" })
+      .waitFor();
+    const evidence = officer.getByRole("table", { name: "Purge evidence" });
+    await evidence.waitFor();
+    expect(await evidence.getByRole("row").nth(1).textContent()).toContain("No earlier record of the key");
+    expect(await evidence.locator("li").first().textContent()).toMatch(/sha256 [0-9a-f]{64}/);
+    const bar = officer.getByRole("img", { name: /^Deadline timeline:/ });
+    expect(await bar.getAttribute("aria-label")).toMatch(/purged at \d+ % of the window/);
+    await expectNoValues(officer);
+    await saveScreenshot(officer, "compliance-request-purged");
+
+    await officer.getByRole("link", { name: "← Compliance" }).click();
+    const requests = officer.getByRole("table", { name: "Erasure requests" });
+    // The list shows its cached rows first and refetches; the row catches up within a refresh.
+    await requests
+      .getByRole("row", { name: new RegExp(SUBJECT) })
+      .filter({ hasText: /Purged|Tombstone expired|Closed/ })
+      .waitFor({ timeout: 10_000 });
+    await expectNoValues(officer);
+    await saveScreenshot(officer, "compliance-dashboard");
+  }, 90_000);
+
+  it("exports the request's evidence as CSV", async () => {
+    await officer.getByRole("table", { name: "Erasure requests" }).getByRole("link").first().click();
+    await officer.waitForURL("**/compliance/requests/*");
+    const download = officer.waitForEvent("download");
+    await officer.getByRole("button", { name: "Export evidence (CSV)" }).click();
+    const file = await download;
+    expect(file.suggestedFilename()).toMatch(/\.csv$/);
+  });
+});
