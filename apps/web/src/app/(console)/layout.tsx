@@ -1,8 +1,9 @@
-import { headers } from "next/headers";
+import { cookies, headers } from "next/headers";
 import { redirect } from "next/navigation";
 import type { ReactNode } from "react";
 import { ConsoleHeader } from "@/components/console/console-header";
 import { Providers } from "@/components/console/providers";
+import { parseTheme, THEME_COOKIE } from "@/components/console/theme";
 import { apiServer } from "@/server/api-server";
 import { currentTenant } from "@/server/current-tenant";
 
@@ -11,13 +12,26 @@ export const dynamic = "force-dynamic";
 /** Every console page needs a session in a tenant; without one, sign in first. */
 export default async function ConsoleLayout({ children }: { children: ReactNode }) {
   const requestHeaders = await headers();
-  const session = await apiServer().auth.api.getSession({ headers: requestHeaders });
+  const auth = apiServer().auth;
+  const session = await auth.api.getSession({ headers: requestHeaders });
   if (!session) redirect("/sign-in");
-  const tenant = await currentTenant(requestHeaders);
+  const [tenant, organizations] = await Promise.all([
+    currentTenant(requestHeaders),
+    auth.api.listOrganizations({ headers: requestHeaders }),
+  ]);
   if (!tenant) redirect("/sign-in");
+  const theme = parseTheme((await cookies()).get(THEME_COOKIE)?.value);
+  // Keyed by tenant: switching organizations starts a fresh query cache, so no page can show
+  // the previous tenant's topics, keys or members while it refetches.
   return (
-    <Providers>
-      <ConsoleHeader organizationName={tenant.name} role={tenant.role} userEmail={session.user.email} />
+    <Providers key={tenant.tenantId}>
+      <ConsoleHeader
+        organizations={organizations.map(({ id, name }) => ({ id, name }))}
+        activeOrganizationId={tenant.tenantId}
+        role={tenant.role}
+        userEmail={session.user.email}
+        theme={theme}
+      />
       <main className="mx-auto max-w-5xl px-4 py-8">{children}</main>
     </Providers>
   );

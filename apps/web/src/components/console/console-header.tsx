@@ -1,10 +1,19 @@
 import Link from "next/link";
 import { Badge } from "../ui/badge";
 import { ConsoleNav } from "./console-nav";
+import { type OrganizationChoice, OrganizationSwitcher } from "./organization-switcher";
 import { SignOutButton } from "./sign-out-button";
+import type { Theme } from "./theme";
+import { ThemeSelect } from "./theme-select";
 
-export function ConsoleHeader(props: { organizationName: string; role: string | null; userEmail: string }) {
-  const { organizationName, role, userEmail } = props;
+export function ConsoleHeader(props: {
+  organizations: OrganizationChoice[];
+  activeOrganizationId: string;
+  role: string | null;
+  userEmail: string;
+  theme: Theme;
+}) {
+  const { organizations, activeOrganizationId, role, userEmail, theme } = props;
   return (
     <header className="border-b border-line bg-surface">
       <div className="mx-auto flex max-w-5xl flex-wrap items-center gap-4 px-4 py-3">
@@ -14,14 +23,15 @@ export function ConsoleHeader(props: { organizationName: string; role: string | 
         <span aria-hidden="true" className="text-line">
           /
         </span>
-        <p className="text-sm font-medium" data-testid="organization-name">
-          <span className="sr-only">Organization: </span>
-          {organizationName}
-        </p>
+        <OrganizationSwitcher
+          organizations={organizations}
+          activeId={activeOrganizationId}
+          userEmail={userEmail}
+        />
         {role ? <Badge>{role}</Badge> : null}
         <ConsoleNav />
         <div className="ml-auto flex items-center gap-3">
-          <p className="hidden text-sm text-muted sm:block">{userEmail}</p>
+          <ThemeSelect initial={theme} />
           <SignOutButton />
         </div>
       </div>

@@ -5,13 +5,14 @@ import { useState } from "react";
 import { authClient } from "@/lib/auth-client";
 import { Button } from "../ui/button";
 
-export function SignOutButton() {
+/** Signs out, then opens `then` (an invitation page sends the visitor back to itself). */
+export function SignOutButton({ then = "/sign-in" }: { then?: string }) {
   const router = useRouter();
   const [pending, setPending] = useState(false);
   const signOut = async () => {
     setPending(true);
     await authClient.signOut();
-    router.push("/sign-in");
+    router.push(then);
     router.refresh();
   };
   return (
