@@ -5,11 +5,12 @@ import { useRouter } from "next/navigation";
 import { useState } from "react";
 import { authClient } from "@/lib/auth-client";
 import { TextField } from "../ui/field";
+import { type AuthEntry, afterAuthPath, authEntryQuery } from "./after-auth";
 import { AuthFormFrame } from "./auth-form-frame";
 
-export function SignInForm() {
+export function SignInForm({ entry }: { entry: AuthEntry }) {
   const router = useRouter();
-  const [email, setEmail] = useState("");
+  const [email, setEmail] = useState(entry.email ?? "");
   const [password, setPassword] = useState("");
   const [pending, setPending] = useState(false);
   const [error, setError] = useState<string | null>(null);
@@ -23,7 +24,7 @@ export function SignInForm() {
       setPending(false);
       return;
     }
-    router.push("/topics");
+    router.push(afterAuthPath(entry.invitationId));
     router.refresh();
   };
 
@@ -38,7 +39,10 @@ export function SignInForm() {
       footer={
         <>
           New to Lastword?{" "}
-          <Link className="font-medium text-accent underline-offset-2 hover:underline" href="/sign-up">
+          <Link
+            className="font-medium text-accent underline-offset-2 hover:underline"
+            href={`/sign-up${authEntryQuery(entry)}`}
+          >
             Create an account
           </Link>
         </>

@@ -5,14 +5,15 @@ import { useRouter } from "next/navigation";
 import { useState } from "react";
 import { authClient } from "@/lib/auth-client";
 import { TextField } from "../ui/field";
+import { type AuthEntry, afterAuthPath, authEntryQuery } from "./after-auth";
 import { AuthFormFrame } from "./auth-form-frame";
 
 const MIN_PASSWORD_LENGTH = 8;
 
-export function SignUpForm() {
+export function SignUpForm({ entry }: { entry: AuthEntry }) {
   const router = useRouter();
   const [name, setName] = useState("");
-  const [email, setEmail] = useState("");
+  const [email, setEmail] = useState(entry.email ?? "");
   const [password, setPassword] = useState("");
   const [pending, setPending] = useState(false);
   const [error, setError] = useState<string | null>(null);
@@ -27,7 +28,7 @@ export function SignUpForm() {
       setPending(false);
       return;
     }
-    router.push("/topics");
+    router.push(afterAuthPath(entry.invitationId));
     router.refresh();
   };
 
@@ -42,7 +43,10 @@ export function SignUpForm() {
       footer={
         <>
           Already have an account?{" "}
-          <Link className="font-medium text-accent underline-offset-2 hover:underline" href="/sign-in">
+          <Link
+            className="font-medium text-accent underline-offset-2 hover:underline"
+            href={`/sign-in${authEntryQuery(entry)}`}
+          >
             Sign in
           </Link>
         </>

@@ -29,7 +29,7 @@ export function InviteMemberForm() {
   return (
     <Card
       title="Invite a member"
-      description="The invitation is valid for a limited time; it appears below until accepted."
+      description="Lastword sends no email: pass the invitation link on. It is valid for 7 days and listed below until accepted."
     >
       <form aria-label="Invite a member" onSubmit={submit} className="grid gap-4 sm:grid-cols-2">
         <TextField
@@ -54,7 +54,8 @@ export function InviteMemberForm() {
           {invite.isError ? <ErrorNotice>{invite.error.message}</ErrorNotice> : null}
           {invite.data ? (
             <p role="status" className="text-sm text-muted">
-              Invited {invite.data.email} as {invite.data.role}.
+              Invited {invite.data.email} as {invite.data.role}. Copy their link under Pending invitations and
+              send it to them; they sign in or sign up with that email and accept.
             </p>
           ) : null}
           <div>

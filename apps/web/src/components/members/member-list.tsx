@@ -7,6 +7,7 @@ import { Badge } from "../ui/badge";
 import { Card } from "../ui/card";
 import { ConfirmButton } from "../ui/confirm-button";
 import { ErrorNotice, StatusNotice } from "../ui/notice";
+import { InvitationLink } from "./invitation-link";
 
 const dateFormat = new Intl.DateTimeFormat("en", { dateStyle: "medium" });
 
@@ -63,12 +64,15 @@ export function MemberList() {
         ) : (
           <ul aria-label="Pending invitations" className="flex flex-col divide-y divide-line text-sm">
             {invitations.map((invitation) => (
-              <li key={invitation.id} className="flex flex-wrap items-center gap-3 py-2">
-                <span className="font-medium">{invitation.email}</span>
-                <Badge>{invitation.role}</Badge>
-                <span className="text-muted">
-                  expires {dateFormat.format(new Date(invitation.expiresAt))}
-                </span>
+              <li key={invitation.id} className="flex flex-col gap-2 py-3">
+                <div className="flex flex-wrap items-center gap-3">
+                  <span className="font-medium">{invitation.email}</span>
+                  <Badge>{invitation.role}</Badge>
+                  <span className="text-muted">
+                    expires {dateFormat.format(new Date(invitation.expiresAt))}
+                  </span>
+                </div>
+                <InvitationLink invitationId={invitation.id} email={invitation.email} />
               </li>
             ))}
           </ul>
