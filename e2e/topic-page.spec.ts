@@ -9,25 +9,9 @@ import {
   signUp,
   waitOrExplain,
 } from "./console-session";
+import { produce, produceUntilRolled, setConfig } from "./topic-actions";
 
 const TOPIC = "inventory";
-
-/** Produces one record through the form and returns the sentence it answers with. */
-async function produce(
-  page: Page,
-  record: { key: string; value?: string; json?: boolean; tombstone?: boolean; offset: number },
-): Promise<string | null> {
-  const form = page.getByRole("form", { name: "Produce a record" });
-  await form.getByLabel("Key", { exact: true }).fill(record.key);
-  await form.getByLabel("Value format").selectOption(record.json ? "json" : "string");
-  await form.getByLabel("Tombstone: send a null value").setChecked(record.tombstone ?? false);
-  if (!record.tombstone) await form.getByLabel("Value", { exact: true }).fill(record.value ?? "");
-  // Enter in a text field submits: the form works from the keyboard alone.
-  await form.getByLabel("Key", { exact: true }).press("Enter");
-  const status = form.getByRole("status").filter({ hasText: `at offset ${record.offset}.` });
-  await waitOrExplain(page, status, `produce-offset-${record.offset}`);
-  return status.textContent();
-}
 
 describe("topic page", () => {
   let browser: Browser;
@@ -174,33 +158,15 @@ describe("topic page", () => {
   });
 
   it("shows closed segments turning clean when small segments make the cleaner run", async () => {
-    const form = page.getByRole("form", { name: "Change a config" });
-    const configs = page.getByRole("table", { name: "Configs" });
     // Any dirty closed segment must be cleanable: with the default ratio (0.5) a segment rolled after
     // the first pass can stay dirty for good, and the bar would rightly never turn all clean.
-    for (const [name, value] of [
-      ["min.cleanable.dirty.ratio", "0.01"],
-      ["segment.bytes", "200"],
-    ] as const) {
-      await form.getByLabel("Config").selectOption(name);
-      await form.getByLabel("New value").fill(value);
-      await form.getByRole("button", { name: "Save change" }).click();
-      await configs
-        .getByRole("row", { name: new RegExp(`^${name.replaceAll(".", "\\.")} `) })
-        .getByRole("cell", { name: "set" })
-        .waitFor();
-    }
+    await setConfig(page, "min.cleanable.dirty.ratio", "0.01");
+    await setConfig(page, "segment.bytes", "200");
 
     const bar = page.getByRole("list", { name: "Partition 0 segments" });
     const states = () =>
       bar.getByRole("button").evaluateAll((buttons) => buttons.map((b) => b.getAttribute("data-state")));
-    // The worker reopens the log with the new size at its next lease renewal; until then appends
-    // still go to the old active segment. Produce until one rolls.
-    let offset = 5;
-    for (; offset < 25 && (await states()).length < 2; offset++) {
-      await produce(page, { key: `sku-${offset % 3}`, value: `v${offset}`, offset });
-      await page.waitForTimeout(500);
-    }
+    await produceUntilRolled(page, 5);
     expect((await states()).length).toBeGreaterThan(1);
     // A roll on a compacted topic with every closed segment dirty enqueues a pass at once.
     await page.waitForFunction(
@@ -220,4 +186,58 @@ describe("topic page", () => {
     await bar.scrollIntoViewIfNeeded();
     await saveScreenshot(page, "topic-segment-bar-cleaned");
   }, 60_000);
+
+  it("shows tombstones per segment in the tooltip when the segment listing reports them", async () => {
+    const listing = await page.evaluate(async (topic) => {
+      const res = await fetch(`/api/v1/topics/${topic}/partitions/0/segments`);
+      return (await res.json()) as { segments: { baseOffset: number; tombstones?: number }[] };
+    }, TOPIC);
+    const first = listing.segments[0]!;
+    const block = page.getByRole("list", { name: "Partition 0 segments" }).getByRole("button").first();
+    await block.hover();
+    const tooltip = page.getByRole("tooltip");
+    await tooltip.waitFor();
+    const facts = (await tooltip.textContent()) ?? "";
+    expect(facts).toContain(`Offsets${first.baseOffset}`);
+    if (typeof first.tombstones === "number") expect(facts).toContain(`Tombstones${first.tombstones}`);
+    else expect(facts).not.toContain("Tombstones");
+    await page.mouse.move(0, 0);
+    await tooltip.waitFor({ state: "detached" });
+  });
+
+  it("draws the dirty ratio over time against min.cleanable.dirty.ratio, from the passes that ran", async () => {
+    const chart = page.getByRole("region", { name: "Dirty ratio over time" });
+    await chart.scrollIntoViewIfNeeded();
+    const figure = chart.getByRole("figure", { name: "Partition 0 dirty ratio over time" });
+    await waitOrExplain(page, figure, "dirty-ratio-chart");
+    // The threshold line is labelled with the topic's value (set to 0.01 above: 1 %).
+    await chart.getByText("min.cleanable.dirty.ratio 1%").waitFor();
+    await chart.getByText("Show the").click();
+    const history = chart.getByRole("table", { name: "Partition 0 dirty ratio history" });
+    const kindCells = history.locator("tbody tr td:nth-child(3)");
+    // The runs refresh every 5 s; the pass above may have landed after the last refresh.
+    // and the latest report (the "now" point) comes at the worker's next tick after the pass.
+    await expect
+      .poll(
+        async () => {
+          const kinds = await kindCells.allTextContents();
+          return kinds.includes("after pass") && kinds.at(-1) === "now";
+        },
+        { timeout: 20_000 },
+      )
+      .toBe(true);
+    const kinds = await kindCells.allTextContents();
+    // At least one pass: the ratio it saw, then the ratio it left, then the latest report.
+    expect(kinds).toContain("before pass");
+    expect(kinds).toContain("after pass");
+    expect(kinds.at(-1)).toBe("now");
+    const ratios = await history.locator("tbody tr td:nth-child(2)").allTextContents();
+    const before = ratios[kinds.indexOf("before pass")]!;
+    const after = ratios[kinds.indexOf("after pass")]!;
+    expect(Number.parseInt(after, 10)).toBeLessThan(Number.parseInt(before, 10));
+    // The chart draws one dot per point.
+    expect(Number(await figure.getAttribute("data-points"))).toBe(kinds.length);
+    expect(await figure.locator(".recharts-line-dot").count()).toBe(kinds.length);
+    await saveScreenshot(page, "topic-dirty-ratio-chart");
+  });
 });

@@ -173,7 +173,7 @@ function WarningsBadge({ topic, warnings }: { topic: string; warnings: TopicRow[
   if (warnings.length === 0) return <span className="text-xs text-muted">None</span>;
   const said = warnings.map((w) => w.message).join(" ");
   return (
-    <span title={said}>
+    <span title={said} className="whitespace-nowrap">
       <Badge tone="warning">{warnings.length === 1 ? "1 warning" : `${warnings.length} warnings`}</Badge>
       <span className="sr-only">
         {" "}

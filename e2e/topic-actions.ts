@@ -1,0 +1,72 @@
+import { join } from "node:path";
+import { createPrisma } from "@lastword/db";
+import type { Browser, Page } from "playwright-core";
+import { inject } from "vitest";
+import { createTopic, newAccount, newConsolePage, signUp, waitOrExplain } from "./console-session";
+
+/** A fresh account in a new browser context with one compacted topic, its page open. */
+export async function openFreshTopic(browser: Browser, person: string, topic: string): Promise<Page> {
+  const page = await newConsolePage(browser);
+  await signUp(page, newAccount(person));
+  await createTopic(page, { name: topic, partitions: 1, cleanupPolicy: "compact" });
+  await page.goto(`/topics/${topic}`);
+  await page.getByRole("heading", { name: topic, level: 1 }).waitFor();
+  return page;
+}
+
+/** Produces one record through the topic page's form and returns the sentence it answers with. */
+export async function produce(
+  page: Page,
+  record: { key: string; value?: string; json?: boolean; tombstone?: boolean; offset: number },
+): Promise<string | null> {
+  const form = page.getByRole("form", { name: "Produce a record" });
+  await form.getByLabel("Key", { exact: true }).fill(record.key);
+  await form.getByLabel("Value format").selectOption(record.json ? "json" : "string");
+  await form.getByLabel("Tombstone: send a null value").setChecked(record.tombstone ?? false);
+  if (!record.tombstone) await form.getByLabel("Value", { exact: true }).fill(record.value ?? "");
+  // Enter in a text field submits: the form works from the keyboard alone.
+  await form.getByLabel("Key", { exact: true }).press("Enter");
+  const status = form.getByRole("status").filter({ hasText: `at offset ${record.offset}.` });
+  await waitOrExplain(page, status, `produce-offset-${record.offset}`);
+  return status.textContent();
+}
+
+/** Saves a topic config through the topic page's form and waits for the table to say it is set. */
+export async function setConfig(page: Page, name: string, value: string): Promise<void> {
+  const form = page.getByRole("form", { name: "Change a config" });
+  await form.getByLabel("Config").selectOption(name);
+  await form.getByLabel("New value").fill(value);
+  await form.getByRole("button", { name: "Save change" }).click();
+  await page
+    .getByRole("table", { name: "Configs" })
+    .getByRole("row", { name: new RegExp(`^${name.replaceAll(".", "\\.")} `) })
+    .getByRole("cell", { name: "set" })
+    .waitFor();
+}
+
+/**
+ * Produces values of one key until partition 0's segment bar shows more than one segment, so the
+ * closed segment holds a superseded value for a pass to remove (200-byte segments hold two).
+ */
+export async function produceUntilRolled(page: Page, firstOffset: number, maxRecords = 20): Promise<number> {
+  const bar = page.getByRole("list", { name: "Partition 0 segments" });
+  let offset = firstOffset;
+  // The worker reopens the log with a new segment.bytes at its next lease renewal; until then
+  // appends still go to the old active segment.
+  for (; offset < firstOffset + maxRecords && (await bar.getByRole("button").count()) < 2; offset++) {
+    await produce(page, { key: "sku-0", value: `v${offset}`, offset });
+    await page.waitForTimeout(500);
+  }
+  return offset;
+}
+
+/** The directory the worker keeps a partition's segment files in (organization/topic id/index). */
+export async function partitionDir(topicName: string, partition: number): Promise<string> {
+  const prisma = createPrisma(inject("databaseUrl"), { maxConnections: 1 });
+  try {
+    const topic = await prisma.topic.findFirstOrThrow({ where: { name: topicName } });
+    return join(inject("dataDir"), topic.organizationId, topic.id, String(partition));
+  } finally {
+    await prisma.$disconnect();
+  }
+}

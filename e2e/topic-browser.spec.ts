@@ -1,0 +1,185 @@
+import { randomBytes, randomUUID } from "node:crypto";
+import { createPrisma } from "@lastword/db";
+import type { Browser, Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import {
+  launchChromium,
+  newAccount,
+  newConsolePage,
+  saveScreenshot,
+  signUp,
+  waitOrExplain,
+} from "./console-session";
+import { openFreshTopic, produce } from "./topic-actions";
+
+const TOPIC = `catalog-${randomBytes(3).toString("hex")}`;
+
+/** `at` as a datetime-local value in the browser's own time zone, to the second. */
+function localDateTime(page: Page, at: number): Promise<string> {
+  return page.evaluate((ms) => {
+    const d = new Date(ms);
+    const two = (n: number) => String(n).padStart(2, "0");
+    return `${d.getFullYear()}-${two(d.getMonth() + 1)}-${two(d.getDate())}T${two(d.getHours())}:${two(d.getMinutes())}:${two(d.getSeconds())}`;
+  }, at);
+}
+
+describe("topic page: reading records by time, by key and as a table", () => {
+  let browser: Browser;
+  let page: Page;
+  /** A whole second between the first two records and the last three. */
+  let cut: number;
+
+  beforeAll(async () => {
+    browser = await launchChromium();
+    page = await openFreshTopic(browser, "Browser Tester", TOPIC);
+    await produce(page, { key: "k1", value: "v1", offset: 0 });
+    await produce(page, { key: "k2", value: "v2", offset: 1 });
+    cut = Math.ceil((Date.now() + 1) / 1000) * 1000;
+    await page.waitForTimeout(cut - Date.now() + 300);
+    await produce(page, { key: "k1", value: "v1b", offset: 2 });
+    await produce(page, { key: "k3", value: "", offset: 3 });
+    await produce(page, { key: "k2", tombstone: true, offset: 4 });
+  });
+  afterAll(async () => {
+    await browser?.close();
+  });
+
+  it("starts a read at a time: the first message stamped then or later", async () => {
+    const form = page.getByRole("form", { name: "Browse messages" });
+    await form.getByLabel("Start from").selectOption("timestamp");
+    await form.getByLabel("Time (local)").fill(await localDateTime(page, cut));
+    await form.getByRole("button", { name: "Read messages" }).click();
+    const messages = page.getByRole("table", { name: "Messages in partition 0" });
+    await waitOrExplain(page, messages.getByRole("rowheader", { name: "2", exact: true }), "read-from-time");
+    expect(await messages.getByRole("rowheader").allTextContents()).toEqual(["2", "3", "4"]);
+    await page.getByText("From the first message stamped").waitFor();
+    const valueAt = async (offset: number) =>
+      (
+        await messages
+          .getByRole("row", { name: new RegExp(`^${offset} `) })
+          .getByRole("cell")
+          .allTextContents()
+      )[2];
+    // An empty value and a tombstone are different things, and look it.
+    expect(await valueAt(3)).toBe("Empty value");
+    expect(await valueAt(4)).toBe("Tombstone (null)");
+    await saveScreenshot(page, "topic-browser-from-time");
+
+    await form.getByLabel("Time (local)").fill(await localDateTime(page, Date.now() + 3_600_000));
+    await form.getByRole("button", { name: "Read messages" }).click();
+    await page
+      .getByRole("status")
+      .filter({ hasText: "or later; reading from the log end." })
+      .filter({ hasText: "has no messages from offset 5 on" })
+      .waitFor();
+
+    await form.getByLabel("Start from").selectOption("latest");
+    await form.getByRole("button", { name: "Read messages" }).click();
+    await page.getByText("The last 20 offsets.").waitFor();
+    expect(await messages.getByRole("rowheader").allTextContents()).toEqual(["0", "1", "2", "3", "4"]);
+  });
+
+  it("finds a key: its latest value and every version, a deleted key and an unknown one", async () => {
+    const form = page.getByRole("form", { name: "Find a key" });
+    const result = page.getByRole("region", { name: "Find a key" });
+    await form.getByLabel("Key", { exact: true }).fill("k1");
+    await form.getByRole("button", { name: "Find key" }).click();
+    await result
+      .getByRole("status")
+      .filter({ hasText: "“k1” lives in partition 0; its latest value is at offset 2." })
+      .waitFor();
+    const versions = result.getByRole("table", { name: "Versions of k1" });
+    expect(await versions.getByRole("rowheader").allTextContents()).toEqual(["0", "2"]);
+    expect(await versions.getByRole("row", { name: /^2 / }).textContent()).toContain("v1bLatest");
+
+    await form.getByLabel("Key", { exact: true }).fill("k2");
+    await form.getByRole("button", { name: "Find key" }).click();
+    await result.getByRole("status").filter({ hasText: "its latest version is a tombstone" }).waitFor();
+    const deleted = result.getByRole("table", { name: "Versions of k2" });
+    expect(await deleted.getByRole("rowheader").allTextContents()).toEqual(["1", "4"]);
+    expect(await deleted.getByRole("row", { name: /^4 / }).textContent()).toContain("Tombstone (null)");
+    await saveScreenshot(page, "topic-key-search");
+
+    await form.getByLabel("Key", { exact: true }).fill("nobody");
+    await form.getByRole("button", { name: "Find key" }).click();
+    await result.getByRole("status").filter({ hasText: "holds no version of it." }).waitFor();
+  });
+
+  it("shows the latest value per key from the snapshot, deleted keys left out", async () => {
+    const card = page.getByRole("region", { name: "Latest value per key" });
+    await card.getByRole("button", { name: "Show latest values" }).click();
+    const table = card.getByRole("table", { name: "Latest value per key" });
+    await waitOrExplain(page, table, "latest-values");
+    const rows = await table
+      .getByRole("row")
+      .evaluateAll((trs) => trs.slice(1).map((tr) => [...tr.children].map((cell) => cell.textContent)));
+    expect(rows.map((cells) => [cells[0], cells[1], cells[3]]).sort()).toEqual([
+      ["k1", "v1b", "2"],
+      ["k3", "Empty value", "3"],
+    ]);
+    await card.getByRole("status").filter({ hasText: "Keys 1–2, the last of them." }).waitFor();
+    expect(await card.getByRole("button", { name: "Next keys" }).isDisabled()).toBe(true);
+    await card.scrollIntoViewIfNeeded();
+    await saveScreenshot(page, "topic-latest-values");
+  });
+
+  it("shows the compliance role a sentence instead of any record", async () => {
+    const officer = newAccount("Compliance Officer");
+    const officerPage = await newConsolePage(browser);
+    await signUp(officerPage, officer);
+    // Membership as the members page's invitation would leave it, made directly so this spec
+    // depends only on the topic pages; then the session switches to that organization.
+    const prisma = createPrisma(inject("databaseUrl"), { maxConnections: 1 });
+    let organizationId: string;
+    try {
+      const topic = await prisma.topic.findFirstOrThrow({ where: { name: TOPIC } });
+      const user = await prisma.user.findUniqueOrThrow({ where: { email: officer.email } });
+      organizationId = topic.organizationId;
+      await prisma.member.create({
+        data: {
+          id: randomUUID(),
+          organizationId,
+          userId: user.id,
+          role: "compliance",
+          createdAt: new Date(),
+        },
+      });
+    } finally {
+      await prisma.$disconnect();
+    }
+    const switched = await officerPage.evaluate(async (id) => {
+      const res = await fetch("/api/auth/organization/set-active", {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ organizationId: id }),
+      });
+      return res.status;
+    }, organizationId);
+    expect(switched).toBe(200);
+
+    await officerPage.goto(`/topics/${TOPIC}`);
+    await officerPage.getByRole("heading", { name: TOPIC, level: 1 }).waitFor();
+    const messages = officerPage.getByRole("region", { name: "Messages" });
+    await waitOrExplain(
+      officerPage,
+      messages.getByRole("status").filter({ hasText: "Your role (compliance) cannot read records" }),
+      "compliance-sentence",
+    );
+    // Metadata stays: partitions and segments.
+    await officerPage
+      .getByRole("table", { name: "Partitions" })
+      .getByRole("rowheader", { name: "0" })
+      .waitFor();
+    await officerPage.getByRole("list", { name: "Partition 0 segments" }).waitFor();
+    for (const form of ["Browse messages", "Find a key", "Produce a record", "Delete a key"]) {
+      expect(await officerPage.getByRole("form", { name: form }).count(), form).toBe(0);
+    }
+    expect(await officerPage.getByRole("region", { name: "Latest value per key" }).count()).toBe(0);
+    expect(await officerPage.getByRole("button", { name: /^Clean now/ }).count()).toBe(0);
+    // No value reached the page in any form.
+    const text = (await officerPage.locator("main").textContent()) ?? "";
+    for (const value of ["v1b", "v2"]) expect(text).not.toContain(value);
+    await saveScreenshot(officerPage, "topic-compliance");
+    await officerPage.context().close();
+  });
+});
