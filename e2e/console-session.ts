@@ -45,14 +45,22 @@ export function formAlert(page: Page): Locator {
   return page.locator("form").getByRole("alert");
 }
 
-/** Submits a sign-in or sign-up form and waits for the console; retries once the rate window passed. */
-export async function submitAuthForm(page: Page, button: string, attempts = 3): Promise<void> {
+/**
+ * Submits a sign-in or sign-up form and waits for where it leads (the console, or the invitation
+ * the visitor came from); retries once the rate window passed.
+ */
+export async function submitAuthForm(
+  page: Page,
+  button: string,
+  attempts = 3,
+  arrival = "**/topics",
+): Promise<void> {
   for (let attempt = 1; ; attempt += 1) {
     await page.getByRole("button", { name: button }).click();
     if (attempt > 1) await formAlert(page).waitFor({ state: "detached" });
     // Both waits settle (the loser times out into "none"), so neither leaves an unhandled rejection.
-    const arrived = page.waitForURL("**/topics").then(
-      () => "topics" as const,
+    const arrived = page.waitForURL(arrival).then(
+      () => "arrived" as const,
       () => "none" as const,
     );
     const refused = formAlert(page)
@@ -62,8 +70,8 @@ export async function submitAuthForm(page: Page, button: string, attempts = 3): 
         () => "none" as const,
       );
     const outcome = await Promise.race([arrived, refused]);
-    if (outcome === "topics") return;
-    if (outcome === "none") throw new Error(`${button}: neither the console nor an error appeared`);
+    if (outcome === "arrived") return;
+    if (outcome === "none") throw new Error(`${button}: neither ${arrival} nor an error appeared`);
     const said = (await formAlert(page).textContent()) ?? "";
     if (!/too many requests/i.test(said) || attempt >= attempts) throw new Error(`${button} failed: ${said}`);
     await page.waitForTimeout(AUTH_RATE_WINDOW_MS);

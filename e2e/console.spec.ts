@@ -1,6 +1,7 @@
 import { stat } from "node:fs/promises";
-import type { Browser } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createPrisma } from "@lastword/db";
+import type { Browser, Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import {
   createTopic,
   formAlert,
@@ -10,7 +11,45 @@ import {
   saveScreenshot,
   signUp,
   submitAuthForm,
+  waitOrExplain,
 } from "./console-session";
+
+/** Opens the header's organization menu from the keyboard (it is a <details> disclosure). */
+async function openOrganizationMenu(page: Page): Promise<void> {
+  const summary = page.locator("header summary");
+  if ((await summary.locator("xpath=..").getAttribute("open")) !== null) return;
+  await summary.focus();
+  await page.keyboard.press("Enter");
+  await page.getByRole("form", { name: "Create an organization" }).waitFor();
+}
+
+async function expectOrganization(page: Page, name: string): Promise<void> {
+  await page
+    .getByTestId("organization-name")
+    .filter({ hasText: new RegExp(`^${name}$`) })
+    .waitFor();
+}
+
+async function topicNames(page: Page): Promise<string[]> {
+  await page.goto("/topics");
+  const table = page.getByRole("table", { name: "Topics" });
+  const empty = page.getByRole("status").filter({ hasText: "no topics yet" });
+  await table.or(empty).waitFor();
+  return (await table.count()) === 0 ? [] : table.getByRole("rowheader").allTextContents();
+}
+
+async function inviteMember(page: Page, email: string, role: string): Promise<string> {
+  await page.goto("/members");
+  // The list is fetched after hydration: once it shows, the form submits through React, not natively.
+  await page.getByRole("table", { name: "Members" }).waitFor();
+  const form = page.getByRole("form", { name: "Invite a member" });
+  await form.getByLabel("Email").fill(email);
+  await form.getByLabel("Role").selectOption(role);
+  await form.getByRole("button", { name: "Send invitation" }).click();
+  const link = page.getByRole("textbox", { name: `Invitation link for ${email}`, exact: true });
+  await waitOrExplain(page, link, `invitation-link-${role}`);
+  return link.inputValue();
+}
 
 describe("console walking skeleton", () => {
   let browser: Browser;
@@ -31,7 +70,7 @@ describe("console walking skeleton", () => {
 
     await createTopic(page, { name: "customer-profiles", partitions: 3, cleanupPolicy: "compact" });
     const row = page.getByRole("table", { name: "Topics" }).getByRole("row", { name: /customer-profiles/ });
-    expect(await row.getByRole("cell").allInnerTexts()).toEqual(["compact", "3"]);
+    expect((await row.getByRole("cell").allInnerTexts()).slice(0, 2)).toEqual(["compact", "3"]);
 
     await createTopic(page, { name: "orders", partitions: 1, cleanupPolicy: "delete" });
     const table = page.getByRole("table", { name: "Topics" });
@@ -63,7 +102,7 @@ describe("console walking skeleton", () => {
     await form.getByRole("button", { name: "Create topic" }).click();
     const row = page.getByRole("table", { name: "Topics" }).getByRole("row", { name: /account-state/ });
     await row.waitFor();
-    expect(await row.getByRole("cell").allTextContents()).toEqual(["compact", "1"]);
+    expect((await row.getByRole("cell").allTextContents()).slice(0, 2)).toEqual(["compact", "1"]);
   });
 
   it("signs out and back in", async () => {
@@ -98,6 +137,182 @@ describe("console walking skeleton", () => {
     const invitation = page.getByRole("list", { name: "Pending invitations" }).getByRole("listitem");
     await invitation.filter({ hasText: "new.developer@example.com" }).waitFor();
     expect(await invitation.textContent()).toContain("developer");
+    const link = await page
+      .getByRole("textbox", { name: "Invitation link for new.developer@example.com", exact: true })
+      .inputValue();
+    expect(link).toMatch(new RegExp(`^${inject("baseUrl")}/invitations/[\\w-]+$`));
+  });
+
+  it("switches between organizations, and every page shows the active one's data only", async () => {
+    const page = await newConsolePage(browser);
+    const account = newAccount("Multi Org Owner");
+    await signUp(page, account);
+    await expectOrganization(page, "Multi Org Owner");
+    await createTopic(page, { name: "first-only", partitions: 1, cleanupPolicy: "compact" });
+
+    // A topic page names a resource of the old tenant: switching from it lands on the list.
+    await page.goto("/topics/first-only");
+    await page.getByRole("table", { name: "Partitions" }).waitFor();
+    await openOrganizationMenu(page);
+    expect(await page.getByText("You belong to this organization only.").isVisible()).toBe(true);
+    await page.getByLabel("New organization name").fill("Second Org");
+    await page.getByRole("button", { name: "Create organization" }).click();
+    await expectOrganization(page, "Second Org");
+    await page.waitForURL("**/topics");
+    await page.getByRole("status").filter({ hasText: "no topics yet" }).waitFor();
+    expect(await page.locator("header").getByText("owner", { exact: true }).isVisible()).toBe(true);
+
+    await createTopic(page, { name: "second-only", partitions: 1, cleanupPolicy: "delete" });
+    await page.goto("/api-keys");
+    await page.getByRole("status").filter({ hasText: "no API keys yet" }).waitFor();
+    const keyForm = page.getByRole("form", { name: "Create an API key" });
+    await keyForm.getByLabel("Key name").fill("second-key");
+    await keyForm.getByRole("button", { name: "Create key" }).click();
+    await page
+      .getByRole("table", { name: "API keys" })
+      .getByRole("rowheader", { name: "second-key" })
+      .waitFor();
+    await page.goto("/members");
+    await page.getByRole("table", { name: "Members" }).waitFor();
+    await page
+      .getByRole("form", { name: "Invite a member" })
+      .getByLabel("Email")
+      .fill("only.second@example.com");
+    await page.getByRole("button", { name: "Send invitation" }).click();
+    await page
+      .getByRole("textbox", { name: "Invitation link for only.second@example.com", exact: true })
+      .waitFor();
+
+    await openOrganizationMenu(page);
+    await saveScreenshot(page, "organization-switcher-menu");
+    await page.getByRole("button", { name: "Switch to Multi Org Owner" }).click();
+    await expectOrganization(page, "Multi Org Owner");
+    expect(await topicNames(page)).toEqual(["first-only"]);
+    await page.goto("/api-keys");
+    await page.getByRole("status").filter({ hasText: "no API keys yet" }).waitFor();
+    await page.goto("/members");
+    await page.getByRole("status").filter({ hasText: "No invitations are waiting" }).waitFor();
+    expect(
+      await page.getByRole("table", { name: "Members" }).getByRole("rowheader").allTextContents(),
+    ).toEqual(["Multi Org Owner"]);
+    await saveScreenshot(page, "organization-switcher");
+
+    // The choice is the session's: a reload, or a new tab, stays in the chosen organization.
+    await openOrganizationMenu(page);
+    await page.getByRole("button", { name: "Switch to Second Org" }).click();
+    await expectOrganization(page, "Second Org");
+    await page.reload();
+    await expectOrganization(page, "Second Org");
+    expect(await topicNames(page)).toEqual(["second-only"]);
+  });
+
+  it("reaches the header from the keyboard and keeps a chosen theme across reloads", async () => {
+    const page = await newConsolePage(browser);
+    await signUp(page, newAccount("Night Owl"));
+    const canvas = () => page.evaluate(() => getComputedStyle(document.body).backgroundColor);
+    const light = await canvas();
+
+    // Tab order: logo, organization menu, nav links, theme, sign out — no mouse needed.
+    const reached: string[] = [];
+    await page.locator("body").focus();
+    for (let i = 0; i < 12 && !reached.includes("Theme"); i++) {
+      await page.keyboard.press("Tab");
+      reached.push(
+        await page.evaluate(() => {
+          const el = document.activeElement as HTMLElement | null;
+          return (
+            (el?.id ? document.querySelector(`label[for="${el.id}"]`)?.textContent : null) ??
+            el?.textContent ??
+            ""
+          );
+        }),
+      );
+    }
+    expect(reached.slice(0, 3)).toEqual(["Lastword", "Organization: Night Owl▾", "Topics"]);
+    expect(reached).toContain("Members");
+    expect(reached.at(-1)).toBe("Theme");
+
+    await page.getByLabel("Theme").selectOption("dark");
+    expect(await page.locator("html").getAttribute("data-theme")).toBe("dark");
+    const dark = await canvas();
+    expect(dark).not.toBe(light);
+    await page.reload();
+    expect(await page.locator("html").getAttribute("data-theme")).toBe("dark");
+    expect(await canvas()).toBe(dark);
+    await saveScreenshot(page, "console-dark");
+
+    // "System" follows prefers-color-scheme again.
+    await page.getByLabel("Theme").selectOption("system");
+    expect(await page.locator("html").getAttribute("data-theme")).toBeNull();
+    await page.emulateMedia({ colorScheme: "dark" });
+    expect(await canvas()).toBe(dark);
+    await page.emulateMedia({ colorScheme: "light" });
+    expect(await canvas()).toBe(light);
+  });
+
+  it("accepts an invitation: sign up from the link, join with the invited role", async () => {
+    const owner = await newConsolePage(browser);
+    await signUp(owner, newAccount("Inviting Owner"));
+    const invitee = newAccount("Invited Developer");
+    const link = await inviteMember(owner, invitee.email, "developer");
+
+    // The inviter opening the link is told it is someone else's.
+    await owner.goto(link);
+    await owner.getByRole("status").filter({ hasText: "so you cannot accept it" }).waitFor();
+
+    const page = await newConsolePage(browser);
+    await page.goto(link);
+    await page.getByRole("heading", { name: "Join Inviting Owner" }).waitFor();
+    expect(await page.getByRole("main").textContent()).toContain(
+      `invited ${invitee.email} to join as developer`,
+    );
+    await page.getByRole("link", { name: "Create an account" }).click();
+    await page.waitForURL("**/sign-up?**");
+    expect(await page.getByLabel("Email", { exact: true }).inputValue()).toBe(invitee.email);
+    await page.getByLabel("Name", { exact: true }).fill(invitee.name);
+    await page.getByLabel("Password", { exact: true }).fill(invitee.password);
+    await submitAuthForm(page, "Create account", 3, "**/invitations/*");
+
+    await page.getByRole("button", { name: "Accept and join Inviting Owner" }).click();
+    await page.waitForURL("**/topics");
+    await expectOrganization(page, "Inviting Owner");
+    expect(await page.locator("header").getByText("developer", { exact: true }).isVisible()).toBe(true);
+    // Their own organization (made at sign-up) stays theirs, one switch away.
+    await openOrganizationMenu(page);
+    await page.getByRole("button", { name: "Switch to Invited Developer" }).waitFor();
+    await page.keyboard.press("Escape");
+
+    await owner.goto("/members");
+    const row = owner.getByRole("table", { name: "Members" }).getByRole("row", { name: /Invited Developer/ });
+    await row.waitFor();
+    expect(await row.getByLabel("Role of Invited Developer").inputValue()).toBe("developer");
+    await owner.getByRole("status").filter({ hasText: "No invitations are waiting" }).waitFor();
+
+    await page.goto(link);
+    await page.getByRole("heading", { name: "Invitation already accepted" }).waitFor();
+    await saveScreenshot(page, "invitation-accepted");
+  });
+
+  it("answers unknown and expired invitation links with a sentence", async () => {
+    const page = await newConsolePage(browser);
+    await page.goto("/invitations/no-such-invitation");
+    await page.getByRole("heading", { name: "Invitation not found" }).waitFor();
+    expect(await page.getByRole("status").textContent()).toContain("does not match any invitation");
+
+    await signUp(page, newAccount("Expiring Owner"));
+    const link = await inviteMember(page, "too.late@example.com", "viewer");
+    const prisma = createPrisma(inject("databaseUrl"), { maxConnections: 1 });
+    try {
+      const id = link.split("/").at(-1) ?? "";
+      await prisma.invitation.update({ where: { id }, data: { expiresAt: new Date(Date.now() - 60_000) } });
+    } finally {
+      await prisma.$disconnect();
+    }
+    await page.goto(link);
+    await page.getByRole("heading", { name: "Invitation expired" }).waitFor();
+    expect(await page.getByRole("status").textContent()).toMatch(
+      /^This invitation to Expiring Owner expired on .+\. Ask an owner or admin of Expiring Owner to invite you again\.$/,
+    );
   });
 
   it("sends a signed-out visitor to sign in", async () => {

@@ -48,10 +48,23 @@ describe("page load", () => {
   });
 
   it("shows each console page's content within the budget, warm", async () => {
+    // Every console page, plus the two auth-side pages a new person sees first.
     const pages = [
       { path: "/topics", ready: (p: Page) => p.getByRole("table", { name: "Topics" }) },
       { path: "/topics/clicks", ready: (p: Page) => p.getByRole("table", { name: "Partitions" }) },
       { path: "/api-keys", ready: (p: Page) => p.getByRole("status").filter({ hasText: "no API keys yet" }) },
+      {
+        path: "/compliance",
+        ready: (p: Page) =>
+          p.getByRole("status").filter({ hasText: "No erasure request has been filed yet." }),
+      },
+      { path: "/members", ready: (p: Page) => p.getByRole("table", { name: "Members" }) },
+      { path: "/api-reference", ready: (p: Page) => p.getByRole("heading", { name: "API reference" }) },
+      {
+        path: "/invitations/unknown-invitation",
+        ready: (p: Page) => p.getByRole("heading", { name: "Invitation not found" }),
+      },
+      { path: "/sign-up", ready: (p: Page) => p.getByRole("button", { name: "Create account" }) },
     ];
     // One unmeasured pass: the first request of each route in a fresh `next start` pays for
     // loading its server chunks, which says nothing about a running service.
