@@ -29,6 +29,7 @@ export interface PartitionHostOptions {
 export class PartitionHost {
   readonly #slots = new Map<string, PartitionSlot>();
   readonly #rollListeners: ((partitionId: string) => void)[] = [];
+  readonly #openListeners: ((slot: PartitionSlot) => void)[] = [];
   readonly #options: PartitionHostOptions;
   /** performance.now() of the first failed database check since the last success; null when reachable. */
   #databaseDownSince: number | null = null;
@@ -114,6 +115,11 @@ export class PartitionHost {
   /** Called after an append rolled a partition's segment (a closed segment may have made it cleanable). */
   onRoll(listener: (partitionId: string) => void): void {
     this.#rollListeners.push(listener);
+  }
+
+  /** Called each time a partition's log opened (claimed or reopened). */
+  onOpened(listener: (slot: PartitionSlot) => void): void {
+    this.#openListeners.push(listener);
   }
 
   notifyRolled(partitionId: string): void {
@@ -231,8 +237,10 @@ export class PartitionHost {
 
   #logOpened(slot: PartitionSlot): void {
     const { logger } = this.#options;
-    if (slot.state === "open")
+    if (slot.state === "open") {
       logger.info({ partitionId: slot.partitionId, epoch: slot.epoch }, "partition open");
+      for (const listener of this.#openListeners) listener(slot);
+    }
     if (slot.state === "failed") {
       logger.error({ partitionId: slot.partitionId, err: slot.error }, "partition could not be opened");
     }

@@ -52,6 +52,8 @@ export class PartitionSlot {
       topicId: claim.topicId,
       topicName: claim.topicName,
       index: claim.index,
+      dir,
+      epoch: claim.epoch,
     };
     this.configs = claim.configs;
     this.configVersion = claim.configVersion;

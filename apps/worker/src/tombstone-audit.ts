@@ -1,5 +1,7 @@
-import { type AuditEventInput, appendAuditEvent, type PrismaClient } from "@lastword/db";
+import { randomUUID } from "node:crypto";
+import { appendAuditEvent, type PrismaClient } from "@lastword/db";
 import type { RemovedTombstone } from "@lastword/logstore";
+import { AuditSpool, type SpooledEvent } from "./audit-spool";
 import type { Logger } from "./logger";
 
 /** Which partition an event is about, as the audit trail names it. */
@@ -9,6 +11,15 @@ export interface AuditedPartition {
   topicId: string;
   topicName: string;
   index: number;
+  /** Where its log lives and the epoch we hold it at (the spool of pending events is kept there). */
+  dir: string;
+  epoch: number;
+}
+
+interface Pending extends SpooledEvent {
+  spool: AuditSpool;
+  /** Taken over from an earlier owner: it may already be in Postgres (died between insert and rewrite). */
+  recovered: boolean;
 }
 
 /** A key as the compliance role sees keys elsewhere (api envelope "auto"): text when UTF-8, else base64. */
@@ -35,15 +46,18 @@ export function auditKey(key: Buffer): AuditKey {
  * at, run id), appended to the tenant's hash chain through `appendAuditEvent`, the one chain path.
  *
  * Appends never wait for Postgres: events are queued in order and written by one background loop,
- * which retries with backoff while the database is unreachable (logged once per outage). The queue
- * is in memory: a graceful stop flushes it (bounded), a crash loses what was still queued.
+ * which retries with backoff while the database is unreachable (logged once per outage). Each queued
+ * event is also in its partition's spool file (audit-spool.ts) before the produce is answered, so a
+ * worker that dies with events queued hands them to the partition's next owner, which writes each
+ * one once (`data.eventId` tells whether it already reached Postgres).
  */
 export class TombstoneAudit {
   readonly #prisma: PrismaClient;
   readonly #workerId: string;
   readonly #logger: Logger;
   readonly #retryBaseMs: number;
-  readonly #queue: AuditEventInput[] = [];
+  readonly #queue: Pending[] = [];
+  readonly #spools = new Map<string, AuditSpool>();
   #draining: Promise<void> | null = null;
   #stopped = false;
 
@@ -100,6 +114,25 @@ export class TombstoneAudit {
     );
   }
 
+  /** A partition this worker just opened: queues the events earlier owners left in its spool. */
+  recover(partition: AuditedPartition): void {
+    const spool = this.#spool(partition);
+    let taken: SpooledEvent[];
+    try {
+      taken = spool.takeOver(partition.dir, partition.epoch);
+    } catch (error) {
+      this.#logger.error({ err: error, partitionId: partition.partitionId }, "audit spool not read");
+      return;
+    }
+    if (taken.length === 0) return;
+    this.#logger.info(
+      { partitionId: partition.partitionId, events: taken.length },
+      "audit events taken over",
+    );
+    for (const entry of taken) this.#queue.push({ ...entry, spool, recovered: true });
+    this.#startDraining();
+  }
+
   /** Waits until the queue is empty (or `timeoutMs` passed), then stops retrying. */
   async stop(timeoutMs: number): Promise<void> {
     const drained = this.#draining ?? Promise.resolve();
@@ -110,6 +143,12 @@ export class TombstoneAudit {
     if (this.#queue.length) {
       this.#logger.error({ events: this.#queue.length }, "tombstone audit events not written at shutdown");
     }
+  }
+
+  /** As if the process died (`RunningWorker.kill`): drops the queue at once; spool files stay. */
+  halt(): void {
+    this.#stopped = true;
+    this.#queue.length = 0;
   }
 
   /** Resolves once everything queued so far is written (tests). */
@@ -125,34 +164,81 @@ export class TombstoneAudit {
     now: Date,
   ): void {
     if (entries.length === 0) return;
+    const spool = this.#spool(partition);
     for (let from = 0; from < entries.length; from += TOMBSTONES_PER_EVENT) {
-      this.#queue.push({
-        organizationId: partition.organizationId,
-        actor: { type: "system", id: this.#workerId },
-        action,
-        target: { type: "partition", id: partition.partitionId },
-        data: {
-          topic: partition.topicName,
-          topicId: partition.topicId,
-          partition: partition.index,
-          ...extra,
-          tombstones: entries.slice(from, from + TOMBSTONES_PER_EVENT),
+      const id = randomUUID();
+      const entry: SpooledEvent = {
+        id,
+        event: {
+          organizationId: partition.organizationId,
+          actor: { type: "system", id: this.#workerId },
+          action,
+          target: { type: "partition", id: partition.partitionId },
+          data: {
+            eventId: id,
+            topic: partition.topicName,
+            topicId: partition.topicId,
+            partition: partition.index,
+            ...extra,
+            tombstones: entries.slice(from, from + TOMBSTONES_PER_EVENT),
+          },
+          now,
         },
-        now,
-      });
+      };
+      try {
+        spool.append(entry);
+      } catch (error) {
+        // Still queued in memory; only a crash before it reaches Postgres would lose it now.
+        this.#logger.error({ err: error, partitionId: partition.partitionId }, "audit event not spooled");
+      }
+      this.#queue.push({ ...entry, spool, recovered: false });
     }
+    this.#startDraining();
+  }
+
+  #spool(partition: AuditedPartition): AuditSpool {
+    const key = `${partition.dir}@${partition.epoch}`;
+    let spool = this.#spools.get(key);
+    if (!spool) {
+      spool = new AuditSpool(partition.dir, partition.epoch);
+      this.#spools.set(key, spool);
+    }
+    return spool;
+  }
+
+  #startDraining(): void {
     this.#draining ??= this.#drain().finally(() => {
       this.#draining = null;
+    });
+  }
+
+  async #write(pending: Pending): Promise<void> {
+    const { event } = pending;
+    await this.#prisma.$transaction(async (tx) => {
+      if (pending.recovered) {
+        const already = await tx.auditEvent.findFirst({
+          where: {
+            organizationId: event.organizationId,
+            action: event.action,
+            targetId: event.target.id,
+            data: { path: ["eventId"], equals: pending.id },
+          },
+          select: { id: true },
+        });
+        if (already) return;
+      }
+      await appendAuditEvent(tx, event);
     });
   }
 
   async #drain(): Promise<void> {
     let failures = 0;
     while (this.#queue.length && !this.#stopped) {
-      const event = this.#queue[0]!;
+      const pending = this.#queue[0]!;
       try {
-        await this.#prisma.$transaction((tx) => appendAuditEvent(tx, event));
+        await this.#write(pending);
         this.#queue.shift();
+        this.#rewriteSpool(pending.spool);
         if (failures) this.#logger.info({ pending: this.#queue.length }, "tombstone audit writes resumed");
         failures = 0;
       } catch (error) {
@@ -166,6 +252,15 @@ export class TombstoneAudit {
         const delay = Math.min(RETRY_MAX_MS, this.#retryBaseMs * 2 ** Math.min(failures - 1, 10));
         await new Promise((resolve) => setTimeout(resolve, delay));
       }
+    }
+  }
+
+  #rewriteSpool(spool: AuditSpool): void {
+    try {
+      spool.rewrite(this.#queue.filter((pending) => pending.spool === spool));
+    } catch (error) {
+      // The directory is gone (partition deleted) or unwritable: Postgres has the event either way.
+      this.#logger.warn({ err: error }, "audit spool not rewritten");
     }
   }
 }

@@ -91,6 +91,8 @@ export async function startWorker(config: WorkerConfig): Promise<RunningWorker> 
     fenceMarginMs: Math.floor(leaseTtlMs / 4),
   });
   const audit = new TombstoneAudit({ prisma, workerId: id, logger });
+  // Audit events an earlier owner of a partition left queued (it died before Postgres had them).
+  host.onOpened((slot) => audit.recover(slot.audited));
   const metrics = new WorkerMetrics(config.scheduling?.cleanerThreads ?? 1);
   const health = new CleanerHealthBook(CLEANER_MAX_ATTEMPTS, config.scheduling?.cleanerBackoffBaseMs);
   const passes = new CleanerPasses({
@@ -179,7 +181,7 @@ export async function startWorker(config: WorkerConfig): Promise<RunningWorker> 
     ownedPartitions: () => host.ids(),
     auditIdle: () => audit.idle(),
     stop: () => shutdown.run(logger).then(() => logger.info("worker stopped")),
-    kill: () => kill({ loop, server, scheduler, host, prisma, fence }),
+    kill: () => kill({ loop, server, scheduler, host, prisma, fence, audit }),
   };
 }
 
@@ -213,7 +215,8 @@ function gracefulShutdown(parts: Parts): ShutdownSequence {
 /** Bounded below the shutdown step limit (10 s). */
 const AUDIT_FLUSH_MS = 8_000;
 
-async function kill(parts: Omit<Parts, "leases" | "registry" | "audit">): Promise<void> {
+async function kill(parts: Omit<Parts, "leases" | "registry">): Promise<void> {
+  parts.audit.halt();
   parts.server.closeAllConnections();
   parts.server.close();
   await parts.loop.stop();

@@ -14,11 +14,17 @@ import { createTestTopic, eventually } from "./test-topics";
 // worker reaches Postgres through a relay the second test cuts.
 const SECRET = "tombstone-audit-secret";
 const RETENTION_MS = 400;
+const LEASE_TTL_MS = 1_000;
 let db: TestDatabase;
 let dataDir: string;
 let proxy: TcpProxy;
 let worker: RunningWorker;
 let client: DataPlaneClient;
+
+function launch(databaseUrl: string): Promise<RunningWorker> {
+  const options = { databaseUrl, dataDir, secret: SECRET, openLog: partitionLogOpener() };
+  return startWorker({ ...options, logLevel: "silent", claimIntervalMs: 100, leaseTtlMs: LEASE_TTL_MS });
+}
 
 beforeAll(async () => {
   db = await createTestDatabase("lastword_test_tombstone_audit");
@@ -27,14 +33,7 @@ beforeAll(async () => {
   proxy = await TcpProxy.start(upstream.hostname, Number(upstream.port || 5432));
   const proxied = new URL(db.url);
   proxied.port = String(proxy.port);
-  worker = await startWorker({
-    databaseUrl: proxied.toString(),
-    dataDir,
-    secret: SECRET,
-    openLog: partitionLogOpener(),
-    logLevel: "silent",
-    claimIntervalMs: 100,
-  });
+  worker = await launch(proxied.toString());
   client = new DataPlaneClient({ prisma: db.prisma, secret: SECRET, ownerWaitMs: 5_000 });
 });
 
@@ -164,6 +163,28 @@ describe("tombstone audit trail", () => {
     });
     expect(event!.data).toMatchObject({
       tombstones: [{ key: { type: "string", data: "gone" }, offset: produced.offsets[0] }],
+    });
+    expect(await verifyAuditChain(db.prisma, topic.organizationId)).toBeNull();
+  });
+
+  it("hands events a worker died with to the partition's next owner, which writes each once", async () => {
+    const topic = await createTestTopic(db.prisma, { partitions: 1, configs: compacted });
+    const partitionId = topic.partitionIds[0]!;
+    await client.produce({ partitionId, records: [{ key: text("warm"), value: text("up") }] });
+    proxy.cut();
+    const produced = await client.produce({ partitionId, records: [{ key: text("orphan"), value: null }] });
+    // Dies with the event queued (Postgres unreachable): only the partition's spool file has it.
+    await worker.kill();
+    proxy.restore();
+    worker = await launch(db.url);
+    const found = await eventually("the dead worker's event", 3 * LEASE_TTL_MS + 5_000, async () => {
+      const written = await events(topic.organizationId, "tombstones.written");
+      return written.length ? written : undefined;
+    });
+    await worker.auditIdle();
+    expect(await events(topic.organizationId, "tombstones.written")).toHaveLength(1);
+    expect(found[0]!.data).toMatchObject({
+      tombstones: [{ key: { type: "string", data: "orphan" }, offset: produced.offsets[0] }],
     });
     expect(await verifyAuditChain(db.prisma, topic.organizationId)).toBeNull();
   });
