@@ -1,6 +1,12 @@
-import { formatDurationMs } from "../../lib/config-units";
 import { ColumnHeads } from "../topic/column-heads";
 import { roughDuration } from "./erasure-stages";
+
+/** Beyond this the worst case comes from a "never" config (Kafka's Long.MAX max lag): say so. */
+const UNBOUNDED_MS = 10 * 365 * 86_400_000;
+
+function worstCase(ms: number): string {
+  return ms >= UNBOUNDED_MS ? "Never guaranteed" : roughDuration(ms);
+}
 
 interface PreflightEntry {
   topic: string;
@@ -33,7 +39,7 @@ export function TopicPreflight({ entries }: { entries: readonly PreflightEntry[]
               <th scope="row" className="py-2 pr-4 font-mono font-medium">
                 {topic}
               </th>
-              <td className="py-2 pr-4 whitespace-nowrap">{roughDuration(preflight.worstCasePurgeMs)}</td>
+              <td className="py-2 pr-4 whitespace-nowrap">{worstCase(preflight.worstCasePurgeMs)}</td>
               <td className="py-2 pr-4 whitespace-nowrap">{roughDuration(preflight.deadlineMs)}</td>
               <td className="py-2 pr-4" title={preflight.explanation}>
                 {preflight.meetsDeadline ? (
@@ -47,7 +53,7 @@ export function TopicPreflight({ entries }: { entries: readonly PreflightEntry[]
                   ? Object.entries(preflight.fix).map(([name, value]) => (
                       <span key={name} className="block">
                         {name}={value}
-                        {name.endsWith(".ms") ? ` (${formatDurationMs(Number(value))})` : ""}
+                        {name.endsWith(".ms") ? ` (${roughDuration(Number(value))})` : ""}
                       </span>
                     ))
                   : "None needed"}
