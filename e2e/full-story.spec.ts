@@ -1,0 +1,161 @@
+import type { Browser, Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import {
+  launchChromium,
+  newAccount,
+  newConsolePage,
+  saveScreenshot,
+  signUp,
+  waitOrExplain,
+} from "./console-session";
+import { produce, setConfig } from "./topic-actions";
+
+// Issue #9's story in one browser session, as a person would walk it. Configs are in bytes and
+// seconds so it runs in about a minute: 200-byte segments roll every few records, a dirty ratio of
+// 0.01 makes every closed segment cleanable at once, and a 2 s max compaction lag forces the pass
+// an erasure waits for.
+const TOPIC = "customer-profiles";
+const STORY_CONFIGS = [
+  ["min.cleanable.dirty.ratio", "0.01"],
+  ["max.compaction.lag.ms", "2000"],
+  ["segment.bytes", "200"],
+] as const;
+const KEYS = ["customer-1", "customer-2", "customer-3"] as const;
+const TOMBSTONED_KEY = "customer-2";
+const ERASED_KEY = "customer-3";
+
+/** Partition 0's segment bar as the page shows it: each block's state and its record count (from its label). */
+async function segmentBar(page: Page): Promise<{ states: string[]; records: number }> {
+  const blocks = await page
+    .getByRole("list", { name: "Partition 0 segments" })
+    .getByRole("button")
+    .evaluateAll((buttons) =>
+      buttons.map((b) => ({
+        state: b.getAttribute("data-state") ?? "",
+        label: b.getAttribute("aria-label") ?? "",
+      })),
+    );
+  const records = blocks.reduce((sum, b) => sum + Number(/(\d+) records?/.exec(b.label)?.[1] ?? 0), 0);
+  return { states: blocks.map((b) => b.state), records };
+}
+
+/** Reads partition 0 from its earliest offset in the message browser. */
+async function browseFromEarliest(page: Page) {
+  const form = page.getByRole("form", { name: "Browse messages" });
+  await form.getByLabel("Start from").selectOption("earliest");
+  await form.getByRole("button", { name: "Read messages" }).click();
+  const messages = page.getByRole("table", { name: "Messages in partition 0" });
+  await waitOrExplain(page, messages, "story-browse");
+  return messages;
+}
+
+describe("the console story: sign up to a cleaned, browsed, erased topic", () => {
+  let browser: Browser;
+  let page: Page;
+  let nextOffset = 0;
+
+  beforeAll(async () => {
+    browser = await launchChromium();
+    page = await newConsolePage(browser);
+  });
+  afterAll(async () => {
+    await browser?.close();
+  });
+
+  it("signs up and creates a topic from the GDPR table preset", async () => {
+    await signUp(page, newAccount("Story Teller"));
+    const form = page.getByRole("form", { name: "Create a topic" });
+    await form.getByLabel("Topic name").fill(TOPIC);
+    await form.getByLabel("Preset").selectOption("gdpr-table");
+    await form.getByRole("button", { name: "Create topic" }).click();
+    const link = page.getByRole("table", { name: "Topics" }).getByRole("link", { name: TOPIC });
+    await waitOrExplain(page, link, "story-topic-created");
+    await link.click();
+    await page.getByRole("heading", { name: TOPIC, level: 1 }).waitFor();
+    const policy = page
+      .getByRole("table", { name: "Configs" })
+      .getByRole("row", { name: /^cleanup\.policy / });
+    expect((await policy.getByRole("cell").allTextContents())[0]).toBe("compact");
+    for (const [name, value] of STORY_CONFIGS) await setConfig(page, name, value);
+    await saveScreenshot(page, "story-1-topic-created");
+  });
+
+  it("produces values and a tombstone, and watches a cleaner pass shrink the segment bar", async () => {
+    // Values overwrite each other key by key, so a pass has something to remove. The worker takes
+    // the new segment.bytes at its next lease renewal: keep producing until the log has rolled twice.
+    for (let round = 0; round < 40 && (round < 6 || (await segmentBar(page)).states.length < 3); round++) {
+      const key = KEYS[round % KEYS.length] ?? "customer-1";
+      await produce(page, {
+        key,
+        value: `{"round":${round},"key":"${key}"}`,
+        json: true,
+        offset: nextOffset++,
+      });
+      if (round >= 6) await page.waitForTimeout(300);
+    }
+    await produce(page, { key: TOMBSTONED_KEY, tombstone: true, offset: nextOffset++ });
+    // More values after the tombstone, so its segment closes and is cleaned too.
+    for (let extra = 0; extra < 4; extra++) {
+      await produce(page, { key: "customer-1", value: `after ${extra}`, offset: nextOffset++ });
+    }
+    await saveScreenshot(page, "story-2-produced");
+
+    // Every closed segment clean and only the active one left to the writer: the pass has landed.
+    await expect
+      .poll(
+        async () => {
+          const { states } = await segmentBar(page);
+          return (
+            states.length > 1 && states.at(-1) === "active" && states.slice(0, -1).every((s) => s === "clean")
+          );
+        },
+        { timeout: 45_000, interval: 500 },
+      )
+      .toBe(true);
+    // The log still ends at nextOffset, but the bar holds fewer records: superseded values are gone.
+    expect((await segmentBar(page)).records).toBeLessThan(nextOffset);
+    await page.getByRole("list", { name: "Partition 0 segments" }).scrollIntoViewIfNeeded();
+    await saveScreenshot(page, "story-3-segment-bar-cleaned");
+  }, 90_000);
+
+  it("browses across the gaps compaction left, with the tombstone badged", async () => {
+    const messages = await browseFromEarliest(page);
+    const gaps = messages.getByRole("cell").filter({ hasText: /compacted away\.$/ });
+    await gaps.first().waitFor();
+    const offsets = (await messages.getByRole("rowheader").allTextContents()).map(Number);
+    expect(offsets.length).toBeLessThan(nextOffset);
+    expect(offsets).toEqual([...offsets].sort((a, b) => a - b));
+    // Every hole between two shown offsets is announced, none silently skipped.
+    const holes = offsets.slice(1).filter((offset, i) => offset !== (offsets[i] ?? 0) + 1).length;
+    expect(await gaps.count()).toBeGreaterThanOrEqual(holes);
+    expect(await messages.getByText("Tombstone (null)").count()).toBeGreaterThan(0);
+    await saveScreenshot(page, "story-4-browse-gaps");
+  });
+
+  it("files an erasure request for a key and sees it reach purged", async () => {
+    await page.getByRole("navigation", { name: "Console" }).getByRole("link", { name: "Compliance" }).click();
+    await page.getByRole("heading", { name: "Compliance", level: 1 }).waitFor();
+    const form = page.getByRole("form", { name: "File an erasure request" });
+    await form.getByLabel("Subject keys").fill(ERASED_KEY);
+    await form.getByRole("checkbox", { name: TOPIC }).check();
+    await form.getByRole("button", { name: "File request" }).click();
+    await page.waitForURL("**/compliance/requests/*");
+    await waitOrExplain(
+      page,
+      page.getByTestId("request-status").filter({ hasText: /^(Purged|Tombstone expired|Closed)$/ }),
+      "story-erasure-purged",
+    );
+    await saveScreenshot(page, "story-5-erasure-purged");
+
+    // Back on the topic, the erased key has no value left: only its tombstone remains.
+    await page.goto(`/topics/${TOPIC}`);
+    const messages = await browseFromEarliest(page);
+    const erasedRows = messages.getByRole("row").filter({ hasText: ERASED_KEY });
+    await erasedRows.first().waitFor();
+    const values = await erasedRows.evaluateAll((rows) =>
+      rows.map((row) => row.children[3]?.textContent ?? ""),
+    );
+    expect(values.length).toBeGreaterThan(0);
+    expect(values.every((value) => value === "Tombstone (null)")).toBe(true);
+  }, 90_000);
+});
