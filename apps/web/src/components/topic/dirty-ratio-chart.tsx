@@ -19,6 +19,7 @@ import { useTRPC } from "@/lib/trpc";
 import { Card } from "../ui/card";
 import { SelectField } from "../ui/field";
 import { ErrorNotice, StatusNotice } from "../ui/notice";
+import { ColumnHeads } from "./column-heads";
 
 const RUNS_REFRESH_MS = 5_000;
 /** Enough passes to see the sawtooth of a busy partition without paging the history. */
@@ -155,19 +156,7 @@ function RatioTable({ partition, points }: { partition: number; points: readonly
     <details className="mt-3 text-sm">
       <summary className="cursor-pointer text-muted">Show the {points.length} points as a table</summary>
       <table aria-label={`Partition ${partition} dirty ratio history`} className="mt-2 text-left">
-        <thead className="text-xs uppercase tracking-wide text-muted">
-          <tr>
-            <th scope="col" className="pr-4 font-medium">
-              Time
-            </th>
-            <th scope="col" className="pr-4 font-medium">
-              Dirty ratio
-            </th>
-            <th scope="col" className="font-medium">
-              Point
-            </th>
-          </tr>
-        </thead>
+        <ColumnHeads titles={["Time", "Dirty ratio", "Point"]} />
         <tbody>
           {points.map((point) => (
             <tr key={`${point.at}-${point.kind}`}>
