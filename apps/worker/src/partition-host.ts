@@ -181,7 +181,8 @@ export class PartitionHost {
 
   async #fence(slot: PartitionSlot, kind: "request" | "background"): Promise<void> {
     const { fenceMarginMs, fence } = this.#options;
-    this.#storageFence(slot);
+    // A request checks the storage fence right before its append (write()); one stat is enough.
+    if (kind === "background") this.#storageFence(slot);
     // Renewals failing (Postgres unreachable or too slow): the storage fence above is what holds.
     if (!this.leaseFresh(slot)) {
       if (kind === "request") return;
