@@ -63,7 +63,7 @@ describe("topic list usage", () => {
       sizeBytes: number,
       dirtyRatio: number,
       lastCleanAt: string | null,
-      uncleanable: unknown,
+      uncleanable: { error: string; failures: number; held: boolean; retryAt: null } | null,
     ) => ({
       sizeBytes,
       segments: 1,
