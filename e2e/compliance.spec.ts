@@ -103,6 +103,19 @@ describe("compliance pages", () => {
     const form = officer.getByRole("form", { name: "File an erasure request" });
     await form.getByLabel("Subject keys").fill(SUBJECT);
     await form.getByRole("checkbox", { name: TOPIC }).check();
+    await form.getByRole("button", { name: "Check the deadline" }).click();
+    await form
+      .getByRole("status", { name: "Deadline check" })
+      .filter({ hasText: "Every topic in scope meets this deadline" })
+      .waitFor();
+    await form.getByRole("checkbox", { name: SLOW_TOPIC }).check();
+    await form.getByRole("button", { name: "Check the deadline" }).click();
+    const check = form.getByRole("table", { name: "Deadline check per topic" });
+    await check
+      .getByRole("row", { name: new RegExp(`^${SLOW_TOPIC} `) })
+      .filter({ hasText: "Cannot meet" })
+      .waitFor();
+    await form.getByRole("checkbox", { name: SLOW_TOPIC }).uncheck();
     await form.getByLabel("Requester").fill("dpo@example.com");
     await form.getByLabel("Notes").fill("Art. 17 request from the e2e suite");
     // Keyboard: the submit button is reachable and pressing it files the request.

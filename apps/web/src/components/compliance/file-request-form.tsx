@@ -8,6 +8,7 @@ import { Button } from "../ui/button";
 import { Card } from "../ui/card";
 import { TextAreaField, TextField } from "../ui/field";
 import { ErrorNotice } from "../ui/notice";
+import { TopicPreflight } from "./topic-preflight";
 
 /** One subject key per line, blank lines ignored, each sent as its UTF-8 text. */
 function parseKeys(text: string): string[] {
@@ -38,14 +39,18 @@ export function FileRequestForm() {
       },
     }),
   );
+  const preflight = useMutation(trpc.erasure.preflight.mutationOptions());
   const subjectKeys = parseKeys(keys);
   const scopeMissing = !allCompacted && chosen.length === 0;
+  const scope = {
+    ...(allCompacted ? { allCompacted: true } : { topics: chosen }),
+    ...(deadline ? { deadlineAt: new Date(deadline).toISOString() } : {}),
+  };
   const submit = (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault();
     create.mutate({
       keys: subjectKeys.map((data) => ({ type: "string" as const, data })),
-      ...(allCompacted ? { allCompacted: true } : { topics: chosen }),
-      ...(deadline ? { deadlineAt: new Date(deadline).toISOString() } : {}),
+      ...scope,
       ...(requester ? { requester } : {}),
       ...(notes ? { notes } : {}),
     });
@@ -126,12 +131,32 @@ export function FileRequestForm() {
           value={notes}
           onChange={(event) => setNotes(event.target.value)}
         />
+        {preflight.isError ? (
+          <ErrorNotice>We could not check the deadline: {preflight.error.message}</ErrorNotice>
+        ) : null}
+        {preflight.data ? (
+          <div role="status" aria-label="Deadline check" className="flex flex-col gap-2">
+            <p className="text-sm">
+              {preflight.data.topics.every((t) => t.preflight.meetsDeadline)
+                ? "Every topic in scope meets this deadline with its own configs."
+                : "Some topics cannot meet this deadline with their own configs: the workers will force their passes, and the change shown fixes the topic for good."}
+            </p>
+            <TopicPreflight entries={preflight.data.topics} label="Deadline check per topic" />
+          </div>
+        ) : null}
         {create.isError ? (
           <ErrorNotice>We could not file the request: {create.error.message}</ErrorNotice>
         ) : null}
         <div className="flex items-center gap-3">
           <Button type="submit" disabled={create.isPending || subjectKeys.length === 0 || scopeMissing}>
             {create.isPending ? "Writing tombstones…" : "File request"}
+          </Button>
+          <Button
+            variant="secondary"
+            disabled={preflight.isPending || scopeMissing}
+            onClick={() => preflight.mutate(scope)}
+          >
+            {preflight.isPending ? "Checking…" : "Check the deadline"}
           </Button>
           {scopeMissing ? (
             <p className="text-xs text-muted">Choose at least one topic, or all compacted topics.</p>

@@ -25,11 +25,17 @@ interface PreflightEntry {
  * miss it the config change that fixes it. (While a request is pending the workers' guard forces
  * the pass anyway; this says whether the topic meets the deadline without that help.)
  */
-export function TopicPreflight({ entries }: { entries: readonly PreflightEntry[] }) {
+export function TopicPreflight({
+  entries,
+  label = "Topic deadline preflight",
+}: {
+  entries: readonly PreflightEntry[];
+  label?: string;
+}) {
   if (entries.length === 0) return <p className="text-sm text-muted">No compacted topics are in scope.</p>;
   return (
     <div className="overflow-x-auto">
-      <table aria-label="Topic deadline preflight" className="w-full text-left text-sm">
+      <table aria-label={label} className="w-full text-left text-sm">
         <ColumnHeads
           titles={["Topic", "Worst-case purge", "Deadline", "Verdict", "Config change that fixes it"]}
         />
