@@ -35,6 +35,7 @@ export type {
   DeletedSegment,
   Durability,
   PartitionLogOptions,
+  ReadBatchesOptions,
   ReadOptions,
   RetentionResult,
   SegmentInfo,

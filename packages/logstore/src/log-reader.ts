@@ -1,9 +1,24 @@
 import { CorruptSegmentError } from "./errors";
-import { batchField, decodeBatchRecords, type LogRecord } from "./record-batch";
+import {
+  BATCH_HEADER_BYTES,
+  batchCrcMatches,
+  batchField,
+  batchHeaderDefect,
+  decodeBatchRecords,
+  type LogRecord,
+} from "./record-batch";
 import type { Segment } from "./segment";
 
-const MIN_READ_WINDOW_BYTES = 64 * 1024;
-const MAX_READ_WINDOW_BYTES = 8 * 1024 * 1024;
+// The read path. Per segment a read costs two positional reads: a small probe for the headers up
+// to the first batch it serves (one header when the segment's read hint or index points right at
+// it), then ONE read of everything its byte budget can take from there into a fresh buffer, of
+// which whole batches are handed out as views (readBatches) or decoded into records whose
+// key/value are views (read). The buffer is fresh because the caller owns what it gets back.
+
+/** Probe size: covers the headers within one index interval when batches are small. */
+const PROBE_BYTES = 8 * 1024;
+/** Reused: probe bytes never leave this module (reads are synchronous, so never interleaved). */
+const probe = Buffer.allocUnsafeSlow(PROBE_BYTES);
 
 export interface ReadBounds {
   /** Records below this are not served (the log start offset). */
@@ -32,37 +47,190 @@ export function floorSegmentIndex(segments: readonly Segment[], offset: number):
   return found;
 }
 
+/** State of one read across segments. */
+interface ReadState {
+  /** Records below this are not served: max(from, log start). */
+  minOffset: number;
+  bounds: ReadBounds;
+  /** Batch bytes served so far. */
+  bytes: number;
+  /** Records (read) or bytes (readBatches) served so far: the first is always served whatever its size. */
+  served: number;
+  /** Records still wanted (read) or +∞ (readBatches). */
+  recordsLeft: number;
+  /** Memory for a window of `length` bytes (fresh, or the caller's `into` buffer). */
+  allocate(length: number): Buffer;
+  /** Called per served batch (whole, CRC-checked); returns false to stop the read. */
+  serve(buf: Buffer, pos: number, size: number): boolean;
+  /** Bad bytes met: where and why (the read stops there). */
+  defect: { segment: Segment; position: number; reason: string } | null;
+}
+
 /**
- * Records with offset ≥ `from`, located through the offset index and read batch by batch with
- * CRC checks. Synchronous on purpose: no segment can be swapped or deleted mid-read.
+ * Serves the batches of `segment` holding offsets ≥ `from` (see ReadState). Returns true when the
+ * read should go on into the next segment, false when it is complete or hit bad bytes.
+ */
+function readSegment(segment: Segment, from: number, state: ReadState): boolean {
+  let at: boolean | number = segment.baseOffset <= from ? segment.scanStart(from) : 0;
+  while (typeof at === "number") at = readWindow(segment, at, state);
+  return at;
+}
+
+/**
+ * From byte `at`: finds the first batch to serve by its header, reads what the budget allows
+ * in one go and serves it. Returns where to go on in this segment when the window ended before
+ * the read served anything (possible only after empty batches), else as readSegment.
+ */
+function readWindow(segment: Segment, start: number, state: ReadState): boolean | number {
+  const { bounds } = state;
+  const limit = segment.readableEnd;
+  let at = start;
+  // 1. Headers only, up to the first batch to serve: skipped batches' bodies are never read.
+  let probeStart = 0;
+  let probeEnd = 0;
+  let size = 0;
+  for (;;) {
+    if (at >= limit) return endOfSegment(segment, state);
+    if (limit - at < BATCH_HEADER_BYTES) return fail(state, segment, at, "truncated batch header");
+    if (at < probeStart || at + BATCH_HEADER_BYTES > probeEnd) {
+      probeStart = at;
+      probeEnd = at + segment.readLog(probe, at, Math.min(PROBE_BYTES, limit - at));
+      if (probeEnd - at < BATCH_HEADER_BYTES) return fail(state, segment, at, "truncated batch header");
+    }
+    const p = at - probeStart;
+    const headerDefect = batchHeaderDefect(probe, p);
+    if (headerDefect !== null) return fail(state, segment, at, headerDefect);
+    size = batchField.sizeBytes(probe, p);
+    if (at + size > limit)
+      return fail(state, segment, at, `batch of ${size} bytes runs past the end of the data`);
+    if (batchField.lastOffset(probe, p) >= state.minOffset) break;
+    at += size;
+  }
+  const p = at - probeStart;
+  if (batchField.baseOffset(probe, p) >= bounds.endOffset) return false;
+  // At least one record, not one batch: compaction leaves batches with no record ≥ `from`.
+  if (state.served > 0 && state.bytes + size > bounds.maxBytes) return false;
+  // 2. One read for all the budget can take. A batch wholly wanted that already satisfies
+  // maxRecords is read alone (a point lookup must not pull in a whole fetch's worth of bytes).
+  const wholeBatchEnough =
+    batchField.baseOffset(probe, p) >= state.minOffset &&
+    batchField.recordCount(probe, p) >= state.recordsLeft;
+  const budget = wholeBatchEnough ? size : Math.max(size, bounds.maxBytes - state.bytes);
+  const length = Math.min(budget, limit - at);
+  const window = state.allocate(length);
+  if (segment.readLog(window, at) < length)
+    return fail(state, segment, at, "the log file is shorter than its size");
+  let pos = 0;
+  let lastServed = -1;
+  let result: boolean | number = true;
+  for (;;) {
+    if (pos > 0) {
+      if (at + pos >= limit) {
+        result = endOfSegment(segment, state);
+        break;
+      }
+      if (pos + BATCH_HEADER_BYTES > length) {
+        // The window ends inside the next header: the budget's end, or a torn tail.
+        result =
+          length < limit - at
+            ? state.served === 0 && at + pos
+            : fail(state, segment, at + pos, "truncated batch header");
+        break;
+      }
+      const headerDefect = batchHeaderDefect(window, pos);
+      if (headerDefect !== null) {
+        result = fail(state, segment, at + pos, headerDefect);
+        break;
+      }
+      size = batchField.sizeBytes(window, pos);
+      if (at + pos + size > limit) {
+        result = fail(state, segment, at + pos, `batch of ${size} bytes runs past the end of the data`);
+        break;
+      }
+      if (batchField.baseOffset(window, pos) >= bounds.endOffset) {
+        result = false;
+        break;
+      }
+      if (state.served > 0 && state.bytes + size > bounds.maxBytes) {
+        result = false;
+        break;
+      }
+      if (pos + size > length) {
+        result = state.served === 0 && at + pos;
+        break;
+      }
+    }
+    if (!verified(segment, window, pos, at + pos, size)) {
+      result = fail(state, segment, at + pos, "CRC-32C mismatch");
+      break;
+    }
+    state.bytes += size;
+    lastServed = batchField.lastOffset(window, pos);
+    const more = state.serve(window, pos, size);
+    pos += size;
+    if (!more) {
+      result = false;
+      break;
+    }
+  }
+  if (lastServed >= 0) segment.readHint = { afterOffset: lastServed, position: at + pos };
+  return result;
+}
+
+/** CRC-checks a batch unless it lies in bytes already verified (or written) by this process. */
+function verified(segment: Segment, buf: Buffer, pos: number, position: number, size: number): boolean {
+  if (position + size <= segment.crcVerifiedEnd) return true;
+  if (!batchCrcMatches(buf, pos, size)) return false;
+  if (segment.crcVerifiedEnd === position) segment.crcVerifiedEnd = position + size;
+  return true;
+}
+
+/** At the readable end: a closed segment's recorded corruption stops the read, else go on. */
+function endOfSegment(segment: Segment, state: ReadState): boolean {
+  const corruption = segment.corruption;
+  return corruption === null ? true : fail(state, segment, corruption.position, corruption.reason);
+}
+
+function fail(state: ReadState, segment: Segment, position: number, reason: string): false {
+  state.defect = { segment, position, reason };
+  return false;
+}
+
+/** Runs a read over the segments from the one holding `from`; throws when it served nothing but met bad bytes. */
+function runRead(segments: readonly Segment[], from: number, state: ReadState): void {
+  for (let i = floorSegmentIndex(segments, from); i < segments.length; i++) {
+    const segment = segments[i]!;
+    if (segment.baseOffset >= state.bounds.endOffset) break;
+    if (!readSegment(segment, from, state)) break;
+  }
+  const defect = state.defect;
+  if (defect !== null && state.served === 0) {
+    throw new CorruptSegmentError(defect.segment.baseOffset, defect.position, defect.reason);
+  }
+}
+
+/**
+ * Records with offset ≥ `from`, located through the offset index (or the segment's read hint).
+ * Synchronous on purpose: no segment can be swapped or deleted mid-read.
  */
 export function readRecords(segments: readonly Segment[], from: number, bounds: ReadBounds): LogRecord[] {
   const out: LogRecord[] = [];
-  const minOffset = Math.max(from, bounds.minOffset);
-  let bytes = 0;
-  for (let i = floorSegmentIndex(segments, from); i < segments.length; i++) {
-    const segment = segments[i]!;
-    if (segment.baseOffset >= bounds.endOffset) break;
-    const start = segment.baseOffset <= from ? segment.lookup(from) : 0;
-    const window = Math.min(Math.max(bounds.maxBytes - bytes, MIN_READ_WINDOW_BYTES), MAX_READ_WINDOW_BYTES);
-    const cursor = segment.batches(start, { windowBytes: window });
-    while (cursor.nextHeader()) {
-      if (batchField.lastOffset(cursor.buf, cursor.bufPos) < minOffset) continue;
-      if (batchField.baseOffset(cursor.buf, cursor.bufPos) >= bounds.endOffset) return out;
-      // At least one record, not one batch: compaction leaves batches with no record ≥ `from`.
-      if (out.length > 0 && bytes + cursor.size > bounds.maxBytes) return out;
-      cursor.readAheadBytes = bounds.maxBytes - bytes;
-      if (!cursor.body()) break;
-      bytes += cursor.size;
-      decodeBatchRecords(cursor.buf, cursor.bufPos, out, minOffset, bounds.maxRecords - out.length);
-      if (out.length >= bounds.maxRecords) return out;
-    }
-    const defect = cursor.defect ?? (segment.corruption ? segment.corruption.reason : null);
-    if (defect !== null) {
-      if (out.length > 0) return out;
-      throw new CorruptSegmentError(segment.baseOffset, cursor.position, defect);
-    }
-  }
+  const state: ReadState = {
+    minOffset: Math.max(from, bounds.minOffset),
+    bounds,
+    bytes: 0,
+    recordsLeft: bounds.maxRecords,
+    defect: null,
+    served: 0,
+    allocate: freshWindow,
+    serve(buf, pos) {
+      const decoded = decodeBatchRecords(buf, pos, out, state.minOffset, state.recordsLeft);
+      state.served += decoded;
+      state.recordsLeft -= decoded;
+      return state.recordsLeft > 0;
+    },
+  };
+  runRead(segments, from, state);
   return out;
 }
 
@@ -73,45 +241,60 @@ export interface BatchRead {
   nextOffset: number;
 }
 
+/** A fresh buffer per window: what a read returns is the caller's to keep. */
+function freshWindow(length: number): Buffer {
+  return Buffer.allocUnsafeSlow(length);
+}
+
 /**
  * Whole batches holding offsets ≥ `from`, without decoding records: what a replication or
- * Kafka-protocol path serves as-is. Same bounds and CRC rules as `readRecords`.
+ * Kafka-protocol path serves as-is. Same bounds and CRC rules as `readRecords`; the batches of
+ * one segment are one view of the buffer they were read into (copied only to join segments).
+ * With `into`, batches are read into that buffer instead (bounded by its length; a first batch
+ * larger than it gets a fresh buffer): `bytes` is then a view of `into`, valid until the caller
+ * reuses it, and the read allocates nothing.
  */
-export function readBatches(segments: readonly Segment[], from: number, bounds: ReadBounds): BatchRead {
+export function readBatches(
+  segments: readonly Segment[],
+  from: number,
+  bounds: ReadBounds,
+  into?: Buffer,
+): BatchRead {
   const chunks: Buffer[] = [];
-  const minOffset = Math.max(from, bounds.minOffset);
-  let bytes = 0;
+  let run: { buf: Buffer; start: number; end: number } | null = null;
   let nextOffset = from;
-  for (let i = floorSegmentIndex(segments, from); i < segments.length; i++) {
-    const segment = segments[i]!;
-    if (segment.baseOffset >= bounds.endOffset) break;
-    const start = segment.baseOffset <= from ? segment.lookup(from) : 0;
-    const window = Math.min(Math.max(bounds.maxBytes - bytes, MIN_READ_WINDOW_BYTES), MAX_READ_WINDOW_BYTES);
-    const cursor = segment.batches(start, { windowBytes: window });
-    let run: { buf: Buffer; start: number; end: number } | null = null;
-    let halted = false;
-    while (cursor.nextHeader()) {
-      const lastOffset = batchField.lastOffset(cursor.buf, cursor.bufPos);
-      if (lastOffset < minOffset) continue;
-      const unpublished = batchField.baseOffset(cursor.buf, cursor.bufPos) >= bounds.endOffset;
-      halted = unpublished || (bytes > 0 && bytes + cursor.size > bounds.maxBytes);
-      if (halted) break;
-      cursor.readAheadBytes = bounds.maxBytes - bytes;
-      if (!cursor.body()) break;
-      // Consecutive batches of one read window are returned as one view, without copying.
-      if (run === null || run.buf !== cursor.buf || run.end !== cursor.bufPos) {
-        if (run) chunks.push(run.buf.subarray(run.start, run.end));
-        run = { buf: cursor.buf, start: cursor.bufPos, end: cursor.bufPos };
+  const state: ReadState = {
+    minOffset: Math.max(from, bounds.minOffset),
+    bounds: into ? { ...bounds, maxBytes: Math.min(bounds.maxBytes, into.length) } : bounds,
+    bytes: 0,
+    served: 0,
+    recordsLeft: Number.POSITIVE_INFINITY,
+    defect: null,
+    allocate: into
+      ? (length) =>
+          state.bytes + length <= into.length
+            ? into.subarray(state.bytes, state.bytes + length)
+            : freshWindow(length)
+      : freshWindow,
+    serve(buf, pos, size) {
+      state.served += size;
+      // Batches read into `into` lie back to back from its start; others join in runs.
+      if (into && buf.buffer === into.buffer) return nextAfter(buf, pos);
+      if (run === null || run.buf !== buf || run.end !== pos) {
+        if (run !== null) chunks.push(run.buf.subarray(run.start, run.end));
+        run = { buf, start: pos, end: pos };
       }
-      run.end += cursor.size;
-      bytes += cursor.size;
-      nextOffset = lastOffset + 1;
-    }
-    if (run) chunks.push(run.buf.subarray(run.start, run.end));
-    const defect = cursor.defect ?? (segment.corruption && !halted ? segment.corruption.reason : null);
-    if (defect !== null && bytes === 0)
-      throw new CorruptSegmentError(segment.baseOffset, cursor.position, defect);
-    if (defect !== null || halted) break;
+      run.end += size;
+      return nextAfter(buf, pos);
+    },
+  };
+  function nextAfter(buf: Buffer, pos: number): boolean {
+    nextOffset = batchField.lastOffset(buf, pos) + 1;
+    return true;
   }
+  runRead(segments, from, state);
+  const last = run as { buf: Buffer; start: number; end: number } | null;
+  if (last !== null) chunks.push(last.buf.subarray(last.start, last.end));
+  if (chunks.length === 0 && into) return { bytes: into.subarray(0, state.bytes), nextOffset };
   return { bytes: chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks), nextOffset };
 }

@@ -49,6 +49,13 @@ export interface ReadOptions {
   maxBytes?: number;
 }
 
+export interface ReadBatchesOptions {
+  /** Batch bytes per read (default 1 MiB, or the length of `into`); ≥ one batch. */
+  maxBytes?: number;
+  /** A buffer the caller reuses: batches are read into it instead of a fresh one. */
+  into?: Buffer;
+}
+
 export interface SegmentInfo {
   baseOffset: number;
   lastOffset: number;
@@ -211,9 +218,15 @@ export class PartitionLog {
     return readRecords(this.segmentList, fromOffset, this.readBounds(fromOffset, options));
   }
 
-  /** Whole stored batches from `fromOffset` on, undecoded (serve as-is); bounded by maxBytes. */
-  async readBatches(fromOffset: number, options: { maxBytes?: number } = {}): Promise<BatchRead> {
-    return readBatches(this.segmentList, fromOffset, this.readBounds(fromOffset, options));
+  /**
+   * Whole stored batches from `fromOffset` on, undecoded (serve as-is); bounded by maxBytes. With
+   * `into`, read into that buffer (maxBytes defaults to and is capped by its length): the result
+   * is a view of it, valid until the caller reuses it.
+   */
+  async readBatches(fromOffset: number, options: ReadBatchesOptions = {}): Promise<BatchRead> {
+    const { into } = options;
+    const maxBytes = into ? Math.min(options.maxBytes ?? into.length, into.length) : options.maxBytes;
+    return readBatches(this.segmentList, fromOffset, this.readBounds(fromOffset, { maxBytes }), into);
   }
 
   private readBounds(fromOffset: number, options: ReadOptions): ReadBounds {

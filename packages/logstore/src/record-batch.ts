@@ -159,7 +159,14 @@ let cursor = 0;
 
 function readVarint(buf: Buffer): number {
   let byte = buf[cursor++]!;
-  if (byte < 128) return byte & 1 ? -(byte + 1) / 2 : byte / 2;
+  if (byte < 128) return (byte >>> 1) ^ -(byte & 1);
+  // Two bytes (record lengths and value lengths of 64 B–8 KiB): int32 zigzag is exact here.
+  const second = buf[cursor]!;
+  if (second < 128) {
+    cursor++;
+    const v = (byte & 0x7f) | (second << 7);
+    return (v >>> 1) ^ -(v & 1);
+  }
   let value = byte & 0x7f;
   let scale = 128;
   do {

@@ -174,10 +174,10 @@ export class BatchCursor {
   }
 }
 
-function readFully(fd: number, target: Buffer, position: number): number {
+function readFully(fd: number, target: Buffer, position: number, length = target.length): number {
   let read = 0;
-  while (read < target.length) {
-    const n = fs.readSync(fd, target, read, target.length - read, position + read);
+  while (read < length) {
+    const n = fs.readSync(fd, target, read, length - read, position + read);
     if (n === 0) break;
     read += n;
   }
@@ -212,6 +212,8 @@ export class Segment {
   crcVerifiedEnd = 0;
   /** Where bytes that are not a valid batch start in a closed segment; reads stop there. */
   corruption: { position: number; reason: string } | null = null;
+  /** Set by reads: every batch before `position` holds offsets ≤ `afterOffset` (see scanStart). */
+  readHint: { afterOffset: number; position: number } | null = null;
   readonly offsetIndex: OffsetIndex;
   readonly timeIndex: TimeIndex;
   private bytesSinceLastIndexEntry = 0;
@@ -375,9 +377,30 @@ export class Segment {
     return this.offsetIndex.lookup(offset);
   }
 
+  /** Where served batches end: the log's size, or where recorded corruption starts. */
+  get readableEnd(): number {
+    return this.corruption ? Math.min(this.sizeBytes, this.corruption.position) : this.sizeBytes;
+  }
+
+  /** Reads log bytes at `position` into `target[0, length)`; returns how many were there. */
+  readLog(target: Buffer, position: number, length = target.length): number {
+    return readFully(this.logFd, target, position, length);
+  }
+
+  /**
+   * Byte position from which a scan finds the batch holding `offset`: the index floor, or where
+   * the last read stopped when that is past the floor and below `offset` (sequential readers then
+   * start right at their next batch instead of re-reading the one before it).
+   */
+  scanStart(offset: number): number {
+    const floor = this.offsetIndex.lookup(offset);
+    const hint = this.readHint;
+    return hint !== null && hint.afterOffset < offset && hint.position > floor ? hint.position : floor;
+  }
+
   /** A cursor over whole batches from `position`, CRC-checked, bounded by `end` (default: all). */
   batches(position = 0, options: { end?: number; windowBytes?: number } = {}): BatchCursor {
-    const limit = this.corruption ? Math.min(this.sizeBytes, this.corruption.position) : this.sizeBytes;
+    const limit = this.readableEnd;
     return new BatchCursor(this.logFd, position, Math.min(options.end ?? limit, limit), {
       verifyCrc: true,
       headersOnly: false,

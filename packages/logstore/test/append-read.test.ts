@@ -193,6 +193,48 @@ describe("read", () => {
     expect((await log.readBatches(24)).bytes.length).toBe(0);
   });
 
+  it("18. readBatches into a caller buffer: the same batches as a view of it, contiguous across segments", async () => {
+    const log = await openLog({ config: { "segment.bytes": 400 } });
+    for (let i = 0; i < 12; i++) await log.append([kv(`a${i}`, "x".repeat(40)), kv(`b${i}`, "y".repeat(40))]);
+    const fresh = await log.readBatches(5, { maxBytes: 1 << 20 });
+    const into = Buffer.alloc(1 << 16);
+    const reused = await log.readBatches(5, { into });
+    expect(reused.bytes.buffer).toBe(into.buffer);
+    expect(reused.bytes.byteOffset).toBe(into.byteOffset);
+    expect([reused.bytes.equals(fresh.bytes), reused.nextOffset]).toEqual([true, fresh.nextOffset]);
+    // Bounded by the buffer; a first batch larger than it still comes back, in a buffer of its own.
+    const batchSize = decodeBatch(fresh.bytes).header.sizeBytes;
+    const small = await log.readBatches(5, { into: Buffer.alloc(batchSize * 2 + 1) });
+    expect([small.bytes.length, small.nextOffset]).toEqual([batchSize * 2, 8]);
+    const tiny = Buffer.alloc(8);
+    const over = await log.readBatches(5, { into: tiny });
+    expect([over.bytes.buffer === tiny.buffer, over.bytes.length, over.nextOffset]).toEqual([
+      false,
+      batchSize,
+      6,
+    ]);
+  });
+
+  it("19. a sequential reader resumes where its last read stopped, and a point lookup reads one batch", async () => {
+    const log = await openLog();
+    for (let i = 0; i < 50; i++)
+      await log.append([kv(`k${i}`, "v".repeat(300)), kv(`j${i}`, "w".repeat(300))]);
+    const segment = log.segmentObjects[0]!;
+    const read = vi.spyOn(segment, "readLog");
+    const page = await log.read(40, { maxBytes: 3000 });
+    expect(page.map((r) => r.offset)).toEqual([40, 41, 42, 43, 44, 45, 46, 47]);
+    // Resumes at the batch after the page (the read hint), past the index floor before it.
+    const hint = segment.readHint!;
+    expect(hint.afterOffset).toBe(47);
+    expect(hint.position).toBeGreaterThan(segment.lookup(48));
+    read.mockClear();
+    expect((await log.read(48, { maxRecords: 1 }))[0]!.offset).toBe(48);
+    expect(read.mock.calls.map((call) => call[1])).toEqual([hint.position, hint.position]);
+    // The point lookup read its one batch, not a whole fetch's worth of bytes.
+    const batchSize = decodeBatch((await log.readBatches(48, { maxBytes: 1 })).bytes).header.sizeBytes;
+    expect(read.mock.calls[1]![0].length).toBe(batchSize);
+  });
+
   it("17. group commit: appends in flight when the log closes still resolve, durable", async () => {
     const dir = tempDir();
     const log = await PartitionLog.open({ dir, durability: "group-commit" });

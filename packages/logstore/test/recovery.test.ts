@@ -91,6 +91,11 @@ describe("recovery on open", () => {
       second.baseOffset - 1,
     );
     await expect(reopened.readBatches(3)).rejects.toMatchObject({ code: "CORRUPT_SEGMENT" });
+    const into = Buffer.alloc(1 << 16);
+    await expect(reopened.readBatches(3, { into })).rejects.toMatchObject({ code: "CORRUPT_SEGMENT" });
+    // Reads that served the batches around it never mark it verified: it stays unserved.
+    await expect(reopened.read(3)).rejects.toMatchObject({ code: "CORRUPT_SEGMENT" });
+    expect((await reopened.readBatches(0, { into })).nextOffset).toBe(3);
     expect((await reopened.read(second.baseOffset, { maxRecords: 1 }))[0]!.offset).toBe(second.baseOffset);
     expect(reopened.logEndOffset).toBe(30);
   });
