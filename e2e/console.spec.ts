@@ -24,10 +24,8 @@ async function openOrganizationMenu(page: Page): Promise<void> {
 }
 
 async function expectOrganization(page: Page, name: string): Promise<void> {
-  await page
-    .getByTestId("organization-name")
-    .filter({ hasText: new RegExp(`^${name}$`) })
-    .waitFor();
+  const shown = page.getByTestId("organization-name").filter({ hasText: new RegExp(`^${name}$`) });
+  await waitOrExplain(page, shown, `organization-${name.replaceAll(" ", "-")}`);
 }
 
 async function topicNames(page: Page): Promise<string[]> {
@@ -204,6 +202,24 @@ describe("console walking skeleton", () => {
     await page.reload();
     await expectOrganization(page, "Second Org");
     expect(await topicNames(page)).toEqual(["second-only"]);
+
+    // Switching in another tab moves the session; this tab follows when it is looked at again,
+    // rather than showing the other tenant's topics under this one's name.
+    const otherTab = await page.context().newPage();
+    await otherTab.goto("/topics");
+    await openOrganizationMenu(otherTab);
+    await otherTab.getByRole("button", { name: "Switch to Multi Org Owner" }).click();
+    await expectOrganization(otherTab, "Multi Org Owner");
+    await page.bringToFront();
+    await page.evaluate(() => document.dispatchEvent(new Event("visibilitychange", { bubbles: true })));
+    await expectOrganization(page, "Multi Org Owner");
+    await page
+      .getByRole("table", { name: "Topics" })
+      .getByRole("rowheader", { name: "first-only" })
+      .waitFor();
+    expect(
+      await page.getByRole("table", { name: "Topics" }).getByRole("rowheader").allTextContents(),
+    ).toEqual(["first-only"]);
   });
 
   it("reaches the header from the keyboard and keeps a chosen theme across reloads", async () => {

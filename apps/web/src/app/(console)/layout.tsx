@@ -3,6 +3,7 @@ import { redirect } from "next/navigation";
 import type { ReactNode } from "react";
 import { ConsoleHeader } from "@/components/console/console-header";
 import { Providers } from "@/components/console/providers";
+import { TenantGuard } from "@/components/console/tenant-guard";
 import { parseTheme, THEME_COOKIE } from "@/components/console/theme";
 import { apiServer } from "@/server/api-server";
 import { currentTenant } from "@/server/current-tenant";
@@ -25,6 +26,7 @@ export default async function ConsoleLayout({ children }: { children: ReactNode 
   // the previous tenant's topics, keys or members while it refetches.
   return (
     <Providers key={tenant.tenantId}>
+      <TenantGuard tenantId={tenant.tenantId} />
       <ConsoleHeader
         organizations={organizations.map(({ id, name }) => ({ id, name }))}
         activeOrganizationId={tenant.tenantId}
