@@ -1,5 +1,6 @@
 // Worker benchmarks (`npm run bench`): produce through the data plane vs in-process append, and the
 // cleaner scheduler over 2,000 partitions of 200 tenants. Needs Postgres and Redis (like the tests).
+// Arguments pick parts: `npm run bench -w @lastword/worker -- produce` (default: produce scheduler).
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -12,8 +13,10 @@ async function main(): Promise<void> {
   const dataDir = await mkdtemp(join(tmpdir(), "lastword-bench-"));
   try {
     console.log(`worker bench — ${new Date().toISOString()}`);
-    await produceBenchmark({ db, dataDir: join(dataDir, "produce") });
-    await schedulerBenchmark({ db, dataDir: join(dataDir, "scheduler") });
+    const parts = process.argv.slice(2);
+    const wanted = (name: string) => parts.length === 0 || parts.includes(name);
+    if (wanted("produce")) await produceBenchmark({ db, dataDir: join(dataDir, "produce") });
+    if (wanted("scheduler")) await schedulerBenchmark({ db, dataDir: join(dataDir, "scheduler") });
   } finally {
     await db.drop();
     await rm(dataDir, { recursive: true, force: true });
