@@ -58,6 +58,34 @@ describe("sign-up and tenants", () => {
   });
 });
 
+describe("organizations made in the console", () => {
+  it("a signed-in user creates another organization through better-auth: owner, active, audited", async () => {
+    const user = await signUp(h.server, "founder@example.com", "Founder");
+    const created = await h.server.auth.handler(
+      new Request(`${PUBLIC_URL}/api/auth/organization/create`, {
+        method: "POST",
+        headers: { "content-type": "application/json", cookie: user.cookie, origin: PUBLIC_URL },
+        body: JSON.stringify({ name: "Second Venture", slug: "second-venture-1a2b3c" }),
+      }),
+    );
+    expect(created.status, await created.clone().text()).toBe(200);
+    const { id: organizationId } = (await created.json()) as { id: string };
+    const me = await trpc(h.server, { cookie: user.cookie }, "query", "tenant.current");
+    expect(me.body.result?.data).toMatchObject({
+      tenantId: organizationId,
+      name: "Second Venture",
+      role: "owner",
+    });
+    const events = await h.db.prisma.auditEvent.findMany({
+      where: { organizationId },
+      orderBy: { seq: "asc" },
+    });
+    expect(events.map((e) => [e.action, e.actorId])).toEqual([["tenant.created", user.userId]]);
+    expect(events[0]!.data).toEqual({ name: "Second Venture", slug: "second-venture-1a2b3c" });
+    expect(await verifyAuditChain(h.db.prisma, organizationId)).toBeNull();
+  });
+});
+
 describe("members", () => {
   it("invites with a role; the invitee accepts through better-auth and works in that role", async () => {
     const owner = await signUp(h.server, "boss@example.com", "Boss");
@@ -89,6 +117,12 @@ describe("members", () => {
     expect(setActive.status).toBe(200);
     const me = await trpc(h.server, { cookie: newbie.cookie }, "query", "tenant.current");
     expect(me.body.result?.data).toMatchObject({ tenantId: bossTenant, role: "developer" });
+    const joined = await h.db.prisma.auditEvent.findFirstOrThrow({
+      where: { organizationId: bossTenant, action: "member.joined" },
+    });
+    expect(joined).toMatchObject({ actorType: "user", actorId: newbie.userId, targetType: "member" });
+    expect(joined.data).toMatchObject({ invitationId, email: "newbie@example.com", role: "developer" });
+    expect(await verifyAuditChain(h.db.prisma, bossTenant)).toBeNull();
     expect(
       (await trpc(h.server, { cookie: newbie.cookie }, "mutation", "topics.create", { name: "t" })).status,
     ).toBe(200);

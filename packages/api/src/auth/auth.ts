@@ -3,6 +3,7 @@ import type { PrismaClient } from "@lastword/db";
 import { betterAuth } from "better-auth";
 import { prismaAdapter } from "better-auth/adapters/prisma";
 import { organization } from "better-auth/plugins/organization";
+import { appendAuditEvent } from "../services/audit.service";
 import { createTenantForUser } from "../services/tenant.service";
 import { accessControl, roles } from "./access-control";
 
@@ -32,7 +33,39 @@ export function createAuth(options: AuthOptions) {
     emailAndPassword: { enabled: true, autoSignIn: true, minPasswordLength: 8, maxPasswordLength: 128 },
     telemetry: { enabled: false },
     plugins: [
-      organization({ ac: accessControl, roles, creatorRole: "owner" }),
+      organization({
+        ac: accessControl,
+        roles,
+        creatorRole: "owner",
+        // The console creates organizations and accepts invitations through better-auth directly;
+        // these start and extend the tenant's audit trail as sign-up and members.invite do.
+        organizationHooks: {
+          afterCreateOrganization: async ({ organization: org, user }) => {
+            await prisma.$transaction((tx) =>
+              appendAuditEvent(tx, {
+                organizationId: org.id,
+                actor: { type: "user", id: user.id },
+                action: "tenant.created",
+                target: { type: "organization", id: org.id },
+                data: { name: org.name, slug: org.slug },
+                now: options.now(),
+              }),
+            );
+          },
+          afterAcceptInvitation: async ({ invitation, member, user }) => {
+            await prisma.$transaction((tx) =>
+              appendAuditEvent(tx, {
+                organizationId: invitation.organizationId,
+                actor: { type: "user", id: user.id },
+                action: "member.joined",
+                target: { type: "member", id: member.id },
+                data: { invitationId: invitation.id, email: user.email, role: member.role },
+                now: options.now(),
+              }),
+            );
+          },
+        },
+      }),
       apiKey({
         references: "organization",
         defaultPrefix: API_KEY_PREFIX,
