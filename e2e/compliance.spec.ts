@@ -159,8 +159,35 @@ describe("compliance pages", () => {
     await officer.emulateMedia({ colorScheme: "light" });
   }, 90_000);
 
+  it("extends an open request's deadline with its reason", async () => {
+    await officer.goto("/compliance");
+    const form = officer.getByRole("form", { name: "File an erasure request" });
+    await form.getByLabel("Subject keys").fill("subject-slow");
+    await form.getByRole("checkbox", { name: SLOW_TOPIC }).check();
+    await form.getByRole("button", { name: "File request" }).click();
+    await officer.waitForURL("**/compliance/requests/*");
+    // Kafka's defaults: the guard forces this pass only near half the 30-day window, so it stays open.
+    await officer.getByTestId("request-status").filter({ hasText: "Tombstoned" }).waitFor();
+    const later = new Date(Date.now() + 45 * 86_400_000);
+    const pad = (n: number) => String(n).padStart(2, "0");
+    const local = `${later.getFullYear()}-${pad(later.getMonth() + 1)}-${pad(later.getDate())}T${pad(later.getHours())}:${pad(later.getMinutes())}`;
+    const extend = officer.getByRole("form", { name: "Extend the deadline" });
+    await extend.getByLabel("New deadline").fill(local);
+    await extend.getByLabel("Reason for the extension").fill("Complex request: backups to search too");
+    await extend.getByRole("button", { name: "Extend deadline" }).click();
+    await officer.getByText("Complex request: backups to search too", { exact: false }).waitFor();
+    await officer.getByRole("list", { name: "Audit events" }).getByText("Deadline extended").waitFor();
+    expect(
+      await officer.getByRole("img", { name: /^Deadline timeline:/ }).getAttribute("aria-label"),
+    ).toMatch(/\(4[45] d( \d+ h)? left\)/);
+  });
+
   it("exports the request's evidence as CSV", async () => {
-    await officer.getByRole("table", { name: "Erasure requests" }).getByRole("link").first().click();
+    await officer.goto("/compliance");
+    await officer
+      .getByRole("table", { name: "Erasure requests" })
+      .getByRole("link", { name: `Request for ${SUBJECT}` })
+      .click();
     await officer.waitForURL("**/compliance/requests/*");
     const download = officer.waitForEvent("download");
     await officer.getByRole("button", { name: "Export evidence (CSV)" }).click();

@@ -6,7 +6,7 @@ import { useTRPC } from "@/lib/trpc";
 import { ColumnHeads } from "../topic/column-heads";
 import { Card } from "../ui/card";
 import { ErrorNotice, StatusNotice } from "../ui/notice";
-import { countdown, type ErasureSummary, isOpen, STAGES } from "./erasure-stages";
+import { countdown, type ErasureSummary, formatTime, isOpen, STAGES } from "./erasure-stages";
 import { StatusBadge, statusLabel } from "./status-badge";
 import { SubjectKeys } from "./subject-keys";
 
@@ -77,7 +77,6 @@ export function ComplianceDashboard() {
 }
 
 function RequestTable({ requests, nowMs }: { requests: ErasureSummary[]; nowMs: number }) {
-  const timeFormat = new Intl.DateTimeFormat("en", { dateStyle: "short", timeStyle: "medium" });
   return (
     <div className="overflow-x-auto">
       <table aria-label="Erasure requests" className="w-full text-left text-sm">
@@ -100,9 +99,9 @@ function RequestTable({ requests, nowMs }: { requests: ErasureSummary[]; nowMs: 
               <td className="py-2 pr-4">
                 <StatusBadge status={r.status} />
               </td>
-              <td className="py-2 pr-4 whitespace-nowrap">{timeFormat.format(Date.parse(r.receivedAt))}</td>
+              <td className="py-2 pr-4 whitespace-nowrap">{formatTime(r.receivedAt, "short")}</td>
               <td className="py-2 whitespace-nowrap">
-                {timeFormat.format(Date.parse(r.deadlineAt))}
+                {formatTime(r.deadlineAt, "short")}
                 {isOpen(r.status) ? (
                   <span className="ml-2 text-xs text-muted">
                     {countdown(Date.parse(r.deadlineAt) - nowMs)}

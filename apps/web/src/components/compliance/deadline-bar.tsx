@@ -1,6 +1,4 @@
-import { barPercent, countdown, type StageMark } from "./erasure-stages";
-
-const timeFormat = new Intl.DateTimeFormat("en", { dateStyle: "medium", timeStyle: "medium" });
+import { barPercent, countdown, formatTime, type StageMark } from "./erasure-stages";
 
 interface DeadlineBarProps {
   receivedAt: string;
@@ -19,7 +17,7 @@ export function DeadlineBar({ receivedAt, deadlineAt, marks, nowMs }: DeadlineBa
   const to = Date.parse(deadlineAt);
   const reached = marks.filter((m) => m.at !== null);
   const latest = reached[reached.length - 1];
-  const summary = `Deadline timeline: received ${timeFormat.format(from)}, deadline ${timeFormat.format(to)} (${countdown(
+  const summary = `Deadline timeline: received ${formatTime(from)}, deadline ${formatTime(to)} (${countdown(
     to - nowMs,
   )}); ${reached
     .slice(1)
@@ -40,7 +38,7 @@ export function DeadlineBar({ receivedAt, deadlineAt, marks, nowMs }: DeadlineBa
         {reached.map((mark) => (
           <div
             key={mark.stage}
-            title={`${mark.label}: ${timeFormat.format(Date.parse(mark.at as string))}`}
+            title={`${mark.label}: ${formatTime(mark.at as string)}`}
             className="absolute top-2 h-6 w-1 -translate-x-1/2 rounded bg-accent"
             style={{ left: `${barPercent(from, to, Date.parse(mark.at as string))}%` }}
           />
@@ -48,9 +46,9 @@ export function DeadlineBar({ receivedAt, deadlineAt, marks, nowMs }: DeadlineBa
         <div title="Now" className="absolute top-0 h-10 w-px bg-ink/60" style={{ left: `${nowPercent}%` }} />
       </div>
       <figcaption className="flex justify-between text-xs text-muted">
-        <span>Received {timeFormat.format(from)}</span>
+        <span>Received {formatTime(from)}</span>
         <span>
-          {latest && latest.stage !== "received" ? `${latest.label} · ` : ""}Deadline {timeFormat.format(to)}
+          {latest && latest.stage !== "received" ? `${latest.label} · ` : ""}Deadline {formatTime(to)}
         </span>
       </figcaption>
     </figure>

@@ -87,3 +87,12 @@ export function roughDuration(ms: number): string {
 export function isOpen(status: ErasureStatus): boolean {
   return status === "received" || status === "tombstoned" || status === "at-risk";
 }
+
+const longTime = new Intl.DateTimeFormat("en", { dateStyle: "medium", timeStyle: "medium" });
+const shortTime = new Intl.DateTimeFormat("en", { dateStyle: "short", timeStyle: "medium" });
+
+/** An ISO time (or epoch ms) as the compliance pages print it: medium date in prose, short in tables. */
+export function formatTime(at: string | number, style: "long" | "short" = "long"): string {
+  const ms = typeof at === "number" ? at : Date.parse(at);
+  return (style === "long" ? longTime : shortTime).format(ms);
+}

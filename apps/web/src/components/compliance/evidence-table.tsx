@@ -1,6 +1,6 @@
 import { formatBytes } from "../../lib/partition-stats";
 import { ColumnHeads } from "../topic/column-heads";
-import type { ErasureDetail } from "./erasure-stages";
+import { type ErasureDetail, formatTime } from "./erasure-stages";
 
 type Tombstone = ErasureDetail["tombstones"][number];
 
@@ -16,8 +16,6 @@ function readEvidence(value: Record<string, unknown> | null): ScanEvidence | nul
   if (value === null || !Array.isArray(value.segments)) return null;
   return value as unknown as ScanEvidence;
 }
-
-const timeFormat = new Intl.DateTimeFormat("en", { dateStyle: "short", timeStyle: "medium" });
 
 /**
  * What a verification scan proved, per tombstone: the segments it read (base offset, size,
@@ -47,9 +45,7 @@ export function EvidenceTable({ stage, tombstones }: { stage: "purge" | "expiry"
                 {t.topic ?? "(deleted topic)"} / {t.partition}
               </th>
               <td className="py-2 pr-4 tabular-nums">{t.offset}</td>
-              <td className="py-2 pr-4 whitespace-nowrap">
-                {timeFormat.format(new Date(evidence.scannedAt))}
-              </td>
+              <td className="py-2 pr-4 whitespace-nowrap">{formatTime(evidence.scannedAt, "short")}</td>
               <td className="py-2 pr-4">
                 {evidence.result === "absent" ? "No earlier record of the key" : "Key still present"}
               </td>

@@ -2,12 +2,14 @@
 
 import { useQuery } from "@tanstack/react-query";
 import Link from "next/link";
+import { useConsoleAccess } from "@/lib/console-access";
 import { useTRPC } from "@/lib/trpc";
 import { Card } from "../ui/card";
 import { ErrorNotice, StatusNotice } from "../ui/notice";
 import { DeadlineBar } from "./deadline-bar";
-import { countdown, type ErasureDetail, isOpen, stageMarks } from "./erasure-stages";
+import { countdown, type ErasureDetail, formatTime, isOpen, stageMarks } from "./erasure-stages";
 import { ExportLinks } from "./export-links";
+import { ExtendDeadlineForm } from "./extend-deadline-form";
 import { RequestTimeline } from "./request-timeline";
 import { StatusBadge } from "./status-badge";
 import { SubjectKeys } from "./subject-keys";
@@ -15,10 +17,10 @@ import { TopicPreflight } from "./topic-preflight";
 
 /** Workers advance requests every scheduler tick (5 s by default); refresh a little faster. */
 const DETAIL_REFRESH_MS = 3_000;
-const timeFormat = new Intl.DateTimeFormat("en", { dateStyle: "medium", timeStyle: "medium" });
 
 export function RequestDetail({ id }: { id: string }) {
   const trpc = useTRPC();
+  const access = useConsoleAccess();
   const detail = useQuery({
     ...trpc.erasure.get.queryOptions({ id }),
     // A closed or failed request does not move again.
@@ -62,8 +64,8 @@ export function RequestDetail({ id }: { id: string }) {
         title="Deadline"
         description={
           isOpen(request.status)
-            ? `The deadline is ${timeFormat.format(Date.parse(request.deadlineAt))}: ${countdown(Date.parse(request.deadlineAt) - nowMs)}.`
-            : `The deadline was ${timeFormat.format(Date.parse(request.deadlineAt))}.`
+            ? `The deadline is ${formatTime(request.deadlineAt)}: ${countdown(Date.parse(request.deadlineAt) - nowMs)}.`
+            : `The deadline was ${formatTime(request.deadlineAt)}.`
         }
       >
         <DeadlineBar
@@ -72,6 +74,9 @@ export function RequestDetail({ id }: { id: string }) {
           marks={marks}
           nowMs={nowMs}
         />
+        {isOpen(request.status) && access.can("erasure:write") ? (
+          <ExtendDeadlineForm id={request.id} />
+        ) : null}
       </Card>
       <Card
         title="Timeline"
@@ -107,8 +112,8 @@ function RequestFacts({ request }: { request: ErasureDetail }) {
         ? `All compacted topics (${request.scope.topics.join(", ")})`
         : request.scope.topics.join(", "),
     ],
-    ["Received", timeFormat.format(Date.parse(request.receivedAt))],
-    ["Deadline", timeFormat.format(Date.parse(request.deadlineAt))],
+    ["Received", formatTime(request.receivedAt)],
+    ["Deadline", formatTime(request.deadlineAt)],
     ["Requester", request.requester ?? "Not recorded"],
     ["Notes", request.notes ?? "None"],
   ];
@@ -124,8 +129,7 @@ function RequestFacts({ request }: { request: ErasureDetail }) {
         <div key={extension.at} className="contents">
           <dt className="text-muted">Extended</dt>
           <dd>
-            {timeFormat.format(Date.parse(extension.from))} → {timeFormat.format(Date.parse(extension.to))}:{" "}
-            {extension.reason}
+            {formatTime(extension.from)} → {formatTime(extension.to)}: {extension.reason}
           </dd>
         </div>
       ))}

@@ -1,7 +1,5 @@
-import type { ErasureDetail, StageMark } from "./erasure-stages";
+import { type ErasureDetail, formatTime, type StageMark } from "./erasure-stages";
 import { EvidenceTable } from "./evidence-table";
-
-const timeFormat = new Intl.DateTimeFormat("en", { dateStyle: "medium", timeStyle: "medium" });
 
 /** Audit actions as sentences (the trail's own names stay in the export). */
 const ACTIONS: Record<string, string> = {
@@ -28,9 +26,7 @@ export function RequestTimeline({ request, marks }: { request: ErasureDetail; ma
           <li key={mark.stage} className="border-l-2 border-line pl-4" data-reached={mark.at !== null}>
             <p className="text-sm">
               <span className={mark.at ? "font-semibold" : "text-muted"}>{mark.label}</span>
-              <span className="ml-2 text-muted">
-                {mark.at ? timeFormat.format(Date.parse(mark.at)) : "Not yet"}
-              </span>
+              <span className="ml-2 text-muted">{mark.at ? formatTime(mark.at) : "Not yet"}</span>
             </p>
             {mark.stage === "tombstoned" && request.tombstones.length > 0 ? (
               <p className="mt-1 text-xs text-muted">
@@ -57,7 +53,7 @@ export function RequestTimeline({ request, marks }: { request: ErasureDetail; ma
             <li key={event.seq} className="flex flex-wrap gap-x-3">
               <span className="tabular-nums text-muted">#{event.seq}</span>
               <span>{ACTIONS[event.action] ?? event.action}</span>
-              <span className="text-muted">{timeFormat.format(Date.parse(event.at))}</span>
+              <span className="text-muted">{formatTime(event.at)}</span>
               <span className="text-xs text-muted">by {event.actorType}</span>
             </li>
           ))}

@@ -1,0 +1,64 @@
+"use client";
+
+import { useMutation, useQueryClient } from "@tanstack/react-query";
+import { type FormEvent, useState } from "react";
+import { useTRPC } from "@/lib/trpc";
+import { Button } from "../ui/button";
+import { TextAreaField, TextField } from "../ui/field";
+import { ErrorNotice } from "../ui/notice";
+
+/** Moves an open request's deadline later; the reason is kept on the request and in the audit trail. */
+export function ExtendDeadlineForm({ id }: { id: string }) {
+  const trpc = useTRPC();
+  const queryClient = useQueryClient();
+  const [deadline, setDeadline] = useState("");
+  const [reason, setReason] = useState("");
+  const extend = useMutation(
+    trpc.erasure.extend.mutationOptions({
+      onSuccess: async () => {
+        setDeadline("");
+        setReason("");
+        await queryClient.invalidateQueries({ queryKey: trpc.erasure.get.queryKey({ id }) });
+      },
+    }),
+  );
+  const submit = (event: FormEvent<HTMLFormElement>) => {
+    event.preventDefault();
+    extend.mutate({ id, deadlineAt: new Date(deadline).toISOString(), reason });
+  };
+  return (
+    <form
+      aria-label="Extend the deadline"
+      onSubmit={submit}
+      className="mt-4 flex flex-col gap-3 border-t border-line pt-4"
+    >
+      <TextField
+        label="New deadline"
+        type="datetime-local"
+        required
+        value={deadline}
+        onChange={(event) => setDeadline(event.target.value)}
+      />
+      <TextAreaField
+        label="Reason for the extension"
+        hint="Recorded with the request and in the audit trail (Art. 12(3) allows two more months for complex requests)."
+        required
+        rows={2}
+        value={reason}
+        onChange={(event) => setReason(event.target.value)}
+      />
+      {extend.isError ? (
+        <ErrorNotice>We could not extend the deadline: {extend.error.message}</ErrorNotice>
+      ) : null}
+      <div>
+        <Button
+          type="submit"
+          variant="secondary"
+          disabled={extend.isPending || deadline === "" || reason.trim() === ""}
+        >
+          {extend.isPending ? "Extending…" : "Extend deadline"}
+        </Button>
+      </div>
+    </form>
+  );
+}
