@@ -157,3 +157,13 @@ export async function rest(
     body: text ? JSON.parse(text) : {},
   };
 }
+
+/** Every record of a client stream, and the offsets it ended with (its return value). */
+export async function drain<R, O>(stream: AsyncGenerator<R, O>): Promise<{ records: R[]; offsets: O }> {
+  const records: R[] = [];
+  for (;;) {
+    const next = await stream.next();
+    if (next.done) return { records, offsets: next.value };
+    records.push(next.value);
+  }
+}

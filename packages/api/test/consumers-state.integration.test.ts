@@ -3,7 +3,7 @@ import { envelope, LastwordApiError, LastwordClient, type StreamRecord } from "@
 import { DataPlaneClient } from "@lastword/dataplane";
 import type { RunningWorker } from "@lastword/worker";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type Harness, PUBLIC_URL, startHarness, startHarnessWorker } from "./api-harness";
+import { drain, type Harness, PUBLIC_URL, startHarness, startHarnessWorker } from "./api-harness";
 
 // Issue 7: replay, snapshot and key lookup against a model of random writes, tombstones and passes;
 // consumer-group lag across compaction gaps; the streaming routes' access checks.
@@ -48,15 +48,6 @@ function asState(records: StreamRecord[]): Map<string, string> {
     else state.set(key, r.value.data as string);
   }
   return state;
-}
-
-async function drain(stream: AsyncGenerator<StreamRecord, Record<number, number>>) {
-  const records: StreamRecord[] = [];
-  for (;;) {
-    const next = await stream.next();
-    if (next.done) return { records, offsets: next.value };
-    records.push(next.value);
-  }
 }
 
 beforeAll(async () => {

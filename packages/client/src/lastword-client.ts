@@ -1,4 +1,5 @@
 import type { Problem, RouterInputs, RouterOutputs } from "@lastword/api";
+import { FRAMES_CONTENT_TYPE } from "./binary-frames";
 import { LastwordApiError } from "./problem-error";
 import {
   type PartitionOffsets,
@@ -20,6 +21,11 @@ export interface LastwordClientOptions {
   apiKey: string;
   /** Defaults to the global fetch; tests pass a handler that answers in-process. */
   fetch?: (request: Request) => Promise<Response>;
+  /**
+   * How replay, snapshot and tail are read: `binary` frames (default; records go from the server's
+   * worker to the Map without JSON) or `ndjson` (what curl sees; for comparing or debugging).
+   */
+  streamFormat?: "binary" | "ndjson";
 }
 
 const seg = encodeURIComponent;
@@ -29,11 +35,13 @@ export class LastwordClient {
   readonly #base: string;
   readonly #apiKey: string;
   readonly #fetch: (request: Request) => Promise<Response>;
+  readonly #streamAccept: string;
 
   constructor(options: LastwordClientOptions) {
     this.#base = `${options.baseUrl.replace(/\/$/, "")}/api/v1`;
     this.#apiKey = options.apiKey;
     this.#fetch = options.fetch ?? ((request) => fetch(request));
+    this.#streamAccept = options.streamFormat === "ndjson" ? "application/x-ndjson" : FRAMES_CONTENT_TYPE;
   }
 
   async #call<T>(
@@ -62,7 +70,7 @@ export class LastwordClient {
     return (await response.json()) as T;
   }
 
-  /** A streaming route's response (errors before the first line become LastwordApiError). */
+  /** A streaming route's response (errors before the first record become LastwordApiError). */
   async #open(
     path: string,
     query: Record<string, string | undefined>,
@@ -73,7 +81,7 @@ export class LastwordClient {
       if (value !== undefined) url.searchParams.set(name, value);
     const response = await this.#fetch(
       new Request(url, {
-        headers: { authorization: `Bearer ${this.#apiKey}`, accept: "application/x-ndjson" },
+        headers: { authorization: `Bearer ${this.#apiKey}`, accept: this.#streamAccept },
         signal,
       }),
     );

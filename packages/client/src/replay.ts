@@ -1,4 +1,12 @@
 import type { Envelope, Problem } from "@lastword/api";
+import {
+  envelopeOf,
+  FRAMES_CONTENT_TYPE,
+  FrameReader,
+  headersOf,
+  type RawRecord,
+  textOf,
+} from "./binary-frames";
 import { LastwordApiError } from "./problem-error";
 
 /** One line of a replay or snapshot stream. */
@@ -58,19 +66,75 @@ async function* ndjson(response: Response): AsyncGenerator<Line> {
   }
 }
 
-/**
- * The records of one stream, then its consistent offsets (returned). Throws if the server reported
- * a failure mid-stream or the body ended without its offsets line.
- */
-export async function* readStream(
-  response: Response,
-): AsyncGenerator<StreamRecord, PartitionOffsets, undefined> {
+function isFrames(response: Response): boolean {
+  return response.headers.get("content-type")?.startsWith(FRAMES_CONTENT_TYPE) ?? false;
+}
+
+/** Feeds a binary stream's body to a frame reader; answers the offsets it ended with. */
+async function readFrames(response: Response, visit: (record: RawRecord) => void): Promise<PartitionOffsets> {
+  if (!response.body) throw new Error("stream response has no body");
+  const reader = response.body.getReader();
+  const frames = new FrameReader();
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) return frames.finish();
+      frames.push(value, visit);
+    }
+  } finally {
+    // Leaving early cancels the body, so the server stops reading the log for us.
+    await reader.cancel().catch(() => undefined);
+  }
+}
+
+function streamRecordOf(r: RawRecord): StreamRecord {
+  return {
+    partition: r.partition,
+    offset: r.offset,
+    timestamp: r.timestamp,
+    key: r.keyStart < 0 ? null : envelopeOf(r.buf, r.keyStart, r.keyEnd),
+    value: r.valueStart < 0 ? null : envelopeOf(r.buf, r.valueStart, r.valueEnd),
+    headers: r.headerCount ? headersOf(r) : [],
+  };
+}
+
+async function* binaryRecords(response: Response): AsyncGenerator<StreamRecord, PartitionOffsets, undefined> {
+  if (!response.body) throw new Error("stream response has no body");
+  const reader = response.body.getReader();
+  const frames = new FrameReader();
+  const records: StreamRecord[] = [];
+  const keep = (r: RawRecord) => {
+    records.push(streamRecordOf(r));
+  };
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) return frames.finish();
+      frames.push(value, keep);
+      // One chunk's records at a time: the body is read only as fast as the caller iterates.
+      yield* records.splice(0);
+    }
+  } finally {
+    await reader.cancel().catch(() => undefined);
+  }
+}
+
+async function* ndjsonRecords(response: Response): AsyncGenerator<StreamRecord, PartitionOffsets, undefined> {
   for await (const line of ndjson(response)) {
     if ("error" in line) throw new LastwordApiError(line.error, null);
     if ("end" in line) return Object.fromEntries(line.offsets.map((o) => [o.partition, o.offset]));
     yield line;
   }
   throw new Error("the stream ended before its offsets line (connection lost?)");
+}
+
+/**
+ * The records of one stream (binary frames or NDJSON, as the response says), then its consistent
+ * offsets (returned). Throws if the server reported a failure mid-stream or the body ended
+ * without its offsets.
+ */
+export function readStream(response: Response): AsyncGenerator<StreamRecord, PartitionOffsets, undefined> {
+  return isFrames(response) ? binaryRecords(response) : ndjsonRecords(response);
 }
 
 /** The map key of a record key envelope. */
@@ -87,6 +151,15 @@ export function applyRecord(state: Map<string, Envelope>, record: StreamRecord):
   else state.set(key, record.value);
 }
 
+/** Applies one binary record straight to a state map: no record object, only the key text and value envelope. */
+function applyRaw(state: Map<string, Envelope>, r: RawRecord): void {
+  if (r.keyStart < 0) return;
+  const { buf } = r;
+  const key = textOf(buf, r.keyStart, r.keyEnd) ?? buf.toString("base64", r.keyStart, r.keyEnd);
+  if (r.valueStart < 0) state.delete(key);
+  else state.set(key, envelopeOf(buf, r.valueStart, r.valueEnd));
+}
+
 export async function replayToMap(
   open: OpenStream,
   topic: string,
@@ -97,7 +170,12 @@ export async function replayToMap(
       ? `/topics/${encodeURIComponent(topic)}/records/stream`
       : `/topics/${encodeURIComponent(topic)}/snapshot`;
   const state = new Map<string, Envelope>();
-  const stream = readStream(await open(path, { from: "earliest" }));
+  const response = await open(path, { from: "earliest" });
+  if (isFrames(response)) {
+    const offsets = await readFrames(response, (r) => applyRaw(state, r));
+    return { state, offsets };
+  }
+  const stream = readStream(response);
   for (;;) {
     const next = await stream.next();
     if (next.done) return { state, offsets: next.value };

@@ -25,7 +25,7 @@ import {
   segmentsResponseSchema,
 } from "./protocol";
 import { decodeFetchedRecord, type FetchedRecord, type ProduceRecord } from "./record-codec";
-import type { StreamFrame } from "./stream-frames";
+import type { StreamFrame, StreamPiece } from "./stream-frames";
 
 export interface DataPlaneClientOptions {
   prisma: PrismaClient;
@@ -157,6 +157,11 @@ export class DataPlaneClient {
   /** A streamed replay (every record from `offset`) or snapshot (latest live record per key). */
   streamPartition(input: PartitionStreamRequest): AsyncGenerator<StreamFrame> {
     return this.#streams.open(input);
+  }
+
+  /** The same stream undecoded: whole batch frames, then the end (what the REST binary stream forwards). */
+  streamPartitionPieces(input: PartitionStreamRequest): AsyncGenerator<StreamPiece> {
+    return this.#streams.openPieces(input);
   }
 
   /** Closes idle keep-alive sockets; the client must not be used afterwards. */

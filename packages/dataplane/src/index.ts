@@ -32,10 +32,13 @@ export {
   type RecordHeader,
 } from "./record-codec";
 export {
+  decodeRecordBatch,
   decodeStreamFrames,
   encodeEndFrame,
   encodeErrorFrame,
   encodeRecordFrames,
   STREAM_CONTENT_TYPE,
   type StreamFrame,
+  type StreamPiece,
+  splitStreamFrames,
 } from "./stream-frames";

@@ -3,10 +3,13 @@ import { DataPlaneError, isDataPlaneErrorCode } from "./errors";
 import { keyPath, type StreamMode } from "./key-protocol";
 import type { OwnerDirectory, PartitionOwner } from "./owner-directory";
 import { SECRET_HEADER } from "./protocol";
-import { decodeStreamFrames, type StreamFrame } from "./stream-frames";
+import { decodeStreamFrames, type StreamFrame, type StreamPiece, splitStreamFrames } from "./stream-frames";
 
 /** How long a worker may take to start answering a stream (it answers headers before reading the log). */
 const STREAM_HEADERS_TIMEOUT_MS = 20_000;
+
+/** Socket chunks (≤ 64 KiB each) read ahead of the consumer before the socket is paused. */
+const CHUNKS_AHEAD = 8;
 
 export interface PartitionStreamRequest {
   partitionId: string;
@@ -33,25 +36,43 @@ export class PartitionStreams {
     this.ownerWaitMs = ownerWaitMs;
   }
 
-  async *open(input: PartitionStreamRequest): AsyncGenerator<StreamFrame> {
+  /** The partition's frames with every record decoded. */
+  open(input: PartitionStreamRequest): AsyncGenerator<StreamFrame> {
+    return this.#read(input, decodeStreamFrames);
+  }
+
+  /**
+   * The partition's frames undecoded: whole batch frames as the worker sent them, then the end, for
+   * a reader that only forwards them (the REST binary stream).
+   */
+  openPieces(input: PartitionStreamRequest): AsyncGenerator<StreamPiece> {
+    return this.#read(input, splitStreamFrames);
+  }
+
+  async *#read<T>(
+    input: PartitionStreamRequest,
+    frames: (chunks: AsyncIterable<Buffer>) => AsyncGenerator<T>,
+  ): AsyncGenerator<T> {
+    const response = await this.#open(input);
+    try {
+      yield* frames(chunksOf(response));
+    } finally {
+      // Ending early (the consumer stopped) must not leave the worker writing into a full socket.
+      if (!response.complete) response.destroy();
+    }
+  }
+
+  async #open(input: PartitionStreamRequest): Promise<IncomingMessage> {
     const deadlineMs = Date.now() + this.ownerWaitMs;
     let owner = await this.owners.resolve(input.partitionId, deadlineMs);
-    let response: IncomingMessage;
     for (let attempt = 0; ; attempt++) {
       try {
-        response = await this.#request(owner, input);
-        break;
+        return await this.#request(owner, input);
       } catch (error) {
         this.owners.invalidate(input.partitionId);
         if (attempt > 0 || !(error instanceof DataPlaneError) || !error.retriable) throw error;
         owner = await this.owners.resolve(input.partitionId, deadlineMs, owner);
       }
-    }
-    try {
-      yield* decodeStreamFrames(response);
-    } finally {
-      // Ending early (the consumer stopped) must not leave the worker writing into a full socket.
-      if (!response.complete) response.destroy();
     }
   }
 
@@ -81,6 +102,58 @@ export class PartitionStreams {
       });
       outgoing.end();
     });
+  }
+}
+
+/**
+ * The body's chunks as the socket delivered them. (A Readable's own async iterator hands out
+ * `read()`, which joins whatever is buffered into a new buffer: a copy of the stream per hop.) A few
+ * chunks are queued ahead at most; then the socket is paused, which is what slows the worker.
+ */
+export async function* chunksOf(incoming: IncomingMessage): AsyncGenerator<Buffer> {
+  const queue: Buffer[] = [];
+  let finished = false;
+  let failure: DataPlaneError | null = null;
+  let wake: (() => void) | null = null;
+  const notify = () => {
+    wake?.();
+    wake = null;
+  };
+  const onData = (chunk: Buffer) => {
+    queue.push(chunk);
+    if (queue.length >= CHUNKS_AHEAD) incoming.pause();
+    notify();
+  };
+  const onEnd = () => {
+    finished = true;
+    notify();
+  };
+  // A connection that breaks mid-stream (the worker died or shut down) is worth a retry or a resume.
+  const lost = (why: string) =>
+    new DataPlaneError("PARTITION_UNAVAILABLE", `the worker's stream broke off (${why})`, {
+      retriable: true,
+    });
+  const onClose = () => {
+    if (!incoming.complete) failure ??= lost("connection closed");
+    onEnd();
+  };
+  const onError = (error: Error) => {
+    failure = lost(error.message);
+    notify();
+  };
+  incoming.on("data", onData).on("end", onEnd).on("close", onClose).on("error", onError);
+  try {
+    for (;;) {
+      const chunk = queue.shift();
+      if (chunk) {
+        if (incoming.isPaused() && queue.length < CHUNKS_AHEAD / 2) incoming.resume();
+        yield chunk;
+      } else if (failure) throw failure;
+      else if (finished) return;
+      else await new Promise<void>((resolve) => (wake = resolve));
+    }
+  } finally {
+    incoming.off("data", onData).off("end", onEnd).off("close", onClose).off("error", onError);
   }
 }
 

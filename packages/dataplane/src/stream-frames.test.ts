@@ -2,7 +2,13 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { DataPlaneError } from "./errors";
 import type { FetchedRecord } from "./record-codec";
-import { decodeStreamFrames, encodeEndFrame, encodeErrorFrame, encodeRecordFrames } from "./stream-frames";
+import {
+  decodeStreamFrames,
+  encodeEndFrame,
+  encodeErrorFrame,
+  encodeRecordFrames,
+  splitStreamFrames,
+} from "./stream-frames";
 
 const bytes = fc.option(fc.uint8Array({ maxLength: 64 }).map((a) => Buffer.from(a)));
 const record = fc.record({
@@ -62,5 +68,49 @@ describe("stream frames", () => {
       { offset: 1, timestamp: 2, key: Buffer.from("k"), value: null, headers: [] },
     ]);
     await expect(collect(chunked(cut, [100]))).rejects.toMatchObject({ code: "INTERNAL" });
+  });
+
+  it("split passes whole batch frames on byte for byte, however the bytes arrive", async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(fc.array(record, { maxLength: 10 }), { maxLength: 5 }),
+        fc.array(fc.integer({ min: 1, max: 40 })),
+        async (batches, sizes) => {
+          const frames = batches.map((rs) => encodeRecordFrames(rs));
+          const body = Buffer.concat([...frames, encodeEndFrame(77, 3)]);
+          const seen: Buffer[] = [];
+          let end: number | null = null;
+          for await (const piece of splitStreamFrames(chunked(body, sizes))) {
+            if (piece.kind === "batch") seen.push(Buffer.concat(piece.parts));
+            else end = piece.endOffset;
+          }
+          expect(seen).toEqual(frames);
+          expect(end).toBe(77);
+        },
+      ),
+      { numRuns: 100 },
+    );
+  });
+
+  it("split never hands on half a batch: a body cut inside one, or an error frame, throws first", async () => {
+    const batch = encodeRecordFrames([
+      { offset: 1, timestamp: 2, key: Buffer.from("k"), value: Buffer.from("v".repeat(50)), headers: [] },
+    ]);
+    const pieces: unknown[] = [];
+    const cut = (async () => {
+      for await (const piece of splitStreamFrames(chunked(batch.subarray(0, 30), [7]))) pieces.push(piece);
+    })();
+    await expect(cut).rejects.toMatchObject({ code: "INTERNAL" });
+    expect(pieces).toEqual([]);
+    const failed = Buffer.concat([
+      batch,
+      encodeErrorFrame({ code: "CORRUPT_SEGMENT", message: "bad crc", retriable: false }),
+    ]);
+    const kinds: string[] = [];
+    const error = await (async () => {
+      for await (const piece of splitStreamFrames(chunked(failed, [3, 60, 9, 4]))) kinds.push(piece.kind);
+    })().catch((e: unknown) => e);
+    expect(kinds).toEqual(["batch"]);
+    expect(error).toMatchObject({ code: "CORRUPT_SEGMENT", message: "bad crc", retriable: false });
   });
 });

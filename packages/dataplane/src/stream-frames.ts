@@ -3,25 +3,37 @@ import type { FetchedRecord, RecordHeader } from "./record-codec";
 
 /**
  * Binary frames of a streamed partition (replay or snapshot), worker → web. JSON with base64 would
- * cost more than the log read itself on a cold start, so records travel as length-prefixed bytes:
+ * cost more than the log read itself on a cold start, so records travel as length-prefixed bytes,
+ * one batch frame per page the worker read. The batch carries its byte length so the web can pass
+ * it on to a binary REST client without looking at a single record (`splitStreamFrames`):
  *
- *   record: u8 1 | f64 offset | f64 timestamp | i32 keyLen (-1 = null) | key | i32 valueLen (-1 = tombstone)
- *           | value | u16 headerCount | per header: u16 keyLen | key (UTF-8) | i32 valueLen | value
+ *   batch:  u8 4 | u32 byteLength | records, each:
+ *             f64 offset | f64 timestamp | i32 keyLen (-1 = null) | key | i32 valueLen (-1 = tombstone)
+ *             | value | u16 headerCount | per header: u16 keyLen | key (UTF-8) | i32 valueLen | value
  *   end:    u8 2 | f64 endOffset (records below it were all considered) | f64 logStartOffset
  *   error:  u8 3 | u32 length | JSON { code, message, retriable }   (a failure after the 200 was sent)
+ *
+ * Big-endian. The REST binary stream (`application/vnd.lastword.frames`) reuses the batch frame as is.
  */
 export const STREAM_CONTENT_TYPE = "application/x-lastword-stream";
 
-const RECORD = 1;
+const BATCH = 4;
 const END = 2;
 const ERROR = 3;
+const BATCH_HEADER_BYTES = 5;
+const END_BYTES = 17;
 
 export type StreamFrame =
   | { kind: "records"; records: FetchedRecord[] }
   | { kind: "end"; endOffset: number; logStartOffset: number };
 
+/** A stream cut at frame boundaries without decoding records: whole batch frames (in parts), then the end. */
+export type StreamPiece =
+  | { kind: "batch"; parts: Buffer[] }
+  | { kind: "end"; endOffset: number; logStartOffset: number };
+
 function recordSize(record: FetchedRecord): number {
-  let size = 1 + 8 + 8 + 4 + (record.key?.length ?? 0) + 4 + (record.value?.length ?? 0) + 2;
+  let size = 8 + 8 + 4 + (record.key?.length ?? 0) + 4 + (record.value?.length ?? 0) + 2;
   for (const h of record.headers) size += 2 + Buffer.byteLength(h.key) + 4 + (h.value?.length ?? 0);
   return size;
 }
@@ -33,14 +45,14 @@ function writeBytes(out: Buffer, pos: number, bytes: Buffer | null): number {
   return pos + bytes.length;
 }
 
-/** One buffer holding the frames of many records (one socket write per read page). */
+/** One batch frame holding many records (one socket write per read page). */
 export function encodeRecordFrames(records: readonly FetchedRecord[]): Buffer {
-  let total = 0;
+  let total = BATCH_HEADER_BYTES;
   for (const r of records) total += recordSize(r);
   const out = Buffer.allocUnsafe(total);
-  let pos = 0;
+  let pos = out.writeUInt8(BATCH, 0);
+  pos = out.writeUInt32BE(total - BATCH_HEADER_BYTES, pos);
   for (const r of records) {
-    pos = out.writeUInt8(RECORD, pos);
     pos = out.writeDoubleBE(r.offset, pos);
     pos = out.writeDoubleBE(r.timestamp, pos);
     pos = writeBytes(out, pos, r.key);
@@ -57,14 +69,15 @@ export function encodeRecordFrames(records: readonly FetchedRecord[]): Buffer {
 }
 
 export function encodeEndFrame(endOffset: number, logStartOffset: number): Buffer {
-  const out = Buffer.allocUnsafe(17);
+  const out = Buffer.allocUnsafe(END_BYTES);
   out.writeUInt8(END, 0);
   out.writeDoubleBE(endOffset, 1);
   out.writeDoubleBE(logStartOffset, 9);
   return out;
 }
 
-export function encodeErrorFrame(error: { code: string; message: string; retriable: boolean }): Buffer {
+/** The worker's `{ code, message, retriable }`, or (REST binary stream) the API's problem document. */
+export function encodeErrorFrame(error: object): Buffer {
   const json = Buffer.from(JSON.stringify(error));
   const out = Buffer.allocUnsafe(5 + json.length);
   out.writeUInt8(ERROR, 0);
@@ -73,17 +86,103 @@ export function encodeErrorFrame(error: { code: string; message: string; retriab
   return out;
 }
 
+function errorOf(json: Buffer): DataPlaneError {
+  const body = JSON.parse(json.toString("utf8")) as { code: string; message: string; retriable: boolean };
+  const code = isDataPlaneErrorCode(body.code) ? body.code : "INTERNAL";
+  return new DataPlaneError(code, body.message, { retriable: body.retriable });
+}
+
+/**
+ * Cuts the chunks of a stream body at frame boundaries, touching only frame headers (a few per
+ * megabyte): batch frames come out whole (as views of the chunks they arrived in, no copy), so
+ * whoever forwards them never sends half a frame before an error. Throws the worker's
+ * DataPlaneError for an error frame, and INTERNAL when the body ends mid-frame or without an end.
+ */
+export async function* splitStreamFrames(chunks: AsyncIterable<Buffer>): AsyncGenerator<StreamPiece> {
+  const parts: Buffer[] = [];
+  /** Bytes of the current frame still to come; its header is collected in `head` first. */
+  let remaining = 0;
+  let head: Buffer = Buffer.alloc(0);
+  let ended = false;
+  const source = chunks[Symbol.asyncIterator]();
+  try {
+    for (let next = await source.next(); !next.done; next = await source.next()) {
+      const chunk = next.value;
+      let pos = 0;
+      while (pos < chunk.length) {
+        if (ended) throw new DataPlaneError("INTERNAL", "bytes after a partition stream's end frame");
+        if (remaining > 0) {
+          // Inside a batch body: take what this chunk has of it.
+          const n = Math.min(remaining, chunk.length - pos);
+          parts.push(chunk.subarray(pos, pos + n));
+          pos += n;
+          remaining -= n;
+          if (remaining === 0) yield { kind: "batch", parts: parts.splice(0) };
+          continue;
+        }
+        const kind = head.length ? head[0] : chunk[pos];
+        const headerBytes = kind === BATCH || kind === ERROR ? BATCH_HEADER_BYTES : END_BYTES;
+        if (kind !== BATCH && kind !== END && kind !== ERROR) {
+          throw new DataPlaneError("INTERNAL", `stream frame of unknown kind ${kind}`);
+        }
+        // A header split across chunks is gathered (a few bytes) before the frame is read.
+        const take = Math.min(headerBytes - head.length, chunk.length - pos);
+        head = Buffer.concat([head, chunk.subarray(pos, pos + take)]);
+        pos += take;
+        if (head.length < headerBytes) continue;
+        if (kind === END) {
+          ended = true;
+          yield { kind: "end", endOffset: head.readDoubleBE(1), logStartOffset: head.readDoubleBE(9) };
+        } else if (kind === ERROR) {
+          // Rare and small: gather the JSON across chunks, then throw it.
+          const length = head.readUInt32BE(1);
+          let json = chunk.subarray(pos, pos + length);
+          pos += json.length;
+          if (json.length < length) {
+            const rest: Buffer[] = [json];
+            let have = json.length;
+            while (have < length) {
+              const more = await source.next();
+              if (more.done) break;
+              rest.push(more.value);
+              have += more.value.length;
+            }
+            json = Buffer.concat(rest).subarray(0, length);
+            if (json.length < length) break;
+          }
+          throw errorOf(json);
+        } else {
+          remaining = head.readUInt32BE(1);
+          parts.push(head);
+          if (remaining === 0) yield { kind: "batch", parts: parts.splice(0) };
+        }
+        head = Buffer.alloc(0);
+      }
+    }
+  } finally {
+    // Leaving early (the consumer stopped, or an error frame) ends the body's reading too.
+    await source.return?.();
+  }
+  if (remaining > 0 || head.length || !ended) {
+    throw new DataPlaneError("INTERNAL", "partition stream ended mid-way");
+  }
+}
+
 class Truncated extends Error {}
 
 class Cursor {
-  pos = 0;
-  constructor(readonly buf: Buffer) {}
-  need(n: number): void {
-    if (this.pos + n > this.buf.length) throw new Truncated();
+  pos: number;
+  readonly end: number;
+  constructor(
+    readonly buf: Buffer,
+    start: number,
+    end: number,
+  ) {
+    this.pos = start;
+    this.end = end;
   }
-  u8(): number {
-    this.need(1);
-    return this.buf[this.pos++]!;
+  need(n: number): void {
+    if (this.pos + n > this.end) throw new Truncated();
   }
   f64(): number {
     this.need(8);
@@ -94,12 +193,6 @@ class Cursor {
   i32(): number {
     this.need(4);
     const v = this.buf.readInt32BE(this.pos);
-    this.pos += 4;
-    return v;
-  }
-  u32(): number {
-    this.need(4);
-    const v = this.buf.readUInt32BE(this.pos);
     this.pos += 4;
     return v;
   }
@@ -135,49 +228,24 @@ function readRecord(c: Cursor): FetchedRecord {
   return { offset, timestamp, key, value, headers };
 }
 
-/**
- * Turns the chunks of a stream body into frames; a frame split across chunks waits for the rest.
- * Throws the worker's DataPlaneError for an error frame, and INTERNAL when the body ends mid-frame
- * or without an end frame.
- */
-export async function* decodeStreamFrames(chunks: AsyncIterable<Buffer>): AsyncGenerator<StreamFrame> {
-  let pending: Buffer = Buffer.alloc(0);
-  let ended = false;
-  for await (const chunk of chunks) {
-    const buf = pending.length ? Buffer.concat([pending, chunk]) : chunk;
-    const cursor = new Cursor(buf);
-    const records: FetchedRecord[] = [];
-    let start = 0;
-    try {
-      while (cursor.pos < buf.length) {
-        start = cursor.pos;
-        const kind = cursor.u8();
-        if (kind === RECORD) records.push(readRecord(cursor));
-        else if (kind === END) {
-          const endOffset = cursor.f64();
-          const logStartOffset = cursor.f64();
-          if (records.length) yield { kind: "records", records: records.splice(0) };
-          ended = true;
-          yield { kind: "end", endOffset, logStartOffset };
-        } else if (kind === ERROR) throw errorFrame(cursor);
-        else throw new DataPlaneError("INTERNAL", `stream frame of unknown kind ${kind}`);
-        start = cursor.pos;
-      }
-    } catch (error) {
-      if (!(error instanceof Truncated)) throw error;
-    }
-    pending = buf.subarray(start);
-    if (records.length) yield { kind: "records", records };
+/** The records of one whole batch frame (header included, as `splitStreamFrames` gives it). */
+export function decodeRecordBatch(parts: readonly Buffer[]): FetchedRecord[] {
+  const frame = parts.length === 1 ? parts[0]! : Buffer.concat(parts);
+  const cursor = new Cursor(frame, BATCH_HEADER_BYTES, frame.length);
+  const records: FetchedRecord[] = [];
+  try {
+    while (cursor.pos < frame.length) records.push(readRecord(cursor));
+  } catch (error) {
+    if (error instanceof Truncated) throw new DataPlaneError("INTERNAL", "a record overruns its batch frame");
+    throw error;
   }
-  if (pending.length || !ended) throw new DataPlaneError("INTERNAL", "partition stream ended mid-way");
+  return records;
 }
 
-function errorFrame(cursor: Cursor): DataPlaneError {
-  const json = JSON.parse(cursor.take(cursor.u32()).toString("utf8")) as {
-    code: string;
-    message: string;
-    retriable: boolean;
-  };
-  const code = isDataPlaneErrorCode(json.code) ? json.code : "INTERNAL";
-  return new DataPlaneError(code, json.message, { retriable: json.retriable });
+/** The stream's frames with their records decoded (what a reader that needs each record uses). */
+export async function* decodeStreamFrames(chunks: AsyncIterable<Buffer>): AsyncGenerator<StreamFrame> {
+  for await (const piece of splitStreamFrames(chunks)) {
+    if (piece.kind === "end") yield piece;
+    else yield { kind: "records", records: decodeRecordBatch(piece.parts) };
+  }
 }

@@ -72,6 +72,12 @@ export interface DataPlane {
     mode: "replay" | "snapshot";
     offset?: number;
   }): AsyncIterable<DataPlaneStreamFrame>;
+  /** The same stream undecoded: whole binary batch frames (in parts), then the end; for forwarding. */
+  streamPartitionPieces(input: {
+    partitionId: string;
+    mode: "replay" | "snapshot";
+    offset?: number;
+  }): AsyncIterable<DataPlaneStreamPiece>;
 }
 
 export interface DataPlaneSegment {
@@ -104,4 +110,8 @@ interface WireHeader {
 
 export type DataPlaneStreamFrame =
   | { kind: "records"; records: readonly DataPlaneFetchedRecord[] }
+  | { kind: "end"; endOffset: number; logStartOffset: number };
+
+export type DataPlaneStreamPiece =
+  | { kind: "batch"; parts: readonly Uint8Array[] }
   | { kind: "end"; endOffset: number; logStartOffset: number };

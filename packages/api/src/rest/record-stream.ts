@@ -1,3 +1,4 @@
+import { encodeErrorFrame } from "@lastword/dataplane";
 import { z } from "zod";
 import type { Identity } from "../auth/request-identity";
 import { AppError } from "../errors/app-error";
@@ -8,12 +9,15 @@ import { findTopic } from "../services/topic.service";
 import { protectedProcedure } from "../trpc/access";
 import type { ApiDeps } from "../trpc/context";
 import { createCallerFactory, router } from "../trpc/trpc";
+import { FRAMES_CONTENT_TYPE, offsetsFrame, partitionFrame } from "./record-stream-frames";
 
 /**
- * The two streaming REST routes (NDJSON, one record per line, then one line with the offsets the
- * records are consistent with). trpc-to-openapi answers whole JSON documents only, so these are
- * served here; they still pass through the one access middleware (trpc/access.ts) by resolving
- * their plan through a procedure built with `protectedProcedure`, called in-process.
+ * The two streaming REST routes. NDJSON by default (one record per line, then one line with the
+ * offsets the records are consistent with: what curl users read); binary frames when the request
+ * accepts `application/vnd.lastword.frames` (record-stream-frames.ts: the workers' batches passed
+ * on undecoded, what the typed client uses). trpc-to-openapi answers whole JSON documents only, so
+ * these are served here; they still pass through the one access middleware (trpc/access.ts) by
+ * resolving their plan through a procedure built with `protectedProcedure`, called in-process.
  *
  *   GET /api/v1/topics/{topic}/records/stream?from=earliest|latest&offsets=0:120,1:98&waitMs=
  *   GET /api/v1/topics/{topic}/snapshot
@@ -110,7 +114,8 @@ async function waitForRecords(deps: ApiDeps, plan: StreamPlan, starts: number[])
   }
 }
 
-async function* ndjsonLines(deps: ApiDeps, plan: StreamPlan, starts: number[]): AsyncGenerator<string> {
+async function* ndjsonLines(deps: ApiDeps, plan: StreamPlan, starts: number[]): AsyncGenerator<Uint8Array> {
+  const encoder = new TextEncoder();
   const mode = plan.input.mode;
   const offsets: { partition: number; offset: number }[] = [];
   try {
@@ -121,34 +126,65 @@ async function* ndjsonLines(deps: ApiDeps, plan: StreamPlan, starts: number[]): 
         else if (frame.records.length) {
           let chunk = "";
           for (const r of frame.records) chunk += `${recordLine(p.index, r, plan.input)}\n`;
-          yield chunk;
+          yield encoder.encode(chunk);
         }
       }
     }
   } catch (error) {
     // Headers are gone already: the failure becomes the last line, and no offsets line follows.
-    yield `${JSON.stringify({ error: toProblem(error) })}\n`;
+    yield encoder.encode(`${JSON.stringify({ error: toProblem(error) })}\n`);
     return;
   }
-  yield `${JSON.stringify({ end: true, offsets })}\n`;
+  yield encoder.encode(`${JSON.stringify({ end: true, offsets })}\n`);
 }
 
-/** One chunk per pull: the data plane is read only as fast as the HTTP client reads. */
-function pullStream(lines: AsyncGenerator<string>): ReadableStream<Uint8Array> {
-  const encoder = new TextEncoder();
+/**
+ * The binary answer: each partition's worker batches passed on as they arrived (views of the
+ * worker's response chunks, no record decoded), behind a partition frame; the offsets frame last.
+ */
+async function* binaryFrames(deps: ApiDeps, plan: StreamPlan, starts: number[]): AsyncGenerator<Uint8Array> {
+  const mode = plan.input.mode;
+  const offsets: { partition: number; offset: number }[] = [];
+  try {
+    for (const [i, p] of plan.partitions.entries()) {
+      yield partitionFrame(p.index);
+      const pieces = deps.dataPlane.streamPartitionPieces({ partitionId: p.id, mode, offset: starts[i]! });
+      for await (const piece of pieces) {
+        if (piece.kind === "end") offsets.push({ partition: p.index, offset: piece.endOffset });
+        else yield* piece.parts;
+      }
+    }
+  } catch (error) {
+    // Batches arrive whole, so the error frame starts at a frame boundary; no offsets frame follows.
+    yield encodeErrorFrame(toProblem(error));
+    return;
+  }
+  yield offsetsFrame(offsets);
+}
+
+/** Bytes read ahead of the HTTP client, so the hops keep flowing (yet bounded: backpressure). */
+const READ_AHEAD_BYTES = 1 << 20;
+
+/** Pulled: the data plane is read only as fast as the HTTP client reads (plus READ_AHEAD_BYTES). */
+function pullStream(chunks: AsyncGenerator<Uint8Array>): ReadableStream<Uint8Array> {
   return new ReadableStream<Uint8Array>(
     {
       async pull(controller) {
-        const next = await lines.next();
+        const next = await chunks.next();
         if (next.done) controller.close();
-        else controller.enqueue(encoder.encode(next.value));
+        else controller.enqueue(next.value);
       },
       async cancel() {
-        await lines.return(undefined);
+        await chunks.return(undefined);
       },
     },
-    { highWaterMark: 1 },
+    new ByteLengthQueuingStrategy({ highWaterMark: READ_AHEAD_BYTES }),
   );
+}
+
+/** Binary only when asked for by media type; anything else (curl's default `Accept`, or none) gets NDJSON. */
+function wantsFrames(req: Request): boolean {
+  return req.headers.get("accept")?.includes(FRAMES_CONTENT_TYPE) ?? false;
 }
 
 function problemResponse(error: unknown): Response {
@@ -172,9 +208,15 @@ export async function handleRecordStream(req: Request, deps: ApiDeps): Promise<R
     const replay = plan.input.mode === "replay";
     const starts = replay ? await startOffsets(deps, plan) : plan.partitions.map(() => 0);
     if (replay && plan.input.waitMs > 0) await waitForRecords(deps, plan, starts);
-    return new Response(pullStream(ndjsonLines(deps, plan, starts)), {
+    const binary = wantsFrames(req);
+    const body = binary ? binaryFrames(deps, plan, starts) : ndjsonLines(deps, plan, starts);
+    return new Response(pullStream(body), {
       status: 200,
-      headers: { "content-type": NDJSON_CONTENT_TYPE, "cache-control": "no-store" },
+      headers: {
+        "content-type": binary ? FRAMES_CONTENT_TYPE : NDJSON_CONTENT_TYPE,
+        "cache-control": "no-store",
+        vary: "accept",
+      },
     });
   } catch (error) {
     return problemResponse(error);

@@ -6,6 +6,7 @@ import { type Problem, retryAfterSeconds, toProblem } from "../errors/problem";
 import type { ApiDeps } from "../trpc/context";
 import type { ProcedureMeta } from "../trpc/trpc";
 import { handleRecordStream } from "./record-stream";
+import { STREAM_OPENAPI_PATHS } from "./record-stream-openapi";
 
 export const REST_BASE_PATH = "/api/v1";
 
@@ -84,6 +85,8 @@ export function openApiDocument(router: AnyTRPCRouter, publicUrl: string): OpenA
     securitySchemes: { bearerAuth: { type: "http", scheme: "bearer", description: "An API key" } },
   });
   reshapeResponses(document, router);
+  // The streaming routes are served beside trpc-to-openapi; their entries are written by hand.
+  document.paths = { ...document.paths, ...(STREAM_OPENAPI_PATHS as OpenAPIObject["paths"]) };
   return document;
 }
 

@@ -1,0 +1,157 @@
+import { encodeRecordFrames } from "@lastword/dataplane";
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { envelopeOf, FrameReader, headersOf, type RawRecord, textOf } from "./binary-frames";
+import { LastwordApiError } from "./problem-error";
+
+// The REST binary stream as the server writes it: worker batch frames behind partition frames,
+// the offsets frame last (packages/api/src/rest/record-stream-frames.ts).
+function frame(kind: number, n: number, rest: Buffer = Buffer.alloc(0)): Buffer {
+  const head = Buffer.alloc(5);
+  head.writeUInt8(kind, 0);
+  head.writeUInt32BE(n, 1);
+  return Buffer.concat([head, rest]);
+}
+const partitionFrame = (p: number) => frame(5, p);
+function offsetsFrame(offsets: [number, number][]): Buffer {
+  const body = Buffer.alloc(offsets.length * 12);
+  offsets.forEach(([p, o], i) => {
+    body.writeUInt32BE(p, i * 12);
+    body.writeDoubleBE(o, i * 12 + 4);
+  });
+  return frame(6, offsets.length, body);
+}
+
+function chunked(buf: Buffer, sizes: number[]): Buffer[] {
+  const out: Buffer[] = [];
+  let pos = 0;
+  for (const size of sizes) {
+    if (pos >= buf.length) break;
+    out.push(buf.subarray(pos, pos + size));
+    pos += size;
+  }
+  if (pos < buf.length) out.push(buf.subarray(pos));
+  return out;
+}
+
+function copy(r: RawRecord) {
+  return {
+    partition: r.partition,
+    offset: r.offset,
+    timestamp: r.timestamp,
+    key: r.keyStart < 0 ? null : Buffer.from(r.buf.subarray(r.keyStart, r.keyEnd)),
+    value: r.valueStart < 0 ? null : Buffer.from(r.buf.subarray(r.valueStart, r.valueEnd)),
+    headers: headersOf(r),
+  };
+}
+
+const bytes = fc.option(fc.uint8Array({ maxLength: 300 }).map((a) => Buffer.from(a)));
+const record = fc.record({
+  offset: fc.nat(1_000_000),
+  timestamp: fc.nat(2 ** 42),
+  key: bytes,
+  value: bytes,
+  headers: fc.array(fc.record({ key: fc.string({ maxLength: 8 }), value: bytes }), { maxLength: 2 }),
+});
+
+describe("binary stream reader", () => {
+  it("reads every record and the offsets however the bytes are split across chunks", () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.array(fc.array(record, { maxLength: 6 }), { maxLength: 3 }), { maxLength: 4 }),
+        fc.array(fc.integer({ min: 1, max: 5000 })),
+        (partitions, sizes) => {
+          const body = Buffer.concat([
+            ...partitions.flatMap((batches, p) => [
+              partitionFrame(p),
+              ...batches.map((rs) => encodeRecordFrames(rs)),
+            ]),
+            offsetsFrame(partitions.map((_, p) => [p, p * 10])),
+          ]);
+          const reader = new FrameReader();
+          const seen: ReturnType<typeof copy>[] = [];
+          for (const chunk of chunked(body, sizes)) reader.push(chunk, (r) => seen.push(copy(r)));
+          const expected = partitions.flatMap((batches, p) =>
+            batches.flat().map((r) => ({
+              partition: p,
+              offset: r.offset,
+              timestamp: r.timestamp,
+              key: r.key,
+              value: r.value,
+              headers: r.headers.map((h) => ({
+                key: h.key,
+                value: h.value && envelopeOf(h.value, 0, h.value.length),
+              })),
+            })),
+          );
+          expect(seen).toEqual(expected);
+          expect(reader.finish()).toEqual(Object.fromEntries(partitions.map((_, p) => [p, p * 10])));
+        },
+      ),
+      { numRuns: 200 },
+    );
+  });
+
+  it("joins a record larger than a chunk from several chunks", () => {
+    const big = Buffer.alloc(50_000, 7);
+    const body = Buffer.concat([
+      partitionFrame(2),
+      encodeRecordFrames([
+        { offset: 5, timestamp: 6, key: Buffer.from("a"), value: Buffer.from("x"), headers: [] },
+        { offset: 9, timestamp: 9, key: Buffer.from("big"), value: big, headers: [] },
+      ]),
+      offsetsFrame([[2, 10]]),
+    ]);
+    const reader = new FrameReader();
+    const seen: ReturnType<typeof copy>[] = [];
+    for (const chunk of chunked(body, [40, 3000, 3000, 9000])) reader.push(chunk, (r) => seen.push(copy(r)));
+    expect(seen.map((r) => [r.offset, r.key?.toString(), r.value?.length])).toEqual([
+      [5, "a", 1],
+      [9, "big", 50_000],
+    ]);
+    expect(seen[1]!.value!.equals(big)).toBe(true);
+    expect(reader.finish()).toEqual({ 2: 10 });
+  });
+
+  it("an error frame throws the server's problem; a body without the offsets frame is incomplete", () => {
+    const problem = {
+      type: "about:blank",
+      title: "x",
+      status: 503,
+      detail: "worker gone",
+      code: "UNAVAILABLE",
+    };
+    const failed = Buffer.concat([
+      partitionFrame(0),
+      encodeRecordFrames([{ offset: 1, timestamp: 2, key: Buffer.from("k"), value: null, headers: [] }]),
+      frame(3, Buffer.byteLength(JSON.stringify(problem)), Buffer.from(JSON.stringify(problem))),
+    ]);
+    const reader = new FrameReader();
+    const keys: (string | null)[] = [];
+    const error = (() => {
+      try {
+        for (const chunk of chunked(failed, [3, 9, 2])) {
+          reader.push(chunk, (r) => keys.push(textOf(r.buf, r.keyStart, r.keyEnd)));
+        }
+      } catch (e) {
+        return e;
+      }
+    })();
+    expect(keys).toEqual(["k"]);
+    expect(error).toBeInstanceOf(LastwordApiError);
+    expect(error).toMatchObject({ status: 503, code: "UNAVAILABLE", problem: { detail: "worker gone" } });
+
+    const cut = new FrameReader();
+    cut.push(failed.subarray(0, 20), () => undefined);
+    expect(() => cut.finish()).toThrow(/before its offsets frame/);
+  });
+
+  it("envelopes match the server's auto format: text (BOM dropped) or base64", () => {
+    const of = (b: Buffer) => envelopeOf(b, 0, b.length);
+    expect(of(Buffer.from("héllo"))).toEqual({ type: "string", data: "héllo" });
+    expect(of(Buffer.from("\uFFFD ok"))).toEqual({ type: "string", data: "\uFFFD ok" });
+    expect(of(Buffer.from([0xef, 0xbb, 0xbf, 0x61]))).toEqual({ type: "string", data: "a" });
+    expect(of(Buffer.from([0xff, 0x00]))).toEqual({ type: "base64", data: "/wA=" });
+    expect(of(Buffer.alloc(0))).toEqual({ type: "string", data: "" });
+  });
+});
