@@ -1,3 +1,4 @@
+import { DataPlaneClient } from "@lastword/dataplane";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { partitionForKey } from "../src/index";
 import { type Harness, rest } from "./api-harness";
@@ -13,6 +14,7 @@ let fixture: ErasureFixture;
 let h: Harness;
 let admin: string;
 let compliance: string;
+let dataPlane: DataPlaneClient;
 
 /** A partition other than the one the key hashes to, where a producer put the key itself. */
 function strayPartition(): number {
@@ -32,6 +34,11 @@ async function produceTo(partition: number, value: string | null) {
   expect(res.status).toBe(200);
 }
 
+async function partitionId(index: number): Promise<string> {
+  const row = await h.db.prisma.partition.findFirstOrThrow({ where: { topic: { name: "accounts" }, index } });
+  return row.id;
+}
+
 /** Reads the request's row straight from Postgres until `done` holds: no API call, no reader. */
 async function waitForRow(id: string, done: (status: string) => boolean, timeoutMs: number) {
   const until = Date.now() + timeoutMs;
@@ -46,6 +53,7 @@ async function waitForRow(id: string, done: (status: string) => boolean, timeout
 beforeAll(async () => {
   fixture = await startErasureFixture("erasure_progress", TICK_MS);
   ({ h, admin, compliance } = fixture);
+  dataPlane = new DataPlaneClient({ prisma: h.db.prisma, secret: h.secret, ownerWaitMs: 15_000 });
   const created = await rest(h.server, { apiKey: admin }, "POST", "/topics", {
     name: "accounts",
     partitions: 3,
@@ -55,6 +63,7 @@ beforeAll(async () => {
 }, 60_000);
 
 afterAll(async () => {
+  dataPlane?.close();
   await fixture?.close();
 });
 
@@ -75,6 +84,12 @@ describe("erasure progress without readers", () => {
     expect(values).toHaveLength(2);
     expect(values[0]?.data).toBe("Eve, 1 Secret Lane");
     expect(values[1]).toBeNull();
+    // The owner's key index remembers the tombstoned key (no live value, but a tombstone at 1).
+    const strayId = await partitionId(stray);
+    expect(await dataPlane.lookupKey({ partitionId: strayId, key: Buffer.from(KEY) })).toMatchObject({
+      record: null,
+      tombstoneOffset: 1,
+    });
 
     const res = await rest(h.server, { apiKey: compliance }, "POST", "/erasure-requests", {
       keys: [{ type: "string", data: KEY }],
@@ -127,5 +142,9 @@ describe("erasure progress without readers", () => {
       `/topics/accounts/partitions/${stray}/records?offset=0&limit=100`,
     );
     expect((after.body.records as unknown[]).length).toBe(0);
+    // The pass that removed the tombstone rebuilt the index: the key is forgotten there too.
+    const forgotten = await dataPlane.lookupKey({ partitionId: strayId, key: Buffer.from(KEY) });
+    expect(forgotten.record).toBeNull();
+    expect(forgotten.tombstoneOffset).toBeUndefined();
   }, 60_000);
 });
