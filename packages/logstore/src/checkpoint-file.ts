@@ -13,13 +13,8 @@ const VERSION = "0";
  * unreadable file yields null: the caller falls back to the safe default.
  */
 export function readCheckpoint(dir: string, name: string): number | null {
-  let text: string;
-  try {
-    text = fs.readFileSync(path.join(dir, name), "utf8");
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "ENOENT") return null;
-    throw error;
-  }
+  const text = readTextFile(dir, name);
+  if (text === null) return null;
   const [version, value] = text.split("\n");
   const offset = Number(value);
   if (version !== VERSION || value === "" || !Number.isSafeInteger(offset) || offset < 0) return null;
@@ -28,15 +23,30 @@ export function readCheckpoint(dir: string, name: string): number | null {
 
 /** Replaces a checkpoint atomically: write a temp file, fsync it, rename over, fsync the dir. */
 export function writeCheckpoint(dir: string, name: string, offset: number): void {
+  writeFileAtomically(dir, name, `${VERSION}\n${offset}\n`);
+}
+
+/** Replaces `dir/name` with `text` atomically (temp file, fsync, rename, fsync the directory). */
+export function writeFileAtomically(dir: string, name: string, text: string): void {
   const target = path.join(dir, name);
   const temp = `${target}.tmp`;
   const fd = fs.openSync(temp, "w");
   try {
-    fs.writeSync(fd, `${VERSION}\n${offset}\n`);
+    fs.writeSync(fd, text);
     fs.fdatasyncSync(fd);
   } finally {
     fs.closeSync(fd);
   }
   fs.renameSync(temp, target);
   fsyncDirectory(dir);
+}
+
+/** `dir/name` as text, or null when it does not exist. */
+export function readTextFile(dir: string, name: string): string | null {
+  try {
+    return fs.readFileSync(path.join(dir, name), "utf8");
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return null;
+    throw error;
+  }
 }

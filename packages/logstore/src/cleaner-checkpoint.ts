@@ -1,6 +1,4 @@
-import fs from "node:fs";
-import path from "node:path";
-import { fsyncDirectory } from "./segment";
+import { readTextFile, writeFileAtomically } from "./checkpoint-file";
 
 // The cleaner's per-partition checkpoint (Kafka keeps one `cleaner-offset-checkpoint` per log
 // directory; a Lastword partition has its own directory, so the file holds one entry). Beside
@@ -20,13 +18,8 @@ export interface CleanerCheckpoint {
 
 /** The checkpoint, or null when missing or unreadable (the cleaner then starts at the log start). */
 export function readCleanerCheckpoint(dir: string): CleanerCheckpoint | null {
-  let text: string;
-  try {
-    text = fs.readFileSync(path.join(dir, CLEANER_CHECKPOINT_FILE), "utf8");
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "ENOENT") return null;
-    throw error;
-  }
+  const text = readTextFile(dir, CLEANER_CHECKPOINT_FILE);
+  if (text === null) return null;
   const [version, offsetText, horizonText] = text.split("\n");
   const offset = Number(offsetText);
   const horizon = Number(horizonText);
@@ -43,16 +36,10 @@ export function readCleanerCheckpoint(dir: string): CleanerCheckpoint | null {
 
 /** Replaces the checkpoint atomically: temp file, fsync, rename over, fsync the directory. */
 export function writeCleanerCheckpoint(dir: string, checkpoint: CleanerCheckpoint): void {
-  const target = path.join(dir, CLEANER_CHECKPOINT_FILE);
-  const temp = `${target}.tmp`;
   const horizon = checkpoint.earliestDeleteHorizonMs ?? NO_HORIZON;
-  const fd = fs.openSync(temp, "w");
-  try {
-    fs.writeSync(fd, `${VERSION}\n${checkpoint.firstDirtyOffset}\n${horizon}\n`);
-    fs.fdatasyncSync(fd);
-  } finally {
-    fs.closeSync(fd);
-  }
-  fs.renameSync(temp, target);
-  fsyncDirectory(dir);
+  writeFileAtomically(
+    dir,
+    CLEANER_CHECKPOINT_FILE,
+    `${VERSION}\n${checkpoint.firstDirtyOffset}\n${horizon}\n`,
+  );
 }

@@ -37,6 +37,8 @@ export interface CleanableLog {
   readonly logEndOffset: number;
   readonly isClosed: boolean;
   replaceSegments(replacements: readonly Segment[], replaced: readonly Segment[]): void;
+  /** Persists the closed segments' tombstone counts (after swaps changed them). */
+  checkpointTombstoneCounts(): void;
   scheduleFileDeletion(paths: string[]): void;
 }
 
@@ -218,6 +220,7 @@ export class LogCleaner {
       result.abortedReason = error.message;
       this.keepHorizon(range.firstDirtyOffset, run.earliestDeleteHorizonMs);
     } finally {
+      if (result.segmentsWritten > 0 && !this.log.isClosed) this.log.checkpointTombstoneCounts();
       result.durationMs = performance.now() - wallStart;
       result.recopyPercent = (100 * result.bytesWritten) / Math.max(result.bytesRead, 1);
     }

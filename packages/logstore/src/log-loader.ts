@@ -8,6 +8,7 @@ import {
 } from "./checkpoint-file";
 import { fsyncDirectory, parseSegmentFileName, Segment, type SegmentLimits } from "./segment";
 import { recoverSwapFiles } from "./segment-swap";
+import { resolveTombstoneCounts, writeTombstoneCounts } from "./tombstone-counts";
 
 export interface RecoveryReport {
   /** Segments whose batches were CRC-checked because they lie at or after the recovery point. */
@@ -78,6 +79,9 @@ export async function loadLog(dir: string, limits: SegmentLimits, nowMs: number)
     segments.push(loaded.segment);
   }
   closeOffsetGaps(segments);
+  // Segments walked by headers only take their tombstone counts from the checkpoint (scanned
+  // when it has no matching entry, which is then written for the next open).
+  if (resolveTombstoneCounts(dir, segments)) writeTombstoneCounts(dir, segments.slice(0, -1));
   const active = segments.at(-1)!;
   // After a process crash the recovered bytes may sit only in the page cache: make them durable
   // before the recovery point claims they were checked and flushed.

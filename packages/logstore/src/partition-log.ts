@@ -18,6 +18,7 @@ import { validateAppendRecords } from "./record-validation";
 import { deletableSegments, type RetentionReason, retentionRules } from "./retention";
 import { drawRollJitterMs, rollReason, timeRollDueAt } from "./roll-policy";
 import { fsyncDirectory, Segment, type SegmentLimits, segmentLimits } from "./segment";
+import { writeTombstoneCounts } from "./tombstone-counts";
 
 export interface Clock {
   now(): number;
@@ -61,6 +62,8 @@ export interface SegmentInfo {
   lastOffset: number;
   sizeBytes: number;
   records: number;
+  /** Records with a key and a null value (physically in the segment, as `records`). */
+  tombstones: number;
   firstTimestamp: number | null;
   maxTimestamp: number | null;
   active: boolean;
@@ -184,7 +187,7 @@ export class PartitionLog {
         lastOffset,
       };
       if (rollReason(this.activeSegment, incoming, this.config, this.clock.now())) await this.rollActive();
-      this.activeSegment.append(batch);
+      this.activeSegment.append(batch, countTombstoneRecords(records));
       if (this.durability === "per-append") await this.syncActive();
       return { baseOffset, lastOffset };
     });
@@ -285,6 +288,16 @@ export class PartitionLog {
     this.segmentList.push(next);
     this.durableEndOffset = this.logEndOffset;
     writeCheckpoint(this.dir, RECOVERY_POINT_CHECKPOINT, this.logEndOffset);
+    this.checkpointTombstoneCounts();
+  }
+
+  /**
+   * Persists the closed segments' tombstone counts (tombstone-counts.ts), so the next open needs
+   * no scan for them. Called at roll, close and after a cleaner pass; a crash before it costs a
+   * scan of the segments it would have covered, never a wrong count.
+   */
+  checkpointTombstoneCounts(): void {
+    writeTombstoneCounts(this.dir, this.segmentList.slice(0, -1));
   }
 
   /** Moves the log start offset forward (Kafka's deleteRecords); segments go at the next retention run. */
@@ -389,6 +402,7 @@ export class PartitionLog {
       await this.activeSegment.flushAll();
       this.durableEndOffset = this.logEndOffset;
       writeCheckpoint(this.dir, RECOVERY_POINT_CHECKPOINT, this.logEndOffset);
+      this.checkpointTombstoneCounts();
       for (const segment of this.segmentList) segment.close();
       for (const [timer, paths] of this.pendingDeletes) {
         clearTimeout(timer);
@@ -413,6 +427,7 @@ export class PartitionLog {
       lastOffset: segment.lastOffset,
       sizeBytes: segment.sizeBytes,
       records: segment.recordCount,
+      tombstones: segment.tombstoneCount,
       firstTimestamp: segment.firstBatchTimestamp >= 0 ? segment.firstBatchTimestamp : null,
       maxTimestamp: segment.maxTimestamp >= 0 ? segment.maxTimestamp : null,
       active: segment === this.activeSegment,
@@ -422,4 +437,10 @@ export class PartitionLog {
 
 function unlinkAll(paths: readonly string[]): void {
   for (const file of paths) fs.rmSync(file, { force: true });
+}
+
+function countTombstoneRecords(records: readonly AppendRecord[]): number {
+  let tombstones = 0;
+  for (const record of records) if (record.key !== null && record.value === null) tombstones++;
+  return tombstones;
 }

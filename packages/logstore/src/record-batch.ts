@@ -450,6 +450,31 @@ export function decodeBatchRecords(
   return pushed;
 }
 
+/**
+ * Records of the batch at `pos` (whole, validated) with a key and a null value: tombstones.
+ * Control batches hold none. Walks the record lengths without building objects.
+ */
+export function countTombstones(buf: Buffer, pos: number): number {
+  if ((buf.readInt16BE(pos + OFF_ATTRIBUTES) & CONTROL_FLAG) !== 0) return 0;
+  const count = buf.readInt32BE(pos + OFF_RECORD_COUNT);
+  let tombstones = 0;
+  cursor = pos + BATCH_HEADER_BYTES;
+  for (let i = 0; i < count; i++) {
+    const length = readVarint(buf);
+    const end = cursor + length;
+    cursor++; // record attributes
+    readVarint(buf); // timestamp delta
+    readVarint(buf); // offset delta
+    const keyLength = readVarint(buf);
+    if (keyLength >= 0) {
+      cursor += keyLength;
+      if (readVarint(buf) < 0) tombstones++;
+    }
+    cursor = end;
+  }
+  return tombstones;
+}
+
 /** Every record of a batch with its offsetDelta, for the cleaner's filtering. */
 export function decodeBatch(buf: Buffer, pos = 0): { header: RecordBatchHeader; records: BatchRecord[] } {
   const header = readBatchHeader(buf, pos);

@@ -7,6 +7,7 @@ import {
   batchCrcMatches,
   batchField,
   batchHeaderDefect,
+  countTombstones,
   LOG_OVERHEAD_BYTES,
 } from "./record-batch";
 import { TimeIndex } from "./time-index";
@@ -199,6 +200,8 @@ export class Segment {
   nextOffset: number;
   sizeBytes = 0;
   recordCount = 0;
+  /** Records with a key and a null value; -1 until known (a load that walked headers only). */
+  tombstoneCount = 0;
   /** Max timestamp of the first batch (Kafka's rolling timestamp); -1 while empty. */
   firstBatchTimestamp = -1;
   maxTimestamp = -1;
@@ -273,8 +276,11 @@ export class Segment {
         break;
       }
       segment.track(cursor.buf, cursor.bufPos, cursor.position, cursor.size);
+      if (options.verifyCrc) segment.tombstoneCount += countTombstones(cursor.buf, cursor.bufPos);
       segment.sizeBytes = cursor.position + cursor.size;
     }
+    // Headers alone say nothing of values: the loader takes the count from its checkpoint or a scan.
+    if (!options.verifyCrc) segment.tombstoneCount = -1;
     let truncatedBytes = 0;
     if (cursor.defect !== null || segment.sizeBytes < fileSize) {
       if (options.truncateTail) {
@@ -308,16 +314,22 @@ export class Segment {
     return path.join(this.dir, segmentFileName(this.baseOffset, kind, this.suffix));
   }
 
-  /** Appends one or more whole batches this process built or CRC-checked (they count as verified). */
-  append(batches: Buffer): void {
+  /**
+   * Appends one or more whole batches this process built or CRC-checked (they count as verified).
+   * `tombstones` is their tombstone count when the caller knows it; otherwise they are walked.
+   */
+  append(batches: Buffer, tombstones?: number): void {
     const start = this.sizeBytes;
     writeFully(this.logFd, batches, start);
     let at = 0;
+    let counted = 0;
     while (at < batches.length) {
       const size = batchField.sizeBytes(batches, at);
       this.track(batches, at, start + at, size);
+      if (tombstones === undefined) counted += countTombstones(batches, at);
       at += size;
     }
+    this.tombstoneCount += tombstones ?? counted;
     this.sizeBytes = start + batches.length;
     if (this.crcVerifiedEnd === start) this.crcVerifiedEnd = this.sizeBytes;
     // Index entries reach their files at seal/flushAll only: recovery rebuilds indexes from the
@@ -396,6 +408,14 @@ export class Segment {
     const floor = this.offsetIndex.lookup(offset);
     const hint = this.readHint;
     return hint !== null && hint.afterOffset < offset && hint.position > floor ? hint.position : floor;
+  }
+
+  /** Counts the tombstones by reading every batch (CRC-checked; a corrupt tail is not counted). */
+  scanTombstones(): void {
+    let count = 0;
+    const cursor = this.batches(0);
+    while (cursor.next()) count += countTombstones(cursor.buf, cursor.bufPos);
+    this.tombstoneCount = count;
   }
 
   /** A cursor over whole batches from `position`, CRC-checked, bounded by `end` (default: all). */

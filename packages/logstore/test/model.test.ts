@@ -23,13 +23,17 @@ interface ModelSegment {
   next: number;
   size: number;
   records: number;
+  /** Records with a null value (every model record has a key). */
+  tombstones: number;
   firstTs: number;
   maxTs: number;
 }
 
 class LogModel {
   records: ModelRecord[] = [];
-  segments: ModelSegment[] = [{ base: 0, next: 0, size: 0, records: 0, firstTs: -1, maxTs: -1 }];
+  segments: ModelSegment[] = [
+    { base: 0, next: 0, size: 0, records: 0, tombstones: 0, firstTs: -1, maxTs: -1 },
+  ];
   start = 0;
 
   get end(): number {
@@ -41,7 +45,15 @@ class LogModel {
 
   roll(): void {
     if (this.active.size > 0)
-      this.segments.push({ base: this.end, next: this.end, size: 0, records: 0, firstTs: -1, maxTs: -1 });
+      this.segments.push({
+        base: this.end,
+        next: this.end,
+        size: 0,
+        records: 0,
+        tombstones: 0,
+        firstTs: -1,
+        maxTs: -1,
+      });
   }
 
   append(batch: { key: string; value: string | null; timestamp: number }[], size: number): void {
@@ -54,6 +66,7 @@ class LogModel {
     if (segment.size === 0) segment.firstTs = maxTs;
     segment.size += size;
     segment.records += batch.length;
+    segment.tombstones += batch.filter((r) => r.value === null).length;
     segment.maxTs = Math.max(segment.maxTs, maxTs);
   }
 
@@ -141,9 +154,18 @@ function assertSameShape(log: PartitionLog, model: LogModel): void {
   expect(log.logEndOffset).toBe(model.end);
   expect(log.logStartOffset).toBe(model.start);
   expect(
-    log.segments().map((s) => [s.baseOffset, s.lastOffset + 1, s.sizeBytes, s.records, s.active]),
+    log
+      .segments()
+      .map((s) => [s.baseOffset, s.lastOffset + 1, s.sizeBytes, s.records, s.tombstones, s.active]),
   ).toEqual(
-    model.segments.map((s, i) => [s.base, s.next, s.size, s.records, i === model.segments.length - 1]),
+    model.segments.map((s, i) => [
+      s.base,
+      s.next,
+      s.size,
+      s.records,
+      s.tombstones,
+      i === model.segments.length - 1,
+    ]),
   );
 }
 
