@@ -298,6 +298,18 @@ describe("console walking skeleton", () => {
     await page.getByRole("button", { name: "Switch to Invited Developer" }).waitFor();
     await page.keyboard.press("Escape");
 
+    // A developer reads the member list but is offered nothing that needs members:write.
+    await page.goto("/members");
+    await page.getByRole("status").filter({ hasText: "Owners and admins invite members" }).waitFor();
+    const people = page.getByRole("table", { name: "Members" });
+    await people.getByRole("rowheader", { name: "Invited Developer" }).waitFor();
+    expect(await people.getByRole("rowheader").allTextContents()).toEqual([
+      "Inviting Owner",
+      "Invited Developer",
+    ]);
+    expect(await page.getByRole("combobox", { name: /^Role of / }).count()).toBe(0);
+    expect(await page.getByRole("form", { name: "Invite a member" }).count()).toBe(0);
+
     await owner.goto("/members");
     const row = owner.getByRole("table", { name: "Members" }).getByRole("row", { name: /Invited Developer/ });
     await row.waitFor();

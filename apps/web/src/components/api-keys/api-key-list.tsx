@@ -1,6 +1,7 @@
 "use client";
 
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useConsoleAccess } from "@/lib/console-access";
 import { useTRPC } from "@/lib/trpc";
 import { Badge } from "../ui/badge";
 import { ConfirmButton } from "../ui/confirm-button";
@@ -10,8 +11,19 @@ const dateFormat = new Intl.DateTimeFormat("en", { dateStyle: "medium", timeStyl
 
 export function ApiKeyList() {
   const trpc = useTRPC();
-  const keys = useQuery(trpc.apiKeys.list.queryOptions());
+  const access = useConsoleAccess();
+  const canRead = access.can("keys:read");
+  const canRevoke = access.can("keys:write");
+  const keys = useQuery({ ...trpc.apiKeys.list.queryOptions(), enabled: access.ready && canRead });
 
+  if (access.ready && !canRead) {
+    return (
+      <StatusNotice>
+        Your role ({access.role ?? "unknown"}) does not include API keys; owners, admins and developers manage
+        them.
+      </StatusNotice>
+    );
+  }
   if (keys.isPending) return <StatusNotice>Loading your API keys…</StatusNotice>;
   if (keys.isError) return <ErrorNotice>We could not load your API keys: {keys.error.message}</ErrorNotice>;
   if (keys.data.apiKeys.length === 0) {
@@ -61,9 +73,9 @@ export function ApiKeyList() {
               <td className="px-4 py-3 text-right">
                 {key.revoked ? (
                   <Badge>Revoked</Badge>
-                ) : (
+                ) : canRevoke ? (
                   <RevokeButton id={key.id} name={key.name ?? "this key"} />
-                )}
+                ) : null}
               </td>
             </tr>
           ))}

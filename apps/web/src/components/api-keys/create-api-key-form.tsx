@@ -3,6 +3,7 @@
 import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { type FormEvent, useState } from "react";
 import { API_KEY_SCOPES, type ApiKeyScope, DEFAULT_SCOPES } from "@/lib/api-key-scopes";
+import { useConsoleAccess } from "@/lib/console-access";
 import { useTRPC } from "@/lib/trpc";
 import { Button } from "../ui/button";
 import { Card } from "../ui/card";
@@ -11,6 +12,11 @@ import { ErrorNotice } from "../ui/notice";
 import { NewKeySecret } from "./new-key-secret";
 
 export function CreateApiKeyForm() {
+  const access = useConsoleAccess();
+  return access.ready && access.can("keys:write") ? <CreateForm /> : null;
+}
+
+function CreateForm() {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
   const [name, setName] = useState("");

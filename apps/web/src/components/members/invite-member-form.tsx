@@ -2,14 +2,26 @@
 
 import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { type FormEvent, useState } from "react";
+import { useConsoleAccess } from "@/lib/console-access";
 import { ASSIGNABLE_ROLES, type AssignableRole } from "@/lib/member-roles";
 import { useTRPC } from "@/lib/trpc";
 import { Button } from "../ui/button";
 import { Card } from "../ui/card";
 import { SelectField, TextField } from "../ui/field";
-import { ErrorNotice } from "../ui/notice";
+import { ErrorNotice, StatusNotice } from "../ui/notice";
 
 export function InviteMemberForm() {
+  const access = useConsoleAccess();
+  if (!access.ready) return null;
+  if (!access.can("members:write")) {
+    return access.can("members:read") ? (
+      <StatusNotice>Owners and admins invite members and change roles.</StatusNotice>
+    ) : null;
+  }
+  return <InviteForm />;
+}
+
+function InviteForm() {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
   const [email, setEmail] = useState("");

@@ -1,6 +1,7 @@
 "use client";
 
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useConsoleAccess } from "@/lib/console-access";
 import { ASSIGNABLE_ROLES, type AssignableRole, isAssignableRole } from "@/lib/member-roles";
 import { useTRPC } from "@/lib/trpc";
 import { Badge } from "../ui/badge";
@@ -13,7 +14,19 @@ const dateFormat = new Intl.DateTimeFormat("en", { dateStyle: "medium" });
 
 export function MemberList() {
   const trpc = useTRPC();
-  const members = useQuery(trpc.members.list.queryOptions());
+  const access = useConsoleAccess();
+  const canRead = access.can("members:read");
+  // Roles without members:write see the list as it is: no role selects, no remove buttons.
+  const canManage = access.can("members:write");
+  const members = useQuery({ ...trpc.members.list.queryOptions(), enabled: access.ready && canRead });
+  if (access.ready && !canRead) {
+    return (
+      <StatusNotice>
+        Your role ({access.role ?? "unknown"}) does not include the member list; an owner or admin can tell
+        you who is here.
+      </StatusNotice>
+    );
+  }
   if (members.isPending) return <StatusNotice>Loading members…</StatusNotice>;
   if (members.isError)
     return <ErrorNotice>We could not load the members: {members.error.message}</ErrorNotice>;
@@ -40,7 +53,7 @@ export function MemberList() {
                   </th>
                   <td className="py-2 pr-4">{member.email}</td>
                   <td className="py-2 pr-4">
-                    {isAssignableRole(member.role) ? (
+                    {canManage && isAssignableRole(member.role) ? (
                       <RoleSelect memberId={member.id} name={member.name} role={member.role} />
                     ) : (
                       <Badge>{member.role}</Badge>
@@ -48,7 +61,7 @@ export function MemberList() {
                   </td>
                   <td className="py-2 pr-4 text-muted">{dateFormat.format(new Date(member.createdAt))}</td>
                   <td className="py-2 text-right">
-                    {isAssignableRole(member.role) ? (
+                    {canManage && isAssignableRole(member.role) ? (
                       <RemoveButton memberId={member.id} name={member.name} />
                     ) : null}
                   </td>
