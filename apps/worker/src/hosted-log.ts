@@ -30,6 +30,8 @@ export interface LogSegment {
   lastOffset: number;
   sizeBytes: number;
   records: number;
+  /** Records with a key and a null value (tombstones) in the segment. */
+  tombstones: number;
   firstTimestamp: number | null;
   maxTimestamp: number | null;
   active: boolean;

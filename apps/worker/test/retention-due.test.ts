@@ -12,6 +12,7 @@ const segment = (
   lastOffset,
   sizeBytes,
   records: lastOffset - baseOffset + 1,
+  tombstones: 0,
   firstTimestamp: maxTimestamp,
   maxTimestamp,
   active: false,

@@ -16,12 +16,17 @@ interface SegmentRow {
   lastOffset: number;
   sizeBytes: number;
   records: number;
+  tombstones: number;
   firstTimestamp: number | null;
   maxTimestamp: number | null;
   state: string;
 }
 
 const str = (data: string) => ({ type: "string", data });
+const TOMBSTONE_OFFSET = 8;
+const holding = (segments: SegmentRow[], offset: number) =>
+  segments.find((s) => s.baseOffset <= offset && offset <= s.lastOffset);
+const tombstones = (segments: SegmentRow[]) => segments.reduce((n, s) => n + s.tombstones, 0);
 const listing = async (apiKey: string) => {
   const res = await rest(h.server, { apiKey }, "GET", "/topics/table/partitions/0/segments");
   expect(res.status).toBe(200);
@@ -50,7 +55,8 @@ beforeAll(async () => {
     configs: { "cleanup.policy": "compact", "segment.bytes": 200 },
   });
   expect(created.status).toBe(201);
-  // The seed's picture: A, B and C overwritten; one batch per record so segments roll at 200 bytes.
+  // The seed's picture: A, B and C overwritten, then B deleted (offset 8); one batch per record so
+  // segments roll at 200 bytes.
   for (const [k, v] of [
     ["A", "a1"],
     ["B", "b1"],
@@ -60,9 +66,12 @@ beforeAll(async () => {
     ["A", "a3"],
     ["D", "d1"],
     ["C", "c2"],
+    ["B", null],
+    ["E", "e1"],
+    ["F", "f1"],
   ]) {
     const res = await rest(h.server, { apiKey: key }, "POST", "/topics/table/records", {
-      records: [{ key: str(k as string), value: str(v as string), partition: 0 }],
+      records: [{ key: str(k as string), value: v === null ? null : str(v as string), partition: 0 }],
     });
     expect(res.status).toBe(200);
   }
@@ -77,15 +86,18 @@ afterAll(async () => {
 describe("partition segments", () => {
   it("lists dirty segments then the active one, covering every offset, to a topics:read-only key", async () => {
     const before = await listing(metadataOnlyKey);
-    expect(before.logEndOffset).toBe(8);
+    expect(before.logEndOffset).toBe(11);
     expect(before.segments.length).toBeGreaterThanOrEqual(3);
     expect(before.segments.at(-1)?.state).toBe("active");
     expect(before.segments.slice(0, -1).every((s) => s.state === "dirty")).toBe(true);
-    // Adjacent: each segment starts where the previous one ended; together they hold all 8 records.
+    // Adjacent: each segment starts where the previous one ended; together they hold all 11 records.
     for (let i = 1; i < before.segments.length; i++) {
       expect(before.segments[i]?.baseOffset).toBe((before.segments[i - 1]?.lastOffset ?? -2) + 1);
     }
-    expect(before.segments.reduce((n, s) => n + s.records, 0)).toBe(8);
+    expect(before.segments.reduce((n, s) => n + s.records, 0)).toBe(11);
+    // The one delete is counted in the segment that holds it, and nowhere else.
+    expect(tombstones(before.segments)).toBe(1);
+    expect(holding(before.segments, TOMBSTONE_OFFSET)?.tombstones).toBe(1);
     for (const s of before.segments.filter((x) => x.records > 0)) {
       expect(s.sizeBytes).toBeGreaterThan(0);
       expect(s.firstTimestamp).not.toBeNull();
@@ -113,6 +125,10 @@ describe("partition segments", () => {
     expect(closed.length).toBeGreaterThan(0);
     expect(closed.every((s) => s.state === "clean")).toBe(true);
     expect(closed.reduce((n, s) => n + s.sizeBytes, 0)).toBeLessThan(dirtyBytes);
+    // B's values are gone; its tombstone (the latest for B, within delete.retention.ms) stays, counted.
+    expect(after.segments.reduce((n, s) => n + s.records, 0)).toBe(6);
+    expect(tombstones(after.segments)).toBe(1);
+    expect(holding(after.segments, TOMBSTONE_OFFSET)?.tombstones).toBe(1);
     expect(after.cleaner.lastCleanAt).not.toBeNull();
   });
 

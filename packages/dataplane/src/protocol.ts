@@ -76,12 +76,14 @@ export const listOffsetsResponseSchema = z.object({
   timestampOffset: offset.nullable().optional(),
 });
 
-// Loose: the log store may describe segments with more fields (tombstones, clean/dirty) than we pin here.
+// Loose: the log store may describe segments with more fields (clean/dirty state) than we pin here.
 export const segmentInfoSchema = z.looseObject({
   baseOffset: offset,
   lastOffset: z.number().int(),
   sizeBytes: z.number().int().nonnegative(),
   records: z.number().int().nonnegative(),
+  /** Records with a key and a null value. */
+  tombstones: z.number().int().nonnegative(),
   firstTimestamp: z.number().int().nullable(),
   maxTimestamp: z.number().int().nullable(),
   active: z.boolean(),

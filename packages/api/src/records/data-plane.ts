@@ -85,6 +85,8 @@ export interface DataPlaneSegment {
   lastOffset: number;
   sizeBytes: number;
   records: number;
+  /** Records with a key and a null value. */
+  tombstones: number;
   firstTimestamp: number | null;
   maxTimestamp: number | null;
   active: boolean;

@@ -24,6 +24,7 @@ export async function listPartitionSegments(
       lastOffset: s.lastOffset,
       sizeBytes: s.sizeBytes,
       records: s.records,
+      tombstones: s.tombstones,
       firstTimestamp: s.firstTimestamp,
       maxTimestamp: s.maxTimestamp,
       state: segmentState(s),

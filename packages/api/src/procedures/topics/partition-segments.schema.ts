@@ -25,6 +25,10 @@ export const partitionSegmentsOutput = z.object({
         .meta({ description: "Last offset written to the segment (base − 1 when empty)" }),
       sizeBytes: z.number().int(),
       records: z.number().int(),
+      tombstones: z
+        .number()
+        .int()
+        .meta({ description: "Records in the segment with a key and a null value (deletes)" }),
       firstTimestamp: epochMs.meta({
         description: "Epoch ms of the segment's first record, null when empty",
       }),
