@@ -3,11 +3,12 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useRouter } from "next/navigation";
 import { type FormEvent, useState } from "react";
+import { useConsoleAccess } from "@/lib/console-access";
 import { useTRPC } from "@/lib/trpc";
 import { Button } from "../ui/button";
 import { Card } from "../ui/card";
 import { TextAreaField, TextField } from "../ui/field";
-import { ErrorNotice } from "../ui/notice";
+import { ErrorNotice, StatusNotice } from "../ui/notice";
 import { TopicPreflight } from "./topic-preflight";
 
 /** One subject key per line, blank lines ignored, each sent as its UTF-8 text. */
@@ -23,6 +24,7 @@ function parseKeys(text: string): string[] {
 export function FileRequestForm() {
   const trpc = useTRPC();
   const router = useRouter();
+  const access = useConsoleAccess();
   const queryClient = useQueryClient();
   const topics = useQuery(trpc.erasure.topics.queryOptions({}));
   const [keys, setKeys] = useState("");
@@ -58,6 +60,15 @@ export function FileRequestForm() {
   const toggle = (topic: string, on: boolean) =>
     setChosen((current) => (on ? [...current, topic] : current.filter((t) => t !== topic)));
   const compacted = topics.data?.topics.map((t) => t.topic) ?? [];
+  if (access.ready && !access.can("erasure:write")) {
+    return (
+      <Card title="File an erasure request">
+        <StatusNotice>
+          Your role cannot file erasure requests; the compliance role, an admin or the owner can.
+        </StatusNotice>
+      </Card>
+    );
+  }
   return (
     <Card
       title="File an erasure request"
