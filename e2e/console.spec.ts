@@ -255,6 +255,7 @@ describe("console walking skeleton", () => {
     await page.reload();
     expect(await page.locator("html").getAttribute("data-theme")).toBe("dark");
     expect(await canvas()).toBe(dark);
+    await page.getByRole("status").filter({ hasText: "no topics yet" }).waitFor();
     await saveScreenshot(page, "console-dark");
 
     // "System" follows prefers-color-scheme again.
