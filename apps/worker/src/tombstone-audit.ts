@@ -28,6 +28,7 @@ export type AuditKey = { type: "string"; data: string } | { type: "base64"; data
 /** Tombstones per event: one produce (or pass) is one event unless it holds more than this. */
 export const TOMBSTONES_PER_EVENT = 1_000;
 const RETRY_MAX_MS = 10_000;
+const SPOOL_REWRITE_EVERY = 100;
 
 const utf8 = new TextDecoder("utf-8", { fatal: true });
 
@@ -58,6 +59,7 @@ export class TombstoneAudit {
   readonly #retryBaseMs: number;
   readonly #queue: Pending[] = [];
   readonly #spools = new Map<string, AuditSpool>();
+  readonly #writtenSinceRewrite = new Map<AuditSpool, number>();
   #draining: Promise<void> | null = null;
   #stopped = false;
 
@@ -255,9 +257,21 @@ export class TombstoneAudit {
     }
   }
 
+  /**
+   * Drops written events from the spool: at once when none of its partition is pending any more,
+   * otherwise every SPOOL_REWRITE_EVERY writes (a long backlog is not rewritten per event; events
+   * left in it meanwhile are already in Postgres, which a takeover detects by their id).
+   */
   #rewriteSpool(spool: AuditSpool): void {
+    const pending = this.#queue.filter((entry) => entry.spool === spool);
+    const written = (this.#writtenSinceRewrite.get(spool) ?? 0) + 1;
+    if (pending.length > 0 && written < SPOOL_REWRITE_EVERY) {
+      this.#writtenSinceRewrite.set(spool, written);
+      return;
+    }
+    this.#writtenSinceRewrite.delete(spool);
     try {
-      spool.rewrite(this.#queue.filter((pending) => pending.spool === spool));
+      spool.rewrite(pending);
     } catch (error) {
       // The directory is gone (partition deleted) or unwritable: Postgres has the event either way.
       this.#logger.warn({ err: error }, "audit spool not rewritten");

@@ -1,11 +1,13 @@
-import { mkdtemp, rm } from "node:fs/promises";
+import { mkdtemp, readdir, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { DataPlaneClient } from "@lastword/dataplane";
 import { verifyAuditChain } from "@lastword/db";
 import { createTestDatabase, type TestDatabase } from "@lastword/db/testing";
+import { pino } from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { partitionLogOpener } from "../src/log-opener";
+import { TombstoneAudit } from "../src/tombstone-audit";
 import { type RunningWorker, startWorker } from "../src/worker";
 import { TcpProxy } from "./tcp-proxy";
 import { createTestTopic, eventually } from "./test-topics";
@@ -187,5 +189,48 @@ describe("tombstone audit trail", () => {
       tombstones: [{ key: { type: "string", data: "orphan" }, offset: produced.offsets[0] }],
     });
     expect(await verifyAuditChain(db.prisma, topic.organizationId)).toBeNull();
+  });
+
+  it("writes a taken-over event once: one already in the chain is skipped, a new one is written", async () => {
+    const topic = await createTestTopic(db.prisma, { partitions: 1, configs: compacted });
+    const dir = await mkdtemp(join(tmpdir(), "lastword-audit-spool-"));
+    const partition = {
+      partitionId: topic.partitionIds[0]!,
+      organizationId: topic.organizationId,
+      topicId: topic.topicId,
+      topicName: "spooled",
+      index: 0,
+      dir,
+    };
+    const logger = pino({ level: "silent" });
+    const first = new TombstoneAudit({ prisma: db.prisma, workerId: "w-first", logger });
+    first.written({ ...partition, epoch: 1 }, [{ key: text("k1"), offset: 1, timestamp: Date.now() }], 1_000);
+    await first.idle();
+    const [inChain] = await events(topic.organizationId, "tombstones.written");
+    // The first owner's spool as a crash between the insert and the rewrite leaves it, plus one more event.
+    const spooled = (id: string, offset: number) => ({
+      id,
+      event: {
+        organizationId: topic.organizationId,
+        actor: { type: "system", id: "w-first" },
+        action: "tombstones.written",
+        target: { type: "partition", id: partition.partitionId },
+        data: { eventId: id, tombstones: [{ key: { type: "string", data: `k${offset}` }, offset }] },
+        now: new Date().toISOString(),
+      },
+    });
+    const eventId = (inChain!.data as { eventId: string }).eventId;
+    await writeFile(
+      join(dir, "audit-pending.1.jsonl"),
+      `${JSON.stringify(spooled(eventId, 1))}\n${JSON.stringify(spooled("fresh-id", 2))}\n{"torn":`,
+    );
+    const next = new TombstoneAudit({ prisma: db.prisma, workerId: "w-next", logger });
+    next.recover({ ...partition, epoch: 2 });
+    await next.idle();
+    const written = await events(topic.organizationId, "tombstones.written");
+    expect(written.map((e) => (e.data as { eventId: string }).eventId)).toEqual([eventId, "fresh-id"]);
+    expect(await readdir(dir)).toEqual([]);
+    expect(await verifyAuditChain(db.prisma, topic.organizationId)).toBeNull();
+    await rm(dir, { recursive: true, force: true });
   });
 });
