@@ -11,7 +11,7 @@ import {
   type StreamQuery,
 } from "@lastword/dataplane";
 import type { HostedLog, LogRecord } from "./hosted-log";
-import { type KeyIndexedLog, keyIndexOf, scanLog } from "./indexed-log";
+import { type KeyIndexedLog, keyIndexOf, SCAN_READ_BYTES, scanLog } from "./indexed-log";
 import { dataPlaneErrorOf } from "./log-errors";
 import type { PartitionHost } from "./partition-host";
 
@@ -95,6 +95,25 @@ function segmentOf(sortedBases: readonly number[], offset: number): number {
 }
 
 /**
+ * The pages a stream sends: a replay reads every record in [from, end); a snapshot reads only from
+ * each live record's offset on (the frozen index lists them), so the superseded stretches of a dirty
+ * log between them are never read, and keeps the records that are their key's latest.
+ */
+async function* streamPages(log: HostedLog, from: number, end: number, live: Float64Array | null) {
+  if (!live) {
+    for await (const page of scanLog(log, from, end)) yield page;
+    return;
+  }
+  for (let i = 0; i < live.length && live[i]! < end; ) {
+    const page = await log.read(Math.max(live[i]!, log.logStartOffset), { maxBytes: SCAN_READ_BYTES });
+    const last = page[page.length - 1];
+    if (!last) return;
+    yield page;
+    while (i < live.length && live[i]! <= last.offset) i++;
+  }
+}
+
+/**
  * Streams a partition as binary frames: `replay` sends every record in [offset, end), `snapshot`
  * only the latest live record of each key as of `end` (the index frozen at the start). `end` is
  * the log end when the stream began, sent last so the reader knows what state it now holds.
@@ -112,18 +131,20 @@ export async function streamPartition(
   let end = log.logEndOffset;
   let from = query.offset;
   let keep: (r: LogRecord) => boolean = () => true;
+  let live: Float64Array | null = null;
   let release = () => {};
   if (query.mode === "snapshot") {
     const frozen = await indexedLog(log).freeze();
     release = frozen.release;
     end = frozen.endOffset;
     from = 0;
+    live = frozen.index.liveOffsets();
     keep = (r) => r.key !== null && r.value !== null && frozen.index.get(r.key)?.offset === r.offset;
   }
   const closed = once(res, "close").then(() => undefined);
   try {
     res.writeHead(200, { "content-type": STREAM_CONTENT_TYPE });
-    for await (const page of scanLog(log, from, end)) {
+    for await (const page of streamPages(log, from, end, live)) {
       const picked = page.filter((r) => r.offset < end && keep(r));
       if (picked.length && !res.write(encodeRecordFrames(picked))) {
         await Promise.race([once(res, "drain"), closed]);

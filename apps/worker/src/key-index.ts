@@ -110,6 +110,16 @@ export class FrozenKeyIndex {
   get size(): number {
     return this.#table.size;
   }
+
+  /** Offsets of the live (not tombstoned) entries, ascending: where a snapshot's records are. */
+  liveOffsets(): Float64Array {
+    const t = this.#table;
+    const out = new Float64Array(t.size);
+    let n = 0;
+    for (let i = 0; i < t.slots; i++)
+      if ((t.flags[i]! & (USED | TOMBSTONE)) === USED) out[n++] = t.offsets[i]!;
+    return out.subarray(0, n).sort();
+  }
 }
 
 export class KeyIndex {

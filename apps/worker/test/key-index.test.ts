@@ -19,6 +19,9 @@ describe("key index", () => {
           }
           expect(index.size).toBe(model.size);
           for (let k = 0; k <= 300; k++) expect(index.get(Buffer.from(`key-${k}`))).toEqual(model.get(k));
+          // What a snapshot reads: the live entries' offsets, ascending.
+          const live = [...model.values()].filter((e) => !e.tombstone).map((e) => e.offset);
+          expect([...index.freeze().liveOffsets()]).toEqual(live.sort((a, b) => a - b));
         },
       ),
       { numRuns: 50 },

@@ -149,6 +149,30 @@ describe("binary frames and NDJSON", () => {
     await expect(clientFor(otherKey).replayToMap(TOPIC)).rejects.toMatchObject({ status: 404 });
   });
 
+  it("a snapshot of a dirty log larger than one worker read skips the superseded stretches and equals replay", async () => {
+    await binary.topics.create({ name: "dirty", partitions: 1, preset: "state-table" });
+    const value = (round: number) => envelope.string(`${round}:${"y".repeat(1000)}`);
+    await binary.records.produce("dirty", [{ key: envelope.string("early"), value: value(-1) }]);
+    // Six overwrites of the same 900 keys (~5.4 MB, more than one 4 MiB read), then one more key.
+    for (let round = 0; round < 6; round++) {
+      const records = Array.from({ length: 900 }, (_, i) => ({
+        key: envelope.string(`d-${i}`),
+        value: value(round),
+      }));
+      await binary.records.produce("dirty", records);
+    }
+    await binary.records.produce("dirty", [{ key: envelope.string("late"), value: value(7) }]);
+    const snapshot = await drain(await binary.stream("dirty", { mode: "snapshot" }));
+    expect(snapshot.records.map((r) => r.offset)).toEqual([
+      0,
+      ...Array.from({ length: 900 }, (_, i) => 4501 + i),
+      5401,
+    ]);
+    const replayed = await ndjson.replayToMap("dirty", { via: "replay" });
+    expect(new Map(snapshot.records.map((r) => [r.key?.data, r.value]))).toEqual(replayed.state);
+    expect(snapshot.offsets).toEqual(replayed.offsets);
+  });
+
   it("report a failure after the 200 in both: the worker dies mid-stream", async () => {
     // Enough bytes in one partition that the worker is still scanning (held by backpressure).
     await binary.topics.create({ name: "big", partitions: 1, preset: "state-table" });
