@@ -2,16 +2,19 @@
  * Issue 7 item 5: the seeds' feature-flag cold start. 12 partitions of KEYS keys × ~1.2 KiB
  * values, in two states — (a) compacted: 3 versions per key, 10 % of keys tombstoned, after passes
  * with min.cleanable.dirty.ratio 0.1; (b) dirty: 5 versions per key, no pass. For each state, the
- * cold start through the REST API (real HTTP on loopback) into a Map, via replay and via snapshot,
- * next to a raw read of the same segment files in the same run.
+ * cold start through the REST API (real HTTP on loopback) into a Map, via replay and via snapshot
+ * (binary frames, the client's default; NDJSON replay once for comparison), next to a raw read of
+ * the same segment files in the same run.
  *
- *   node --import tsx packages/client/bench/cold-start.bench.ts        (BENCH_KEYS=340000 for the full case)
+ *   flock -x /tmp/heavy.lock env BENCH_KEYS=340000 node --import tsx packages/client/bench/cold-start.bench.ts
+ *   (default 60,000 keys; BENCH_PROFILE=<dir> writes a CPU profile per row)
  */
 import { randomBytes } from "node:crypto";
-import { readdirSync, readFileSync, rmSync, statSync } from "node:fs";
+import { mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import { Session } from "node:inspector";
 import type { AddressInfo } from "node:net";
-import { tmpdir } from "node:os";
+import { cpus, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { Readable } from "node:stream";
 import { createApiServer, partitionForKey } from "@lastword/api";
@@ -37,6 +40,29 @@ function serve(handle: (req: Request) => Promise<Response>) {
       Readable.fromWeb(response.body as import("node:stream/web").ReadableStream).pipe(res);
     });
   });
+}
+
+/** With BENCH_PROFILE=<dir>: a CPU profile of each measured row (one process: worker, API and client). */
+async function startProfile() {
+  const dir = process.env.BENCH_PROFILE;
+  if (!dir) return null;
+  const session = new Session();
+  session.connect();
+  const post = (method: string) =>
+    new Promise<unknown>((resolve, reject) =>
+      session.post(method, (error, result) => (error ? reject(error) : resolve(result))),
+    );
+  await post("Profiler.enable");
+  await new Promise((resolve) => session.post("Profiler.setSamplingInterval", { interval: 100 }, resolve));
+  await post("Profiler.start");
+  return {
+    async stop(name: string) {
+      const { profile } = (await post("Profiler.stop")) as { profile: unknown };
+      mkdirSync(dir, { recursive: true });
+      writeFileSync(join(dir, `${name}.cpuprofile`), JSON.stringify(profile));
+      session.disconnect();
+    },
+  };
 }
 
 function logFiles(dir: string): string[] {
@@ -82,9 +108,11 @@ async function main() {
   const baseUrl = `http://127.0.0.1:${(http.address() as AddressInfo).port}`;
   // Reads go over real HTTP; setup calls (with bodies) go to the handler in-process.
   const client = new LastwordClient({ baseUrl, apiKey: key });
+  const ndjson = new LastwordClient({ baseUrl, apiKey: key, streamFormat: "ndjson" });
   const admin = new LastwordClient({ baseUrl, apiKey: key, fetch: (req) => server.handleRest(req) });
 
   const rows: string[] = [];
+  const seconds = new Map<string, number>();
   for (const state of ["compacted", "dirty"] as const) {
     const topic = `flags-${state}`;
     await admin.topics.create({
@@ -118,7 +146,16 @@ async function main() {
     }
     const wroteS = (performance.now() - started) / 1000;
     if (state === "compacted") {
+      // Passes run on the worker's queue: wait for each, so none competes with the measurements.
+      const requested = Date.now();
       for (const p of parts) await dp.requestClean({ partitionId: p.id });
+      for (const p of parts) {
+        for (;;) {
+          const last = (await dp.segments({ partitionId: p.id })).cleaner?.lastCleanAt;
+          if (last != null && new Date(last).getTime() >= requested) break;
+          await new Promise((resolve) => setTimeout(resolve, 200));
+        }
+      }
     }
     const files = logFiles(join(dataDir, tenant.organizationId, topicRow.id));
     const logBytes = files.reduce((n, f) => n + statSync(f).size, 0);
@@ -131,13 +168,22 @@ async function main() {
     );
 
     const measure = async (name: string, run: () => Promise<number>) => {
+      const profile = await startProfile();
       const t0 = performance.now();
       const records = await run();
       const s = (performance.now() - t0) / 1000;
+      await profile?.stop(`${state}-${name.replace(/\W+/g, "-")}`);
+      seconds.set(`${state} ${name}`, s);
       rows.push(
-        `| ${state} | ${name} | ${records} | ${s.toFixed(2)} | ${Math.round(records / s).toLocaleString("en")} | ${Math.round(logBytes / 1e6 / s)} |`,
+        `| ${state} | ${name} | ${records.toLocaleString("en")} | ${s.toFixed(2)} | ${Math.round(records / s).toLocaleString("en")} | ${Math.round(logBytes / 1e6 / s)} |`,
       );
       console.error(rows.at(-1));
+    };
+    const live = state === "compacted" ? KEYS - KEYS / 10 : KEYS;
+    const intoMap = async (via: "replay" | "snapshot", reader: LastwordClient) => {
+      const { state: map } = await reader.replayToMap(topic, { via });
+      if (map.size !== live) throw new Error(`${via}: ${map.size} keys, expected ${live}`);
+      return via === "replay" ? stored : map.size;
     };
     await measure("raw read of the segment files", async () => {
       let bytes = 0;
@@ -145,19 +191,22 @@ async function main() {
       if (bytes !== logBytes) throw new Error("files changed under the raw read");
       return stored;
     });
-    await measure("replay → Map (REST NDJSON)", async () => {
-      const { state: map } = await client.replayToMap(topic, { via: "replay" });
-      if (map.size !== (state === "compacted" ? KEYS - KEYS / 10 : KEYS))
-        throw new Error(`replay: ${map.size} keys`);
-      return stored;
-    });
-    await measure("snapshot → Map (REST NDJSON)", async () => {
-      const { state: map } = await client.replayToMap(topic);
-      if (map.size !== (state === "compacted" ? KEYS - KEYS / 10 : KEYS))
-        throw new Error(`snapshot: ${map.size} keys`);
-      return map.size;
-    });
+    await measure("replay → Map (REST binary)", () => intoMap("replay", client));
+    await measure("snapshot → Map (REST binary)", () => intoMap("snapshot", client));
+    // The NDJSON answer (what curl reads) once, for comparison; the dirty log would take minutes.
+    if (state === "compacted") await measure("replay → Map (REST NDJSON)", () => intoMap("replay", ndjson));
   }
+  const ratio = (a: string, b: string) => (seconds.get(a)! / seconds.get(b)!).toFixed(3);
+  console.log(
+    `${new Date().toISOString()}; ${cpus().length} × ${cpus()[0]?.model}; node ${process.version}; load average ${loadavg()
+      .map((l) => l.toFixed(1))
+      .join(" ")}`,
+  );
+  console.log(
+    `replay (a) throughput / raw (a): ${ratio("compacted raw read of the segment files", "compacted replay → Map (REST binary)")}; ` +
+      `replay (b) / snapshot (b) time: ${ratio("dirty replay → Map (REST binary)", "dirty snapshot → Map (REST binary)")}; ` +
+      `snapshot (a) / replay (a) time: ${ratio("compacted snapshot → Map (REST binary)", "compacted replay → Map (REST binary)")}`,
+  );
   console.log(`keys: ${KEYS} × ${VALUE_BYTES} B values, ${PARTITIONS} partitions`);
   console.log("| state | path | records | seconds | records/s | MB/s (of log on disk) |");
   console.log("|---|---|---:|---:|---:|---:|");
