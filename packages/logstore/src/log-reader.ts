@@ -15,6 +15,8 @@ import type { Segment } from "./segment";
 // which whole batches are handed out as views (readBatches) or decoded into records whose
 // key/value are views (read). The buffer is fresh because the caller owns what it gets back.
 
+/** Largest single read: a bigger budget takes several windows (views stay valid; batches join by copy). */
+const MAX_WINDOW_BYTES = 8 * 1024 * 1024;
 /** Probe size: covers the headers within one index interval when batches are small. */
 const PROBE_BYTES = 8 * 1024;
 /** Reused: probe bytes never leave this module (reads are synchronous, so never interleaved). */
@@ -77,9 +79,9 @@ function readSegment(segment: Segment, from: number, state: ReadState): boolean 
 }
 
 /**
- * From byte `at`: finds the first batch to serve by its header, reads what the budget allows
- * in one go and serves it. Returns where to go on in this segment when the window ended before
- * the read served anything (possible only after empty batches), else as readSegment.
+ * From byte `start`: finds the first batch to serve by its header, reads what the read can take
+ * in one go and serves it. Returns where to go on in this segment when the window ended short of
+ * what the read may still take, else as readSegment.
  */
 function readWindow(segment: Segment, start: number, state: ReadState): boolean | number {
   const { bounds } = state;
@@ -110,13 +112,17 @@ function readWindow(segment: Segment, start: number, state: ReadState): boolean 
   if (batchField.baseOffset(probe, p) >= bounds.endOffset) return false;
   // At least one record, not one batch: compaction leaves batches with no record ≥ `from`.
   if (state.served > 0 && state.bytes + size > bounds.maxBytes) return false;
-  // 2. One read for all the budget can take. A batch wholly wanted that already satisfies
-  // maxRecords is read alone (a point lookup must not pull in a whole fetch's worth of bytes).
-  const wholeBatchEnough =
-    batchField.baseOffset(probe, p) >= state.minOffset &&
-    batchField.recordCount(probe, p) >= state.recordsLeft;
-  const budget = wholeBatchEnough ? size : Math.max(size, bounds.maxBytes - state.bytes);
-  const length = Math.min(budget, limit - at);
+  // 2. One read for what the read can still take: its byte budget, at most MAX_WINDOW_BYTES, and
+  // under maxRecords about what that many records take at this batch's bytes per record (a batch
+  // wholly wanted that already holds them is read alone: a point lookup reads one batch). A
+  // window that ends short of the budget is followed by the next one.
+  const count = batchField.recordCount(probe, p);
+  const wholeBatchEnough = batchField.baseOffset(probe, p) >= state.minOffset && count >= state.recordsLeft;
+  const byRecords = size + Math.ceil((state.recordsLeft * size) / Math.max(count, 1));
+  const wanted = wholeBatchEnough
+    ? size
+    : Math.max(size, Math.min(bounds.maxBytes - state.bytes, MAX_WINDOW_BYTES, byRecords));
+  const length = Math.min(wanted, limit - at);
   const window = state.allocate(length);
   if (segment.readLog(window, at) < length)
     return fail(state, segment, at, "the log file is shorter than its size");
@@ -130,10 +136,10 @@ function readWindow(segment: Segment, start: number, state: ReadState): boolean 
         break;
       }
       if (pos + BATCH_HEADER_BYTES > length) {
-        // The window ends inside the next header: the budget's end, or a torn tail.
+        // The window ends inside the next header: go on from there, or a torn tail.
         result =
           length < limit - at
-            ? state.served === 0 && at + pos
+            ? resumeAt(state, at + pos)
             : fail(state, segment, at + pos, "truncated batch header");
         break;
       }
@@ -156,7 +162,7 @@ function readWindow(segment: Segment, start: number, state: ReadState): boolean 
         break;
       }
       if (pos + size > length) {
-        result = state.served === 0 && at + pos;
+        result = resumeAt(state, at + pos);
         break;
       }
     }
@@ -175,6 +181,11 @@ function readWindow(segment: Segment, start: number, state: ReadState): boolean 
   }
   if (lastServed >= 0) segment.readHint = { afterOffset: lastServed, position: at + pos };
   return result;
+}
+
+/** Where the next window starts when the read may still take a batch, else false (done). */
+function resumeAt(state: ReadState, position: number): number | false {
+  return state.served === 0 || state.bytes < state.bounds.maxBytes ? position : false;
 }
 
 /** CRC-checks a batch unless it lies in bytes already verified (or written) by this process. */

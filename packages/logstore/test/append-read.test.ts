@@ -235,6 +235,32 @@ describe("read", () => {
     expect(read.mock.calls[1]![0].length).toBe(batchSize);
   });
 
+  it("20. a large byte budget under maxRecords reads about what those records take, window after window", async () => {
+    const log = await openLog();
+    await log.append([kv("small", "s")]);
+    for (let i = 1; i < 40; i++) await log.append([kv(`k${i}`, "v".repeat(2000))]);
+    const segment = log.segmentObjects[0]!;
+    const read = vi.spyOn(segment, "readLog");
+    // The first batch is tiny, so the first window (sized from it) ends before the big ones.
+    const records = await log.read(0, { maxRecords: 5, maxBytes: 64 << 20 });
+    expect(records.map((r) => [r.offset, r.value!.length])).toEqual([
+      [0, 1],
+      [1, 2000],
+      [2, 2000],
+      [3, 2000],
+      [4, 2000],
+    ]);
+    const windows = read.mock.calls.filter((call) => call[0].length > 8192);
+    expect(windows.length).toBeGreaterThan(0);
+    const windowBytes = read.mock.calls.reduce((sum, call) => sum + (call[2] ?? call[0].length), 0);
+    expect(windowBytes).toBeLessThan(segment.sizeBytes / 2);
+    read.mockRestore();
+    // Everything still comes back, in order, when the budget is larger than a window.
+    const all = await log.readBatches(0, { maxBytes: 64 << 20 });
+    expect(all.nextOffset).toBe(40);
+    expect(all.bytes.length).toBe(segment.sizeBytes);
+  });
+
   it("17. group commit: appends in flight when the log closes still resolve, durable", async () => {
     const dir = tempDir();
     const log = await PartitionLog.open({ dir, durability: "group-commit" });
