@@ -138,8 +138,15 @@ export async function streamPartition(
     release = frozen.release;
     end = frozen.endOffset;
     from = 0;
-    live = frozen.index.liveOffsets();
-    keep = (r) => r.key !== null && r.value !== null && frozen.index.get(r.key)?.offset === r.offset;
+    const offsets = frozen.index.liveOffsets();
+    live = offsets;
+    // Records come in offset order, so membership in the sorted live offsets is a moving pointer (no
+    // key hashing per record). An offset the index holds is its key's latest, and not a tombstone.
+    let next = 0;
+    keep = (r) => {
+      while (next < offsets.length && offsets[next]! < r.offset) next++;
+      return offsets[next] === r.offset;
+    };
   }
   const closed = once(res, "close").then(() => undefined);
   try {
