@@ -3,7 +3,7 @@
  * values, in two states — (a) compacted: 3 versions per key, 10 % of keys tombstoned, after passes
  * with min.cleanable.dirty.ratio 0.1; (b) dirty: 5 versions per key, no pass. For each state, the
  * cold start through the REST API (real HTTP on loopback) into a Map, via replay and via snapshot
- * (binary frames, the client's default; NDJSON replay once for comparison), next to a raw read of
+ * (binary frames, the client's default; in (a) also NDJSON, and the transport alone), next to a raw read of
  * the same segment files in the same run.
  *
  *   flock -x /tmp/heavy.lock env BENCH_KEYS=340000 node --import tsx packages/client/bench/cold-start.bench.ts
@@ -193,8 +193,20 @@ async function main() {
     });
     await measure("replay → Map (REST binary)", () => intoMap("replay", client));
     await measure("snapshot → Map (REST binary)", () => intoMap("snapshot", client));
-    // The NDJSON answer (what curl reads) once, for comparison; the dirty log would take minutes.
-    if (state === "compacted") await measure("replay → Map (REST NDJSON)", () => intoMap("replay", ndjson));
+    if (state === "compacted") {
+      // The NDJSON answer (what curl reads) once, for comparison; the dirty log would take minutes.
+      await measure("replay → Map (REST NDJSON)", () => intoMap("replay", ndjson));
+      // The transport alone: the same binary replay over HTTP, its bytes counted and dropped.
+      await measure("replay bytes only, no Map (REST binary)", async () => {
+        const response = await fetch(`${baseUrl}/api/v1/topics/${topic}/records/stream`, {
+          headers: { authorization: `Bearer ${key}`, accept: "application/vnd.lastword.frames" },
+        });
+        let bytes = 0;
+        for await (const chunk of response.body!) bytes += chunk.byteLength;
+        if (bytes < logBytes / 2) throw new Error(`only ${bytes} bytes`);
+        return stored;
+      });
+    }
   }
   const ratio = (a: string, b: string) => (seconds.get(a)! / seconds.get(b)!).toFixed(3);
   console.log(
