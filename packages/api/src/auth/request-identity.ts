@@ -1,7 +1,8 @@
 import { defaultKeyHasher } from "@better-auth/api-key";
-import type { PrismaClient } from "@lastword/db";
+import type { ApiKey, PrismaClient } from "@lastword/db";
 import { AppError } from "../errors/app-error";
 import type { AuditActor } from "../services/audit.service";
+import { cachePerOwner } from "../services/short-cache";
 import type { Auth } from "./auth";
 import { isRole, permissionsToScopes, type Role, type Scope, scopesOfRole } from "./scopes";
 
@@ -38,12 +39,29 @@ function createdBy(metadata: string | null): string | null {
   }
 }
 
+/**
+ * How long a looked-up key row is reused. A revoked or deleted key is refused within this; expiry
+ * is checked against the clock on every request.
+ */
+export const API_KEY_CACHE_MS = 500;
+const apiKeyRows = cachePerOwner<ApiKey | null>(API_KEY_CACHE_MS);
+
+/** A revocation in this process takes effect at once (other processes: within API_KEY_CACHE_MS). */
+export function forgetCachedApiKeys(prisma: PrismaClient): void {
+  apiKeyRows(prisma).clear();
+}
+
 async function identityFromApiKey(prisma: PrismaClient, secret: string, now: Date): Promise<Identity> {
-  const key = await prisma.apiKey.findFirst({ where: { key: await defaultKeyHasher(secret) } });
+  const hashed = await defaultKeyHasher(secret);
+  const key = await apiKeyRows(prisma).get(hashed, Date.now(), () =>
+    prisma.apiKey.findFirst({ where: { key: hashed } }),
+  );
   if (!key || key.enabled === false || (key.expiresAt !== null && key.expiresAt <= now)) {
     throw new AppError("UNAUTHENTICATED", "The API key is invalid, expired or revoked.");
   }
   if (!key.lastRequest || now.getTime() - key.lastRequest.getTime() > LAST_USED_RESOLUTION_MS) {
+    // Marked on the cached row first, so requests sharing it do not each write.
+    key.lastRequest = now;
     await prisma.apiKey.update({ where: { id: key.id }, data: { lastRequest: now } });
   }
   const permissions: unknown = key.permissions ? JSON.parse(key.permissions) : null;

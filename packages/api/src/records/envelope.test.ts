@@ -1,5 +1,18 @@
 import { describe, expect, it } from "vitest";
-import { bytesToEnvelope } from "./envelope";
+import { bytesToEnvelope, envelopeSchema, isBase64 } from "./envelope";
+
+describe("base64 envelopes", () => {
+  it("accepts what z.base64() accepts and refuses the rest", () => {
+    for (const data of ["", "aGk=", "aGlh", "aA==", "+/+/"]) {
+      expect(isBase64(data), data).toBe(true);
+      expect(envelopeSchema.safeParse({ type: "base64", data }).success).toBe(true);
+    }
+    for (const data of ["***", "aGk", "aG k=", "a===", "aG=k", "aGk=\n", "-_-_"]) {
+      expect(isBase64(data), data).toBe(false);
+      expect(envelopeSchema.safeParse({ type: "base64", data }).success).toBe(false);
+    }
+  });
+});
 
 describe("bytesToEnvelope", () => {
   it("keeps null (a tombstone) apart from an empty value", () => {

@@ -125,11 +125,13 @@ async function readBody(
 ): Promise<{ ok: true; data: unknown } | { ok: false; cause: unknown } | null> {
   const declared = Number(req.headers.get("content-length") ?? 0);
   if (declared > MAX_REST_BODY_BYTES) return null;
-  const text = await req.text();
-  if (Buffer.byteLength(text) > MAX_REST_BODY_BYTES) return null;
+  // Measured and decoded as bytes: one pass each, not text then its byte length.
+  const bytes = Buffer.from(await req.arrayBuffer());
+  if (bytes.length > MAX_REST_BODY_BYTES) return null;
   if (!req.headers.get("content-type")?.includes("application/json")) return { ok: true, data: undefined };
+  const bom = bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf ? 3 : 0;
   try {
-    return { ok: true, data: JSON.parse(text) };
+    return { ok: true, data: JSON.parse(bytes.toString("utf8", bom)) };
   } catch (cause) {
     return { ok: false, cause };
   }

@@ -1,6 +1,6 @@
 import type { ApiKey as ApiKeyRow, PrismaClient } from "@lastword/db";
 import type { Auth } from "../auth/auth";
-import type { Identity } from "../auth/request-identity";
+import { forgetCachedApiKeys, type Identity } from "../auth/request-identity";
 import {
   DEFAULT_API_KEY_SCOPES,
   expandScopes,
@@ -178,5 +178,6 @@ export async function revokeApiKey(
       now,
     });
   });
+  forgetCachedApiKeys(deps.prisma);
   return { id, revoked: true };
 }

@@ -1,5 +1,5 @@
 import type { PrismaClient } from "@lastword/db";
-import type { Redis } from "ioredis";
+import type { ChainableCommander, Redis } from "ioredis";
 import { AppError } from "../errors/app-error";
 import type { Clock } from "../trpc/context";
 
@@ -27,45 +27,57 @@ export async function tenantQuota(prisma: PrismaClient, tenantId: string): Promi
 
 const WINDOW_MS = 1000;
 
-// One Redis counter per tenant, metric and one-second window: INCRBY then PEXPIRE, atomic in MULTI.
-async function consume(
-  deps: { redis: Redis; redisPrefix: string; clock: Clock },
-  tenantId: string,
-  metric: string,
+/**
+ * One Redis counter per tenant, metric and one-second window, added to with INCRBY then PEXPIRE
+ * (atomic in a MULTI). Callers queue this on a MULTI they may extend, and check the answer with
+ * `assertWithinRate` once the tenant's quota is known (looked up at the same time, not before).
+ */
+export function countInWindow(
+  multi: ChainableCommander,
+  deps: { redisPrefix: string },
+  window: RateWindow,
   amount: number,
-  limit: number,
-): Promise<void> {
-  const now = deps.clock.now();
-  const window = Math.floor(now / WINDOW_MS);
-  const key = `${deps.redisPrefix}:rate:${tenantId}:${metric}:${window}`;
-  const result = await deps.redis
-    .multi()
-    .incrby(key, amount)
-    .pexpire(key, WINDOW_MS * 2)
-    .exec();
-  const used = Number(result?.[0]?.[1] ?? 0);
+): ChainableCommander {
+  const key = `${deps.redisPrefix}:rate:${window.tenantId}:${window.metric}:${window.index}`;
+  return multi.incrby(key, amount).pexpire(key, WINDOW_MS * 2);
+}
+
+export interface RateWindow {
+  tenantId: string;
+  metric: string;
+  /** The one-second window, from the clock when the request was counted. */
+  index: number;
+  now: number;
+}
+
+export function rateWindow(clock: Clock, tenantId: string, metric: string): RateWindow {
+  const now = clock.now();
+  return { tenantId, metric, index: Math.floor(now / WINDOW_MS), now };
+}
+
+export function assertWithinRate(window: RateWindow, used: number, limit: number): void {
   if (used > limit) {
-    const retryAfterSeconds = Math.max(1, Math.ceil(((window + 1) * WINDOW_MS - now) / 1000));
-    throw new AppError("RATE_LIMITED", `The tenant's ${metric} limit of ${limit} per second is used up.`, {
-      retryAfterSeconds,
-      details: { metric, limit },
-    });
+    const retryAfterSeconds = Math.max(1, Math.ceil(((window.index + 1) * WINDOW_MS - window.now) / 1000));
+    throw new AppError(
+      "RATE_LIMITED",
+      `The tenant's ${window.metric} limit of ${limit} per second is used up.`,
+      {
+        retryAfterSeconds,
+        details: { metric: window.metric, limit },
+      },
+    );
   }
 }
 
+/** Counts the request and reads the quota concurrently: one round trip of wall time, not two. */
 export async function enforceRequestRate(
   deps: { prisma: PrismaClient; redis: Redis; redisPrefix: string; clock: Clock },
   tenantId: string,
 ): Promise<void> {
-  const quota = await tenantQuota(deps.prisma, tenantId);
-  await consume(deps, tenantId, "requests", 1, quota.requestsPerSecond);
-}
-
-export async function enforceProduceBytes(
-  deps: { prisma: PrismaClient; redis: Redis; redisPrefix: string; clock: Clock },
-  tenantId: string,
-  bytes: number,
-): Promise<void> {
-  const quota = await tenantQuota(deps.prisma, tenantId);
-  await consume(deps, tenantId, "produce bytes", bytes, quota.produceBytesPerSecond);
+  const window = rateWindow(deps.clock, tenantId, "requests");
+  const [quota, result] = await Promise.all([
+    tenantQuota(deps.prisma, tenantId),
+    countInWindow(deps.redis.multi(), deps, window, 1).exec(),
+  ]);
+  assertWithinRate(window, Number(result?.[0]?.[1] ?? 0), quota.requestsPerSecond);
 }

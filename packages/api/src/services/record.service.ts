@@ -9,10 +9,9 @@ import type { DataPlane, DataPlaneProduceRecord } from "../records/data-plane";
 import { bytesToEnvelope, envelopeToBytes } from "../records/envelope";
 import { partitionForKey } from "../records/partitioner";
 import type { Clock } from "../trpc/context";
-import { enforceProduceBytes } from "./rate-limit.service";
-import { findPartition, findTopic } from "./topic.service";
+import { findPartition, topicNotFound } from "./topic.service";
 import { isCompacted, storedConfigs } from "./topic-config";
-import { assertStorageQuota, recordUsage } from "./usage.service";
+import { admitProduce, recordUsage } from "./usage.service";
 
 export interface RecordDeps {
   prisma: PrismaClient;
@@ -22,23 +21,39 @@ export interface RecordDeps {
   clock: Clock;
 }
 
-interface Routed {
-  index: number;
-  partition: number;
-  record: DataPlaneProduceRecord;
-}
-
 function recordBytes(record: DataPlaneProduceRecord): number {
-  const headers = (record.headers ?? []).reduce((n, h) => n + h.key.length + (h.value?.length ?? 0), 0);
-  return (record.key?.length ?? 0) + (record.value?.length ?? 0) + headers;
+  let bytes = (record.key?.length ?? 0) + (record.value?.length ?? 0);
+  for (const h of record.headers ?? []) bytes += h.key.length + (h.value?.length ?? 0);
+  return bytes;
 }
 
-/** Decodes envelopes and picks each record's partition; refuses the batch before anything is written. */
-function routeRecords(input: ProduceRecordsInput, partitions: number, compacted: boolean): Routed[] {
+/** Envelopes to bytes, once per record (zod has checked them), and the batch's size. */
+function decodeRecords(input: ProduceRecordsInput): { records: DataPlaneProduceRecord[]; bytes: number } {
+  let bytes = 0;
+  const records = input.records.map((r) => {
+    const record: DataPlaneProduceRecord = { key: envelopeToBytes(r.key), value: envelopeToBytes(r.value) };
+    if (r.headers && r.headers.length > 0) {
+      record.headers = r.headers.map((h) => ({ key: h.key, value: envelopeToBytes(h.value) }));
+    }
+    if (r.timestamp !== undefined) record.timestamp = r.timestamp;
+    bytes += recordBytes(record);
+    return record;
+  });
+  return { records, bytes };
+}
+
+/** Picks each record's partition (record indices per partition); refuses the batch before anything is written. */
+function routeRecords(
+  input: ProduceRecordsInput,
+  records: readonly DataPlaneProduceRecord[],
+  partitions: number,
+  compacted: boolean,
+): Map<number, number[]> {
   // Keyless records of one call go to one partition together (Kafka's sticky partitioner, per batch).
   const sticky = Math.floor(Math.random() * partitions);
-  return input.records.map((r, index) => {
-    const key = envelopeToBytes(r.key);
+  const groups = new Map<number, number[]>();
+  input.records.forEach((r, index) => {
+    const { key } = records[index]!;
     if (key === null && compacted) {
       throw new AppError(
         "NULL_KEY_ON_COMPACTED_TOPIC",
@@ -54,74 +69,86 @@ function routeRecords(input: ProduceRecordsInput, partitions: number, compacted:
       );
     }
     const partition = r.partition ?? (key === null ? sticky : partitionForKey(key, partitions));
-    const record: DataPlaneProduceRecord = {
-      key,
-      value: envelopeToBytes(r.value),
-      headers: (r.headers ?? []).map((h) => ({ key: h.key, value: envelopeToBytes(h.value) })),
-    };
-    if (r.timestamp !== undefined) record.timestamp = r.timestamp;
-    return { index, partition, record };
+    const group = groups.get(partition);
+    if (group) group.push(index);
+    else groups.set(partition, [index]);
   });
-}
-
-function groupByPartition(routed: Routed[]): Map<number, Routed[]> {
-  const groups = new Map<number, Routed[]>();
-  for (const item of routed) groups.set(item.partition, [...(groups.get(item.partition) ?? []), item]);
   return groups;
 }
 
-async function partitionIds(prisma: PrismaClient, topicId: string): Promise<Map<number, string>> {
-  const rows = await prisma.partition.findMany({ where: { topicId }, select: { id: true, index: true } });
-  return new Map(rows.map((r) => [r.index, r.id]));
+/** The caller's topic and its partition ids by index, in one query. */
+async function topicWithPartitions(prisma: PrismaClient, tenantId: string, name: string) {
+  const topic = await prisma.topic.findUnique({
+    where: { organizationId_name: { organizationId: tenantId, name } },
+    include: { partitions: { select: { id: true, index: true } } },
+  });
+  if (!topic) throw topicNotFound(name);
+  return { topic, ids: new Map(topic.partitions.map((p) => [p.index, p.id])) };
 }
 
 /**
  * Writes a batch: one data-plane produce (one log append, one fsync) per partition, in parallel.
  * Answers per record in request order; `partial` tells the REST layer to answer 207.
+ *
+ * Round trips: the topic lookup and the quota check (quota row ∥ one Redis MULTI) go out together;
+ * the usage counters are added while the data plane writes (counting the whole batch) and the
+ * records that were not written are taken back afterwards, so every acknowledged record is counted
+ * before it is acknowledged and the write path waits on no extra round trip.
  */
 export async function produceRecords(
   deps: RecordDeps,
   identity: Identity,
   input: ProduceRecordsInput,
 ): Promise<{ results: ProduceResultItem[] }> {
-  const topic = await findTopic(deps.prisma, identity.tenantId, input.topic);
-  const routed = routeRecords(input, topic.partitionCount, isCompacted(storedConfigs(topic.configs)));
-  await assertStorageQuota(deps, identity.tenantId);
-  await enforceProduceBytes(
-    deps,
-    identity.tenantId,
-    routed.reduce((n, r) => n + recordBytes(r.record), 0),
+  const tenantId = identity.tenantId;
+  const { records, bytes } = decodeRecords(input);
+  const admitted = admitProduce(deps, tenantId, bytes);
+  // Handled here too, so a refusal is not unhandled while a bad topic or batch is answered first.
+  admitted.catch(() => {});
+  const { topic, ids } = await topicWithPartitions(deps.prisma, tenantId, input.topic);
+  const groups = routeRecords(
+    input,
+    records,
+    topic.partitionCount,
+    isCompacted(storedConfigs(topic.configs)),
   );
-  const ids = await partitionIds(deps.prisma, topic.id);
-  const results: ProduceResultItem[] = new Array(routed.length);
+  await admitted;
+  const counted = recordUsage(deps, tenantId, { producedRecords: records.length, producedBytes: bytes });
+  counted.catch(() => {}); // awaited below, after the writes; not an unhandled rejection meanwhile
+  const results: ProduceResultItem[] = new Array(records.length);
   const failures: unknown[] = [];
+  let unwrittenRecords = 0;
+  let unwrittenBytes = 0;
   await Promise.all(
-    [...groupByPartition(routed)].map(async ([partition, items]) => {
+    [...groups].map(async ([partition, indices]) => {
       try {
         const partitionId = ids.get(partition);
         if (!partitionId)
           throw new AppError("PARTITION_UNAVAILABLE", `Partition ${partition} is being created.`);
         const { offsets } = await deps.dataPlane.produce({
           partitionId,
-          records: items.map((i) => i.record),
+          records: groups.size === 1 ? records : indices.map((i) => records[i]!),
         });
-        items.forEach((item, i) => {
-          results[item.index] = { partition, offset: offsets[i]! };
+        indices.forEach((index, i) => {
+          results[index] = { partition, offset: offsets[i]! };
         });
       } catch (error) {
         failures.push(error);
         const { code, status, detail } = toProblem(error);
-        for (const item of items) results[item.index] = { partition, error: { code, status, detail } };
+        for (const index of indices) {
+          results[index] = { partition, error: { code, status, detail } };
+          unwrittenRecords++;
+          unwrittenBytes += recordBytes(records[index]!);
+        }
       }
     }),
   );
-  const written = routed.filter((r) => results[r.index]?.offset !== undefined);
-  await recordUsage(deps, identity.tenantId, {
-    producedRecords: written.length,
-    producedBytes: written.reduce((n, r) => n + recordBytes(r.record), 0),
-  });
+  await counted;
+  if (unwrittenRecords > 0) {
+    await recordUsage(deps, tenantId, { producedRecords: -unwrittenRecords, producedBytes: -unwrittenBytes });
+  }
   // Nothing written: the caller gets that error itself rather than a 207 listing it N times.
-  if (failures.length > 0 && results.every((r) => r.error)) throw failures[0];
+  if (failures.length > 0 && failures.length === groups.size) throw failures[0];
   return { results };
 }
 

@@ -31,7 +31,7 @@ export function topicSummary(topic: Topic): TopicSummary {
   };
 }
 
-function topicNotFound(name: string): AppError {
+export function topicNotFound(name: string): AppError {
   return new AppError("TOPIC_NOT_FOUND", `Topic "${name}" does not exist.`, { details: { topic: name } });
 }
 

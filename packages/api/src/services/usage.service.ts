@@ -1,8 +1,14 @@
-import type { PrismaClient } from "@lastword/db";
+import { Prisma, type PrismaClient } from "@lastword/db";
 import type { Redis } from "ioredis";
 import { AppError } from "../errors/app-error";
 import type { Clock } from "../trpc/context";
-import { tenantQuota } from "./rate-limit.service";
+import {
+  assertWithinRate,
+  countInWindow,
+  rateWindow,
+  type TenantQuota,
+  tenantQuota,
+} from "./rate-limit.service";
 
 export interface UsageDeps {
   prisma: PrismaClient;
@@ -23,18 +29,18 @@ async function sumStoredBytes(prisma: PrismaClient, tenantId: string): Promise<b
   return rows[0]?.total ?? 0n;
 }
 
-export async function storedBytes(deps: UsageDeps, tenantId: string): Promise<bigint> {
-  const key = `${deps.redisPrefix}:stored:${tenantId}`;
-  const cached = await deps.redis.get(key);
-  if (cached !== null) return BigInt(cached);
+function storedKey(deps: { redisPrefix: string }, tenantId: string): string {
+  return `${deps.redisPrefix}:stored:${tenantId}`;
+}
+
+async function sumAndCacheStoredBytes(deps: UsageDeps, tenantId: string): Promise<bigint> {
   const total = await sumStoredBytes(deps.prisma, tenantId);
-  await deps.redis.set(key, total.toString(), "EX", STORED_BYTES_CACHE_SECONDS);
+  await deps.redis.set(storedKey(deps, tenantId), total.toString(), "EX", STORED_BYTES_CACHE_SECONDS);
   return total;
 }
 
 /** Refuses writes once the tenant stores more than its quota (deletes and compaction free room). */
-export async function assertStorageQuota(deps: UsageDeps, tenantId: string): Promise<void> {
-  const [quota, used] = await Promise.all([tenantQuota(deps.prisma, tenantId), storedBytes(deps, tenantId)]);
+function assertStorageQuota(quota: TenantQuota, used: bigint): void {
   if (used >= quota.maxStoredBytes) {
     throw new AppError(
       "QUOTA_EXCEEDED",
@@ -44,27 +50,41 @@ export async function assertStorageQuota(deps: UsageDeps, tenantId: string): Pro
   }
 }
 
+/**
+ * Admits `bytes` of produce for the tenant: the storage quota and the produce-bytes rate. The quota
+ * row and one Redis MULTI (count the bytes in this second's window, read the cached stored total)
+ * go out together, so the check costs one round trip of wall time; only a stored-total cache miss
+ * (every STORED_BYTES_CACHE_SECONDS) adds the sum over the tenant's partitions.
+ */
+export async function admitProduce(deps: UsageDeps, tenantId: string, bytes: number): Promise<void> {
+  const window = rateWindow(deps.clock, tenantId, "produce bytes");
+  const [quota, answers] = await Promise.all([
+    tenantQuota(deps.prisma, tenantId),
+    countInWindow(deps.redis.multi(), deps, window, bytes).get(storedKey(deps, tenantId)).exec(),
+  ]);
+  const cached = answers?.[2]?.[1] as string | null | undefined;
+  const stored = typeof cached === "string" ? BigInt(cached) : await sumAndCacheStoredBytes(deps, tenantId);
+  assertStorageQuota(quota, stored);
+  assertWithinRate(window, Number(answers?.[0]?.[1] ?? 0), quota.produceBytesPerSecond);
+}
+
 function utcDay(ms: number): Date {
   return new Date(Math.floor(ms / 86_400_000) * 86_400_000);
 }
 
-/** Adds to today's durable counters in one statement. */
+/** Adds to today's durable counters (a negative count takes back) in one statement. */
 export async function recordUsage(
   deps: Pick<UsageDeps, "prisma" | "clock">,
   tenantId: string,
   counts: Record<string, number>,
 ): Promise<void> {
-  const entries = Object.entries(counts).filter(([, n]) => n > 0);
+  const entries = Object.entries(counts).filter(([, n]) => n !== 0);
   if (entries.length === 0) return;
   const day = utcDay(deps.clock.now());
-  await deps.prisma.$transaction(
-    entries.map(
-      ([metric, n]) =>
-        deps.prisma.$executeRaw`
-        INSERT INTO "UsageCounter" ("organizationId", "metric", "day", "value") VALUES (${tenantId}, ${metric}, ${day}, ${BigInt(n)})
-        ON CONFLICT ("organizationId", "metric", "day") DO UPDATE SET "value" = "UsageCounter"."value" + EXCLUDED."value"`,
-    ),
-  );
+  const rows = entries.map(([metric, n]) => Prisma.sql`(${tenantId}, ${metric}, ${day}, ${BigInt(n)})`);
+  await deps.prisma.$executeRaw`
+    INSERT INTO "UsageCounter" ("organizationId", "metric", "day", "value") VALUES ${Prisma.join(rows)}
+    ON CONFLICT ("organizationId", "metric", "day") DO UPDATE SET "value" = "UsageCounter"."value" + EXCLUDED."value"`;
 }
 
 export async function tenantUsage(deps: UsageDeps, tenantId: string) {
