@@ -1,18 +1,10 @@
 import { z } from "zod";
 
-// The base64 alphabet with up to two padding characters at the end. With the length a multiple of
-// 4 this is what z.base64() accepts, checked in one regex pass: z.base64() also runs atob() over
-// the whole string, and the produce path decodes it to a Buffer right after anyway.
-const BASE64_ALPHABET = /^[0-9a-zA-Z+/]*={0,2}$/;
+import { AppError } from "../errors/app-error";
 
-export function isBase64(data: string): boolean {
-  return data.length % 4 === 0 && BASE64_ALPHABET.test(data);
-}
-
-const base64Data = z
-  .string()
-  .refine(isBase64, { message: "Invalid base64: use the standard alphabet with padding" })
-  .meta({ format: "base64", contentEncoding: "base64" });
+// Not checked by the schema: z.base64() runs a regex and atob() over every string, and the bytes
+// are decoded right after anyway. `envelopeToBytes` decodes once and refuses what was not base64.
+const base64Data = z.string().meta({ format: "base64", contentEncoding: "base64" });
 
 /**
  * Typed key/value envelopes (after Confluent REST v3): `string` is UTF-8 text, `json` any JSON
@@ -32,7 +24,31 @@ export type Envelope = z.infer<typeof envelopeSchema>;
 export const ENVELOPE_FORMATS = ["auto", "string", "json", "base64"] as const;
 export type EnvelopeFormat = (typeof ENVELOPE_FORMATS)[number];
 
-export function envelopeToBytes(envelope: Envelope | null | undefined): Buffer | null {
+/**
+ * Standard, padded base64 to bytes. Buffer.from skips characters outside the alphabet (and stops at
+ * `=`), so anything else decodes to fewer bytes than the length promises; it does take the URL-safe
+ * `-` and `_`, which are refused here.
+ */
+function base64ToBytes(data: string, where: string): Buffer {
+  const bytes = Buffer.from(data, "base64");
+  const padding = data.endsWith("==") ? 2 : data.endsWith("=") ? 1 : 0;
+  if (
+    data.length % 4 !== 0 ||
+    bytes.length !== (data.length / 4) * 3 - padding ||
+    data.includes("-") ||
+    data.includes("_")
+  ) {
+    throw new AppError(
+      "INVALID_INPUT",
+      `${where}.data is not base64: use the standard alphabet, padded to a multiple of 4.`,
+      { details: { path: where } },
+    );
+  }
+  return bytes;
+}
+
+/** An envelope's bytes; `where` names it in the refusal of bad base64 (e.g. `records[3].value`). */
+export function envelopeToBytes(envelope: Envelope | null | undefined, where = "envelope"): Buffer | null {
   if (!envelope || envelope.data === null) return null;
   switch (envelope.type) {
     case "string":
@@ -40,7 +56,7 @@ export function envelopeToBytes(envelope: Envelope | null | undefined): Buffer |
     case "json":
       return Buffer.from(JSON.stringify(envelope.data), "utf8");
     case "base64":
-      return Buffer.from(envelope.data, "base64");
+      return base64ToBytes(envelope.data, where);
   }
 }
 

@@ -27,13 +27,19 @@ function recordBytes(record: DataPlaneProduceRecord): number {
   return bytes;
 }
 
-/** Envelopes to bytes, once per record (zod has checked them), and the batch's size. */
+/** Envelopes to bytes, once per record (refusing bad base64 here), and the batch's size. */
 function decodeRecords(input: ProduceRecordsInput): { records: DataPlaneProduceRecord[]; bytes: number } {
   let bytes = 0;
-  const records = input.records.map((r) => {
-    const record: DataPlaneProduceRecord = { key: envelopeToBytes(r.key), value: envelopeToBytes(r.value) };
+  const records = input.records.map((r, i) => {
+    const record: DataPlaneProduceRecord = {
+      key: envelopeToBytes(r.key, `records[${i}].key`),
+      value: envelopeToBytes(r.value, `records[${i}].value`),
+    };
     if (r.headers && r.headers.length > 0) {
-      record.headers = r.headers.map((h) => ({ key: h.key, value: envelopeToBytes(h.value) }));
+      record.headers = r.headers.map((h, j) => ({
+        key: h.key,
+        value: envelopeToBytes(h.value, `records[${i}].headers[${j}].value`),
+      }));
     }
     if (r.timestamp !== undefined) record.timestamp = r.timestamp;
     bytes += recordBytes(record);
