@@ -1,18 +1,32 @@
 "use client";
 
-import { useMutation, useQueryClient } from "@tanstack/react-query";
+import type { TopicConfigName } from "@lastword/api/topic-rules";
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { type FormEvent, useState } from "react";
 import { CLEANUP_POLICIES, type CleanupPolicy, explainPolicy } from "@/lib/cleanup-policy";
+import {
+  baseConfigs,
+  configErrors,
+  editedConfigs,
+  type FieldErrors,
+  type FieldInput,
+  serverFieldErrors,
+  sourceOf,
+  topicFieldErrors,
+} from "@/lib/topic-config-form";
 import { TOPIC_PRESET_CHOICES, type TopicPreset } from "@/lib/topic-presets";
 import { useTRPC } from "@/lib/trpc";
 import { Button } from "../ui/button";
 import { Card } from "../ui/card";
 import { SelectField, TextField } from "../ui/field";
 import { ErrorNotice } from "../ui/notice";
+import { CreateTopicConfigs } from "./create-topic-configs";
 import { CreateTopicOutcome } from "./create-topic-outcome";
 
 const TOPIC_NAME_PATTERN = "[a-zA-Z0-9._\\-]+";
 const CUSTOM = "custom";
+
+type Edits = Partial<Record<TopicConfigName, FieldInput>>;
 
 export function CreateTopicForm() {
   const trpc = useTRPC();
@@ -21,32 +35,66 @@ export function CreateTopicForm() {
   const [partitions, setPartitions] = useState("1");
   const [preset, setPreset] = useState<TopicPreset | typeof CUSTOM>(CUSTOM);
   const [policy, setPolicy] = useState<CleanupPolicy>("compact");
+  const [edits, setEdits] = useState<Edits>({});
+  const [attempted, setAttempted] = useState(false);
+  const [refused, setRefused] = useState<{ fields: FieldErrors; rest: string | null } | null>(null);
+  // The gdpr-table preset's lag limits follow the organization's erasure deadline.
+  const usage = useQuery(trpc.tenant.usage.queryOptions());
+  const deadlineDays = usage.data?.quota.erasureDeadlineDays ?? null;
   const create = useMutation(
     trpc.topics.create.mutationOptions({
       onSuccess: async (result) => {
         if (result.validateOnly) return;
         setName("");
+        setAttempted(false);
         await queryClient.invalidateQueries({ queryKey: trpc.topics.list.queryKey() });
       },
+      onError: (error) => setRefused(serverFieldErrors(error.data?.problem, error.message)),
     }),
   );
 
+  const chosenPreset = preset === CUSTOM ? null : preset;
+  const base = baseConfigs(chosenPreset, policy, deadlineDays ?? 0);
+  const presetPending = chosenPreset === "gdpr-table" && deadlineDays === null;
+  const clientErrors: FieldErrors = {
+    ...(attempted ? topicFieldErrors(name, partitions) : {}),
+    ...configErrors(base.configs, edits),
+  };
+  const errors: FieldErrors = { ...clientErrors, ...refused?.fields };
+
+  const edit = (config: TopicConfigName, input: FieldInput | null) => {
+    setRefused(null);
+    setEdits((current) => {
+      const next = { ...current };
+      if (input === null) delete next[config];
+      else next[config] = input;
+      return next;
+    });
+  };
   const send = (validateOnly: boolean) => {
-    // A preset brings its own cleanup.policy; an explicit one would override it.
-    const choice = preset === CUSTOM ? { configs: { "cleanup.policy": policy } } : { preset };
-    create.mutate({ name, partitions: Number(partitions), ...choice, validateOnly });
+    setAttempted(true);
+    setRefused(null);
+    const blocking = { ...topicFieldErrors(name, partitions), ...configErrors(base.configs, edits) };
+    if (Object.keys(blocking).length > 0) return;
+    // A preset brings its own cleanup.policy; without one the chosen policy is set explicitly.
+    const configs = { ...(chosenPreset ? {} : { "cleanup.policy": policy }), ...editedConfigs(edits) };
+    create.mutate({
+      name,
+      partitions: Number(partitions),
+      ...(chosenPreset ? { preset: chosenPreset } : {}),
+      configs,
+      validateOnly,
+    });
   };
   const submit = (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault();
     send(false);
   };
-  const check = (event: { currentTarget: HTMLButtonElement }) => {
-    if (event.currentTarget.form?.reportValidity()) send(true);
-  };
   const presetHint =
     preset === CUSTOM
       ? "Choose the cleanup policy yourself."
-      : TOPIC_PRESET_CHOICES.find((choice) => choice.value === preset)?.explanation;
+      : (base.error ?? TOPIC_PRESET_CHOICES.find((choice) => choice.value === preset)?.explanation);
+  const invalidCount = Object.keys(errors).length;
 
   return (
     <Card
@@ -60,8 +108,12 @@ export function CreateTopicForm() {
           maxLength={249}
           pattern={TOPIC_NAME_PATTERN}
           value={name}
-          onChange={(event) => setName(event.target.value)}
+          onChange={(event) => {
+            setName(event.target.value);
+            setRefused(null);
+          }}
           hint="Letters, digits, dots, underscores and dashes."
+          error={errors.name}
         />
         <TextField
           label="Partitions"
@@ -70,14 +122,22 @@ export function CreateTopicForm() {
           min={1}
           max={256}
           value={partitions}
-          onChange={(event) => setPartitions(event.target.value)}
+          onChange={(event) => {
+            setPartitions(event.target.value);
+            setRefused(null);
+          }}
           hint="Records with the same key always land in the same partition."
+          error={errors.partitions}
         />
         <SelectField
           label="Preset"
           value={preset}
-          onChange={(event) => setPreset(event.target.value as TopicPreset | typeof CUSTOM)}
+          onChange={(event) => {
+            setPreset(event.target.value as TopicPreset | typeof CUSTOM);
+            setRefused(null);
+          }}
           hint={presetHint}
+          error={base.error ?? undefined}
         >
           <option value={CUSTOM}>Custom</option>
           {TOPIC_PRESET_CHOICES.map((choice) => (
@@ -88,7 +148,7 @@ export function CreateTopicForm() {
         </SelectField>
         <SelectField
           label="Cleanup policy"
-          value={policy}
+          value={chosenPreset ? (base.configs["cleanup.policy"] ?? policy) : policy}
           disabled={preset !== CUSTOM}
           onChange={(event) => setPolicy(event.target.value as CleanupPolicy)}
           hint={preset === CUSTOM ? explainPolicy(policy) : "Set by the preset."}
@@ -99,15 +159,46 @@ export function CreateTopicForm() {
             </option>
           ))}
         </SelectField>
+        <ul className="flex flex-col gap-1 text-xs text-muted sm:col-span-2">
+          {TOPIC_PRESET_CHOICES.map((choice) => (
+            <li key={choice.value}>
+              <span className="font-medium text-ink">{choice.label}</span>: {choice.explanation}
+            </li>
+          ))}
+        </ul>
+        {presetPending ? (
+          <p role="status" className="text-xs text-muted sm:col-span-2">
+            Loading the organization's erasure deadline for the preset's values…
+          </p>
+        ) : null}
+        <CreateTopicConfigs
+          base={base.configs}
+          edits={edits}
+          errors={errors}
+          sourceOf={(config) => sourceOf(config, chosenPreset, base.configs, edits)}
+          onEdit={edit}
+        />
         <div className="flex flex-col gap-3 sm:col-span-2">
-          {create.isError ? <ErrorNotice>{create.error.message}</ErrorNotice> : null}
-          {create.data ? <CreateTopicOutcome outcome={create.data} /> : null}
+          {attempted && invalidCount > 0 && !refused ? (
+            <ErrorNotice>
+              {invalidCount === 1 ? "One field needs" : `${invalidCount} fields need`} a change first: see the
+              messages next to them.
+            </ErrorNotice>
+          ) : null}
+          {refused ? (
+            <ErrorNotice>
+              {refused.rest ?? "The server refused the topic: see the messages next to the fields."}
+            </ErrorNotice>
+          ) : null}
+          {create.data && !create.isPending ? (
+            <CreateTopicOutcome outcome={create.data} erasureDeadlineDays={deadlineDays} />
+          ) : null}
           <div className="flex gap-2">
             <Button type="submit" disabled={create.isPending}>
               {create.isPending ? "Working…" : "Create topic"}
             </Button>
-            <Button variant="secondary" disabled={create.isPending} onClick={check}>
-              Check without creating
+            <Button variant="secondary" disabled={create.isPending} onClick={() => send(true)}>
+              Preview: check without creating
             </Button>
           </div>
         </div>

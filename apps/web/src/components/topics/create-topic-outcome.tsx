@@ -1,31 +1,84 @@
+import { humanConfigValue } from "@/lib/config-units";
+import { erasureCheck, resultingConfigs } from "@/lib/topic-config-form";
+import { Badge } from "../ui/badge";
+
 interface Outcome {
   topic: { name: string; partitions: number; cleanupPolicy: string; configs: Record<string, string> };
   validateOnly: boolean;
   warnings: readonly { code: string; message: string }[];
 }
 
-/** What a create (or a validate-only check) answered: the resulting configs and any warnings. */
-export function CreateTopicOutcome({ outcome }: { outcome: Outcome }) {
+/**
+ * What a create (or its validate-only preview) answered: the resulting configs with their
+ * source, the API's guardrail warnings and, for compacted topics, the erasure deadline check.
+ */
+export function CreateTopicOutcome({
+  outcome,
+  erasureDeadlineDays,
+}: {
+  outcome: Outcome;
+  erasureDeadlineDays: number | null;
+}) {
   const { topic } = outcome;
   const configs = Object.entries(topic.configs)
     .map(([name, value]) => `${name}=${value}`)
     .join(", ");
+  const erasure = erasureDeadlineDays === null ? null : erasureCheck(topic.configs, erasureDeadlineDays);
+  const notes = [...outcome.warnings.map((warning) => warning.message), ...(erasure ? [erasure] : [])];
   return (
-    <div role="status" className="flex flex-col gap-1 text-sm text-muted">
+    <div role="status" className="flex flex-col gap-2 text-sm text-muted">
       <p>
         {outcome.validateOnly
-          ? `${topic.name} is valid: it would get ${topic.partitions} ${plural(topic.partitions)} and ${configs || "default configs"}.`
+          ? `${topic.name} is valid: it would get ${topic.partitions} ${plural(topic.partitions)} and ${configs || "default configs"}. Nothing was created.`
           : `Created topic ${topic.name}.`}
       </p>
-      {outcome.warnings.length > 0 ? (
-        <ul className="list-disc pl-5 text-amber-700 dark:text-amber-300">
-          {outcome.warnings.map((warning) => (
-            <li key={warning.code}>{warning.message}</li>
+      {notes.length > 0 ? (
+        <ul aria-label="Warnings" className="list-disc pl-5 text-amber-700 dark:text-amber-300">
+          {notes.map((note) => (
+            <li key={note}>{note}</li>
           ))}
         </ul>
+      ) : (
+        <p>No warnings.</p>
+      )}
+      {outcome.validateOnly ? (
+        <table aria-label="Resulting configs" className="w-full text-left text-xs">
+          <thead className="border-b border-line uppercase tracking-wide">
+            <tr>
+              <th scope="col" className="py-1 pr-4 font-medium">
+                Config
+              </th>
+              <th scope="col" className="py-1 pr-4 font-medium">
+                Value
+              </th>
+              <th scope="col" className="py-1 font-medium">
+                Source
+              </th>
+            </tr>
+          </thead>
+          <tbody>
+            {resultingConfigs(topic.configs).map((row) => (
+              <tr key={row.name} className="border-b border-line last:border-0">
+                <th scope="row" className="py-1 pr-4 font-mono font-medium">
+                  {row.name}
+                </th>
+                <td className="py-1 pr-4 text-ink">{shown(row.name, row.value)}</td>
+                <td className="py-1">
+                  <Badge tone={row.source === "set" ? "accent" : "neutral"}>{row.source}</Badge>
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
       ) : null}
     </div>
   );
+}
+
+/** The human form first (7 d, 1.0 GiB), Kafka's exact value beside it. */
+function shown(name: string, value: string): string {
+  const human = humanConfigValue(name, value);
+  return human && human !== value ? `${human} (${value})` : value;
 }
 
 function plural(partitions: number): string {

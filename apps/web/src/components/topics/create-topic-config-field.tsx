@@ -1,0 +1,106 @@
+"use client";
+
+import { useId } from "react";
+import { humanConfigValue } from "@/lib/config-units";
+import { type ConfigField, type FieldInput, type FieldSource, NEVER, toInput } from "@/lib/topic-config-form";
+import { Badge } from "../ui/badge";
+
+const controlClass =
+  "rounded-md border border-line bg-surface px-2 py-1.5 text-sm text-ink focus:border-accent disabled:opacity-60";
+
+interface Props {
+  field: ConfigField;
+  /** The preset's (or the default) value in Kafka notation, what the field shows until edited. */
+  base: string;
+  source: FieldSource;
+  edit: FieldInput | undefined;
+  error: string | undefined;
+  onEdit: (input: FieldInput) => void;
+  onReset: () => void;
+}
+
+/** One config of the create wizard: its value in its unit, where the value comes from, its rule. */
+export function CreateTopicConfigField({ field, base, source, edit, error, onEdit, onReset }: Props) {
+  const id = useId();
+  const input = edit ?? toInput(field.name, base);
+  const hintId = `${id}-hint`;
+  const errorId = `${id}-error`;
+  const described = error ? `${hintId} ${errorId}` : hintId;
+  const shownBase = humanConfigValue(field.name, base) ?? base;
+
+  return (
+    <div data-config={field.name} className="flex flex-col gap-1 border-b border-line py-3 last:border-0">
+      <div className="flex flex-wrap items-center gap-2">
+        <label htmlFor={id} className="font-mono text-xs font-medium">
+          {field.name}
+        </label>
+        {source === "preset" ? <Badge tone="accent">from preset</Badge> : null}
+        {source === "edited" ? <Badge>edited</Badge> : null}
+      </div>
+      <div className="flex flex-wrap items-center gap-2">
+        {field.kind === "choice" ? (
+          <select
+            id={id}
+            className={controlClass}
+            value={input.amount}
+            aria-describedby={described}
+            onChange={(event) => onEdit({ amount: event.target.value, unit: "" })}
+          >
+            {field.choices.map((choice) => (
+              <option key={choice} value={choice}>
+                {choice}
+              </option>
+            ))}
+          </select>
+        ) : (
+          <input
+            id={id}
+            className={`${controlClass} w-40`}
+            inputMode="decimal"
+            value={input.unit === NEVER ? "" : input.amount}
+            disabled={input.unit === NEVER}
+            placeholder={input.unit === NEVER ? "no limit" : undefined}
+            aria-invalid={error ? true : undefined}
+            aria-describedby={described}
+            onChange={(event) => onEdit({ amount: event.target.value, unit: input.unit })}
+          />
+        )}
+        {field.units.length > 0 ? (
+          <select
+            aria-label={`${field.name} unit`}
+            className={controlClass}
+            value={input.unit}
+            onChange={(event) => onEdit({ amount: input.amount, unit: event.target.value })}
+          >
+            {field.units.map((unit) => (
+              <option key={unit.value} value={unit.value}>
+                {unit.label}
+              </option>
+            ))}
+          </select>
+        ) : null}
+        {source === "edited" ? (
+          <button
+            type="button"
+            className="text-xs text-accent underline underline-offset-2"
+            onClick={onReset}
+            aria-label={`Undo the change to ${field.name}`}
+          >
+            Undo
+          </button>
+        ) : null}
+      </div>
+      <p id={hintId} className="text-xs text-muted">
+        {field.doc}.{" "}
+        {source === "default"
+          ? `Default: ${shownBase}.`
+          : `${source === "preset" ? "Preset" : "Without your change"}: ${shownBase}.`}
+      </p>
+      {error ? (
+        <p id={errorId} className="text-xs text-danger">
+          {error}
+        </p>
+      ) : null}
+    </div>
+  );
+}

@@ -1,0 +1,168 @@
+import { describe, expect, it } from "vitest";
+import {
+  baseConfigs,
+  CONFIG_FIELDS,
+  configErrors,
+  configsNamedIn,
+  editedConfigs,
+  erasureCheck,
+  NEVER,
+  resultingConfigs,
+  serverFieldErrors,
+  sourceOf,
+  toInput,
+  topicFieldErrors,
+  toRaw,
+} from "./topic-config-form";
+
+describe("config fields", () => {
+  it("lists every config the API accepts with its kind, units and the API's explanation", () => {
+    expect(CONFIG_FIELDS.map((field) => field.name)).toContain("min.compaction.lag.ms");
+    expect(CONFIG_FIELDS).toHaveLength(14);
+    const retention = CONFIG_FIELDS.find((field) => field.name === "retention.ms");
+    expect(retention?.kind).toBe("duration");
+    expect(retention?.units.map((unit) => unit.value)).toEqual(["ms", "s", "min", "h", "d", NEVER]);
+    expect(retention?.doc).toMatch(/-1 = forever/);
+    const segment = CONFIG_FIELDS.find((field) => field.name === "segment.ms");
+    expect(segment?.units.map((unit) => unit.value)).not.toContain(NEVER);
+    const bytes = CONFIG_FIELDS.find((field) => field.name === "segment.bytes");
+    expect(bytes?.units.map((unit) => unit.value)).toEqual(["B", "KiB", "MiB", "GiB"]);
+    expect(CONFIG_FIELDS.find((field) => field.name === "cleanup.policy")?.choices).toEqual([
+      "delete",
+      "compact",
+      "compact,delete",
+    ]);
+  });
+});
+
+describe("units", () => {
+  it("shows a Kafka value in the largest unit that holds it exactly", () => {
+    expect(toInput("retention.ms", "604800000")).toEqual({ amount: "7", unit: "d" });
+    expect(toInput("retention.ms", "5400000")).toEqual({ amount: "90", unit: "min" });
+    expect(toInput("segment.bytes", "1073741824")).toEqual({ amount: "1", unit: "GiB" });
+    expect(toInput("max.message.bytes", "1048588")).toEqual({ amount: "1048588", unit: "B" });
+    expect(toInput("min.compaction.lag.ms", "0")).toEqual({ amount: "0", unit: "ms" });
+    expect(toInput("min.cleanable.dirty.ratio", "0.5")).toEqual({ amount: "0.5", unit: "" });
+  });
+
+  it("calls Kafka's no-limit values never, each in the notation its config allows", () => {
+    expect(toInput("retention.ms", "-1")).toEqual({ amount: "", unit: NEVER });
+    expect(toInput("max.compaction.lag.ms", "9223372036854775807")).toEqual({ amount: "", unit: NEVER });
+    expect(toRaw("retention.ms", { amount: "", unit: NEVER })).toBe("-1");
+    expect(toRaw("max.compaction.lag.ms", { amount: "3", unit: NEVER })).toBe("9223372036854775807");
+    expect(toRaw("retention.bytes", { amount: "", unit: NEVER })).toBe("-1");
+  });
+
+  it("turns an amount and unit into Kafka's value, fractions included", () => {
+    expect(toRaw("retention.ms", { amount: "2", unit: "h" })).toBe("7200000");
+    expect(toRaw("retention.ms", { amount: "1.5", unit: "h" })).toBe("5400000");
+    expect(toRaw("segment.ms", { amount: "0.1", unit: "s" })).toBe("100");
+    expect(toRaw("segment.bytes", { amount: "64", unit: "MiB" })).toBe("67108864");
+    expect(toRaw("segment.ms", { amount: "0.5", unit: "ms" })).toBe("0.5");
+    expect(toRaw("retention.ms", { amount: "soon", unit: "h" })).toBe("soon");
+    for (const field of CONFIG_FIELDS) {
+      const back = toInput(field.name, field.default);
+      expect(toRaw(field.name, back), field.name).toBe(field.default);
+    }
+  });
+});
+
+describe("preset and edits", () => {
+  it("starts from the preset's values, which the user's edits override", () => {
+    const { configs, error } = baseConfigs("gdpr-table", "compact", 30);
+    expect(error).toBeNull();
+    expect(configs["max.compaction.lag.ms"]).toBe(String(15 * 86_400_000));
+    const edits = { "retention.ms": { amount: "3", unit: "h" } };
+    expect(sourceOf("max.compaction.lag.ms", "gdpr-table", configs, edits)).toBe("preset");
+    expect(sourceOf("retention.ms", "gdpr-table", configs, edits)).toBe("edited");
+    expect(sourceOf("segment.ms", "gdpr-table", configs, edits)).toBe("default");
+    expect(sourceOf("cleanup.policy", null, baseConfigs(null, "delete", 30).configs, {})).toBe("default");
+    expect(editedConfigs(edits)).toEqual({ "retention.ms": "10800000" });
+  });
+
+  it("says why a preset cannot apply, in the API's words", () => {
+    expect(baseConfigs("gdpr-table", "compact", 1).error).toBe(
+      "The tenant's erasure deadline is too short for gdpr-table (at least 2 days).",
+    );
+  });
+});
+
+describe("validation", () => {
+  it("gives each bad value the API's sentence", () => {
+    const errors = configErrors(
+      {},
+      {
+        "retention.ms": { amount: "-2", unit: "h" },
+        "min.cleanable.dirty.ratio": { amount: "1.5", unit: "" },
+      },
+    );
+    expect(errors["retention.ms"]).toBe('retention.ms must be -1 or ≥ 0, got "-7200000"');
+    expect(errors["min.cleanable.dirty.ratio"]).toBe(
+      'min.cleanable.dirty.ratio must be a number between 0 and 1, got "1.5"',
+    );
+  });
+
+  it("checks rules across configs over the preset's values, naming both fields", () => {
+    const base = baseConfigs("gdpr-table", "compact", 30).configs;
+    const errors = configErrors(base, { "min.compaction.lag.ms": { amount: "20", unit: "d" } });
+    const message = `min.compaction.lag.ms (${20 * 86_400_000}) must not be greater than max.compaction.lag.ms (${15 * 86_400_000})`;
+    expect(errors).toEqual({ "min.compaction.lag.ms": message, "max.compaction.lag.ms": message });
+    expect(configErrors(base, { "min.compaction.lag.ms": { amount: "1", unit: "h" } })).toEqual({});
+  });
+
+  it("checks the name and partitions with the create schema", () => {
+    expect(topicFieldErrors("good.name", "3")).toEqual({});
+    expect(topicFieldErrors("bad name", "0")).toEqual({
+      name: "name: may contain only letters, digits, '.', '_' and '-'",
+      partitions: expect.stringMatching(/^partitions: /),
+    });
+  });
+
+  it("finds whole config names only", () => {
+    expect(configsNamedIn("delete.retention.ms must be ≥ 0, got -1")).toEqual(["delete.retention.ms"]);
+    expect(configsNamedIn("retention.ms must be -1 or ≥ 0")).toEqual(["retention.ms"]);
+  });
+
+  it("puts the server's refusal next to the fields it names", () => {
+    expect(
+      serverFieldErrors({ code: "INVALID_CONFIG", detail: "segment.bytes must be an integer" }, "x"),
+    ).toEqual({ fields: { "segment.bytes": "segment.bytes must be an integer" }, rest: null });
+    expect(
+      serverFieldErrors(
+        { code: "INVALID_INPUT", detail: "name: bad", errors: [{ path: "name", message: "bad" }] },
+        "x",
+      ),
+    ).toEqual({ fields: { name: "name: bad" }, rest: null });
+    expect(serverFieldErrors({ code: "TOPIC_EXISTS", detail: "Topic a exists." }, "x").fields).toEqual({
+      name: "Topic a exists.",
+    });
+    expect(serverFieldErrors({ code: "QUOTA_EXCEEDED", detail: "Too many partitions." }, "x")).toEqual({
+      fields: {},
+      rest: "Too many partitions.",
+    });
+  });
+
+  it("lists the resulting configs with their source", () => {
+    const rows = resultingConfigs({ "cleanup.policy": "compact" });
+    expect(rows).toHaveLength(14);
+    expect(rows[0]).toEqual({ name: "cleanup.policy", value: "compact", source: "set" });
+    expect(rows.find((row) => row.name === "segment.ms")).toEqual({
+      name: "segment.ms",
+      value: "604800000",
+      source: "default",
+    });
+  });
+});
+
+describe("erasure check", () => {
+  it("says whether a compacted topic's configs purge erased keys within the deadline", () => {
+    const gdpr = baseConfigs("gdpr-table", "compact", 30).configs;
+    expect(erasureCheck(gdpr, 30)).toMatch(
+      /^Erasure deadline: .* purged within 15 d at worst, inside the organization's 30-day/,
+    );
+    const plain = erasureCheck({ "cleanup.policy": "compact" }, 30);
+    expect(plain).toMatch(/may never be purged/);
+    expect(plain).toMatch(/set max\.compaction\.lag\.ms=\d+ to meet it\.$/);
+    expect(erasureCheck({ "cleanup.policy": "delete" }, 30)).toBeNull();
+  });
+});

@@ -1,0 +1,17 @@
+/**
+ * The topic rules a browser may import (`@lastword/api/topic-rules`): the create input's zod schema,
+ * the presets, the config definitions and validator and the erasure preflight —
+ * so the console's create wizard validates with the API's own rules instead of a copy. Nothing
+ * here reaches Node, Prisma or Redis (the log store's `config` module alone, not its barrel).
+ */
+export {
+  LONG_MAX_MS,
+  parseTopicConfig,
+  TOPIC_CONFIG_DEFINITIONS,
+  type TopicConfig,
+  type TopicConfigDefinition,
+  type TopicConfigName,
+} from "@lastword/logstore/config";
+export { createTopicInput, MAX_PARTITIONS_PER_TOPIC } from "./procedures/topics/create-topic.schema";
+export { erasurePreflight, type Preflight } from "./services/erasure-preflight";
+export { presetConfigs, TOPIC_PRESETS, type TopicPreset } from "./services/topic-presets";
