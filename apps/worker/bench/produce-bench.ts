@@ -6,6 +6,7 @@ import { fileURLToPath } from "node:url";
 import { DataPlaneClient } from "@lastword/dataplane";
 import type { TestDatabase } from "@lastword/db/testing";
 import { PartitionLog } from "@lastword/logstore";
+import { Redis } from "ioredis";
 import { seedTenants } from "./bench-topics";
 
 const BATCHES = 40;
@@ -21,6 +22,94 @@ function batch(n: number) {
   return Array.from({ length: RECORDS_PER_BATCH }, (_, i) => ({ key: Buffer.from(`key-${n}-${i}`), value }));
 }
 
+/** What the bench uses of `@lastword/api`'s createApiServer. */
+type CreateApiServer = (options: {
+  prisma: TestDatabase["prisma"];
+  redis: Redis;
+  dataPlane: DataPlaneClient;
+  publicUrl: string;
+  authSecret: string;
+  redisPrefix: string;
+}) => {
+  handleRest(req: Request): Promise<Response>;
+  provisionTenant(input: { name: string; email: string; password: string }): Promise<{
+    organizationId: string;
+    userId: string;
+  }>;
+  createApiKey(input: { organizationId: string; userId: string; name: string }): Promise<{ key: string }>;
+};
+
+/** The same batch as the REST body a program sends: string keys, base64 values. */
+function restBody(records: ReturnType<typeof batch>): string {
+  return JSON.stringify({
+    records: records.map((r) => ({
+      key: { type: "string", data: r.key.toString() },
+      value: { type: "base64", data: r.value.toString("base64") },
+      partition: 0,
+    })),
+  });
+}
+
+/**
+ * The web's REST handler in this process (what `apps/web` mounts at /api/v1), a tenant with an API
+ * key and a one-partition topic, over the bench database, Redis and the worker process.
+ */
+async function restProducer(options: { db: TestDatabase }, client: DataPlaneClient) {
+  // Loaded by a computed name: typing `@lastword/api` into this package would pull in its auth
+  // library's global type augmentations (process.env.NODE_ENV required), which breaks worker tests' types.
+  const apiPackage = "@lastword/api";
+  const { createApiServer } = (await import(apiPackage)) as { createApiServer: CreateApiServer };
+  const redis = new Redis(process.env.REDIS_URL ?? "redis://127.0.0.1:6379");
+  const redisPrefix = `lastword-bench-rest-${process.pid}`;
+  const server = createApiServer({
+    prisma: options.db.prisma,
+    redis,
+    dataPlane: client,
+    publicUrl: "http://localhost:3999",
+    authSecret: "bench-auth-secret-bench-auth-secret",
+    redisPrefix,
+  });
+  const tenant = await server.provisionTenant({
+    name: "Bench",
+    email: "bench@example.com",
+    password: "bench-pass-1",
+  });
+  // The default 64 MiB/s produce-bytes quota would throttle the bench itself.
+  await options.db.prisma.quota.create({
+    data: {
+      organizationId: tenant.organizationId,
+      maxPartitions: 1000,
+      maxStoredBytes: 1n << 50n,
+      produceBytesPerSecond: 2_000_000_000,
+      requestsPerSecond: 100_000,
+    },
+  });
+  const { key } = await server.createApiKey({ ...tenant, name: "bench" });
+  const call = (method: string, path: string, body: string) =>
+    server.handleRest(
+      new Request(`http://localhost:3999/api/v1${path}`, {
+        method,
+        headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+        body,
+      }),
+    );
+  const created = await call("POST", "/topics", JSON.stringify({ name: "bench", partitions: 1 }));
+  if (created.status !== 201) throw new Error(`bench topic: ${created.status} ${await created.text()}`);
+  return {
+    async produce(body: string): Promise<void> {
+      const response = await call("POST", "/topics/bench/records", body);
+      if (response.status !== 200)
+        throw new Error(`REST produce: ${response.status} ${await response.text()}`);
+      await response.arrayBuffer();
+    },
+    async close(): Promise<void> {
+      const keys = await redis.keys(`${redisPrefix}:*`);
+      if (keys.length > 0) await redis.del(...keys);
+      redis.disconnect();
+    },
+  };
+}
+
 async function timeIt(run: () => Promise<void>): Promise<number> {
   const started = performance.now();
   await run();
@@ -30,9 +119,10 @@ async function timeIt(run: () => Promise<void>): Promise<number> {
 const median = (values: readonly number[]) => [...values].sort((a, b) => a - b)[values.length >> 1]!;
 
 /**
- * Produce of 500 × 1 KiB batches: web-side client → worker process over HTTP, vs append in this
- * process. The two alternate in rounds of BATCHES batches (after one warm-up round each), so both
- * see the same machine; the ratio is computed per round and its median reported.
+ * Produce of 500 × 1 KiB batches: web-side client → worker process over HTTP, and the web's REST
+ * route (JSON body, API key) → worker process, each vs append in this process. They alternate in
+ * rounds of BATCHES batches (after one warm-up round each), so all see the same machine; the ratio
+ * is computed per round and its median reported.
  */
 export async function produceBenchmark(options: { db: TestDatabase; dataDir: string }): Promise<void> {
   const batches = Array.from({ length: BATCHES }, (_, n) => batch(n));
@@ -43,6 +133,7 @@ export async function produceBenchmark(options: { db: TestDatabase; dataDir: str
   const log = await PartitionLog.open({ dir: inProcessDir, config: { "segment.bytes": 256 << 20 } });
   const worker = await spawnWorker(options);
   const client = new DataPlaneClient({ prisma: options.db.prisma, secret: SECRET, ownerWaitMs: 10_000 });
+  const web = await restProducer(options, client);
   try {
     const [partitionId] = await seedTenants(options.db.prisma, {
       tenants: 1,
@@ -53,28 +144,38 @@ export async function produceBenchmark(options: { db: TestDatabase; dataDir: str
     const local = (records: ReturnType<typeof batch>) => log.append(records);
     const remote = (records: ReturnType<typeof batch>) =>
       client.produce({ partitionId: partitionId!, records });
+    const bodies = batches.map(restBody);
+    const rest = (body: string) => web.produce(body);
     await inFlight(batches, IN_FLIGHT, local);
     await inFlight(batches, IN_FLIGHT, remote);
+    await inFlight(bodies, IN_FLIGHT, rest);
     console.log(
       `\nproduce, ${ROUNDS} alternating rounds of ${BATCHES} batches of 500 × 1 KiB to one partition, fsync per batch`,
     );
     console.log(
-      "  in flight | in-process append MiB/s | DataPlaneClient → worker process MiB/s | ratio median (min–max), target ≥ 0.3",
+      "  path | in flight | in-process append MiB/s | through the path MiB/s | ratio median (min–max), target ≥ 0.3",
     );
-    for (const lanes of [1, IN_FLIGHT]) {
-      const localS: number[] = [];
-      const remoteS: number[] = [];
-      for (let round = 0; round < ROUNDS; round++) {
-        localS.push(await timeIt(() => inFlight(batches, lanes, local)));
-        remoteS.push(await timeIt(() => inFlight(batches, lanes, remote)));
+    const paths = [
+      { name: "DataPlaneClient → worker", run: (lanes: number) => inFlight(batches, lanes, remote) },
+      { name: "web REST route → worker", run: (lanes: number) => inFlight(bodies, lanes, rest) },
+    ];
+    for (const path of paths) {
+      for (const lanes of [1, IN_FLIGHT]) {
+        const localS: number[] = [];
+        const remoteS: number[] = [];
+        for (let round = 0; round < ROUNDS; round++) {
+          localS.push(await timeIt(() => inFlight(batches, lanes, local)));
+          remoteS.push(await timeIt(() => path.run(lanes)));
+        }
+        const ratios = localS.map((l, i) => l / remoteS[i]!);
+        console.log(
+          `  ${path.name} | ${lanes} | ${(mib / median(localS)).toFixed(1)} | ${(mib / median(remoteS)).toFixed(1)} | ` +
+            `${median(ratios).toFixed(2)} (${Math.min(...ratios).toFixed(2)}–${Math.max(...ratios).toFixed(2)})`,
+        );
       }
-      const ratios = localS.map((l, i) => l / remoteS[i]!);
-      console.log(
-        `  ${lanes} | ${(mib / median(localS)).toFixed(1)} | ${(mib / median(remoteS)).toFixed(1)} | ` +
-          `${median(ratios).toFixed(2)} (${Math.min(...ratios).toFixed(2)}–${Math.max(...ratios).toFixed(2)})`,
-      );
     }
   } finally {
+    await web.close();
     await log.close();
     client.close();
     worker.kill("SIGTERM");
