@@ -64,6 +64,7 @@ describe("create-topic wizard", () => {
     await amount("retention.ms").fill("2");
     await waitGone(config("retention.ms").getByText("must be -1 or ≥ 0"));
     expect(await config("retention.ms").getByText("edited").count()).toBe(1);
+    expect(await config("retention.ms").textContent()).toContain("Preset: 7 d.");
 
     await unit("segment.bytes").selectOption("MiB");
     await amount("segment.bytes").fill("64");

@@ -13,6 +13,8 @@ interface Props {
   /** The preset's (or the default) value in Kafka notation, what the field shows until edited. */
   base: string;
   source: FieldSource;
+  /** Whether `base` is the preset's value rather than Kafka's default. */
+  fromPreset: boolean;
   edit: FieldInput | undefined;
   error: string | undefined;
   onEdit: (input: FieldInput) => void;
@@ -20,7 +22,16 @@ interface Props {
 }
 
 /** One config of the create wizard: its value in its unit, where the value comes from, its rule. */
-export function CreateTopicConfigField({ field, base, source, edit, error, onEdit, onReset }: Props) {
+export function CreateTopicConfigField({
+  field,
+  base,
+  source,
+  fromPreset,
+  edit,
+  error,
+  onEdit,
+  onReset,
+}: Props) {
   const id = useId();
   const input = edit ?? toInput(field.name, base);
   const hintId = `${id}-hint`;
@@ -91,10 +102,7 @@ export function CreateTopicConfigField({ field, base, source, edit, error, onEdi
         ) : null}
       </div>
       <p id={hintId} className="text-xs text-muted">
-        {field.doc}.{" "}
-        {source === "default"
-          ? `Default: ${shownBase}.`
-          : `${source === "preset" ? "Preset" : "Without your change"}: ${shownBase}.`}
+        {field.doc}. {fromPreset ? `Preset: ${shownBase}.` : `Default: ${shownBase}.`}
       </p>
       {error ? (
         <p id={errorId} className="text-xs text-danger">

@@ -9,7 +9,8 @@ interface Props {
   base: Record<string, string>;
   edits: Partial<Record<TopicConfigName, FieldInput>>;
   errors: FieldErrors;
-  sourceOf: (name: TopicConfigName) => FieldSource;
+  /** Where a config's value comes from; without the edits, what it would be without the user's change. */
+  sourceOf: (name: TopicConfigName, withEdits: boolean) => FieldSource;
   onEdit: (name: TopicConfigName, input: FieldInput | null) => void;
 }
 
@@ -46,7 +47,8 @@ export function CreateTopicConfigs({ base, edits, errors, sourceOf, onEdit }: Pr
               key={field.name}
               field={field}
               base={base[field.name] ?? field.default}
-              source={sourceOf(field.name)}
+              source={sourceOf(field.name, true)}
+              fromPreset={sourceOf(field.name, false) === "preset"}
               edit={edits[field.name]}
               error={errors[field.name]}
               onEdit={(input) => onEdit(field.name, input)}

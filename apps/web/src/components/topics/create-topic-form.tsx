@@ -54,8 +54,11 @@ export function CreateTopicForm() {
   );
 
   const chosenPreset = preset === CUSTOM ? null : preset;
-  const base = baseConfigs(chosenPreset, policy, deadlineDays ?? 0);
   const presetPending = chosenPreset === "gdpr-table" && deadlineDays === null;
+  // Until the deadline is known, gdpr-table's values are too (the server applies the preset anyway).
+  const base = presetPending
+    ? { configs: {}, error: null }
+    : baseConfigs(chosenPreset, policy, deadlineDays ?? 0);
   const clientErrors: FieldErrors = {
     ...(attempted ? topicFieldErrors(name, partitions) : {}),
     ...configErrors(base.configs, edits),
@@ -175,7 +178,9 @@ export function CreateTopicForm() {
           base={base.configs}
           edits={edits}
           errors={errors}
-          sourceOf={(config) => sourceOf(config, chosenPreset, base.configs, edits)}
+          sourceOf={(config, withEdits) =>
+            sourceOf(config, chosenPreset, base.configs, withEdits ? edits : {})
+          }
           onEdit={edit}
         />
         <div className="flex flex-col gap-3 sm:col-span-2">
