@@ -1,13 +1,17 @@
+import { once } from "node:events";
+import type { ServerResponse } from "node:http";
 import {
   type CleanerState,
   type DeleteRecordsResponse,
-  encodeFetchedRecord,
+  encodeEndFrame,
+  encodeRecordFrames,
+  FETCH_LOG_END_HEADER,
   type FetchQuery,
-  type FetchResponse,
   type ListOffsetsResponse,
   type ProduceRecord,
   type ProduceResponse,
   type SegmentsResponse,
+  STREAM_CONTENT_TYPE,
 } from "@lastword/dataplane";
 import type { CleanableStats } from "@lastword/logstore";
 import type { CleanerHealthBook } from "./cleaner-health";
@@ -77,21 +81,54 @@ export function deleteRecords(
   });
 }
 
-export function fetchRecords(
+/** Bytes of records (key + value + a record's fixed fields, roughly) per batch frame of a fetch. */
+const FETCH_FRAME_BYTES = 256 << 10;
+
+/**
+ * A fetch answered as binary frames (`stream-frames.ts`, the replay/snapshot format): one log read
+ * bounded exactly as before (limit, maxBytes, offset gaps), an error (OFFSET_OUT_OF_RANGE, NOT_OWNER)
+ * thrown before the 200 so it still gets its status, then batch frames of ~256 KiB written one at a
+ * time as the socket drains, then the end frame (endOffset = nextOffset, logStartOffset); the log end
+ * offset read with the records travels in a header. No JSON or base64 body is ever built.
+ * Answers the number of records sent.
+ */
+export async function fetchRecords(
   host: PartitionHost,
   partitionId: string,
   query: FetchQuery,
-): Promise<FetchResponse> {
-  return host.read(partitionId, async (log) => {
+  res: ServerResponse,
+): Promise<number> {
+  const page = await host.read(partitionId, async (log) => {
     const records = await log.read(query.offset, { maxRecords: query.limit, maxBytes: query.maxBytes });
     const last = records[records.length - 1];
     return {
-      records: records.map(encodeFetchedRecord),
+      records,
       nextOffset: last ? last.offset + 1 : Math.max(query.offset, log.logStartOffset),
       logStartOffset: log.logStartOffset,
       logEndOffset: log.logEndOffset,
     };
   });
+  const { records } = page;
+  const closed = once(res, "close").then(() => undefined);
+  res.writeHead(200, {
+    "content-type": STREAM_CONTENT_TYPE,
+    [FETCH_LOG_END_HEADER]: String(page.logEndOffset),
+  });
+  for (let from = 0; from < records.length; ) {
+    let to = from;
+    for (let bytes = 0; to < records.length && bytes < FETCH_FRAME_BYTES; to++) {
+      const r = records[to]!;
+      bytes += 32 + (r.key?.length ?? 0) + (r.value?.length ?? 0);
+    }
+    if (!res.write(encodeRecordFrames(records.slice(from, to)))) {
+      await Promise.race([once(res, "drain"), closed]);
+    }
+    // The reader went away: nothing left to tell it.
+    if (res.destroyed) return to;
+    from = to;
+  }
+  res.end(encodeEndFrame(page.nextOffset, page.logStartOffset));
+  return records.length;
 }
 
 export function listOffsets(

@@ -110,6 +110,13 @@ async function route(
   const op = `${req.method} ${match[2]}`;
   const endTimer = options.metrics.requestSeconds.startTimer({ op: match[2] });
   try {
+    if (op === "GET records") {
+      // Streamed: the handler writes the frames itself.
+      const sent = await fetchRecords(options.host, partitionId, fetchQuerySchema.parse(query), res);
+      options.metrics.records.inc({ op: "fetch" }, sent);
+      endTimer({ outcome: "ok" });
+      return;
+    }
     sendJson(res, 200, await dispatch(options, op, partitionId, query, req));
     endTimer({ outcome: "ok" });
   } catch (error) {
@@ -144,11 +151,6 @@ async function dispatch(
         await settled;
         throw error;
       }
-    }
-    case "GET records": {
-      const answer = await fetchRecords(host, partitionId, fetchQuerySchema.parse(query));
-      metrics.records.inc({ op: "fetch" }, answer.records.length);
-      return answer;
     }
     case "GET offsets":
       return listOffsets(host, partitionId, listOffsetsQuerySchema.parse(query));

@@ -1,7 +1,19 @@
 import { mkdtemp, rm } from "node:fs/promises";
+import { get, type IncomingMessage } from "node:http";
+import { type AddressInfo, connect, createServer, type Socket } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { DataPlaneClient, DataPlaneError } from "@lastword/dataplane";
+import { setTimeout as sleep } from "node:timers/promises";
+import {
+  DataPlaneClient,
+  DataPlaneError,
+  decodeRecordBatch,
+  FETCH_LOG_END_HEADER,
+  partitionPath,
+  SECRET_HEADER,
+  STREAM_CONTENT_TYPE,
+  splitStreamFrames,
+} from "@lastword/dataplane";
 import { createTestDatabase, type TestDatabase } from "@lastword/db/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { partitionLogOpener } from "../src/log-opener";
@@ -137,5 +149,155 @@ describe("data plane through DataPlaneClient", () => {
     const response = await fetch(`${worker.address}/healthz`);
     expect(response.status).toBe(200);
     expect(await response.json()).toMatchObject({ ok: true, workerId: worker.id });
+  });
+});
+
+/** Records the worker counted as fetched: it counts a fetch once its last frame is written. */
+async function fetchedRecordsCounter(): Promise<number> {
+  const text = await (await fetch(`${worker.address}/metrics`)).text();
+  const line = /^lastword_dataplane_records_total\{op="fetch"\} (\d+)$/m.exec(text);
+  return line ? Number(line[1]) : 0;
+}
+
+function rawFetch(partitionId: string, query: Record<string, number>): Promise<IncomingMessage> {
+  const url = new URL(partitionPath.records(partitionId), worker.address);
+  for (const [name, value] of Object.entries(query)) url.searchParams.set(name, String(value));
+  return new Promise((resolve, reject) => {
+    get(url, { headers: { [SECRET_HEADER]: SECRET } }, resolve).on("error", reject);
+  });
+}
+
+describe("streamed fetch", () => {
+  it("writes a big fetch as bounded batch frames, only as fast as a paused reader takes them", async () => {
+    const topic = await createTestTopic(db.prisma, { partitions: 1 });
+    const partitionId = topic.partitionIds[0]!;
+    const value = Buffer.alloc(8 << 10, 7);
+    for (let batch = 0; batch < 32; batch++) {
+      const records = Array.from({ length: 100 }, (_, i) => ({
+        key: Buffer.from(`k${batch * 100 + i}`),
+        value,
+      }));
+      await client.produce({ partitionId, records });
+    }
+    const before = await fetchedRecordsCounter();
+    const incoming = await rawFetch(partitionId, { offset: 0, limit: 10_000, maxBytes: 64 << 20 });
+    incoming.pause();
+    expect(incoming.statusCode).toBe(200);
+    expect(incoming.headers["content-type"]).toBe(STREAM_CONTENT_TYPE);
+    expect(incoming.headers["transfer-encoding"]).toBe("chunked");
+    expect(incoming.headers["content-length"]).toBeUndefined();
+    expect(incoming.headers[FETCH_LOG_END_HEADER]).toBe("3200");
+    // 26 MiB of answer against ~4 MiB of socket buffers: a worker that waits for the reader cannot
+    // have written its last frame (and counted the fetch) while nobody reads.
+    await sleep(500);
+    expect(await fetchedRecordsCounter()).toBe(before);
+
+    const frameBytes: number[] = [];
+    const offsets: number[] = [];
+    let end: { endOffset: number; logStartOffset: number } | null = null;
+    for await (const piece of splitStreamFrames(incoming as AsyncIterable<Buffer>)) {
+      if (piece.kind === "end") {
+        end = piece;
+        continue;
+      }
+      frameBytes.push(piece.parts.reduce((n, part) => n + part.length, 0));
+      for (const r of decodeRecordBatch(piece.parts)) {
+        // Buffer.equals: an element-wise toEqual over 26 MiB would take the test's whole budget.
+        if (!r.value?.equals(value)) throw new Error(`record ${r.offset} came back with another value`);
+        offsets.push(r.offset);
+      }
+    }
+    expect(offsets).toEqual(Array.from({ length: 3200 }, (_, i) => i));
+    expect(end).toEqual({ kind: "end", endOffset: 3200, logStartOffset: 0 });
+    // ~256 KiB per frame (one record may cross it): the body is cut as it is written, not built whole.
+    expect(frameBytes.length).toBeGreaterThan(90);
+    for (const n of frameBytes) expect(n).toBeLessThanOrEqual((256 << 10) + 2 * (value.length + 64));
+    await expect.poll(fetchedRecordsCounter).toBe(before + 3200);
+
+    // The client reads the same stream back into one answer.
+    const page = await client.fetch({ partitionId, offset: 0, limit: 10_000, maxBytes: 64 << 20 });
+    expect(page.records.map((r) => r.offset)).toEqual(offsets);
+    expect(page.records[3199]!.key).toEqual(Buffer.from("k3199"));
+    expect(page).toMatchObject({ nextOffset: 3200, logStartOffset: 0, logEndOffset: 3200 });
+  });
+
+  it("bounds a fetch exactly: limit in records, maxBytes in stored batch bytes with at least one batch", async () => {
+    const topic = await createTestTopic(db.prisma, { partitions: 1 });
+    const partitionId = topic.partitionIds[0]!;
+    for (let i = 0; i < 10; i++) {
+      await client.produce({ partitionId, records: [{ key: null, value: Buffer.alloc(1000, i) }] });
+    }
+    const { segments } = await client.segments({ partitionId });
+    const batchBytes = segments[0]!.sizeBytes / 10;
+    expect(Number.isInteger(batchBytes)).toBe(true);
+    const offsetsOf = async (query: { offset: number; limit?: number; maxBytes?: number }) => {
+      const page = await client.fetch({ partitionId, ...query });
+      return { offsets: page.records.map((r) => r.offset), nextOffset: page.nextOffset };
+    };
+    expect(await offsetsOf({ offset: 2, maxBytes: 3 * batchBytes })).toEqual({
+      offsets: [2, 3, 4],
+      nextOffset: 5,
+    });
+    expect(await offsetsOf({ offset: 2, maxBytes: 3 * batchBytes - 1 })).toEqual({
+      offsets: [2, 3],
+      nextOffset: 4,
+    });
+    expect(await offsetsOf({ offset: 2, maxBytes: 1 })).toEqual({ offsets: [2], nextOffset: 3 });
+    expect(await offsetsOf({ offset: 2, limit: 4, maxBytes: 64 << 20 })).toEqual({
+      offsets: [2, 3, 4, 5],
+      nextOffset: 6,
+    });
+    const atEnd = await client.fetch({ partitionId, offset: 10 });
+    expect(atEnd).toEqual({ records: [], nextOffset: 10, logStartOffset: 0, logEndOffset: 10 });
+    await expect(client.fetch({ partitionId, offset: 11 })).rejects.toMatchObject({
+      code: "OFFSET_OUT_OF_RANGE",
+      retriable: false,
+    });
+  });
+
+  it("reports a stream cut after the first bytes as a retriable error, not a short answer", async () => {
+    const topic = await createTestTopic(db.prisma, { partitions: 1 });
+    const partitionId = topic.partitionIds[0]!;
+    for (let batch = 0; batch < 8; batch++) {
+      const records = Array.from({ length: 100 }, () => ({ key: null, value: Buffer.alloc(4 << 10, batch) }));
+      await client.produce({ partitionId, records });
+    }
+    // A relay in front of the worker that passes the first 300 KiB of the answer, then drops the connection.
+    const sockets = new Set<Socket>();
+    const relay = createServer((inbound) => {
+      const target = new URL(worker.address);
+      const outbound = connect(Number(target.port), target.hostname);
+      sockets.add(inbound).add(outbound);
+      let passed = 0;
+      inbound.on("data", (chunk) => outbound.write(chunk));
+      outbound.on("data", (chunk: Buffer) => {
+        const room = (300 << 10) - passed;
+        passed += chunk.length;
+        if (room > 0) inbound.write(chunk.subarray(0, room));
+        if (passed >= 300 << 10) {
+          inbound.destroy();
+          outbound.destroy();
+        }
+      });
+      inbound.on("error", () => outbound.destroy());
+      outbound.on("error", () => inbound.destroy());
+    });
+    await new Promise<void>((resolve) => relay.listen(0, "127.0.0.1", resolve));
+    const relayAddress = `http://127.0.0.1:${(relay.address() as AddressInfo).port}`;
+    await db.prisma.$executeRaw`UPDATE "Worker" SET "address" = ${relayAddress} WHERE "id" = ${worker.id}`;
+    const viaRelay = new DataPlaneClient({ prisma: db.prisma, secret: SECRET, ownerWaitMs: 5_000 });
+    try {
+      const cut = viaRelay.fetch({ partitionId, offset: 0, limit: 10_000, maxBytes: 64 << 20 });
+      await expect(cut).rejects.toMatchObject({ code: "PARTITION_UNAVAILABLE", retriable: true });
+    } finally {
+      viaRelay.close();
+      await db.prisma
+        .$executeRaw`UPDATE "Worker" SET "address" = ${worker.address} WHERE "id" = ${worker.id}`;
+      for (const socket of sockets) socket.destroy();
+      await new Promise<void>((resolve) => relay.close(() => resolve()));
+    }
+    // The worker is unharmed: the same fetch straight to it is whole.
+    const whole = await client.fetch({ partitionId, offset: 0, limit: 10_000, maxBytes: 64 << 20 });
+    expect(whole.records).toHaveLength(800);
   });
 });

@@ -17,14 +17,15 @@ import {
   type DeleteRecordsResponse,
   deleteRecordsResponseSchema,
   errorBodySchema,
-  fetchResponseSchema,
+  FETCH_LOG_END_HEADER,
+  fetchLogEndHeaderSchema,
   listOffsetsResponseSchema,
   partitionPath,
   produceResponseSchema,
   type SegmentsResponse,
   segmentsResponseSchema,
 } from "./protocol";
-import { decodeFetchedRecord, type FetchedRecord, type ProduceRecord } from "./record-codec";
+import type { FetchedRecord, ProduceRecord } from "./record-codec";
 import type { StreamFrame, StreamPiece } from "./stream-frames";
 
 export interface DataPlaneClientOptions {
@@ -83,6 +84,11 @@ export class DataPlaneClient {
     return this.#call(input.partitionId, request, produceResponseSchema, false);
   }
 
+  /**
+   * Records from `offset` (bounded by limit and maxBytes on the worker), read off the worker's
+   * stream of frames as they arrive. NOT_OWNER/unreachable before the first byte is retried once
+   * against the next owner; a stream that breaks off is a retriable PARTITION_UNAVAILABLE.
+   */
   async fetch(input: {
     partitionId: string;
     offset: number;
@@ -90,13 +96,24 @@ export class DataPlaneClient {
     maxBytes?: number;
   }): Promise<FetchResult> {
     const query = { offset: input.offset, limit: input.limit, maxBytes: input.maxBytes };
-    const request: TransportRequest = {
-      method: "GET",
-      path: partitionPath.records(input.partitionId),
-      query,
-    };
-    const wire = await this.#call(input.partitionId, request, fetchResponseSchema, true);
-    return { ...wire, records: wire.records.map(decodeFetchedRecord) };
+    const path = partitionPath.records(input.partitionId);
+    const { headers, frames } = await this.#streams.openFrames(input.partitionId, path, query);
+    const logEnd = fetchLogEndHeaderSchema.safeParse(headers[FETCH_LOG_END_HEADER]);
+    const records: FetchedRecord[] = [];
+    for await (const frame of frames) {
+      if (frame.kind === "records") {
+        for (const record of frame.records) records.push(record);
+        continue;
+      }
+      if (!logEnd.success) break;
+      return {
+        records,
+        nextOffset: frame.endOffset,
+        logStartOffset: frame.logStartOffset,
+        logEndOffset: logEnd.data,
+      };
+    }
+    throw new DataPlaneError("INTERNAL", `a fetch answer without ${FETCH_LOG_END_HEADER}`);
   }
 
   async listOffsets(input: { partitionId: string; timestamp?: number }): Promise<ListOffsetsResult> {

@@ -1,4 +1,4 @@
-import { Agent, type IncomingMessage, request } from "node:http";
+import { Agent, type IncomingHttpHeaders, type IncomingMessage, request } from "node:http";
 import { DataPlaneError, isDataPlaneErrorCode } from "./errors";
 import { keyPath, type StreamMode } from "./key-protocol";
 import type { OwnerDirectory, PartitionOwner } from "./owner-directory";
@@ -49,29 +49,42 @@ export class PartitionStreams {
     return this.#read(input, splitStreamFrames);
   }
 
+  /**
+   * A GET on the partition's owner answered with stream frames (what fetch is): resolves once the
+   * 200's headers are in, NOT_OWNER/unreachable before then retried once against the next owner.
+   */
+  async openFrames(
+    partitionId: string,
+    path: string,
+    query: Record<string, number | undefined>,
+  ): Promise<{ headers: IncomingHttpHeaders; frames: AsyncGenerator<StreamFrame> }> {
+    const response = await this.#open(partitionId, (owner) => {
+      const url = new URL(path, owner.address);
+      for (const [name, value] of Object.entries(query))
+        if (value !== undefined) url.searchParams.set(name, String(value));
+      return url;
+    });
+    return { headers: response.headers, frames: framesOf(response, decodeStreamFrames) };
+  }
+
   async *#read<T>(
     input: PartitionStreamRequest,
     frames: (chunks: AsyncIterable<Buffer>) => AsyncGenerator<T>,
   ): AsyncGenerator<T> {
-    const response = await this.#open(input);
-    try {
-      yield* frames(chunksOf(response));
-    } finally {
-      // Ending early (the consumer stopped) must not leave the worker writing into a full socket.
-      if (!response.complete) response.destroy();
-    }
+    const response = await this.#open(input.partitionId, (owner) => streamUrl(owner, input));
+    yield* framesOf(response, frames);
   }
 
-  async #open(input: PartitionStreamRequest): Promise<IncomingMessage> {
+  async #open(partitionId: string, target: (owner: PartitionOwner) => URL): Promise<IncomingMessage> {
     const deadlineMs = Date.now() + this.ownerWaitMs;
-    let owner = await this.owners.resolve(input.partitionId, deadlineMs);
+    let owner = await this.owners.resolve(partitionId, deadlineMs);
     for (let attempt = 0; ; attempt++) {
       try {
-        return await this.#request(owner, input);
+        return await this.#request(owner, target(owner));
       } catch (error) {
-        this.owners.invalidate(input.partitionId);
+        this.owners.invalidate(partitionId);
         if (attempt > 0 || !(error instanceof DataPlaneError) || !error.retriable) throw error;
-        owner = await this.owners.resolve(input.partitionId, deadlineMs, owner);
+        owner = await this.owners.resolve(partitionId, deadlineMs, owner);
       }
     }
   }
@@ -80,10 +93,7 @@ export class PartitionStreams {
     this.#agent.destroy();
   }
 
-  #request(owner: PartitionOwner, input: PartitionStreamRequest): Promise<IncomingMessage> {
-    const url = new URL(keyPath.stream(input.partitionId), owner.address);
-    url.searchParams.set("mode", input.mode);
-    if (input.offset !== undefined) url.searchParams.set("offset", String(input.offset));
+  #request(owner: PartitionOwner, url: URL): Promise<IncomingMessage> {
     return new Promise((resolve, reject) => {
       const outgoing = request(url, { agent: this.#agent, headers: { [SECRET_HEADER]: this.secret } });
       // A worker that never starts answering must become a retriable error, not a stream that hangs.
@@ -102,6 +112,25 @@ export class PartitionStreams {
       });
       outgoing.end();
     });
+  }
+}
+
+function streamUrl(owner: PartitionOwner, input: PartitionStreamRequest): URL {
+  const url = new URL(keyPath.stream(input.partitionId), owner.address);
+  url.searchParams.set("mode", input.mode);
+  if (input.offset !== undefined) url.searchParams.set("offset", String(input.offset));
+  return url;
+}
+
+async function* framesOf<T>(
+  response: IncomingMessage,
+  frames: (chunks: AsyncIterable<Buffer>) => AsyncGenerator<T>,
+): AsyncGenerator<T> {
+  try {
+    yield* frames(chunksOf(response));
+  } finally {
+    // Ending early (the consumer stopped) must not leave the worker writing into a full socket.
+    if (!response.complete) response.destroy();
   }
 }
 

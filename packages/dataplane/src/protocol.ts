@@ -2,8 +2,9 @@ import { z } from "zod";
 import { DATA_PLANE_ERROR_CODES } from "./errors";
 
 /**
- * The wire format between web and worker: JSON, bytes as base64, null kept as null so a tombstone
- * (null value) stays distinct from an empty value (""). Both sides validate with these schemas.
+ * The wire format between web and worker: JSON (fetch and streams answer binary frames instead),
+ * bytes as base64, null kept as null so a tombstone (null value) stays distinct from an empty value
+ * (""). Both sides validate with these schemas.
  */
 export const SECRET_HEADER = "x-lastword-secret";
 
@@ -58,12 +59,13 @@ export const wireFetchedRecordSchema = z.object({
   headers: z.array(wireHeaderSchema),
 });
 
-export const fetchResponseSchema = z.object({
-  records: z.array(wireFetchedRecordSchema),
-  nextOffset: offset,
-  logStartOffset: offset,
-  logEndOffset: offset,
-});
+/**
+ * A fetch is answered with the stream frames of `stream-frames.ts` (not JSON): batch frames, then
+ * the end frame carrying nextOffset (as its endOffset) and logStartOffset. The log end offset read
+ * together with the records comes in this response header (all three are known before the first byte).
+ */
+export const FETCH_LOG_END_HEADER = "x-lastword-log-end-offset";
+export const fetchLogEndHeaderSchema = z.coerce.number().int().nonnegative();
 
 export const listOffsetsQuerySchema = z.object({
   timestamp: z.coerce.number().int().nonnegative().optional(),
@@ -139,7 +141,6 @@ export type WireFetchedRecord = z.infer<typeof wireFetchedRecordSchema>;
 export type ProduceRequest = z.infer<typeof produceRequestSchema>;
 export type ProduceResponse = z.infer<typeof produceResponseSchema>;
 export type FetchQuery = z.infer<typeof fetchQuerySchema>;
-export type FetchResponse = z.infer<typeof fetchResponseSchema>;
 export type ListOffsetsResponse = z.infer<typeof listOffsetsResponseSchema>;
 export type SegmentInfo = z.infer<typeof segmentInfoSchema>;
 export type SegmentsResponse = z.infer<typeof segmentsResponseSchema>;

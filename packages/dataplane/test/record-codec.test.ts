@@ -1,12 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { DataPlaneError } from "../src/errors";
-import {
-  fetchResponseSchema,
-  produceRequestSchema,
-  type WireFetchedRecord,
-  type WireProduceRecord,
-} from "../src/protocol";
+import { produceRequestSchema, type WireProduceRecord, wireFetchedRecordSchema } from "../src/protocol";
 import {
   decodeFetchedRecord,
   decodeProduceRecord,
@@ -35,14 +30,7 @@ describe("record codec (JSON + base64 wire format)", () => {
   it("round-trips any record through JSON, keeping null distinct from empty", () => {
     fc.assert(
       fc.property(fetched, (record: FetchedRecord) => {
-        const wire = fetchResponseSchema.parse(
-          overTheWire({
-            records: [encodeFetchedRecord(record)],
-            nextOffset: 0,
-            logStartOffset: 0,
-            logEndOffset: 0,
-          }),
-        ).records[0] as WireFetchedRecord;
+        const wire = wireFetchedRecordSchema.parse(overTheWire(encodeFetchedRecord(record)));
         expect(decodeFetchedRecord(wire)).toEqual(record);
       }),
     );
