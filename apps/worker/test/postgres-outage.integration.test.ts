@@ -1,7 +1,7 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { DataPlaneClient } from "@lastword/dataplane";
+import { DataPlaneClient, decodeStreamFrames } from "@lastword/dataplane";
 import { createTestDatabase, type TestDatabase } from "@lastword/db/testing";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { partitionLogOpener } from "../src/log-opener";
@@ -56,8 +56,17 @@ async function fetchAll(worker: RunningWorker, partitionId: string): Promise<Map
     { headers: { "x-lastword-secret": SECRET } },
   );
   expect(response.status).toBe(200);
-  const body = (await response.json()) as { records: { offset: number; value: string }[] };
-  return new Map(body.records.map((r) => [r.offset, Buffer.from(r.value, "base64").toString()]));
+  // The answer is stream frames (`@lastword/dataplane` stream-frames.ts).
+  const stored = new Map<number, string>();
+  const body = Buffer.from(await response.arrayBuffer());
+  for await (const frame of decodeStreamFrames(
+    (async function* () {
+      yield body;
+    })(),
+  )) {
+    if (frame.kind === "records") for (const r of frame.records) stored.set(r.offset, r.value!.toString());
+  }
+  return stored;
 }
 
 async function leaseOf(partitionId: string) {
