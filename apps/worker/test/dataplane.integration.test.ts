@@ -255,49 +255,61 @@ describe("streamed fetch", () => {
     });
   });
 
-  it("reports a stream cut after the first bytes as a retriable error, not a short answer", async () => {
-    const topic = await createTestTopic(db.prisma, { partitions: 1 });
-    const partitionId = topic.partitionIds[0]!;
-    for (let batch = 0; batch < 8; batch++) {
-      const records = Array.from({ length: 100 }, () => ({ key: null, value: Buffer.alloc(4 << 10, batch) }));
-      await client.produce({ partitionId, records });
-    }
-    // A relay in front of the worker that passes the first 300 KiB of the answer, then drops the connection.
-    const sockets = new Set<Socket>();
-    const relay = createServer((inbound) => {
-      const target = new URL(worker.address);
-      const outbound = connect(Number(target.port), target.hostname);
-      sockets.add(inbound).add(outbound);
-      let passed = 0;
-      inbound.on("data", (chunk) => outbound.write(chunk));
-      outbound.on("data", (chunk: Buffer) => {
-        const room = (300 << 10) - passed;
-        passed += chunk.length;
-        if (room > 0) inbound.write(chunk.subarray(0, room));
-        if (passed >= 300 << 10) {
-          inbound.destroy();
-          outbound.destroy();
-        }
+  // "stall": the relay goes silent; the client's requestTimeoutMs (500 ms) is the idle limit.
+  it.each(["cut", "stall"] as const)(
+    "reports a stream %s after the first bytes as a retriable error, not a short answer",
+    async (mode) => {
+      const topic = await createTestTopic(db.prisma, { partitions: 1 });
+      const partitionId = topic.partitionIds[0]!;
+      for (let batch = 0; batch < 8; batch++) {
+        const records = Array.from({ length: 100 }, () => ({
+          key: null,
+          value: Buffer.alloc(4 << 10, batch),
+        }));
+        await client.produce({ partitionId, records });
+      }
+      // A relay in front of the worker that passes the first 300 KiB of the answer, then cuts or stalls.
+      const sockets = new Set<Socket>();
+      const relay = createServer((inbound) => {
+        const target = new URL(worker.address);
+        const outbound = connect(Number(target.port), target.hostname);
+        sockets.add(inbound).add(outbound);
+        let passed = 0;
+        inbound.on("data", (chunk) => outbound.write(chunk));
+        outbound.on("data", (chunk: Buffer) => {
+          const room = (300 << 10) - passed;
+          passed += chunk.length;
+          if (room > 0) inbound.write(chunk.subarray(0, room));
+          if (passed >= 300 << 10 && mode === "cut") {
+            inbound.destroy();
+            outbound.destroy();
+          }
+        });
+        inbound.on("error", () => outbound.destroy());
+        outbound.on("error", () => inbound.destroy());
       });
-      inbound.on("error", () => outbound.destroy());
-      outbound.on("error", () => inbound.destroy());
-    });
-    await new Promise<void>((resolve) => relay.listen(0, "127.0.0.1", resolve));
-    const relayAddress = `http://127.0.0.1:${(relay.address() as AddressInfo).port}`;
-    await db.prisma.$executeRaw`UPDATE "Worker" SET "address" = ${relayAddress} WHERE "id" = ${worker.id}`;
-    const viaRelay = new DataPlaneClient({ prisma: db.prisma, secret: SECRET, ownerWaitMs: 5_000 });
-    try {
-      const cut = viaRelay.fetch({ partitionId, offset: 0, limit: 10_000, maxBytes: 64 << 20 });
-      await expect(cut).rejects.toMatchObject({ code: "PARTITION_UNAVAILABLE", retriable: true });
-    } finally {
-      viaRelay.close();
-      await db.prisma
-        .$executeRaw`UPDATE "Worker" SET "address" = ${worker.address} WHERE "id" = ${worker.id}`;
-      for (const socket of sockets) socket.destroy();
-      await new Promise<void>((resolve) => relay.close(() => resolve()));
-    }
-    // The worker is unharmed: the same fetch straight to it is whole.
-    const whole = await client.fetch({ partitionId, offset: 0, limit: 10_000, maxBytes: 64 << 20 });
-    expect(whole.records).toHaveLength(800);
-  });
+      await new Promise<void>((resolve) => relay.listen(0, "127.0.0.1", resolve));
+      const relayAddress = `http://127.0.0.1:${(relay.address() as AddressInfo).port}`;
+      await db.prisma.$executeRaw`UPDATE "Worker" SET "address" = ${relayAddress} WHERE "id" = ${worker.id}`;
+      const viaRelay = new DataPlaneClient({
+        prisma: db.prisma,
+        secret: SECRET,
+        ownerWaitMs: 5_000,
+        requestTimeoutMs: 500,
+      });
+      try {
+        const broken = viaRelay.fetch({ partitionId, offset: 0, limit: 10_000, maxBytes: 64 << 20 });
+        await expect(broken).rejects.toMatchObject({ code: "PARTITION_UNAVAILABLE", retriable: true });
+      } finally {
+        viaRelay.close();
+        await db.prisma
+          .$executeRaw`UPDATE "Worker" SET "address" = ${worker.address} WHERE "id" = ${worker.id}`;
+        for (const socket of sockets) socket.destroy();
+        await new Promise<void>((resolve) => relay.close(() => resolve()));
+      }
+      // The worker is unharmed: the same fetch straight to it is whole.
+      const whole = await client.fetch({ partitionId, offset: 0, limit: 10_000, maxBytes: 64 << 20 });
+      expect(whole.records).toHaveLength(800);
+    },
+  );
 });

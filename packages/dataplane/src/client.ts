@@ -65,11 +65,13 @@ export class DataPlaneClient {
   readonly #owners: OwnerDirectory;
   readonly #transport: HttpTransport;
   readonly #ownerWaitMs: number;
+  readonly #requestTimeoutMs: number;
   readonly #streams: PartitionStreams;
 
   constructor(options: DataPlaneClientOptions) {
     this.#owners = new OwnerDirectory(options.prisma);
-    this.#transport = new HttpTransport(options.secret, options.requestTimeoutMs ?? 30_000);
+    this.#requestTimeoutMs = options.requestTimeoutMs ?? 30_000;
+    this.#transport = new HttpTransport(options.secret, this.#requestTimeoutMs);
     this.#ownerWaitMs = options.ownerWaitMs ?? 10_000;
     this.#streams = new PartitionStreams(this.#owners, options.secret, this.#ownerWaitMs);
   }
@@ -87,7 +89,8 @@ export class DataPlaneClient {
   /**
    * Records from `offset` (bounded by limit and maxBytes on the worker), read off the worker's
    * stream of frames as they arrive. NOT_OWNER/unreachable before the first byte is retried once
-   * against the next owner; a stream that breaks off is a retriable PARTITION_UNAVAILABLE.
+   * against the next owner; a stream that breaks off, or goes silent for requestTimeoutMs, is a
+   * retriable PARTITION_UNAVAILABLE.
    */
   async fetch(input: {
     partitionId: string;
@@ -97,7 +100,8 @@ export class DataPlaneClient {
   }): Promise<FetchResult> {
     const query = { offset: input.offset, limit: input.limit, maxBytes: input.maxBytes };
     const path = partitionPath.records(input.partitionId);
-    const { headers, frames } = await this.#streams.openFrames(input.partitionId, path, query);
+    const opened = this.#streams.openFrames(input.partitionId, path, query, this.#requestTimeoutMs);
+    const { headers, frames } = await opened;
     const logEnd = fetchLogEndHeaderSchema.safeParse(headers[FETCH_LOG_END_HEADER]);
     const records: FetchedRecord[] = [];
     for await (const frame of frames) {

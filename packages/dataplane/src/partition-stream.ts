@@ -52,18 +52,22 @@ export class PartitionStreams {
   /**
    * A GET on the partition's owner answered with stream frames (what fetch is): resolves once the
    * 200's headers are in, NOT_OWNER/unreachable before then retried once against the next owner.
+   * A connection silent for `idleTimeoutMs` (a worker that stalled) is dropped: before the headers
+   * that is an unreachable owner, after them a stream that broke off.
    */
   async openFrames(
     partitionId: string,
     path: string,
     query: Record<string, number | undefined>,
+    idleTimeoutMs: number,
   ): Promise<{ headers: IncomingHttpHeaders; frames: AsyncGenerator<StreamFrame> }> {
-    const response = await this.#open(partitionId, (owner) => {
+    const target = (owner: PartitionOwner) => {
       const url = new URL(path, owner.address);
       for (const [name, value] of Object.entries(query))
         if (value !== undefined) url.searchParams.set(name, String(value));
       return url;
-    });
+    };
+    const response = await this.#open(partitionId, target, idleTimeoutMs);
     return { headers: response.headers, frames: framesOf(response, decodeStreamFrames) };
   }
 
@@ -75,12 +79,16 @@ export class PartitionStreams {
     yield* framesOf(response, frames);
   }
 
-  async #open(partitionId: string, target: (owner: PartitionOwner) => URL): Promise<IncomingMessage> {
+  async #open(
+    partitionId: string,
+    target: (owner: PartitionOwner) => URL,
+    idleTimeoutMs?: number,
+  ): Promise<IncomingMessage> {
     const deadlineMs = Date.now() + this.ownerWaitMs;
     let owner = await this.owners.resolve(partitionId, deadlineMs);
     for (let attempt = 0; ; attempt++) {
       try {
-        return await this.#request(owner, target(owner));
+        return await this.#request(owner, target(owner), idleTimeoutMs);
       } catch (error) {
         this.owners.invalidate(partitionId);
         if (attempt > 0 || !(error instanceof DataPlaneError) || !error.retriable) throw error;
@@ -93,9 +101,14 @@ export class PartitionStreams {
     this.#agent.destroy();
   }
 
-  #request(owner: PartitionOwner, url: URL): Promise<IncomingMessage> {
+  #request(owner: PartitionOwner, url: URL, idleTimeoutMs?: number): Promise<IncomingMessage> {
     return new Promise((resolve, reject) => {
       const outgoing = request(url, { agent: this.#agent, headers: { [SECRET_HEADER]: this.secret } });
+      if (idleTimeoutMs !== undefined) {
+        outgoing.setTimeout(idleTimeoutMs, () => {
+          outgoing.destroy(new Error(`nothing from the worker in ${idleTimeoutMs} ms`));
+        });
+      }
       // A worker that never starts answering must become a retriable error, not a stream that hangs.
       const noAnswer = setTimeout(() => {
         outgoing.destroy(new Error(`no answer in ${STREAM_HEADERS_TIMEOUT_MS} ms`));
