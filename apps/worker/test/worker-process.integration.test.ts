@@ -110,8 +110,14 @@ describe("worker processes", () => {
     expect(takeoverMs).toBeLessThanOrEqual(2 * LEASE_TTL_MS);
     for (const [partitionId, records] of acked) {
       expect(records.size).toBeGreaterThan(0);
-      const fetched = await client.fetch({ partitionId, offset: 0, limit: 10_000, maxBytes: 32 << 20 });
-      const stored = new Map(fetched.records.map((r) => [r.offset, r.value!.toString()]));
+      // Paged to the end: a fast partition can hold more records than one fetch's limit.
+      const stored = new Map<number, string>();
+      for (let offset = 0; ; ) {
+        const page = await client.fetch({ partitionId, offset, limit: 10_000, maxBytes: 32 << 20 });
+        for (const r of page.records) stored.set(r.offset, r.value!.toString());
+        if (page.records.length === 0 || page.nextOffset >= page.logEndOffset) break;
+        offset = page.nextOffset;
+      }
       for (const [offset, value] of records) expect(stored.get(offset)).toBe(value);
     }
 
