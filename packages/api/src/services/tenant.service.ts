@@ -1,20 +1,11 @@
-import { randomBytes, randomUUID } from "node:crypto";
+import { randomUUID } from "node:crypto";
 import type { PrismaClient } from "@lastword/db";
 import { appendAuditEvent } from "./audit.service";
+import { slugFor } from "./tenant-slug";
 
 export interface Tenant {
   organizationId: string;
   organizationSlug: string;
-}
-
-function slugFor(name: string): string {
-  const base = name
-    .toLowerCase()
-    .normalize("NFKD")
-    .replace(/[^a-z0-9]+/g, "-")
-    .replace(/^-+|-+$/g, "")
-    .slice(0, 40);
-  return `${base || "tenant"}-${randomBytes(3).toString("hex")}`;
 }
 
 /** The tenant a user owns, if any (the oldest one when there are several). */

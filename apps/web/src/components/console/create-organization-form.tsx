@@ -1,26 +1,11 @@
 "use client";
 
+import { slugFor } from "@lastword/api/tenant-slug";
 import { type FormEvent, useState } from "react";
 import { authClient } from "@/lib/auth-client";
 import { Button } from "../ui/button";
 import { TextField } from "../ui/field";
 import { ErrorNotice } from "../ui/notice";
-
-const SLUG_SUFFIX_BYTES = 3;
-
-// Slugs are unique across all tenants; a random suffix keeps two "Acme"s from colliding.
-function slugFor(name: string): string {
-  const base = name
-    .toLowerCase()
-    .normalize("NFKD")
-    .replace(/[^a-z0-9]+/g, "-")
-    .replace(/^-+|-+$/g, "")
-    .slice(0, 40);
-  const suffix = Array.from(crypto.getRandomValues(new Uint8Array(SLUG_SUFFIX_BYTES)), (byte) =>
-    byte.toString(16).padStart(2, "0"),
-  ).join("");
-  return `${base || "tenant"}-${suffix}`;
-}
 
 /** A new organization (tenant) owned by the signed-in user; better-auth makes it the active one. */
 export function CreateOrganizationForm({ onCreated }: { onCreated: () => void }) {
