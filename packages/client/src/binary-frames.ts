@@ -10,8 +10,9 @@ import { LastwordApiError } from "./problem-error";
  */
 export const FRAMES_CONTENT_TYPE = "application/vnd.lastword.frames";
 
-const BATCH = 4;
-const PARTITION = 5;
+/** Frame kinds; a produce body uses the same two (produce-frames.ts). */
+export const BATCH = 4;
+export const PARTITION = 5;
 const OFFSETS = 6;
 const ERROR = 3;
 const EMPTY = Buffer.alloc(0);

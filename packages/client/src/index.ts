@@ -1,6 +1,7 @@
 export { envelope, envelopeBytes } from "./envelopes";
 export { LastwordClient, type LastwordClientOptions } from "./lastword-client";
 export { LastwordApiError } from "./problem-error";
+export { encodeProduceFrames, type ProduceRecord } from "./produce-frames";
 export {
   applyRecord,
   type PartitionOffsets,

@@ -1,6 +1,7 @@
 import type { Problem, RouterInputs, RouterOutputs } from "@lastword/api";
 import { FRAMES_CONTENT_TYPE } from "./binary-frames";
 import { LastwordApiError } from "./problem-error";
+import { encodeProduceFrames } from "./produce-frames";
 import {
   type PartitionOffsets,
   type ReplayedState,
@@ -26,6 +27,11 @@ export interface LastwordClientOptions {
    * worker to the Map without JSON) or `ndjson` (what curl sees; for comparing or debugging).
    */
   streamFormat?: "binary" | "ndjson";
+  /**
+   * How `records.produce` sends its records: `binary` frames (default; the server decodes no JSON
+   * or base64, `src/produce-frames.ts`) or `json` (the envelopes as a JSON document). Same answer.
+   */
+  produceFormat?: "binary" | "json";
 }
 
 const seg = encodeURIComponent;
@@ -36,32 +42,35 @@ export class LastwordClient {
   readonly #apiKey: string;
   readonly #fetch: (request: Request) => Promise<Response>;
   readonly #streamAccept: string;
+  readonly #produceBinary: boolean;
 
   constructor(options: LastwordClientOptions) {
     this.#base = `${options.baseUrl.replace(/\/$/, "")}/api/v1`;
     this.#apiKey = options.apiKey;
     this.#fetch = options.fetch ?? ((request) => fetch(request));
     this.#streamAccept = options.streamFormat === "ndjson" ? "application/x-ndjson" : FRAMES_CONTENT_TYPE;
+    this.#produceBinary = options.produceFormat !== "json";
   }
 
   async #call<T>(
     method: string,
     path: string,
-    options: { query?: Query; body?: unknown; headers?: Record<string, string> } = {},
+    options: { query?: Query; body?: unknown; frames?: Buffer; headers?: Record<string, string> } = {},
   ): Promise<T> {
     const url = new URL(`${this.#base}${path}`);
     for (const [name, value] of Object.entries(options.query ?? {})) {
       if (value !== undefined) url.searchParams.set(name, String(value));
     }
     const headers: Record<string, string> = { authorization: `Bearer ${this.#apiKey}`, ...options.headers };
-    if (options.body !== undefined) headers["content-type"] = "application/json";
-    const response = await this.#fetch(
-      new Request(url, {
-        method,
-        headers,
-        body: options.body === undefined ? undefined : JSON.stringify(options.body),
-      }),
-    );
+    let body: string | Buffer | undefined;
+    if (options.frames !== undefined) {
+      headers["content-type"] = FRAMES_CONTENT_TYPE;
+      body = options.frames;
+    } else if (options.body !== undefined) {
+      headers["content-type"] = "application/json";
+      body = JSON.stringify(options.body);
+    }
+    const response = await this.#fetch(new Request(url, { method, headers, body }));
     if (!response.ok) {
       const problem = (await response.json()) as Problem;
       const retryAfter = response.headers.get("retry-after");
@@ -151,7 +160,7 @@ export class LastwordClient {
       options: { idempotencyKey?: string } = {},
     ): Promise<Out["records"]["produce"]> =>
       this.#call("POST", `/topics/${seg(topic)}/records`, {
-        body: { records },
+        ...(this.#produceBinary ? { frames: encodeProduceFrames(records) } : { body: { records } }),
         headers: options.idempotencyKey ? { "idempotency-key": options.idempotencyKey } : {},
       }),
     read: (

@@ -16,13 +16,14 @@
  */
 export const FRAMES_CONTENT_TYPE = "application/vnd.lastword.frames";
 
-const PARTITION = 5;
+/** Also opens a run of records in a binary produce body (records/produce-frames.ts). */
+export const PARTITION_FRAME = 5;
 const OFFSETS = 6;
 // Batch (4) and error (3) frames are the data plane's own (encodeRecordFrames, encodeErrorFrame).
 
 export function partitionFrame(partition: number): Uint8Array {
   const out = Buffer.allocUnsafe(5);
-  out.writeUInt8(PARTITION, 0);
+  out.writeUInt8(PARTITION_FRAME, 0);
   out.writeUInt32BE(partition, 1);
   return out;
 }

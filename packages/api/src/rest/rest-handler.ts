@@ -3,9 +3,11 @@ import { TRPCError } from "@trpc/server";
 import { createOpenApiNodeHttpHandler, generateOpenApiDocument, type OpenAPIObject } from "trpc-to-openapi";
 import { AppError } from "../errors/app-error";
 import { type Problem, retryAfterSeconds, toProblem } from "../errors/problem";
+import { createFramesProduceCaller } from "../procedures/records/produce-frames";
 import type { ApiDeps } from "../trpc/context";
 import type { ProcedureMeta } from "../trpc/trpc";
 import { handleRecordStream } from "./record-stream";
+import { FRAMES_CONTENT_TYPE } from "./record-stream-frames";
 import { STREAM_OPENAPI_PATHS } from "./record-stream-openapi";
 
 export const REST_BASE_PATH = "/api/v1";
@@ -75,6 +77,25 @@ function reshapeResponses(document: OpenAPIObject, router: AnyTRPCRouter): void 
   }
 }
 
+/** The produce route's second body (served by handleFramesProduce, beside trpc-to-openapi). */
+function documentFramesProduce(document: OpenAPIObject): void {
+  type WithBody = { requestBody?: { content?: Record<string, unknown> } };
+  const produce = (document.paths?.["/topics/{topic}/records"] as Record<string, WithBody> | undefined)?.post;
+  const content = produce?.requestBody?.content;
+  if (!content) return;
+  content[FRAMES_CONTENT_TYPE] = {
+    schema: {
+      type: "string",
+      format: "binary",
+      description:
+        "Big-endian frames. `u8 5 | u32 partition` (0xFFFFFFFF = by key hash, the default) applies to the batch frames after it; " +
+        "`u8 4 | u32 byteLength | records`, each `f64 offset (ignored) | f64 timestamp (ms, -1 = server time) | " +
+        "i32 keyLen (-1 = null) | key | i32 valueLen (-1 = tombstone) | value | u16 headerCount | " +
+        "per header u16 nameLen | UTF-8 name | i32 valueLen (-1 = null) | value`. Same answer as the JSON body.",
+    },
+  };
+}
+
 export function openApiDocument(router: AnyTRPCRouter, publicUrl: string): OpenAPIObject {
   const document = generateOpenApiDocument(router, {
     title: "Lastword API",
@@ -85,6 +106,7 @@ export function openApiDocument(router: AnyTRPCRouter, publicUrl: string): OpenA
     securitySchemes: { bearerAuth: { type: "http", scheme: "bearer", description: "An API key" } },
   });
   reshapeResponses(document, router);
+  documentFramesProduce(document);
   // The streaming routes are served beside trpc-to-openapi; their entries are written by hand.
   document.paths = { ...document.paths, ...(STREAM_OPENAPI_PATHS as OpenAPIObject["paths"]) };
   return document;
@@ -120,14 +142,20 @@ function tooLarge(): Response {
   return problemResponse(problem);
 }
 
+/** The body's bytes, or null past MAX_REST_BODY_BYTES (declared or sent). */
+async function readBytes(req: Request): Promise<Buffer | null> {
+  const declared = Number(req.headers.get("content-length") ?? 0);
+  if (declared > MAX_REST_BODY_BYTES) return null;
+  const bytes = Buffer.from(await req.arrayBuffer());
+  return bytes.length > MAX_REST_BODY_BYTES ? null : bytes;
+}
+
 async function readBody(
   req: Request,
 ): Promise<{ ok: true; data: unknown } | { ok: false; cause: unknown } | null> {
-  const declared = Number(req.headers.get("content-length") ?? 0);
-  if (declared > MAX_REST_BODY_BYTES) return null;
   // Measured and decoded as bytes: one pass each, not text then its byte length.
-  const bytes = Buffer.from(await req.arrayBuffer());
-  if (bytes.length > MAX_REST_BODY_BYTES) return null;
+  const bytes = await readBytes(req);
+  if (bytes === null) return null;
   if (!req.headers.get("content-type")?.includes("application/json")) return { ok: true, data: undefined };
   const bom = bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf ? 3 : 0;
   try {
@@ -177,6 +205,37 @@ function fetchAdapter(handler: NodeHandler) {
   };
 }
 
+const PRODUCE_PATH = new RegExp(`^${REST_BASE_PATH}/topics/([^/]+)/records$`);
+
+/**
+ * `POST /topics/{topic}/records` with a binary body (`Content-Type: application/vnd.lastword.frames`,
+ * records/produce-frames.ts), or null for any other request. Served beside trpc-to-openapi (which
+ * reads JSON only) through the in-process procedure that has the JSON route's access checks and
+ * produce service; the answer is the JSON route's, status included.
+ */
+async function handleFramesProduce(
+  req: Request,
+  deps: ApiDeps,
+  router: AnyTRPCRouter,
+): Promise<Response | null> {
+  if (req.method !== "POST" || !req.headers.get("content-type")?.includes(FRAMES_CONTENT_TYPE)) return null;
+  const match = PRODUCE_PATH.exec(new URL(req.url).pathname);
+  if (!match) return null;
+  const body = await readBytes(req);
+  if (body === null) return tooLarge();
+  try {
+    const caller = createFramesProduceCaller({ deps, headers: req.headers });
+    const data = await caller.produce({ topic: decodeURIComponent(match[1]!), body });
+    return Response.json(data, { status: successStatus(router, "records.produce", data) });
+  } catch (error) {
+    const retryAfter = retryAfterSeconds(error);
+    return problemResponse(
+      toProblem(error),
+      new Headers(retryAfter ? { "retry-after": String(retryAfter) } : {}),
+    );
+  }
+}
+
 /** `/api/v1/*`: the REST face of the same procedures, with problem+json errors. */
 export function createRestHandler(router: AnyTRPCRouter, deps: ApiDeps, publicUrl: string) {
   let document: OpenAPIObject | null = null;
@@ -205,6 +264,8 @@ export function createRestHandler(router: AnyTRPCRouter, deps: ApiDeps, publicUr
     }
     const streamed = await handleRecordStream(req, deps);
     if (streamed) return streamed;
+    const produced = await handleFramesProduce(req, deps, router);
+    if (produced) return produced;
     const response = await handle(req);
     return response.status >= 400 ? asProblem(response) : response;
   };

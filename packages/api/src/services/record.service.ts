@@ -8,6 +8,7 @@ import type { ReadRecordsInput } from "../procedures/records/read-records.schema
 import type { DataPlane, DataPlaneProduceRecord } from "../records/data-plane";
 import { bytesToEnvelope, envelopeToBytes } from "../records/envelope";
 import { partitionForKey } from "../records/partitioner";
+import type { ProduceBatch } from "../records/produce-frames";
 import type { Clock } from "../trpc/context";
 import { findPartition, topicNotFound } from "./topic.service";
 import { isCompacted, storedConfigs } from "./topic-config";
@@ -27,9 +28,8 @@ function recordBytes(record: DataPlaneProduceRecord): number {
   return bytes;
 }
 
-/** Envelopes to bytes, once per record (refusing bad base64 here), and the batch's size. */
-function decodeRecords(input: ProduceRecordsInput): { records: DataPlaneProduceRecord[]; bytes: number } {
-  let bytes = 0;
+/** Envelopes to bytes, once per record (refusing bad base64 here). */
+function decodeRecords(input: ProduceRecordsInput): ProduceBatch {
   const records = input.records.map((r, i) => {
     const record: DataPlaneProduceRecord = {
       key: envelopeToBytes(r.key, `records[${i}].key`),
@@ -42,39 +42,38 @@ function decodeRecords(input: ProduceRecordsInput): { records: DataPlaneProduceR
       }));
     }
     if (r.timestamp !== undefined) record.timestamp = r.timestamp;
-    bytes += recordBytes(record);
     return record;
   });
-  return { records, bytes };
+  return { records, partitions: input.records.map((r) => r.partition) };
 }
 
 /** Picks each record's partition (record indices per partition); refuses the batch before anything is written. */
 function routeRecords(
-  input: ProduceRecordsInput,
-  records: readonly DataPlaneProduceRecord[],
+  topic: string,
+  { records, partitions: named }: ProduceBatch,
   partitions: number,
   compacted: boolean,
 ): Map<number, number[]> {
   // Keyless records of one call go to one partition together (Kafka's sticky partitioner, per batch).
   const sticky = Math.floor(Math.random() * partitions);
   const groups = new Map<number, number[]>();
-  input.records.forEach((r, index) => {
-    const { key } = records[index]!;
+  records.forEach(({ key }, index) => {
+    const chosen = named[index];
     if (key === null && compacted) {
       throw new AppError(
         "NULL_KEY_ON_COMPACTED_TOPIC",
-        `Record ${index} has no key; topic "${input.topic}" is compacted, and compaction keeps records by key.`,
+        `Record ${index} has no key; topic "${topic}" is compacted, and compaction keeps records by key.`,
         { details: { index } },
       );
     }
-    if (r.partition !== undefined && r.partition >= partitions) {
+    if (chosen !== undefined && chosen >= partitions) {
       throw new AppError(
         "PARTITION_NOT_FOUND",
-        `Record ${index} names partition ${r.partition}; topic "${input.topic}" has ${partitions}.`,
-        { details: { index, partition: r.partition } },
+        `Record ${index} names partition ${chosen}; topic "${topic}" has ${partitions}.`,
+        { details: { index, partition: chosen } },
       );
     }
-    const partition = r.partition ?? (key === null ? sticky : partitionForKey(key, partitions));
+    const partition = chosen ?? (key === null ? sticky : partitionForKey(key, partitions));
     const group = groups.get(partition);
     if (group) group.push(index);
     else groups.set(partition, [index]);
@@ -92,6 +91,15 @@ async function topicWithPartitions(prisma: PrismaClient, tenantId: string, name:
   return { topic, ids: new Map(topic.partitions.map((p) => [p.index, p.id])) };
 }
 
+/** The JSON body's produce: envelopes to bytes, then `produceBatch`. */
+export async function produceRecords(
+  deps: RecordDeps,
+  identity: Identity,
+  input: ProduceRecordsInput,
+): Promise<{ results: ProduceResultItem[] }> {
+  return produceBatch(deps, identity, input.topic, decodeRecords(input));
+}
+
 /**
  * Writes a batch: one data-plane produce (one log append, one fsync) per partition, in parallel.
  * Answers per record in request order; `partial` tells the REST layer to answer 207.
@@ -100,21 +108,27 @@ async function topicWithPartitions(prisma: PrismaClient, tenantId: string, name:
  * the usage counters are added while the data plane writes (counting the whole batch) and the
  * records that were not written are taken back afterwards, so every acknowledged record is counted
  * before it is acknowledged and the write path waits on no extra round trip.
+ *
+ * Takes records already in bytes: the JSON body's envelopes decoded above, or the binary body
+ * (records/produce-frames.ts); both are admitted, counted and answered the same way from here on.
  */
-export async function produceRecords(
+export async function produceBatch(
   deps: RecordDeps,
   identity: Identity,
-  input: ProduceRecordsInput,
+  topicName: string,
+  batch: ProduceBatch,
 ): Promise<{ results: ProduceResultItem[] }> {
   const tenantId = identity.tenantId;
-  const { records, bytes } = decodeRecords(input);
+  const { records } = batch;
+  let bytes = 0;
+  for (const record of records) bytes += recordBytes(record);
   const admitted = admitProduce(deps, tenantId, bytes);
   // Handled here too, so a refusal is not unhandled while a bad topic or batch is answered first.
   admitted.catch(() => {});
-  const { topic, ids } = await topicWithPartitions(deps.prisma, tenantId, input.topic);
+  const { topic, ids } = await topicWithPartitions(deps.prisma, tenantId, topicName);
   const groups = routeRecords(
-    input,
-    records,
+    topicName,
+    batch,
     topic.partitionCount,
     isCompacted(storedConfigs(topic.configs)),
   );

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { envelopeSchema } from "../../records/envelope";
 import { topicNameSchema } from "../topics/topic.schema";
-import { headerSchema, problemItemSchema } from "./record.schema";
+import { headerSchema, MAX_HEADERS_PER_RECORD, problemItemSchema } from "./record.schema";
 
 /** Most records one produce call may carry. */
 export const MAX_RECORDS_PER_PRODUCE = 5000;
@@ -11,7 +11,7 @@ export const produceRecordSchema = z.object({
   value: envelopeSchema.nullable().optional().meta({ description: "null or absent: a tombstone" }),
   partition: z.number().int().min(0).optional().meta({ description: "Defaults to Kafka's key hash" }),
   timestamp: z.number().int().min(0).optional().meta({ description: "Milliseconds since the epoch" }),
-  headers: z.array(headerSchema).max(64).optional(),
+  headers: z.array(headerSchema).max(MAX_HEADERS_PER_RECORD).optional(),
 });
 
 export const produceRecordsInput = z.object({

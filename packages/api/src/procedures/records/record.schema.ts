@@ -1,7 +1,14 @@
 import { z } from "zod";
 import { envelopeSchema } from "../../records/envelope";
 
-export const headerSchema = z.object({ key: z.string().max(256), value: envelopeSchema.nullable() });
+/** Limits of a record's headers (the binary produce body checks the same). */
+export const MAX_HEADERS_PER_RECORD = 64;
+export const MAX_HEADER_KEY_LENGTH = 256;
+
+export const headerSchema = z.object({
+  key: z.string().max(MAX_HEADER_KEY_LENGTH),
+  value: envelopeSchema.nullable(),
+});
 
 export const problemItemSchema = z.object({
   code: z.string(),

@@ -1,0 +1,283 @@
+import { rmSync } from "node:fs";
+import { encodeProduceFrames, envelope, LastwordClient, type ProduceRecord } from "@lastword/client";
+import type { RunningWorker } from "@lastword/worker";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type Harness, PUBLIC_URL, rest, startHarness, startHarnessWorker } from "./api-harness";
+
+// POST /topics/{topic}/records with an application/vnd.lastword.frames body: same records, same
+// answers and same refusals as the JSON body.
+let h: Harness;
+let worker: RunningWorker;
+let dataDir: string;
+let key: string;
+let otherTenantKey: string;
+let readOnlyKey: string;
+const contentTypes: string[] = [];
+
+const FRAMES = "application/vnd.lastword.frames";
+
+function clientFor(apiKey: string, produceFormat: "binary" | "json") {
+  return new LastwordClient({
+    baseUrl: PUBLIC_URL,
+    apiKey,
+    produceFormat,
+    fetch: (req) => {
+      contentTypes.push(req.headers.get("content-type") ?? "");
+      return h.server.handleRest(req);
+    },
+  });
+}
+
+async function createTopic(name: string) {
+  const created = await rest(h.server, { apiKey: key }, "POST", "/topics", {
+    name,
+    partitions: 3,
+    configs: { "cleanup.policy": "delete" },
+  });
+  expect(created.status).toBe(201);
+}
+
+type ProblemBody = { code: string; detail: string };
+
+function postFrames(apiKey: string, topic: string, body: Uint8Array, headers: Record<string, string> = {}) {
+  return h.server.handleRest(
+    new Request(`${PUBLIC_URL}/api/v1/topics/${topic}/records`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${apiKey}`, "content-type": FRAMES, ...headers },
+      body,
+    }),
+  );
+}
+
+/** Every stored record of the topic, per partition, as the read route shows them. */
+async function stored(topic: string) {
+  const partitions = [];
+  for (let p = 0; p < 3; p++) {
+    const read = await rest(
+      h.server,
+      { apiKey: key },
+      "GET",
+      `/topics/${topic}/partitions/${p}/records?offset=0`,
+    );
+    expect(read.status).toBe(200);
+    partitions.push(read.body.records as { timestamp: number }[]);
+  }
+  return partitions;
+}
+
+async function usage() {
+  const answer = await rest(h.server, { apiKey: key }, "GET", "/tenant/usage");
+  const today = answer.body.today as { producedRecords?: number; producedBytes?: number };
+  return { records: today.producedRecords ?? 0, bytes: today.producedBytes ?? 0 };
+}
+
+const TIMESTAMP = 1_700_000_000_123;
+const RECORDS: ProduceRecord[] = [
+  {
+    key: envelope.string("a"),
+    value: envelope.string("hello"),
+    timestamp: TIMESTAMP,
+    headers: [
+      { key: "trace", value: envelope.string("t-1") },
+      { key: "empty", value: envelope.string("") },
+      { key: "none", value: null },
+    ],
+  },
+  { key: envelope.string("b"), value: envelope.string("") },
+  { key: envelope.string("c"), value: null },
+  {
+    key: envelope.bytes(Uint8Array.from([0, 255, 1])),
+    value: envelope.bytes(Uint8Array.from([9, 0])),
+    partition: 2,
+  },
+  { key: null, value: envelope.string("keyless"), partition: 1 },
+  { key: envelope.string(""), value: envelope.json({ n: 1, s: "x" }), partition: 1, timestamp: 0 },
+  { key: envelope.string("e"), value: envelope.string("routed by key again") },
+];
+
+beforeAll(async () => {
+  h = await startHarness("binary_produce");
+  ({ worker, dataDir } = await startHarnessWorker(h));
+  const tenant = await h.server.provisionTenant({
+    name: "Bin",
+    email: "bin@example.com",
+    password: "bin-pass-1",
+  });
+  key = (await h.server.createApiKey({ ...tenant, name: "rw" })).key;
+  readOnlyKey = (
+    await h.server.createApiKey({ ...tenant, name: "ro", scopes: ["records:read", "topics:read"] })
+  ).key;
+  const other = await h.server.provisionTenant({
+    name: "Other",
+    email: "o@example.com",
+    password: "other-pass-1",
+  });
+  otherTenantKey = (await h.server.createApiKey({ ...other, name: "other" })).key;
+  for (const topic of ["via-json", "via-frames", "untouched"]) await createTopic(topic);
+});
+
+afterAll(async () => {
+  await worker?.stop();
+  await h?.close();
+  if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+});
+
+describe("binary produce body", () => {
+  it("stores the same records and answers the same results as the JSON body, counted the same", async () => {
+    const start = await usage();
+    const json = await clientFor(key, "json").records.produce("via-json", RECORDS);
+    const afterJson = await usage();
+    contentTypes.length = 0;
+    const frames = await clientFor(key, "binary").records.produce("via-frames", RECORDS);
+    expect(contentTypes).toEqual([FRAMES]);
+    const afterFrames = await usage();
+
+    expect(frames).toEqual(json);
+    expect(frames.results).toHaveLength(RECORDS.length);
+    expect(frames.results[3]).toEqual({ partition: 2, offset: expect.any(Number) });
+    expect(frames.results.slice(4, 6).map((r) => r.partition)).toEqual([1, 1]);
+    expect(afterJson.records - start.records).toBe(RECORDS.length);
+    expect(afterFrames.records - afterJson.records).toBe(RECORDS.length);
+    expect(afterFrames.bytes - afterJson.bytes).toBe(afterJson.bytes - start.bytes);
+
+    const fromJson = await stored("via-json");
+    const fromFrames = await stored("via-frames");
+    const withoutServerTimes = (partitions: { timestamp: number }[][]) =>
+      partitions.map((records) =>
+        records.map((r) =>
+          r.timestamp === TIMESTAMP || r.timestamp === 0 ? r : { ...r, timestamp: "server" },
+        ),
+      );
+    expect(withoutServerTimes(fromFrames)).toEqual(withoutServerTimes(fromJson));
+    const all = fromFrames.flat() as unknown as Record<string, unknown>[];
+    expect(all).toHaveLength(RECORDS.length);
+    expect(all).toContainEqual({
+      offset: expect.any(Number),
+      timestamp: TIMESTAMP,
+      key: envelope.string("a"),
+      value: envelope.string("hello"),
+      headers: [
+        { key: "trace", value: envelope.string("t-1") },
+        { key: "empty", value: envelope.string("") },
+        { key: "none", value: null },
+      ],
+    });
+    expect(all).toContainEqual(
+      expect.objectContaining({ key: envelope.string("b"), value: envelope.string("") }),
+    );
+    expect(all).toContainEqual(expect.objectContaining({ key: envelope.string("c"), value: null }));
+    expect(all).toContainEqual(expect.objectContaining({ key: null, value: envelope.string("keyless") }));
+    expect(all).toContainEqual(
+      expect.objectContaining({
+        key: envelope.string(""),
+        timestamp: 0,
+        value: envelope.string('{"n":1,"s":"x"}'),
+      }),
+    );
+  });
+
+  it("replays the first answer for a repeated Idempotency-Key and writes once", async () => {
+    const body = encodeProduceFrames([
+      { key: envelope.string("idem"), value: envelope.string("v"), partition: 0 },
+    ]);
+    const first = await postFrames(key, "untouched-idem", body, { "idempotency-key": "k-1" });
+    expect(first.status).toBe(404); // no such topic yet: refused, key freed
+    await createTopic("untouched-idem");
+    const answers = [];
+    for (let i = 0; i < 2; i++) {
+      const response = await postFrames(key, "untouched-idem", body, { "idempotency-key": "k-1" });
+      expect(response.status).toBe(200);
+      answers.push(await response.json());
+    }
+    expect(answers[1]).toEqual(answers[0]);
+    const partition0 = (await stored("untouched-idem"))[0]!;
+    expect(partition0).toHaveLength(1);
+    const other = encodeProduceFrames([
+      { key: envelope.string("idem"), value: envelope.string("w"), partition: 0 },
+    ]);
+    const reused = await postFrames(key, "untouched-idem", other, { "idempotency-key": "k-1" });
+    expect(reused.status).toBe(409);
+    expect(((await reused.json()) as ProblemBody).code).toBe("IDEMPOTENCY_KEY_REUSED");
+  });
+
+  it("refuses truncated, garbage, empty and oversized bodies with a 400/413 problem and writes nothing", async () => {
+    const whole = encodeProduceFrames(RECORDS);
+    const cases: { body: Uint8Array; status: number; code: string; detail: RegExp }[] = [
+      {
+        body: whole.subarray(0, whole.length - 3),
+        status: 400,
+        code: "MALFORMED_REQUEST",
+        detail: /batch frame at byte \d+ declares/,
+      },
+      {
+        body: whole.subarray(0, 3),
+        status: 400,
+        code: "MALFORMED_REQUEST",
+        detail: /ends inside the header/,
+      },
+      {
+        body: Buffer.from("not frames at all"),
+        status: 400,
+        code: "MALFORMED_REQUEST",
+        detail: /unknown kind 110/,
+      },
+      {
+        // A whole frame whose first record claims a key longer than the frame.
+        body: Buffer.concat([Buffer.from([4, 0, 0, 0, 20]), Buffer.alloc(16), Buffer.from([0, 0, 1, 0])]),
+        status: 400,
+        code: "MALFORMED_REQUEST",
+        detail: /overruns the frame/,
+      },
+      { body: new Uint8Array(0), status: 400, code: "INVALID_INPUT", detail: /holds no records/ },
+      {
+        body: Buffer.alloc(8 * 1024 * 1024 + 1),
+        status: 413,
+        code: "PAYLOAD_TOO_LARGE",
+        detail: /limited to/,
+      },
+    ];
+    for (const c of cases) {
+      const response = await postFrames(key, "untouched", c.body);
+      expect(response.status).toBe(c.status);
+      expect(response.headers.get("content-type")).toBe("application/problem+json");
+      const problem = (await response.json()) as ProblemBody;
+      expect(problem.code).toBe(c.code);
+      expect(problem.detail).toMatch(c.detail);
+    }
+    // A bad timestamp in an otherwise whole body is refused as the JSON schema would.
+    const badTime = encodeProduceFrames([{ key: envelope.string("k"), value: null, timestamp: 1.5 }]);
+    const refused = await postFrames(key, "untouched", badTime);
+    expect(refused.status).toBe(400);
+    expect(((await refused.json()) as ProblemBody).detail).toMatch(/records\[0\]\.timestamp/);
+    expect((await stored("untouched")).flat()).toEqual([]);
+  });
+
+  it("answers a key without records:write and another tenant's topic as the JSON body does", async () => {
+    const body = encodeProduceFrames([{ key: envelope.string("k"), value: envelope.string("v") }]);
+    for (const [apiKey, expected] of [
+      [readOnlyKey, { status: 403, code: "INSUFFICIENT_SCOPE" }],
+      [otherTenantKey, { status: 404, code: "TOPIC_NOT_FOUND" }],
+    ] as const) {
+      const json = await rest(h.server, { apiKey }, "POST", "/topics/untouched/records", {
+        records: [{ key: envelope.string("k"), value: envelope.string("v") }],
+      });
+      const frames = await postFrames(apiKey, "untouched", body);
+      const problem = (await frames.json()) as ProblemBody;
+      expect({ status: frames.status, code: problem.code }).toEqual(expected);
+      expect({ status: json.status, code: json.body.code }).toEqual(expected);
+      // The scope is checked before the body is read: garbage gets the same refusal.
+      const garbage = await postFrames(apiKey, "untouched", Buffer.from([9, 9, 9]));
+      expect(garbage.status).toBe(expected.status === 403 ? 403 : 400);
+    }
+    expect((await stored("untouched")).flat()).toEqual([]);
+  });
+
+  it("is documented in the OpenAPI document beside the JSON body", async () => {
+    const doc = await rest(h.server, {}, "GET", "/openapi.json");
+    const paths = doc.body.paths as Record<string, Record<string, { requestBody: { content: object } }>>;
+    expect(Object.keys(paths["/topics/{topic}/records"]!.post!.requestBody.content).sort()).toEqual([
+      "application/json",
+      FRAMES,
+    ]);
+  });
+});
