@@ -3,7 +3,7 @@ import { mkdir } from "node:fs/promises";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
-import { DataPlaneClient } from "@lastword/dataplane";
+import { DataPlaneClient, encodeRecordFrames } from "@lastword/dataplane";
 import type { TestDatabase } from "@lastword/db/testing";
 import { PartitionLog } from "@lastword/logstore";
 import { Redis } from "ioredis";
@@ -51,6 +51,16 @@ function restBody(records: ReturnType<typeof batch>): string {
 }
 
 /**
+ * The same batch as the binary REST body (`application/vnd.lastword.frames`): a partition frame
+ * naming partition 0, then one batch frame of the records (offset ignored, timestamp -1 = none).
+ */
+function framesBody(records: ReturnType<typeof batch>): Buffer {
+  const partition = Buffer.from([5, 0, 0, 0, 0]);
+  const frames = encodeRecordFrames(records.map((r) => ({ ...r, offset: 0, timestamp: -1, headers: [] })));
+  return Buffer.concat([partition, frames]);
+}
+
+/**
  * The web's REST handler in this process (what `apps/web` mounts at /api/v1), a tenant with an API
  * key and a one-partition topic, over the bench database, Redis and the worker process.
  */
@@ -85,18 +95,22 @@ async function restProducer(options: { db: TestDatabase }, client: DataPlaneClie
     },
   });
   const { key } = await server.createApiKey({ ...tenant, name: "bench" });
-  const call = (method: string, path: string, body: string) =>
+  const call = (method: string, path: string, body: string | Buffer) =>
     server.handleRest(
       new Request(`http://localhost:3999/api/v1${path}`, {
         method,
-        headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+        headers: {
+          authorization: `Bearer ${key}`,
+          "content-type": typeof body === "string" ? "application/json" : "application/vnd.lastword.frames",
+        },
         body,
       }),
     );
   const created = await call("POST", "/topics", JSON.stringify({ name: "bench", partitions: 1 }));
   if (created.status !== 201) throw new Error(`bench topic: ${created.status} ${await created.text()}`);
   return {
-    async produce(body: string): Promise<void> {
+    /** A JSON body (string) or a binary one (Buffer). */
+    async produce(body: string | Buffer): Promise<void> {
       const response = await call("POST", "/topics/bench/records", body);
       if (response.status !== 200)
         throw new Error(`REST produce: ${response.status} ${await response.text()}`);
@@ -120,7 +134,8 @@ const median = (values: readonly number[]) => [...values].sort((a, b) => a - b)[
 
 /**
  * Produce of 500 × 1 KiB batches: web-side client → worker process over HTTP, and the web's REST
- * route (JSON body, API key) → worker process, each vs append in this process. They alternate in
+ * route (JSON body, then the binary frames body; API key) → worker process, each vs append in this
+ * process. They alternate in
  * rounds of BATCHES batches (after one warm-up round each), so all see the same machine; the ratio
  * is computed per round and its median reported.
  */
@@ -145,10 +160,12 @@ export async function produceBenchmark(options: { db: TestDatabase; dataDir: str
     const remote = (records: ReturnType<typeof batch>) =>
       client.produce({ partitionId: partitionId!, records });
     const bodies = batches.map(restBody);
-    const rest = (body: string) => web.produce(body);
+    const binaryBodies = batches.map(framesBody);
+    const rest = (body: string | Buffer) => web.produce(body);
     await inFlight(batches, IN_FLIGHT, local);
     await inFlight(batches, IN_FLIGHT, remote);
     await inFlight(bodies, IN_FLIGHT, rest);
+    await inFlight(binaryBodies, IN_FLIGHT, rest);
     console.log(
       `\nproduce, ${ROUNDS} alternating rounds of ${BATCHES} batches of 500 × 1 KiB to one partition, fsync per batch`,
     );
@@ -157,7 +174,11 @@ export async function produceBenchmark(options: { db: TestDatabase; dataDir: str
     );
     const paths = [
       { name: "DataPlaneClient → worker", run: (lanes: number) => inFlight(batches, lanes, remote) },
-      { name: "web REST route → worker", run: (lanes: number) => inFlight(bodies, lanes, rest) },
+      { name: "web REST route (JSON) → worker", run: (lanes: number) => inFlight(bodies, lanes, rest) },
+      {
+        name: "web REST route (binary) → worker",
+        run: (lanes: number) => inFlight(binaryBodies, lanes, rest),
+      },
     ];
     for (const path of paths) {
       for (const lanes of [1, IN_FLIGHT]) {

@@ -23,16 +23,13 @@ const framesRouter = router({
     .input(framesProduceInput)
     .mutation(({ ctx, input }) => {
       const batch = decodeProduceFrames(input.body, MAX_RECORDS_PER_PRODUCE);
-      // The body's digest stands for the request: the same key with other bytes is refused.
-      const frames = createHash("sha256").update(input.body).digest("hex");
+      const key = ctx.headers.get("idempotency-key");
+      // The body's digest stands for the request (the same key with other bytes is refused); only
+      // hashed when there is a key: it costs ~0.3 ms per 500 KiB, a tenth of the data-plane hop.
+      const frames = key === null ? null : createHash("sha256").update(input.body).digest("hex");
       return once(
         ctx.deps,
-        {
-          tenantId: ctx.identity.tenantId,
-          scope: "produce",
-          key: ctx.headers.get("idempotency-key"),
-          request: { topic: input.topic, frames },
-        },
+        { tenantId: ctx.identity.tenantId, scope: "produce", key, request: { topic: input.topic, frames } },
         () => produceBatch(ctx.deps, ctx.identity, input.topic, batch),
       );
     }),
