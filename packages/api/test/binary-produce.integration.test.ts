@@ -272,6 +272,22 @@ describe("binary produce body", () => {
     expect((await stored("untouched")).flat()).toEqual([]);
   });
 
+  it("answers a malformed percent-encoded topic name with a 400 on the binary and streaming routes", async () => {
+    const body = encodeProduceFrames([{ key: envelope.string("k"), value: envelope.string("v") }]);
+    const produced = await postFrames(key, "bad%E0%A4%A", body);
+    const streamed = await h.server.handleRest(
+      new Request(`${PUBLIC_URL}/api/v1/topics/bad%E0%A4%A/records/stream`, {
+        headers: { authorization: `Bearer ${key}` },
+      }),
+    );
+    for (const answer of [produced, streamed]) {
+      expect(answer.status).toBe(400);
+      const problem = (await answer.json()) as ProblemBody;
+      expect(problem.code).toBe("INVALID_INPUT");
+      expect(problem.detail).toContain("percent-encoding");
+    }
+  });
+
   it("is documented in the OpenAPI document beside the JSON body", async () => {
     const doc = await rest(h.server, {}, "GET", "/openapi.json");
     const paths = doc.body.paths as Record<string, Record<string, { requestBody: { content: object } }>>;

@@ -9,6 +9,7 @@ import { findTopic } from "../services/topic.service";
 import { protectedProcedure } from "../trpc/access";
 import type { ApiDeps } from "../trpc/context";
 import { createCallerFactory, router } from "../trpc/trpc";
+import { decodePathSegment } from "./path-segment";
 import { FRAMES_CONTENT_TYPE, offsetsFrame, partitionFrame } from "./record-stream-frames";
 
 /**
@@ -200,9 +201,9 @@ export async function handleRecordStream(req: Request, deps: ApiDeps): Promise<R
   const url = new URL(req.url);
   const route = ROUTES.find((r) => r.pattern.test(url.pathname));
   if (!route || req.method !== "GET") return null;
-  const topic = decodeURIComponent(route.pattern.exec(url.pathname)![1]!);
   const query = Object.fromEntries(url.searchParams);
   try {
+    const topic = decodePathSegment(route.pattern.exec(url.pathname)![1]!, "topic name");
     const caller = createStreamCaller({ deps, headers: req.headers });
     const plan = await caller.plan({ ...query, topic, mode: route.mode } as z.input<typeof streamInput>);
     const replay = plan.input.mode === "replay";

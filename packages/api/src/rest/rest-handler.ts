@@ -6,6 +6,7 @@ import { type Problem, retryAfterSeconds, toProblem } from "../errors/problem";
 import { createFramesProduceCaller } from "../procedures/records/produce-frames";
 import type { ApiDeps } from "../trpc/context";
 import type { ProcedureMeta } from "../trpc/trpc";
+import { decodePathSegment } from "./path-segment";
 import { handleRecordStream } from "./record-stream";
 import { FRAMES_CONTENT_TYPE } from "./record-stream-frames";
 import { STREAM_OPENAPI_PATHS } from "./record-stream-openapi";
@@ -225,7 +226,7 @@ async function handleFramesProduce(
   if (body === null) return tooLarge();
   try {
     const caller = createFramesProduceCaller({ deps, headers: req.headers });
-    const data = await caller.produce({ topic: decodeURIComponent(match[1]!), body });
+    const data = await caller.produce({ topic: decodePathSegment(match[1]!, "topic name"), body });
     return Response.json(data, { status: successStatus(router, "records.produce", data) });
   } catch (error) {
     const retryAfter = retryAfterSeconds(error);
