@@ -1,4 +1,10 @@
-import type { CleanableStats, CleanResult, RetentionResult, TopicConfig } from "@lastword/logstore";
+import type {
+  CleanableStats,
+  CleanResult,
+  RetentionResult,
+  SegmentInfo,
+  TopicConfig,
+} from "@lastword/logstore";
 
 /**
  * What the worker needs from a partition log: the slice of @lastword/logstore's PartitionLog it calls.
@@ -25,17 +31,8 @@ export interface LogRecord {
   headers: readonly LogRecordHeader[];
 }
 
-export interface LogSegment {
-  baseOffset: number;
-  lastOffset: number;
-  sizeBytes: number;
-  records: number;
-  /** Records with a key and a null value (tombstones) in the segment. */
-  tombstones: number;
-  firstTimestamp: number | null;
-  maxTimestamp: number | null;
-  active: boolean;
-}
+/** The engine's own segment description (the worker passes it through unchanged). */
+export type LogSegment = SegmentInfo;
 
 export interface HostedLog {
   readonly logStartOffset: number;

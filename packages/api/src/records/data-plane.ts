@@ -1,3 +1,4 @@
+import type { SegmentInfo } from "@lastword/logstore";
 /**
  * What the control plane needs of the data plane (the worker helper's DataPlaneClient satisfies
  * it); typed here so services can be given any implementation with the same contract.
@@ -80,19 +81,11 @@ export interface DataPlane {
   }): AsyncIterable<DataPlaneStreamPiece>;
 }
 
-export interface DataPlaneSegment {
-  baseOffset: number;
-  lastOffset: number;
-  sizeBytes: number;
-  records: number;
-  /** Records with a key and a null value. */
-  tombstones: number;
-  firstTimestamp: number | null;
-  maxTimestamp: number | null;
-  active: boolean;
+/** A segment as the log store describes it, plus the worker's clean/dirty/active classification. */
+export type DataPlaneSegment = SegmentInfo & {
   /** "clean" (before the cleaner checkpoint) | "dirty" | "active"; typed loosely on the wire. */
   state?: unknown;
-}
+};
 
 export interface DataPlaneCleanerState {
   dirtyRatio: number;
