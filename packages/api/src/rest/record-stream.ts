@@ -2,7 +2,7 @@ import { encodeErrorFrame } from "@lastword/dataplane";
 import { z } from "zod";
 import type { Identity } from "../auth/request-identity";
 import { AppError } from "../errors/app-error";
-import { retryAfterSeconds, toProblem } from "../errors/problem";
+import { toProblem } from "../errors/problem";
 import type { DataPlaneFetchedRecord } from "../records/data-plane";
 import { bytesToEnvelope, ENVELOPE_FORMATS, type EnvelopeFormat } from "../records/envelope";
 import { findTopic } from "../services/topic.service";
@@ -10,6 +10,7 @@ import { protectedProcedure } from "../trpc/access";
 import type { ApiDeps } from "../trpc/context";
 import { createCallerFactory, router } from "../trpc/trpc";
 import { decodePathSegment } from "./path-segment";
+import { errorResponse } from "./problem-response";
 import { FRAMES_CONTENT_TYPE, offsetsFrame, partitionFrame } from "./record-stream-frames";
 
 /**
@@ -188,14 +189,6 @@ function wantsFrames(req: Request): boolean {
   return req.headers.get("accept")?.includes(FRAMES_CONTENT_TYPE) ?? false;
 }
 
-function problemResponse(error: unknown): Response {
-  const problem = toProblem(error);
-  const headers = new Headers({ "content-type": "application/problem+json" });
-  const retryAfter = retryAfterSeconds(error);
-  if (retryAfter) headers.set("retry-after", String(retryAfter));
-  return new Response(JSON.stringify(problem), { status: problem.status, headers });
-}
-
 /** The streaming routes' answer, or null when the request is for another route. */
 export async function handleRecordStream(req: Request, deps: ApiDeps): Promise<Response | null> {
   const url = new URL(req.url);
@@ -220,6 +213,6 @@ export async function handleRecordStream(req: Request, deps: ApiDeps): Promise<R
       },
     });
   } catch (error) {
-    return problemResponse(error);
+    return errorResponse(error);
   }
 }

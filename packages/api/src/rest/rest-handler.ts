@@ -7,6 +7,7 @@ import { createFramesProduceCaller } from "../procedures/records/produce-frames"
 import type { ApiDeps } from "../trpc/context";
 import type { ProcedureMeta } from "../trpc/trpc";
 import { decodePathSegment } from "./path-segment";
+import { errorResponse, problemResponse } from "./problem-response";
 import { handleRecordStream } from "./record-stream";
 import { FRAMES_CONTENT_TYPE } from "./record-stream-frames";
 import { STREAM_OPENAPI_PATHS } from "./record-stream-openapi";
@@ -111,11 +112,6 @@ export function openApiDocument(router: AnyTRPCRouter, publicUrl: string): OpenA
   // The streaming routes are served beside trpc-to-openapi; their entries are written by hand.
   document.paths = { ...document.paths, ...(STREAM_OPENAPI_PATHS as OpenAPIObject["paths"]) };
   return document;
-}
-
-function problemResponse(problem: Problem, headers: Headers = new Headers()): Response {
-  headers.set("content-type", "application/problem+json");
-  return new Response(JSON.stringify(problem), { status: problem.status, headers });
 }
 
 // The error formatter put the problem document in `data.problem`; lift it to the whole body.
@@ -229,11 +225,7 @@ async function handleFramesProduce(
     const data = await caller.produce({ topic: decodePathSegment(match[1]!, "topic name"), body });
     return Response.json(data, { status: successStatus(router, "records.produce", data) });
   } catch (error) {
-    const retryAfter = retryAfterSeconds(error);
-    return problemResponse(
-      toProblem(error),
-      new Headers(retryAfter ? { "retry-after": String(retryAfter) } : {}),
-    );
+    return errorResponse(error);
   }
 }
 
