@@ -3,8 +3,8 @@
 import { useQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { useTRPC } from "@/lib/trpc";
-import { ColumnHeads } from "../topic/column-heads";
 import { Card } from "../ui/card";
+import { ColumnHeads } from "../ui/column-heads";
 import { ErrorNotice, StatusNotice } from "../ui/notice";
 import { countdown, type ErasureSummary, formatTime, isOpen, STAGES } from "./erasure-stages";
 import { StatusBadge, statusLabel } from "./status-badge";

@@ -1,5 +1,5 @@
 import { formatBytes } from "../../lib/partition-stats";
-import { ColumnHeads } from "../topic/column-heads";
+import { ColumnHeads } from "../ui/column-heads";
 import { type ErasureDetail, formatTime } from "./erasure-stages";
 
 type Tombstone = ErasureDetail["tombstones"][number];

@@ -1,4 +1,4 @@
-import { ColumnHeads } from "../topic/column-heads";
+import { ColumnHeads } from "../ui/column-heads";
 import { roughDuration } from "./erasure-stages";
 
 /** Beyond this the worst case comes from a "never" config (Kafka's Long.MAX max lag): say so. */

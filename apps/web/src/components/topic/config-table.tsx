@@ -1,6 +1,7 @@
 import { humanConfigValue } from "@/lib/config-units";
 import { Badge } from "../ui/badge";
 import { Card } from "../ui/card";
+import { ColumnHeads } from "../ui/column-heads";
 import { ConfigEditForm } from "./config-edit-form";
 
 interface ConfigEntry {
@@ -16,22 +17,7 @@ export function ConfigTable({ topic, entries }: { topic: string; entries: readon
     <Card title="Configs" description="Configs set on this topic, and the defaults it uses for the rest.">
       <div className="overflow-x-auto">
         <table aria-label="Configs" className="w-full text-left text-sm">
-          <thead className="border-b border-line text-xs uppercase tracking-wide text-muted">
-            <tr>
-              <th scope="col" className="py-2 pr-4 font-medium">
-                Name
-              </th>
-              <th scope="col" className="py-2 pr-4 font-medium">
-                Value
-              </th>
-              <th scope="col" className="py-2 pr-4 font-medium">
-                Default
-              </th>
-              <th scope="col" className="py-2 font-medium">
-                Source
-              </th>
-            </tr>
-          </thead>
+          <ColumnHeads titles={["Name", "Value", "Default", "Source"]} />
           <tbody>
             {entries.map((entry) => (
               <tr key={entry.name} className="border-b border-line align-top last:border-0">

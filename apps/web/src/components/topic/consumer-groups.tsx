@@ -6,8 +6,8 @@ import { type LagRisk, lagRisk } from "@/lib/lag-risk";
 import { useTRPC } from "@/lib/trpc";
 import { Badge } from "../ui/badge";
 import { Card } from "../ui/card";
+import { ColumnHeads } from "../ui/column-heads";
 import { ErrorNotice, StatusNotice } from "../ui/notice";
-import { ColumnHeads } from "./column-heads";
 
 const GROUPS_REFRESH_MS = 5_000;
 

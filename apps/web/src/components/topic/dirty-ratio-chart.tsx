@@ -17,9 +17,9 @@ import { partitionNumbers } from "@/lib/partition-numbers";
 import { parsePartitionStats } from "@/lib/partition-stats";
 import { useTRPC } from "@/lib/trpc";
 import { Card } from "../ui/card";
+import { ColumnHeads } from "../ui/column-heads";
 import { SelectField } from "../ui/field";
 import { ErrorNotice, StatusNotice } from "../ui/notice";
-import { ColumnHeads } from "./column-heads";
 
 const RUNS_REFRESH_MS = 5_000;
 /** Enough passes to see the sawtooth of a busy partition without paging the history. */

@@ -6,9 +6,9 @@ import { useTRPC } from "@/lib/trpc";
 import { Badge } from "../ui/badge";
 import { Button } from "../ui/button";
 import { Card } from "../ui/card";
+import { ColumnHeads } from "../ui/column-heads";
 import { TextField } from "../ui/field";
 import { ErrorNotice, StatusNotice } from "../ui/notice";
-import { ColumnHeads } from "./column-heads";
 import { EnvelopeView } from "./envelope-view";
 
 const timeFormat = new Intl.DateTimeFormat("en", { dateStyle: "short", timeStyle: "medium" });

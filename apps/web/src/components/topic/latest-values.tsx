@@ -5,8 +5,8 @@ import { useState } from "react";
 import { fetchSnapshotPage } from "@/lib/snapshot-page";
 import { Button } from "../ui/button";
 import { Card } from "../ui/card";
+import { ColumnHeads } from "../ui/column-heads";
 import { ErrorNotice, StatusNotice } from "../ui/notice";
-import { ColumnHeads } from "./column-heads";
 import { EnvelopeView } from "./envelope-view";
 
 const PAGE_SIZE = 50;

@@ -7,9 +7,9 @@ import { describeGap, withGaps } from "@/lib/record-gaps";
 import { useTRPC } from "@/lib/trpc";
 import { Button } from "../ui/button";
 import { Card } from "../ui/card";
+import { ColumnHeads } from "../ui/column-heads";
 import { SelectField, TextField } from "../ui/field";
 import { ErrorNotice, StatusNotice } from "../ui/notice";
-import { ColumnHeads } from "./column-heads";
 import { EnvelopeView } from "./envelope-view";
 
 type StartFrom = "earliest" | "latest" | "offset" | "timestamp";

@@ -1,8 +1,8 @@
 import { formatBytes, type PartitionStats, parsePartitionStats } from "@/lib/partition-stats";
 import { Badge } from "../ui/badge";
 import { Card } from "../ui/card";
+import { ColumnHeads } from "../ui/column-heads";
 import { CleanPartitionButton } from "./clean-partition-button";
-import { ColumnHeads } from "./column-heads";
 import { DirtyRatioMeter } from "./dirty-ratio-meter";
 
 interface PartitionDetail {

@@ -1,6 +1,7 @@
 import { humanConfigValue } from "@/lib/config-units";
 import { erasureCheck, resultingConfigs } from "@/lib/topic-config-form";
 import { Badge } from "../ui/badge";
+import { ColumnHeads } from "../ui/column-heads";
 
 interface Outcome {
   topic: { name: string; partitions: number; cleanupPolicy: string; configs: Record<string, string> };
@@ -43,19 +44,7 @@ export function CreateTopicOutcome({
       )}
       {outcome.validateOnly ? (
         <table aria-label="Resulting configs" className="w-full text-left text-xs">
-          <thead className="border-b border-line uppercase tracking-wide">
-            <tr>
-              <th scope="col" className="py-1 pr-4 font-medium">
-                Config
-              </th>
-              <th scope="col" className="py-1 pr-4 font-medium">
-                Value
-              </th>
-              <th scope="col" className="py-1 font-medium">
-                Source
-              </th>
-            </tr>
-          </thead>
+          <ColumnHeads titles={["Config", "Value", "Source"]} />
           <tbody>
             {resultingConfigs(topic.configs).map((row) => (
               <tr key={row.name} className="border-b border-line last:border-0">

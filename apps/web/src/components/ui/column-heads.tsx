@@ -1,4 +1,4 @@
-/** The header row of the topic page's tables: one column header per title, in one style. */
+/** The header row of the console's data tables: one column header per title, in one style. */
 export function ColumnHeads({ titles }: { titles: readonly string[] }) {
   return (
     <thead className="border-b border-line text-xs uppercase tracking-wide text-muted">
