@@ -32,6 +32,7 @@ export {
   type RecordHeader,
 } from "./record-codec";
 export {
+  type DecodeBatchOptions,
   decodeRecordBatch,
   decodeStreamFrames,
   encodeEndFrame,

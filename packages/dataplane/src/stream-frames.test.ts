@@ -3,6 +3,7 @@ import { describe, expect, it } from "vitest";
 import { DataPlaneError } from "./errors";
 import type { FetchedRecord } from "./record-codec";
 import {
+  decodeRecordBatch,
   decodeStreamFrames,
   encodeEndFrame,
   encodeErrorFrame,
@@ -112,5 +113,28 @@ describe("stream frames", () => {
     })().catch((e: unknown) => e);
     expect(kinds).toEqual(["batch"]);
     expect(error).toMatchObject({ code: "CORRUPT_SEGMENT", message: "bad crc", retriable: false });
+  });
+
+  it("decodeRecordBatch with views: the same records, whose bytes change with the frame's", () => {
+    fc.assert(
+      fc.property(fc.array(record, { maxLength: 20 }), (rs) => {
+        const frame = encodeRecordFrames(rs);
+        const copied = decodeRecordBatch([frame]);
+        const viewed = decodeRecordBatch([frame], { views: true });
+        expect(viewed).toEqual(rs);
+        expect(copied).toEqual(rs);
+        frame.fill(0xee, 5);
+        const marked = (b: Buffer | null) => b !== null && b.length > 0 && b.every((x) => x === 0xee);
+        for (const [i, r] of viewed.entries()) {
+          const source = rs[i]!;
+          if (source.value?.length) {
+            expect(marked(r.value)).toBe(true);
+            expect(copied[i]!.value).toEqual(source.value);
+          }
+          if (source.key?.length) expect(marked(r.key)).toBe(true);
+        }
+      }),
+      { numRuns: 100 },
+    );
   });
 });

@@ -177,6 +177,7 @@ class Cursor {
     readonly buf: Buffer,
     start: number,
     end: number,
+    readonly views = false,
   ) {
     this.pos = start;
     this.end = end;
@@ -204,8 +205,9 @@ class Cursor {
   }
   take(n: number): Buffer {
     this.need(n);
-    // A copy: the records outlive the network chunk they arrived in.
-    const out = Buffer.from(this.buf.subarray(this.pos, this.pos + n));
+    // A copy unless asked for views: records usually outlive the network chunk they arrived in.
+    const view = this.buf.subarray(this.pos, this.pos + n);
+    const out = this.views ? view : Buffer.from(view);
     this.pos += n;
     return out;
   }
@@ -228,10 +230,22 @@ function readRecord(c: Cursor): FetchedRecord {
   return { offset, timestamp, key, value, headers };
 }
 
+export interface DecodeBatchOptions {
+  /**
+   * Keys, values and header values as views of the frame's bytes instead of copies: for a caller
+   * that owns those bytes for as long as it keeps the records (a request body it decoded whole).
+   * Views of socket chunks would pin them, and of a reused buffer would change under the caller.
+   */
+  views?: boolean;
+}
+
 /** The records of one whole batch frame (header included, as `splitStreamFrames` gives it). */
-export function decodeRecordBatch(parts: readonly Buffer[]): FetchedRecord[] {
+export function decodeRecordBatch(
+  parts: readonly Buffer[],
+  options: DecodeBatchOptions = {},
+): FetchedRecord[] {
   const frame = parts.length === 1 ? parts[0]! : Buffer.concat(parts);
-  const cursor = new Cursor(frame, BATCH_HEADER_BYTES, frame.length);
+  const cursor = new Cursor(frame, BATCH_HEADER_BYTES, frame.length, options.views === true);
   const records: FetchedRecord[] = [];
   try {
     while (cursor.pos < frame.length) records.push(readRecord(cursor));
