@@ -1,6 +1,7 @@
 import { TRPCError } from "@trpc/server";
 import type { TRPC_ERROR_CODE_KEY } from "@trpc/server/rpc";
 import { AppError, type AppErrorCode } from "./app-error";
+import { databaseUnavailable, isDatabaseUnreachable } from "./database-unavailable";
 
 /** RFC 9457 problem details, plus our stable `code` and any per-error members. */
 export interface Problem {
@@ -39,10 +40,15 @@ function dataPlaneError(error: unknown): AppError | null {
   return new AppError(mapped, error.message, { cause: error });
 }
 
-/** Our typed error for anything a service or the data plane threw on purpose; null otherwise. */
+/**
+ * Our typed error for anything a service or the data plane threw on purpose, or for a lost
+ * database connection (503 DATABASE_UNAVAILABLE, retriable, rather than a 500); null otherwise.
+ */
 export function toAppError(error: unknown): AppError | null {
   if (error instanceof AppError) return error;
-  return dataPlaneError(error);
+  const fromDataPlane = dataPlaneError(error);
+  if (fromDataPlane) return fromDataPlane;
+  return isDatabaseUnreachable(error) ? databaseUnavailable(error) : null;
 }
 
 const TRPC_CODE_BY_STATUS: Record<number, TRPC_ERROR_CODE_KEY> = {
