@@ -1,4 +1,5 @@
 import type {
+  BatchRead,
   CleanableStats,
   CleanResult,
   RetentionResult,
@@ -39,6 +40,8 @@ export interface HostedLog {
   readonly logEndOffset: number;
   append(records: readonly AppendRecord[]): Promise<{ baseOffset: number; lastOffset: number }>;
   read(fromOffset: number, options: { maxRecords?: number; maxBytes?: number }): Promise<LogRecord[]>;
+  /** Whole stored batches from `fromOffset` (the first may start below it), for paged and pass-through reads. */
+  readBatches(fromOffset: number, options?: { maxBytes?: number; into?: Buffer }): Promise<BatchRead>;
   segments(): LogSegment[] | Promise<LogSegment[]>;
   close(): Promise<void>;
   /** The parsed config in force (policy, retention limits). */
