@@ -2,11 +2,10 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { DataPlaneClient, decodeStreamFrames } from "@lastword/dataplane";
-import { createTestDatabase, type TestDatabase } from "@lastword/db/testing";
+import { createTestDatabase, TcpProxy, type TestDatabase } from "@lastword/db/testing";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { partitionLogOpener } from "../src/log-opener";
 import { type RunningWorker, startWorker } from "../src/worker";
-import { TcpProxy } from "./tcp-proxy";
 import { createTestTopic, eventually } from "./test-topics";
 
 // The worker under test reaches Postgres through a relay the test cuts; the shared server keeps

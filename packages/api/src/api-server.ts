@@ -8,6 +8,7 @@ import type { DataPlane } from "./records/data-plane";
 import { createRestHandler } from "./rest/rest-handler";
 import { type CreatedApiKey, issueApiKey } from "./services/api-key.service";
 import { type ProvisionedTenant, provisionTenant } from "./services/provision.service";
+import { flushUsage } from "./services/usage.service";
 import { appRouter } from "./trpc/app-router";
 import type { ApiDeps, Clock } from "./trpc/context";
 
@@ -73,6 +74,13 @@ export function createApiServer(options: ApiServerOptions) {
       scopes?: Scope[];
     }): Promise<CreatedApiKey> {
       return issueApiKey(deps, input);
+    },
+    /**
+     * Graceful stop: writes the usage counted while Postgres was unreachable (waiting at most
+     * `timeoutMs` for it to return); true when nothing is left unwritten.
+     */
+    close(timeoutMs?: number): Promise<boolean> {
+      return flushUsage(options.prisma, timeoutMs);
     },
   };
 }

@@ -28,3 +28,6 @@ export async function createTestDatabase(prefix = "lastword_test"): Promise<Test
     },
   };
 }
+
+export { eventually } from "./eventually";
+export { TcpProxy } from "./tcp-relay";

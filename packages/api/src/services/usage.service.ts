@@ -1,6 +1,7 @@
-import { Prisma, type PrismaClient } from "@lastword/db";
+import type { PrismaClient } from "@lastword/db";
 import type { Redis } from "ioredis";
 import { AppError } from "../errors/app-error";
+import { isDatabaseUnreachable } from "../errors/database-unavailable";
 import type { Clock } from "../trpc/context";
 import {
   assertWithinRate,
@@ -9,6 +10,7 @@ import {
   type TenantQuota,
   tenantQuota,
 } from "./rate-limit.service";
+import { usageSpool } from "./usage-spool";
 
 export interface UsageDeps {
   prisma: PrismaClient;
@@ -33,8 +35,38 @@ function storedKey(deps: { redisPrefix: string }, tenantId: string): string {
   return `${deps.redisPrefix}:stored:${tenantId}`;
 }
 
+// The last total each tenant was summed to in this process, for when Postgres cannot be asked.
+const lastStoredTotals = new WeakMap<object, Map<string, bigint>>();
+const MAX_REMEMBERED_TOTALS = 10_000;
+
+function rememberedTotals(prisma: PrismaClient): Map<string, bigint> {
+  let totals = lastStoredTotals.get(prisma);
+  if (!totals) {
+    totals = new Map();
+    lastStoredTotals.set(prisma, totals);
+  }
+  return totals;
+}
+
+/**
+ * Sums and caches the tenant's stored total. While Postgres is unreachable the last total this
+ * process summed stands in (cached again, so the sum is not retried per request); a tenant it never
+ * summed is admitted. The workers' size reports reach Postgres only, so no fresher total exists
+ * during an outage anyway.
+ */
 async function sumAndCacheStoredBytes(deps: UsageDeps, tenantId: string): Promise<bigint> {
-  const total = await sumStoredBytes(deps.prisma, tenantId);
+  const remembered = rememberedTotals(deps.prisma);
+  let total: bigint;
+  try {
+    total = await sumStoredBytes(deps.prisma, tenantId);
+  } catch (error) {
+    if (!isDatabaseUnreachable(error)) throw error;
+    const last = remembered.get(tenantId);
+    if (last === undefined) return 0n;
+    total = last;
+  }
+  if (remembered.size >= MAX_REMEMBERED_TOTALS && !remembered.has(tenantId)) remembered.clear();
+  remembered.set(tenantId, total);
   await deps.redis.set(storedKey(deps, tenantId), total.toString(), "EX", STORED_BYTES_CACHE_SECONDS);
   return total;
 }
@@ -72,19 +104,28 @@ function utcDay(ms: number): Date {
   return new Date(Math.floor(ms / 86_400_000) * 86_400_000);
 }
 
-/** Adds to today's durable counters (a negative count takes back) in one statement. */
-export async function recordUsage(
+/**
+ * Adds to today's durable counters (a negative count takes back) through the process's usage
+ * spool (services/usage-spool.ts): resolves once written while Postgres answers, and at once while
+ * it does not (the increments wait in memory and are written when it returns). Never rejects, so
+ * usage never fails or holds up a produce.
+ */
+export function recordUsage(
   deps: Pick<UsageDeps, "prisma" | "clock">,
   tenantId: string,
   counts: Record<string, number>,
 ): Promise<void> {
-  const entries = Object.entries(counts).filter(([, n]) => n !== 0);
-  if (entries.length === 0) return;
   const day = utcDay(deps.clock.now());
-  const rows = entries.map(([metric, n]) => Prisma.sql`(${tenantId}, ${metric}, ${day}, ${BigInt(n)})`);
-  await deps.prisma.$executeRaw`
-    INSERT INTO "UsageCounter" ("organizationId", "metric", "day", "value") VALUES ${Prisma.join(rows)}
-    ON CONFLICT ("organizationId", "metric", "day") DO UPDATE SET "value" = "UsageCounter"."value" + EXCLUDED."value"`;
+  const rows = Object.entries(counts)
+    .filter(([, n]) => n !== 0)
+    .map(([metric, n]) => ({ tenantId, metric, day, value: BigInt(n) }));
+  if (rows.length === 0) return Promise.resolve();
+  return usageSpool(deps.prisma).add(rows);
+}
+
+/** Writes this process's spooled usage (graceful shutdown); true when nothing is left unwritten. */
+export function flushUsage(prisma: PrismaClient, timeoutMs?: number): Promise<boolean> {
+  return usageSpool(prisma).drain(timeoutMs);
 }
 
 export async function tenantUsage(deps: UsageDeps, tenantId: string) {

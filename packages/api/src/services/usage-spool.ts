@@ -1,0 +1,216 @@
+import { Prisma, type PrismaClient } from "@lastword/db";
+import { isDatabaseUnreachable } from "../errors/database-unavailable";
+
+/** One `UsageCounter` row's increment (its primary key and the amount to add). */
+export interface UsageIncrement {
+  tenantId: string;
+  metric: string;
+  day: Date;
+  value: bigint;
+}
+
+/** How often a backlog is retried while the database is unreachable. */
+export const USAGE_FLUSH_INTERVAL_MS = 1_000;
+/**
+ * The longest a caller waits for its increment to be written. A database that neither answers nor
+ * refuses (a dropped network, no connect timeout) must not hold produces up; the increment stays
+ * in the spool either way.
+ */
+export const USAGE_WAIT_MS = 2_000;
+/**
+ * Distinct (tenant, metric, day) rows a process keeps while the database is away. Increments to
+ * one row merge, so this is tenants × metrics × days, not requests; past it new rows are dropped
+ * (counted in `dropped`), never the produce.
+ */
+export const MAX_SPOOLED_ROWS = 10_000;
+
+interface Uncertain {
+  /** The transaction that may or may not have committed `rows` (its COMMIT got no answer). */
+  txid: string;
+  rows: UsageIncrement[];
+}
+
+function rowKey(row: UsageIncrement): string {
+  return `${row.tenantId}\u0000${row.metric}\u0000${row.day.toISOString()}`;
+}
+
+/**
+ * The process's usage counters on their way to Postgres. Increments merge per row; a flush writes
+ * them in one transaction that first takes its transaction id, so when the connection is lost
+ * before COMMIT is answered the next flush asks Postgres (`txid_status`) whether it committed,
+ * instead of guessing: a row is neither lost nor added twice. While Postgres answers, callers wait
+ * for the flush holding their increment (counted before acknowledged); once a flush fails they no
+ * longer wait, and a timer retries every USAGE_FLUSH_INTERVAL_MS until the backlog is written.
+ */
+export class UsageSpool {
+  readonly #prisma: PrismaClient;
+  readonly #pending = new Map<string, UsageIncrement>();
+  #uncertain: Uncertain[] = [];
+  #tail: Promise<void> = Promise.resolve();
+  #queued: Promise<void> | null = null;
+  #timer: NodeJS.Timeout | null = null;
+  #backlog = false;
+  /** Increments refused because MAX_SPOOLED_ROWS rows were already waiting. */
+  dropped = 0;
+
+  constructor(prisma: PrismaClient) {
+    this.#prisma = prisma;
+  }
+
+  /** True while a failed flush left rows unwritten (callers then do not wait for the database). */
+  get backlogged(): boolean {
+    return this.#backlog;
+  }
+
+  /** Rows waiting to be written, plus rows whose last write may or may not have committed. */
+  get waiting(): number {
+    return this.#pending.size + this.#uncertain.reduce((n, u) => n + u.rows.length, 0);
+  }
+
+  /**
+   * Adds increments; resolves once they are written (at most USAGE_WAIT_MS later), or at once when
+   * a backlog is waiting. Never rejects.
+   */
+  add(rows: UsageIncrement[]): Promise<void> {
+    for (const row of rows) this.#merge(row);
+    if (this.#backlog) {
+      this.#schedule();
+      return Promise.resolve();
+    }
+    let timer: NodeJS.Timeout | undefined;
+    const waited = new Promise<void>((resolve) => {
+      timer = setTimeout(resolve, USAGE_WAIT_MS);
+    });
+    return Promise.race([this.flush(), waited]).finally(() => clearTimeout(timer));
+  }
+
+  /**
+   * Writes everything added so far (a flush already running may have taken its rows before the
+   * latest were added: one more is queued behind it, shared by every caller until it starts).
+   */
+  flush(): Promise<void> {
+    if (this.#queued) return this.#queued;
+    const queued = this.#tail.then(() => {
+      this.#queued = null;
+      return this.#flushOnce();
+    });
+    this.#queued = queued;
+    this.#tail = queued;
+    return queued;
+  }
+
+  /** Flushes until nothing waits or `timeoutMs` passes; stops the retry timer. True when all was written. */
+  async drain(timeoutMs = 5_000): Promise<boolean> {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      await this.flush();
+      if (this.waiting === 0 || Date.now() >= deadline) break;
+      await new Promise((resolve) => setTimeout(resolve, Math.min(250, deadline - Date.now())));
+    }
+    if (this.#timer) clearInterval(this.#timer);
+    this.#timer = null;
+    return this.waiting === 0;
+  }
+
+  #merge(row: UsageIncrement): void {
+    if (row.value === 0n) return;
+    const key = rowKey(row);
+    const existing = this.#pending.get(key);
+    if (existing) existing.value += row.value;
+    else if (this.#pending.size < MAX_SPOOLED_ROWS) this.#pending.set(key, { ...row });
+    else this.dropped++;
+  }
+
+  #schedule(): void {
+    if (this.#timer) return;
+    this.#timer = setInterval(() => {
+      void this.flush();
+    }, USAGE_FLUSH_INTERVAL_MS);
+    // A backlog must not keep a finished process alive; drain() is the graceful path.
+    this.#timer.unref();
+  }
+
+  async #flushOnce(): Promise<void> {
+    const written = (await this.#settleUncertain()) && (await this.#writePending());
+    this.#backlog = !written;
+    if (written && this.#timer) {
+      clearInterval(this.#timer);
+      this.#timer = null;
+    } else if (!written) {
+      this.#schedule();
+    }
+  }
+
+  /** Resolves earlier flushes whose COMMIT went unanswered. False while any is still unknown. */
+  async #settleUncertain(): Promise<boolean> {
+    const open: Uncertain[] = [];
+    for (const [index, entry] of this.#uncertain.entries()) {
+      let status: string | null;
+      try {
+        const rows = await this.#prisma.$queryRaw<{ status: string | null }[]>`
+          SELECT txid_status(${entry.txid}::bigint) AS status`;
+        status = rows[0]?.status ?? null;
+      } catch {
+        this.#uncertain = [...open, ...this.#uncertain.slice(index)];
+        return false;
+      }
+      // "in progress": the server has not yet noticed the dropped connection; ask again later.
+      if (status === "in progress") open.push(entry);
+      // "aborted": nothing of it counted, so it goes again. (null = older than Postgres keeps
+      // commit status for, ~billions of transactions later; not reachable within an outage.)
+      else if (status === "aborted") for (const row of entry.rows) this.#merge(row);
+    }
+    this.#uncertain = open;
+    return open.length === 0;
+  }
+
+  /** Writes the pending rows in one transaction. False when they are still waiting (or unsure). */
+  async #writePending(): Promise<boolean> {
+    if (this.#pending.size === 0) return true;
+    const rows = [...this.#pending.values()];
+    this.#pending.clear();
+    let txid: string | null = null;
+    let refused: unknown = null;
+    try {
+      await this.#prisma.$transaction(async (tx) => {
+        const ids = await tx.$queryRaw<{ id: string }[]>`SELECT txid_current()::text AS id`;
+        txid = ids[0]!.id;
+        const values = rows.map((r) => Prisma.sql`(${r.tenantId}, ${r.metric}, ${r.day}, ${r.value})`);
+        try {
+          await tx.$executeRaw`
+            INSERT INTO "UsageCounter" ("organizationId", "metric", "day", "value") VALUES ${Prisma.join(values)}
+            ON CONFLICT ("organizationId", "metric", "day") DO UPDATE SET "value" = "UsageCounter"."value" + EXCLUDED."value"`;
+        } catch (error) {
+          if (!isDatabaseUnreachable(error)) refused = error;
+          throw error;
+        }
+      });
+      return true;
+    } catch {
+      if (refused !== null) {
+        // The database answered and refused the statement: the same rows would be refused again.
+        console.error("usage counters refused by the database; dropped", {
+          rows: rows.length,
+          error: refused,
+        });
+        return true;
+      }
+      // Without a transaction id nothing was sent that could commit; with one, Postgres decides.
+      if (txid === null) for (const row of rows) this.#merge(row);
+      else this.#uncertain.push({ txid, rows });
+      return false;
+    }
+  }
+}
+
+const spools = new WeakMap<object, UsageSpool>();
+
+/** The spool of a database (one per PrismaClient, shared by every server built on it). */
+export function usageSpool(prisma: PrismaClient): UsageSpool {
+  let spool = spools.get(prisma);
+  if (!spool) {
+    spool = new UsageSpool(prisma);
+    spools.set(prisma, spool);
+  }
+  return spool;
+}
