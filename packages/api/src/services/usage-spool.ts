@@ -30,6 +30,26 @@ interface Uncertain {
   rows: UsageIncrement[];
 }
 
+/**
+ * True when Postgres itself answered the statement with an error (a SQLSTATE outside the
+ * connection classes), as opposed to the connection or Prisma failing around it: only then would
+ * the same rows be refused again.
+ */
+function refusedByServer(error: unknown): boolean {
+  if (isDatabaseUnreachable(error)) return false;
+  const queue: unknown[] = [error];
+  for (let hops = 0; queue.length > 0 && hops < 8; hops++) {
+    const next = queue.shift();
+    if (typeof next !== "object" || next === null) continue;
+    const record = next as Record<string, unknown>;
+    const sqlState =
+      record.originalCode ?? (typeof record.severity === "string" || record.kind ? record.code : undefined);
+    if (typeof sqlState === "string" && /^[0-9A-Z]{5}$/.test(sqlState)) return true;
+    queue.push(record.cause, (record.meta as Record<string, unknown> | undefined)?.driverAdapterError);
+  }
+  return false;
+}
+
 function rowKey(row: UsageIncrement): string {
   return `${row.tenantId}\u0000${row.metric}\u0000${row.day.toISOString()}`;
 }
@@ -181,7 +201,7 @@ export class UsageSpool {
             INSERT INTO "UsageCounter" ("organizationId", "metric", "day", "value") VALUES ${Prisma.join(values)}
             ON CONFLICT ("organizationId", "metric", "day") DO UPDATE SET "value" = "UsageCounter"."value" + EXCLUDED."value"`;
         } catch (error) {
-          if (!isDatabaseUnreachable(error)) refused = error;
+          if (refusedByServer(error)) refused = error;
           throw error;
         }
       });
