@@ -15,6 +15,7 @@ import {
 } from "@lastword/dataplane";
 import type { CleanableStats } from "@lastword/logstore";
 import type { CleanerHealthBook } from "./cleaner-health";
+import { batchReadingLog, FetchPager } from "./fetch-pager";
 import type { HostedLog } from "./hosted-log";
 import type { PartitionHost } from "./partition-host";
 import { offsetForTimestamp } from "./timestamp-lookup";
@@ -85,12 +86,19 @@ export function deleteRecords(
 const FETCH_FRAME_BYTES = 256 << 10;
 
 /**
- * A fetch answered as binary frames (`stream-frames.ts`, the replay/snapshot format): one log read
- * bounded exactly as before (limit, maxBytes, offset gaps), an error (OFFSET_OUT_OF_RANGE, NOT_OWNER)
- * thrown before the 200 so it still gets its status, then batch frames of ~256 KiB written one at a
- * time as the socket drains, then the end frame (endOffset = nextOffset, logStartOffset); the log end
- * offset read with the records travels in a header. No JSON or base64 body is ever built.
- * Answers the number of records sent.
+ * A fetch answered as binary frames (`stream-frames.ts`, the replay/snapshot format), read from the
+ * log page by page (`fetch-pager.ts`: bounded exactly like one `log.read`: limit, maxBytes in stored
+ * batch bytes, offset gaps) and written as it is read: the first page is read before the 200, so an
+ * error there (OFFSET_OUT_OF_RANGE, NOT_OWNER, ...) still gets its status; each page then goes out
+ * as batch frames of ~256 KiB, the next written (and the next page read) only once the socket
+ * drained; then the end frame (endOffset = nextOffset, logStartOffset). The log end offset taken
+ * with the first page travels in a header, and no record at or above it is sent.
+ *
+ * The log is not held between pages (a close or handover does not wait for a slow reader): each
+ * page is its own `host.read`. A page that fails after the 200 (retention deleted what it was to
+ * read, the partition moved or closed, a corrupt batch) ends the answer early with a correct end
+ * frame: every record below its nextOffset was sent, and the next fetch from there gets the error
+ * with its status. Answers the number of records sent.
  */
 export async function fetchRecords(
   host: PartitionHost,
@@ -98,37 +106,43 @@ export async function fetchRecords(
   query: FetchQuery,
   res: ServerResponse,
 ): Promise<number> {
-  const page = await host.read(partitionId, async (log) => {
-    const records = await log.read(query.offset, { maxRecords: query.limit, maxBytes: query.maxBytes });
-    const last = records[records.length - 1];
-    return {
-      records,
-      nextOffset: last ? last.offset + 1 : Math.max(query.offset, log.logStartOffset),
-      logStartOffset: log.logStartOffset,
-      logEndOffset: log.logEndOffset,
-    };
+  const first = await host.read(partitionId, async (log) => {
+    const pager = new FetchPager({ ...query, endOffset: log.logEndOffset });
+    return { pager, logEndOffset: log.logEndOffset, page: await pager.next(batchReadingLog(log)) };
   });
-  const { records } = page;
+  const { pager, logEndOffset } = first;
+  let { page } = first;
   const closed = once(res, "close").then(() => undefined);
   res.writeHead(200, {
     "content-type": STREAM_CONTENT_TYPE,
-    [FETCH_LOG_END_HEADER]: String(page.logEndOffset),
+    [FETCH_LOG_END_HEADER]: String(logEndOffset),
   });
-  for (let from = 0; from < records.length; ) {
-    let to = from;
-    for (let bytes = 0; to < records.length && bytes < FETCH_FRAME_BYTES; to++) {
-      const r = records[to]!;
-      bytes += 32 + (r.key?.length ?? 0) + (r.value?.length ?? 0);
+  let written = 0;
+  for (;;) {
+    const { records } = page;
+    for (let from = 0; from < records.length; ) {
+      let to = from;
+      for (let bytes = 0; to < records.length && bytes < FETCH_FRAME_BYTES; to++) {
+        const r = records[to]!;
+        bytes += 32 + (r.key?.length ?? 0) + (r.value?.length ?? 0);
+      }
+      if (!res.write(encodeRecordFrames(records.slice(from, to)))) {
+        await Promise.race([once(res, "drain"), closed]);
+      }
+      // The reader went away: nothing left to tell it.
+      if (res.destroyed) return written + to;
+      from = to;
     }
-    if (!res.write(encodeRecordFrames(records.slice(from, to)))) {
-      await Promise.race([once(res, "drain"), closed]);
+    written += records.length;
+    if (page.done) break;
+    try {
+      page = await host.read(partitionId, (log) => pager.next(batchReadingLog(log)));
+    } catch {
+      break;
     }
-    // The reader went away: nothing left to tell it.
-    if (res.destroyed) return to;
-    from = to;
   }
-  res.end(encodeEndFrame(page.nextOffset, page.logStartOffset));
-  return records.length;
+  res.end(encodeEndFrame(pager.nextOffset, pager.logStartOffset));
+  return written;
 }
 
 export function listOffsets(

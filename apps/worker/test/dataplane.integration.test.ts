@@ -255,6 +255,98 @@ describe("streamed fetch", () => {
     });
   });
 
+  /**
+   * Opens a fetch of the whole partition with the reader paused right after the headers: a worker
+   * that streams from the disk has then read at most what the socket buffers (~4 MiB here) and one
+   * page hold, far less than the answer.
+   */
+  async function pausedFetch(partitionId: string) {
+    const incoming = await rawFetch(partitionId, { offset: 0, limit: 10_000, maxBytes: 64 << 20 });
+    incoming.pause();
+    expect(incoming.statusCode).toBe(200);
+    return incoming;
+  }
+
+  /** The rest of a paused answer: its records (offset, key, value's first byte) and its end frame. */
+  async function readAnswer(incoming: IncomingMessage) {
+    const records: { offset: number; key: string; fill: number }[] = [];
+    let end: { endOffset: number; logStartOffset: number } | null = null;
+    for await (const piece of splitStreamFrames(incoming as AsyncIterable<Buffer>)) {
+      if (piece.kind === "end") end = { endOffset: piece.endOffset, logStartOffset: piece.logStartOffset };
+      else
+        for (const r of decodeRecordBatch(piece.parts)) {
+          records.push({ offset: r.offset, key: r.key!.toString(), fill: r.value![0]! });
+        }
+    }
+    return { records, end: end! };
+  }
+
+  /** `rounds` × `keys` records of 8 KiB (key k<i>, every value byte = round), 100 per produce. */
+  async function produceRounds(partitionId: string, rounds: number, keys: number) {
+    const all = Array.from({ length: rounds * keys }, (_, n) => ({
+      key: Buffer.from(`k${n % keys}`),
+      value: Buffer.alloc(8 << 10, Math.floor(n / keys)),
+    }));
+    for (let i = 0; i < all.length; i += 100)
+      await client.produce({ partitionId, records: all.slice(i, i + 100) });
+  }
+
+  it("reads the log as it writes: retention under a paused reader ends the answer where the deleted pages begin", async () => {
+    const topic = await createTestTopic(db.prisma, {
+      partitions: 1,
+      configs: { "cleanup.policy": "delete", "segment.bytes": String(1 << 20) },
+    });
+    const partitionId = topic.partitionIds[0]!;
+    await produceRounds(partitionId, 75, 100); // 7,500 records, ~59 MiB
+    const incoming = await pausedFetch(partitionId);
+    expect(incoming.headers[FETCH_LOG_END_HEADER]).toBe("7500");
+    // Offsets below 6,500 (~51 MiB in) go while the worker is held by the reader. A worker that
+    // read the whole answer before its first byte (the old single read) would still send them all.
+    expect(await client.deleteRecords({ partitionId, beforeOffset: 6500 })).toEqual({ logStartOffset: 6500 });
+    const { records, end } = await readAnswer(incoming);
+    const sent = records.length;
+    expect(sent).toBeGreaterThan(0);
+    expect(sent).toBeLessThan(6500);
+    expect(records.map((r) => r.offset)).toEqual(Array.from({ length: sent }, (_, i) => i));
+    expect(records.every((r) => r.fill === Math.floor(r.offset / 100))).toBe(true);
+    // The end frame says where the answer stopped and where the log starts now; the next fetch
+    // from there is refused with its status, as if the deletion had come before it.
+    expect(end).toEqual({ endOffset: sent, logStartOffset: 6500 });
+    await expect(client.fetch({ partitionId, offset: sent })).rejects.toMatchObject({
+      code: "OFFSET_OUT_OF_RANGE",
+    });
+    const rest = await client.fetch({ partitionId, offset: 6500, limit: 10_000, maxBytes: 64 << 20 });
+    expect(rest.records.map((r) => r.offset)).toEqual(Array.from({ length: 1000 }, (_, i) => 6500 + i));
+  });
+
+  it("reads the log as it writes: a cleaner pass under a paused reader leaves a correct, compacted rest", async () => {
+    const topic = await createTestTopic(db.prisma, {
+      partitions: 1,
+      configs: { "cleanup.policy": "compact", "segment.bytes": String(1 << 20) },
+    });
+    const partitionId = topic.partitionIds[0]!;
+    const rounds = 30;
+    const keys = 200;
+    await produceRounds(partitionId, rounds, keys); // 6,000 records, ~47 MiB
+    const incoming = await pausedFetch(partitionId);
+    expect(incoming.headers[FETCH_LOG_END_HEADER]).toBe(String(rounds * keys));
+    await client.requestClean({ partitionId });
+    const { records, end } = await readAnswer(incoming);
+    expect(end).toEqual({ endOffset: rounds * keys, logStartOffset: 0 });
+    // Fewer than were written: the pages after the pass came from the compacted segments.
+    expect(records.length).toBeLessThan(rounds * keys);
+    for (let i = 1; i < records.length; i++) {
+      if (records[i]!.offset <= records[i - 1]!.offset)
+        throw new Error(`offset ${records[i]!.offset} out of order`);
+    }
+    // Every record is what was written at its offset, and every key's latest value is there.
+    for (const r of records) {
+      expect(r).toEqual({ offset: r.offset, key: `k${r.offset % keys}`, fill: Math.floor(r.offset / keys) });
+    }
+    const latest = records.filter((r) => r.fill === rounds - 1).map((r) => r.key);
+    expect(new Set(latest).size).toBe(keys);
+  });
+
   // "stall": the relay goes silent; the client's requestTimeoutMs (500 ms) is the idle limit.
   it.each(["cut", "stall"] as const)(
     "reports a stream %s after the first bytes as a retriable error, not a short answer",

@@ -1,0 +1,130 @@
+import { DataPlaneError } from "@lastword/dataplane";
+import { type BatchRead, decodeBatch, type LogRecord } from "@lastword/logstore";
+import type { HostedLog } from "./hosted-log";
+
+/**
+ * Stored batch bytes a fetch reads per page. A fetch holds one page at a time (its buffer, the
+ * records decoded from it and the frames encoded from those), or one batch when a batch is larger.
+ */
+export const FETCH_PAGE_BYTES = 256 << 10;
+
+/** The slice of the log a fetch reads through: whole stored batches, so maxBytes counts what Kafka counts. */
+export interface BatchReadingLog {
+  readonly logStartOffset: number;
+  readBatches(fromOffset: number, options: { maxBytes?: number; into?: Buffer }): Promise<BatchRead>;
+}
+
+/** The hosted log as a batch reader (the log store's PartitionLog is one; the key-index view passes it through). */
+export function batchReadingLog(log: HostedLog): BatchReadingLog {
+  const candidate = log as HostedLog & Partial<BatchReadingLog>;
+  if (typeof candidate.readBatches !== "function") {
+    throw new DataPlaneError("INTERNAL", "the hosted log cannot read stored batches");
+  }
+  return candidate as BatchReadingLog;
+}
+
+export interface FetchBounds {
+  offset: number;
+  /** Records. */
+  limit: number;
+  /** Stored batch bytes, whole batches, at least one batch with a record in it (the log store's `read` rule). */
+  maxBytes: number;
+  /** No record at or above this is served: the log end offset announced before the first byte. */
+  endOffset: number;
+  /** Stored bytes per page (tests make it small); FETCH_PAGE_BYTES by default. */
+  pageBytes?: number;
+}
+
+export interface FetchPage {
+  /** At least one unless `done`; keys and values are views of the pager's buffer, valid until the next page. */
+  records: LogRecord[];
+  /** A bound was reached or the log (up to `endOffset`) is exhausted: no further page. */
+  done: boolean;
+}
+
+/**
+ * Reads one fetch page by page, with the same answer as one `log.read(offset, { maxRecords: limit,
+ * maxBytes })` over an unchanging log: a page asks for at most what the byte budget still allows,
+ * and the log store serves the first batch of a page whatever its size, so that batch alone is
+ * checked here against the budget (once a record was served; before that it is served, as `read`
+ * serves at least one record). Records below the offset read from (a batch starts before it, or
+ * compaction left a batch without records at or above it) are skipped as `read` skips them.
+ * Each page reads the log afresh, so a segment swapped or deleted between pages is never touched:
+ * the next page reads what the log holds then, or fails (e.g. OFFSET_OUT_OF_RANGE once retention
+ * removed it), and the caller ends the answer at `nextOffset`.
+ */
+export class FetchPager {
+  readonly #bounds: FetchBounds;
+  /** Reused for every page: what a page decoded is written out (copied into frames) before the next read. */
+  readonly #into: Buffer;
+  /** Where the next page reads from: one past the last batch read. */
+  #from: number;
+  #sent = 0;
+  #bytes = 0;
+  #lastOffset = -1;
+  #done = false;
+  #logStartOffset = 0;
+
+  constructor(bounds: FetchBounds) {
+    this.#bounds = bounds;
+    this.#from = bounds.offset;
+    this.#into = Buffer.allocUnsafe(bounds.pageBytes ?? FETCH_PAGE_BYTES);
+  }
+
+  /** Records handed out so far. */
+  get sent(): number {
+    return this.#sent;
+  }
+
+  /** The log start offset the last page saw. */
+  get logStartOffset(): number {
+    return this.#logStartOffset;
+  }
+
+  /** One past the last record handed out; with none, the offset asked for (at least the log start). */
+  get nextOffset(): number {
+    return this.#lastOffset >= 0 ? this.#lastOffset + 1 : Math.max(this.#bounds.offset, this.#logStartOffset);
+  }
+
+  /** The next page with records (pages of batches without any are read through), or the last, empty one. */
+  async next(log: BatchReadingLog): Promise<FetchPage> {
+    const records: LogRecord[] = [];
+    const { limit, maxBytes, endOffset } = this.#bounds;
+    while (!this.#done && records.length === 0) {
+      this.#logStartOffset = log.logStartOffset;
+      const budget = Math.min(this.#into.length, Math.max(maxBytes - this.#bytes, 1));
+      const page = await log.readBatches(this.#from, { maxBytes: budget, into: this.#into });
+      if (page.bytes.length === 0) break;
+      const minOffset = this.#from;
+      for (let pos = 0; pos < page.bytes.length && !this.#done; ) {
+        const batch = decodeBatch(page.bytes, pos);
+        pos += batch.header.sizeBytes;
+        if (batch.header.baseOffset >= endOffset) {
+          this.#done = true;
+          break;
+        }
+        if (this.#sent > 0 && this.#bytes + batch.header.sizeBytes > maxBytes) {
+          this.#done = true;
+          break;
+        }
+        this.#bytes += batch.header.sizeBytes;
+        for (const record of batch.records) {
+          if (record.offset < minOffset) continue;
+          if (record.offset >= endOffset || this.#sent === limit) {
+            this.#done = true;
+            break;
+          }
+          records.push(record);
+          this.#sent++;
+          this.#lastOffset = record.offset;
+        }
+        if (this.#sent === limit) this.#done = true;
+      }
+      this.#from = page.nextOffset;
+      // Saves a read that could serve nothing (the first page always reads: it checks the offset).
+      if (this.#from >= endOffset || (this.#sent > 0 && this.#bytes >= maxBytes)) this.#done = true;
+    }
+    if (records.length === 0) this.#done = true;
+    return { records, done: this.#done };
+  }
+}
