@@ -15,7 +15,7 @@ import {
 } from "@lastword/dataplane";
 import type { CleanableStats } from "@lastword/logstore";
 import type { CleanerHealthBook } from "./cleaner-health";
-import { batchReadingLog, FetchPager } from "./fetch-pager";
+import { FetchPager } from "./fetch-pager";
 import type { HostedLog } from "./hosted-log";
 import type { PartitionHost } from "./partition-host";
 import { offsetForTimestamp } from "./timestamp-lookup";
@@ -108,7 +108,7 @@ export async function fetchRecords(
 ): Promise<number> {
   const first = await host.read(partitionId, async (log) => {
     const pager = new FetchPager({ ...query, endOffset: log.logEndOffset });
-    return { pager, logEndOffset: log.logEndOffset, page: await pager.next(batchReadingLog(log)) };
+    return { pager, logEndOffset: log.logEndOffset, page: await pager.next(log) };
   });
   const { pager, logEndOffset } = first;
   let { page } = first;
@@ -136,7 +136,7 @@ export async function fetchRecords(
     written += records.length;
     if (page.done) break;
     try {
-      page = await host.read(partitionId, (log) => pager.next(batchReadingLog(log)));
+      page = await host.read(partitionId, (log) => pager.next(log));
     } catch {
       break;
     }

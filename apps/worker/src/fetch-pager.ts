@@ -1,5 +1,4 @@
-import { DataPlaneError } from "@lastword/dataplane";
-import { type BatchRead, decodeBatch, type LogRecord } from "@lastword/logstore";
+import { decodeBatch, type LogRecord } from "@lastword/logstore";
 import type { HostedLog } from "./hosted-log";
 
 /**
@@ -9,19 +8,7 @@ import type { HostedLog } from "./hosted-log";
 export const FETCH_PAGE_BYTES = 256 << 10;
 
 /** The slice of the log a fetch reads through: whole stored batches, so maxBytes counts what Kafka counts. */
-export interface BatchReadingLog {
-  readonly logStartOffset: number;
-  readBatches(fromOffset: number, options: { maxBytes?: number; into?: Buffer }): Promise<BatchRead>;
-}
-
-/** The hosted log as a batch reader (the log store's PartitionLog is one; the key-index view passes it through). */
-export function batchReadingLog(log: HostedLog): BatchReadingLog {
-  const candidate = log as HostedLog & Partial<BatchReadingLog>;
-  if (typeof candidate.readBatches !== "function") {
-    throw new DataPlaneError("INTERNAL", "the hosted log cannot read stored batches");
-  }
-  return candidate as BatchReadingLog;
-}
+export type BatchReadingLog = Pick<HostedLog, "logStartOffset" | "readBatches">;
 
 export interface FetchBounds {
   offset: number;
