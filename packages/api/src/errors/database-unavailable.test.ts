@@ -44,4 +44,18 @@ describe("isDatabaseUnreachable", () => {
     expect(retryAfterSeconds(new Error("Connection terminated unexpectedly"))).toBeGreaterThan(0);
     expect(APP_ERROR_STATUS.DATABASE_UNAVAILABLE).toBe(503);
   });
+
+  it("treats better-auth's cause-less FAILED_TO_GET_SESSION as the database failing", () => {
+    const apiError = (code: string) =>
+      Object.assign(new Error("Failed to get session"), {
+        name: "APIError",
+        statusCode: 500,
+        body: { code },
+      });
+    expect(toProblem(apiError("FAILED_TO_GET_SESSION"))).toMatchObject({
+      status: 503,
+      code: "DATABASE_UNAVAILABLE",
+    });
+    expect(toProblem(apiError("SOMETHING_ELSE"))).toMatchObject({ status: 500, code: "INTERNAL" });
+  });
 });

@@ -48,7 +48,18 @@ export function toAppError(error: unknown): AppError | null {
   if (error instanceof AppError) return error;
   const fromDataPlane = dataPlaneError(error);
   if (fromDataPlane) return fromDataPlane;
-  return isDatabaseUnreachable(error) ? databaseUnavailable(error) : null;
+  return isDatabaseUnreachable(error) || sessionLookupFailed(error) ? databaseUnavailable(error) : null;
+}
+
+/**
+ * better-auth answers a session lookup whose query threw with its own 500 `FAILED_TO_GET_SESSION`
+ * and drops the cause. Sessions live only in Postgres here (no secondary storage), so that is the
+ * database failing: a retriable 503 like every other request that needs it.
+ */
+function sessionLookupFailed(error: unknown): boolean {
+  if (!(error instanceof Error) || error.name !== "APIError") return false;
+  const body = (error as Error & { body?: { code?: unknown } }).body;
+  return body?.code === "FAILED_TO_GET_SESSION";
 }
 
 const TRPC_CODE_BY_STATUS: Record<number, TRPC_ERROR_CODE_KEY> = {
