@@ -17,6 +17,7 @@ import type { CleanableStats } from "@lastword/logstore";
 import type { CleanerHealthBook } from "./cleaner-health";
 import { FetchPager } from "./fetch-pager";
 import type { HostedLog } from "./hosted-log";
+import type { Logger } from "./logger";
 import type { PartitionHost } from "./partition-host";
 import { offsetForTimestamp } from "./timestamp-lookup";
 import type { TombstoneAudit } from "./tombstone-audit";
@@ -105,6 +106,7 @@ export async function fetchRecords(
   partitionId: string,
   query: FetchQuery,
   res: ServerResponse,
+  logger: Pick<Logger, "warn">,
 ): Promise<number> {
   const first = await host.read(partitionId, async (log) => {
     const pager = new FetchPager({ ...query, endOffset: log.logEndOffset });
@@ -137,7 +139,10 @@ export async function fetchRecords(
     if (page.done) break;
     try {
       page = await host.read(partitionId, (log) => pager.next(log));
-    } catch {
+    } catch (error) {
+      // The reader gets a correct, shorter answer; the cause (often retention or a handover, but it
+      // may be a corrupt batch or a bug) would otherwise be seen by nobody.
+      logger.warn({ err: error, partitionId, nextOffset: pager.nextOffset }, "fetch ended early");
       break;
     }
   }

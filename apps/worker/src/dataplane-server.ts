@@ -112,7 +112,13 @@ async function route(
   try {
     if (op === "GET records") {
       // Streamed: the handler writes the frames itself.
-      const sent = await fetchRecords(options.host, partitionId, fetchQuerySchema.parse(query), res);
+      const sent = await fetchRecords(
+        options.host,
+        partitionId,
+        fetchQuerySchema.parse(query),
+        res,
+        options.logger,
+      );
       options.metrics.records.inc({ op: "fetch" }, sent);
       endTimer({ outcome: "ok" });
       return;
