@@ -18,3 +18,11 @@ export function slugFor(name: string): string {
   ).join("");
   return `${base || "tenant"}-${suffix}`;
 }
+
+/**
+ * Sent by the console with every request: the tenant its page was rendered for. The active
+ * organization belongs to the session, so a switch in another tab would otherwise make this tab's
+ * next click act on the other tenant; a request naming another tenant than the session's is refused
+ * with 409 TENANT_CHANGED and changes nothing.
+ */
+export const EXPECTED_TENANT_HEADER = "x-lastword-tenant";

@@ -3,6 +3,7 @@ import { hasScope, type Scope } from "../auth/scopes";
 import { AppError } from "../errors/app-error";
 import { toAppError, toTrpcError } from "../errors/problem";
 import { enforceRequestRate } from "../services/rate-limit.service";
+import { EXPECTED_TENANT_HEADER } from "../services/tenant-slug";
 import { baseProcedure, middleware } from "./trpc";
 
 // Services throw AppError (and the data plane DataPlaneError); tRPC gets the matching code here,
@@ -28,6 +29,14 @@ export const authenticatedProcedure = publicProcedure.use(async ({ ctx, next }) 
     { auth: ctx.deps.auth, prisma: ctx.deps.prisma, now: () => new Date(ctx.deps.clock.now()) },
     ctx.headers,
   );
+  const expected = ctx.headers.get(EXPECTED_TENANT_HEADER);
+  if (expected !== null && expected !== identity.tenantId) {
+    throw new AppError(
+      "TENANT_CHANGED",
+      "This page belongs to another organization than the one now active in your session (it was switched in another tab); nothing was changed. Reload to continue in the active one.",
+      { details: { expectedTenantId: expected, activeTenantId: identity.tenantId } },
+    );
+  }
   await enforceRequestRate(ctx.deps, identity.tenantId);
   return next({ ctx: { ...ctx, identity } });
 });

@@ -25,7 +25,7 @@ export default async function ConsoleLayout({ children }: { children: ReactNode 
   // Keyed by tenant: switching organizations starts a fresh query cache, so no page can show
   // the previous tenant's topics, keys or members while it refetches.
   return (
-    <Providers key={tenant.tenantId}>
+    <Providers key={tenant.tenantId} tenantId={tenant.tenantId}>
       <TenantGuard tenantId={tenant.tenantId} />
       <ConsoleHeader
         organizations={organizations.map(({ id, name }) => ({ id, name }))}
