@@ -1,11 +1,17 @@
 import { rmSync } from "node:fs";
+import { createPrisma } from "@lastword/db";
+import { TcpProxy } from "@lastword/db/testing";
 import type { RunningWorker } from "@lastword/worker";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { API_KEY_CACHE_MS } from "../src/auth/request-identity";
+import { API_KEY_CACHE_MS, resolveIdentity } from "../src/auth/request-identity";
+import { isDatabaseUnreachable } from "../src/errors/database-unavailable";
+import { TOPIC_ROUTING_CACHE_MS, topicRouting } from "../src/services/topic.service";
 import { type Harness, rest, startHarness, startHarnessWorker } from "./api-harness";
 
-// The request path reuses API-key rows for API_KEY_CACHE_MS and reads topics fresh; what another
-// process changes in Postgres (a revocation, a topic deletion) must still take effect within 1 s.
+// The request path reuses API-key rows and topic routing for ≤ 1 s per process
+// (services/lookup-cache.ts): what another process changes in Postgres (a revocation, a topic
+// deletion) must take effect within 1 s, what this process changes at once, and while
+// Postgres is unreachable the last values found are served (never a "not found").
 let h: Harness;
 let worker: RunningWorker;
 let dataDir: string;
@@ -42,9 +48,12 @@ async function untilRefused(
   }
 }
 
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
 describe("cached API keys", () => {
-  it("keeps the cache under 1 s", () => {
+  it("keeps the caches under 1 s", () => {
     expect(API_KEY_CACHE_MS).toBeLessThanOrEqual(1000);
+    expect(TOPIC_ROUTING_CACHE_MS).toBeLessThanOrEqual(1000);
   });
 
   it("refuses a key revoked by another process within 1 s", async () => {
@@ -117,5 +126,92 @@ describe("topics on the produce path", () => {
       producedRecords: (today.producedRecords ?? 0) + 50,
       producedBytes: (today.producedBytes ?? 0) + bytes,
     });
+  });
+});
+
+describe("topic changes made through this process", () => {
+  it("apply to the next produce at once: created, compacted, partitions added", async () => {
+    const { key } = await h.server.createApiKey({ ...tenant, name: "changes" });
+    const call = (method: string, path: string, body?: unknown) =>
+      rest(h.server, { apiKey: key }, method, path, body);
+    const produce = (record: Record<string, unknown>) =>
+      call("POST", "/topics/changing/records", { records: [{ value: str("v"), ...record }] });
+
+    // "Not found" is cached for the TTL; creating the topic here forgets it.
+    expect((await produce({ key: str("k") })).body.code).toBe("TOPIC_NOT_FOUND");
+    expect((await call("POST", "/topics", { name: "changing", partitions: 2 })).status).toBe(201);
+    expect((await produce({ key: str("k") })).status).toBe(200);
+
+    // Two partitions are cached; adding two makes partition 3 exist for the very next produce.
+    expect((await produce({ key: str("k"), partition: 3 })).body.code).toBe("PARTITION_NOT_FOUND");
+    expect((await call("POST", "/topics/changing/partitions", { count: 4 })).status).toBe(200);
+    const named = await produce({ key: str("k"), partition: 3 });
+    expect(named.status, JSON.stringify(named.body)).toBe(200);
+    expect(named.body.results).toEqual([{ partition: 3, offset: 0 }]);
+
+    // A keyless record is fine until the topic is compacted, then refused at once.
+    expect((await produce({ key: null })).status).toBe(200);
+    expect(
+      (await call("PATCH", "/topics/changing/configs", { set: { "cleanup.policy": "compact" } })).status,
+    ).toBe(200);
+    const keyless = await produce({ key: null });
+    expect(keyless.status).toBe(422);
+    expect(keyless.body.code).toBe("NULL_KEY_ON_COMPACTED_TOPIC");
+  });
+});
+
+describe("while Postgres is unreachable", () => {
+  it("serves the last API key and topic found, never a cached 'not found'", async () => {
+    const { key } = await h.server.createApiKey({ ...tenant, name: "outage" });
+    expect(
+      (await rest(h.server, { apiKey: key }, "POST", "/topics", { name: "outage", partitions: 3 })).status,
+    ).toBe(201);
+    const upstream = new URL(h.db.url);
+    const relay = await TcpProxy.start(upstream.hostname, Number(upstream.port || 5432));
+    // This process's view of the database, through a relay the test cuts.
+    const prisma = createPrisma(relay.relayUrl(h.db.url), { maxConnections: 2 });
+    const identity = () =>
+      resolveIdentity(
+        { auth: undefined as never, prisma, now: () => new Date() },
+        new Headers({ authorization: `Bearer ${key}` }),
+      );
+    try {
+      const before = {
+        identity: await identity(),
+        routing: await topicRouting(prisma, tenant.organizationId, "outage"),
+      };
+      expect(before.routing.partitionIds.size).toBe(3);
+      await expect(topicRouting(prisma, tenant.organizationId, "not-there")).rejects.toMatchObject({
+        code: "TOPIC_NOT_FOUND",
+      });
+
+      relay.cut();
+      // Past every TTL: each lookup asks the database again, and fails to reach it.
+      await sleep(Math.max(API_KEY_CACHE_MS, TOPIC_ROUTING_CACHE_MS) + 100);
+      expect((await identity()).tenantId).toBe(tenant.organizationId);
+      expect((await topicRouting(prisma, tenant.organizationId, "outage")).partitionIds).toEqual(
+        before.routing.partitionIds,
+      );
+
+      // Found nothing last time: the outage is reported, not a stale 404.
+      const missing = await topicRouting(prisma, tenant.organizationId, "not-there").catch((e) => e);
+      expect(missing.code).not.toBe("TOPIC_NOT_FOUND");
+      expect(isDatabaseUnreachable(missing)).toBe(true);
+      // Never looked up: nothing to serve.
+      const unknown = await topicRouting(prisma, "no-such-tenant", "outage").catch((e) => e);
+      expect(isDatabaseUnreachable(unknown)).toBe(true);
+
+      // Back: fresh values again (a change made during the outage shows).
+      await h.db.prisma.topic.update({
+        where: { organizationId_name: { organizationId: tenant.organizationId, name: "outage" } },
+        data: { partitionCount: 4 },
+      });
+      relay.restore();
+      await sleep(TOPIC_ROUTING_CACHE_MS + 100);
+      expect((await topicRouting(prisma, tenant.organizationId, "outage")).partitionCount).toBe(4);
+    } finally {
+      await prisma.$disconnect();
+      await relay.close();
+    }
   });
 });

@@ -1,8 +1,9 @@
-import { defaultKeyHasher } from "@better-auth/api-key";
+import { createHash } from "node:crypto";
 import type { ApiKey, PrismaClient } from "@lastword/db";
 import { AppError } from "../errors/app-error";
+import { isDatabaseUnreachable } from "../errors/database-unavailable";
 import type { AuditActor } from "../services/audit.service";
-import { cachePerOwner } from "../services/short-cache";
+import { cachePerOwner } from "../services/lookup-cache";
 import type { Auth } from "./auth";
 import { isRole, permissionsToScopes, type Role, type Scope, scopesOfRole } from "./scopes";
 
@@ -44,25 +45,36 @@ function createdBy(metadata: string | null): string | null {
  * is checked against the clock on every request.
  */
 export const API_KEY_CACHE_MS = 500;
-const apiKeyRows = cachePerOwner<ApiKey | null>(API_KEY_CACHE_MS);
+const apiKeyRows = cachePerOwner<ApiKey>({ ttlMs: API_KEY_CACHE_MS });
 
 /** A revocation in this process takes effect at once (other processes: within API_KEY_CACHE_MS). */
 export function forgetCachedApiKeys(prisma: PrismaClient): void {
   apiKeyRows(prisma).clear();
 }
 
+/**
+ * How the key plugin stores a key (its `defaultKeyHasher`: SHA-256, base64url without padding),
+ * computed synchronously: its Web Crypto digest costs ~0.3 ms of CPU per request for 40 bytes.
+ */
+export function hashApiKey(secret: string): string {
+  return createHash("sha256").update(secret).digest("base64url");
+}
+
 async function identityFromApiKey(prisma: PrismaClient, secret: string, now: Date): Promise<Identity> {
-  const hashed = await defaultKeyHasher(secret);
-  const key = await apiKeyRows(prisma).get(hashed, Date.now(), () =>
-    prisma.apiKey.findFirst({ where: { key: hashed } }),
-  );
+  const hashed = hashApiKey(secret);
+  const key = await apiKeyRows(prisma).get(hashed, () => prisma.apiKey.findFirst({ where: { key: hashed } }));
   if (!key || key.enabled === false || (key.expiresAt !== null && key.expiresAt <= now)) {
     throw new AppError("UNAUTHENTICATED", "The API key is invalid, expired or revoked.");
   }
   if (!key.lastRequest || now.getTime() - key.lastRequest.getTime() > LAST_USED_RESOLUTION_MS) {
     // Marked on the cached row first, so requests sharing it do not each write.
     key.lastRequest = now;
-    await prisma.apiKey.update({ where: { id: key.id }, data: { lastRequest: now } });
+    // Bookkeeping, not a check: while Postgres is unreachable the key (served from the cache) still works.
+    await prisma.apiKey
+      .update({ where: { id: key.id }, data: { lastRequest: now } })
+      .catch((error: unknown) => {
+        if (!isDatabaseUnreachable(error)) throw error;
+      });
   }
   const permissions: unknown = key.permissions ? JSON.parse(key.permissions) : null;
   return {

@@ -10,8 +10,7 @@ import { bytesToEnvelope, envelopeToBytes } from "../records/envelope";
 import { partitionForKey } from "../records/partitioner";
 import type { ProduceBatch } from "../records/produce-frames";
 import type { Clock } from "../trpc/context";
-import { findPartition, topicNotFound } from "./topic.service";
-import { isCompacted, storedConfigs } from "./topic-config";
+import { recheckTopicRouting, routedPartition, type TopicRouting, topicRouting } from "./topic.service";
 import { admitProduce, recordUsage } from "./usage.service";
 
 export interface RecordDeps {
@@ -49,10 +48,8 @@ function decodeRecords(input: ProduceRecordsInput): ProduceBatch {
 
 /** Picks each record's partition (record indices per partition); refuses the batch before anything is written. */
 function routeRecords(
-  topic: string,
+  { name: topic, partitionCount: partitions, compacted }: TopicRouting,
   { records, partitions: named }: ProduceBatch,
-  partitions: number,
-  compacted: boolean,
 ): Map<number, number[]> {
   // Keyless records of one call go to one partition together (Kafka's sticky partitioner, per batch).
   const sticky = Math.floor(Math.random() * partitions);
@@ -81,16 +78,6 @@ function routeRecords(
   return groups;
 }
 
-/** The caller's topic and its partition ids by index, in one query. */
-async function topicWithPartitions(prisma: PrismaClient, tenantId: string, name: string) {
-  const topic = await prisma.topic.findUnique({
-    where: { organizationId_name: { organizationId: tenantId, name } },
-    include: { partitions: { select: { id: true, index: true } } },
-  });
-  if (!topic) throw topicNotFound(name);
-  return { topic, ids: new Map(topic.partitions.map((p) => [p.index, p.id])) };
-}
-
 /** The JSON body's produce: envelopes to bytes, then `produceBatch`. */
 export async function produceRecords(
   deps: RecordDeps,
@@ -104,8 +91,9 @@ export async function produceRecords(
  * Writes a batch: one data-plane produce (one log append, one fsync) per partition, in parallel.
  * Answers per record in request order; `partial` tells the REST layer to answer 207.
  *
- * Round trips: the topic lookup and the quota check (quota row ∥ one Redis MULTI) go out together;
- * the usage counters are added while the data plane writes (counting the whole batch) and the
+ * Round trips: the topic routing and the tenant's quota come from per-process caches (500 ms), so
+ * the one wait before the write is the produce admission's Redis MULTI (rate window and stored
+ * total; a cache miss adds its query alongside it). The usage counters are added while the data plane writes (counting the whole batch) and the
  * records that were not written are taken back afterwards, so every acknowledged record is counted
  * before it is acknowledged and the write path waits on no extra round trip.
  *
@@ -125,13 +113,8 @@ export async function produceBatch(
   const admitted = admitProduce(deps, tenantId, bytes);
   // Handled here too, so a refusal is not unhandled while a bad topic or batch is answered first.
   admitted.catch(() => {});
-  const { topic, ids } = await topicWithPartitions(deps.prisma, tenantId, topicName);
-  const groups = routeRecords(
-    topicName,
-    batch,
-    topic.partitionCount,
-    isCompacted(storedConfigs(topic.configs)),
-  );
+  const topic = await topicRouting(deps.prisma, tenantId, topicName);
+  const groups = routeRecords(topic, batch);
   await admitted;
   const counted = recordUsage(deps, tenantId, { producedRecords: records.length, producedBytes: bytes });
   counted.catch(() => {}); // awaited below, after the writes; not an unhandled rejection meanwhile
@@ -142,7 +125,7 @@ export async function produceBatch(
   await Promise.all(
     [...groups].map(async ([partition, indices]) => {
       try {
-        const partitionId = ids.get(partition);
+        const partitionId = topic.partitionIds.get(partition);
         if (!partitionId)
           throw new AppError("PARTITION_UNAVAILABLE", `Partition ${partition} is being created.`);
         const { offsets } = await deps.dataPlane.produce({
@@ -167,18 +150,32 @@ export async function produceBatch(
   if (unwrittenRecords > 0) {
     await recordUsage(deps, tenantId, { producedRecords: -unwrittenRecords, producedBytes: -unwrittenBytes });
   }
-  // Nothing written: the caller gets that error itself rather than a 207 listing it N times.
-  if (failures.length > 0 && failures.length === groups.size) throw failures[0];
+  if (failures.length > 0) {
+    // Nothing written: the caller gets that error itself rather than a 207 listing it N times
+    // (or TOPIC_NOT_FOUND, when the cached routing outlived the topic).
+    const recheck = recheckTopicRouting(deps.prisma, tenantId, topic);
+    if (failures.length === groups.size) {
+      await recheck;
+      throw failures[0];
+    }
+    await recheck.catch(() => {});
+  }
   return { results };
 }
 
 export async function readRecords(deps: RecordDeps, identity: Identity, input: ReadRecordsInput) {
-  const { partition } = await findPartition(deps.prisma, identity.tenantId, input.topic, input.partition);
-  const fetched = await deps.dataPlane.fetch({
-    partitionId: partition.id,
-    offset: input.offset,
-    limit: input.limit,
-  });
+  const { routing, partitionId } = await routedPartition(
+    deps.prisma,
+    identity.tenantId,
+    input.topic,
+    input.partition,
+  );
+  const fetched = await deps.dataPlane
+    .fetch({ partitionId, offset: input.offset, limit: input.limit })
+    .catch(async (error: unknown) => {
+      await recheckTopicRouting(deps.prisma, identity.tenantId, routing);
+      throw error;
+    });
   return {
     records: fetched.records.slice(0, input.limit).map((r) => ({
       offset: r.offset,

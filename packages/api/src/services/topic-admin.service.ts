@@ -4,7 +4,13 @@ import { hasScope } from "../auth/scopes";
 import { AppError } from "../errors/app-error";
 import type { AlterConfigsInput } from "../procedures/topics/alter-configs.schema";
 import { appendAuditEvent } from "./audit.service";
-import { assertPartitionQuota, findTopic, type TopicDeps, topicSummary } from "./topic.service";
+import {
+  assertPartitionQuota,
+  findTopic,
+  forgetTopicRouting,
+  type TopicDeps,
+  topicSummary,
+} from "./topic.service";
 import { type ExplicitConfigs, isCompacted, storedConfigs, validateConfigs } from "./topic-config";
 import { type ConfigWarning, changeWarnings, configWarnings } from "./topic-guardrails";
 
@@ -61,6 +67,8 @@ export async function alterTopicConfigs(deps: TopicDeps, identity: Identity, inp
     });
     return row;
   });
+  // Produce reads the cleanup policy (null keys on compacted topics) from the cached routing.
+  forgetTopicRouting(deps.prisma, identity.tenantId, topic.name);
   return { topic: topicSummary(updated), changes, warnings, validateOnly: false };
 }
 
@@ -118,5 +126,6 @@ export async function addPartitions(
     });
     return row;
   });
+  forgetTopicRouting(deps.prisma, identity.tenantId, topic.name);
   return { topic: topicSummary(updated), forced };
 }

@@ -6,8 +6,9 @@ import type { TopicSummary } from "../procedures/topics/topic.schema";
 import type { Clock } from "../trpc/context";
 import { appendAuditEvent } from "./audit.service";
 import { decodeCursor, encodeCursor } from "./cursor";
+import { cachePerOwner } from "./lookup-cache";
 import { tenantQuota } from "./rate-limit.service";
-import { cleanupPolicyOf, storedConfigs, validateConfigs } from "./topic-config";
+import { cleanupPolicyOf, isCompacted, storedConfigs, validateConfigs } from "./topic-config";
 import { type ConfigWarning, configWarnings } from "./topic-guardrails";
 import { presetConfigs } from "./topic-presets";
 import { type TopicUsage, topicListWarnings, topicUsage } from "./topic-usage";
@@ -44,6 +45,103 @@ export async function findTopic(prisma: PrismaClient, tenantId: string, name: st
   return topic;
 }
 
+/** What a produce needs of its topic: how many partitions, their ids by index, and whether it is compacted. */
+export interface TopicRouting {
+  topicId: string;
+  name: string;
+  partitionCount: number;
+  compacted: boolean;
+  partitionIds: ReadonlyMap<number, string>;
+}
+
+/**
+ * How long a topic's routing is reused per process on the produce path. A change made through this
+ * process (create, delete, config change, partitions added) applies at once (`forgetTopicRouting`);
+ * one made by another process within this.
+ */
+export const TOPIC_ROUTING_CACHE_MS = 500;
+const routings = cachePerOwner<TopicRouting>({ ttlMs: TOPIC_ROUTING_CACHE_MS });
+const routingKey = (tenantId: string, name: string) => `${tenantId}\u0000${name}`;
+
+/** The caller's topic as produce routes to it, in one query (or none, within the TTL). */
+export async function topicRouting(
+  prisma: PrismaClient,
+  tenantId: string,
+  name: string,
+): Promise<TopicRouting> {
+  const routing = await routings(prisma).get(routingKey(tenantId, name), async () => {
+    const topic = await prisma.topic.findUnique({
+      where: { organizationId_name: { organizationId: tenantId, name } },
+      select: {
+        id: true,
+        partitionCount: true,
+        configs: true,
+        partitions: { select: { id: true, index: true } },
+      },
+    });
+    if (!topic) return null;
+    return {
+      topicId: topic.id,
+      name,
+      partitionCount: topic.partitionCount,
+      compacted: isCompacted(storedConfigs(topic.configs)),
+      partitionIds: new Map(topic.partitions.map((p) => [p.index, p.id])),
+    };
+  });
+  if (!routing) throw topicNotFound(name);
+  return routing;
+}
+
+export function forgetTopicRouting(prisma: PrismaClient, tenantId: string, name: string): void {
+  routings(prisma).forget(routingKey(tenantId, name));
+}
+
+/**
+ * A write to `routing`'s partitions failed. If the routing was out of date (the topic deleted or
+ * recreated by another process within the TTL), it is forgotten, and a deleted topic is answered
+ * as TOPIC_NOT_FOUND rather than the worker's retriable "no such partition". Reads past the cache;
+ * when that read fails too, the write's own error stands.
+ */
+export async function recheckTopicRouting(
+  prisma: PrismaClient,
+  tenantId: string,
+  routing: TopicRouting,
+): Promise<void> {
+  const row = await prisma.topic
+    .findUnique({
+      where: { organizationId_name: { organizationId: tenantId, name: routing.name } },
+      select: { id: true },
+    })
+    .catch(() => undefined);
+  if (row === undefined || row?.id === routing.topicId) return;
+  forgetTopicRouting(prisma, tenantId, routing.name);
+  if (row === null) throw topicNotFound(routing.name);
+}
+
+/**
+ * A partition's id by index through the cached routing (the read path: 404 for a missing index,
+ * and served while Postgres is unreachable, like produce).
+ */
+export async function routedPartition(
+  prisma: PrismaClient,
+  tenantId: string,
+  topicName: string,
+  index: number,
+): Promise<{ routing: TopicRouting; partitionId: string }> {
+  const routing = await topicRouting(prisma, tenantId, topicName);
+  const partitionId = routing.partitionIds.get(index);
+  if (partitionId === undefined) throw partitionNotFound(topicName, index, routing.partitionCount);
+  return { routing, partitionId };
+}
+
+function partitionNotFound(topicName: string, index: number, partitionCount: number): AppError {
+  return new AppError(
+    "PARTITION_NOT_FOUND",
+    `Topic "${topicName}" has no partition ${index} (it has ${partitionCount}).`,
+    { details: { partition: index } },
+  );
+}
+
 /** A partition by index of one of the caller's topics (404 for another tenant's, or a missing index). */
 export async function findPartition(
   prisma: PrismaClient,
@@ -55,13 +153,7 @@ export async function findPartition(
   const partition = await prisma.partition.findUnique({
     where: { topicId_index: { topicId: topic.id, index } },
   });
-  if (!partition) {
-    throw new AppError(
-      "PARTITION_NOT_FOUND",
-      `Topic "${topicName}" has no partition ${index} (it has ${topic.partitionCount}).`,
-      { details: { partition: index } },
-    );
-  }
+  if (!partition) throw partitionNotFound(topicName, index, topic.partitionCount);
   return { topic, partition };
 }
 
@@ -138,6 +230,8 @@ export async function createTopic(
       });
       return created;
     });
+    // "Not found" may be cached from a produce that came first.
+    forgetTopicRouting(deps.prisma, identity.tenantId, input.name);
     return { topic: topicSummary(topic), validateOnly: false, warnings };
   } catch (error) {
     if (isUniqueViolation(error)) throw new AppError("TOPIC_EXISTS", `Topic "${input.name}" already exists.`);
@@ -189,5 +283,6 @@ export async function deleteTopic(
       now,
     });
   });
+  forgetTopicRouting(deps.prisma, identity.tenantId, name);
   return { name, deleted: true };
 }
