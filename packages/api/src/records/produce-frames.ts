@@ -72,7 +72,8 @@ export function decodeProduceFrames(body: Buffer, maxRecords: number): ProduceBa
     }
     let records: ReturnType<typeof decodeRecordBatch>;
     try {
-      records = decodeRecordBatch([body.subarray(pos, end)]);
+      // Views of the body, not copies: the body is this request's and outlives the records.
+      records = decodeRecordBatch([body.subarray(pos, end)], { views: true });
     } catch (error) {
       if (!(error instanceof DataPlaneError)) throw error;
       throw malformed(
