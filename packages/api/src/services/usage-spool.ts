@@ -56,7 +56,7 @@ function rowKey(row: UsageIncrement): string {
 
 /**
  * The process's usage counters on their way to Postgres. Increments merge per row; a flush writes
- * them in one transaction that first takes its transaction id, so when the connection is lost
+ * them in one transaction whose statement returns the transaction id, so when the connection is lost
  * before COMMIT is answered the next flush asks Postgres (`txid_status`) whether it committed,
  * instead of guessing: a row is neither lost nor added twice. While Postgres answers, callers wait
  * for the flush holding their increment (counted before acknowledged); once a flush fails they no
@@ -193,13 +193,14 @@ export class UsageSpool {
     let refused: unknown = null;
     try {
       await this.#prisma.$transaction(async (tx) => {
-        const ids = await tx.$queryRaw<{ id: string }[]>`SELECT txid_current()::text AS id`;
-        txid = ids[0]!.id;
         const values = rows.map((r) => Prisma.sql`(${r.tenantId}, ${r.metric}, ${r.day}, ${r.value})`);
         try {
-          await tx.$executeRaw`
+          // The id comes back with the statement's answer, before COMMIT is sent: no answer, no COMMIT.
+          const written = await tx.$queryRaw<{ id: string }[]>`
             INSERT INTO "UsageCounter" ("organizationId", "metric", "day", "value") VALUES ${Prisma.join(values)}
-            ON CONFLICT ("organizationId", "metric", "day") DO UPDATE SET "value" = "UsageCounter"."value" + EXCLUDED."value"`;
+            ON CONFLICT ("organizationId", "metric", "day") DO UPDATE SET "value" = "UsageCounter"."value" + EXCLUDED."value"
+            RETURNING txid_current()::text AS id`;
+          txid = written[0]!.id;
         } catch (error) {
           if (refusedByServer(error)) refused = error;
           throw error;
@@ -215,7 +216,7 @@ export class UsageSpool {
         });
         return true;
       }
-      // Without a transaction id nothing was sent that could commit; with one, Postgres decides.
+      // Without a transaction id COMMIT was never sent (nothing committed); with one, Postgres decides.
       if (txid === null) for (const row of rows) this.#merge(row);
       else this.#uncertain.push({ txid, rows });
       return false;
