@@ -2,14 +2,18 @@ import { once } from "node:events";
 import type { ServerResponse } from "node:http";
 import {
   DataPlaneError,
+  decodeStoredFrame,
   encodeEndFrame,
   encodeErrorFrame,
   encodeRecordFrames,
+  encodeStoredHead,
   type KeyLookupResponse,
   type KeyVersionsResponse,
   STREAM_CONTENT_TYPE,
   type StreamQuery,
+  storedBatchesBefore,
 } from "@lastword/dataplane";
+import type { BatchRead } from "@lastword/logstore";
 import type { HostedLog, LogRecord } from "./hosted-log";
 import { type KeyIndexedLog, keyIndexOf, SCAN_READ_BYTES, scanLog } from "./indexed-log";
 import { dataPlaneErrorOf } from "./log-errors";
@@ -94,6 +98,86 @@ function segmentOf(sortedBases: readonly number[], offset: number): number {
   return sortedBases[lo] ?? 0;
 }
 
+/** The log store's undecoded read, which the engine has and HostedLog does not (yet) name. */
+interface BatchReadingLog {
+  readBatches(fromOffset: number, options: { maxBytes?: number }): Promise<BatchRead>;
+}
+
+function batchReader(log: HostedLog): BatchReadingLog | null {
+  return typeof (log as Partial<BatchReadingLog>).readBatches === "function"
+    ? (log as unknown as BatchReadingLog)
+    : null;
+}
+
+/**
+ * Bytes per stored frame: small enough that the worker's next read overlaps the web's and the
+ * client's work on this one, large enough that per-frame costs vanish.
+ */
+const STORED_PAGE_BYTES = 256 << 10;
+
+/** One stored frame to send: whole batches as the log store read them, and which records they mean. */
+interface StoredPage {
+  bytes: Buffer;
+  from: number;
+  /** The offsets to keep (a snapshot's latest records), ascending; null = every one in [from, end). */
+  keep: Float64Array | null;
+  /** Records in the batches (kept or not). */
+  records: number;
+}
+
+/**
+ * A stream's pages as stored batches: a replay reads [from, end) batch by batch; a snapshot reads
+ * from each live record's offset on (as streamPages) and lists the live offsets each page holds.
+ */
+async function* storedPages(
+  reader: BatchReadingLog,
+  log: HostedLog,
+  from: number,
+  end: number,
+  live: Float64Array | null,
+): AsyncGenerator<StoredPage> {
+  let i = 0;
+  let next = from;
+  for (;;) {
+    if (live) {
+      if (i >= live.length || live[i]! >= end) return;
+      next = Math.max(next, live[i]!);
+    }
+    // Retention may have moved the start since the last page: read from what is still there.
+    const start = Math.max(next, log.logStartOffset);
+    if (start >= end) return;
+    const read = await reader.readBatches(start, { maxBytes: STORED_PAGE_BYTES });
+    const cut = storedBatchesBefore(read.bytes, end);
+    if (cut.length === 0) return;
+    next = cut.nextOffset;
+    let keep: Float64Array | null = null;
+    if (live) {
+      const first = i;
+      while (i < live.length && live[i]! < next) i++;
+      keep = live.subarray(first, i);
+    }
+    yield { bytes: read.bytes.subarray(0, cut.length), from: start, keep, records: cut.records };
+  }
+}
+
+/** Sends one stored frame (head, then the batches as read: no copy); false when the socket is full. */
+function writeStored(res: ServerResponse, page: StoredPage, end: number): boolean {
+  res.cork();
+  res.write(encodeStoredHead(page.bytes.length, page.from, end, page.keep));
+  const flowing = res.write(page.bytes);
+  res.uncork();
+  return flowing;
+}
+
+/**
+ * A snapshot page worth sending as stored batches: when most of its records are kept. A sparse one
+ * (a key's latest amid much superseded data) goes as the picked records, so the stream carries
+ * about one record per live key either way.
+ */
+function denseEnough(page: StoredPage): boolean {
+  return page.keep === null || page.keep.length * 2 >= page.records;
+}
+
 /**
  * The pages a stream sends: a replay reads every record in [from, end); a snapshot reads only from
  * each live record's offset on (the frozen index lists them), so the superseded stretches of a dirty
@@ -149,14 +233,30 @@ export async function streamPartition(
     };
   }
   const closed = once(res, "close").then(() => undefined);
+  const reader = batchReader(log);
   try {
     res.writeHead(200, { "content-type": STREAM_CONTENT_TYPE });
-    for await (const page of streamPages(log, from, end, live)) {
-      const picked = page.filter((r) => r.offset < end && keep(r));
-      if (picked.length && !res.write(encodeRecordFrames(picked))) {
-        await Promise.race([once(res, "drain"), closed]);
+    if (reader) {
+      for await (const page of storedPages(reader, log, from, end, live)) {
+        let flowing = true;
+        if (denseEnough(page)) flowing = writeStored(res, page, end);
+        else {
+          const picked = decodeStoredFrame(
+            Buffer.concat([encodeStoredHead(page.bytes.length, page.from, end, page.keep), page.bytes]),
+          );
+          if (picked.length) flowing = res.write(encodeRecordFrames(picked));
+        }
+        if (!flowing) await Promise.race([once(res, "drain"), closed]);
+        if (res.destroyed) return;
       }
-      if (res.destroyed) return;
+    } else {
+      for await (const page of streamPages(log, from, end, live)) {
+        const picked = page.filter((r) => r.offset < end && keep(r));
+        if (picked.length && !res.write(encodeRecordFrames(picked))) {
+          await Promise.race([once(res, "drain"), closed]);
+        }
+        if (res.destroyed) return;
+      }
     }
     res.end(encodeEndFrame(Math.max(end, from), log.logStartOffset));
   } catch (error) {

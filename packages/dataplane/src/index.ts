@@ -34,12 +34,15 @@ export {
 export {
   type DecodeBatchOptions,
   decodeRecordBatch,
+  decodeStoredFrame,
   decodeStreamFrames,
   encodeEndFrame,
   encodeErrorFrame,
   encodeRecordFrames,
+  encodeStoredHead,
   STREAM_CONTENT_TYPE,
   type StreamFrame,
   type StreamPiece,
   splitStreamFrames,
+  storedBatchesBefore,
 } from "./stream-frames";

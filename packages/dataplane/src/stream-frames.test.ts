@@ -1,3 +1,4 @@
+import { encodeRecordBatch } from "@lastword/logstore";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { DataPlaneError } from "./errors";
@@ -8,8 +9,11 @@ import {
   encodeEndFrame,
   encodeErrorFrame,
   encodeRecordFrames,
+  encodeStoredHead,
   splitStreamFrames,
+  storedBatchesBefore,
 } from "./stream-frames";
+import { storedCase } from "./stream-frames.fixture";
 
 const bytes = fc.option(fc.uint8Array({ maxLength: 64 }).map((a) => Buffer.from(a)));
 const record = fc.record({
@@ -136,5 +140,83 @@ describe("stream frames", () => {
       }),
       { numRuns: 100 },
     );
+  });
+
+  it("stored frames: the records of [from, end) (and of the keep list) however the bytes are split", async () => {
+    await fc.assert(
+      fc.asyncProperty(storedCase, fc.array(fc.integer({ min: 1, max: 60 })), async (c, sizes) => {
+        const head = encodeStoredHead(c.bytes.length, c.from, c.end, c.keepList);
+        const body = Buffer.concat([head, c.bytes, encodeEndFrame(c.end, 0)]);
+        const { records, end } = await collect(chunked(body, sizes));
+        expect(records).toEqual(c.expected);
+        expect(end).toBe(c.end);
+        const seen: Buffer[] = [];
+        for await (const piece of splitStreamFrames(chunked(body, sizes))) {
+          if (piece.kind === "batch") seen.push(Buffer.concat(piece.parts));
+        }
+        expect(seen).toEqual([Buffer.concat([head, c.bytes])]);
+      }),
+      { numRuns: 200 },
+    );
+  });
+
+  it("stored frames: a first batch starting below the offset asked for, and compaction gaps", async () => {
+    const batch = (baseOffset: number, deltas: number[]) =>
+      encodeRecordBatch(
+        deltas.map((offsetDelta) => ({
+          key: Buffer.from(`k${baseOffset + offsetDelta}`),
+          value: null,
+          offsetDelta,
+        })),
+        { baseOffset, appendTimeMs: 5 },
+      );
+    // Offsets 10, 13, 14 | 20, 25 (15–19 and 21–24 compacted away).
+    const bytes = Buffer.concat([batch(10, [0, 3, 4]), batch(20, [0, 5])]);
+    const offsetsOf = async (from: number, end: number, keep: number[] | null) => {
+      const body = Buffer.concat([
+        encodeStoredHead(bytes.length, from, end, keep),
+        bytes,
+        encodeEndFrame(end, 0),
+      ]);
+      return (await collect(chunked(body, []))).records.map((r) => r.offset);
+    };
+    expect(await offsetsOf(13, 100, null)).toEqual([13, 14, 20, 25]);
+    expect(await offsetsOf(11, 25, null)).toEqual([13, 14, 20]);
+    expect(await offsetsOf(0, 100, [12, 14, 19, 25, 30])).toEqual([14, 25]);
+    expect(await offsetsOf(15, 100, [])).toEqual([]);
+    // What the worker sends of a read for a stream ending at 20: the first batch only.
+    expect(storedBatchesBefore(bytes, 20)).toEqual({
+      length: batch(10, [0, 3, 4]).length,
+      nextOffset: 15,
+      records: 3,
+    });
+    expect(storedBatchesBefore(bytes, 21)).toEqual({ length: bytes.length, nextOffset: 26, records: 5 });
+    expect(storedBatchesBefore(bytes, 10)).toEqual({ length: 0, nextOffset: -1, records: 0 });
+  });
+
+  it("stored frames: lengths that overrun the frame are an error, never a read out of bounds", async () => {
+    const bytes = encodeRecordBatch([{ key: Buffer.from("key"), value: Buffer.from("value") }], {
+      baseOffset: 0,
+      appendTimeMs: 5,
+    });
+    const frameOf = (batches: Buffer) =>
+      Buffer.concat([encodeStoredHead(batches.length, 0, 10, null), batches]);
+    // Cut inside the batch: the batch length runs past the frame.
+    await expect(
+      collect(chunked(Buffer.concat([frameOf(bytes.subarray(0, 70)), encodeEndFrame(1, 0)]), [])),
+    ).rejects.toMatchObject({ code: "INTERNAL" });
+    // A value length past the record's end.
+    const bad = Buffer.from(bytes);
+    const valueLengthAt = bad.indexOf("value") - 1;
+    bad[valueLengthAt] = 0x7e; // zigzag 63
+    await expect(
+      collect(chunked(Buffer.concat([frameOf(bad), encodeEndFrame(1, 0)]), [])),
+    ).rejects.toMatchObject({ code: "INTERNAL" });
+    // A keep list longer than the frame.
+    const head = encodeStoredHead(0, 0, 10, [1, 2]);
+    head.writeInt32BE(1000, 21);
+    await expect(collect(chunked(Buffer.concat([head, encodeEndFrame(1, 0)]), []))).rejects.toMatchObject({
+      code: "INTERNAL",
+    });
   });
 });
