@@ -9,7 +9,7 @@ import { decodeStreamFrames, type StreamFrame, type StreamPiece, splitStreamFram
 const STREAM_HEADERS_TIMEOUT_MS = 20_000;
 
 /** Socket chunks (≤ 64 KiB each) read ahead of the consumer before the socket is paused. */
-const CHUNKS_AHEAD = 8;
+const CHUNKS_AHEAD = 16;
 
 export interface PartitionStreamRequest {
   partitionId: string;

@@ -116,18 +116,56 @@ async function waitForRecords(deps: ApiDeps, plan: StreamPlan, starts: number[])
   }
 }
 
+/**
+ * Each partition's stream in partition order, the next one opened while the current one is read:
+ * the worker starts on it (its headers, its first reads) instead of after the current one ends.
+ * Streams opened and not read (the reader left, or failed) are closed.
+ */
+async function* partitionStreams<T>(
+  plan: StreamPlan,
+  open: (partition: { index: number; id: string }, i: number) => AsyncIterable<T>,
+): AsyncGenerator<{ index: number; items: AsyncGenerator<T> }> {
+  const opened: { gen: AsyncIterator<T>; first: Promise<IteratorResult<T>> }[] = [];
+  const start = (i: number) => {
+    const gen = open(plan.partitions[i]!, i)[Symbol.asyncIterator]();
+    const first = gen.next();
+    // Read when its turn comes; until then a failure must not count as unhandled.
+    first.catch(() => undefined);
+    opened.push({ gen, first });
+  };
+  try {
+    for (let i = 0; i < plan.partitions.length; i++) {
+      if (i === 0) start(0);
+      if (i + 1 < plan.partitions.length) start(i + 1);
+      const { gen, first } = opened[i]!;
+      yield {
+        index: plan.partitions[i]!.index,
+        items: (async function* () {
+          for (let next = await first; !next.done; next = await gen.next()) yield next.value;
+        })(),
+      };
+    }
+  } finally {
+    // Not awaited: a stream opened ahead may still be waiting for its worker's headers.
+    for (const { gen, first } of opened) {
+      first.then(() => gen.return?.()).catch(() => undefined);
+    }
+  }
+}
+
 async function* ndjsonLines(deps: ApiDeps, plan: StreamPlan, starts: number[]): AsyncGenerator<Uint8Array> {
   const encoder = new TextEncoder();
   const mode = plan.input.mode;
   const offsets: { partition: number; offset: number }[] = [];
+  const open = (p: { id: string }, i: number) =>
+    deps.dataPlane.streamPartition({ partitionId: p.id, mode, offset: starts[i]! });
   try {
-    for (const [i, p] of plan.partitions.entries()) {
-      const frames = deps.dataPlane.streamPartition({ partitionId: p.id, mode, offset: starts[i]! });
-      for await (const frame of frames) {
-        if (frame.kind === "end") offsets.push({ partition: p.index, offset: frame.endOffset });
+    for await (const { index, items } of partitionStreams(plan, open)) {
+      for await (const frame of items) {
+        if (frame.kind === "end") offsets.push({ partition: index, offset: frame.endOffset });
         else if (frame.records.length) {
           let chunk = "";
-          for (const r of frame.records) chunk += `${recordLine(p.index, r, plan.input)}\n`;
+          for (const r of frame.records) chunk += `${recordLine(index, r, plan.input)}\n`;
           yield encoder.encode(chunk);
         }
       }
@@ -141,23 +179,29 @@ async function* ndjsonLines(deps: ApiDeps, plan: StreamPlan, starts: number[]): 
 }
 
 /**
- * The binary answer: each partition's worker batches passed on as they arrived (views of the
- * worker's response chunks, no record decoded), behind a partition frame; the offsets frame last.
+ * The binary answer: each partition's worker frames (batch or stored) passed on as they arrived
+ * (views of the worker's response chunks, no record decoded), behind a partition frame; the
+ * offsets frame last.
  */
-async function* binaryFrames(deps: ApiDeps, plan: StreamPlan, starts: number[]): AsyncGenerator<Uint8Array> {
+async function* binaryFrames(
+  deps: ApiDeps,
+  plan: StreamPlan,
+  starts: number[],
+): AsyncGenerator<Uint8Array | readonly Uint8Array[]> {
   const mode = plan.input.mode;
   const offsets: { partition: number; offset: number }[] = [];
+  const open = (p: { id: string }, i: number) =>
+    deps.dataPlane.streamPartitionPieces({ partitionId: p.id, mode, offset: starts[i]! });
   try {
-    for (const [i, p] of plan.partitions.entries()) {
-      yield partitionFrame(p.index);
-      const pieces = deps.dataPlane.streamPartitionPieces({ partitionId: p.id, mode, offset: starts[i]! });
-      for await (const piece of pieces) {
-        if (piece.kind === "end") offsets.push({ partition: p.index, offset: piece.endOffset });
-        else yield* piece.parts;
+    for await (const { index, items } of partitionStreams(plan, open)) {
+      yield partitionFrame(index);
+      for await (const piece of items) {
+        if (piece.kind === "end") offsets.push({ partition: index, offset: piece.endOffset });
+        else yield piece.parts;
       }
     }
   } catch (error) {
-    // Batches arrive whole, so the error frame starts at a frame boundary; no offsets frame follows.
+    // Frames arrive whole, so the error frame starts at a frame boundary; no offsets frame follows.
     yield encodeErrorFrame(toProblem(error));
     return;
   }
@@ -165,16 +209,20 @@ async function* binaryFrames(deps: ApiDeps, plan: StreamPlan, starts: number[]):
 }
 
 /** Bytes read ahead of the HTTP client, so the hops keep flowing (yet bounded: backpressure). */
-const READ_AHEAD_BYTES = 1 << 20;
+const READ_AHEAD_BYTES = 2 << 20;
 
-/** Pulled: the data plane is read only as fast as the HTTP client reads (plus READ_AHEAD_BYTES). */
-function pullStream(chunks: AsyncGenerator<Uint8Array>): ReadableStream<Uint8Array> {
+/**
+ * Pulled: the data plane is read only as fast as the HTTP client reads (plus READ_AHEAD_BYTES, and
+ * at most one more frame: a frame's parts are queued together, one step of the generator each).
+ */
+function pullStream(chunks: AsyncGenerator<Uint8Array | readonly Uint8Array[]>): ReadableStream<Uint8Array> {
   return new ReadableStream<Uint8Array>(
     {
       async pull(controller) {
         const next = await chunks.next();
         if (next.done) controller.close();
-        else controller.enqueue(next.value);
+        else if (next.value instanceof Uint8Array) controller.enqueue(next.value);
+        else for (const part of next.value) controller.enqueue(part);
       },
       async cancel() {
         await chunks.return(undefined);
