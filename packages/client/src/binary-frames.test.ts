@@ -1,6 +1,8 @@
-import { encodeRecordFrames } from "@lastword/dataplane";
+import { encodeRecordFrames, encodeStoredHead } from "@lastword/dataplane";
+import { encodeRecordBatch } from "@lastword/logstore";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { storedCase } from "../../dataplane/src/stream-frames.fixture";
 import { envelopeOf, FrameReader, headersOf, type RawRecord, textOf } from "./binary-frames";
 import { LastwordApiError } from "./problem-error";
 
@@ -45,6 +47,45 @@ function copy(r: RawRecord) {
   };
 }
 
+interface Written {
+  offset: number;
+  timestamp: number;
+  key: Buffer | null;
+  value: Buffer | null;
+  headers: readonly { key: string; value: Buffer | null }[];
+}
+
+/**
+ * The body of frames per partition (each with the records it means), cut into chunks of `sizes`:
+ * the reader must see those records, in order, and the offsets frame.
+ */
+function expectReadAsWritten(partitions: { frame: Buffer; records: Written[] }[][], sizes: number[]): void {
+  const body = Buffer.concat([
+    ...partitions.flatMap((frames, p) => [partitionFrame(p), ...frames.map((f) => f.frame)]),
+    offsetsFrame(partitions.map((_, p) => [p, p * 10])),
+  ]);
+  const reader = new FrameReader();
+  const seen: ReturnType<typeof copy>[] = [];
+  for (const chunk of chunked(body, sizes)) reader.push(chunk, (r) => seen.push(copy(r)));
+  const expected = partitions.flatMap((frames, p) =>
+    frames
+      .flatMap((f) => f.records)
+      .map((r) => ({
+        partition: p,
+        offset: r.offset,
+        timestamp: r.timestamp,
+        key: r.key,
+        value: r.value,
+        headers: r.headers.map((h) => ({
+          key: h.key,
+          value: h.value && envelopeOf(h.value, 0, h.value.length),
+        })),
+      })),
+  );
+  expect(seen).toEqual(expected);
+  expect(reader.finish()).toEqual(Object.fromEntries(partitions.map((_, p) => [p, p * 10])));
+}
+
 const bytes = fc.option(fc.uint8Array({ maxLength: 300 }).map((a) => Buffer.from(a)));
 const record = fc.record({
   offset: fc.nat(1_000_000),
@@ -60,33 +101,13 @@ describe("binary stream reader", () => {
       fc.property(
         fc.array(fc.array(fc.array(record, { maxLength: 6 }), { maxLength: 3 }), { maxLength: 4 }),
         fc.array(fc.integer({ min: 1, max: 5000 })),
-        (partitions, sizes) => {
-          const body = Buffer.concat([
-            ...partitions.flatMap((batches, p) => [
-              partitionFrame(p),
-              ...batches.map((rs) => encodeRecordFrames(rs)),
-            ]),
-            offsetsFrame(partitions.map((_, p) => [p, p * 10])),
-          ]);
-          const reader = new FrameReader();
-          const seen: ReturnType<typeof copy>[] = [];
-          for (const chunk of chunked(body, sizes)) reader.push(chunk, (r) => seen.push(copy(r)));
-          const expected = partitions.flatMap((batches, p) =>
-            batches.flat().map((r) => ({
-              partition: p,
-              offset: r.offset,
-              timestamp: r.timestamp,
-              key: r.key,
-              value: r.value,
-              headers: r.headers.map((h) => ({
-                key: h.key,
-                value: h.value && envelopeOf(h.value, 0, h.value.length),
-              })),
-            })),
-          );
-          expect(seen).toEqual(expected);
-          expect(reader.finish()).toEqual(Object.fromEntries(partitions.map((_, p) => [p, p * 10])));
-        },
+        (partitions, sizes) =>
+          expectReadAsWritten(
+            partitions.map((batches) =>
+              batches.map((rs) => ({ frame: encodeRecordFrames(rs), records: rs })),
+            ),
+            sizes,
+          ),
       ),
       { numRuns: 200 },
     );
@@ -153,5 +174,87 @@ describe("binary stream reader", () => {
     expect(of(Buffer.from([0xef, 0xbb, 0xbf, 0x61]))).toEqual({ type: "string", data: "a" });
     expect(of(Buffer.from([0xff, 0x00]))).toEqual({ type: "base64", data: "/wA=" });
     expect(of(Buffer.alloc(0))).toEqual({ type: "string", data: "" });
+  });
+
+  // Stored frames as the worker sends them and the web passes them on.
+  const storedFrame = storedCase.map((c) => ({
+    frame: Buffer.concat([encodeStoredHead(c.bytes.length, c.from, c.end, c.keepList), c.bytes]),
+    expected: c.expected,
+  }));
+
+  it("stored frames: the records they mean (range, keep list, gaps) however the bytes are split", () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.array(fc.oneof(storedFrame, fc.array(record, { maxLength: 3 })), { maxLength: 3 }), {
+          maxLength: 3,
+        }),
+        fc.array(fc.integer({ min: 1, max: 700 })),
+        (partitions, sizes) =>
+          expectReadAsWritten(
+            partitions.map((frames) =>
+              frames.map((f) =>
+                Array.isArray(f)
+                  ? { frame: encodeRecordFrames(f), records: f }
+                  : { frame: f.frame, records: f.expected },
+              ),
+            ),
+            sizes,
+          ),
+      ),
+      { numRuns: 200 },
+    );
+  });
+
+  it("stored frames: a first batch below the offset asked for, gaps, and a snapshot's keep list", () => {
+    const batch = (baseOffset: number, deltas: number[]) =>
+      encodeRecordBatch(
+        deltas.map((offsetDelta) => ({
+          key: Buffer.from(`k${baseOffset + offsetDelta}`),
+          value: Buffer.from("v"),
+          offsetDelta,
+        })),
+        { baseOffset, appendTimeMs: 5 },
+      );
+    const bytes = Buffer.concat([batch(10, [0, 3, 4]), batch(20, [0, 5])]); // 10 13 14 | 20 25
+    const keys = (from: number, end: number, keep: number[] | null) => {
+      const body = Buffer.concat([
+        partitionFrame(0),
+        encodeStoredHead(bytes.length, from, end, keep),
+        bytes,
+        offsetsFrame([[0, end]]),
+      ]);
+      const reader = new FrameReader();
+      const seen: (string | null)[] = [];
+      for (const chunk of chunked(body, [7, 30, 1, 64]))
+        reader.push(chunk, (r) => seen.push(textOf(r.buf, r.keyStart, r.keyEnd)));
+      expect(reader.finish()).toEqual({ 0: end });
+      return seen;
+    };
+    expect(keys(13, 26, null)).toEqual(["k13", "k14", "k20", "k25"]);
+    expect(keys(11, 25, null)).toEqual(["k13", "k14", "k20"]);
+    expect(keys(0, 26, [12, 14, 19, 25])).toEqual(["k14", "k25"]);
+  });
+
+  it("stored frames: a length past the frame's end throws, and a cut frame leaves the stream incomplete", () => {
+    const bytes = encodeRecordBatch([{ key: Buffer.from("key"), value: Buffer.from("value") }], {
+      baseOffset: 0,
+      appendTimeMs: 5,
+    });
+    const bodyOf = (batches: Buffer) =>
+      Buffer.concat([
+        partitionFrame(0),
+        encodeStoredHead(batches.length, 0, 10, null),
+        batches,
+        offsetsFrame([[0, 1]]),
+      ]);
+    const bad = Buffer.from(bytes);
+    bad[bad.indexOf("value") - 1] = 0x7e; // value length 63: past the record
+    expect(() => new FrameReader().push(bodyOf(bad), () => undefined)).toThrow(/overruns/);
+    const longBatch = Buffer.from(bytes);
+    longBatch.writeInt32BE(longBatch.readInt32BE(8) + 100, 8); // batch length past the frame
+    expect(() => new FrameReader().push(bodyOf(longBatch), () => undefined)).toThrow(/overruns/);
+    const cut = new FrameReader();
+    cut.push(bodyOf(bytes).subarray(0, 40), () => undefined);
+    expect(() => cut.finish()).toThrow(/before its offsets frame/);
   });
 });

@@ -15,6 +15,10 @@ export const BATCH = 4;
 export const PARTITION = 5;
 const OFFSETS = 6;
 const ERROR = 3;
+/** Stored batches: the log's own Kafka RecordBatch v2 bytes, with the range and offsets they mean. */
+const STORED = 7;
+/** A stored frame's fields before its keep list: f64 from | f64 end | i32 keepCount. */
+const STORED_HEAD_BYTES = 20;
 const EMPTY = Buffer.alloc(0);
 /** Bytes of a new chunk first joined to a record cut at the end of the previous one. */
 const JOIN_BYTES = 4096;
@@ -33,6 +37,11 @@ export interface RawRecord {
   valueEnd: number;
   headersStart: number;
   headerCount: number;
+  /**
+   * Where the record ends when it came in a stored frame (Kafka's varint-length headers), -1 when in
+   * a batch frame (u16/i32-length headers).
+   */
+  storedEnd: number;
 }
 
 /**
@@ -58,6 +67,20 @@ export function envelopeOf(buf: Buffer, start: number, end: number): Envelope {
 export function headersOf(r: RawRecord): { key: string; value: Envelope | null }[] {
   const { buf } = r;
   const headers: { key: string; value: Envelope | null }[] = [];
+  if (r.storedEnd >= 0) {
+    at = r.headersStart;
+    for (let n = 0; n < r.headerCount; n++) {
+      const nameLength = varint(buf, r.storedEnd);
+      if (nameLength < 0 || at + nameLength > r.storedEnd) throw overrun();
+      const name = buf.toString("utf8", at, at + nameLength);
+      at += nameLength;
+      const length = varint(buf, r.storedEnd);
+      if (at + Math.max(length, 0) > r.storedEnd) throw overrun();
+      headers.push({ key: name, value: length < 0 ? null : envelopeOf(buf, at, at + length) });
+      if (length > 0) at += length;
+    }
+    return headers;
+  }
   let pos = r.headersStart;
   for (let n = 0; n < r.headerCount; n++) {
     const nameLength = buf.readUInt16BE(pos);
@@ -109,9 +132,99 @@ function readRecord(buf: Buffer, pos: number, limit: number, r: RawRecord): numb
   }
   if (at > limit) return -1;
   r.buf = buf;
+  r.storedEnd = -1;
   r.offset = buf.readDoubleBE(pos);
   r.timestamp = buf.readDoubleBE(pos + 8);
   return at;
+}
+
+const overrun = () => new Error("a record overruns its stored frame");
+
+/** Read position of `varint` (module state, so the hot loop returns plain numbers). */
+let at = 0;
+
+/** Kafka's zigzag varint at `at`, not past `limit`. */
+function varint(buf: Buffer, limit: number): number {
+  if (at >= limit) throw overrun();
+  const first = buf[at++]!;
+  if (first < 0x80) return (first >>> 1) ^ -(first & 1);
+  let value = first & 0x7f;
+  let scale = 128;
+  for (let i = 1; i < 10; i++) {
+    if (at >= limit) throw overrun();
+    const byte = buf[at++]!;
+    value += (byte & 0x7f) * scale;
+    if (byte < 0x80) return value % 2 === 1 ? -(value + 1) / 2 : value / 2;
+    scale *= 128;
+  }
+  throw overrun();
+}
+
+function int64(buf: Buffer, pos: number): number {
+  return buf.readInt32BE(pos) * 4294967296 + buf.readUInt32BE(pos + 4);
+}
+
+/**
+ * Visits the records a whole stored frame (`frame`, header included) means: those of its Kafka
+ * batches in [from, end), and when it lists offsets only those. Lengths are checked against the
+ * frame, never read past; CRCs are not (the worker's log store checked them on read).
+ */
+function readStoredFrame(frame: Buffer, r: RawRecord, visit: (record: RawRecord) => void): void {
+  if (frame.length < 5 + STORED_HEAD_BYTES) throw overrun();
+  const from = frame.readDoubleBE(5);
+  const end = frame.readDoubleBE(13);
+  const keepCount = frame.readInt32BE(21);
+  const keepAt = 5 + STORED_HEAD_BYTES;
+  let pos = keepAt + Math.max(keepCount, 0) * 8;
+  if (pos > frame.length) throw overrun();
+  let k = 0;
+  r.buf = frame;
+  while (pos < frame.length) {
+    if (pos + 61 > frame.length) throw overrun();
+    const batchEnd = pos + 12 + frame.readInt32BE(pos + 8);
+    if (batchEnd < pos + 61 || batchEnd > frame.length) throw overrun();
+    // magic 2, no compression: what the log store writes (anything else is not ours to guess at)
+    if (frame[pos + 16] !== 2 || (frame[pos + 22]! & 0x07) !== 0) {
+      throw new Error("a stored frame holds a batch that is not uncompressed RecordBatch v2");
+    }
+    const baseOffset = int64(frame, pos);
+    const appendTime = (frame[pos + 22]! & 0x08) !== 0;
+    const baseTimestamp = int64(frame, pos + 27);
+    const maxTimestamp = int64(frame, pos + 35);
+    const count = frame.readInt32BE(pos + 57);
+    at = pos + 61;
+    for (let i = 0; i < count; i++) {
+      const length = varint(frame, batchEnd);
+      const recordEnd = at + length;
+      if (length < 1 || recordEnd > batchEnd) throw overrun();
+      at++; // record attributes: unused in v2
+      const timestampDelta = varint(frame, recordEnd);
+      const offset = baseOffset + varint(frame, recordEnd);
+      let wanted = offset >= from && offset < end;
+      if (wanted && keepCount >= 0) {
+        while (k < keepCount && frame.readDoubleBE(keepAt + k * 8) < offset) k++;
+        wanted = k < keepCount && frame.readDoubleBE(keepAt + k * 8) === offset;
+      }
+      if (wanted) {
+        const keyLength = varint(frame, recordEnd);
+        r.keyStart = keyLength < 0 ? -1 : at;
+        at = r.keyEnd = at + Math.max(keyLength, 0);
+        const valueLength = varint(frame, recordEnd);
+        r.valueStart = valueLength < 0 ? -1 : at;
+        at = r.valueEnd = at + Math.max(valueLength, 0);
+        if (at > recordEnd) throw overrun();
+        r.headerCount = varint(frame, recordEnd);
+        r.headersStart = at;
+        r.storedEnd = recordEnd;
+        r.offset = offset;
+        r.timestamp = appendTime ? maxTimestamp : baseTimestamp + timestampDelta;
+        visit(r);
+      }
+      at = recordEnd;
+    }
+    if (at !== batchEnd) throw overrun();
+    pos = batchEnd;
+  }
 }
 
 /**
@@ -123,6 +236,15 @@ export class FrameReader {
   #pending: Buffer = EMPTY;
   /** Bytes of the current batch still to read (0: at a frame boundary). */
   #batchLeft = 0;
+  /**
+   * A stored frame is decoded whole: straight from the chunk when it lies in one, else gathered
+   * here first (one buffer reused frame after frame: visitors copy what they keep, and fresh
+   * megabyte buffers would cost page faults and garbage collection for every frame).
+   */
+  #scratch: Buffer = EMPTY;
+  /** Bytes gathered in #scratch, and bytes of the frame still to come (0: none being gathered). */
+  #storedHave = 0;
+  #storedLeft = 0;
   #partition = -1;
   #offsets: Record<number, number> | null = null;
   readonly #record: RawRecord = {
@@ -136,6 +258,7 @@ export class FrameReader {
     valueEnd: -1,
     headersStart: 0,
     headerCount: 0,
+    storedEnd: -1,
   };
 
   push(chunk: Uint8Array, visit: (record: RawRecord) => void): void {
@@ -170,6 +293,15 @@ export class FrameReader {
     const r = this.#record;
     while (pos < stopAt && pos < buf.length) {
       if (this.#offsets) throw new Error("bytes after the stream's offsets frame");
+      if (this.#storedLeft > 0) {
+        const n = Math.min(this.#storedLeft, buf.length - pos);
+        this.#scratch.set(buf.subarray(pos, pos + n), this.#storedHave);
+        pos += n;
+        this.#storedHave += n;
+        this.#storedLeft -= n;
+        if (this.#storedLeft === 0) readStoredFrame(this.#scratch.subarray(0, this.#storedHave), r, visit);
+        continue;
+      }
       if (this.#batchLeft > 0) {
         const limit = Math.min(buf.length, pos + this.#batchLeft);
         while (pos < stopAt) {
@@ -188,7 +320,7 @@ export class FrameReader {
         }
         continue;
       }
-      const next = this.#frame(buf, pos);
+      const next = this.#frame(buf, pos, visit);
       if (next < 0) break;
       pos = next;
     }
@@ -196,7 +328,7 @@ export class FrameReader {
   }
 
   /** Reads the frame header at `pos`; answers where the next thing starts, or -1 if it is cut. */
-  #frame(buf: Buffer, pos: number): number {
+  #frame(buf: Buffer, pos: number, visit: (record: RawRecord) => void): number {
     const kind = buf[pos];
     if (pos + 5 > buf.length) return -1;
     const n = buf.readUInt32BE(pos + 1);
@@ -208,6 +340,20 @@ export class FrameReader {
       case BATCH:
         if (this.#partition < 0) throw new Error("a batch frame before any partition frame");
         this.#batchLeft = n;
+        return pos + 5;
+      case STORED:
+        if (this.#partition < 0) throw new Error("a stored frame before any partition frame");
+        if (n < STORED_HEAD_BYTES) throw overrun();
+        if (pos + 5 + n <= buf.length) {
+          readStoredFrame(buf.subarray(pos, pos + 5 + n), this.#record, visit);
+          return pos + 5 + n;
+        }
+        // The header goes with the frame: the decoder reads it at the positions the format names.
+        if (this.#scratch.length < 5 + n)
+          this.#scratch = Buffer.allocUnsafeSlow(Math.max(5 + n, this.#scratch.length * 2));
+        this.#scratch.set(buf.subarray(pos, pos + 5), 0);
+        this.#storedHave = 5;
+        this.#storedLeft = n;
         return pos + 5;
       case OFFSETS: {
         if (pos + 5 + n * 12 > buf.length) return -1;
@@ -228,7 +374,7 @@ export class FrameReader {
   }
 
   finish(): Record<number, number> {
-    if (!this.#offsets || this.#pending.length || this.#batchLeft > 0) {
+    if (!this.#offsets || this.#pending.length || this.#batchLeft > 0 || this.#storedLeft > 0) {
       throw new Error("the stream ended before its offsets frame (connection lost?)");
     }
     return this.#offsets;
