@@ -5,12 +5,13 @@ import type { RunningWorker } from "@lastword/worker";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { API_KEY_CACHE_MS, resolveIdentity } from "../src/auth/request-identity";
 import { isDatabaseUnreachable } from "../src/errors/database-unavailable";
+import { forgetTenantQuota, QUOTA_CACHE_MS, tenantQuota } from "../src/services/rate-limit.service";
 import { TOPIC_ROUTING_CACHE_MS, topicRouting } from "../src/services/topic.service";
 import { type Harness, rest, startHarness, startHarnessWorker } from "./api-harness";
 
-// The request path reuses API-key rows and topic routing for ≤ 1 s per process
+// The request path reuses API-key rows, tenant quotas and topic routing for ≤ 1 s per process
 // (services/lookup-cache.ts): what another process changes in Postgres (a revocation, a topic
-// deletion) must take effect within 1 s, what this process changes at once, and while
+// deletion, a quota) must take effect within 1 s, what this process changes at once, and while
 // Postgres is unreachable the last values found are served (never a "not found").
 let h: Harness;
 let worker: RunningWorker;
@@ -53,6 +54,7 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 describe("cached API keys", () => {
   it("keeps the caches under 1 s", () => {
     expect(API_KEY_CACHE_MS).toBeLessThanOrEqual(1000);
+    expect(QUOTA_CACHE_MS).toBeLessThanOrEqual(1000);
     expect(TOPIC_ROUTING_CACHE_MS).toBeLessThanOrEqual(1000);
   });
 
@@ -160,8 +162,45 @@ describe("topic changes made through this process", () => {
   });
 });
 
+describe("cached tenant quotas", () => {
+  it("applies a quota set by another process within 1 s, and one forgotten here at once", async () => {
+    const other = await h.server.provisionTenant({
+      name: "Quota",
+      email: "quota@example.com",
+      password: "quota-pass-1",
+    });
+    const { key } = await h.server.createApiKey({ ...other, name: "quota" });
+    const list = () => rest(h.server, { apiKey: key }, "GET", "/topics");
+    expect((await list()).status).toBe(200); // caches the default quota (500 requests/s)
+
+    // Another process lowers the request rate to 1/s: only Postgres changes.
+    const setAt = performance.now();
+    await h.db.prisma.quota.create({
+      data: {
+        organizationId: other.organizationId,
+        maxPartitions: 10,
+        maxStoredBytes: 1n << 30n,
+        produceBytesPerSecond: 1 << 20,
+        requestsPerSecond: 1,
+      },
+    });
+    const { answer, afterMs } = await untilRefused(list, setAt);
+    expect(answer.status).toBe(429);
+    expect(answer.body.code).toBe("RATE_LIMITED");
+    expect(afterMs).toBeLessThan(1000);
+
+    // Raised again, and this process is told: the next request sees it.
+    await h.db.prisma.quota.update({
+      where: { organizationId: other.organizationId },
+      data: { requestsPerSecond: 1000 },
+    });
+    forgetTenantQuota(h.db.prisma, other.organizationId);
+    expect((await list()).status).toBe(200);
+  });
+});
+
 describe("while Postgres is unreachable", () => {
-  it("serves the last API key and topic found, never a cached 'not found'", async () => {
+  it("serves the last API key, quota and topic found, never a cached 'not found'", async () => {
     const { key } = await h.server.createApiKey({ ...tenant, name: "outage" });
     expect(
       (await rest(h.server, { apiKey: key }, "POST", "/topics", { name: "outage", partitions: 3 })).status,
@@ -178,6 +217,7 @@ describe("while Postgres is unreachable", () => {
     try {
       const before = {
         identity: await identity(),
+        quota: await tenantQuota(prisma, tenant.organizationId),
         routing: await topicRouting(prisma, tenant.organizationId, "outage"),
       };
       expect(before.routing.partitionIds.size).toBe(3);
@@ -187,8 +227,9 @@ describe("while Postgres is unreachable", () => {
 
       relay.cut();
       // Past every TTL: each lookup asks the database again, and fails to reach it.
-      await sleep(Math.max(API_KEY_CACHE_MS, TOPIC_ROUTING_CACHE_MS) + 100);
+      await sleep(Math.max(API_KEY_CACHE_MS, QUOTA_CACHE_MS, TOPIC_ROUTING_CACHE_MS) + 100);
       expect((await identity()).tenantId).toBe(tenant.organizationId);
+      expect(await tenantQuota(prisma, tenant.organizationId)).toEqual(before.quota);
       expect((await topicRouting(prisma, tenant.organizationId, "outage")).partitionIds).toEqual(
         before.routing.partitionIds,
       );
@@ -198,8 +239,12 @@ describe("while Postgres is unreachable", () => {
       expect(missing.code).not.toBe("TOPIC_NOT_FOUND");
       expect(isDatabaseUnreachable(missing)).toBe(true);
       // Never looked up: nothing to serve.
-      const unknown = await topicRouting(prisma, "no-such-tenant", "outage").catch((e) => e);
-      expect(isDatabaseUnreachable(unknown)).toBe(true);
+      for (const unknown of [
+        await tenantQuota(prisma, "no-such-tenant").catch((e) => e),
+        await topicRouting(prisma, "no-such-tenant", "outage").catch((e) => e),
+      ]) {
+        expect(isDatabaseUnreachable(unknown)).toBe(true);
+      }
 
       // Back: fresh values again (a change made during the outage shows).
       await h.db.prisma.topic.update({

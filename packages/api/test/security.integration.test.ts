@@ -1,6 +1,7 @@
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { appRouter } from "../src/index";
+import { forgetTenantQuota } from "../src/services/rate-limit.service";
 import { type Harness, PUBLIC_URL, rest, type Session, signUp, startHarness, trpc } from "./api-harness";
 
 let h: Harness;
@@ -255,6 +256,7 @@ describe("rate limits", () => {
         requestsPerSecond: 3,
       },
     });
+    forgetTenantQuota(h.db.prisma, tenantA);
     try {
       const answers = await Promise.all(
         Array.from({ length: 10 }, () => rest(h.server, { apiKey: keyA }, "GET", "/topics")),
@@ -265,6 +267,7 @@ describe("rate limits", () => {
       expect(limited[0]!.body.code).toBe("RATE_LIMITED");
     } finally {
       await h.db.prisma.quota.delete({ where: { organizationId: tenantA } });
+      forgetTenantQuota(h.db.prisma, tenantA);
     }
   });
 });
@@ -286,6 +289,7 @@ describe("storage quota", () => {
         requestsPerSecond: 100,
       },
     });
+    forgetTenantQuota(h.db.prisma, tenantA);
     try {
       const refused = await rest(
         h.server,
@@ -301,6 +305,7 @@ describe("storage quota", () => {
       expect(usage.body).toMatchObject({ storedBytes: 5000, partitions: 2, quota: { maxStoredBytes: 4096 } });
     } finally {
       await h.db.prisma.quota.delete({ where: { organizationId: tenantA } });
+      forgetTenantQuota(h.db.prisma, tenantA);
       await h.redis.del(`${h.redisPrefix}:stored:${tenantA}`);
     }
   });

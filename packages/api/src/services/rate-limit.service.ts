@@ -2,6 +2,7 @@ import type { PrismaClient } from "@lastword/db";
 import type { ChainableCommander, Redis } from "ioredis";
 import { AppError } from "../errors/app-error";
 import type { Clock } from "../trpc/context";
+import { cachePerOwner } from "./lookup-cache";
 
 /** Service-wide defaults; a tenant's Quota row overrides them. */
 export const DEFAULT_QUOTA = {
@@ -20,9 +21,27 @@ export interface TenantQuota {
   erasureDeadlineDays: number;
 }
 
+/**
+ * How long a tenant's quota is reused per process: every request reads it (request rate, produce
+ * admission), and it changes rarely; a change made elsewhere takes effect within this.
+ */
+export const QUOTA_CACHE_MS = 500;
+const quotas = cachePerOwner<TenantQuota>({ ttlMs: QUOTA_CACHE_MS });
+
+/**
+ * The tenant's Quota row, or the defaults when it has none (a value like any other, so it is also
+ * served while Postgres is unreachable, within STALE_IF_UNREACHABLE_MS of the last read).
+ */
 export async function tenantQuota(prisma: PrismaClient, tenantId: string): Promise<TenantQuota> {
-  const row = await prisma.quota.findUnique({ where: { organizationId: tenantId } });
-  return row ?? { ...DEFAULT_QUOTA };
+  return quotas(prisma).get(tenantId, async (): Promise<TenantQuota> => {
+    const row = await prisma.quota.findUnique({ where: { organizationId: tenantId } });
+    return row ?? { ...DEFAULT_QUOTA };
+  });
+}
+
+/** Whoever changes a Quota row through `prisma` calls this, so this process applies it at once. */
+export function forgetTenantQuota(prisma: PrismaClient, tenantId: string): void {
+  quotas(prisma).forget(tenantId);
 }
 
 const WINDOW_MS = 1000;
