@@ -100,7 +100,7 @@ function segmentOf(sortedBases: readonly number[], offset: number): number {
 
 /** The log store's undecoded read, which the engine has and HostedLog does not (yet) name. */
 interface BatchReadingLog {
-  readBatches(fromOffset: number, options: { maxBytes?: number }): Promise<BatchRead>;
+  readBatches(fromOffset: number, options: { maxBytes?: number; into?: Buffer }): Promise<BatchRead>;
 }
 
 function batchReader(log: HostedLog): BatchReadingLog | null {
@@ -110,10 +110,51 @@ function batchReader(log: HostedLog): BatchReadingLog | null {
 }
 
 /**
- * Bytes per stored frame: small enough that the worker's next read overlaps the web's and the
- * client's work on this one, large enough that per-frame costs vanish.
+ * Bytes per stored frame, at most (a page holds whole batches; one larger than this comes alone):
+ * small enough that the worker's next read overlaps the web's and the client's work on this one,
+ * and at least a producer's 500 × 1 KiB batch, so pages can be read into reused buffers.
  */
-const STORED_PAGE_BYTES = 256 << 10;
+const STORED_PAGE_BYTES = 1 << 20;
+
+/** Page buffers per stream: one being read while the socket still writes the others. */
+const PAGE_BUFFERS = 3;
+
+/**
+ * The buffers a stream reads its pages into, reused once the socket has written them: a fresh
+ * buffer per page made the worker spend a fifth of a stream in garbage collection (external
+ * memory growth triggers full collections of a heap that holds the key indexes).
+ */
+class PageBuffers {
+  readonly #free: Buffer[] = [];
+  #made = 0;
+  #waiting: ((buffer: Buffer) => void) | null = null;
+  readonly #closed: Promise<void>;
+
+  constructor(closed: Promise<void>) {
+    this.#closed = closed;
+  }
+
+  async take(): Promise<Buffer> {
+    const free = this.#free.pop();
+    if (free) return free;
+    if (this.#made < PAGE_BUFFERS) {
+      this.#made++;
+      return Buffer.allocUnsafeSlow(STORED_PAGE_BYTES);
+    }
+    // A socket that closed never writes the rest: then the stream ends at its next check anyway.
+    return Promise.race([
+      new Promise<Buffer>((resolve) => (this.#waiting = resolve)),
+      this.#closed.then(() => Buffer.allocUnsafeSlow(STORED_PAGE_BYTES)),
+    ]);
+  }
+
+  give(buffer: Buffer): void {
+    const waiting = this.#waiting;
+    this.#waiting = null;
+    if (waiting) waiting(buffer);
+    else this.#free.push(buffer);
+  }
+}
 
 /** One stored frame to send: whole batches as the log store read them, and which records they mean. */
 interface StoredPage {
@@ -123,6 +164,8 @@ interface StoredPage {
   keep: Float64Array | null;
   /** Records in the batches (kept or not). */
   records: number;
+  /** The buffer the page was read into, to give back once it is written. */
+  buffer: Buffer;
 }
 
 /**
@@ -132,6 +175,7 @@ interface StoredPage {
 async function* storedPages(
   reader: BatchReadingLog,
   log: HostedLog,
+  buffers: PageBuffers,
   from: number,
   end: number,
   live: Float64Array | null,
@@ -146,7 +190,9 @@ async function* storedPages(
     // Retention may have moved the start since the last page: read from what is still there.
     const start = Math.max(next, log.logStartOffset);
     if (start >= end) return;
-    const read = await reader.readBatches(start, { maxBytes: STORED_PAGE_BYTES });
+    const buffer = await buffers.take();
+    // (A first batch larger than the buffer comes in a fresh one.)
+    const read = await reader.readBatches(start, { into: buffer });
     const cut = storedBatchesBefore(read.bytes, end);
     if (cut.length === 0) return;
     next = cut.nextOffset;
@@ -156,15 +202,18 @@ async function* storedPages(
       while (i < live.length && live[i]! < next) i++;
       keep = live.subarray(first, i);
     }
-    yield { bytes: read.bytes.subarray(0, cut.length), from: start, keep, records: cut.records };
+    yield { bytes: read.bytes.subarray(0, cut.length), from: start, keep, records: cut.records, buffer };
   }
 }
 
-/** Sends one stored frame (head, then the batches as read: no copy); false when the socket is full. */
-function writeStored(res: ServerResponse, page: StoredPage, end: number): boolean {
+/**
+ * Sends one stored frame (head, then the batches as read: no copy); its buffer goes back once the
+ * socket has written it. False when the socket is full.
+ */
+function writeStored(res: ServerResponse, page: StoredPage, end: number, buffers: PageBuffers): boolean {
   res.cork();
   res.write(encodeStoredHead(page.bytes.length, page.from, end, page.keep));
-  const flowing = res.write(page.bytes);
+  const flowing = res.write(page.bytes, () => buffers.give(page.buffer));
   res.uncork();
   return flowing;
 }
@@ -237,13 +286,15 @@ export async function streamPartition(
   try {
     res.writeHead(200, { "content-type": STREAM_CONTENT_TYPE });
     if (reader) {
-      for await (const page of storedPages(reader, log, from, end, live)) {
+      const buffers = new PageBuffers(closed);
+      for await (const page of storedPages(reader, log, buffers, from, end, live)) {
         let flowing = true;
-        if (denseEnough(page)) flowing = writeStored(res, page, end);
+        if (denseEnough(page)) flowing = writeStored(res, page, end, buffers);
         else {
           const picked = decodeStoredFrame(
             Buffer.concat([encodeStoredHead(page.bytes.length, page.from, end, page.keep), page.bytes]),
           );
+          buffers.give(page.buffer);
           if (picked.length) flowing = res.write(encodeRecordFrames(picked));
         }
         if (!flowing) await Promise.race([once(res, "drain"), closed]);
