@@ -10,7 +10,13 @@ import { partitionLogOpener, type RunningWorker, startWorker } from "@lastword/w
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type ApiServer, createApiServer } from "../src/index";
-import { USAGE_FLUSH_INTERVAL_MS, UsageSpool, usageSpool } from "../src/services/usage-spool";
+import { flushUsage } from "../src/services/usage.service";
+import {
+  USAGE_FLUSH_DELAY_MS,
+  USAGE_FLUSH_INTERVAL_MS,
+  UsageSpool,
+  usageSpool,
+} from "../src/services/usage-spool";
 import { PUBLIC_URL, rest, signUp } from "./api-harness";
 
 // The API server and the worker reach Postgres through TCP relays the test cuts; the shared server
@@ -147,7 +153,8 @@ describe("Postgres unreachable from the API server and the worker", () => {
     // Warm this process up: the key, the quota, the topic and both partitions' owners are known.
     await produce("before");
     for (let p = 0; p < PARTITIONS; p++) expect((await readPartition(apiKey, "orders", p)).size).toBe(2);
-    expect(usageSpool(apiPrisma).waiting).toBe(0);
+    // Write-behind: the warm-up's usage is written within USAGE_FLUSH_DELAY_MS; settle it now.
+    expect(await flushUsage(apiPrisma)).toBe(true);
     const usageBefore = await usageInDatabase(tenant.organizationId);
     const epochs = await db.prisma.partition.findMany({
       select: { id: true, leaseEpoch: true },
@@ -308,16 +315,37 @@ describe("usage spool", () => {
     return { relay, prisma, spool: new UsageSpool(withCommitHook(prisma, hook)) };
   }
 
+  const add = (spool: UsageSpool, tenantId: string, value: bigint) =>
+    spool.add([{ tenantId, metric: "producedRecords", day, value }]);
+
+  it("writes the increments of produces close together in one flush, without anyone waiting for it", async () => {
+    const tenantId = `spool-coalesced-${randomBytes(3).toString("hex")}`;
+    let flushes = 0;
+    const { relay, prisma, spool } = await spoolOverRelay({ run: () => flushes++ });
+    const startedAt = performance.now();
+    for (const value of [2n, 3n, 4n]) add(spool, tenantId, value);
+    expect(await counter(tenantId)).toBe(0);
+    await eventually("usage written", 2_000, async () =>
+      (await counter(tenantId)) === 9 ? true : undefined,
+    );
+    expect(performance.now() - startedAt).toBeLessThan(USAGE_FLUSH_DELAY_MS + 1_000);
+    expect(flushes).toBe(1);
+    expect(spool.waiting).toBe(0);
+    await prisma.$disconnect();
+    await relay.close();
+  });
+
   it("keeps usage it could not send while connections are refused, and writes it once they are not", async () => {
     const tenantId = `spool-refused-${randomBytes(3).toString("hex")}`;
     const { relay, prisma, spool } = await spoolOverRelay({ run: () => {} });
     relay.cut();
-    await spool.add([{ tenantId, metric: "producedRecords", day, value: 3n }]);
+    add(spool, tenantId, 3n);
+    await spool.flush();
     expect(spool.backlogged).toBe(true);
-    await spool.add([{ tenantId, metric: "producedRecords", day, value: 4n }]);
+    add(spool, tenantId, 4n);
     expect(spool.waiting).toBe(1);
     relay.restore();
-    // The retry timer alone writes it (no drain): within a couple of flush intervals.
+    // The retry timer alone writes it (no drain): within a couple of retry intervals.
     await eventually("spooled usage written", 5 * USAGE_FLUSH_INTERVAL_MS, async () =>
       (await counter(tenantId)) === 7 && spool.waiting === 0 ? true : undefined,
     );
@@ -330,18 +358,20 @@ describe("usage spool", () => {
     const tenantId = `spool-aborted-${randomBytes(3).toString("hex")}`;
     const hook = { run: () => {} };
     const { relay, prisma, spool } = await spoolOverRelay(hook);
-    await spool.add([{ tenantId, metric: "producedRecords", day, value: 5n }]);
+    add(spool, tenantId, 5n);
+    await spool.flush();
     expect(await counter(tenantId)).toBe(5);
 
     hook.run = () => relay.cut();
+    add(spool, tenantId, 7n);
     // Never rejects: the produce it belongs to is not failed by its usage.
-    await spool.add([{ tenantId, metric: "producedRecords", day, value: 7n }]);
+    await spool.flush();
     hook.run = () => {};
     expect(spool.backlogged).toBe(true);
     expect(spool.waiting).toBe(1);
     expect(await counter(tenantId)).toBe(5);
-    // More usage while the backlog waits merges into the same row and does not wait for Postgres.
-    await spool.add([{ tenantId, metric: "producedRecords", day, value: 1n }]);
+    // More usage while the backlog waits merges into the same row.
+    add(spool, tenantId, 1n);
 
     relay.restore();
     expect(await spool.drain(5_000)).toBe(true);
@@ -359,7 +389,8 @@ describe("usage spool", () => {
       relay.muteReplies();
       setTimeout(() => relay.cut(), 300);
     };
-    await spool.add([{ tenantId, metric: "producedRecords", day, value: 7n }]);
+    add(spool, tenantId, 7n);
+    await spool.flush();
     hook.run = () => {};
     expect(await counter(tenantId)).toBe(7);
     // The spool cannot know yet whether it was written, so it keeps it until Postgres can tell.

@@ -9,14 +9,14 @@ export interface UsageIncrement {
   value: bigint;
 }
 
+/**
+ * How soon after a produce its usage is written: increments of every produce within this window
+ * share one flush (write-behind: a produce never waits for its usage). A web process that dies
+ * loses at most this window of usage counts (and, during an outage, what is spooled), never records.
+ */
+export const USAGE_FLUSH_DELAY_MS = 100;
 /** How often a backlog is retried while the database is unreachable. */
 export const USAGE_FLUSH_INTERVAL_MS = 1_000;
-/**
- * The longest a caller waits for its increment to be written. A database that neither answers nor
- * refuses (a dropped network, no connect timeout) must not hold produces up; the increment stays
- * in the spool either way.
- */
-export const USAGE_WAIT_MS = 2_000;
 /**
  * Distinct (tenant, metric, day) rows a process keeps while the database is away. Increments to
  * one row merge, so this is tenants × metrics × days, not requests; past it new rows are dropped
@@ -55,12 +55,13 @@ function rowKey(row: UsageIncrement): string {
 }
 
 /**
- * The process's usage counters on their way to Postgres. Increments merge per row; a flush writes
- * them in one transaction whose statement returns the transaction id, so when the connection is lost
- * before COMMIT is answered the next flush asks Postgres (`txid_status`) whether it committed,
- * instead of guessing: a row is neither lost nor added twice. While Postgres answers, callers wait
- * for the flush holding their increment (counted before acknowledged); once a flush fails they no
- * longer wait, and a timer retries every USAGE_FLUSH_INTERVAL_MS until the backlog is written.
+ * The process's usage counters on their way to Postgres (write-behind). Increments merge per row
+ * and are flushed USAGE_FLUSH_DELAY_MS after the first of them, so produces close together share
+ * one write and none waits for it. A flush writes in one transaction whose statement returns the
+ * transaction id, so when the connection is lost before COMMIT is answered the next flush asks
+ * Postgres (`txid_status`) whether it committed, instead of guessing: a row is neither lost nor
+ * added twice. While a flush fails, the rows stay here and a timer retries every
+ * USAGE_FLUSH_INTERVAL_MS until they are written.
  */
 export class UsageSpool {
   readonly #prisma: PrismaClient;
@@ -68,7 +69,8 @@ export class UsageSpool {
   #uncertain: Uncertain[] = [];
   #tail: Promise<void> = Promise.resolve();
   #queued: Promise<void> | null = null;
-  #timer: NodeJS.Timeout | null = null;
+  #soon: NodeJS.Timeout | null = null;
+  #retry: NodeJS.Timeout | null = null;
   #backlog = false;
   /** Increments refused because MAX_SPOOLED_ROWS rows were already waiting. */
   dropped = 0;
@@ -77,7 +79,7 @@ export class UsageSpool {
     this.#prisma = prisma;
   }
 
-  /** True while a failed flush left rows unwritten (callers then do not wait for the database). */
+  /** True while a failed flush left rows unwritten (retried every USAGE_FLUSH_INTERVAL_MS). */
   get backlogged(): boolean {
     return this.#backlog;
   }
@@ -87,21 +89,17 @@ export class UsageSpool {
     return this.#pending.size + this.#uncertain.reduce((n, u) => n + u.rows.length, 0);
   }
 
-  /**
-   * Adds increments; resolves once they are written (at most USAGE_WAIT_MS later), or at once when
-   * a backlog is waiting. Never rejects.
-   */
-  add(rows: UsageIncrement[]): Promise<void> {
+  /** Adds increments, to be written within USAGE_FLUSH_DELAY_MS (or when the database returns). */
+  add(rows: UsageIncrement[]): void {
     for (const row of rows) this.#merge(row);
-    if (this.#backlog) {
-      this.#schedule();
-      return Promise.resolve();
+    if (this.#backlog) this.#scheduleRetry();
+    else if (!this.#soon) {
+      // Not unref'd: a process that finishes right after a produce still writes its usage.
+      this.#soon = setTimeout(() => {
+        this.#soon = null;
+        void this.flush();
+      }, USAGE_FLUSH_DELAY_MS);
     }
-    let timer: NodeJS.Timeout | undefined;
-    const waited = new Promise<void>((resolve) => {
-      timer = setTimeout(resolve, USAGE_WAIT_MS);
-    });
-    return Promise.race([this.flush(), waited]).finally(() => clearTimeout(timer));
   }
 
   /**
@@ -122,13 +120,15 @@ export class UsageSpool {
   /** Flushes until nothing waits or `timeoutMs` passes; stops the retry timer. True when all was written. */
   async drain(timeoutMs = 5_000): Promise<boolean> {
     const deadline = Date.now() + timeoutMs;
+    if (this.#soon) clearTimeout(this.#soon);
+    this.#soon = null;
     for (;;) {
       await this.flush();
       if (this.waiting === 0 || Date.now() >= deadline) break;
       await new Promise((resolve) => setTimeout(resolve, Math.min(250, deadline - Date.now())));
     }
-    if (this.#timer) clearInterval(this.#timer);
-    this.#timer = null;
+    if (this.#retry) clearInterval(this.#retry);
+    this.#retry = null;
     return this.waiting === 0;
   }
 
@@ -141,23 +141,23 @@ export class UsageSpool {
     else this.dropped++;
   }
 
-  #schedule(): void {
-    if (this.#timer) return;
-    this.#timer = setInterval(() => {
+  #scheduleRetry(): void {
+    if (this.#retry) return;
+    this.#retry = setInterval(() => {
       void this.flush();
     }, USAGE_FLUSH_INTERVAL_MS);
     // A backlog must not keep a finished process alive; drain() is the graceful path.
-    this.#timer.unref();
+    this.#retry.unref();
   }
 
   async #flushOnce(): Promise<void> {
     const written = (await this.#settleUncertain()) && (await this.#writePending());
     this.#backlog = !written;
-    if (written && this.#timer) {
-      clearInterval(this.#timer);
-      this.#timer = null;
+    if (written && this.#retry) {
+      clearInterval(this.#retry);
+      this.#retry = null;
     } else if (!written) {
-      this.#schedule();
+      this.#scheduleRetry();
     }
   }
 

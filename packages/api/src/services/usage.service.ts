@@ -106,9 +106,9 @@ function utcDay(ms: number): Date {
 
 /**
  * Adds to today's durable counters (a negative count takes back) through the process's usage
- * spool (services/usage-spool.ts): resolves once written while Postgres answers, and at once while
- * it does not (the increments wait in memory and are written when it returns). Never rejects, so
- * usage never fails or holds up a produce.
+ * spool (services/usage-spool.ts): written within USAGE_FLUSH_DELAY_MS, shared with the produces
+ * around it, or when Postgres returns. Nothing to wait for: usage never fails or holds up a produce.
+ * (Returns a settled promise so callers written for the awaited counter keep working.)
  */
 export function recordUsage(
   deps: Pick<UsageDeps, "prisma" | "clock">,
@@ -119,16 +119,21 @@ export function recordUsage(
   const rows = Object.entries(counts)
     .filter(([, n]) => n !== 0)
     .map(([metric, n]) => ({ tenantId, metric, day, value: BigInt(n) }));
-  if (rows.length === 0) return Promise.resolve();
-  return usageSpool(deps.prisma).add(rows);
+  if (rows.length > 0) usageSpool(deps.prisma).add(rows);
+  return Promise.resolve();
 }
 
-/** Writes this process's spooled usage (graceful shutdown); true when nothing is left unwritten. */
+/**
+ * Writes this process's spooled usage now (graceful shutdown; tests that read UsageCounter
+ * directly); true when nothing is left unwritten.
+ */
 export function flushUsage(prisma: PrismaClient, timeoutMs?: number): Promise<boolean> {
   return usageSpool(prisma).drain(timeoutMs);
 }
 
 export async function tenantUsage(deps: UsageDeps, tenantId: string) {
+  // What this process acknowledged is in the answer (other processes' last ≤ USAGE_FLUSH_DELAY_MS are not).
+  await usageSpool(deps.prisma).flush();
   const day = utcDay(deps.clock.now());
   const [quota, stored, partitions, counters] = await Promise.all([
     tenantQuota(deps.prisma, tenantId),
