@@ -1,3 +1,6 @@
+// `eventually` lives with the other test helpers in @lastword/db/testing; re-exported for the worker tests.
+export { eventually } from "@lastword/db/testing";
+
 import { randomBytes } from "node:crypto";
 import type { PrismaClient } from "@lastword/db";
 
@@ -29,19 +32,4 @@ export async function createTestTopic(
     include: { partitions: { orderBy: { index: "asc" } } },
   });
   return { organizationId, topicId: topic.id, partitionIds: topic.partitions.map((p) => p.id) };
-}
-
-/** Polls `check` every 50 ms until it returns a value other than undefined, or fails after `timeoutMs`. */
-export async function eventually<T>(
-  what: string,
-  timeoutMs: number,
-  check: () => Promise<T | undefined>,
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await check();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
 }
