@@ -13,6 +13,7 @@ interface Service {
   build?: unknown;
   command?: string[] | string;
   environment?: Record<string, string>;
+  init?: boolean;
 }
 const compose = parse(read("docker-compose.yml"), { merge: true }) as { services: Record<string, Service> };
 const commandOf = (service: Service) =>
@@ -46,6 +47,14 @@ describe("docker-compose.yml", () => {
     expect(scripts["start:web"]).toBe("npm run start -w @lastword/web");
     expect(scripts["start:worker"]).toBe("npm run start -w @lastword/worker");
     expect(scripts["db:migrate"]).toContain("migrate-cli.ts");
+  });
+
+  it("delivers SIGTERM to the servers through the shell and npm (init signalling the process group)", () => {
+    for (const name of ["web", "worker"] as const) {
+      const service = compose.services[name]!;
+      expect(service.init, name).toBe(true);
+      expect(service.environment?.TINI_KILL_PROCESS_GROUP, name).toBe("1");
+    }
   });
 
   it("points both processes at the compose Postgres and Redis with one shared internal secret", () => {

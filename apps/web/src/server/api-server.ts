@@ -14,6 +14,11 @@ export function apiServer(): ApiServer {
   return holder.__lastwordApiServer;
 }
 
+/** The server if a request has built it (a stop before any request has nothing to flush). */
+export function builtApiServer(): ApiServer | undefined {
+  return holder.__lastwordApiServer;
+}
+
 function buildApiServer(): ApiServer {
   const env = serverEnv();
   const prisma = database();
