@@ -389,12 +389,17 @@ export function batchCrcMatches(buf: Buffer, pos: number, sizeBytes: number): bo
   return crc32c(buf.subarray(pos + OFF_ATTRIBUTES, pos + sizeBytes)) === buf.readUInt32BE(pos + OFF_CRC);
 }
 
+/** A Buffer over `length` bytes at `start` of `buf`, built as the decode loop builds its views. */
+function view(buf: Buffer, start: number, length: number): Buffer {
+  return Buffer.from(buf.buffer, buf.byteOffset + start, length);
+}
+
 function readBytesField(buf: Buffer): Buffer | null {
   const length = readVarint(buf);
   if (length < 0) return null;
   const start = cursor;
   cursor += length;
-  return buf.subarray(start, cursor);
+  return view(buf, start, length);
 }
 
 function readHeaders(buf: Buffer): readonly RecordHeader[] {
@@ -411,8 +416,43 @@ function readHeaders(buf: Buffer): readonly RecordHeader[] {
 }
 
 /**
+ * Zigzag varint at `pos`, `cursor` set past it. One- and two-byte varints (every record field of
+ * records up to 8 KiB) are decoded here with int32 arithmetic, small enough for V8 to inline into
+ * the decode loops; longer ones go through readVarint.
+ */
+function varintAt(buf: Buffer, pos: number): number {
+  const first = buf[pos]!;
+  if (first < 0x80) {
+    cursor = pos + 1;
+    return (first >>> 1) ^ -(first & 1);
+  }
+  const second = buf[pos + 1]!;
+  if (second < 0x80) {
+    cursor = pos + 2;
+    const v = (first & 0x7f) | (second << 7);
+    return (v >>> 1) ^ -(v & 1);
+  }
+  cursor = pos;
+  return readVarint(buf);
+}
+
+/**
+ * The length-prefixed bytes field (key, value) at `pos` of `buf` as a view, null for length -1;
+ * `cursor` set past it. The view is built on the ArrayBuffer and byteOffset the caller read once
+ * per batch.
+ */
+function bytesAt(buf: Buffer, arrayBuffer: ArrayBufferLike, byteOffset: number, pos: number): Buffer | null {
+  const length = varintAt(buf, pos);
+  if (length < 0) return null;
+  const start = cursor;
+  cursor += length;
+  return Buffer.from(arrayBuffer, byteOffset + start, length);
+}
+
+/**
  * Decodes the records of the batch at `pos` (already validated) into `out`, skipping offsets below
- * `minOffset` and stopping after `maxRecords`. Returns how many were pushed.
+ * `minOffset` and stopping after `maxRecords`. Returns how many were pushed. `read`'s hot loop:
+ * one object literal shape per record, records without headers share EMPTY_HEADERS.
  */
 export function decodeBatchRecords(
   buf: Buffer,
@@ -421,31 +461,55 @@ export function decodeBatchRecords(
   minOffset: number,
   maxRecords: number,
 ): number {
+  return decodeRecords(buf, pos, out, minOffset, maxRecords, false);
+}
+
+/**
+ * The decode loop of `read` and `decodeBatch` (which keeps each record's offsetDelta: a second
+ * object literal, so each call site builds one shape). Explicit byte positions (no per-byte
+ * cursor increments), varintAt/bytesAt small enough to inline, key/value views built on the
+ * ArrayBuffer read once per batch (`Buffer.from(arrayBuffer, offset, length)`: the Buffer
+ * `subarray` builds, without its offset arithmetic; it throws rather than clamps on a length past
+ * the buffer). Measured on one 1,000 × 1 KiB batch decoded repeatedly: 104–110 ns per record,
+ * 130–142 for the previous loop (a module-level cursor per byte, `subarray`); most of what
+ * remains is the two views.
+ */
+function decodeRecords(
+  buf: Buffer,
+  pos: number,
+  out: LogRecord[],
+  minOffset: number,
+  maxRecords: number,
+  withOffsetDelta: boolean,
+): number {
   const baseOffset = readInt64(buf, pos);
-  const attributes = buf.readInt16BE(pos + OFF_ATTRIBUTES);
-  const appendTime = (attributes & TIMESTAMP_TYPE_FLAG) !== 0;
+  const appendTime = (buf[pos + OFF_ATTRIBUTES + 1]! & TIMESTAMP_TYPE_FLAG) !== 0;
   const baseTimestamp = readInt64(buf, pos + OFF_BASE_TIMESTAMP);
   const maxTimestamp = appendTime ? readInt64(buf, pos + OFF_MAX_TIMESTAMP) : 0;
   const count = buf.readInt32BE(pos + OFF_RECORD_COUNT);
-  cursor = pos + BATCH_HEADER_BYTES;
+  const arrayBuffer = buf.buffer;
+  const byteOffset = buf.byteOffset;
+  let at = pos + BATCH_HEADER_BYTES;
   let pushed = 0;
   for (let i = 0; i < count && pushed < maxRecords; i++) {
-    const length = readVarint(buf);
+    const length = varintAt(buf, at);
     const end = cursor + length;
-    cursor++; // record attributes: unused in v2
-    const timestampDelta = readVarint(buf);
-    const offset = baseOffset + readVarint(buf);
+    // cursor + 1: the record attributes byte, unused in v2.
+    const timestampDelta = varintAt(buf, cursor + 1);
+    const offsetDelta = varintAt(buf, cursor);
+    const offset = baseOffset + offsetDelta;
     if (offset < minOffset) {
-      cursor = end;
+      at = end;
       continue;
     }
-    const key = readBytesField(buf);
-    const value = readBytesField(buf);
-    const headers = readHeaders(buf);
+    const key = bytesAt(buf, arrayBuffer, byteOffset, cursor);
+    const value = bytesAt(buf, arrayBuffer, byteOffset, cursor);
+    const headers = buf[cursor] === 0 ? EMPTY_HEADERS : readHeaders(buf);
     const timestamp = appendTime ? maxTimestamp : baseTimestamp + timestampDelta;
-    out.push({ offset, timestamp, key, value, headers });
+    if (withOffsetDelta) out.push({ offset, offsetDelta, timestamp, key, value, headers } as BatchRecord);
+    else out.push({ offset, timestamp, key, value, headers });
     pushed++;
-    cursor = end;
+    at = end;
   }
   return pushed;
 }
@@ -478,22 +542,8 @@ export function countTombstones(buf: Buffer, pos: number): number {
 /** Every record of a batch with its offsetDelta, for the cleaner's filtering. */
 export function decodeBatch(buf: Buffer, pos = 0): { header: RecordBatchHeader; records: BatchRecord[] } {
   const header = readBatchHeader(buf, pos);
-  const appendTime = header.timestampType === "LogAppendTime";
-  const records: BatchRecord[] = new Array(header.recordCount);
-  cursor = pos + BATCH_HEADER_BYTES;
-  for (let i = 0; i < header.recordCount; i++) {
-    const length = readVarint(buf);
-    const end = cursor + length;
-    cursor++;
-    const timestampDelta = readVarint(buf);
-    const offsetDelta = readVarint(buf);
-    const key = readBytesField(buf);
-    const value = readBytesField(buf);
-    const headers = readHeaders(buf);
-    const timestamp = appendTime ? header.maxTimestamp : header.baseTimestamp + timestampDelta;
-    records[i] = { offset: header.baseOffset + offsetDelta, offsetDelta, timestamp, key, value, headers };
-    cursor = end;
-  }
+  const records: BatchRecord[] = [];
+  decodeRecords(buf, pos, records, Number.NEGATIVE_INFINITY, Number.POSITIVE_INFINITY, true);
   return { header, records };
 }
 

@@ -187,4 +187,39 @@ describe("record batch v2", () => {
     expect(decoded[1]!.key).toEqual(longKey);
     expect(decoded[3]!.headers).toEqual(headers);
   });
+
+  it("8. decoding a batch that sits at an offset inside a larger buffer: exact fields, views not copies, bounds", () => {
+    const records = [
+      { key: Buffer.from("k0"), value: Buffer.alloc(20_000, 7), timestamp: 1_000 },
+      { key: null, value: Buffer.from("v1"), timestamp: 900 },
+      {
+        key: Buffer.from("k2"),
+        value: null,
+        timestamp: 1_100,
+        headers: [{ key: "h", value: Buffer.from("x") }],
+      },
+      { key: Buffer.alloc(0), value: Buffer.alloc(0), timestamp: 1_000 },
+    ];
+    const batch = encodeRecordBatch(records, { baseOffset: 50, appendTimeMs: 0 });
+    // A window as reads hand it over: a view at a non-zero byteOffset of a larger ArrayBuffer, the
+    // batch at a non-zero position inside it.
+    const backing = Buffer.alloc(batch.length + 200, 0xee);
+    const window = backing.subarray(37, 37 + batch.length + 100);
+    batch.copy(window, 63);
+    const out: LogRecord[] = [];
+    expect(decodeBatchRecords(window, 63, out, 0, Number.POSITIVE_INFINITY)).toBe(4);
+    expect(out).toEqual(records.map((r, i) => ({ ...r, offset: 50 + i, headers: r.headers ?? [] })));
+    const withDeltas = decodeBatch(window, 63).records;
+    expect(withDeltas.map(({ offsetDelta, ...rest }) => [offsetDelta, rest])).toEqual(
+      out.map((record, i) => [i, record]),
+    );
+    // Views into the window: a byte written there shows through the decoded key.
+    window[63 + batch.indexOf("k2")] = "K".charCodeAt(0);
+    expect(text(out[2]!.key)).toBe("K2");
+    expect(text(withDeltas[2]!.key)).toBe("K2");
+    // minOffset skips, maxRecords stops.
+    const bounded: LogRecord[] = [];
+    expect(decodeBatchRecords(window, 63, bounded, 51, 2)).toBe(2);
+    expect(bounded.map((r) => r.offset)).toEqual([51, 52]);
+  });
 });
