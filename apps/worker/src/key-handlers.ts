@@ -13,9 +13,8 @@ import {
   type StreamQuery,
   storedBatchesBefore,
 } from "@lastword/dataplane";
-import type { BatchRead } from "@lastword/logstore";
 import type { HostedLog, LogRecord } from "./hosted-log";
-import { type KeyIndexedLog, keyIndexOf, SCAN_READ_BYTES, scanLog } from "./indexed-log";
+import { type KeyIndexedLog, keyIndexOf, scanLog } from "./indexed-log";
 import { dataPlaneErrorOf } from "./log-errors";
 import type { PartitionHost } from "./partition-host";
 
@@ -98,17 +97,6 @@ function segmentOf(sortedBases: readonly number[], offset: number): number {
   return sortedBases[lo] ?? 0;
 }
 
-/** The log store's undecoded read, which the engine has and HostedLog does not (yet) name. */
-interface BatchReadingLog {
-  readBatches(fromOffset: number, options: { maxBytes?: number; into?: Buffer }): Promise<BatchRead>;
-}
-
-function batchReader(log: HostedLog): BatchReadingLog | null {
-  return typeof (log as Partial<BatchReadingLog>).readBatches === "function"
-    ? (log as unknown as BatchReadingLog)
-    : null;
-}
-
 /**
  * Bytes per stored frame, at most (a page holds whole batches; one larger than this comes alone):
  * small enough that the worker's next read overlaps the web's and the client's work on this one,
@@ -170,10 +158,10 @@ interface StoredPage {
 
 /**
  * A stream's pages as stored batches: a replay reads [from, end) batch by batch; a snapshot reads
- * from each live record's offset on (as streamPages) and lists the live offsets each page holds.
+ * only from each live record's offset on (the frozen index lists them), so the superseded stretches
+ * of a dirty log between them are never read, and lists the live offsets each page holds.
  */
 async function* storedPages(
-  reader: BatchReadingLog,
   log: HostedLog,
   buffers: PageBuffers,
   from: number,
@@ -192,7 +180,7 @@ async function* storedPages(
     if (start >= end) return;
     const buffer = await buffers.take();
     // (A first batch larger than the buffer comes in a fresh one.)
-    const read = await reader.readBatches(start, { into: buffer });
+    const read = await log.readBatches(start, { into: buffer });
     const cut = storedBatchesBefore(read.bytes, end);
     if (cut.length === 0) return;
     next = cut.nextOffset;
@@ -228,25 +216,6 @@ function denseEnough(page: StoredPage): boolean {
 }
 
 /**
- * The pages a stream sends: a replay reads every record in [from, end); a snapshot reads only from
- * each live record's offset on (the frozen index lists them), so the superseded stretches of a dirty
- * log between them are never read, and keeps the records that are their key's latest.
- */
-async function* streamPages(log: HostedLog, from: number, end: number, live: Float64Array | null) {
-  if (!live) {
-    for await (const page of scanLog(log, from, end)) yield page;
-    return;
-  }
-  for (let i = 0; i < live.length && live[i]! < end; ) {
-    const page = await log.read(Math.max(live[i]!, log.logStartOffset), { maxBytes: SCAN_READ_BYTES });
-    const last = page[page.length - 1];
-    if (!last) return;
-    yield page;
-    while (i < live.length && live[i]! <= last.offset) i++;
-  }
-}
-
-/**
  * Streams a partition as binary frames: `replay` sends every record in [offset, end), `snapshot`
  * only the latest live record of each key as of `end` (the index frozen at the start). `end` is
  * the log end when the stream began, sent last so the reader knows what state it now holds.
@@ -263,7 +232,6 @@ export async function streamPartition(
   const log = await host.read(partitionId, async (l) => l);
   let end = log.logEndOffset;
   let from = query.offset;
-  let keep: (r: LogRecord) => boolean = () => true;
   let live: Float64Array | null = null;
   let release = () => {};
   if (query.mode === "snapshot") {
@@ -271,43 +239,25 @@ export async function streamPartition(
     release = frozen.release;
     end = frozen.endOffset;
     from = 0;
-    const offsets = frozen.index.liveOffsets();
-    live = offsets;
-    // Records come in offset order, so membership in the sorted live offsets is a moving pointer (no
-    // key hashing per record). An offset the index holds is its key's latest, and not a tombstone.
-    let next = 0;
-    keep = (r) => {
-      while (next < offsets.length && offsets[next]! < r.offset) next++;
-      return offsets[next] === r.offset;
-    };
+    // Sorted: an offset the index holds is its key's latest, and not a tombstone.
+    live = frozen.index.liveOffsets();
   }
   const closed = once(res, "close").then(() => undefined);
-  const reader = batchReader(log);
   try {
     res.writeHead(200, { "content-type": STREAM_CONTENT_TYPE });
-    if (reader) {
-      const buffers = new PageBuffers(closed);
-      for await (const page of storedPages(reader, log, buffers, from, end, live)) {
-        let flowing = true;
-        if (denseEnough(page)) flowing = writeStored(res, page, end, buffers);
-        else {
-          const picked = decodeStoredFrame(
-            Buffer.concat([encodeStoredHead(page.bytes.length, page.from, end, page.keep), page.bytes]),
-          );
-          buffers.give(page.buffer);
-          if (picked.length) flowing = res.write(encodeRecordFrames(picked));
-        }
-        if (!flowing) await Promise.race([once(res, "drain"), closed]);
-        if (res.destroyed) return;
+    const buffers = new PageBuffers(closed);
+    for await (const page of storedPages(log, buffers, from, end, live)) {
+      let flowing = true;
+      if (denseEnough(page)) flowing = writeStored(res, page, end, buffers);
+      else {
+        const picked = decodeStoredFrame(
+          Buffer.concat([encodeStoredHead(page.bytes.length, page.from, end, page.keep), page.bytes]),
+        );
+        buffers.give(page.buffer);
+        if (picked.length) flowing = res.write(encodeRecordFrames(picked));
       }
-    } else {
-      for await (const page of streamPages(log, from, end, live)) {
-        const picked = page.filter((r) => r.offset < end && keep(r));
-        if (picked.length && !res.write(encodeRecordFrames(picked))) {
-          await Promise.race([once(res, "drain"), closed]);
-        }
-        if (res.destroyed) return;
-      }
+      if (!flowing) await Promise.race([once(res, "drain"), closed]);
+      if (res.destroyed) return;
     }
     res.end(encodeEndFrame(Math.max(end, from), log.logStartOffset));
   } catch (error) {
