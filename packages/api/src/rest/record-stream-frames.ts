@@ -18,7 +18,7 @@
  *   error:     u8 3 | u32 byteLength | RFC 9457 problem JSON   (a failure after the 200; no offsets frame)
  *
  * Workers send stored frames (no per-record work anywhere on the server) and batch frames (a sparse
- * snapshot page, or a log without batch reads); a reader takes both. A batch or stored frame always
+ * snapshot page: fewer than half its records kept); a reader takes both. A batch or stored frame always
  * arrives whole before any later frame, so an error never cuts one.
  */
 export const FRAMES_CONTENT_TYPE = "application/vnd.lastword.frames";
