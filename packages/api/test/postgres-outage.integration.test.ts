@@ -205,6 +205,18 @@ describe("Postgres unreachable from the API server and the worker", () => {
     outageRecords += binaryRecords.length;
     outageBytes += binaryRecords.reduce((n, _, i) => n + `k-${i}`.length + `binary-${i}`.length, 0);
 
+    // A consumer's cold start (snapshot, and a replay) finds the topic through the same cached
+    // routing: each key's latest acknowledged value, with offsets past every acknowledged record.
+    for (const via of ["snapshot", "replay"] as const) {
+      const { state, offsets } = await client.replayToMap("orders", { via });
+      for (let i = 0; i < PARTITIONS * 2; i++) {
+        expect(state.get(`k-${i}`), `${via} k-${i}`).toMatchObject({ type: "string", data: `binary-${i}` });
+      }
+      for (let p = 0; p < PARTITIONS; p++) {
+        expect(offsets[p], `${via} partition ${p}`).toBeGreaterThan(Math.max(...acked[p]!.keys()));
+      }
+    }
+
     // Idempotency-Key dedupe lives in Redis: a retry during the outage gets the first answer and
     // writes (and counts) nothing again.
     const first = await produce("idempotent", { "idempotency-key": "during-outage-1" });

@@ -5,7 +5,7 @@ import { AppError } from "../errors/app-error";
 import { toProblem } from "../errors/problem";
 import type { DataPlaneFetchedRecord } from "../records/data-plane";
 import { bytesToEnvelope, ENVELOPE_FORMATS, type EnvelopeFormat } from "../records/envelope";
-import { findTopic } from "../services/topic.service";
+import { topicRouting } from "../services/topic.service";
 import { protectedProcedure } from "../trpc/access";
 import type { ApiDeps } from "../trpc/context";
 import { createCallerFactory, router } from "../trpc/trpc";
@@ -58,12 +58,12 @@ interface StreamPlan {
 }
 
 async function planStream(deps: ApiDeps, identity: Identity, input: StreamInput): Promise<StreamPlan> {
-  const topic = await findTopic(deps.prisma, identity.tenantId, input.topic);
-  const partitions = await deps.prisma.partition.findMany({
-    where: { topicId: topic.id },
-    select: { index: true, id: true },
-    orderBy: { index: "asc" },
-  });
+  // The cached routing produce uses: a consumer's replay, snapshot or tail keeps working while
+  // Postgres is unreachable, like produce and reads (packages/api README, "Postgres outage").
+  const routing = await topicRouting(deps.prisma, identity.tenantId, input.topic);
+  const partitions = [...routing.partitionIds]
+    .map(([index, id]) => ({ index, id }))
+    .sort((a, b) => a.index - b.index);
   for (const index of input.offsets?.keys() ?? []) {
     if (index >= partitions.length) {
       throw new AppError("PARTITION_NOT_FOUND", `Topic "${input.topic}" has no partition ${index}.`, {
