@@ -205,6 +205,23 @@ describe("Postgres unreachable from the API server and the worker", () => {
     outageRecords += binaryRecords.length;
     outageBytes += binaryRecords.reduce((n, _, i) => n + `k-${i}`.length + `binary-${i}`.length, 0);
 
+    // Key lookups and offsets route the same way.
+    const keyed = await rest(server, { apiKey }, "POST", "/topics/orders/records", {
+      records: [{ key: str("lookup-me"), value: str("found") }],
+    });
+    expect(keyed.status, JSON.stringify(keyed.body)).toBe(200);
+    const [placed] = keyed.body.results as { partition: number; offset: number }[];
+    acked[placed!.partition]!.set(placed!.offset, "found");
+    outageRecords += 1;
+    outageBytes += "lookup-me".length + "found".length;
+    const latest = await rest(server, { apiKey }, "GET", "/topics/orders/keys/lookup-me");
+    expect(latest.status, JSON.stringify(latest.body)).toBe(200);
+    expect(latest.body).toMatchObject({ partition: placed!.partition, offset: placed!.offset });
+    expect(latest.body.value).toMatchObject({ data: "found" });
+    const offsets = await rest(server, { apiKey }, "GET", "/topics/orders/partitions/1/offsets");
+    expect(offsets.status, JSON.stringify(offsets.body)).toBe(200);
+    expect(offsets.body.latest).toBeGreaterThan(Math.max(...acked[1]!.keys()));
+
     // A consumer's cold start (snapshot, and a replay) finds the topic through the same cached
     // routing: each key's latest acknowledged value, with offsets past every acknowledged record.
     for (const via of ["snapshot", "replay"] as const) {

@@ -4,7 +4,7 @@ import { AppError } from "../errors/app-error";
 import type { DataPlane } from "../records/data-plane";
 import { bytesToEnvelope, type EnvelopeFormat } from "../records/envelope";
 import { partitionForKey } from "../records/partitioner";
-import { findTopic } from "./topic.service";
+import { topicRouting } from "./topic.service";
 
 export interface KeyLookupDeps {
   prisma: PrismaClient;
@@ -18,18 +18,18 @@ export interface KeyLookupInput {
   valueFormat: EnvelopeFormat;
 }
 
-/** The partition a key lives in (Kafka's partitioner) and that partition's row id. */
+/**
+ * The partition a key lives in (Kafka's partitioner) and that partition's row id, through the cached
+ * routing produce uses (so lookups keep working while Postgres is unreachable).
+ */
 async function keyPartition(deps: KeyLookupDeps, identity: Identity, input: KeyLookupInput) {
-  const topic = await findTopic(deps.prisma, identity.tenantId, input.topic);
+  const routing = await topicRouting(deps.prisma, identity.tenantId, input.topic);
   const key = Buffer.from(input.key, input.keyType === "base64" ? "base64" : "utf8");
-  const index = partitionForKey(key, topic.partitionCount);
-  const row = await deps.prisma.partition.findUnique({
-    where: { topicId_index: { topicId: topic.id, index } },
-    select: { id: true },
-  });
-  if (!row)
+  const index = partitionForKey(key, routing.partitionCount);
+  const partitionId = routing.partitionIds.get(index);
+  if (partitionId === undefined)
     throw new AppError("PARTITION_UNAVAILABLE", `Partition ${index} of "${input.topic}" is not ready.`);
-  return { key, partition: index, partitionId: row.id };
+  return { key, partition: index, partitionId };
 }
 
 function keyNotFound(input: KeyLookupInput): AppError {

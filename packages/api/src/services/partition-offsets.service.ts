@@ -2,7 +2,7 @@ import type { PrismaClient } from "@lastword/db";
 import type { Identity } from "../auth/request-identity";
 import type { ListOffsetsInput } from "../procedures/records/list-offsets.schema";
 import type { DataPlane } from "../records/data-plane";
-import { findPartition } from "./topic.service";
+import { routedPartition } from "./topic.service";
 
 /** Where a read can start: log start and end, and the offset a timestamp maps to (the time index). */
 export async function listPartitionOffsets(
@@ -10,9 +10,10 @@ export async function listPartitionOffsets(
   identity: Identity,
   input: ListOffsetsInput,
 ) {
-  const { partition } = await findPartition(deps.prisma, identity.tenantId, input.topic, input.partition);
+  // Cached routing, like produce and reads: served while Postgres is unreachable.
+  const { partitionId } = await routedPartition(deps.prisma, identity.tenantId, input.topic, input.partition);
   const listed = await deps.dataPlane.listOffsets({
-    partitionId: partition.id,
+    partitionId,
     ...(input.timestamp === undefined ? {} : { timestamp: input.timestamp }),
   });
   return {
