@@ -23,7 +23,8 @@ import { offsetForTimestamp } from "./timestamp-lookup";
 import type { TombstoneAudit } from "./tombstone-audit";
 
 /**
- * One batch → one append (one fsync in the log store) → consecutive offsets, one per record. The
+ * One batch → one append (one fsync in the log store) → consecutive offsets, answered as the base
+ * offset and the count (protocol.ts, produceResponseSchema). The
  * tombstones of an acknowledged produce on a compacted topic are queued as one audit event (never
  * waited for).
  */
@@ -39,12 +40,12 @@ export function produce(
     const segmentsBefore = compacted ? (await log.segments()).length : 0;
     const { baseOffset, lastOffset } = await log.append(records);
     if (compacted && (await log.segments()).length !== segmentsBefore) host.notifyRolled(partitionId);
-    const offsets = Array.from({ length: records.length }, (_, i) => baseOffset + i);
-    if (offsets[offsets.length - 1] !== lastOffset) {
+    // The answer promises consecutive offsets; an append that broke that must not be acknowledged.
+    if (lastOffset !== baseOffset + records.length - 1) {
       throw new Error(`append of ${records.length} records returned offsets ${baseOffset}..${lastOffset}`);
     }
     if (compacted) auditTombstones(host, audit, partitionId, log, records, baseOffset);
-    return { baseOffset, offsets };
+    return { baseOffset, count: records.length };
   });
 }
 

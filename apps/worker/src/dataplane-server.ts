@@ -151,7 +151,7 @@ async function dispatch(
       );
       try {
         const answer = await produce(host, options.audit, partitionId, body);
-        metrics.records.inc({ op: "produce" }, answer.offsets.length);
+        metrics.records.inc({ op: "produce" }, answer.count);
         return answer;
       } catch (error) {
         await settled;

@@ -83,7 +83,18 @@ export class DataPlaneClient {
       body: encodeBinaryRecords(input.records),
       contentType: BINARY_RECORDS_CONTENT_TYPE,
     };
-    return this.#call(input.partitionId, request, produceResponseSchema, false);
+    const { baseOffset, count } = await this.#call(input.partitionId, request, produceResponseSchema, false);
+    if (count !== input.records.length) {
+      throw new DataPlaneError(
+        "INTERNAL",
+        `the worker answered ${count} offsets for a produce of ${input.records.length} records`,
+      );
+    }
+    // The wire carries the base offset and count (consecutive offsets, one append); callers get
+    // each record's offset as before.
+    const offsets = new Array<number>(count);
+    for (let i = 0; i < count; i++) offsets[i] = baseOffset + i;
+    return { baseOffset, offsets };
   }
 
   /**

@@ -40,9 +40,14 @@ export const produceRequestSchema = z.object({
   records: z.array(wireProduceRecordSchema).min(1).max(PRODUCE_RECORDS_MAX),
 });
 
+/**
+ * One produce is one append, so its records get consecutive offsets: record i of the request got
+ * `baseOffset + i`, and `count` is how many were written (always the whole request). Two numbers
+ * rather than one offset per record, which the web side would parse and validate per batch.
+ */
 export const produceResponseSchema = z.object({
   baseOffset: offset,
-  offsets: z.array(offset),
+  count: z.number().int().positive(),
 });
 
 export const fetchQuerySchema = z.object({
