@@ -2,6 +2,7 @@ import { rmSync } from "node:fs";
 import { encodeProduceFrames, envelope, LastwordClient, type ProduceRecord } from "@lastword/client";
 import type { RunningWorker } from "@lastword/worker";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { forgetTenantQuota } from "../src/services/rate-limit.service";
 import { type Harness, PUBLIC_URL, rest, startHarness, startHarnessWorker } from "./api-harness";
 
 // POST /topics/{topic}/records with an application/vnd.lastword.frames body: same records, same
@@ -295,5 +296,118 @@ describe("binary produce body", () => {
       "application/json",
       FRAMES,
     ]);
+  });
+});
+
+/**
+ * The rate windows each Redis MULTI of the server's connection counted into while `run` ran
+ * (metric names of its INCRBYs, e.g. ["produce bytes", "requests"]), one entry per MULTI.
+ */
+async function multisDuring(run: () => Promise<unknown>): Promise<string[][]> {
+  const seen: string[][] = [];
+  const redis = h.redis;
+  const original = redis.multi;
+  redis.multi = ((...args: Parameters<typeof original>) => {
+    const multi = original.apply(redis, args);
+    const metrics: string[] = [];
+    seen.push(metrics);
+    const incrby = multi.incrby;
+    multi.incrby = ((key: string, amount: number) => {
+      metrics.push(key.split(":").at(-2)!);
+      return incrby.call(multi, key, amount);
+    }) as typeof multi.incrby;
+    return multi;
+  }) as typeof original;
+  try {
+    await run();
+  } finally {
+    redis.multi = original;
+  }
+  return seen.map((metrics) => metrics.sort());
+}
+
+describe("request rate on the produce routes", () => {
+  it("counts a produce's request in its admission MULTI: one Redis round trip, JSON and binary alike", async () => {
+    await createTopic("one-trip");
+    const frames = encodeProduceFrames([{ key: envelope.string("k"), value: envelope.string("v") }]);
+    const produced = await multisDuring(async () => {
+      expect((await postFrames(key, "one-trip", frames)).status).toBe(200);
+      const json = await rest(h.server, { apiKey: key }, "POST", "/topics/one-trip/records", {
+        records: [{ key: { type: "string", data: "k" }, value: { type: "string", data: "v" } }],
+      });
+      expect(json.status).toBe(200);
+    });
+    expect(produced).toEqual([
+      ["produce bytes", "requests"],
+      ["produce bytes", "requests"],
+    ]);
+    // Requests that never reach admission are still counted, once, after the procedure: a body
+    // that does not decode, a key without records:write, a replayed Idempotency-Key; and every
+    // other route counts before it runs.
+    await postFrames(key, "one-trip", frames, { "idempotency-key": "one-trip-1" });
+    const others = await multisDuring(async () => {
+      expect((await postFrames(key, "one-trip", Uint8Array.from([9, 9]))).status).toBe(400);
+      expect((await postFrames(readOnlyKey, "one-trip", frames)).status).toBe(403);
+      const replay = await postFrames(key, "one-trip", frames, { "idempotency-key": "one-trip-1" });
+      expect(replay.status).toBe(200);
+      expect((await rest(h.server, { apiKey: key }, "GET", "/topics/one-trip")).status).toBe(200);
+    });
+    expect(others).toEqual([["requests"], ["requests"], ["requests"], ["requests"]]);
+  });
+
+  it("answers 429 RATE_LIMITED with Retry-After past the request rate and writes nothing it refused", async () => {
+    const tenant = await h.server.provisionTenant({
+      name: "Limited",
+      email: "limited@example.com",
+      password: "limited-pass-1",
+    });
+    const limitedKey = (await h.server.createApiKey({ ...tenant, name: "rw" })).key;
+    const created = await rest(h.server, { apiKey: limitedKey }, "POST", "/topics", {
+      name: "limited",
+      partitions: 1,
+    });
+    expect(created.status).toBe(201);
+    await h.db.prisma.quota.create({
+      data: {
+        organizationId: tenant.organizationId,
+        maxPartitions: 10,
+        maxStoredBytes: 1n << 30n,
+        produceBytesPerSecond: 1 << 20,
+        requestsPerSecond: 3,
+      },
+    });
+    forgetTenantQuota(h.db.prisma, tenant.organizationId);
+    const frames = encodeProduceFrames([{ key: envelope.string("k"), value: envelope.string("v") }]);
+    const answers = await Promise.all(
+      Array.from({ length: 10 }, (_, i) =>
+        i % 2 === 0
+          ? postFrames(limitedKey, "limited", frames)
+          : rest(h.server, { apiKey: limitedKey }, "POST", "/topics/limited/records", {
+              records: [{ key: { type: "string", data: "k" }, value: { type: "string", data: "v" } }],
+            }),
+      ),
+    );
+    const statuses = answers.map((a) => a.status);
+    const limited = answers.filter((a) => a.status === 429);
+    // 3 per one-second window: at most 6 get through even when the burst straddles two windows.
+    expect(limited.length, statuses.join()).toBeGreaterThanOrEqual(4);
+    expect(
+      statuses.filter((s) => s !== 429).every((s) => s === 200),
+      statuses.join(),
+    ).toBe(true);
+    for (const answer of limited) {
+      expect(Number(answer.headers.get("retry-after"))).toBeGreaterThanOrEqual(1);
+      const body = answer instanceof Response ? ((await answer.json()) as ProblemBody) : answer.body;
+      expect(body.code).toBe("RATE_LIMITED");
+    }
+    // Only the admitted produces were written.
+    await new Promise((resolve) => setTimeout(resolve, 1100));
+    const read = await rest(
+      h.server,
+      { apiKey: limitedKey },
+      "GET",
+      "/topics/limited/partitions/0/records?offset=0",
+    );
+    expect(read.body.records).toHaveLength(10 - limited.length);
   });
 });

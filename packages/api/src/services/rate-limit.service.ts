@@ -88,6 +88,80 @@ export function assertWithinRate(window: RateWindow, used: number, limit: number
   }
 }
 
+/**
+ * A request whose count a procedure adds to its own Redis MULTI (produce admission) instead of the
+ * access middleware sending one of its own first: one round trip per produce, not two. Made by the
+ * middleware (trpc/access.ts) for procedures that opt in, handed to the procedure's service through
+ * the request's identity, and settled by the middleware once the procedure is done.
+ */
+export interface DeferredRequestCount {
+  readonly tenantId: string;
+  /** Set when the count was queued: the window it went into and the count it answered. */
+  counted: { window: RateWindow; used: Promise<number> } | null;
+}
+
+// Keyed by the request's identity object (built per request), so services keep their signatures.
+const deferredCounts = new WeakMap<object, DeferredRequestCount>();
+
+export function deferRequestCount(identity: { tenantId: string }): DeferredRequestCount {
+  const deferred: DeferredRequestCount = { tenantId: identity.tenantId, counted: null };
+  deferredCounts.set(identity, deferred);
+  return deferred;
+}
+
+/**
+ * The request count this identity's procedure should add to its MULTI, or null when the middleware
+ * counted the request already. Taken once: whoever takes it must count it (`countDeferredRequest`).
+ */
+export function takeDeferredRequestCount(identity: object): DeferredRequestCount | null {
+  const deferred = deferredCounts.get(identity) ?? null;
+  if (deferred?.counted !== null) return null;
+  return deferred;
+}
+
+/**
+ * Queues the deferred request's count on `multi` (INCRBY and PEXPIRE, after what is queued on it
+ * already); `read` is then given the MULTI's answers and picks the count out of them, which the
+ * procedure checks before it writes and the settling middleware checks again.
+ */
+export function countDeferredRequest(
+  multi: ChainableCommander,
+  deps: { redisPrefix: string; clock: Clock },
+  deferred: DeferredRequestCount,
+): { window: RateWindow; read(used: Promise<number>): Promise<number> } {
+  const window = rateWindow(deps.clock, deferred.tenantId, "requests");
+  countInWindow(multi, deps, window, 1);
+  return {
+    window,
+    read(used) {
+      // Awaited by the middleware after the procedure; handled here so a Redis failure the
+      // procedure reports itself is not also an unhandled rejection meanwhile.
+      used.catch(() => {});
+      deferred.counted = { window, used };
+      return used;
+    },
+  };
+}
+
+/**
+ * After the procedure: a deferred request it did not count (it failed first, or answered from the
+ * idempotency store) is counted now, and a request over the tenant's rate is RATE_LIMITED whatever
+ * the procedure answered, as when the middleware checks first. Nothing was written over the limit:
+ * the procedure checks the same count before its write.
+ */
+export async function settleDeferredRequestCount(
+  deps: { prisma: PrismaClient; redis: Redis; redisPrefix: string; clock: Clock },
+  deferred: DeferredRequestCount,
+): Promise<void> {
+  if (deferred.counted === null) {
+    await enforceRequestRate(deps, deferred.tenantId);
+    return;
+  }
+  const { window, used } = deferred.counted;
+  const [quota, count] = await Promise.all([tenantQuota(deps.prisma, deferred.tenantId), used]);
+  assertWithinRate(window, count, quota.requestsPerSecond);
+}
+
 /** Counts the request and reads the quota concurrently: one round trip of wall time, not two. */
 export async function enforceRequestRate(
   deps: { prisma: PrismaClient; redis: Redis; redisPrefix: string; clock: Clock },

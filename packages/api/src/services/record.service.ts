@@ -10,6 +10,7 @@ import { bytesToEnvelope, envelopeToBytes } from "../records/envelope";
 import { partitionForKey } from "../records/partitioner";
 import type { ProduceBatch } from "../records/produce-frames";
 import type { Clock } from "../trpc/context";
+import { takeDeferredRequestCount } from "./rate-limit.service";
 import { recheckTopicRouting, routedPartition, type TopicRouting, topicRouting } from "./topic.service";
 import { admitProduce, recordUsage } from "./usage.service";
 
@@ -92,8 +93,8 @@ export async function produceRecords(
  * Answers per record in request order; `partial` tells the REST layer to answer 207.
  *
  * Round trips: the topic routing and the tenant's quota come from per-process caches (500 ms), so
- * the one wait before the write is the produce admission's Redis MULTI (rate window and stored
- * total; a cache miss adds its query alongside it). The usage counters are added while the data plane writes (counting the whole batch) and the
+ * the one wait before the write is the produce admission's Redis MULTI (request and produce-bytes
+ * rate windows, stored total; a cache miss adds its query alongside it). The usage counters are added while the data plane writes (counting the whole batch) and the
  * records that were not written are taken back afterwards, so every acknowledged record is counted
  * before it is acknowledged and the write path waits on no extra round trip.
  *
@@ -110,7 +111,8 @@ export async function produceBatch(
   const { records } = batch;
   let bytes = 0;
   for (const record of records) bytes += recordBytes(record);
-  const admitted = admitProduce(deps, tenantId, bytes);
+  // The request itself is counted in this MULTI too when the procedure opted in (trpc/access.ts).
+  const admitted = admitProduce(deps, tenantId, bytes, takeDeferredRequestCount(identity));
   // Handled here too, so a refusal is not unhandled while a bad topic or batch is answered first.
   admitted.catch(() => {});
   const topic = await topicRouting(deps.prisma, tenantId, topicName);

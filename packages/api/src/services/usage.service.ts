@@ -5,7 +5,9 @@ import { isDatabaseUnreachable } from "../errors/database-unavailable";
 import type { Clock } from "../trpc/context";
 import {
   assertWithinRate,
+  countDeferredRequest,
   countInWindow,
+  type DeferredRequestCount,
   rateWindow,
   type TenantQuota,
   tenantQuota,
@@ -83,17 +85,29 @@ function assertStorageQuota(quota: TenantQuota, used: bigint): void {
 }
 
 /**
- * Admits `bytes` of produce for the tenant: the storage quota and the produce-bytes rate. The quota
- * row and one Redis MULTI (count the bytes in this second's window, read the cached stored total)
- * go out together, so the check costs one round trip of wall time; only a stored-total cache miss
- * (every STORED_BYTES_CACHE_SECONDS) adds the sum over the tenant's partitions.
+ * Admits `bytes` of produce for the tenant: the storage quota and the produce-bytes rate, and the
+ * request rate when the access middleware left the request for this MULTI to count (`request`,
+ * services/rate-limit.service.ts: one Redis round trip per produce instead of two). The quota row
+ * and one Redis MULTI (count the bytes in this second's window, read the cached stored total, count
+ * the request) go out together, so the check costs one round trip of wall time; only a stored-total
+ * cache miss (every STORED_BYTES_CACHE_SECONDS) adds the sum over the tenant's partitions. Every
+ * limit is checked on that one answer before the caller writes anything.
  */
-export async function admitProduce(deps: UsageDeps, tenantId: string, bytes: number): Promise<void> {
+export async function admitProduce(
+  deps: UsageDeps,
+  tenantId: string,
+  bytes: number,
+  request: DeferredRequestCount | null = null,
+): Promise<void> {
   const window = rateWindow(deps.clock, tenantId, "produce bytes");
-  const [quota, answers] = await Promise.all([
-    tenantQuota(deps.prisma, tenantId),
-    countInWindow(deps.redis.multi(), deps, window, bytes).get(storedKey(deps, tenantId)).exec(),
-  ]);
+  const multi = countInWindow(deps.redis.multi(), deps, window, bytes).get(storedKey(deps, tenantId));
+  // Queued after INCRBY, PEXPIRE and GET: its INCRBY answers at index 3.
+  const counting = request ? countDeferredRequest(multi, deps, request) : null;
+  const exec = multi.exec();
+  const requests = counting?.read(exec.then((answers) => Number(answers?.[3]?.[1] ?? 0)));
+  const [quota, answers] = await Promise.all([tenantQuota(deps.prisma, tenantId), exec]);
+  // The request rate first, as when the middleware counts the request before the procedure runs.
+  if (counting && requests) assertWithinRate(counting.window, await requests, quota.requestsPerSecond);
   const cached = answers?.[2]?.[1] as string | null | undefined;
   const stored = typeof cached === "string" ? BigInt(cached) : await sumAndCacheStoredBytes(deps, tenantId);
   assertStorageQuota(quota, stored);

@@ -1,9 +1,14 @@
-import { resolveIdentity } from "../auth/request-identity";
+import { type Identity, resolveIdentity } from "../auth/request-identity";
 import { hasScope, type Scope } from "../auth/scopes";
 import { AppError } from "../errors/app-error";
 import { toAppError, toTrpcError } from "../errors/problem";
-import { enforceRequestRate } from "../services/rate-limit.service";
+import {
+  deferRequestCount,
+  enforceRequestRate,
+  settleDeferredRequestCount,
+} from "../services/rate-limit.service";
 import { EXPECTED_TENANT_HEADER } from "../services/tenant-slug";
+import type { RequestContext } from "./context";
 import { baseProcedure, middleware } from "./trpc";
 
 // Services throw AppError (and the data plane DataPlaneError); tRPC gets the matching code here,
@@ -19,12 +24,8 @@ const translateErrors = middleware(async ({ next }) => {
 
 export const publicProcedure = baseProcedure.use(translateErrors);
 
-/**
- * The single place where authentication, tenancy and per-tenant request rates are checked: the
- * caller's identity ({ tenantId, actor, role, scopes }) is built here from an API key or a session,
- * and services scope every query by `identity.tenantId`.
- */
-export const authenticatedProcedure = publicProcedure.use(async ({ ctx, next }) => {
+/** The caller's identity from an API key or a session, refusing a page of another tenant. */
+async function authenticate(ctx: RequestContext): Promise<Identity> {
   const identity = await resolveIdentity(
     { auth: ctx.deps.auth, prisma: ctx.deps.prisma, now: () => new Date(ctx.deps.clock.now()) },
     ctx.headers,
@@ -37,13 +38,45 @@ export const authenticatedProcedure = publicProcedure.use(async ({ ctx, next }) 
       { details: { expectedTenantId: expected, activeTenantId: identity.tenantId } },
     );
   }
+  return identity;
+}
+
+/**
+ * The single place where authentication, tenancy and per-tenant request rates are checked: the
+ * caller's identity ({ tenantId, actor, role, scopes }) is built here from an API key or a session,
+ * and services scope every query by `identity.tenantId`.
+ */
+export const authenticatedProcedure = publicProcedure.use(async ({ ctx, next }) => {
+  const identity = await authenticate(ctx);
   await enforceRequestRate(ctx.deps, identity.tenantId);
   return next({ ctx: { ...ctx, identity } });
 });
 
-/** Every tenant-facing procedure is built from this with the one scope it needs. */
-export function protectedProcedure(scope: Scope) {
-  return authenticatedProcedure.use(({ ctx, next }) => {
+/**
+ * The same checks for a procedure whose service counts the request in its own Redis MULTI (produce:
+ * admission counts the request, the produce bytes and reads the stored total in one round trip,
+ * services/usage.service.ts), so the request is not counted in a round trip of its own first. The
+ * service checks the request rate on that answer before it writes anything. Whatever the procedure
+ * did not count (it failed first, or answered a replayed Idempotency-Key) is counted afterwards,
+ * and a request over the rate is RATE_LIMITED whatever the procedure answered.
+ */
+const selfCountingProcedure = publicProcedure.use(async ({ ctx, next }) => {
+  // A copy: the deferred count is found by this object, which must be this request's alone.
+  const identity = { ...(await authenticate(ctx)) };
+  const deferred = deferRequestCount(identity);
+  const result = await next({ ctx: { ...ctx, identity } });
+  await settleDeferredRequestCount(ctx.deps, deferred);
+  return result;
+});
+
+/**
+ * Every tenant-facing procedure is built from this with the one scope it needs.
+ * `countsRequestInAdmission`: the procedure's service takes the request's count into its produce
+ * admission (services/record.service.ts `produceBatch`), as above.
+ */
+export function protectedProcedure(scope: Scope, options: { countsRequestInAdmission?: boolean } = {}) {
+  const base = options.countsRequestInAdmission ? selfCountingProcedure : authenticatedProcedure;
+  return base.use(({ ctx, next }) => {
     if (!hasScope(ctx.identity.scopes, scope)) {
       const who = ctx.identity.role ? `The ${ctx.identity.role} role` : "This API key";
       throw new AppError("INSUFFICIENT_SCOPE", `${who} lacks the ${scope} scope this operation needs.`, {

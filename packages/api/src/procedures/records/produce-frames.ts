@@ -19,7 +19,7 @@ const framesProduceInput = z.object({ topic: topicNameSchema, body: z.instanceof
  * as the JSON body's validation does.
  */
 const framesRouter = router({
-  produce: protectedProcedure("records:write")
+  produce: protectedProcedure("records:write", { countsRequestInAdmission: true })
     .input(framesProduceInput)
     .mutation(({ ctx, input }) => {
       const batch = decodeProduceFrames(input.body, MAX_RECORDS_PER_PRODUCE);

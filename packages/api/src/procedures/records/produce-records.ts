@@ -4,7 +4,7 @@ import { produceRecords } from "../../services/record.service";
 import { protectedProcedure } from "../../trpc/access";
 import { produceRecordsInput, produceRecordsOutput } from "./produce-records.schema";
 
-export const produceRecordsProcedure = protectedProcedure("records:write")
+export const produceRecordsProcedure = protectedProcedure("records:write", { countsRequestInAdmission: true })
   .meta({
     openapi: {
       method: "POST",
