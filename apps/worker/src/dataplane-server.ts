@@ -5,6 +5,7 @@ import {
   BINARY_RECORDS_CONTENT_TYPE,
   DataPlaneError,
   decodeBinaryRecords,
+  decodeProduceFramesBody,
   decodeProduceRecord,
   deleteRecordsRequestSchema,
   type ErrorBody,
@@ -12,6 +13,7 @@ import {
   HTTP_STATUS_BY_CODE,
   keyQuerySchema,
   listOffsetsQuerySchema,
+  PRODUCE_FRAMES_CONTENT_TYPE,
   PRODUCE_RECORDS_MAX,
   type ProduceRecord,
   produceRequestSchema,
@@ -189,9 +191,11 @@ function authorized(req: IncomingMessage, secret: Buffer): boolean {
 /** A produce body: binary (what DataPlaneClient sends) or JSON with base64 bytes (handy by hand). */
 async function readProduceBody(req: IncomingMessage): Promise<ProduceRecord[]> {
   const body = await readBody(req);
-  if (req.headers["content-type"]?.startsWith(BINARY_RECORDS_CONTENT_TYPE)) {
-    return decodeBinaryRecords(body, PRODUCE_RECORDS_MAX);
-  }
+  const type = req.headers["content-type"];
+  if (type?.startsWith(BINARY_RECORDS_CONTENT_TYPE)) return decodeBinaryRecords(body, PRODUCE_RECORDS_MAX);
+  // A binary REST produce body's batch frames, forwarded by the web as they are.
+  if (type?.startsWith(PRODUCE_FRAMES_CONTENT_TYPE))
+    return decodeProduceFramesBody(body, PRODUCE_RECORDS_MAX);
   return produceRequestSchema.parse(parseJson(body)).records.map(decodeProduceRecord);
 }
 

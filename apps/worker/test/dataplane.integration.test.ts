@@ -8,6 +8,7 @@ import {
   DataPlaneClient,
   DataPlaneError,
   decodeRecordBatch,
+  encodeRecordFrames,
   FETCH_LOG_END_HEADER,
   partitionPath,
   SECRET_HEADER,
@@ -76,6 +77,59 @@ describe("data plane through DataPlaneClient", () => {
     expect(tombstone!.headers).toEqual([{ key: "h", value: Buffer.from([0, 255]) }]);
     expect(empty!.value).toEqual(Buffer.alloc(0));
     expect(empty!.headers).toEqual([{ key: "n", value: null }]);
+  });
+
+  it("takes a produce as record frames: the same records, offsets from one append, a cut frame refused", async () => {
+    const topic = await createTestTopic(db.prisma, { partitions: 1 });
+    const partitionId = topic.partitionIds[0]!;
+    await client.produce({ partitionId, records: [{ key: Buffer.from("before"), value: Buffer.from("x") }] });
+    const records = [
+      {
+        offset: 0,
+        timestamp: 1_700_000_000_000,
+        key: Buffer.from("a"),
+        value: Buffer.from("hello"),
+        headers: [],
+      },
+      {
+        offset: 0,
+        timestamp: -1,
+        key: null,
+        value: null,
+        headers: [
+          { key: "h", value: Buffer.from([0, 255]) },
+          { key: "n", value: null },
+        ],
+      },
+      { offset: 0, timestamp: 0, key: Buffer.alloc(0), value: Buffer.alloc(0), headers: [] },
+    ];
+    // Two frames, sent as separate pieces of one body.
+    const frames = [encodeRecordFrames(records.slice(0, 2)), encodeRecordFrames(records.slice(2))];
+    const before = Date.now();
+    expect(await client.produceFrames({ partitionId, frames, count: 3 })).toEqual({
+      baseOffset: 1,
+      offsets: [1, 2, 3],
+    });
+    const fetched = (await client.fetch({ partitionId, offset: 1 })).records;
+    expect(fetched.map(({ offset, key, value, headers }) => ({ offset, key, value, headers }))).toEqual(
+      records.map(({ key, value, headers }, i) => ({ offset: i + 1, key, value, headers })),
+    );
+    expect(fetched[0]!.timestamp).toBe(1_700_000_000_000);
+    expect(fetched[1]!.timestamp).toBeGreaterThanOrEqual(before); // -1: stamped by the worker
+    expect(fetched[2]!.timestamp).toBe(0);
+
+    const whole = encodeRecordFrames(records);
+    for (const body of [whole.subarray(0, whole.length - 1), Buffer.from([9, 0, 0, 0, 0])]) {
+      await expect(client.produceFrames({ partitionId, frames: [body], count: 3 })).rejects.toMatchObject({
+        code: "BAD_REQUEST",
+        retriable: false,
+      });
+    }
+    // A count the worker does not confirm is an error, not an acknowledgement of what was sent.
+    await expect(client.produceFrames({ partitionId, frames: [whole], count: 2 })).rejects.toMatchObject({
+      code: "INTERNAL",
+    });
+    expect((await client.listOffsets({ partitionId })).latest).toBe(7);
   });
 
   it("writes the partition's files under <dataDir>/<organizationId>/<topicId>/<index>", async () => {

@@ -1,6 +1,10 @@
 import type { PrismaClient } from "@lastword/db";
 import type { z } from "zod";
-import { BINARY_RECORDS_CONTENT_TYPE, encodeBinaryRecords } from "./binary-records";
+import {
+  BINARY_RECORDS_CONTENT_TYPE,
+  encodeBinaryRecords,
+  PRODUCE_FRAMES_CONTENT_TYPE,
+} from "./binary-records";
 import { DataPlaneError } from "./errors";
 import { HttpTransport, type TransportOutcome, type TransportRequest } from "./http-transport";
 import {
@@ -83,11 +87,34 @@ export class DataPlaneClient {
       body: encodeBinaryRecords(input.records),
       contentType: BINARY_RECORDS_CONTENT_TYPE,
     };
-    const { baseOffset, count } = await this.#call(input.partitionId, request, produceResponseSchema, false);
-    if (count !== input.records.length) {
+    return this.#produce(input.partitionId, request, input.records.length);
+  }
+
+  /**
+   * A produce whose records are already record frames (`PRODUCE_FRAMES_CONTENT_TYPE`: the batch
+   * frames of a binary REST body, forwarded as they are, without a record object per record or a
+   * copy of their bytes). `count` is how many records the frames hold; the caller has checked them.
+   */
+  async produceFrames(input: {
+    partitionId: string;
+    frames: readonly Uint8Array[];
+    count: number;
+  }): Promise<ProduceResult> {
+    const request: TransportRequest = {
+      method: "POST",
+      path: partitionPath.produce(input.partitionId),
+      parts: input.frames,
+      contentType: PRODUCE_FRAMES_CONTENT_TYPE,
+    };
+    return this.#produce(input.partitionId, request, input.count);
+  }
+
+  async #produce(partitionId: string, request: TransportRequest, sent: number): Promise<ProduceResult> {
+    const { baseOffset, count } = await this.#call(partitionId, request, produceResponseSchema, false);
+    if (count !== sent) {
       throw new DataPlaneError(
         "INTERNAL",
-        `the worker answered ${count} offsets for a produce of ${input.records.length} records`,
+        `the worker answered ${count} offsets for a produce of ${sent} records`,
       );
     }
     // The wire carries the base offset and count (consecutive offsets, one append); callers get

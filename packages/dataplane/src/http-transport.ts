@@ -12,6 +12,8 @@ export interface TransportRequest {
   query?: Record<string, string | number | undefined>;
   /** JSON-encoded unless it is already a Buffer (sent with `contentType`). */
   body?: unknown;
+  /** A binary body sent as these pieces one after another (views of a larger buffer: no copy). */
+  parts?: readonly Uint8Array[];
   contentType?: string;
 }
 
@@ -40,17 +42,25 @@ export class HttpTransport {
         : Buffer.isBuffer(req.body)
           ? req.body
           : Buffer.from(JSON.stringify(req.body));
-    const contentType = req.contentType ?? "application/json";
+    let length = payload?.length;
+    if (req.parts) {
+      length = 0;
+      for (const part of req.parts) length += part.length;
+    }
+    const headers: Record<string, string | number> = {
+      [SECRET_HEADER]: this.#secret,
+      accept: "application/json",
+    };
+    if (length !== undefined) {
+      headers["content-type"] = req.contentType ?? "application/json";
+      headers["content-length"] = length;
+    }
     return new Promise((resolve) => {
       const outgoing = request(url, {
         method: req.method,
         agent: this.#agent,
         timeout: this.#timeoutMs,
-        headers: {
-          [SECRET_HEADER]: this.#secret,
-          accept: "application/json",
-          ...(payload ? { "content-type": contentType, "content-length": payload.length } : {}),
-        },
+        headers,
       });
       outgoing.on("response", (incoming) => {
         const chunks: Buffer[] = [];
@@ -67,7 +77,13 @@ export class HttpTransport {
       outgoing.on("error", (error: NodeJS.ErrnoException) => {
         resolve({ kind: "failed", delivered: !NOT_DELIVERED.has(error.code ?? ""), error });
       });
-      outgoing.end(payload);
+      if (req.parts) {
+        // Corked: the pieces leave in one writev, with the headers, not one packet each.
+        outgoing.cork();
+        for (const part of req.parts) outgoing.write(part);
+        outgoing.uncork();
+        outgoing.end();
+      } else outgoing.end(payload);
     });
   }
 

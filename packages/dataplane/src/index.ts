@@ -2,7 +2,9 @@ export {
   BINARY_RECORDS_CONTENT_TYPE,
   BinaryRecordsError,
   decodeBinaryRecords,
+  decodeProduceFramesBody,
   encodeBinaryRecords,
+  PRODUCE_FRAMES_CONTENT_TYPE,
 } from "./binary-records";
 export {
   DataPlaneClient,
