@@ -1,7 +1,8 @@
 import { rmSync } from "node:fs";
 import { encodeProduceFrames, envelope, LastwordClient, type ProduceRecord } from "@lastword/client";
+import { DataPlaneClient } from "@lastword/dataplane";
 import type { RunningWorker } from "@lastword/worker";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { forgetTenantQuota } from "../src/services/rate-limit.service";
 import { type Harness, PUBLIC_URL, rest, startHarness, startHarnessWorker } from "./api-harness";
 
@@ -251,6 +252,70 @@ describe("binary produce body", () => {
     expect(refused.status).toBe(400);
     expect(((await refused.json()) as ProblemBody).detail).toMatch(/records\[0\]\.timestamp/);
     expect((await stored("untouched")).flat()).toEqual([]);
+  });
+
+  it("forwards a body for one partition to the worker as its frames: same records, answers and refusals", async () => {
+    const produceFrames = vi.spyOn(DataPlaneClient.prototype, "produceFrames");
+    const produceRecords = vi.spyOn(DataPlaneClient.prototype, "produce");
+    try {
+      await createTopic("one-json");
+      await createTopic("one-frames");
+      const onePartition = RECORDS.map((r) => ({ ...r, partition: 1 }));
+      const json = await clientFor(key, "json").records.produce("one-json", onePartition);
+      expect(produceRecords).toHaveBeenCalledTimes(1);
+      const frames = await clientFor(key, "binary").records.produce("one-frames", onePartition);
+      expect(produceFrames).toHaveBeenCalledTimes(1);
+      expect(produceRecords).toHaveBeenCalledTimes(1);
+      expect(frames).toEqual(json);
+      const withoutServerTimes = (partitions: { timestamp: number }[][]) =>
+        partitions.map((records) =>
+          records.map((r) =>
+            r.timestamp === TIMESTAMP || r.timestamp === 0 ? r : { ...r, timestamp: "server" },
+          ),
+        );
+      const fromFrames = await stored("one-frames");
+      expect(fromFrames[1]).toHaveLength(RECORDS.length);
+      expect(withoutServerTimes(fromFrames)).toEqual(withoutServerTimes(await stored("one-json")));
+
+      // Refused before anything is written, with the index the records path names.
+      const compacted = await rest(h.server, { apiKey: key }, "POST", "/topics", {
+        name: "one-compacted",
+        partitions: 3,
+        configs: { "cleanup.policy": "compact" },
+      });
+      expect(compacted.status).toBe(201);
+      const keyed = (n: number) => ({
+        key: envelope.string(`k${n}`),
+        value: envelope.string("v"),
+        partition: 1,
+      });
+      const cases = [
+        { topic: "one-compacted", records: [keyed(0), keyed(1), { key: null, value: null, partition: 1 }] },
+        {
+          topic: "one-frames",
+          records: [keyed(0), { ...keyed(1), partition: 3 }].map((r) => ({ ...r, partition: 3 })),
+        },
+      ];
+      for (const { topic, records } of cases) {
+        const body = encodeProduceFrames(records);
+        const asFrames = await postFrames(key, topic, body);
+        const asJson = await rest(h.server, { apiKey: key }, "POST", `/topics/${topic}/records`, {
+          records,
+        });
+        expect(asFrames.status).toBe(asJson.status);
+        const problem = (await asFrames.json()) as ProblemBody & { index: number };
+        expect(problem).toMatchObject({
+          code: asJson.body.code,
+          detail: asJson.body.detail,
+          index: asJson.body.index,
+        });
+      }
+      expect(produceFrames).toHaveBeenCalledTimes(1);
+      expect((await stored("one-compacted")).flat()).toEqual([]);
+    } finally {
+      produceFrames.mockRestore();
+      produceRecords.mockRestore();
+    }
   });
 
   it("answers a key without records:write and another tenant's topic as the JSON body does", async () => {

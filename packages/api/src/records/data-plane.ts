@@ -28,6 +28,15 @@ export interface DataPlane {
     partitionId: string;
     records: readonly DataPlaneProduceRecord[];
   }): Promise<{ baseOffset: number; offsets: readonly number[] }>;
+  /**
+   * The same write from record frames (the batch frames of a binary REST body, checked by
+   * records/produce-frames.ts), forwarded without building records; `count` records.
+   */
+  produceFrames(input: {
+    partitionId: string;
+    frames: readonly Uint8Array[];
+    count: number;
+  }): Promise<{ baseOffset: number; offsets: readonly number[] }>;
   fetch(input: { partitionId: string; offset: number; limit?: number; maxBytes?: number }): Promise<{
     records: readonly DataPlaneFetchedRecord[];
     nextOffset: number;

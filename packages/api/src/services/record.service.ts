@@ -8,7 +8,7 @@ import type { ReadRecordsInput } from "../procedures/records/read-records.schema
 import type { DataPlane, DataPlaneProduceRecord } from "../records/data-plane";
 import { bytesToEnvelope, envelopeToBytes } from "../records/envelope";
 import { partitionForKey } from "../records/partitioner";
-import type { ProduceBatch } from "../records/produce-frames";
+import type { FramesBatch, ProduceBatch } from "../records/produce-frames";
 import type { Clock } from "../trpc/context";
 import { takeDeferredRequestCount } from "./rate-limit.service";
 import { recheckTopicRouting, routedPartition, type TopicRouting, topicRouting } from "./topic.service";
@@ -88,6 +88,61 @@ export async function produceRecords(
   return produceBatch(deps, identity, input.topic, decodeRecords(input));
 }
 
+/** One data-plane produce: the records (request indices) it carries and how it is sent. */
+interface Write {
+  partition: number;
+  indices: readonly number[] | null;
+  bytes: () => number;
+  send(partitionId: string): Promise<{ offsets: readonly number[] }>;
+}
+
+/** The writes of a batch of records: one per partition the records route to. */
+function recordWrites(deps: RecordDeps, topic: TopicRouting, batch: ProduceBatch): Write[] {
+  const { records } = batch;
+  const groups = routeRecords(topic, batch);
+  return [...groups].map(([partition, indices]) => ({
+    partition,
+    indices,
+    bytes: () => indices.reduce((sum, i) => sum + recordBytes(records[i]!), 0),
+    send: (partitionId) =>
+      deps.dataPlane.produce({
+        partitionId,
+        records: groups.size === 1 ? records : indices.map((i) => records[i]!),
+      }),
+  }));
+}
+
+/**
+ * The one write of a binary body whose records all go to one partition (named, or the topic's
+ * only one): its frames as they are. Refuses what `routeRecords` refuses, in the same order.
+ */
+function framesWrite(deps: RecordDeps, topic: TopicRouting, batch: FramesBatch): Write | null {
+  const partition = batch.partition ?? (topic.partitionCount === 1 ? 0 : undefined);
+  if (partition === undefined) return null;
+  const nullKey = () =>
+    new AppError(
+      "NULL_KEY_ON_COMPACTED_TOPIC",
+      `Record ${batch.firstNullKey} has no key; topic "${topic.name}" is compacted, and compaction keeps records by key.`,
+      { details: { index: batch.firstNullKey } },
+    );
+  if (topic.compacted && batch.firstNullKey === 0) throw nullKey();
+  if (partition >= topic.partitionCount) {
+    throw new AppError(
+      "PARTITION_NOT_FOUND",
+      `Record 0 names partition ${partition}; topic "${topic.name}" has ${topic.partitionCount}.`,
+      { details: { index: 0, partition } },
+    );
+  }
+  if (topic.compacted && batch.firstNullKey >= 0) throw nullKey();
+  return {
+    partition,
+    indices: null,
+    bytes: () => batch.bytes,
+    send: (partitionId) =>
+      deps.dataPlane.produceFrames({ partitionId, frames: batch.frames, count: batch.count }),
+  };
+}
+
 /**
  * Writes a batch: one data-plane produce (one log append, one fsync) per partition, in parallel.
  * Answers per record in request order; `partial` tells the REST layer to answer 207.
@@ -98,53 +153,57 @@ export async function produceRecords(
  * records that were not written are taken back afterwards, so every acknowledged record is counted
  * before it is acknowledged and the write path waits on no extra round trip.
  *
- * Takes records already in bytes: the JSON body's envelopes decoded above, or the binary body
- * (records/produce-frames.ts); both are admitted, counted and answered the same way from here on.
+ * Takes records already in bytes (the JSON body's envelopes decoded above, or a binary body routed
+ * by key over several partitions) or a binary body's frames (records/produce-frames.ts), sent as
+ * they are when they all go to one partition; all are admitted, counted and answered the same way.
  */
 export async function produceBatch(
   deps: RecordDeps,
   identity: Identity,
   topicName: string,
-  batch: ProduceBatch,
+  batch: ProduceBatch | FramesBatch,
 ): Promise<{ results: ProduceResultItem[] }> {
   const tenantId = identity.tenantId;
-  const { records } = batch;
+  const count = "frames" in batch ? batch.count : batch.records.length;
   let bytes = 0;
-  for (const record of records) bytes += recordBytes(record);
+  if ("frames" in batch) bytes = batch.bytes;
+  else for (const record of batch.records) bytes += recordBytes(record);
   // The request itself is counted in this MULTI too when the procedure opted in (trpc/access.ts).
   const admitted = admitProduce(deps, tenantId, bytes, takeDeferredRequestCount(identity));
   // Handled here too, so a refusal is not unhandled while a bad topic or batch is answered first.
   admitted.catch(() => {});
   const topic = await topicRouting(deps.prisma, tenantId, topicName);
-  const groups = routeRecords(topic, batch);
+  let writes: Write[];
+  if ("frames" in batch) {
+    const write = framesWrite(deps, topic, batch);
+    writes = write ? [write] : recordWrites(deps, topic, batch.decode());
+  } else writes = recordWrites(deps, topic, batch);
   await admitted;
-  const counted = recordUsage(deps, tenantId, { producedRecords: records.length, producedBytes: bytes });
+  const counted = recordUsage(deps, tenantId, { producedRecords: count, producedBytes: bytes });
   counted.catch(() => {}); // awaited below, after the writes; not an unhandled rejection meanwhile
-  const results: ProduceResultItem[] = new Array(records.length);
+  const results: ProduceResultItem[] = new Array(count);
   const failures: unknown[] = [];
   let unwrittenRecords = 0;
   let unwrittenBytes = 0;
   await Promise.all(
-    [...groups].map(async ([partition, indices]) => {
+    writes.map(async ({ partition, indices, bytes: writeBytes, send }) => {
       try {
         const partitionId = topic.partitionIds.get(partition);
         if (!partitionId)
           throw new AppError("PARTITION_UNAVAILABLE", `Partition ${partition} is being created.`);
-        const { offsets } = await deps.dataPlane.produce({
-          partitionId,
-          records: groups.size === 1 ? records : indices.map((i) => records[i]!),
-        });
-        indices.forEach((index, i) => {
-          results[index] = { partition, offset: offsets[i]! };
-        });
+        const { offsets } = await send(partitionId);
+        if (indices === null) for (let i = 0; i < count; i++) results[i] = { partition, offset: offsets[i]! };
+        else
+          indices.forEach((index, i) => {
+            results[index] = { partition, offset: offsets[i]! };
+          });
       } catch (error) {
         failures.push(error);
         const { code, status, detail } = toProblem(error);
-        for (const index of indices) {
-          results[index] = { partition, error: { code, status, detail } };
-          unwrittenRecords++;
-          unwrittenBytes += recordBytes(records[index]!);
-        }
+        const failed = indices ?? Array.from({ length: count }, (_, i) => i);
+        for (const index of failed) results[index] = { partition, error: { code, status, detail } };
+        unwrittenRecords += failed.length;
+        unwrittenBytes += writeBytes();
       }
     }),
   );
@@ -156,7 +215,7 @@ export async function produceBatch(
     // Nothing written: the caller gets that error itself rather than a 207 listing it N times
     // (or TOPIC_NOT_FOUND, when the cached routing outlived the topic).
     const recheck = recheckTopicRouting(deps.prisma, tenantId, topic);
-    if (failures.length === groups.size) {
+    if (failures.length === writes.length) {
       await recheck;
       throw failures[0];
     }
