@@ -146,17 +146,22 @@ export function countDeferredRequest(
 /**
  * After the procedure: a deferred request it did not count (it failed first, or answered from the
  * idempotency store) is counted now, and a request over the tenant's rate is RATE_LIMITED whatever
- * the procedure answered, as when the middleware checks first. Nothing was written over the limit:
- * the procedure checks the same count before its write.
+ * the procedure answered, as when the middleware checks first (`succeeded`: the procedure's
+ * answer was not an error). Nothing was written over the limit: the procedure checks the same
+ * count before its write.
  */
 export async function settleDeferredRequestCount(
   deps: { prisma: PrismaClient; redis: Redis; redisPrefix: string; clock: Clock },
   deferred: DeferredRequestCount,
+  succeeded: boolean,
 ): Promise<void> {
   if (deferred.counted === null) {
     await enforceRequestRate(deps, deferred.tenantId);
     return;
   }
+  // A procedure that counted the request and succeeded checked the rate before it wrote; checking
+  // again against a quota refreshed meanwhile could refuse a produce that was written.
+  if (succeeded) return;
   const { window, used } = deferred.counted;
   const [quota, count] = await Promise.all([tenantQuota(deps.prisma, deferred.tenantId), used]);
   assertWithinRate(window, count, quota.requestsPerSecond);

@@ -65,7 +65,7 @@ const selfCountingProcedure = publicProcedure.use(async ({ ctx, next }) => {
   const identity = { ...(await authenticate(ctx)) };
   const deferred = deferRequestCount(identity);
   const result = await next({ ctx: { ...ctx, identity } });
-  await settleDeferredRequestCount(ctx.deps, deferred);
+  await settleDeferredRequestCount(ctx.deps, deferred, result.ok);
   return result;
 });
 
