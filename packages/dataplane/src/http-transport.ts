@@ -32,9 +32,14 @@ export class HttpTransport {
   }
 
   send(address: string, req: TransportRequest): Promise<TransportOutcome> {
-    const url = new URL(req.path, address);
-    for (const [name, value] of Object.entries(req.query ?? {})) {
-      if (value !== undefined) url.searchParams.set(name, String(value));
+    const origin = this.#origin(address);
+    let path = req.path;
+    if (req.query) {
+      const query = new URLSearchParams();
+      for (const [name, value] of Object.entries(req.query)) {
+        if (value !== undefined) query.set(name, String(value));
+      }
+      if (query.size > 0) path += `?${query}`;
     }
     const payload =
       req.body === undefined
@@ -56,7 +61,9 @@ export class HttpTransport {
       headers["content-length"] = length;
     }
     return new Promise((resolve) => {
-      const outgoing = request(url, {
+      const outgoing = request({
+        ...origin,
+        path,
         method: req.method,
         agent: this.#agent,
         timeout: this.#timeoutMs,
@@ -89,6 +96,23 @@ export class HttpTransport {
 
   close(): void {
     this.#agent.destroy();
+  }
+
+  // A worker's address parsed once, not a URL built and taken apart again on every request.
+  readonly #origins = new Map<string, { host: string; port: number }>();
+
+  #origin(address: string): { host: string; port: number } {
+    let origin = this.#origins.get(address);
+    if (!origin) {
+      const url = new URL(address);
+      if (url.protocol !== "http:") throw new Error(`data plane addresses are http: URLs, not ${address}`);
+      // node:http wants an IPv6 host without the URL's brackets.
+      const host = url.hostname.startsWith("[") ? url.hostname.slice(1, -1) : url.hostname;
+      origin = { host, port: url.port === "" ? 80 : Number(url.port) };
+      if (this.#origins.size >= 1024) this.#origins.clear();
+      this.#origins.set(address, origin);
+    }
+    return origin;
   }
 }
 
