@@ -2,7 +2,6 @@ import { once } from "node:events";
 import type { ServerResponse } from "node:http";
 import {
   DataPlaneError,
-  decodeStoredFrame,
   encodeEndFrame,
   encodeErrorFrame,
   encodeRecordFrames,
@@ -13,6 +12,7 @@ import {
   type StreamQuery,
   storedBatchesBefore,
 } from "@lastword/dataplane";
+import { decodeBatch } from "@lastword/logstore";
 import type { HostedLog, LogRecord } from "./hosted-log";
 import { type KeyIndexedLog, keyIndexOf, scanLog } from "./indexed-log";
 import { dataPlaneErrorOf } from "./log-errors";
@@ -216,6 +216,26 @@ function denseEnough(page: StoredPage): boolean {
 }
 
 /**
+ * A sparse snapshot page's records: those in [page.from, end) that it keeps, decoded by the log
+ * store as fetch decodes its pages (views of the page's buffer: encode them before giving it back).
+ */
+function keptRecords(page: StoredPage, end: number): LogRecord[] {
+  const keep = page.keep ?? [];
+  const picked: LogRecord[] = [];
+  let k = 0;
+  for (let pos = 0; pos < page.bytes.length; ) {
+    const { header, records } = decodeBatch(page.bytes, pos);
+    pos += header.sizeBytes;
+    for (const record of records) {
+      if (record.offset < page.from || record.offset >= end) continue;
+      while (k < keep.length && keep[k]! < record.offset) k++;
+      if (k < keep.length && keep[k] === record.offset) picked.push(record);
+    }
+  }
+  return picked;
+}
+
+/**
  * Streams a partition as binary frames: `replay` sends every record in [offset, end), `snapshot`
  * only the latest live record of each key as of `end` (the index frozen at the start). `end` is
  * the log end when the stream began, sent last so the reader knows what state it now holds.
@@ -250,11 +270,11 @@ export async function streamPartition(
       let flowing = true;
       if (denseEnough(page)) flowing = writeStored(res, page, end, buffers);
       else {
-        const picked = decodeStoredFrame(
-          Buffer.concat([encodeStoredHead(page.bytes.length, page.from, end, page.keep), page.bytes]),
-        );
+        const picked = keptRecords(page, end);
+        // The frames copy the records out of the page buffer, which can then be read into again.
+        const frames = picked.length > 0 ? encodeRecordFrames(picked) : null;
         buffers.give(page.buffer);
-        if (picked.length) flowing = res.write(encodeRecordFrames(picked));
+        if (frames) flowing = res.write(frames);
       }
       if (!flowing) await Promise.race([once(res, "drain"), closed]);
       if (res.destroyed) return;
