@@ -175,8 +175,18 @@ describe("compliance pages", () => {
     await extend.getByLabel("New deadline").fill(local);
     await extend.getByLabel("Reason for the extension").fill("Complex request: backups to search too");
     await extend.getByRole("button", { name: "Extend deadline" }).click();
-    await officer.getByText("Complex request: backups to search too", { exact: false }).waitFor();
-    await officer.getByRole("list", { name: "Audit events" }).getByText("Deadline extended").waitFor();
+    // The request's facts list the extension (a plain text match would also find the textarea,
+    // whose text React keeps equal to what was typed until the extension succeeds).
+    await waitOrExplain(
+      officer,
+      officer.getByRole("definition").filter({ hasText: "Complex request: backups to search too" }),
+      "deadline-extended",
+    );
+    await waitOrExplain(
+      officer,
+      officer.getByRole("list", { name: "Audit events" }).getByText("Deadline extended"),
+      "deadline-extended-audit",
+    );
     expect(
       await officer.getByRole("img", { name: /^Deadline timeline:/ }).getAttribute("aria-label"),
     ).toMatch(/\(4[45] d( \d+ h)? left\)/);

@@ -101,4 +101,20 @@ describe("topics list", () => {
       .filter({ hasText: "No topic name contains “nothing-like-this”." })
       .waitFor();
   });
+
+  it("keeps showing a topic when a background refresh fails, and says so until one succeeds", async () => {
+    await page.goto(`/topics/${STATE}`);
+    const heading = page.getByRole("heading", { name: STATE, level: 1 });
+    await heading.waitFor();
+    const topicRefresh = /\/api\/trpc\/[^?]*topics\.get/;
+    await page.route(topicRefresh, (route) => route.abort("connectionrefused"));
+    const notice = page.getByRole("alert").filter({ hasText: "We could not refresh this page" });
+    // The page refreshes every 5 s and retries once before it reports a failure.
+    await waitOrExplain(page, notice, "topic-refresh-failed");
+    expect(await heading.isVisible()).toBe(true);
+    expect(await page.getByRole("table", { name: "Partitions" }).count()).toBe(1);
+    await page.unroute(topicRefresh);
+    await notice.waitFor({ state: "detached", timeout: 30_000 });
+    expect(await heading.isVisible()).toBe(true);
+  });
 });

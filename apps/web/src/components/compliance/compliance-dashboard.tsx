@@ -5,7 +5,7 @@ import Link from "next/link";
 import { useTRPC } from "@/lib/trpc";
 import { Card } from "../ui/card";
 import { ColumnHeads } from "../ui/column-heads";
-import { ErrorNotice, StatusNotice } from "../ui/notice";
+import { ErrorNotice, RefreshFailedNotice, StatusNotice } from "../ui/notice";
 import { countdown, type ErasureSummary, formatTime, isOpen, STAGES } from "./erasure-stages";
 import { StatusBadge, statusLabel } from "./status-badge";
 import { SubjectKeys } from "./subject-keys";
@@ -22,13 +22,14 @@ export function ComplianceDashboard() {
     refetchInterval: LIST_REFRESH_MS,
   });
   if (list.isPending) return <StatusNotice>Loading erasure requests…</StatusNotice>;
-  if (list.isError)
+  if (list.isError && list.data === undefined)
     return <ErrorNotice>We could not load erasure requests: {list.error.message}</ErrorNotice>;
   const { requests, byStatus } = list.data;
   const atRisk = requests.filter((r) => r.status === "at-risk" || r.status === "failed");
   const nowMs = Date.now();
   return (
     <div className="flex flex-col gap-6">
+      {list.isError ? <RefreshFailedNotice error={list.error} /> : null}
       <section aria-labelledby="by-status" className="flex flex-col gap-2">
         <h2 id="by-status" className="text-base font-semibold">
           Requests by status

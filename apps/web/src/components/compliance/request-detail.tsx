@@ -5,7 +5,7 @@ import Link from "next/link";
 import { useConsoleAccess } from "@/lib/console-access";
 import { useTRPC } from "@/lib/trpc";
 import { Card } from "../ui/card";
-import { ErrorNotice, StatusNotice } from "../ui/notice";
+import { ErrorNotice, RefreshFailedNotice, StatusNotice } from "../ui/notice";
 import { DeadlineBar } from "./deadline-bar";
 import { countdown, type ErasureDetail, formatTime, isOpen, stageMarks } from "./erasure-stages";
 import { ExportLinks } from "./export-links";
@@ -28,7 +28,7 @@ export function RequestDetail({ id }: { id: string }) {
       query.state.data && ["closed", "failed"].includes(query.state.data.status) ? false : DETAIL_REFRESH_MS,
   });
   if (detail.isPending) return <StatusNotice>Loading erasure request {id}…</StatusNotice>;
-  if (detail.isError) {
+  if (detail.isError && detail.data === undefined) {
     return (
       <div className="flex flex-col gap-4">
         <ErrorNotice>
@@ -53,6 +53,7 @@ export function RequestDetail({ id }: { id: string }) {
         </div>
         <p className="font-mono text-xs text-muted">{request.id}</p>
         {request.statusReason ? <ErrorNotice>{request.statusReason}</ErrorNotice> : null}
+        {detail.isError ? <RefreshFailedNotice error={detail.error} /> : null}
       </div>
       <Card
         title="Request"

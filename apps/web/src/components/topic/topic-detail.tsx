@@ -6,7 +6,7 @@ import { useConsoleAccess } from "@/lib/console-access";
 import { useTRPC } from "@/lib/trpc";
 import { PolicyBadge } from "../topics/policy-badge";
 import { Card } from "../ui/card";
-import { ErrorNotice, StatusNotice } from "../ui/notice";
+import { ErrorNotice, RefreshFailedNotice, StatusNotice } from "../ui/notice";
 import { CleanerRuns } from "./cleaner-runs";
 import { ConfigTable } from "./config-table";
 import { ConsumerGroups } from "./consumer-groups";
@@ -29,7 +29,7 @@ export function TopicDetail({ topic }: { topic: string }) {
   const access = useConsoleAccess();
 
   if (detail.isPending) return <StatusNotice>Loading topic {topic}…</StatusNotice>;
-  if (detail.isError) {
+  if (detail.isError && detail.data === undefined) {
     return (
       <div className="flex flex-col gap-4">
         <ErrorNotice>
@@ -46,6 +46,7 @@ export function TopicDetail({ topic }: { topic: string }) {
   const compacted = data.cleanupPolicy.includes("compact");
   return (
     <div className="flex flex-col gap-6">
+      {detail.isError ? <RefreshFailedNotice error={detail.error} /> : null}
       <div className="flex flex-col gap-2">
         <BackLink />
         <div className="flex flex-wrap items-center gap-3">

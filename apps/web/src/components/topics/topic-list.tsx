@@ -10,7 +10,7 @@ import { useTRPC } from "@/lib/trpc";
 import { DirtyRatioMeter } from "../topic/dirty-ratio-meter";
 import { Badge } from "../ui/badge";
 import { SelectField, TextField } from "../ui/field";
-import { ErrorNotice, StatusNotice } from "../ui/notice";
+import { ErrorNotice, RefreshFailedNotice, StatusNotice } from "../ui/notice";
 import { PolicyBadge } from "./policy-badge";
 
 // The API's largest page; tenants with more topics see a sentence saying the list is cut.
@@ -31,13 +31,15 @@ export function TopicList() {
   const [sort, setSort] = useState<TopicSort>("name");
 
   if (topics.isPending) return <StatusNotice>Loading your topics…</StatusNotice>;
-  if (topics.isError) return <ErrorNotice>We could not load your topics: {topics.error.message}</ErrorNotice>;
+  if (topics.isError && topics.data === undefined)
+    return <ErrorNotice>We could not load your topics: {topics.error.message}</ErrorNotice>;
   if (topics.data.topics.length === 0) {
     return <StatusNotice>This organization has no topics yet. Create the first one below.</StatusNotice>;
   }
   const shown = filterAndSortTopics(topics.data.topics, query, sort);
   return (
     <div className="flex flex-col gap-3">
+      {topics.isError ? <RefreshFailedNotice error={topics.error} /> : null}
       <search className="grid gap-4 sm:grid-cols-[1fr_12rem]">
         <TextField
           label="Search topics"

@@ -19,3 +19,15 @@ export function StatusNotice({ children }: { children: ReactNode }) {
     </p>
   );
 }
+
+/**
+ * A background refresh failed while the page still shows what it loaded before: say so beside
+ * the data instead of replacing it (the next refresh retries on its own).
+ */
+export function RefreshFailedNotice({ error }: { error: { message: string } }) {
+  return (
+    <ErrorNotice>
+      We could not refresh this page: {error.message}. It shows what it loaded before and keeps trying.
+    </ErrorNotice>
+  );
+}
