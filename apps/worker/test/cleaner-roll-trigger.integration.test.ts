@@ -1,46 +1,25 @@
-import { randomBytes } from "node:crypto";
-import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { DataPlaneClient } from "@lastword/dataplane";
-import { createTestDatabase, type TestDatabase } from "@lastword/db/testing";
+import type { DataPlaneClient } from "@lastword/dataplane";
+import type { TestDatabase } from "@lastword/db/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { partitionLogOpener } from "../src/log-opener";
-import { type RunningWorker, startWorker } from "../src/worker";
 import { createTestTopic, eventually } from "./test-topics";
+import { openWorkerHarness, testScheduling, type WorkerHarness } from "./worker-harness";
 
 const SECRET = "roll-trigger-secret";
+let harness: WorkerHarness;
 let db: TestDatabase;
-let dataDir: string;
-let worker: RunningWorker;
 let client: DataPlaneClient;
 
 beforeAll(async () => {
-  db = await createTestDatabase("lastword_test_roll_trigger");
-  dataDir = await mkdtemp(join(tmpdir(), "lastword-roll-trigger-"));
-  worker = await startWorker({
-    databaseUrl: db.url,
-    dataDir,
-    secret: SECRET,
-    openLog: partitionLogOpener(),
-    logLevel: "silent",
+  harness = await openWorkerHarness({ name: "roll-trigger", secret: SECRET });
+  ({ db, client } = harness);
+  await harness.startWorker({
     claimIntervalMs: 100,
     // A tick far longer than the test: any pass that runs was started by the roll, not by a tick.
-    scheduling: {
-      redisUrl: process.env.REDIS_URL ?? "redis://127.0.0.1:6379",
-      redisPrefix: `lastword-test-${randomBytes(4).toString("hex")}`,
-      tickMs: 120_000,
-    },
+    scheduling: testScheduling({ tickMs: 120_000 }),
   });
-  client = new DataPlaneClient({ prisma: db.prisma, secret: SECRET, ownerWaitMs: 5_000 });
 });
 
-afterAll(async () => {
-  client?.close();
-  await worker?.stop();
-  await db?.drop();
-  await rm(dataDir, { recursive: true, force: true });
-});
+afterAll(() => harness?.close());
 
 describe("cleaning between ticks", () => {
   it("starts a pass as soon as a produce rolls a segment that makes the partition cleanable", async () => {

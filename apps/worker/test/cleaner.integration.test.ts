@@ -1,48 +1,30 @@
-import { randomBytes } from "node:crypto";
-import { mkdtemp, open, readdir, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { open, readdir } from "node:fs/promises";
 import { join } from "node:path";
-import { DataPlaneClient } from "@lastword/dataplane";
-import { createTestDatabase, type TestDatabase } from "@lastword/db/testing";
+import type { DataPlaneClient } from "@lastword/dataplane";
+import type { TestDatabase } from "@lastword/db/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { partitionLogOpener } from "../src/log-opener";
-import { type RunningWorker, startWorker } from "../src/worker";
+import type { RunningWorker } from "../src/worker";
 import { createTestTopic, eventually } from "./test-topics";
+import { openWorkerHarness, testScheduling, type WorkerHarness } from "./worker-harness";
 
 const SECRET = "cleaner-test-secret";
 const TICK_MS = 300;
+let harness: WorkerHarness;
 let db: TestDatabase;
 let dataDir: string;
 let worker: RunningWorker;
 let client: DataPlaneClient;
 
 beforeAll(async () => {
-  db = await createTestDatabase("lastword_test_cleaner");
-  dataDir = await mkdtemp(join(tmpdir(), "lastword-cleaner-"));
-  worker = await startWorker({
-    databaseUrl: db.url,
-    dataDir,
-    secret: SECRET,
-    openLog: partitionLogOpener(),
-    logLevel: "silent",
+  harness = await openWorkerHarness({ name: "cleaner", secret: SECRET });
+  ({ db, dataDir, client } = harness);
+  worker = await harness.startWorker({
     claimIntervalMs: 100,
-    scheduling: {
-      redisUrl: process.env.REDIS_URL ?? "redis://127.0.0.1:6379",
-      redisPrefix: `lastword-test-${randomBytes(4).toString("hex")}`,
-      tickMs: TICK_MS,
-      cleanerThreads: 2,
-      cleanerBackoffBaseMs: 60_000,
-    },
+    scheduling: testScheduling({ tickMs: TICK_MS, cleanerThreads: 2, cleanerBackoffBaseMs: 60_000 }),
   });
-  client = new DataPlaneClient({ prisma: db.prisma, secret: SECRET, ownerWaitMs: 5_000 });
 });
 
-afterAll(async () => {
-  client?.close();
-  await worker?.stop();
-  await db?.drop();
-  await rm(dataDir, { recursive: true, force: true });
-});
+afterAll(() => harness?.close());
 
 const text = (value: string) => Buffer.from(value);
 

@@ -1,7 +1,5 @@
-import { mkdtemp, rm } from "node:fs/promises";
 import { get, type IncomingMessage } from "node:http";
 import { type AddressInfo, connect, createServer, type Socket } from "node:net";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import {
@@ -16,37 +14,26 @@ import {
   type StreamMode,
   splitStreamFrames,
 } from "@lastword/dataplane";
-import { createTestDatabase, type TestDatabase } from "@lastword/db/testing";
+import type { TestDatabase } from "@lastword/db/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { partitionLogOpener } from "../src/log-opener";
-import { type RunningWorker, startWorker } from "../src/worker";
+import type { RunningWorker } from "../src/worker";
 import { createTestTopic } from "./test-topics";
+import { openWorkerHarness, type WorkerHarness } from "./worker-harness";
 
 const SECRET = "dataplane-test-secret";
+let harness: WorkerHarness;
 let db: TestDatabase;
 let dataDir: string;
 let worker: RunningWorker;
 let client: DataPlaneClient;
 
 beforeAll(async () => {
-  db = await createTestDatabase("lastword_test_dataplane");
-  dataDir = await mkdtemp(join(tmpdir(), "lastword-dataplane-"));
-  worker = await startWorker({
-    databaseUrl: db.url,
-    dataDir,
-    secret: SECRET,
-    openLog: partitionLogOpener(),
-    logLevel: "silent",
-  });
-  client = new DataPlaneClient({ prisma: db.prisma, secret: SECRET, ownerWaitMs: 5_000 });
+  harness = await openWorkerHarness({ name: "dataplane", secret: SECRET });
+  ({ db, dataDir, client } = harness);
+  worker = await harness.startWorker();
 });
 
-afterAll(async () => {
-  client?.close();
-  await worker?.stop();
-  await db?.drop();
-  await rm(dataDir, { recursive: true, force: true });
-});
+afterAll(() => harness?.close());
 
 describe("data plane through DataPlaneClient", () => {
   it("round-trips keys, null and empty values, timestamps and headers with per-record offsets", async () => {

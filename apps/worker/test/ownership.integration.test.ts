@@ -1,37 +1,25 @@
 import { existsSync } from "node:fs";
-import { mkdir, mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { mkdir } from "node:fs/promises";
 import { join } from "node:path";
-import { DataPlaneClient } from "@lastword/dataplane";
-import { createTestDatabase, type TestDatabase } from "@lastword/db/testing";
+import type { DataPlaneClient } from "@lastword/dataplane";
+import type { TestDatabase } from "@lastword/db/testing";
 import { PartitionLog } from "@lastword/logstore";
 import { pino } from "pino";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { partitionLogOpener } from "../src/log-opener";
 import { removeOrphanedPartitions } from "../src/partition-janitor";
-import { type RunningWorker, startWorker, type WorkerConfig } from "../src/worker";
+import type { RunningWorker, WorkerConfig } from "../src/worker";
 import { createTestTopic, eventually } from "./test-topics";
+import { openWorkerHarness, type WorkerHarness } from "./worker-harness";
 
 const SECRET = "ownership-test-secret";
 const LEASE_TTL_MS = 1_500;
+let harness: WorkerHarness;
 let db: TestDatabase;
 let dataDir: string;
 let client: DataPlaneClient;
-let running: RunningWorker[] = [];
 
-async function launch(overrides: Partial<WorkerConfig> = {}): Promise<RunningWorker> {
-  const worker = await startWorker({
-    databaseUrl: db.url,
-    dataDir,
-    secret: SECRET,
-    openLog: partitionLogOpener(),
-    leaseTtlMs: LEASE_TTL_MS,
-    claimIntervalMs: 100,
-    logLevel: "silent",
-    ...overrides,
-  });
-  running.push(worker);
-  return worker;
+function launch(overrides: Partial<WorkerConfig> = {}): Promise<RunningWorker> {
+  return harness.startWorker({ leaseTtlMs: LEASE_TTL_MS, claimIntervalMs: 100, ...overrides });
 }
 
 async function owners(partitionIds: readonly string[]): Promise<Map<string, string | null>> {
@@ -40,24 +28,22 @@ async function owners(partitionIds: readonly string[]): Promise<Map<string, stri
 }
 
 beforeAll(async () => {
-  db = await createTestDatabase("lastword_test_ownership");
-  dataDir = await mkdtemp(join(tmpdir(), "lastword-ownership-"));
-  client = new DataPlaneClient({ prisma: db.prisma, secret: SECRET, ownerWaitMs: 2 * LEASE_TTL_MS + 1_000 });
+  harness = await openWorkerHarness({
+    name: "ownership",
+    secret: SECRET,
+    ownerWaitMs: 2 * LEASE_TTL_MS + 1_000,
+  });
+  ({ db, dataDir, client } = harness);
 });
 
 afterEach(async () => {
-  await Promise.all(running.map((worker) => worker.stop()));
-  running = [];
+  await harness.stopWorkers();
   // Each test starts from no topics, so fair shares and counts are its own.
   await db.prisma.topic.deleteMany();
   await db.prisma.worker.updateMany({ where: { stoppedAt: null }, data: { stoppedAt: new Date() } });
 });
 
-afterAll(async () => {
-  client?.close();
-  await db?.drop();
-  await rm(dataDir, { recursive: true, force: true });
-});
+afterAll(() => harness?.close());
 
 describe("partition ownership", () => {
   it("claims a new topic's partitions within a second, spread evenly over live workers", async () => {
@@ -108,7 +94,6 @@ describe("partition ownership", () => {
     const victims = a!.ownedPartitions();
     const killedAt = Date.now();
     await a!.kill();
-    running = running.filter((w) => w !== a);
     await eventually("takeover", 2 * LEASE_TTL_MS + 500, async () =>
       victims.every((id) => b!.ownedPartitions().includes(id)) ? true : undefined,
     );
@@ -168,7 +153,6 @@ describe("partition ownership", () => {
     await eventually("spread", 2_000, async () => (a!.ownedPartitions().length === 2 ? true : undefined));
     const stoppedAt = Date.now();
     await a!.stop();
-    running = running.filter((w) => w !== a);
     await eventually("b owns all", 3_000, async () => (b!.ownedPartitions().length === 4 ? true : undefined));
     expect(Date.now() - stoppedAt).toBeLessThan(3_000);
     const worker = await db.prisma.worker.findUniqueOrThrow({ where: { id: a!.id } });

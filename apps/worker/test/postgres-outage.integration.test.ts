@@ -1,42 +1,21 @@
-import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { DataPlaneClient, decodeStreamFrames } from "@lastword/dataplane";
-import { createTestDatabase, TcpProxy, type TestDatabase } from "@lastword/db/testing";
+import { type DataPlaneClient, decodeStreamFrames } from "@lastword/dataplane";
+import { TcpProxy, type TestDatabase } from "@lastword/db/testing";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { partitionLogOpener } from "../src/log-opener";
-import { type RunningWorker, startWorker } from "../src/worker";
+import type { RunningWorker } from "../src/worker";
 import { createTestTopic, eventually } from "./test-topics";
+import { openWorkerHarness, type WorkerHarness } from "./worker-harness";
 
 // The worker under test reaches Postgres through a relay the test cuts; the shared server keeps
 // running for everyone else, and the test itself (and the client) talk to it directly.
 const SECRET = "postgres-outage-secret";
 const LEASE_TTL_MS = 1_000;
+let harness: WorkerHarness;
 let db: TestDatabase;
-let dataDir: string;
 let proxy: TcpProxy;
 let client: DataPlaneClient;
-let running: RunningWorker[] = [];
 
-async function launch(databaseUrl: string): Promise<RunningWorker> {
-  const worker = await startWorker({
-    databaseUrl,
-    dataDir,
-    secret: SECRET,
-    openLog: partitionLogOpener(),
-    leaseTtlMs: LEASE_TTL_MS,
-    claimIntervalMs: 100,
-    logLevel: "silent",
-  });
-  running.push(worker);
-  return worker;
-}
-
-function viaProxy(url: string): string {
-  const proxied = new URL(url);
-  proxied.hostname = "127.0.0.1";
-  proxied.port = String(proxy.port);
-  return proxied.toString();
+function launch(databaseUrl: string): Promise<RunningWorker> {
+  return harness.startWorker({ databaseUrl, leaseTtlMs: LEASE_TTL_MS, claimIntervalMs: 100 });
 }
 
 /** Produces one record straight to `worker` (no owner lookup, which needs Postgres). */
@@ -76,30 +55,26 @@ async function leaseOf(partitionId: string) {
 }
 
 beforeAll(async () => {
-  db = await createTestDatabase("lastword_test_pg_outage");
-  dataDir = await mkdtemp(join(tmpdir(), "lastword-pg-outage-"));
+  harness = await openWorkerHarness({ name: "pg-outage", secret: SECRET });
+  ({ db, client } = harness);
   const upstream = new URL(db.url);
   proxy = await TcpProxy.start(upstream.hostname, Number(upstream.port || 5432));
-  client = new DataPlaneClient({ prisma: db.prisma, secret: SECRET, ownerWaitMs: 5_000 });
 });
 
 afterEach(async () => {
   proxy.restore();
-  await Promise.all(running.map((worker) => worker.stop()));
-  running = [];
+  await harness.stopWorkers();
   await db.prisma.topic.deleteMany();
 });
 
 afterAll(async () => {
-  client?.close();
   await proxy?.close();
-  await db?.drop();
-  await rm(dataDir, { recursive: true, force: true });
+  await harness?.close();
 });
 
 describe("Postgres outage", () => {
   it("keeps producing and fetching owned partitions while the database is unreachable, losing nothing", async () => {
-    const worker = await launch(viaProxy(db.url));
+    const worker = await launch(proxy.relayUrl(db.url));
     const topic = await createTestTopic(db.prisma, { partitions: 1 });
     const partitionId = topic.partitionIds[0]!;
     const acked = new Map<number, string>();
@@ -147,7 +122,7 @@ describe("Postgres outage", () => {
   });
 
   it("fences a cut-off worker through the storage once another worker claims its partition", async () => {
-    const a = await launch(viaProxy(db.url));
+    const a = await launch(proxy.relayUrl(db.url));
     const topic = await createTestTopic(db.prisma, { partitions: 1 });
     const partitionId = topic.partitionIds[0]!;
     await eventually("a owns the partition", 2_000, async () =>

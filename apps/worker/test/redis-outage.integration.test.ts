@@ -1,23 +1,17 @@
 import { type ChildProcess, spawn } from "node:child_process";
-import { randomBytes } from "node:crypto";
-import { mkdtemp, rm } from "node:fs/promises";
 import { createServer } from "node:net";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { DataPlaneClient } from "@lastword/dataplane";
-import { createTestDatabase, type TestDatabase } from "@lastword/db/testing";
+import type { DataPlaneClient } from "@lastword/dataplane";
+import type { TestDatabase } from "@lastword/db/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { partitionLogOpener } from "../src/log-opener";
-import { type RunningWorker, startWorker } from "../src/worker";
 import { createTestTopic, eventually } from "./test-topics";
+import { openWorkerHarness, testScheduling, type WorkerHarness } from "./worker-harness";
 
 // A private redis-server, so stopping and restarting it cannot disturb other suites using the shared one.
 const SECRET = "redis-outage-secret";
+let harness: WorkerHarness;
 let db: TestDatabase;
-let dataDir: string;
 let redis: ChildProcess | null = null;
 let port: number;
-let worker: RunningWorker;
 let client: DataPlaneClient;
 
 async function freePort(): Promise<number> {
@@ -56,32 +50,20 @@ async function stopRedis(): Promise<void> {
 }
 
 beforeAll(async () => {
-  db = await createTestDatabase("lastword_test_redis_outage");
-  dataDir = await mkdtemp(join(tmpdir(), "lastword-redis-outage-"));
+  harness = await openWorkerHarness({ name: "redis-outage", secret: SECRET });
+  ({ db, client } = harness);
   port = await freePort();
   await startRedis();
-  worker = await startWorker({
-    databaseUrl: db.url,
-    dataDir,
-    secret: SECRET,
-    openLog: partitionLogOpener(),
-    logLevel: "silent",
+  await harness.startWorker({
     claimIntervalMs: 100,
-    scheduling: {
-      redisUrl: `redis://127.0.0.1:${port}`,
-      redisPrefix: `lastword-test-${randomBytes(4).toString("hex")}`,
-      tickMs: 300,
-    },
+    scheduling: testScheduling({ redisUrl: `redis://127.0.0.1:${port}`, tickMs: 300 }),
   });
-  client = new DataPlaneClient({ prisma: db.prisma, secret: SECRET, ownerWaitMs: 5_000 });
 });
 
 afterAll(async () => {
-  client?.close();
-  await worker?.stop();
+  // The worker stops first, so its queues close against a Redis that still answers.
+  await harness?.close();
   await stopRedis();
-  await db?.drop();
-  await rm(dataDir, { recursive: true, force: true });
 });
 
 describe("Redis outage", () => {

@@ -1,51 +1,45 @@
 import { mkdtemp, readdir, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { DataPlaneClient } from "@lastword/dataplane";
+import type { DataPlaneClient } from "@lastword/dataplane";
 import { verifyAuditChain } from "@lastword/db";
-import { createTestDatabase, type TestDatabase } from "@lastword/db/testing";
+import type { TestDatabase } from "@lastword/db/testing";
 import { pino } from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { partitionLogOpener } from "../src/log-opener";
 import { TombstoneAudit } from "../src/tombstone-audit";
-import { type RunningWorker, startWorker } from "../src/worker";
+import type { RunningWorker } from "../src/worker";
 import { TcpProxy } from "./tcp-proxy";
 import { createTestTopic, eventually } from "./test-topics";
+import { openWorkerHarness, type WorkerHarness } from "./worker-harness";
 
 // No scheduling: passes run inline when requested, so the test decides when the cleaner runs. The
 // worker reaches Postgres through a relay the second test cuts.
 const SECRET = "tombstone-audit-secret";
 const RETENTION_MS = 400;
 const LEASE_TTL_MS = 1_000;
+let harness: WorkerHarness;
 let db: TestDatabase;
-let dataDir: string;
 let proxy: TcpProxy;
 let worker: RunningWorker;
 let client: DataPlaneClient;
 
 function launch(databaseUrl: string): Promise<RunningWorker> {
-  const options = { databaseUrl, dataDir, secret: SECRET, openLog: partitionLogOpener() };
-  return startWorker({ ...options, logLevel: "silent", claimIntervalMs: 100, leaseTtlMs: LEASE_TTL_MS });
+  return harness.startWorker({ databaseUrl, claimIntervalMs: 100, leaseTtlMs: LEASE_TTL_MS });
 }
 
 beforeAll(async () => {
-  db = await createTestDatabase("lastword_test_tombstone_audit");
-  dataDir = await mkdtemp(join(tmpdir(), "lastword-tombstone-audit-"));
+  harness = await openWorkerHarness({ name: "tombstone-audit", secret: SECRET });
+  ({ db, client } = harness);
   const upstream = new URL(db.url);
   proxy = await TcpProxy.start(upstream.hostname, Number(upstream.port || 5432));
-  const proxied = new URL(db.url);
-  proxied.port = String(proxy.port);
-  worker = await launch(proxied.toString());
-  client = new DataPlaneClient({ prisma: db.prisma, secret: SECRET, ownerWaitMs: 5_000 });
+  worker = await launch(proxy.relayUrl(db.url));
 });
 
 afterAll(async () => {
+  // Restored first: the worker's graceful stop needs Postgres.
   proxy?.restore();
-  client?.close();
-  await worker?.stop();
+  await harness?.close();
   await proxy?.close();
-  await db?.drop();
-  await rm(dataDir, { recursive: true, force: true });
 });
 
 const text = (value: string) => Buffer.from(value);

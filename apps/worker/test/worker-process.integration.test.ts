@@ -1,17 +1,18 @@
 import { type ChildProcess, spawn } from "node:child_process";
-import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
-import { DataPlaneClient } from "@lastword/dataplane";
-import { createTestDatabase, type TestDatabase } from "@lastword/db/testing";
+import type { DataPlaneClient } from "@lastword/dataplane";
+import type { TestDatabase } from "@lastword/db/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestTopic, eventually } from "./test-topics";
+import { openWorkerHarness, type WorkerHarness } from "./worker-harness";
 
+// The workers here are child processes running main.ts; the harness gives them the database and
+// data dir, and the test its client, but starts no worker itself.
 const SECRET = "process-test-secret";
 const LEASE_TTL_MS = 2_000;
 const repoRoot = fileURLToPath(new URL("../../../", import.meta.url));
+let harness: WorkerHarness;
 let db: TestDatabase;
 let dataDir: string;
 let client: DataPlaneClient;
@@ -56,16 +57,17 @@ async function ownerCounts(topicId: string): Promise<Map<string | null, number>>
 }
 
 beforeAll(async () => {
-  db = await createTestDatabase("lastword_test_worker_process");
-  dataDir = await mkdtemp(join(tmpdir(), "lastword-process-"));
-  client = new DataPlaneClient({ prisma: db.prisma, secret: SECRET, ownerWaitMs: 2 * LEASE_TTL_MS + 1_000 });
+  harness = await openWorkerHarness({
+    name: "worker-process",
+    secret: SECRET,
+    ownerWaitMs: 2 * LEASE_TTL_MS + 1_000,
+  });
+  ({ db, dataDir, client } = harness);
 });
 
 afterAll(async () => {
   for (const child of children) if (child.exitCode === null) child.kill("SIGKILL");
-  client?.close();
-  await db?.drop();
-  await rm(dataDir, { recursive: true, force: true });
+  await harness?.close();
 });
 
 describe("worker processes", () => {
