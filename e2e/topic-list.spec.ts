@@ -85,16 +85,16 @@ describe("topics list", () => {
     const names = () => table.getByRole("rowheader").allTextContents();
     const sort = page.getByLabel("Sort by");
     await sort.selectOption("partitions");
-    await expect.poll(names).toEqual([EVENTS, STATE]);
+    await expect.poll(names, { timeout: 10_000 }).toEqual([EVENTS, STATE]);
     await sort.selectOption("size");
-    await expect.poll(names).toEqual([STATE, EVENTS]);
+    await expect.poll(names, { timeout: 10_000 }).toEqual([STATE, EVENTS]);
     // Nothing has rolled, so neither topic has a dirty byte yet: the name breaks the tie (and
     // undoes the size order above, so the poll sees this sort applied).
     await sort.selectOption("dirty");
-    await expect.poll(names).toEqual([EVENTS, STATE]);
+    await expect.poll(names, { timeout: 10_000 }).toEqual([EVENTS, STATE]);
 
     await page.getByLabel("Search topics").fill("CLICKS");
-    await expect.poll(names).toEqual([EVENTS]);
+    await expect.poll(names, { timeout: 10_000 }).toEqual([EVENTS]);
     await page.getByLabel("Search topics").fill("nothing-like-this");
     await page
       .getByRole("status")
