@@ -22,7 +22,11 @@ const VALUES = [
   "Ada Lovelace, 12 Analytical Street",
   "Ada Lovelace, moved to Difference Road",
   "kept-value-7",
+  "Slow Subject, 1 Old Lane",
 ];
+// The subject of the request that stays open: it has a value in the slow topic, which no pass
+// removes soon, so its purge cannot be proven (a key never written would be purged at once).
+const SLOW_SUBJECT = "subject-slow";
 
 /** The owner invites a compliance officer through the members page; returns the invitation link. */
 async function inviteCompliance(owner: Page, email: string): Promise<string> {
@@ -63,6 +67,9 @@ describe("compliance pages", () => {
     const ownerAccount = newAccount("Data Owner");
     await signUp(owner, ownerAccount);
     await createTopic(owner, { name: SLOW_TOPIC, partitions: 1, cleanupPolicy: "compact" });
+    await owner.goto(`/topics/${SLOW_TOPIC}`);
+    await owner.getByRole("heading", { name: SLOW_TOPIC, level: 1 }).waitFor();
+    await produce(owner, { key: SLOW_SUBJECT, value: VALUES[3], offset: 0 });
     await createTopic(owner, { name: TOPIC, partitions: 1, cleanupPolicy: "compact" });
     await owner.getByRole("table", { name: "Topics" }).getByRole("link", { name: TOPIC }).click();
     await owner.waitForURL(`**/topics/${TOPIC}`);
@@ -162,7 +169,7 @@ describe("compliance pages", () => {
   it("extends an open request's deadline with its reason", async () => {
     await officer.goto("/compliance");
     const form = officer.getByRole("form", { name: "File an erasure request" });
-    await form.getByLabel("Subject keys").fill("subject-slow");
+    await form.getByLabel("Subject keys").fill(SLOW_SUBJECT);
     await form.getByRole("checkbox", { name: SLOW_TOPIC }).check();
     await form.getByRole("button", { name: "File request" }).click();
     await officer.waitForURL("**/compliance/requests/*");
