@@ -1,11 +1,11 @@
 "use client";
 
-import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useQuery } from "@tanstack/react-query";
 import { useConsoleAccess } from "@/lib/console-access";
 import { useTRPC } from "@/lib/trpc";
 import { Badge } from "../ui/badge";
-import { ConfirmButton } from "../ui/confirm-button";
 import { ErrorNotice, StatusNotice } from "../ui/notice";
+import { RowAction } from "../ui/row-action";
 
 const dateFormat = new Intl.DateTimeFormat("en", { dateStyle: "medium", timeStyle: "short" });
 
@@ -74,7 +74,15 @@ export function ApiKeyList() {
                 {key.revoked ? (
                   <Badge>Revoked</Badge>
                 ) : canRevoke ? (
-                  <RevokeButton id={key.id} name={key.name ?? "this key"} />
+                  // Two steps, so one stray click cannot break a production program.
+                  <RowAction
+                    verb="Revoke"
+                    gerund="Revoking"
+                    target={key.name ?? "this key"}
+                    mutation={trpc.apiKeys.revoke.mutationOptions()}
+                    variables={{ id: key.id }}
+                    refresh={[trpc.apiKeys.list.queryKey()]}
+                  />
                 ) : null}
               </td>
             </tr>
@@ -82,27 +90,5 @@ export function ApiKeyList() {
         </tbody>
       </table>
     </div>
-  );
-}
-
-// Two steps (ConfirmButton), so one stray click cannot break a production program.
-function RevokeButton({ id, name }: { id: string; name: string }) {
-  const trpc = useTRPC();
-  const queryClient = useQueryClient();
-  const revoke = useMutation(
-    trpc.apiKeys.revoke.mutationOptions({
-      onSuccess: () => queryClient.invalidateQueries({ queryKey: trpc.apiKeys.list.queryKey() }),
-    }),
-  );
-  return (
-    <ConfirmButton
-      verb="Revoke"
-      pendingLabel="Revoking…"
-      target={name}
-      confirmLabel={`Confirm revoking ${name}`}
-      pending={revoke.isPending}
-      error={revoke.isError ? revoke.error.message : null}
-      onConfirm={() => revoke.mutate({ id })}
-    />
   );
 }

@@ -1,14 +1,14 @@
 "use client";
 
-import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { type FormEvent, useState } from "react";
 import { API_KEY_SCOPES, type ApiKeyScope, DEFAULT_SCOPES } from "@/lib/api-key-scopes";
 import { useConsoleAccess } from "@/lib/console-access";
+import { useRefreshingMutation } from "@/lib/refreshing-mutation";
 import { useTRPC } from "@/lib/trpc";
-import { Button } from "../ui/button";
 import { Card } from "../ui/card";
 import { TextField } from "../ui/field";
 import { ErrorNotice } from "../ui/notice";
+import { SubmitButton } from "../ui/submit-button";
 import { NewKeySecret } from "./new-key-secret";
 
 export function CreateApiKeyForm() {
@@ -18,19 +18,16 @@ export function CreateApiKeyForm() {
 
 function CreateForm() {
   const trpc = useTRPC();
-  const queryClient = useQueryClient();
   const [name, setName] = useState("");
   const [scopes, setScopes] = useState<ApiKeyScope[]>(DEFAULT_SCOPES);
   const [revealed, setRevealed] = useState<{ name: string; secret: string } | null>(null);
-  const create = useMutation(
-    trpc.apiKeys.create.mutationOptions({
-      onSuccess: async (created) => {
-        setRevealed({ name: created.name, secret: created.key });
-        setName("");
-        await queryClient.invalidateQueries({ queryKey: trpc.apiKeys.list.queryKey() });
-      },
-    }),
-  );
+  const create = useRefreshingMutation(trpc.apiKeys.create.mutationOptions(), {
+    refresh: [trpc.apiKeys.list.queryKey()],
+    reset: (created) => {
+      setRevealed({ name: created.name, secret: created.key });
+      setName("");
+    },
+  });
 
   const toggle = (scope: ApiKeyScope, on: boolean) =>
     setScopes((current) => (on ? [...current, scope] : current.filter((entry) => entry !== scope)));
@@ -75,9 +72,12 @@ function CreateForm() {
           </fieldset>
           {create.isError ? <ErrorNotice>{create.error.message}</ErrorNotice> : null}
           <div>
-            <Button type="submit" disabled={create.isPending || scopes.length === 0}>
-              {create.isPending ? "Creating key…" : "Create key"}
-            </Button>
+            <SubmitButton
+              label="Create key"
+              pendingLabel="Creating key…"
+              pending={create.isPending}
+              disabled={scopes.length === 0}
+            />
           </div>
         </form>
       </div>

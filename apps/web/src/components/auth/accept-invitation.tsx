@@ -2,14 +2,15 @@
 
 import { useRouter } from "next/navigation";
 import { useEffect, useState } from "react";
+import { useAuthAction } from "@/lib/auth-action";
 import { authClient } from "@/lib/auth-client";
 import { Button } from "../ui/button";
 import { ErrorNotice } from "../ui/notice";
 
-type Pending = "accept" | "decline" | "open" | null;
+type Action = "accept" | "decline" | "open";
 
 // better-auth answers in English already; these cover a missing message only.
-const FALLBACK: Record<Exclude<Pending, null>, string> = {
+const FALLBACK: Record<Action, string> = {
   accept: "We could not accept the invitation. It may have expired or been withdrawn; reload to see.",
   decline: "We could not decline the invitation. Please try again.",
   open: "We could not open the organization. Please try again.",
@@ -26,35 +27,35 @@ export function AcceptInvitation(props: {
   alreadyMember: boolean;
 }) {
   const router = useRouter();
-  const [pending, setPending] = useState<Pending>(null);
-  const [error, setError] = useState<string | null>(null);
+  const action = useAuthAction<Action>();
   const [declined, setDeclined] = useState(false);
   // Server-rendered buttons do nothing until hydration; disabled until then, a click is never lost.
   const [ready, setReady] = useState(false);
   useEffect(() => setReady(true), []);
-  const blocked = !ready || pending !== null;
+  const blocked = !ready || action.busy;
 
-  const run = async (action: Exclude<Pending, null>) => {
-    setPending(action);
-    setError(null);
+  const run = (key: Action) => {
     const { organization } = authClient;
-    const result =
-      action === "accept"
-        ? await organization.acceptInvitation({ invitationId: props.invitationId })
-        : action === "decline"
-          ? await organization.rejectInvitation({ invitationId: props.invitationId })
-          : await organization.setActive({ organizationId: props.organizationId });
-    setPending(null);
-    if (result.error) {
-      setError(result.error.message ?? FALLBACK[action]);
-      return;
-    }
-    if (action === "decline") {
-      setDeclined(true);
-      return;
-    }
-    router.push("/topics");
-    router.refresh();
+    void action.run(
+      key,
+      () =>
+        key === "accept"
+          ? organization.acceptInvitation({ invitationId: props.invitationId })
+          : key === "decline"
+            ? organization.rejectInvitation({ invitationId: props.invitationId })
+            : organization.setActive({ organizationId: props.organizationId }),
+      {
+        fallback: FALLBACK[key],
+        onSuccess: () => {
+          if (key === "decline") {
+            setDeclined(true);
+            return;
+          }
+          router.push("/topics");
+          router.refresh();
+        },
+      },
+    );
   };
 
   if (declined) {
@@ -66,18 +67,18 @@ export function AcceptInvitation(props: {
   }
   return (
     <div className="flex flex-col gap-3">
-      {error ? <ErrorNotice>{error}</ErrorNotice> : null}
+      {action.error ? <ErrorNotice>{action.error}</ErrorNotice> : null}
       {props.alreadyMember ? (
         <Button onClick={() => run("open")} disabled={blocked}>
-          {pending === "open" ? "Opening…" : `Open ${props.organizationName}`}
+          {action.pending === "open" ? "Opening…" : `Open ${props.organizationName}`}
         </Button>
       ) : (
         <div className="flex gap-2">
           <Button onClick={() => run("accept")} disabled={blocked}>
-            {pending === "accept" ? "Joining…" : `Accept and join ${props.organizationName}`}
+            {action.pending === "accept" ? "Joining…" : `Accept and join ${props.organizationName}`}
           </Button>
           <Button variant="secondary" onClick={() => run("decline")} disabled={blocked}>
-            {pending === "decline" ? "Declining…" : "Decline"}
+            {action.pending === "decline" ? "Declining…" : "Decline"}
           </Button>
         </div>
       )}

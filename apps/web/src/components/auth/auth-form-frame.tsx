@@ -1,21 +1,39 @@
+import Link from "next/link";
+import { useRouter } from "next/navigation";
 import type { FormEvent, ReactNode } from "react";
-import { Button } from "../ui/button";
+import { type AuthCallResult, useAuthAction } from "@/lib/auth-action";
 import { ErrorNotice } from "../ui/notice";
+import { SubmitButton } from "../ui/submit-button";
+import { type AuthEntry, afterAuthPath, authEntryQuery } from "./after-auth";
 
-/** The shared shape of the sign-in and sign-up forms: heading, fields, one submit, one error line. */
+/**
+ * The shared shape of the sign-in and sign-up forms: heading, fields, one submit, one error line,
+ * and a link to the other form. A successful submit continues where the visitor was headed.
+ */
 export function AuthFormFrame(props: {
   title: string;
   submitLabel: string;
   pendingLabel: string;
-  pending: boolean;
-  error: string | null;
-  onSubmit: () => void;
-  footer: ReactNode;
+  entry: AuthEntry;
+  /** The better-auth call the form makes, and the error line for a failure it sends no message for. */
+  call: () => Promise<AuthCallResult>;
+  fallbackError: string;
+  /** The other form ("New to Lastword?" → "Create an account"); the link keeps the invitation. */
+  other: { prompt: string; path: "/sign-in" | "/sign-up"; label: string };
   children: ReactNode;
 }) {
+  const router = useRouter();
+  const action = useAuthAction();
   const submit = (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault();
-    props.onSubmit();
+    void action.run(true, props.call, {
+      fallback: props.fallbackError,
+      staysPending: true,
+      onSuccess: () => {
+        router.push(afterAuthPath(props.entry.invitationId));
+        router.refresh();
+      },
+    });
   };
   return (
     <form
@@ -27,11 +45,17 @@ export function AuthFormFrame(props: {
         {props.title}
       </h1>
       {props.children}
-      {props.error ? <ErrorNotice>{props.error}</ErrorNotice> : null}
-      <Button type="submit" disabled={props.pending}>
-        {props.pending ? props.pendingLabel : props.submitLabel}
-      </Button>
-      <p className="text-center text-sm text-muted">{props.footer}</p>
+      {action.error ? <ErrorNotice>{action.error}</ErrorNotice> : null}
+      <SubmitButton label={props.submitLabel} pendingLabel={props.pendingLabel} pending={action.busy} />
+      <p className="text-center text-sm text-muted">
+        {props.other.prompt}{" "}
+        <Link
+          className="font-medium text-accent underline-offset-2 hover:underline"
+          href={`${props.other.path}${authEntryQuery(props.entry)}`}
+        >
+          {props.other.label}
+        </Link>
+      </p>
     </form>
   );
 }

@@ -1,56 +1,28 @@
 "use client";
 
-import Link from "next/link";
-import { useRouter } from "next/navigation";
 import { useState } from "react";
 import { authClient } from "@/lib/auth-client";
 import { TextField } from "../ui/field";
-import { type AuthEntry, afterAuthPath, authEntryQuery } from "./after-auth";
+import type { AuthEntry } from "./after-auth";
 import { AuthFormFrame } from "./auth-form-frame";
 
 const MIN_PASSWORD_LENGTH = 8;
 
 export function SignUpForm({ entry }: { entry: AuthEntry }) {
-  const router = useRouter();
   const [name, setName] = useState("");
   const [email, setEmail] = useState(entry.email ?? "");
   const [password, setPassword] = useState("");
-  const [pending, setPending] = useState(false);
-  const [error, setError] = useState<string | null>(null);
 
   // Signing up also creates the user's organization (tenant); the session starts inside it.
-  const signUp = async () => {
-    setPending(true);
-    setError(null);
-    const result = await authClient.signUp.email({ name, email, password });
-    if (result.error) {
-      setError(result.error.message ?? "We could not create your account. Please try again.");
-      setPending(false);
-      return;
-    }
-    router.push(afterAuthPath(entry.invitationId));
-    router.refresh();
-  };
-
   return (
     <AuthFormFrame
       title="Create your account"
       submitLabel="Create account"
       pendingLabel="Creating your account…"
-      pending={pending}
-      error={error}
-      onSubmit={signUp}
-      footer={
-        <>
-          Already have an account?{" "}
-          <Link
-            className="font-medium text-accent underline-offset-2 hover:underline"
-            href={`/sign-in${authEntryQuery(entry)}`}
-          >
-            Sign in
-          </Link>
-        </>
-      }
+      entry={entry}
+      call={() => authClient.signUp.email({ name, email, password })}
+      fallbackError="We could not create your account. Please try again."
+      other={{ prompt: "Already have an account?", path: "/sign-in", label: "Sign in" }}
     >
       <TextField
         label="Name"

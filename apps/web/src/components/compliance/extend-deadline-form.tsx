@@ -1,27 +1,24 @@
 "use client";
 
-import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { type FormEvent, useState } from "react";
+import { useRefreshingMutation } from "@/lib/refreshing-mutation";
 import { useTRPC } from "@/lib/trpc";
-import { Button } from "../ui/button";
 import { TextAreaField, TextField } from "../ui/field";
 import { ErrorNotice } from "../ui/notice";
+import { SubmitButton } from "../ui/submit-button";
 
 /** Moves an open request's deadline later; the reason is kept on the request and in the audit trail. */
 export function ExtendDeadlineForm({ id }: { id: string }) {
   const trpc = useTRPC();
-  const queryClient = useQueryClient();
   const [deadline, setDeadline] = useState("");
   const [reason, setReason] = useState("");
-  const extend = useMutation(
-    trpc.erasure.extend.mutationOptions({
-      onSuccess: async () => {
-        setDeadline("");
-        setReason("");
-        await queryClient.invalidateQueries({ queryKey: trpc.erasure.get.queryKey({ id }) });
-      },
-    }),
-  );
+  const extend = useRefreshingMutation(trpc.erasure.extend.mutationOptions(), {
+    refresh: [trpc.erasure.get.queryKey({ id })],
+    reset: () => {
+      setDeadline("");
+      setReason("");
+    },
+  });
   const submit = (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault();
     extend.mutate({ id, deadlineAt: new Date(deadline).toISOString(), reason });
@@ -51,13 +48,13 @@ export function ExtendDeadlineForm({ id }: { id: string }) {
         <ErrorNotice>We could not extend the deadline: {extend.error.message}</ErrorNotice>
       ) : null}
       <div>
-        <Button
-          type="submit"
+        <SubmitButton
+          label="Extend deadline"
+          pendingLabel="Extending…"
+          pending={extend.isPending}
+          disabled={deadline === "" || reason.trim() === ""}
           variant="secondary"
-          disabled={extend.isPending || deadline === "" || reason.trim() === ""}
-        >
-          {extend.isPending ? "Extending…" : "Extend deadline"}
-        </Button>
+        />
       </div>
     </form>
   );

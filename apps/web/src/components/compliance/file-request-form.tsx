@@ -9,6 +9,7 @@ import { Button } from "../ui/button";
 import { Card } from "../ui/card";
 import { TextAreaField, TextField } from "../ui/field";
 import { ErrorNotice, StatusNotice } from "../ui/notice";
+import { SubmitButton } from "../ui/submit-button";
 import { TopicPreflight } from "./topic-preflight";
 
 /** One subject key per line, blank lines ignored, each sent as its UTF-8 text. */
@@ -159,9 +160,12 @@ export function FileRequestForm() {
           <ErrorNotice>We could not file the request: {create.error.message}</ErrorNotice>
         ) : null}
         <div className="flex items-center gap-3">
-          <Button type="submit" disabled={create.isPending || subjectKeys.length === 0 || scopeMissing}>
-            {create.isPending ? "Writing tombstones…" : "File request"}
-          </Button>
+          <SubmitButton
+            label="File request"
+            pendingLabel="Writing tombstones…"
+            pending={create.isPending}
+            disabled={subjectKeys.length === 0 || scopeMissing}
+          />
           <Button
             variant="secondary"
             disabled={preflight.isPending || scopeMissing}

@@ -1,7 +1,8 @@
 "use client";
 
 import { usePathname, useRouter } from "next/navigation";
-import { type KeyboardEvent, useRef, useState } from "react";
+import { type KeyboardEvent, useRef } from "react";
+import { useAuthAction } from "@/lib/auth-action";
 import { authClient } from "@/lib/auth-client";
 import { ErrorNotice } from "../ui/notice";
 import { CreateOrganizationForm } from "./create-organization-form";
@@ -33,8 +34,8 @@ export function OrganizationSwitcher(props: {
   const router = useRouter();
   const pathname = usePathname();
   const menu = useRef<HTMLDetailsElement>(null);
-  const [pendingId, setPendingId] = useState<string | null>(null);
-  const [error, setError] = useState<string | null>(null);
+  // Keyed by the organization being switched to, whose entry says so while it runs.
+  const switching = useAuthAction<string>();
   const active = props.organizations.find((entry) => entry.id === props.activeId);
   const others = props.organizations.filter((entry) => entry.id !== props.activeId);
 
@@ -43,17 +44,12 @@ export function OrganizationSwitcher(props: {
     router.push(sectionRoot(pathname));
     router.refresh();
   };
-  const switchTo = async (organization: OrganizationChoice) => {
-    setPendingId(organization.id);
-    setError(null);
-    const result = await authClient.organization.setActive({ organizationId: organization.id });
-    setPendingId(null);
-    if (result.error) {
-      setError(result.error.message ?? `We could not switch to ${organization.name}.`);
-      return;
-    }
-    arrive();
-  };
+  const switchTo = (organization: OrganizationChoice) =>
+    void switching.run(
+      organization.id,
+      () => authClient.organization.setActive({ organizationId: organization.id }),
+      { fallback: `We could not switch to ${organization.name}.`, onSuccess: arrive },
+    );
   const closeOnEscape = (event: KeyboardEvent<HTMLDetailsElement>) => {
     if (event.key !== "Escape" || !menu.current?.open) return;
     menu.current.open = false;
@@ -90,11 +86,13 @@ export function OrganizationSwitcher(props: {
                 <button
                   type="button"
                   onClick={() => switchTo(organization)}
-                  disabled={pendingId !== null}
+                  disabled={switching.busy}
                   aria-label={`Switch to ${organization.name}`}
                   className="w-full rounded-md px-2 py-1 text-left text-sm hover:bg-canvas disabled:opacity-60"
                 >
-                  {pendingId === organization.id ? `Switching to ${organization.name}…` : organization.name}
+                  {switching.pending === organization.id
+                    ? `Switching to ${organization.name}…`
+                    : organization.name}
                 </button>
               </li>
             ))}
@@ -102,7 +100,7 @@ export function OrganizationSwitcher(props: {
           {others.length === 0 ? (
             <p className="text-xs text-muted">You belong to this organization only.</p>
           ) : null}
-          {error ? <ErrorNotice>{error}</ErrorNotice> : null}
+          {switching.error ? <ErrorNotice>{switching.error}</ErrorNotice> : null}
         </section>
         <CreateOrganizationForm onCreated={arrive} />
       </div>

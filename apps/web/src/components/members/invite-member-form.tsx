@@ -1,14 +1,14 @@
 "use client";
 
-import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { type FormEvent, useState } from "react";
 import { useConsoleAccess } from "@/lib/console-access";
 import { ASSIGNABLE_ROLES, type AssignableRole } from "@/lib/member-roles";
+import { useRefreshingMutation } from "@/lib/refreshing-mutation";
 import { useTRPC } from "@/lib/trpc";
-import { Button } from "../ui/button";
 import { Card } from "../ui/card";
 import { SelectField, TextField } from "../ui/field";
 import { ErrorNotice, StatusNotice } from "../ui/notice";
+import { SubmitButton } from "../ui/submit-button";
 
 export function InviteMemberForm() {
   const access = useConsoleAccess();
@@ -23,17 +23,12 @@ export function InviteMemberForm() {
 
 function InviteForm() {
   const trpc = useTRPC();
-  const queryClient = useQueryClient();
   const [email, setEmail] = useState("");
   const [role, setRole] = useState<AssignableRole>("developer");
-  const invite = useMutation(
-    trpc.members.invite.mutationOptions({
-      onSuccess: async () => {
-        setEmail("");
-        await queryClient.invalidateQueries({ queryKey: trpc.members.list.queryKey() });
-      },
-    }),
-  );
+  const invite = useRefreshingMutation(trpc.members.invite.mutationOptions(), {
+    refresh: [trpc.members.list.queryKey()],
+    reset: () => setEmail(""),
+  });
   const submit = (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault();
     invite.mutate({ email, role });
@@ -71,9 +66,7 @@ function InviteForm() {
             </p>
           ) : null}
           <div>
-            <Button type="submit" disabled={invite.isPending}>
-              {invite.isPending ? "Inviting…" : "Send invitation"}
-            </Button>
+            <SubmitButton label="Send invitation" pendingLabel="Inviting…" pending={invite.isPending} />
           </div>
         </div>
       </form>

@@ -6,8 +6,8 @@ import { ASSIGNABLE_ROLES, type AssignableRole, isAssignableRole } from "@/lib/m
 import { useTRPC } from "@/lib/trpc";
 import { Badge } from "../ui/badge";
 import { Card } from "../ui/card";
-import { ConfirmButton } from "../ui/confirm-button";
 import { ErrorNotice, StatusNotice } from "../ui/notice";
+import { RowAction } from "../ui/row-action";
 import { InvitationLink } from "./invitation-link";
 
 const dateFormat = new Intl.DateTimeFormat("en", { dateStyle: "medium" });
@@ -62,7 +62,15 @@ export function MemberList() {
                   <td className="py-2 pr-4 text-muted">{dateFormat.format(new Date(member.createdAt))}</td>
                   <td className="py-2 text-right">
                     {canManage && isAssignableRole(member.role) ? (
-                      <RemoveButton memberId={member.id} name={member.name} />
+                      // Two steps, so one stray click cannot lock a colleague out.
+                      <RowAction
+                        verb="Remove"
+                        gerund="Removing"
+                        target={member.name}
+                        mutation={trpc.members.remove.mutationOptions()}
+                        variables={{ memberId: member.id }}
+                        refresh={[trpc.members.list.queryKey()]}
+                      />
                     ) : null}
                   </td>
                 </tr>
@@ -120,27 +128,5 @@ function RoleSelect({ memberId, name, role }: { memberId: string; name: string; 
       </select>
       {change.isError ? <ErrorNotice>{change.error.message}</ErrorNotice> : null}
     </div>
-  );
-}
-
-// Two steps (ConfirmButton), so one stray click cannot lock a colleague out.
-function RemoveButton({ memberId, name }: { memberId: string; name: string }) {
-  const trpc = useTRPC();
-  const queryClient = useQueryClient();
-  const remove = useMutation(
-    trpc.members.remove.mutationOptions({
-      onSuccess: () => queryClient.invalidateQueries({ queryKey: trpc.members.list.queryKey() }),
-    }),
-  );
-  return (
-    <ConfirmButton
-      verb="Remove"
-      pendingLabel="Removing…"
-      target={name}
-      confirmLabel={`Confirm removing ${name}`}
-      pending={remove.isPending}
-      error={remove.isError ? remove.error.message : null}
-      onConfirm={() => remove.mutate({ memberId })}
-    />
   );
 }

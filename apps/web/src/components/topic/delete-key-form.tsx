@@ -1,22 +1,19 @@
 "use client";
 
-import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { type FormEvent, useState } from "react";
+import { useRefreshingMutation } from "@/lib/refreshing-mutation";
 import { useTRPC } from "@/lib/trpc";
-import { Button } from "../ui/button";
 import { Card } from "../ui/card";
 import { TextField } from "../ui/field";
 import { ErrorNotice } from "../ui/notice";
+import { SubmitButton } from "../ui/submit-button";
 
 export function DeleteKeyForm({ topic }: { topic: string }) {
   const trpc = useTRPC();
-  const queryClient = useQueryClient();
   const [key, setKey] = useState("");
-  const remove = useMutation(
-    trpc.records.deleteKey.mutationOptions({
-      onSuccess: () => queryClient.invalidateQueries({ queryKey: trpc.records.read.pathKey() }),
-    }),
-  );
+  const remove = useRefreshingMutation(trpc.records.deleteKey.mutationOptions(), {
+    refresh: [trpc.records.read.pathKey()],
+  });
   const submit = (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault();
     remove.mutate({ topic, key, keyType: "string" });
@@ -40,9 +37,13 @@ export function DeleteKeyForm({ topic }: { topic: string }) {
           </p>
         ) : null}
         <div>
-          <Button type="submit" variant="danger" disabled={remove.isPending || key === ""}>
-            {remove.isPending ? "Deleting…" : "Delete key"}
-          </Button>
+          <SubmitButton
+            label="Delete key"
+            pendingLabel="Deleting…"
+            pending={remove.isPending}
+            disabled={key === ""}
+            variant="danger"
+          />
         </div>
       </form>
     </Card>

@@ -1,13 +1,13 @@
 "use client";
 
-import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { type FormEvent, useState } from "react";
 import { partitionNumbers } from "@/lib/partition-numbers";
+import { useRefreshingMutation } from "@/lib/refreshing-mutation";
 import { useTRPC } from "@/lib/trpc";
-import { Button } from "../ui/button";
 import { Card } from "../ui/card";
 import { SelectField, TextAreaField, TextField } from "../ui/field";
 import { ErrorNotice } from "../ui/notice";
+import { SubmitButton } from "../ui/submit-button";
 
 type ValueFormat = "string" | "json";
 type Json = string | number | boolean | null | Json[] | { [key: string]: Json };
@@ -27,22 +27,15 @@ function valueEnvelope(tombstone: boolean, format: ValueFormat, text: string) {
 
 export function ProduceForm({ topic, partitions }: { topic: string; partitions: number }) {
   const trpc = useTRPC();
-  const queryClient = useQueryClient();
   const [key, setKey] = useState("");
   const [format, setFormat] = useState<ValueFormat>("string");
   const [value, setValue] = useState("");
   const [tombstone, setTombstone] = useState(false);
   const [partition, setPartition] = useState("auto");
   const [invalid, setInvalid] = useState<string | null>(null);
-  const produce = useMutation(
-    trpc.records.produce.mutationOptions({
-      onSuccess: () =>
-        Promise.all([
-          queryClient.invalidateQueries({ queryKey: trpc.records.read.pathKey() }),
-          queryClient.invalidateQueries({ queryKey: trpc.topics.get.queryKey({ topic }) }),
-        ]),
-    }),
-  );
+  const produce = useRefreshingMutation(trpc.records.produce.mutationOptions(), {
+    refresh: [trpc.records.read.pathKey(), trpc.topics.get.queryKey({ topic })],
+  });
 
   const submit = (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault();
@@ -122,9 +115,7 @@ export function ProduceForm({ topic, partitions }: { topic: string; partitions: 
           </p>
         ) : null}
         <div>
-          <Button type="submit" disabled={produce.isPending}>
-            {produce.isPending ? "Producing…" : "Produce record"}
-          </Button>
+          <SubmitButton label="Produce record" pendingLabel="Producing…" pending={produce.isPending} />
         </div>
       </form>
     </Card>

@@ -7,21 +7,22 @@ import { ErrorNotice } from "./notice";
 interface ConfirmButtonProps {
   /** The verb on the first button ("Revoke"); the second reads "<verb> now". */
   verb: string;
-  /** While the action runs ("Revoking…"). */
-  pendingLabel: string;
+  /**
+   * Its -ing form ("Revoking"): the label while the action runs ("Revoking…") and, with the target,
+   * the confirming button's accessible name ("Confirm revoking ci-key").
+   */
+  gerund: string;
   /** What the action touches, for the buttons' accessible names ("Revoke ci-key"). */
   target: string;
-  /** The accessible name of the confirming button ("Confirm revoking ci-key"). */
-  confirmLabel: string;
-  pending: boolean;
-  error: string | null;
+  /** The mutation behind the buttons: pending, or failed (its message then stands in their place). */
+  action: { isPending: boolean; error: { message: string } | null };
   onConfirm: () => void;
 }
 
 /** A destructive action in two steps, so one stray click cannot do it. */
 export function ConfirmButton(props: ConfirmButtonProps) {
   const [confirming, setConfirming] = useState(false);
-  if (props.error !== null) return <ErrorNotice>{props.error}</ErrorNotice>;
+  if (props.action.error !== null) return <ErrorNotice>{props.action.error.message}</ErrorNotice>;
   if (!confirming) {
     return (
       <Button
@@ -40,11 +41,11 @@ export function ConfirmButton(props: ConfirmButtonProps) {
       </Button>
       <Button
         variant="danger"
-        disabled={props.pending}
+        disabled={props.action.isPending}
         onClick={props.onConfirm}
-        aria-label={props.confirmLabel}
+        aria-label={`Confirm ${props.gerund.toLowerCase()} ${props.target}`}
       >
-        {props.pending ? props.pendingLabel : `${props.verb} now`}
+        {props.action.isPending ? `${props.gerund}…` : `${props.verb} now`}
       </Button>
     </div>
   );
