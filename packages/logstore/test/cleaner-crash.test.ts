@@ -1,14 +1,13 @@
 import { spawn } from "node:child_process";
 import fs from "node:fs";
-import { createRequire } from "node:module";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { build } from "esbuild";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type LogRecord, PartitionLog } from "../src/index";
+import { bundleChild } from "./child-bundle";
 import { liveLogHashes } from "./cleaner-crash-snapshot";
-import { kv, text } from "./helpers";
+import { kv, replayLog, text } from "./helpers";
 
 // Crash safety of cleaning: a child process runs forced passes over a copy of a prepared partition
 // and is SIGKILLed, either at a chosen cleaner fault point (every durable step of the swap
@@ -42,24 +41,7 @@ function scratchRoot(): string {
 beforeAll(async () => {
   workDir = fs.mkdtempSync(path.join(scratchRoot(), "cleaner-crash-"));
   childScript = path.join(workDir, "cleaner-crash-child.cjs");
-  const crc32Path = createRequire(import.meta.url).resolve("@node-rs/crc32");
-  await build({
-    entryPoints: [path.join(here, "cleaner-crash-child.ts")],
-    outfile: childScript,
-    bundle: true,
-    platform: "node",
-    format: "cjs",
-    target: "node20",
-    logLevel: "error",
-    plugins: [
-      {
-        name: "native-crc32",
-        setup(b) {
-          b.onResolve({ filter: /^@node-rs\/crc32$/ }, () => ({ path: crc32Path, external: true }));
-        },
-      },
-    ],
-  });
+  await bundleChild(path.join(here, "cleaner-crash-child.ts"), childScript);
 });
 
 afterAll(() => {
@@ -120,21 +102,9 @@ async function makeTemplate(index: number): Promise<Template> {
   }
   await log.append([kv("tail", "in the active segment")]);
   model.set("tail", { offset: log.logEndOffset - 1, value: "in the active segment" });
-  const offsets = new Set((await replay(log)).map((r) => r.offset));
+  const offsets = new Set((await replayLog(log)).map((r) => r.offset));
   await log.close();
   return { dir, config, dedupeBufferBytes, model, offsets, states: [liveLogHashes(dir)], points: [] };
-}
-
-async function replay(log: PartitionLog): Promise<LogRecord[]> {
-  const out: LogRecord[] = [];
-  let from = log.logStartOffset;
-  while (from < log.logEndOffset) {
-    const records = await log.read(from, { maxRecords: 500, maxBytes: 64 << 20 });
-    if (records.length === 0) break;
-    out.push(...records);
-    from = records.at(-1)!.offset + 1;
-  }
-  return out;
 }
 
 /** Passes the child runs: one that compacts and stamps, one past every horizon. */
@@ -211,10 +181,10 @@ async function verify(
     for (let i = 1; i < segments.length; i++) {
       expect(segments[i]!.baseOffset).toBeGreaterThan(segments[i - 1]!.lastOffset);
     }
-    checkAgainstModel(await replay(log), template);
+    checkAgainstModel(await replayLog(log), template);
     if (passAgain) {
       await log.clean({ force: true });
-      checkAgainstModel(await replay(log), template);
+      checkAgainstModel(await replayLog(log), template);
     }
   } finally {
     await log.close();

@@ -1,7 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { type LogRecord, PartitionLog } from "../src/index";
-import { kv, TestClock, tempDir, text } from "./helpers";
+import { kv, replayLog, TestClock, tempDir, text } from "./helpers";
 
 // Property: whatever the workload (keys, tombstones, empty values), the clock and the schedule of
 // passes, cleaning never changes what a replay from the log start yields, keeps every live key's
@@ -50,18 +50,6 @@ interface Latest {
   value: string | null;
 }
 
-async function replay(log: PartitionLog): Promise<LogRecord[]> {
-  const out: LogRecord[] = [];
-  let from = log.logStartOffset;
-  while (from < log.logEndOffset) {
-    const records = await log.read(from, { maxRecords: 500, maxBytes: 64 << 20 });
-    if (records.length === 0) break;
-    out.push(...records);
-    from = records.at(-1)!.offset + 1;
-  }
-  return out;
-}
-
 /** Checks the three invariants; returns the offsets now present. */
 function check(records: LogRecord[], model: Map<string, Latest>, allowed: Set<number>): Set<number> {
   const state = new Map<string, string>();
@@ -92,9 +80,11 @@ async function cleanAndCheckTombstones(
   force: boolean,
   written: Map<number, { key: string; value: string | null; timestamp: number }>,
 ): Promise<LogRecord[]> {
-  const tombstonesBefore = new Set((await replay(log)).filter((r) => r.value === null).map((r) => r.offset));
+  const tombstonesBefore = new Set(
+    (await replayLog(log)).filter((r) => r.value === null).map((r) => r.offset),
+  );
   const result = await log.clean({ force });
-  const after = await replay(log);
+  const after = await replayLog(log);
   const present = new Set(after.map((r) => r.offset));
   const gone = [...tombstonesBefore].filter((offset) => !present.has(offset));
   expect(result.removedTombstones.map((t) => t.offset)).toEqual(gone);

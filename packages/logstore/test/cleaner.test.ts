@@ -3,25 +3,11 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { CLEANER_CHECKPOINT_FILE, readCleanerCheckpoint } from "../src/cleaner-checkpoint";
 import { type LogRecord, type PartitionLog, readBatchHeader } from "../src/index";
-import { kv, openLog, TestClock, tempDir, text } from "./helpers";
+import { kv, openLog, replayLog, TestClock, tempDir, text } from "./helpers";
 
 // Numbered after the deliverables of issue 4; each test is named after the rule it pins.
 
 const DAY = 86_400_000;
-
-/** Everything from the log start; maxBytes is large so that a batch emptied of the records at or
- * after `from` can never end a read early. */
-async function replay(log: PartitionLog): Promise<LogRecord[]> {
-  const out: LogRecord[] = [];
-  let from = log.logStartOffset;
-  while (from < log.logEndOffset) {
-    const batch = await log.read(from, { maxRecords: 1000, maxBytes: 64 << 20 });
-    if (batch.length === 0) break;
-    out.push(...batch);
-    from = batch.at(-1)!.offset + 1;
-  }
-  return out;
-}
 
 const show = (records: LogRecord[]) => records.map((r) => `${r.offset}:${text(r.key)}=${text(r.value)}`);
 
@@ -73,7 +59,7 @@ describe("seeds: worked examples", () => {
     expect(result.cleaned).toBe(true);
     // The drawing shows 5 7 8 9 10 11, dropping 6:D=d1. Kafka's map only covers the dirty range up to
     // the active segment's base, where D's latest is d1 at 6, so d1 stays until d2's segment is cleaned.
-    expect(show(await replay(log))).toEqual([
+    expect(show(await replayLog(log))).toEqual([
       "5:A=a3",
       "6:D=d1",
       "7:C=c2",
@@ -84,7 +70,7 @@ describe("seeds: worked examples", () => {
     ]);
     await log.roll();
     await log.clean({ force: true });
-    expect(show(await replay(log))).toEqual(["7:C=c2", "8:B=b3", "9:A=a4", "10:E=e1", "11:D=d2"]);
+    expect(show(await replayLog(log))).toEqual(["7:C=c2", "8:B=b3", "9:A=a4", "10:E=e1", "11:D=d2"]);
   });
 
   it("001: A1 B2 A3 C4 B6 A5 → 3:C=4 4:B=6 5:A=5, in offset order (the drawing lists 5 before 4; order never changes)", async () => {
@@ -99,7 +85,7 @@ describe("seeds: worked examples", () => {
     ]);
     await log.roll();
     await log.clean();
-    expect(show(await replay(log))).toEqual(["3:C=4", "4:B=6", "5:A=5"]);
+    expect(show(await replayLog(log))).toEqual(["3:C=4", "4:B=6", "5:A=5"]);
   });
 
   it("002: a map smaller than one segment still cleans (Kafka ≥ KAFKA-3894 cleans partial segments)", async () => {
@@ -116,7 +102,7 @@ describe("seeds: worked examples", () => {
     const first = await log.clean({ force: true });
     expect(first.nextDirtyOffset).toBeLessThan(6);
     while ((await log.clean({ force: true })).nextDirtyOffset < 6);
-    expect(show(await replay(log))).toEqual(["3:a=2", "4:b=2", "5:c=2"]);
+    expect(show(await replayLog(log))).toEqual(["3:a=2", "4:b=2", "5:c=2"]);
   });
 });
 
@@ -130,7 +116,7 @@ describe("1. cleanable range", () => {
     ]);
     const result = await log.clean({ force: true });
     expect(result.recordsRead).toBe(0);
-    expect(show(await replay(log))).toEqual(["0:k=1", "1:k=2", "2:k=3"]);
+    expect(show(await replayLog(log))).toEqual(["0:k=1", "1:k=2", "2:k=3"]);
   });
 
   it("1.2 a checkpoint past the log end restarts at the log start", async () => {
@@ -146,7 +132,7 @@ describe("1. cleanable range", () => {
     const reopened = await openLog({ dir, config: compact() });
     expect(reopened.cleanableStats()).toMatchObject({ firstDirtyOffset: 0, dirtyRatio: 1, cleanable: true });
     await reopened.clean();
-    expect(show(await replay(reopened))).toEqual(["1:k=2"]);
+    expect(show(await replayLog(reopened))).toEqual(["1:k=2"]);
   });
 
   it("1.3 min.compaction.lag.ms keeps segments with young records out of the pass", async () => {
@@ -160,11 +146,11 @@ describe("1. cleanable range", () => {
     const stats = log.cleanableStats();
     expect(stats.firstUncleanableOffset).toBe(1);
     await log.clean({ force: true });
-    expect(show(await replay(log))).toEqual(["0:k=old", "1:k=young", "2:other=x"]);
+    expect(show(await replayLog(log))).toEqual(["0:k=old", "1:k=young", "2:other=x"]);
     clock.advance(60_000);
     expect(log.cleanableStats().firstUncleanableOffset).toBe(2);
     await log.clean({ force: true });
-    expect(show(await replay(log))).toEqual(["1:k=young", "2:other=x"]);
+    expect(show(await replayLog(log))).toEqual(["1:k=young", "2:other=x"]);
   });
 
   it("1.4 the dirty ratio must be strictly above min.cleanable.dirty.ratio", async () => {
@@ -206,7 +192,7 @@ describe("1. cleanable range", () => {
     expect(log.cleanableStats()).toMatchObject({ cleanable: true, maxCompactionDelayMs: 1 });
     const result = await log.clean();
     expect(result).toMatchObject({ cleaned: true, trigger: "max-compaction-lag", maxCompactionDelayMs: 1 });
-    expect(show(await replay(log))).toEqual(["1:b=1", "2:c=1", "3:a=2"]);
+    expect(show(await replayLog(log))).toEqual(["1:b=1", "2:c=1", "3:a=2"]);
   });
 });
 
@@ -233,7 +219,7 @@ describe("2. offset map budget", () => {
       passes++;
     }
     expect(passes).toBeGreaterThan(2);
-    const records = await replay(log);
+    const records = await replayLog(log);
     expect(show(records)).toEqual(Array.from({ length: 10 }, (_, k) => `${20 + k}:k${k}=v2`));
   });
 });
@@ -254,7 +240,7 @@ describe("3. recopy", () => {
       [0, 2, 2],
       [3, 3, 1],
     ]);
-    expect(show(await replay(log))).toEqual(["0:a=1", "2:c=1", "3:b=2"]);
+    expect(show(await replayLog(log))).toEqual(["0:a=1", "2:c=1", "3:b=2"]);
   });
 
   it("3.2 a retained batch with nothing removed is copied byte for byte", async () => {
@@ -280,7 +266,7 @@ describe("3. recopy", () => {
     const after = log.segments();
     expect(after.length).toBeLessThan(segmentsBefore);
     for (const segment of after) expect(segment.sizeBytes).toBeLessThanOrEqual(1200);
-    expect(show(await replay(log)).map((r) => r.split(":")[0])).toEqual(["36", "37", "38", "39"]);
+    expect(show(await replayLog(log)).map((r) => r.split(":")[0])).toEqual(["36", "37", "38", "39"]);
   });
 
   it("3.4 an emptied batch that ends the round stays as an empty batch, so the log end survives reopen", async () => {
@@ -301,7 +287,7 @@ describe("3. recopy", () => {
     await log.close();
     const reopened = await openLog({ dir, clock, config });
     expect(reopened.logEndOffset).toBe(2);
-    expect(await replay(reopened)).toEqual([]);
+    expect(await replayLog(reopened)).toEqual([]);
   });
   it("3.5 batches larger than the cleaner's 1 MiB read chunk are filtered whole", async () => {
     const big = "x".repeat(1_500_000);
@@ -312,7 +298,7 @@ describe("3. recopy", () => {
     await log.roll();
     const result = await log.clean();
     expect(result.recordsRemoved).toBe(1);
-    const records = await replay(log);
+    const records = await replayLog(log);
     expect(records.map((r) => [r.offset, text(r.key), r.value!.length])).toEqual([
       [0, "a", big.length],
       [2, "b", 1],
@@ -330,7 +316,7 @@ describe("4. tombstones", () => {
     await log.clean();
     const [batch] = batchesOnDisk(log.dir);
     expect(batch!.header.deleteHorizonMs).toBe(clock.now() + DAY);
-    const [record] = await replay(log);
+    const [record] = await replayLog(log);
     expect(record!.timestamp).toBe(clock.now() - 5000);
   });
 
@@ -346,10 +332,10 @@ describe("4. tombstones", () => {
     const tombstoneTimestamp = clock.now();
     const first = await log.clean();
     expect([first.tombstonesRemoved, first.removedTombstones]).toEqual([0, []]);
-    expect(show(await replay(log))).toEqual(["1:a=null", "2:b=1"]);
+    expect(show(await replayLog(log))).toEqual(["1:a=null", "2:b=1"]);
     clock.advance(DAY - 1);
     await log.clean({ force: true });
-    expect(show(await replay(log))).toEqual(["1:a=null", "2:b=1"]);
+    expect(show(await replayLog(log))).toEqual(["1:a=null", "2:b=1"]);
     clock.advance(1);
     const result = await log.clean({ force: true });
     expect(result.tombstonesRemoved).toBe(1);
@@ -362,7 +348,7 @@ describe("4. tombstones", () => {
         horizonMs: tombstoneTimestamp + DAY,
       },
     ]);
-    expect(show(await replay(log))).toEqual(["2:b=1"]);
+    expect(show(await replayLog(log))).toEqual(["2:b=1"]);
   });
 
   it("4.3 a superseded tombstone goes at once", async () => {
@@ -378,7 +364,7 @@ describe("4. tombstones", () => {
     expect(result.removedTombstones).toMatchObject([
       { key: Buffer.from("a"), offset: 1, reason: "superseded" },
     ]);
-    expect(show(await replay(log))).toEqual(["2:a=2"]);
+    expect(show(await replayLog(log))).toEqual(["2:a=2"]);
   });
 
   it("4.4 an empty value is a value, never a tombstone: no horizon, never removed", async () => {
@@ -392,7 +378,7 @@ describe("4. tombstones", () => {
     await log.clean();
     clock.advance(DAY);
     await log.clean({ force: true });
-    expect(show(await replay(log))).toEqual(["1:a="]);
+    expect(show(await replayLog(log))).toEqual(["1:a="]);
     expect(batchesOnDisk(log.dir).every((b) => b.header.deleteHorizonMs === null)).toBe(true);
   });
 
@@ -419,7 +405,7 @@ describe("4. tombstones", () => {
     expect(reopened.cleanableStats()).toMatchObject({ cleanable: true, dirtyBytes: 0 });
     const result = await reopened.clean();
     expect(result).toMatchObject({ cleaned: true, trigger: "delete-horizon", tombstonesRemoved: 1 });
-    expect(show(await replay(reopened))).toEqual(["1:b=1"]);
+    expect(show(await replayLog(reopened))).toEqual(["1:b=1"]);
     expect(reopened.nextCleanDueAt()).toBeNull();
   });
 });
@@ -439,7 +425,7 @@ describe("5. records without keys", () => {
     const result = await compacted.clean();
     expect(result.keylessRecordsRemoved).toBe(2);
     expect(result.recordsRemoved).toBe(2);
-    expect(show(await replay(compacted))).toEqual(["1:a=1"]);
+    expect(show(await replayLog(compacted))).toEqual(["1:a=1"]);
   });
 });
 
@@ -469,10 +455,10 @@ describe("7. checkpoint and idempotence", () => {
         .readdirSync(log.dir)
         .sort()
         .map((name) => [name, fs.readFileSync(path.join(log.dir, name)).toString("hex")]);
-    const before = { files: files(), segments: log.segments(), records: show(await replay(log)) };
+    const before = { files: files(), segments: log.segments(), records: show(await replayLog(log)) };
     const second = await log.clean({ force: true });
     expect(second).toMatchObject({ cleaned: true, recordsRemoved: 0, bytesWritten: 0 });
-    expect({ files: files(), segments: log.segments(), records: show(await replay(log)) }).toEqual(before);
+    expect({ files: files(), segments: log.segments(), records: show(await replayLog(log)) }).toEqual(before);
   });
 });
 
@@ -490,12 +476,12 @@ describe("8. compact,delete", () => {
     ]);
     await log.roll();
     await log.clean();
-    expect(show(await replay(log))).toEqual(["1:a=2", "2:b=1"]);
+    expect(show(await replayLog(log))).toEqual(["1:a=2", "2:b=1"]);
     clock.advance(10_001);
     await log.append([kv("c", "1")]);
     const retention = await log.applyRetention();
     expect(retention.deleted.map((s) => s.reason)).toEqual(["time"]);
-    expect(show(await replay(log))).toEqual(["3:c=1"]);
+    expect(show(await replayLog(log))).toEqual(["3:c=1"]);
   });
 });
 
@@ -553,7 +539,7 @@ describe("10. concurrency", () => {
     const appended = await Promise.all([log.append([kv("new", "1")]), log.append([kv("k0", "latest")])]);
     const result = await pass;
     expect(result.cleaned).toBe(true);
-    const records = show(await replay(log));
+    const records = show(await replayLog(log));
     expect(records).toContain(`${appended[0].baseOffset}:new=1`);
     expect(records).toContain(`${appended[1].baseOffset}:k0=latest`);
     expect(records.filter((r) => r.includes(":k0="))).toEqual([
@@ -577,10 +563,10 @@ describe("10. concurrency", () => {
     expect(result.abortedReason).toMatch(/removed during the pass/);
     expect(readCleanerCheckpoint(log.dir)).toBeNull();
     expect(fs.readdirSync(log.dir).filter((n) => /\.(cleaned|swap)$/.test(n))).toEqual([]);
-    const records = await replay(log);
+    const records = await replayLog(log);
     expect(records[0]!.offset).toBeGreaterThanOrEqual(150);
     await log.clean({ force: true });
-    expect(show(await replay(log)).filter((r) => r.includes(":k0="))).toEqual(["190:k0=v190"]);
+    expect(show(await replayLog(log)).filter((r) => r.includes(":k0="))).toEqual(["190:k0=v190"]);
   });
 
   it("10.3 closing the log during a pass aborts it and leaves no temporary files", async () => {
@@ -594,7 +580,7 @@ describe("10. concurrency", () => {
     expect(result.abortedReason).toMatch(/closed/);
     expect(fs.readdirSync(dir).filter((n) => /\.(cleaned|swap)$/.test(n))).toEqual([]);
     const reopened = await openLog({ dir, config: compact({ "segment.bytes": 2000 }) });
-    expect((await replay(reopened)).length).toBe(200);
+    expect((await replayLog(reopened)).length).toBe(200);
   });
 });
 

@@ -1,12 +1,11 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import fs from "node:fs";
-import { createRequire } from "node:module";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { build } from "esbuild";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { PartitionLog } from "../src/index";
+import { bundleChild } from "./child-bundle";
 import { openLog, tempDir } from "./helpers";
 
 // SIGKILLs a real child process mid-append hundreds of times against one partition directory and
@@ -19,28 +18,10 @@ const here = path.dirname(fileURLToPath(import.meta.url));
 let bundleDir = "";
 let childScript = "";
 
-/** Bundles the TypeScript child once: `node child.cjs` starts ~8× faster than `node --import tsx`. */
 beforeAll(async () => {
   bundleDir = fs.mkdtempSync(path.join(os.tmpdir(), "logstore-crash-child-"));
   childScript = path.join(bundleDir, "append-child.cjs");
-  const crc32Path = createRequire(import.meta.url).resolve("@node-rs/crc32");
-  await build({
-    entryPoints: [path.join(here, "fixtures/append-child.ts")],
-    outfile: childScript,
-    bundle: true,
-    platform: "node",
-    format: "cjs",
-    target: "node20",
-    logLevel: "error",
-    plugins: [
-      {
-        name: "native-crc32",
-        setup(pluginBuild) {
-          pluginBuild.onResolve({ filter: /^@node-rs\/crc32$/ }, () => ({ path: crc32Path, external: true }));
-        },
-      },
-    ],
-  });
+  await bundleChild(path.join(here, "fixtures/append-child.ts"), childScript);
 });
 
 afterAll(() => {

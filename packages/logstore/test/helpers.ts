@@ -2,7 +2,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterEach } from "vitest";
-import { PartitionLog, type PartitionLogOptions } from "../src/index";
+import { type LogRecord, PartitionLog, type PartitionLogOptions } from "../src/index";
 
 /** A settable clock for tests: time only moves when the test moves it. */
 export class TestClock {
@@ -48,4 +48,20 @@ export function kv(key: string | null, value: string | null, timestamp?: number)
 
 export function text(buffer: Buffer | null): string | null {
   return buffer === null ? null : buffer.toString();
+}
+
+/**
+ * Every record from the log start, read in steps. maxBytes is large so that a batch emptied of the
+ * records at or after `from` can never end a read early.
+ */
+export async function replayLog(log: PartitionLog): Promise<LogRecord[]> {
+  const out: LogRecord[] = [];
+  let from = log.logStartOffset;
+  while (from < log.logEndOffset) {
+    const records = await log.read(from, { maxRecords: 1000, maxBytes: 64 << 20 });
+    if (records.length === 0) break;
+    out.push(...records);
+    from = records.at(-1)!.offset + 1;
+  }
+  return out;
 }
