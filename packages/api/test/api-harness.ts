@@ -3,12 +3,41 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { DataPlaneClient } from "@lastword/dataplane";
+import type { PrismaClient } from "@lastword/db";
 import { createTestDatabase, type TestDatabase } from "@lastword/db/testing";
 import { partitionLogOpener, type RunningWorker, startWorker } from "@lastword/worker";
 import { Redis } from "ioredis";
 import { type ApiServer, createApiServer } from "../src/index";
 
 export const PUBLIC_URL = "http://localhost:3999";
+
+interface QuotaLimits {
+  maxPartitions: number;
+  maxStoredBytes: bigint;
+  produceBytesPerSecond: number;
+  requestsPerSecond: number;
+}
+
+/**
+ * Gives a tenant its own quota row: generous limits except the ones a test is about. Written to
+ * Postgres only; a server that cached the tenant's quota sees it after `forgetTenantQuota` or its TTL.
+ */
+export async function createQuota(
+  prisma: PrismaClient,
+  organizationId: string,
+  limits: Partial<QuotaLimits>,
+): Promise<void> {
+  await prisma.quota.create({
+    data: {
+      organizationId,
+      maxPartitions: 100,
+      maxStoredBytes: 1n << 30n,
+      produceBytesPerSecond: 1 << 20,
+      requestsPerSecond: 100,
+      ...limits,
+    },
+  });
+}
 
 export interface Harness {
   db: TestDatabase;

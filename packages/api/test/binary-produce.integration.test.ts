@@ -4,7 +4,7 @@ import { DataPlaneClient } from "@lastword/dataplane";
 import type { RunningWorker } from "@lastword/worker";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { forgetTenantQuota } from "../src/services/rate-limit.service";
-import { type Harness, PUBLIC_URL, rest, startHarness, startHarnessWorker } from "./api-harness";
+import { createQuota, type Harness, PUBLIC_URL, rest, startHarness, startHarnessWorker } from "./api-harness";
 
 // POST /topics/{topic}/records with an application/vnd.lastword.frames body: same records, same
 // answers and same refusals as the JSON body.
@@ -432,15 +432,7 @@ describe("request rate on the produce routes", () => {
       partitions: 1,
     });
     expect(created.status).toBe(201);
-    await h.db.prisma.quota.create({
-      data: {
-        organizationId: tenant.organizationId,
-        maxPartitions: 10,
-        maxStoredBytes: 1n << 30n,
-        produceBytesPerSecond: 1 << 20,
-        requestsPerSecond: 3,
-      },
-    });
+    await createQuota(h.db.prisma, tenant.organizationId, { requestsPerSecond: 3 });
     forgetTenantQuota(h.db.prisma, tenant.organizationId);
     const frames = encodeProduceFrames([{ key: envelope.string("k"), value: envelope.string("v") }]);
     const answers = await Promise.all(

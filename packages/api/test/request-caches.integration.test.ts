@@ -7,7 +7,7 @@ import { API_KEY_CACHE_MS, resolveIdentity } from "../src/auth/request-identity"
 import { isDatabaseUnreachable } from "../src/errors/database-unavailable";
 import { forgetTenantQuota, QUOTA_CACHE_MS, tenantQuota } from "../src/services/rate-limit.service";
 import { TOPIC_ROUTING_CACHE_MS, topicRouting } from "../src/services/topic.service";
-import { type Harness, rest, startHarness, startHarnessWorker } from "./api-harness";
+import { createQuota, type Harness, rest, startHarness, startHarnessWorker } from "./api-harness";
 
 // The request path reuses API-key rows, tenant quotas and topic routing for ≤ 1 s per process
 // (services/lookup-cache.ts): what another process changes in Postgres (a revocation, a topic
@@ -175,15 +175,7 @@ describe("cached tenant quotas", () => {
 
     // Another process lowers the request rate to 1/s: only Postgres changes.
     const setAt = performance.now();
-    await h.db.prisma.quota.create({
-      data: {
-        organizationId: other.organizationId,
-        maxPartitions: 10,
-        maxStoredBytes: 1n << 30n,
-        produceBytesPerSecond: 1 << 20,
-        requestsPerSecond: 1,
-      },
-    });
+    await createQuota(h.db.prisma, other.organizationId, { requestsPerSecond: 1 });
     const { answer, afterMs } = await untilRefused(list, setAt);
     expect(answer.status).toBe(429);
     expect(answer.body.code).toBe("RATE_LIMITED");

@@ -2,7 +2,16 @@ import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { appRouter } from "../src/index";
 import { forgetTenantQuota } from "../src/services/rate-limit.service";
-import { type Harness, PUBLIC_URL, rest, type Session, signUp, startHarness, trpc } from "./api-harness";
+import {
+  createQuota,
+  type Harness,
+  PUBLIC_URL,
+  rest,
+  type Session,
+  signUp,
+  startHarness,
+  trpc,
+} from "./api-harness";
 
 let h: Harness;
 let ownerA: Session;
@@ -247,15 +256,7 @@ describe("scopes and roles", () => {
 describe("rate limits", () => {
   it("answers 429 with Retry-After once the tenant's request rate is used up", async () => {
     const tenantA = (await member(ownerA.userId)).organizationId;
-    await h.db.prisma.quota.create({
-      data: {
-        organizationId: tenantA,
-        maxPartitions: 100,
-        maxStoredBytes: 1n << 30n,
-        produceBytesPerSecond: 1 << 20,
-        requestsPerSecond: 3,
-      },
-    });
+    await createQuota(h.db.prisma, tenantA, { requestsPerSecond: 3 });
     forgetTenantQuota(h.db.prisma, tenantA);
     try {
       const answers = await Promise.all(
@@ -280,15 +281,7 @@ describe("storage quota", () => {
     });
     // What the owning worker reports each tick; no worker runs here, so the test stands in for it.
     await h.db.prisma.partition.update({ where: { id: partition.id }, data: { stats: { sizeBytes: 5000 } } });
-    await h.db.prisma.quota.create({
-      data: {
-        organizationId: tenantA,
-        maxPartitions: 100,
-        maxStoredBytes: 4096n,
-        produceBytesPerSecond: 1 << 20,
-        requestsPerSecond: 100,
-      },
-    });
+    await createQuota(h.db.prisma, tenantA, { maxStoredBytes: 4096n });
     forgetTenantQuota(h.db.prisma, tenantA);
     try {
       const refused = await rest(

@@ -1,5 +1,6 @@
 import { LRUCache } from "lru-cache";
 import { isDatabaseUnreachable } from "../errors/database-unavailable";
+import { perOwner } from "./per-owner";
 
 /**
  * How long a row last read from Postgres may still be served while Postgres cannot be reached
@@ -105,13 +106,5 @@ export class LookupCache<V extends object> {
 export function cachePerOwner<V extends object>(
   options: LookupCacheOptions,
 ): (owner: object) => LookupCache<V> {
-  const caches = new WeakMap<object, LookupCache<V>>();
-  return (owner) => {
-    let cache = caches.get(owner);
-    if (!cache) {
-      cache = new LookupCache<V>(options);
-      caches.set(owner, cache);
-    }
-    return cache;
-  };
+  return perOwner(() => new LookupCache<V>(options));
 }

@@ -47,6 +47,27 @@ function decodeRecords(input: ProduceRecordsInput): ProduceBatch {
   return { records, partitions: input.records.map((r) => r.partition) };
 }
 
+function nullKeyOnCompacted(topic: string, index: number): AppError {
+  return new AppError(
+    "NULL_KEY_ON_COMPACTED_TOPIC",
+    `Record ${index} has no key; topic "${topic}" is compacted, and compaction keeps records by key.`,
+    { details: { index } },
+  );
+}
+
+function namedPartitionMissing(
+  topic: string,
+  index: number,
+  partition: number,
+  partitions: number,
+): AppError {
+  return new AppError(
+    "PARTITION_NOT_FOUND",
+    `Record ${index} names partition ${partition}; topic "${topic}" has ${partitions}.`,
+    { details: { index, partition } },
+  );
+}
+
 /** Picks each record's partition (record indices per partition); refuses the batch before anything is written. */
 function routeRecords(
   { name: topic, partitionCount: partitions, compacted }: TopicRouting,
@@ -57,19 +78,9 @@ function routeRecords(
   const groups = new Map<number, number[]>();
   records.forEach(({ key }, index) => {
     const chosen = named[index];
-    if (key === null && compacted) {
-      throw new AppError(
-        "NULL_KEY_ON_COMPACTED_TOPIC",
-        `Record ${index} has no key; topic "${topic}" is compacted, and compaction keeps records by key.`,
-        { details: { index } },
-      );
-    }
+    if (key === null && compacted) throw nullKeyOnCompacted(topic, index);
     if (chosen !== undefined && chosen >= partitions) {
-      throw new AppError(
-        "PARTITION_NOT_FOUND",
-        `Record ${index} names partition ${chosen}; topic "${topic}" has ${partitions}.`,
-        { details: { index, partition: chosen } },
-      );
+      throw namedPartitionMissing(topic, index, chosen, partitions);
     }
     const partition = chosen ?? (key === null ? sticky : partitionForKey(key, partitions));
     const group = groups.get(partition);
@@ -119,21 +130,11 @@ function recordWrites(deps: RecordDeps, topic: TopicRouting, batch: ProduceBatch
 function framesWrite(deps: RecordDeps, topic: TopicRouting, batch: FramesBatch): Write | null {
   const partition = batch.partition ?? (topic.partitionCount === 1 ? 0 : undefined);
   if (partition === undefined) return null;
-  const nullKey = () =>
-    new AppError(
-      "NULL_KEY_ON_COMPACTED_TOPIC",
-      `Record ${batch.firstNullKey} has no key; topic "${topic.name}" is compacted, and compaction keeps records by key.`,
-      { details: { index: batch.firstNullKey } },
-    );
-  if (topic.compacted && batch.firstNullKey === 0) throw nullKey();
+  if (topic.compacted && batch.firstNullKey === 0) throw nullKeyOnCompacted(topic.name, 0);
   if (partition >= topic.partitionCount) {
-    throw new AppError(
-      "PARTITION_NOT_FOUND",
-      `Record 0 names partition ${partition}; topic "${topic.name}" has ${topic.partitionCount}.`,
-      { details: { index: 0, partition } },
-    );
+    throw namedPartitionMissing(topic.name, 0, partition, topic.partitionCount);
   }
-  if (topic.compacted && batch.firstNullKey >= 0) throw nullKey();
+  if (topic.compacted && batch.firstNullKey >= 0) throw nullKeyOnCompacted(topic.name, batch.firstNullKey);
   return {
     partition,
     indices: null,

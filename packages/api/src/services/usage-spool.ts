@@ -1,5 +1,6 @@
 import { Prisma, type PrismaClient } from "@lastword/db";
 import { isDatabaseUnreachable } from "../errors/database-unavailable";
+import { perOwner } from "./per-owner";
 
 /** One `UsageCounter` row's increment (its primary key and the amount to add). */
 export interface UsageIncrement {
@@ -224,14 +225,5 @@ export class UsageSpool {
   }
 }
 
-const spools = new WeakMap<object, UsageSpool>();
-
 /** The spool of a database (one per PrismaClient, shared by every server built on it). */
-export function usageSpool(prisma: PrismaClient): UsageSpool {
-  let spool = spools.get(prisma);
-  if (!spool) {
-    spool = new UsageSpool(prisma);
-    spools.set(prisma, spool);
-  }
-  return spool;
-}
+export const usageSpool = perOwner((prisma: PrismaClient) => new UsageSpool(prisma));

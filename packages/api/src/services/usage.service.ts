@@ -1,8 +1,10 @@
 import type { PrismaClient } from "@lastword/db";
 import type { Redis } from "ioredis";
+import { LRUCache } from "lru-cache";
 import { AppError } from "../errors/app-error";
 import { isDatabaseUnreachable } from "../errors/database-unavailable";
 import type { Clock } from "../trpc/context";
+import { perOwner } from "./per-owner";
 import {
   assertWithinRate,
   countDeferredRequest,
@@ -38,17 +40,7 @@ function storedKey(deps: { redisPrefix: string }, tenantId: string): string {
 }
 
 // The last total each tenant was summed to in this process, for when Postgres cannot be asked.
-const lastStoredTotals = new WeakMap<object, Map<string, bigint>>();
-const MAX_REMEMBERED_TOTALS = 10_000;
-
-function rememberedTotals(prisma: PrismaClient): Map<string, bigint> {
-  let totals = lastStoredTotals.get(prisma);
-  if (!totals) {
-    totals = new Map();
-    lastStoredTotals.set(prisma, totals);
-  }
-  return totals;
-}
+const rememberedTotals = perOwner(() => new LRUCache<string, bigint>({ max: 10_000 }));
 
 /**
  * Sums and caches the tenant's stored total. While Postgres is unreachable the last total this
@@ -67,7 +59,6 @@ async function sumAndCacheStoredBytes(deps: UsageDeps, tenantId: string): Promis
     if (last === undefined) return 0n;
     total = last;
   }
-  if (remembered.size >= MAX_REMEMBERED_TOTALS && !remembered.has(tenantId)) remembered.clear();
   remembered.set(tenantId, total);
   await deps.redis.set(storedKey(deps, tenantId), total.toString(), "EX", STORED_BYTES_CACHE_SECONDS);
   return total;
