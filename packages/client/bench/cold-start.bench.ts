@@ -275,6 +275,29 @@ async function main() {
         if (bytes! < logBytes / 2) throw new Error(`only ${bytes} bytes`);
         return { records: stored, seconds };
       });
+      // The floor under every REST row: the same bytes from memory over one loopback hop, with no
+      // product code on either side (bench/floor-server.ts), read by the client process.
+      const { child: floor } = await spawnProcess("packages/client/bench/floor-server.ts", {}, (line) =>
+        line === "ready" ? true : undefined,
+      );
+      floor.send({ load: files });
+      const [ports] = (await once(floor, "message")) as [{ http: number; tcp: number; bytes: number }];
+      if (ports.bytes !== logBytes) throw new Error("files changed under the floor server");
+      const floorRows = [
+        ["tcp", "floor: the same bytes, one bare TCP hop, no HTTP"],
+        ["http", "floor: the same bytes, one bare HTTP hop (node http)"],
+        ["fetch", "floor: the same bytes, one bare HTTP hop (fetch)"],
+      ] as const;
+      for (const [transport, name] of floorRows) {
+        await measure(name, async () => {
+          const port = transport === "tcp" ? ports.tcp : ports.http;
+          const { bytes, seconds } = await task({ run: "floor", transport, port });
+          if (bytes !== logBytes) throw new Error(`${name}: ${bytes} of ${logBytes} bytes`);
+          return { records: stored, seconds };
+        });
+      }
+      floor.kill("SIGTERM");
+      await once(floor, "exit");
     }
   }
   const ratio = (a: string, b: string) => (seconds.get(a)! / seconds.get(b)!).toFixed(3);
@@ -286,7 +309,10 @@ async function main() {
   console.log(
     `replay (a) throughput / raw (a): ${ratio("compacted raw read of the segment files", "compacted replay → Map (REST binary)")}; ` +
       `replay (b) / snapshot (b) time: ${ratio("dirty replay → Map (REST binary)", "dirty snapshot → Map (REST binary)")}; ` +
-      `snapshot (a) / replay (a) time: ${ratio("compacted snapshot → Map (REST binary)", "compacted replay → Map (REST binary)")}`,
+      `snapshot (a) / replay (a) time: ${ratio("compacted snapshot → Map (REST binary)", "compacted replay → Map (REST binary)")}; ` +
+      `floor (a) throughput / raw (a): TCP ${ratio("compacted raw read of the segment files", "compacted floor: the same bytes, one bare TCP hop, no HTTP")}, ` +
+      `node http ${ratio("compacted raw read of the segment files", "compacted floor: the same bytes, one bare HTTP hop (node http)")}, ` +
+      `fetch ${ratio("compacted raw read of the segment files", "compacted floor: the same bytes, one bare HTTP hop (fetch)")}`,
   );
   console.log(`keys: ${KEYS} × ${VALUE_BYTES} B values, ${PARTITIONS} partitions`);
   console.log("| state | path | records | seconds | records/s | MB/s (of log on disk) |");
