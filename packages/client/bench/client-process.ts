@@ -20,24 +20,26 @@ const clients = {
   ndjson: new LastwordClient({ baseUrl, apiKey, streamFormat: "ndjson" }),
 };
 
-/** The binary replay of a topic over HTTP, its bytes counted and dropped: the transport alone. */
-async function replayBytes(topic: string): Promise<number> {
-  const response = await fetch(`${baseUrl}/api/v1/topics/${topic}/records/stream`, {
-    headers: { authorization: `Bearer ${apiKey}`, accept: "application/vnd.lastword.frames" },
-  });
+/** A fetch answer's body read to its end, its bytes counted and dropped. */
+async function bodyBytes(response: Response): Promise<number> {
   let bytes = 0;
   for await (const chunk of response.body!) bytes += chunk.byteLength;
   return bytes;
 }
 
+/** The binary replay of a topic over HTTP, its bytes counted and dropped: the transport alone. */
+async function replayBytes(topic: string): Promise<number> {
+  return bodyBytes(
+    await fetch(`${baseUrl}/api/v1/topics/${topic}/records/stream`, {
+      headers: { authorization: `Bearer ${apiKey}`, accept: "application/vnd.lastword.frames" },
+    }),
+  );
+}
+
 /** The bytes of bench/floor-server.ts over one loopback hop, counted and dropped: the transport floor. */
 async function floorBytes(transport: "fetch" | "http" | "tcp", port: number): Promise<number> {
+  if (transport === "fetch") return bodyBytes(await fetch(`http://127.0.0.1:${port}/`));
   let bytes = 0;
-  if (transport === "fetch") {
-    const response = await fetch(`http://127.0.0.1:${port}/`);
-    for await (const chunk of response.body!) bytes += chunk.byteLength;
-    return bytes;
-  }
   return new Promise((resolve, reject) => {
     if (transport === "http") {
       get(`http://127.0.0.1:${port}/`, (response) => {
