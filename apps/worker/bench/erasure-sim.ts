@@ -9,7 +9,7 @@
  *
  *   node --import tsx apps/worker/bench/erasure-sim.ts [requests] [partitions] [seed] [deadline hours]
  */
-import { effectiveMaxCompactionLagMs, erasureSafetyMarginMs } from "../src/erasure-guard";
+import { effectiveMaxCompactionLagMs, erasureSafetyMarginMs } from "../src/erasure/erasure-guard";
 
 const SECOND = 1_000;
 const MINUTE = 60 * SECOND;

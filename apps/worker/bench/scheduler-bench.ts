@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { DataPlaneClient } from "@lastword/dataplane";
 import type { TestDatabase } from "@lastword/db/testing";
-import { partitionLogOpener } from "../src/log-opener";
+import { partitionLogOpener } from "../src/hosting/log-opener";
 import { startWorker } from "../src/worker";
 import { percentile, seedTenants, waitFor } from "./bench-topics";
 

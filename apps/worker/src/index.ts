@@ -1,6 +1,6 @@
-export { type DataPlaneServerOptions, MAX_REQUEST_BYTES } from "./dataplane-server";
-export type { HostedLog, OpenLog, OpenLogOptions } from "./hosted-log";
-export { partitionLogOpener } from "./log-opener";
+export { type DataPlaneServerOptions, MAX_REQUEST_BYTES } from "./dataplane/dataplane-server";
+export type { HostedLog, OpenLog, OpenLogOptions } from "./hosting/hosted-log";
+export { partitionLogOpener } from "./hosting/log-opener";
 export type { Logger, LogLevel } from "./logger";
 export {
   DEFAULT_CLAIM_INTERVAL_MS,

@@ -1,6 +1,6 @@
 // The worker process: `node --import tsx apps/worker/src/main.ts`. Configuration comes from env.ts only.
 import { DEV_INTERNAL_SECRET, readWorkerEnv } from "./env";
-import { partitionLogOpener } from "./log-opener";
+import { partitionLogOpener } from "./hosting/log-opener";
 import { createLogger } from "./logger";
 import { startWorker } from "./worker";
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { CleanerHealthBook } from "../src/cleaner-health";
+import { CleanerHealthBook } from "../src/cleaner/cleaner-health";
 
 describe("cleaner failure isolation", () => {
   it("backs off exponentially, then holds the partition", () => {

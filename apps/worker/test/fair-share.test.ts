@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { freshClaimQuota, shouldShed } from "../src/fair-share";
+import { freshClaimQuota, shouldShed } from "../src/ownership/fair-share";
 
 describe("fair-share claim quota", () => {
   it("lets the idle worker take a new topic while a loaded one stands back", () => {

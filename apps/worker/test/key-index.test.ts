@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { KEY_INDEX_BYTES_PER_SLOT, KeyIndex } from "../src/key-index";
+import { KEY_INDEX_BYTES_PER_SLOT, KeyIndex } from "../src/hosting/key-index";
 
 describe("key index", () => {
   it("answers the highest offset written per key, whatever the order of writes (fast-check)", () => {

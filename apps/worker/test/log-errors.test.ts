@@ -1,7 +1,7 @@
 import { DataPlaneError } from "@lastword/dataplane";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { dataPlaneErrorOf } from "../src/log-errors";
+import { dataPlaneErrorOf } from "../src/hosting/log-errors";
 
 class CodedError extends Error {
   constructor(

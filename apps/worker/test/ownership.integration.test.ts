@@ -6,7 +6,7 @@ import type { TestDatabase } from "@lastword/db/testing";
 import { PartitionLog } from "@lastword/logstore";
 import { pino } from "pino";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { removeOrphanedPartitions } from "../src/partition-janitor";
+import { removeOrphanedPartitions } from "../src/ownership/partition-janitor";
 import type { RunningWorker, WorkerConfig } from "../src/worker";
 import { createTestTopic, eventually } from "./test-topics";
 import { openWorkerHarness, type WorkerHarness } from "./worker-harness";

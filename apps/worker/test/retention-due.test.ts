@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import type { LogSegment } from "../src/hosted-log";
-import { retentionDue } from "../src/retention-due";
+import { retentionDue } from "../src/cleaner/retention-due";
+import type { LogSegment } from "../src/hosting/hosted-log";
 
 const segment = (
   baseOffset: number,

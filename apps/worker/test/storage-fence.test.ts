@@ -2,7 +2,7 @@ import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { FENCE_FILE, StaleEpochError, StorageFence } from "../src/storage-fence";
+import { FENCE_FILE, StaleEpochError, StorageFence } from "../src/ownership/storage-fence";
 
 let dir: string;
 

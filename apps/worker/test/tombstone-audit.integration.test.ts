@@ -6,7 +6,7 @@ import { verifyAuditChain } from "@lastword/db";
 import type { TestDatabase } from "@lastword/db/testing";
 import { pino } from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { TombstoneAudit } from "../src/tombstone-audit";
+import { TombstoneAudit } from "../src/erasure/tombstone-audit";
 import type { RunningWorker } from "../src/worker";
 import { TcpProxy } from "./tcp-proxy";
 import { createTestTopic, eventually } from "./test-topics";

@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { DataPlaneClient } from "@lastword/dataplane";
 import { createTestDatabase, type TestDatabase } from "@lastword/db/testing";
-import { partitionLogOpener } from "../src/log-opener";
+import { partitionLogOpener } from "../src/hosting/log-opener";
 import { type RunningWorker, type SchedulingConfig, startWorker, type WorkerConfig } from "../src/worker";
 
 /**

@@ -1,10 +1,10 @@
 import type { Prisma, PrismaClient } from "@lastword/db";
+import type { HostedLog } from "../hosting/hosted-log";
+import type { PartitionHost } from "../hosting/partition-host";
+import type { PartitionSlot } from "../hosting/partition-slot";
+import type { Logger } from "../logger";
 import { scanForKey } from "./erasure-evidence";
 import { advanceErasureRequests } from "./erasure-progress";
-import type { HostedLog } from "./hosted-log";
-import type { Logger } from "./logger";
-import type { PartitionHost } from "./partition-host";
-import type { PartitionSlot } from "./partition-slot";
 
 export interface ErasureGuardOptions {
   prisma: PrismaClient;

@@ -1,5 +1,5 @@
 import type { TopicConfig } from "@lastword/logstore";
-import type { LogSegment } from "./hosted-log";
+import type { LogSegment } from "../hosting/hosted-log";
 
 /**
  * Whether a retention pass would delete something now, judged from the segment list alone so the

@@ -1,11 +1,11 @@
 import type { CleanPartitionPayload, CleanReason, RetainPartitionPayload } from "@lastword/jobs";
 import type { CleanableStats } from "@lastword/logstore";
+import type { HostedLog } from "../hosting/hosted-log";
+import type { PartitionHost } from "../hosting/partition-host";
+import type { PartitionSlot } from "../hosting/partition-slot";
+import type { Logger } from "../logger";
+import type { PartitionStats } from "../metrics/partition-stats.repository";
 import type { CleanerHealthBook } from "./cleaner-health";
-import type { HostedLog } from "./hosted-log";
-import type { Logger } from "./logger";
-import type { PartitionHost } from "./partition-host";
-import type { PartitionSlot } from "./partition-slot";
-import type { PartitionStats } from "./partition-stats.repository";
 import { retentionDue } from "./retention-due";
 
 export interface TickPlan {

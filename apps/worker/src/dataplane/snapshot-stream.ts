@@ -1,101 +1,19 @@
 import { once } from "node:events";
 import type { ServerResponse } from "node:http";
 import {
-  DataPlaneError,
   encodeEndFrame,
   encodeErrorFrame,
   encodeRecordFrames,
   encodeStoredHead,
-  type KeyLookupResponse,
-  type KeyVersionsResponse,
   STREAM_CONTENT_TYPE,
   type StreamQuery,
   storedBatchesBefore,
 } from "@lastword/dataplane";
 import { decodeBatch } from "@lastword/logstore";
-import type { HostedLog, LogRecord } from "./hosted-log";
-import { type KeyIndexedLog, keyIndexOf, scanLog } from "./indexed-log";
-import { dataPlaneErrorOf } from "./log-errors";
-import type { PartitionHost } from "./partition-host";
-
-function indexedLog(log: HostedLog): KeyIndexedLog {
-  const state = keyIndexOf(log);
-  if (state) return state;
-  throw new DataPlaneError("INTERNAL", "this partition is hosted without a key index");
-}
-
-function wireHeaders(record: LogRecord) {
-  return record.headers.map((h) => ({ key: h.key, value: h.value?.toString("base64") ?? null }));
-}
-
-/** The key's latest record by a full scan: only when two keys' index hashes collide. */
-async function scanForLatest(log: HostedLog, key: Buffer): Promise<LogRecord | null> {
-  let latest: LogRecord | null = null;
-  for await (const page of scanLog(log, log.logStartOffset))
-    for (const r of page) if (r.key?.equals(key)) latest = r;
-  return latest;
-}
-
-/** Latest live value of a key: one index probe and one positioned read, no scan. */
-export function lookupKey(host: PartitionHost, partitionId: string, key: Buffer): Promise<KeyLookupResponse> {
-  return host.read(partitionId, async (log) => {
-    const entry = indexedLog(log).index.get(key);
-    const logEndOffset = log.logEndOffset;
-    if (!entry || entry.offset < log.logStartOffset) return { record: null, logEndOffset };
-    // The index keeps a tombstoned key until a pass removes the tombstone: say so, because older
-    // values may still sit beneath it (erasure needs those partitions too).
-    if (entry.tombstone) return { record: null, logEndOffset, tombstoneOffset: entry.offset };
-    const [found] = await log.read(entry.offset, { maxRecords: 1 });
-    // Gone (retention removed it) → no value; another key's record → the hashes collided.
-    if (!found || found.offset !== entry.offset) return { record: null, logEndOffset };
-    const record = found.key?.equals(key) ? found : await scanForLatest(log, key);
-    if (!record || record.value === null) return { record: null, logEndOffset };
-    return {
-      record: {
-        offset: record.offset,
-        timestamp: record.timestamp,
-        value: record.value.toString("base64"),
-        headers: wireHeaders(record),
-      },
-      logEndOffset,
-    };
-  });
-}
-
-/** Every retained record of one key, with the segment holding it: a scan of this one partition. */
-export function keyVersions(
-  host: PartitionHost,
-  partitionId: string,
-  key: Buffer,
-): Promise<KeyVersionsResponse> {
-  return host.read(partitionId, async (log) => {
-    const bases = (await log.segments()).map((s) => s.baseOffset).sort((a, b) => a - b);
-    const versions: KeyVersionsResponse["versions"] = [];
-    for await (const page of scanLog(log, log.logStartOffset)) {
-      for (const r of page) {
-        if (!r.key?.equals(key)) continue;
-        versions.push({
-          offset: r.offset,
-          timestamp: r.timestamp,
-          value: r.value?.toString("base64") ?? null,
-          segmentBaseOffset: segmentOf(bases, r.offset),
-        });
-      }
-    }
-    return { versions, logStartOffset: log.logStartOffset, logEndOffset: log.logEndOffset };
-  });
-}
-
-function segmentOf(sortedBases: readonly number[], offset: number): number {
-  let lo = 0;
-  let hi = sortedBases.length - 1;
-  while (lo < hi) {
-    const mid = (lo + hi + 1) >> 1;
-    if (sortedBases[mid]! <= offset) lo = mid;
-    else hi = mid - 1;
-  }
-  return sortedBases[lo] ?? 0;
-}
+import type { HostedLog, LogRecord } from "../hosting/hosted-log";
+import { requireKeyIndex } from "../hosting/indexed-log";
+import { dataPlaneErrorOf } from "../hosting/log-errors";
+import type { PartitionHost } from "../hosting/partition-host";
 
 /**
  * Bytes per stored frame, at most (a page holds whole batches; one larger than this comes alone):
@@ -255,7 +173,7 @@ export async function streamPartition(
   let live: Float64Array | null = null;
   let release = () => {};
   if (query.mode === "snapshot") {
-    const frozen = await indexedLog(log).freeze();
+    const frozen = await requireKeyIndex(log).freeze();
     release = frozen.release;
     end = frozen.endOffset;
     from = 0;

@@ -1,5 +1,5 @@
 import { decodeBatch, type LogRecord } from "@lastword/logstore";
-import type { HostedLog } from "./hosted-log";
+import type { HostedLog } from "../hosting/hosted-log";
 
 /**
  * Stored batch bytes a fetch reads per page. A fetch holds one page at a time (its buffer, the

@@ -148,3 +148,10 @@ export function withKeyIndex(openLog: OpenLog): OpenLog {
     return view;
   };
 }
+
+/** The key index of a partition hosted with one (every compacted one); a missing one is a bug. */
+export function requireKeyIndex(log: HostedLog): KeyIndexedLog {
+  const state = keyIndexOf(log);
+  if (state) return state;
+  throw new DataPlaneError("INTERNAL", "this partition is hosted without a key index");
+}

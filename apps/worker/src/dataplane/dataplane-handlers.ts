@@ -14,13 +14,13 @@ import {
   STREAM_CONTENT_TYPE,
 } from "@lastword/dataplane";
 import type { CleanableStats } from "@lastword/logstore";
-import type { CleanerHealthBook } from "./cleaner-health";
+import type { CleanerHealthBook } from "../cleaner/cleaner-health";
+import type { TombstoneAudit } from "../erasure/tombstone-audit";
+import type { HostedLog } from "../hosting/hosted-log";
+import type { PartitionHost } from "../hosting/partition-host";
+import { offsetForTimestamp } from "../hosting/timestamp-lookup";
+import type { Logger } from "../logger";
 import { FetchPager } from "./fetch-pager";
-import type { HostedLog } from "./hosted-log";
-import type { Logger } from "./logger";
-import type { PartitionHost } from "./partition-host";
-import { offsetForTimestamp } from "./timestamp-lookup";
-import type { TombstoneAudit } from "./tombstone-audit";
 
 /**
  * One batch → one append (one fsync in the log store) → consecutive offsets, answered as the base

@@ -1,9 +1,9 @@
 import { DataPlaneError } from "@lastword/dataplane";
+import type { AuditedPartition } from "../erasure/tombstone-audit";
+import type { ClaimedPartition } from "../ownership/lease.repository";
+import { StorageFence } from "../ownership/storage-fence";
 import type { HostedLog, OpenLog } from "./hosted-log";
-import type { ClaimedPartition } from "./lease.repository";
 import { dataPlaneErrorOf } from "./log-errors";
-import { StorageFence } from "./storage-fence";
-import type { AuditedPartition } from "./tombstone-audit";
 
 export type SlotState = "opening" | "open" | "failed" | "closed";
 

@@ -20,6 +20,11 @@ import {
   SECRET_HEADER,
   streamQuerySchema,
 } from "@lastword/dataplane";
+import type { TombstoneAudit } from "../erasure/tombstone-audit";
+import { dataPlaneErrorOf } from "../hosting/log-errors";
+import type { PartitionHost } from "../hosting/partition-host";
+import type { Logger } from "../logger";
+import type { WorkerMetrics } from "../metrics/metrics";
 import {
   type CleanerView,
   deleteRecords,
@@ -29,12 +34,8 @@ import {
   produce,
   requestClean,
 } from "./dataplane-handlers";
-import { keyVersions, lookupKey, streamPartition } from "./key-handlers";
-import { dataPlaneErrorOf } from "./log-errors";
-import type { Logger } from "./logger";
-import type { WorkerMetrics } from "./metrics";
-import type { PartitionHost } from "./partition-host";
-import type { TombstoneAudit } from "./tombstone-audit";
+import { keyVersions, lookupKey } from "./key-handlers";
+import { streamPartition } from "./snapshot-stream";
 
 /** A produce body above this is refused before it is buffered (Kafka's default max request size is 100 MiB). */
 export const MAX_REQUEST_BYTES = 100 << 20;

@@ -1,7 +1,7 @@
+import type { PartitionHost } from "../hosting/partition-host";
+import type { Logger } from "../logger";
 import { freshClaimQuota, shouldShed } from "./fair-share";
 import type { LeaseRepository } from "./lease.repository";
-import type { Logger } from "./logger";
-import type { PartitionHost } from "./partition-host";
 import type { WorkerRegistry } from "./worker-registry";
 
 export interface OwnershipOptions {

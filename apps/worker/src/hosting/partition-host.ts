@@ -1,9 +1,9 @@
 import { rm } from "node:fs/promises";
 import { DataPlaneError } from "@lastword/dataplane";
-import type { FenceRepository } from "./fence.repository";
+import type { Logger } from "../logger";
+import type { FenceRepository } from "../ownership/fence.repository";
+import type { ClaimedPartition, LeaseRepository, RenewedLease } from "../ownership/lease.repository";
 import type { HostedLog, OpenLog } from "./hosted-log";
-import type { ClaimedPartition, LeaseRepository, RenewedLease } from "./lease.repository";
-import type { Logger } from "./logger";
 import { partitionDir } from "./partition-paths";
 import { PartitionSlot } from "./partition-slot";
 

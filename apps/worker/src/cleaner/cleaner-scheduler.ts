@@ -8,13 +8,13 @@ import {
 } from "@lastword/jobs";
 import { type Job, Queue, Worker } from "bullmq";
 import { Redis } from "ioredis";
+import type { PartitionHost } from "../hosting/partition-host";
+import type { Logger } from "../logger";
+import type { WorkerMetrics } from "../metrics/metrics";
+import type { PartitionStatsRepository } from "../metrics/partition-stats.repository";
 import type { CleanerHealthBook } from "./cleaner-health";
 import type { CleanerPasses } from "./cleaner-pass";
 import { cleanJobFor, planTick } from "./cleaner-planner";
-import type { Logger } from "./logger";
-import type { WorkerMetrics } from "./metrics";
-import type { PartitionHost } from "./partition-host";
-import type { PartitionStatsRepository } from "./partition-stats.repository";
 
 export interface CleanerSchedulerOptions {
   redisUrl: string;

@@ -1,8 +1,8 @@
 import { randomUUID } from "node:crypto";
 import { appendAuditEvent, type PrismaClient } from "@lastword/db";
 import type { RemovedTombstone } from "@lastword/logstore";
+import type { Logger } from "../logger";
 import { AuditSpool, type SpooledEvent } from "./audit-spool";
-import type { Logger } from "./logger";
 
 /** Which partition an event is about, as the audit trail names it. */
 export interface AuditedPartition {

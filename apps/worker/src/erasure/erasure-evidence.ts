@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
-import type { HostedLog } from "./hosted-log";
+import type { HostedLog } from "../hosting/hosted-log";
 
 /** Bytes per read while a partition is scanned for a subject key. */
 const SCAN_READ_BYTES = 4 << 20;

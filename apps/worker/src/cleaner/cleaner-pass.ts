@@ -1,11 +1,11 @@
 import type { CleanPartitionPayload, RetainPartitionPayload } from "@lastword/jobs";
 import type { CleanResult } from "@lastword/logstore";
+import type { TombstoneAudit } from "../erasure/tombstone-audit";
+import type { PartitionHost } from "../hosting/partition-host";
+import type { Logger } from "../logger";
+import type { WorkerMetrics } from "../metrics/metrics";
 import type { CleanerHealthBook } from "./cleaner-health";
 import type { CleanerRunRepository } from "./cleaner-run.repository";
-import type { Logger } from "./logger";
-import type { WorkerMetrics } from "./metrics";
-import type { PartitionHost } from "./partition-host";
-import type { TombstoneAudit } from "./tombstone-audit";
 
 export type PassOutcome = "moved" | "held" | "completed" | "skipped" | "aborted" | "failed";
 
