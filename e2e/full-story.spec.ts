@@ -10,7 +10,7 @@ import {
 } from "./console-session";
 import { produce, setConfig } from "./topic-actions";
 
-// Issue #9's story in one browser session, as a person would walk it. Configs are in bytes and
+// A new user's story in one browser session, as a person would walk it. Configs are in bytes and
 // seconds so it runs in about a minute: 200-byte segments roll every few records, a dirty ratio of
 // 0.01 makes every closed segment cleanable at once, and a 2 s max compaction lag forces the pass
 // an erasure waits for.

@@ -1,5 +1,5 @@
 /**
- * Accelerated-clock simulation of the erasure deadline guarantee (issue 8 item 8). It models the
+ * Accelerated-clock simulation of the erasure deadline guarantee. It models the
  * worker's scheduling, not the log store's bytes: ticks, per-worker single-threaded cleaner queues
  * (priority 1 for forced/overdue passes, as @lastword/jobs orders them), natural passes from write
  * traffic, size and guard rolls, pass durations, and the verification scan on the tick after a pass.

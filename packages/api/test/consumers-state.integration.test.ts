@@ -5,7 +5,7 @@ import type { RunningWorker } from "@lastword/worker";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { drain, type Harness, PUBLIC_URL, startHarness, startHarnessWorker } from "./api-harness";
 
-// Issue 7: replay, snapshot and key lookup against a model of random writes, tombstones and passes;
+// Replay, snapshot and key lookup against a model of random writes, tombstones and passes;
 // consumer-group lag across compaction gaps; the streaming routes' access checks.
 let h: Harness;
 let worker: RunningWorker;

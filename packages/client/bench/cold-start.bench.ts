@@ -1,5 +1,5 @@
 /**
- * Issue 7 item 5: the seeds' feature-flag cold start. 12 partitions of KEYS keys × ~1.2 KiB
+ * The seeds' feature-flag cold start. 12 partitions of KEYS keys × ~1.2 KiB
  * values, in two states — (a) compacted: 3 versions per key, 10 % of keys tombstoned, after passes
  * with min.cleanable.dirty.ratio 0.1; (b) dirty: 5 versions per key, no pass. For each state, the
  * cold start through the REST API (real HTTP on loopback) into a Map, via replay and via snapshot

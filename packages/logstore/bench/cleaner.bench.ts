@@ -5,7 +5,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { PartitionLog } from "../src/index";
 
-// Cleaner benchmark (issue 4): a partition of 1 KiB records over 100,000 keys (~10 versions each),
+// Cleaner benchmark: a partition of 1 KiB records over 100,000 keys (~10 versions each),
 // cleaned with a 64 MiB offset map, next to a raw copy (read + write + fsync) of the same files.
 // Each phase runs in its own process so peak RSS is the phase's own. CLEANER_BENCH_BYTES shrinks
 // the partition for quick runs (default 1 GiB).

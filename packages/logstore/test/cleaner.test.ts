@@ -5,7 +5,7 @@ import { CLEANER_CHECKPOINT_FILE, readCleanerCheckpoint } from "../src/cleaner-c
 import { type LogRecord, type PartitionLog, readBatchHeader } from "../src/index";
 import { kv, openLog, replayLog, TestClock, tempDir, text } from "./helpers";
 
-// Numbered after the deliverables of issue 4; each test is named after the rule it pins.
+// Numbered by the cleaner rule they pin; each test is named after the rule it pins.
 
 const DAY = 86_400_000;
 
