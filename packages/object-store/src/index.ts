@@ -1,0 +1,13 @@
+export { FsObjectStore } from "./fs-object-store";
+export {
+  assertObjectKey,
+  type ByteRange,
+  OBJECT_KEY_MAX_BYTES,
+  type ObjectInfo,
+  type ObjectStore,
+  ObjectStoreError,
+  type ObjectStoreErrorCode,
+  type PutOptions,
+} from "./object-store";
+export { type ObjectStoreLocation, openObjectStore, parseObjectStoreLocation } from "./open-object-store";
+export { type BucketVersioning, S3ObjectStore, type S3StoreConfig } from "./s3-object-store";

@@ -1,0 +1,219 @@
+import { randomBytes } from "node:crypto";
+import {
+  DeleteObjectCommand,
+  GetBucketVersioningCommand,
+  GetObjectCommand,
+  HeadBucketCommand,
+  HeadObjectCommand,
+  ListObjectsV2Command,
+  PutObjectCommand,
+  S3Client,
+  S3ServiceException,
+} from "@aws-sdk/client-s3";
+import {
+  assertObjectKey,
+  assertRange,
+  type ByteRange,
+  type ObjectInfo,
+  type ObjectStore,
+  ObjectStoreError,
+  type PutOptions,
+} from "./object-store";
+
+export interface S3StoreConfig {
+  bucket: string;
+  /** Key prefix inside the bucket (no leading or trailing `/`); empty for the whole bucket. */
+  prefix?: string;
+  region: string;
+  /** An S3-compatible endpoint (MinIO, a test server); AWS's own when absent. */
+  endpoint?: string;
+  /** Path-style addressing (`endpoint/bucket/key`), which MinIO and test servers need. */
+  forcePathStyle?: boolean;
+  credentials?: { accessKeyId: string; secretAccessKey: string; sessionToken?: string };
+}
+
+/** What the bucket does with replaced and deleted objects (erasure must know: old versions keep old values). */
+export type BucketVersioning = "disabled" | "enabled" | "suspended";
+
+function statusOf(error: unknown): number | undefined {
+  return error instanceof S3ServiceException ? error.$metadata.httpStatusCode : undefined;
+}
+
+function translate(error: unknown, key: string): never {
+  if (error instanceof ObjectStoreError) throw error;
+  const status = statusOf(error);
+  if (status === 404) throw new ObjectStoreError("NOT_FOUND", `no object ${key}`, { cause: error });
+  if (status === 412 || status === 409) {
+    throw new ObjectStoreError(
+      "PRECONDITION_FAILED",
+      `conditional write of ${key} refused (HTTP ${status})`,
+      {
+        cause: error,
+      },
+    );
+  }
+  if (status === undefined || status >= 500 || status === 429) {
+    const why = error instanceof Error ? error.message : String(error);
+    throw new ObjectStoreError("UNAVAILABLE", `object storage unavailable for ${key}: ${why}`, {
+      cause: error,
+    });
+  }
+  throw error;
+}
+
+/**
+ * Objects in an S3 bucket through `@aws-sdk/client-s3` (AWS S3, MinIO, S3-compatible servers).
+ * `S3ObjectStore.open` checks the bucket and probes whether the server enforces conditional writes,
+ * so nothing ever relies on a condition a server silently ignores.
+ */
+export class S3ObjectStore implements ObjectStore {
+  readonly kind = "s3";
+
+  private constructor(
+    private readonly client: S3Client,
+    private readonly config: S3StoreConfig,
+    readonly conditionalWrites: boolean,
+  ) {}
+
+  static async open(config: S3StoreConfig): Promise<S3ObjectStore> {
+    const client = new S3Client({
+      region: config.region,
+      endpoint: config.endpoint,
+      forcePathStyle: config.forcePathStyle ?? false,
+      credentials: config.credentials,
+      // Checksums only where S3 requires them: some S3-compatible servers store aws-chunked
+      // trailers inside the object body otherwise.
+      requestChecksumCalculation: "WHEN_REQUIRED",
+      responseChecksumValidation: "WHEN_REQUIRED",
+    });
+    try {
+      await client.send(new HeadBucketCommand({ Bucket: config.bucket }));
+    } catch (error) {
+      client.destroy();
+      throw new ObjectStoreError(
+        "UNAVAILABLE",
+        `bucket ${config.bucket} is not reachable at ${config.endpoint ?? "AWS S3"} (HTTP ${statusOf(error) ?? "no answer"})`,
+        { cause: error },
+      );
+    }
+    const probe = new S3ObjectStore(client, config, false);
+    const conditional = await probe.#probeConditionalWrites();
+    return new S3ObjectStore(client, config, conditional);
+  }
+
+  // Writes a probe object twice, the second time with If-None-Match: a server that enforces it
+  // answers 412; one that ignores it overwrites.
+  async #probeConditionalWrites(): Promise<boolean> {
+    const key = `.lastword-probe/${randomBytes(8).toString("hex")}`;
+    await this.put(key, Buffer.from("probe"));
+    try {
+      await this.put(key, Buffer.from("probe"), { ifNoneMatch: "*" });
+      return false;
+    } catch (error) {
+      if (error instanceof ObjectStoreError && error.code === "PRECONDITION_FAILED") return true;
+      throw error;
+    } finally {
+      await this.delete(key);
+    }
+  }
+
+  #key(key: string): string {
+    assertObjectKey(key);
+    return this.config.prefix ? `${this.config.prefix}/${key}` : key;
+  }
+
+  #unprefixed(key: string): string {
+    return this.config.prefix ? key.slice(this.config.prefix.length + 1) : key;
+  }
+
+  async put(key: string, body: Uint8Array, options: PutOptions = {}): Promise<ObjectInfo> {
+    try {
+      const out = await this.client.send(
+        new PutObjectCommand({
+          Bucket: this.config.bucket,
+          Key: this.#key(key),
+          Body: body,
+          ContentLength: body.byteLength,
+          IfNoneMatch: options.ifNoneMatch,
+          IfMatch: options.ifMatch,
+        }),
+      );
+      return { key, size: body.byteLength, etag: out.ETag ?? "" };
+    } catch (error) {
+      return translate(error, key);
+    }
+  }
+
+  async get(key: string, range?: ByteRange): Promise<Buffer> {
+    assertRange(range);
+    const header = range
+      ? `bytes=${range.offset}-${range.length === undefined ? "" : range.offset + range.length - 1}`
+      : undefined;
+    try {
+      const out = await this.client.send(
+        new GetObjectCommand({ Bucket: this.config.bucket, Key: this.#key(key), Range: header }),
+      );
+      return Buffer.from((await out.Body?.transformToByteArray()) ?? new Uint8Array());
+    } catch (error) {
+      // A range starting at or past the end: the object exists, the range holds nothing.
+      if (statusOf(error) === 416) return Buffer.alloc(0);
+      return translate(error, key);
+    }
+  }
+
+  async head(key: string): Promise<ObjectInfo | null> {
+    try {
+      const out = await this.client.send(
+        new HeadObjectCommand({ Bucket: this.config.bucket, Key: this.#key(key) }),
+      );
+      return { key, size: out.ContentLength ?? 0, etag: out.ETag ?? "" };
+    } catch (error) {
+      if (statusOf(error) === 404) return null;
+      return translate(error, key);
+    }
+  }
+
+  async *list(prefix: string): AsyncIterable<ObjectInfo> {
+    let token: string | undefined;
+    do {
+      const out = await this.client
+        .send(
+          new ListObjectsV2Command({
+            Bucket: this.config.bucket,
+            Prefix: this.config.prefix ? `${this.config.prefix}/${prefix}` : prefix,
+            ContinuationToken: token,
+          }),
+        )
+        .catch((error) => translate(error, prefix));
+      for (const item of out.Contents ?? []) {
+        if (!item.Key) continue;
+        const key = this.#unprefixed(item.Key);
+        if (key.startsWith(".lastword-probe/")) continue;
+        yield { key, size: item.Size ?? 0, etag: item.ETag ?? "" };
+      }
+      token = out.IsTruncated ? out.NextContinuationToken : undefined;
+    } while (token);
+  }
+
+  async delete(key: string): Promise<void> {
+    try {
+      await this.client.send(new DeleteObjectCommand({ Bucket: this.config.bucket, Key: this.#key(key) }));
+    } catch (error) {
+      if (statusOf(error) === 404) return;
+      translate(error, key);
+    }
+  }
+
+  /** The bucket's versioning state: with versions kept, a deleted object's old bytes still exist. */
+  async versioning(): Promise<BucketVersioning> {
+    const out = await this.client
+      .send(new GetBucketVersioningCommand({ Bucket: this.config.bucket }))
+      .catch((error) => translate(error, this.config.bucket));
+    if (out.Status === "Enabled") return "enabled";
+    return out.Status === "Suspended" ? "suspended" : "disabled";
+  }
+
+  async close(): Promise<void> {
+    this.client.destroy();
+  }
+}

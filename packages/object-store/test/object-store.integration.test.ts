@@ -1,0 +1,196 @@
+import { mkdtemp, readdir, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { type FauxqsServer, startFauxqs } from "fauxqs";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import {
+  FsObjectStore,
+  type ObjectInfo,
+  type ObjectStore,
+  ObjectStoreError,
+  openObjectStore,
+  parseObjectStoreLocation,
+  S3ObjectStore,
+} from "../src/index";
+
+// One contract, two stores: the filesystem store in a temp dir and the S3 store against fauxqs, an
+// S3-compatible server installed from npm and run in this process on a free port.
+
+let server: FauxqsServer;
+let dir: string;
+const stores: Record<"fs" | "s3", ObjectStore> = {} as Record<"fs" | "s3", ObjectStore>;
+const credentials = { accessKeyId: "test", secretAccessKey: "test" };
+
+beforeAll(async () => {
+  server = await startFauxqs({ port: 0, logger: false });
+  server.createBucket("lastword-test");
+  dir = await mkdtemp(join(tmpdir(), "lastword-objects-"));
+  stores.fs = new FsObjectStore(join(dir, "objects"));
+  stores.s3 = await openObjectStore(
+    parseObjectStoreLocation(`s3://lastword-test/cluster-a?endpoint=${server.address}&forcePathStyle=true`),
+    credentials,
+  );
+});
+
+afterAll(async () => {
+  await stores.s3?.close();
+  await server?.stop();
+  if (dir) await rm(dir, { recursive: true, force: true });
+});
+
+async function all(iterable: AsyncIterable<ObjectInfo>): Promise<ObjectInfo[]> {
+  const out: ObjectInfo[] = [];
+  for await (const item of iterable) out.push(item);
+  return out;
+}
+
+async function codeOf(work: Promise<unknown>): Promise<string> {
+  try {
+    await work;
+    return "none";
+  } catch (error) {
+    if (error instanceof ObjectStoreError) return error.code;
+    throw error;
+  }
+}
+
+describe.each(["fs", "s3"] as const)("object store contract (%s)", (kind) => {
+  const store = () => stores[kind];
+
+  it("1. a put is read back whole and by range; a range past the end is empty", async () => {
+    const body = Buffer.from(Array.from({ length: 3000 }, (_, i) => i % 251));
+    const put = await store().put("p/0/seg-1", body);
+    expect(put.size).toBe(3000);
+    expect(await store().get("p/0/seg-1")).toEqual(body);
+    expect(await store().get("p/0/seg-1", { offset: 100, length: 50 })).toEqual(body.subarray(100, 150));
+    expect(await store().get("p/0/seg-1", { offset: 2990 })).toEqual(body.subarray(2990));
+    expect(await store().get("p/0/seg-1", { offset: 2990, length: 100 })).toEqual(body.subarray(2990));
+    expect((await store().get("p/0/seg-1", { offset: 3000 })).length).toBe(0);
+    expect(await store().head("p/0/seg-1")).toMatchObject({ key: "p/0/seg-1", size: 3000 });
+  });
+
+  it("2. a missing object is NOT_FOUND on get and null on head; delete of one is not an error", async () => {
+    expect(await codeOf(store().get("p/missing"))).toBe("NOT_FOUND");
+    expect(await store().head("p/missing")).toBeNull();
+    await store().delete("p/missing");
+  });
+
+  it("3. a replacing put changes the etag; delete removes the object from get and list", async () => {
+    const first = await store().put("r/obj", Buffer.from("one"));
+    const second = await store().put("r/obj", Buffer.from("two!"));
+    expect(second.etag).not.toBe(first.etag);
+    expect((await store().get("r/obj")).toString()).toBe("two!");
+    await store().delete("r/obj");
+    expect(await codeOf(store().get("r/obj"))).toBe("NOT_FOUND");
+    expect((await all(store().list("r/"))).map((o) => o.key)).toEqual([]);
+  });
+
+  it("4. list returns every key under a prefix, in byte order, across pages (1,050 objects)", async () => {
+    const keys = Array.from({ length: 1050 }, (_, i) => `l/${String(i).padStart(5, "0")}`);
+    for (let i = 0; i < keys.length; i += 50) {
+      await Promise.all(keys.slice(i, i + 50).map((key) => store().put(key, Buffer.from(key))));
+    }
+    await store().put("lz/other", Buffer.from("x"));
+    const listed = await all(store().list("l/"));
+    expect(listed.map((o) => o.key)).toEqual(keys);
+    expect(listed.every((o) => o.size === 7)).toBe(true);
+  });
+
+  it("5. keys outside the portable subset are refused before any I/O", async () => {
+    for (const key of ["", "a//b", "../x", "a/./b", "a b", "a?b", "/lead", "trail/", "x".repeat(1025)]) {
+      expect(await codeOf(store().put(key, Buffer.from("x")))).toBe("INVALID_KEY");
+      expect(await codeOf(store().get(key))).toBe("INVALID_KEY");
+    }
+    expect(await codeOf(store().get("p/0/seg-1", { offset: -1 }))).toBe("INVALID_RANGE");
+  });
+});
+
+describe("conditional writes", () => {
+  it("1. the filesystem store enforces If-None-Match: of ten racing creators exactly one wins", async () => {
+    const fs = stores.fs;
+    expect(fs.conditionalWrites).toBe(true);
+    const results = await Promise.all(
+      Array.from({ length: 10 }, (_, i) =>
+        codeOf(fs.put("c/once", Buffer.from(`writer ${i}`), { ifNoneMatch: "*" })),
+      ),
+    );
+    expect(results.filter((r) => r === "none")).toHaveLength(1);
+    expect(results.filter((r) => r === "PRECONDITION_FAILED")).toHaveLength(9);
+  });
+
+  it("2. the filesystem store enforces If-Match: a stale etag is refused and the object is unchanged", async () => {
+    const fs = stores.fs;
+    const first = await fs.put("c/swap", Buffer.from("v1"));
+    const second = await fs.put("c/swap", Buffer.from("v2"), { ifMatch: first.etag });
+    expect(await codeOf(fs.put("c/swap", Buffer.from("v3"), { ifMatch: first.etag }))).toBe(
+      "PRECONDITION_FAILED",
+    );
+    expect((await fs.get("c/swap")).toString()).toBe("v2");
+    expect(await codeOf(fs.put("c/none", Buffer.from("v"), { ifMatch: second.etag }))).toBe(
+      "PRECONDITION_FAILED",
+    );
+  });
+
+  it("3. the S3 store probes the server: fauxqs 2.4.1 ignores conditions, so the store says so", async () => {
+    // A store that trusted the header would let a fencing test pass against a server that never
+    // refuses; the probe's verdict is what callers read.
+    expect(stores.s3.conditionalWrites).toBe(false);
+  });
+});
+
+describe("filesystem store crash safety", () => {
+  it("1. temp and lock files a crashed writer left are never listed, and their names are not keys", async () => {
+    const fs = stores.fs as FsObjectStore;
+    await fs.put("t/real", Buffer.from("ok"));
+    await writeFile(join(fs.root, "t", "real.tmp-deadbeef0000"), "torn");
+    await writeFile(join(fs.root, "t", "real.lock"), "");
+    expect((await all(fs.list("t/"))).map((o) => o.key)).toEqual(["t/real"]);
+    expect(await codeOf(fs.put("t/x.lock", Buffer.from("x")))).toBe("INVALID_KEY");
+    expect((await readdir(join(fs.root, "t"))).sort()).toEqual([
+      "real",
+      "real.lock",
+      "real.tmp-deadbeef0000",
+    ]);
+  });
+});
+
+describe("locations", () => {
+  it("1. paths and file:// URLs are the filesystem store; s3:// URLs carry bucket, prefix and endpoint", () => {
+    expect(parseObjectStoreLocation("/var/lib/lastword/objects")).toEqual({
+      kind: "fs",
+      root: "/var/lib/lastword/objects",
+    });
+    expect(parseObjectStoreLocation("file:///srv/objects")).toEqual({ kind: "fs", root: "/srv/objects" });
+    expect(
+      parseObjectStoreLocation(
+        "s3://bucket/a/b?region=eu-west-1&endpoint=http://minio:9000&forcePathStyle=true",
+      ),
+    ).toEqual({
+      kind: "s3",
+      bucket: "bucket",
+      prefix: "a/b",
+      region: "eu-west-1",
+      endpoint: "http://minio:9000",
+      forcePathStyle: true,
+    });
+  });
+
+  it("2. other schemes, a missing bucket and unknown parameters are refused with a sentence", () => {
+    expect(() => parseObjectStoreLocation("gs://bucket")).toThrow(/expected a path, file:\/\/ or s3:\/\//);
+    expect(() => parseObjectStoreLocation("s3:///prefix")).toThrow(/names no bucket/);
+    expect(() => parseObjectStoreLocation("s3://b?acl=public")).toThrow(/unknown parameter acl/);
+  });
+
+  it("3. a bucket that does not exist is UNAVAILABLE at open, naming the bucket and endpoint", async () => {
+    const error = await S3ObjectStore.open({
+      bucket: "no-such-bucket",
+      region: "us-east-1",
+      endpoint: server.address,
+      forcePathStyle: true,
+      credentials,
+    }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ObjectStoreError);
+    expect((error as ObjectStoreError).code).toBe("UNAVAILABLE");
+    expect((error as Error).message).toContain("no-such-bucket");
+  });
+});
