@@ -186,10 +186,12 @@ function writeArray(w: Writer, field: PlanField, values: readonly unknown[]): vo
 }
 
 function writeTagged(w: Writer, plan: Plan, struct: Struct): void {
-  const present = plan.tagged.filter((field) => !isDefault(field, struct[field.name]));
-  w.uvarint(present.length);
-  for (const field of present) {
+  let count = 0;
+  for (const field of plan.tagged) if (!isDefault(field, struct[field.name])) count++;
+  w.uvarint(count);
+  for (const field of plan.tagged) {
     const value = struct[field.name];
+    if (isDefault(field, value)) continue;
     w.uvarint(field.tag);
     w.uvarint(sizeField(field, value));
     writeField(w, field, value);

@@ -88,7 +88,12 @@ export function encodeRequest<K extends ApiKey>(
 ): Buffer {
   const bodyPlan = planFor(apiKey, apiVersion, "request");
   const headerPlan = requestHeaderPlans[requestHeaderVersion(apiKey, apiVersion)] as Plan;
-  const fields = { requestApiKey: apiKey, requestApiVersion: apiVersion, ...header };
+  const fields = {
+    requestApiKey: apiKey,
+    requestApiVersion: apiVersion,
+    correlationId: header.correlationId,
+    clientId: header.clientId,
+  };
   return encodeFrame(headerPlan, fields, bodyPlan, body);
 }
 
@@ -106,16 +111,31 @@ function readRequestHeader(frame: Buffer): { header: RequestHeader; reader: Read
   return { header, reader };
 }
 
+export interface DecodeRequestOptions {
+  /**
+   * The versions the caller serves, when narrower than the schema table (what the listener
+   * advertises in ApiVersions). A version it refuses is UNSUPPORTED_VERSION before the body is read.
+   */
+  readonly accepts?: (apiKey: ApiKey, apiVersion: number) => boolean;
+}
+
 /**
  * Decodes one request frame (without its size prefix). The body's byte and record fields are
  * views into `frame`, not copies. An UNSUPPORTED_VERSION error carries the header, so the
  * listener can answer ApiVersions in the v0 layout as Kafka does.
  */
-export function decodeRequest(frame: Buffer): DecodedRequest {
+export function decodeRequest(frame: Buffer, options: DecodeRequestOptions = {}): DecodedRequest {
   const { header, reader } = readRequestHeader(frame);
   const apiKey = header.requestApiKey as ApiKey;
   const apiVersion = header.requestApiVersion;
   const partial = { apiKey, apiVersion, correlationId: header.correlationId };
+  if (options.accepts && !options.accepts(apiKey, apiVersion)) {
+    throw new KafkaProtocolError(
+      "UNSUPPORTED_VERSION",
+      `${apiKeyName(apiKey)} v${apiVersion} not served`,
+      partial,
+    );
+  }
   const body = withHeader(partial, () => {
     const out = readStruct(reader, planFor(apiKey, apiVersion, "request"));
     expectEnd(reader, `${apiKeyName(apiKey)} v${apiVersion} request`);

@@ -1,6 +1,7 @@
 export {
   type DecodedRequest,
   type DecodedResponse,
+  type DecodeRequestOptions,
   decodeRequest,
   decodeResponse,
   encodeRequest,
