@@ -24,7 +24,7 @@ const FIXED: Record<number, number> = {
 
 function fieldValue(struct: Struct, field: PlanField): unknown {
   const value = struct[field.name];
-  return value === undefined ? defaultValue(field.schema) : value;
+  return value === undefined ? field.encodeDefault : value;
 }
 
 function invalid(field: PlanField, message: string): KafkaProtocolError {
@@ -83,7 +83,7 @@ function sizeField(field: PlanField, value: unknown): number {
 /** Kafka writes a tagged field only when it differs from its default (generated `write`). */
 function isDefault(field: PlanField, value: unknown): boolean {
   if (value === undefined) return true;
-  const dflt = defaultValue(field.schema);
+  const dflt = field.encodeDefault;
   if (value === null || dflt === null) return value === dflt;
   if (field.array) return Array.isArray(value) && value.length === 0;
   if (field.kind === Kind.struct) {

@@ -51,6 +51,8 @@ export interface PlanField {
   readonly tag: number;
   readonly struct: Plan | undefined;
   readonly schema: FieldSchema;
+  /** The default an encoder writes for a missing value: one instance per plan, never mutated. */
+  readonly encodeDefault: unknown;
   /** Fewest bytes one element (or the value, if not an array) can take: bounds array counts. */
   readonly minBytes: number;
 }
@@ -103,9 +105,10 @@ function planField(field: FieldSchema, version: number, flexible: boolean): Plan
   const array = field.type.startsWith("[]");
   if (field.fields && !array && field.nullableVersions)
     throw new Error(`schema: nullable struct ${field.name}`);
+  const tagged = flexible && inVersions(field.taggedVersions, version);
+  if (tagged && field.tag === undefined) throw new Error(`schema: tagged field ${field.name} has no tag`);
   const compact = flexible && field.flexibleVersions !== "none";
   const struct = field.fields ? compileFields(field.fields, version, flexible) : undefined;
-  const tagged = flexible && inVersions(field.taggedVersions, version);
   const elementBytes = minBytesOf(field, kind, compact, struct);
   return {
     name: field.name,
@@ -113,9 +116,10 @@ function planField(field: FieldSchema, version: number, flexible: boolean): Plan
     array,
     nullable: inVersions(field.nullableVersions, version),
     compact,
-    tag: tagged ? (field.tag ?? -1) : -1,
+    tag: tagged ? (field.tag as number) : -1,
     struct,
     schema: field,
+    encodeDefault: defaultValue(field),
     // A zero-byte element would let a tiny frame claim billions of entries; no schema has one.
     minBytes: array ? Math.max(elementBytes, 1) : elementBytes,
   };
