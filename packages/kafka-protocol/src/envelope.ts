@@ -117,6 +117,12 @@ export interface DecodeRequestOptions {
    * advertises in ApiVersions). A version it refuses is UNSUPPORTED_VERSION before the body is read.
    */
   readonly accepts?: (apiKey: ApiKey, apiVersion: number) => boolean;
+  /**
+   * Kafka reads what the schema needs and ignores the rest of a request frame
+   * (`AbstractRequest.parseRequest`), so the default does too; tests turn this on to prove a
+   * decoder consumed exactly what the client wrote.
+   */
+  readonly rejectTrailingBytes?: boolean;
 }
 
 /**
@@ -138,7 +144,7 @@ export function decodeRequest(frame: Buffer, options: DecodeRequestOptions = {})
   }
   const body = withHeader(partial, () => {
     const out = readStruct(reader, planFor(apiKey, apiVersion, "request"));
-    expectEnd(reader, `${apiKeyName(apiKey)} v${apiVersion} request`);
+    if (options.rejectTrailingBytes) expectEnd(reader, `${apiKeyName(apiKey)} v${apiVersion} request`);
     return out;
   });
   return { apiKey, apiVersion, header, body } as DecodedRequest;

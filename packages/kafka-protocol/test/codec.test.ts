@@ -165,11 +165,17 @@ describe("defaults and validation", () => {
     ).toBe("INVALID_VALUE");
   });
 
-  it("bytes after the body are TRAILING_BYTES", () => {
-    const frame = encodeRequest(ApiKey.Heartbeat, 0, { correlationId: 1 }, {});
-    expect(thrown(() => decodeRequest(Buffer.concat([frame.subarray(4), Buffer.from([0])]))).code).toBe(
-      "TRAILING_BYTES",
-    );
+  it("bytes after a request body are ignored as Kafka does (AbstractRequest.parseRequest), or TRAILING_BYTES when asked", () => {
+    const frame = encodeRequest(ApiKey.Heartbeat, 0, { correlationId: 1 }, { groupId: "g" });
+    const padded = Buffer.concat([frame.subarray(4), Buffer.from([0])]);
+    expect(decodeRequest(padded).body).toMatchObject({ groupId: "g" });
+    expect(thrown(() => decodeRequest(padded, { rejectTrailingBytes: true })).code).toBe("TRAILING_BYTES");
+    const response = encodeResponse(ApiKey.Heartbeat, 0, 1, {});
+    expect(
+      thrown(() =>
+        decodeResponse(ApiKey.Heartbeat, 0, Buffer.concat([response.subarray(4), Buffer.from([0])])),
+      ).code,
+    ).toBe("TRAILING_BYTES");
   });
 });
 

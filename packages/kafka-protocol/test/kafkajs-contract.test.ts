@@ -790,7 +790,7 @@ describe.each(contracts)("kafkajs src/protocol/requests/$api", (contract) => {
     "v%i request: kafkajs's bytes decode to the Kafka JSON fields and re-encode identically",
     async (v) => {
       const frame = await kafkajsRequestFrame(contract.api, v, contract.args(v));
-      const decoded = decodeRequest(frame.subarray(4));
+      const decoded = decodeRequest(frame.subarray(4), { rejectTrailingBytes: true });
       expect(decoded.header).toEqual({
         requestApiKey: contract.apiKey,
         requestApiVersion: v,
@@ -815,7 +815,7 @@ describe("kafkajs contract: the behaviours kafka-protocol.md relies on", () => {
     // metadata/v1/request.js uses encoder.writeNullableArray; v0 uses writeArray.
     for (const v of range(0, 6)) {
       const frame = await kafkajsRequestFrame("metadata", v, { topics: [] });
-      const { body } = decodeRequest(frame.subarray(4));
+      const { body } = decodeRequest(frame.subarray(4), { rejectTrailingBytes: true });
       expect((body as { topics: unknown }).topics).toEqual(v === 0 ? [] : null);
     }
   });
@@ -823,7 +823,9 @@ describe("kafkajs contract: the behaviours kafka-protocol.md relies on", () => {
   it("OffsetFetch: an empty topic list is null from v3 (every committed topic)", async () => {
     for (const v of range(3, 4)) {
       const frame = await kafkajsRequestFrame("offsetFetch", v, { groupId: "group-1", topics: [] });
-      expect((decodeRequest(frame.subarray(4)).body as { topics: unknown }).topics).toBeNull();
+      expect(
+        (decodeRequest(frame.subarray(4), { rejectTrailingBytes: true }).body as { topics: unknown }).topics,
+      ).toBeNull();
     }
   });
 
@@ -833,7 +835,7 @@ describe("kafkajs contract: the behaviours kafka-protocol.md relies on", () => {
       7,
       contracts.find((c) => c.api === "produce")?.args(7),
     );
-    const decoded = decodeRequest(frame.subarray(4));
+    const decoded = decodeRequest(frame.subarray(4), { rejectTrailingBytes: true });
     if (decoded.apiKey !== ApiKey.Produce) throw new Error("expected Produce");
     const records = decoded.body.topicData[0]?.partitionData[0]?.records;
     if (!records) throw new Error("expected records");

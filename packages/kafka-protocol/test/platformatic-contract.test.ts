@@ -367,7 +367,7 @@ describe.each(requests)("@platformatic/kafka contract: request key $apiKey", (co
         "contract-test",
         contract.args(v),
       );
-      const decoded = decodeRequest(frame.subarray(4));
+      const decoded = decodeRequest(frame.subarray(4), { rejectTrailingBytes: true });
       expect(decoded.header).toEqual({
         requestApiKey: contract.apiKey,
         requestApiVersion: v,
@@ -399,7 +399,7 @@ describe("@platformatic/kafka contract: produce", () => {
       30_000,
       messages,
     ]);
-    const decoded = decodeRequest(frame.subarray(4));
+    const decoded = decodeRequest(frame.subarray(4), { rejectTrailingBytes: true });
     if (decoded.apiKey !== ApiKey.Produce) throw new Error("expected Produce");
     expect(decoded.body).toMatchObject({ transactionalId: null, acks: -1, timeoutMs: 30_000 });
     const partition = decoded.body.topicData[0]?.partitionData[0];

@@ -33,7 +33,9 @@ describe.each(schemas.map((schema) => [schema.name, schema] as const))("%s round
     });
     fc.assert(
       fc.property(header, planArbitrary(planFor(apiKey, version, "request")), (h, body) => {
-        const decoded = decodeRequest(payload(encodeRequest(apiKey, version, h, body as never)));
+        const decoded = decodeRequest(payload(encodeRequest(apiKey, version, h, body as never)), {
+          rejectTrailingBytes: true,
+        });
         expect(decoded.apiKey).toBe(apiKey);
         expect(decoded.apiVersion).toBe(version);
         expect(decoded.header).toEqual({ requestApiKey: apiKey, requestApiVersion: version, ...h });
