@@ -355,6 +355,163 @@ const requests: RequestContract[] = [
       producerEpoch: 3,
     }),
   },
+  {
+    apiKey: ApiKey.CreateTopics,
+    versions: range(5, 7),
+    args: () => [
+      [
+        {
+          name: "orders",
+          numPartitions: 3,
+          replicationFactor: 1,
+          assignments: [{ partitionIndex: 0, brokerIds: [1] }],
+          configs: [{ name: "cleanup.policy", value: "compact" }],
+        },
+      ],
+      30_000,
+      false,
+    ],
+    request: () => ({
+      topics: [
+        {
+          name: "orders",
+          numPartitions: 3,
+          replicationFactor: 1,
+          assignments: [{ partitionIndex: 0, brokerIds: [1] }],
+          configs: [{ name: "cleanup.policy", value: "compact" }],
+        },
+      ],
+      timeoutMs: 30_000,
+      validateOnly: false,
+    }),
+  },
+  {
+    apiKey: ApiKey.DeleteTopics,
+    versions: range(4, 6),
+    args: (v) => [[v >= 6 ? { name: null, topicId } : { name: "orders" }], 5000],
+    request: (v) =>
+      v >= 6
+        ? { topics: [{ name: null, topicId }], timeoutMs: 5000 }
+        : { topicNames: ["orders"], timeoutMs: 5000 },
+  },
+  {
+    apiKey: ApiKey.DescribeConfigs,
+    versions: [4],
+    args: () => [[{ resourceType: 2, resourceName: "orders", configurationKeys: null }], true, true],
+    request: () => ({
+      resources: [{ resourceType: 2, resourceName: "orders", configurationKeys: null }],
+      includeSynonyms: true,
+      includeDocumentation: true,
+    }),
+  },
+  {
+    apiKey: ApiKey.AlterConfigs,
+    versions: [2],
+    args: () => [
+      [{ resourceType: 2, resourceName: "orders", configs: [{ name: "segment.ms", value: null }] }],
+      true,
+    ],
+    request: () => ({
+      resources: [
+        { resourceType: 2, resourceName: "orders", configs: [{ name: "segment.ms", value: null }] },
+      ],
+      validateOnly: true,
+    }),
+  },
+  {
+    apiKey: ApiKey.IncrementalAlterConfigs,
+    versions: [1],
+    args: () => [
+      [
+        {
+          resourceType: 2,
+          resourceName: "orders",
+          configs: [{ name: "segment.ms", configOperation: 0, value: "1000" }],
+        },
+      ],
+      false,
+    ],
+    request: () => ({
+      resources: [
+        {
+          resourceType: 2,
+          resourceName: "orders",
+          configs: [{ name: "segment.ms", configOperation: 0, value: "1000" }],
+        },
+      ],
+      validateOnly: false,
+    }),
+  },
+  {
+    apiKey: ApiKey.CreatePartitions,
+    versions: range(2, 3),
+    args: () => [[{ name: "orders", count: 4, assignments: [{ brokerIds: [1] }] }], 5000, true],
+    request: () => ({
+      topics: [{ name: "orders", count: 4, assignments: [{ brokerIds: [1] }] }],
+      timeoutMs: 5000,
+      validateOnly: true,
+    }),
+  },
+  {
+    apiKey: ApiKey.DeleteRecords,
+    versions: [2],
+    args: () => [[{ name: "orders", partitions: [{ partitionIndex: 0, offset: 10n }] }], 5000],
+    request: () => ({
+      topics: [{ name: "orders", partitions: [{ partitionIndex: 0, offset: 10n }] }],
+      timeoutMs: 5000,
+    }),
+  },
+  {
+    apiKey: ApiKey.OffsetForLeaderEpoch,
+    versions: range(3, 4),
+    args: () => [
+      -1,
+      [{ name: "orders", partitions: [{ partitionIndex: 0, currentLeaderEpoch: 5, leaderEpoch: 4 }] }],
+    ],
+    request: () => ({
+      replicaId: -1,
+      topics: [{ topic: "orders", partitions: [{ partition: 0, currentLeaderEpoch: 5, leaderEpoch: 4 }] }],
+    }),
+  },
+  {
+    apiKey: ApiKey.DescribeCluster,
+    versions: range(0, 1),
+    args: (v) => (v === 0 ? [true] : [true, 1]),
+    request: () => ({ includeClusterAuthorizedOperations: true, endpointType: 1 }),
+  },
+  {
+    apiKey: ApiKey.DescribeLogDirs,
+    versions: range(2, 4),
+    args: () => [[{ name: "orders", partitions: [0, 1] }]],
+    request: () => ({ topics: [{ topic: "orders", partitions: [0, 1] }] }),
+  },
+  {
+    apiKey: ApiKey.OffsetDelete,
+    versions: [0],
+    args: () => ["group-1", [{ name: "orders", partitions: [{ partitionIndex: 2 }] }]],
+    request: () => ({
+      groupId: "group-1",
+      topics: [{ name: "orders", partitions: [{ partitionIndex: 2 }] }],
+    }),
+  },
+  {
+    apiKey: ApiKey.DescribeGroups,
+    versions: range(3, 5),
+    args: () => [["group-1"], true],
+    request: () => ({ groups: ["group-1"], includeAuthorizedOperations: true }),
+  },
+  {
+    apiKey: ApiKey.ListGroups,
+    versions: [4],
+    args: () => [["STABLE"]],
+    request: () => ({ statesFilter: ["Stable"] }),
+  },
+  {
+    apiKey: ApiKey.DeleteGroups,
+    versions: [2],
+    args: () => [["group-1", "group-2"]],
+    request: () => ({ groupsNames: ["group-1", "group-2"] }),
+  },
 ];
 
 describe.each(requests)("@platformatic/kafka contract: request key $apiKey", (contract) => {
