@@ -10,18 +10,6 @@ import { Reader, uvarintSize, type Writer } from "./primitives";
 
 type Struct = Readonly<Record<string, unknown>>;
 
-const FIXED: Record<number, number> = {
-  [Kind.bool]: 1,
-  [Kind.int8]: 1,
-  [Kind.int16]: 2,
-  [Kind.uint16]: 2,
-  [Kind.int32]: 4,
-  [Kind.uint32]: 4,
-  [Kind.int64]: 8,
-  [Kind.float64]: 8,
-  [Kind.uuid]: 16,
-};
-
 function fieldValue(struct: Struct, field: PlanField): unknown {
   const value = struct[field.name];
   return value === undefined ? field.encodeDefault : value;
@@ -46,8 +34,7 @@ function asString(field: PlanField, value: unknown): string {
 }
 
 function sizeElement(field: PlanField, value: unknown): number {
-  const fixed = FIXED[field.kind];
-  if (fixed !== undefined) return fixed;
+  if (field.fixedBytes >= 0) return field.fixedBytes;
   switch (field.kind) {
     case Kind.string: {
       const length = Buffer.byteLength(asString(field, value), "utf8");
@@ -75,7 +62,10 @@ function sizeField(field: PlanField, value: unknown): number {
   }
   if (!field.array) return sizeElement(field, value);
   if (!Array.isArray(value)) throw invalid(field, "expected an array");
-  let size = arrayPrefixSize(field, value.length);
+  const prefix = arrayPrefixSize(field, value.length);
+  // Fixed-size elements are range-checked when written; only variable ones need a pass here.
+  if (field.fixedBytes >= 0) return prefix + value.length * field.fixedBytes;
+  let size = prefix;
   for (const element of value) size += sizeElement(field, element);
   return size;
 }

@@ -53,6 +53,8 @@ export interface PlanField {
   readonly schema: FieldSchema;
   /** The default an encoder writes for a missing value: one instance per plan, never mutated. */
   readonly encodeDefault: unknown;
+  /** Bytes of one element of a fixed-size type (ints, bool, uuid), else -1. */
+  readonly fixedBytes: number;
   /** Fewest bytes one element (or the value, if not an array) can take: bounds array counts. */
   readonly minBytes: number;
 }
@@ -120,6 +122,7 @@ function planField(field: FieldSchema, version: number, flexible: boolean): Plan
     struct,
     schema: field,
     encodeDefault: defaultValue(field),
+    fixedBytes: struct ? -1 : (FIXED_SIZES[elementType(field) as PrimitiveType] ?? -1),
     // A zero-byte element would let a tiny frame claim billions of entries; no schema has one.
     minBytes: array ? Math.max(elementBytes, 1) : elementBytes,
   };
