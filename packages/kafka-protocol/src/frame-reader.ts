@@ -10,7 +10,8 @@ const SIZE_PREFIX_BYTES = 4;
 /**
  * Splits a TCP byte stream into frames (int32 size + payload). A size above the cap is rejected
  * as soon as its 4 bytes arrive, before any payload is buffered; a frame held in one chunk is
- * returned as a view of it, so record sets are not copied.
+ * returned as a view of it, so record sets are not copied. After it throws, the stream is out of
+ * step: close the connection.
  */
 export class FrameReader {
   /** Raise after authentication; applies to the next size prefix read. */
