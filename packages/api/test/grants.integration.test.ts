@@ -79,6 +79,11 @@ describe("a pending invitation cannot be taken over", () => {
 
     // Suppose the id leaked anyway: an unverified account with the address cannot use it.
     const squatter = await signUp(h.server, "newhire@example.com", "Not the new hire");
+    // Nor can it mark itself verified.
+    await authCall("/update-user", squatter, { emailVerified: true });
+    expect((await h.db.prisma.user.findUniqueOrThrow({ where: { id: squatter.userId } })).emailVerified).toBe(
+      false,
+    );
     const byId = await acceptInvitation(h.server, squatter, { invitationId: invitation.invitationId });
     expect(byId.status).toBe(403);
     const wrongToken = await acceptInvitation(h.server, squatter, {
