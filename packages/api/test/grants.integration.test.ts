@@ -231,7 +231,8 @@ describe("developers cannot switch off admin credentials", () => {
     ];
     for (const [path, body] of calls) {
       // Spellings a router might fold onto the same endpoint are refused too.
-      for (const spelling of [path, `${path}/`, `/${path}`]) {
+      const encoded = path.replace(/-/, "%2D");
+      for (const spelling of [path, `${path}/`, `/${path}`, path.toUpperCase(), encoded]) {
         const answer = await authCall(spelling, developer, body);
         expect(answer.status, `${spelling}: ${answer.text}`).toBe(404);
       }
