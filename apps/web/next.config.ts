@@ -6,8 +6,16 @@ const repoRoot = fileURLToPath(new URL("../..", import.meta.url));
 const config: NextConfig = {
   // Our workspace packages export TypeScript source, so Next compiles them with the app.
   transpilePackages: ["@lastword/api", "@lastword/dataplane", "@lastword/db", "@lastword/logstore"],
-  // Native drivers and the Prisma runtime load files at run time; bundling them breaks that.
-  serverExternalPackages: ["@prisma/client", "@prisma/adapter-pg", "pg", "ioredis", "@node-rs/crc32"],
+  // Native drivers and the Prisma runtime load files at run time; bundling them breaks that. nodemailer
+  // is imported only on the first SMTP send (auth/mail-sender.ts), so it stays a plain Node require.
+  serverExternalPackages: [
+    "@prisma/client",
+    "@prisma/adapter-pg",
+    "pg",
+    "ioredis",
+    "@node-rs/crc32",
+    "nodemailer",
+  ],
   // Workspaces hoist dependencies to the repo root; trace and resolve from there.
   outputFileTracingRoot: repoRoot,
   turbopack: {

@@ -1,6 +1,6 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname } from "node:path";
-import { createApiServer } from "@lastword/api";
+import { createApiServer, outboxMailSender } from "@lastword/api";
 import { DataPlaneClient } from "@lastword/dataplane";
 import { createPrisma } from "@lastword/db";
 import { Redis } from "ioredis";
@@ -60,6 +60,8 @@ async function createDemo(options: SeedOptions): Promise<DemoFile> {
       dataPlane: new DataPlaneClient({ prisma, secret: options.internalSecret }),
       publicUrl: options.url,
       authSecret: options.authSecret,
+      // provisionTenant marks the demo address verified, so the sign-up's verification mail is dropped.
+      mailSender: outboxMailSender(),
     });
     const tenant = await server.provisionTenant({
       name: DEMO_TENANT,

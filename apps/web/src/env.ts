@@ -12,6 +12,10 @@ const serverEnvSchema = z
     PUBLIC_URL: z.url().default("http://localhost:3000"),
     BETTER_AUTH_SECRET: z.string().min(32).optional(),
     LASTWORD_INTERNAL_SECRET: z.string().min(16).optional(),
+    // Verification mail goes through this SMTP server (nodemailer URL, e.g. smtps://user:pass@host:465);
+    // without it, messages are written to the server log.
+    SMTP_URL: z.url().optional(),
+    MAIL_FROM: z.string().min(3).default("Lastword <no-reply@localhost>"),
   })
   .transform((env, ctx) => {
     const production = env.NODE_ENV === "production";

@@ -2,6 +2,7 @@ import type { PrismaClient } from "@lastword/db";
 import { fetchRequestHandler } from "@trpc/server/adapters/fetch";
 import type { Redis } from "ioredis";
 import { createAuth } from "./auth/auth";
+import { logMailSender, type MailSender } from "./auth/mail-sender";
 import type { Scope } from "./auth/scopes";
 import { retryAfterSeconds, toProblem } from "./errors/problem";
 import type { DataPlane } from "./records/data-plane";
@@ -21,6 +22,8 @@ export interface ApiServerOptions {
   authSecret: string;
   redisPrefix: string;
   clock?: Clock;
+  /** Verification mail; written to the log when not given (auth/mail-sender.ts). */
+  mailSender?: MailSender;
 }
 
 export const TRPC_ENDPOINT = "/api/trpc";
@@ -33,6 +36,7 @@ export function createApiServer(options: ApiServerOptions) {
     publicUrl: options.publicUrl,
     secret: options.authSecret,
     now: () => new Date(clock.now()),
+    mailSender: options.mailSender ?? logMailSender(),
   });
   const deps: ApiDeps = {
     prisma: options.prisma,
@@ -41,6 +45,7 @@ export function createApiServer(options: ApiServerOptions) {
     redis: options.redis,
     redisPrefix: options.redisPrefix,
     clock,
+    publicUrl: options.publicUrl,
   };
   const handleRest = createRestHandler(appRouter, deps, options.publicUrl);
   return {

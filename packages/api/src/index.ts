@@ -1,5 +1,12 @@
 export { type ApiServer, type ApiServerOptions, createApiServer, TRPC_ENDPOINT } from "./api-server";
 export { API_KEY_PREFIX, type Auth } from "./auth/auth";
+export {
+  logMailSender,
+  type MailMessage,
+  type MailSender,
+  outboxMailSender,
+  smtpMailSender,
+} from "./auth/mail-sender";
 export type { Identity } from "./auth/request-identity";
 export { DEFAULT_API_KEY_SCOPES, ROLES, type Role, SCOPES, type Scope } from "./auth/scopes";
 export { AppError, type AppErrorCode } from "./errors/app-error";

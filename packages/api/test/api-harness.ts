@@ -7,7 +7,7 @@ import type { PrismaClient } from "@lastword/db";
 import { createTestDatabase, type TestDatabase } from "@lastword/db/testing";
 import { partitionLogOpener, type RunningWorker, startWorker } from "@lastword/worker";
 import { Redis } from "ioredis";
-import { type ApiServer, createApiServer } from "../src/index";
+import { type ApiServer, createApiServer, type MailMessage, outboxMailSender } from "../src/index";
 
 export const PUBLIC_URL = "http://localhost:3999";
 
@@ -45,6 +45,8 @@ export interface Harness {
   redisPrefix: string;
   server: ApiServer;
   secret: string;
+  /** Every message the server sent (verification links), newest last. */
+  mail: MailMessage[];
   close(): Promise<void>;
 }
 
@@ -55,7 +57,9 @@ export async function startHarness(name: string): Promise<Harness> {
   const redisPrefix = `lwtest-${name}-${randomBytes(4).toString("hex")}`;
   const secret = randomBytes(16).toString("hex");
   const dataPlane = new DataPlaneClient({ prisma: db.prisma, secret, ownerWaitMs: 15_000 });
+  const outbox = outboxMailSender();
   const server = createApiServer({
+    mailSender: outbox,
     prisma: db.prisma,
     redis,
     dataPlane,
@@ -69,6 +73,7 @@ export async function startHarness(name: string): Promise<Harness> {
     redisPrefix,
     server,
     secret,
+    mail: outbox.sent,
     async close() {
       const keys = await redis.keys(`${redisPrefix}:*`);
       if (keys.length > 0) await redis.del(...keys);
@@ -127,6 +132,36 @@ export async function signUp(server: ApiServer, email: string, name = "Ada"): Pr
     .map((c) => c.split(";")[0])
     .join("; ");
   return { cookie, userId: body.user.id };
+}
+
+/** The invitation id and token an invitation link carries (`members.invite` answers with it). */
+export function invitationFromLink(link: string): { invitationId: string; token: string } {
+  const url = new URL(link);
+  const invitationId = decodeURIComponent(url.pathname.replace(/^\/invitations\//, ""));
+  const token = url.searchParams.get("token");
+  if (!token) throw new Error(`no token in invitation link ${link}`);
+  return { invitationId, token };
+}
+
+/** Owner (or any member allowed to) invites `email`; returns the link's id and token. */
+export async function invite(
+  server: ApiServer,
+  caller: Caller,
+  email: string,
+  role: string,
+): Promise<{ invitationId: string; token: string }> {
+  const invited = await trpc(server, caller, "mutation", "members.invite", { email, role });
+  if (invited.status !== 200) throw new Error(`invite ${invited.status}: ${JSON.stringify(invited.body)}`);
+  return invitationFromLink((invited.body.result!.data as { link: string }).link);
+}
+
+/** Accepts through our procedure, as the console's invitation page does. */
+export async function acceptInvitation(
+  server: ApiServer,
+  session: Session,
+  input: { invitationId: string; token?: string },
+) {
+  return trpc(server, { cookie: session.cookie }, "mutation", "invitations.accept", input);
 }
 
 export interface Caller {

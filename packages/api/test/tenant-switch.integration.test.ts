@@ -1,6 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { EXPECTED_TENANT_HEADER } from "../src/services/tenant-slug";
-import { type Harness, PUBLIC_URL, type Session, signUp, startHarness, trpc } from "./api-harness";
+import {
+  acceptInvitation,
+  type Harness,
+  invite,
+  PUBLIC_URL,
+  type Session,
+  signUp,
+  startHarness,
+  trpc,
+} from "./api-harness";
 
 let h: Harness;
 
@@ -54,15 +63,11 @@ describe("a page rendered for one tenant after the session switched to another",
     const owner = await signUp(h.server, "owner-a@example.com", "Owner A");
     const tenantA = (await h.db.prisma.member.findFirstOrThrow({ where: { userId: owner.userId } }))
       .organizationId;
-    const invited = await trpc(h.server, { cookie: owner.cookie }, "mutation", "members.invite", {
-      email: "both@example.com",
-      role: "admin",
-    });
-    const { id: invitationId } = invited.body.result!.data as { id: string };
+    const invitation = await invite(h.server, { cookie: owner.cookie }, "both@example.com", "admin");
     const both = await signUp(h.server, "both@example.com", "Both");
     const tenantB = (await h.db.prisma.member.findFirstOrThrow({ where: { userId: both.userId } }))
       .organizationId;
-    expect(await authCall("organization/accept-invitation", both, { invitationId })).toBe(200);
+    expect((await acceptInvitation(h.server, both, invitation)).status).toBe(200);
 
     // Tab 1 was rendered for B; tab 2 switches the session to A.
     expect(await authCall("organization/set-active", both, { organizationId: tenantB })).toBe(200);

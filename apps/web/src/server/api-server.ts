@@ -1,4 +1,4 @@
-import { createApiServer } from "@lastword/api";
+import { createApiServer, logMailSender, smtpMailSender } from "@lastword/api";
 import { DataPlaneClient } from "@lastword/dataplane";
 import { Redis } from "ioredis";
 import { serverEnv } from "../env";
@@ -31,5 +31,6 @@ function buildApiServer(): ApiServer {
     publicUrl: env.PUBLIC_URL,
     authSecret: env.BETTER_AUTH_SECRET,
     redisPrefix: env.REDIS_PREFIX,
+    mailSender: env.SMTP_URL ? smtpMailSender({ url: env.SMTP_URL, from: env.MAIL_FROM }) : logMailSender(),
   });
 }

@@ -6,23 +6,52 @@ import { organization } from "better-auth/plugins/organization";
 import { appendAuditEvent } from "../services/audit.service";
 import { createTenantForUser } from "../services/tenant.service";
 import { accessControl, roles } from "./access-control";
+import type { MailSender } from "./mail-sender";
 
 export interface AuthOptions {
   prisma: PrismaClient;
   publicUrl: string;
   secret: string;
   now: () => Date;
+  /** Where verification mail goes (auth/mail-sender.ts). */
+  mailSender: MailSender;
 }
 
 /** Prefix of every API key, so a leaked key is recognisable (e.g. by secret scanners). */
 export const API_KEY_PREFIX = "lw_";
 
 /**
+ * The plugin endpoints the console may call over HTTP. Every other organization and API-key
+ * endpoint is switched off (404): keys, members, roles and invitations change only through our
+ * procedures, which apply the grant rule (auth/grant-rule.ts) and write the audit trail. Server
+ * calls (`auth.api.*`, e.g. the key service's `createApiKey`) are not routed, so they still work.
+ */
+export const ALLOWED_PLUGIN_PATHS: readonly string[] = [
+  "/organization/create", // a new tenant owned by its creator, audited by afterCreateOrganization
+  "/organization/set-active", // switching among the caller's own memberships
+  "/organization/list", // the caller's own memberships
+];
+
+/** Every HTTP path of these plugins that ALLOWED_PLUGIN_PATHS does not name. */
+export function disabledPluginPaths(plugins: readonly { endpoints?: Record<string, { path?: string }> }[]) {
+  return plugins
+    .flatMap((plugin) => Object.values(plugin.endpoints ?? {}).map((endpoint) => endpoint.path))
+    .filter((path): path is string => path !== undefined && !ALLOWED_PLUGIN_PATHS.includes(path));
+}
+
+/**
  * better-auth with email + password, organizations (= tenants, roles of auth/scopes.ts) and
- * organization-owned API keys (stored as SHA-256 hashes). Sign-up creates the user's tenant.
+ * organization-owned API keys (stored as SHA-256 hashes). Sign-up creates the user's tenant and
+ * sends a verification link; signing in does not need it, accepting an invitation without its
+ * token does (services/invitation.service.ts).
  */
 export function createAuth(options: AuthOptions) {
   const { prisma } = options;
+  // A tuple, not an array: auth.api's type is inferred per plugin.
+  const plugins: [ReturnType<typeof organizationPlugin>, ReturnType<typeof apiKeyPlugin>] = [
+    organizationPlugin(options),
+    apiKeyPlugin(),
+  ];
   return betterAuth({
     appName: "Lastword",
     baseURL: options.publicUrl,
@@ -30,54 +59,21 @@ export function createAuth(options: AuthOptions) {
     secret: options.secret,
     trustedOrigins: [options.publicUrl],
     database: prismaAdapter(prisma, { provider: "postgresql" }),
-    emailAndPassword: { enabled: true, autoSignIn: true, minPasswordLength: 8, maxPasswordLength: 128 },
     telemetry: { enabled: false },
-    plugins: [
-      organization({
-        ac: accessControl,
-        roles,
-        creatorRole: "owner",
-        // The console creates organizations and accepts invitations through better-auth directly;
-        // these start and extend the tenant's audit trail as sign-up and members.invite do.
-        organizationHooks: {
-          afterCreateOrganization: async ({ organization: org, user }) => {
-            await prisma.$transaction((tx) =>
-              appendAuditEvent(tx, {
-                organizationId: org.id,
-                actor: { type: "user", id: user.id },
-                action: "tenant.created",
-                target: { type: "organization", id: org.id },
-                data: { name: org.name, slug: org.slug },
-                now: options.now(),
-              }),
-            );
-          },
-          afterAcceptInvitation: async ({ invitation, member, user }) => {
-            await prisma.$transaction((tx) =>
-              appendAuditEvent(tx, {
-                organizationId: invitation.organizationId,
-                actor: { type: "user", id: user.id },
-                action: "member.joined",
-                target: { type: "member", id: member.id },
-                data: { invitationId: invitation.id, email: user.email, role: member.role },
-                now: options.now(),
-              }),
-            );
-          },
-        },
-      }),
-      apiKey({
-        references: "organization",
-        defaultPrefix: API_KEY_PREFIX,
-        defaultKeyLength: 40,
-        enableMetadata: true,
-        maximumNameLength: 64,
-        startingCharactersConfig: { shouldStore: true, charactersLength: 10 },
-        // Request rate limits are per tenant, in Redis (services/rate-limit.service.ts).
-        rateLimit: { enabled: false },
-        schema: { apikey: { modelName: "apiKey" } },
-      }),
-    ],
+    emailAndPassword: { enabled: true, autoSignIn: true, minPasswordLength: 8, maxPasswordLength: 128 },
+    emailVerification: {
+      sendOnSignUp: true,
+      autoSignInAfterVerification: true,
+      sendVerificationEmail: async ({ user, url }) => {
+        await options.mailSender.send({
+          to: user.email,
+          subject: "Verify your e-mail address for Lastword",
+          text: `Open this link to confirm that ${user.email} is yours:\n\n${url}\n\nIf you did not sign up for Lastword, ignore this message.`,
+        });
+      },
+    },
+    disabledPaths: disabledPluginPaths(plugins),
+    plugins,
     databaseHooks: {
       user: {
         create: {
@@ -99,6 +95,45 @@ export function createAuth(options: AuthOptions) {
         },
       },
     },
+  });
+}
+
+function organizationPlugin(options: AuthOptions) {
+  const { prisma } = options;
+  return organization({
+    ac: accessControl,
+    roles,
+    creatorRole: "owner",
+    // The console creates organizations through better-auth directly; this starts the tenant's
+    // audit trail as sign-up does. Invitations are accepted through our procedure instead.
+    organizationHooks: {
+      afterCreateOrganization: async ({ organization: org, user }) => {
+        await prisma.$transaction((tx) =>
+          appendAuditEvent(tx, {
+            organizationId: org.id,
+            actor: { type: "user", id: user.id },
+            action: "tenant.created",
+            target: { type: "organization", id: org.id },
+            data: { name: org.name, slug: org.slug },
+            now: options.now(),
+          }),
+        );
+      },
+    },
+  });
+}
+
+function apiKeyPlugin() {
+  return apiKey({
+    references: "organization",
+    defaultPrefix: API_KEY_PREFIX,
+    defaultKeyLength: 40,
+    enableMetadata: true,
+    maximumNameLength: 64,
+    startingCharactersConfig: { shouldStore: true, charactersLength: 10 },
+    // Request rate limits are per tenant, in Redis (services/rate-limit.service.ts).
+    rateLimit: { enabled: false },
+    schema: { apikey: { modelName: "apiKey" } },
   });
 }
 

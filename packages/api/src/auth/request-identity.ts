@@ -106,6 +106,32 @@ async function identityFromSession(auth: Auth, prisma: PrismaClient, headers: He
   };
 }
 
+/** A person signed in to the console, before any tenant is chosen (accepting an invitation). */
+export interface SessionUser {
+  userId: string;
+  email: string;
+  emailVerified: boolean;
+  sessionId: string;
+}
+
+/** Only a session cookie: API keys act for a tenant, never for the person an invitation names. */
+export async function resolveSessionUser(auth: Auth, headers: Headers): Promise<SessionUser> {
+  if (headers.get("authorization") !== null) {
+    throw new AppError(
+      "FORBIDDEN",
+      "Invitations are answered by a person signed in to the console, not an API key.",
+    );
+  }
+  const session = await auth.api.getSession({ headers });
+  if (!session) throw new AppError("UNAUTHENTICATED", "Sign in to answer the invitation.");
+  return {
+    userId: session.user.id,
+    email: session.user.email,
+    emailVerified: session.user.emailVerified,
+    sessionId: session.session.id,
+  };
+}
+
 /** An API key in `Authorization: Bearer` wins over a session cookie. */
 export async function resolveIdentity(
   deps: { auth: Auth; prisma: PrismaClient; now: () => Date },

@@ -1,5 +1,6 @@
 import type { ApiKey as ApiKeyRow, PrismaClient } from "@lastword/db";
 import type { Auth } from "../auth/auth";
+import { assertCanGrant } from "../auth/grant-rule";
 import { forgetCachedApiKeys, type Identity } from "../auth/request-identity";
 import {
   DEFAULT_API_KEY_SCOPES,
@@ -105,16 +106,7 @@ export async function createApiKeyFor(
 ): Promise<CreatedApiKey> {
   const held = expandScopes(identity.scopes);
   const wanted = input.scopes ?? DEFAULT_API_KEY_SCOPES.filter((s) => held.includes(s));
-  const missing = wanted.filter((s) => !held.includes(s));
-  if (missing.length > 0) {
-    throw new AppError(
-      "INSUFFICIENT_SCOPE",
-      `A key cannot get scopes its creator lacks: ${missing.join(", ")}.`,
-      {
-        details: { missingScopes: missing },
-      },
-    );
-  }
+  assertCanGrant(identity, { scopes: wanted }, "create a key with");
   const userId = await keyCreatorFor(deps.prisma, identity);
   return issueApiKey(deps, {
     organizationId: identity.tenantId,
@@ -157,7 +149,11 @@ function summarise(row: ApiKeyRow): ApiKeySummary {
   };
 }
 
-/** Revoked keys stay listed (disabled) so the audit trail's references keep resolving. */
+/**
+ * Revoked keys stay listed (disabled) so the audit trail's references keep resolving. Revoking is
+ * bound by the grant rule too: only someone holding at least a key's scopes may switch it off, so a
+ * developer's keys:write cannot disable an admin's key.
+ */
 export async function revokeApiKey(
   deps: ApiKeyDeps,
   identity: Identity,
@@ -165,16 +161,17 @@ export async function revokeApiKey(
 ): Promise<{ id: string; revoked: true }> {
   const now = new Date(deps.clock.now());
   await deps.prisma.$transaction(async (tx) => {
-    const { count } = await tx.apiKey.updateMany({
-      where: { id, referenceId: identity.tenantId },
-      data: { enabled: false, updatedAt: now },
-    });
-    if (count === 0) throw new AppError("API_KEY_NOT_FOUND", `API key "${id}" does not exist.`);
+    const key = await tx.apiKey.findFirst({ where: { id, referenceId: identity.tenantId } });
+    if (!key) throw new AppError("API_KEY_NOT_FOUND", `API key "${id}" does not exist.`);
+    const scopes = permissionsToScopes(key.permissions ? JSON.parse(key.permissions) : null);
+    assertCanGrant(identity, { scopes }, "revoke a key holding");
+    await tx.apiKey.update({ where: { id }, data: { enabled: false, updatedAt: now } });
     await appendAuditEvent(tx, {
       organizationId: identity.tenantId,
       actor: identity.actor,
       action: "apiKey.revoked",
       target: { type: "apiKey", id },
+      data: { scopes, prefix: key.start },
       now,
     });
   });

@@ -1,23 +1,23 @@
-import { randomUUID } from "node:crypto";
 import type { PrismaClient } from "@lastword/db";
+import { assertCanGrant } from "../auth/grant-rule";
 import type { Identity } from "../auth/request-identity";
-import type { Role } from "../auth/scopes";
+import { hasScope, isRole } from "../auth/scopes";
 import { AppError } from "../errors/app-error";
 import type { Clock } from "../trpc/context";
 import { appendAuditEvent } from "./audit.service";
+import type { AssignableRole } from "./invitation.service";
 
 export interface MemberDeps {
   prisma: PrismaClient;
   clock: Clock;
 }
 
-/** How long an invitation can be accepted. */
-export const INVITATION_TTL_MS = 7 * 86_400_000;
-
-/** Roles a member can be invited to or given; ownership is never handed out this way. */
-export type AssignableRole = Exclude<Role, "owner">;
-
+/**
+ * Members and pending invitations. An invitation's id is listed only to those who manage
+ * invitations (`members:write`); the link's token is never listed to anyone (only its hash is kept).
+ */
 export async function listMembers(deps: MemberDeps, identity: Identity) {
+  const manages = hasScope(identity.scopes, "members:write");
   const [members, invitations] = await Promise.all([
     deps.prisma.member.findMany({
       where: { organizationId: identity.tenantId },
@@ -43,7 +43,7 @@ export async function listMembers(deps: MemberDeps, identity: Identity) {
       createdAt: m.createdAt.toISOString(),
     })),
     invitations: invitations.map((i) => ({
-      id: i.id,
+      id: manages ? i.id : null,
       email: i.email,
       role: i.role ?? "viewer",
       expiresAt: i.expiresAt.toISOString(),
@@ -52,50 +52,13 @@ export async function listMembers(deps: MemberDeps, identity: Identity) {
 }
 
 /**
- * Records a pending invitation (better-auth's own table); the invitee accepts it signed in with
- * that email through better-auth's `organization/accept-invitation`, which adds the membership.
+ * The member, if the caller may change them: owners are never changed here, and nobody changes a
+ * member whose role they could not grant (a key with only members:write cannot demote an admin).
  */
-export async function inviteMember(
-  deps: MemberDeps,
-  identity: Identity,
-  input: { email: string; role: AssignableRole },
-) {
-  if (!identity.userId)
-    throw new AppError("FORBIDDEN", "Invitations are sent by a person; sign in to the console.");
-  const email = input.email.trim().toLowerCase();
-  const now = new Date(deps.clock.now());
-  const existing = await deps.prisma.member.findFirst({
-    where: { organizationId: identity.tenantId, user: { email } },
+async function findMember(prisma: PrismaClient, identity: Identity, memberId: string, action: string) {
+  const member = await prisma.member.findFirst({
+    where: { id: memberId, organizationId: identity.tenantId },
   });
-  if (existing) throw new AppError("INVALID_INPUT", `${email} is already a member.`);
-  const invitation = await deps.prisma.$transaction(async (tx) => {
-    const row = await tx.invitation.create({
-      data: {
-        id: randomUUID(),
-        organizationId: identity.tenantId,
-        email,
-        role: input.role,
-        status: "pending",
-        expiresAt: new Date(now.getTime() + INVITATION_TTL_MS),
-        createdAt: now,
-        inviterId: identity.userId!,
-      },
-    });
-    await appendAuditEvent(tx, {
-      organizationId: identity.tenantId,
-      actor: identity.actor,
-      action: "member.invited",
-      target: { type: "invitation", id: row.id },
-      data: { email, role: input.role },
-      now,
-    });
-    return row;
-  });
-  return { id: invitation.id, email, role: input.role, expiresAt: invitation.expiresAt.toISOString() };
-}
-
-async function findMember(prisma: PrismaClient, tenantId: string, memberId: string) {
-  const member = await prisma.member.findFirst({ where: { id: memberId, organizationId: tenantId } });
   if (!member) throw new AppError("MEMBER_NOT_FOUND", `Member "${memberId}" does not exist.`);
   if (member.role === "owner") {
     throw new AppError(
@@ -103,6 +66,8 @@ async function findMember(prisma: PrismaClient, tenantId: string, memberId: stri
       "An owner's membership is not changed here; ownership stays with the tenant's owner.",
     );
   }
+  // An unknown stored role is treated as the highest grantable one, so it is never easier to change.
+  assertCanGrant(identity, { role: isRole(member.role) ? member.role : "admin" }, action);
   return member;
 }
 
@@ -111,7 +76,8 @@ export async function changeMemberRole(
   identity: Identity,
   input: { memberId: string; role: AssignableRole },
 ) {
-  const member = await findMember(deps.prisma, identity.tenantId, input.memberId);
+  const member = await findMember(deps.prisma, identity, input.memberId, "change the role of a member with");
+  assertCanGrant(identity, { role: input.role }, "give a member");
   const now = new Date(deps.clock.now());
   await deps.prisma.$transaction(async (tx) => {
     await tx.member.update({ where: { id: member.id }, data: { role: input.role } });
@@ -128,7 +94,7 @@ export async function changeMemberRole(
 }
 
 export async function removeMember(deps: MemberDeps, identity: Identity, memberId: string) {
-  const member = await findMember(deps.prisma, identity.tenantId, memberId);
+  const member = await findMember(deps.prisma, identity, memberId, "remove a member with");
   const now = new Date(deps.clock.now());
   await deps.prisma.$transaction(async (tx) => {
     await tx.member.delete({ where: { id: member.id } });

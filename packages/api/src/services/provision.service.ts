@@ -62,6 +62,12 @@ async function provisionLocked(
   input: { name: string; email: string; password: string },
 ): Promise<ProvisionedTenant> {
   const userId = await findOrSignUp(deps, input);
+  // The operator names this address (the demo seed, the CLI), so it counts as verified: its user
+  // can accept invitations sent to it without the link's token, as a verified sign-up can.
+  await deps.prisma.user.updateMany({
+    where: { id: userId, emailVerified: false },
+    data: { emailVerified: true },
+  });
   // Sign-up's hook made the tenant; a user left without one (hook failed midway) gets it now.
   const tenant =
     (await findOwnedTenant(deps.prisma, userId)) ??

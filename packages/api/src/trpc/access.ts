@@ -1,4 +1,4 @@
-import { type Identity, resolveIdentity } from "../auth/request-identity";
+import { type Identity, resolveIdentity, resolveSessionUser } from "../auth/request-identity";
 import { hasScope, type Scope } from "../auth/scopes";
 import { AppError } from "../errors/app-error";
 import { toAppError, toTrpcError } from "../errors/problem";
@@ -86,3 +86,12 @@ export function protectedProcedure(scope: Scope, options: { countsRequestInAdmis
     return next();
   });
 }
+
+/**
+ * For what a person does as themselves rather than inside a tenant (answering an invitation to
+ * another one): a console session only, no scope; the service checks who the person is.
+ */
+export const sessionProcedure = publicProcedure.use(async ({ ctx, next }) => {
+  const user = await resolveSessionUser(ctx.deps.auth, ctx.headers);
+  return next({ ctx: { ...ctx, user } });
+});

@@ -16,6 +16,8 @@ import { extendErasureDeadlineProcedure } from "../procedures/erasure/extend-era
 import { getErasureRequestProcedure } from "../procedures/erasure/get-erasure-request";
 import { listErasureRequestsProcedure } from "../procedures/erasure/list-erasure-requests";
 import { previewErasureProcedure } from "../procedures/erasure/preview-erasure";
+import { acceptInvitationProcedure } from "../procedures/invitations/accept-invitation";
+import { declineInvitationProcedure } from "../procedures/invitations/decline-invitation";
 import { getKeyProcedure } from "../procedures/keys/get-key";
 import { keyVersionsProcedure } from "../procedures/keys/key-versions";
 import { changeMemberRoleProcedure } from "../procedures/members/change-member-role";
@@ -66,6 +68,10 @@ export const appRouter = router({
     invite: inviteMemberProcedure,
     changeRole: changeMemberRoleProcedure,
     remove: removeMemberProcedure,
+  }),
+  invitations: router({
+    accept: acceptInvitationProcedure,
+    decline: declineInvitationProcedure,
   }),
   consumerGroups: router({
     commitOffsets: commitOffsetsProcedure,

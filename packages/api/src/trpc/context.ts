@@ -16,6 +16,8 @@ export interface ApiDeps {
   redis: Redis;
   redisPrefix: string;
   clock: Clock;
+  /** The console's public base URL (invitation links). */
+  publicUrl: string;
 }
 
 /** Per request: the dependencies and the caller's headers (the web app passes them in). */

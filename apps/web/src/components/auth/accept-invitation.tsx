@@ -4,12 +4,13 @@ import { useRouter } from "next/navigation";
 import { useEffect, useState } from "react";
 import { useAuthAction } from "@/lib/auth-action";
 import { authClient } from "@/lib/auth-client";
+import { answerInvitation } from "@/lib/invitation-answer";
 import { Button } from "../ui/button";
 import { ErrorNotice } from "../ui/notice";
 
 type Action = "accept" | "decline" | "open";
 
-// better-auth answers in English already; these cover a missing message only.
+// The API answers in English already; these cover a missing message only.
 const FALLBACK: Record<Action, string> = {
   accept: "We could not accept the invitation. It may have expired or been withdrawn; reload to see.",
   decline: "We could not decline the invitation. Please try again.",
@@ -17,11 +18,13 @@ const FALLBACK: Record<Action, string> = {
 };
 
 /**
- * Accept (better-auth adds the membership with the invited role and makes that organization the
- * active one) or decline; `alreadyMember` offers to open the organization instead.
+ * Accept (our procedure adds the membership with the invited role and makes that organization the
+ * active one) or decline, with the link's token when the visitor came by the link;
+ * `alreadyMember` offers to open the organization instead.
  */
 export function AcceptInvitation(props: {
   invitationId: string;
+  token: string | undefined;
   organizationId: string;
   organizationName: string;
   alreadyMember: boolean;
@@ -35,15 +38,13 @@ export function AcceptInvitation(props: {
   const blocked = !ready || action.busy;
 
   const run = (key: Action) => {
-    const { organization } = authClient;
+    const answer = { invitationId: props.invitationId, token: props.token };
     void action.run(
       key,
       () =>
-        key === "accept"
-          ? organization.acceptInvitation({ invitationId: props.invitationId })
-          : key === "decline"
-            ? organization.rejectInvitation({ invitationId: props.invitationId })
-            : organization.setActive({ organizationId: props.organizationId }),
+        key === "open"
+          ? authClient.organization.setActive({ organizationId: props.organizationId })
+          : answerInvitation(key, answer),
       {
         fallback: FALLBACK[key],
         onSuccess: () => {

@@ -30,7 +30,7 @@ export function AuthFormFrame(props: {
       fallback: props.fallbackError,
       staysPending: true,
       onSuccess: () => {
-        router.push(afterAuthPath(props.entry.invitationId));
+        router.push(afterAuthPath(props.entry));
         router.refresh();
       },
     });

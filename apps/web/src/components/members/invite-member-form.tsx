@@ -9,6 +9,7 @@ import { Card } from "../ui/card";
 import { SelectField, TextField } from "../ui/field";
 import { ErrorNotice, StatusNotice } from "../ui/notice";
 import { SubmitButton } from "../ui/submit-button";
+import { InvitationLink } from "./invitation-link";
 
 export function InviteMemberForm() {
   const access = useConsoleAccess();
@@ -36,7 +37,7 @@ function InviteForm() {
   return (
     <Card
       title="Invite a member"
-      description="Lastword sends no email: pass the invitation link on. It is valid for 7 days and listed below until accepted."
+      description="Lastword sends no invitation email: pass the link on. It is shown once, here, and valid for 7 days; inviting the same address again replaces it."
     >
       <form aria-label="Invite a member" onSubmit={submit} className="grid gap-4 sm:grid-cols-2">
         <TextField
@@ -60,10 +61,13 @@ function InviteForm() {
         <div className="flex flex-col gap-3 sm:col-span-2">
           {invite.isError ? <ErrorNotice>{invite.error.message}</ErrorNotice> : null}
           {invite.data ? (
-            <p role="status" className="text-sm text-muted">
-              Invited {invite.data.email} as {invite.data.role}. Copy their link under Pending invitations and
-              send it to them; they sign in or sign up with that email and accept.
-            </p>
+            <>
+              <p role="status" className="text-sm text-muted">
+                Invited {invite.data.email} as {invite.data.role}. Copy their link now (it is not shown again)
+                and send it to them; they sign in or sign up with that email and accept.
+              </p>
+              <InvitationLink link={invite.data.link} email={invite.data.email} />
+            </>
           ) : null}
           <div>
             <SubmitButton label="Send invitation" pendingLabel="Inviting…" pending={invite.isPending} />

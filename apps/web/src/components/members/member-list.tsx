@@ -8,7 +8,6 @@ import { Badge } from "../ui/badge";
 import { Card } from "../ui/card";
 import { ErrorNotice, StatusNotice } from "../ui/notice";
 import { RowAction } from "../ui/row-action";
-import { InvitationLink } from "./invitation-link";
 
 const dateFormat = new Intl.DateTimeFormat("en", { dateStyle: "medium" });
 
@@ -85,7 +84,7 @@ export function MemberList() {
         ) : (
           <ul aria-label="Pending invitations" className="flex flex-col divide-y divide-line text-sm">
             {invitations.map((invitation) => (
-              <li key={invitation.id} className="flex flex-col gap-2 py-3">
+              <li key={`${invitation.email} ${invitation.expiresAt}`} className="flex flex-col gap-2 py-3">
                 <div className="flex flex-wrap items-center gap-3">
                   <span className="font-medium">{invitation.email}</span>
                   <Badge>{invitation.role}</Badge>
@@ -93,7 +92,6 @@ export function MemberList() {
                     expires {dateFormat.format(new Date(invitation.expiresAt))}
                   </span>
                 </div>
-                <InvitationLink invitationId={invitation.id} email={invitation.email} />
               </li>
             ))}
           </ul>

@@ -1,4 +1,4 @@
-import { inviteMember } from "../../services/member.service";
+import { inviteMember } from "../../services/invitation.service";
 import { protectedProcedure } from "../../trpc/access";
 import { inviteMemberInput, inviteMemberOutput } from "./invite-member.schema";
 

@@ -14,6 +14,11 @@ export const listMembersOutput = z.object({
     }),
   ),
   invitations: z.array(
-    z.object({ id: z.string(), email: z.string(), role: z.string(), expiresAt: z.string() }),
+    z.object({
+      id: z.string().nullable().meta({ description: "Null unless the caller holds members:write" }),
+      email: z.string(),
+      role: z.string(),
+      expiresAt: z.string(),
+    }),
   ),
 });

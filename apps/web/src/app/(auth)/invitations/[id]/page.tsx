@@ -3,6 +3,7 @@ import { headers } from "next/headers";
 import Link from "next/link";
 import type { ReactNode } from "react";
 import { AcceptInvitation } from "@/components/auth/accept-invitation";
+import { afterAuthPath, authEntryQuery } from "@/components/auth/after-auth";
 import { type InvitationState, invitationState } from "@/components/auth/invitation-state";
 import { SignOutButton } from "@/components/console/sign-out-button";
 import { apiServer } from "@/server/api-server";
@@ -73,12 +74,17 @@ function Closed({ state }: { state: ClosedState }) {
 }
 
 /**
- * An invitation link (the members page shows it to the inviter). Read straight from the database
- * so a signed-out visitor learns who invited which email; accepting goes through better-auth,
- * which checks the email, status and expiry again.
+ * An invitation link (shown once to the inviter; `?token=` is its secret). Read straight from the
+ * database so a signed-out visitor learns who invited which email; accepting goes through our
+ * procedure, which checks the email, the token or a verified address, status and expiry again.
  */
-export default async function InvitationPage({ params }: { params: Promise<{ id: string }> }) {
-  const { id } = await params;
+export default async function InvitationPage(props: {
+  params: Promise<{ id: string }>;
+  searchParams: Promise<Record<string, string | string[] | undefined>>;
+}) {
+  const { id } = await props.params;
+  const { token: tokenParam } = await props.searchParams;
+  const token = typeof tokenParam === "string" && tokenParam !== "" ? tokenParam : undefined;
   const row = await database().invitation.findUnique({
     where: { id },
     include: { organization: { select: { name: true } } },
@@ -86,7 +92,7 @@ export default async function InvitationPage({ params }: { params: Promise<{ id:
   const state = invitationState(row, new Date());
   if (state.kind !== "pending") return <Closed state={state} />;
 
-  const here = `/invitations/${encodeURIComponent(id)}`;
+  const here = afterAuthPath({ invitationId: id, token });
   const invited = (
     <p className="text-sm">
       <strong>{state.organizationName}</strong> invited <strong>{state.email}</strong> to join as{" "}
@@ -95,16 +101,16 @@ export default async function InvitationPage({ params }: { params: Promise<{ id:
   );
   const session = await apiServer().auth.api.getSession({ headers: await headers() });
   if (!session) {
-    const query = `invitation=${encodeURIComponent(id)}&email=${encodeURIComponent(state.email)}`;
+    const query = authEntryQuery({ invitationId: id, token, email: state.email });
     return (
       <Frame title={`Join ${state.organizationName}`}>
         {invited}
         <p className="text-sm text-muted">Sign in, or create an account, with that email to accept.</p>
         <div className="flex gap-3 text-sm">
-          <Link className={linkClass} href={`/sign-up?${query}`}>
+          <Link className={linkClass} href={`/sign-up${query}`}>
             Create an account
           </Link>
-          <Link className={linkClass} href={`/sign-in?${query}`}>
+          <Link className={linkClass} href={`/sign-in${query}`}>
             Sign in
           </Link>
         </div>
@@ -137,8 +143,15 @@ export default async function InvitationPage({ params }: { params: Promise<{ id:
           You are already a member of {state.organizationName}.
         </p>
       ) : null}
+      {!membership && !token && !session.user.emailVerified ? (
+        <p role="status" className="text-sm text-muted">
+          To accept, open the invitation link you were sent (it carries a secret token), or first verify{" "}
+          {state.email} with the link we emailed when you signed up.
+        </p>
+      ) : null}
       <AcceptInvitation
         invitationId={id}
+        token={token}
         organizationId={state.organizationId}
         organizationName={state.organizationName}
         alreadyMember={membership !== null}

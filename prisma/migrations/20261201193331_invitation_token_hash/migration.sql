@@ -1,0 +1,3 @@
+-- AlterTable
+ALTER TABLE "Invitation" ADD COLUMN     "tokenHash" TEXT;
+
