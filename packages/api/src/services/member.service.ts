@@ -1,10 +1,10 @@
 import { randomUUID } from "node:crypto";
 import type { PrismaClient } from "@lastword/db";
+import { appendAuditEvent } from "@lastword/db";
 import type { Identity } from "../auth/request-identity";
 import type { Role } from "../auth/scopes";
 import { AppError } from "../errors/app-error";
 import type { Clock } from "../trpc/context";
-import { appendAuditEvent } from "./audit.service";
 
 export interface MemberDeps {
   prisma: PrismaClient;
