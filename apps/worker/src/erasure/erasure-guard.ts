@@ -1,3 +1,4 @@
+import assert from "node:assert/strict";
 import type { PrismaClient } from "@lastword/db";
 import {
   isTombstoneScanned,
@@ -104,9 +105,10 @@ export class ErasureGuard {
       },
       orderBy: { offset: "asc" },
     });
-    const pending = rows.flatMap((row): PendingTombstone[] => {
+    const pending = rows.map((row): PendingTombstone => {
       const status = storedTombstoneStatus(row.status);
-      return isTombstoneScanned(status) ? [{ ...row, status }] : [];
+      assert(isTombstoneScanned(status), `tombstone ${row.id} is ${status}, not one the guard scans`);
+      return { ...row, status };
     });
     for (const slot of open) {
       const mine = pending.filter((row) => row.partitionId === slot.partitionId);
