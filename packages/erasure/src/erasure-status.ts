@@ -25,7 +25,8 @@ export const ERASURE_STATUS_LABELS: Readonly<Record<ErasureStatus, string>> = {
 };
 
 const TERMINAL: readonly ErasureStatus[] = ["closed", "failed"];
-const DEADLINE_OPEN: readonly ErasureStatus[] = ["received", "tombstoned", "at-risk"];
+/** Nothing proven purged yet: the deadline binds (see isDeadlineOpen). */
+export const DEADLINE_OPEN_STATUSES: readonly ErasureStatus[] = ["received", "tombstoned", "at-risk"];
 const AWAITING_PURGE: readonly ErasureStatus[] = ["tombstoned", "at-risk"];
 const NEEDS_ATTENTION: readonly ErasureStatus[] = ["at-risk", "failed"];
 
@@ -39,7 +40,7 @@ export function isTerminal(status: ErasureStatus): boolean {
  * deadline may still be extended. Once purged, the legal obligation is met.
  */
 export function isDeadlineOpen(status: ErasureStatus): boolean {
-  return DEADLINE_OPEN.includes(status);
+  return DEADLINE_OPEN_STATUSES.includes(status);
 }
 
 /** Tombstones written, some partition not yet verified purged. */

@@ -1,6 +1,6 @@
 import type { ErasureAction, ErasureAuditEvent, TombstoneEvidence, WrittenTombstone } from "./erasure-audit";
 import type { DeadlineExtension, ErasureState } from "./erasure-columns";
-import { type ErasureStatus, INITIAL_ERASURE_STATUS } from "./erasure-status";
+import { DEADLINE_OPEN_STATUSES, type ErasureStatus, INITIAL_ERASURE_STATUS } from "./erasure-status";
 
 const DAY_MS = 86_400_000;
 
@@ -45,8 +45,9 @@ export const ALLOWED_FROM: Readonly<Record<ErasureEventType, readonly ErasureSta
   "all-expired": ["purged"],
   close: ["tombstone-expired"],
   "deadline-near": ["tombstoned"],
-  "deadline-passed": ["received", "tombstoned", "at-risk"],
-  "deadline-extended": ["received", "tombstoned", "at-risk"],
+  // Only an unproven request can miss its deadline, and only then may it get more time.
+  "deadline-passed": DEADLINE_OPEN_STATUSES,
+  "deadline-extended": DEADLINE_OPEN_STATUSES,
 };
 
 /** The audit action each event's transition appends. */
