@@ -5,7 +5,13 @@ const repoRoot = fileURLToPath(new URL("../..", import.meta.url));
 
 const config: NextConfig = {
   // Our workspace packages export TypeScript source, so Next compiles them with the app.
-  transpilePackages: ["@lastword/api", "@lastword/dataplane", "@lastword/db", "@lastword/logstore"],
+  transpilePackages: [
+    "@lastword/api",
+    "@lastword/dataplane",
+    "@lastword/db",
+    "@lastword/erasure",
+    "@lastword/logstore",
+  ],
   // Native drivers and the Prisma runtime load files at run time; bundling them breaks that. nodemailer
   // is imported only on the first SMTP send (auth/mail-sender.ts), so it stays a plain Node require.
   serverExternalPackages: [

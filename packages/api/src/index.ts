@@ -1,3 +1,4 @@
+export { verifyAuditChain } from "@lastword/db";
 export { type ApiServer, type ApiServerOptions, createApiServer, TRPC_ENDPOINT } from "./api-server";
 export { API_KEY_PREFIX, type Auth } from "./auth/auth";
 export {
@@ -16,7 +17,6 @@ export { type Envelope, envelopeSchema } from "./records/envelope";
 export { murmur2, partitionForKey } from "./records/partitioner";
 export { MAX_REST_BODY_BYTES, openApiDocument, REST_BASE_PATH } from "./rest/rest-handler";
 export type { CreatedApiKey } from "./services/api-key.service";
-export { verifyAuditChain } from "./services/audit.service";
 export type { ProvisionedTenant } from "./services/provision.service";
 export { type AppRouter, appRouter, type RouterInputs, type RouterOutputs } from "./trpc/app-router";
 export type { ApiDeps, Clock } from "./trpc/context";

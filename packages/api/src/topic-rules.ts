@@ -4,6 +4,8 @@
  * so the console's create wizard validates with the API's own rules instead of a copy. Nothing
  * here reaches Node, Prisma or Redis (the log store's `config` module alone, not its barrel).
  */
+
+export type { Preflight } from "@lastword/erasure";
 export {
   LONG_MAX_MS,
   parseTopicConfig,
@@ -13,5 +15,5 @@ export {
   type TopicConfigName,
 } from "@lastword/logstore/config";
 export { createTopicInput, MAX_PARTITIONS_PER_TOPIC } from "./procedures/topics/create-topic.schema";
-export { erasurePreflight, type Preflight } from "./services/erasure-preflight";
+export { erasurePreflight } from "./services/erasure-preflight";
 export { presetConfigs, TOPIC_PRESETS, type TopicPreset } from "./services/topic-presets";

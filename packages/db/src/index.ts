@@ -1,4 +1,4 @@
-export * from "./audit-chain";
+export { type AuditTx, appendAuditEvent, verifyAuditChain } from "./audit-log";
 export { createPrisma, type PrismaClient } from "./client";
 export { databaseName, dropDatabase, ensureDatabase, withDatabase } from "./database-admin";
 export * from "./generated/prisma/client";

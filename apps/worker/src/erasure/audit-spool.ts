@@ -1,6 +1,6 @@
 import { appendFileSync, readdirSync, readFileSync, renameSync, unlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import type { AuditEventInput } from "@lastword/db";
+import type { AuditEventInput } from "@lastword/erasure/audit-chain";
 
 /** An audit event waiting for Postgres, with the id that makes a replay of it detectable. */
 export interface SpooledEvent {

@@ -1,30 +1,11 @@
 import { createHash } from "node:crypto";
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
+import type { ScanEvidence, SegmentEvidence } from "@lastword/erasure";
 import type { HostedLog } from "../hosting/hosted-log";
 
 /** Bytes per read while a partition is scanned for a subject key. */
 const SCAN_READ_BYTES = 4 << 20;
-
-export interface SegmentEvidence {
-  baseOffset: number;
-  lastOffset: number;
-  sizeBytes: number;
-  sha256: string;
-}
-
-/** What a verification scan proves about one key in one partition at one moment. */
-export interface ScanEvidence {
-  scannedAt: string;
-  partitionLogStart: number;
-  partitionLogEnd: number;
-  /** Records of the key found below `belowOffset` (the tombstone's offset, or ∞ for the second stage). */
-  belowOffset: number | null;
-  matches: number[];
-  result: "absent" | "present";
-  segments: SegmentEvidence[];
-  bytesScanned: number;
-}
 
 function segmentFileName(baseOffset: number): string {
   return `${String(baseOffset).padStart(20, "0")}.log`;

@@ -1,4 +1,15 @@
-import type { Prisma, PrismaClient } from "@lastword/db";
+import assert from "node:assert/strict";
+import type { PrismaClient } from "@lastword/db";
+import {
+  isTombstoneScanned,
+  SCANNED_TOMBSTONE_STATUSES,
+  type ScanEvidence,
+  type ScannedTombstoneStatus,
+  storedTombstoneStatus,
+  TOMBSTONE_SCANS,
+  toStored,
+  WRITTEN_TOMBSTONE_STATUS,
+} from "@lastword/erasure";
 import type { HostedLog } from "../hosting/hosted-log";
 import type { PartitionHost } from "../hosting/partition-host";
 import type { PartitionSlot } from "../hosting/partition-slot";
@@ -24,7 +35,7 @@ interface PendingTombstone {
   offset: bigint;
   writtenAt: Date;
   deadlineAt: Date;
-  status: string;
+  status: ScannedTombstoneStatus;
 }
 
 /**
@@ -78,10 +89,10 @@ export class ErasureGuard {
   }
 
   async #guardAll(open: PartitionSlot[], nowMs: number): Promise<void> {
-    const pending = await this.#o.prisma.erasureTombstone.findMany({
+    const rows = await this.#o.prisma.erasureTombstone.findMany({
       where: {
         partitionId: { in: open.map((slot) => slot.partitionId) },
-        status: { in: ["tombstoned", "purged"] },
+        status: { in: SCANNED_TOMBSTONE_STATUSES.map(toStored) },
       },
       select: {
         id: true,
@@ -93,6 +104,11 @@ export class ErasureGuard {
         status: true,
       },
       orderBy: { offset: "asc" },
+    });
+    const pending = rows.map((row): PendingTombstone => {
+      const status = storedTombstoneStatus(row.status);
+      assert(isTombstoneScanned(status), `tombstone ${row.id} is ${status}, not one the guard scans`);
+      return { ...row, status };
     });
     for (const slot of open) {
       const mine = pending.filter((row) => row.partitionId === slot.partitionId);
@@ -117,17 +133,17 @@ export class ErasureGuard {
         needsPass ||= this.#needsPass(slot.partitionId, log, row, activeBase, nowMs);
         continue;
       }
-      const stage = row.status === "tombstoned" ? "purge" : "expiry";
+      const { scan } = TOMBSTONE_SCANS[row.status];
       const evidence = await scanForKey(
         log,
         slot.dir,
         Buffer.from(row.subjectKey, "base64"),
-        stage === "purge" ? Number(row.offset) : null,
+        scan === "purge" ? Number(row.offset) : null,
         new Date(nowMs),
       );
       this.#scannedAt.set(row.id, nowMs);
       if (evidence.result === "absent") {
-        await this.#record(row.id, stage, evidence as unknown as Prisma.InputJsonValue, new Date(nowMs));
+        await this.#record(row, evidence, new Date(nowMs));
       } else {
         needsPass ||= this.#needsPass(slot.partitionId, log, row, activeBase, nowMs);
       }
@@ -138,7 +154,11 @@ export class ErasureGuard {
     if (inActive && this.#o.host.leaseFresh(slot)) await log.roll();
     await this.#o.requestClean(slot.partitionId, slot.epoch);
     await this.#o.prisma.erasureTombstone.updateMany({
-      where: { partitionId: slot.partitionId, status: "tombstoned", passRequestedAt: null },
+      where: {
+        partitionId: slot.partitionId,
+        status: toStored(WRITTEN_TOMBSTONE_STATUS),
+        passRequestedAt: null,
+      },
       data: { passRequestedAt: new Date(nowMs) },
     });
   }
@@ -156,7 +176,7 @@ export class ErasureGuard {
     activeBase: number,
     nowMs: number,
   ): boolean {
-    if (row.status === "tombstoned") return this.#due(log, row, nowMs);
+    if (row.status === WRITTEN_TOMBSTONE_STATUS) return this.#due(log, row, nowMs);
     const lastPassAt = this.#o.lastCleanAt.get(partitionId) ?? 0;
     return Number(row.offset) >= activeBase || lastPassAt < row.writtenAt.getTime();
   }
@@ -179,11 +199,16 @@ export class ErasureGuard {
     return nowMs - row.writtenAt.getTime() >= lag;
   }
 
-  #record(id: string, stage: "purge" | "expiry", evidence: Prisma.InputJsonValue, at: Date) {
-    const data =
-      stage === "purge"
-        ? { status: "purged", purgedAt: at, purgeEvidence: evidence }
-        : { status: "tombstone-expired", expiredAt: at, expiryEvidence: evidence };
-    return this.#o.prisma.erasureTombstone.update({ where: { id }, data });
+  /** The scan proved the tombstone's next step: store the proof and move it on (only from where it was). */
+  #record(row: PendingTombstone, evidence: ScanEvidence, at: Date) {
+    const { scan, next } = TOMBSTONE_SCANS[row.status];
+    const proof =
+      scan === "purge"
+        ? { purgedAt: at, purgeEvidence: evidence }
+        : { expiredAt: at, expiryEvidence: evidence };
+    return this.#o.prisma.erasureTombstone.updateMany({
+      where: { id: row.id, status: toStored(row.status) },
+      data: { status: toStored(next), ...proof },
+    });
   }
 }

@@ -1,9 +1,9 @@
 import { apiKey } from "@better-auth/api-key";
 import type { PrismaClient } from "@lastword/db";
+import { appendAuditEvent } from "@lastword/db";
 import { betterAuth } from "better-auth";
 import { prismaAdapter } from "better-auth/adapters/prisma";
 import { organization } from "better-auth/plugins/organization";
-import { appendAuditEvent } from "../services/audit.service";
 import { createTenantForUser } from "../services/tenant.service";
 import { accessControl, roles } from "./access-control";
 import type { MailSender } from "./mail-sender";

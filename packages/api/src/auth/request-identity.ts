@@ -1,8 +1,8 @@
 import { createHash } from "node:crypto";
 import type { ApiKey, PrismaClient } from "@lastword/db";
+import type { AuditActor } from "@lastword/erasure/audit-chain";
 import { AppError } from "../errors/app-error";
 import { isDatabaseUnreachable } from "../errors/database-unavailable";
-import type { AuditActor } from "../services/audit.service";
 import { cachePerOwner } from "../services/lookup-cache";
 import type { Auth } from "./auth";
 import { isRole, permissionsToScopes, type Role, type Scope, scopesOfRole } from "./scopes";

@@ -1,4 +1,5 @@
 import type { ApiKey as ApiKeyRow, PrismaClient } from "@lastword/db";
+import { appendAuditEvent } from "@lastword/db";
 import type { Auth } from "../auth/auth";
 import { assertCanGrant } from "../auth/grant-rule";
 import { forgetCachedApiKeys, type Identity } from "../auth/request-identity";
@@ -11,7 +12,6 @@ import {
 } from "../auth/scopes";
 import { AppError } from "../errors/app-error";
 import type { Clock } from "../trpc/context";
-import { appendAuditEvent } from "./audit.service";
 import { beforeCursor, encodeCursor } from "./cursor";
 
 export interface ApiKeyDeps {

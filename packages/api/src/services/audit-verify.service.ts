@@ -1,5 +1,5 @@
 import type { PrismaClient } from "@lastword/db";
-import { verifyAuditChain } from "./audit.service";
+import { verifyAuditChain } from "@lastword/db";
 
 /** Re-walks the tenant's hash chain and names the first event whose link does not hold. */
 export async function verifyTenantAudit(prisma: PrismaClient, tenantId: string) {

@@ -1,7 +1,7 @@
+import { appendAuditEvent } from "@lastword/db";
 import type { Identity } from "../auth/request-identity";
 import { AppError } from "../errors/app-error";
 import type { DeleteRecordsInput } from "../procedures/records/delete-records.schema";
-import { appendAuditEvent } from "./audit.service";
 import type { RecordDeps } from "./record.service";
 import { findPartition } from "./topic.service";
 import { storedConfigs } from "./topic-config";

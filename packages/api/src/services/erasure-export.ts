@@ -42,12 +42,6 @@ const EVIDENCE_COLUMNS = [
   "segmentSha256",
 ] as const;
 
-interface ScanEvidence {
-  result?: string;
-  bytesScanned?: number;
-  segments?: { baseOffset: number; lastOffset: number; sizeBytes: number; sha256: string }[];
-}
-
 /** One request's evidence: one row per tombstone, stage and scanned segment (JSON: the full request). */
 export async function exportErasureEvidence(
   deps: ErasureDeps,
@@ -67,8 +61,7 @@ export async function exportErasureEvidence(
       ["purge", t.purgedAt, t.purgeEvidence],
       ["tombstone-gone", t.expiredAt, t.expiryEvidence],
     ] as const;
-    for (const [stage, at, raw] of stages) {
-      const evidence = raw as ScanEvidence | null;
+    for (const [stage, at, evidence] of stages) {
       const base = {
         requestId: request.id,
         topic: t.topic,

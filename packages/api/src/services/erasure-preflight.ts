@@ -1,3 +1,4 @@
+import type { Preflight } from "@lastword/erasure";
 import type { TopicConfig } from "@lastword/logstore";
 
 /** The workers' default scheduler tick (WORKER_SCHEDULER_TICK_MS); a due pass waits at most one. */
@@ -10,24 +11,6 @@ export interface PreflightInput {
   deadlineMs: number;
   schedulerTickMs?: number;
   passEstimateMs?: number;
-}
-
-export interface Preflight {
-  deadlineMs: number;
-  schedulerTickMs: number;
-  passEstimateMs: number;
-  segmentMs: number;
-  maxCompactionLagMs: number;
-  deleteRetentionMs: number;
-  /** Worst case from the topic's configs alone: the tombstone's segment rolls, max lag forces a pass. */
-  worstCasePurgeMs: number;
-  /** … and the tombstone itself is removed by the pass after its delete horizon. */
-  worstCaseTombstoneGoneMs: number;
-  meetsDeadline: boolean;
-  tombstoneOutlivesDeadline: boolean;
-  /** Configs that bring the worst case inside the deadline (half of it, the other half as margin). */
-  fix: Record<string, string> | null;
-  explanation: string;
 }
 
 /**

@@ -1,12 +1,34 @@
 import type { ErasureRequest, ErasureTombstone, Prisma, PrismaClient, Topic } from "@lastword/db";
+import { appendAuditEvent } from "@lastword/db";
+import {
+  applyErasureEvent,
+  type ErasureEvent,
+  type ErasureRefusal,
+  type ErasureState,
+  type ErasureStatus,
+  type ErasureStep,
+  GONE_TOMBSTONE_STATUS,
+  type Preflight,
+  parseErasureRow,
+  parseTombstoneRow,
+  preflightsSchema,
+  receiveErasureRequest,
+  receiveRefusal,
+  requestAuditEntry,
+  storedErasureStatus,
+  storedTombstoneStatus,
+  toStored,
+  type WrittenTombstone,
+} from "@lastword/erasure";
+import type { AuditActor } from "@lastword/erasure/audit-chain";
 import { parseTopicConfig } from "@lastword/logstore";
+import { z } from "zod";
 import type { Identity } from "../auth/request-identity";
 import { AppError } from "../errors/app-error";
 import type { DataPlane } from "../records/data-plane";
 import { bytesToEnvelope, type Envelope, envelopeToBytes } from "../records/envelope";
 import type { Clock } from "../trpc/context";
-import { type AuditActor, appendAuditEvent } from "./audit.service";
-import { erasurePreflight, type Preflight } from "./erasure-preflight";
+import { erasurePreflight } from "./erasure-preflight";
 import { tombstonePartitions, topicsInScope } from "./erasure-scope";
 import { tenantQuota } from "./rate-limit.service";
 import { storedConfigs } from "./topic-config";
@@ -17,18 +39,9 @@ export interface ErasureDeps {
   clock: Clock;
 }
 
-export const ERASURE_STATUSES = [
-  "received",
-  "tombstoned",
-  "purged",
-  "tombstone-expired",
-  "closed",
-  "at-risk",
-  "failed",
-] as const;
-export type ErasureStatus = (typeof ERASURE_STATUSES)[number];
-
 const DAY_MS = 86_400_000;
+/** An audit event's payload is a JSON object whatever its action (older events predate some fields). */
+const auditDataSchema = z.record(z.string(), z.unknown());
 const SYSTEM: AuditActor = { type: "system", id: null };
 
 export interface CreateErasureInput {
@@ -83,49 +96,51 @@ export async function createErasureRequest(deps: ErasureDeps, identity: Identity
   const deadlineAt = input.deadlineAt
     ? new Date(input.deadlineAt)
     : new Date(receivedAt.getTime() + quota.erasureDeadlineDays * DAY_MS);
-  if (deadlineAt.getTime() <= now.getTime())
-    throw new AppError("INVALID_INPUT", "The deadline must be in the future.");
+  // Refused before the topics are looked up, so a bad deadline is the error reported first.
+  const early = receiveRefusal(deadlineAt, now);
+  if (early) throw refused(early);
   const topics = await topicsInScope(prisma, identity.tenantId, input);
   const deadlineMs = deadlineAt.getTime() - now.getTime();
   const preflight: Record<string, Preflight> = {};
   for (const topic of topics) preflight[topic.name] = await topicPreflight(prisma, topic, deadlineMs);
+  const subjectKeys = keys.map((k) => k.toString("base64"));
+  const requestedBy = input.requester ?? identity.userId ?? identity.actor.id;
+  const received = receiveErasureRequest(
+    {
+      receivedAt,
+      deadlineAt,
+      subjectKeys,
+      topics: topics.map((t) => t.name),
+      allCompacted: input.allCompacted ?? false,
+      requester: requestedBy,
+      topicsMissingDeadline: Object.entries(preflight)
+        .filter(([, p]) => !p.meetsDeadline)
+        .map(([name]) => name),
+    },
+    now,
+  );
+  if (!received.ok) throw refused(received);
 
   const request = await prisma.$transaction(async (tx) => {
     const row = await tx.erasureRequest.create({
       data: {
         organizationId: identity.tenantId,
         subjectKey: keys[0] as Uint8Array<ArrayBuffer>,
-        subjectKeys: keys.map((k) => k.toString("base64")),
+        subjectKeys,
         topicIds: topics.map((t) => t.id),
         allCompacted: input.allCompacted ?? false,
+        status: toStored(received.state.status),
         receivedAt,
         deadlineAt,
-        requestedBy: input.requester ?? identity.userId ?? identity.actor.id,
+        requestedBy,
         notes: input.notes ?? null,
-        preflight: preflight as unknown as Prisma.InputJsonValue,
+        preflight,
       },
     });
-    await appendAuditEvent(tx, {
-      organizationId: identity.tenantId,
-      actor: identity.actor,
-      action: "erasure.request.created",
-      target: { type: "erasureRequest", id: row.id },
-      data: {
-        subjectKeys: row.subjectKeys,
-        topics: topics.map((t) => t.name),
-        allCompacted: row.allCompacted,
-        receivedAt: receivedAt.toISOString(),
-        deadlineAt: deadlineAt.toISOString(),
-        requester: row.requestedBy,
-        topicsMissingDeadline: Object.entries(preflight)
-          .filter(([, p]) => !p.meetsDeadline)
-          .map(([name]) => name),
-      },
-      now,
-    });
+    await appendAuditEvent(tx, requestAuditEntry(received.audit, by(identity), row.id, now));
     return row;
   });
-  await writeTombstones(deps, request, topics, keys);
+  await writeTombstones(deps, request, received.state, topics, keys);
   return getErasureRequest(deps, identity, request.id);
 }
 
@@ -148,7 +163,13 @@ async function partitionsHoldingKey(
   return found.filter((index): index is number => index !== null);
 }
 
-async function writeTombstones(deps: ErasureDeps, request: ErasureRequest, topics: Topic[], keys: Buffer[]) {
+async function writeTombstones(
+  deps: ErasureDeps,
+  request: ErasureRequest,
+  state: ErasureState,
+  topics: Topic[],
+  keys: Buffer[],
+) {
   const { prisma } = deps;
   const rows: Prisma.ErasureTombstoneCreateManyInput[] = [];
   try {
@@ -190,41 +211,64 @@ async function writeTombstones(deps: ErasureDeps, request: ErasureRequest, topic
     }
   } catch (error) {
     const reason = `Writing tombstones failed: ${error instanceof Error ? error.message : String(error)}`;
-    await saveTombstones(deps, request, rows, "failed", reason);
+    await saveTombstones(deps, request, state, rows, {
+      type: "tombstones-failed",
+      reason,
+      tombstones: written(rows),
+    });
     return;
   }
-  await saveTombstones(deps, request, rows, "tombstoned", null);
+  await saveTombstones(deps, request, state, rows, { type: "tombstones-written", tombstones: written(rows) });
+}
+
+function written(rows: readonly Prisma.ErasureTombstoneCreateManyInput[]): WrittenTombstone[] {
+  return rows.map((r) => ({
+    topicId: r.topicId,
+    partition: r.partitionIndex,
+    offset: Number(r.offset),
+    subjectKey: r.subjectKey,
+    writtenAt: (r.writtenAt as Date).toISOString(),
+  }));
 }
 
 async function saveTombstones(
   deps: ErasureDeps,
   request: ErasureRequest,
+  state: ErasureState,
   rows: Prisma.ErasureTombstoneCreateManyInput[],
-  status: "tombstoned" | "failed",
-  reason: string | null,
+  event: ErasureEvent,
 ) {
   const now = new Date(deps.clock.now());
+  const step = applyErasureEvent(state, event, now);
+  if (!step.ok) throw refused(step);
   await deps.prisma.$transaction(async (tx) => {
     if (rows.length > 0) await tx.erasureTombstone.createMany({ data: rows });
-    await tx.erasureRequest.update({ where: { id: request.id }, data: { status, statusReason: reason } });
-    await appendAuditEvent(tx, {
-      organizationId: request.organizationId,
-      actor: SYSTEM,
-      action: status === "failed" ? "erasure.failed" : "erasure.tombstones.written",
-      target: { type: "erasureRequest", id: request.id },
-      data: {
-        reason,
-        tombstones: rows.map((r) => ({
-          topicId: r.topicId,
-          partition: r.partitionIndex,
-          offset: Number(r.offset),
-          subjectKey: r.subjectKey,
-          writtenAt: (r.writtenAt as Date).toISOString(),
-        })),
-      },
-      now,
-    });
+    await tx.erasureRequest.update({ where: { id: request.id }, data: storedState(step) });
+    const system = { organizationId: request.organizationId, actor: SYSTEM };
+    await appendAuditEvent(tx, requestAuditEntry(step.audit, system, request.id, now));
   });
+}
+
+/** The columns a step changes, in the client's spelling. */
+function storedState({ state }: ErasureStep) {
+  return {
+    status: toStored(state.status),
+    statusReason: state.statusReason,
+    deadlineAt: state.deadlineAt,
+    closedAt: state.closedAt,
+    extensions: [...state.extensions],
+  };
+}
+
+/** Who an event of this caller's is by, in the audit trail. */
+function by(identity: Identity) {
+  return { organizationId: identity.tenantId, actor: identity.actor };
+}
+
+/** A transition the lifecycle refuses, as the error people see: a wrong state is policy, the rest bad input. */
+function refused(refusal: ErasureRefusal): AppError {
+  const code = refusal.code === "NOT_ALLOWED_FROM_STATUS" ? "POLICY_VIOLATION" : "INVALID_INPUT";
+  return new AppError(code, refusal.message);
 }
 
 async function loadRequest(
@@ -251,10 +295,10 @@ export async function getErasureRequest(deps: ErasureDeps, identity: Identity, i
   });
   return {
     ...summarize(request, topics, deps.clock.now()),
-    tombstones: request.tombstones.map((t) => ({
+    tombstones: request.tombstones.map(parseTombstoneRow).map((t) => ({
       topic: topics.find((topic) => topic.id === t.topicId)?.name ?? null,
-      partition: t.partitionIndex,
-      offset: Number(t.offset),
+      partition: t.partition,
+      offset: t.offset,
       subjectKey: bytesToEnvelope(Buffer.from(t.subjectKey, "base64"), "auto") as Envelope,
       subjectKeyBase64: t.subjectKey,
       status: t.status,
@@ -262,8 +306,8 @@ export async function getErasureRequest(deps: ErasureDeps, identity: Identity, i
       passRequestedAt: t.passRequestedAt?.toISOString() ?? null,
       purgedAt: t.purgedAt?.toISOString() ?? null,
       expiredAt: t.expiredAt?.toISOString() ?? null,
-      purgeEvidence: (t.purgeEvidence ?? null) as Record<string, unknown> | null,
-      expiryEvidence: (t.expiryEvidence ?? null) as Record<string, unknown> | null,
+      purgeEvidence: t.purgeEvidence,
+      expiryEvidence: t.expiryEvidence,
     })),
     laggingGroups: await laggingGroups(deps, identity.tenantId, request.tombstones, topics),
     timeline: events.map((e) => ({
@@ -271,16 +315,17 @@ export async function getErasureRequest(deps: ErasureDeps, identity: Identity, i
       action: e.action,
       at: e.createdAt.toISOString(),
       actorType: e.actorType,
-      data: e.data as Record<string, unknown>,
+      data: auditDataSchema.parse(e.data),
     })),
   };
 }
 
 function summarize(request: ErasureRequest, topics: Topic[], now: number) {
+  const state = parseErasureRow(request);
   return {
     id: request.id,
-    status: request.status as ErasureStatus,
-    statusReason: request.statusReason,
+    status: state.status,
+    statusReason: state.statusReason,
     subjectKeys: request.subjectKeys.map(
       (k) => bytesToEnvelope(Buffer.from(k, "base64"), "auto") as Envelope,
     ),
@@ -293,8 +338,8 @@ function summarize(request: ErasureRequest, topics: Topic[], now: number) {
     msToDeadline: request.deadlineAt.getTime() - now,
     requester: request.requestedBy,
     notes: request.notes,
-    extensions: request.extensions as unknown as { at: string; from: string; to: string; reason: string }[],
-    preflight: (request.preflight ?? {}) as unknown as Record<string, Preflight>,
+    extensions: [...state.extensions],
+    preflight: preflightsSchema.parse(request.preflight ?? {}),
     closedAt: request.closedAt?.toISOString() ?? null,
   };
 }
@@ -305,7 +350,7 @@ export async function listErasureRequests(
   input: { status?: ErasureStatus | undefined; limit: number },
 ) {
   const rows = await deps.prisma.erasureRequest.findMany({
-    where: { organizationId: identity.tenantId, ...(input.status ? { status: input.status } : {}) },
+    where: { organizationId: identity.tenantId, ...(input.status ? { status: toStored(input.status) } : {}) },
     orderBy: { deadlineAt: "asc" },
     take: input.limit,
   });
@@ -317,9 +362,14 @@ export async function listErasureRequests(
   });
   return {
     requests: rows.map((r) => summarize(r, topics, deps.clock.now())),
-    byStatus: Object.fromEntries(counts.map((c) => [c.status, c._count._all])) as Record<string, number>,
+    byStatus: Object.fromEntries(
+      counts.map((c) => [storedErasureStatus(c.status), c._count._all]),
+    ) as Partial<Record<ErasureStatus, number>>,
   };
 }
+
+/** How often an extension re-reads a request a worker moved under it before giving up. */
+const EXTEND_ATTEMPTS = 3;
 
 /** A later deadline with its reason (recorded in the request and the audit trail). */
 export async function extendErasureDeadline(
@@ -327,39 +377,30 @@ export async function extendErasureDeadline(
   identity: Identity,
   input: { id: string; deadlineAt: string; reason: string },
 ) {
-  const request = await loadRequest(deps.prisma, identity.tenantId, input.id);
   const to = new Date(input.deadlineAt);
-  if (to.getTime() <= request.deadlineAt.getTime())
-    throw new AppError("INVALID_INPUT", "An extension must move the deadline later.");
-  if (["closed", "failed", "purged", "tombstone-expired"].includes(request.status))
-    throw new AppError("POLICY_VIOLATION", `A ${request.status} request cannot be extended.`);
-  const now = new Date(deps.clock.now());
-  const extension = {
-    at: now.toISOString(),
-    from: request.deadlineAt.toISOString(),
-    to: to.toISOString(),
-    reason: input.reason,
-  };
-  await deps.prisma.$transaction(async (tx) => {
-    await tx.erasureRequest.update({
-      where: { id: request.id },
-      data: {
-        deadlineAt: to,
-        extensions: [...(request.extensions as object[]), extension] as Prisma.InputJsonValue,
-        ...(request.status === "at-risk" ? { status: "tombstoned", statusReason: null } : {}),
-      },
+  for (let attempt = 0; attempt < EXTEND_ATTEMPTS; attempt++) {
+    const request = await loadRequest(deps.prisma, identity.tenantId, input.id);
+    const now = new Date(deps.clock.now());
+    const event = { type: "deadline-extended", deadlineAt: to, reason: input.reason } as const;
+    const step = applyErasureEvent(parseErasureRow(request), event, now);
+    if (!step.ok) throw refused(step);
+    const applied = await deps.prisma.$transaction(async (tx) => {
+      // Conditional on the status read: a worker that moved the request meanwhile must not be undone.
+      const moved = await tx.erasureRequest.updateMany({
+        where: { id: request.id, status: request.status },
+        data: storedState(step),
+      });
+      if (moved.count !== 1) return false;
+      await tx.erasureTombstone.updateMany({ where: { requestId: request.id }, data: { deadlineAt: to } });
+      await appendAuditEvent(tx, requestAuditEntry(step.audit, by(identity), request.id, now));
+      return true;
     });
-    await tx.erasureTombstone.updateMany({ where: { requestId: request.id }, data: { deadlineAt: to } });
-    await appendAuditEvent(tx, {
-      organizationId: identity.tenantId,
-      actor: identity.actor,
-      action: "erasure.deadline.extended",
-      target: { type: "erasureRequest", id: request.id },
-      data: extension,
-      now,
-    });
-  });
-  return getErasureRequest(deps, identity, request.id);
+    if (applied) return getErasureRequest(deps, identity, request.id);
+  }
+  throw new AppError(
+    "POLICY_VIOLATION",
+    "The request kept changing while its deadline was being extended; try again.",
+  );
 }
 
 /**
@@ -373,7 +414,7 @@ export async function laggingGroups(
   tombstones: readonly ErasureTombstone[],
   topics: readonly Topic[],
 ) {
-  const pending = tombstones.filter((t) => t.status !== "tombstone-expired");
+  const pending = tombstones.filter((t) => storedTombstoneStatus(t.status) !== GONE_TOMBSTONE_STATUS);
   if (pending.length === 0) return [];
   const offsets = await deps.prisma.consumerGroupOffset.findMany({
     where: {
@@ -411,7 +452,7 @@ export async function erasureTopicsReport(deps: ErasureDeps, identity: Identity)
   const deadlineMs = quota.erasureDeadlineDays * DAY_MS;
   const topics = await topicsInScope(deps.prisma, identity.tenantId, { allCompacted: true });
   const tombstones = await deps.prisma.erasureTombstone.findMany({
-    where: { organizationId: identity.tenantId, status: { not: "tombstone-expired" } },
+    where: { organizationId: identity.tenantId, status: { not: toStored(GONE_TOMBSTONE_STATUS) } },
   });
   const report = [];
   for (const topic of topics) {

@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
+import { canonicalJson } from "@lastword/erasure/audit-chain";
 import type { Redis } from "ioredis";
 import { AppError } from "../errors/app-error";
-import { canonicalJson } from "./audit.service";
 
 /** How long a produce's answer is kept for replays of the same Idempotency-Key. */
 export const IDEMPOTENCY_TTL_SECONDS = 24 * 3600;

@@ -1,11 +1,10 @@
 import { createHash, randomBytes, randomUUID, timingSafeEqual } from "node:crypto";
-import type { PrismaClient } from "@lastword/db";
+import { type AuditTx, appendAuditEvent, type PrismaClient } from "@lastword/db";
 import { assertCanGrant, canGrant } from "../auth/grant-rule";
 import type { Identity, SessionUser } from "../auth/request-identity";
 import { isRole, type Role, scopesOfRole } from "../auth/scopes";
 import { AppError } from "../errors/app-error";
 import type { Clock } from "../trpc/context";
-import { type AuditTx, appendAuditEvent } from "./audit.service";
 
 export interface InvitationDeps {
   prisma: PrismaClient;

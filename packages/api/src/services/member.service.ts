@@ -1,10 +1,10 @@
 import type { PrismaClient } from "@lastword/db";
+import { appendAuditEvent } from "@lastword/db";
 import { assertCanGrant } from "../auth/grant-rule";
 import type { Identity } from "../auth/request-identity";
 import { hasScope, isRole } from "../auth/scopes";
 import { AppError } from "../errors/app-error";
 import type { Clock } from "../trpc/context";
-import { appendAuditEvent } from "./audit.service";
 import type { AssignableRole } from "./invitation.service";
 
 export interface MemberDeps {

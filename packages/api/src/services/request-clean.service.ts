@@ -1,7 +1,7 @@
+import { appendAuditEvent } from "@lastword/db";
 import type { Identity } from "../auth/request-identity";
 import { AppError } from "../errors/app-error";
 import type { RequestCleanInput } from "../procedures/topics/request-clean.schema";
-import { appendAuditEvent } from "./audit.service";
 import type { RecordDeps } from "./record.service";
 import { findPartition } from "./topic.service";
 import { isCompacted, storedConfigs } from "./topic-config";

@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import type { PrismaClient } from "@lastword/db";
-import { appendAuditEvent } from "./audit.service";
+import { appendAuditEvent } from "@lastword/db";
 import { slugFor } from "./tenant-slug";
 
 export interface Tenant {

@@ -1,9 +1,9 @@
+import { appendAuditEvent } from "@lastword/db";
 import { parseTopicConfig } from "@lastword/logstore";
 import type { Identity } from "../auth/request-identity";
 import { hasScope } from "../auth/scopes";
 import { AppError } from "../errors/app-error";
 import type { AlterConfigsInput } from "../procedures/topics/alter-configs.schema";
-import { appendAuditEvent } from "./audit.service";
 import {
   assertPartitionQuota,
   findTopic,

@@ -1,10 +1,10 @@
 import type { Partition, Prisma, PrismaClient, Topic } from "@lastword/db";
+import { appendAuditEvent } from "@lastword/db";
 import type { Identity } from "../auth/request-identity";
 import { AppError } from "../errors/app-error";
 import type { CreateTopicInput } from "../procedures/topics/create-topic.schema";
 import type { TopicSummary } from "../procedures/topics/topic.schema";
 import type { Clock } from "../trpc/context";
-import { appendAuditEvent } from "./audit.service";
 import { decodeCursor, encodeCursor } from "./cursor";
 import { cachePerOwner } from "./lookup-cache";
 import { tenantQuota } from "./rate-limit.service";

@@ -1,18 +1,18 @@
 "use client";
 
+import { ERASURE_STATUSES, isDeadlineOpen, needsAttention } from "@lastword/erasure";
 import { useQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { useTRPC } from "@/lib/trpc";
 import { Card } from "../ui/card";
 import { ColumnHeads } from "../ui/column-heads";
 import { ErrorNotice, RefreshFailedNotice, StatusNotice } from "../ui/notice";
-import { countdown, type ErasureSummary, formatTime, isOpen, STAGES } from "./erasure-stages";
+import { countdown, type ErasureSummary, formatTime } from "./erasure-stages";
 import { StatusBadge, statusLabel } from "./status-badge";
 import { SubjectKeys } from "./subject-keys";
 
 /** Workers advance requests every scheduler tick (5 s by default); refresh a little faster. */
 const LIST_REFRESH_MS = 3_000;
-const ORDER = [...STAGES.map((s) => s.stage), "at-risk", "failed"] as const;
 
 /** Requests by status, the ones at risk, and every request with its deadline countdown. */
 export function ComplianceDashboard() {
@@ -25,7 +25,7 @@ export function ComplianceDashboard() {
   if (list.isError && list.data === undefined)
     return <ErrorNotice>We could not load erasure requests: {list.error.message}</ErrorNotice>;
   const { requests, byStatus } = list.data;
-  const atRisk = requests.filter((r) => r.status === "at-risk" || r.status === "failed");
+  const atRisk = requests.filter((r) => needsAttention(r.status));
   const nowMs = Date.now();
   return (
     <div className="flex flex-col gap-6">
@@ -35,7 +35,7 @@ export function ComplianceDashboard() {
           Requests by status
         </h2>
         <ul aria-label="Requests by status" className="grid grid-cols-2 gap-2 sm:grid-cols-4 lg:grid-cols-7">
-          {ORDER.map((status) => (
+          {ERASURE_STATUSES.map((status) => (
             <li key={status} className="rounded-lg border border-line bg-surface px-3 py-2">
               <p className="text-xs text-muted">{statusLabel(status)}</p>
               <p className="text-xl font-semibold tabular-nums">{byStatus[status] ?? 0}</p>
@@ -103,7 +103,7 @@ function RequestTable({ requests, nowMs }: { requests: ErasureSummary[]; nowMs: 
               <td className="py-2 pr-4 whitespace-nowrap">{formatTime(r.receivedAt, "short")}</td>
               <td className="py-2 whitespace-nowrap">
                 {formatTime(r.deadlineAt, "short")}
-                {isOpen(r.status) ? (
+                {isDeadlineOpen(r.status) ? (
                   <span className="ml-2 text-xs text-muted">
                     {countdown(Date.parse(r.deadlineAt) - nowMs)}
                   </span>

@@ -1,4 +1,5 @@
-import { barPercent, countdown, formatTime, type StageMark } from "./erasure-stages";
+import { INITIAL_ERASURE_STATUS, type StageMark } from "@lastword/erasure";
+import { barPercent, countdown, formatTime } from "./erasure-stages";
 
 interface DeadlineBarProps {
   receivedAt: string;
@@ -48,7 +49,8 @@ export function DeadlineBar({ receivedAt, deadlineAt, marks, nowMs }: DeadlineBa
       <figcaption className="flex justify-between text-xs text-muted">
         <span>Received {formatTime(from)}</span>
         <span>
-          {latest && latest.stage !== "received" ? `${latest.label} · ` : ""}Deadline {formatTime(to)}
+          {latest && latest.stage !== INITIAL_ERASURE_STATUS ? `${latest.label} · ` : ""}Deadline{" "}
+          {formatTime(to)}
         </span>
       </figcaption>
     </figure>

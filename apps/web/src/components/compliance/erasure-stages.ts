@@ -5,49 +5,6 @@ import { formatDurationMs } from "../../lib/config-units";
 type Outputs = inferRouterOutputs<AppRouter>;
 export type ErasureDetail = Outputs["erasure"]["get"];
 export type ErasureSummary = Outputs["erasure"]["list"]["requests"][number];
-export type ErasureStatus = ErasureSummary["status"];
-
-/** The path every request walks; at-risk and failed are detours named by the request's reason. */
-export const STAGES = [
-  { stage: "received", label: "Received" },
-  { stage: "tombstoned", label: "Tombstoned" },
-  { stage: "purged", label: "Purged" },
-  { stage: "tombstone-expired", label: "Tombstone expired" },
-  { stage: "closed", label: "Closed" },
-] as const;
-export type Stage = (typeof STAGES)[number]["stage"];
-
-export interface StageMark {
-  stage: Stage;
-  label: string;
-  /** When the stage was reached (ISO), or null while it is still ahead. */
-  at: string | null;
-}
-
-type StageInput = Pick<ErasureDetail, "receivedAt" | "closedAt"> & {
-  tombstones: readonly { writtenAt: string; purgedAt: string | null; expiredAt: string | null }[];
-};
-
-/** The latest of the times, or null unless every one is known (a stage holds only once all partitions reach it). */
-function allReached(times: readonly (string | null)[]): string | null {
-  if (times.length === 0 || times.some((t) => t === null)) return null;
-  return (times as string[]).reduce((a, b) => (Date.parse(a) >= Date.parse(b) ? a : b));
-}
-
-/**
- * When each stage was reached, from the workers' own times on the tombstones (write, verified
- * purge, verified expiry) rather than when the control plane noticed, so the picture shows the proof.
- */
-export function stageMarks(request: StageInput): StageMark[] {
-  const at: Record<Stage, string | null> = {
-    received: request.receivedAt,
-    tombstoned: allReached(request.tombstones.map((t) => t.writtenAt)),
-    purged: allReached(request.tombstones.map((t) => t.purgedAt)),
-    "tombstone-expired": allReached(request.tombstones.map((t) => t.expiredAt)),
-    closed: request.closedAt,
-  };
-  return STAGES.map(({ stage, label }) => ({ stage, label, at: at[stage] }));
-}
 
 /** Where `atMs` sits on a bar from received (0 %) to deadline (100 %), clamped to the bar. */
 export function barPercent(receivedMs: number, deadlineMs: number, atMs: number): number {
@@ -81,11 +38,6 @@ export function roughDuration(ms: number): string {
     }
   }
   return parts.length > 0 ? parts.join(" ") : formatDurationMs(Math.max(0, Math.round(ms)));
-}
-
-/** Statuses still running toward the deadline (the ones a countdown matters for). */
-export function isOpen(status: ErasureStatus): boolean {
-  return status === "received" || status === "tombstoned" || status === "at-risk";
 }
 
 const longTime = new Intl.DateTimeFormat("en", { dateStyle: "medium", timeStyle: "medium" });

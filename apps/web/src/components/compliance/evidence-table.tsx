@@ -1,30 +1,18 @@
+import type { ScanKind } from "@lastword/erasure";
 import { formatBytes } from "../../lib/partition-stats";
 import { ColumnHeads } from "../ui/column-heads";
 import { type ErasureDetail, formatTime } from "./erasure-stages";
 
 type Tombstone = ErasureDetail["tombstones"][number];
 
-interface ScanEvidence {
-  scannedAt: string;
-  result: string;
-  bytesScanned: number;
-  segments: { baseOffset: number; lastOffset?: number; sizeBytes: number; sha256: string }[];
-}
-
-/** The worker's scan as stored on the tombstone (apps/worker erasure-evidence.ts), or null before it ran. */
-function readEvidence(value: Record<string, unknown> | null): ScanEvidence | null {
-  if (value === null || !Array.isArray(value.segments)) return null;
-  return value as unknown as ScanEvidence;
-}
-
 /**
  * What a verification scan proved, per tombstone: the segments it read (base offset, size,
  * SHA-256 of the file as it was on disk), the bytes scanned and the result. Offsets and hashes
  * only — never a record's value.
  */
-export function EvidenceTable({ stage, tombstones }: { stage: "purge" | "expiry"; tombstones: Tombstone[] }) {
+export function EvidenceTable({ stage, tombstones }: { stage: ScanKind; tombstones: Tombstone[] }) {
   const rows = tombstones.flatMap((t) => {
-    const evidence = readEvidence(stage === "purge" ? t.purgeEvidence : t.expiryEvidence);
+    const evidence = stage === "purge" ? t.purgeEvidence : t.expiryEvidence;
     return evidence ? [{ t, evidence }] : [];
   });
   const name = stage === "purge" ? "Purge evidence" : "Tombstone expiry evidence";

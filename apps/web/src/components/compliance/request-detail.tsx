@@ -1,5 +1,6 @@
 "use client";
 
+import { isDeadlineOpen, isTerminal, stageMarks } from "@lastword/erasure";
 import { useQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { useConsoleAccess } from "@/lib/console-access";
@@ -7,7 +8,7 @@ import { useTRPC } from "@/lib/trpc";
 import { Card } from "../ui/card";
 import { ErrorNotice, RefreshFailedNotice, StatusNotice } from "../ui/notice";
 import { DeadlineBar } from "./deadline-bar";
-import { countdown, type ErasureDetail, formatTime, isOpen, stageMarks } from "./erasure-stages";
+import { countdown, type ErasureDetail, formatTime } from "./erasure-stages";
 import { ExportLinks } from "./export-links";
 import { ExtendDeadlineForm } from "./extend-deadline-form";
 import { RequestTimeline } from "./request-timeline";
@@ -25,7 +26,7 @@ export function RequestDetail({ id }: { id: string }) {
     ...trpc.erasure.get.queryOptions({ id }),
     // A closed or failed request does not move again.
     refetchInterval: (query) =>
-      query.state.data && ["closed", "failed"].includes(query.state.data.status) ? false : DETAIL_REFRESH_MS,
+      query.state.data && isTerminal(query.state.data.status) ? false : DETAIL_REFRESH_MS,
   });
   if (detail.isPending) return <StatusNotice>Loading erasure request {id}…</StatusNotice>;
   if (detail.isError && detail.data === undefined) {
@@ -64,7 +65,7 @@ export function RequestDetail({ id }: { id: string }) {
       <Card
         title="Deadline"
         description={
-          isOpen(request.status)
+          isDeadlineOpen(request.status)
             ? `The deadline is ${formatTime(request.deadlineAt)}: ${countdown(Date.parse(request.deadlineAt) - nowMs)}.`
             : `The deadline was ${formatTime(request.deadlineAt)}.`
         }
@@ -75,7 +76,7 @@ export function RequestDetail({ id }: { id: string }) {
           marks={marks}
           nowMs={nowMs}
         />
-        {isOpen(request.status) && access.can("erasure:write") ? (
+        {isDeadlineOpen(request.status) && access.can("erasure:write") ? (
           <ExtendDeadlineForm id={request.id} />
         ) : null}
       </Card>

@@ -1,18 +1,6 @@
-import { type ErasureDetail, formatTime, type StageMark } from "./erasure-stages";
+import { ERASURE_ACTION_LABELS, isErasureAction, STAGE_PROOF, type StageMark } from "@lastword/erasure";
+import { type ErasureDetail, formatTime } from "./erasure-stages";
 import { EvidenceTable } from "./evidence-table";
-
-/** Audit actions as sentences (the trail's own names stay in the export). */
-const ACTIONS: Record<string, string> = {
-  "erasure.request.created": "Request received",
-  "erasure.tombstones.written": "Tombstones written",
-  "erasure.pass.run": "Cleaner passes ran",
-  "erasure.purged": "Verified purged",
-  "erasure.tombstone.removed": "Tombstones verified gone",
-  "erasure.closed": "Closed",
-  "erasure.at-risk": "Marked at risk",
-  "erasure.failed": "Marked failed",
-  "erasure.deadline.extended": "Deadline extended",
-};
 
 /**
  * received → tombstoned → purged → tombstone expired → closed, each with the time it was reached
@@ -22,29 +10,27 @@ export function RequestTimeline({ request, marks }: { request: ErasureDetail; ma
   return (
     <div className="flex flex-col gap-6">
       <ol aria-label="Stages" className="flex flex-col gap-4">
-        {marks.map((mark) => (
-          <li key={mark.stage} className="border-l-2 border-line pl-4" data-reached={mark.at !== null}>
-            <p className="text-sm">
-              <span className={mark.at ? "font-semibold" : "text-muted"}>{mark.label}</span>
-              <span className="ml-2 text-muted">{mark.at ? formatTime(mark.at) : "Not yet"}</span>
-            </p>
-            {mark.stage === "tombstoned" && request.tombstones.length > 0 ? (
-              <p className="mt-1 text-xs text-muted">
-                {request.tombstones.map((t) => `${t.topic} / ${t.partition} @ ${t.offset}`).join(" · ")}
+        {marks.map((mark) => {
+          const proof = STAGE_PROOF[mark.stage];
+          return (
+            <li key={mark.stage} className="border-l-2 border-line pl-4" data-reached={mark.at !== null}>
+              <p className="text-sm">
+                <span className={mark.at ? "font-semibold" : "text-muted"}>{mark.label}</span>
+                <span className="ml-2 text-muted">{mark.at ? formatTime(mark.at) : "Not yet"}</span>
               </p>
-            ) : null}
-            {mark.stage === "purged" && mark.at ? (
-              <div className="mt-2">
-                <EvidenceTable stage="purge" tombstones={request.tombstones} />
-              </div>
-            ) : null}
-            {mark.stage === "tombstone-expired" && mark.at ? (
-              <div className="mt-2">
-                <EvidenceTable stage="expiry" tombstones={request.tombstones} />
-              </div>
-            ) : null}
-          </li>
-        ))}
+              {proof === "tombstones" && request.tombstones.length > 0 ? (
+                <p className="mt-1 text-xs text-muted">
+                  {request.tombstones.map((t) => `${t.topic} / ${t.partition} @ ${t.offset}`).join(" · ")}
+                </p>
+              ) : null}
+              {(proof === "purge" || proof === "expiry") && mark.at ? (
+                <div className="mt-2">
+                  <EvidenceTable stage={proof} tombstones={request.tombstones} />
+                </div>
+              ) : null}
+            </li>
+          );
+        })}
       </ol>
       <div>
         <h3 className="text-sm font-semibold">Audit events</h3>
@@ -52,7 +38,9 @@ export function RequestTimeline({ request, marks }: { request: ErasureDetail; ma
           {request.timeline.map((event) => (
             <li key={event.seq} className="flex flex-wrap gap-x-3">
               <span className="tabular-nums text-muted">#{event.seq}</span>
-              <span>{ACTIONS[event.action] ?? event.action}</span>
+              <span>
+                {isErasureAction(event.action) ? ERASURE_ACTION_LABELS[event.action] : event.action}
+              </span>
               <span className="text-muted">{formatTime(event.at)}</span>
               <span className="text-xs text-muted">by {event.actorType}</span>
             </li>

@@ -1,6 +1,12 @@
+import {
+  deadlineExtensionSchema,
+  erasureStatusSchema,
+  preflightSchema,
+  scanEvidenceSchema,
+  tombstoneStatusSchema,
+} from "@lastword/erasure";
 import { z } from "zod";
 import { envelopeSchema } from "../../records/envelope";
-import { ERASURE_STATUSES } from "../../services/erasure.service";
 import { topicNameSchema } from "../topics/topic.schema";
 
 const keyEnvelope = z.discriminatedUnion("type", [
@@ -21,21 +27,6 @@ export const createErasureInput = erasureScopeInput.extend({
   notes: z.string().max(4000).optional(),
 });
 
-export const preflightSchema = z.object({
-  deadlineMs: z.number(),
-  schedulerTickMs: z.number(),
-  passEstimateMs: z.number(),
-  segmentMs: z.number(),
-  maxCompactionLagMs: z.number(),
-  deleteRetentionMs: z.number(),
-  worstCasePurgeMs: z.number(),
-  worstCaseTombstoneGoneMs: z.number(),
-  meetsDeadline: z.boolean(),
-  tombstoneOutlivesDeadline: z.boolean(),
-  fix: z.record(z.string(), z.string()).nullable(),
-  explanation: z.string(),
-});
-
 export const laggingGroupSchema = z.object({
   group: z.string(),
   topic: z.string(),
@@ -48,7 +39,7 @@ export const laggingGroupSchema = z.object({
 
 export const erasureSummarySchema = z.object({
   id: z.string(),
-  status: z.enum(ERASURE_STATUSES),
+  status: erasureStatusSchema,
   statusReason: z.string().nullable(),
   subjectKeys: z.array(envelopeSchema),
   scope: z.object({ allCompacted: z.boolean(), topics: z.array(z.string()) }),
@@ -57,7 +48,7 @@ export const erasureSummarySchema = z.object({
   msToDeadline: z.number(),
   requester: z.string().nullable(),
   notes: z.string().nullable(),
-  extensions: z.array(z.object({ at: z.string(), from: z.string(), to: z.string(), reason: z.string() })),
+  extensions: z.array(deadlineExtensionSchema),
   preflight: z.record(z.string(), preflightSchema),
   closedAt: z.string().nullable(),
 });
@@ -70,13 +61,13 @@ export const erasureDetailSchema = erasureSummarySchema.extend({
       offset: z.number(),
       subjectKey: envelopeSchema,
       subjectKeyBase64: z.string(),
-      status: z.string(),
+      status: tombstoneStatusSchema,
       writtenAt: z.string(),
       passRequestedAt: z.string().nullable(),
       purgedAt: z.string().nullable(),
       expiredAt: z.string().nullable(),
-      purgeEvidence: z.record(z.string(), z.unknown()).nullable(),
-      expiryEvidence: z.record(z.string(), z.unknown()).nullable(),
+      purgeEvidence: scanEvidenceSchema.nullable(),
+      expiryEvidence: scanEvidenceSchema.nullable(),
     }),
   ),
   laggingGroups: z.array(laggingGroupSchema),
@@ -94,13 +85,13 @@ export const erasureDetailSchema = erasureSummarySchema.extend({
 export const erasureIdInput = z.object({ id: z.string().min(1).max(64) });
 
 export const listErasureInput = z.object({
-  status: z.enum(ERASURE_STATUSES).optional(),
+  status: erasureStatusSchema.optional(),
   limit: z.number().int().min(1).max(500).default(100),
 });
 
 export const listErasureOutput = z.object({
   requests: z.array(erasureSummarySchema),
-  byStatus: z.record(z.string(), z.number().int()),
+  byStatus: z.partialRecord(erasureStatusSchema, z.number().int()),
 });
 
 export const extendErasureInput = erasureIdInput.extend({

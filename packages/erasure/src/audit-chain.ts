@@ -1,17 +1,16 @@
 import { createHash } from "node:crypto";
-import type { PrismaClient } from "./client";
-import type { Prisma } from "./generated/prisma/client";
 
-// The tenant audit hash chain. It lives beside the Prisma client because both the control plane
-// (packages/api) and the workers (erasure progress) append to it, and there is one way to do so.
-
-export type AuditTx = Prisma.TransactionClient | PrismaClient;
+// The tenant audit trail as a hash chain: every event holds the hash of the one before, so an
+// edited or removed event shows. This is the pure part (what is hashed, how, and how a chain is
+// checked); @lastword/db appends and reads the rows. A subpath of its own (`@lastword/erasure/
+// audit-chain`) because it needs node:crypto and the lifecycle is also bundled for the browser.
 
 export interface AuditActor {
   type: "user" | "apiKey" | "system";
   id: string | null;
 }
 
+/** One event to append: who did what to which target, with its payload, at `now`. */
 export interface AuditEventInput {
   organizationId: string;
   actor: AuditActor;
@@ -36,6 +35,7 @@ export function canonicalJson(value: unknown): string {
   return JSON.stringify(value);
 }
 
+/** The fields of a stored event the hash covers (its own hash and the previous one aside). */
 export interface ChainedFields {
   organizationId: string;
   seq: number;
@@ -63,17 +63,11 @@ export function eventHash(prevHash: string, event: ChainedFields): string {
   return createHash("sha256").update(prevHash).update("\n").update(body).digest("hex");
 }
 
-/**
- * Appends one event to the tenant's hash chain. Must run inside the transaction that makes the
- * change it records; a per-tenant advisory lock serialises appends so seq and prevHash never fork.
- */
-export async function appendAuditEvent(tx: Prisma.TransactionClient, input: AuditEventInput): Promise<void> {
-  await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtextextended(${`audit:${input.organizationId}`}, 0))`;
-  const last = await tx.auditEvent.findFirst({
-    where: { organizationId: input.organizationId },
-    orderBy: { seq: "desc" },
-    select: { seq: true, hash: true },
-  });
+/** The fields of the next event after `last` (null: the chain is empty), and the hash it links to. */
+export function chainNext(
+  last: { seq: number; hash: string } | null,
+  input: AuditEventInput,
+): { fields: ChainedFields; prevHash: string; hash: string } {
   const fields: ChainedFields = {
     organizationId: input.organizationId,
     seq: (last?.seq ?? 0) + 1,
@@ -82,29 +76,25 @@ export async function appendAuditEvent(tx: Prisma.TransactionClient, input: Audi
     action: input.action,
     targetType: input.target.type,
     targetId: input.target.id,
+    // What Postgres will store (and hash on verify): undefined fields dropped, Dates as ISO strings.
     data: JSON.parse(JSON.stringify(input.data ?? {})),
     createdAt: input.now,
   };
   const prevHash = last?.hash ?? GENESIS_HASH;
-  await tx.auditEvent.create({
-    data: {
-      ...fields,
-      data: fields.data as Prisma.InputJsonValue,
-      prevHash,
-      hash: eventHash(prevHash, fields),
-    },
-  });
+  return { fields, prevHash, hash: eventHash(prevHash, fields) };
 }
 
-/** Re-walks a tenant's chain; returns the seq of the first event whose hash does not match, or null. */
-export async function verifyAuditChain(prisma: AuditTx, organizationId: string): Promise<number | null> {
-  const events = await prisma.auditEvent.findMany({ where: { organizationId }, orderBy: { seq: "asc" } });
+/** Walks a tenant's events in seq order; the seq of the first that does not link, or null. */
+export function firstBrokenLink(
+  events: Iterable<ChainedFields & { prevHash: string; hash: string }>,
+): number | null {
   let prevHash = GENESIS_HASH;
-  for (const [i, event] of events.entries()) {
-    if (event.seq !== i + 1 || event.prevHash !== prevHash || eventHash(prevHash, event) !== event.hash) {
+  let expectedSeq = 1;
+  for (const event of events) {
+    if (event.seq !== expectedSeq || event.prevHash !== prevHash || eventHash(prevHash, event) !== event.hash)
       return event.seq;
-    }
     prevHash = event.hash;
+    expectedSeq++;
   }
   return null;
 }

@@ -1,0 +1,144 @@
+import { z } from "zod";
+import {
+  type ErasureStatus,
+  storedErasureStatus,
+  storedTombstoneStatus,
+  type TombstoneStatus,
+} from "./erasure-status";
+
+// What the erasure tables' JSON columns hold. Prisma types them as JsonValue, so every read goes
+// through these schemas: a row that does not match is a bug worth a loud error, not a cast.
+
+const isoTime = z.iso.datetime({ offset: true });
+
+/** One deadline extension, as recorded in `ErasureRequest.extensions` and its audit event. */
+export const deadlineExtensionSchema = z.object({
+  at: isoTime,
+  from: isoTime,
+  to: isoTime,
+  reason: z.string().min(1),
+});
+export type DeadlineExtension = z.infer<typeof deadlineExtensionSchema>;
+export const deadlineExtensionsSchema = z.array(deadlineExtensionSchema);
+
+/** Whether a topic's configs alone can meet a deadline (the api computes it; `ErasureRequest.preflight`). */
+export const preflightSchema = z.object({
+  deadlineMs: z.number(),
+  schedulerTickMs: z.number(),
+  passEstimateMs: z.number(),
+  segmentMs: z.number(),
+  maxCompactionLagMs: z.number(),
+  deleteRetentionMs: z.number(),
+  /** Worst case from the topic's configs alone: the tombstone's segment rolls, max lag forces a pass. */
+  worstCasePurgeMs: z.number(),
+  /** … and the tombstone itself is removed by the pass after its delete horizon. */
+  worstCaseTombstoneGoneMs: z.number(),
+  meetsDeadline: z.boolean(),
+  tombstoneOutlivesDeadline: z.boolean(),
+  /** Configs that bring the worst case inside the deadline (half of it, the other half as margin). */
+  fix: z.record(z.string(), z.string()).nullable(),
+  explanation: z.string(),
+});
+export type Preflight = z.infer<typeof preflightSchema>;
+/** Topic name → its preflight when the request was received. */
+export const preflightsSchema = z.record(z.string(), preflightSchema);
+
+export const segmentEvidenceSchema = z.object({
+  baseOffset: z.number().int().nonnegative(),
+  lastOffset: z.number().int(),
+  sizeBytes: z.number().int().nonnegative(),
+  sha256: z.string().regex(/^[0-9a-f]{64}$/),
+});
+export type SegmentEvidence = z.infer<typeof segmentEvidenceSchema>;
+
+/** What one verification scan proved about one key in one partition (`purgeEvidence`, `expiryEvidence`). */
+export const scanEvidenceSchema = z.object({
+  scannedAt: isoTime,
+  partitionLogStart: z.number().int().nonnegative(),
+  partitionLogEnd: z.number().int().nonnegative(),
+  /** Records of the key were looked for below this offset (the tombstone's), or everywhere when null. */
+  belowOffset: z.number().int().nonnegative().nullable(),
+  matches: z.array(z.number().int().nonnegative()),
+  result: z.enum(["absent", "present"]),
+  segments: z.array(segmentEvidenceSchema),
+  bytesScanned: z.number().int().nonnegative(),
+});
+export type ScanEvidence = z.infer<typeof scanEvidenceSchema>;
+
+/** The columns of an `ErasureRequest` row the lifecycle reads (structural: no Prisma types here). */
+export interface ErasureRequestRow {
+  status: string;
+  receivedAt: Date;
+  deadlineAt: Date;
+  statusReason: string | null;
+  closedAt: Date | null;
+  extensions: unknown;
+}
+
+/** The lifecycle state of a request row, its JSON parsed. */
+export interface ErasureState {
+  status: ErasureStatus;
+  receivedAt: Date;
+  deadlineAt: Date;
+  statusReason: string | null;
+  closedAt: Date | null;
+  extensions: readonly DeadlineExtension[];
+}
+
+export function parseErasureRow(row: ErasureRequestRow): ErasureState {
+  return {
+    status: storedErasureStatus(row.status),
+    receivedAt: row.receivedAt,
+    deadlineAt: row.deadlineAt,
+    statusReason: row.statusReason,
+    closedAt: row.closedAt,
+    extensions: deadlineExtensionsSchema.parse(row.extensions),
+  };
+}
+
+/** The columns of an `ErasureTombstone` row the lifecycle reads. */
+export interface ErasureTombstoneRow {
+  topicId: string;
+  partitionIndex: number;
+  offset: bigint;
+  subjectKey: string;
+  status: string;
+  writtenAt: Date;
+  passRequestedAt: Date | null;
+  purgedAt: Date | null;
+  purgeEvidence: unknown;
+  expiredAt: Date | null;
+  expiryEvidence: unknown;
+}
+
+/** One tombstone as the lifecycle sees it: where it is, how far it got, and the scans that prove it. */
+export interface TombstoneFacts {
+  topicId: string;
+  partition: number;
+  offset: number;
+  /** Base64, as stored. */
+  subjectKey: string;
+  status: TombstoneStatus;
+  writtenAt: Date;
+  passRequestedAt: Date | null;
+  purgedAt: Date | null;
+  purgeEvidence: ScanEvidence | null;
+  expiredAt: Date | null;
+  expiryEvidence: ScanEvidence | null;
+}
+
+export function parseTombstoneRow(row: ErasureTombstoneRow): TombstoneFacts {
+  return {
+    topicId: row.topicId,
+    partition: row.partitionIndex,
+    offset: Number(row.offset),
+    subjectKey: row.subjectKey,
+    status: storedTombstoneStatus(row.status),
+    writtenAt: row.writtenAt,
+    passRequestedAt: row.passRequestedAt,
+    purgedAt: row.purgedAt,
+    purgeEvidence: scanEvidenceSchema.nullable().parse(row.purgeEvidence),
+    expiredAt: row.expiredAt,
+    expiryEvidence: scanEvidenceSchema.nullable().parse(row.expiryEvidence),
+  };
+}

@@ -1,0 +1,6 @@
+export * from "./erasure-audit";
+export * from "./erasure-columns";
+export * from "./erasure-stages";
+export * from "./erasure-status";
+export * from "./erasure-transitions";
+export * from "./tombstone-progress";
