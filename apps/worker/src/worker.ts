@@ -2,6 +2,7 @@ import { randomBytes } from "node:crypto";
 import type { Server } from "node:http";
 import { createPrisma, type PrismaClient } from "@lastword/db";
 import { DEFAULT_SCHEDULER_TICK_MS } from "@lastword/jobs";
+import { type Clock, systemClock } from "@lastword/logstore";
 import { CLEANER_MAX_ATTEMPTS, CleanerHealthBook } from "./cleaner/cleaner-health";
 import { CleanerPasses } from "./cleaner/cleaner-pass";
 import { CleanerRunRepository } from "./cleaner/cleaner-run.repository";
@@ -29,6 +30,8 @@ export interface WorkerConfig {
   /** Shared with web (LASTWORD_INTERNAL_SECRET); every data-plane call must carry it. */
   secret: string;
   openLog: OpenLog;
+  /** What the worker's logs, cleaner passes and audit events read the time from; the system clock by default. */
+  clock?: Clock;
   workerId?: string;
   /** Data-plane bind address; loopback by default. Port 0 binds an ephemeral port. */
   host?: string;
@@ -77,6 +80,7 @@ export async function startWorker(config: WorkerConfig): Promise<RunningWorker> 
   const id = config.workerId ?? `worker-${randomBytes(5).toString("hex")}`;
   const logger = config.logger ?? createLogger(id, config.logLevel ?? "info");
   const leaseTtlMs = config.leaseTtlMs ?? DEFAULT_LEASE_TTL_MS;
+  const clock = config.clock ?? systemClock;
   const prisma = createPrisma(config.databaseUrl, { maxConnections: 10 });
   const leases = new LeaseRepository(prisma, id, leaseTtlMs);
   const registry = new WorkerRegistry(prisma, id);
@@ -89,11 +93,12 @@ export async function startWorker(config: WorkerConfig): Promise<RunningWorker> 
     fence,
     logger,
     fenceMarginMs: Math.floor(leaseTtlMs / 4),
+    clock,
   });
-  const audit = new TombstoneAudit({ prisma, workerId: id, logger });
+  const audit = new TombstoneAudit({ prisma, workerId: id, logger, clock });
   // Audit events an earlier owner of a partition left queued (it died before Postgres had them).
   host.onOpened((slot) => audit.recover(slot.audited));
-  const metrics = new WorkerMetrics(config.scheduling?.cleanerThreads ?? 1);
+  const metrics = new WorkerMetrics(config.scheduling?.cleanerThreads ?? 1, clock);
   const health = new CleanerHealthBook(CLEANER_MAX_ATTEMPTS, config.scheduling?.cleanerBackoffBaseMs);
   const passes = new CleanerPasses({
     host,
@@ -102,6 +107,7 @@ export async function startWorker(config: WorkerConfig): Promise<RunningWorker> 
     audit,
     metrics,
     logger,
+    clock,
   });
   const scheduler = config.scheduling
     ? new CleanerScheduler({
@@ -115,6 +121,7 @@ export async function startWorker(config: WorkerConfig): Promise<RunningWorker> 
         stats: new PartitionStatsRepository(prisma, id),
         metrics,
         logger,
+        clock,
         erasure: new ErasureGuard({
           prisma,
           host,

@@ -54,6 +54,19 @@ async function leaseOf(partitionId: string) {
   return db.prisma.partition.findUniqueOrThrow({ where: { id: partitionId } });
 }
 
+/** How long ago, by the database's clock (the one leases run on), the partition's lease ran out; <0: still valid. */
+async function leaseExpiredForMs(partitionId: string): Promise<number> {
+  const [row] = await db.prisma.$queryRaw<{ ms: number }[]>`
+    SELECT (EXTRACT(EPOCH FROM (now() AT TIME ZONE 'UTC') - "leaseExpiresAt") * 1000)::float8 AS ms
+    FROM "Partition" WHERE "id" = ${partitionId}`;
+  return row!.ms;
+}
+
+/** The worker's last heartbeat: it moves once per renewal, so two moves bound a whole ownership tick. */
+async function heartbeatOf(workerId: string): Promise<number> {
+  return (await db.prisma.worker.findUniqueOrThrow({ where: { id: workerId } })).heartbeatAt.getTime();
+}
+
 beforeAll(async () => {
   harness = await openWorkerHarness({ name: "pg-outage", secret: SECRET });
   ({ db, client } = harness);
@@ -86,9 +99,9 @@ describe("Postgres outage", () => {
     const { leaseEpoch } = await leaseOf(partitionId);
 
     proxy.cut();
-    // Three lease lifetimes without the database: the lease in Postgres expires and cannot be renewed.
-    const until = Date.now() + 3 * LEASE_TTL_MS;
-    for (let n = 0; Date.now() < until; n++) {
+    // Without the database until its lease in Postgres has been expired for two lifetimes (the
+    // database's clock says so; it cannot be renewed meanwhile).
+    for (let n = 0; n < 20 || (await leaseExpiredForMs(partitionId)) <= 2 * LEASE_TTL_MS; n++) {
       const value = `during-${n}`;
       const answer = await produceTo(worker, partitionId, value);
       expect(answer).toMatchObject({ status: 200 });
@@ -98,11 +111,9 @@ describe("Postgres outage", () => {
         const stored = await fetchAll(worker, partitionId);
         for (const [offset, v] of acked) expect(stored.get(offset)).toBe(v);
       }
-      await new Promise((resolve) => setTimeout(resolve, 20));
     }
     expect(acked.size).toBeGreaterThan(20);
-    const during = await leaseOf(partitionId);
-    expect(during.leaseExpiresAt!.getTime()).toBeLessThan(Date.now());
+    expect(await leaseExpiredForMs(partitionId)).toBeGreaterThan(0);
     expect(worker.ownedPartitions()).toEqual([partitionId]);
 
     proxy.restore();
@@ -151,9 +162,17 @@ describe("Postgres outage", () => {
     // The client still has a cached as the owner: it is told NOT_OWNER and goes to b.
     const written = await client.produce({ partitionId, records: [{ key: null, value: Buffer.from("b") }] });
 
+    const cutOff = await heartbeatOf(a.id);
     proxy.restore();
-    // Back in touch, a renews nothing of it and does not claim it back.
-    await new Promise((resolve) => setTimeout(resolve, LEASE_TTL_MS));
+    // Back in touch, a renews nothing of it and does not claim it back: checked once a has beaten
+    // twice, so one whole ownership tick (renew, then claim) ran with Postgres reachable.
+    const first = await eventually("a's heartbeat after the outage", 10_000, async () => {
+      const at = await heartbeatOf(a.id);
+      return at > cutOff ? at : undefined;
+    });
+    await eventually("a's next heartbeat", 10_000, async () =>
+      (await heartbeatOf(a.id)) > first ? true : undefined,
+    );
     expect(a.ownedPartitions()).toEqual([]);
     const stored = await client.fetch({ partitionId, offset: 0, limit: 100 });
     expect(stored.records.map((r) => r.value!.toString())).toEqual(["a-before", "a-cut", "b"]);

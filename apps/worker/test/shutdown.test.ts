@@ -8,8 +8,13 @@ describe("shutdown sequence", () => {
   it("runs named steps once, in order, and keeps going past a failing one", async () => {
     const ran: string[] = [];
     const sequence = new ShutdownSequence();
+    let finishFirst = () => {};
+    const firstFinishes = new Promise<void>((resolve) => {
+      finishFirst = resolve;
+    });
     sequence.add("stop taking work", async () => {
-      await new Promise((resolve) => setTimeout(resolve, 10));
+      ran.push("stop taking work: started");
+      await firstFinishes;
       ran.push("stop taking work");
     });
     sequence.add("close logs", () => {
@@ -19,8 +24,12 @@ describe("shutdown sequence", () => {
     sequence.add("release leases", () => {
       ran.push("release leases");
     });
-    await Promise.all([sequence.run(silent), sequence.run(silent)]);
-    expect(ran).toEqual(["stop taking work", "close logs", "release leases"]);
+    const runs = Promise.all([sequence.run(silent), sequence.run(silent)]);
+    // The first step is running (once, though run twice) and no later one has started.
+    await expect.poll(() => ran).toEqual(["stop taking work: started"]);
+    finishFirst();
+    await runs;
+    expect(ran).toEqual(["stop taking work: started", "stop taking work", "close logs", "release leases"]);
   });
 
   it("moves on from a step that hangs past its timeout", async () => {

@@ -1,4 +1,5 @@
 import type { PrismaClient } from "@lastword/db";
+import { systemClock } from "@lastword/logstore";
 import { fetchRequestHandler } from "@trpc/server/adapters/fetch";
 import type { Redis } from "ioredis";
 import { createAuth } from "./auth/auth";
@@ -30,7 +31,7 @@ export const TRPC_ENDPOINT = "/api/trpc";
 
 /** The control plane: auth, the tRPC API for the console and the REST API for programs. */
 export function createApiServer(options: ApiServerOptions) {
-  const clock = options.clock ?? { now: () => Date.now() };
+  const clock = options.clock ?? systemClock;
   const auth = createAuth({
     prisma: options.prisma,
     publicUrl: options.publicUrl,

@@ -7,7 +7,7 @@ import type { PrismaClient } from "@lastword/db";
 import { createTestDatabase, type TestDatabase } from "@lastword/db/testing";
 import { partitionLogOpener, type RunningWorker, startWorker } from "@lastword/worker";
 import { Redis } from "ioredis";
-import { type ApiServer, createApiServer, type MailMessage, outboxMailSender } from "../src/index";
+import { type ApiServer, type Clock, createApiServer, type MailMessage, outboxMailSender } from "../src/index";
 
 export const PUBLIC_URL = "http://localhost:3999";
 
@@ -50,8 +50,11 @@ export interface Harness {
   close(): Promise<void>;
 }
 
-/** A real server over a fresh database and a unique Redis prefix (removed again by close()). */
-export async function startHarness(name: string): Promise<Harness> {
+/**
+ * A real server over a fresh database and a unique Redis prefix (removed again by close()); with
+ * `clock`, the server reads that clock (a test that needs time moves it instead of sleeping).
+ */
+export async function startHarness(name: string, options: { clock?: Clock } = {}): Promise<Harness> {
   const db = await createTestDatabase(`lastword_test_${name}`);
   const redis = new Redis(process.env.REDIS_URL ?? "redis://127.0.0.1:6379", { lazyConnect: false });
   const redisPrefix = `lwtest-${name}-${randomBytes(4).toString("hex")}`;
@@ -66,6 +69,7 @@ export async function startHarness(name: string): Promise<Harness> {
     publicUrl: PUBLIC_URL,
     authSecret: randomBytes(32).toString("hex"),
     redisPrefix,
+    ...(options.clock ? { clock: options.clock } : {}),
   });
   return {
     db,

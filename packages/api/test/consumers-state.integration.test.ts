@@ -1,12 +1,15 @@
 import { rmSync } from "node:fs";
 import { envelope, LastwordApiError, LastwordClient, type StreamRecord } from "@lastword/client";
 import { DataPlaneClient } from "@lastword/dataplane";
+import { ManualClock } from "@lastword/logstore";
 import type { RunningWorker } from "@lastword/worker";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { drain, type Harness, PUBLIC_URL, startHarness, startHarnessWorker } from "./api-harness";
 
 // Replay, snapshot and key lookup against a model of random writes, tombstones and passes;
 // consumer-group lag across compaction gaps; the streaming routes' access checks.
+// The server reads a manual clock (the worker stamps records with the real one), so a lag's age is exact.
+const clock = new ManualClock();
 let h: Harness;
 let worker: RunningWorker;
 let dataDir: string;
@@ -51,7 +54,7 @@ function asState(records: StreamRecord[]): Map<string, string> {
 }
 
 beforeAll(async () => {
-  h = await startHarness("consumers_state");
+  h = await startHarness("consumers_state", { clock });
   ({ worker, dataDir } = await startHarnessWorker(h));
   dp = new DataPlaneClient({ prisma: h.db.prisma, secret: h.secret, ownerWaitMs: 15_000 });
   tenant = await h.server.provisionTenant({
@@ -158,14 +161,15 @@ describe("replay, snapshot and key lookup", () => {
         if (seen.length === 3) break;
       }
     })();
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    // A tail that stops following must fail with what it saw, not hang the suite.
+    const stalled = setTimeout(() => abort.abort(), 30_000);
+    await client.records.produce(TOPIC, [{ key: envelope.string("new-a"), value: envelope.string("1") }]);
+    // Once the tail has delivered that record it is following: the next two are written after.
+    await expect.poll(() => seen.length, { timeout: 10_000 }).toBe(1);
     await client.records.produce(TOPIC, [
-      { key: envelope.string("new-a"), value: envelope.string("1") },
       { key: envelope.string("new-b"), value: envelope.string("2") },
       { key: envelope.string("flag-1"), value: null },
     ]);
-    // A tail that stops following must fail with what it saw, not hang the suite.
-    const stalled = setTimeout(() => abort.abort(), 30_000);
     await following;
     clearTimeout(stalled);
     expect(seen.map((r) => r.key?.data)).toEqual(expect.arrayContaining(["new-a", "new-b", "flag-1"]));
@@ -190,12 +194,12 @@ describe("consumer groups", () => {
     const committed = gapAt > 0 ? page.records[gapAt - 1]!.offset + 1 : 0;
     expect(committed).toBeLessThan(next.offset); // inside the removed range
     await client.consumerGroups.commitOffsets("billing", [{ topic: TOPIC, partition: 0, offset: committed }]);
-    const before = Date.now();
+    // On the server's clock the next unread record is now 5 s old.
+    clock.advance(Math.max(0, next.timestamp - clock.now()) + 5_000);
     const { partitions } = await client.consumerGroups.lag("billing");
     const p0 = partitions.find((p) => p.partition === 0)!;
     expect(p0.lag).toBe(page.logEndOffset - committed);
-    expect(p0.lagMs).toBeGreaterThanOrEqual(before - next.timestamp - 50);
-    expect(p0.lagMs).toBeLessThanOrEqual(Date.now() - next.timestamp + 50);
+    expect(p0.lagMs).toBe(5_000);
     const resumed = await client.records.read(TOPIC, 0, { offset: committed, limit: 1 });
     expect(resumed.records[0]?.offset).toBe(next.offset);
   });

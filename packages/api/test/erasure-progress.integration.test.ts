@@ -1,4 +1,5 @@
 import { DataPlaneClient } from "@lastword/dataplane";
+import { eventually } from "@lastword/db/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { partitionForKey } from "../src/index";
 import { type Harness, rest } from "./api-harness";
@@ -40,14 +41,11 @@ async function partitionId(index: number): Promise<string> {
 }
 
 /** Reads the request's row straight from Postgres until `done` holds: no API call, no reader. */
-async function waitForRow(id: string, done: (status: string) => boolean, timeoutMs: number) {
-  const until = Date.now() + timeoutMs;
-  let row = await h.db.prisma.erasureRequest.findUniqueOrThrow({ where: { id } });
-  while (!done(row.status) && Date.now() < until) {
-    await new Promise((resolve) => setTimeout(resolve, 200));
-    row = await h.db.prisma.erasureRequest.findUniqueOrThrow({ where: { id } });
-  }
-  return row;
+function waitForRow(id: string, done: (status: string) => boolean, timeoutMs: number) {
+  return eventually(`erasure request ${id} to move on`, timeoutMs, async () => {
+    const row = await h.db.prisma.erasureRequest.findUniqueOrThrow({ where: { id } });
+    return done(row.status) ? row : undefined;
+  });
 }
 
 beforeAll(async () => {

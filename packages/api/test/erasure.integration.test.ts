@@ -1,3 +1,4 @@
+import { eventually } from "@lastword/db/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { partitionForKey } from "../src/index";
 import { type Harness, rest } from "./api-harness";
@@ -183,17 +184,13 @@ describe("erasure requests", () => {
 
   it("purges and verifies before the deadline on idle partitions, flags the lagging group, then proves the tombstones gone", async () => {
     let sawLaggingFlag = false;
-    let current = detail;
-    const until = Date.now() + DEADLINE_MS + 15_000;
-    while (current.status !== "closed" && Date.now() < until) {
-      await new Promise((resolve) => setTimeout(resolve, 250));
+    const current = await eventually("the request closed", DEADLINE_MS + 15_000, async () => {
       const res = await rest(h.server, { apiKey: compliance }, "GET", `/erasure-requests/${detail.id}`);
-      current = res.body as unknown as Detail;
-      if (
-        current.laggingGroups.some((g) => g.group === "slow-reader" && g.topic === "people" && g.horizonNear)
-      )
+      const seen = res.body as unknown as Detail;
+      if (seen.laggingGroups.some((g) => g.group === "slow-reader" && g.topic === "people" && g.horizonNear))
         sawLaggingFlag = true;
-    }
+      return seen.status === "closed" ? seen : undefined;
+    });
     expect(current.status).toBe("closed");
     expect(sawLaggingFlag).toBe(true);
     const deadline = Date.parse(current.deadlineAt);
@@ -267,14 +264,13 @@ describe("erasure requests", () => {
       "min.compaction.lag.ms": "0",
     });
     const seen = new Set<string>();
-    let current = created.body as unknown as Detail & { statusReason: string | null };
-    const until = Date.now() + 25_000;
-    while (current.status !== "failed" && Date.now() < until) {
-      await new Promise((resolve) => setTimeout(resolve, 200));
-      current = (await rest(h.server, { apiKey: compliance }, "GET", `/erasure-requests/${id}`))
-        .body as unknown as typeof current;
-      seen.add(current.status);
-    }
+    type Failed = Detail & { statusReason: string | null };
+    const current = await eventually("the request failed", 25_000, async () => {
+      const res = await rest(h.server, { apiKey: compliance }, "GET", `/erasure-requests/${id}`);
+      const state = res.body as unknown as Failed;
+      seen.add(state.status);
+      return state.status === "failed" ? state : undefined;
+    });
     expect(current.status).toBe("failed");
     expect(seen.has("at-risk")).toBe(true);
     expect(current.statusReason).toMatch(/deadline .* passed/);

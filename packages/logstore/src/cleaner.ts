@@ -10,6 +10,7 @@ import type { RemovedTombstone } from "./cleaner-batch";
 import { type CleanerCheckpoint, readCleanerCheckpoint, writeCleanerCheckpoint } from "./cleaner-checkpoint";
 import { reachFaultPoint } from "./cleaner-fault-points";
 import { CleaningPass, PassAborted } from "./cleaning-pass";
+import type { Clock } from "./clock";
 import type { TopicConfig } from "./config";
 import { InvalidConfigError } from "./errors";
 import { Mutex } from "./mutex";
@@ -29,7 +30,7 @@ import type { Segment } from "./segment";
 export interface CleanableLog {
   readonly dir: string;
   readonly config: TopicConfig;
-  readonly clock: { now(): number };
+  readonly clock: Clock;
   readonly dedupeBufferBytes: number;
   readonly mutex: Mutex;
   readonly segmentObjects: readonly Segment[];

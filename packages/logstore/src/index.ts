@@ -1,5 +1,6 @@
 export type { CleanableStats, CleanResult, CleanTrigger } from "./cleaner";
 export type { RemovedTombstone, TombstoneRemovalReason } from "./cleaner-batch";
+export { type Clock, ManualClock, systemClock } from "./clock";
 export type {
   CleanupPolicy,
   ParseResult,
@@ -31,7 +32,6 @@ export type { RecoveryReport } from "./log-loader";
 export type { BatchRead } from "./log-reader";
 export type {
   AppendResult,
-  Clock,
   DeletedSegment,
   Durability,
   PartitionLogOptions,

@@ -1,6 +1,7 @@
 import fs from "node:fs";
 import { LOG_START_OFFSET_CHECKPOINT, RECOVERY_POINT_CHECKPOINT, writeCheckpoint } from "./checkpoint-file";
 import { type CleanableStats, type CleanResult, LogCleaner, validateDedupeBufferBytes } from "./cleaner";
+import { type Clock, systemClock } from "./clock";
 import { parseTopicConfig, type TopicConfig } from "./config";
 import { LogClosedError, OffsetOutOfRangeError, PolicyViolationError, RecordTooLargeError } from "./errors";
 import { GroupCommit } from "./group-commit";
@@ -19,10 +20,6 @@ import { deletableSegments, type RetentionReason, retentionRules } from "./reten
 import { drawRollJitterMs, rollReason, timeRollDueAt } from "./roll-policy";
 import { fsyncDirectory, Segment, type SegmentLimits, segmentLimits } from "./segment";
 import { writeTombstoneCounts } from "./tombstone-counts";
-
-export interface Clock {
-  now(): number;
-}
 
 /** `per-append`: every append fsyncs before it resolves. `group-commit`: concurrent appends share fsyncs. */
 export type Durability = "per-append" | "group-commit";
@@ -113,7 +110,7 @@ export class PartitionLog {
   ) {
     this.dir = options.dir;
     this.config = config;
-    this.clock = options.clock ?? { now: () => Date.now() };
+    this.clock = options.clock ?? systemClock;
     this.dedupeBufferBytes = options.dedupeBufferBytes ?? DEFAULT_DEDUPE_BUFFER_BYTES;
     this.durability = options.durability ?? "per-append";
     this.random = options.random ?? Math.random;
@@ -134,7 +131,7 @@ export class PartitionLog {
   static async open(options: PartitionLogOptions): Promise<PartitionLog> {
     const config = parseTopicConfig(options.config ?? {});
     if (options.dedupeBufferBytes !== undefined) validateDedupeBufferBytes(options.dedupeBufferBytes);
-    const nowMs = (options.clock ?? { now: () => Date.now() }).now();
+    const nowMs = (options.clock ?? systemClock).now();
     const loaded = await loadLog(options.dir, segmentLimits(config.segmentIndexBytes), nowMs);
     return new PartitionLog(options, config, loaded);
   }

@@ -2,16 +2,12 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterEach } from "vitest";
-import { type LogRecord, PartitionLog, type PartitionLogOptions } from "../src/index";
+import { type LogRecord, ManualClock, PartitionLog, type PartitionLogOptions } from "../src/index";
 
-/** A settable clock for tests: time only moves when the test moves it. */
-export class TestClock {
-  constructor(public ms = 1_700_000_000_000) {}
-  now(): number {
-    return this.ms;
-  }
-  advance(ms: number): void {
-    this.ms += ms;
+/** The manual clock at a fixed start, so scenarios do not depend on when they run. */
+export class TestClock extends ManualClock {
+  constructor(startMs = 1_700_000_000_000) {
+    super(startMs);
   }
 }
 

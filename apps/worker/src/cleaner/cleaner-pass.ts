@@ -1,5 +1,5 @@
 import type { CleanPartitionPayload, RetainPartitionPayload } from "@lastword/jobs";
-import type { CleanResult } from "@lastword/logstore";
+import type { CleanResult, Clock } from "@lastword/logstore";
 import type { TombstoneAudit } from "../erasure/tombstone-audit";
 import type { PartitionHost } from "../hosting/partition-host";
 import type { Logger } from "../logger";
@@ -16,6 +16,8 @@ export interface CleanerPassesOptions {
   audit: TombstoneAudit;
   metrics: WorkerMetrics;
   logger: Logger;
+  /** The worker's clock (the one its logs read): pass times, backoff and audit removal times. */
+  clock: Clock;
 }
 
 /**
@@ -32,11 +34,11 @@ export class CleanerPasses {
   }
 
   async clean(job: CleanPartitionPayload): Promise<PassOutcome> {
-    const { host, health, runs, audit, metrics, logger } = this.#o;
+    const { host, health, runs, audit, metrics, logger, clock } = this.#o;
     const slot = host.slot(job.partitionId);
     if (!slot || slot.epoch !== job.epoch) return "moved";
     const requested = job.reason === "requested";
-    if (!requested && !health.mayRun(job.partitionId, slot.configVersion, Date.now())) return "held";
+    if (!requested && !health.mayRun(job.partitionId, slot.configVersion, clock.now())) return "held";
     const runId = await runs.start(job.partitionId);
     const started = performance.now();
     let result: CleanResult;
@@ -49,7 +51,7 @@ export class CleanerPasses {
       });
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
-      const state = health.recordFailure(job.partitionId, slot.configVersion, message, Date.now());
+      const state = health.recordFailure(job.partitionId, slot.configVersion, message, clock.now());
       await runs.fail(runId, message, performance.now() - started);
       metrics.cleanerPasses.inc({ status: "failed" });
       logger.error(
@@ -59,13 +61,13 @@ export class CleanerPasses {
       return "failed";
     }
     // Tombstones the pass swapped out (an aborted pass reports those of the groups it did swap).
-    audit.removed(slot.audited, runId, result.removedTombstones, new Date());
+    audit.removed(slot.audited, runId, result.removedTombstones, new Date(clock.now()));
     const status = await runs.finish(runId, result, dirtyRatioAfter);
     if (status === "completed") {
       health.recordSuccess(job.partitionId);
-      this.lastCleanAt.set(job.partitionId, Date.now());
+      this.lastCleanAt.set(job.partitionId, clock.now());
     }
-    metrics.recordPass(result, Date.now());
+    metrics.recordPass(result, clock.now());
     metrics.cleanerPasses.inc({ status });
     logger.info(
       { partitionId: job.partitionId, reason: job.reason, status, ...summary(result) },

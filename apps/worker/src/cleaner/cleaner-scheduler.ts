@@ -6,6 +6,7 @@ import {
   schedulerTickJob,
   workerQueueNames,
 } from "@lastword/jobs";
+import type { Clock } from "@lastword/logstore";
 import { type Job, Queue, Worker } from "bullmq";
 import { Redis } from "ioredis";
 import type { PartitionHost } from "../hosting/partition-host";
@@ -31,6 +32,9 @@ export interface CleanerSchedulerOptions {
   logger: Logger;
   /** Pending erasure tombstones: verified, and their passes forced, on every tick (erasure-guard.ts). */
   erasure?: { tick(nowMs: number): Promise<void> };
+  /** What plans read as now (the worker's clock, as its logs and passes). The tick cadence, watchdog
+   *  and log throttling stay on real timers: they pace work, they decide nothing. */
+  clock: Clock;
 }
 
 const TICK_SCHEDULER_ID = "tick";
@@ -154,7 +158,7 @@ export class CleanerScheduler {
       lastCleanAt: passes.lastCleanAt,
       workerId,
       logger,
-      nowMs: Date.now(),
+      nowMs: this.#o.clock.now(),
     });
     const byRatio = [...plan.clean].sort(
       (a, b) => cleanerPriority(a.reason, a.dirtyRatio) - cleanerPriority(b.reason, b.dirtyRatio),
@@ -170,7 +174,7 @@ export class CleanerScheduler {
       ),
     );
     await this.#o.erasure
-      ?.tick(Date.now())
+      ?.tick(this.#o.clock.now())
       .catch((error: Error) => logger.warn({ err: error.message }, "erasure guard tick failed"));
     this.#updateGauges(plan.stats);
     endTimer();
@@ -187,7 +191,10 @@ export class CleanerScheduler {
     const slot = host.slot(partitionId);
     if (slot?.state !== "open") return;
     try {
-      const { job } = await slot.use(async (log) => cleanJobFor(slot, log, health, Date.now()), "background");
+      const { job } = await slot.use(
+        async (log) => cleanJobFor(slot, log, health, this.#o.clock.now()),
+        "background",
+      );
       if (job) await this.#addClean(job);
     } catch (error) {
       logger.debug({ partitionId, err: error }, "could not check a rolled partition; the tick will");

@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { appendAuditEvent, type PrismaClient } from "@lastword/db";
-import type { RemovedTombstone } from "@lastword/logstore";
+import { type Clock, type RemovedTombstone, systemClock } from "@lastword/logstore";
 import type { Logger } from "../logger";
 import { AuditSpool, type SpooledEvent } from "./audit-spool";
 
@@ -57,14 +57,22 @@ export class TombstoneAudit {
   readonly #workerId: string;
   readonly #logger: Logger;
   readonly #retryBaseMs: number;
+  readonly #clock: Clock;
   readonly #queue: Pending[] = [];
   readonly #spools = new Map<string, AuditSpool>();
   readonly #writtenSinceRewrite = new Map<AuditSpool, number>();
   #draining: Promise<void> | null = null;
   #stopped = false;
 
-  constructor(options: { prisma: PrismaClient; workerId: string; logger: Logger; retryBaseMs?: number }) {
+  constructor(options: {
+    prisma: PrismaClient;
+    workerId: string;
+    logger: Logger;
+    retryBaseMs?: number;
+    clock?: Clock;
+  }) {
     this.#prisma = options.prisma;
+    this.#clock = options.clock ?? systemClock;
     this.#workerId = options.workerId;
     this.#logger = options.logger;
     this.#retryBaseMs = options.retryBaseMs ?? 250;
@@ -90,7 +98,13 @@ export class TombstoneAudit {
       offset: t.offset,
       writtenAt: new Date(t.timestamp).toISOString(),
     }));
-    this.#enqueue(partition, "tombstones.written", entries, { deleteRetentionMs }, new Date());
+    this.#enqueue(
+      partition,
+      "tombstones.written",
+      entries,
+      { deleteRetentionMs },
+      new Date(this.#clock.now()),
+    );
   }
 
   /** Records the tombstones one cleaner pass removed (`CleanResult.removedTombstones`). */

@@ -2,6 +2,7 @@ import type {
   BatchRead,
   CleanableStats,
   CleanResult,
+  Clock,
   RetentionResult,
   SegmentInfo,
   TopicConfig,
@@ -61,6 +62,8 @@ export interface HostedLog {
 export interface OpenLogOptions {
   dir: string;
   config: Record<string, string | number>;
+  /** The worker's clock: the log's append times, rolls, retention and cleaner horizons read it. */
+  clock: Clock;
 }
 
 export type OpenLog = (options: OpenLogOptions) => Promise<HostedLog>;

@@ -5,10 +5,11 @@ import type { HostedLog, OpenLog } from "./hosted-log";
 export function partitionLogOpener(
   options: { durability?: Durability; dedupeBufferBytes?: number } = {},
 ): OpenLog {
-  return async ({ dir, config }): Promise<HostedLog> =>
+  return async ({ dir, config, clock }): Promise<HostedLog> =>
     PartitionLog.open({
       dir,
       config,
+      clock,
       durability: options.durability,
       dedupeBufferBytes: options.dedupeBufferBytes,
     });

@@ -1,5 +1,6 @@
 import { rm } from "node:fs/promises";
 import { DataPlaneError } from "@lastword/dataplane";
+import type { Clock } from "@lastword/logstore";
 import type { Logger } from "../logger";
 import type { FenceRepository } from "../ownership/fence.repository";
 import type { ClaimedPartition, LeaseRepository, RenewedLease } from "../ownership/lease.repository";
@@ -11,6 +12,8 @@ export interface PartitionHostOptions {
   dataDir: string;
   workerId: string;
   openLog: OpenLog;
+  /** Handed to every log it opens. */
+  clock: Clock;
   leases: LeaseRepository;
   fence: Pick<FenceRepository, "holds">;
   logger: Logger;
@@ -56,7 +59,7 @@ export class PartitionHost {
     const slot = new PartitionSlot(
       claim,
       dir,
-      this.#options.openLog,
+      (options) => this.#options.openLog({ ...options, clock: this.#options.clock }),
       leaseValidUntil,
       this.#options.workerId,
     );

@@ -2,7 +2,7 @@ import { DataPlaneError } from "@lastword/dataplane";
 import type { AuditedPartition } from "../erasure/tombstone-audit";
 import type { ClaimedPartition } from "../ownership/lease.repository";
 import { StorageFence } from "../ownership/storage-fence";
-import type { HostedLog, OpenLog } from "./hosted-log";
+import type { HostedLog, OpenLogOptions } from "./hosted-log";
 import { dataPlaneErrorOf } from "./log-errors";
 
 export type SlotState = "opening" | "open" | "failed" | "closed";
@@ -33,13 +33,13 @@ export class PartitionSlot {
   #inflight = 0;
   #drained: (() => void)[] = [];
   #lifecycle: Promise<void> = Promise.resolve();
-  readonly #openLog: OpenLog;
+  readonly #openLog: (options: Omit<OpenLogOptions, "clock">) => Promise<HostedLog>;
   readonly #workerId: string;
 
   constructor(
     claim: ClaimedPartition,
     dir: string,
-    openLog: OpenLog,
+    openLog: (options: Omit<OpenLogOptions, "clock">) => Promise<HostedLog>,
     leaseValidUntil: number,
     workerId: string,
   ) {

@@ -1,4 +1,4 @@
-import type { CleanResult } from "@lastword/logstore";
+import { type CleanResult, type Clock, systemClock } from "@lastword/logstore";
 import { Counter, Gauge, Histogram, Registry } from "prom-client";
 
 /**
@@ -10,6 +10,7 @@ export class WorkerMetrics {
   readonly #recentPasses: CleanResult[] = [];
   readonly #recentWindow: number;
   #lastRunEndedAtMs: number | null = null;
+  readonly #clock: Clock;
 
   readonly maxDirtyPercent = this.#gauge(
     "max_dirty_percent",
@@ -38,7 +39,7 @@ export class WorkerMetrics {
     help: "Milliseconds since the last cleaner pass ended (0 before the first)",
     registers: [this.registry],
     collect: () => {
-      const since = this.#lastRunEndedAtMs === null ? 0 : Date.now() - this.#lastRunEndedAtMs;
+      const since = this.#lastRunEndedAtMs === null ? 0 : this.#clock.now() - this.#lastRunEndedAtMs;
       this.timeSinceLastRunMs.set(since);
     },
   });
@@ -74,8 +75,10 @@ export class WorkerMetrics {
     registers: [this.registry],
   });
 
-  constructor(cleanerThreads = 1) {
+  /** `clock`: the one pass end times are read from (the worker's). */
+  constructor(cleanerThreads = 1, clock: Clock = systemClock) {
     this.#recentWindow = Math.max(1, cleanerThreads);
+    this.#clock = clock;
   }
 
   /** Kafka reports max clean time and buffer use over the last pass of each cleaner thread. */

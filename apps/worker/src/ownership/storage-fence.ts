@@ -38,9 +38,15 @@ export class StorageFence {
   /**
    * Writes `epoch` as the partition's fencing epoch (temp file, fsync, rename, fsync of the directory).
    * Refuses if the file already names a higher epoch (a later owner wrote it: this claim is stale).
-   * Waits FENCE_SETTLE_MS when an earlier owner's epoch was there.
+   * Waits FENCE_SETTLE_MS when an earlier owner's epoch was there (through `wait`, which a test
+   * replaces to see the wait asked for without spending it).
    */
-  static async claim(dir: string, epoch: number, workerId: string): Promise<StorageFence> {
+  static async claim(
+    dir: string,
+    epoch: number,
+    workerId: string,
+    wait: (ms: number) => Promise<void> = (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
+  ): Promise<StorageFence> {
     await mkdir(dir, { recursive: true });
     const path = join(dir, FENCE_FILE);
     const previous = await readFence(path);
@@ -60,7 +66,7 @@ export class StorageFence {
     } finally {
       closeSync(dirHandle);
     }
-    if (previous && previous.epoch !== epoch) await new Promise((r) => setTimeout(r, FENCE_SETTLE_MS));
+    if (previous && previous.epoch !== epoch) await wait(FENCE_SETTLE_MS);
     return new StorageFence(dir, epoch);
   }
 

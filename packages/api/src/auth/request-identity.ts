@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto";
 import type { ApiKey, PrismaClient } from "@lastword/db";
 import type { AuditActor } from "@lastword/erasure/audit-chain";
+import type { Clock } from "@lastword/logstore";
 import { AppError } from "../errors/app-error";
 import { isDatabaseUnreachable } from "../errors/database-unavailable";
 import { cachePerOwner } from "../services/lookup-cache";
@@ -49,7 +50,7 @@ const apiKeyRows = cachePerOwner<ApiKey>({ ttlMs: API_KEY_CACHE_MS });
 
 /** A revocation in this process takes effect at once (other processes: within API_KEY_CACHE_MS). */
 export function forgetCachedApiKeys(prisma: PrismaClient): void {
-  apiKeyRows(prisma).clear();
+  apiKeyRows.existing(prisma)?.clear();
 }
 
 /**
@@ -60,9 +61,12 @@ export function hashApiKey(secret: string): string {
   return createHash("sha256").update(secret).digest("base64url");
 }
 
-async function identityFromApiKey(prisma: PrismaClient, secret: string, now: Date): Promise<Identity> {
+async function identityFromApiKey(prisma: PrismaClient, clock: Clock, secret: string): Promise<Identity> {
+  const now = new Date(clock.now());
   const hashed = hashApiKey(secret);
-  const key = await apiKeyRows(prisma).get(hashed, () => prisma.apiKey.findFirst({ where: { key: hashed } }));
+  const key = await apiKeyRows
+    .of(prisma, clock)
+    .get(hashed, () => prisma.apiKey.findFirst({ where: { key: hashed } }));
   if (!key || key.enabled === false || (key.expiresAt !== null && key.expiresAt <= now)) {
     throw new AppError("UNAUTHENTICATED", "The API key is invalid, expired or revoked.");
   }
@@ -134,10 +138,10 @@ export async function resolveSessionUser(auth: Auth, headers: Headers): Promise<
 
 /** An API key in `Authorization: Bearer` wins over a session cookie. */
 export async function resolveIdentity(
-  deps: { auth: Auth; prisma: PrismaClient; now: () => Date },
+  deps: { auth: Auth; prisma: PrismaClient; clock: Clock },
   headers: Headers,
 ): Promise<Identity> {
   const token = bearerToken(headers);
-  if (token !== null) return identityFromApiKey(deps.prisma, token, deps.now());
+  if (token !== null) return identityFromApiKey(deps.prisma, deps.clock, token);
   return identityFromSession(deps.auth, deps.prisma, headers);
 }

@@ -60,7 +60,7 @@ interface StreamPlan {
 async function planStream(deps: ApiDeps, identity: Identity, input: StreamInput): Promise<StreamPlan> {
   // The cached routing produce uses: a consumer's replay, snapshot or tail keeps working while
   // Postgres is unreachable, like produce and reads (packages/api README, "Postgres outage").
-  const routing = await topicRouting(deps.prisma, identity.tenantId, input.topic);
+  const routing = await topicRouting(deps, identity.tenantId, input.topic);
   const partitions = [...routing.partitionIds]
     .map(([index, id]) => ({ index, id }))
     .sort((a, b) => a.index - b.index);

@@ -92,7 +92,7 @@ export async function createErasureRequest(deps: ErasureDeps, identity: Identity
   const now = new Date(deps.clock.now());
   const keys = input.keys.map(keyBytes);
   const receivedAt = input.receivedAt ? new Date(input.receivedAt) : now;
-  const quota = await tenantQuota(prisma, identity.tenantId);
+  const quota = await tenantQuota(deps, identity.tenantId);
   const deadlineAt = input.deadlineAt
     ? new Date(input.deadlineAt)
     : new Date(receivedAt.getTime() + quota.erasureDeadlineDays * DAY_MS);
@@ -448,7 +448,7 @@ export async function laggingGroups(
 
 /** Per compacted topic: can its configs meet the tenant's deadline, and who lags behind its tombstones. */
 export async function erasureTopicsReport(deps: ErasureDeps, identity: Identity) {
-  const quota = await tenantQuota(deps.prisma, identity.tenantId);
+  const quota = await tenantQuota(deps, identity.tenantId);
   const deadlineMs = quota.erasureDeadlineDays * DAY_MS;
   const topics = await topicsInScope(deps.prisma, identity.tenantId, { allCompacted: true });
   const tombstones = await deps.prisma.erasureTombstone.findMany({
@@ -482,7 +482,7 @@ export async function previewErasure(
   },
 ) {
   const now = deps.clock.now();
-  const quota = await tenantQuota(deps.prisma, identity.tenantId);
+  const quota = await tenantQuota(deps, identity.tenantId);
   const deadlineAt = input.deadlineAt
     ? new Date(input.deadlineAt).getTime()
     : now + quota.erasureDeadlineDays * DAY_MS;

@@ -1,4 +1,5 @@
 import type { PrismaClient } from "@lastword/db";
+import type { Clock } from "@lastword/logstore";
 import type { Identity } from "../auth/request-identity";
 import { AppError } from "../errors/app-error";
 import type { DataPlane } from "../records/data-plane";
@@ -9,6 +10,7 @@ import { topicRouting } from "./topic.service";
 export interface KeyLookupDeps {
   prisma: PrismaClient;
   dataPlane: DataPlane;
+  clock: Clock;
 }
 
 export interface KeyLookupInput {
@@ -23,7 +25,7 @@ export interface KeyLookupInput {
  * routing produce uses (so lookups keep working while Postgres is unreachable).
  */
 async function keyPartition(deps: KeyLookupDeps, identity: Identity, input: KeyLookupInput) {
-  const routing = await topicRouting(deps.prisma, identity.tenantId, input.topic);
+  const routing = await topicRouting(deps, identity.tenantId, input.topic);
   const key = Buffer.from(input.key, input.keyType === "base64" ? "base64" : "utf8");
   const index = partitionForKey(key, routing.partitionCount);
   const partitionId = routing.partitionIds.get(index);

@@ -1,13 +1,14 @@
+import { ManualClock } from "@lastword/logstore";
 import { describe, expect, it } from "vitest";
-import { LookupCache, STALE_IF_UNREACHABLE_MS } from "./lookup-cache";
+import { cachePerOwner, LookupCache, STALE_IF_UNREACHABLE_MS } from "./lookup-cache";
 
 const TTL = 500;
 const refused = () =>
   Object.assign(new Error("connect ECONNREFUSED 127.0.0.1:5432"), { code: "ECONNREFUSED" });
 
 function setup() {
-  let now = 1_000;
-  const cache = new LookupCache<{ v: number }>({ ttlMs: TTL, now: () => now });
+  const clock = new ManualClock(1_000);
+  const cache = new LookupCache<{ v: number }>({ ttlMs: TTL, clock });
   let loads = 0;
   let next: () => Promise<{ v: number } | null> = async () => ({ v: loads });
   const load = () => {
@@ -18,9 +19,7 @@ function setup() {
     cache,
     get: () => cache.get("k", load),
     loads: () => loads,
-    advance: (ms: number) => {
-      now += ms;
-    },
+    advance: (ms: number) => clock.advance(ms),
     answer: (fn: () => Promise<{ v: number } | null>) => {
       next = fn;
     },
@@ -133,5 +132,27 @@ describe("LookupCache", () => {
       throw refused();
     });
     await expect(t.get()).rejects.toMatchObject({ code: "ECONNREFUSED" });
+  });
+});
+
+describe("cachePerOwner", () => {
+  it("gives each owner one cache, aged by the clock it was first read with", async () => {
+    const caches = cachePerOwner<{ v: number }>({ ttlMs: TTL });
+    const owner = {};
+    const clock = new ManualClock(1_000);
+    let loads = 0;
+    const load = async () => ({ v: ++loads });
+    expect(await caches.of(owner, clock).get("k", load)).toEqual({ v: 1 });
+    expect(await caches.of({}, clock).get("k", load)).toEqual({ v: 2 });
+    clock.advance(TTL + 1);
+    expect(await caches.of(owner, clock).get("k", load)).toEqual({ v: 3 });
+    expect(() => caches.of(owner, new ManualClock(1_000))).toThrow("two clocks");
+  });
+
+  it("forgets nothing, and makes no cache, for an owner never read", () => {
+    const caches = cachePerOwner<{ v: number }>({ ttlMs: TTL });
+    const owner = {};
+    caches.existing(owner)?.forget("k");
+    expect(caches.existing(owner)).toBeUndefined();
   });
 });

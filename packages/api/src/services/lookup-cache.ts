@@ -1,6 +1,8 @@
+import assert from "node:assert/strict";
+import type { PrismaClient } from "@lastword/db";
+import type { Clock } from "@lastword/logstore";
 import { LRUCache } from "lru-cache";
 import { isDatabaseUnreachable } from "../errors/database-unavailable";
-import { perOwner } from "./per-owner";
 
 /**
  * How long a row last read from Postgres may still be served while Postgres cannot be reached
@@ -27,8 +29,8 @@ export interface LookupCacheOptions {
   maxEntries?: number;
   /** Defaults to STALE_IF_UNREACHABLE_MS. */
   staleIfUnreachableMs?: number;
-  /** Milliseconds clock for TTL and staleness (tests); defaults to performance.now. */
-  now?: () => number;
+  /** Times the TTL and staleness: the server's clock, so a test moves it instead of sleeping. */
+  clock: Clock;
 }
 
 /**
@@ -42,13 +44,13 @@ export interface LookupCacheOptions {
  */
 export class LookupCache<V extends object> {
   readonly #lru: LRUCache<string, Entry<V>, Load<V>>;
-  readonly #now: () => number;
+  readonly clock: Clock;
   readonly #staleMs: number;
   // Abort reasons of loads cut short by forget/clear/eviction: their callers read again.
   readonly #aborted = new WeakSet<object>();
 
   constructor(options: LookupCacheOptions) {
-    this.#now = options.now ?? (() => performance.now());
+    this.clock = options.clock;
     this.#staleMs = options.staleIfUnreachableMs ?? STALE_IF_UNREACHABLE_MS;
     this.#lru = new LRUCache<string, Entry<V>, Load<V>>({
       max: options.maxEntries ?? DEFAULT_MAX_ENTRIES,
@@ -56,7 +58,7 @@ export class LookupCache<V extends object> {
       // An expired entry stays (until evicted) as the stale value handed to the next refresh.
       ttlAutopurge: false,
       allowStale: false,
-      perf: { now: this.#now },
+      perf: this.clock,
       // Read the clock on every check: cheaper than the timer lru-cache arms to reuse a reading.
       ttlResolution: 0,
       fetchMethod: (_key, stale, { signal, context: load }) => this.#load(load, stale, signal),
@@ -68,10 +70,10 @@ export class LookupCache<V extends object> {
       if (typeof signal.reason === "object" && signal.reason !== null) this.#aborted.add(signal.reason);
     });
     try {
-      return { value: await load(), loadedAt: this.#now() };
+      return { value: await load(), loadedAt: this.clock.now() };
     } catch (error) {
       const servable =
-        stale !== undefined && stale.value !== null && this.#now() - stale.loadedAt <= this.#staleMs;
+        stale !== undefined && stale.value !== null && this.clock.now() - stale.loadedAt <= this.#staleMs;
       // Stored again as fresh for ttlMs, so an outage costs one failed lookup per key and TTL.
       if (servable && isDatabaseUnreachable(error)) return stale;
       throw error;
@@ -102,9 +104,37 @@ export class LookupCache<V extends object> {
   }
 }
 
-/** One cache per owner (a PrismaClient), so servers over different databases never share entries. */
+/** What a cached lookup reads through: the database it asks and the clock that ages its answers. */
+export interface LookupDeps {
+  prisma: PrismaClient;
+  clock: Clock;
+}
+
+/** The caches of one kind, one per owner (a PrismaClient): servers over different databases never share entries. */
+export interface CachesPerOwner<V extends object> {
+  /**
+   * The owner's cache, made on first use and timed by that use's clock. Every user of one owner
+   * passes the same clock: an entry stamped by one clock and aged by another has no meaningful age.
+   */
+  of(owner: object, clock: Clock): LookupCache<V>;
+  /** The owner's cache if it was ever used (dropping entries needs no clock: no cache, nothing to drop). */
+  existing(owner: object): LookupCache<V> | undefined;
+}
+
 export function cachePerOwner<V extends object>(
-  options: LookupCacheOptions,
-): (owner: object) => LookupCache<V> {
-  return perOwner(() => new LookupCache<V>(options));
+  options: Omit<LookupCacheOptions, "clock">,
+): CachesPerOwner<V> {
+  const byOwner = new WeakMap<object, LookupCache<V>>();
+  return {
+    of(owner, clock) {
+      let cache = byOwner.get(owner);
+      if (cache === undefined) {
+        cache = new LookupCache<V>({ ...options, clock });
+        byOwner.set(owner, cache);
+      }
+      assert(cache.clock === clock, "one owner's lookup cache is read with two clocks");
+      return cache;
+    },
+    existing: (owner) => byOwner.get(owner),
+  };
 }

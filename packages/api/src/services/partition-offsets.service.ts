@@ -1,4 +1,5 @@
 import type { PrismaClient } from "@lastword/db";
+import type { Clock } from "@lastword/logstore";
 import type { Identity } from "../auth/request-identity";
 import type { ListOffsetsInput } from "../procedures/records/list-offsets.schema";
 import type { DataPlane } from "../records/data-plane";
@@ -6,12 +7,12 @@ import { routedPartition } from "./topic.service";
 
 /** Where a read can start: log start and end, and the offset a timestamp maps to (the time index). */
 export async function listPartitionOffsets(
-  deps: { prisma: PrismaClient; dataPlane: DataPlane },
+  deps: { prisma: PrismaClient; dataPlane: DataPlane; clock: Clock },
   identity: Identity,
   input: ListOffsetsInput,
 ) {
   // Cached routing, like produce and reads: served while Postgres is unreachable.
-  const { partitionId } = await routedPartition(deps.prisma, identity.tenantId, input.topic, input.partition);
+  const { partitionId } = await routedPartition(deps, identity.tenantId, input.topic, input.partition);
   const listed = await deps.dataPlane.listOffsets({
     partitionId,
     ...(input.timestamp === undefined ? {} : { timestamp: input.timestamp }),

@@ -2,7 +2,7 @@ import type { PrismaClient } from "@lastword/db";
 import type { ChainableCommander, Redis } from "ioredis";
 import { AppError } from "../errors/app-error";
 import type { Clock } from "../trpc/context";
-import { cachePerOwner } from "./lookup-cache";
+import { cachePerOwner, type LookupDeps } from "./lookup-cache";
 
 /** Service-wide defaults; a tenant's Quota row overrides them. */
 export const DEFAULT_QUOTA = {
@@ -32,16 +32,16 @@ const quotas = cachePerOwner<TenantQuota>({ ttlMs: QUOTA_CACHE_MS });
  * The tenant's Quota row, or the defaults when it has none (a value like any other, so it is also
  * served while Postgres is unreachable, within STALE_IF_UNREACHABLE_MS of the last read).
  */
-export async function tenantQuota(prisma: PrismaClient, tenantId: string): Promise<TenantQuota> {
-  return quotas(prisma).get(tenantId, async (): Promise<TenantQuota> => {
-    const row = await prisma.quota.findUnique({ where: { organizationId: tenantId } });
+export async function tenantQuota(deps: LookupDeps, tenantId: string): Promise<TenantQuota> {
+  return quotas.of(deps.prisma, deps.clock).get(tenantId, async (): Promise<TenantQuota> => {
+    const row = await deps.prisma.quota.findUnique({ where: { organizationId: tenantId } });
     return row ?? { ...DEFAULT_QUOTA };
   });
 }
 
 /** Whoever changes a Quota row through `prisma` calls this, so this process applies it at once. */
 export function forgetTenantQuota(prisma: PrismaClient, tenantId: string): void {
-  quotas(prisma).forget(tenantId);
+  quotas.existing(prisma)?.forget(tenantId);
 }
 
 const WINDOW_MS = 1000;
@@ -163,7 +163,7 @@ export async function settleDeferredRequestCount(
   // again against a quota refreshed meanwhile could refuse a produce that was written.
   if (succeeded) return;
   const { window, used } = deferred.counted;
-  const [quota, count] = await Promise.all([tenantQuota(deps.prisma, deferred.tenantId), used]);
+  const [quota, count] = await Promise.all([tenantQuota(deps, deferred.tenantId), used]);
   assertWithinRate(window, count, quota.requestsPerSecond);
 }
 
@@ -174,7 +174,7 @@ export async function enforceRequestRate(
 ): Promise<void> {
   const window = rateWindow(deps.clock, tenantId, "requests");
   const [quota, result] = await Promise.all([
-    tenantQuota(deps.prisma, tenantId),
+    tenantQuota(deps, tenantId),
     countInWindow(deps.redis.multi(), deps, window, 1).exec(),
   ]);
   assertWithinRate(window, Number(result?.[0]?.[1] ?? 0), quota.requestsPerSecond);

@@ -173,7 +173,7 @@ export async function produceBatch(
   const admitted = admitProduce(deps, tenantId, bytes, takeDeferredRequestCount(identity));
   // Handled here too, so a refusal is not unhandled while a bad topic or batch is answered first.
   admitted.catch(() => {});
-  const topic = await topicRouting(deps.prisma, tenantId, topicName);
+  const topic = await topicRouting(deps, tenantId, topicName);
   let writes: Write[];
   if ("frames" in batch) {
     const write = framesWrite(deps, topic, batch);
@@ -227,7 +227,7 @@ export async function produceBatch(
 
 export async function readRecords(deps: RecordDeps, identity: Identity, input: ReadRecordsInput) {
   const { routing, partitionId } = await routedPartition(
-    deps.prisma,
+    deps,
     identity.tenantId,
     input.topic,
     input.partition,

@@ -102,7 +102,7 @@ export async function addPartitions(
       },
     );
   }
-  await assertPartitionQuota(deps.prisma, identity.tenantId, input.count - topic.partitionCount);
+  await assertPartitionQuota(deps, identity.tenantId, input.count - topic.partitionCount);
   const now = new Date(deps.clock.now());
   const updated = await deps.prisma.$transaction(async (tx) => {
     await tx.partition.createMany({

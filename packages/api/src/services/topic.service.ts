@@ -6,7 +6,7 @@ import type { CreateTopicInput } from "../procedures/topics/create-topic.schema"
 import type { TopicSummary } from "../procedures/topics/topic.schema";
 import type { Clock } from "../trpc/context";
 import { decodeCursor, encodeCursor } from "./cursor";
-import { cachePerOwner } from "./lookup-cache";
+import { cachePerOwner, type LookupDeps } from "./lookup-cache";
 import { tenantQuota } from "./rate-limit.service";
 import { cleanupPolicyOf, isCompacted, storedConfigs, validateConfigs } from "./topic-config";
 import { type ConfigWarning, configWarnings } from "./topic-guardrails";
@@ -64,13 +64,9 @@ const routings = cachePerOwner<TopicRouting>({ ttlMs: TOPIC_ROUTING_CACHE_MS });
 const routingKey = (tenantId: string, name: string) => `${tenantId}\u0000${name}`;
 
 /** The caller's topic as produce routes to it, in one query (or none, within the TTL). */
-export async function topicRouting(
-  prisma: PrismaClient,
-  tenantId: string,
-  name: string,
-): Promise<TopicRouting> {
-  const routing = await routings(prisma).get(routingKey(tenantId, name), async () => {
-    const topic = await prisma.topic.findUnique({
+export async function topicRouting(deps: LookupDeps, tenantId: string, name: string): Promise<TopicRouting> {
+  const routing = await routings.of(deps.prisma, deps.clock).get(routingKey(tenantId, name), async () => {
+    const topic = await deps.prisma.topic.findUnique({
       where: { organizationId_name: { organizationId: tenantId, name } },
       select: {
         id: true,
@@ -93,7 +89,7 @@ export async function topicRouting(
 }
 
 export function forgetTopicRouting(prisma: PrismaClient, tenantId: string, name: string): void {
-  routings(prisma).forget(routingKey(tenantId, name));
+  routings.existing(prisma)?.forget(routingKey(tenantId, name));
 }
 
 /**
@@ -123,12 +119,12 @@ export async function recheckTopicRouting(
  * and served while Postgres is unreachable, like produce).
  */
 export async function routedPartition(
-  prisma: PrismaClient,
+  deps: LookupDeps,
   tenantId: string,
   topicName: string,
   index: number,
 ): Promise<{ routing: TopicRouting; partitionId: string }> {
-  const routing = await topicRouting(prisma, tenantId, topicName);
+  const routing = await topicRouting(deps, tenantId, topicName);
   const partitionId = routing.partitionIds.get(index);
   if (partitionId === undefined) throw partitionNotFound(topicName, index, routing.partitionCount);
   return { routing, partitionId };
@@ -158,13 +154,13 @@ export async function findPartition(
 }
 
 export async function assertPartitionQuota(
-  prisma: PrismaClient,
+  deps: LookupDeps,
   tenantId: string,
   adding: number,
 ): Promise<void> {
   const [quota, used] = await Promise.all([
-    tenantQuota(prisma, tenantId),
-    prisma.topic.aggregate({ where: { organizationId: tenantId }, _sum: { partitionCount: true } }),
+    tenantQuota(deps, tenantId),
+    deps.prisma.topic.aggregate({ where: { organizationId: tenantId }, _sum: { partitionCount: true } }),
   ]);
   const total = (used._sum.partitionCount ?? 0) + adding;
   if (total > quota.maxPartitions) {
@@ -185,11 +181,11 @@ export async function createTopic(
   identity: Identity,
   input: CreateTopicInput,
 ): Promise<{ topic: TopicSummary; validateOnly: boolean; warnings: ConfigWarning[] }> {
-  const quota = await tenantQuota(deps.prisma, identity.tenantId);
+  const quota = await tenantQuota(deps, identity.tenantId);
   const preset = input.preset ? presetConfigs(input.preset, quota.erasureDeadlineDays) : {};
   const { explicit, parsed } = validateConfigs({ ...preset, ...input.configs });
   const warnings = configWarnings(parsed, input.partitions);
-  await assertPartitionQuota(deps.prisma, identity.tenantId, input.partitions);
+  await assertPartitionQuota(deps, identity.tenantId, input.partitions);
   const now = new Date(deps.clock.now());
   const existing = await deps.prisma.topic.findUnique({
     where: { organizationId_name: { organizationId: identity.tenantId, name: input.name } },

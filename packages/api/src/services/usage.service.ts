@@ -96,7 +96,7 @@ export async function admitProduce(
   const counting = request ? countDeferredRequest(multi, deps, request) : null;
   const exec = multi.exec();
   const requests = counting?.read(exec.then((answers) => Number(answers?.[3]?.[1] ?? 0)));
-  const [quota, answers] = await Promise.all([tenantQuota(deps.prisma, tenantId), exec]);
+  const [quota, answers] = await Promise.all([tenantQuota(deps, tenantId), exec]);
   // The request rate first, as when the middleware counts the request before the procedure runs.
   if (counting && requests) assertWithinRate(counting.window, await requests, quota.requestsPerSecond);
   const cached = answers?.[2]?.[1] as string | null | undefined;
@@ -141,7 +141,7 @@ export async function tenantUsage(deps: UsageDeps, tenantId: string) {
   await usageSpool(deps.prisma).flush();
   const day = utcDay(deps.clock.now());
   const [quota, stored, partitions, counters] = await Promise.all([
-    tenantQuota(deps.prisma, tenantId),
+    tenantQuota(deps, tenantId),
     sumStoredBytes(deps.prisma, tenantId),
     deps.prisma.topic.aggregate({ where: { organizationId: tenantId }, _sum: { partitionCount: true } }),
     deps.prisma.usageCounter.findMany({ where: { organizationId: tenantId, day } }),

@@ -26,10 +26,7 @@ export const publicProcedure = baseProcedure.use(translateErrors);
 
 /** The caller's identity from an API key or a session, refusing a page of another tenant. */
 async function authenticate(ctx: RequestContext): Promise<Identity> {
-  const identity = await resolveIdentity(
-    { auth: ctx.deps.auth, prisma: ctx.deps.prisma, now: () => new Date(ctx.deps.clock.now()) },
-    ctx.headers,
-  );
+  const identity = await resolveIdentity(ctx.deps, ctx.headers);
   const expected = ctx.headers.get(EXPECTED_TENANT_HEADER);
   if (expected !== null && expected !== identity.tenantId) {
     throw new AppError(
