@@ -22,6 +22,16 @@ const schema = z
     WORKER_DATAPLANE_HOST: z.string().min(1).default("127.0.0.1"),
     WORKER_ADVERTISED_HOST: z.string().min(1).optional(),
     WORKER_DATAPLANE_PORT: z.coerce.number().int().min(0).max(65535).default(0),
+    // The Kafka listener: port 0 binds an ephemeral port (npm start asks for 9092).
+    WORKER_KAFKA_HOST: z.string().min(1).default("127.0.0.1"),
+    WORKER_KAFKA_PORT: z.coerce.number().int().min(0).max(65535).default(0),
+    WORKER_KAFKA_ADVERTISED_HOST: z.string().min(1).optional(),
+    WORKER_KAFKA_TLS_CERT_FILE: z.string().min(1).optional(),
+    WORKER_KAFKA_TLS_KEY_FILE: z.string().min(1).optional(),
+    WORKER_KAFKA_ALLOW_PLAINTEXT: z
+      .enum(["true", "false"])
+      .default("false")
+      .transform((v) => v === "true"),
     WORKER_LEASE_TTL_MS: z.coerce.number().int().min(1000).default(10_000),
     WORKER_SCHEDULER_TICK_MS: z.coerce.number().int().min(100).default(5_000),
     WORKER_CLEANER_THREADS: z.coerce.number().int().min(1).max(64).default(1),
@@ -33,6 +43,13 @@ const schema = z
       .default(128 << 20),
     LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
   })
+  .refine(
+    (env) => (env.WORKER_KAFKA_TLS_CERT_FILE === undefined) === (env.WORKER_KAFKA_TLS_KEY_FILE === undefined),
+    {
+      message: "set both WORKER_KAFKA_TLS_CERT_FILE and WORKER_KAFKA_TLS_KEY_FILE, or neither",
+      path: ["WORKER_KAFKA_TLS_CERT_FILE"],
+    },
+  )
   .refine((env) => env.NODE_ENV !== "production" || env.LASTWORD_INTERNAL_SECRET !== undefined, {
     message: "LASTWORD_INTERNAL_SECRET is required in production",
     path: ["LASTWORD_INTERNAL_SECRET"],

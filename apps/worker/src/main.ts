@@ -24,6 +24,14 @@ async function main(): Promise<void> {
     advertisedHost: env.WORKER_ADVERTISED_HOST,
     port: env.WORKER_DATAPLANE_PORT,
     leaseTtlMs: env.WORKER_LEASE_TTL_MS,
+    kafka: {
+      host: env.WORKER_KAFKA_HOST,
+      port: env.WORKER_KAFKA_PORT,
+      advertisedHost: env.WORKER_KAFKA_ADVERTISED_HOST,
+      tlsCertFile: env.WORKER_KAFKA_TLS_CERT_FILE,
+      tlsKeyFile: env.WORKER_KAFKA_TLS_KEY_FILE,
+      allowPlaintext: env.WORKER_KAFKA_ALLOW_PLAINTEXT,
+    },
     logger,
     scheduling: {
       redisUrl: env.REDIS_URL,

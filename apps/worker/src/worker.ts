@@ -14,6 +14,10 @@ import { TombstoneAudit } from "./erasure/tombstone-audit";
 import type { OpenLog } from "./hosting/hosted-log";
 import { withKeyIndex } from "./hosting/indexed-log";
 import { PartitionHost } from "./hosting/partition-host";
+import { AppendSignal } from "./kafka/append-signal";
+import { KafkaCatalog } from "./kafka/kafka-catalog";
+import { type KafkaListener, type KafkaListenerConfig, startKafkaListener } from "./kafka/kafka-listener";
+import { KafkaPrincipals } from "./kafka/kafka-principals";
 import { createLogger, type Logger, type LogLevel } from "./logger";
 import { WorkerMetrics } from "./metrics/metrics";
 import { PartitionStatsRepository } from "./metrics/partition-stats.repository";
@@ -47,6 +51,8 @@ export interface WorkerConfig {
   logLevel?: LogLevel;
   /** Cleaner and retention scheduling through BullMQ; without it passes run only when requested. */
   scheduling?: SchedulingConfig;
+  /** The Kafka listener; without it this worker is no broker (Metadata does not list it). */
+  kafka?: KafkaListenerConfig & { advertisedHost?: string };
 }
 
 export interface SchedulingConfig {
@@ -62,6 +68,8 @@ export interface RunningWorker {
   id: string;
   /** The data-plane base URL actually bound, as registered in the Worker table. */
   address: string;
+  /** The Kafka listener as advertised (host and port clients bootstrap with) and this broker's node id. */
+  kafka: { host: string; port: number; nodeId: number; tls: boolean } | null;
   /** Partitions currently hosted (claimed; open, opening or failed to open). */
   ownedPartitions(): string[];
   /** Resolves once every tombstone audit event queued so far is in Postgres (tests). */
@@ -152,9 +160,14 @@ export async function startWorker(config: WorkerConfig): Promise<RunningWorker> 
   });
   const bound = await listen(server, config.host ?? "127.0.0.1", config.port ?? 0);
   const address = config.advertisedHost ? advertise(bound, config.advertisedHost) : bound;
+  const kafka = config.kafka
+    ? await startKafka(config.kafka, { prisma, host, audit, logger, leaseTtlMs, id })
+    : null;
+  if (kafka) registry.advertiseKafka(kafka.advertised.host, kafka.advertised.port);
   // Leases a previous run under the same id still holds: nothing of them is open here.
   await leases.releaseAll();
-  await registry.register(address);
+  const nodeId = await registry.register(address);
+  kafka?.setNodeId(nodeId);
   const loop = new OwnershipLoop({
     leases,
     registry,
@@ -170,8 +183,10 @@ export async function startWorker(config: WorkerConfig): Promise<RunningWorker> 
   await loop.tick();
   loop.start();
   scheduler?.start();
-  logger.info({ address, dataDir: config.dataDir, leaseTtlMs }, "worker ready");
+  const kafkaAddress = kafka ? { ...kafka.advertised, nodeId, tls: kafka.listener.tls } : null;
+  logger.info({ address, kafka: kafkaAddress, dataDir: config.dataDir, leaseTtlMs }, "worker ready");
   const shutdown = gracefulShutdown({
+    kafka: kafka?.listener ?? null,
     loop,
     server,
     scheduler,
@@ -185,14 +200,16 @@ export async function startWorker(config: WorkerConfig): Promise<RunningWorker> 
   return {
     id,
     address,
+    kafka: kafkaAddress,
     ownedPartitions: () => host.ids(),
     auditIdle: () => audit.idle(),
     stop: () => shutdown.run(logger).then(() => logger.info("worker stopped")),
-    kill: () => kill({ loop, server, scheduler, host, prisma, fence, audit }),
+    kill: () => kill({ kafka: kafka?.listener ?? null, loop, server, scheduler, host, prisma, fence, audit }),
   };
 }
 
 interface Parts {
+  kafka: KafkaListener | null;
   loop: OwnershipLoop;
   server: Server;
   scheduler: CleanerScheduler | null;
@@ -206,6 +223,7 @@ interface Parts {
 
 function gracefulShutdown(parts: Parts): ShutdownSequence {
   const sequence = new ShutdownSequence();
+  sequence.add("stop kafka listener", () => parts.kafka?.close());
   sequence.add("stop ownership loop", () => parts.loop.stop());
   sequence.add("stop data plane", () => closeServer(parts.server));
   sequence.add("stop job workers and queues", () => parts.scheduler?.stop());
@@ -224,6 +242,7 @@ const AUDIT_FLUSH_MS = 8_000;
 
 async function kill(parts: Omit<Parts, "leases" | "registry">): Promise<void> {
   parts.audit.halt();
+  await parts.kafka?.close();
   parts.server.closeAllConnections();
   parts.server.close();
   await parts.loop.stop();
@@ -236,4 +255,41 @@ function advertise(boundAddress: string, host: string): string {
   const url = new URL(boundAddress);
   url.hostname = host;
   return url.origin;
+}
+
+interface KafkaParts {
+  prisma: PrismaClient;
+  host: PartitionHost;
+  audit: TombstoneAudit;
+  logger: Logger;
+  leaseTtlMs: number;
+  id: string;
+}
+
+async function startKafka(config: NonNullable<WorkerConfig["kafka"]>, parts: KafkaParts) {
+  const appends = new AppendSignal();
+  parts.host.onAppended((partitionId) => appends.notify(partitionId));
+  const now = () => Date.now();
+  let nodeId = -1;
+  let advertised = { host: config.advertisedHost ?? config.host, port: config.port };
+  const listener = await startKafkaListener(
+    {
+      host: parts.host,
+      audit: parts.audit,
+      catalog: new KafkaCatalog(parts.prisma, { leaseTtlMs: parts.leaseTtlMs, now }),
+      appends,
+      logger: parts.logger,
+      self: () => ({ nodeId, workerId: parts.id, host: advertised.host, port: advertised.port }),
+    },
+    new KafkaPrincipals(parts.prisma, now),
+    config,
+  );
+  advertised = { host: config.advertisedHost ?? listener.host, port: listener.port };
+  return {
+    listener,
+    advertised,
+    setNodeId(id: number) {
+      nodeId = id;
+    },
+  };
 }

@@ -71,6 +71,7 @@ export class ScramServerExchange {
     this.#state = {
       step: "client-final",
       credential,
+      clientNonce: pending.clientNonce,
       nonce,
       gs2Header: pending.gs2Header,
       authPrefix: `${pending.bare},${serverFirst}`,
@@ -96,7 +97,11 @@ export class ScramServerExchange {
     if (Buffer.from(channel, "base64").toString("utf8") !== state.gs2Header) {
       throw new SaslError("the channel binding differs from the client-first message");
     }
-    if (nonce !== state.nonce) throw new SaslError("the nonce differs from the server's");
+    // librdkafka (2.0 through 2.15) sends its client nonce again before the server's whole nonce;
+    // Kafka accepts a client-final nonce that ends with its own, so accept exactly that form too.
+    if (nonce !== state.nonce && nonce !== state.clientNonce + state.nonce) {
+      throw new SaslError("the nonce differs from the server's");
+    }
     const { credential } = state;
     const authMessage = `${state.authPrefix},${withoutProof}`;
     const clientSignature = hmac(this.mechanism, credential.storedKey, authMessage);

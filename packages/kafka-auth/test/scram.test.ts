@@ -153,6 +153,25 @@ describe("SCRAM credentials and the server exchange", () => {
     expect(() => other.clientFinal(Buffer.from(`c=${yHeader},r=${n2},p=AAAA`))).toThrow(/channel binding/);
   });
 
+  it("6b. librdkafka's client-final form (its client nonce again before the server's nonce) is accepted, nothing looser", async () => {
+    const credential = await deriveScramCredential("SCRAM-SHA-256", "pencil", {
+      salt: Buffer.from("W22ZaJ0SNY7soEsUEjb6gQ==", "base64"),
+      iterations: 4096,
+    });
+    const exchange = () => {
+      const server = new ScramServerExchange("SCRAM-SHA-256", { serverNonce: () => "SRV" });
+      server.clientFirst(Buffer.from("n,,n=user,r=CLI"));
+      server.serverFirst(credential);
+      return server;
+    };
+    // Not a valid proof for either form: only the nonce check is under test here.
+    expect(() => exchange().clientFinal(Buffer.from("c=biws,r=CLICLISRV,p=AAAA"))).toThrow(
+      /invalid credentials/,
+    );
+    expect(() => exchange().clientFinal(Buffer.from("c=biws,r=XCLISRV,p=AAAA"))).toThrow(/nonce/);
+    expect(() => exchange().clientFinal(Buffer.from("c=biws,r=CLICLICLISRV,p=AAAA"))).toThrow(/nonce/);
+  });
+
   it("7. fewer than 4,096 iterations are never stored", async () => {
     await expect(deriveScramCredential("SCRAM-SHA-256", "pw", { iterations: 4095 })).rejects.toThrow(
       RangeError,

@@ -42,5 +42,12 @@ export type {
 } from "./partition-log";
 export { PartitionLog } from "./partition-log";
 export type { AppendRecord, LogRecord, RecordBatchHeader, RecordHeader, TimestampType } from "./record-batch";
-export { decodeBatch, encodeRecordBatch, readBatchHeader } from "./record-batch";
+export {
+  BATCH_HEADER_BYTES,
+  batchCrcMatches,
+  batchHeaderDefect,
+  decodeBatch,
+  encodeRecordBatch,
+  readBatchHeader,
+} from "./record-batch";
 export type { RetentionReason } from "./retention";

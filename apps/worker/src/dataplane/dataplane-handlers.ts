@@ -45,6 +45,7 @@ export function produce(
       throw new Error(`append of ${records.length} records returned offsets ${baseOffset}..${lastOffset}`);
     }
     if (compacted) auditTombstones(host, audit, partitionId, log, records, baseOffset);
+    host.notifyAppended(partitionId);
     return { baseOffset, count: records.length };
   });
 }

@@ -32,6 +32,7 @@ export interface PartitionHostOptions {
 export class PartitionHost {
   readonly #slots = new Map<string, PartitionSlot>();
   readonly #rollListeners: ((partitionId: string) => void)[] = [];
+  readonly #appendListeners: ((partitionId: string) => void)[] = [];
   readonly #openListeners: ((slot: PartitionSlot) => void)[] = [];
   readonly #options: PartitionHostOptions;
   /** performance.now() of the first failed database check since the last success; null when reachable. */
@@ -127,6 +128,15 @@ export class PartitionHost {
 
   notifyRolled(partitionId: string): void {
     for (const listener of this.#rollListeners) listener(partitionId);
+  }
+
+  /** Called after every acknowledged append (long polls waiting on the partition wake). */
+  onAppended(listener: (partitionId: string) => void): void {
+    this.#appendListeners.push(listener);
+  }
+
+  notifyAppended(partitionId: string): void {
+    for (const listener of this.#appendListeners) listener(partitionId);
   }
 
   slots(): PartitionSlot[] {

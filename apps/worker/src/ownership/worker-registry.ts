@@ -4,18 +4,31 @@ import type { PrismaClient } from "@lastword/db";
 export class WorkerRegistry {
   readonly #prisma: PrismaClient;
   readonly #workerId: string;
+  #kafka: { host: string; port: number } | null = null;
 
   constructor(prisma: PrismaClient, workerId: string) {
     this.#prisma = prisma;
     this.#workerId = workerId;
   }
 
-  async register(address: string): Promise<void> {
-    await this.#prisma.$executeRaw`
-      INSERT INTO "Worker" ("id", "address", "startedAt", "heartbeatAt", "stoppedAt")
-      VALUES (${this.#workerId}, ${address}, now() AT TIME ZONE 'UTC', now() AT TIME ZONE 'UTC', NULL)
+  /** The Kafka listener's advertised address, written with every (re-)registration. */
+  advertiseKafka(host: string, port: number): void {
+    this.#kafka = { host, port };
+  }
+
+  /** Upserts our row; returns our Kafka node id (stable for a worker id: the row keeps it). */
+  async register(address: string): Promise<number> {
+    const kafkaHost = this.#kafka?.host ?? null;
+    const kafkaPort = this.#kafka?.port ?? null;
+    const rows = await this.#prisma.$queryRaw<{ nodeId: number }[]>`
+      INSERT INTO "Worker" ("id", "address", "startedAt", "heartbeatAt", "stoppedAt", "kafkaHost", "kafkaPort")
+      VALUES (${this.#workerId}, ${address}, now() AT TIME ZONE 'UTC', now() AT TIME ZONE 'UTC', NULL,
+        ${kafkaHost}, ${kafkaPort})
       ON CONFLICT ("id") DO UPDATE SET "address" = EXCLUDED."address", "startedAt" = EXCLUDED."startedAt",
-        "heartbeatAt" = EXCLUDED."heartbeatAt", "stoppedAt" = NULL`;
+        "heartbeatAt" = EXCLUDED."heartbeatAt", "stoppedAt" = NULL,
+        "kafkaHost" = EXCLUDED."kafkaHost", "kafkaPort" = EXCLUDED."kafkaPort"
+      RETURNING "nodeId"`;
+    return rows[0]!.nodeId;
   }
 
   /** False when our row is gone or marked stopped: the caller re-registers. */

@@ -1,4 +1,3 @@
-import { createHash } from "node:crypto";
 import type { ApiKey, PrismaClient } from "@lastword/db";
 import type { AuditActor } from "@lastword/erasure/audit-chain";
 import type { Clock } from "@lastword/logstore";
@@ -6,6 +5,7 @@ import { AppError } from "../errors/app-error";
 import { isDatabaseUnreachable } from "../errors/database-unavailable";
 import { cachePerOwner } from "../services/lookup-cache";
 import type { Auth } from "./auth";
+import { hashApiKey } from "./key-auth";
 import { isRole, permissionsToScopes, type Role, type Scope, scopesOfRole } from "./scopes";
 
 /** Who is calling, for which tenant, with what rights. Built once per request, here only. */
@@ -53,13 +53,7 @@ export function forgetCachedApiKeys(prisma: PrismaClient): void {
   apiKeyRows.existing(prisma)?.clear();
 }
 
-/**
- * How the key plugin stores a key (its `defaultKeyHasher`: SHA-256, base64url without padding),
- * computed synchronously: its Web Crypto digest costs ~0.3 ms of CPU per request for 40 bytes.
- */
-export function hashApiKey(secret: string): string {
-  return createHash("sha256").update(secret).digest("base64url");
-}
+export { hashApiKey };
 
 async function identityFromApiKey(prisma: PrismaClient, clock: Clock, secret: string): Promise<Identity> {
   const now = new Date(clock.now());

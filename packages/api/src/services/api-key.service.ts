@@ -1,5 +1,6 @@
 import type { ApiKey as ApiKeyRow, PrismaClient } from "@lastword/db";
 import { appendAuditEvent } from "@lastword/db";
+import { deriveScramCredential, SCRAM_MECHANISMS } from "@lastword/kafka-auth";
 import type { Auth } from "../auth/auth";
 import { assertCanGrant } from "../auth/grant-rule";
 import { forgetCachedApiKeys, type Identity } from "../auth/request-identity";
@@ -68,16 +69,28 @@ export async function issueApiKey(
       expiresIn: input.expiresInDays ? input.expiresInDays * 86_400 : null,
     },
   });
-  await deps.prisma.$transaction((tx) =>
-    appendAuditEvent(tx, {
+  // The secret exists only now: derive what a Kafka SCRAM login checks, for both mechanisms.
+  const scram = await Promise.all(SCRAM_MECHANISMS.map((m) => deriveScramCredential(m, created.key)));
+  await deps.prisma.$transaction(async (tx) => {
+    await tx.kafkaScramCredential.createMany({
+      data: scram.map((c) => ({
+        apiKeyId: created.id,
+        mechanism: c.mechanism,
+        salt: new Uint8Array(c.salt),
+        iterations: c.iterations,
+        storedKey: new Uint8Array(c.storedKey),
+        serverKey: new Uint8Array(c.serverKey),
+      })),
+    });
+    await appendAuditEvent(tx, {
       organizationId: input.organizationId,
       actor: input.actor ?? { type: "user", id: input.userId },
       action: "apiKey.created",
       target: { type: "apiKey", id: created.id },
       data: { name: input.name, scopes, prefix: created.start },
       now: new Date(deps.clock.now()),
-    }),
-  );
+    });
+  });
   return {
     id: created.id,
     key: created.key,

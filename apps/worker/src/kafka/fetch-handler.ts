@@ -1,0 +1,160 @@
+import { hasScope } from "@lastword/api/key-auth";
+import { ErrorCode, type RequestBody, type ResponseInput } from "@lastword/kafka-protocol";
+import { decodeBatch, readBatchHeader } from "@lastword/logstore";
+import type { HostedLog } from "../hosting/hosted-log";
+import type { KafkaBrokerContext, KafkaSession } from "./kafka-context";
+import { kafkaErrorOf } from "./kafka-errors";
+
+type FetchRequest = RequestBody<1>;
+type FetchResponse = ResponseInput<1>;
+type PartitionAnswer = NonNullable<NonNullable<FetchResponse["responses"]>[number]["partitions"]>[number];
+
+interface Want {
+  topic: string;
+  index: number;
+  partitionId: string | null;
+  fetchOffset: number;
+  maxBytes: number;
+}
+
+/** True when a batch in `bytes` holds a record at or above `offset` (not just its offset range). */
+function holdsRecordFrom(bytes: Buffer, offset: number): boolean {
+  for (let pos = 0; pos < bytes.length; ) {
+    const header = readBatchHeader(bytes, pos);
+    if (header.lastOffset >= offset && header.recordCount > 0) {
+      if (header.baseOffset >= offset) return true;
+      if (decodeBatch(bytes, pos).records.some((r) => r.offset >= offset)) return true;
+    }
+    pos += header.sizeBytes;
+  }
+  return false;
+}
+
+/**
+ * Whole stored batches from `from` within `maxBytes` (the first always whole, KIP-74), as read from
+ * disk. A compacted log can hold batches whose records below the fetch offset are all that is left
+ * in range; a client that drops records below its offset would then advance one offset per round
+ * trip, so batches are added until one holds a record at or above the offset, or the log ends.
+ */
+async function readFrom(log: HostedLog, from: number, maxBytes: number): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  let next = from;
+  let budget = maxBytes;
+  while (next < log.logEndOffset) {
+    const { bytes, nextOffset } = await log.readBatches(next, { maxBytes: Math.max(budget, 1) });
+    if (bytes.length === 0 || nextOffset <= next) break;
+    chunks.push(bytes);
+    budget -= bytes.length;
+    next = nextOffset;
+    if (holdsRecordFrom(bytes, from)) break;
+  }
+  return chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks);
+}
+
+function answer(index: number, errorCode: number, extra: Partial<PartitionAnswer> = {}): PartitionAnswer {
+  return {
+    partitionIndex: index,
+    errorCode,
+    highWatermark: -1n,
+    lastStableOffset: -1n,
+    logStartOffset: -1n,
+    abortedTransactions: [],
+    preferredReadReplica: -1,
+    records: null,
+    ...extra,
+  };
+}
+
+async function fetchPartition(ctx: KafkaBrokerContext, want: Want, budget: { left: number; any: boolean }) {
+  if (want.partitionId === null || !ctx.host.slot(want.partitionId)) {
+    return answer(want.index, ErrorCode.NOT_LEADER_OR_FOLLOWER);
+  }
+  try {
+    return await ctx.host.read(want.partitionId, async (log) => {
+      const marks = {
+        highWatermark: BigInt(log.logEndOffset),
+        lastStableOffset: BigInt(log.logEndOffset),
+        logStartOffset: BigInt(log.logStartOffset),
+      };
+      if (want.fetchOffset < log.logStartOffset || want.fetchOffset > log.logEndOffset) {
+        return answer(want.index, ErrorCode.OFFSET_OUT_OF_RANGE, marks);
+      }
+      // The first batch of the whole response is served whatever its size; after it, the budget rules.
+      const limit = Math.min(want.maxBytes, budget.any ? budget.left : Number.MAX_SAFE_INTEGER);
+      if (want.fetchOffset === log.logEndOffset || limit <= 0)
+        return answer(want.index, 0, { ...marks, records: Buffer.alloc(0) });
+      const records = await readFrom(log, want.fetchOffset, limit);
+      budget.left -= records.length;
+      if (records.length > 0) budget.any = true;
+      return answer(want.index, 0, { ...marks, records });
+    });
+  } catch (error) {
+    return answer(want.index, kafkaErrorOf(error).errorCode);
+  }
+}
+
+async function resolve(ctx: KafkaBrokerContext, session: KafkaSession, request: FetchRequest) {
+  const mayRead = hasScope(session.principal.scopes, "records:read");
+  const wants: (Want | { topic: string; index: number; errorCode: number })[] = [];
+  for (const t of request.topics) {
+    const topic = await ctx.catalog.topic(session.principal.tenantId, t.topic);
+    for (const p of t.partitions) {
+      const partition = topic?.partitions.find((x) => x.index === p.partition);
+      if (!topic || !partition)
+        wants.push({ topic: t.topic, index: p.partition, errorCode: ErrorCode.UNKNOWN_TOPIC_OR_PARTITION });
+      else if (!mayRead)
+        wants.push({ topic: t.topic, index: p.partition, errorCode: ErrorCode.TOPIC_AUTHORIZATION_FAILED });
+      else {
+        wants.push({
+          topic: t.topic,
+          index: p.partition,
+          partitionId: partition.id,
+          fetchOffset: Number(p.fetchOffset),
+          maxBytes: p.partitionMaxBytes,
+        });
+      }
+    }
+  }
+  return wants;
+}
+
+/**
+ * Fetch v4+: stored batches as read from disk (no decode, no re-encode), high watermark = last
+ * stable offset = log end (no transactions), long poll until `minBytes` arrived or `maxWaitMs`
+ * passed, woken by appends to the partitions asked for.
+ */
+export async function handleFetch(
+  ctx: KafkaBrokerContext,
+  session: KafkaSession,
+  request: FetchRequest,
+): Promise<FetchResponse> {
+  const wants = await resolve(ctx, session, request);
+  const deadline = Date.now() + Math.max(0, request.maxWaitMs);
+  for (;;) {
+    const budget = { left: request.maxBytes, any: false };
+    const answers: { topic: string; answer: PartitionAnswer }[] = [];
+    for (const want of wants) {
+      const a =
+        "errorCode" in want ? answer(want.index, want.errorCode) : await fetchPartition(ctx, want, budget);
+      answers.push({ topic: want.topic, answer: a });
+    }
+    const bytes = request.maxBytes - budget.left;
+    const waitMs = deadline - Date.now();
+    const failed = answers.some((a) => a.answer.errorCode !== 0);
+    if (bytes >= request.minBytes || waitMs <= 0 || failed || session.closed.aborted) {
+      return { throttleTimeMs: 0, errorCode: 0, sessionId: 0, responses: grouped(answers) };
+    }
+    const ids = wants.flatMap((w) => ("partitionId" in w && w.partitionId ? [w.partitionId] : []));
+    await ctx.appends.wait(ids, waitMs, session.closed);
+  }
+}
+
+function grouped(answers: { topic: string; answer: PartitionAnswer }[]) {
+  const byTopic = new Map<string, PartitionAnswer[]>();
+  for (const { topic, answer: a } of answers) {
+    const list = byTopic.get(topic) ?? [];
+    list.push(a);
+    byTopic.set(topic, list);
+  }
+  return [...byTopic].map(([topic, partitions]) => ({ topic, partitions }));
+}

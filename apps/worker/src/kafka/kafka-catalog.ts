@@ -1,0 +1,128 @@
+import { createHash } from "node:crypto";
+import type { PrismaClient } from "@lastword/db";
+import { parseTopicConfig, type TopicConfig } from "@lastword/logstore";
+
+/** A live worker as a Kafka broker. */
+export interface KafkaBroker {
+  nodeId: number;
+  workerId: string;
+  host: string;
+  port: number;
+}
+
+export interface CatalogPartition {
+  id: string;
+  index: number;
+  /** The lease owner's node id, or null while nobody holds a live lease (LEADER_NOT_AVAILABLE). */
+  leaderId: number | null;
+  ownerWorkerId: string | null;
+}
+
+export interface CatalogTopic {
+  id: string;
+  name: string;
+  kafkaTopicId: string;
+  config: TopicConfig;
+  partitions: CatalogPartition[];
+}
+
+/**
+ * How stale a Metadata answer may be: clients ask often (kafkajs on every refresh, librdkafka per
+ * topic), and one that meets NOT_LEADER_OR_FOLLOWER asks again.
+ */
+export const CATALOG_CACHE_MS = 250;
+
+/** The same stable id for a tenant on every worker, revealing nothing of the tenant id. */
+export function clusterIdOf(tenantId: string): string {
+  return `lw-${createHash("sha256").update(tenantId).digest("base64url").slice(0, 20)}`;
+}
+
+/**
+ * Tenant-scoped view of topics, partitions and brokers for the Kafka listener. Topics resolve by
+ * (tenant, name) only: another tenant's topic is exactly a missing one.
+ */
+export class KafkaCatalog {
+  readonly #prisma: PrismaClient;
+  readonly #leaseTtlMs: number;
+  readonly #now: () => number;
+  #brokers: { at: number; value: Promise<KafkaBroker[]> } | null = null;
+  readonly #topics = new Map<string, { at: number; value: Promise<CatalogTopic[]> }>();
+
+  constructor(prisma: PrismaClient, options: { leaseTtlMs: number; now: () => number }) {
+    this.#prisma = prisma;
+    this.#leaseTtlMs = options.leaseTtlMs;
+    this.#now = options.now;
+  }
+
+  /** Live workers with a Kafka listener, by node id; identical on every worker. */
+  brokers(): Promise<KafkaBroker[]> {
+    const now = this.#now();
+    if (this.#brokers && now - this.#brokers.at < CATALOG_CACHE_MS) return this.#brokers.value;
+    const value = this.#loadBrokers();
+    this.#brokers = { at: now, value };
+    value.catch(() => (this.#brokers = null));
+    return value;
+  }
+
+  topics(tenantId: string): Promise<CatalogTopic[]> {
+    const now = this.#now();
+    const hit = this.#topics.get(tenantId);
+    if (hit && now - hit.at < CATALOG_CACHE_MS) return hit.value;
+    if (this.#topics.size > 10_000) this.#topics.clear();
+    const value = this.#loadTopics(tenantId);
+    this.#topics.set(tenantId, { at: now, value });
+    value.catch(() => this.#topics.delete(tenantId));
+    return value;
+  }
+
+  async topic(tenantId: string, name: string): Promise<CatalogTopic | null> {
+    return (await this.topics(tenantId)).find((t) => t.name === name) ?? null;
+  }
+
+  /** Forgets cached answers (a test moved a partition, or this worker's own ownership changed). */
+  invalidate(): void {
+    this.#brokers = null;
+    this.#topics.clear();
+  }
+
+  async #loadBrokers(): Promise<KafkaBroker[]> {
+    // Liveness on the database clock, as the claim loop judges it.
+    const rows = await this.#prisma.$queryRaw<
+      { id: string; nodeId: number; kafkaHost: string; kafkaPort: number }[]
+    >`
+      SELECT "id", "nodeId", "kafkaHost", "kafkaPort" FROM "Worker"
+      WHERE "stoppedAt" IS NULL AND "kafkaHost" IS NOT NULL AND "kafkaPort" IS NOT NULL
+        AND "heartbeatAt" > (now() AT TIME ZONE 'UTC') - make_interval(secs => ${this.#leaseTtlMs / 1000})
+      ORDER BY "nodeId"`;
+    return rows.map((r) => ({ nodeId: r.nodeId, workerId: r.id, host: r.kafkaHost, port: r.kafkaPort }));
+  }
+
+  async #loadTopics(tenantId: string): Promise<CatalogTopic[]> {
+    const [brokers, topics] = await Promise.all([
+      this.brokers(),
+      this.#prisma.topic.findMany({
+        where: { organizationId: tenantId },
+        orderBy: { name: "asc" },
+        include: {
+          partitions: { select: { id: true, index: true, ownerWorkerId: true, leaseExpiresAt: true } },
+        },
+      }),
+    ]);
+    const nodeOf = new Map(brokers.map((b) => [b.workerId, b.nodeId]));
+    const now = this.#now();
+    return topics.map((t) => ({
+      id: t.id,
+      name: t.name,
+      kafkaTopicId: t.kafkaTopicId,
+      config: parseTopicConfig(t.configs as Record<string, string | number>),
+      partitions: t.partitions
+        .sort((a, b) => a.index - b.index)
+        .map((p) => {
+          const live =
+            p.ownerWorkerId !== null && p.leaseExpiresAt !== null && p.leaseExpiresAt.getTime() > now;
+          const leaderId = live ? (nodeOf.get(p.ownerWorkerId as string) ?? null) : null;
+          return { id: p.id, index: p.index, leaderId, ownerWorkerId: p.ownerWorkerId };
+        }),
+    }));
+  }
+}

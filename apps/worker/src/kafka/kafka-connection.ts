@@ -1,0 +1,269 @@
+import { once } from "node:events";
+import type { Socket } from "node:net";
+import { SaslError } from "@lastword/kafka-auth";
+import {
+  ApiKey,
+  type DecodedRequest,
+  decodeRequest,
+  ErrorCode,
+  encodeResponse,
+  FrameReader,
+  KafkaProtocolError,
+  MAX_FRAME_BYTES,
+} from "@lastword/kafka-protocol";
+import { ADVERTISED_APIS, isAdvertised } from "./advertised-apis";
+import { handleFetch } from "./fetch-handler";
+import type { KafkaBrokerContext, KafkaSession } from "./kafka-context";
+import type { KafkaPrincipal, KafkaPrincipals } from "./kafka-principals";
+import { handleListOffsets } from "./list-offsets-handler";
+import { handleMetadata } from "./metadata-handler";
+import { handleProduce } from "./produce-handler";
+import { isSaslMechanism, SASL_MECHANISMS, SaslStep } from "./sasl-step";
+
+/** Kafka's connection.failed.authentication.delay.ms: a failed login is answered, then closed after this. */
+export const FAILED_AUTH_CLOSE_DELAY_MS = 100;
+/** A connection that has not authenticated by then is closed (kafkajs's own authentication timeout is 10 s). */
+export const AUTHENTICATION_TIMEOUT_MS = 10_000;
+/** Received bytes held before the socket stops reading: requests are served one at a time. */
+const READ_PAUSE_BYTES = 1 << 20;
+
+type AuthState =
+  | { step: "none" }
+  | { step: "handshaken"; sasl: SaslStep; raw: boolean }
+  | { step: "done"; principal: KafkaPrincipal };
+
+export interface KafkaConnectionDeps {
+  ctx: KafkaBrokerContext;
+  principals: KafkaPrincipals;
+  onClose(connection: KafkaConnection): void;
+}
+
+/**
+ * One client socket. Requests are read, handled and answered strictly one at a time, in order (as
+ * Kafka mutes a channel until its response is sent); acks=0 produces get no answer; the next
+ * request waits while the socket cannot take more. Before SASL completes only ApiVersions,
+ * SaslHandshake and SaslAuthenticate are served, in frames of at most 64 KiB.
+ */
+export class KafkaConnection {
+  readonly #socket: Socket;
+  readonly #deps: KafkaConnectionDeps;
+  readonly #reader = new FrameReader();
+  readonly #closed = new AbortController();
+  #auth: AuthState = { step: "none" };
+  #busy = false;
+  #clientId: string | null = null;
+  readonly #authTimer: NodeJS.Timeout;
+  clientSoftware: { name: string; version: string } | null = null;
+
+  constructor(socket: Socket, deps: KafkaConnectionDeps) {
+    this.#socket = socket;
+    this.#deps = deps;
+    socket.setNoDelay(true);
+    socket.on("data", (chunk: Buffer) => this.#received(chunk));
+    socket.on("error", () => this.close());
+    socket.on("close", () => this.close());
+    this.#authTimer = setTimeout(() => this.close(), AUTHENTICATION_TIMEOUT_MS);
+    this.#authTimer.unref();
+  }
+
+  get principal(): KafkaPrincipal | null {
+    return this.#auth.step === "done" ? this.#auth.principal : null;
+  }
+
+  close(): void {
+    if (this.#closed.signal.aborted) return;
+    this.#closed.abort();
+    clearTimeout(this.#authTimer);
+    this.#socket.destroy();
+    this.#deps.onClose(this);
+  }
+
+  #received(chunk: Buffer): void {
+    this.#reader.push(chunk);
+    if (this.#reader.bufferedBytes > READ_PAUSE_BYTES) this.#socket.pause();
+    void this.#pump();
+  }
+
+  async #pump(): Promise<void> {
+    if (this.#busy) return;
+    this.#busy = true;
+    try {
+      for (;;) {
+        if (this.#closed.signal.aborted) return;
+        const frame = this.#nextFrame();
+        if (!frame) break;
+        await this.#serve(frame);
+        if (this.#socket.writableNeedDrain) await once(this.#socket, "drain").catch(() => undefined);
+      }
+      if (this.#socket.isPaused() && this.#reader.bufferedBytes <= READ_PAUSE_BYTES) this.#socket.resume();
+    } catch (error) {
+      this.#deps.ctx.logger.warn({ err: error }, "kafka connection closed after a failed request");
+      this.close();
+    } finally {
+      this.#busy = false;
+    }
+  }
+
+  #nextFrame(): Buffer | undefined {
+    try {
+      return this.#reader.next();
+    } catch (error) {
+      this.#deps.ctx.logger.debug({ err: error }, "kafka frame refused");
+      this.close();
+      return undefined;
+    }
+  }
+
+  #write(frame: Buffer): void {
+    if (!this.#closed.signal.aborted) this.#socket.write(frame);
+  }
+
+  async #serve(frame: Buffer): Promise<void> {
+    if (this.#auth.step === "handshaken" && this.#auth.raw) {
+      await this.#rawSaslToken(frame);
+      return;
+    }
+    let request: DecodedRequest;
+    try {
+      request = decodeRequest(frame);
+    } catch (error) {
+      const header = error instanceof KafkaProtocolError ? error.header : undefined;
+      if (header?.apiKey === ApiKey.ApiVersions && !isAdvertised(ApiKey.ApiVersions, header.apiVersion)) {
+        this.#unsupportedApiVersions(header.correlationId);
+        return;
+      }
+      this.#deps.ctx.logger.debug({ err: error }, "kafka request refused");
+      this.close();
+      return;
+    }
+    this.#clientId = request.header.clientId ?? null;
+    await this.#dispatch(request);
+  }
+
+  async #dispatch(request: DecodedRequest): Promise<void> {
+    const { correlationId } = request.header;
+    const reply = (body: object) =>
+      this.#write(encodeResponse(request.apiKey, request.apiVersion, correlationId, body as never));
+    if (request.apiKey === ApiKey.ApiVersions) {
+      if (!isAdvertised(request.apiKey, request.apiVersion))
+        return this.#unsupportedApiVersions(correlationId);
+      if (request.apiVersion >= 3) {
+        this.clientSoftware = {
+          name: request.body.clientSoftwareName,
+          version: request.body.clientSoftwareVersion,
+        };
+      }
+      reply({ errorCode: 0, apiKeys: ADVERTISED_APIS, throttleTimeMs: 0 });
+      return;
+    }
+    if (!isAdvertised(request.apiKey, request.apiVersion)) {
+      this.close();
+      return;
+    }
+    if (request.apiKey === ApiKey.SaslHandshake)
+      return this.#handshake(request.apiVersion, request.body.mechanism, reply);
+    if (request.apiKey === ApiKey.SaslAuthenticate) return this.#authenticate(request.body.authBytes, reply);
+    const principal = this.principal;
+    // Anything else before authentication: Kafka closes the connection.
+    if (!principal) return this.close();
+    const session: KafkaSession = { principal, clientId: this.#clientId, closed: this.#closed.signal };
+    const { ctx } = this.#deps;
+    switch (request.apiKey) {
+      case ApiKey.Metadata:
+        return reply(await handleMetadata(ctx, session, request.body));
+      case ApiKey.Produce: {
+        const answer = await handleProduce(ctx, session, request.body);
+        if (answer) reply(answer);
+        return;
+      }
+      case ApiKey.Fetch:
+        return reply(await handleFetch(ctx, session, request.body));
+      case ApiKey.ListOffsets:
+        return reply(await handleListOffsets(ctx, session, request.body));
+      default:
+        this.close();
+    }
+  }
+
+  // Kafka answers an ApiVersions version it does not serve in the v0 layout, without reading the
+  // body, so the client can retry with a version from the list.
+  #unsupportedApiVersions(correlationId: number): void {
+    this.#write(
+      encodeResponse(ApiKey.ApiVersions, 0, correlationId, {
+        errorCode: ErrorCode.UNSUPPORTED_VERSION,
+        apiKeys: ADVERTISED_APIS,
+      }),
+    );
+  }
+
+  #handshake(version: number, mechanism: string, reply: (body: object) => void): void {
+    if (this.#auth.step !== "none") {
+      reply({ errorCode: ErrorCode.ILLEGAL_SASL_STATE, mechanisms: SASL_MECHANISMS });
+      return;
+    }
+    if (!isSaslMechanism(mechanism)) {
+      reply({ errorCode: ErrorCode.UNSUPPORTED_SASL_MECHANISM, mechanisms: SASL_MECHANISMS });
+      return;
+    }
+    // v0: the tokens that follow are raw frames; v1: they come in SaslAuthenticate requests.
+    this.#auth = {
+      step: "handshaken",
+      sasl: new SaslStep(mechanism, this.#deps.principals),
+      raw: version === 0,
+    };
+    reply({ errorCode: 0, mechanisms: SASL_MECHANISMS });
+  }
+
+  async #authenticate(token: Buffer, reply: (body: object) => void): Promise<void> {
+    const auth = this.#auth;
+    if (auth.step !== "handshaken") {
+      reply({
+        errorCode: ErrorCode.ILLEGAL_SASL_STATE,
+        errorMessage: "SaslAuthenticate before SaslHandshake",
+        authBytes: Buffer.alloc(0),
+      });
+      this.#closeSoon();
+      return;
+    }
+    try {
+      const outcome = await auth.sasl.next(token);
+      if (outcome.done) this.#authenticated(outcome.principal);
+      reply({ errorCode: 0, errorMessage: null, authBytes: outcome.reply, sessionLifetimeMs: 0n });
+    } catch (error) {
+      if (!(error instanceof SaslError)) throw error;
+      reply({
+        errorCode: ErrorCode.SASL_AUTHENTICATION_FAILED,
+        errorMessage: error.message,
+        authBytes: Buffer.alloc(0),
+      });
+      this.#closeSoon();
+    }
+  }
+
+  async #rawSaslToken(token: Buffer): Promise<void> {
+    if (this.#auth.step !== "handshaken") return;
+    try {
+      const outcome = await this.#auth.sasl.next(token);
+      if (outcome.done) this.#authenticated(outcome.principal);
+      const framed = Buffer.allocUnsafe(4 + outcome.reply.length);
+      framed.writeInt32BE(outcome.reply.length, 0);
+      outcome.reply.copy(framed, 4);
+      this.#write(framed);
+    } catch (error) {
+      if (!(error instanceof SaslError)) throw error;
+      // Raw SASL has no error field: closing the connection is the answer.
+      this.close();
+    }
+  }
+
+  #authenticated(principal: KafkaPrincipal): void {
+    this.#auth = { step: "done", principal };
+    clearTimeout(this.#authTimer);
+    this.#reader.maxFrameBytes = MAX_FRAME_BYTES;
+  }
+
+  #closeSoon(): void {
+    this.#socket.pause();
+    setTimeout(() => this.close(), FAILED_AUTH_CLOSE_DELAY_MS).unref();
+  }
+}

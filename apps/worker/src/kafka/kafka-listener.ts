@@ -1,0 +1,90 @@
+import { readFileSync } from "node:fs";
+import { createServer as createTcpServer, isIP, type Server, type Socket } from "node:net";
+import { createServer as createTlsServer } from "node:tls";
+import { KafkaConnection } from "./kafka-connection";
+import type { KafkaBrokerContext } from "./kafka-context";
+import type { KafkaPrincipals } from "./kafka-principals";
+
+export interface KafkaListenerConfig {
+  host: string;
+  port: number;
+  /** PEM files: with both, the listener speaks TLS (SASL_SSL); without, SASL_PLAINTEXT. */
+  tlsCertFile?: string;
+  tlsKeyFile?: string;
+  /** Plaintext on an address other than loopback must be asked for: secrets would cross the network. */
+  allowPlaintext?: boolean;
+}
+
+/** How often open connections' keys are checked: a revoked or expired key's connections close within this. */
+export const REVOCATION_SWEEP_MS = 2_000;
+
+export interface KafkaListener {
+  /** The address actually bound. */
+  host: string;
+  port: number;
+  tls: boolean;
+  connections(): readonly KafkaConnection[];
+  /** Closes connections whose key was revoked or expired (also run every REVOCATION_SWEEP_MS). */
+  sweep(): Promise<void>;
+  close(): Promise<void>;
+}
+
+function isLoopback(host: string): boolean {
+  return host === "localhost" || host === "::1" || (isIP(host) === 4 && host.startsWith("127."));
+}
+
+/** The Kafka listener of a worker: every worker is a broker for the partitions it leads. */
+export async function startKafkaListener(
+  ctx: KafkaBrokerContext,
+  principals: KafkaPrincipals,
+  config: KafkaListenerConfig,
+): Promise<KafkaListener> {
+  const tls = Boolean(config.tlsCertFile && config.tlsKeyFile);
+  if (!tls && !config.allowPlaintext && !isLoopback(config.host)) {
+    throw new Error(
+      `the Kafka listener would accept plaintext SASL on ${config.host}: configure a TLS certificate and key, or allow plaintext explicitly`,
+    );
+  }
+  const open = new Set<KafkaConnection>();
+  const accept = (socket: Socket) => {
+    const connection = new KafkaConnection(socket, { ctx, principals, onClose: (c) => open.delete(c) });
+    open.add(connection);
+  };
+  const server: Server = tls
+    ? createTlsServer(
+        { cert: readFileSync(config.tlsCertFile!), key: readFileSync(config.tlsKeyFile!) },
+        accept,
+      )
+    : createTcpServer(accept);
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(config.port, config.host, () => resolve());
+  });
+  const bound = server.address();
+  if (!bound || typeof bound === "string") throw new Error("the Kafka listener has no TCP address");
+
+  const sweep = async () => {
+    const authenticated = [...open].filter((c) => c.principal !== null);
+    if (authenticated.length === 0) return;
+    const usable = await principals.stillUsable([...new Set(authenticated.map((c) => c.principal!.keyId))]);
+    for (const c of authenticated) if (!usable.has(c.principal!.keyId)) c.close();
+  };
+  const timer = setInterval(() => {
+    sweep().catch((error: unknown) => ctx.logger.warn({ err: error }, "kafka key sweep failed"));
+  }, REVOCATION_SWEEP_MS);
+  timer.unref();
+
+  return {
+    host: bound.address,
+    port: bound.port,
+    tls,
+    connections: () => [...open],
+    sweep,
+    async close() {
+      clearInterval(timer);
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      for (const c of open) c.close();
+      await closed;
+    },
+  };
+}

@@ -1,0 +1,63 @@
+import { hasScope } from "@lastword/api/key-auth";
+import { ErrorCode, type RequestBody, type ResponseInput } from "@lastword/kafka-protocol";
+import type { HostedLog } from "../hosting/hosted-log";
+import { offsetForTimestamp } from "../hosting/timestamp-lookup";
+import type { KafkaBrokerContext, KafkaSession } from "./kafka-context";
+import { kafkaErrorOf } from "./kafka-errors";
+
+type ListOffsetsRequest = RequestBody<2>;
+type ListOffsetsResponse = ResponseInput<2>;
+
+const LATEST = -1;
+const EARLIEST = -2;
+const MAX_TIMESTAMP = -3;
+
+async function lookup(log: HostedLog, timestamp: number): Promise<{ offset: number; timestamp: number }> {
+  if (timestamp === LATEST) return { offset: log.logEndOffset, timestamp: -1 };
+  if (timestamp === EARLIEST) return { offset: log.logStartOffset, timestamp: -1 };
+  if (timestamp === MAX_TIMESTAMP) {
+    const segments = await log.segments();
+    const max = Math.max(-1, ...segments.filter((s) => s.records > 0).map((s) => s.maxTimestamp ?? -1));
+    const offset = max < 0 ? null : await offsetForTimestamp(log, max);
+    return offset === null ? { offset: -1, timestamp: -1 } : { offset, timestamp: max };
+  }
+  const offset = await offsetForTimestamp(log, timestamp);
+  // -1 when no record is that recent; clients then use the high watermark (kafkajs does).
+  return offset === null ? { offset: -1, timestamp: -1 } : { offset, timestamp };
+}
+
+/** ListOffsets v1+: earliest, latest, max timestamp (v7) and the first offset at or after a time. */
+export async function handleListOffsets(
+  ctx: KafkaBrokerContext,
+  session: KafkaSession,
+  request: ListOffsetsRequest,
+): Promise<ListOffsetsResponse> {
+  const mayRead = hasScope(session.principal.scopes, "records:read");
+  const topics = await Promise.all(
+    request.topics.map(async (t) => {
+      const topic = await ctx.catalog.topic(session.principal.tenantId, t.name);
+      const partitions = await Promise.all(
+        t.partitions.map(async (p) => {
+          const base = { partitionIndex: p.partitionIndex, timestamp: -1n, offset: -1n, leaderEpoch: -1 };
+          const partition = topic?.partitions.find((x) => x.index === p.partitionIndex);
+          if (!partition) return { ...base, errorCode: ErrorCode.UNKNOWN_TOPIC_OR_PARTITION };
+          if (!mayRead) return { ...base, errorCode: ErrorCode.TOPIC_AUTHORIZATION_FAILED };
+          if (!ctx.host.slot(partition.id)) return { ...base, errorCode: ErrorCode.NOT_LEADER_OR_FOLLOWER };
+          try {
+            const found = await ctx.host.read(partition.id, (log) => lookup(log, Number(p.timestamp)));
+            return {
+              ...base,
+              errorCode: 0,
+              offset: BigInt(found.offset),
+              timestamp: BigInt(found.timestamp),
+            };
+          } catch (error) {
+            return { ...base, errorCode: kafkaErrorOf(error).errorCode };
+          }
+        }),
+      );
+      return { name: t.name, partitions };
+    }),
+  );
+  return { throttleTimeMs: 0, topics };
+}

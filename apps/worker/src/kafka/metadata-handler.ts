@@ -1,0 +1,79 @@
+import { hasScope } from "@lastword/api/key-auth";
+import { ErrorCode, type RequestBody, type ResponseInput } from "@lastword/kafka-protocol";
+import { type CatalogTopic, clusterIdOf, type KafkaBroker } from "./kafka-catalog";
+import type { KafkaBrokerContext, KafkaSession } from "./kafka-context";
+
+type MetadataRequest = RequestBody<3>;
+type MetadataResponse = ResponseInput<3>;
+type TopicEntry = NonNullable<MetadataResponse["topics"]>[number];
+const NULL_TOPIC_ID = "00000000-0000-0000-0000-000000000000";
+
+function topicEntry(topic: CatalogTopic): TopicEntry {
+  return {
+    errorCode: 0,
+    name: topic.name,
+    topicId: topic.kafkaTopicId,
+    isInternal: false,
+    partitions: topic.partitions.map((p) => ({
+      // No live lease: clients wait and ask again (kafkajs retries LEADER_NOT_AVAILABLE).
+      errorCode: p.leaderId === null ? ErrorCode.LEADER_NOT_AVAILABLE : 0,
+      partitionIndex: p.index,
+      leaderId: p.leaderId ?? -1,
+      leaderEpoch: -1,
+      replicaNodes: p.leaderId === null ? [] : [p.leaderId],
+      isrNodes: p.leaderId === null ? [] : [p.leaderId],
+      offlineReplicas: [],
+    })),
+  };
+}
+
+function missing(errorCode: number, name: string | null, topicId = NULL_TOPIC_ID): TopicEntry {
+  return { errorCode, name, topicId, isInternal: false, partitions: [] };
+}
+
+/**
+ * Metadata scoped to the connection's tenant: the brokers are the live workers (identical for every
+ * tenant), each partition's leader is its lease owner, and a topic of another tenant is exactly a
+ * missing one. Topics are never created here (auto-creation is refused by policy).
+ */
+export async function handleMetadata(
+  ctx: KafkaBrokerContext,
+  session: KafkaSession,
+  request: MetadataRequest,
+): Promise<MetadataResponse> {
+  const { tenantId, scopes } = session.principal;
+  const brokers = withSelf(await ctx.catalog.brokers(), ctx.self());
+  const mayRead = hasScope(scopes, "topics:read");
+  const topics = await ctx.catalog.topics(tenantId);
+  let entries: TopicEntry[];
+  if (request.topics === null) {
+    entries = mayRead ? topics.map(topicEntry) : [];
+  } else {
+    entries = request.topics.map((wanted) => {
+      const topic =
+        wanted.name !== null && wanted.name !== undefined
+          ? topics.find((t) => t.name === wanted.name)
+          : topics.find((t) => t.kafkaTopicId === wanted.topicId);
+      if (!topic) {
+        return wanted.name
+          ? missing(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, wanted.name)
+          : missing(ErrorCode.UNKNOWN_TOPIC_ID, null, wanted.topicId);
+      }
+      if (!mayRead) return missing(ErrorCode.TOPIC_AUTHORIZATION_FAILED, topic.name, topic.kafkaTopicId);
+      return topicEntry(topic);
+    });
+  }
+  return {
+    throttleTimeMs: 0,
+    brokers: brokers.map((b) => ({ nodeId: b.nodeId, host: b.host, port: b.port, rack: null })),
+    clusterId: clusterIdOf(tenantId),
+    controllerId: brokers[0]?.nodeId ?? -1,
+    topics: entries,
+  };
+}
+
+// A worker that just started may answer before its own row counts as live.
+function withSelf(brokers: KafkaBroker[], self: KafkaBroker): KafkaBroker[] {
+  if (brokers.some((b) => b.nodeId === self.nodeId)) return brokers;
+  return [...brokers, self].sort((a, b) => a.nodeId - b.nodeId);
+}

@@ -1,0 +1,159 @@
+import { randomBytes } from "node:crypto";
+import { once } from "node:events";
+import { connect, type Socket } from "node:net";
+import { hashApiKey, type Scope, scopesToPermissions } from "@lastword/api/key-auth";
+import type { PrismaClient } from "@lastword/db";
+import { deriveScramCredential, SCRAM_MECHANISMS } from "@lastword/kafka-auth";
+import {
+  type ApiKey,
+  encodeRequest,
+  FrameReader,
+  MAX_FRAME_BYTES,
+  type RequestInput,
+} from "@lastword/kafka-protocol";
+
+/** An API key row as the control plane writes it (hash, permissions, SCRAM credentials). */
+export async function createKafkaKey(
+  prisma: PrismaClient,
+  organizationId: string,
+  scopes: readonly Scope[],
+  options: { scram?: boolean; iterations?: number } = {},
+): Promise<{ id: string; secret: string }> {
+  const id = `key_${randomBytes(6).toString("hex")}`;
+  const secret = `lw_${randomBytes(24).toString("base64url")}`;
+  const now = new Date();
+  await prisma.apiKey.create({
+    data: {
+      id,
+      name: id,
+      referenceId: organizationId,
+      key: hashApiKey(secret),
+      start: secret.slice(0, 6),
+      enabled: true,
+      permissions: JSON.stringify(scopesToPermissions(scopes)),
+      createdAt: now,
+      updatedAt: now,
+    },
+  });
+  if (options.scram !== false) {
+    for (const mechanism of SCRAM_MECHANISMS) {
+      const c = await deriveScramCredential(mechanism, secret, { iterations: options.iterations ?? 4096 });
+      await prisma.kafkaScramCredential.create({
+        data: {
+          apiKeyId: id,
+          mechanism,
+          salt: new Uint8Array(c.salt),
+          iterations: c.iterations,
+          storedKey: new Uint8Array(c.storedKey),
+          serverKey: new Uint8Array(c.serverKey),
+        },
+      });
+    }
+  }
+  return { id, secret };
+}
+
+/** A topic with a chosen name (the same name in two tenants is the isolation test's point). */
+export async function createNamedTopic(
+  prisma: PrismaClient,
+  organizationId: string,
+  name: string,
+  partitions: number,
+  configs: Record<string, string> = {},
+): Promise<string[]> {
+  await prisma.organization.upsert({
+    where: { id: organizationId },
+    create: { id: organizationId, name: organizationId, slug: organizationId, createdAt: new Date() },
+    update: {},
+  });
+  const topic = await prisma.topic.create({
+    data: {
+      organizationId,
+      name,
+      partitionCount: partitions,
+      configs,
+      partitions: { create: Array.from({ length: partitions }, (_, index) => ({ index })) },
+    },
+    include: { partitions: { orderBy: { index: "asc" } } },
+  });
+  return topic.partitions.map((p) => p.id);
+}
+
+/**
+ * A minimal Kafka connection speaking our own codec, for requests a test wants to shape exactly
+ * (raw frames, a request before authentication, a Fetch whose answer kafkajs's decoder then reads).
+ */
+export class RawKafka {
+  readonly #socket: Socket;
+  readonly #reader = new FrameReader({ maxFrameBytes: MAX_FRAME_BYTES });
+  readonly #frames: Buffer[] = [];
+  #wake: (() => void) | null = null;
+  #correlation = 1;
+  closed = false;
+
+  private constructor(socket: Socket) {
+    this.#socket = socket;
+    socket.on("data", (chunk: Buffer) => {
+      this.#reader.push(chunk);
+      for (let f = this.#reader.next(); f; f = this.#reader.next()) this.#frames.push(f);
+      this.#wake?.();
+    });
+    socket.on("close", () => {
+      this.closed = true;
+      this.#wake?.();
+    });
+    socket.on("error", () => undefined);
+  }
+
+  static async open(host: string, port: number): Promise<RawKafka> {
+    const socket = connect(port, host);
+    await once(socket, "connect");
+    return new RawKafka(socket);
+  }
+
+  send(frame: Buffer): void {
+    this.#socket.write(frame);
+  }
+
+  /** Sends a request; returns the response payload after its correlation id (what kafkajs decodes). */
+  async request<K extends ApiKey>(
+    apiKey: K,
+    version: number,
+    body: RequestInput<K>,
+    headerBytes = 4,
+  ): Promise<Buffer> {
+    const correlationId = this.#correlation++;
+    this.send(encodeRequest(apiKey, version, { correlationId, clientId: "raw-test" }, body));
+    const frame = await this.nextFrame();
+    if (frame.readInt32BE(0) !== correlationId) throw new Error("out-of-order response");
+    return frame.subarray(headerBytes);
+  }
+
+  async nextFrame(): Promise<Buffer> {
+    while (this.#frames.length === 0) {
+      if (this.closed) throw new Error("connection closed");
+      await new Promise<void>((resolve) => (this.#wake = resolve));
+      this.#wake = null;
+    }
+    return this.#frames.shift() as Buffer;
+  }
+
+  /** Resolves once the server closed the connection. */
+  async closedByServer(): Promise<void> {
+    while (!this.closed) {
+      await new Promise<void>((resolve) => (this.#wake = resolve));
+      this.#wake = null;
+    }
+  }
+
+  /** SaslHandshake v1 + SaslAuthenticate v1 with PLAIN. */
+  async loginPlain(user: string, password: string): Promise<void> {
+    await this.request(17, 1, { mechanism: "PLAIN" });
+    const answer = await this.request(36, 1, { authBytes: Buffer.from(`\0${user}\0${password}`) });
+    if (answer.readInt16BE(0) !== 0) throw new Error(`SASL failed with ${answer.readInt16BE(0)}`);
+  }
+
+  close(): void {
+    this.#socket.destroy();
+  }
+}

@@ -1,0 +1,112 @@
+import { execFile, spawn } from "node:child_process";
+import { promisify } from "node:util";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { RunningWorker } from "../src/worker";
+import { createKafkaKey, createNamedTopic } from "./kafka-client";
+import { eventually } from "./test-topics";
+import { openWorkerHarness, type WorkerHarness } from "./worker-harness";
+
+// librdkafka 2.0.2, as Debian ships it: kcat producing and consuming over SASL PLAIN and SCRAM, and
+// python3-confluent-kafka producing. CI installs both; a missing one fails here, it is never skipped.
+
+const run = promisify(execFile);
+const ORG = "org_rdkafka";
+let h: WorkerHarness;
+let worker: RunningWorker;
+let key: { id: string; secret: string };
+
+function sasl(mechanism: "PLAIN" | "SCRAM-SHA-256" | "SCRAM-SHA-512"): string[] {
+  return [
+    "-b",
+    `${worker.kafka!.host}:${worker.kafka!.port}`,
+    "-X",
+    "security.protocol=SASL_PLAINTEXT",
+    "-X",
+    `sasl.mechanisms=${mechanism}`,
+    "-X",
+    `sasl.username=${key.id}`,
+    "-X",
+    `sasl.password=${key.secret}`,
+  ];
+}
+
+/** kcat -P with `lines` on stdin (key:value with -K:). */
+function kcatProduce(args: string[], lines: string[]): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const child = spawn("kcat", args, { stdio: ["pipe", "ignore", "pipe"] });
+    let stderr = "";
+    child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
+    child.on("error", reject);
+    child.on("close", (code) => (code === 0 ? resolve() : reject(new Error(`kcat exited ${code}: ${stderr}`))));
+    child.stdin.end(`${lines.join("\n")}\n`);
+  });
+}
+
+async function kcatConsume(mechanism: "PLAIN" | "SCRAM-SHA-256" | "SCRAM-SHA-512", topic: string): Promise<string[]> {
+  const { stdout } = await run("kcat", [...sasl(mechanism), "-C", "-t", topic, "-e", "-q", "-f", "%p|%o|%k|%s\\n"], {
+    timeout: 30_000,
+  });
+  return stdout.split("\n").filter((l) => l.length > 0);
+}
+
+beforeAll(async () => {
+  h = await openWorkerHarness({ name: "rdkafka", secret: "rdkafka-test-secret" });
+  await createNamedTopic(h.db.prisma, ORG, "flags", 3, { "cleanup.policy": "compact" });
+  await createNamedTopic(h.db.prisma, ORG, "events", 1);
+  key = await createKafkaKey(h.db.prisma, ORG, ["topics:read", "records:read", "records:write"]);
+  worker = await h.startWorker({ kafka: { host: "127.0.0.1", port: 0 }, claimIntervalMs: 100 });
+  await eventually("partitions hosted", 20_000, async () => (worker.ownedPartitions().length === 4 ? true : undefined));
+});
+
+afterAll(async () => {
+  await h?.close();
+});
+
+describe("librdkafka 2.0.2 clients", () => {
+  it("1. kcat produces keyed records over PLAIN and reads them back over PLAIN, SCRAM-SHA-256 and SCRAM-SHA-512", async () => {
+    const lines = Array.from({ length: 30 }, (_, i) => `flag-${i}:value-${i}`);
+    await kcatProduce([...sasl("PLAIN"), "-P", "-t", "flags", "-K:"], lines);
+    for (const mechanism of ["PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512"] as const) {
+      const rows = await kcatConsume(mechanism, "flags");
+      const byKey = new Map(rows.map((r) => r.split("|")).map(([, , k, v]) => [k, v]));
+      expect(byKey.size, mechanism).toBe(30);
+      expect(byKey.get("flag-7")).toBe("value-7");
+    }
+  });
+
+  it("2. kcat over SCRAM-SHA-512 produces too; a wrong secret fails to authenticate", async () => {
+    await kcatProduce([...sasl("SCRAM-SHA-512"), "-P", "-t", "events"], ["one", "two"]);
+    expect((await kcatConsume("PLAIN", "events")).map((r) => r.split("|")[3])).toEqual(["one", "two"]);
+    const bad = sasl("PLAIN").map((a) => (a === `sasl.password=${key.secret}` ? "sasl.password=wrong" : a));
+    await expect(
+      run("kcat", [...bad, "-C", "-t", "events", "-e", "-q", "-X", "debug=", "-m", "5"], { timeout: 30_000 }),
+    ).rejects.toThrow();
+  });
+
+  it("3. python3-confluent-kafka (librdkafka 2.0.2) produces with acks=all; every delivery report names an offset", async () => {
+    const script = `
+import json, sys
+from confluent_kafka import Producer
+p = Producer({"bootstrap.servers": sys.argv[1], "security.protocol": "SASL_PLAINTEXT",
+              "sasl.mechanisms": "SCRAM-SHA-256", "sasl.username": sys.argv[2], "sasl.password": sys.argv[3],
+              "acks": "all", "compression.type": "gzip"})
+reports = []
+def done(err, msg):
+    reports.append({"err": str(err) if err else None, "partition": msg.partition(), "offset": msg.offset()})
+for i in range(20):
+    p.produce("flags", key=f"py-{i}", value=f"from-python-{i}", on_delivery=done)
+p.flush(20)
+print(json.dumps(reports))
+`;
+    const { stdout } = await run(
+      "/usr/bin/python3",
+      ["-c", script, `${worker.kafka!.host}:${worker.kafka!.port}`, key.id, key.secret],
+      { timeout: 60_000 },
+    );
+    const reports = JSON.parse(stdout) as { err: string | null; partition: number; offset: number }[];
+    expect(reports).toHaveLength(20);
+    expect(reports.every((r) => r.err === null && r.offset >= 0)).toBe(true);
+    const rows = await kcatConsume("PLAIN", "flags");
+    expect(rows.filter((r) => r.split("|")[3]?.startsWith("from-python-"))).toHaveLength(20);
+  });
+});
