@@ -36,6 +36,7 @@ let keyA: { id: string; secret: string };
 let keyARead: { id: string; secret: string };
 let keyB: { id: string; secret: string };
 let usersIds: string[];
+let gappyIds: string[];
 
 function client(sasl: SASLOptions, extra: Partial<KafkaConfig> = {}): Kafka {
   return new Kafka({
@@ -60,6 +61,12 @@ beforeAll(async () => {
   await createNamedTopic(h.db.prisma, ORG_A, "orders", 3);
   usersIds = await createNamedTopic(h.db.prisma, ORG_A, "users", 2, { "cleanup.policy": "compact" });
   await createNamedTopic(h.db.prisma, ORG_A, "small", 1, { "max.message.bytes": "2048" });
+  // One batch per segment, so a forced pass can clean all but the newest.
+  gappyIds = await createNamedTopic(h.db.prisma, ORG_A, "gappy", 1, {
+    "cleanup.policy": "compact",
+    "segment.bytes": "100",
+    "min.cleanable.dirty.ratio": "0.01",
+  });
   await createNamedTopic(h.db.prisma, ORG_B, "orders", 1);
   await createNamedTopic(h.db.prisma, ORG_B, "secret-b", 1);
   keyA = await createKafkaKey(h.db.prisma, ORG_A, ["topics:read", "records:read", "records:write"]);
@@ -68,7 +75,7 @@ beforeAll(async () => {
   worker = await h.startWorker({ kafka: { host: "127.0.0.1", port: 0 }, claimIntervalMs: 100 });
   bootstrap = `${worker.kafka!.host}:${worker.kafka!.port}`;
   await eventually("every partition hosted", 20_000, async () =>
-    worker.ownedPartitions().length === 8 ? true : undefined,
+    worker.ownedPartitions().length === 9 ? true : undefined,
   );
 });
 
@@ -80,7 +87,7 @@ describe("connect and authenticate", () => {
   it("1. PLAIN with a good key: admin.connect succeeds and lists only the tenant's topics (scenarios 1, 6)", async () => {
     const admin = client(plain(keyA)).admin();
     await admin.connect();
-    expect((await admin.listTopics()).sort()).toEqual(["orders", "small", "users"]);
+    expect((await admin.listTopics()).sort()).toEqual(["gappy", "orders", "small", "users"]);
     await admin.disconnect();
     const adminB = client(plain(keyB)).admin();
     await adminB.connect();
@@ -351,6 +358,36 @@ describe("fetch", () => {
       await raw.request(1, 11, fetchBody("orders", 7, 0)),
     )) as FetchParsed;
     expect(unknown.responses[0]!.partitions[0]!.errorCode).toBe(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION);
+    raw.close();
+  });
+});
+
+describe("compaction gaps", () => {
+  it("25, 26. after a pass leaves gaps, every surviving record is read once in increasing offsets, and a fetch inside an emptied stretch gets the next record in one round trip", async () => {
+    const producer = client(plain(keyA)).producer();
+    await producer.connect();
+    // Batch A = k0@0 + k1@1; B = k1@2; C = k2@3; D = k3@4 (the active segment): the pass keeps k0@0
+    // in A (its range still ends at 1), drops nothing of B, C.
+    await producer.send({ topic: "gappy", messages: [{ key: "k0", value: "a" }, { key: "k1", value: "old" }] });
+    await producer.send({ topic: "gappy", messages: [{ key: "k1", value: "new" }] });
+    await producer.send({ topic: "gappy", messages: [{ key: "k2", value: "c" }] });
+    await producer.send({ topic: "gappy", messages: [{ key: "k3", value: "d" }] });
+    await producer.disconnect();
+    await h.client.requestClean({ partitionId: gappyIds[0]! });
+    const all = await fetchAll(keyA, "gappy", 0);
+    expect(all.map((m) => [Number(m.offset), m.key?.toString(), m.value?.toString()])).toEqual([
+      [0, "k0", "a"],
+      [2, "k1", "new"],
+      [3, "k2", "c"],
+      [4, "k3", "d"],
+    ]);
+    // From offset 1 with room for one batch only: batch A holds nothing at or above 1, so the
+    // broker adds B; a client dropping records below its offset still moves on in one round trip.
+    const raw = await RawKafka.open(worker.kafka!.host, worker.kafka!.port);
+    await raw.loginPlain(keyA.id, keyA.secret);
+    const answer = await decodeFetch(await raw.request(1, 11, fetchBody("gappy", 0, 1, { partitionMaxBytes: 1 })));
+    const offsets = answer.responses[0]!.partitions[0]!.messages.map((m) => Number(m.offset));
+    expect(offsets.filter((o) => o >= 1)).toEqual([2]);
     raw.close();
   });
 });

@@ -19,6 +19,7 @@ type State =
   | {
       step: "client-final";
       credential: ScramCredential;
+      clientNonce: string;
       nonce: string;
       gs2Header: string;
       authPrefix: string;
