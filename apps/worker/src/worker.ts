@@ -161,7 +161,7 @@ export async function startWorker(config: WorkerConfig): Promise<RunningWorker> 
   const bound = await listen(server, config.host ?? "127.0.0.1", config.port ?? 0);
   const address = config.advertisedHost ? advertise(bound, config.advertisedHost) : bound;
   const kafka = config.kafka
-    ? await startKafka(config.kafka, { prisma, host, audit, logger, leaseTtlMs, id })
+    ? await startKafka(config.kafka, { prisma, host, audit, logger, leaseTtlMs, id, clock })
     : null;
   if (kafka) registry.advertiseKafka(kafka.advertised.host, kafka.advertised.port);
   // Leases a previous run under the same id still holds: nothing of them is open here.
@@ -264,12 +264,13 @@ interface KafkaParts {
   logger: Logger;
   leaseTtlMs: number;
   id: string;
+  clock: Clock;
 }
 
 async function startKafka(config: NonNullable<WorkerConfig["kafka"]>, parts: KafkaParts) {
   const appends = new AppendSignal();
   parts.host.onAppended((partitionId) => appends.notify(partitionId));
-  const now = () => Date.now();
+  const now = () => parts.clock.now();
   let nodeId = -1;
   let advertised = { host: config.advertisedHost ?? config.host, port: config.port };
   const listener = await startKafkaListener(
