@@ -7,7 +7,7 @@
  *   node --import tsx packages/client/bench/client-decode.bench.ts   (BENCH_RECORDS, default 300,000)
  */
 import { encodeStoredHead } from "@lastword/dataplane";
-import { encodeRecordBatch } from "@lastword/logstore";
+import { encodeRecordBatch } from "@lastword/record-batch";
 import { replayToMap } from "../src/replay";
 
 const RECORDS = Number(process.env.BENCH_RECORDS ?? 300_000);

@@ -1,5 +1,5 @@
 import { encodeRecordFrames, encodeStoredHead } from "@lastword/dataplane";
-import { encodeRecordBatch } from "@lastword/logstore";
+import { encodeRecordBatch } from "@lastword/record-batch";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { storedCase } from "../../dataplane/src/stream-frames.fixture";

@@ -1,4 +1,5 @@
 import type { Envelope, Problem } from "@lastword/api";
+import { forEachHeader, RecordBatchWalk } from "@lastword/record-batch";
 import { LastwordApiError } from "./problem-error";
 
 /**
@@ -68,17 +69,18 @@ export function headersOf(r: RawRecord): { key: string; value: Envelope | null }
   const { buf } = r;
   const headers: { key: string; value: Envelope | null }[] = [];
   if (r.storedEnd >= 0) {
-    at = r.headersStart;
-    for (let n = 0; n < r.headerCount; n++) {
-      const nameLength = varint(buf, r.storedEnd);
-      if (nameLength < 0 || at + nameLength > r.storedEnd) throw overrun();
-      const name = buf.toString("utf8", at, at + nameLength);
-      at += nameLength;
-      const length = varint(buf, r.storedEnd);
-      if (at + Math.max(length, 0) > r.storedEnd) throw overrun();
-      headers.push({ key: name, value: length < 0 ? null : envelopeOf(buf, at, at + length) });
-      if (length > 0) at += length;
-    }
+    forEachHeader(
+      buf,
+      r.headersStart,
+      r.headerCount,
+      r.storedEnd,
+      (nameStart, nameEnd, valueStart, valueEnd) => {
+        headers.push({
+          key: buf.toString("utf8", nameStart, nameEnd),
+          value: valueStart < 0 ? null : envelopeOf(buf, valueStart, valueEnd),
+        });
+      },
+    );
     return headers;
   }
   let pos = r.headersStart;
@@ -140,34 +142,13 @@ function readRecord(buf: Buffer, pos: number, limit: number, r: RawRecord): numb
 
 const overrun = () => new Error("a record overruns its stored frame");
 
-/** Read position of `varint` (module state, so the hot loop returns plain numbers). */
-let at = 0;
-
-/** Kafka's zigzag varint at `at`, not past `limit`. */
-function varint(buf: Buffer, limit: number): number {
-  if (at >= limit) throw overrun();
-  const first = buf[at++]!;
-  if (first < 0x80) return (first >>> 1) ^ -(first & 1);
-  let value = first & 0x7f;
-  let scale = 128;
-  for (let i = 1; i < 10; i++) {
-    if (at >= limit) throw overrun();
-    const byte = buf[at++]!;
-    value += (byte & 0x7f) * scale;
-    if (byte < 0x80) return value % 2 === 1 ? -(value + 1) / 2 : value / 2;
-    scale *= 128;
-  }
-  throw overrun();
-}
-
-function int64(buf: Buffer, pos: number): number {
-  return buf.readInt32BE(pos) * 4294967296 + buf.readUInt32BE(pos + 4);
-}
+/** One walk for every stored frame: frames are decoded one at a time, to the end. */
+const walk = new RecordBatchWalk();
 
 /**
  * Visits the records a whole stored frame (`frame`, header included) means: those of its Kafka
  * batches in [from, end), and when it lists offsets only those. Lengths are checked against the
- * frame, never read past; CRCs are not (the worker's log store checked them on read).
+ * frame, never read past (RecordBatchWalk); CRCs are not (the worker's log store checked them on read).
  */
 function readStoredFrame(frame: Buffer, r: RawRecord, visit: (record: RawRecord) => void): void {
   if (frame.length < 5 + STORED_HEAD_BYTES) throw overrun();
@@ -175,55 +156,31 @@ function readStoredFrame(frame: Buffer, r: RawRecord, visit: (record: RawRecord)
   const end = frame.readDoubleBE(13);
   const keepCount = frame.readInt32BE(21);
   const keepAt = 5 + STORED_HEAD_BYTES;
-  let pos = keepAt + Math.max(keepCount, 0) * 8;
-  if (pos > frame.length) throw overrun();
+  const batchesAt = keepAt + Math.max(keepCount, 0) * 8;
+  if (batchesAt > frame.length) throw overrun();
   let k = 0;
   r.buf = frame;
-  while (pos < frame.length) {
-    if (pos + 61 > frame.length) throw overrun();
-    const batchEnd = pos + 12 + frame.readInt32BE(pos + 8);
-    if (batchEnd < pos + 61 || batchEnd > frame.length) throw overrun();
-    // magic 2, no compression: what the log store writes (anything else is not ours to guess at)
-    if (frame[pos + 16] !== 2 || (frame[pos + 22]! & 0x07) !== 0) {
-      throw new Error("a stored frame holds a batch that is not uncompressed RecordBatch v2");
-    }
-    const baseOffset = int64(frame, pos);
-    const appendTime = (frame[pos + 22]! & 0x08) !== 0;
-    const baseTimestamp = int64(frame, pos + 27);
-    const maxTimestamp = int64(frame, pos + 35);
-    const count = frame.readInt32BE(pos + 57);
-    at = pos + 61;
-    for (let i = 0; i < count; i++) {
-      const length = varint(frame, batchEnd);
-      const recordEnd = at + length;
-      if (length < 1 || recordEnd > batchEnd) throw overrun();
-      at++; // record attributes: unused in v2
-      const timestampDelta = varint(frame, recordEnd);
-      const offset = baseOffset + varint(frame, recordEnd);
+  walk.reset(frame, batchesAt, frame.length);
+  while (walk.nextBatch()) {
+    while (walk.nextRecord()) {
+      const offset = walk.offset;
       let wanted = offset >= from && offset < end;
       if (wanted && keepCount >= 0) {
         while (k < keepCount && frame.readDoubleBE(keepAt + k * 8) < offset) k++;
         wanted = k < keepCount && frame.readDoubleBE(keepAt + k * 8) === offset;
       }
-      if (wanted) {
-        const keyLength = varint(frame, recordEnd);
-        r.keyStart = keyLength < 0 ? -1 : at;
-        at = r.keyEnd = at + Math.max(keyLength, 0);
-        const valueLength = varint(frame, recordEnd);
-        r.valueStart = valueLength < 0 ? -1 : at;
-        at = r.valueEnd = at + Math.max(valueLength, 0);
-        if (at > recordEnd) throw overrun();
-        r.headerCount = varint(frame, recordEnd);
-        r.headersStart = at;
-        r.storedEnd = recordEnd;
-        r.offset = offset;
-        r.timestamp = appendTime ? maxTimestamp : baseTimestamp + timestampDelta;
-        visit(r);
-      }
-      at = recordEnd;
+      if (!wanted) continue;
+      r.keyStart = walk.keyStart;
+      r.keyEnd = walk.keyEnd;
+      r.valueStart = walk.valueStart;
+      r.valueEnd = walk.valueEnd;
+      r.headerCount = walk.headerCount;
+      r.headersStart = walk.headersStart;
+      r.storedEnd = walk.recordEnd;
+      r.offset = offset;
+      r.timestamp = walk.timestamp;
+      visit(r);
     }
-    if (at !== batchEnd) throw overrun();
-    pos = batchEnd;
   }
 }
 

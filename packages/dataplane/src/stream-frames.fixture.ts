@@ -1,4 +1,4 @@
-import { encodeRecordBatch } from "@lastword/logstore";
+import { encodeRecordBatch } from "@lastword/record-batch";
 import fc from "fast-check";
 import type { FetchedRecord } from "./record-codec";
 

@@ -1,4 +1,4 @@
-import { encodeRecordBatch } from "@lastword/logstore";
+import { encodeRecordBatch } from "@lastword/record-batch";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { DataPlaneError } from "./errors";

@@ -1,3 +1,9 @@
+import {
+  batchesBefore,
+  forEachHeader,
+  RecordBatchFormatError,
+  RecordBatchWalk,
+} from "@lastword/record-batch";
 import { DataPlaneError, isDataPlaneErrorCode } from "./errors";
 import type { FetchedRecord, RecordHeader } from "./record-codec";
 
@@ -299,76 +305,11 @@ export function encodeStoredHead(
   return out;
 }
 
-// Kafka RecordBatch v2 header fields (see @lastword/logstore record-batch.ts).
-const KAFKA_HEADER_BYTES = 61;
-const KAFKA_LENGTH_AT = 8;
-const KAFKA_MAGIC_AT = 16;
-const KAFKA_ATTRIBUTES_AT = 21;
-const KAFKA_LAST_DELTA_AT = 23;
-const KAFKA_BASE_TIMESTAMP_AT = 27;
-const KAFKA_MAX_TIMESTAMP_AT = 35;
-const KAFKA_COUNT_AT = 57;
-const KAFKA_COMPRESSION = 0x07;
-const KAFKA_LOG_APPEND_TIME = 0x08;
-
-function int64(buf: Buffer, pos: number): number {
-  return buf.readInt32BE(pos) * 4294967296 + buf.readUInt32BE(pos + 4);
-}
-
-/** Where each batch of `bytes` ends, refusing what is not a whole uncompressed v2 batch. */
-function kafkaBatchEnd(buf: Buffer, pos: number, end: number): number {
-  if (pos + KAFKA_HEADER_BYTES > end) throw new Truncated();
-  const batchEnd = pos + 12 + buf.readInt32BE(pos + KAFKA_LENGTH_AT);
-  if (batchEnd < pos + KAFKA_HEADER_BYTES || batchEnd > end) throw new Truncated();
-  if (buf[pos + KAFKA_MAGIC_AT] !== 2 || buf.readInt16BE(pos + KAFKA_ATTRIBUTES_AT) & KAFKA_COMPRESSION) {
-    throw new DataPlaneError(
-      "INTERNAL",
-      "a stored frame holds a batch that is not uncompressed RecordBatch v2",
-    );
-  }
-  return batchEnd;
-}
-
 /**
  * The part of a log read (`readBatches`) to send for a stream ending at `endOffset`: the bytes of
  * the batches starting below it, the offset after the last of them, and their record count.
  */
-export function storedBatchesBefore(
-  bytes: Buffer,
-  endOffset: number,
-): { length: number; nextOffset: number; records: number } {
-  let pos = 0;
-  let nextOffset = -1;
-  let records = 0;
-  while (pos < bytes.length && int64(bytes, pos) < endOffset) {
-    nextOffset = int64(bytes, pos) + bytes.readInt32BE(pos + KAFKA_LAST_DELTA_AT) + 1;
-    records += bytes.readInt32BE(pos + KAFKA_COUNT_AT);
-    pos += 12 + bytes.readInt32BE(pos + KAFKA_LENGTH_AT);
-  }
-  return { length: Math.min(pos, bytes.length), nextOffset, records };
-}
-
-/** Zigzag varint (Kafka's record fields) at `c.pos`, within `limit`. */
-function varint(c: Cursor, limit: number): number {
-  let shift = 1;
-  let value = 0;
-  for (let i = 0; i < 10; i++) {
-    if (c.pos >= limit) throw new Truncated();
-    const byte = c.buf[c.pos++]!;
-    value += (byte & 0x7f) * shift;
-    if (byte < 0x80) return value % 2 === 1 ? -(value + 1) / 2 : value / 2;
-    shift *= 128;
-  }
-  throw new Truncated();
-}
-
-function varBytes(c: Cursor, limit: number): Buffer | null {
-  const n = varint(c, limit);
-  if (n < 0) return null;
-  if (c.pos + n > limit) throw new Truncated();
-  c.pos += n;
-  return c.buf.subarray(c.pos - n, c.pos);
-}
+export const storedBatchesBefore = batchesBefore;
 
 /**
  * The records a stored frame means (`frame` is the whole frame, header included, and owned: the
@@ -385,52 +326,36 @@ export function decodeStoredFrame(frame: Buffer): FetchedRecord[] {
     const keepAt = c.pos;
     if (keepCount > 0) c.need(keepCount * 8);
     let k = 0;
-    c.pos += Math.max(keepCount, 0) * 8;
-    while (c.pos < frame.length) {
-      const batchStart = c.pos;
-      const batchEnd = kafkaBatchEnd(frame, batchStart, frame.length);
-      const baseOffset = int64(frame, batchStart);
-      const appendTime = (frame.readInt16BE(batchStart + KAFKA_ATTRIBUTES_AT) & KAFKA_LOG_APPEND_TIME) !== 0;
-      const baseTimestamp = int64(frame, batchStart + KAFKA_BASE_TIMESTAMP_AT);
-      const maxTimestamp = int64(frame, batchStart + KAFKA_MAX_TIMESTAMP_AT);
-      const count = frame.readInt32BE(batchStart + KAFKA_COUNT_AT);
-      c.pos = batchStart + KAFKA_HEADER_BYTES;
-      for (let i = 0; i < count; i++) {
-        const length = varint(c, batchEnd);
-        const recordEnd = c.pos + length;
-        if (length < 0 || recordEnd > batchEnd) throw new Truncated();
-        c.pos++; // record attributes: unused in v2
-        const timestampDelta = varint(c, recordEnd);
-        const offset = baseOffset + varint(c, recordEnd);
+    const walk = new RecordBatchWalk().reset(frame, keepAt + Math.max(keepCount, 0) * 8, frame.length);
+    const bytes = (start: number, end: number) => (start < 0 ? null : frame.subarray(start, end));
+    while (walk.nextBatch()) {
+      while (walk.nextRecord()) {
+        const offset = walk.offset;
         let wanted = offset >= from && offset < end;
         if (wanted && keepCount >= 0) {
           while (k < keepCount && frame.readDoubleBE(keepAt + k * 8) < offset) k++;
           wanted = k < keepCount && frame.readDoubleBE(keepAt + k * 8) === offset;
         }
-        if (wanted) {
-          const key = varBytes(c, recordEnd);
-          const value = varBytes(c, recordEnd);
-          const headers: RecordHeader[] = [];
-          for (let n = varint(c, recordEnd); n > 0; n--) {
-            const name = varBytes(c, recordEnd);
-            if (name === null) throw new Truncated();
-            headers.push({ key: name.toString("utf8"), value: varBytes(c, recordEnd) });
-          }
-          records.push({
-            offset,
-            timestamp: appendTime ? maxTimestamp : baseTimestamp + timestampDelta,
-            key,
-            value,
-            headers,
-          });
-        }
-        c.pos = recordEnd;
+        if (!wanted) continue;
+        const headers: RecordHeader[] = [];
+        forEachHeader(frame, walk.headersStart, walk.headerCount, walk.recordEnd, (ns, ne, vs, ve) => {
+          headers.push({ key: frame.toString("utf8", ns, ne), value: bytes(vs, ve) });
+        });
+        records.push({
+          offset,
+          timestamp: walk.timestamp,
+          key: bytes(walk.keyStart, walk.keyEnd),
+          value: bytes(walk.valueStart, walk.valueEnd),
+          headers,
+        });
       }
-      if (c.pos !== batchEnd) throw new Truncated();
     }
   } catch (error) {
     if (error instanceof Truncated)
       throw new DataPlaneError("INTERNAL", "a record overruns its stored frame");
+    if (error instanceof RecordBatchFormatError) {
+      throw new DataPlaneError("INTERNAL", `a stored frame holds ${error.message}`);
+    }
     throw error;
   }
   return records;

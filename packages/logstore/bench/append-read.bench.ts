@@ -2,9 +2,9 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
+import { decodeBatch, decodeBatchRecords, encodeRecordBatch, type LogRecord } from "@lastword/record-batch";
 import { crc32c } from "@node-rs/crc32";
 import { PartitionLog } from "../src/index";
-import { decodeBatch, decodeBatchRecords, encodeRecordBatch, type LogRecord } from "../src/record-batch";
 
 // Append (1 KiB records, batches of 100 and 1,000, fsync per batch) and full sequential read,
 // each next to a raw baseline on the same bytes in the same run: fs.writeSync + fdatasync of the
