@@ -1,13 +1,13 @@
-import { encodeRecordFrames, encodeStoredHead } from "@lastword/dataplane";
+import { encodeRecordFrames, encodeStoredHead } from "@lastword/frames";
 import { encodeRecordBatch } from "@lastword/record-batch";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { storedCase } from "../../dataplane/src/stream-frames.fixture";
+import { storedCase } from "../../frames/test/stored-frames.fixture";
 import { envelopeOf, FrameReader, headersOf, type RawRecord, textOf } from "./binary-frames";
 import { LastwordApiError } from "./problem-error";
 
 // The REST binary stream as the server writes it: worker batch frames behind partition frames,
-// the offsets frame last (packages/api/src/rest/record-stream-frames.ts).
+// the offsets frame last (@lastword/frames, frame-kinds.ts).
 function frame(kind: number, n: number, rest: Buffer = Buffer.alloc(0)): Buffer {
   const head = Buffer.alloc(5);
   head.writeUInt8(kind, 0);
@@ -59,7 +59,10 @@ interface Written {
  * The body of frames per partition (each with the records it means), cut into chunks of `sizes`:
  * the reader must see those records, in order, and the offsets frame.
  */
-function expectReadAsWritten(partitions: { frame: Buffer; records: Written[] }[][], sizes: number[]): void {
+function expectReadAsWritten(
+  partitions: { frame: Uint8Array; records: Written[] }[][],
+  sizes: number[],
+): void {
   const body = Buffer.concat([
     ...partitions.flatMap((frames, p) => [partitionFrame(p), ...frames.map((f) => f.frame)]),
     offsetsFrame(partitions.map((_, p) => [p, p * 10])),

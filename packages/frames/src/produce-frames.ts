@@ -1,8 +1,13 @@
-import { decodeRecordBatch } from "@lastword/dataplane";
-import { AppError } from "../errors/app-error";
-import { MAX_HEADER_KEY_LENGTH, MAX_HEADERS_PER_RECORD } from "../procedures/records/record.schema";
-import { PARTITION_FRAME } from "../rest/record-stream-frames";
-import type { DataPlaneProduceRecord } from "./data-plane";
+import { decodeBatchFrame, encodeBatchFrames } from "./batch-frames";
+import { encodePartitionFrame } from "./control-frames";
+import {
+  BY_KEY_PARTITION,
+  FRAME_HEADER_BYTES,
+  FRAME_KIND,
+  FrameFormatError,
+  NO_TIMESTAMP,
+} from "./frame-kinds";
+import type { ProduceFrameRecord } from "./frame-records";
 
 /**
  * The binary produce body (`Content-Type: application/vnd.lastword.frames`): the streaming routes'
@@ -20,55 +25,63 @@ import type { DataPlaneProduceRecord } from "./data-plane";
  * Records are answered in body order. Nothing else may appear; a cut or unknown frame refuses the
  * whole batch before anything is written.
  */
-/** In a partition frame: the records that follow are routed by key, as when no partition is named. */
-export const BY_KEY_PARTITION = 0xffffffff;
-const BATCH_FRAME = 4;
-const FRAME_HEADER_BYTES = 5;
-/** The timestamp meaning "none given" (the server stamps the record). */
-export const NO_TIMESTAMP = -1;
-
-export interface ProduceBatch {
-  records: DataPlaneProduceRecord[];
+/** A produce body's records, in body order, each with the partition its partition frame named. */
+export interface ProduceFrameRecords {
+  records: ProduceFrameRecord[];
   /** Per record: the partition it names, or undefined for the partitioner's choice. */
   partitions: (number | undefined)[];
 }
 
+/** The limits a produce body is checked against (the JSON body's schema limits, for the REST API). */
+export interface ProduceFrameLimits {
+  maxRecords: number;
+  maxHeadersPerRecord?: number;
+  /** In characters, as the JSON schema counts a header key. */
+  maxHeaderNameLength?: number;
+}
+
 /**
- * A binary body whose records all share one partition setting (one partition frame, or none),
- * kept as its batch frames: when that settles the partition (it names one, or the topic has one),
- * the frames go to the worker as they are (`DataPlane.produceFrames`), without a record object per
+ * A checked produce body, kept as its batch frames: when its records share one partition setting
+ * (`partitionRuns` ≤ 1) and that settles the partition (it names one, or the topic has one), the
+ * frames go to the worker as they are (`DataPlane.produceFrames`), without a record object per
  * record or a copy of their bytes. Everything the records path checks was checked while scanning.
  */
-export interface FramesBatch {
+export interface ProduceFrames {
   /** The body's batch frames (headers included), as views of the body; adjacent frames joined. */
   frames: Buffer[];
   count: number;
   /** Key, value, header name (characters) and header value bytes: what usage counts, as for records. */
   bytes: number;
-  /** The partition every record names, or undefined for the partitioner's choice. */
+  /** The partition every record names (one setting), or undefined for the partitioner's choice. */
   partition: number | undefined;
+  /** How many runs of one partition setting the batch frames make (1: every record shares one). */
+  partitionRuns: number;
   /** Index of the first record without a key, or -1. */
   firstNullKey: number;
   /** The records, when the partitioner must route them one by one. */
-  decode(): ProduceBatch;
+  decode(): ProduceFrameRecords;
 }
 
-function malformed(detail: string, at: number): AppError {
-  return new AppError("MALFORMED_REQUEST", detail, { details: { at } });
+function malformed(detail: string, at: number): FrameFormatError {
+  return new FrameFormatError(detail, "malformed", { at });
 }
 
-function invalid(detail: string, index: number): AppError {
-  return new AppError("INVALID_INPUT", detail, { details: { index } });
+function invalid(detail: string, index?: number): FrameFormatError {
+  return new FrameFormatError(detail, "invalid", index === undefined ? {} : { index });
 }
 
 class Overrun extends Error {}
 
 /**
- * Checks a binary produce body with the same limits as the JSON body's schema, without building
- * records: one pass over the lengths. A body with one partition setting is answered as its frames
- * (FramesBatch), any other as its records.
+ * Checks a binary produce body against `limits` without building records: one pass over the
+ * lengths. Throws FrameFormatError ("malformed" with the frame's byte position, "invalid" with
+ * the record's index). The one decoder of the body: the REST API checks it here, and the worker
+ * decodes the batch frames the web forwards with it.
  */
-export function decodeProduceFrames(body: Buffer, maxRecords: number): ProduceBatch | FramesBatch {
+export function scanProduceFrames(body: Buffer, limits: ProduceFrameLimits): ProduceFrames {
+  const { maxRecords } = limits;
+  const maxHeaders = limits.maxHeadersPerRecord ?? Number.POSITIVE_INFINITY;
+  const maxNameLength = limits.maxHeaderNameLength ?? Number.POSITIVE_INFINITY;
   const batchFrames: { frame: Buffer; partition: number | undefined }[] = [];
   const joined: Buffer[] = [];
   let joinedStart = -1;
@@ -82,7 +95,7 @@ export function decodeProduceFrames(body: Buffer, maxRecords: number): ProduceBa
   let pos = 0;
   while (pos < body.length) {
     const kind = body[pos]!;
-    if (kind !== BATCH_FRAME && kind !== PARTITION_FRAME) {
+    if (kind !== FRAME_KIND.BATCH && kind !== FRAME_KIND.PARTITION) {
       throw malformed(
         `Byte ${pos} starts a frame of unknown kind ${kind}; a produce body holds partition (5) and batch (4) frames only.`,
         pos,
@@ -92,7 +105,7 @@ export function decodeProduceFrames(body: Buffer, maxRecords: number): ProduceBa
       throw malformed(`The body ends inside the header of the frame at byte ${pos}.`, pos);
     }
     const word = body.readUInt32BE(pos + 1);
-    if (kind === PARTITION_FRAME) {
+    if (kind === FRAME_KIND.PARTITION) {
       partition = word === BY_KEY_PARTITION ? undefined : word;
       pos += FRAME_HEADER_BYTES;
       continue;
@@ -140,11 +153,8 @@ export function decodeProduceFrames(body: Buffer, maxRecords: number): ProduceBa
         need(2);
         const headers = body.readUInt16BE(at);
         at += 2;
-        if (headers > MAX_HEADERS_PER_RECORD) {
-          throw invalid(
-            `records[${index}] has ${headers} headers; at most ${MAX_HEADERS_PER_RECORD}.`,
-            index,
-          );
+        if (headers > maxHeaders) {
+          throw invalid(`records[${index}] has ${headers} headers; at most ${maxHeaders}.`, index);
         }
         for (let j = 0; j < headers; j++) {
           need(2);
@@ -153,9 +163,9 @@ export function decodeProduceFrames(body: Buffer, maxRecords: number): ProduceBa
           need(nameBytes);
           const name = body.toString("utf8", at, at + nameBytes).length;
           at += nameBytes;
-          if (name > MAX_HEADER_KEY_LENGTH) {
+          if (name > maxNameLength) {
             throw invalid(
-              `records[${index}].headers[${j}] has a name of ${name} characters; at most ${MAX_HEADER_KEY_LENGTH}.`,
+              `records[${index}].headers[${j}] has a name of ${name} characters; at most ${maxNameLength}.`,
               index,
             );
           }
@@ -188,23 +198,28 @@ export function decodeProduceFrames(body: Buffer, maxRecords: number): ProduceBa
     pos = end;
   }
   if (count === 0) {
-    throw new AppError(
-      "INVALID_INPUT",
-      `The body holds no records; send 1 to ${maxRecords} in batch frames.`,
-    );
+    throw invalid(`The body holds no records; send 1 to ${maxRecords} in batch frames.`);
   }
-  const decode = () => decodeScanned(batchFrames);
-  if (settings > 1) return decode();
-  return { frames: joined, count, bytes, partition: lastSetting ?? undefined, firstNullKey, decode };
+  return {
+    frames: joined,
+    count,
+    bytes,
+    partition: lastSetting ?? undefined,
+    partitionRuns: settings,
+    firstNullKey,
+    decode: () => decodeScanned(batchFrames),
+  };
 }
 
 /** The records of frames `decodeProduceFrames` has checked (views of the body). */
-function decodeScanned(frames: readonly { frame: Buffer; partition: number | undefined }[]): ProduceBatch {
-  const batch: ProduceBatch = { records: [], partitions: [] };
+function decodeScanned(
+  frames: readonly { frame: Buffer; partition: number | undefined }[],
+): ProduceFrameRecords {
+  const batch: ProduceFrameRecords = { records: [], partitions: [] };
   for (const { frame, partition } of frames) {
     // Views of the body, not copies: the body is this request's and outlives the records.
-    for (const r of decodeRecordBatch([frame], { views: true })) {
-      const record: DataPlaneProduceRecord = { key: r.key, value: r.value };
+    for (const r of decodeBatchFrame(frame, true)) {
+      const record: ProduceFrameRecord = { key: r.key, value: r.value };
       if (r.timestamp !== NO_TIMESTAMP) record.timestamp = r.timestamp;
       if (r.headers.length > 0) record.headers = r.headers;
       batch.records.push(record);
@@ -212,4 +227,37 @@ function decodeScanned(frames: readonly { frame: Buffer; partition: number | und
     }
   }
   return batch;
+}
+
+/** A record to send in a produce body, with the partition it names (BY_KEY_PARTITION: none). */
+export interface ProduceFrameInput {
+  partition: number;
+  timestamp: number;
+  key: Uint8Array | null;
+  value: Uint8Array | null;
+  headers: readonly { key: string; value: Uint8Array | null }[];
+}
+
+/**
+ * The produce body for `records`: one batch frame per run of records naming the same partition,
+ * behind a partition frame whenever the named partition changes. Offsets are written as 0 (the log
+ * assigns them). Uint8Array only (the REST client sends it from browsers too).
+ */
+export function encodeProduceFrames(records: readonly ProduceFrameInput[]): Uint8Array {
+  const runs: { start: number; end: number; prefix: Uint8Array | null }[] = [];
+  let current = BY_KEY_PARTITION;
+  for (let i = 0; i < records.length; i++) {
+    const partition = records[i]!.partition;
+    const last = runs.at(-1);
+    if (last && partition === records[last.start]!.partition) last.end = i + 1;
+    else {
+      runs.push({
+        start: i,
+        end: i + 1,
+        prefix: partition === current ? null : encodePartitionFrame(partition),
+      });
+      current = partition;
+    }
+  }
+  return encodeBatchFrames(records, runs);
 }

@@ -1,8 +1,8 @@
 import { encodeRecordBatch } from "@lastword/record-batch";
 import fc from "fast-check";
-import type { FetchedRecord } from "./record-codec";
+import type { FrameRecord as FetchedRecord } from "../src/frame-records";
 
-// Test data for stored frames (stream-frames.ts), shared by the data plane's and the client's
+// Test data for stored frames (stored-frames.ts), shared by the data plane's and the client's
 // readers' tests: Kafka batches as the log store writes them (offset gaps as compaction leaves
 // them, create or append time, a delete horizon), a range and maybe a keep list.
 
