@@ -2,7 +2,7 @@ import { encodeRecordFrames, encodeStoredHead } from "@lastword/frames";
 import { encodeRecordBatch } from "@lastword/record-batch";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { storedCase } from "../../frames/test/stored-frames.fixture";
+import { frameRecord, storedCase } from "../../frames/test/stored-frames.fixture";
 import { envelopeOf, FrameReader, headersOf, type RawRecord, textOf } from "./binary-frames";
 import { LastwordApiError } from "./problem-error";
 
@@ -89,14 +89,7 @@ function expectReadAsWritten(
   expect(reader.finish()).toEqual(Object.fromEntries(partitions.map((_, p) => [p, p * 10])));
 }
 
-const bytes = fc.option(fc.uint8Array({ maxLength: 300 }).map((a) => Buffer.from(a)));
-const record = fc.record({
-  offset: fc.nat(1_000_000),
-  timestamp: fc.nat(2 ** 42),
-  key: bytes,
-  value: bytes,
-  headers: fc.array(fc.record({ key: fc.string({ maxLength: 8 }), value: bytes }), { maxLength: 2 }),
-});
+const record = frameRecord(300);
 
 describe("binary stream reader", () => {
   it("reads every record and the offsets however the bytes are split across chunks", () => {

@@ -2,19 +2,12 @@ import { encodeEndFrame, encodeErrorFrame, encodeRecordFrames, encodeStoredHead 
 import { encodeRecordBatch } from "@lastword/record-batch";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { storedCase } from "../../frames/test/stored-frames.fixture";
+import { frameRecord, storedCase } from "../../frames/test/stored-frames.fixture";
 import { DataPlaneError } from "./errors";
 import type { FetchedRecord } from "./record-codec";
 import { decodeRecordBatch, decodeStreamFrames, splitStreamFrames } from "./stream-frames";
 
-const bytes = fc.option(fc.uint8Array({ maxLength: 64 }).map((a) => Buffer.from(a)));
-const record = fc.record({
-  offset: fc.nat(1_000_000),
-  timestamp: fc.nat(2 ** 42),
-  key: bytes,
-  value: bytes,
-  headers: fc.array(fc.record({ key: fc.string({ maxLength: 8 }), value: bytes }), { maxLength: 2 }),
-});
+const record = frameRecord();
 
 async function* chunked(bytes: Uint8Array, sizes: number[]): AsyncGenerator<Buffer> {
   const buf = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);

@@ -16,20 +16,14 @@ import {
   scanProduceFrames,
 } from "../src/produce-frames";
 import { decodeStoredFrame, encodeStoredHead } from "../src/stored-frames";
-import { storedCase } from "./stored-frames.fixture";
+import { frameRecord, storedCase } from "./stored-frames.fixture";
 
 const bytes = fc.option(
   fc.uint8Array({ maxLength: 64 }).map((a) => Buffer.from(a)),
   { nil: null },
 );
 const header = fc.record({ key: fc.string({ maxLength: 8 }), value: bytes });
-const record = fc.record({
-  offset: fc.nat(1_000_000),
-  timestamp: fc.nat(2 ** 42),
-  key: bytes,
-  value: bytes,
-  headers: fc.array(header, { maxLength: 2 }),
-});
+const record = frameRecord();
 const produceRecord = fc.record({
   partition: fc.constantFrom(BY_KEY_PARTITION, 0, 3),
   timestamp: fc.oneof(fc.constant(NO_TIMESTAMP), fc.nat(2 ** 42)),

@@ -84,3 +84,18 @@ export const storedCase = fc
     );
     return { bytes, from, end, keepList, expected };
   });
+
+/** A record of a batch frame with keys, values and header values up to `maxBytes`, null or not. */
+export function frameRecord(maxBytes = 64) {
+  const bytes = fc.option(
+    fc.uint8Array({ maxLength: maxBytes }).map((a) => Buffer.from(a)),
+    { nil: null },
+  );
+  return fc.record({
+    offset: fc.nat(1_000_000),
+    timestamp: fc.nat(2 ** 42),
+    key: bytes,
+    value: bytes,
+    headers: fc.array(fc.record({ key: fc.string({ maxLength: 8 }), value: bytes }), { maxLength: 2 }),
+  });
+}
