@@ -9,22 +9,11 @@ import {
 } from "./frame-kinds";
 import type { ProduceFrameRecord } from "./frame-records";
 
-/**
- * The binary produce body (`Content-Type: application/vnd.lastword.frames`): the streaming routes'
- * frames, read the other way, so a program produces without JSON or base64 (what the JSON route
- * spends most of its time on). Big-endian:
- *
- *   partition: u8 5 | u32 partition      the records of the batch frames that follow go to it;
- *                                        0xFFFFFFFF = back to the default (Kafka's key hash)
- *   batch:     u8 4 | u32 byteLength | records, each (the stream's record layout):
- *                f64 offset (ignored: the log assigns offsets, so a replayed batch can be sent as is)
- *                | f64 timestamp (ms since the epoch; -1 = the server's time)
- *                | i32 keyLen (-1 = null key) | key | i32 valueLen (-1 = tombstone) | value
- *                | u16 headerCount | per header: u16 nameLen | name (UTF-8) | i32 valueLen (-1 = null) | value
- *
- * Records are answered in body order. Nothing else may appear; a cut or unknown frame refuses the
- * whole batch before anything is written.
- */
+// The binary produce body (`FRAMES_CONTENT_TYPE`; layout in frame-kinds.ts): partition and batch
+// frames, so a program produces without JSON or base64 (what the JSON route spends most of its time
+// on). Records are answered in body order; a cut or unknown frame refuses the whole body before
+// anything is written. A batch frame's offsets are ignored, so a replayed batch can be sent as is.
+
 /** A produce body's records, in body order, each with the partition its partition frame named. */
 export interface ProduceFrameRecords {
   records: ProduceFrameRecord[];
