@@ -27,6 +27,8 @@ export interface ProduceFrameLimits {
   maxHeadersPerRecord?: number;
   /** In characters, as the JSON schema counts a header key. */
   maxHeaderNameLength?: number;
+  /** False: batch frames only (the data plane's record-frames body, whose partition is in its URL). */
+  partitionFrames?: boolean;
 }
 
 /**
@@ -95,6 +97,8 @@ export function scanProduceFrames(body: Buffer, limits: ProduceFrameLimits): Pro
     }
     const word = body.readUInt32BE(pos + 1);
     if (kind === FRAME_KIND.PARTITION) {
+      if (limits.partitionFrames === false)
+        throw malformed(`Byte ${pos} starts a partition frame; only batch frames are taken here.`, pos);
       partition = word === BY_KEY_PARTITION ? undefined : word;
       pos += FRAME_HEADER_BYTES;
       continue;

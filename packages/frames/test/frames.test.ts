@@ -146,6 +146,12 @@ describe("produce frames", () => {
       details: { index: 0 },
     });
     expect(refusal(Buffer.alloc(0))).toEqual({ reason: "invalid", details: {} });
+    const named = Buffer.concat([Buffer.from(encodePartitionFrame(1)), one]);
+    expect(refusal(named)).toBeNull();
+    expect(refusal(named, { maxRecords: 10, partitionFrames: false })).toEqual({
+      reason: "malformed",
+      details: { at: 0 },
+    });
   });
 });
 

@@ -198,7 +198,8 @@ async function readProduceBody(req: IncomingMessage): Promise<ProduceRecord[]> {
   if (type?.startsWith(BINARY_RECORDS_CONTENT_TYPE)) return decodeBinaryRecords(body, PRODUCE_RECORDS_MAX);
   // A binary REST produce body's batch frames, forwarded by the web as they are.
   if (type?.startsWith(FRAMES_CONTENT_TYPE))
-    return scanProduceFrames(body, { maxRecords: PRODUCE_RECORDS_MAX }).decode().records;
+    return scanProduceFrames(body, { maxRecords: PRODUCE_RECORDS_MAX, partitionFrames: false }).decode()
+      .records;
   return produceRequestSchema.parse(parseJson(body)).records.map(decodeProduceRecord);
 }
 
