@@ -5,15 +5,14 @@ import {
   DataPlaneClient,
   DataPlaneError,
   decodeRecordBatch,
-  encodeRecordFrames,
   FETCH_LOG_END_HEADER,
   partitionPath,
   SECRET_HEADER,
-  STREAM_CONTENT_TYPE,
   type StreamMode,
   splitStreamFrames,
 } from "@lastword/dataplane";
 import type { TestDatabase } from "@lastword/db/testing";
+import { encodeRecordFrames, STREAM_CONTENT_TYPE } from "@lastword/frames";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { RunningWorker } from "../src/worker";
 import { createTestTopic } from "./test-topics";

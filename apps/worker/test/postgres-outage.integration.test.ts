@@ -37,7 +37,7 @@ async function fetchAll(worker: RunningWorker, partitionId: string): Promise<Map
     { headers: { "x-lastword-secret": SECRET } },
   );
   expect(response.status).toBe(200);
-  // The answer is stream frames (`@lastword/dataplane` stream-frames.ts).
+  // The answer is stream frames (@lastword/frames).
   const stored = new Map<number, string>();
   const body = Buffer.from(await response.arrayBuffer());
   for await (const frame of decodeStreamFrames(

@@ -6,8 +6,8 @@
  *
  *   node --import tsx packages/client/bench/client-decode.bench.ts   (BENCH_RECORDS, default 300,000)
  */
-import { encodeStoredHead } from "@lastword/dataplane";
-import { encodeRecordBatch } from "@lastword/logstore";
+import { encodeStoredHead } from "@lastword/frames";
+import { encodeRecordBatch } from "@lastword/record-batch";
 import { replayToMap } from "../src/replay";
 
 const RECORDS = Number(process.env.BENCH_RECORDS ?? 300_000);
@@ -17,7 +17,7 @@ const FRAME_BYTES = 256 * 1024;
 
 function answer(): Buffer {
   const value = "x".repeat(1200);
-  const parts: Buffer[] = [];
+  const parts: Uint8Array[] = [];
   for (let p = 0; p < PARTITIONS; p++) {
     parts.push(Buffer.from([5, 0, 0, 0, p]));
     let batches: Buffer[] = [];

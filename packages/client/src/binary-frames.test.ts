@@ -1,13 +1,13 @@
-import { encodeRecordFrames, encodeStoredHead } from "@lastword/dataplane";
-import { encodeRecordBatch } from "@lastword/logstore";
+import { encodeRecordFrames, encodeStoredHead } from "@lastword/frames";
+import { encodeRecordBatch } from "@lastword/record-batch";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { storedCase } from "../../dataplane/src/stream-frames.fixture";
+import { frameRecord, storedCase } from "../../frames/test/stored-frames.fixture";
 import { envelopeOf, FrameReader, headersOf, type RawRecord, textOf } from "./binary-frames";
 import { LastwordApiError } from "./problem-error";
 
 // The REST binary stream as the server writes it: worker batch frames behind partition frames,
-// the offsets frame last (packages/api/src/rest/record-stream-frames.ts).
+// the offsets frame last (@lastword/frames, frame-kinds.ts).
 function frame(kind: number, n: number, rest: Buffer = Buffer.alloc(0)): Buffer {
   const head = Buffer.alloc(5);
   head.writeUInt8(kind, 0);
@@ -59,7 +59,10 @@ interface Written {
  * The body of frames per partition (each with the records it means), cut into chunks of `sizes`:
  * the reader must see those records, in order, and the offsets frame.
  */
-function expectReadAsWritten(partitions: { frame: Buffer; records: Written[] }[][], sizes: number[]): void {
+function expectReadAsWritten(
+  partitions: { frame: Uint8Array; records: Written[] }[][],
+  sizes: number[],
+): void {
   const body = Buffer.concat([
     ...partitions.flatMap((frames, p) => [partitionFrame(p), ...frames.map((f) => f.frame)]),
     offsetsFrame(partitions.map((_, p) => [p, p * 10])),
@@ -86,14 +89,7 @@ function expectReadAsWritten(partitions: { frame: Buffer; records: Written[] }[]
   expect(reader.finish()).toEqual(Object.fromEntries(partitions.map((_, p) => [p, p * 10])));
 }
 
-const bytes = fc.option(fc.uint8Array({ maxLength: 300 }).map((a) => Buffer.from(a)));
-const record = fc.record({
-  offset: fc.nat(1_000_000),
-  timestamp: fc.nat(2 ** 42),
-  key: bytes,
-  value: bytes,
-  headers: fc.array(fc.record({ key: fc.string({ maxLength: 8 }), value: bytes }), { maxLength: 2 }),
-});
+const record = frameRecord(300);
 
 describe("binary stream reader", () => {
   it("reads every record and the offsets however the bytes are split across chunks", () => {

@@ -1,7 +1,6 @@
-export { envelope, envelopeBytes } from "./envelopes";
+export { encodeProduceFrames, envelope, envelopeBytes, type ProduceRecord } from "./envelopes";
 export { LastwordClient, type LastwordClientOptions } from "./lastword-client";
 export { LastwordApiError } from "./problem-error";
-export { encodeProduceFrames, type ProduceRecord } from "./produce-frames";
 export {
   applyRecord,
   type PartitionOffsets,

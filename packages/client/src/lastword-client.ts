@@ -1,7 +1,7 @@
 import type { Problem, RouterInputs, RouterOutputs } from "@lastword/api";
 import { FRAMES_CONTENT_TYPE } from "./binary-frames";
+import { encodeProduceFrames } from "./envelopes";
 import { LastwordApiError } from "./problem-error";
-import { encodeProduceFrames } from "./produce-frames";
 import {
   type PartitionOffsets,
   type ReplayedState,
@@ -29,7 +29,7 @@ export interface LastwordClientOptions {
   streamFormat?: "binary" | "ndjson";
   /**
    * How `records.produce` sends its records: `binary` frames (default; the server decodes no JSON
-   * or base64, `src/produce-frames.ts`) or `json` (the envelopes as a JSON document). Same answer.
+   * or base64, `encodeProduceFrames`) or `json` (the envelopes as a JSON document). Same answer.
    */
   produceFormat?: "binary" | "json";
 }
@@ -55,14 +55,14 @@ export class LastwordClient {
   async #call<T>(
     method: string,
     path: string,
-    options: { query?: Query; body?: unknown; frames?: Buffer; headers?: Record<string, string> } = {},
+    options: { query?: Query; body?: unknown; frames?: Uint8Array; headers?: Record<string, string> } = {},
   ): Promise<T> {
     const url = new URL(`${this.#base}${path}`);
     for (const [name, value] of Object.entries(options.query ?? {})) {
       if (value !== undefined) url.searchParams.set(name, String(value));
     }
     const headers: Record<string, string> = { authorization: `Bearer ${this.#apiKey}`, ...options.headers };
-    let body: string | Buffer | undefined;
+    let body: string | Uint8Array | undefined;
     if (options.frames !== undefined) {
       headers["content-type"] = FRAMES_CONTENT_TYPE;
       body = options.frames;

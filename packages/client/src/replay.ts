@@ -1,5 +1,6 @@
 import type { Envelope, Problem } from "@lastword/api";
 import {
+  base64Of,
   envelopeOf,
   FRAMES_CONTENT_TYPE,
   FrameReader,
@@ -155,7 +156,7 @@ export function applyRecord(state: Map<string, Envelope>, record: StreamRecord):
 function applyRaw(state: Map<string, Envelope>, r: RawRecord): void {
   if (r.keyStart < 0) return;
   const { buf } = r;
-  const key = textOf(buf, r.keyStart, r.keyEnd) ?? buf.toString("base64", r.keyStart, r.keyEnd);
+  const key = textOf(buf, r.keyStart, r.keyEnd) ?? base64Of(buf, r.keyStart, r.keyEnd);
   if (r.valueStart < 0) state.delete(key);
   else state.set(key, envelopeOf(buf, r.valueStart, r.valueEnd));
 }

@@ -1,10 +1,6 @@
 import type { PrismaClient } from "@lastword/db";
+import { BINARY_RECORDS_CONTENT_TYPE, encodeBinaryRecords, FRAMES_CONTENT_TYPE } from "@lastword/frames";
 import type { z } from "zod";
-import {
-  BINARY_RECORDS_CONTENT_TYPE,
-  encodeBinaryRecords,
-  PRODUCE_FRAMES_CONTENT_TYPE,
-} from "./binary-records";
 import { DataPlaneError } from "./errors";
 import { HttpTransport, type TransportOutcome, type TransportRequest } from "./http-transport";
 import {
@@ -91,7 +87,7 @@ export class DataPlaneClient {
   }
 
   /**
-   * A produce whose records are already record frames (`PRODUCE_FRAMES_CONTENT_TYPE`: the batch
+   * A produce whose records are already record frames (`FRAMES_CONTENT_TYPE`: the batch
    * frames of a binary REST body, forwarded as they are, without a record object per record or a
    * copy of their bytes). `count` is how many records the frames hold; the caller has checked them.
    */
@@ -104,7 +100,7 @@ export class DataPlaneClient {
       method: "POST",
       path: partitionPath.produce(input.partitionId),
       parts: input.frames,
-      contentType: PRODUCE_FRAMES_CONTENT_TYPE,
+      contentType: FRAMES_CONTENT_TYPE,
     };
     return this.#produce(input.partitionId, request, input.count);
   }

@@ -1,12 +1,4 @@
 export {
-  BINARY_RECORDS_CONTENT_TYPE,
-  BinaryRecordsError,
-  decodeBinaryRecords,
-  decodeProduceFramesBody,
-  encodeBinaryRecords,
-  PRODUCE_FRAMES_CONTENT_TYPE,
-} from "./binary-records";
-export {
   DataPlaneClient,
   type DataPlaneClientOptions,
   type FetchResult,
@@ -36,15 +28,8 @@ export {
 export {
   type DecodeBatchOptions,
   decodeRecordBatch,
-  decodeStoredFrame,
   decodeStreamFrames,
-  encodeEndFrame,
-  encodeErrorFrame,
-  encodeRecordFrames,
-  encodeStoredHead,
-  STREAM_CONTENT_TYPE,
   type StreamFrame,
   type StreamPiece,
   splitStreamFrames,
-  storedBatchesBefore,
 } from "./stream-frames";

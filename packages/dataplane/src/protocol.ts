@@ -65,7 +65,7 @@ export const wireFetchedRecordSchema = z.object({
 });
 
 /**
- * A fetch is answered with the stream frames of `stream-frames.ts` (not JSON): batch frames, then
+ * A fetch is answered with the stream frames of @lastword/frames (not JSON): batch frames, then
  * the end frame carrying nextOffset (as its endOffset) and logStartOffset. The log end offset read
  * together with the records comes in this response header (all three are known before the first byte).
  */

@@ -1,25 +1,11 @@
+import type { FrameRecord, FrameRecordHeader, ProduceFrameRecord } from "@lastword/frames";
 import type { WireFetchedRecord, WireProduceRecord } from "./protocol";
 
-export interface RecordHeader {
-  key: string;
-  value: Buffer | null;
-}
-
+// The record shapes are those of the frame formats (@lastword/frames), under the data plane's names.
+export type RecordHeader = FrameRecordHeader;
 /** A record as a producer hands it over; null value = tombstone, empty Buffer = empty value. */
-export interface ProduceRecord {
-  key: Buffer | null;
-  value: Buffer | null;
-  timestamp?: number;
-  headers?: readonly RecordHeader[];
-}
-
-export interface FetchedRecord {
-  offset: number;
-  timestamp: number;
-  key: Buffer | null;
-  value: Buffer | null;
-  headers: readonly RecordHeader[];
-}
+export type ProduceRecord = ProduceFrameRecord;
+export type FetchedRecord = FrameRecord;
 
 function toWire(bytes: Buffer | null): string | null {
   return bytes === null ? null : bytes.toString("base64");

@@ -1,38 +1,20 @@
+import {
+  decodeBatchFrame,
+  decodeStoredFrame,
+  END_FRAME_BYTES,
+  FRAME_HEADER_BYTES,
+  FRAME_KIND,
+  FrameFormatError,
+} from "@lastword/frames";
 import { DataPlaneError, isDataPlaneErrorCode } from "./errors";
-import type { FetchedRecord, RecordHeader } from "./record-codec";
+import type { FetchedRecord } from "./record-codec";
 
 /**
- * Binary frames of a streamed partition (replay or snapshot), worker → web. JSON with base64 would
- * cost more than the log read itself on a cold start, so records travel as length-prefixed bytes,
- * one batch frame per page the worker read. The batch carries its byte length so the web can pass
- * it on to a binary REST client without looking at a single record (`splitStreamFrames`):
- *
- *   batch:  u8 4 | u32 byteLength | records, each:
- *             f64 offset | f64 timestamp | i32 keyLen (-1 = null) | key | i32 valueLen (-1 = tombstone)
- *             | value | u16 headerCount | per header: u16 keyLen | key (UTF-8) | i32 valueLen | value
- *   stored: u8 7 | u32 byteLength | f64 fromOffset | f64 endOffset | i32 keepCount | keepCount × f64 offset
- *             | Kafka RecordBatch v2 batches, uncompressed, byte for byte as the log stores them
- *           The records meant are those with fromOffset ≤ offset < endOffset (the first batch may start
- *           below the offset asked for, the last run past the stream's end), and when keepCount ≥ 0
- *           only those whose offset is listed (ascending; a snapshot's latest records); -1 = no list.
- *   end:    u8 2 | f64 endOffset (records below it were all considered) | f64 logStartOffset
- *   error:  u8 3 | u32 length | JSON { code, message, retriable }   (a failure after the 200 was sent)
- *
- * Big-endian. The REST binary stream (`application/vnd.lastword.frames`) reuses the batch and the
- * stored frames as they are. A stored frame costs the worker no per-record work: the log store
- * checked each batch's CRC when it read it, and the batches go out as read.
+ * The data plane's partition stream (replay, snapshot, fetch) over HTTP, worker → web: its
+ * frames (batch, stored, end, error) are @lastword/frames' (format in its frame-kinds.ts); this
+ * is the reading side's transport: cutting the body's chunks at frame boundaries and turning
+ * failures into DataPlaneErrors.
  */
-export const STREAM_CONTENT_TYPE = "application/x-lastword-stream";
-
-const BATCH = 4;
-const END = 2;
-const ERROR = 3;
-const STORED = 7;
-const BATCH_HEADER_BYTES = 5;
-const END_BYTES = 17;
-/** What a stored frame holds before its keep list: f64 from | f64 end | i32 keepCount. */
-const STORED_HEAD_BYTES = 20;
-
 export type StreamFrame =
   | { kind: "records"; records: FetchedRecord[] }
   | { kind: "end"; endOffset: number; logStartOffset: number };
@@ -41,60 +23,6 @@ export type StreamFrame =
 export type StreamPiece =
   | { kind: "batch"; parts: Buffer[] }
   | { kind: "end"; endOffset: number; logStartOffset: number };
-
-function recordSize(record: FetchedRecord): number {
-  let size = 8 + 8 + 4 + (record.key?.length ?? 0) + 4 + (record.value?.length ?? 0) + 2;
-  for (const h of record.headers) size += 2 + Buffer.byteLength(h.key) + 4 + (h.value?.length ?? 0);
-  return size;
-}
-
-function writeBytes(out: Buffer, pos: number, bytes: Buffer | null): number {
-  if (bytes === null) return out.writeInt32BE(-1, pos);
-  pos = out.writeInt32BE(bytes.length, pos);
-  out.set(bytes, pos);
-  return pos + bytes.length;
-}
-
-/** One batch frame holding many records (one socket write per read page). */
-export function encodeRecordFrames(records: readonly FetchedRecord[]): Buffer {
-  let total = BATCH_HEADER_BYTES;
-  for (const r of records) total += recordSize(r);
-  const out = Buffer.allocUnsafe(total);
-  let pos = out.writeUInt8(BATCH, 0);
-  pos = out.writeUInt32BE(total - BATCH_HEADER_BYTES, pos);
-  for (const r of records) {
-    pos = out.writeDoubleBE(r.offset, pos);
-    pos = out.writeDoubleBE(r.timestamp, pos);
-    pos = writeBytes(out, pos, r.key);
-    pos = writeBytes(out, pos, r.value);
-    pos = out.writeUInt16BE(r.headers.length, pos);
-    for (const h of r.headers) {
-      const key = Buffer.from(h.key);
-      pos = out.writeUInt16BE(key.length, pos);
-      out.set(key, pos);
-      pos = writeBytes(out, pos + key.length, h.value);
-    }
-  }
-  return out;
-}
-
-export function encodeEndFrame(endOffset: number, logStartOffset: number): Buffer {
-  const out = Buffer.allocUnsafe(END_BYTES);
-  out.writeUInt8(END, 0);
-  out.writeDoubleBE(endOffset, 1);
-  out.writeDoubleBE(logStartOffset, 9);
-  return out;
-}
-
-/** The worker's `{ code, message, retriable }`, or (REST binary stream) the API's problem document. */
-export function encodeErrorFrame(error: object): Buffer {
-  const json = Buffer.from(JSON.stringify(error));
-  const out = Buffer.allocUnsafe(5 + json.length);
-  out.writeUInt8(ERROR, 0);
-  out.writeUInt32BE(json.length, 1);
-  out.set(json, 5);
-  return out;
-}
 
 function errorOf(json: Buffer): DataPlaneError {
   const body = JSON.parse(json.toString("utf8")) as { code: string; message: string; retriable: boolean };
@@ -131,8 +59,13 @@ export async function* splitStreamFrames(chunks: AsyncIterable<Buffer>): AsyncGe
           continue;
         }
         const kind = head.length ? head[0] : chunk[pos];
-        const headerBytes = kind === END ? END_BYTES : BATCH_HEADER_BYTES;
-        if (kind !== BATCH && kind !== STORED && kind !== END && kind !== ERROR) {
+        const headerBytes = kind === FRAME_KIND.END ? END_FRAME_BYTES : FRAME_HEADER_BYTES;
+        if (
+          kind !== FRAME_KIND.BATCH &&
+          kind !== FRAME_KIND.STORED &&
+          kind !== FRAME_KIND.END &&
+          kind !== FRAME_KIND.ERROR
+        ) {
           throw new DataPlaneError("INTERNAL", `stream frame of unknown kind ${kind}`);
         }
         // A header split across chunks is gathered (a few bytes) before the frame is read.
@@ -140,10 +73,10 @@ export async function* splitStreamFrames(chunks: AsyncIterable<Buffer>): AsyncGe
         head = Buffer.concat([head, chunk.subarray(pos, pos + take)]);
         pos += take;
         if (head.length < headerBytes) continue;
-        if (kind === END) {
+        if (kind === FRAME_KIND.END) {
           ended = true;
           yield { kind: "end", endOffset: head.readDoubleBE(1), logStartOffset: head.readDoubleBE(9) };
-        } else if (kind === ERROR) {
+        } else if (kind === FRAME_KIND.ERROR) {
           // Rare and small: gather the JSON across chunks, then throw it.
           const length = head.readUInt32BE(1);
           let json = chunk.subarray(pos, pos + length);
@@ -178,66 +111,9 @@ export async function* splitStreamFrames(chunks: AsyncIterable<Buffer>): AsyncGe
   }
 }
 
-class Truncated extends Error {}
-
-class Cursor {
-  pos: number;
-  readonly end: number;
-  constructor(
-    readonly buf: Buffer,
-    start: number,
-    end: number,
-    readonly views = false,
-  ) {
-    this.pos = start;
-    this.end = end;
-  }
-  need(n: number): void {
-    if (this.pos + n > this.end) throw new Truncated();
-  }
-  f64(): number {
-    this.need(8);
-    const v = this.buf.readDoubleBE(this.pos);
-    this.pos += 8;
-    return v;
-  }
-  i32(): number {
-    this.need(4);
-    const v = this.buf.readInt32BE(this.pos);
-    this.pos += 4;
-    return v;
-  }
-  u16(): number {
-    this.need(2);
-    const v = this.buf.readUInt16BE(this.pos);
-    this.pos += 2;
-    return v;
-  }
-  take(n: number): Buffer {
-    this.need(n);
-    // A copy unless asked for views: records usually outlive the network chunk they arrived in.
-    const view = this.buf.subarray(this.pos, this.pos + n);
-    const out = this.views ? view : Buffer.from(view);
-    this.pos += n;
-    return out;
-  }
-  bytes(): Buffer | null {
-    const n = this.i32();
-    return n < 0 ? null : this.take(n);
-  }
-}
-
-function readRecord(c: Cursor): FetchedRecord {
-  const offset = c.f64();
-  const timestamp = c.f64();
-  const key = c.bytes();
-  const value = c.bytes();
-  const headers: RecordHeader[] = [];
-  for (let n = c.u16(); n > 0; n--) {
-    const name = c.take(c.u16()).toString("utf8");
-    headers.push({ key: name, value: c.bytes() });
-  }
-  return { offset, timestamp, key, value, headers };
+/** A view of `bytes` as a Buffer (the encoders answer Uint8Arrays; in Node they are Buffers already). */
+function asBuffer(bytes: Uint8Array): Buffer {
+  return Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
 }
 
 export interface DecodeBatchOptions {
@@ -254,23 +130,19 @@ export interface DecodeBatchOptions {
  * it). A stored frame's records are views of one copy of the frame (whatever `views` says).
  */
 export function decodeRecordBatch(
-  parts: readonly Buffer[],
+  parts: readonly Uint8Array[],
   options: DecodeBatchOptions = {},
 ): FetchedRecord[] {
-  if (parts[0]?.[0] === STORED) {
-    const copy = parts.length === 1 && !options.views ? Buffer.from(parts[0]) : Buffer.concat(parts);
-    return decodeStoredFrame(copy);
-  }
-  const frame = parts.length === 1 ? parts[0]! : Buffer.concat(parts);
-  const cursor = new Cursor(frame, BATCH_HEADER_BYTES, frame.length, options.views === true);
-  const records: FetchedRecord[] = [];
   try {
-    while (cursor.pos < frame.length) records.push(readRecord(cursor));
+    const one = parts.length === 1 ? asBuffer(parts[0]!) : null;
+    if (parts[0]?.[0] === FRAME_KIND.STORED) {
+      return decodeStoredFrame(one ? Buffer.from(one) : Buffer.concat(parts));
+    }
+    return decodeBatchFrame(one ?? Buffer.concat(parts), options.views === true);
   } catch (error) {
-    if (error instanceof Truncated) throw new DataPlaneError("INTERNAL", "a record overruns its batch frame");
+    if (error instanceof FrameFormatError) throw new DataPlaneError("INTERNAL", error.message);
     throw error;
   }
-  return records;
 }
 
 /** The stream's frames with their records decoded (what a reader that needs each record uses). */
@@ -279,159 +151,4 @@ export async function* decodeStreamFrames(chunks: AsyncIterable<Buffer>): AsyncG
     if (piece.kind === "end") yield piece;
     else yield { kind: "records", records: decodeRecordBatch(piece.parts) };
   }
-}
-
-/** The stored frame's head (its batches are written after it, as they are: no copy of them). */
-export function encodeStoredHead(
-  batchBytes: number,
-  fromOffset: number,
-  endOffset: number,
-  keep: ArrayLike<number> | null,
-): Buffer {
-  const keepCount = keep?.length ?? 0;
-  const out = Buffer.allocUnsafe(BATCH_HEADER_BYTES + STORED_HEAD_BYTES + keepCount * 8);
-  out[0] = STORED;
-  out.writeUInt32BE(STORED_HEAD_BYTES + keepCount * 8 + batchBytes, 1);
-  out.writeDoubleBE(fromOffset, 5);
-  out.writeDoubleBE(endOffset, 13);
-  out.writeInt32BE(keep ? keepCount : -1, 21);
-  for (let i = 0, at = 25; i < keepCount; i++, at += 8) out.writeDoubleBE(keep![i]!, at);
-  return out;
-}
-
-// Kafka RecordBatch v2 header fields (see @lastword/logstore record-batch.ts).
-const KAFKA_HEADER_BYTES = 61;
-const KAFKA_LENGTH_AT = 8;
-const KAFKA_MAGIC_AT = 16;
-const KAFKA_ATTRIBUTES_AT = 21;
-const KAFKA_LAST_DELTA_AT = 23;
-const KAFKA_BASE_TIMESTAMP_AT = 27;
-const KAFKA_MAX_TIMESTAMP_AT = 35;
-const KAFKA_COUNT_AT = 57;
-const KAFKA_COMPRESSION = 0x07;
-const KAFKA_LOG_APPEND_TIME = 0x08;
-
-function int64(buf: Buffer, pos: number): number {
-  return buf.readInt32BE(pos) * 4294967296 + buf.readUInt32BE(pos + 4);
-}
-
-/** Where each batch of `bytes` ends, refusing what is not a whole uncompressed v2 batch. */
-function kafkaBatchEnd(buf: Buffer, pos: number, end: number): number {
-  if (pos + KAFKA_HEADER_BYTES > end) throw new Truncated();
-  const batchEnd = pos + 12 + buf.readInt32BE(pos + KAFKA_LENGTH_AT);
-  if (batchEnd < pos + KAFKA_HEADER_BYTES || batchEnd > end) throw new Truncated();
-  if (buf[pos + KAFKA_MAGIC_AT] !== 2 || buf.readInt16BE(pos + KAFKA_ATTRIBUTES_AT) & KAFKA_COMPRESSION) {
-    throw new DataPlaneError(
-      "INTERNAL",
-      "a stored frame holds a batch that is not uncompressed RecordBatch v2",
-    );
-  }
-  return batchEnd;
-}
-
-/**
- * The part of a log read (`readBatches`) to send for a stream ending at `endOffset`: the bytes of
- * the batches starting below it, the offset after the last of them, and their record count.
- */
-export function storedBatchesBefore(
-  bytes: Buffer,
-  endOffset: number,
-): { length: number; nextOffset: number; records: number } {
-  let pos = 0;
-  let nextOffset = -1;
-  let records = 0;
-  while (pos < bytes.length && int64(bytes, pos) < endOffset) {
-    nextOffset = int64(bytes, pos) + bytes.readInt32BE(pos + KAFKA_LAST_DELTA_AT) + 1;
-    records += bytes.readInt32BE(pos + KAFKA_COUNT_AT);
-    pos += 12 + bytes.readInt32BE(pos + KAFKA_LENGTH_AT);
-  }
-  return { length: Math.min(pos, bytes.length), nextOffset, records };
-}
-
-/** Zigzag varint (Kafka's record fields) at `c.pos`, within `limit`. */
-function varint(c: Cursor, limit: number): number {
-  let shift = 1;
-  let value = 0;
-  for (let i = 0; i < 10; i++) {
-    if (c.pos >= limit) throw new Truncated();
-    const byte = c.buf[c.pos++]!;
-    value += (byte & 0x7f) * shift;
-    if (byte < 0x80) return value % 2 === 1 ? -(value + 1) / 2 : value / 2;
-    shift *= 128;
-  }
-  throw new Truncated();
-}
-
-function varBytes(c: Cursor, limit: number): Buffer | null {
-  const n = varint(c, limit);
-  if (n < 0) return null;
-  if (c.pos + n > limit) throw new Truncated();
-  c.pos += n;
-  return c.buf.subarray(c.pos - n, c.pos);
-}
-
-/**
- * The records a stored frame means (`frame` is the whole frame, header included, and owned: the
- * records' bytes are views of it). Lengths are checked against the frame; CRCs are not (the worker's
- * log store checked them on read).
- */
-export function decodeStoredFrame(frame: Buffer): FetchedRecord[] {
-  const records: FetchedRecord[] = [];
-  try {
-    const c = new Cursor(frame, BATCH_HEADER_BYTES, frame.length);
-    const from = c.f64();
-    const end = c.f64();
-    const keepCount = c.i32();
-    const keepAt = c.pos;
-    if (keepCount > 0) c.need(keepCount * 8);
-    let k = 0;
-    c.pos += Math.max(keepCount, 0) * 8;
-    while (c.pos < frame.length) {
-      const batchStart = c.pos;
-      const batchEnd = kafkaBatchEnd(frame, batchStart, frame.length);
-      const baseOffset = int64(frame, batchStart);
-      const appendTime = (frame.readInt16BE(batchStart + KAFKA_ATTRIBUTES_AT) & KAFKA_LOG_APPEND_TIME) !== 0;
-      const baseTimestamp = int64(frame, batchStart + KAFKA_BASE_TIMESTAMP_AT);
-      const maxTimestamp = int64(frame, batchStart + KAFKA_MAX_TIMESTAMP_AT);
-      const count = frame.readInt32BE(batchStart + KAFKA_COUNT_AT);
-      c.pos = batchStart + KAFKA_HEADER_BYTES;
-      for (let i = 0; i < count; i++) {
-        const length = varint(c, batchEnd);
-        const recordEnd = c.pos + length;
-        if (length < 0 || recordEnd > batchEnd) throw new Truncated();
-        c.pos++; // record attributes: unused in v2
-        const timestampDelta = varint(c, recordEnd);
-        const offset = baseOffset + varint(c, recordEnd);
-        let wanted = offset >= from && offset < end;
-        if (wanted && keepCount >= 0) {
-          while (k < keepCount && frame.readDoubleBE(keepAt + k * 8) < offset) k++;
-          wanted = k < keepCount && frame.readDoubleBE(keepAt + k * 8) === offset;
-        }
-        if (wanted) {
-          const key = varBytes(c, recordEnd);
-          const value = varBytes(c, recordEnd);
-          const headers: RecordHeader[] = [];
-          for (let n = varint(c, recordEnd); n > 0; n--) {
-            const name = varBytes(c, recordEnd);
-            if (name === null) throw new Truncated();
-            headers.push({ key: name.toString("utf8"), value: varBytes(c, recordEnd) });
-          }
-          records.push({
-            offset,
-            timestamp: appendTime ? maxTimestamp : baseTimestamp + timestampDelta,
-            key,
-            value,
-            headers,
-          });
-        }
-        c.pos = recordEnd;
-      }
-      if (c.pos !== batchEnd) throw new Truncated();
-    }
-  } catch (error) {
-    if (error instanceof Truncated)
-      throw new DataPlaneError("INTERNAL", "a record overruns its stored frame");
-    throw error;
-  }
-  return records;
 }

@@ -2,9 +2,9 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
+import { decodeBatch, decodeBatchRecords, encodeRecordBatch, type LogRecord } from "@lastword/record-batch";
 import { crc32c } from "@node-rs/crc32";
 import { PartitionLog } from "../src/index";
-import { decodeBatch, decodeBatchRecords, encodeRecordBatch, type LogRecord } from "../src/record-batch";
 
 // Append (1 KiB records, batches of 100 and 1,000, fsync per batch) and full sequential read,
 // each next to a raw baseline on the same bytes in the same run: fs.writeSync + fdatasync of the
@@ -18,10 +18,12 @@ import { decodeBatch, decodeBatchRecords, encodeRecordBatch, type LogRecord } fr
 
 const fdatasync = promisify(fs.fdatasync);
 const RECORD_BYTES = 1024;
-const TOTAL_BYTES = 64 * 1024 * 1024;
-const APPEND_ROUNDS = 7;
+// BENCH_MB / BENCH_APPEND_ROUNDS / BENCH_READ_ROUNDS shorten a run for a before/after check on a
+// shared machine; the defaults are what the README's table was measured with.
+const TOTAL_BYTES = Number(process.env.BENCH_MB ?? 64) * 1024 * 1024;
+const APPEND_ROUNDS = Number(process.env.BENCH_APPEND_ROUNDS ?? 7);
 /** A read round costs ~0.1 s: more rounds steady the medians at little cost. */
-const READ_ROUNDS = 15;
+const READ_ROUNDS = Number(process.env.BENCH_READ_ROUNDS ?? 15);
 const READ_CHUNK_BYTES = 1024 * 1024;
 
 interface Row {

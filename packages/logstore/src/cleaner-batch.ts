@@ -1,6 +1,23 @@
-import { crc32c } from "@node-rs/crc32";
+import {
+  BATCH_HEADER_BYTES,
+  CONTROL_FLAG,
+  crc32c,
+  DELETE_HORIZON_FLAG,
+  LOG_OVERHEAD_BYTES,
+  OFF_ATTRIBUTES,
+  OFF_BASE_TIMESTAMP,
+  OFF_CRC,
+  OFF_LAST_OFFSET_DELTA,
+  OFF_LENGTH,
+  OFF_MAX_TIMESTAMP,
+  OFF_RECORD_COUNT,
+  readInt64,
+  TIMESTAMP_TYPE_FLAG,
+  varintSize,
+  writeInt64,
+  writeVarint,
+} from "@lastword/record-batch";
 import type { OffsetMap } from "./offset-map";
-import { BATCH_HEADER_BYTES, LOG_OVERHEAD_BYTES, readInt64 } from "./record-batch";
 
 // The cleaner's per-batch work, on raw bytes: scan a batch's records without decoding them into
 // objects, decide which survive (Kafka's cleanInto / shouldRetainRecord, reference §2.6–2.7), and
@@ -9,19 +26,8 @@ import { BATCH_HEADER_BYTES, LOG_OVERHEAD_BYTES, readInt64 } from "./record-batc
 // its surviving records' bytes, so only the header changes — unless a delete horizon is stamped,
 // which moves the base timestamp and so rewrites each record's timestamp delta.
 
-const OFF_LENGTH = 8;
-const OFF_CRC = 17;
-const OFF_ATTRIBUTES = 21;
-const OFF_LAST_OFFSET_DELTA = 23;
-const OFF_BASE_TIMESTAMP = 27;
-const OFF_MAX_TIMESTAMP = 35;
-const OFF_RECORD_COUNT = 57;
-const TIMESTAMP_TYPE_FLAG = 0x08;
-const CONTROL_FLAG = 0x20;
-const DELETE_HORIZON_FLAG = 0x40;
 /** A restamped timestamp delta can grow from 1 to 10 varint bytes, and the length prefix by 1. */
 const MAX_GROWTH_PER_RECORD = 10;
-const TWO_POW_32 = 4294967296;
 
 /** Per-pass inputs of the retain rule. */
 export interface RetainRule {
@@ -113,32 +119,6 @@ function readVarint(buf: Uint8Array): number {
     scale *= 128;
   }
   return value % 2 === 1 ? -(value + 1) / 2 : value / 2;
-}
-
-function varintSize(value: number): number {
-  let v = value >= 0 ? value * 2 : -value * 2 - 1;
-  let size = 1;
-  while (v >= 128) {
-    v = Math.floor(v / 128);
-    size++;
-  }
-  return size;
-}
-
-function writeVarint(buf: Uint8Array, value: number, pos: number): number {
-  let v = value >= 0 ? value * 2 : -value * 2 - 1;
-  while (v >= 128) {
-    buf[pos++] = (v % 128) | 0x80;
-    v = Math.floor(v / 128);
-  }
-  buf[pos++] = v;
-  return pos;
-}
-
-function writeInt64(buf: Buffer, value: number, pos: number): void {
-  const high = Math.floor(value / TWO_POW_32);
-  buf.writeInt32BE(high, pos);
-  buf.writeUInt32BE(value - high * TWO_POW_32, pos + 4);
 }
 
 /** Most bytes `filterBatch` can write for a source batch of `sizeBytes` holding `count` records. */

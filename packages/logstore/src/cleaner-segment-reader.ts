@@ -1,7 +1,12 @@
 import fs from "node:fs";
 import { promisify } from "node:util";
+import {
+  BATCH_HEADER_BYTES,
+  batchCrcMatches,
+  batchHeaderDefect,
+  LOG_OVERHEAD_BYTES,
+} from "@lastword/record-batch";
 import { CorruptSegmentError } from "./errors";
-import { BATCH_HEADER_BYTES, batchCrcMatches, batchHeaderDefect, LOG_OVERHEAD_BYTES } from "./record-batch";
 import type { Segment } from "./segment";
 
 // Sequential reader of a segment's batches for the cleaner. It owns its file descriptor (opened

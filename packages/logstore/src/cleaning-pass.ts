@@ -1,4 +1,5 @@
 import { randomInt } from "node:crypto";
+import { batchField } from "@lastword/record-batch";
 import type { CleanableRange } from "./cleanable-range";
 import { CleanedSegmentWriter } from "./cleaned-segment-writer";
 import type { CleanableLog, CleanResult } from "./cleaner";
@@ -20,7 +21,6 @@ import {
   offsetMapSlots,
   releaseOffsetMap,
 } from "./offset-map";
-import { batchField } from "./record-batch";
 import { fsyncDirectory, type Segment, segmentLimits } from "./segment";
 import { DELETED_SUFFIX } from "./segment-swap";
 

@@ -1,5 +1,5 @@
+import type { TimestampType } from "@lastword/record-batch";
 import { InvalidConfigError } from "./errors";
-import type { TimestampType } from "./record-batch";
 
 /**
  * Kafka's Long.MAX_VALUE for millisecond configs. JS numbers cannot hold it exactly, so "no limit"

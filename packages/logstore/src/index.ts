@@ -1,3 +1,11 @@
+export type {
+  AppendRecord,
+  LogRecord,
+  RecordBatchHeader,
+  RecordHeader,
+  TimestampType,
+} from "@lastword/record-batch";
+export { decodeBatch, encodeRecordBatch, readBatchHeader } from "@lastword/record-batch";
 export type { CleanableStats, CleanResult, CleanTrigger } from "./cleaner";
 export type { RemovedTombstone, TombstoneRemovalReason } from "./cleaner-batch";
 export { type Clock, ManualClock, systemClock } from "./clock";
@@ -41,13 +49,4 @@ export type {
   SegmentInfo,
 } from "./partition-log";
 export { PartitionLog } from "./partition-log";
-export type { AppendRecord, LogRecord, RecordBatchHeader, RecordHeader, TimestampType } from "./record-batch";
-export {
-  BATCH_HEADER_BYTES,
-  batchCrcMatches,
-  batchHeaderDefect,
-  decodeBatch,
-  encodeRecordBatch,
-  readBatchHeader,
-} from "./record-batch";
 export type { RetentionReason } from "./retention";

@@ -1,4 +1,3 @@
-import { CorruptSegmentError } from "./errors";
 import {
   BATCH_HEADER_BYTES,
   batchCrcMatches,
@@ -6,7 +5,8 @@ import {
   batchHeaderDefect,
   decodeBatchRecords,
   type LogRecord,
-} from "./record-batch";
+} from "@lastword/record-batch";
+import { CorruptSegmentError } from "./errors";
 import type { Segment } from "./segment";
 
 // The read path. Per segment a read costs two positional reads: a small probe for the headers up

@@ -8,13 +8,14 @@ import { GroupCommit } from "./group-commit";
 import { loadLog, type RecoveryReport } from "./log-loader";
 import { type BatchRead, type ReadBounds, readBatches, readRecords } from "./log-reader";
 import { Mutex } from "./mutex";
+import "./native-crc32c";
 import {
   type AppendRecord,
   batchField,
   EncodeScratch,
   encodeRecordBatch,
   type LogRecord,
-} from "./record-batch";
+} from "@lastword/record-batch";
 import { validateAppendRecords } from "./record-validation";
 import { deletableSegments, type RetentionReason, retentionRules } from "./retention";
 import { drawRollJitterMs, rollReason, timeRollDueAt } from "./roll-policy";

@@ -1,6 +1,6 @@
+import type { AppendRecord } from "@lastword/record-batch";
 import type { TopicConfig } from "./config";
 import { InvalidRecordError } from "./errors";
-import type { AppendRecord } from "./record-batch";
 
 function isBytesOrNull(value: unknown): value is Buffer | null {
   return value === null || Buffer.isBuffer(value);

@@ -1,7 +1,6 @@
 import fs from "node:fs";
 import path from "node:path";
 import { promisify } from "node:util";
-import { OffsetIndex } from "./offset-index";
 import {
   BATCH_HEADER_BYTES,
   batchCrcMatches,
@@ -9,7 +8,8 @@ import {
   batchHeaderDefect,
   countTombstones,
   LOG_OVERHEAD_BYTES,
-} from "./record-batch";
+} from "@lastword/record-batch";
+import { OffsetIndex } from "./offset-index";
 import { TimeIndex } from "./time-index";
 
 const fdatasync = promisify(fs.fdatasync);

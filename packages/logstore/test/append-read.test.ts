@@ -1,8 +1,8 @@
 import fs from "node:fs";
 import path from "node:path";
+import { decodeBatch, encodeRecordBatch, rebuildBatch } from "@lastword/record-batch";
 import { describe, expect, it, vi } from "vitest";
 import { PartitionLog } from "../src/index";
-import { decodeBatch, encodeRecordBatch, rebuildBatch } from "../src/record-batch";
 import { Segment } from "../src/segment";
 import { kv, openLog, TestClock, tempDir, text } from "./helpers";
 

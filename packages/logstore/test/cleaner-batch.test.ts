@@ -1,8 +1,8 @@
+import { type AppendRecord, decodeBatch, encodeRecordBatch } from "@lastword/record-batch";
 import { crc32c } from "@node-rs/crc32";
 import { describe, expect, it } from "vitest";
 import { FilterCounters, filterBatch, filteredBatchBound, type RetainRule } from "../src/cleaner-batch";
 import { OffsetMap } from "../src/offset-map";
-import { type AppendRecord, decodeBatch, encodeRecordBatch } from "../src/record-batch";
 
 const b = (s: string) => Buffer.from(s);
 

@@ -1,8 +1,8 @@
 import { mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { encodeRecordBatch } from "@lastword/record-batch";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { encodeRecordBatch } from "../src/record-batch";
 import { recoverSwapFiles, segmentStem } from "../src/segment-swap";
 
 let dir: string;

@@ -1,7 +1,7 @@
+import { encodeRecordBatch } from "@lastword/record-batch";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import type { PartitionLog } from "../src/index";
-import { encodeRecordBatch } from "../src/record-batch";
 import { openLog, TestClock, tempDir } from "./helpers";
 
 // A plain in-memory model of the log: records by offset plus segment boundaries, following

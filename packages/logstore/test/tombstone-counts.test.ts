@@ -1,8 +1,8 @@
 import fs from "node:fs";
 import path from "node:path";
+import { decodeBatch } from "@lastword/record-batch";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import type { PartitionLog } from "../src/index";
-import { decodeBatch } from "../src/record-batch";
 import { Segment } from "../src/segment";
 import { TOMBSTONE_COUNT_CHECKPOINT } from "../src/tombstone-counts";
 import { kv, openLog, TestClock, tempDir } from "./helpers";

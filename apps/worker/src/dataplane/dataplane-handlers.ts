@@ -3,16 +3,14 @@ import type { ServerResponse } from "node:http";
 import {
   type CleanerState,
   type DeleteRecordsResponse,
-  encodeEndFrame,
-  encodeRecordFrames,
   FETCH_LOG_END_HEADER,
   type FetchQuery,
   type ListOffsetsResponse,
   type ProduceRecord,
   type ProduceResponse,
   type SegmentsResponse,
-  STREAM_CONTENT_TYPE,
 } from "@lastword/dataplane";
+import { encodeEndFrame, encodeRecordFrames, STREAM_CONTENT_TYPE } from "@lastword/frames";
 import type { CleanableStats } from "@lastword/logstore";
 import type { CleanerHealthBook } from "../cleaner/cleaner-health";
 import type { TombstoneAudit } from "../erasure/tombstone-audit";
@@ -89,7 +87,7 @@ export function deleteRecords(
 const FETCH_FRAME_BYTES = 256 << 10;
 
 /**
- * A fetch answered as binary frames (`stream-frames.ts`, the replay/snapshot format), read from the
+ * A fetch answered as binary frames (@lastword/frames, the replay/snapshot format), read from the
  * log page by page (`fetch-pager.ts`: bounded exactly like one `log.read`: limit, maxBytes in stored
  * batch bytes, offset gaps) and written as it is read: the first page is read before the 200, so an
  * error there (OFFSET_OUT_OF_RANGE, NOT_OWNER, ...) still gets its status; each page then goes out

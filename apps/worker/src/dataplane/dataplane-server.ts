@@ -2,10 +2,7 @@ import { timingSafeEqual } from "node:crypto";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import {
-  BINARY_RECORDS_CONTENT_TYPE,
   DataPlaneError,
-  decodeBinaryRecords,
-  decodeProduceFramesBody,
   decodeProduceRecord,
   deleteRecordsRequestSchema,
   type ErrorBody,
@@ -13,13 +10,18 @@ import {
   HTTP_STATUS_BY_CODE,
   keyQuerySchema,
   listOffsetsQuerySchema,
-  PRODUCE_FRAMES_CONTENT_TYPE,
   PRODUCE_RECORDS_MAX,
   type ProduceRecord,
   produceRequestSchema,
   SECRET_HEADER,
   streamQuerySchema,
 } from "@lastword/dataplane";
+import {
+  BINARY_RECORDS_CONTENT_TYPE,
+  decodeBinaryRecords,
+  FRAMES_CONTENT_TYPE,
+  scanProduceFrames,
+} from "@lastword/frames";
 import type { TombstoneAudit } from "../erasure/tombstone-audit";
 import { dataPlaneErrorOf } from "../hosting/log-errors";
 import type { PartitionHost } from "../hosting/partition-host";
@@ -195,8 +197,9 @@ async function readProduceBody(req: IncomingMessage): Promise<ProduceRecord[]> {
   const type = req.headers["content-type"];
   if (type?.startsWith(BINARY_RECORDS_CONTENT_TYPE)) return decodeBinaryRecords(body, PRODUCE_RECORDS_MAX);
   // A binary REST produce body's batch frames, forwarded by the web as they are.
-  if (type?.startsWith(PRODUCE_FRAMES_CONTENT_TYPE))
-    return decodeProduceFramesBody(body, PRODUCE_RECORDS_MAX);
+  if (type?.startsWith(FRAMES_CONTENT_TYPE))
+    return scanProduceFrames(body, { maxRecords: PRODUCE_RECORDS_MAX, partitionFrames: false }).decode()
+      .records;
   return produceRequestSchema.parse(parseJson(body)).records.map(decodeProduceRecord);
 }
 

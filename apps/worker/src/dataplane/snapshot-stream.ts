@@ -1,15 +1,15 @@
 import { once } from "node:events";
 import type { ServerResponse } from "node:http";
+import type { StreamQuery } from "@lastword/dataplane";
 import {
   encodeEndFrame,
   encodeErrorFrame,
   encodeRecordFrames,
   encodeStoredHead,
   STREAM_CONTENT_TYPE,
-  type StreamQuery,
-  storedBatchesBefore,
-} from "@lastword/dataplane";
+} from "@lastword/frames";
 import { decodeBatch } from "@lastword/logstore";
+import { batchesBefore } from "@lastword/record-batch";
 import type { HostedLog, LogRecord } from "../hosting/hosted-log";
 import { requireKeyIndex } from "../hosting/indexed-log";
 import { dataPlaneErrorOf } from "../hosting/log-errors";
@@ -99,7 +99,7 @@ async function* storedPages(
     const buffer = await buffers.take();
     // (A first batch larger than the buffer comes in a fresh one.)
     const read = await log.readBatches(start, { into: buffer });
-    const cut = storedBatchesBefore(read.bytes, end);
+    const cut = batchesBefore(read.bytes, end);
     if (cut.length === 0) return;
     next = cut.nextOffset;
     let keep: Float64Array | null = null;

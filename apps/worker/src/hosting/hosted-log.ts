@@ -1,8 +1,10 @@
 import type {
+  AppendRecord,
   BatchRead,
   CleanableStats,
   CleanResult,
   Clock,
+  LogRecord,
   RetentionResult,
   SegmentInfo,
   TopicConfig,
@@ -13,25 +15,8 @@ import type {
  * Kept as an interface so the hosting, fencing and data-plane code depend on behaviour, not on the
  * engine's internals; log-opener.ts binds it to the real PartitionLog.
  */
-export interface LogRecordHeader {
-  key: string;
-  value: Buffer | null;
-}
-
-export interface AppendRecord {
-  key: Buffer | null;
-  value: Buffer | null;
-  timestamp?: number;
-  headers?: readonly LogRecordHeader[];
-}
-
-export interface LogRecord {
-  offset: number;
-  timestamp: number;
-  key: Buffer | null;
-  value: Buffer | null;
-  headers: readonly LogRecordHeader[];
-}
+/** The engine's record types (those of its batch format), used as they are. */
+export type { AppendRecord, LogRecord } from "@lastword/logstore";
 
 /** The engine's own segment description (the worker passes it through unchanged). */
 export type LogSegment = SegmentInfo;

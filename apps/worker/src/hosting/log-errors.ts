@@ -1,4 +1,5 @@
-import { BinaryRecordsError, DataPlaneError, isDataPlaneErrorCode } from "@lastword/dataplane";
+import { DataPlaneError, isDataPlaneErrorCode } from "@lastword/dataplane";
+import { FrameFormatError } from "@lastword/frames";
 import { ZodError } from "zod";
 
 /**
@@ -7,7 +8,7 @@ import { ZodError } from "zod";
  */
 export function dataPlaneErrorOf(error: unknown): DataPlaneError {
   if (error instanceof DataPlaneError) return error;
-  if (error instanceof BinaryRecordsError) {
+  if (error instanceof FrameFormatError) {
     return new DataPlaneError("BAD_REQUEST", `invalid produce body: ${error.message}`);
   }
   if (error instanceof ZodError) {

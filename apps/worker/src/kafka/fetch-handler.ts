@@ -1,6 +1,6 @@
 import { hasScope } from "@lastword/api/key-auth";
 import { ErrorCode, type RequestBody, type ResponseInput } from "@lastword/kafka-protocol";
-import { decodeBatch, readBatchHeader } from "@lastword/logstore";
+import { decodeBatch, readBatchHeader } from "@lastword/record-batch";
 import type { HostedLog } from "../hosting/hosted-log";
 import type { KafkaBrokerContext, KafkaSession } from "./kafka-context";
 import { kafkaErrorOf } from "./kafka-errors";

@@ -1,20 +1,22 @@
 import { gunzipSync } from "node:zlib";
 import { ErrorCode } from "@lastword/kafka-protocol";
+import type { TopicConfig } from "@lastword/logstore";
 import {
   type AppendRecord,
   BATCH_HEADER_BYTES,
   batchCrcMatches,
   batchHeaderDefect,
+  COMPRESSION_MASK,
+  CONTROL_FLAG,
   decodeBatch,
-  type TopicConfig,
-} from "@lastword/logstore";
+  LOG_OVERHEAD_BYTES,
+  OFF_ATTRIBUTES,
+  OFF_LENGTH,
+  TRANSACTIONAL_FLAG,
+} from "@lastword/record-batch";
 
-const LOG_OVERHEAD_BYTES = 12;
-const OFF_LENGTH = 8;
-const OFF_ATTRIBUTES = 21;
-const COMPRESSION_MASK = 0x07;
 const GZIP = 1;
-const TRANSACTIONAL_OR_CONTROL = 0x30;
+const TRANSACTIONAL_OR_CONTROL = TRANSACTIONAL_FLAG | CONTROL_FLAG;
 /** Largest records section a gzip batch may inflate to: what a fetch could ever serve whole. */
 const MAX_INFLATED_BYTES = 64 << 20;
 

@@ -30,7 +30,7 @@ export interface DataPlane {
   }): Promise<{ baseOffset: number; offsets: readonly number[] }>;
   /**
    * The same write from record frames (the batch frames of a binary REST body, checked by
-   * records/produce-frames.ts), forwarded without building records; `count` records.
+   * @lastword/frames scanProduceFrames), forwarded without building records; `count` records.
    */
   produceFrames(input: {
     partitionId: string;

@@ -1,5 +1,5 @@
+import { FRAMES_CONTENT_TYPE } from "@lastword/frames";
 import { MAX_STREAM_WAIT_MS, NDJSON_CONTENT_TYPE } from "./record-stream";
-import { FRAMES_CONTENT_TYPE } from "./record-stream-frames";
 
 /**
  * The streaming routes in the OpenAPI document. They are served beside trpc-to-openapi (which

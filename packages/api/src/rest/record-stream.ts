@@ -1,4 +1,9 @@
-import { encodeErrorFrame } from "@lastword/dataplane";
+import {
+  encodeErrorFrame,
+  encodeOffsetsFrame,
+  encodePartitionFrame,
+  FRAMES_CONTENT_TYPE,
+} from "@lastword/frames";
 import { z } from "zod";
 import type { Identity } from "../auth/request-identity";
 import { AppError } from "../errors/app-error";
@@ -11,12 +16,11 @@ import type { ApiDeps } from "../trpc/context";
 import { createCallerFactory, router } from "../trpc/trpc";
 import { decodePathSegment } from "./path-segment";
 import { errorResponse } from "./problem-response";
-import { FRAMES_CONTENT_TYPE, offsetsFrame, partitionFrame } from "./record-stream-frames";
 
 /**
  * The two streaming REST routes. NDJSON by default (one record per line, then one line with the
  * offsets the records are consistent with: what curl users read); binary frames when the request
- * accepts `application/vnd.lastword.frames` (record-stream-frames.ts: the workers' batches passed
+ * accepts `application/vnd.lastword.frames` (@lastword/frames: the workers' batches passed
  * on undecoded, what the typed client uses). trpc-to-openapi answers whole JSON documents only, so
  * these are served here; they still pass through the one access middleware (trpc/access.ts) by
  * resolving their plan through a procedure built with `protectedProcedure`, called in-process.
@@ -194,7 +198,7 @@ async function* binaryFrames(
     deps.dataPlane.streamPartitionPieces({ partitionId: p.id, mode, offset: starts[i]! });
   try {
     for await (const { index, items } of partitionStreams(plan, open)) {
-      yield partitionFrame(index);
+      yield encodePartitionFrame(index);
       for await (const piece of items) {
         if (piece.kind === "end") offsets.push({ partition: index, offset: piece.endOffset });
         else yield piece.parts;
@@ -205,7 +209,7 @@ async function* binaryFrames(
     yield encodeErrorFrame(toProblem(error));
     return;
   }
-  yield offsetsFrame(offsets);
+  yield encodeOffsetsFrame(offsets);
 }
 
 /** Bytes read ahead of the HTTP client, so the hops keep flowing (yet bounded: backpressure). */

@@ -1,3 +1,4 @@
+import { FRAMES_CONTENT_TYPE } from "@lastword/frames";
 import type { AnyTRPCRouter } from "@trpc/server";
 import { TRPCError } from "@trpc/server";
 import { createOpenApiNodeHttpHandler, generateOpenApiDocument, type OpenAPIObject } from "trpc-to-openapi";
@@ -9,7 +10,6 @@ import type { ProcedureMeta } from "../trpc/trpc";
 import { decodePathSegment } from "./path-segment";
 import { errorResponse, problemResponse } from "./problem-response";
 import { handleRecordStream } from "./record-stream";
-import { FRAMES_CONTENT_TYPE } from "./record-stream-frames";
 import { STREAM_OPENAPI_PATHS } from "./record-stream-openapi";
 
 export const REST_BASE_PATH = "/api/v1";
@@ -206,7 +206,7 @@ const PRODUCE_PATH = new RegExp(`^${REST_BASE_PATH}/topics/([^/]+)/records$`);
 
 /**
  * `POST /topics/{topic}/records` with a binary body (`Content-Type: application/vnd.lastword.frames`,
- * records/produce-frames.ts), or null for any other request. Served beside trpc-to-openapi (which
+ * @lastword/frames), or null for any other request. Served beside trpc-to-openapi (which
  * reads JSON only) through the in-process procedure that has the JSON route's access checks and
  * produce service; the answer is the JSON route's, status included.
  */

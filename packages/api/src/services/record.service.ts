@@ -1,4 +1,5 @@
 import type { PrismaClient } from "@lastword/db";
+import type { ProduceFrames } from "@lastword/frames";
 import type { Redis } from "ioredis";
 import type { Identity } from "../auth/request-identity";
 import { AppError } from "../errors/app-error";
@@ -8,11 +9,19 @@ import type { ReadRecordsInput } from "../procedures/records/read-records.schema
 import type { DataPlane, DataPlaneProduceRecord } from "../records/data-plane";
 import { bytesToEnvelope, envelopeToBytes } from "../records/envelope";
 import { partitionForKey } from "../records/partitioner";
-import type { FramesBatch, ProduceBatch } from "../records/produce-frames";
 import type { Clock } from "../trpc/context";
 import { takeDeferredRequestCount } from "./rate-limit.service";
 import { recheckTopicRouting, routedPartition, type TopicRouting, topicRouting } from "./topic.service";
 import { admitProduce, recordUsage } from "./usage.service";
+
+/** Records already in bytes, each with the partition it names (undefined: the partitioner's choice). */
+export interface ProduceBatch {
+  records: DataPlaneProduceRecord[];
+  partitions: (number | undefined)[];
+}
+
+/** A binary body kept as its checked batch frames (@lastword/frames' scanProduceFrames). */
+export type FramesBatch = ProduceFrames;
 
 export interface RecordDeps {
   prisma: PrismaClient;
@@ -155,7 +164,7 @@ function framesWrite(deps: RecordDeps, topic: TopicRouting, batch: FramesBatch):
  * before it is acknowledged and the write path waits on no extra round trip.
  *
  * Takes records already in bytes (the JSON body's envelopes decoded above, or a binary body routed
- * by key over several partitions) or a binary body's frames (records/produce-frames.ts), sent as
+ * by key over several partitions) or a binary body's checked frames (scanProduceFrames), sent as
  * they are when they all go to one partition; all are admitted, counted and answered the same way.
  */
 export async function produceBatch(

@@ -1,7 +1,8 @@
-import { crc32c } from "@node-rs/crc32";
+import { crc32c } from "./crc32c";
 
 /**
- * Kafka RecordBatch v2 (magic 2), uncompressed. Layout of the 61-byte header:
+ * Kafka RecordBatch v2 (magic 2), uncompressed: the log store's on-disk format, the data plane's and
+ * the REST API's stored frames, and (the same bytes) Kafka's wire format. Layout of the 61-byte header:
  * baseOffset i64 @0 | batchLength i32 @8 | partitionLeaderEpoch i32 @12 | magic i8 @16 | crc u32 @17 |
  * attributes i16 @21 | lastOffsetDelta i32 @23 | baseTimestamp i64 @27 | maxTimestamp i64 @35 |
  * producerId i64 @43 | producerEpoch i16 @51 | baseSequence i32 @53 | recordCount i32 @57.
@@ -12,25 +13,27 @@ export const BATCH_HEADER_BYTES = 61;
 export const LOG_OVERHEAD_BYTES = 12;
 export const MAGIC_V2 = 2;
 
-const OFF_LENGTH = 8;
-const OFF_LEADER_EPOCH = 12;
-const OFF_MAGIC = 16;
-const OFF_CRC = 17;
-const OFF_ATTRIBUTES = 21;
-const OFF_LAST_OFFSET_DELTA = 23;
-const OFF_BASE_TIMESTAMP = 27;
-const OFF_MAX_TIMESTAMP = 35;
-const OFF_PRODUCER_ID = 43;
-const OFF_PRODUCER_EPOCH = 51;
-const OFF_BASE_SEQUENCE = 53;
-const OFF_RECORD_COUNT = 57;
+// Field positions from the batch start and attribute bits: exported for code that works on raw
+// batch bytes (the cleaner's filter, the in-place walk) so the layout is written down once.
+export const OFF_LENGTH = 8;
+export const OFF_LEADER_EPOCH = 12;
+export const OFF_MAGIC = 16;
+export const OFF_CRC = 17;
+export const OFF_ATTRIBUTES = 21;
+export const OFF_LAST_OFFSET_DELTA = 23;
+export const OFF_BASE_TIMESTAMP = 27;
+export const OFF_MAX_TIMESTAMP = 35;
+export const OFF_PRODUCER_ID = 43;
+export const OFF_PRODUCER_EPOCH = 51;
+export const OFF_BASE_SEQUENCE = 53;
+export const OFF_RECORD_COUNT = 57;
 
-const COMPRESSION_MASK = 0x07;
-const TIMESTAMP_TYPE_FLAG = 0x08;
-const TRANSACTIONAL_FLAG = 0x10;
-const CONTROL_FLAG = 0x20;
+export const COMPRESSION_MASK = 0x07;
+export const TIMESTAMP_TYPE_FLAG = 0x08;
+export const TRANSACTIONAL_FLAG = 0x10;
+export const CONTROL_FLAG = 0x20;
 /** KIP-534: when set, the baseTimestamp field holds the batch's delete horizon. */
-const DELETE_HORIZON_FLAG = 0x40;
+export const DELETE_HORIZON_FLAG = 0x40;
 
 export type TimestampType = "CreateTime" | "LogAppendTime";
 
@@ -104,11 +107,34 @@ type EncodableRecord = AppendRecord & { offsetDelta?: number };
 const EMPTY_HEADERS: readonly RecordHeader[] = Object.freeze([]);
 const TWO_POW_32 = 4294967296;
 
-export function readInt64(buf: Buffer, pos: number): number {
-  return buf.readInt32BE(pos) * TWO_POW_32 + buf.readUInt32BE(pos + 4);
+/**
+ * Big-endian reads on a plain Uint8Array (no Node Buffer needed: the header view and the walk run in
+ * browsers too). Like Buffer's readers they refuse a read past the end rather than answer 0.
+ */
+function outside(buf: Uint8Array, pos: number, size: number): RangeError {
+  return new RangeError(`reading ${size} bytes at ${pos} of ${buf.length}`);
 }
 
-function writeInt64(buf: Buffer, value: number, pos: number): void {
+export function readInt32(buf: Uint8Array, pos: number): number {
+  if (pos < 0 || pos + 4 > buf.length) throw outside(buf, pos, 4);
+  return (buf[pos]! << 24) | (buf[pos + 1]! << 16) | (buf[pos + 2]! << 8) | buf[pos + 3]!;
+}
+
+function readInt16(buf: Uint8Array, pos: number): number {
+  if (pos < 0 || pos + 2 > buf.length) throw outside(buf, pos, 2);
+  return (((buf[pos]! << 8) | buf[pos + 1]!) << 16) >> 16;
+}
+
+function readInt8(buf: Uint8Array, pos: number): number {
+  if (pos < 0 || pos >= buf.length) throw outside(buf, pos, 1);
+  return (buf[pos]! << 24) >> 24;
+}
+
+export function readInt64(buf: Uint8Array, pos: number): number {
+  return readInt32(buf, pos) * TWO_POW_32 + (readInt32(buf, pos + 4) >>> 0);
+}
+
+export function writeInt64(buf: Buffer, value: number, pos: number): void {
   const high = Math.floor(value / TWO_POW_32);
   buf.writeInt32BE(high, pos);
   buf.writeUInt32BE(value - high * TWO_POW_32, pos + 4);
@@ -120,7 +146,7 @@ function zigzag(value: number): number {
 
 const SMALL_VARINT_LIMIT = 0x3fffffff;
 
-function varintSize(value: number): number {
+export function varintSize(value: number): number {
   if (value >= -SMALL_VARINT_LIMIT && value <= SMALL_VARINT_LIMIT) {
     const v = (value << 1) ^ (value >> 31);
     return v < 0x80 ? 1 : v < 0x4000 ? 2 : v < 0x200000 ? 3 : v < 0x10000000 ? 4 : 5;
@@ -134,7 +160,7 @@ function varintSize(value: number): number {
   return size;
 }
 
-function writeVarint(buf: Buffer, value: number, pos: number): number {
+export function writeVarint(buf: Uint8Array, value: number, pos: number): number {
   if (value >= -SMALL_VARINT_LIMIT && value <= SMALL_VARINT_LIMIT) {
     // Fast path: the zigzagged value fits 31 bits, so plain int32 bit operations are exact.
     let v = (value << 1) ^ (value >> 31);
@@ -157,7 +183,7 @@ function writeVarint(buf: Buffer, value: number, pos: number): number {
 /** Decoder cursor: module state so the hot read loop returns numbers, not tuples. */
 let cursor = 0;
 
-function readVarint(buf: Buffer): number {
+function readVarint(buf: Uint8Array): number {
   let byte = buf[cursor++]!;
   if (byte < 128) return (byte >>> 1) ^ -(byte & 1);
   // Two bytes (record lengths and value lengths of 64 B–8 KiB): int32 zigzag is exact here.
@@ -332,27 +358,27 @@ export function setBaseOffset(batch: Buffer, baseOffset: number): void {
   writeInt64(batch, baseOffset, 0);
 }
 
-export function readBatchHeader(buf: Buffer, pos: number): RecordBatchHeader {
+export function readBatchHeader(buf: Uint8Array, pos: number): RecordBatchHeader {
   const baseOffset = readInt64(buf, pos);
-  const attributes = buf.readInt16BE(pos + OFF_ATTRIBUTES);
-  const lastOffsetDelta = buf.readInt32BE(pos + OFF_LAST_OFFSET_DELTA);
+  const attributes = readInt16(buf, pos + OFF_ATTRIBUTES);
+  const lastOffsetDelta = readInt32(buf, pos + OFF_LAST_OFFSET_DELTA);
   const baseTimestamp = readInt64(buf, pos + OFF_BASE_TIMESTAMP);
   const hasHorizon = (attributes & DELETE_HORIZON_FLAG) !== 0;
   return {
     baseOffset,
-    sizeBytes: buf.readInt32BE(pos + OFF_LENGTH) + LOG_OVERHEAD_BYTES,
-    partitionLeaderEpoch: buf.readInt32BE(pos + OFF_LEADER_EPOCH),
-    magic: buf.readInt8(pos + OFF_MAGIC),
-    crc: buf.readUInt32BE(pos + OFF_CRC),
+    sizeBytes: readInt32(buf, pos + OFF_LENGTH) + LOG_OVERHEAD_BYTES,
+    partitionLeaderEpoch: readInt32(buf, pos + OFF_LEADER_EPOCH),
+    magic: readInt8(buf, pos + OFF_MAGIC),
+    crc: readInt32(buf, pos + OFF_CRC) >>> 0,
     attributes,
     lastOffsetDelta,
     lastOffset: baseOffset + lastOffsetDelta,
     baseTimestamp,
     maxTimestamp: readInt64(buf, pos + OFF_MAX_TIMESTAMP),
     producerId: readInt64(buf, pos + OFF_PRODUCER_ID),
-    producerEpoch: buf.readInt16BE(pos + OFF_PRODUCER_EPOCH),
-    baseSequence: buf.readInt32BE(pos + OFF_BASE_SEQUENCE),
-    recordCount: buf.readInt32BE(pos + OFF_RECORD_COUNT),
+    producerEpoch: readInt16(buf, pos + OFF_PRODUCER_EPOCH),
+    baseSequence: readInt32(buf, pos + OFF_BASE_SEQUENCE),
+    recordCount: readInt32(buf, pos + OFF_RECORD_COUNT),
     timestampType: attributes & TIMESTAMP_TYPE_FLAG ? "LogAppendTime" : "CreateTime",
     isTransactional: (attributes & TRANSACTIONAL_FLAG) !== 0,
     isControl: (attributes & CONTROL_FLAG) !== 0,
@@ -362,31 +388,31 @@ export function readBatchHeader(buf: Buffer, pos: number): RecordBatchHeader {
 
 /** Cheap header fields for hot loops that must not allocate a header object. */
 export const batchField = {
-  baseOffset: (buf: Buffer, pos: number): number => readInt64(buf, pos),
-  sizeBytes: (buf: Buffer, pos: number): number => buf.readInt32BE(pos + OFF_LENGTH) + LOG_OVERHEAD_BYTES,
-  lastOffset: (buf: Buffer, pos: number): number =>
-    readInt64(buf, pos) + buf.readInt32BE(pos + OFF_LAST_OFFSET_DELTA),
-  maxTimestamp: (buf: Buffer, pos: number): number => readInt64(buf, pos + OFF_MAX_TIMESTAMP),
-  recordCount: (buf: Buffer, pos: number): number => buf.readInt32BE(pos + OFF_RECORD_COUNT),
+  baseOffset: (buf: Uint8Array, pos: number): number => readInt64(buf, pos),
+  sizeBytes: (buf: Uint8Array, pos: number): number => readInt32(buf, pos + OFF_LENGTH) + LOG_OVERHEAD_BYTES,
+  lastOffset: (buf: Uint8Array, pos: number): number =>
+    readInt64(buf, pos) + readInt32(buf, pos + OFF_LAST_OFFSET_DELTA),
+  maxTimestamp: (buf: Uint8Array, pos: number): number => readInt64(buf, pos + OFF_MAX_TIMESTAMP),
+  recordCount: (buf: Uint8Array, pos: number): number => readInt32(buf, pos + OFF_RECORD_COUNT),
 } as const;
 
 /** Why the 61 header bytes at `pos` cannot start a valid batch, or null. */
-export function batchHeaderDefect(buf: Buffer, pos: number): string | null {
-  const size = buf.readInt32BE(pos + OFF_LENGTH) + LOG_OVERHEAD_BYTES;
+export function batchHeaderDefect(buf: Uint8Array, pos: number): string | null {
+  const size = readInt32(buf, pos + OFF_LENGTH) + LOG_OVERHEAD_BYTES;
   if (size < BATCH_HEADER_BYTES) return `batch length ${size} is below the header size`;
-  const magic = buf.readInt8(pos + OFF_MAGIC);
+  const magic = readInt8(buf, pos + OFF_MAGIC);
   if (magic !== MAGIC_V2) return `unsupported magic ${magic}`;
-  const attributes = buf.readInt16BE(pos + OFF_ATTRIBUTES);
+  const attributes = readInt16(buf, pos + OFF_ATTRIBUTES);
   if ((attributes & COMPRESSION_MASK) !== 0) return "compressed batches are not supported";
-  if (buf.readInt32BE(pos + OFF_LAST_OFFSET_DELTA) < 0) return "negative lastOffsetDelta";
-  if (buf.readInt32BE(pos + OFF_RECORD_COUNT) < 0) return "negative record count";
+  if (readInt32(buf, pos + OFF_LAST_OFFSET_DELTA) < 0) return "negative lastOffsetDelta";
+  if (readInt32(buf, pos + OFF_RECORD_COUNT) < 0) return "negative record count";
   if (readInt64(buf, pos) < 0) return "negative base offset";
   return null;
 }
 
 /** True when the stored CRC-32C matches the batch at `pos` (whole batch in `buf`). */
-export function batchCrcMatches(buf: Buffer, pos: number, sizeBytes: number): boolean {
-  return crc32c(buf.subarray(pos + OFF_ATTRIBUTES, pos + sizeBytes)) === buf.readUInt32BE(pos + OFF_CRC);
+export function batchCrcMatches(buf: Uint8Array, pos: number, sizeBytes: number): boolean {
+  return crc32c(buf.subarray(pos + OFF_ATTRIBUTES, pos + sizeBytes)) === readInt32(buf, pos + OFF_CRC) >>> 0;
 }
 
 /** A Buffer over `length` bytes at `start` of `buf`, built as the decode loop builds its views. */
@@ -486,7 +512,7 @@ function decodeRecords(
   const appendTime = (buf[pos + OFF_ATTRIBUTES + 1]! & TIMESTAMP_TYPE_FLAG) !== 0;
   const baseTimestamp = readInt64(buf, pos + OFF_BASE_TIMESTAMP);
   const maxTimestamp = appendTime ? readInt64(buf, pos + OFF_MAX_TIMESTAMP) : 0;
-  const count = buf.readInt32BE(pos + OFF_RECORD_COUNT);
+  const count = readInt32(buf, pos + OFF_RECORD_COUNT);
   const arrayBuffer = buf.buffer;
   const byteOffset = buf.byteOffset;
   let at = pos + BATCH_HEADER_BYTES;
@@ -518,9 +544,9 @@ function decodeRecords(
  * Records of the batch at `pos` (whole, validated) with a key and a null value: tombstones.
  * Control batches hold none. Walks the record lengths without building objects.
  */
-export function countTombstones(buf: Buffer, pos: number): number {
-  if ((buf.readInt16BE(pos + OFF_ATTRIBUTES) & CONTROL_FLAG) !== 0) return 0;
-  const count = buf.readInt32BE(pos + OFF_RECORD_COUNT);
+export function countTombstones(buf: Uint8Array, pos: number): number {
+  if ((readInt16(buf, pos + OFF_ATTRIBUTES) & CONTROL_FLAG) !== 0) return 0;
+  const count = readInt32(buf, pos + OFF_RECORD_COUNT);
   let tombstones = 0;
   cursor = pos + BATCH_HEADER_BYTES;
   for (let i = 0; i < count; i++) {

@@ -1,7 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { BinaryRecordsError, decodeBinaryRecords, encodeBinaryRecords } from "../src/binary-records";
-import type { ProduceRecord } from "../src/record-codec";
+import type { ProduceFrameRecord as ProduceRecord } from "../src/frame-records";
 
 const bytesOrNull = fc.option(
   fc.uint8Array({ maxLength: 40 }).map((a) => Buffer.from(a)),

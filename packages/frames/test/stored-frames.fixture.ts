@@ -1,8 +1,8 @@
-import { encodeRecordBatch } from "@lastword/logstore";
+import { encodeRecordBatch } from "@lastword/record-batch";
 import fc from "fast-check";
-import type { FetchedRecord } from "./record-codec";
+import type { FrameRecord as FetchedRecord } from "../src/frame-records";
 
-// Test data for stored frames (stream-frames.ts), shared by the data plane's and the client's
+// Test data for stored frames (stored-frames.ts), shared by the data plane's and the client's
 // readers' tests: Kafka batches as the log store writes them (offset gaps as compaction leaves
 // them, create or append time, a delete horizon), a range and maybe a keep list.
 
@@ -84,3 +84,18 @@ export const storedCase = fc
     );
     return { bytes, from, end, keepList, expected };
   });
+
+/** A record of a batch frame with keys, values and header values up to `maxBytes`, null or not. */
+export function frameRecord(maxBytes = 64) {
+  const bytes = fc.option(
+    fc.uint8Array({ maxLength: maxBytes }).map((a) => Buffer.from(a)),
+    { nil: null },
+  );
+  return fc.record({
+    offset: fc.nat(1_000_000),
+    timestamp: fc.nat(2 ** 42),
+    key: bytes,
+    value: bytes,
+    headers: fc.array(fc.record({ key: fc.string({ maxLength: 8 }), value: bytes }), { maxLength: 2 }),
+  });
+}

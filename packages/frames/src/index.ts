@@ -1,0 +1,40 @@
+export {
+  decodeBatchFrame,
+  encodeBatchFrames,
+  encodeRecordFrames,
+  forEachFrameHeader,
+  readFrameRecord,
+} from "./batch-frames";
+export { BinaryRecordsError, decodeBinaryRecords, encodeBinaryRecords } from "./binary-records";
+export { encodeEndFrame, encodeErrorFrame, encodeOffsetsFrame, encodePartitionFrame } from "./control-frames";
+export {
+  BINARY_RECORDS_CONTENT_TYPE,
+  BY_KEY_PARTITION,
+  END_FRAME_BYTES,
+  FRAME_HEADER_BYTES,
+  FRAME_KIND,
+  FRAMES_CONTENT_TYPE,
+  FrameFormatError,
+  NO_TIMESTAMP,
+  OFFSETS_ENTRY_BYTES,
+  RECORD_FIXED_BYTES,
+  STORED_HEAD_BYTES,
+  STREAM_CONTENT_TYPE,
+} from "./frame-kinds";
+export { FrameReader } from "./frame-reader";
+export type {
+  EncodableFrameRecord,
+  FrameRecord,
+  FrameRecordHeader,
+  ProduceFrameRecord,
+  RecordSpan,
+} from "./frame-records";
+export {
+  encodeProduceFrames,
+  type ProduceFrameInput,
+  type ProduceFrameLimits,
+  type ProduceFrameRecords,
+  type ProduceFrames,
+  scanProduceFrames,
+} from "./produce-frames";
+export { decodeStoredFrame, encodeStoredHead, forEachStoredHeader, readStoredFrame } from "./stored-frames";
