@@ -20,16 +20,19 @@ export type { LogStoreErrorCode } from "./errors";
 export {
   CorruptSegmentError,
   InvalidConfigError,
+  InvalidProducerEpochError,
   InvalidRecordError,
   LogClosedError,
   LogStoreError,
   OffsetOutOfRangeError,
+  OutOfOrderSequenceError,
   PolicyViolationError,
   RecordTooLargeError,
 } from "./errors";
 export type { RecoveryReport } from "./log-loader";
 export type { BatchRead } from "./log-reader";
 export type {
+  AppendOptions,
   AppendResult,
   Clock,
   DeletedSegment,
@@ -41,6 +44,14 @@ export type {
   SegmentInfo,
 } from "./partition-log";
 export { PartitionLog } from "./partition-log";
+export type { ProducerAppend, ProducerBatch, ProducerEntry, ProducerVerdict } from "./producer-state";
+export {
+  DEFAULT_PRODUCER_ID_EXPIRATION_MS,
+  NO_PRODUCER_ID,
+  PRODUCER_BATCHES_RETAINED,
+  ProducerStateManager,
+} from "./producer-state";
+export type { ProducerStateRecovery } from "./producer-state-recovery";
 export type { AppendRecord, LogRecord, RecordBatchHeader, RecordHeader, TimestampType } from "./record-batch";
 export { decodeBatch, encodeRecordBatch, readBatchHeader } from "./record-batch";
 export type { RetentionReason } from "./retention";
