@@ -32,6 +32,12 @@ const schema = z
       .min(1 << 20)
       .default(128 << 20),
     LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
+    // Tests only: `after-append` SIGKILLs the worker between a produce's append and its answer.
+    LASTWORD_FAULT_POINT: z.enum(["after-append"]).optional(),
+  })
+  .refine((env) => env.NODE_ENV !== "production" || env.LASTWORD_FAULT_POINT === undefined, {
+    message: "fault points are for tests and refused in production",
+    path: ["LASTWORD_FAULT_POINT"],
   })
   .refine((env) => env.NODE_ENV !== "production" || env.LASTWORD_INTERNAL_SECRET !== undefined, {
     message: "LASTWORD_INTERNAL_SECRET is required in production",

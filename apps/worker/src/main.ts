@@ -25,6 +25,7 @@ async function main(): Promise<void> {
     port: env.WORKER_DATAPLANE_PORT,
     leaseTtlMs: env.WORKER_LEASE_TTL_MS,
     logger,
+    ...(env.LASTWORD_FAULT_POINT && { faultPoint: env.LASTWORD_FAULT_POINT }),
     scheduling: {
       redisUrl: env.REDIS_URL,
       redisPrefix: env.REDIS_PREFIX,

@@ -7,7 +7,7 @@ import { CleanerPasses } from "./cleaner/cleaner-pass";
 import { CleanerRunRepository } from "./cleaner/cleaner-run.repository";
 import { CleanerScheduler } from "./cleaner/cleaner-scheduler";
 import type { CleanerView } from "./dataplane/dataplane-handlers";
-import { closeServer, createDataPlaneServer, listen } from "./dataplane/dataplane-server";
+import { closeServer, createDataPlaneServer, type FaultPoint, listen } from "./dataplane/dataplane-server";
 import { ErasureGuard } from "./erasure/erasure-guard";
 import { TombstoneAudit } from "./erasure/tombstone-audit";
 import type { OpenLog } from "./hosting/hosted-log";
@@ -44,6 +44,8 @@ export interface WorkerConfig {
   logLevel?: LogLevel;
   /** Cleaner and retention scheduling through BullMQ; without it passes run only when requested. */
   scheduling?: SchedulingConfig;
+  /** Test-only fault injection (LASTWORD_FAULT_POINT, dataplane-server.ts). */
+  faultPoint?: FaultPoint;
 }
 
 export interface SchedulingConfig {
@@ -142,6 +144,7 @@ export async function startWorker(config: WorkerConfig): Promise<RunningWorker> 
     secret: config.secret,
     workerId: id,
     logger,
+    ...(config.faultPoint && { faultPoint: config.faultPoint }),
   });
   const bound = await listen(server, config.host ?? "127.0.0.1", config.port ?? 0);
   const address = config.advertisedHost ? advertise(bound, config.advertisedHost) : bound;

@@ -2,7 +2,7 @@ import { createHash } from "node:crypto";
 import { z } from "zod";
 import { decodeProduceFrames } from "../../records/produce-frames";
 import { once } from "../../services/idempotency.service";
-import { produceBatch } from "../../services/record.service";
+import { everyRecordWritten, produceBatch } from "../../services/record.service";
 import { protectedProcedure } from "../../trpc/access";
 import { createCallerFactory, router } from "../../trpc/trpc";
 import { topicNameSchema } from "../topics/topic.schema";
@@ -30,7 +30,8 @@ const framesRouter = router({
       return once(
         ctx.deps,
         { tenantId: ctx.identity.tenantId, scope: "produce", key, request: { topic: input.topic, frames } },
-        () => produceBatch(ctx.deps, ctx.identity, input.topic, batch),
+        () => produceBatch(ctx.deps, ctx.identity, input.topic, batch, key),
+        everyRecordWritten,
       );
     }),
 });
