@@ -158,6 +158,51 @@ describe("a produce retried through a SIGKILL between append and answer", () => 
     expect(offsets.body.logEndOffset).toBe(next[0]);
   });
 
+  it("on the restarted worker too; and a 503 without a key says a retry may write twice", async () => {
+    const exitOf = (child: ChildProcess) =>
+      new Promise((resolve) => child.once("exit", (_c, signal) => resolve(signal)));
+    // Only crash-c runs here: the first test's survivor stops, so nobody else can take the partition.
+    for (const child of children.filter((c) => c.exitCode === null && c.signalCode === null)) {
+      const stopped = exitOf(child);
+      child.kill("SIGTERM");
+      await stopped;
+    }
+    let worker = await spawnWorker("crash-c", { LASTWORD_FAULT_POINT: "after-append" });
+    const created = await rest(server, { apiKey }, "POST", "/topics", { name: "events", partitions: 1 });
+    expect(created.status).toBe(201);
+    await eventually("crash-c owns events", 10_000, () => ownedBy("events", "crash-c"));
+    const plain = { records: [{ key: str("a"), value: str("plain") }] };
+    let exited = exitOf(worker);
+    const unkeyed = await rest(server, { apiKey }, "POST", "/topics/events/records", plain);
+    expect(await exited).toBe("SIGKILL");
+    expect(unkeyed.status).toBe(503);
+    expect(unkeyed.body).toMatchObject({ code: "PARTITION_UNAVAILABLE", writeMayHaveHappened: true });
+    expect(unkeyed.body.detail).toContain("send an Idempotency-Key");
+
+    // The same worker id restarts (its old leases are released at start) and crashes once more.
+    worker = await spawnWorker("crash-c", { LASTWORD_FAULT_POINT: "after-append" });
+    await eventually("crash-c owns events again", 10_000, () => ownedBy("events", "crash-c"));
+    const body = { records: ["b", "c", "d"].map((k) => ({ key: str(k), value: str(`v-${k}`) })) };
+    const headers = { "idempotency-key": "restart-1" };
+    exited = exitOf(worker);
+    const first = await rest(server, { apiKey }, "POST", "/topics/events/records", body, headers);
+    expect(await exited).toBe("SIGKILL");
+    expect(first.body).toMatchObject({ code: "PARTITION_UNAVAILABLE", writeMayHaveHappened: true });
+
+    await spawnWorker("crash-c");
+    await eventually("crash-c owns events a third time", 10_000, () => ownedBy("events", "crash-c"));
+    const retried = await rest(server, { apiKey }, "POST", "/topics/events/records", body, headers);
+    expect(retried.status).toBe(200);
+    expect(retried.body.results).toEqual([1, 2, 3].map((offset) => ({ partition: 0, offset })));
+    const read = await rest(server, { apiKey }, "GET", "/topics/events/partitions/0/records?offset=0");
+    expect((read.body.records as { value: { data: string } }[]).map((r) => r.value.data)).toEqual([
+      "plain",
+      "v-b",
+      "v-c",
+      "v-d",
+    ]);
+  });
+
   it("maps (tenant, Idempotency-Key) into the reserved REST producer-id range, stably", () => {
     const a = restProducer("org_1", "key");
     expect(a).toEqual(restProducer("org_1", "key"));
