@@ -42,6 +42,12 @@ const schema = z
       .min(1 << 20)
       .default(128 << 20),
     LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
+    // Tests only: `after-append` SIGKILLs the worker between a produce's append and its answer.
+    LASTWORD_FAULT_POINT: z.enum(["after-append"]).optional(),
+  })
+  .refine((env) => env.NODE_ENV !== "production" || env.LASTWORD_FAULT_POINT === undefined, {
+    message: "fault points are for tests and refused in production",
+    path: ["LASTWORD_FAULT_POINT"],
   })
   .refine(
     (env) => (env.WORKER_KAFKA_TLS_CERT_FILE === undefined) === (env.WORKER_KAFKA_TLS_KEY_FILE === undefined),

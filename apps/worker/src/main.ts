@@ -33,6 +33,7 @@ async function main(): Promise<void> {
       allowPlaintext: env.WORKER_KAFKA_ALLOW_PLAINTEXT,
     },
     logger,
+    ...(env.LASTWORD_FAULT_POINT && { faultPoint: env.LASTWORD_FAULT_POINT }),
     scheduling: {
       redisUrl: env.REDIS_URL,
       redisPrefix: env.REDIS_PREFIX,

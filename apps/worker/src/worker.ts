@@ -8,7 +8,7 @@ import { CleanerPasses } from "./cleaner/cleaner-pass";
 import { CleanerRunRepository } from "./cleaner/cleaner-run.repository";
 import { CleanerScheduler } from "./cleaner/cleaner-scheduler";
 import type { CleanerView } from "./dataplane/dataplane-handlers";
-import { closeServer, createDataPlaneServer, listen } from "./dataplane/dataplane-server";
+import { closeServer, createDataPlaneServer, type FaultPoint, listen } from "./dataplane/dataplane-server";
 import { ErasureGuard } from "./erasure/erasure-guard";
 import { TombstoneAudit } from "./erasure/tombstone-audit";
 import type { OpenLog } from "./hosting/hosted-log";
@@ -53,6 +53,8 @@ export interface WorkerConfig {
   scheduling?: SchedulingConfig;
   /** The Kafka listener; without it this worker is no broker (Metadata does not list it). */
   kafka?: KafkaListenerConfig & { advertisedHost?: string };
+  /** Test-only fault injection (LASTWORD_FAULT_POINT, dataplane-server.ts). */
+  faultPoint?: FaultPoint;
 }
 
 export interface SchedulingConfig {
@@ -157,6 +159,7 @@ export async function startWorker(config: WorkerConfig): Promise<RunningWorker> 
     secret: config.secret,
     workerId: id,
     logger,
+    ...(config.faultPoint && { faultPoint: config.faultPoint }),
   });
   const bound = await listen(server, config.host ?? "127.0.0.1", config.port ?? 0);
   const address = config.advertisedHost ? advertise(bound, config.advertisedHost) : bound;

@@ -64,6 +64,29 @@ describe("data plane through DataPlaneClient", () => {
     expect(empty!.headers).toEqual([{ key: "n", value: null }]);
   });
 
+  it("an idempotent produce (producer header) resent is answered with its first offsets and written once", async () => {
+    const topic = await createTestTopic(db.prisma, { partitions: 1 });
+    const partitionId = topic.partitionIds[0]!;
+    const producer = { producerId: 2 ** 52 + 7, producerEpoch: 0, baseSequence: 0 };
+    const records = [0, 1, 2].map((i) => ({ key: Buffer.from(`k${i}`), value: Buffer.from(`v${i}`) }));
+    expect(await client.produce({ partitionId, records, producer })).toEqual({
+      baseOffset: 0,
+      offsets: [0, 1, 2],
+    });
+    expect(await client.produce({ partitionId, records, producer })).toEqual({
+      baseOffset: 0,
+      offsets: [0, 1, 2],
+      duplicate: true,
+    });
+    await expect(
+      client.produce({ partitionId, records: records.slice(0, 1), producer }),
+    ).rejects.toMatchObject({
+      code: "OUT_OF_ORDER_SEQUENCE",
+      writeMayHaveHappened: false,
+    });
+    expect((await client.listOffsets({ partitionId })).latest).toBe(3);
+  });
+
   it("takes a produce as record frames: the same records, offsets from one append, a cut frame refused", async () => {
     const topic = await createTestTopic(db.prisma, { partitions: 1 });
     const partitionId = topic.partitionIds[0]!;

@@ -21,6 +21,19 @@ describe("worker env", () => {
     ).toBe("s");
   });
 
+  it("takes the test-only fault point outside production and refuses it in production", () => {
+    expect(readWorkerEnv({ LASTWORD_FAULT_POINT: "after-append" }).LASTWORD_FAULT_POINT).toBe("after-append");
+    expect(readWorkerEnv({}).LASTWORD_FAULT_POINT).toBeUndefined();
+    expect(() => readWorkerEnv({ LASTWORD_FAULT_POINT: "anywhere" })).toThrow(/LASTWORD_FAULT_POINT/);
+    expect(() =>
+      readWorkerEnv({
+        NODE_ENV: "production",
+        LASTWORD_INTERNAL_SECRET: "s",
+        LASTWORD_FAULT_POINT: "after-append",
+      }),
+    ).toThrow(/LASTWORD_FAULT_POINT/);
+  });
+
   it("rejects a port out of range and a worker id that could not be a path or label", () => {
     expect(() => readWorkerEnv({ WORKER_DATAPLANE_PORT: "70000" })).toThrow(/WORKER_DATAPLANE_PORT/);
     expect(() => readWorkerEnv({ WORKER_ID: "../etc" })).toThrow(/WORKER_ID/);

@@ -37,15 +37,24 @@ function kcatProduce(args: string[], lines: string[]): Promise<void> {
     let stderr = "";
     child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
     child.on("error", reject);
-    child.on("close", (code) => (code === 0 ? resolve() : reject(new Error(`kcat exited ${code}: ${stderr}`))));
+    child.on("close", (code) =>
+      code === 0 ? resolve() : reject(new Error(`kcat exited ${code}: ${stderr}`)),
+    );
     child.stdin.end(`${lines.join("\n")}\n`);
   });
 }
 
-async function kcatConsume(mechanism: "PLAIN" | "SCRAM-SHA-256" | "SCRAM-SHA-512", topic: string): Promise<string[]> {
-  const { stdout } = await run("kcat", [...sasl(mechanism), "-C", "-t", topic, "-e", "-q", "-f", "%p|%o|%k|%s\\n"], {
-    timeout: 30_000,
-  });
+async function kcatConsume(
+  mechanism: "PLAIN" | "SCRAM-SHA-256" | "SCRAM-SHA-512",
+  topic: string,
+): Promise<string[]> {
+  const { stdout } = await run(
+    "kcat",
+    [...sasl(mechanism), "-C", "-t", topic, "-e", "-q", "-f", "%p|%o|%k|%s\\n"],
+    {
+      timeout: 30_000,
+    },
+  );
   return stdout.split("\n").filter((l) => l.length > 0);
 }
 
@@ -55,7 +64,9 @@ beforeAll(async () => {
   await createNamedTopic(h.db.prisma, ORG, "events", 1);
   key = await createKafkaKey(h.db.prisma, ORG, ["topics:read", "records:read", "records:write"]);
   worker = await h.startWorker({ kafka: { host: "127.0.0.1", port: 0 }, claimIntervalMs: 100 });
-  await eventually("partitions hosted", 20_000, async () => (worker.ownedPartitions().length === 4 ? true : undefined));
+  await eventually("partitions hosted", 20_000, async () =>
+    worker.ownedPartitions().length === 4 ? true : undefined,
+  );
 });
 
 afterAll(async () => {

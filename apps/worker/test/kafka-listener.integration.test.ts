@@ -368,7 +368,13 @@ describe("compaction gaps", () => {
     await producer.connect();
     // Batch A = k0@0 + k1@1; B = k1@2; C = k2@3; D = k3@4 (the active segment): the pass keeps k0@0
     // in A (its range still ends at 1), drops nothing of B, C.
-    await producer.send({ topic: "gappy", messages: [{ key: "k0", value: "a" }, { key: "k1", value: "old" }] });
+    await producer.send({
+      topic: "gappy",
+      messages: [
+        { key: "k0", value: "a" },
+        { key: "k1", value: "old" },
+      ],
+    });
     await producer.send({ topic: "gappy", messages: [{ key: "k1", value: "new" }] });
     await producer.send({ topic: "gappy", messages: [{ key: "k2", value: "c" }] });
     await producer.send({ topic: "gappy", messages: [{ key: "k3", value: "d" }] });
@@ -385,7 +391,9 @@ describe("compaction gaps", () => {
     // broker adds B; a client dropping records below its offset still moves on in one round trip.
     const raw = await RawKafka.open(worker.kafka!.host, worker.kafka!.port);
     await raw.loginPlain(keyA.id, keyA.secret);
-    const answer = await decodeFetch(await raw.request(1, 11, fetchBody("gappy", 0, 1, { partitionMaxBytes: 1 })));
+    const answer = await decodeFetch(
+      await raw.request(1, 11, fetchBody("gappy", 0, 1, { partitionMaxBytes: 1 })),
+    );
     const offsets = answer.responses[0]!.partitions[0]!.messages.map((m) => Number(m.offset));
     expect(offsets.filter((o) => o >= 1)).toEqual([2]);
     raw.close();

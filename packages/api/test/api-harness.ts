@@ -7,7 +7,13 @@ import type { PrismaClient } from "@lastword/db";
 import { createTestDatabase, type TestDatabase } from "@lastword/db/testing";
 import { partitionLogOpener, type RunningWorker, startWorker } from "@lastword/worker";
 import { Redis } from "ioredis";
-import { type ApiServer, type Clock, createApiServer, type MailMessage, outboxMailSender } from "../src/index";
+import {
+  type ApiServer,
+  type Clock,
+  createApiServer,
+  type MailMessage,
+  outboxMailSender,
+} from "../src/index";
 
 export const PUBLIC_URL = "http://localhost:3999";
 

@@ -102,18 +102,43 @@ export async function topicList(deps: CommandDeps, args: ParsedArgs): Promise<un
   return topics.map((t) => ({ id: t.id, name: t.name, partitions: t.partitionCount, configs: t.configs }));
 }
 
-/** `worker list`: every registered worker, live or stopped, with how many partitions it owns. */
-export async function workerList(deps: CommandDeps): Promise<unknown> {
-  const workers = await deps.prisma.worker.findMany({
-    orderBy: { startedAt: "asc" },
-    include: { _count: { select: { partitions: true } } },
+/**
+ * `worker list`: every registered worker with how many partitions it owns and whether it is alive.
+ * A SIGKILLed worker never sets `stoppedAt`, so liveness comes from the heartbeat: a worker whose
+ * last heartbeat is older than one lease TTL (`WORKER_LEASE_TTL_MS`, the workers' own setting) is
+ * dead, as the ownership loop counts it. Ages are measured on the database clock, which wrote them.
+ */
+export async function workerList(
+  deps: CommandDeps,
+  _args?: ParsedArgs,
+  leaseTtlMs = 10_000,
+): Promise<unknown> {
+  const [workers, [clock]] = await Promise.all([
+    deps.prisma.worker.findMany({
+      orderBy: { startedAt: "asc" },
+      include: { _count: { select: { partitions: true } } },
+    }),
+    deps.prisma.$queryRaw<{ now: Date }[]>`SELECT now() AS now`,
+  ]);
+  const nowMs = clock!.now.getTime();
+  return workers.map((w) => {
+    const silentMs = Math.max(0, nowMs - w.heartbeatAt.getTime());
+    return {
+      id: w.id,
+      address: w.address,
+      status: workerStatus(w.stoppedAt, silentMs, leaseTtlMs),
+      startedAt: w.startedAt.toISOString(),
+      heartbeatAt: w.heartbeatAt.toISOString(),
+      heartbeatAgeMs: silentMs,
+      stoppedAt: w.stoppedAt?.toISOString() ?? null,
+      partitions: w._count.partitions,
+    };
   });
-  return workers.map((w) => ({
-    id: w.id,
-    address: w.address,
-    startedAt: w.startedAt.toISOString(),
-    heartbeatAt: w.heartbeatAt.toISOString(),
-    stoppedAt: w.stoppedAt?.toISOString() ?? null,
-    partitions: w._count.partitions,
-  }));
+}
+
+/** `stopped` (shut down cleanly), `alive` (heartbeat within one lease TTL) or `dead (no heartbeat for N s)`. */
+export function workerStatus(stoppedAt: Date | null, silentMs: number, leaseTtlMs: number): string {
+  if (stoppedAt !== null) return "stopped";
+  if (silentMs <= leaseTtlMs) return "alive";
+  return `dead (no heartbeat for ${Math.floor(silentMs / 1000)} s)`;
 }

@@ -8,6 +8,8 @@ const schema = z.object({
   // Passwords and API keys do not depend on it; only sessions, which the CLI never issues.
   BETTER_AUTH_SECRET: z.string().default("lastword-cli-has-no-sessions"),
   LASTWORD_INTERNAL_SECRET: z.string().default("lastword-cli-does-not-call-workers"),
+  // The workers' lease TTL: a worker silent for longer is shown dead (as the workers count it).
+  WORKER_LEASE_TTL_MS: z.coerce.number().int().min(1000).default(10_000),
 });
 
 export type CliEnv = z.infer<typeof schema>;

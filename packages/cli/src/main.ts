@@ -13,7 +13,8 @@ const USAGE = `usage: lastword <command>
   apikey create --tenant <id> [--scopes topics:read,records:write,…] [--name <name>]
   topic list --tenant <id>
   worker list
-Environment: DATABASE_URL, REDIS_URL, REDIS_PREFIX (defaults: local services). Output is JSON.`;
+Environment: DATABASE_URL, REDIS_URL, REDIS_PREFIX (defaults: local services), WORKER_LEASE_TTL_MS
+(10000: a worker without a heartbeat for longer is listed dead). Output is JSON.`;
 
 const COMMANDS = {
   "tenant create": "tenantCreate",
@@ -47,7 +48,9 @@ async function runCommand(name: CommandName, env: CliEnv, args: readonly string[
       redisPrefix: env.REDIS_PREFIX,
     });
     const deps: CommandDeps = { prisma, server };
-    return await commands[name](deps, commands.parseArgs(args));
+    const parsed = commands.parseArgs(args);
+    if (name === "workerList") return await commands.workerList(deps, parsed, env.WORKER_LEASE_TTL_MS);
+    return await commands[name](deps, parsed);
   } finally {
     redis.disconnect();
     await prisma.$disconnect();

@@ -61,8 +61,24 @@ describe("lastword CLI", () => {
     await db.prisma.worker.create({ data: { id: "w-1", address: "http://127.0.0.1:1" } });
     const workers = await lastword("worker", "list");
     expect(JSON.parse(workers.stdout)).toEqual([
-      expect.objectContaining({ id: "w-1", partitions: 0, stoppedAt: null }),
+      expect.objectContaining({ id: "w-1", partitions: 0, stoppedAt: null, status: "alive" }),
     ]);
+  });
+
+  it("shows a worker that stopped heartbeating (SIGKILLed: stoppedAt stays null) as dead, with how long", async () => {
+    // Heartbeats written on the database clock, as the workers write them: one 23 s old, one
+    // fresh, one stopped cleanly.
+    await db.prisma.$executeRaw`INSERT INTO "Worker" (id, address, "startedAt", "heartbeatAt")
+      VALUES ('w-killed', 'http://127.0.0.1:2', now() - interval '60 seconds', now() - interval '23.4 seconds'),
+             ('w-live', 'http://127.0.0.1:3', now(), now())`;
+    await db.prisma.worker.create({
+      data: { id: "w-stopped", address: "http://127.0.0.1:4", stoppedAt: new Date() },
+    });
+    const listed = JSON.parse((await lastword("worker", "list")).stdout) as { id: string; status: string }[];
+    const status = Object.fromEntries(listed.map((w) => [w.id, w.status]));
+    expect(status["w-killed"]).toBe("dead (no heartbeat for 23 s)");
+    expect(status["w-live"]).toBe("alive");
+    expect(status["w-stopped"]).toBe("stopped");
   });
 
   it("explains bad usage on stderr with exit code 2", async () => {

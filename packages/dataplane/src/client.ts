@@ -19,7 +19,10 @@ import {
   errorBodySchema,
   FETCH_LOG_END_HEADER,
   fetchLogEndHeaderSchema,
+  formatProducerHeader,
   listOffsetsResponseSchema,
+  PRODUCER_HEADER,
+  type ProducerFields,
   partitionPath,
   produceResponseSchema,
   type SegmentsResponse,
@@ -39,6 +42,8 @@ export interface DataPlaneClientOptions {
 export interface ProduceResult {
   baseOffset: number;
   offsets: number[];
+  /** Present when the worker found this batch already in the log (an idempotent resend): its first offsets. */
+  duplicate?: true;
 }
 
 export interface FetchResult {
@@ -59,7 +64,9 @@ const RESOLVE_RETRY_DELAY_MS = 200;
 /**
  * The web side of the data plane: finds a partition's owner through the lease table, forwards the
  * call over HTTP, and retries once when the partition moved. A produce is resent only when the
- * first attempt provably never reached a worker, so an acknowledged write is never doubled by us.
+ * first attempt provably never reached a worker, so an acknowledged write is never doubled by us —
+ * or, when it names its producer (idempotent), whenever it is retriable: the log store answers a
+ * resend of a batch it holds with the first offsets.
  */
 export class DataPlaneClient {
   readonly #owners: OwnerDirectory;
@@ -76,14 +83,18 @@ export class DataPlaneClient {
     this.#streams = new PartitionStreams(this.#owners, options.secret, this.#ownerWaitMs);
   }
 
-  async produce(input: { partitionId: string; records: readonly ProduceRecord[] }): Promise<ProduceResult> {
+  async produce(input: {
+    partitionId: string;
+    records: readonly ProduceRecord[];
+    producer?: ProducerFields;
+  }): Promise<ProduceResult> {
     const request: TransportRequest = {
       method: "POST",
       path: partitionPath.produce(input.partitionId),
       body: encodeBinaryRecords(input.records),
       contentType: BINARY_RECORDS_CONTENT_TYPE,
     };
-    return this.#produce(input.partitionId, request, input.records.length);
+    return this.#produce(input.partitionId, withProducer(request, input.producer), input.records.length);
   }
 
   /**
@@ -95,6 +106,7 @@ export class DataPlaneClient {
     partitionId: string;
     frames: readonly Uint8Array[];
     count: number;
+    producer?: ProducerFields;
   }): Promise<ProduceResult> {
     const request: TransportRequest = {
       method: "POST",
@@ -102,11 +114,13 @@ export class DataPlaneClient {
       parts: input.frames,
       contentType: FRAMES_CONTENT_TYPE,
     };
-    return this.#produce(input.partitionId, request, input.count);
+    return this.#produce(input.partitionId, withProducer(request, input.producer), input.count);
   }
 
   async #produce(partitionId: string, request: TransportRequest, sent: number): Promise<ProduceResult> {
-    const { baseOffset, count } = await this.#call(partitionId, request, produceResponseSchema, false);
+    const idempotent = request.headers?.[PRODUCER_HEADER] !== undefined;
+    const answer = await this.#call(partitionId, request, produceResponseSchema, idempotent);
+    const { baseOffset, count } = answer;
     if (count !== sent) {
       throw new DataPlaneError(
         "INTERNAL",
@@ -117,7 +131,7 @@ export class DataPlaneClient {
     // each record's offset as before.
     const offsets = new Array<number>(count);
     for (let i = 0; i < count; i++) offsets[i] = baseOffset + i;
-    return { baseOffset, offsets };
+    return answer.duplicate ? { baseOffset, offsets, duplicate: true } : { baseOffset, offsets };
   }
 
   /**
@@ -233,15 +247,24 @@ export class DataPlaneClient {
   ): Promise<z.infer<S>> {
     const deadlineMs = Date.now() + this.#ownerWaitMs;
     let owner = await this.#owners.resolve(partitionId, deadlineMs);
+    // Once an attempt may have written, every later failure says so too (an idempotent resend).
+    let mayHaveWritten = false;
     for (let attempt = 0; ; attempt++) {
       const outcome = await this.#transport.send(owner.address, request);
       if (outcome.kind === "response" && outcome.status >= 200 && outcome.status < 300) {
         return parseBody(schema, outcome.body, owner);
       }
       const error = toError(outcome, owner);
+      mayHaveWritten ||= error.writeMayHaveHappened;
       this.#owners.invalidate(partitionId);
-      if (attempt > 0 || !error.retriable || !this.#mayResend(outcome, idempotent)) throw error;
-      owner = await this.#nextOwner(partitionId, deadlineMs, owner, error, outcome);
+      if (attempt > 0 || !error.retriable || !this.#mayResend(outcome, idempotent)) {
+        throw mayHaveWritten ? writeUncertain(error) : error;
+      }
+      try {
+        owner = await this.#nextOwner(partitionId, deadlineMs, owner, error, outcome);
+      } catch (next) {
+        throw mayHaveWritten && next instanceof DataPlaneError ? writeUncertain(next) : next;
+      }
     }
   }
 
@@ -266,6 +289,19 @@ export class DataPlaneClient {
   }
 }
 
+function writeUncertain(error: DataPlaneError): DataPlaneError {
+  if (error.writeMayHaveHappened) return error;
+  return new DataPlaneError(error.code, error.message, {
+    retriable: error.retriable,
+    cause: error.cause,
+    writeMayHaveHappened: true,
+  });
+}
+
+function withProducer(request: TransportRequest, producer: ProducerFields | undefined): TransportRequest {
+  return producer ? { ...request, headers: { [PRODUCER_HEADER]: formatProducerHeader(producer) } } : request;
+}
+
 function parseBody<S extends z.ZodType>(schema: S, body: unknown, owner: PartitionOwner): z.infer<S> {
   const parsed = schema.safeParse(body);
   if (!parsed.success) {
@@ -282,11 +318,20 @@ function toError(outcome: TransportOutcome, owner: PartitionOwner): DataPlaneErr
       ? `worker ${owner.workerId} at ${owner.address} failed mid-request (${outcome.error.message})`
       : `worker ${owner.workerId} at ${owner.address} is unreachable (${outcome.error.message})`;
     // Retriable for the caller either way; whether *we* resend is decided by #mayResend.
-    return new DataPlaneError("PARTITION_UNAVAILABLE", message, { cause: outcome.error });
+    return new DataPlaneError("PARTITION_UNAVAILABLE", message, {
+      cause: outcome.error,
+      writeMayHaveHappened: outcome.delivered,
+    });
   }
   const parsed = errorBodySchema.safeParse(outcome.body);
   if (!parsed.success) {
-    return new DataPlaneError("INTERNAL", `worker ${owner.workerId} answered HTTP ${outcome.status}`);
+    return new DataPlaneError("INTERNAL", `worker ${owner.workerId} answered HTTP ${outcome.status}`, {
+      writeMayHaveHappened: true,
+    });
   }
-  return new DataPlaneError(parsed.data.code, parsed.data.message, { retriable: parsed.data.retriable });
+  // Every coded refusal is decided before the append; only an unexpected failure may follow one.
+  return new DataPlaneError(parsed.data.code, parsed.data.message, {
+    retriable: parsed.data.retriable,
+    writeMayHaveHappened: parsed.data.code === "INTERNAL",
+  });
 }

@@ -12,6 +12,8 @@ export const DATA_PLANE_ERROR_CODES = [
   "POLICY_VIOLATION",
   "INVALID_CONFIG",
   "CORRUPT_SEGMENT",
+  "OUT_OF_ORDER_SEQUENCE",
+  "INVALID_PRODUCER_EPOCH",
   "BAD_REQUEST",
   "UNAUTHORIZED",
   "INTERNAL",
@@ -32,6 +34,8 @@ export const HTTP_STATUS_BY_CODE: Record<DataPlaneErrorCode, number> = {
   POLICY_VIOLATION: 403,
   INVALID_CONFIG: 400,
   CORRUPT_SEGMENT: 500,
+  OUT_OF_ORDER_SEQUENCE: 409,
+  INVALID_PRODUCER_EPOCH: 409,
   BAD_REQUEST: 400,
   UNAUTHORIZED: 401,
   INTERNAL: 500,
@@ -40,12 +44,23 @@ export const HTTP_STATUS_BY_CODE: Record<DataPlaneErrorCode, number> = {
 export class DataPlaneError extends Error {
   readonly code: DataPlaneErrorCode;
   readonly retriable: boolean;
+  /**
+   * For a write: true when the request reached a worker and no answer says what became of it (the
+   * connection broke or timed out, or the worker failed unexpectedly), so it may have been
+   * written; false when it provably was not (never delivered, or refused before the append).
+   */
+  readonly writeMayHaveHappened: boolean;
 
-  constructor(code: DataPlaneErrorCode, message: string, options?: { retriable?: boolean; cause?: unknown }) {
+  constructor(
+    code: DataPlaneErrorCode,
+    message: string,
+    options?: { retriable?: boolean; cause?: unknown; writeMayHaveHappened?: boolean },
+  ) {
     super(message, options?.cause === undefined ? undefined : { cause: options.cause });
     this.name = "DataPlaneError";
     this.code = code;
     this.retriable = options?.retriable ?? RETRIABLE.has(code);
+    this.writeMayHaveHappened = options?.writeMayHaveHappened ?? false;
   }
 }
 

@@ -15,6 +15,8 @@ export interface TransportRequest {
   /** A binary body sent as these pieces one after another (views of a larger buffer: no copy). */
   parts?: readonly Uint8Array[];
   contentType?: string;
+  /** Extra request headers (the idempotent produce's producer header). */
+  headers?: Record<string, string>;
 }
 
 // Errors raised while connecting: the request never reached a worker, so resending it is safe.
@@ -53,6 +55,7 @@ export class HttpTransport {
       for (const part of req.parts) length += part.length;
     }
     const headers: Record<string, string | number> = {
+      ...req.headers,
       [SECRET_HEADER]: this.#secret,
       accept: "application/json",
     };

@@ -36,6 +36,40 @@ export const wireProduceRecordSchema = z.object({
   headers: z.array(wireHeaderSchema).optional(),
 });
 
+/**
+ * An idempotent produce names its producer in this header, `<producerId>.<producerEpoch>.<baseSequence>`
+ * (the RecordBatch v2 header fields the worker's append writes and checks, @lastword/logstore's
+ * producer state): a resend of the same batch is answered with the first append's offsets and
+ * `duplicate: true`, never written twice. Ids up to 2^53 − 1 (the log store reads them as numbers).
+ */
+export const PRODUCER_HEADER = "x-lastword-producer";
+
+export interface ProducerFields {
+  producerId: number;
+  producerEpoch: number;
+  baseSequence: number;
+}
+
+export const producerHeaderSchema = z
+  .string()
+  .regex(/^\d{1,16}\.\d{1,5}\.\d{1,10}$/, "expected <producerId>.<producerEpoch>.<baseSequence>")
+  .transform((value) => {
+    const [producerId, producerEpoch, baseSequence] = value.split(".").map(Number) as [
+      number,
+      number,
+      number,
+    ];
+    return { producerId, producerEpoch, baseSequence };
+  })
+  .refine(
+    (p) => Number.isSafeInteger(p.producerId) && p.producerEpoch <= 32767 && p.baseSequence <= 2147483647,
+    "producer fields out of range",
+  );
+
+export function formatProducerHeader(producer: ProducerFields): string {
+  return `${producer.producerId}.${producer.producerEpoch}.${producer.baseSequence}`;
+}
+
 export const produceRequestSchema = z.object({
   records: z.array(wireProduceRecordSchema).min(1).max(PRODUCE_RECORDS_MAX),
 });
@@ -48,6 +82,8 @@ export const produceRequestSchema = z.object({
 export const produceResponseSchema = z.object({
   baseOffset: offset,
   count: z.number().int().positive(),
+  /** An idempotent produce that was a resend of a batch already in the log: its offsets, nothing written. */
+  duplicate: z.boolean().optional(),
 });
 
 export const fetchQuerySchema = z.object({

@@ -27,12 +27,15 @@ export function writeCheckpoint(dir: string, name: string, offset: number): void
 }
 
 /** Replaces `dir/name` with `text` atomically (temp file, fsync, rename, fsync the directory). */
-export function writeFileAtomically(dir: string, name: string, text: string): void {
+export function writeFileAtomically(dir: string, name: string, text: string | Uint8Array): void {
   const target = path.join(dir, name);
   const temp = `${target}.tmp`;
   const fd = fs.openSync(temp, "w");
   try {
-    fs.writeSync(fd, text);
+    const bytes = typeof text === "string" ? Buffer.from(text) : text;
+    let written = 0;
+    while (written < bytes.length)
+      written += fs.writeSync(fd, bytes, written, bytes.length - written, written);
     fs.fdatasyncSync(fd);
   } finally {
     fs.closeSync(fd);

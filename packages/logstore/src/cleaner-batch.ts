@@ -10,6 +10,7 @@ import {
   OFF_LAST_OFFSET_DELTA,
   OFF_LENGTH,
   OFF_MAX_TIMESTAMP,
+  OFF_PRODUCER_ID,
   OFF_RECORD_COUNT,
   readInt64,
   TIMESTAMP_TYPE_FLAG,
@@ -40,6 +41,12 @@ export interface RetainRule {
   newDeleteHorizonMs: number;
   /** A batch ending right before this offset stays, even emptied (KAFKA-17076). */
   roundEndOffset: number;
+  /**
+   * Producer id → last offset of that producer's last batch, for live producers: that batch stays,
+   * even emptied, so the producer state can be rebuilt from the log (Kafka's RETAIN_EMPTY for the
+   * last batch of an active producer). Expired producers are not in it, so their batches go.
+   */
+  producerLastBatchEnds: ReadonlyMap<number, number>;
 }
 
 /** Why a pass dropped a tombstone. */
@@ -153,7 +160,8 @@ export function filterBatch(
   const size = src.readInt32BE(pos + OFF_LENGTH) + LOG_OVERHEAD_BYTES;
   const attributes = src.readInt16BE(pos + OFF_ATTRIBUTES);
   const count = src.readInt32BE(pos + OFF_RECORD_COUNT);
-  if ((attributes & CONTROL_FLAG) !== 0 || count === 0) return copyBatch(src, pos, size, out, outPos);
+  if ((attributes & CONTROL_FLAG) !== 0) return copyBatch(src, pos, size, out, outPos);
+  if (count === 0) return retainsEmpty(src, pos, rule) ? copyBatch(src, pos, size, out, outPos) : dropBatch();
   ensureScratch(count);
   const verdict = judgeRecords(src, pos, count, attributes, rule, counters);
   const hasHorizon = (attributes & DELETE_HORIZON_FLAG) !== 0;
@@ -162,11 +170,8 @@ export function filterBatch(
     if (hasHorizon && verdict.keptTombstone) counters.noteHorizon(readInt64(src, pos + OFF_BASE_TIMESTAMP));
     return copyBatch(src, pos, size, out, outPos);
   }
-  if (verdict.kept === 0) {
-    const lastOffset = readInt64(src, pos) + src.readInt32BE(pos + OFF_LAST_OFFSET_DELTA);
-    if (lastOffset + 1 !== rule.roundEndOffset) return dropBatch();
-    return writeEmptyBatch(src, pos, out, outPos);
-  }
+  if (verdict.kept === 0)
+    return retainsEmpty(src, pos, rule) ? writeEmptyBatch(src, pos, out, outPos) : dropBatch();
   const horizon = stamp
     ? rule.newDeleteHorizonMs
     : hasHorizon
@@ -174,6 +179,17 @@ export function filterBatch(
       : null;
   if (horizon !== null && verdict.keptTombstone) counters.noteHorizon(horizon);
   return rebuildBatch(src, pos, count, attributes, out, outPos, stamp ? rule.newDeleteHorizonMs : null);
+}
+
+/**
+ * Kafka's RETAIN_EMPTY: a batch left without records keeps its header when it ends the round
+ * (KAFKA-17076) or is the last batch of a live idempotent producer; otherwise it goes, and so does
+ * an empty batch kept by an earlier pass once neither holds any more.
+ */
+function retainsEmpty(src: Buffer, pos: number, rule: RetainRule): boolean {
+  const lastOffset = readInt64(src, pos) + src.readInt32BE(pos + OFF_LAST_OFFSET_DELTA);
+  if (lastOffset + 1 === rule.roundEndOffset) return true;
+  return rule.producerLastBatchEnds.get(readInt64(src, pos + OFF_PRODUCER_ID)) === lastOffset;
 }
 
 function copyBatch(src: Buffer, pos: number, size: number, out: Buffer, outPos: number): FilteredBatch {

@@ -41,6 +41,8 @@ export interface CleanableLog {
   /** Persists the closed segments' tombstone counts (after swaps changed them). */
   checkpointTombstoneCounts(): void;
   scheduleFileDeletion(paths: string[]): void;
+  /** Each live idempotent producer's last batch, by its last offset: kept even when emptied. */
+  producerLastBatchEnds(): ReadonlyMap<number, number>;
 }
 
 export interface CleanableStats {

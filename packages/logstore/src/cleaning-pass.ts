@@ -121,6 +121,7 @@ export class CleaningPass {
         nowMs: this.startedAtMs,
         newDeleteHorizonMs: Math.min(this.startedAtMs + config.deleteRetentionMs, Number.MAX_SAFE_INTEGER),
         roundEndOffset: firstUncleanableOffset,
+        producerLastBatchEnds: this.log.producerLastBatchEnds(),
       };
       const closed = this.segments.slice(0, -1).filter((segment) => segment.baseOffset < endOffset);
       const groups = groupSegmentsBySize(

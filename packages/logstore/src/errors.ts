@@ -6,7 +6,9 @@ export type LogStoreErrorCode =
   | "INVALID_CONFIG"
   | "POLICY_VIOLATION"
   | "CORRUPT_SEGMENT"
-  | "LOG_CLOSED";
+  | "LOG_CLOSED"
+  | "OUT_OF_ORDER_SEQUENCE"
+  | "INVALID_PRODUCER_EPOCH";
 
 export class LogStoreError extends Error {
   readonly code: LogStoreErrorCode;
@@ -70,5 +72,27 @@ export class CorruptSegmentError extends LogStoreError {
 export class LogClosedError extends LogStoreError {
   constructor(dir: string) {
     super("LOG_CLOSED", `the log at ${dir} is closed`);
+  }
+}
+
+/** An idempotent batch whose sequence does not follow its producer's last one (Kafka's OUT_OF_ORDER_SEQUENCE_NUMBER). */
+export class OutOfOrderSequenceError extends LogStoreError {
+  constructor(message: string) {
+    super("OUT_OF_ORDER_SEQUENCE", message);
+  }
+}
+
+/** An idempotent batch from an epoch older than its producer's current one: a fenced producer. */
+export class InvalidProducerEpochError extends LogStoreError {
+  readonly producerId: number;
+  readonly currentEpoch: number;
+
+  constructor(producerId: number, epoch: number, currentEpoch: number) {
+    super(
+      "INVALID_PRODUCER_EPOCH",
+      `producer ${producerId}: epoch ${epoch} is older than its current epoch ${currentEpoch}`,
+    );
+    this.producerId = producerId;
+    this.currentEpoch = currentEpoch;
   }
 }

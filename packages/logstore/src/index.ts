@@ -29,16 +29,19 @@ export type { LogStoreErrorCode } from "./errors";
 export {
   CorruptSegmentError,
   InvalidConfigError,
+  InvalidProducerEpochError,
   InvalidRecordError,
   LogClosedError,
   LogStoreError,
   OffsetOutOfRangeError,
+  OutOfOrderSequenceError,
   PolicyViolationError,
   RecordTooLargeError,
 } from "./errors";
 export type { RecoveryReport } from "./log-loader";
 export type { BatchRead } from "./log-reader";
 export type {
+  AppendOptions,
   AppendResult,
   DeletedSegment,
   Durability,
@@ -49,4 +52,12 @@ export type {
   SegmentInfo,
 } from "./partition-log";
 export { PartitionLog } from "./partition-log";
+export type { ProducerAppend, ProducerBatch, ProducerEntry, ProducerVerdict } from "./producer-state";
+export {
+  DEFAULT_PRODUCER_ID_EXPIRATION_MS,
+  NO_PRODUCER_ID,
+  PRODUCER_BATCHES_RETAINED,
+  ProducerStateManager,
+} from "./producer-state";
+export type { ProducerStateRecovery } from "./producer-state-recovery";
 export type { RetentionReason } from "./retention";

@@ -16,6 +16,15 @@ import {
   encodeRecordBatch,
   type LogRecord,
 } from "@lastword/record-batch";
+import {
+  DEFAULT_PRODUCER_ID_EXPIRATION_MS,
+  incrementSequence,
+  type ProducerAppend,
+  ProducerStateManager,
+  validateProducerAppend,
+} from "./producer-state";
+import { type ProducerStateRecovery, recoverProducerState } from "./producer-state-recovery";
+import { writeProducerSnapshot } from "./producer-state-snapshot";
 import { validateAppendRecords } from "./record-validation";
 import { deletableSegments, type RetentionReason, retentionRules } from "./retention";
 import { drawRollJitterMs, rollReason, timeRollDueAt } from "./roll-policy";
@@ -35,11 +44,23 @@ export interface PartitionLogOptions {
   durability?: Durability;
   /** Source of `segment.jitter.ms` draws; tests pin it. */
   random?: () => number;
+  /** Kafka's producer.id.expiration.ms: a producer silent this long is forgotten (default 24 h). */
+  producerIdExpirationMs?: number;
+}
+
+export interface AppendOptions {
+  /**
+   * Makes the append idempotent (Kafka's idempotent producer): the batch carries these producer
+   * fields and is checked against the partition's producer state first (producer-state.ts).
+   */
+  producer?: ProducerAppend;
 }
 
 export interface AppendResult {
   baseOffset: number;
   lastOffset: number;
+  /** True when the batch was a retry of one already in the log: its offsets, nothing written. */
+  duplicate?: true;
 }
 
 export interface ReadOptions {
@@ -91,6 +112,10 @@ export class PartitionLog {
   readonly durability: Durability;
   /** What recovery found and fixed when this log was opened. */
   readonly recovery: RecoveryReport;
+  /** Where the producer state was rebuilt from when this log was opened. */
+  readonly producerRecovery: ProducerStateRecovery;
+  /** Idempotent producers' last batches (read-only outside the log). */
+  readonly producerState: ProducerStateManager;
   readonly mutex = new Mutex();
   private readonly limits: SegmentLimits;
   private readonly random: () => number;
@@ -108,6 +133,7 @@ export class PartitionLog {
     options: PartitionLogOptions,
     config: TopicConfig,
     loaded: Awaited<ReturnType<typeof loadLog>>,
+    producers: { state: ProducerStateManager; recovery: ProducerStateRecovery },
   ) {
     this.dir = options.dir;
     this.config = config;
@@ -119,6 +145,8 @@ export class PartitionLog {
     this.segmentList = loaded.segments;
     this.startOffset = loaded.logStartOffset;
     this.recovery = loaded.recovery;
+    this.producerState = producers.state;
+    this.producerRecovery = producers.recovery;
     this.durableEndOffset = this.logEndOffset;
     this.activeSegment.rollJitterMs = drawRollJitterMs(config, this.random);
     this.groupCommit = new GroupCommit(
@@ -134,7 +162,11 @@ export class PartitionLog {
     if (options.dedupeBufferBytes !== undefined) validateDedupeBufferBytes(options.dedupeBufferBytes);
     const nowMs = (options.clock ?? systemClock).now();
     const loaded = await loadLog(options.dir, segmentLimits(config.segmentIndexBytes), nowMs);
-    return new PartitionLog(options, config, loaded);
+    const state = new ProducerStateManager(
+      options.producerIdExpirationMs ?? DEFAULT_PRODUCER_ID_EXPIRATION_MS,
+    );
+    const recovery = recoverProducerState(options.dir, loaded.segments, state, nowMs);
+    return new PartitionLog(options, config, loaded, { state, recovery });
   }
 
   get logStartOffset(): number {
@@ -164,17 +196,33 @@ export class PartitionLog {
     return this.segmentList.map((segment) => this.describe(segment));
   }
 
-  /** Appends one batch; resolves once it is durable. Rejected whole on any invalid record. */
-  async append(records: readonly AppendRecord[]): Promise<AppendResult> {
+  /**
+   * Appends one batch; resolves once it is durable. Rejected whole on any invalid record. With
+   * `producer`, a retry of one of that producer's last five batches resolves with the first
+   * append's offsets (`duplicate`) once they are durable, and writes nothing; a sequence gap throws
+   * OUT_OF_ORDER_SEQUENCE, an older epoch INVALID_PRODUCER_EPOCH.
+   */
+  async append(records: readonly AppendRecord[], options: AppendOptions = {}): Promise<AppendResult> {
     this.assertOpen();
     validateAppendRecords(records, this.config);
+    const { producer } = options;
+    if (producer) validateProducerAppend(producer, records.length);
     const appendTimeMs = this.clock.now();
-    const result = await this.mutex.run(async () => {
+    const result = await this.mutex.run(async (): Promise<AppendResult> => {
       this.assertOpen();
+      const verdict = producer ? this.producerState.check(producer, records.length) : null;
+      if (verdict?.kind === "duplicate") {
+        return { baseOffset: verdict.baseOffset, lastOffset: verdict.lastOffset, duplicate: true };
+      }
       const baseOffset = this.logEndOffset;
       const batch = encodeRecordBatch(
         records,
-        { baseOffset, appendTimeMs, timestampType: this.config.messageTimestampType },
+        {
+          baseOffset,
+          appendTimeMs,
+          timestampType: this.config.messageTimestampType,
+          ...(producer && { producer: { ...producer, partitionLeaderEpoch: -1, attributes: 0 } }),
+        },
         this.encodeScratch,
       );
       this.checkBatchSize(batch.length);
@@ -186,11 +234,45 @@ export class PartitionLog {
       };
       if (rollReason(this.activeSegment, incoming, this.config, this.clock.now())) await this.rollActive();
       this.activeSegment.append(batch, countTombstoneRecords(records));
+      if (producer) this.recordProducerBatch(producer, baseOffset, lastOffset, incoming.maxTimestamp);
       if (this.durability === "per-append") await this.syncActive();
       return { baseOffset, lastOffset };
     });
     if (this.durability === "group-commit") await this.groupCommit.waitFor(result.lastOffset + 1);
     return result;
+  }
+
+  private recordProducerBatch(
+    producer: ProducerAppend,
+    baseOffset: number,
+    lastOffset: number,
+    timestampMs: number,
+  ): void {
+    this.producerState.update(producer.producerId, producer.producerEpoch, {
+      firstSeq: producer.baseSequence,
+      lastSeq: incrementSequence(producer.baseSequence, lastOffset - baseOffset),
+      baseOffset,
+      lastOffset,
+      timestampMs,
+    });
+  }
+
+  /**
+   * Writes the producer state as of the log end beside the segments (at roll and close), after
+   * forgetting expired producers; recovery then replays only the log after it.
+   */
+  private snapshotProducerState(): void {
+    this.producerState.removeExpired(this.clock.now());
+    writeProducerSnapshot(this.dir, { offset: this.logEndOffset, entries: this.producerState.entries() });
+  }
+
+  /**
+   * For the cleaner: the offset each live producer's last batch ends at, expired producers
+   * forgotten first. That batch is kept (emptied if need be), as Kafka's cleaner keeps it.
+   */
+  producerLastBatchEnds(): ReadonlyMap<number, number> {
+    this.producerState.removeExpired(this.clock.now());
+    return this.producerState.lastBatchEndOffsets();
   }
 
   private checkBatchSize(sizeBytes: number): void {
@@ -287,6 +369,7 @@ export class PartitionLog {
     this.durableEndOffset = this.logEndOffset;
     writeCheckpoint(this.dir, RECOVERY_POINT_CHECKPOINT, this.logEndOffset);
     this.checkpointTombstoneCounts();
+    this.snapshotProducerState();
   }
 
   /**
@@ -401,6 +484,7 @@ export class PartitionLog {
       this.durableEndOffset = this.logEndOffset;
       writeCheckpoint(this.dir, RECOVERY_POINT_CHECKPOINT, this.logEndOffset);
       this.checkpointTombstoneCounts();
+      this.snapshotProducerState();
       for (const segment of this.segmentList) segment.close();
       for (const [timer, paths] of this.pendingDeletes) {
         clearTimeout(timer);

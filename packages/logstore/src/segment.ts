@@ -429,6 +429,15 @@ export class Segment {
     });
   }
 
+  /** A cursor over batch headers only from `position` (no CRC: bodies are not read), to the readable end. */
+  batchHeaders(position = 0): BatchCursor {
+    return new BatchCursor(this.logFd, position, this.readableEnd, {
+      verifyCrc: false,
+      headersOnly: true,
+      windowBytes: HEADER_SCAN_WINDOW_BYTES,
+    });
+  }
+
   /** Closing bookkeeping (Kafka's onBecomeInactiveSegment): the final time-index entry. */
   seal(): void {
     this.timeIndex.maybeAppend(this.maxTimestamp, this.offsetOfMaxTimestamp, true);

@@ -26,6 +26,7 @@ function ruleWith(latest: Record<string, number>, overrides: Partial<RetainRule>
     nowMs: 5_000,
     newDeleteHorizonMs: 9_000,
     roundEndOffset: 1e9,
+    producerLastBatchEnds: new Map(),
     ...overrides,
   };
 }

@@ -8,6 +8,7 @@ import {
   type ListOffsetsResponse,
   type ProduceRecord,
   type ProduceResponse,
+  type ProducerFields,
   type SegmentsResponse,
 } from "@lastword/dataplane";
 import { encodeEndFrame, encodeRecordFrames, STREAM_CONTENT_TYPE } from "@lastword/frames";
@@ -24,24 +25,27 @@ import { FetchPager } from "./fetch-pager";
  * One batch → one append (one fsync in the log store) → consecutive offsets, answered as the base
  * offset and the count (protocol.ts, produceResponseSchema). The
  * tombstones of an acknowledged produce on a compacted topic are queued as one audit event (never
- * waited for).
+ * waited for). With `producer` the append is idempotent (the log store's producer state): a resend
+ * of a batch already in the log is answered with its offsets and `duplicate`, and writes nothing.
  */
 export function produce(
   host: PartitionHost,
   audit: TombstoneAudit,
   partitionId: string,
   body: Promise<readonly ProduceRecord[]>,
+  producer?: ProducerFields,
 ): Promise<ProduceResponse> {
   return host.write(partitionId, body, async (log, records) => {
     // A roll closes a segment, which may make a compacted partition cleanable right now.
     const compacted = log.config.cleanupPolicy.compact;
     const segmentsBefore = compacted ? (await log.segments()).length : 0;
-    const { baseOffset, lastOffset } = await log.append(records);
+    const { baseOffset, lastOffset, duplicate } = await log.append(records, producer ? { producer } : {});
     if (compacted && (await log.segments()).length !== segmentsBefore) host.notifyRolled(partitionId);
     // The answer promises consecutive offsets; an append that broke that must not be acknowledged.
     if (lastOffset !== baseOffset + records.length - 1) {
       throw new Error(`append of ${records.length} records returned offsets ${baseOffset}..${lastOffset}`);
     }
+    if (duplicate) return { baseOffset, count: records.length, duplicate: true };
     if (compacted) auditTombstones(host, audit, partitionId, log, records, baseOffset);
     host.notifyAppended(partitionId);
     return { baseOffset, count: records.length };

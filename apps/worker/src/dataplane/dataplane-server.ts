@@ -11,8 +11,10 @@ import {
   keyQuerySchema,
   listOffsetsQuerySchema,
   PRODUCE_RECORDS_MAX,
+  PRODUCER_HEADER,
   type ProduceRecord,
   produceRequestSchema,
+  producerHeaderSchema,
   SECRET_HEADER,
   streamQuerySchema,
 } from "@lastword/dataplane";
@@ -50,7 +52,11 @@ export interface DataPlaneServerOptions {
   secret: string;
   workerId: string;
   logger: Logger;
+  /** Test-only (LASTWORD_FAULT_POINT): `after-append` SIGKILLs the process between a produce's append and its answer. */
+  faultPoint?: FaultPoint;
 }
+
+export type FaultPoint = "after-append";
 
 const ROUTE =
   /^\/v1\/partitions\/([^/]+)\/(produce|records|offsets|segments|clean|delete-records|key|key-versions|stream)$/;
@@ -155,8 +161,13 @@ async function dispatch(
         () => undefined,
       );
       try {
-        const answer = await produce(host, options.audit, partitionId, body);
-        metrics.records.inc({ op: "produce" }, answer.count);
+        const producerHeader = req.headers[PRODUCER_HEADER];
+        const producer =
+          producerHeader === undefined ? undefined : producerHeaderSchema.parse(producerHeader);
+        const answer = await produce(host, options.audit, partitionId, body, producer);
+        // The batch is durable; dying here is the crash a client must be able to retry through.
+        if (options.faultPoint === "after-append") process.kill(process.pid, "SIGKILL");
+        if (!answer.duplicate) metrics.records.inc({ op: "produce" }, answer.count);
         return answer;
       } catch (error) {
         await settled;

@@ -1,5 +1,7 @@
 import type {
+  AppendOptions,
   AppendRecord,
+  AppendResult,
   BatchRead,
   CleanableStats,
   CleanResult,
@@ -24,7 +26,8 @@ export type LogSegment = SegmentInfo;
 export interface HostedLog {
   readonly logStartOffset: number;
   readonly logEndOffset: number;
-  append(records: readonly AppendRecord[]): Promise<{ baseOffset: number; lastOffset: number }>;
+  /** With `producer`, idempotent: a resend of a batch the log holds resolves `duplicate` with its offsets. */
+  append(records: readonly AppendRecord[], options?: AppendOptions): Promise<AppendResult>;
   read(fromOffset: number, options: { maxRecords?: number; maxBytes?: number }): Promise<LogRecord[]>;
   /** Whole stored batches from `fromOffset` (the first may start below it), for paged and pass-through reads. */
   readBatches(fromOffset: number, options?: { maxBytes?: number; into?: Buffer }): Promise<BatchRead>;

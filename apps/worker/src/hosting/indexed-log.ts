@@ -1,5 +1,5 @@
 import { DataPlaneError } from "@lastword/dataplane";
-import type { CleanResult } from "@lastword/logstore";
+import type { AppendOptions, AppendResult, CleanResult } from "@lastword/logstore";
 import type { AppendRecord, HostedLog, LogRecord, OpenLog } from "./hosted-log";
 import { type FrozenKeyIndex, KeyIndex } from "./key-index";
 
@@ -57,11 +57,13 @@ export class KeyIndexedLog {
     this.#index = fresh;
   }
 
-  async append(records: readonly AppendRecord[]): Promise<{ baseOffset: number; lastOffset: number }> {
-    const pending = this.inner.append(records);
+  async append(records: readonly AppendRecord[], options?: AppendOptions): Promise<AppendResult> {
+    const pending = this.inner.append(records, options);
     this.#inflight.add(pending);
     try {
       const result = await pending;
+      // A duplicate (idempotent resend) wrote nothing: its records are indexed, maybe superseded since.
+      if (result.duplicate) return result;
       for (let i = 0; i < records.length; i++) {
         const r = records[i]!;
         if (r.key === null) continue;

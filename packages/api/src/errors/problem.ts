@@ -25,6 +25,10 @@ const DATA_PLANE_CODES: Record<string, AppErrorCode> = {
   OFFSET_OUT_OF_RANGE: "OFFSET_OUT_OF_RANGE",
   POLICY_VIOLATION: "POLICY_VIOLATION",
   INVALID_CONFIG: "INVALID_CONFIG",
+  // Only a REST produce names a producer (its Idempotency-Key): a batch the log refuses as out of
+  // sequence is another body under a key whose first batch is there.
+  OUT_OF_ORDER_SEQUENCE: "IDEMPOTENCY_KEY_REUSED",
+  INVALID_PRODUCER_EPOCH: "IDEMPOTENCY_KEY_REUSED",
 };
 
 function dataPlaneError(error: unknown): AppError | null {
@@ -36,6 +40,9 @@ function dataPlaneError(error: unknown): AppError | null {
     // The worker's sentence names internal ids and addresses; callers get a plain one.
     const message = "The partition is moving between workers or starting up; retry shortly.";
     return new AppError(mapped, message, { cause: error, retryAfterSeconds: 1 });
+  }
+  if (mapped === "IDEMPOTENCY_KEY_REUSED") {
+    return new AppError(mapped, "This Idempotency-Key was used for a different request.", { cause: error });
   }
   return new AppError(mapped, error.message, { cause: error });
 }

@@ -23,11 +23,20 @@ export interface DataPlaneFetchedRecord {
   headers: readonly DataPlaneRecordHeader[];
 }
 
+/** An idempotent produce's producer (records/idempotent-producer.ts; the log store's producer state). */
+export interface DataPlaneProducer {
+  producerId: number;
+  producerEpoch: number;
+  baseSequence: number;
+}
+
 export interface DataPlane {
+  /** With `producer`, a resend of a batch already in the log answers its offsets (`duplicate`). */
   produce(input: {
     partitionId: string;
     records: readonly DataPlaneProduceRecord[];
-  }): Promise<{ baseOffset: number; offsets: readonly number[] }>;
+    producer?: DataPlaneProducer;
+  }): Promise<{ baseOffset: number; offsets: readonly number[]; duplicate?: boolean }>;
   /**
    * The same write from record frames (the batch frames of a binary REST body, checked by
    * @lastword/frames scanProduceFrames), forwarded without building records; `count` records.
@@ -36,7 +45,8 @@ export interface DataPlane {
     partitionId: string;
     frames: readonly Uint8Array[];
     count: number;
-  }): Promise<{ baseOffset: number; offsets: readonly number[] }>;
+    producer?: DataPlaneProducer;
+  }): Promise<{ baseOffset: number; offsets: readonly number[]; duplicate?: boolean }>;
   fetch(input: { partitionId: string; offset: number; limit?: number; maxBytes?: number }): Promise<{
     records: readonly DataPlaneFetchedRecord[];
     nextOffset: number;

@@ -3,11 +3,12 @@ import type { ProduceFrames } from "@lastword/frames";
 import type { Redis } from "ioredis";
 import type { Identity } from "../auth/request-identity";
 import { AppError } from "../errors/app-error";
-import { toProblem } from "../errors/problem";
+import { toAppError, toProblem } from "../errors/problem";
 import type { ProduceRecordsInput, ProduceResultItem } from "../procedures/records/produce-records.schema";
 import type { ReadRecordsInput } from "../procedures/records/read-records.schema";
-import type { DataPlane, DataPlaneProduceRecord } from "../records/data-plane";
+import type { DataPlane, DataPlaneProduceRecord, DataPlaneProducer } from "../records/data-plane";
 import { bytesToEnvelope, envelopeToBytes } from "../records/envelope";
+import { restProducer } from "../records/idempotent-producer";
 import { partitionForKey } from "../records/partitioner";
 import type { Clock } from "../trpc/context";
 import { takeDeferredRequestCount } from "./rate-limit.service";
@@ -81,9 +82,8 @@ function namedPartitionMissing(
 function routeRecords(
   { name: topic, partitionCount: partitions, compacted }: TopicRouting,
   { records, partitions: named }: ProduceBatch,
+  sticky: number,
 ): Map<number, number[]> {
-  // Keyless records of one call go to one partition together (Kafka's sticky partitioner, per batch).
-  const sticky = Math.floor(Math.random() * partitions);
   const groups = new Map<number, number[]>();
   records.forEach(({ key }, index) => {
     const chosen = named[index];
@@ -104,8 +104,9 @@ export async function produceRecords(
   deps: RecordDeps,
   identity: Identity,
   input: ProduceRecordsInput,
+  idempotencyKey: string | null = null,
 ): Promise<{ results: ProduceResultItem[] }> {
-  return produceBatch(deps, identity, input.topic, decodeRecords(input));
+  return produceBatch(deps, identity, input.topic, decodeRecords(input), idempotencyKey);
 }
 
 /** One data-plane produce: the records (request indices) it carries and how it is sent. */
@@ -117,9 +118,19 @@ interface Write {
 }
 
 /** The writes of a batch of records: one per partition the records route to. */
-function recordWrites(deps: RecordDeps, topic: TopicRouting, batch: ProduceBatch): Write[] {
+function recordWrites(
+  deps: RecordDeps,
+  topic: TopicRouting,
+  batch: ProduceBatch,
+  producer: DataPlaneProducer | undefined,
+): Write[] {
   const { records } = batch;
-  const groups = routeRecords(topic, batch);
+  // Keyless records of one call go to one partition together (Kafka's sticky partitioner, per
+  // batch); under an Idempotency-Key always the same one, so a retry meets its first batch there.
+  const sticky = producer
+    ? producer.producerId % topic.partitionCount
+    : Math.floor(Math.random() * topic.partitionCount);
+  const groups = routeRecords(topic, batch, sticky);
   return [...groups].map(([partition, indices]) => ({
     partition,
     indices,
@@ -128,6 +139,7 @@ function recordWrites(deps: RecordDeps, topic: TopicRouting, batch: ProduceBatch
       deps.dataPlane.produce({
         partitionId,
         records: groups.size === 1 ? records : indices.map((i) => records[i]!),
+        ...(producer && { producer }),
       }),
   }));
 }
@@ -136,7 +148,12 @@ function recordWrites(deps: RecordDeps, topic: TopicRouting, batch: ProduceBatch
  * The one write of a binary body whose records all go to one partition (named, or the topic's
  * only one): its frames as they are. Refuses what `routeRecords` refuses, in the same order.
  */
-function framesWrite(deps: RecordDeps, topic: TopicRouting, batch: FramesBatch): Write | null {
+function framesWrite(
+  deps: RecordDeps,
+  topic: TopicRouting,
+  batch: FramesBatch,
+  producer: DataPlaneProducer | undefined,
+): Write | null {
   const partition = batch.partition ?? (topic.partitionCount === 1 ? 0 : undefined);
   if (partition === undefined) return null;
   if (topic.compacted && batch.firstNullKey === 0) throw nullKeyOnCompacted(topic.name, 0);
@@ -149,7 +166,12 @@ function framesWrite(deps: RecordDeps, topic: TopicRouting, batch: FramesBatch):
     indices: null,
     bytes: () => batch.bytes,
     send: (partitionId) =>
-      deps.dataPlane.produceFrames({ partitionId, frames: batch.frames, count: batch.count }),
+      deps.dataPlane.produceFrames({
+        partitionId,
+        frames: batch.frames,
+        count: batch.count,
+        ...(producer && { producer }),
+      }),
   };
 }
 
@@ -172,8 +194,11 @@ export async function produceBatch(
   identity: Identity,
   topicName: string,
   batch: ProduceBatch | FramesBatch,
+  idempotencyKey: string | null = null,
 ): Promise<{ results: ProduceResultItem[] }> {
   const tenantId = identity.tenantId;
+  // Each partition's batch is its own idempotent unit of this producer (idempotent-producer.ts).
+  const producer = idempotencyKey === null ? undefined : restProducer(tenantId, idempotencyKey);
   const count = "frames" in batch ? batch.count : batch.records.length;
   let bytes = 0;
   if ("frames" in batch) bytes = batch.bytes;
@@ -185,9 +210,9 @@ export async function produceBatch(
   const topic = await topicRouting(deps, tenantId, topicName);
   let writes: Write[];
   if ("frames" in batch) {
-    const write = framesWrite(deps, topic, batch);
-    writes = write ? [write] : recordWrites(deps, topic, batch.decode());
-  } else writes = recordWrites(deps, topic, batch);
+    const write = framesWrite(deps, topic, batch, producer);
+    writes = write ? [write] : recordWrites(deps, topic, batch.decode(), producer);
+  } else writes = recordWrites(deps, topic, batch, producer);
   await admitted;
   const counted = recordUsage(deps, tenantId, { producedRecords: count, producedBytes: bytes });
   counted.catch(() => {}); // awaited below, after the writes; not an unhandled rejection meanwhile
@@ -207,11 +232,18 @@ export async function produceBatch(
           indices.forEach((index, i) => {
             results[index] = { partition, offset: offsets[i]! };
           });
-      } catch (error) {
+      } catch (thrown) {
+        const error = writeFailure(thrown, producer !== undefined);
         failures.push(error);
-        const { code, status, detail } = toProblem(error);
+        const { code, status, detail, writeMayHaveHappened } = toProblem(error);
+        const item = {
+          code,
+          status,
+          detail,
+          ...(typeof writeMayHaveHappened === "boolean" && { writeMayHaveHappened }),
+        };
         const failed = indices ?? Array.from({ length: count }, (_, i) => i);
-        for (const index of failed) results[index] = { partition, error: { code, status, detail } };
+        for (const index of failed) results[index] = { partition, error: item };
         unwrittenRecords += failed.length;
         unwrittenBytes += writeBytes();
       }
@@ -227,11 +259,40 @@ export async function produceBatch(
     const recheck = recheckTopicRouting(deps.prisma, tenantId, topic);
     if (failures.length === writes.length) {
       await recheck;
-      throw failures[0];
+      // The one error answered for all: if any partition's write may have happened, it says so.
+      throw failures.find(mayHaveWritten) ?? failures[0];
     }
     await recheck.catch(() => {});
   }
   return { results };
+}
+
+function mayHaveWritten(error: unknown): boolean {
+  return error instanceof AppError && error.details.writeMayHaveHappened === true;
+}
+
+/** A produce answer worth replaying for its Idempotency-Key: no partition's write failed. */
+export function everyRecordWritten(answer: { results: readonly ProduceResultItem[] }): boolean {
+  return answer.results.every((result) => result.error === undefined);
+}
+
+/**
+ * A write's failure as the caller sees it: a 503 says whether the batch may be in the log anyway
+ * (the request reached the worker and no answer came back) or provably is not.
+ */
+function writeFailure(error: unknown, idempotent: boolean): unknown {
+  if (toAppError(error)?.code !== "PARTITION_UNAVAILABLE") return error;
+  const mayHaveHappened = (error as { writeMayHaveHappened?: unknown }).writeMayHaveHappened === true;
+  const detail = !mayHaveHappened
+    ? "The partition is moving between workers or starting up; nothing was written; retry shortly."
+    : idempotent
+      ? "The worker failed while writing: the write may have happened; retry with the same Idempotency-Key to get its offsets."
+      : "The worker failed while writing: the write may have happened, and a retry may write it twice; send an Idempotency-Key to make retries safe.";
+  return new AppError("PARTITION_UNAVAILABLE", detail, {
+    cause: error,
+    retryAfterSeconds: 1,
+    details: { writeMayHaveHappened: mayHaveHappened },
+  });
 }
 
 export async function readRecords(deps: RecordDeps, identity: Identity, input: ReadRecordsInput) {

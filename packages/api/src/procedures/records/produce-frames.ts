@@ -3,7 +3,12 @@ import { FrameFormatError, scanProduceFrames } from "@lastword/frames";
 import { z } from "zod";
 import { AppError } from "../../errors/app-error";
 import { once } from "../../services/idempotency.service";
-import { type FramesBatch, type ProduceBatch, produceBatch } from "../../services/record.service";
+import {
+  everyRecordWritten,
+  type FramesBatch,
+  type ProduceBatch,
+  produceBatch,
+} from "../../services/record.service";
 import { protectedProcedure } from "../../trpc/access";
 import { createCallerFactory, router } from "../../trpc/trpc";
 import { topicNameSchema } from "../topics/topic.schema";
@@ -53,7 +58,8 @@ const framesRouter = router({
       return once(
         ctx.deps,
         { tenantId: ctx.identity.tenantId, scope: "produce", key, request: { topic: input.topic, frames } },
-        () => produceBatch(ctx.deps, ctx.identity, input.topic, batch),
+        () => produceBatch(ctx.deps, ctx.identity, input.topic, batch, key),
+        everyRecordWritten,
       );
     }),
 });

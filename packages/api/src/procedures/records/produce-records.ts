@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { once } from "../../services/idempotency.service";
-import { produceRecords } from "../../services/record.service";
+import { everyRecordWritten, produceRecords } from "../../services/record.service";
 import { protectedProcedure } from "../../trpc/access";
 import { produceRecordsInput, produceRecordsOutput } from "./produce-records.schema";
 
@@ -24,15 +24,12 @@ export const produceRecordsProcedure = protectedProcedure("records:write", { cou
   })
   .input(produceRecordsInput)
   .output(produceRecordsOutput)
-  .mutation(({ ctx, input }) =>
-    once(
+  .mutation(({ ctx, input }) => {
+    const key = ctx.headers.get("idempotency-key");
+    return once(
       ctx.deps,
-      {
-        tenantId: ctx.identity.tenantId,
-        scope: "produce",
-        key: ctx.headers.get("idempotency-key"),
-        request: input,
-      },
-      () => produceRecords(ctx.deps, ctx.identity, input),
-    ),
-  );
+      { tenantId: ctx.identity.tenantId, scope: "produce", key, request: input },
+      () => produceRecords(ctx.deps, ctx.identity, input, key),
+      everyRecordWritten,
+    );
+  });

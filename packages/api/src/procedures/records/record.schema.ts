@@ -14,4 +14,6 @@ export const problemItemSchema = z.object({
   code: z.string(),
   status: z.number().int(),
   detail: z.string(),
+  /** On a failed write: whether it may have happened anyway (retry with the same Idempotency-Key). */
+  writeMayHaveHappened: z.boolean().optional(),
 });

@@ -1,0 +1,105 @@
+import assert from "node:assert/strict";
+import {
+  batchField,
+  CONTROL_FLAG,
+  OFF_ATTRIBUTES,
+  OFF_BASE_SEQUENCE,
+  OFF_LAST_OFFSET_DELTA,
+  OFF_PRODUCER_EPOCH,
+  OFF_PRODUCER_ID,
+  readInt64,
+} from "@lastword/record-batch";
+import { incrementSequence, NO_PRODUCER_ID, type ProducerStateManager } from "./producer-state";
+import {
+  deleteSnapshot,
+  listSnapshotOffsets,
+  readProducerSnapshot,
+  writeProducerSnapshot,
+} from "./producer-state-snapshot";
+import type { Segment } from "./segment";
+
+export interface ProducerStateRecovery {
+  /** The snapshot the state started from, or null when it was rebuilt from the log start. */
+  snapshotOffset: number | null;
+  /** Idempotent batches replayed from the log after the snapshot. */
+  batchesReplayed: number;
+  /** Snapshots removed: beyond the log end (a truncated tail) or unreadable. */
+  snapshotsDiscarded: number;
+}
+
+/**
+ * Kafka's loadProducerState on open: drops snapshots past the log end, starts from the newest
+ * readable one (or from nothing, at the first segment), replays every idempotent batch after it
+ * from the batch headers, and forgets expired producers. Unless the snapshot was already at the log
+ * end, one is written there, so the next open (the next owner, after a crash) starts from it.
+ */
+export function recoverProducerState(
+  dir: string,
+  segments: readonly Segment[],
+  state: ProducerStateManager,
+  nowMs: number,
+): ProducerStateRecovery {
+  const logEndOffset = segments.at(-1)!.nextOffset;
+  const report: ProducerStateRecovery = { snapshotOffset: null, batchesReplayed: 0, snapshotsDiscarded: 0 };
+  let from = segments[0]!.baseOffset;
+  const offsets = listSnapshotOffsets(dir);
+  for (let i = offsets.length - 1; i >= 0; i--) {
+    const offset = offsets[i]!;
+    const snapshot = offset > logEndOffset ? "past the log end" : readProducerSnapshot(dir, offset);
+    if (typeof snapshot === "string") {
+      deleteSnapshot(dir, offset);
+      report.snapshotsDiscarded++;
+      continue;
+    }
+    state.load(snapshot.entries);
+    report.snapshotOffset = offset;
+    from = Math.max(from, offset);
+    break;
+  }
+  report.batchesReplayed = replayProducerBatches(segments, from, state);
+  state.removeExpired(nowMs);
+  if (report.snapshotOffset !== logEndOffset) {
+    writeProducerSnapshot(dir, { offset: logEndOffset, entries: state.entries() });
+  }
+  return report;
+}
+
+/** Feeds every idempotent data batch starting at or after `from` into `state`; returns how many. */
+export function replayProducerBatches(
+  segments: readonly Segment[],
+  from: number,
+  state: ProducerStateManager,
+): number {
+  let replayed = 0;
+  for (const segment of segments) {
+    if (segment.nextOffset <= from) continue;
+    const cursor = segment.batchHeaders(segment.baseOffset >= from ? 0 : segment.lookup(from));
+    while (cursor.next()) {
+      const { buf, bufPos } = cursor;
+      if (batchField.baseOffset(buf, bufPos) < from) continue;
+      if (replayBatch(buf, bufPos, state)) replayed++;
+    }
+  }
+  return replayed;
+}
+
+/** One batch header into the state (no checks: the log is the truth). False for non-idempotent ones. */
+function replayBatch(buf: Buffer, pos: number, state: ProducerStateManager): boolean {
+  const producerId = readInt64(buf, pos + OFF_PRODUCER_ID);
+  if (producerId === NO_PRODUCER_ID || (buf.readInt16BE(pos + OFF_ATTRIBUTES) & CONTROL_FLAG) !== 0) {
+    return false;
+  }
+  assert(producerId >= 0, "a producer id in the log is -1 or non-negative");
+  const baseSequence = buf.readInt32BE(pos + OFF_BASE_SEQUENCE);
+  const lastOffsetDelta = buf.readInt32BE(pos + OFF_LAST_OFFSET_DELTA);
+  const baseOffset = batchField.baseOffset(buf, pos);
+  // Kafka's lastSequence: base + lastOffsetDelta, which an emptied (cleaned) batch still carries.
+  state.update(producerId, buf.readInt16BE(pos + OFF_PRODUCER_EPOCH), {
+    firstSeq: baseSequence,
+    lastSeq: incrementSequence(baseSequence, lastOffsetDelta),
+    baseOffset,
+    lastOffset: baseOffset + lastOffsetDelta,
+    timestampMs: batchField.maxTimestamp(buf, pos),
+  });
+  return true;
+}
