@@ -1,11 +1,12 @@
 import { randomBytes } from "node:crypto";
 import { fileURLToPath } from "node:url";
+import { DEV_INTERNAL_SECRET } from "@lastword/dataplane/dev-secret";
 import { z } from "zod";
 
 const repoRoot = fileURLToPath(new URL("../../../", import.meta.url));
 
-// A fixed secret only for local development on loopback; production must set its own.
-export const DEV_INTERNAL_SECRET = "lastword-dev-internal-secret";
+// The web falls back to the same secret, so `npm run dev` needs no environment; production must set its own.
+export { DEV_INTERNAL_SECRET };
 
 const schema = z
   .object({
@@ -35,6 +36,10 @@ const schema = z
   })
   .refine((env) => env.NODE_ENV !== "production" || env.LASTWORD_INTERNAL_SECRET !== undefined, {
     message: "LASTWORD_INTERNAL_SECRET is required in production",
+    path: ["LASTWORD_INTERNAL_SECRET"],
+  })
+  .refine((env) => env.NODE_ENV !== "production" || env.LASTWORD_INTERNAL_SECRET !== DEV_INTERNAL_SECRET, {
+    message: "must not be the development default in production",
     path: ["LASTWORD_INTERNAL_SECRET"],
   });
 

@@ -1,3 +1,4 @@
+import { DEV_INTERNAL_SECRET } from "@lastword/dataplane/dev-secret";
 import { describe, expect, it } from "vitest";
 import { readWorkerEnv } from "../src/env";
 
@@ -19,6 +20,9 @@ describe("worker env", () => {
     expect(
       readWorkerEnv({ NODE_ENV: "production", LASTWORD_INTERNAL_SECRET: "s" }).LASTWORD_INTERNAL_SECRET,
     ).toBe("s");
+    expect(() =>
+      readWorkerEnv({ NODE_ENV: "production", LASTWORD_INTERNAL_SECRET: DEV_INTERNAL_SECRET }),
+    ).toThrow(/LASTWORD_INTERNAL_SECRET is invalid: must not be the development default/);
   });
 
   it("rejects a port out of range and a worker id that could not be a path or label", () => {

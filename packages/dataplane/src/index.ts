@@ -13,6 +13,7 @@ export {
   type ListOffsetsResult,
   type ProduceResult,
 } from "./client";
+export { DEV_INTERNAL_SECRET } from "./dev-secret";
 export {
   DATA_PLANE_ERROR_CODES,
   DataPlaneError,
