@@ -25,6 +25,9 @@ const schema = z
     WORKER_DATAPLANE_PORT: z.coerce.number().int().min(0).max(65535).default(0),
     WORKER_LEASE_TTL_MS: z.coerce.number().int().min(1000).default(10_000),
     WORKER_SCHEDULER_TICK_MS: z.coerce.number().int().min(100).default(5_000),
+    // "off": no cleaner, retention or erasure scheduling; the worker hosts partitions and serves
+    // the data plane, and passes run only when requested (the api's tests run such workers).
+    WORKER_SCHEDULING: z.enum(["on", "off"]).default("on"),
     WORKER_CLEANER_THREADS: z.coerce.number().int().min(1).max(64).default(1),
     // Kafka's log.cleaner.dedupe.buffer.size (128 MiB), split evenly between the cleaner threads.
     WORKER_DEDUPE_BUFFER_BYTES: z.coerce
@@ -45,8 +48,11 @@ const schema = z
 
 export type WorkerEnv = z.infer<typeof schema>;
 
-/** The only place the worker reads process.env; throws one readable sentence on a bad value. */
-export function readWorkerEnv(source: NodeJS.ProcessEnv = process.env): WorkerEnv {
+/**
+ * The only place the worker reads process.env; throws one readable sentence on a bad value. Takes a
+ * plain record, not NodeJS.ProcessEnv: libraries (better-auth) augment that type with required keys.
+ */
+export function readWorkerEnv(source: Record<string, string | undefined> = process.env): WorkerEnv {
   const parsed = schema.safeParse(source);
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;

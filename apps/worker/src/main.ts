@@ -25,12 +25,15 @@ async function main(): Promise<void> {
     port: env.WORKER_DATAPLANE_PORT,
     leaseTtlMs: env.WORKER_LEASE_TTL_MS,
     logger,
-    scheduling: {
-      redisUrl: env.REDIS_URL,
-      redisPrefix: env.REDIS_PREFIX,
-      tickMs: env.WORKER_SCHEDULER_TICK_MS,
-      cleanerThreads: env.WORKER_CLEANER_THREADS,
-    },
+    scheduling:
+      env.WORKER_SCHEDULING === "off"
+        ? undefined
+        : {
+            redisUrl: env.REDIS_URL,
+            redisPrefix: env.REDIS_PREFIX,
+            tickMs: env.WORKER_SCHEDULER_TICK_MS,
+            cleanerThreads: env.WORKER_CLEANER_THREADS,
+          },
   });
   let stopping = false;
   const onSignal = (signal: NodeJS.Signals) => {

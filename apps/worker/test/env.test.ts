@@ -11,6 +11,7 @@ describe("worker env", () => {
     expect(env.WORKER_LEASE_TTL_MS).toBe(10_000);
     expect(env.LASTWORD_DATA_DIR).toMatch(/\.lastword\/data$/);
     expect(env.WORKER_ID).toMatch(/^worker-[0-9a-f]{10}$/);
+    expect(env.WORKER_SCHEDULING).toBe("on");
   });
 
   it("requires the internal secret in production, with a sentence naming it", () => {

@@ -1,14 +1,14 @@
 import { rmSync } from "node:fs";
 import { envelope, LastwordApiError, LastwordClient, type StreamRecord } from "@lastword/client";
 import { DataPlaneClient } from "@lastword/dataplane";
-import type { RunningWorker } from "@lastword/worker";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { drain, type Harness, PUBLIC_URL, startHarness, startHarnessWorker } from "./api-harness";
+import type { WorkerProcess } from "./worker-process";
 
 // Issue 7: replay, snapshot and key lookup against a model of random writes, tombstones and passes;
 // consumer-group lag across compaction gaps; the streaming routes' access checks.
 let h: Harness;
-let worker: RunningWorker;
+let worker: WorkerProcess;
 let dataDir: string;
 let dp: DataPlaneClient;
 let client: LastwordClient;

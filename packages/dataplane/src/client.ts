@@ -1,4 +1,3 @@
-import type { PrismaClient } from "@lastword/db";
 import type { z } from "zod";
 import {
   BINARY_RECORDS_CONTENT_TYPE,
@@ -14,7 +13,7 @@ import {
   keyPath,
   keyVersionsResponseSchema,
 } from "./key-protocol";
-import { OwnerDirectory, type PartitionOwner } from "./owner-directory";
+import { type LeaseTable, OwnerDirectory, type PartitionOwner } from "./owner-directory";
 import { type PartitionStreamRequest, PartitionStreams } from "./partition-stream";
 import {
   cleanResponseSchema,
@@ -33,7 +32,8 @@ import type { FetchedRecord, ProduceRecord } from "./record-codec";
 import type { StreamFrame, StreamPiece } from "./stream-frames";
 
 export interface DataPlaneClientOptions {
-  prisma: PrismaClient;
+  /** Reads the lease table (Partition → Worker); the Prisma client of `@lastword/db`. */
+  prisma: LeaseTable;
   secret: string;
   /** How long a call waits for a partition without a live owner (new or being taken over) to get one. */
   ownerWaitMs?: number;

@@ -22,7 +22,7 @@ export {
   isDataPlaneErrorCode,
 } from "./errors";
 export * from "./key-protocol";
-export { OwnerDirectory, type PartitionOwner } from "./owner-directory";
+export { type LeaseTable, OwnerDirectory, type PartitionOwner } from "./owner-directory";
 export { type PartitionStreamRequest, PartitionStreams } from "./partition-stream";
 export * from "./protocol";
 export {
