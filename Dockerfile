@@ -1,5 +1,5 @@
 # One image for both processes: web and worker share the workspace and differ only in command.
-FROM node:20-bookworm-slim AS base
+FROM node:24-bookworm-slim AS base
 ENV NEXT_TELEMETRY_DISABLED=1 NODE_ENV=production
 WORKDIR /app
 

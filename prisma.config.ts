@@ -1,7 +1,8 @@
 import { defineConfig } from "prisma/config";
+import { readDbEnv } from "./packages/db/src/env";
 
 export default defineConfig({
   schema: "prisma/schema.prisma",
   migrations: { path: "prisma/migrations" },
-  datasource: { url: process.env.DATABASE_URL ?? "postgresql://postgres@127.0.0.1:5432/lastword" },
+  datasource: { url: readDbEnv().DATABASE_URL },
 });

@@ -5,6 +5,7 @@ import { spawnSync } from "node:child_process";
 import { fileURLToPath } from "node:url";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
+// biome-ignore lint/style/noProcessEnv: npm's postinstall runs this with plain node, before anything could load a TypeScript env.ts; it only passes the environment on to Prisma.
 const env = { ...process.env, PRISMA_HIDE_UPDATE_MESSAGE: "1", CHECKPOINT_DISABLE: "1" };
 env.PRISMA_SCHEMA_ENGINE_BINARY ??= process.execPath;
 env.PRISMA_QUERY_ENGINE_LIBRARY ??= process.execPath;

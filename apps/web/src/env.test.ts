@@ -1,3 +1,4 @@
+import { DEV_INTERNAL_SECRET } from "@lastword/dataplane/dev-secret";
 import { describe, expect, it } from "vitest";
 import { parseServerEnv } from "./env";
 
@@ -7,6 +8,18 @@ describe("parseServerEnv", () => {
     expect(env.DATABASE_URL).toBe("postgresql://postgres@127.0.0.1:5432/lastword");
     expect(env.REDIS_PREFIX).toBe("lastword");
     expect(env.BETTER_AUTH_SECRET.length).toBeGreaterThanOrEqual(32);
+    // The worker falls back to the same one; a different default fails every data-plane call.
+    expect(env.LASTWORD_INTERNAL_SECRET).toBe(DEV_INTERNAL_SECRET);
+  });
+
+  it("refuses the development data-plane secret in production", () => {
+    expect(() =>
+      parseServerEnv({
+        NODE_ENV: "production",
+        BETTER_AUTH_SECRET: "a".repeat(32),
+        LASTWORD_INTERNAL_SECRET: DEV_INTERNAL_SECRET,
+      }),
+    ).toThrow(/LASTWORD_INTERNAL_SECRET must not be the development default/);
   });
 
   it("refuses to run in production without both secrets, naming each", () => {

@@ -1,7 +1,10 @@
+import { DEV_INTERNAL_SECRET } from "@lastword/dataplane/dev-secret";
 import { z } from "zod";
 
-// Development-only fallbacks; production must set real secrets (a fixed default would be public).
-const DEV_SECRET = "lastword-development-secret-not-for-production";
+// Development-only fallback for the auth secret; production must set real secrets (a fixed
+// default is public). The data-plane secret's fallback is the worker's too, so it comes from
+// the package of the protocol both sides speak.
+const DEV_AUTH_SECRET = "lastword-development-secret-not-for-production";
 
 const serverEnvSchema = z
   .object({
@@ -24,10 +27,17 @@ const serverEnvSchema = z
         ctx.addIssue({ code: "custom", path: [name], message: `${name} is required in production.` });
       }
     }
+    if (production && env.LASTWORD_INTERNAL_SECRET === DEV_INTERNAL_SECRET) {
+      ctx.addIssue({
+        code: "custom",
+        path: ["LASTWORD_INTERNAL_SECRET"],
+        message: "LASTWORD_INTERNAL_SECRET must not be the development default in production.",
+      });
+    }
     return {
       ...env,
-      BETTER_AUTH_SECRET: env.BETTER_AUTH_SECRET ?? DEV_SECRET,
-      LASTWORD_INTERNAL_SECRET: env.LASTWORD_INTERNAL_SECRET ?? DEV_SECRET,
+      BETTER_AUTH_SECRET: env.BETTER_AUTH_SECRET ?? DEV_AUTH_SECRET,
+      LASTWORD_INTERNAL_SECRET: env.LASTWORD_INTERNAL_SECRET ?? DEV_INTERNAL_SECRET,
     };
   });
 

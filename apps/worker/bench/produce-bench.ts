@@ -3,6 +3,7 @@ import { mkdir } from "node:fs/promises";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
+import { createApiServer } from "@lastword/api";
 import { DataPlaneClient } from "@lastword/dataplane";
 import type { TestDatabase } from "@lastword/db/testing";
 import { encodeRecordFrames } from "@lastword/frames";
@@ -23,23 +24,6 @@ function batch(n: number) {
   const value = Buffer.alloc(VALUE_BYTES, n % 251);
   return Array.from({ length: RECORDS_PER_BATCH }, (_, i) => ({ key: Buffer.from(`key-${n}-${i}`), value }));
 }
-
-/** What the bench uses of `@lastword/api`'s createApiServer. */
-type CreateApiServer = (options: {
-  prisma: TestDatabase["prisma"];
-  redis: Redis;
-  dataPlane: DataPlaneClient;
-  publicUrl: string;
-  authSecret: string;
-  redisPrefix: string;
-}) => {
-  handleRest(req: Request): Promise<Response>;
-  provisionTenant(input: { name: string; email: string; password: string }): Promise<{
-    organizationId: string;
-    userId: string;
-  }>;
-  createApiKey(input: { organizationId: string; userId: string; name: string }): Promise<{ key: string }>;
-};
 
 /** The same batch as the REST body a program sends: string keys, base64 values. */
 function restBody(records: ReturnType<typeof batch>): string {
@@ -67,10 +51,6 @@ function framesBody(records: ReturnType<typeof batch>): Buffer {
  * key and a one-partition topic, over the bench database, Redis and the worker process.
  */
 async function restProducer(options: { db: TestDatabase }, client: DataPlaneClient) {
-  // Loaded by a computed name: typing `@lastword/api` into this package would pull in its auth
-  // library's global type augmentations (process.env.NODE_ENV required), which breaks worker tests' types.
-  const apiPackage = "@lastword/api";
-  const { createApiServer } = (await import(apiPackage)) as { createApiServer: CreateApiServer };
   const redis = new Redis(process.env.REDIS_URL ?? "redis://127.0.0.1:6379");
   const redisPrefix = `lastword-bench-rest-${process.pid}`;
   const server = createApiServer({

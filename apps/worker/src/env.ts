@@ -1,11 +1,12 @@
 import { randomBytes } from "node:crypto";
 import { fileURLToPath } from "node:url";
+import { DEV_INTERNAL_SECRET } from "@lastword/dataplane/dev-secret";
 import { z } from "zod";
 
 const repoRoot = fileURLToPath(new URL("../../../", import.meta.url));
 
-// A fixed secret only for local development on loopback; production must set its own.
-export const DEV_INTERNAL_SECRET = "lastword-dev-internal-secret";
+// The web falls back to the same secret, so `npm run dev` needs no environment; production must set its own.
+export { DEV_INTERNAL_SECRET };
 
 const schema = z
   .object({
@@ -34,6 +35,9 @@ const schema = z
       .transform((v) => v === "true"),
     WORKER_LEASE_TTL_MS: z.coerce.number().int().min(1000).default(10_000),
     WORKER_SCHEDULER_TICK_MS: z.coerce.number().int().min(100).default(5_000),
+    // "off": no cleaner, retention or erasure scheduling; the worker hosts partitions and serves
+    // the data plane, and passes run only when requested (the api's tests run such workers).
+    WORKER_SCHEDULING: z.enum(["on", "off"]).default("on"),
     WORKER_CLEANER_THREADS: z.coerce.number().int().min(1).max(64).default(1),
     // Kafka's log.cleaner.dedupe.buffer.size (128 MiB), split evenly between the cleaner threads.
     WORKER_DEDUPE_BUFFER_BYTES: z.coerce
@@ -59,12 +63,19 @@ const schema = z
   .refine((env) => env.NODE_ENV !== "production" || env.LASTWORD_INTERNAL_SECRET !== undefined, {
     message: "LASTWORD_INTERNAL_SECRET is required in production",
     path: ["LASTWORD_INTERNAL_SECRET"],
+  })
+  .refine((env) => env.NODE_ENV !== "production" || env.LASTWORD_INTERNAL_SECRET !== DEV_INTERNAL_SECRET, {
+    message: "must not be the development default in production",
+    path: ["LASTWORD_INTERNAL_SECRET"],
   });
 
 export type WorkerEnv = z.infer<typeof schema>;
 
-/** The only place the worker reads process.env; throws one readable sentence on a bad value. */
-export function readWorkerEnv(source: NodeJS.ProcessEnv = process.env): WorkerEnv {
+/**
+ * The only place the worker reads process.env; throws one readable sentence on a bad value. Takes a
+ * plain record, not NodeJS.ProcessEnv: libraries (better-auth) augment that type with required keys.
+ */
+export function readWorkerEnv(source: Record<string, string | undefined> = process.env): WorkerEnv {
   const parsed = schema.safeParse(source);
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;

@@ -34,12 +34,15 @@ async function main(): Promise<void> {
     },
     logger,
     ...(env.LASTWORD_FAULT_POINT && { faultPoint: env.LASTWORD_FAULT_POINT }),
-    scheduling: {
-      redisUrl: env.REDIS_URL,
-      redisPrefix: env.REDIS_PREFIX,
-      tickMs: env.WORKER_SCHEDULER_TICK_MS,
-      cleanerThreads: env.WORKER_CLEANER_THREADS,
-    },
+    scheduling:
+      env.WORKER_SCHEDULING === "off"
+        ? undefined
+        : {
+            redisUrl: env.REDIS_URL,
+            redisPrefix: env.REDIS_PREFIX,
+            tickMs: env.WORKER_SCHEDULER_TICK_MS,
+            cleanerThreads: env.WORKER_CLEANER_THREADS,
+          },
   });
   let stopping = false;
   const onSignal = (signal: NodeJS.Signals) => {

@@ -1,3 +1,4 @@
+import { DEV_INTERNAL_SECRET } from "@lastword/dataplane/dev-secret";
 import { describe, expect, it } from "vitest";
 import { readWorkerEnv } from "../src/env";
 
@@ -10,6 +11,7 @@ describe("worker env", () => {
     expect(env.WORKER_LEASE_TTL_MS).toBe(10_000);
     expect(env.LASTWORD_DATA_DIR).toMatch(/\.lastword\/data$/);
     expect(env.WORKER_ID).toMatch(/^worker-[0-9a-f]{10}$/);
+    expect(env.WORKER_SCHEDULING).toBe("on");
   });
 
   it("requires the internal secret in production, with a sentence naming it", () => {
@@ -19,6 +21,9 @@ describe("worker env", () => {
     expect(
       readWorkerEnv({ NODE_ENV: "production", LASTWORD_INTERNAL_SECRET: "s" }).LASTWORD_INTERNAL_SECRET,
     ).toBe("s");
+    expect(() =>
+      readWorkerEnv({ NODE_ENV: "production", LASTWORD_INTERNAL_SECRET: DEV_INTERNAL_SECRET }),
+    ).toThrow(/LASTWORD_INTERNAL_SECRET is invalid: must not be the development default/);
   });
 
   it("takes the test-only fault point outside production and refuses it in production", () => {

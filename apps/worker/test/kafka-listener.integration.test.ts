@@ -35,7 +35,6 @@ const ORG_B = "org_kafka_b";
 let keyA: { id: string; secret: string };
 let keyARead: { id: string; secret: string };
 let keyB: { id: string; secret: string };
-let usersIds: string[];
 let gappyIds: string[];
 
 function client(sasl: SASLOptions, extra: Partial<KafkaConfig> = {}): Kafka {
@@ -59,7 +58,7 @@ beforeAll(async () => {
   process.env.KAFKAJS_NO_PARTITIONER_WARNING = "1";
   h = await openWorkerHarness({ name: "kafka", secret: "kafka-test-secret" });
   await createNamedTopic(h.db.prisma, ORG_A, "orders", 3);
-  usersIds = await createNamedTopic(h.db.prisma, ORG_A, "users", 2, { "cleanup.policy": "compact" });
+  await createNamedTopic(h.db.prisma, ORG_A, "users", 2, { "cleanup.policy": "compact" });
   await createNamedTopic(h.db.prisma, ORG_A, "small", 1, { "max.message.bytes": "2048" });
   // One batch per segment, so a forced pass can clean all but the newest.
   gappyIds = await createNamedTopic(h.db.prisma, ORG_A, "gappy", 1, {

@@ -5,7 +5,6 @@ import { join } from "node:path";
 import { DataPlaneClient } from "@lastword/dataplane";
 import type { PrismaClient } from "@lastword/db";
 import { createTestDatabase, type TestDatabase } from "@lastword/db/testing";
-import { partitionLogOpener, type RunningWorker, startWorker } from "@lastword/worker";
 import { Redis } from "ioredis";
 import {
   type ApiServer,
@@ -14,8 +13,10 @@ import {
   type MailMessage,
   outboxMailSender,
 } from "../src/index";
+import { startWorkerProcess, type WorkerProcess } from "./worker-process";
 
 export const PUBLIC_URL = "http://localhost:3999";
+export const REDIS_URL = process.env.REDIS_URL ?? "redis://127.0.0.1:6379";
 
 interface QuotaLimits {
   maxPartitions: number;
@@ -62,7 +63,7 @@ export interface Harness {
  */
 export async function startHarness(name: string, options: { clock?: Clock } = {}): Promise<Harness> {
   const db = await createTestDatabase(`lastword_test_${name}`);
-  const redis = new Redis(process.env.REDIS_URL ?? "redis://127.0.0.1:6379", { lazyConnect: false });
+  const redis = new Redis(REDIS_URL, { lazyConnect: false });
   const redisPrefix = `lwtest-${name}-${randomBytes(4).toString("hex")}`;
   const secret = randomBytes(16).toString("hex");
   const dataPlane = new DataPlaneClient({ prisma: db.prisma, secret, ownerWaitMs: 15_000 });
@@ -94,30 +95,22 @@ export async function startHarness(name: string, options: { clock?: Clock } = {}
 }
 
 /**
- * A real in-process worker on the harness's database, with its own data dir (remove it after).
- * With `tickMs` it also schedules (cleaner, erasure guard and request progress on that tick).
+ * A real worker process on the harness's database, with its own data dir (remove it after) and
+ * the harness's Redis prefix. With `tickMs` its scheduler (cleaner, erasure guard and request
+ * progress) runs on that tick.
  */
 export async function startHarnessWorker(
   h: Harness,
   tickMs?: number,
-): Promise<{ worker: RunningWorker; dataDir: string }> {
+): Promise<{ worker: WorkerProcess; dataDir: string }> {
   const dataDir = mkdtempSync(join(tmpdir(), `lastword-api-${h.redisPrefix}-`));
-  const worker = await startWorker({
+  const worker = await startWorkerProcess({
     databaseUrl: h.db.url,
     dataDir,
     secret: h.secret,
-    openLog: partitionLogOpener(),
-    logLevel: "silent",
-    claimIntervalMs: 100,
-    ...(tickMs === undefined
-      ? {}
-      : {
-          scheduling: {
-            redisUrl: process.env.REDIS_URL ?? "redis://127.0.0.1:6379",
-            redisPrefix: h.redisPrefix,
-            tickMs,
-          },
-        }),
+    redisUrl: REDIS_URL,
+    redisPrefix: h.redisPrefix,
+    ...(tickMs === undefined ? {} : { tickMs }),
   });
   return { worker, dataDir };
 }

@@ -1,15 +1,15 @@
 import { rmSync } from "node:fs";
 import { encodeProduceFrames, envelope, LastwordClient, type ProduceRecord } from "@lastword/client";
 import { DataPlaneClient } from "@lastword/dataplane";
-import type { RunningWorker } from "@lastword/worker";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { forgetTenantQuota } from "../src/services/rate-limit.service";
 import { createQuota, type Harness, PUBLIC_URL, rest, startHarness, startHarnessWorker } from "./api-harness";
+import type { WorkerProcess } from "./worker-process";
 
 // POST /topics/{topic}/records with an application/vnd.lastword.frames body: same records, same
 // answers and same refusals as the JSON body.
 let h: Harness;
-let worker: RunningWorker;
+let worker: WorkerProcess;
 let dataDir: string;
 let key: string;
 let otherTenantKey: string;

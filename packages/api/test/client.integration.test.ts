@@ -1,11 +1,11 @@
 import { rmSync } from "node:fs";
 import { envelope, envelopeBytes, LastwordApiError, LastwordClient } from "@lastword/client";
-import type { RunningWorker } from "@lastword/worker";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Harness, PUBLIC_URL, startHarness, startHarnessWorker } from "./api-harness";
+import type { WorkerProcess } from "./worker-process";
 
 let h: Harness;
-let worker: RunningWorker;
+let worker: WorkerProcess;
 let dataDir: string;
 let client: LastwordClient;
 

@@ -2,16 +2,16 @@ import { rmSync } from "node:fs";
 import { envelope, LastwordApiError, LastwordClient, type StreamRecord } from "@lastword/client";
 import { DataPlaneClient } from "@lastword/dataplane";
 import { ManualClock } from "@lastword/logstore";
-import type { RunningWorker } from "@lastword/worker";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { drain, type Harness, PUBLIC_URL, startHarness, startHarnessWorker } from "./api-harness";
+import type { WorkerProcess } from "./worker-process";
 
 // Replay, snapshot and key lookup against a model of random writes, tombstones and passes;
 // consumer-group lag across compaction gaps; the streaming routes' access checks.
 // The server reads a manual clock (the worker stamps records with the real one), so a lag's age is exact.
 const clock = new ManualClock();
 let h: Harness;
-let worker: RunningWorker;
+let worker: WorkerProcess;
 let dataDir: string;
 let dp: DataPlaneClient;
 let client: LastwordClient;

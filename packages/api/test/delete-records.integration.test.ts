@@ -1,12 +1,12 @@
 import { readdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
-import type { RunningWorker } from "@lastword/worker";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Harness, rest, startHarness, startHarnessWorker } from "./api-harness";
+import type { WorkerProcess } from "./worker-process";
 
 // POST /topics/{topic}/partitions/{p}/delete-records: Kafka's deleteRecords through a real worker.
 let h: Harness;
-let worker: RunningWorker;
+let worker: WorkerProcess;
 let dataDir: string;
 let key: string;
 let organizationId: string;

@@ -1,11 +1,11 @@
 import { rmSync } from "node:fs";
-import type { RunningWorker } from "@lastword/worker";
 import { type Harness, startHarness, startHarnessWorker } from "./api-harness";
+import type { WorkerProcess } from "./worker-process";
 
 /** The erasure suites' world: a harness, a scheduling worker, one tenant with admin and DPO keys. */
 export interface ErasureFixture {
   h: Harness;
-  worker: RunningWorker;
+  worker: WorkerProcess;
   organizationId: string;
   admin: string;
   compliance: string;

@@ -6,13 +6,13 @@ import { envelope, LastwordClient } from "@lastword/client";
 import { DataPlaneClient } from "@lastword/dataplane";
 import { createPrisma, type PrismaClient } from "@lastword/db";
 import { createTestDatabase, eventually, TcpProxy, type TestDatabase } from "@lastword/db/testing";
-import { partitionLogOpener, type RunningWorker, startWorker } from "@lastword/worker";
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type ApiServer, createApiServer } from "../src/index";
 import { flushUsage } from "../src/services/usage.service";
 import { USAGE_FLUSH_INTERVAL_MS, UsageSpool, usageSpool } from "../src/services/usage-spool";
-import { PUBLIC_URL, rest, signUp } from "./api-harness";
+import { PUBLIC_URL, REDIS_URL, rest, signUp } from "./api-harness";
+import { startWorkerProcess, type WorkerProcess } from "./worker-process";
 
 // The API server and the worker reach Postgres through TCP relays the test cuts; the shared server
 // keeps running, and the test reads and checks the database directly (`db.prisma`).
@@ -27,7 +27,7 @@ let redis: Redis;
 let redisPrefix: string;
 let dataPlane: DataPlaneClient;
 let server: ApiServer;
-let worker: RunningWorker;
+let worker: WorkerProcess;
 let dataDir: string;
 let tenant: { organizationId: string; userId: string };
 let apiKey: string;
@@ -76,7 +76,7 @@ beforeAll(async () => {
   apiRelay = await TcpProxy.start(upstream.hostname, Number(upstream.port || 5432));
   workerRelay = await TcpProxy.start(upstream.hostname, Number(upstream.port || 5432));
   apiPrisma = createPrisma(apiRelay.relayUrl(db.url), { maxConnections: 5 });
-  redis = new Redis(process.env.REDIS_URL ?? "redis://127.0.0.1:6379");
+  redis = new Redis(REDIS_URL);
   redisPrefix = `lwtest-pg-outage-${randomBytes(4).toString("hex")}`;
   const secret = randomBytes(16).toString("hex");
   dataPlane = new DataPlaneClient({ prisma: apiPrisma, secret, ownerWaitMs: 5_000 });
@@ -89,13 +89,12 @@ beforeAll(async () => {
     redisPrefix,
   });
   dataDir = await mkdtemp(join(tmpdir(), "lastword-api-pg-outage-"));
-  worker = await startWorker({
+  worker = await startWorkerProcess({
     databaseUrl: workerRelay.relayUrl(db.url),
     dataDir,
     secret,
-    openLog: partitionLogOpener(),
-    logLevel: "silent",
-    claimIntervalMs: 100,
+    redisUrl: REDIS_URL,
+    redisPrefix,
     leaseTtlMs: LEASE_TTL_MS,
   });
   tenant = await server.provisionTenant({

@@ -1,8 +1,8 @@
 import { rmSync } from "node:fs";
 import { envelope, LastwordApiError, LastwordClient } from "@lastword/client";
-import type { RunningWorker } from "@lastword/worker";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { drain, type Harness, PUBLIC_URL, startHarness, startHarnessWorker } from "./api-harness";
+import type { WorkerProcess } from "./worker-process";
 
 // The streaming routes' two answers: NDJSON (default) and binary frames
 // (Accept: application/vnd.lastword.frames, what the typed client reads) carry the same records and
@@ -12,7 +12,7 @@ const NDJSON = "application/x-ndjson";
 const TOPIC = "mixed";
 
 let h: Harness;
-let worker: RunningWorker;
+let worker: WorkerProcess;
 let killed = false;
 let dataDir: string;
 let key: string;

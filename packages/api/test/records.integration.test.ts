@@ -1,13 +1,13 @@
 import { existsSync, rmSync } from "node:fs";
 import { join } from "node:path";
-import type { RunningWorker } from "@lastword/worker";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { partitionForKey } from "../src/index";
 import { type Harness, rest, startHarness, startHarnessWorker } from "./api-harness";
+import type { WorkerProcess } from "./worker-process";
 
 // The walking skeleton end to end: REST → control plane → DataPlaneClient → a real worker → files.
 let h: Harness;
-let worker: RunningWorker;
+let worker: WorkerProcess;
 let dataDir: string;
 let key: string;
 let organizationId: string;

@@ -2,13 +2,13 @@ import { rmSync } from "node:fs";
 import { createPrisma } from "@lastword/db";
 import { TcpProxy } from "@lastword/db/testing";
 import { ManualClock } from "@lastword/logstore";
-import type { RunningWorker } from "@lastword/worker";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { API_KEY_CACHE_MS, resolveIdentity } from "../src/auth/request-identity";
 import { isDatabaseUnreachable } from "../src/errors/database-unavailable";
 import { forgetTenantQuota, QUOTA_CACHE_MS, tenantQuota } from "../src/services/rate-limit.service";
 import { TOPIC_ROUTING_CACHE_MS, topicRouting } from "../src/services/topic.service";
 import { createQuota, type Harness, rest, startHarness, startHarnessWorker } from "./api-harness";
+import type { WorkerProcess } from "./worker-process";
 
 // The request path reuses API-key rows, tenant quotas and topic routing for ≤ 1 s per process
 // (services/lookup-cache.ts): what another process changes in Postgres (a revocation, a topic
@@ -17,7 +17,7 @@ import { createQuota, type Harness, rest, startHarness, startHarnessWorker } fro
 // a manual clock: a TTL runs out when the test moves it, so "within 1 s" is checked without waiting.
 const clock = new ManualClock();
 let h: Harness;
-let worker: RunningWorker;
+let worker: WorkerProcess;
 let dataDir: string;
 let tenant: { organizationId: string; userId: string };
 

@@ -1,11 +1,11 @@
 import { rmSync } from "node:fs";
-import type { RunningWorker } from "@lastword/worker";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Harness, rest, startHarness, startHarnessWorker } from "./api-harness";
+import type { WorkerProcess } from "./worker-process";
 
 // GET /topics/{topic}/partitions/{p}/segments through a real worker, before and after a cleaner pass.
 let h: Harness;
-let worker: RunningWorker;
+let worker: WorkerProcess;
 let adminKey: string;
 let dataDir: string;
 let key: string;

@@ -1,12 +1,12 @@
 import { rmSync } from "node:fs";
-import type { RunningWorker } from "@lastword/worker";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Harness, rest, startHarness, startHarnessWorker } from "./api-harness";
+import type { WorkerProcess } from "./worker-process";
 
 // What the console's topic list and message browser read beyond the basics: per-topic usage from
 // worker reports, one partition's passes with their dirty ratios, offsets by timestamp.
 let h: Harness;
-let worker: RunningWorker;
+let worker: WorkerProcess;
 const dataDirs: string[] = [];
 let key: string;
 let organizationId: string;

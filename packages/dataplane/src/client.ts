@@ -1,4 +1,3 @@
-import type { PrismaClient } from "@lastword/db";
 import { BINARY_RECORDS_CONTENT_TYPE, encodeBinaryRecords, FRAMES_CONTENT_TYPE } from "@lastword/frames";
 import type { z } from "zod";
 import { DataPlaneError } from "./errors";
@@ -10,7 +9,7 @@ import {
   keyPath,
   keyVersionsResponseSchema,
 } from "./key-protocol";
-import { OwnerDirectory, type PartitionOwner } from "./owner-directory";
+import { type LeaseTable, OwnerDirectory, type PartitionOwner } from "./owner-directory";
 import { type PartitionStreamRequest, PartitionStreams } from "./partition-stream";
 import {
   cleanResponseSchema,
@@ -32,7 +31,8 @@ import type { FetchedRecord, ProduceRecord } from "./record-codec";
 import type { StreamFrame, StreamPiece } from "./stream-frames";
 
 export interface DataPlaneClientOptions {
-  prisma: PrismaClient;
+  /** Reads the lease table (Partition → Worker); the Prisma client of `@lastword/db`. */
+  prisma: LeaseTable;
   secret: string;
   /** How long a call waits for a partition without a live owner (new or being taken over) to get one. */
   ownerWaitMs?: number;

@@ -5,6 +5,7 @@ export {
   type ListOffsetsResult,
   type ProduceResult,
 } from "./client";
+export { DEV_INTERNAL_SECRET } from "./dev-secret";
 export {
   DATA_PLANE_ERROR_CODES,
   DataPlaneError,
@@ -13,7 +14,7 @@ export {
   isDataPlaneErrorCode,
 } from "./errors";
 export * from "./key-protocol";
-export { OwnerDirectory, type PartitionOwner } from "./owner-directory";
+export { type LeaseTable, OwnerDirectory, type PartitionOwner } from "./owner-directory";
 export { type PartitionStreamRequest, PartitionStreams } from "./partition-stream";
 export * from "./protocol";
 export {

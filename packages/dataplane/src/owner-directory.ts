@@ -1,5 +1,13 @@
-import type { PrismaClient } from "@lastword/db";
 import { DataPlaneError } from "./errors";
+
+/**
+ * What the owner lookup needs of a database: one tagged-template SQL query. The Prisma client of
+ * `@lastword/db` is one; the data plane takes it from its caller rather than depending on the
+ * package, so the protocol's home carries no database client.
+ */
+export interface LeaseTable {
+  $queryRaw<T>(query: TemplateStringsArray, ...values: unknown[]): PromiseLike<T>;
+}
 
 /** Where a partition lives right now: the lease holder, its fencing epoch and its data-plane URL. */
 export interface PartitionOwner {
@@ -23,10 +31,10 @@ export const OWNER_POLL_INTERVAL_MS = 100;
  * answer until a call through it fails; the lease table is the only source of truth.
  */
 export class OwnerDirectory {
-  readonly #prisma: PrismaClient;
+  readonly #prisma: LeaseTable;
   readonly #cache = new Map<string, PartitionOwner>();
 
-  constructor(prisma: PrismaClient) {
+  constructor(prisma: LeaseTable) {
     this.#prisma = prisma;
   }
 

@@ -41,14 +41,17 @@ try {
   const previous = schemaAtLastMigration();
   const fromArgs = previous ? ["--from-schema-datamodel", join(work, "from.prisma")] : ["--from-empty"];
   if (previous) writeFileSync(join(work, "from.prisma"), forPrisma6(previous));
+  // biome-ignore lint/style/noProcessEnv: a developer tool run with plain node (no TypeScript env.ts); it hands DATABASE_URL to the Prisma 6 CLI it starts.
+  const databaseUrl = process.env.DATABASE_URL ?? "postgresql://postgres@127.0.0.1:5432/postgres";
   writeFileSync(
     join(work, "prisma.config.ts"),
     `import { PrismaPg } from "@prisma/adapter-pg";
 export default { experimental: { adapter: true }, engine: "js", schema: "to.prisma",
-  adapter: async () => new PrismaPg({ connectionString: ${JSON.stringify(process.env.DATABASE_URL ?? "postgresql://postgres@127.0.0.1:5432/postgres")} }) };\n`,
+  adapter: async () => new PrismaPg({ connectionString: ${JSON.stringify(databaseUrl)} }) };\n`,
   );
   const bin = join(root, "node_modules/prisma6/build/index.js");
   const env = {
+    // biome-ignore lint/style/noProcessEnv: passed on unchanged to the Prisma 6 CLI (see above).
     ...process.env,
     PRISMA_SCHEMA_ENGINE_BINARY: process.execPath,
     PRISMA_QUERY_ENGINE_LIBRARY: process.execPath,

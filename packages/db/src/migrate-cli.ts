@@ -1,7 +1,8 @@
 import { ensureDatabase } from "./database-admin";
+import { readDbEnv } from "./env";
 import { migrate } from "./migrate";
 
-const url = process.env.DATABASE_URL ?? "postgresql://postgres@127.0.0.1:5432/lastword";
+const url = readDbEnv().DATABASE_URL;
 await ensureDatabase(url);
 const applied = await migrate(url);
 console.log(applied.length ? `applied ${applied.join(", ")}` : "database is up to date");

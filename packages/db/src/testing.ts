@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { createPrisma, type PrismaClient } from "./client";
 import { dropDatabase, ensureDatabase, withDatabase } from "./database-admin";
+import { readDbEnv } from "./env";
 import { migrate } from "./migrate";
 
 export interface TestDatabase {
@@ -14,7 +15,7 @@ export interface TestDatabase {
  * (default: local Postgres). Tests never touch the demo database.
  */
 export async function createTestDatabase(prefix = "lastword_test"): Promise<TestDatabase> {
-  const server = process.env.TEST_DATABASE_URL ?? "postgresql://postgres@127.0.0.1:5432/postgres";
+  const server = readDbEnv().TEST_DATABASE_URL;
   const url = withDatabase(server, `${prefix}_${randomBytes(6).toString("hex")}`);
   await ensureDatabase(url);
   await migrate(url);

@@ -45,6 +45,7 @@ export async function platformaticApis(): Promise<PlatformaticApi[]> {
     .filter((file) => /-v\d+\.js$/.test(file));
   const out: PlatformaticApi[] = [];
   for (const file of files) {
+    // biome-ignore lint/plugin: the client's API modules are found by listing its dist folder.
     const mod = (await import(path.join(distDir, file))) as ApiModule;
     let flags: [boolean, boolean] = [true, true];
     mod.api({ send: (...args: unknown[]) => (flags = [args[4] as boolean, args[5] as boolean]) });
@@ -67,6 +68,7 @@ export function platformaticRequestFrame(
   clientId: string,
   args: unknown[],
 ) {
+  // biome-ignore lint/plugin: the client's package exports hide its wire writer; loaded by file path.
   const { Writer } = require(path.join(distDir, "../protocol/writer.js")) as {
     Writer: { create(): PlatformaticWriter };
   };
@@ -81,6 +83,7 @@ export function platformaticRequestFrame(
 
 /** Parses one of our response frames as connection.js `#onData` does: size, correlation id, header tags, body. */
 export function platformaticParseResponse(api: PlatformaticApi, frame: Buffer): unknown {
+  // biome-ignore lint/plugin: the client's package exports hide its wire reader; loaded by file path.
   const { Reader } = require(path.join(distDir, "../protocol/reader.js")) as {
     Reader: { from(buffer: Buffer): unknown };
   };

@@ -194,7 +194,9 @@ export async function streamPartition(
         buffers.give(page.buffer);
         if (frames) flowing = res.write(frames);
       }
-      if (!flowing) await Promise.race([once(res, "drain"), closed]);
+      // Node 24 can answer false for a corked write that uncork() then flushes whole; no "drain"
+      // follows that one, so the stream waits only while the response still needs one.
+      if (!flowing && res.writableNeedDrain) await Promise.race([once(res, "drain"), closed]);
       if (res.destroyed) return;
     }
     res.end(encodeEndFrame(Math.max(end, from), log.logStartOffset));

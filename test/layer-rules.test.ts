@@ -1,0 +1,129 @@
+import { spawnSync } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { mkdirSync, rmSync, writeFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+
+// The layer rules live in biome.json (noRestrictedImports per package, noProcessEnv, and the GritQL
+// plugins in biome-plugins/), so `npm run lint` (`biome ci .`, the first step of `npm test`) is what
+// enforces them. Here each rule meets a planted violation in the package it guards, and one
+// `biome ci` over the planted files, the lint command itself, has to fail naming that rule.
+const root = fileURLToPath(new URL("..", import.meta.url));
+const id = randomBytes(4).toString("hex");
+const planted = `planted-${id}`;
+
+interface Plant {
+  rule: string;
+  path: string;
+  source: string;
+  /** A phrase of the diagnostic, so the failure is this rule's and not another's. */
+  says: string;
+}
+
+const violations: Plant[] = [
+  {
+    rule: "the log store imports nothing of ours",
+    path: `packages/logstore/src/${planted}.ts`,
+    source: 'import { createPrisma } from "@lastword/db";\n\nexport const open = createPrisma;\n',
+    says: "lint/style/noRestrictedImports",
+  },
+  {
+    rule: "api never imports next/*",
+    path: `packages/api/src/${planted}.ts`,
+    source: 'import { NextResponse } from "next/server";\n\nexport const answer = NextResponse;\n',
+    says: "packages/api never imports next/*",
+  },
+  {
+    rule: "the worker never imports tRPC",
+    path: `apps/worker/src/${planted}.ts`,
+    source: 'import { initTRPC } from "@trpc/server";\n\nexport const t = initTRPC;\n',
+    says: "The worker never imports tRPC",
+  },
+  {
+    rule: "no package imports an app",
+    path: `packages/client/src/${planted}.ts`,
+    source: 'import { startWorker } from "@lastword/worker";\n\nexport const start = startWorker;\n',
+    says: "No package depends on an app",
+  },
+  {
+    rule: "no package depends on an app in its package.json",
+    path: `packages/${planted}/package.json`,
+    source: `${JSON.stringify({ name: `@lastword/${planted}`, devDependencies: { "@lastword/worker": "*" } }, null, 2)}\n`,
+    says: "A package depends on an app",
+  },
+  {
+    rule: "no computed imports",
+    path: `packages/jobs/src/${planted}.ts`,
+    source: 'const name = "@lastword/api";\n\nexport const api = await import(name);\n',
+    says: "Computed import",
+  },
+  {
+    rule: "process.env only in env.ts",
+    path: `packages/db/src/${planted}.ts`,
+    source: "export const url = process.env.DATABASE_URL;\n",
+    says: "lint/style/noProcessEnv",
+  },
+];
+
+/** The same read inside an env.ts: allowed, so the run's failures are the violations' alone. */
+const allowed: Plant = {
+  rule: "process.env in an env.ts",
+  path: `packages/db/src/${planted}/env.ts`,
+  source: "export const url = process.env.DATABASE_URL;\n",
+  says: "",
+};
+
+let output = "";
+let status: number | null = null;
+
+function lint(paths: string[]): { status: number | null; output: string } {
+  const biome = join(root, "node_modules/@biomejs/biome/bin/biome");
+  const run = spawnSync(process.execPath, [biome, "ci", "--colors=off", "--max-diagnostics=none", ...paths], {
+    cwd: root,
+    encoding: "utf8",
+  });
+  return { status: run.status, output: `${run.stdout}${run.stderr}` };
+}
+
+/** The diagnostics biome printed for one file: from its header line to the next file's. */
+function diagnosticsOf(path: string): string {
+  const blocks = output.split(/\n(?=\S+:\d+:\d+ |\S+ \S+ ━)/);
+  return blocks.filter((block) => block.startsWith(path)).join("\n");
+}
+
+function remove(plants: Plant[]): void {
+  for (const plant of plants) rmSync(join(root, plant.path), { force: true });
+  rmSync(join(root, `packages/${planted}`), { recursive: true, force: true });
+  rmSync(join(root, `packages/db/src/${planted}`), { recursive: true, force: true });
+}
+
+beforeAll(() => {
+  try {
+    for (const plant of [...violations, allowed]) {
+      mkdirSync(dirname(join(root, plant.path)), { recursive: true });
+      writeFileSync(join(root, plant.path), plant.source);
+    }
+    ({ status, output } = lint([...violations, allowed].map((plant) => plant.path)));
+  } finally {
+    remove([...violations, allowed]);
+  }
+});
+
+afterAll(() => remove([...violations, allowed]));
+
+describe("layer rules (npm run lint)", () => {
+  it("fail the lint command on planted violations, for their rules alone (the files are formatted)", () => {
+    expect(status, output).not.toBe(0);
+    expect(output).not.toMatch(/ format ━/);
+  });
+
+  it.each(violations)("$rule: a planted violation fails, naming the rule", (plant) => {
+    const diagnostics = diagnosticsOf(plant.path);
+    expect(diagnostics, output).toContain(plant.says);
+  });
+
+  it("let an env.ts read process.env", () => {
+    expect(diagnosticsOf(allowed.path), output).toBe("");
+  });
+});
