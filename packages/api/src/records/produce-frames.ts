@@ -3,6 +3,7 @@ import { AppError } from "../errors/app-error";
 import { MAX_HEADER_KEY_LENGTH, MAX_HEADERS_PER_RECORD } from "../procedures/records/record.schema";
 import { PARTITION_FRAME } from "../rest/record-stream-frames";
 import type { DataPlaneProduceRecord } from "./data-plane";
+import { keyTooLarge, MAX_KEY_BYTES } from "./key-limit";
 
 /**
  * The binary produce body (`Content-Type: application/vnd.lastword.frames`): the streaming routes'
@@ -133,6 +134,7 @@ export function decodeProduceFrames(body: Buffer, maxRecords: number): ProduceBa
             if (field === 0 && firstNullKey < 0) firstNullKey = index;
             continue;
           }
+          if (field === 0 && length > MAX_KEY_BYTES) throw keyTooLarge(length, `records[${index}].key`);
           need(length);
           at += length;
           bytes += length;

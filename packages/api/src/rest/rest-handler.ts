@@ -1,21 +1,24 @@
 import type { AnyTRPCRouter } from "@trpc/server";
-import { TRPCError } from "@trpc/server";
-import { createOpenApiNodeHttpHandler, generateOpenApiDocument, type OpenAPIObject } from "trpc-to-openapi";
+import { generateOpenApiDocument, type OpenAPIObject } from "trpc-to-openapi";
 import { AppError } from "../errors/app-error";
-import { type Problem, retryAfterSeconds, toProblem } from "../errors/problem";
+import { MAX_REST_BODY_BYTES, readBodyCapped } from "../http/body-limit";
+import { hasMediaType, JSON_MEDIA_TYPE } from "../http/media-type";
 import { createFramesProduceCaller } from "../procedures/records/produce-frames";
 import type { ApiDeps } from "../trpc/context";
 import type { ProcedureMeta } from "../trpc/trpc";
-import { decodePathSegment } from "./path-segment";
-import { errorResponse, problemResponse } from "./problem-response";
+import { errorResponse } from "./problem-response";
+import {
+  callProcedure,
+  matchProcedureRoute,
+  type ProcedureRoute,
+  procedureRoutes,
+  queryInput,
+} from "./procedure-routes";
 import { handleRecordStream } from "./record-stream";
 import { FRAMES_CONTENT_TYPE } from "./record-stream-frames";
 import { STREAM_OPENAPI_PATHS } from "./record-stream-openapi";
 
 export const REST_BASE_PATH = "/api/v1";
-
-/** Largest REST request body accepted. */
-export const MAX_REST_BODY_BYTES = 8 * 1024 * 1024;
 
 type SchemaEntry = NonNullable<NonNullable<OpenAPIObject["components"]>["schemas"]>[string];
 
@@ -114,141 +117,58 @@ export function openApiDocument(router: AnyTRPCRouter, publicUrl: string): OpenA
   return document;
 }
 
-// The error formatter put the problem document in `data.problem`; lift it to the whole body.
-async function asProblem(response: Response): Promise<Response> {
-  const body = (await response.json().catch(() => null)) as { data?: { problem?: Problem } } | null;
-  const problem = body?.data?.problem ?? toProblem(new Error("unreadable error body"));
-  const headers = new Headers(response.headers);
-  headers.delete("content-length");
-  return problemResponse(problem, headers);
-}
-
-function successStatus(router: AnyTRPCRouter, path: string | undefined, data: unknown): number {
-  if (!path) return 200;
-  const procedure = (router._def.procedures as Record<string, { _def: { meta?: ProcedureMeta } }>)[path];
-  const status = procedure?._def.meta?.successStatus;
+function successStatus(route: ProcedureRoute, data: unknown): number {
+  const status = route.meta.successStatus;
   return typeof status === "function" ? status(data) : (status ?? 200);
 }
 
-type NodeHandler = (req: unknown, res: unknown) => Promise<void>;
-
-function tooLarge(): Response {
-  const problem = toProblem(
-    new AppError("PAYLOAD_TOO_LARGE", `Request bodies are limited to ${MAX_REST_BODY_BYTES} bytes.`),
-  );
-  return problemResponse(problem);
+function jsonAnswer(route: ProcedureRoute, data: unknown): Response {
+  const status = successStatus(route, data);
+  return data === undefined ? new Response(null, { status }) : Response.json(data, { status });
 }
 
-/** The body's bytes, or null past MAX_REST_BODY_BYTES (declared or sent). */
-async function readBytes(req: Request): Promise<Buffer | null> {
-  const declared = Number(req.headers.get("content-length") ?? 0);
-  if (declared > MAX_REST_BODY_BYTES) return null;
-  const bytes = Buffer.from(await req.arrayBuffer());
-  return bytes.length > MAX_REST_BODY_BYTES ? null : bytes;
-}
-
-async function readBody(
-  req: Request,
-): Promise<{ ok: true; data: unknown } | { ok: false; cause: unknown } | null> {
+/** A JSON body as procedure input; anything but `application/json` is refused (415). */
+async function jsonBody(req: Request): Promise<unknown> {
+  if (!hasMediaType(req.headers.get("content-type"), JSON_MEDIA_TYPE)) {
+    throw new AppError("UNSUPPORTED_MEDIA_TYPE", "Send the body as application/json.");
+  }
   // Measured and decoded as bytes: one pass each, not text then its byte length.
-  const bytes = await readBytes(req);
-  if (bytes === null) return null;
-  if (!req.headers.get("content-type")?.includes("application/json")) return { ok: true, data: undefined };
+  const bytes = await readBodyCapped(req, MAX_REST_BODY_BYTES);
   const bom = bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf ? 3 : 0;
   try {
-    return { ok: true, data: JSON.parse(bytes.toString("utf8", bom)) };
+    return JSON.parse(bytes.toString("utf8", bom));
   } catch (cause) {
-    return { ok: false, cause };
+    throw new AppError("MALFORMED_REQUEST", "The request body is not valid JSON.", { cause });
   }
 }
 
-/**
- * Runs trpc-to-openapi's node handler on a fetch Request. Its own fetch adapter rebuilds (and
- * re-validates) the whole OpenAPI document on every request, ~50 ms; this builds the handler once.
- */
-function fetchAdapter(handler: NodeHandler) {
-  return async (req: Request): Promise<Response> => {
-    const body =
-      req.method === "GET" || req.method === "HEAD"
-        ? { ok: true as const, data: undefined }
-        : await readBody(req);
-    if (body === null) return tooLarge();
-    const url = req.url.replace(REST_BASE_PATH, "");
-    const proxy = new Proxy(req, {
-      get(target, prop) {
-        if (prop === "url") return url;
-        if (prop === "body") {
-          if (!body.ok)
-            throw new TRPCError({ code: "PARSE_ERROR", message: "Malformed JSON", cause: body.cause });
-          return body.data;
-        }
-        const value = Reflect.get(target, prop, target);
-        return typeof value === "function" ? value.bind(target) : value;
-      },
-    });
-    return new Promise<Response>((resolve) => {
-      const headers = new Headers();
-      const res = {
-        statusCode: 200,
-        setHeader(key: string, value: string | string[]) {
-          for (const v of Array.isArray(value) ? value : [value]) headers.append(key, v);
-        },
-        end(payload?: string) {
-          resolve(new Response(payload ?? null, { status: this.statusCode, headers }));
-        },
-      };
-      void handler(proxy, res);
-    });
-  };
+/** GET and DELETE take their input from the query; the other methods from a JSON body. */
+async function procedureInput(
+  req: Request,
+  url: URL,
+  route: ProcedureRoute,
+  params: Record<string, string>,
+): Promise<unknown> {
+  const fromQuery = req.method === "GET" || req.method === "DELETE";
+  const base = fromQuery ? queryInput(route, url.searchParams) : await jsonBody(req);
+  return { ...(base as object | undefined), ...params };
 }
-
-const PRODUCE_PATH = new RegExp(`^${REST_BASE_PATH}/topics/([^/]+)/records$`);
 
 /**
  * `POST /topics/{topic}/records` with a binary body (`Content-Type: application/vnd.lastword.frames`,
- * records/produce-frames.ts), or null for any other request. Served beside trpc-to-openapi (which
- * reads JSON only) through the in-process procedure that has the JSON route's access checks and
- * produce service; the answer is the JSON route's, status included.
+ * records/produce-frames.ts). Served through the in-process procedure that has the JSON route's
+ * access checks and produce service; the answer is the JSON route's, status included.
  */
-async function handleFramesProduce(
-  req: Request,
-  deps: ApiDeps,
-  router: AnyTRPCRouter,
-): Promise<Response | null> {
-  if (req.method !== "POST" || !req.headers.get("content-type")?.includes(FRAMES_CONTENT_TYPE)) return null;
-  const match = PRODUCE_PATH.exec(new URL(req.url).pathname);
-  if (!match) return null;
-  const body = await readBytes(req);
-  if (body === null) return tooLarge();
-  try {
-    const caller = createFramesProduceCaller({ deps, headers: req.headers });
-    const data = await caller.produce({ topic: decodePathSegment(match[1]!, "topic name"), body });
-    return Response.json(data, { status: successStatus(router, "records.produce", data) });
-  } catch (error) {
-    return errorResponse(error);
-  }
+async function framesProduce(req: Request, deps: ApiDeps, route: ProcedureRoute, topic: string) {
+  const caller = createFramesProduceCaller({ deps, headers: req.headers });
+  const body = await readBodyCapped(req, MAX_REST_BODY_BYTES);
+  return jsonAnswer(route, await caller.produce({ topic, body }));
 }
 
 /** `/api/v1/*`: the REST face of the same procedures, with problem+json errors. */
 export function createRestHandler(router: AnyTRPCRouter, deps: ApiDeps, publicUrl: string) {
   let document: OpenAPIObject | null = null;
-  const handler = createOpenApiNodeHttpHandler({
-    router,
-    maxBodySize: MAX_REST_BODY_BYTES,
-    createContext: ({ req }: { req: { headers: Headers } }) => ({ deps, headers: req.headers }),
-    responseMeta: ({ paths, data, errors }: { paths?: string[]; data: unknown[]; errors: unknown[] }) => {
-      const error = errors[0];
-      if (error) {
-        const retryAfter = retryAfterSeconds(error);
-        return {
-          status: toProblem(error).status,
-          headers: retryAfter ? { "retry-after": String(retryAfter) } : {},
-        };
-      }
-      return { status: successStatus(router, paths?.[0], data[0]) };
-    },
-  } as unknown as Parameters<typeof createOpenApiNodeHttpHandler>[0]) as unknown as NodeHandler;
-  const handle = fetchAdapter(handler);
+  const routes = procedureRoutes(router);
   return async (req: Request): Promise<Response> => {
     const url = new URL(req.url);
     if (url.pathname === `${REST_BASE_PATH}/openapi.json`) {
@@ -257,9 +177,24 @@ export function createRestHandler(router: AnyTRPCRouter, deps: ApiDeps, publicUr
     }
     const streamed = await handleRecordStream(req, deps);
     if (streamed) return streamed;
-    const produced = await handleFramesProduce(req, deps, router);
-    if (produced) return produced;
-    const response = await handle(req);
-    return response.status >= 400 ? asProblem(response) : response;
+    try {
+      const matched = matchProcedureRoute(routes, req.method, url.pathname.slice(REST_BASE_PATH.length));
+      if (!matched) {
+        // Can be used for warm-up, as trpc-to-openapi answered it.
+        if (req.method === "HEAD") return new Response(null, { status: 204 });
+        throw new AppError("NOT_FOUND", "No such resource.");
+      }
+      const { route, params } = matched;
+      if (
+        route.procedurePath === "records.produce" &&
+        hasMediaType(req.headers.get("content-type"), FRAMES_CONTENT_TYPE)
+      ) {
+        return await framesProduce(req, deps, route, params.topic!);
+      }
+      const input = await procedureInput(req, url, route, params);
+      return jsonAnswer(route, await callProcedure(router, route, { deps, headers: req.headers }, input));
+    } catch (error) {
+      return errorResponse(error);
+    }
   };
 }

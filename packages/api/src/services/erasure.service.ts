@@ -4,6 +4,7 @@ import type { Identity } from "../auth/request-identity";
 import { AppError } from "../errors/app-error";
 import type { DataPlane } from "../records/data-plane";
 import { bytesToEnvelope, type Envelope, envelopeToBytes } from "../records/envelope";
+import { assertKeySize } from "../records/key-limit";
 import type { Clock } from "../trpc/context";
 import { type AuditActor, appendAuditEvent } from "./audit.service";
 import { erasurePreflight, type Preflight } from "./erasure-preflight";
@@ -47,6 +48,7 @@ function keyBytes(envelope: Envelope): Buffer {
   const bytes = envelopeToBytes(envelope);
   if (bytes === null || bytes.length === 0)
     throw new AppError("INVALID_INPUT", "A subject key must not be empty.");
+  assertKeySize(bytes, "A subject key");
   return bytes;
 }
 

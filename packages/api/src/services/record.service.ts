@@ -7,6 +7,7 @@ import type { ProduceRecordsInput, ProduceResultItem } from "../procedures/recor
 import type { ReadRecordsInput } from "../procedures/records/read-records.schema";
 import type { DataPlane, DataPlaneProduceRecord } from "../records/data-plane";
 import { bytesToEnvelope, envelopeToBytes } from "../records/envelope";
+import { assertKeySize } from "../records/key-limit";
 import { partitionForKey } from "../records/partitioner";
 import type { FramesBatch, ProduceBatch } from "../records/produce-frames";
 import type { Clock } from "../trpc/context";
@@ -35,6 +36,7 @@ function decodeRecords(input: ProduceRecordsInput): ProduceBatch {
       key: envelopeToBytes(r.key, `records[${i}].key`),
       value: envelopeToBytes(r.value, `records[${i}].value`),
     };
+    assertKeySize(record.key, `records[${i}].key`);
     if (r.headers && r.headers.length > 0) {
       record.headers = r.headers.map((h, j) => ({
         key: h.key,
