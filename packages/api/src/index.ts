@@ -8,7 +8,6 @@ export {
   MAX_AUTH_BODY_BYTES,
   MAX_REST_BODY_BYTES,
   MAX_TRPC_BODY_BYTES,
-  withBodyLimit,
 } from "./http/body-limit";
 export type { DataPlane } from "./records/data-plane";
 export { type Envelope, envelopeSchema } from "./records/envelope";

@@ -29,6 +29,14 @@ export function createAuth(options: AuthOptions) {
     basePath: "/api/auth",
     secret: options.secret,
     trustedOrigins: [options.publicUrl],
+    advanced: {
+      // better-auth refuses a cookie-carrying POST from an untrusted Origin, but skips that check
+      // when NODE_ENV is "test"; on here so tests run what production runs.
+      disableOriginCheck: false,
+      // `Secure` cookies whenever the console is served over https (behind a TLS proxy the
+      // request itself may arrive over http, so the public URL decides).
+      useSecureCookies: new URL(options.publicUrl).protocol === "https:",
+    },
     database: prismaAdapter(prisma, { provider: "postgresql" }),
     emailAndPassword: { enabled: true, autoSignIn: true, minPasswordLength: 8, maxPasswordLength: 128 },
     telemetry: { enabled: false },

@@ -50,7 +50,14 @@ export async function withBodyLimit(req: Request, maxBytes: number): Promise<Req
   if (req.method === "GET" || req.method === "HEAD" || req.body === null) return req;
   try {
     const body = await readBodyCapped(req, maxBytes);
-    return new Request(req.url, { method: req.method, headers: req.headers, body, signal: req.signal });
+    // Node's Buffers sit on ordinary ArrayBuffers; the DOM type also admits SharedArrayBuffer.
+    const bytes = body as Uint8Array<ArrayBuffer>;
+    return new Request(req.url, {
+      method: req.method,
+      headers: req.headers,
+      body: bytes,
+      signal: req.signal,
+    });
   } catch (error) {
     return problemResponse(toProblem(error));
   }

@@ -45,9 +45,10 @@ function parseParameters(text: string): Map<string, string> | null {
       if (text[at] !== '"') return null;
       at++;
     } else {
-      const end = text.indexOf(";", at);
-      value = text.slice(at, end < 0 ? text.length : end).trim();
+      const end = text.indexOf(";", at) < 0 ? text.length : text.indexOf(";", at);
+      value = text.slice(at, end).trim();
       if (!TOKEN.test(value)) return null;
+      at = end;
     }
     if (!parameters.has(name)) parameters.set(name, value);
     while (text[at] === " " || text[at] === "\t") at++;

@@ -16,6 +16,8 @@ export interface ApiDeps {
   redis: Redis;
   redisPrefix: string;
   clock: Clock;
+  /** The console's public base URL: the origin its pages send (request-origin.ts). */
+  publicUrl: string;
 }
 
 /** Per request: the dependencies and the caller's headers (the web app passes them in). */
