@@ -11,7 +11,7 @@ import {
   type ErrorBody,
   fetchQuerySchema,
   HTTP_STATUS_BY_CODE,
-  keyQuerySchema,
+  keyRequestSchema,
   listOffsetsQuerySchema,
   PRODUCE_FRAMES_CONTENT_TYPE,
   PRODUCE_RECORDS_MAX,
@@ -173,10 +173,10 @@ async function dispatch(
       body.catch(() => undefined);
       return deleteRecords(host, partitionId, body);
     }
-    case "GET key":
-      return lookupKey(host, partitionId, Buffer.from(keyQuerySchema.parse(query).key, "base64"));
-    case "GET key-versions":
-      return keyVersions(host, partitionId, Buffer.from(keyQuerySchema.parse(query).key, "base64"));
+    case "POST key":
+      return lookupKey(host, partitionId, await readKey(req));
+    case "POST key-versions":
+      return keyVersions(host, partitionId, await readKey(req));
     default:
       throw new DataPlaneError("BAD_REQUEST", `no route ${op}`);
   }
@@ -198,6 +198,12 @@ async function readProduceBody(req: IncomingMessage): Promise<ProduceRecord[]> {
   if (type?.startsWith(PRODUCE_FRAMES_CONTENT_TYPE))
     return decodeProduceFramesBody(body, PRODUCE_RECORDS_MAX);
   return produceRequestSchema.parse(parseJson(body)).records.map(decodeProduceRecord);
+}
+
+/** The key of a key lookup's body (key-protocol.ts keyRequestSchema). */
+async function readKey(req: IncomingMessage): Promise<Buffer> {
+  const { key } = keyRequestSchema.parse(parseJson(await readBody(req)));
+  return Buffer.from(key, "base64");
 }
 
 function parseJson(body: Buffer): unknown {

@@ -36,6 +36,11 @@ const ROUTES = [
 const offsetsParam = z
   .string()
   .regex(/^\d+:\d+(,\d+:\d+)*$/, "offsets must look like 0:120,1:98 (partition:offset pairs)")
+  // Checked before the answer starts: past 2^53 - 1 a number is no longer exact, and the worker
+  // would refuse it only once the 200 and its headers were gone (an error line, not a 400).
+  .refine((text) => text.split(/[:,]/).every((n) => Number.isSafeInteger(Number(n))), {
+    message: `offsets: partitions and offsets are at most ${Number.MAX_SAFE_INTEGER}`,
+  })
   .transform(
     (text) => new Map(text.split(",").map((pair) => pair.split(":").map(Number) as [number, number])),
   );
