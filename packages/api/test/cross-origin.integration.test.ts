@@ -1,7 +1,10 @@
+import { randomBytes } from "node:crypto";
 import { rmSync } from "node:fs";
 import { encodeProduceFrames } from "@lastword/client";
+import { DataPlaneClient } from "@lastword/dataplane";
 import type { RunningWorker } from "@lastword/worker";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type ApiServer, createApiServer } from "../src/index";
 import {
   type Harness,
   PUBLIC_URL,
@@ -200,5 +203,34 @@ describe("a session's changes only from the console's own pages", () => {
     );
     expect(res.status).toBe(403);
     expect(await h.db.prisma.organization.count({ where: { slug: "forged-org-1" } })).toBe(0);
+  });
+});
+
+describe("session cookies", () => {
+  it("are Secure when the console is served over https, and not over plain http", async () => {
+    const publicUrl = "https://console.example";
+    const https = createApiServer({
+      prisma: h.db.prisma,
+      redis: h.redis,
+      dataPlane: new DataPlaneClient({ prisma: h.db.prisma, secret: h.secret }),
+      publicUrl,
+      authSecret: randomBytes(32).toString("hex"),
+      redisPrefix: h.redisPrefix,
+    });
+    const signUpAt = (server: ApiServer, url: string, email: string) =>
+      server.handleAuth(
+        new Request(`${url}/api/auth/sign-up/email`, {
+          method: "POST",
+          headers: { "content-type": "application/json", origin: url },
+          body: JSON.stringify({ email, password: "correct horse battery", name: "Tls" }),
+        }),
+      );
+    const secure = await signUpAt(https, publicUrl, "tls@example.com");
+    expect(secure.status).toBe(200);
+    const cookies = secure.headers.getSetCookie();
+    expect(cookies.length).toBeGreaterThan(0);
+    for (const cookie of cookies) expect(cookie).toMatch(/;\s*Secure/i);
+    const plain = await signUpAt(h.server, PUBLIC_URL, "plain@example.com");
+    for (const cookie of plain.headers.getSetCookie()) expect(cookie).not.toMatch(/;\s*Secure/i);
   });
 });

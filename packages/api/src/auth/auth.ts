@@ -33,8 +33,9 @@ export function createAuth(options: AuthOptions) {
       // better-auth refuses a cookie-carrying POST from an untrusted Origin, but skips that check
       // when NODE_ENV is "test"; on here so tests run what production runs.
       disableOriginCheck: false,
-      // `Secure` cookies whenever the console is served over https (behind a TLS proxy the
-      // request itself may arrive over http, so the public URL decides).
+      // `Secure` cookies whenever the console is served over https. better-auth infers the same
+      // from baseURL; said here so the public URL, not a request arriving over http behind a TLS
+      // proxy, is what decides.
       useSecureCookies: new URL(options.publicUrl).protocol === "https:",
     },
     database: prismaAdapter(prisma, { provider: "postgresql" }),
