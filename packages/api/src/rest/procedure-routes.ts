@@ -62,11 +62,11 @@ export function procedureRoutes(router: AnyTRPCRouter): ProcedureRoute[] {
 }
 
 /** The route for a method and encoded path, with its decoded path parameters; null when none. */
-export function matchProcedureRoute(
-  routes: readonly ProcedureRoute[],
+export function matchRoute<R extends { method: string; pattern: RegExp }>(
+  routes: readonly R[],
   method: string,
   encodedPath: string,
-): { route: ProcedureRoute; params: Record<string, string> } | null {
+): { route: R; params: Record<string, string> } | null {
   const path = normalizePath(encodedPath);
   for (const route of routes) {
     if (route.method !== method) continue;
@@ -102,16 +102,16 @@ export function queryInput(route: ProcedureRoute, searchParams: URLSearchParams)
   return input;
 }
 
-/** The procedure a route names, called in-process with the request's context. */
+/** A procedure of the router by its dotted path, called in-process with the request's context. */
 export function callProcedure(
   router: AnyTRPCRouter,
-  route: ProcedureRoute,
+  procedurePath: string,
   ctx: unknown,
   input: unknown,
 ): Promise<unknown> {
   const caller = router.createCaller(ctx) as Record<string, unknown>;
-  const call = route.procedurePath
+  const call = procedurePath
     .split(".")
     .reduce<unknown>((node, name) => (node as Record<string, unknown>)[name], caller);
-  return (call as (input: unknown) => Promise<unknown>)(route.takesInput ? input : undefined);
+  return (call as (input: unknown) => Promise<unknown>)(input);
 }

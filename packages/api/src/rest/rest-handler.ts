@@ -1,22 +1,12 @@
 import type { AnyTRPCRouter } from "@trpc/server";
 import { generateOpenApiDocument, type OpenAPIObject } from "trpc-to-openapi";
-import { AppError } from "../errors/app-error";
-import { MAX_REST_BODY_BYTES, readBodyCapped } from "../http/body-limit";
-import { hasMediaType, JSON_MEDIA_TYPE } from "../http/media-type";
-import { createFramesProduceCaller } from "../procedures/records/produce-frames";
 import type { ApiDeps } from "../trpc/context";
 import type { ProcedureMeta } from "../trpc/trpc";
 import { errorResponse } from "./problem-response";
-import {
-  callProcedure,
-  matchProcedureRoute,
-  type ProcedureRoute,
-  procedureRoutes,
-  queryInput,
-} from "./procedure-routes";
-import { handleRecordStream } from "./record-stream";
 import { FRAMES_CONTENT_TYPE } from "./record-stream-frames";
-import { STREAM_OPENAPI_PATHS } from "./record-stream-openapi";
+import { documentStreams } from "./record-stream-openapi";
+import { restRouter } from "./rest-router";
+import { restRoutes, serveRestRoute } from "./rest-routes";
 
 export const REST_BASE_PATH = "/api/v1";
 
@@ -82,7 +72,7 @@ function reshapeResponses(document: OpenAPIObject, router: AnyTRPCRouter): void 
   }
 }
 
-/** The produce route's second body (served by handleFramesProduce, beside trpc-to-openapi). */
+/** The produce route's second body (served by the REST-only frames procedure, rest-routes.ts). */
 function documentFramesProduce(document: OpenAPIObject): void {
   type WithBody = { requestBody?: { content?: Record<string, unknown> } };
   const produce = (document.paths?.["/topics/{topic}/records"] as Record<string, WithBody> | undefined)?.post;
@@ -101,7 +91,9 @@ function documentFramesProduce(document: OpenAPIObject): void {
   };
 }
 
-export function openApiDocument(router: AnyTRPCRouter, publicUrl: string): OpenAPIObject {
+/** The document of every `/api/v1` route: `app`'s procedures and the REST-only ones (rest-router.ts). */
+export function openApiDocument(app: AnyTRPCRouter, publicUrl: string): OpenAPIObject {
+  const router = restRouter(app);
   const document = generateOpenApiDocument(router, {
     title: "Lastword API",
     version: "1.0.0",
@@ -112,87 +104,20 @@ export function openApiDocument(router: AnyTRPCRouter, publicUrl: string): OpenA
   });
   reshapeResponses(document, router);
   documentFramesProduce(document);
-  // The streaming routes are served beside trpc-to-openapi; their entries are written by hand.
-  document.paths = { ...document.paths, ...(STREAM_OPENAPI_PATHS as OpenAPIObject["paths"]) };
+  documentStreams(document);
   return document;
 }
 
-function successStatus(route: ProcedureRoute, data: unknown): number {
-  const status = route.meta.successStatus;
-  return typeof status === "function" ? status(data) : (status ?? 200);
-}
-
-function jsonAnswer(route: ProcedureRoute, data: unknown): Response {
-  const status = successStatus(route, data);
-  return data === undefined ? new Response(null, { status }) : Response.json(data, { status });
-}
-
-/** A JSON body as procedure input; anything but `application/json` is refused (415). */
-async function jsonBody(req: Request): Promise<unknown> {
-  if (!hasMediaType(req.headers.get("content-type"), JSON_MEDIA_TYPE)) {
-    throw new AppError("UNSUPPORTED_MEDIA_TYPE", "Send the body as application/json.");
-  }
-  // Measured and decoded as bytes: one pass each, not text then its byte length.
-  const bytes = await readBodyCapped(req, MAX_REST_BODY_BYTES);
-  const bom = bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf ? 3 : 0;
-  try {
-    return JSON.parse(bytes.toString("utf8", bom));
-  } catch (cause) {
-    throw new AppError("MALFORMED_REQUEST", "The request body is not valid JSON.", { cause });
-  }
-}
-
-/** GET and DELETE take their input from the query; the other methods from a JSON body. */
-async function procedureInput(
-  req: Request,
-  url: URL,
-  route: ProcedureRoute,
-  params: Record<string, string>,
-): Promise<unknown> {
-  const fromQuery = req.method === "GET" || req.method === "DELETE";
-  const base = fromQuery ? queryInput(route, url.searchParams) : await jsonBody(req);
-  return { ...(base as object | undefined), ...params };
-}
-
-/**
- * `POST /topics/{topic}/records` with a binary body (`Content-Type: application/vnd.lastword.frames`,
- * records/produce-frames.ts). Served through the in-process procedure that has the JSON route's
- * access checks and produce service; the answer is the JSON route's, status included.
- */
-async function framesProduce(req: Request, deps: ApiDeps, route: ProcedureRoute, topic: string) {
-  const caller = createFramesProduceCaller({ deps, headers: req.headers });
-  const body = await readBodyCapped(req, MAX_REST_BODY_BYTES);
-  return jsonAnswer(route, await caller.produce({ topic, body }));
-}
-
 /** `/api/v1/*`: the REST face of the same procedures, with problem+json errors. */
-export function createRestHandler(router: AnyTRPCRouter, deps: ApiDeps, publicUrl: string) {
+export function createRestHandler(app: AnyTRPCRouter, deps: ApiDeps, publicUrl: string) {
   let document: OpenAPIObject | null = null;
-  const routes = procedureRoutes(router);
+  const routes = restRoutes(restRouter(app), deps, () => {
+    document ??= openApiDocument(app, publicUrl);
+    return document;
+  });
   return async (req: Request): Promise<Response> => {
-    const url = new URL(req.url);
-    if (url.pathname === `${REST_BASE_PATH}/openapi.json`) {
-      document ??= openApiDocument(router, publicUrl);
-      return Response.json(document);
-    }
-    const streamed = await handleRecordStream(req, deps);
-    if (streamed) return streamed;
     try {
-      const matched = matchProcedureRoute(routes, req.method, url.pathname.slice(REST_BASE_PATH.length));
-      if (!matched) {
-        // Can be used for warm-up, as trpc-to-openapi answered it.
-        if (req.method === "HEAD") return new Response(null, { status: 204 });
-        throw new AppError("NOT_FOUND", "No such resource.");
-      }
-      const { route, params } = matched;
-      if (
-        route.procedurePath === "records.produce" &&
-        hasMediaType(req.headers.get("content-type"), FRAMES_CONTENT_TYPE)
-      ) {
-        return await framesProduce(req, deps, route, params.topic!);
-      }
-      const input = await procedureInput(req, url, route, params);
-      return jsonAnswer(route, await callProcedure(router, route, { deps, headers: req.headers }, input));
+      return await serveRestRoute(routes, REST_BASE_PATH, req);
     } catch (error) {
       return errorResponse(error);
     }
