@@ -26,6 +26,8 @@ const TEXT_KEYS = [
   { name: "non-ASCII", key: "grüße", path: "gr%C3%BC%C3%9Fe" },
   { name: "emoji", key: "party 🎉", path: "party%20%F0%9F%8E%89" },
   { name: "plus", key: "a+b", path: "a+b" },
+  { name: "dot", key: ".", path: null },
+  { name: "dot dot", key: "..", path: null },
 ] as const;
 
 // Bytes that are not UTF-8, and whose base64 holds `+`, `/` and `=`: "+/8A/g==".
@@ -100,12 +102,20 @@ afterAll(async () => {
 });
 
 describe("key path parameters over raw HTTP", () => {
-  it.each(TEXT_KEYS)("get, versions and delete address the key with a $name", async ({ key, path }) => {
-    await checkKeyRoutes("raw", { type: "string", data: key }, path);
-  });
+  it.each(TEXT_KEYS.filter((k) => k.path !== null))(
+    "get, versions and delete address the key with a $name",
+    async ({ key, path }) => {
+      await checkKeyRoutes("raw", { type: "string", data: key }, path!);
+    },
+  );
 
   it("addresses a binary key by its percent-encoded base64 with keyType=base64", async () => {
     await checkKeyRoutes("raw", { type: "base64", data: BINARY_KEY.toString("base64") }, BINARY_PATH);
+  });
+
+  it("reaches the keys . and .. by base64 (URL parsers resolve them, even as %2E, as dot segments)", async () => {
+    await checkKeyRoutes("raw", { type: "string", data: "." }, "Lg%3D%3D?keyType=base64");
+    await checkKeyRoutes("raw", { type: "string", data: ".." }, "Li4%3D?keyType=base64");
   });
 
   it("answers 400 for a malformed escape and a key over the size limit, not a lookup", async () => {

@@ -39,12 +39,14 @@ const seg = encodeURIComponent;
 /**
  * A key as the `{key}` path segment of the key routes: text percent-encoded as it is, bytes as
  * their base64 with `keyType=base64` (the server decodes the segment once, then the base64).
+ * `.` and `..` go as base64 too: URL parsers resolve them (even as %2E) as dot segments.
  */
 function keyPath(
   key: string | Uint8Array,
   keyType: "string" | "base64" | undefined,
 ): { segment: string; keyType: "string" | "base64" } {
-  if (typeof key === "string") return { segment: seg(key), keyType: keyType ?? "string" };
+  const dotSegment = key === "." || key === "..";
+  if (typeof key === "string" && !dotSegment) return { segment: seg(key), keyType: keyType ?? "string" };
   return { segment: seg(Buffer.from(key).toString("base64")), keyType: "base64" };
 }
 
