@@ -124,6 +124,39 @@ describe("REST produce and read with a console-made API key", () => {
     expect(cells.at(-1)).toBe(`${producedPartition}@0`);
   });
 
+  it("addresses keys with a space or a slash by their percent-encoded path through Next", async () => {
+    for (const [key, path] of [
+      ["user 1", "user%201"],
+      ["tenants/7", "tenants%2F7"],
+    ] as const) {
+      const produced = await restCall(`/topics/${TOPIC}/records`, apiKey, {
+        method: "POST",
+        body: JSON.stringify({
+          records: [{ key: { type: "string", data: key }, value: { type: "string", data: "PII" } }],
+        }),
+      });
+      expect(produced.status).toBe(200);
+      expect((await restCall(`/topics/${TOPIC}/keys/${path}`, apiKey)).status, path).toBe(200);
+      expect(
+        (await restCall(`/topics/${TOPIC}/keys/${path}`, apiKey, { method: "DELETE" })).status,
+        path,
+      ).toBe(200);
+      expect((await restCall(`/topics/${TOPIC}/keys/${path}`, apiKey)).status, `${path} deleted`).toBe(404);
+    }
+  });
+
+  it("answers a JSON body over 8 MiB with 413 problem+json through Next", async () => {
+    const value = "x".repeat(9 * 1024 * 1024);
+    const res = await restCall(`/topics/${TOPIC}/records`, apiKey, {
+      method: "POST",
+      body: JSON.stringify({
+        records: [{ key: { type: "string", data: "big" }, value: { type: "string", data: value } }],
+      }),
+    });
+    expect(res.status).toBe(413);
+    expect(res.headers.get("content-type")).toBe("application/problem+json");
+  });
+
   it("refuses a request without a valid key with problem+json", async () => {
     const response = await restCall(`/topics/${TOPIC}/partitions/0/records?offset=0`, "lw_not-a-real-key");
     expect(response.status).toBe(401);

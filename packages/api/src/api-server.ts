@@ -6,6 +6,7 @@ import { createAuth } from "./auth/auth";
 import { logMailSender, type MailSender } from "./auth/mail-sender";
 import type { Scope } from "./auth/scopes";
 import { retryAfterSeconds, toProblem } from "./errors/problem";
+import { MAX_AUTH_BODY_BYTES, MAX_TRPC_BODY_BYTES, withBodyLimit } from "./http/body-limit";
 import type { DataPlane } from "./records/data-plane";
 import { createRestHandler } from "./rest/rest-handler";
 import { type CreatedApiKey, issueApiKey } from "./services/api-key.service";
@@ -52,7 +53,10 @@ export function createApiServer(options: ApiServerOptions) {
   return {
     auth,
     router: appRouter,
-    handleTrpc(req: Request): Promise<Response> {
+    /** `/api/trpc/*`: the body read under MAX_TRPC_BODY_BYTES first (413 past it, never buffered whole). */
+    async handleTrpc(request: Request): Promise<Response> {
+      const req = await withBodyLimit(request, MAX_TRPC_BODY_BYTES);
+      if (req instanceof Response) return req;
       return fetchRequestHandler({
         endpoint: TRPC_ENDPOINT,
         req,
@@ -70,6 +74,11 @@ export function createApiServer(options: ApiServerOptions) {
       });
     },
     handleRest,
+    /** `/api/auth/*` (better-auth), sign-in and sign-up included: bodies capped at MAX_AUTH_BODY_BYTES. */
+    async handleAuth(request: Request): Promise<Response> {
+      const req = await withBodyLimit(request, MAX_AUTH_BODY_BYTES);
+      return req instanceof Response ? req : auth.handler(req);
+    },
     provisionTenant(input: { name: string; email: string; password: string }): Promise<ProvisionedTenant> {
       return provisionTenant(deps, input);
     },

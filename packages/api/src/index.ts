@@ -12,10 +12,15 @@ export type { Identity } from "./auth/request-identity";
 export { DEFAULT_API_KEY_SCOPES, ROLES, type Role, SCOPES, type Scope } from "./auth/scopes";
 export { AppError, type AppErrorCode } from "./errors/app-error";
 export type { Problem } from "./errors/problem";
+export {
+  MAX_AUTH_BODY_BYTES,
+  MAX_REST_BODY_BYTES,
+  MAX_TRPC_BODY_BYTES,
+} from "./http/body-limit";
 export type { DataPlane } from "./records/data-plane";
 export { type Envelope, envelopeSchema } from "./records/envelope";
 export { murmur2, partitionForKey } from "./records/partitioner";
-export { MAX_REST_BODY_BYTES, openApiDocument, REST_BASE_PATH } from "./rest/rest-handler";
+export { openApiDocument, REST_BASE_PATH } from "./rest/rest-handler";
 export type { CreatedApiKey } from "./services/api-key.service";
 export type { ProvisionedTenant } from "./services/provision.service";
 export { type AppRouter, appRouter, type RouterInputs, type RouterOutputs } from "./trpc/app-router";

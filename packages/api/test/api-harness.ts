@@ -1,5 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { mkdtempSync } from "node:fs";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { DataPlaneClient } from "@lastword/dataplane";
@@ -233,4 +235,36 @@ export async function drain<R, O>(stream: AsyncGenerator<R, O>): Promise<{ recor
     if (next.done) return { records, offsets: next.value };
     records.push(next.value);
   }
+}
+
+/**
+ * Serves a fetch-style handler on a loopback port (node:http), so a test can send raw HTTP: the
+ * request line's path reaches the handler exactly as written, percent-escapes and all.
+ */
+export async function serveOverHttp(
+  handle: (request: Request) => Promise<Response>,
+): Promise<{ url: string; close(): Promise<void> }> {
+  const server = createServer(async (req, res) => {
+    const chunks: Buffer[] = [];
+    for await (const chunk of req) chunks.push(chunk as Buffer);
+    const headers = new Headers();
+    for (const [name, value] of Object.entries(req.headers)) {
+      for (const v of Array.isArray(value) ? value : value === undefined ? [] : [value])
+        headers.append(name, v);
+    }
+    const method = req.method ?? "GET";
+    const body =
+      method === "GET" || method === "HEAD" || chunks.length === 0 ? undefined : Buffer.concat(chunks);
+    const response = await handle(
+      new Request(`http://${req.headers.host}${req.url}`, { method, headers, body }),
+    );
+    res.writeHead(response.status, Object.fromEntries(response.headers));
+    res.end(Buffer.from(await response.arrayBuffer()));
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    close: () => new Promise((resolve) => server.close(() => resolve())),
+  };
 }

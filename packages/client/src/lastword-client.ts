@@ -36,6 +36,20 @@ export interface LastwordClientOptions {
 
 const seg = encodeURIComponent;
 
+/**
+ * A key as the `{key}` path segment of the key routes: text percent-encoded as it is, bytes as
+ * their base64 with `keyType=base64` (the server decodes the segment once, then the base64).
+ * `.` and `..` go as base64 too: URL parsers resolve them (even as %2E) as dot segments.
+ */
+function keyPath(
+  key: string | Uint8Array,
+  keyType: "string" | "base64" | undefined,
+): { segment: string; keyType: "string" | "base64" } {
+  const dotSegment = key === "." || key === "..";
+  if (typeof key === "string" && !dotSegment) return { segment: seg(key), keyType: keyType ?? "string" };
+  return { segment: seg(Buffer.from(key).toString("base64")), keyType: "base64" };
+}
+
 /** A typed client for the REST API `/api/v1`; every method maps to one route. */
 export class LastwordClient {
   readonly #base: string;
@@ -169,12 +183,17 @@ export class LastwordClient {
       query: Omit<In["records"]["read"], "topic" | "partition"> = {},
     ): Promise<Out["records"]["read"]> =>
       this.#call("GET", `/topics/${seg(topic)}/partitions/${partition}/records`, { query }),
+    /** `key` as text (its UTF-8 bytes; or base64 with `keyType: "base64"`) or as bytes. */
     deleteKey: (
       topic: string,
-      key: string,
+      key: string | Uint8Array,
       keyType: "string" | "base64" = "string",
-    ): Promise<Out["records"]["deleteKey"]> =>
-      this.#call("DELETE", `/topics/${seg(topic)}/keys/${seg(key)}`, { query: { keyType } }),
+    ): Promise<Out["records"]["deleteKey"]> => {
+      const path = keyPath(key, keyType);
+      return this.#call("DELETE", `/topics/${seg(topic)}/keys/${path.segment}`, {
+        query: { keyType: path.keyType },
+      });
+    },
   };
 
   readonly consumerGroups = {
@@ -197,17 +216,27 @@ export class LastwordClient {
   };
 
   readonly keys = {
+    /** `key` as text (its UTF-8 bytes; or base64 with `keyType: "base64"`) or as bytes. */
     get: (
       topic: string,
-      key: string,
+      key: string | Uint8Array,
       query: Omit<In["keys"]["get"], "topic" | "key"> = {},
-    ): Promise<Out["keys"]["get"]> => this.#call("GET", `/topics/${seg(topic)}/keys/${seg(key)}`, { query }),
+    ): Promise<Out["keys"]["get"]> => {
+      const path = keyPath(key, query.keyType);
+      return this.#call("GET", `/topics/${seg(topic)}/keys/${path.segment}`, {
+        query: { ...query, keyType: path.keyType },
+      });
+    },
     versions: (
       topic: string,
-      key: string,
+      key: string | Uint8Array,
       query: Omit<In["keys"]["versions"], "topic" | "key"> = {},
-    ): Promise<Out["keys"]["versions"]> =>
-      this.#call("GET", `/topics/${seg(topic)}/keys/${seg(key)}/versions`, { query }),
+    ): Promise<Out["keys"]["versions"]> => {
+      const path = keyPath(key, query.keyType);
+      return this.#call("GET", `/topics/${seg(topic)}/keys/${path.segment}/versions`, {
+        query: { ...query, keyType: path.keyType },
+      });
+    },
   };
 
   readonly apiKeys = {

@@ -206,9 +206,9 @@ export class DataPlaneClient {
   /** The key's latest live value through the owner's key index (no scan); `record` null when none. */
   async lookupKey(input: { partitionId: string; key: Buffer }): Promise<KeyLookupResponse> {
     const request: TransportRequest = {
-      method: "GET",
+      method: "POST",
       path: keyPath.lookup(input.partitionId),
-      query: { key: input.key.toString("base64") },
+      body: { key: input.key.toString("base64") },
     };
     return this.#call(input.partitionId, request, keyLookupResponseSchema, true);
   }
@@ -216,9 +216,9 @@ export class DataPlaneClient {
   /** Every retained record of a key (tombstones included) with the segment it lives in. */
   async keyVersions(input: { partitionId: string; key: Buffer }): Promise<KeyVersionsResponse> {
     const request: TransportRequest = {
-      method: "GET",
+      method: "POST",
       path: keyPath.versions(input.partitionId),
-      query: { key: input.key.toString("base64") },
+      body: { key: input.key.toString("base64") },
     };
     return this.#call(input.partitionId, request, keyVersionsResponseSchema, true);
   }

@@ -10,8 +10,12 @@ export const keyPath = {
   stream: (partitionId: string) => `/v1/partitions/${encodeURIComponent(partitionId)}/stream`,
 };
 
-/** The key travels base64 in the query so any bytes fit. */
-export const keyQuerySchema = z.object({ key: z.base64() });
+/**
+ * The body of `POST …/key` and `POST …/key-versions`: the key in base64, so any bytes fit. In the
+ * body, not the URL: a key is as long as the API allows (MAX_KEY_BYTES there), and a long request
+ * line is refused by the worker's HTTP server (431) before any handler sees it.
+ */
+export const keyRequestSchema = z.object({ key: z.base64() });
 
 const bytes = z.string().nullable();
 const offset = z.number().int().nonnegative();

@@ -63,7 +63,7 @@ export class FrameFormatError extends Error {
   constructor(
     message: string,
     readonly reason: "malformed" | "invalid" = "malformed",
-    readonly details: { at?: number; index?: number } = {},
+    readonly details: { at?: number; index?: number; keyBytes?: number } = {},
   ) {
     super(message);
   }

@@ -29,6 +29,8 @@ export interface ProduceFrameLimits {
   maxHeaderNameLength?: number;
   /** False: batch frames only (the data plane's record-frames body, whose partition is in its URL). */
   partitionFrames?: boolean;
+  /** Largest key in bytes; a larger one is refused with `details.keyBytes` set. */
+  maxKeyBytes?: number;
 }
 
 /**
@@ -73,6 +75,7 @@ export function scanProduceFrames(body: Buffer, limits: ProduceFrameLimits): Pro
   const { maxRecords } = limits;
   const maxHeaders = limits.maxHeadersPerRecord ?? Number.POSITIVE_INFINITY;
   const maxNameLength = limits.maxHeaderNameLength ?? Number.POSITIVE_INFINITY;
+  const maxKeyBytes = limits.maxKeyBytes ?? Number.POSITIVE_INFINITY;
   const batchFrames: { frame: Buffer; partition: number | undefined }[] = [];
   const joined: Buffer[] = [];
   let joinedStart = -1;
@@ -138,6 +141,16 @@ export function scanProduceFrames(body: Buffer, limits: ProduceFrameLimits): Pro
           if (length < 0) {
             if (field === 0 && firstNullKey < 0) firstNullKey = index;
             continue;
+          }
+          if (field === 0 && length > maxKeyBytes) {
+            throw new FrameFormatError(
+              `records[${index}].key is ${length} bytes; at most ${maxKeyBytes}.`,
+              "invalid",
+              {
+                index,
+                keyBytes: length,
+              },
+            );
           }
           need(length);
           at += length;

@@ -8,7 +8,7 @@ import {
   type ErrorBody,
   fetchQuerySchema,
   HTTP_STATUS_BY_CODE,
-  keyQuerySchema,
+  keyRequestSchema,
   listOffsetsQuerySchema,
   PRODUCE_RECORDS_MAX,
   PRODUCER_HEADER,
@@ -186,10 +186,10 @@ async function dispatch(
       body.catch(() => undefined);
       return deleteRecords(host, partitionId, body);
     }
-    case "GET key":
-      return lookupKey(host, partitionId, Buffer.from(keyQuerySchema.parse(query).key, "base64"));
-    case "GET key-versions":
-      return keyVersions(host, partitionId, Buffer.from(keyQuerySchema.parse(query).key, "base64"));
+    case "POST key":
+      return lookupKey(host, partitionId, await readKey(req));
+    case "POST key-versions":
+      return keyVersions(host, partitionId, await readKey(req));
     default:
       throw new DataPlaneError("BAD_REQUEST", `no route ${op}`);
   }
@@ -212,6 +212,12 @@ async function readProduceBody(req: IncomingMessage): Promise<ProduceRecord[]> {
     return scanProduceFrames(body, { maxRecords: PRODUCE_RECORDS_MAX, partitionFrames: false }).decode()
       .records;
   return produceRequestSchema.parse(parseJson(body)).records.map(decodeProduceRecord);
+}
+
+/** The key of a key lookup's body (key-protocol.ts keyRequestSchema). */
+async function readKey(req: IncomingMessage): Promise<Buffer> {
+  const { key } = keyRequestSchema.parse(parseJson(await readBody(req)));
+  return Buffer.from(key, "base64");
 }
 
 function parseJson(body: Buffer): unknown {

@@ -58,6 +58,15 @@ export function createAuth(options: AuthOptions) {
     basePath: "/api/auth",
     secret: options.secret,
     trustedOrigins: [options.publicUrl],
+    advanced: {
+      // better-auth refuses a cookie-carrying POST from an untrusted Origin, but skips that check
+      // when NODE_ENV is "test"; on here so tests run what production runs.
+      disableOriginCheck: false,
+      // `Secure` cookies whenever the console is served over https. better-auth infers the same
+      // from baseURL; said here so the public URL, not a request arriving over http behind a TLS
+      // proxy, is what decides.
+      useSecureCookies: new URL(options.publicUrl).protocol === "https:",
+    },
     database: prismaAdapter(prisma, { provider: "postgresql" }),
     telemetry: { enabled: false },
     emailAndPassword: { enabled: true, autoSignIn: true, minPasswordLength: 8, maxPasswordLength: 128 },

@@ -1,7 +1,7 @@
 import { AppError } from "../errors/app-error";
 
 /**
- * A percent-encoded path segment (a topic name) of the routes served beside trpc-to-openapi.
+ * One percent-encoded path parameter of a REST route (rest/procedure-routes.ts), decoded once.
  * A malformed escape ("%E0%A4%A") is the caller's mistake: a 400, not a URIError becoming a 500.
  */
 export function decodePathSegment(raw: string, what: string): string {

@@ -1,26 +1,8 @@
 import { FRAMES_CONTENT_TYPE } from "@lastword/frames";
-import { MAX_STREAM_WAIT_MS, NDJSON_CONTENT_TYPE } from "./record-stream";
+import type { OpenAPIObject } from "trpc-to-openapi";
+import { NDJSON_CONTENT_TYPE } from "./record-stream";
 
-/**
- * The streaming routes in the OpenAPI document. They are served beside trpc-to-openapi (which
- * only answers whole JSON documents), so their entries are written here by hand.
- */
 const problem = { "application/problem+json": { schema: { $ref: "#/components/schemas/Problem" } } };
-
-const topicParameter = {
-  in: "path",
-  name: "topic",
-  required: true,
-  schema: { type: "string", minLength: 1, maxLength: 249, pattern: "^[a-zA-Z0-9._-]+$" },
-  description: "Topic name, unique within the tenant",
-};
-
-const formatParameters = ["keyFormat", "valueFormat"].map((name) => ({
-  in: "query",
-  name,
-  schema: { type: "string", enum: ["auto", "string", "json", "base64"], default: "auto" },
-  description: "NDJSON only: how envelopes show the bytes (binary frames carry the bytes themselves)",
-}));
 
 const streamed = (what: string) => ({
   "200": {
@@ -37,45 +19,21 @@ const streamed = (what: string) => ({
   "429": { description: "Rate limit or quota reached (see Retry-After)", content: problem },
 });
 
-export const STREAM_OPENAPI_PATHS = {
-  "/topics/{topic}/records/stream": {
-    get: {
-      operationId: "records-stream",
-      summary: "Replay a topic: every retained record, partition after partition, then the offsets",
-      tags: ["records"],
-      security: [{ bearerAuth: [] }],
-      parameters: [
-        topicParameter,
-        {
-          in: "query",
-          name: "from",
-          schema: { type: "string", enum: ["earliest", "latest"], default: "earliest" },
-        },
-        {
-          in: "query",
-          name: "offsets",
-          schema: { type: "string", pattern: "^\\d+:\\d+(,\\d+:\\d+)*$" },
-          description: "Resume: partition:offset pairs (e.g. 0:120,1:98); other partitions start at `from`",
-        },
-        {
-          in: "query",
-          name: "waitMs",
-          schema: { type: "integer", minimum: 0, maximum: MAX_STREAM_WAIT_MS, default: 0 },
-          description: "Long poll: wait up to this long for a record past the start",
-        },
-        ...formatParameters,
-      ],
-      responses: streamed("The records from the start up to each partition's log end when the stream began"),
-    },
-  },
-  "/topics/{topic}/snapshot": {
-    get: {
-      operationId: "records-snapshot",
-      summary: "Snapshot a topic: the latest live record of each key, then the offsets it is consistent with",
-      tags: ["records"],
-      security: [{ bearerAuth: [] }],
-      parameters: [topicParameter, ...formatParameters],
-      responses: streamed("One record per live key"),
-    },
-  },
+const STREAMED: Record<string, string> = {
+  "/topics/{topic}/records/stream":
+    "The records from the start up to each partition's log end when the stream began",
+  "/topics/{topic}/snapshot": "One record per live key",
 };
+
+/**
+ * The streaming routes' entries are generated from their procedures' schemas (record-stream.ts);
+ * their answer is a stream, not the plan the procedure returns, so its responses are described here.
+ */
+export function documentStreams(document: OpenAPIObject): void {
+  for (const [path, what] of Object.entries(STREAMED)) {
+    const operation = (
+      document.paths?.[path] as { get?: { responses?: Record<string, unknown> } } | undefined
+    )?.get;
+    if (operation) operation.responses = streamed(what);
+  }
+}

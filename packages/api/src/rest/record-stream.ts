@@ -8,22 +8,20 @@ import { z } from "zod";
 import type { Identity } from "../auth/request-identity";
 import { AppError } from "../errors/app-error";
 import { toProblem } from "../errors/problem";
+import { topicNameSchema } from "../procedures/topics/topic.schema";
 import type { DataPlaneFetchedRecord } from "../records/data-plane";
 import { bytesToEnvelope, ENVELOPE_FORMATS, type EnvelopeFormat } from "../records/envelope";
 import { topicRouting } from "../services/topic.service";
 import { protectedProcedure } from "../trpc/access";
 import type { ApiDeps } from "../trpc/context";
-import { createCallerFactory, router } from "../trpc/trpc";
-import { decodePathSegment } from "./path-segment";
-import { errorResponse } from "./problem-response";
 
 /**
  * The two streaming REST routes. NDJSON by default (one record per line, then one line with the
  * offsets the records are consistent with: what curl users read); binary frames when the request
  * accepts `application/vnd.lastword.frames` (@lastword/frames: the workers' batches passed
- * on undecoded, what the typed client uses). trpc-to-openapi answers whole JSON documents only, so
- * these are served here; they still pass through the one access middleware (trpc/access.ts) by
- * resolving their plan through a procedure built with `protectedProcedure`, called in-process.
+ * on undecoded, what the typed client uses). Each is a procedure (its input schema is the route's
+ * parameters and OpenAPI entry) that plans the stream behind the one access middleware; the REST
+ * dispatch table (rest-routes.ts) calls it and answers with `streamResponse`.
  *
  *   GET /api/v1/topics/{topic}/records/stream?from=earliest|latest&offsets=0:120,1:98&waitMs=
  *   GET /api/v1/topics/{topic}/snapshot
@@ -32,29 +30,46 @@ export const NDJSON_CONTENT_TYPE = "application/x-ndjson";
 export const MAX_STREAM_WAIT_MS = 30_000;
 const WAIT_POLL_MS = 100;
 
-const ROUTES = [
-  { mode: "replay", pattern: /^\/api\/v1\/topics\/([^/]+)\/records\/stream$/ },
-  { mode: "snapshot", pattern: /^\/api\/v1\/topics\/([^/]+)\/snapshot$/ },
-] as const;
-
 const offsetsParam = z
   .string()
   .regex(/^\d+:\d+(,\d+:\d+)*$/, "offsets must look like 0:120,1:98 (partition:offset pairs)")
+  // Checked before the answer starts: past 2^53 - 1 a number is no longer exact, and the worker
+  // would refuse it only once the 200 and its headers were gone (an error line, not a 400).
+  .refine((text) => text.split(/[:,]/).every((n) => Number.isSafeInteger(Number(n))), {
+    message: `offsets: partitions and offsets are at most ${Number.MAX_SAFE_INTEGER}`,
+  })
   .transform(
     (text) => new Map(text.split(",").map((pair) => pair.split(":").map(Number) as [number, number])),
   );
 
-const streamInput = z.object({
-  topic: z.string().min(1),
-  mode: z.enum(["replay", "snapshot"]),
-  from: z.enum(["earliest", "latest"]).default("earliest"),
-  offsets: offsetsParam.optional(),
-  waitMs: z.coerce.number().int().min(0).max(MAX_STREAM_WAIT_MS).default(0),
-  keyFormat: z.enum(ENVELOPE_FORMATS).default("auto"),
-  valueFormat: z.enum(ENVELOPE_FORMATS).default("auto"),
+const formatParam = z.enum(ENVELOPE_FORMATS).default("auto").meta({
+  description: "NDJSON only: how envelopes show the bytes (binary frames carry the bytes themselves)",
 });
 
-type StreamInput = z.infer<typeof streamInput>;
+/** The replay's query (and path): where each partition starts, the long poll, how NDJSON shows bytes. */
+const replayQuery = z.object({
+  topic: topicNameSchema,
+  from: z.enum(["earliest", "latest"]).default("earliest"),
+  offsets: offsetsParam
+    .meta({
+      description: "Resume: partition:offset pairs (e.g. 0:120,1:98); other partitions start at `from`",
+    })
+    .optional(),
+  waitMs: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .max(MAX_STREAM_WAIT_MS)
+    .default(0)
+    .meta({ description: "Long poll: wait up to this long for a record past the start" }),
+  keyFormat: formatParam,
+  valueFormat: formatParam,
+});
+
+/** The snapshot's: the topic and the formats. */
+const snapshotQuery = replayQuery.pick({ topic: true, keyFormat: true, valueFormat: true });
+
+type StreamInput = z.infer<typeof replayQuery> & { mode: "replay" | "snapshot" };
 
 interface StreamPlan {
   input: StreamInput;
@@ -78,13 +93,47 @@ async function planStream(deps: ApiDeps, identity: Identity, input: StreamInput)
   return { input, partitions };
 }
 
-// Never mounted on HTTP: only called in-process, so the plan object can be returned as it is.
-const streamRouter = router({
-  plan: protectedProcedure("records:read")
-    .input(streamInput)
-    .query(({ ctx, input }) => planStream(ctx.deps, ctx.identity, input)),
+// What the procedures hand the REST route that streams (rest/rest-routes.ts), in-process: the
+// route answers the stream, never this object, so it is not described further.
+const streamPlanOutput = z.object({
+  input: z.any(),
+  partitions: z.array(z.object({ index: z.number().int(), id: z.string() })),
 });
-const createStreamCaller = createCallerFactory(streamRouter);
+
+/**
+ * The two streaming routes as procedures: their parameters and OpenAPI entries come from the
+ * schemas above, and they pass the one access middleware. They resolve the stream's plan; the
+ * REST dispatch (rest/rest-routes.ts) answers with the stream itself (`streamResponse`).
+ */
+export const replayStreamProcedure = protectedProcedure("records:read")
+  .meta({
+    openapi: {
+      method: "GET",
+      path: "/topics/{topic}/records/stream",
+      operationId: "records-stream",
+      tags: ["records"],
+      summary: "Replay a topic: every retained record, partition after partition, then the offsets",
+    },
+  })
+  .input(replayQuery)
+  .output(streamPlanOutput)
+  .query(({ ctx, input }) => planStream(ctx.deps, ctx.identity, { ...input, mode: "replay" }));
+
+export const snapshotStreamProcedure = protectedProcedure("records:read")
+  .meta({
+    openapi: {
+      method: "GET",
+      path: "/topics/{topic}/snapshot",
+      operationId: "records-snapshot",
+      tags: ["records"],
+      summary: "Snapshot a topic: the latest live record of each key, then the offsets it is consistent with",
+    },
+  })
+  .input(snapshotQuery)
+  .output(streamPlanOutput)
+  .query(({ ctx, input }) =>
+    planStream(ctx.deps, ctx.identity, { ...input, mode: "snapshot", from: "earliest", waitMs: 0 }),
+  );
 
 function recordLine(partition: number, r: DataPlaneFetchedRecord, input: StreamInput): string {
   return JSON.stringify({
@@ -241,30 +290,20 @@ function wantsFrames(req: Request): boolean {
   return req.headers.get("accept")?.includes(FRAMES_CONTENT_TYPE) ?? false;
 }
 
-/** The streaming routes' answer, or null when the request is for another route. */
-export async function handleRecordStream(req: Request, deps: ApiDeps): Promise<Response | null> {
-  const url = new URL(req.url);
-  const route = ROUTES.find((r) => r.pattern.test(url.pathname));
-  if (!route || req.method !== "GET") return null;
-  const query = Object.fromEntries(url.searchParams);
-  try {
-    const topic = decodePathSegment(route.pattern.exec(url.pathname)![1]!, "topic name");
-    const caller = createStreamCaller({ deps, headers: req.headers });
-    const plan = await caller.plan({ ...query, topic, mode: route.mode } as z.input<typeof streamInput>);
-    const replay = plan.input.mode === "replay";
-    const starts = replay ? await startOffsets(deps, plan) : plan.partitions.map(() => 0);
-    if (replay && plan.input.waitMs > 0) await waitForRecords(deps, plan, starts);
-    const binary = wantsFrames(req);
-    const body = binary ? binaryFrames(deps, plan, starts) : ndjsonLines(deps, plan, starts);
-    return new Response(pullStream(body), {
-      status: 200,
-      headers: {
-        "content-type": binary ? FRAMES_CONTENT_TYPE : NDJSON_CONTENT_TYPE,
-        "cache-control": "no-store",
-        vary: "accept",
-      },
-    });
-  } catch (error) {
-    return errorResponse(error);
-  }
+/** The streamed answer to a planned replay or snapshot (the plan a stream procedure returned). */
+export async function streamResponse(req: Request, deps: ApiDeps, resolved: unknown): Promise<Response> {
+  const plan = resolved as StreamPlan;
+  const replay = plan.input.mode === "replay";
+  const starts = replay ? await startOffsets(deps, plan) : plan.partitions.map(() => 0);
+  if (replay && plan.input.waitMs > 0) await waitForRecords(deps, plan, starts);
+  const binary = wantsFrames(req);
+  const body = binary ? binaryFrames(deps, plan, starts) : ndjsonLines(deps, plan, starts);
+  return new Response(pullStream(body), {
+    status: 200,
+    headers: {
+      "content-type": binary ? FRAMES_CONTENT_TYPE : NDJSON_CONTENT_TYPE,
+      "cache-control": "no-store",
+      vary: "accept",
+    },
+  });
 }

@@ -1,21 +1,14 @@
 import { FRAMES_CONTENT_TYPE } from "@lastword/frames";
 import type { AnyTRPCRouter } from "@trpc/server";
-import { TRPCError } from "@trpc/server";
-import { createOpenApiNodeHttpHandler, generateOpenApiDocument, type OpenAPIObject } from "trpc-to-openapi";
-import { AppError } from "../errors/app-error";
-import { type Problem, retryAfterSeconds, toProblem } from "../errors/problem";
-import { createFramesProduceCaller } from "../procedures/records/produce-frames";
+import { generateOpenApiDocument, type OpenAPIObject } from "trpc-to-openapi";
 import type { ApiDeps } from "../trpc/context";
 import type { ProcedureMeta } from "../trpc/trpc";
-import { decodePathSegment } from "./path-segment";
-import { errorResponse, problemResponse } from "./problem-response";
-import { handleRecordStream } from "./record-stream";
-import { STREAM_OPENAPI_PATHS } from "./record-stream-openapi";
+import { errorResponse } from "./problem-response";
+import { documentStreams } from "./record-stream-openapi";
+import { restRouter } from "./rest-router";
+import { restRoutes, serveRestRoute } from "./rest-routes";
 
 export const REST_BASE_PATH = "/api/v1";
-
-/** Largest REST request body accepted. */
-export const MAX_REST_BODY_BYTES = 8 * 1024 * 1024;
 
 type SchemaEntry = NonNullable<NonNullable<OpenAPIObject["components"]>["schemas"]>[string];
 
@@ -79,7 +72,7 @@ function reshapeResponses(document: OpenAPIObject, router: AnyTRPCRouter): void 
   }
 }
 
-/** The produce route's second body (served by handleFramesProduce, beside trpc-to-openapi). */
+/** The produce route's second body (served by the REST-only frames procedure, rest-routes.ts). */
 function documentFramesProduce(document: OpenAPIObject): void {
   type WithBody = { requestBody?: { content?: Record<string, unknown> } };
   const produce = (document.paths?.["/topics/{topic}/records"] as Record<string, WithBody> | undefined)?.post;
@@ -98,7 +91,9 @@ function documentFramesProduce(document: OpenAPIObject): void {
   };
 }
 
-export function openApiDocument(router: AnyTRPCRouter, publicUrl: string): OpenAPIObject {
+/** The document of every `/api/v1` route: `app`'s procedures and the REST-only ones (rest-router.ts). */
+export function openApiDocument(app: AnyTRPCRouter, publicUrl: string): OpenAPIObject {
+  const router = restRouter(app);
   const document = generateOpenApiDocument(router, {
     title: "Lastword API",
     version: "1.0.0",
@@ -109,157 +104,22 @@ export function openApiDocument(router: AnyTRPCRouter, publicUrl: string): OpenA
   });
   reshapeResponses(document, router);
   documentFramesProduce(document);
-  // The streaming routes are served beside trpc-to-openapi; their entries are written by hand.
-  document.paths = { ...document.paths, ...(STREAM_OPENAPI_PATHS as OpenAPIObject["paths"]) };
+  documentStreams(document);
   return document;
 }
 
-// The error formatter put the problem document in `data.problem`; lift it to the whole body.
-async function asProblem(response: Response): Promise<Response> {
-  const body = (await response.json().catch(() => null)) as { data?: { problem?: Problem } } | null;
-  const problem = body?.data?.problem ?? toProblem(new Error("unreadable error body"));
-  const headers = new Headers(response.headers);
-  headers.delete("content-length");
-  return problemResponse(problem, headers);
-}
-
-function successStatus(router: AnyTRPCRouter, path: string | undefined, data: unknown): number {
-  if (!path) return 200;
-  const procedure = (router._def.procedures as Record<string, { _def: { meta?: ProcedureMeta } }>)[path];
-  const status = procedure?._def.meta?.successStatus;
-  return typeof status === "function" ? status(data) : (status ?? 200);
-}
-
-type NodeHandler = (req: unknown, res: unknown) => Promise<void>;
-
-function tooLarge(): Response {
-  const problem = toProblem(
-    new AppError("PAYLOAD_TOO_LARGE", `Request bodies are limited to ${MAX_REST_BODY_BYTES} bytes.`),
-  );
-  return problemResponse(problem);
-}
-
-/** The body's bytes, or null past MAX_REST_BODY_BYTES (declared or sent). */
-async function readBytes(req: Request): Promise<Buffer | null> {
-  const declared = Number(req.headers.get("content-length") ?? 0);
-  if (declared > MAX_REST_BODY_BYTES) return null;
-  const bytes = Buffer.from(await req.arrayBuffer());
-  return bytes.length > MAX_REST_BODY_BYTES ? null : bytes;
-}
-
-async function readBody(
-  req: Request,
-): Promise<{ ok: true; data: unknown } | { ok: false; cause: unknown } | null> {
-  // Measured and decoded as bytes: one pass each, not text then its byte length.
-  const bytes = await readBytes(req);
-  if (bytes === null) return null;
-  if (!req.headers.get("content-type")?.includes("application/json")) return { ok: true, data: undefined };
-  const bom = bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf ? 3 : 0;
-  try {
-    return { ok: true, data: JSON.parse(bytes.toString("utf8", bom)) };
-  } catch (cause) {
-    return { ok: false, cause };
-  }
-}
-
-/**
- * Runs trpc-to-openapi's node handler on a fetch Request. Its own fetch adapter rebuilds (and
- * re-validates) the whole OpenAPI document on every request, ~50 ms; this builds the handler once.
- */
-function fetchAdapter(handler: NodeHandler) {
-  return async (req: Request): Promise<Response> => {
-    const body =
-      req.method === "GET" || req.method === "HEAD"
-        ? { ok: true as const, data: undefined }
-        : await readBody(req);
-    if (body === null) return tooLarge();
-    const url = req.url.replace(REST_BASE_PATH, "");
-    const proxy = new Proxy(req, {
-      get(target, prop) {
-        if (prop === "url") return url;
-        if (prop === "body") {
-          if (!body.ok)
-            throw new TRPCError({ code: "PARSE_ERROR", message: "Malformed JSON", cause: body.cause });
-          return body.data;
-        }
-        const value = Reflect.get(target, prop, target);
-        return typeof value === "function" ? value.bind(target) : value;
-      },
-    });
-    return new Promise<Response>((resolve) => {
-      const headers = new Headers();
-      const res = {
-        statusCode: 200,
-        setHeader(key: string, value: string | string[]) {
-          for (const v of Array.isArray(value) ? value : [value]) headers.append(key, v);
-        },
-        end(payload?: string) {
-          resolve(new Response(payload ?? null, { status: this.statusCode, headers }));
-        },
-      };
-      void handler(proxy, res);
-    });
-  };
-}
-
-const PRODUCE_PATH = new RegExp(`^${REST_BASE_PATH}/topics/([^/]+)/records$`);
-
-/**
- * `POST /topics/{topic}/records` with a binary body (`Content-Type: application/vnd.lastword.frames`,
- * @lastword/frames), or null for any other request. Served beside trpc-to-openapi (which
- * reads JSON only) through the in-process procedure that has the JSON route's access checks and
- * produce service; the answer is the JSON route's, status included.
- */
-async function handleFramesProduce(
-  req: Request,
-  deps: ApiDeps,
-  router: AnyTRPCRouter,
-): Promise<Response | null> {
-  if (req.method !== "POST" || !req.headers.get("content-type")?.includes(FRAMES_CONTENT_TYPE)) return null;
-  const match = PRODUCE_PATH.exec(new URL(req.url).pathname);
-  if (!match) return null;
-  const body = await readBytes(req);
-  if (body === null) return tooLarge();
-  try {
-    const caller = createFramesProduceCaller({ deps, headers: req.headers });
-    const data = await caller.produce({ topic: decodePathSegment(match[1]!, "topic name"), body });
-    return Response.json(data, { status: successStatus(router, "records.produce", data) });
-  } catch (error) {
-    return errorResponse(error);
-  }
-}
-
 /** `/api/v1/*`: the REST face of the same procedures, with problem+json errors. */
-export function createRestHandler(router: AnyTRPCRouter, deps: ApiDeps, publicUrl: string) {
+export function createRestHandler(app: AnyTRPCRouter, deps: ApiDeps, publicUrl: string) {
   let document: OpenAPIObject | null = null;
-  const handler = createOpenApiNodeHttpHandler({
-    router,
-    maxBodySize: MAX_REST_BODY_BYTES,
-    createContext: ({ req }: { req: { headers: Headers } }) => ({ deps, headers: req.headers }),
-    responseMeta: ({ paths, data, errors }: { paths?: string[]; data: unknown[]; errors: unknown[] }) => {
-      const error = errors[0];
-      if (error) {
-        const retryAfter = retryAfterSeconds(error);
-        return {
-          status: toProblem(error).status,
-          headers: retryAfter ? { "retry-after": String(retryAfter) } : {},
-        };
-      }
-      return { status: successStatus(router, paths?.[0], data[0]) };
-    },
-  } as unknown as Parameters<typeof createOpenApiNodeHttpHandler>[0]) as unknown as NodeHandler;
-  const handle = fetchAdapter(handler);
+  const routes = restRoutes(restRouter(app), deps, () => {
+    document ??= openApiDocument(app, publicUrl);
+    return document;
+  });
   return async (req: Request): Promise<Response> => {
-    const url = new URL(req.url);
-    if (url.pathname === `${REST_BASE_PATH}/openapi.json`) {
-      document ??= openApiDocument(router, publicUrl);
-      return Response.json(document);
+    try {
+      return await serveRestRoute(routes, REST_BASE_PATH, req);
+    } catch (error) {
+      return errorResponse(error);
     }
-    const streamed = await handleRecordStream(req, deps);
-    if (streamed) return streamed;
-    const produced = await handleFramesProduce(req, deps, router);
-    if (produced) return produced;
-    const response = await handle(req);
-    return response.status >= 400 ? asProblem(response) : response;
   };
 }

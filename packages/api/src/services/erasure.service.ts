@@ -27,6 +27,7 @@ import type { Identity } from "../auth/request-identity";
 import { AppError } from "../errors/app-error";
 import type { DataPlane } from "../records/data-plane";
 import { bytesToEnvelope, type Envelope, envelopeToBytes } from "../records/envelope";
+import { assertKeySize } from "../records/key-limit";
 import type { Clock } from "../trpc/context";
 import { erasurePreflight } from "./erasure-preflight";
 import { tombstonePartitions, topicsInScope } from "./erasure-scope";
@@ -60,6 +61,7 @@ function keyBytes(envelope: Envelope): Buffer {
   const bytes = envelopeToBytes(envelope);
   if (bytes === null || bytes.length === 0)
     throw new AppError("INVALID_INPUT", "A subject key must not be empty.");
+  assertKeySize(bytes, "A subject key");
   return bytes;
 }
 

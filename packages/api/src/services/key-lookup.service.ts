@@ -4,6 +4,7 @@ import type { Identity } from "../auth/request-identity";
 import { AppError } from "../errors/app-error";
 import type { DataPlane } from "../records/data-plane";
 import { bytesToEnvelope, type EnvelopeFormat } from "../records/envelope";
+import { assertKeySize } from "../records/key-limit";
 import { partitionForKey } from "../records/partitioner";
 import { topicRouting } from "./topic.service";
 
@@ -27,6 +28,7 @@ export interface KeyLookupInput {
 async function keyPartition(deps: KeyLookupDeps, identity: Identity, input: KeyLookupInput) {
   const routing = await topicRouting(deps, identity.tenantId, input.topic);
   const key = Buffer.from(input.key, input.keyType === "base64" ? "base64" : "utf8");
+  assertKeySize(key, "The key");
   const index = partitionForKey(key, routing.partitionCount);
   const partitionId = routing.partitionIds.get(index);
   if (partitionId === undefined)

@@ -9,6 +9,7 @@ import type { ReadRecordsInput } from "../procedures/records/read-records.schema
 import type { DataPlane, DataPlaneProduceRecord, DataPlaneProducer } from "../records/data-plane";
 import { bytesToEnvelope, envelopeToBytes } from "../records/envelope";
 import { restProducer } from "../records/idempotent-producer";
+import { assertKeySize } from "../records/key-limit";
 import { partitionForKey } from "../records/partitioner";
 import type { Clock } from "../trpc/context";
 import { takeDeferredRequestCount } from "./rate-limit.service";
@@ -45,6 +46,7 @@ function decodeRecords(input: ProduceRecordsInput): ProduceBatch {
       key: envelopeToBytes(r.key, `records[${i}].key`),
       value: envelopeToBytes(r.value, `records[${i}].value`),
     };
+    assertKeySize(record.key, `records[${i}].key`);
     if (r.headers && r.headers.length > 0) {
       record.headers = r.headers.map((h, j) => ({
         key: h.key,

@@ -2,6 +2,7 @@ import { type Identity, resolveIdentity, resolveSessionUser } from "../auth/requ
 import { hasScope, type Scope } from "../auth/scopes";
 import { AppError } from "../errors/app-error";
 import { toAppError, toTrpcError } from "../errors/problem";
+import { isSameOriginRequest } from "../http/request-origin";
 import {
   deferRequestCount,
   enforceRequestRate,
@@ -24,9 +25,24 @@ const translateErrors = middleware(async ({ next }) => {
 
 export const publicProcedure = baseProcedure.use(translateErrors);
 
-/** The caller's identity from an API key or a session, refusing a page of another tenant. */
-async function authenticate(ctx: RequestContext): Promise<Identity> {
+/**
+ * The caller's identity from an API key or a session, refusing a page of another tenant, and a
+ * session's change (any mutation: tRPC's, and REST's POST, PUT, PATCH and DELETE, which map to
+ * mutations) sent from a page of another site (cross-site request forgery). API keys travel in a
+ * header no other site can make a browser send, so their requests need no origin.
+ */
+async function authenticate(ctx: RequestContext, type: string): Promise<Identity> {
   const identity = await resolveIdentity(ctx.deps, ctx.headers);
+  if (
+    type === "mutation" &&
+    identity.actor.type === "user" &&
+    !isSameOriginRequest(ctx.headers, ctx.deps.publicUrl)
+  ) {
+    throw new AppError(
+      "FORBIDDEN",
+      "This change was sent from a page outside the console (its Origin is not the console's); nothing was changed. Programs authenticate with an API key instead of a session.",
+    );
+  }
   const expected = ctx.headers.get(EXPECTED_TENANT_HEADER);
   if (expected !== null && expected !== identity.tenantId) {
     throw new AppError(
@@ -43,8 +59,8 @@ async function authenticate(ctx: RequestContext): Promise<Identity> {
  * caller's identity ({ tenantId, actor, role, scopes }) is built here from an API key or a session,
  * and services scope every query by `identity.tenantId`.
  */
-export const authenticatedProcedure = publicProcedure.use(async ({ ctx, next }) => {
-  const identity = await authenticate(ctx);
+export const authenticatedProcedure = publicProcedure.use(async ({ ctx, type, next }) => {
+  const identity = await authenticate(ctx, type);
   await enforceRequestRate(ctx.deps, identity.tenantId);
   return next({ ctx: { ...ctx, identity } });
 });
@@ -57,9 +73,9 @@ export const authenticatedProcedure = publicProcedure.use(async ({ ctx, next }) 
  * did not count (it failed first, or answered a replayed Idempotency-Key) is counted afterwards,
  * and a request over the rate is RATE_LIMITED whatever the procedure answered.
  */
-const selfCountingProcedure = publicProcedure.use(async ({ ctx, next }) => {
+const selfCountingProcedure = publicProcedure.use(async ({ ctx, type, next }) => {
   // A copy: the deferred count is found by this object, which must be this request's alone.
-  const identity = { ...(await authenticate(ctx)) };
+  const identity = { ...(await authenticate(ctx, type)) };
   const deferred = deferRequestCount(identity);
   const result = await next({ ctx: { ...ctx, identity } });
   await settleDeferredRequestCount(ctx.deps, deferred, result.ok);

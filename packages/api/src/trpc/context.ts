@@ -16,7 +16,7 @@ export interface ApiDeps {
   redis: Redis;
   redisPrefix: string;
   clock: Clock;
-  /** The console's public base URL (invitation links). */
+  /** The console's public base URL: invitation links, and the origin its pages send (request-origin.ts). */
   publicUrl: string;
 }
 
