@@ -11,7 +11,7 @@ import { type ApiServer, createApiServer, partitionForKey } from "../src/index";
 import { REST_PRODUCER_ID_MAX, REST_PRODUCER_ID_MIN, restProducer } from "../src/records/idempotent-producer";
 import { type Harness, PUBLIC_URL, rest, startHarness } from "./api-harness";
 
-// Issue 18 item 4: a produce whose worker is SIGKILLed between the append and the answer. The
+// A produce whose worker is SIGKILLed between the append and the answer. The
 // worker processes run main.ts; the first one has the test-only fault point
 // LASTWORD_FAULT_POINT=after-append, so it dies right after its first append is durable. The
 // partition then moves to a second worker, which rebuilds the producer state from the shared data

@@ -1,7 +1,7 @@
 import { z } from "zod";
 
 /**
- * Wire shapes of the key-lookup and streaming routes (issue 7): latest value by key through the
+ * Wire shapes of the key-lookup and streaming routes: latest value by key through the
  * worker's key index, every retained version of a key, and streamed replay/snapshot of a partition.
  */
 export const keyPath = {

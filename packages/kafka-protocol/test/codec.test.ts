@@ -201,7 +201,7 @@ describe("versions and keys", () => {
     expect(error.header?.correlationId).toBe(3);
   });
 
-  it("the codec covers at least the ranges issue 15 needs", () => {
+  it("the codec covers at least the ranges the Kafka listener advertises and will advertise", () => {
     const needed: [ApiKey, number, number][] = [
       [ApiKey.ApiVersions, 0, 3],
       [ApiKey.SaslHandshake, 0, 1],

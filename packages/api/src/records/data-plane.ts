@@ -61,7 +61,7 @@ export interface DataPlane {
   requestClean(input: { partitionId: string }): Promise<void>;
   /** Kafka's deleteRecords on one partition: moves its log start offset forward. */
   deleteRecords(input: { partitionId: string; beforeOffset: number }): Promise<{ logStartOffset: number }>;
-  /** Latest live value of a key through the owner's key index (issue 7); `record` null when none. */
+  /** Latest live value of a key through the owner's key index; `record` null when none. */
   lookupKey(input: { partitionId: string; key: Buffer }): Promise<{
     record: { offset: number; timestamp: number; value: string; headers: readonly WireHeader[] } | null;
     logEndOffset: number;

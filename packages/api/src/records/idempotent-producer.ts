@@ -4,7 +4,7 @@ import { createHash } from "node:crypto";
 // producer of the log store (the RecordBatch v2 header's producerId, producerEpoch and
 // baseSequence), so the worker's append of a retried produce finds its first batch in the
 // partition's producer state — after a crash, a partition move and a cleaner pass — and answers
-// that batch's offsets instead of writing it again. The Kafka idempotent producer (issue 16)
+// that batch's offsets instead of writing it again. The Kafka idempotent producer
 // uses the same mechanism with ids InitProducerId hands out.
 //
 // Each REST produce is one batch per partition, so every key is a producer of one batch: epoch 0,
@@ -16,7 +16,7 @@ import { createHash } from "node:crypto";
 
 /**
  * REST producer ids are `2^52 + (52 bits of SHA-256(tenant, key))`: the range [2^52, 2^53 − 1].
- * Kafka producer ids that InitProducerId allocates (issue 16) must stay below 2^52, so the two
+ * Kafka producer ids that InitProducerId allocates must stay below 2^52, so the two
  * never meet; ids stay ≤ 2^53 − 1 because the log store reads the int64 field as a JS number.
  * Two keys of one tenant collide with probability about n² / 2^53 for n keys live (24 h) on one
  * partition: ~10⁻⁴ at a million keys a day on a single partition.
