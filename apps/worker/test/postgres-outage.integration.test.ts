@@ -152,6 +152,15 @@ describe("Postgres outage", () => {
     await eventually("b owns the partition", 3 * LEASE_TTL_MS, async () =>
       b.ownedPartitions().includes(partitionId) ? true : undefined,
     );
+    // Claimed in Postgres is not yet fenced on disk: b writes its epoch into the directory before its
+    // log opens, so a partition b serves reads from is one whose files refuse a.
+    await eventually("b serves the partition", 10_000, async () => {
+      const response = await fetch(`${b.address}/v1/partitions/${partitionId}/offsets`, {
+        headers: { "x-lastword-secret": SECRET },
+      });
+      await response.arrayBuffer();
+      return response.status === 200 ? true : undefined;
+    });
     // a still believes it owns the partition (it cannot hear from Postgres) but the storage refuses it.
     expect(a.ownedPartitions()).toEqual([partitionId]);
     const stale = await produceTo(a, partitionId, "a-stale");

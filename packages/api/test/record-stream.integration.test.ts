@@ -174,10 +174,11 @@ describe("binary frames and NDJSON", () => {
   });
 
   it("report a failure after the 200 in both: the worker dies mid-stream", async () => {
-    // Enough bytes in one partition that the worker is still scanning (held by backpressure).
+    // Enough bytes in one partition that the worker is still scanning (held by backpressure): more
+    // than the socket buffers of both hops and the web's read-ahead can hold (~45 MB against ~15).
     await binary.topics.create({ name: "big", partitions: 1, preset: "state-table" });
     const value = envelope.string("x".repeat(1000));
-    for (let round = 0; round < 14; round++) {
+    for (let round = 0; round < 50; round++) {
       // ~0.9 MB per call: one produce is one batch, under max.message.bytes (1 MiB).
       const records = Array.from({ length: 900 }, (_, i) => ({
         key: envelope.string(`big-${round}-${i}`),
