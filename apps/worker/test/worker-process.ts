@@ -39,15 +39,23 @@ export function spawnWorkerProcess(id: string, options: WorkerProcessOptions): P
       WORKER_LEASE_TTL_MS: String(options.leaseTtlMs),
       ...options.env,
     },
-    stdio: ["ignore", "pipe", "inherit"],
+    stdio: ["ignore", "pipe", "pipe"],
   });
   options.track.push(child);
+  // Passed on as it comes; the tail is kept for the sentence a worker that refused to start printed.
+  let stderr = "";
+  child.stderr!.on("data", (chunk: Buffer) => {
+    process.stderr.write(chunk);
+    stderr = (stderr + chunk.toString()).slice(-4096);
+  });
   return new Promise((resolve, reject) => {
     createInterface({ input: child.stdout! }).on("line", (line) => {
       if (!line.startsWith("{")) return;
       const entry = JSON.parse(line) as { msg?: string; kafka?: WorkerProcess["kafka"] };
       if (entry.msg === "worker ready") resolve({ id, child, kafka: entry.kafka! });
     });
-    child.once("exit", (code) => reject(new Error(`worker ${id} exited with ${code} before it was ready`)));
+    child.once("close", (code) =>
+      reject(new Error(`worker ${id} exited with ${code} before it was ready: ${stderr.trim()}`)),
+    );
   });
 }
