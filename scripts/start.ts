@@ -3,7 +3,7 @@ import { type ChildProcess, spawn, spawnSync } from "node:child_process";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { ensureDatabase, migrate } from "@lastword/db";
-import { childEnv, readStartEnv } from "./start/env";
+import { childEnv, readStartEnv, workerSettings } from "./start/env";
 import { checkPostgres, checkRedis } from "./start/preflight";
 import { BUILD_COMMAND, WEB_COMMAND, WORKER_COMMAND } from "./start/processes";
 import { localSecrets } from "./start/secrets";
@@ -114,10 +114,8 @@ async function main(): Promise<void> {
 
   process.on("SIGINT", shutdown);
   process.on("SIGTERM", shutdown);
-  run("worker", WORKER_COMMAND, {
-    ...shared,
-    LASTWORD_DATA_DIR: env.LASTWORD_DATA_DIR ?? join(stateDir, "data"),
-  });
+  const worker = workerSettings(env, stateDir);
+  run("worker", WORKER_COMMAND, { ...shared, ...worker.env });
   run("web", WEB_COMMAND, {
     ...shared,
     PORT: String(env.PORT),
@@ -136,13 +134,16 @@ async function main(): Promise<void> {
     redisPrefix: env.REDIS_PREFIX,
     authSecret: secrets.authSecret,
     internalSecret: secrets.internalSecret,
+    kafkaBootstrap: worker.kafkaBootstrap,
   });
   console.log(
     [
       "",
       `Lastword is running: ${demo.url}`,
+      `  Kafka bootstrap: ${demo.kafka.bootstrap} (SASL_PLAINTEXT; PLAIN or SCRAM-SHA-256/512)`,
       `  demo login: ${demo.email} / ${demo.password}`,
       `  demo API key (tenant ${demo.tenant}): ${demo.apiKey}`,
+      `  Kafka login: username ${demo.kafka.username}, password = the demo API key`,
       "  (also written to .lastword/demo.json)  Stop with Ctrl+C.",
       "",
     ].join("\n"),

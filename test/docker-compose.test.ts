@@ -14,6 +14,7 @@ interface Service {
   command?: string[] | string;
   environment?: Record<string, string>;
   init?: boolean;
+  ports?: string[];
 }
 const compose = parse(read("docker-compose.yml"), { merge: true }) as { services: Record<string, Service> };
 const commandOf = (service: Service) =>
@@ -74,5 +75,16 @@ describe("docker-compose.yml worker environment", () => {
     expect(env.WORKER_DATAPLANE_HOST).toBe("0.0.0.0");
     expect(env.WORKER_ADVERTISED_HOST).toBe("worker");
     expect(env.WORKER_DATAPLANE_PORT).toBe(7100);
+  });
+
+  it("publishes the worker's Kafka listener on 9092 and advertises the address clients on the host reach", async () => {
+    const { readWorkerEnv } = await import("../apps/worker/src/env");
+    const worker = compose.services.worker!;
+    const env = readWorkerEnv({ ...worker.environment, NODE_ENV: "production" });
+    expect([env.WORKER_KAFKA_HOST, env.WORKER_KAFKA_PORT]).toEqual(["0.0.0.0", 9092]);
+    expect(env.WORKER_KAFKA_ADVERTISED_HOST).toBe("localhost");
+    // Off loopback without TLS the listener refuses to start unless plaintext is asked for.
+    expect(env.WORKER_KAFKA_ALLOW_PLAINTEXT).toBe(true);
+    expect(worker.ports).toContain("9092:9092");
   });
 });

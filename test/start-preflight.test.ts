@@ -1,4 +1,5 @@
 import { spawn } from "node:child_process";
+import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 
@@ -42,5 +43,48 @@ describe("npm start preflight", () => {
     const lines = result.stderr.trim().split("\n");
     expect(lines).toHaveLength(1);
     expect(lines[0]).toMatch(/^Cannot reach Redis at redis:\/\/127\.0\.0\.1:9: start it/);
+  });
+});
+
+describe("npm start's Kafka listener", () => {
+  it("starts the worker listening on 127.0.0.1:9092 (overridable) and names that bootstrap address", async () => {
+    const { readStartEnv, workerSettings } = await import("../scripts/start/env");
+    const defaults = workerSettings(readStartEnv({}), "/state");
+    expect(defaults.env).toEqual({
+      LASTWORD_DATA_DIR: "/state/data",
+      WORKER_KAFKA_HOST: "127.0.0.1",
+      WORKER_KAFKA_PORT: "9092",
+    });
+    expect(defaults.kafkaBootstrap).toBe("127.0.0.1:9092");
+    const moved = workerSettings(
+      readStartEnv({ WORKER_KAFKA_PORT: "19092", WORKER_KAFKA_ADVERTISED_HOST: "broker.local" }),
+      "/state",
+    );
+    expect(moved.env.WORKER_KAFKA_PORT).toBe("19092");
+    expect(moved.kafkaBootstrap).toBe("broker.local:19092");
+    expect(() => readStartEnv({ WORKER_KAFKA_PORT: "0" })).toThrow(/WORKER_KAFKA_PORT/);
+
+    // The worker accepts exactly that: plaintext SASL on loopback needs no opt-in.
+    const { readWorkerEnv } = await import("../apps/worker/src/env");
+    const worker = readWorkerEnv(defaults.env);
+    expect([worker.WORKER_KAFKA_HOST, worker.WORKER_KAFKA_PORT]).toEqual(["127.0.0.1", 9092]);
+    expect(readFileSync(`${root}/scripts/start.ts`, "utf8")).toMatch(
+      /run\("worker", WORKER_COMMAND, \{ \.\.\.shared, \.\.\.worker\.env \}\)/,
+    );
+  });
+
+  it("writes .lastword/demo.json with the Kafka login: bootstrap, the key's id as user name, the key as password", async () => {
+    const { parseDemoFile } = await import("../scripts/start/demo");
+    const demo = {
+      url: "http://localhost:3000",
+      email: "demo@lastword.local",
+      password: "p",
+      apiKey: "lw_secret",
+      tenant: "demo",
+      kafka: { bootstrap: "127.0.0.1:9092", username: "key-id", password: "lw_secret" },
+    };
+    expect(parseDemoFile(JSON.stringify(demo))).toEqual(demo);
+    const { kafka: _, ...withoutKafka } = demo;
+    expect(() => parseDemoFile(JSON.stringify(withoutKafka))).toThrow(/kafka/);
   });
 });

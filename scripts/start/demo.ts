@@ -1,6 +1,7 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname } from "node:path";
 import { createApiServer, outboxMailSender } from "@lastword/api";
+import { hashApiKey } from "@lastword/api/key-auth";
 import { DataPlaneClient } from "@lastword/dataplane";
 import { createPrisma } from "@lastword/db";
 import { Redis } from "ioredis";
@@ -16,6 +17,8 @@ const demoFileSchema = z.object({
   password: z.string(),
   apiKey: z.string(),
   tenant: z.string(),
+  // The worker's Kafka listener: the demo key's id is the SASL user name, the key itself the password.
+  kafka: z.object({ bootstrap: z.string(), username: z.string(), password: z.string() }),
 });
 export type DemoFile = z.infer<typeof demoFileSchema>;
 
@@ -27,17 +30,43 @@ interface SeedOptions {
   redisPrefix: string;
   authSecret: string;
   internalSecret: string;
+  /** host:port of the worker's Kafka listener, as clients bootstrap with it. */
+  kafkaBootstrap: string;
 }
 
 /** The demo key from an earlier run, if it still authenticates (keys can be revoked). */
 async function reusableDemo(options: SeedOptions): Promise<DemoFile | null> {
   if (!existsSync(options.file)) return null;
-  const parsed = demoFileSchema.safeParse(JSON.parse(readFileSync(options.file, "utf8")));
+  // An earlier run's file may predate the `kafka` entry: it is derived again below.
+  const parsed = demoFileSchema
+    .omit({ kafka: true })
+    .safeParse(JSON.parse(readFileSync(options.file, "utf8")));
   if (!parsed.success) return null;
   const response = await fetch(`${options.url}/api/v1/topics`, {
     headers: { authorization: `Bearer ${parsed.data.apiKey}` },
   });
-  return response.ok ? { ...parsed.data, url: options.url } : null;
+  if (!response.ok) return null;
+  // The key's id is the Kafka user name; only the key's hash is stored, so it is found by that.
+  const prisma = createPrisma(options.databaseUrl, { maxConnections: 1 });
+  try {
+    const row = await prisma.apiKey.findFirst({
+      where: { key: hashApiKey(parsed.data.apiKey) },
+      select: { id: true },
+    });
+    if (!row) return null;
+    return { ...parsed.data, url: options.url, kafka: kafkaLogin(options, row.id, parsed.data.apiKey) };
+  } finally {
+    await prisma.$disconnect();
+  }
+}
+
+function kafkaLogin(options: SeedOptions, keyId: string, secret: string): DemoFile["kafka"] {
+  return { bootstrap: options.kafkaBootstrap, username: keyId, password: secret };
+}
+
+/** Reads `.lastword/demo.json` as `npm start` writes it (tests, scripts). */
+export function parseDemoFile(text: string): DemoFile {
+  return demoFileSchema.parse(JSON.parse(text));
 }
 
 /** Seeds the demo tenant (idempotent) and writes .lastword/demo.json for scripts. */
@@ -79,6 +108,8 @@ async function createDemo(options: SeedOptions): Promise<DemoFile> {
       password: DEMO_PASSWORD,
       apiKey: key.key,
       tenant: tenant.organizationSlug,
+      // createApiKey (issueApiKey) derived the key's SCRAM credentials: PLAIN and SCRAM both log in.
+      kafka: kafkaLogin(options, key.id, key.key),
     };
   } finally {
     await prisma.$disconnect();

@@ -8,12 +8,15 @@ const schema = z.object({
   PUBLIC_URL: z.string().url().optional(),
   LASTWORD_DATA_DIR: z.string().optional(),
   LASTWORD_SKIP_BUILD: z.enum(["0", "1"]).default("0"),
+  // The worker's Kafka listener: Kafka's own default port, so clients need no port in the docs' examples.
+  WORKER_KAFKA_PORT: z.coerce.number().int().min(1).max(65535).default(9092),
+  WORKER_KAFKA_ADVERTISED_HOST: z.string().min(1).optional(),
 });
 
 export type StartEnv = z.infer<typeof schema>;
 
-export function readStartEnv(): StartEnv {
-  const parsed = schema.safeParse(process.env);
+export function readStartEnv(source: Record<string, string | undefined> = process.env): StartEnv {
+  const parsed = schema.safeParse(source);
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;
     throw new Error(`${issue.path.join(".")} is invalid: ${issue.message}`);
@@ -24,4 +27,26 @@ export function readStartEnv(): StartEnv {
 /** What the children inherit: the parent's environment plus the resolved settings. */
 export function childEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
   return { ...process.env, NEXT_TELEMETRY_DISABLED: "1", ...extra };
+}
+
+/**
+ * What the one worker of `npm start` gets beyond the shared settings: its data dir and a Kafka
+ * listener on loopback (plaintext SASL is allowed there only), and the bootstrap address it prints.
+ */
+export function workerSettings(
+  env: StartEnv,
+  stateDir: string,
+): { env: Record<string, string>; kafkaBootstrap: string } {
+  const kafkaHost = env.WORKER_KAFKA_ADVERTISED_HOST ?? "127.0.0.1";
+  return {
+    env: {
+      LASTWORD_DATA_DIR: env.LASTWORD_DATA_DIR ?? `${stateDir}/data`,
+      WORKER_KAFKA_HOST: "127.0.0.1",
+      WORKER_KAFKA_PORT: String(env.WORKER_KAFKA_PORT),
+      ...(env.WORKER_KAFKA_ADVERTISED_HOST && {
+        WORKER_KAFKA_ADVERTISED_HOST: env.WORKER_KAFKA_ADVERTISED_HOST,
+      }),
+    },
+    kafkaBootstrap: `${kafkaHost}:${env.WORKER_KAFKA_PORT}`,
+  };
 }

@@ -43,4 +43,19 @@ describe("worker env", () => {
     expect(() => readWorkerEnv({ WORKER_DATAPLANE_PORT: "70000" })).toThrow(/WORKER_DATAPLANE_PORT/);
     expect(() => readWorkerEnv({ WORKER_ID: "../etc" })).toThrow(/WORKER_ID/);
   });
+
+  it("reads the Kafka listener's settings: plaintext off the loopback only when asked, TLS as a cert and key pair", () => {
+    const defaults = readWorkerEnv({});
+    expect([defaults.WORKER_KAFKA_HOST, defaults.WORKER_KAFKA_PORT]).toEqual(["127.0.0.1", 0]);
+    expect(defaults.WORKER_KAFKA_ALLOW_PLAINTEXT).toBe(false);
+    expect(readWorkerEnv({ WORKER_KAFKA_ALLOW_PLAINTEXT: "true" }).WORKER_KAFKA_ALLOW_PLAINTEXT).toBe(true);
+    expect(() => readWorkerEnv({ WORKER_KAFKA_ALLOW_PLAINTEXT: "yes" })).toThrow(
+      /WORKER_KAFKA_ALLOW_PLAINTEXT/,
+    );
+    expect(() => readWorkerEnv({ WORKER_KAFKA_TLS_CERT_FILE: "/c.pem" })).toThrow(
+      /WORKER_KAFKA_TLS_CERT_FILE is invalid: set both/,
+    );
+    const tls = readWorkerEnv({ WORKER_KAFKA_TLS_CERT_FILE: "/c.pem", WORKER_KAFKA_TLS_KEY_FILE: "/k.pem" });
+    expect([tls.WORKER_KAFKA_TLS_CERT_FILE, tls.WORKER_KAFKA_TLS_KEY_FILE]).toEqual(["/c.pem", "/k.pem"]);
+  });
 });

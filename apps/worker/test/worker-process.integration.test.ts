@@ -1,53 +1,29 @@
-import { type ChildProcess, spawn } from "node:child_process";
-import { createInterface } from "node:readline";
-import { fileURLToPath } from "node:url";
+import type { ChildProcess } from "node:child_process";
 import type { DataPlaneClient } from "@lastword/dataplane";
 import type { TestDatabase } from "@lastword/db/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestTopic, eventually } from "./test-topics";
 import { openWorkerHarness, type WorkerHarness } from "./worker-harness";
+import { spawnWorkerProcess } from "./worker-process";
 
 // The workers here are child processes running main.ts; the harness gives them the database and
 // data dir, and the test its client, but starts no worker itself.
 const SECRET = "process-test-secret";
 const LEASE_TTL_MS = 2_000;
-const repoRoot = fileURLToPath(new URL("../../../", import.meta.url));
 let harness: WorkerHarness;
 let db: TestDatabase;
 let dataDir: string;
 let client: DataPlaneClient;
 const children: ChildProcess[] = [];
 
-interface WorkerProcess {
-  id: string;
-  child: ChildProcess;
-}
-
-/** Starts `node --import tsx apps/worker/src/main.ts` and waits for its "worker ready" log line. */
-function spawnWorker(id: string): Promise<WorkerProcess> {
-  const child = spawn(process.execPath, ["--import", "tsx", "apps/worker/src/main.ts"], {
-    cwd: repoRoot,
-    env: {
-      ...process.env,
-      DATABASE_URL: db.url,
-      LASTWORD_DATA_DIR: dataDir,
-      LASTWORD_INTERNAL_SECRET: SECRET,
-      WORKER_ID: id,
-      WORKER_LEASE_TTL_MS: String(LEASE_TTL_MS),
-      LOG_LEVEL: "info",
-    },
-    stdio: ["ignore", "pipe", "inherit"],
+const spawnWorker = (id: string) =>
+  spawnWorkerProcess(id, {
+    databaseUrl: db.url,
+    dataDir,
+    secret: SECRET,
+    leaseTtlMs: LEASE_TTL_MS,
+    track: children,
   });
-  children.push(child);
-  return new Promise((resolve, reject) => {
-    const lines = createInterface({ input: child.stdout! });
-    lines.on("line", (line) => {
-      const entry = JSON.parse(line) as { msg?: string; address?: string };
-      if (entry.msg === "worker ready") resolve({ id, child });
-    });
-    child.once("exit", (code) => reject(new Error(`worker ${id} exited with ${code} before it was ready`)));
-  });
-}
 
 async function ownerCounts(topicId: string): Promise<Map<string | null, number>> {
   const rows = await db.prisma.partition.findMany({ where: { topicId } });

@@ -11,6 +11,8 @@ const WORKER_ENTRY = "apps/worker/src/main.ts";
 
 export interface WorkerProcess {
   id: string;
+  /** Its Kafka listener as its "worker ready" line advertises it (every worker process listens). */
+  kafka: { host: string; port: number; nodeId: number };
   /** SIGTERM: the worker's graceful stop (releases its leases); resolves once it has exited. */
   stop(): Promise<void>;
   /** SIGKILL: as if the process died; its leases are left to expire. */
@@ -58,7 +60,8 @@ export function startWorkerProcess(options: WorkerProcessOptions): Promise<Worke
   return new Promise((resolve, reject) => {
     createInterface({ input: child.stdout! }).on("line", (line) => {
       if (line.includes('"msg":"worker ready"')) {
-        resolve({ id, stop: () => end("SIGTERM"), kill: () => end("SIGKILL") });
+        const { kafka } = JSON.parse(line) as { kafka: WorkerProcess["kafka"] };
+        resolve({ id, kafka, stop: () => end("SIGTERM"), kill: () => end("SIGKILL") });
       }
     });
     child.once("exit", (code, signal) =>
