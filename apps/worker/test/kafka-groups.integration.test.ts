@@ -317,6 +317,7 @@ describe("kcat -G", () => {
         "session.timeout.ms=6000",
         "-X",
         "fetch.wait.max.ms=100",
+        "-u",
         "-G",
         "g-kcat",
         "kcat-t",
@@ -324,7 +325,7 @@ describe("kcat -G", () => {
         "%p:%s\\n",
         "-q",
       ],
-      { stdio: ["ignore", "pipe", "pipe"] },
+      { stdio: ["ignore", "pipe", "ignore"] },
     );
     children.push(child);
     const lines: string[] = [];
