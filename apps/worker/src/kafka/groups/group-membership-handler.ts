@@ -25,7 +25,7 @@ export async function handleJoinGroup(
       throttleTimeMs: 0,
       errorCode: group,
       generationId: -1,
-      protocolName: null,
+      protocolName: version >= 7 ? null : "",
       leader: "",
       memberId: request.memberId,
       members: [],
