@@ -12,3 +12,6 @@ CREATE TABLE "KafkaGroup" (
 -- CreateIndex
 CREATE INDEX "KafkaGroup_ownerWorkerId_idx" ON "KafkaGroup"("ownerWorkerId");
 
+-- AddForeignKey
+ALTER TABLE "KafkaGroup" ADD CONSTRAINT "KafkaGroup_organizationId_fkey" FOREIGN KEY ("organizationId") REFERENCES "Organization"("id") ON DELETE CASCADE ON UPDATE CASCADE;
+
