@@ -221,12 +221,14 @@ describe("coordinator failover", () => {
       .toBe(2);
     const killedAt = Date.now();
     await w1.kill();
-    await eventually("w2 coordinates the group", 4 * LEASE_TTL_MS, async () => {
+    await eventually("w2 coordinates the group", 2 * LEASE_TTL_MS, async () => {
       const row = await h.db.prisma.kafkaGroup.findUnique({
         where: { organizationId_groupId: { organizationId: ORG, groupId: "gmove" } },
       });
       return row?.ownerWorkerId === w2.id ? true : undefined;
     });
+    // Expiry (≤ 1 TTL after the last renewal) plus one renewal tick of w2 (TTL / 3), with slack.
+    expect(Date.now() - killedAt).toBeLessThan(2 * LEASE_TTL_MS);
     await eventually("w2 hosts both partitions", 20_000, async () =>
       w2.ownedPartitions().length === 2 ? true : undefined,
     );

@@ -10,6 +10,9 @@ export const DEFAULT_GROUP_TIMINGS: GroupTimings = {
   maxSessionTimeoutMs: 1_800_000,
 };
 
+/** Expired leases one renewal tick takes over, so a dead worker's groups spread over the survivors. */
+const EXPIRED_CLAIMS_PER_TICK = 50;
+
 interface Held {
   epoch: number;
   /** Local monotonic deadline: past it this worker stops serving the group even before renewal fails. */
@@ -79,6 +82,7 @@ export class GroupCoordinator {
     await this.#leases.releaseAll();
   }
 
+  /** One tick: renew what this worker holds, then take over leases dead holders left expired. */
   async renew(): Promise<void> {
     const startedAt = performance.now();
     const renewed = await this.#leases.renewAll();
@@ -93,6 +97,14 @@ export class GroupCoordinator {
           byGroup.delete(groupId);
         }
       }
+    }
+    const takenAt = performance.now();
+    for (const lease of await this.#leases.claimExpired(EXPIRED_CLAIMS_PER_TICK)) {
+      this.#logger.info(
+        { tenantId: lease.tenantId, groupId: lease.groupId },
+        "took over an expired group lease",
+      );
+      this.#adopt(lease.tenantId, lease.groupId, lease.epoch, takenAt);
     }
   }
 

@@ -67,6 +67,23 @@ export class GroupLeaseRepository {
     return rows.map((r) => ({ tenantId: r.organizationId, groupId: r.groupId, epoch: r.epoch }));
   }
 
+  /**
+   * Takes over up to `limit` leases a dead holder left to expire (a released lease has no owner
+   * and waits for a client to ask), so a dead worker's groups move within a lease TTL plus one
+   * renewal period even before any client asks.
+   */
+  async claimExpired(limit: number): Promise<HeldGroupLease[]> {
+    const rows = await this.#prisma.$queryRaw<{ organizationId: string; groupId: string; epoch: number }[]>`
+      UPDATE "KafkaGroup" k SET "ownerWorkerId" = ${this.#workerId}, "epoch" = k."epoch" + 1,
+             "leaseExpiresAt" = ${NOW} + ${ms(this.#ttlMs)}
+      FROM (SELECT "organizationId", "groupId" FROM "KafkaGroup"
+            WHERE "ownerWorkerId" IS NOT NULL AND "leaseExpiresAt" <= ${NOW}
+            ORDER BY "leaseExpiresAt" LIMIT ${limit} FOR UPDATE SKIP LOCKED) due
+      WHERE k."organizationId" = due."organizationId" AND k."groupId" = due."groupId"
+      RETURNING k."organizationId", k."groupId", k."epoch"`;
+    return rows.map((r) => ({ tenantId: r.organizationId, groupId: r.groupId, epoch: r.epoch }));
+  }
+
   /** On a graceful stop: the groups are free at once for the next worker a client asks. */
   async releaseAll(): Promise<void> {
     await this.#prisma.$executeRaw`
