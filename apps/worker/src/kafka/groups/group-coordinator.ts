@@ -17,6 +17,8 @@ interface Held {
   epoch: number;
   /** Local monotonic deadline: past it this worker stops serving the group even before renewal fails. */
   validUntil: number;
+  /** When the claim had committed: a renewal that started before this may not have seen it. */
+  adoptedAt: number;
   group: GroupState | null;
 }
 
@@ -89,6 +91,7 @@ export class GroupCoordinator {
     const still = new Set(renewed.map((r) => `${r.tenantId}\0${r.groupId}\0${r.epoch}`));
     for (const [tenantId, byGroup] of this.#held) {
       for (const [groupId, held] of byGroup) {
+        if (held.adoptedAt >= startedAt) continue;
         if (still.has(`${tenantId}\0${groupId}\0${held.epoch}`)) {
           held.validUntil = startedAt + this.#ttlMs;
         } else {
@@ -177,7 +180,12 @@ export class GroupCoordinator {
       return;
     }
     if (old) this.#killAll(old);
-    byGroup.set(groupId, { epoch, validUntil: startedAt + this.#ttlMs, group: null });
+    byGroup.set(groupId, {
+      epoch,
+      validUntil: startedAt + this.#ttlMs,
+      adoptedAt: performance.now(),
+      group: null,
+    });
   }
 
   #killAll(held: Held): void {

@@ -76,6 +76,8 @@ export class GroupState {
   /** Ids handed out with MEMBER_ID_REQUIRED, expiring after the session timeout if never used. */
   readonly #pending = new Map<string, NodeJS.Timeout>();
   #rebalanceTimer: NodeJS.Timeout | null = null;
+  /** While the first rebalance of an Empty group waits for more members, it does not complete early. */
+  #initialDelayUntil = 0;
 
   constructor(groupId: string, timings: GroupTimings) {
     this.groupId = groupId;
@@ -318,8 +320,6 @@ export class GroupState {
     this.#rebalanceTimer.unref();
     this.#initialDelayUntil = initial ? Date.now() + delay : 0;
   }
-
-  #initialDelayUntil = 0;
 
   #maybeCompleteJoin(): void {
     if (this.state !== "PreparingRebalance") return;
