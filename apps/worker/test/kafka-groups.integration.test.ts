@@ -54,10 +54,15 @@ interface Running {
   assignments: number[][];
   /** Partitions of records received while not assigned to this member (must stay empty). */
   outsideAssignment: number[];
+  /** Fetch rounds completed (the start offsets are resolved before the first). */
+  fetches: number;
 }
 
 async function run(c: Consumer, topic: string, fromBeginning: boolean): Promise<Running> {
-  const running: Running = { received: [], assignments: [], outsideAssignment: [] };
+  const running: Running = { received: [], assignments: [], outsideAssignment: [], fetches: 0 };
+  c.on(c.events.FETCH, () => {
+    running.fetches += 1;
+  });
   c.on(c.events.GROUP_JOIN, (e) => {
     const assigned = (e.payload.memberAssignment[topic] ?? []) as number[];
     running.assignments.push([...assigned].sort());
@@ -138,10 +143,11 @@ describe("kafkajs consumer groups", () => {
     await expect.poll(() => values(two), { timeout: 15_000 }).toEqual(["d"]);
 
     const three = await run(consumer(keyA, "g18-new"), "events", false);
-    await expect.poll(() => three.assignments.length, { timeout: 15_000 }).toBeGreaterThan(0);
+    // "Latest" is resolved before the first fetch: only then is a new record after it.
+    await expect.poll(() => three.fetches, { timeout: 15_000 }).toBeGreaterThan(0);
     await produce(keyA, "events", [{ partition: 0, value: "e" }]);
     await expect.poll(() => values(three), { timeout: 15_000 }).toEqual(["e"]);
-    expect(values(two)).toEqual(["d", "e"]);
+    await expect.poll(() => values(two), { timeout: 15_000 }).toEqual(["d", "e"]);
     await admin.disconnect();
   });
 
@@ -258,7 +264,7 @@ describe("kafkajs consumer groups", () => {
     await adminB.disconnect();
   });
 
-  it("a REST-committed offset (the same ConsumerGroupOffset row) is what kafkajs fetches and resumes from", async () => {
+  it("a REST-committed offset (the same ConsumerGroupOffset row) is what kafkajs fetches and resumes from; a REST reset is seen by the next OffsetFetch", async () => {
     await produce(
       keyA,
       "rest-t",
@@ -281,7 +287,8 @@ describe("kafkajs consumer groups", () => {
       { topic: "rest-t", partitions: [{ partition: 0, offset: "2", metadata: "from rest" }] },
     ]);
     await admin.disconnect();
-    const r = await run(consumer(keyA, "g-rest"), "rest-t", true);
+    const first = consumer(keyA, "g-rest");
+    const r = await run(first, "rest-t", true);
     await expect.poll(() => values(r), { timeout: 15_000 }).toEqual(["r2", "r3"]);
     await expect
       .poll(
@@ -294,6 +301,18 @@ describe("kafkajs consumer groups", () => {
         { timeout: 10_000 },
       )
       .toBe(4n);
+    await first.disconnect();
+
+    // A REST reset (commitOffsets upserts the same row) is what the next OffsetFetch returns.
+    const group = await h.db.prisma.consumerGroup.findUniqueOrThrow({
+      where: { organizationId_name: { organizationId: ORG_A, name: "g-rest" } },
+    });
+    await h.db.prisma.consumerGroupOffset.update({
+      where: { groupId_topicId_partitionIndex: { groupId: group.id, topicId: topic.id, partitionIndex: 0 } },
+      data: { offset: 1n, metadata: null, committedAt: new Date() },
+    });
+    const again = await run(consumer(keyA, "g-rest"), "rest-t", true);
+    await expect.poll(() => values(again), { timeout: 15_000 }).toEqual(["r1", "r2", "r3"]);
   });
 });
 
