@@ -31,6 +31,7 @@ async function main(): Promise<void> {
       tlsCertFile: env.WORKER_KAFKA_TLS_CERT_FILE,
       tlsKeyFile: env.WORKER_KAFKA_TLS_KEY_FILE,
       allowPlaintext: env.WORKER_KAFKA_ALLOW_PLAINTEXT,
+      groups: { initialRebalanceDelayMs: env.WORKER_KAFKA_GROUP_INITIAL_REBALANCE_DELAY_MS },
     },
     logger,
     ...(env.LASTWORD_FAULT_POINT && { faultPoint: env.LASTWORD_FAULT_POINT }),

@@ -15,6 +15,10 @@ import type { OpenLog } from "./hosting/hosted-log";
 import { withKeyIndex } from "./hosting/indexed-log";
 import { PartitionHost } from "./hosting/partition-host";
 import { AppendSignal } from "./kafka/append-signal";
+import { DEFAULT_GROUP_TIMINGS, GroupCoordinator } from "./kafka/groups/group-coordinator";
+import { GroupLeaseRepository } from "./kafka/groups/group-lease.repository";
+import { GroupOffsetsRepository } from "./kafka/groups/group-offsets.repository";
+import type { GroupTimings } from "./kafka/groups/group-state";
 import { KafkaCatalog } from "./kafka/kafka-catalog";
 import { type KafkaListener, type KafkaListenerConfig, startKafkaListener } from "./kafka/kafka-listener";
 import { KafkaPrincipals } from "./kafka/kafka-principals";
@@ -52,7 +56,7 @@ export interface WorkerConfig {
   /** Cleaner and retention scheduling through BullMQ; without it passes run only when requested. */
   scheduling?: SchedulingConfig;
   /** The Kafka listener; without it this worker is no broker (Metadata does not list it). */
-  kafka?: KafkaListenerConfig & { advertisedHost?: string };
+  kafka?: KafkaListenerConfig & { advertisedHost?: string; groups?: Partial<GroupTimings> };
   /** Test-only fault injection (LASTWORD_FAULT_POINT, dataplane-server.ts). */
   faultPoint?: FaultPoint;
 }
@@ -190,6 +194,7 @@ export async function startWorker(config: WorkerConfig): Promise<RunningWorker> 
   logger.info({ address, kafka: kafkaAddress, dataDir: config.dataDir, leaseTtlMs }, "worker ready");
   const shutdown = gracefulShutdown({
     kafka: kafka?.listener ?? null,
+    groups: kafka?.groups ?? null,
     loop,
     server,
     scheduler,
@@ -207,12 +212,24 @@ export async function startWorker(config: WorkerConfig): Promise<RunningWorker> 
     ownedPartitions: () => host.ids(),
     auditIdle: () => audit.idle(),
     stop: () => shutdown.run(logger).then(() => logger.info("worker stopped")),
-    kill: () => kill({ kafka: kafka?.listener ?? null, loop, server, scheduler, host, prisma, fence, audit }),
+    kill: () =>
+      kill({
+        kafka: kafka?.listener ?? null,
+        groups: kafka?.groups ?? null,
+        loop,
+        server,
+        scheduler,
+        host,
+        prisma,
+        fence,
+        audit,
+      }),
   };
 }
 
 interface Parts {
   kafka: KafkaListener | null;
+  groups: GroupCoordinator | null;
   loop: OwnershipLoop;
   server: Server;
   scheduler: CleanerScheduler | null;
@@ -227,6 +244,7 @@ interface Parts {
 function gracefulShutdown(parts: Parts): ShutdownSequence {
   const sequence = new ShutdownSequence();
   sequence.add("stop kafka listener", () => parts.kafka?.close());
+  sequence.add("release group coordinator leases", () => parts.groups?.stop());
   sequence.add("stop ownership loop", () => parts.loop.stop());
   sequence.add("stop data plane", () => closeServer(parts.server));
   sequence.add("stop job workers and queues", () => parts.scheduler?.stop());
@@ -245,6 +263,7 @@ const AUDIT_FLUSH_MS = 8_000;
 
 async function kill(parts: Omit<Parts, "leases" | "registry">): Promise<void> {
   parts.audit.halt();
+  parts.groups?.halt();
   await parts.kafka?.close();
   parts.server.closeAllConnections();
   parts.server.close();
@@ -276,14 +295,31 @@ async function startKafka(config: NonNullable<WorkerConfig["kafka"]>, parts: Kaf
   const now = () => parts.clock.now();
   let nodeId = -1;
   let advertised = { host: config.advertisedHost ?? config.host, port: config.port };
+  const catalog = new KafkaCatalog(parts.prisma, { leaseTtlMs: parts.leaseTtlMs, now });
+  const self = () => ({ nodeId, workerId: parts.id, host: advertised.host, port: advertised.port });
+  const groupLeases = new GroupLeaseRepository(parts.prisma, parts.id, parts.leaseTtlMs);
+  // A previous run under this id held leases whose membership died with it.
+  await groupLeases.releaseAll();
+  const groups = new GroupCoordinator({
+    leases: groupLeases,
+    catalog,
+    logger: parts.logger,
+    leaseTtlMs: parts.leaseTtlMs,
+    timings: { ...DEFAULT_GROUP_TIMINGS, ...config.groups },
+    self,
+  });
+  groups.start();
   const listener = await startKafkaListener(
     {
       host: parts.host,
       audit: parts.audit,
-      catalog: new KafkaCatalog(parts.prisma, { leaseTtlMs: parts.leaseTtlMs, now }),
+      catalog,
       appends,
       logger: parts.logger,
-      self: () => ({ nodeId, workerId: parts.id, host: advertised.host, port: advertised.port }),
+      groups,
+      groupLeases,
+      groupOffsets: new GroupOffsetsRepository(parts.prisma, now),
+      self,
     },
     new KafkaPrincipals(parts.prisma, now),
     config,
@@ -291,6 +327,7 @@ async function startKafka(config: NonNullable<WorkerConfig["kafka"]>, parts: Kaf
   advertised = { host: config.advertisedHost ?? listener.host, port: listener.port };
   return {
     listener,
+    groups,
     advertised,
     setNodeId(id: number) {
       nodeId = id;

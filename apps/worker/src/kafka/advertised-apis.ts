@@ -10,9 +10,19 @@ export const ADVERTISED_APIS: readonly { apiKey: number; minVersion: number; max
   { apiKey: ApiKey.Fetch, minVersion: 4, maxVersion: 12 },
   { apiKey: ApiKey.ListOffsets, minVersion: 1, maxVersion: 7 },
   { apiKey: ApiKey.Metadata, minVersion: 1, maxVersion: 12 },
+  { apiKey: ApiKey.OffsetCommit, minVersion: 2, maxVersion: 8 },
+  { apiKey: ApiKey.OffsetFetch, minVersion: 1, maxVersion: 8 },
+  { apiKey: ApiKey.FindCoordinator, minVersion: 0, maxVersion: 4 },
+  { apiKey: ApiKey.JoinGroup, minVersion: 2, maxVersion: 7 },
+  { apiKey: ApiKey.Heartbeat, minVersion: 0, maxVersion: 4 },
+  { apiKey: ApiKey.LeaveGroup, minVersion: 0, maxVersion: 4 },
+  { apiKey: ApiKey.SyncGroup, minVersion: 0, maxVersion: 5 },
+  { apiKey: ApiKey.DescribeGroups, minVersion: 0, maxVersion: 5 },
+  { apiKey: ApiKey.ListGroups, minVersion: 0, maxVersion: 4 },
   { apiKey: ApiKey.SaslHandshake, minVersion: 0, maxVersion: 1 },
   { apiKey: ApiKey.ApiVersions, minVersion: 0, maxVersion: 3 },
   { apiKey: ApiKey.SaslAuthenticate, minVersion: 0, maxVersion: 2 },
+  { apiKey: ApiKey.DeleteGroups, minVersion: 0, maxVersion: 2 },
 ];
 
 for (const api of ADVERTISED_APIS) {

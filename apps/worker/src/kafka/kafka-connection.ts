@@ -13,6 +13,16 @@ import {
 } from "@lastword/kafka-protocol";
 import { ADVERTISED_APIS, isAdvertised } from "./advertised-apis";
 import { handleFetch } from "./fetch-handler";
+import { handleFindCoordinator } from "./groups/find-coordinator-handler";
+import { handleDeleteGroups, handleDescribeGroups, handleListGroups } from "./groups/group-admin-handler";
+import {
+  handleHeartbeat,
+  handleJoinGroup,
+  handleLeaveGroup,
+  handleSyncGroup,
+} from "./groups/group-membership-handler";
+import { handleOffsetCommit } from "./groups/offset-commit-handler";
+import { handleOffsetFetch } from "./groups/offset-fetch-handler";
 import type { KafkaBrokerContext, KafkaSession } from "./kafka-context";
 import type { KafkaPrincipal, KafkaPrincipals } from "./kafka-principals";
 import { handleListOffsets } from "./list-offsets-handler";
@@ -166,7 +176,12 @@ export class KafkaConnection {
     const principal = this.principal;
     // Anything else before authentication: Kafka closes the connection.
     if (!principal) return this.close();
-    const session: KafkaSession = { principal, clientId: this.#clientId, closed: this.#closed.signal };
+    const session: KafkaSession = {
+      principal,
+      clientId: this.#clientId,
+      clientHost: this.#socket.remoteAddress ?? "",
+      closed: this.#closed.signal,
+    };
     const { ctx } = this.#deps;
     switch (request.apiKey) {
       case ApiKey.Metadata:
@@ -180,6 +195,26 @@ export class KafkaConnection {
         return reply(await handleFetch(ctx, session, request.body));
       case ApiKey.ListOffsets:
         return reply(await handleListOffsets(ctx, session, request.body));
+      case ApiKey.FindCoordinator:
+        return reply(await handleFindCoordinator(ctx, session, request.apiVersion, request.body));
+      case ApiKey.JoinGroup:
+        return reply(await handleJoinGroup(ctx, session, request.apiVersion, request.body));
+      case ApiKey.SyncGroup:
+        return reply(await handleSyncGroup(ctx, session, request.body));
+      case ApiKey.Heartbeat:
+        return reply(handleHeartbeat(ctx, session, request.body));
+      case ApiKey.LeaveGroup:
+        return reply(handleLeaveGroup(ctx, session, request.apiVersion, request.body));
+      case ApiKey.OffsetCommit:
+        return reply(await handleOffsetCommit(ctx, session, request.body));
+      case ApiKey.OffsetFetch:
+        return reply(await handleOffsetFetch(ctx, session, request.apiVersion, request.body));
+      case ApiKey.DescribeGroups:
+        return reply(await handleDescribeGroups(ctx, session, request.body));
+      case ApiKey.ListGroups:
+        return reply(await handleListGroups(ctx, session, request.body));
+      case ApiKey.DeleteGroups:
+        return reply(await handleDeleteGroups(ctx, session, request.body));
       default:
         this.close();
     }

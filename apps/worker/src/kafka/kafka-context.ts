@@ -2,6 +2,9 @@ import type { TombstoneAudit } from "../erasure/tombstone-audit";
 import type { PartitionHost } from "../hosting/partition-host";
 import type { Logger } from "../logger";
 import type { AppendSignal } from "./append-signal";
+import type { GroupCoordinator } from "./groups/group-coordinator";
+import type { GroupLeaseRepository } from "./groups/group-lease.repository";
+import type { GroupOffsetsRepository } from "./groups/group-offsets.repository";
 import type { KafkaBroker, KafkaCatalog } from "./kafka-catalog";
 import type { KafkaPrincipal } from "./kafka-principals";
 
@@ -12,6 +15,10 @@ export interface KafkaBrokerContext {
   catalog: KafkaCatalog;
   appends: AppendSignal;
   logger: Logger;
+  /** The groups this worker coordinates, their leases, and the shared committed-offset rows. */
+  groups: GroupCoordinator;
+  groupLeases: GroupLeaseRepository;
+  groupOffsets: GroupOffsetsRepository;
   /** This worker as a broker (its node id is known once it registered). */
   self(): KafkaBroker;
 }
@@ -20,6 +27,8 @@ export interface KafkaBrokerContext {
 export interface KafkaSession {
   principal: KafkaPrincipal;
   clientId: string | null;
+  /** The client's address as seen here (DescribeGroups shows it per member). */
+  clientHost: string;
   /** Aborted when the connection closes (long polls stop waiting). */
   closed: AbortSignal;
 }

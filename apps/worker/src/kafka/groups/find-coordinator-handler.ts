@@ -1,0 +1,63 @@
+import { hasScope } from "@lastword/api/key-auth";
+import { ErrorCode, type RequestBody, type ResponseInput } from "@lastword/kafka-protocol";
+import type { KafkaBrokerContext, KafkaSession } from "../kafka-context";
+
+type FindCoordinatorRequest = RequestBody<10>;
+type FindCoordinatorResponse = ResponseInput<10>;
+
+const GROUP_KEY = 0;
+
+interface Answer {
+  key: string;
+  nodeId: number;
+  host: string;
+  port: number;
+  errorCode: number;
+  errorMessage: string | null;
+}
+
+async function findOne(
+  ctx: KafkaBrokerContext,
+  session: KafkaSession,
+  keyType: number,
+  key: string,
+): Promise<Answer> {
+  const none = { key, nodeId: -1, host: "", port: -1 };
+  if (keyType !== GROUP_KEY) {
+    return {
+      ...none,
+      errorCode: ErrorCode.COORDINATOR_NOT_AVAILABLE,
+      errorMessage: "Only group coordinators exist here: transactions are not supported.",
+    };
+  }
+  if (!hasScope(session.principal.scopes, "groups:read")) {
+    return {
+      ...none,
+      errorCode: ErrorCode.GROUP_AUTHORIZATION_FAILED,
+      errorMessage: "The API key lacks groups:read.",
+    };
+  }
+  if (key === "")
+    return { ...none, errorCode: ErrorCode.INVALID_GROUP_ID, errorMessage: "The group id is empty." };
+  const found = await ctx.groups.find(session.principal.tenantId, key);
+  if (!found.broker) return { ...none, errorCode: found.errorCode, errorMessage: found.message };
+  const { nodeId, host, port } = found.broker;
+  return { key, nodeId, host, port, errorCode: 0, errorMessage: null };
+}
+
+/** FindCoordinator v0–v4 (v4 batches keys): the worker holding the group's coordinator lease. */
+export async function handleFindCoordinator(
+  ctx: KafkaBrokerContext,
+  session: KafkaSession,
+  version: number,
+  request: FindCoordinatorRequest,
+): Promise<FindCoordinatorResponse> {
+  if (version >= 4) {
+    const coordinators = await Promise.all(
+      request.coordinatorKeys.map((key) => findOne(ctx, session, request.keyType, key)),
+    );
+    return { throttleTimeMs: 0, coordinators };
+  }
+  const one = await findOne(ctx, session, request.keyType, request.key);
+  return { throttleTimeMs: 0, ...one };
+}

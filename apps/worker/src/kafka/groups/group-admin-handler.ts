@@ -1,0 +1,117 @@
+import { hasScope } from "@lastword/api/key-auth";
+import { ErrorCode, type RequestBody, type ResponseInput } from "@lastword/kafka-protocol";
+import type { KafkaBrokerContext, KafkaSession } from "../kafka-context";
+
+// DescribeGroups, ListGroups and DeleteGroups, all within the session's tenant.
+
+export async function handleDescribeGroups(
+  ctx: KafkaBrokerContext,
+  session: KafkaSession,
+  request: RequestBody<15>,
+): Promise<ResponseInput<15>> {
+  const { tenantId, scopes } = session.principal;
+  const groups = await Promise.all(
+    request.groups.map(async (groupId) => {
+      const base = {
+        groupId,
+        groupState: "Dead",
+        protocolType: "",
+        protocolData: "",
+        members: [],
+        authorizedOperations: -2147483648,
+      };
+      if (!hasScope(scopes, "groups:read"))
+        return { ...base, errorCode: ErrorCode.GROUP_AUTHORIZATION_FAILED };
+      if (!ctx.groups.coordinates(tenantId, groupId))
+        return { ...base, errorCode: ErrorCode.NOT_COORDINATOR };
+      const group = ctx.groups.existing(tenantId, groupId);
+      if (!group || group.state === "Empty") {
+        // A group known only by its committed offsets (REST, or every member gone) is Empty.
+        const stored = group !== null || (await ctx.groupOffsets.exists(tenantId, groupId));
+        return {
+          ...base,
+          errorCode: 0,
+          groupState: stored ? "Empty" : "Dead",
+          protocolType: group?.protocolType ?? "",
+        };
+      }
+      const stable = group.state === "Stable";
+      return {
+        ...base,
+        errorCode: 0,
+        groupState: group.state,
+        protocolType: group.protocolType ?? "",
+        protocolData: stable ? (group.protocolName ?? "") : "",
+        members: group.members().map((m) => ({
+          memberId: m.memberId,
+          groupInstanceId: m.groupInstanceId,
+          clientId: m.clientId,
+          clientHost: m.clientHost,
+          memberMetadata: stable ? group.metadataOf(m) : Buffer.alloc(0),
+          memberAssignment: stable ? m.assignment : Buffer.alloc(0),
+        })),
+      };
+    }),
+  );
+  return { throttleTimeMs: 0, groups };
+}
+
+/**
+ * Each broker lists the groups it coordinates (clients ask every broker and merge the answers);
+ * groups no live lease covers (offsets committed over REST only) are listed by the broker with the
+ * lowest node id, so every group appears exactly once.
+ */
+export async function handleListGroups(
+  ctx: KafkaBrokerContext,
+  session: KafkaSession,
+  request: RequestBody<16>,
+): Promise<ResponseInput<16>> {
+  const { tenantId, scopes } = session.principal;
+  if (!hasScope(scopes, "groups:read"))
+    return { throttleTimeMs: 0, errorCode: ErrorCode.GROUP_AUTHORIZATION_FAILED, groups: [] };
+  const [stored, brokers] = await Promise.all([ctx.groupOffsets.names(tenantId), ctx.catalog.brokers()]);
+  const storedSet = new Set(stored);
+  const listed = new Map<string, { groupId: string; protocolType: string; groupState: string }>();
+  for (const groupId of ctx.groups.heldGroupIds(tenantId)) {
+    const group = ctx.groups.existing(tenantId, groupId);
+    if (!storedSet.has(groupId) && (!group || group.memberCount === 0)) continue;
+    listed.set(groupId, {
+      groupId,
+      protocolType: group?.protocolType ?? "",
+      groupState: group?.state ?? "Empty",
+    });
+  }
+  const self = ctx.self();
+  if (brokers.length > 0 && brokers[0]!.nodeId === self.nodeId) {
+    for (const groupId of await ctx.groupLeases.unleasedGroupNames(tenantId)) {
+      if (!listed.has(groupId)) listed.set(groupId, { groupId, protocolType: "", groupState: "Empty" });
+    }
+  }
+  const states = new Set(request.statesFilter.map((s) => s.toLowerCase()));
+  const groups = [...listed.values()].filter(
+    (g) => states.size === 0 || states.has(g.groupState.toLowerCase()),
+  );
+  return { throttleTimeMs: 0, errorCode: 0, groups };
+}
+
+export async function handleDeleteGroups(
+  ctx: KafkaBrokerContext,
+  session: KafkaSession,
+  request: RequestBody<42>,
+): Promise<ResponseInput<42>> {
+  const { tenantId, scopes } = session.principal;
+  const results = await Promise.all(
+    request.groupsNames.map(async (groupId) => {
+      if (!hasScope(scopes, "groups:write"))
+        return { groupId, errorCode: ErrorCode.GROUP_AUTHORIZATION_FAILED };
+      if (!ctx.groups.coordinates(tenantId, groupId))
+        return { groupId, errorCode: ErrorCode.NOT_COORDINATOR };
+      const group = ctx.groups.existing(tenantId, groupId);
+      if (group && group.memberCount > 0) return { groupId, errorCode: ErrorCode.NON_EMPTY_GROUP };
+      const deleted = await ctx.groupOffsets.delete(tenantId, groupId);
+      ctx.groups.forget(tenantId, groupId);
+      return { groupId, errorCode: deleted || group ? 0 : ErrorCode.GROUP_ID_NOT_FOUND };
+    }),
+  );
+  return { throttleTimeMs: 0, results };
+}

@@ -1,0 +1,195 @@
+import { ErrorCode } from "@lastword/kafka-protocol";
+import type { Logger } from "../../logger";
+import type { KafkaBroker, KafkaCatalog } from "../kafka-catalog";
+import type { GroupLeaseRepository } from "./group-lease.repository";
+import { GroupState, type GroupTimings } from "./group-state";
+
+export const DEFAULT_GROUP_TIMINGS: GroupTimings = {
+  initialRebalanceDelayMs: 0,
+  minSessionTimeoutMs: 1_000,
+  maxSessionTimeoutMs: 1_800_000,
+};
+
+/** Expired leases one renewal tick takes over, so a dead worker's groups spread over the survivors. */
+const EXPIRED_CLAIMS_PER_TICK = 50;
+
+interface Held {
+  epoch: number;
+  /** Local monotonic deadline: past it this worker stops serving the group even before renewal fails. */
+  validUntil: number;
+  /** When the claim had committed: a renewal that started before this may not have seen it. */
+  adoptedAt: number;
+  group: GroupState | null;
+}
+
+export type FindResult =
+  | { errorCode: 0; broker: KafkaBroker; message?: undefined }
+  | { errorCode: number; message: string; broker?: undefined };
+
+/**
+ * This worker's share of the fleet's group coordination: which (tenant, group) leases it holds
+ * (claimed through FindCoordinator, renewed every third of the lease TTL, released on a graceful
+ * stop) and the in-memory membership of those groups. A group whose lease is lost is killed:
+ * waiting members are answered NOT_COORDINATOR, look the coordinator up again and rejoin there.
+ */
+export class GroupCoordinator {
+  readonly #leases: GroupLeaseRepository;
+  readonly #catalog: KafkaCatalog;
+  readonly #logger: Logger;
+  readonly #ttlMs: number;
+  readonly timings: GroupTimings;
+  readonly #self: () => KafkaBroker;
+  /** Keyed by tenant id then group id: group ids are tenant-scoped. */
+  readonly #held = new Map<string, Map<string, Held>>();
+  #timer: NodeJS.Timeout | null = null;
+
+  constructor(deps: {
+    leases: GroupLeaseRepository;
+    catalog: KafkaCatalog;
+    logger: Logger;
+    leaseTtlMs: number;
+    timings: GroupTimings;
+    self: () => KafkaBroker;
+  }) {
+    this.#leases = deps.leases;
+    this.#catalog = deps.catalog;
+    this.#logger = deps.logger;
+    this.#ttlMs = deps.leaseTtlMs;
+    this.timings = deps.timings;
+    this.#self = deps.self;
+  }
+
+  start(): void {
+    this.#timer = setInterval(
+      () => {
+        this.renew().catch((error: unknown) =>
+          this.#logger.warn({ err: error }, "group lease renewal failed"),
+        );
+      },
+      Math.max(100, Math.floor(this.#ttlMs / 3)),
+    );
+    this.#timer.unref();
+  }
+
+  /** Stops renewing and forgets every group (kill and graceful stop). */
+  halt(): void {
+    if (this.#timer) clearInterval(this.#timer);
+    this.#timer = null;
+    for (const byGroup of this.#held.values()) for (const h of byGroup.values()) this.#killAll(h);
+    this.#held.clear();
+  }
+
+  async stop(): Promise<void> {
+    this.halt();
+    await this.#leases.releaseAll();
+  }
+
+  /** One tick: renew what this worker holds, then take over leases dead holders left expired. */
+  async renew(): Promise<void> {
+    const startedAt = performance.now();
+    const renewed = await this.#leases.renewAll();
+    const still = new Set(renewed.map((r) => `${r.tenantId}\0${r.groupId}\0${r.epoch}`));
+    for (const [tenantId, byGroup] of this.#held) {
+      for (const [groupId, held] of byGroup) {
+        if (held.adoptedAt >= startedAt) continue;
+        if (still.has(`${tenantId}\0${groupId}\0${held.epoch}`)) {
+          held.validUntil = startedAt + this.#ttlMs;
+        } else {
+          this.#logger.info({ tenantId, groupId }, "group coordinator lease lost");
+          this.#killAll(held);
+          byGroup.delete(groupId);
+        }
+      }
+    }
+    const takenAt = performance.now();
+    for (const lease of await this.#leases.claimExpired(EXPIRED_CLAIMS_PER_TICK)) {
+      this.#logger.info(
+        { tenantId: lease.tenantId, groupId: lease.groupId },
+        "took over an expired group lease",
+      );
+      this.#adopt(lease.tenantId, lease.groupId, lease.epoch, takenAt);
+    }
+  }
+
+  /** FindCoordinator for one group id: claims it when free, else answers the live holder. */
+  async find(tenantId: string, groupId: string): Promise<FindResult> {
+    const self = this.#self();
+    if (this.#heldLive(tenantId, groupId)) return { errorCode: 0, broker: self };
+    const startedAt = performance.now();
+    const holder = await this.#leases.claimOrFind(tenantId, groupId);
+    if (holder.ownerWorkerId === self.workerId && holder.live) {
+      this.#adopt(tenantId, groupId, holder.epoch, startedAt);
+      return { errorCode: 0, broker: self };
+    }
+    const broker = (await this.#catalog.brokers()).find((b) => b.workerId === holder.ownerWorkerId);
+    if (!broker || !holder.live) {
+      return {
+        errorCode: ErrorCode.COORDINATOR_NOT_AVAILABLE,
+        message: "The group's coordinator is moving to another broker; retry shortly.",
+      };
+    }
+    return { errorCode: 0, broker };
+  }
+
+  /** The group's state when this worker coordinates it, else null (answer NOT_COORDINATOR). */
+  group(tenantId: string, groupId: string): GroupState | null {
+    const held = this.#heldLive(tenantId, groupId);
+    if (!held) return null;
+    if (!held.group || held.group.state === "Dead") held.group = new GroupState(groupId, this.timings);
+    return held.group;
+  }
+
+  /** Whether this worker coordinates the group (for offset and admin requests). */
+  coordinates(tenantId: string, groupId: string): boolean {
+    return this.#heldLive(tenantId, groupId) !== null;
+  }
+
+  /** The group's in-memory state if it has any (DescribeGroups, ListGroups), without creating one. */
+  existing(tenantId: string, groupId: string): GroupState | null {
+    const group = this.#heldLive(tenantId, groupId)?.group;
+    return group && group.state !== "Dead" ? group : null;
+  }
+
+  /** Forgets a deleted group's membership (DeleteGroups). */
+  forget(tenantId: string, groupId: string): void {
+    const held = this.#heldLive(tenantId, groupId);
+    if (!held) return;
+    held.group?.kill(ErrorCode.COORDINATOR_NOT_AVAILABLE);
+    held.group = null;
+  }
+
+  /** Group ids of the tenant this worker coordinates. */
+  heldGroupIds(tenantId: string): string[] {
+    const byGroup = this.#held.get(tenantId);
+    if (!byGroup) return [];
+    const now = performance.now();
+    return [...byGroup].filter(([, h]) => h.validUntil > now).map(([id]) => id);
+  }
+
+  #heldLive(tenantId: string, groupId: string): Held | null {
+    const held = this.#held.get(tenantId)?.get(groupId);
+    return held && held.validUntil > performance.now() ? held : null;
+  }
+
+  #adopt(tenantId: string, groupId: string, epoch: number, startedAt: number): void {
+    const byGroup = this.#held.get(tenantId) ?? new Map<string, Held>();
+    this.#held.set(tenantId, byGroup);
+    const old = byGroup.get(groupId);
+    if (old && old.epoch === epoch) {
+      old.validUntil = startedAt + this.#ttlMs;
+      return;
+    }
+    if (old) this.#killAll(old);
+    byGroup.set(groupId, {
+      epoch,
+      validUntil: startedAt + this.#ttlMs,
+      adoptedAt: performance.now(),
+      group: null,
+    });
+  }
+
+  #killAll(held: Held): void {
+    held.group?.kill(ErrorCode.NOT_COORDINATOR);
+    held.group = null;
+  }
+}

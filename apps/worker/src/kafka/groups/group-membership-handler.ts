@@ -1,0 +1,101 @@
+import { hasScope } from "@lastword/api/key-auth";
+import { ErrorCode, type RequestBody, type ResponseInput } from "@lastword/kafka-protocol";
+import type { KafkaBrokerContext, KafkaSession } from "../kafka-context";
+import type { GroupState } from "./group-state";
+
+// JoinGroup, SyncGroup, Heartbeat and LeaveGroup: the coordinator check, then the group's state
+// machine (group-state.ts) does the rest.
+
+/** The group when this worker coordinates it and the key may take part, else the error code. */
+function coordinated(ctx: KafkaBrokerContext, session: KafkaSession, groupId: string): GroupState | number {
+  if (!hasScope(session.principal.scopes, "groups:write")) return ErrorCode.GROUP_AUTHORIZATION_FAILED;
+  if (groupId === "") return ErrorCode.INVALID_GROUP_ID;
+  return ctx.groups.group(session.principal.tenantId, groupId) ?? ErrorCode.NOT_COORDINATOR;
+}
+
+export async function handleJoinGroup(
+  ctx: KafkaBrokerContext,
+  session: KafkaSession,
+  version: number,
+  request: RequestBody<11>,
+): Promise<ResponseInput<11>> {
+  const group = coordinated(ctx, session, request.groupId);
+  if (typeof group === "number") {
+    return {
+      throttleTimeMs: 0,
+      errorCode: group,
+      generationId: -1,
+      protocolName: version >= 7 ? null : "",
+      leader: "",
+      memberId: request.memberId,
+      members: [],
+    };
+  }
+  const result = await group.join({
+    memberId: request.memberId,
+    groupInstanceId: request.groupInstanceId ?? null,
+    clientId: session.clientId ?? "",
+    clientHost: session.clientHost,
+    sessionTimeoutMs: request.sessionTimeoutMs,
+    rebalanceTimeoutMs: request.rebalanceTimeoutMs,
+    protocolType: request.protocolType,
+    protocols: request.protocols.map((p) => ({ name: p.name, metadata: Buffer.from(p.metadata) })),
+    requireKnownMemberId: version >= 4,
+  });
+  // Before v7 the protocol name is not nullable: an error answers it empty.
+  return { throttleTimeMs: 0, ...result, protocolName: result.protocolName ?? (version >= 7 ? null : "") };
+}
+
+export async function handleSyncGroup(
+  ctx: KafkaBrokerContext,
+  session: KafkaSession,
+  request: RequestBody<14>,
+): Promise<ResponseInput<14>> {
+  const group = coordinated(ctx, session, request.groupId);
+  if (typeof group === "number") return { throttleTimeMs: 0, errorCode: group, assignment: Buffer.alloc(0) };
+  if (
+    (request.protocolType != null && request.protocolType !== group.protocolType) ||
+    (request.protocolName != null &&
+      group.protocolName !== null &&
+      request.protocolName !== group.protocolName)
+  ) {
+    return {
+      throttleTimeMs: 0,
+      errorCode: ErrorCode.INCONSISTENT_GROUP_PROTOCOL,
+      assignment: Buffer.alloc(0),
+    };
+  }
+  const assignments = request.assignments.map((a) => ({
+    memberId: a.memberId,
+    assignment: Buffer.from(a.assignment),
+  }));
+  const result = await group.sync(request.memberId, request.generationId, assignments);
+  return { throttleTimeMs: 0, ...result };
+}
+
+export function handleHeartbeat(
+  ctx: KafkaBrokerContext,
+  session: KafkaSession,
+  request: RequestBody<12>,
+): ResponseInput<12> {
+  const group = coordinated(ctx, session, request.groupId);
+  if (typeof group === "number") return { throttleTimeMs: 0, errorCode: group };
+  return { throttleTimeMs: 0, errorCode: group.heartbeat(request.memberId, request.generationId) };
+}
+
+export function handleLeaveGroup(
+  ctx: KafkaBrokerContext,
+  session: KafkaSession,
+  version: number,
+  request: RequestBody<13>,
+): ResponseInput<13> {
+  const group = coordinated(ctx, session, request.groupId);
+  if (typeof group === "number") return { throttleTimeMs: 0, errorCode: group, members: [] };
+  if (version < 3) return { throttleTimeMs: 0, errorCode: group.leave(request.memberId) };
+  const members = request.members.map((m) => ({
+    memberId: m.memberId,
+    groupInstanceId: m.groupInstanceId ?? null,
+    errorCode: group.leave(m.memberId),
+  }));
+  return { throttleTimeMs: 0, errorCode: 0, members };
+}

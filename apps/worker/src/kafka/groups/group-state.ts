@@ -1,0 +1,411 @@
+import { randomUUID } from "node:crypto";
+import { ErrorCode } from "@lastword/kafka-protocol";
+
+/**
+ * One consumer group's classic-protocol membership, in the coordinator's memory (Kafka's
+ * GroupMetadata + the join/sync/heartbeat half of GroupCoordinator, as kfake models it):
+ * Empty → PreparingRebalance → CompletingRebalance → Stable, and Dead once deleted or moved away.
+ * A rebalance waits for every known member to rejoin (or the rebalance timeout), then answers all
+ * JoinGroups at once (the leader gets everyone's metadata); SyncGroup waits for the leader's
+ * assignments. Members that stop heartbeating expire after their session timeout.
+ */
+export type GroupStateName = "Empty" | "PreparingRebalance" | "CompletingRebalance" | "Stable" | "Dead";
+
+export interface GroupTimings {
+  /** group.initial.rebalance.delay.ms: how long the first rebalance of an Empty group waits for more joins. */
+  initialRebalanceDelayMs: number;
+  minSessionTimeoutMs: number;
+  maxSessionTimeoutMs: number;
+}
+
+export interface JoinInput {
+  memberId: string;
+  groupInstanceId: string | null;
+  clientId: string;
+  clientHost: string;
+  sessionTimeoutMs: number;
+  rebalanceTimeoutMs: number;
+  protocolType: string;
+  protocols: { name: string; metadata: Buffer }[];
+  /** JoinGroup v4+: a member without an id is given one and asked to rejoin with it. */
+  requireKnownMemberId: boolean;
+}
+
+export interface JoinResult {
+  errorCode: number;
+  generationId: number;
+  protocolType: string | null;
+  protocolName: string | null;
+  leader: string;
+  memberId: string;
+  members: { memberId: string; groupInstanceId: string | null; metadata: Buffer }[];
+}
+
+export interface SyncResult {
+  errorCode: number;
+  protocolType: string | null;
+  protocolName: string | null;
+  assignment: Buffer;
+}
+
+interface Member {
+  memberId: string;
+  groupInstanceId: string | null;
+  clientId: string;
+  clientHost: string;
+  sessionTimeoutMs: number;
+  rebalanceTimeoutMs: number;
+  protocols: { name: string; metadata: Buffer }[];
+  assignment: Buffer;
+  awaitingJoin: ((result: JoinResult) => void) | null;
+  awaitingSync: ((result: SyncResult) => void) | null;
+  sessionTimer: NodeJS.Timeout | null;
+}
+
+const EMPTY: Buffer = Buffer.alloc(0);
+
+export class GroupState {
+  readonly groupId: string;
+  readonly #timings: GroupTimings;
+  state: GroupStateName = "Empty";
+  generationId = 0;
+  protocolType: string | null = null;
+  protocolName: string | null = null;
+  leaderId: string | null = null;
+  readonly #members = new Map<string, Member>();
+  /** Ids handed out with MEMBER_ID_REQUIRED, expiring after the session timeout if never used. */
+  readonly #pending = new Map<string, NodeJS.Timeout>();
+  #rebalanceTimer: NodeJS.Timeout | null = null;
+  /** While the first rebalance of an Empty group waits for more members, it does not complete early. */
+  #initialDelayUntil = 0;
+
+  constructor(groupId: string, timings: GroupTimings) {
+    this.groupId = groupId;
+    this.#timings = timings;
+  }
+
+  get memberCount(): number {
+    return this.#members.size;
+  }
+
+  hasMember(memberId: string): boolean {
+    return this.#members.has(memberId);
+  }
+
+  members(): readonly Readonly<Member>[] {
+    return [...this.#members.values()];
+  }
+
+  /** The chosen protocol's metadata of a member (DescribeGroups). */
+  metadataOf(member: Readonly<Member>): Buffer {
+    return member.protocols.find((p) => p.name === this.protocolName)?.metadata ?? EMPTY;
+  }
+
+  join(input: JoinInput): Promise<JoinResult> {
+    const refuse = (errorCode: number, memberId = input.memberId) =>
+      Promise.resolve(this.#joinAnswer(errorCode, memberId, []));
+    if (this.state === "Dead") return refuse(ErrorCode.COORDINATOR_NOT_AVAILABLE);
+    const { minSessionTimeoutMs, maxSessionTimeoutMs } = this.#timings;
+    if (input.sessionTimeoutMs < minSessionTimeoutMs || input.sessionTimeoutMs > maxSessionTimeoutMs) {
+      return refuse(ErrorCode.INVALID_SESSION_TIMEOUT);
+    }
+    if (input.protocolType === "" || input.protocols.length === 0 || !this.#supports(input)) {
+      return refuse(ErrorCode.INCONSISTENT_GROUP_PROTOCOL);
+    }
+    if (input.memberId === "") {
+      const memberId = `${input.clientId || "member"}-${randomUUID()}`;
+      if (input.requireKnownMemberId) {
+        const timer = setTimeout(() => this.#expirePending(memberId), input.sessionTimeoutMs);
+        timer.unref();
+        this.#pending.set(memberId, timer);
+        return refuse(ErrorCode.MEMBER_ID_REQUIRED, memberId);
+      }
+      return this.#addMember(memberId, input);
+    }
+    const pending = this.#pending.get(input.memberId);
+    if (pending) {
+      clearTimeout(pending);
+      this.#pending.delete(input.memberId);
+      return this.#addMember(input.memberId, input);
+    }
+    const member = this.#members.get(input.memberId);
+    if (!member) return refuse(ErrorCode.UNKNOWN_MEMBER_ID);
+    return this.#rejoin(member, input);
+  }
+
+  sync(memberId: string, generationId: number, assignments: { memberId: string; assignment: Buffer }[]) {
+    const answer = (errorCode: number, assignment: Buffer = EMPTY): Promise<SyncResult> =>
+      Promise.resolve({
+        errorCode,
+        protocolType: this.protocolType,
+        protocolName: this.protocolName,
+        assignment,
+      });
+    const member = this.#members.get(memberId);
+    if (!member) return answer(ErrorCode.UNKNOWN_MEMBER_ID);
+    if (generationId !== this.generationId) return answer(ErrorCode.ILLEGAL_GENERATION);
+    if (this.state === "PreparingRebalance") return answer(ErrorCode.REBALANCE_IN_PROGRESS);
+    if (this.state === "Stable") return answer(0, member.assignment);
+    if (this.state !== "CompletingRebalance") return answer(ErrorCode.UNKNOWN_MEMBER_ID);
+    this.#touch(member);
+    const result = new Promise<SyncResult>((resolve) => {
+      member.awaitingSync = resolve;
+    });
+    if (memberId === this.leaderId) {
+      const given = new Map(assignments.map((a) => [a.memberId, a.assignment]));
+      for (const m of this.#members.values()) m.assignment = given.get(m.memberId) ?? EMPTY;
+      this.state = "Stable";
+      for (const m of this.#members.values()) {
+        const resolve = m.awaitingSync;
+        m.awaitingSync = null;
+        resolve?.({
+          errorCode: 0,
+          protocolType: this.protocolType,
+          protocolName: this.protocolName,
+          assignment: m.assignment,
+        });
+      }
+    }
+    return result;
+  }
+
+  heartbeat(memberId: string, generationId: number): number {
+    const member = this.#members.get(memberId);
+    if (!member) return ErrorCode.UNKNOWN_MEMBER_ID;
+    if (generationId !== this.generationId) return ErrorCode.ILLEGAL_GENERATION;
+    this.#touch(member);
+    // The member learns of the rebalance here and rejoins.
+    if (this.state === "PreparingRebalance") return ErrorCode.REBALANCE_IN_PROGRESS;
+    return 0;
+  }
+
+  /** LeaveGroup for one member id: 0, or UNKNOWN_MEMBER_ID. */
+  leave(memberId: string): number {
+    const pending = this.#pending.get(memberId);
+    if (pending) {
+      clearTimeout(pending);
+      this.#pending.delete(memberId);
+      this.#maybeCompleteJoin();
+      return 0;
+    }
+    const member = this.#members.get(memberId);
+    if (!member) return ErrorCode.UNKNOWN_MEMBER_ID;
+    this.#remove(member, ErrorCode.UNKNOWN_MEMBER_ID);
+    return 0;
+  }
+
+  /**
+   * A member's commit check (OffsetCommit): 0 when it may commit. An admin commit (empty member id,
+   * generation -1) is allowed only while the group has no members, as Kafka's.
+   */
+  commitCheck(memberId: string, generationId: number): number {
+    if (generationId < 0 && memberId === "" && this.state === "Empty") return 0;
+    if (this.state === "CompletingRebalance") return ErrorCode.REBALANCE_IN_PROGRESS;
+    if (!this.#members.has(memberId)) return ErrorCode.UNKNOWN_MEMBER_ID;
+    if (generationId !== this.generationId) return ErrorCode.ILLEGAL_GENERATION;
+    this.#touch(this.#members.get(memberId)!);
+    return 0;
+  }
+
+  /** The group is deleted or its coordinator moved: every waiting member is told to look again. */
+  kill(errorCode: number = ErrorCode.NOT_COORDINATOR): void {
+    this.state = "Dead";
+    if (this.#rebalanceTimer) clearTimeout(this.#rebalanceTimer);
+    for (const timer of this.#pending.values()) clearTimeout(timer);
+    this.#pending.clear();
+    for (const m of this.#members.values()) {
+      if (m.sessionTimer) clearTimeout(m.sessionTimer);
+      m.awaitingJoin?.(this.#joinAnswer(errorCode, m.memberId, []));
+      m.awaitingSync?.({ errorCode, protocolType: null, protocolName: null, assignment: EMPTY });
+    }
+    this.#members.clear();
+  }
+
+  #supports(input: JoinInput): boolean {
+    if (this.#members.size === 0) return true;
+    if (input.protocolType !== this.protocolType) return false;
+    return input.protocols.some((p) => this.#candidates().has(p.name));
+  }
+
+  /** Protocols every current member supports. */
+  #candidates(): Set<string> {
+    let common = null as Set<string> | null;
+    for (const m of this.#members.values()) {
+      const names = new Set(m.protocols.map((p) => p.name));
+      common = common === null ? names : new Set([...common].filter((n) => names.has(n)));
+    }
+    return common ?? new Set();
+  }
+
+  #addMember(memberId: string, input: JoinInput): Promise<JoinResult> {
+    if (this.#members.size === 0) this.protocolType = input.protocolType;
+    const member: Member = {
+      memberId,
+      groupInstanceId: input.groupInstanceId,
+      clientId: input.clientId,
+      clientHost: input.clientHost,
+      sessionTimeoutMs: input.sessionTimeoutMs,
+      rebalanceTimeoutMs: input.rebalanceTimeoutMs > 0 ? input.rebalanceTimeoutMs : input.sessionTimeoutMs,
+      protocols: input.protocols,
+      assignment: EMPTY,
+      awaitingJoin: null,
+      awaitingSync: null,
+      sessionTimer: null,
+    };
+    this.#members.set(memberId, member);
+    const result = this.#awaitJoin(member);
+    this.#prepareRebalance();
+    this.#maybeCompleteJoin();
+    return result;
+  }
+
+  #rejoin(member: Member, input: JoinInput): Promise<JoinResult> {
+    const same =
+      member.protocols.length === input.protocols.length &&
+      member.protocols.every(
+        (p, i) => p.name === input.protocols[i]!.name && p.metadata.equals(input.protocols[i]!.metadata),
+      );
+    member.protocols = input.protocols;
+    member.sessionTimeoutMs = input.sessionTimeoutMs;
+    if (input.rebalanceTimeoutMs > 0) member.rebalanceTimeoutMs = input.rebalanceTimeoutMs;
+    // A follower rejoining with nothing changed gets the current generation back (Kafka does this).
+    if (
+      same &&
+      member.memberId !== this.leaderId &&
+      (this.state === "Stable" || this.state === "CompletingRebalance")
+    ) {
+      this.#touch(member);
+      return Promise.resolve(this.#joinAnswer(0, member.memberId, []));
+    }
+    const result = this.#awaitJoin(member);
+    if (this.state !== "PreparingRebalance") this.#prepareRebalance();
+    this.#maybeCompleteJoin();
+    return result;
+  }
+
+  #awaitJoin(member: Member): Promise<JoinResult> {
+    if (member.sessionTimer) clearTimeout(member.sessionTimer);
+    member.sessionTimer = null;
+    // A second JoinGroup from the same member replaces the first, which is answered as superseded.
+    member.awaitingJoin?.(this.#joinAnswer(ErrorCode.REBALANCE_IN_PROGRESS, member.memberId, []));
+    return new Promise<JoinResult>((resolve) => {
+      member.awaitingJoin = resolve;
+    });
+  }
+
+  #prepareRebalance(): void {
+    if (this.state === "PreparingRebalance") return;
+    if (this.state === "CompletingRebalance") {
+      // The assignments being synced are void: members must join the next generation.
+      for (const m of this.#members.values()) {
+        m.assignment = EMPTY;
+        const resolve = m.awaitingSync;
+        m.awaitingSync = null;
+        resolve?.({
+          errorCode: ErrorCode.REBALANCE_IN_PROGRESS,
+          protocolType: this.protocolType,
+          protocolName: this.protocolName,
+          assignment: EMPTY,
+        });
+      }
+    }
+    const initial = this.state === "Empty";
+    this.state = "PreparingRebalance";
+    const rebalanceTimeoutMs = Math.max(0, ...[...this.#members.values()].map((m) => m.rebalanceTimeoutMs));
+    const delay = initial
+      ? Math.min(this.#timings.initialRebalanceDelayMs, rebalanceTimeoutMs)
+      : rebalanceTimeoutMs;
+    if (this.#rebalanceTimer) clearTimeout(this.#rebalanceTimer);
+    this.#rebalanceTimer = setTimeout(() => this.#completeJoin(), delay);
+    this.#rebalanceTimer.unref();
+    this.#initialDelayUntil = initial ? Date.now() + delay : 0;
+  }
+
+  #maybeCompleteJoin(): void {
+    if (this.state !== "PreparingRebalance") return;
+    if (Date.now() < this.#initialDelayUntil) return;
+    const all = [...this.#members.values()].every((m) => m.awaitingJoin !== null);
+    if (all && this.#pending.size === 0) this.#completeJoin();
+  }
+
+  #completeJoin(): void {
+    if (this.state !== "PreparingRebalance") return;
+    if (this.#rebalanceTimer) clearTimeout(this.#rebalanceTimer);
+    this.#rebalanceTimer = null;
+    this.#initialDelayUntil = 0;
+    // Members that did not rejoin within the rebalance timeout are out.
+    for (const m of [...this.#members.values()]) {
+      if (!m.awaitingJoin) this.#drop(m);
+    }
+    this.generationId += 1;
+    if (this.#members.size === 0) {
+      this.state = "Empty";
+      this.protocolName = null;
+      this.leaderId = null;
+      return;
+    }
+    if (!this.leaderId || !this.#members.has(this.leaderId))
+      this.leaderId = this.#members.keys().next().value!;
+    const leader = this.#members.get(this.leaderId)!;
+    const candidates = this.#candidates();
+    this.protocolName = leader.protocols.find((p) => candidates.has(p.name))!.name;
+    this.state = "CompletingRebalance";
+    const everyone = [...this.#members.values()].map((m) => ({
+      memberId: m.memberId,
+      groupInstanceId: m.groupInstanceId,
+      metadata: this.metadataOf(m),
+    }));
+    for (const m of this.#members.values()) {
+      const resolve = m.awaitingJoin!;
+      m.awaitingJoin = null;
+      this.#touch(m);
+      resolve(this.#joinAnswer(0, m.memberId, m.memberId === this.leaderId ? everyone : []));
+    }
+  }
+
+  #joinAnswer(errorCode: number, memberId: string, members: JoinResult["members"]): JoinResult {
+    const ok = errorCode === 0;
+    return {
+      errorCode,
+      generationId: ok ? this.generationId : -1,
+      protocolType: ok ? this.protocolType : null,
+      protocolName: ok ? this.protocolName : null,
+      leader: ok ? (this.leaderId ?? "") : "",
+      memberId,
+      members,
+    };
+  }
+
+  /** Restarts a member's session timer (any request from it counts as alive). */
+  #touch(member: Member): void {
+    if (member.sessionTimer) clearTimeout(member.sessionTimer);
+    member.sessionTimer = setTimeout(() => this.#expire(member), member.sessionTimeoutMs);
+    member.sessionTimer.unref();
+  }
+
+  #expire(member: Member): void {
+    if (this.#members.get(member.memberId) !== member) return;
+    // A member parked in a JoinGroup is alive (its request is open).
+    if (member.awaitingJoin) return;
+    this.#remove(member, ErrorCode.UNKNOWN_MEMBER_ID);
+  }
+
+  #expirePending(memberId: string): void {
+    if (!this.#pending.delete(memberId)) return;
+    this.#maybeCompleteJoin();
+  }
+
+  #drop(member: Member): void {
+    if (member.sessionTimer) clearTimeout(member.sessionTimer);
+    this.#members.delete(member.memberId);
+  }
+
+  #remove(member: Member, errorCode: number): void {
+    this.#drop(member);
+    member.awaitingJoin?.(this.#joinAnswer(errorCode, member.memberId, []));
+    member.awaitingSync?.({ errorCode, protocolType: null, protocolName: null, assignment: EMPTY });
+    if (member.memberId === this.leaderId) this.leaderId = null;
+    if (this.state === "Stable" || this.state === "CompletingRebalance") this.#prepareRebalance();
+    this.#maybeCompleteJoin();
+  }
+}

@@ -1,0 +1,71 @@
+import { hasScope } from "@lastword/api/key-auth";
+import { ErrorCode, type RequestBody, type ResponseInput } from "@lastword/kafka-protocol";
+import type { KafkaBrokerContext, KafkaSession } from "../kafka-context";
+import type { OffsetToStore } from "./group-offsets.repository";
+
+/** Kafka's offset.metadata.max.bytes. */
+export const MAX_OFFSET_METADATA_CHARS = 4096;
+
+/**
+ * OffsetCommit v2–v8 into the shared ConsumerGroupOffset rows. A member's commit must carry the
+ * group's current generation; an empty member id with generation -1 is an admin (or
+ * simple-consumer) commit, allowed while the group has no members, as Kafka's.
+ */
+export async function handleOffsetCommit(
+  ctx: KafkaBrokerContext,
+  session: KafkaSession,
+  request: RequestBody<8>,
+): Promise<ResponseInput<8>> {
+  const { tenantId } = session.principal;
+  const everyone = (errorCode: number): ResponseInput<8> => ({
+    throttleTimeMs: 0,
+    topics: request.topics.map((t) => ({
+      name: t.name,
+      partitions: t.partitions.map((p) => ({ partitionIndex: p.partitionIndex, errorCode })),
+    })),
+  });
+  if (!hasScope(session.principal.scopes, "groups:write"))
+    return everyone(ErrorCode.GROUP_AUTHORIZATION_FAILED);
+  if (!ctx.groups.coordinates(tenantId, request.groupId)) return everyone(ErrorCode.NOT_COORDINATOR);
+  const generation = request.generationIdOrMemberEpoch;
+  const group = ctx.groups.existing(tenantId, request.groupId);
+  const check = group
+    ? group.commitCheck(request.memberId, generation)
+    : generation < 0
+      ? 0
+      : ErrorCode.ILLEGAL_GENERATION;
+  if (check !== 0) return everyone(check);
+
+  const toStore: OffsetToStore[] = [];
+  const topics = await Promise.all(
+    request.topics.map(async (t) => {
+      const topic = await ctx.catalog.topic(tenantId, t.name);
+      return {
+        name: t.name,
+        partitions: t.partitions.map((p) => {
+          const partition = topic?.partitions.find((x) => x.index === p.partitionIndex);
+          if (!topic || !partition)
+            return { partitionIndex: p.partitionIndex, errorCode: ErrorCode.UNKNOWN_TOPIC_OR_PARTITION };
+          const metadata = p.committedMetadata ?? null;
+          if (metadata !== null && metadata.length > MAX_OFFSET_METADATA_CHARS) {
+            return { partitionIndex: p.partitionIndex, errorCode: ErrorCode.OFFSET_METADATA_TOO_LARGE };
+          }
+          toStore.push({
+            topicId: topic.id,
+            partitionIndex: p.partitionIndex,
+            offset: BigInt(p.committedOffset),
+            metadata,
+          });
+          return { partitionIndex: p.partitionIndex, errorCode: 0 };
+        }),
+      };
+    }),
+  );
+  try {
+    await ctx.groupOffsets.commit(tenantId, request.groupId, toStore);
+  } catch (error) {
+    ctx.logger.warn({ err: error, groupId: request.groupId }, "offset commit failed");
+    return everyone(ErrorCode.COORDINATOR_NOT_AVAILABLE);
+  }
+  return { throttleTimeMs: 0, topics };
+}

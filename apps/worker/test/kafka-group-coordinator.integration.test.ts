@@ -1,0 +1,249 @@
+import {
+  ApiKey,
+  decodeResponse,
+  ErrorCode,
+  type RequestInput,
+  type ResponseBody,
+} from "@lastword/kafka-protocol";
+import { type Consumer, Kafka, logLevel } from "kafkajs";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { RunningWorker } from "../src/worker";
+import { createKafkaKey, createNamedTopic, RawKafka } from "./kafka-client";
+import { eventually } from "./test-topics";
+import { openWorkerHarness, type WorkerHarness } from "./worker-harness";
+
+// The group coordinator across two workers: one lease per (tenant, group), NOT_COORDINATOR from
+// the other worker, the classic protocol's error codes on raw frames, and a coordinator failover
+// that kafkajs follows.
+
+const LEASE_TTL_MS = 2_000;
+const ORG = "org_coord";
+let h: WorkerHarness;
+let w1: RunningWorker;
+let w2: RunningWorker;
+let key: { id: string; secret: string };
+
+async function raw(worker: RunningWorker): Promise<RawKafka> {
+  const conn = await RawKafka.open(worker.kafka!.host, worker.kafka!.port);
+  await conn.loginPlain(key.id, key.secret);
+  return conn;
+}
+
+async function call<K extends ApiKey>(
+  conn: RawKafka,
+  apiKey: K,
+  version: number,
+  body: RequestInput<K>,
+): Promise<ResponseBody<K>> {
+  return decodeResponse(apiKey, version, await conn.request(apiKey, version, body, 0)).body;
+}
+
+const consumerProtocol = [{ name: "range", metadata: Buffer.from([0, 0, 0, 0, 0, 0, 0, 0]) }];
+const join = (groupId: string, memberId: string) => ({
+  groupId,
+  sessionTimeoutMs: 6000,
+  rebalanceTimeoutMs: 3000,
+  memberId,
+  protocolType: "consumer",
+  protocols: consumerProtocol,
+});
+
+beforeAll(async () => {
+  process.env.KAFKAJS_NO_PARTITIONER_WARNING = "1";
+  h = await openWorkerHarness({ name: "kafka-coord", secret: "kafka-coord-secret", ownerWaitMs: 15_000 });
+  await createNamedTopic(h.db.prisma, ORG, "moving", 2);
+  key = await createKafkaKey(h.db.prisma, ORG, [
+    "topics:read",
+    "records:read",
+    "records:write",
+    "groups:read",
+    "groups:write",
+  ]);
+  const config = { kafka: { host: "127.0.0.1", port: 0 }, claimIntervalMs: 100, leaseTtlMs: LEASE_TTL_MS };
+  w1 = await h.startWorker(config);
+  w2 = await h.startWorker(config);
+});
+
+afterAll(async () => {
+  await h?.close();
+});
+
+describe("coordinator ownership", () => {
+  it("FindCoordinator v4 (batched) claims the groups for the worker asked; the other worker names it and answers NOT_COORDINATOR", async () => {
+    const c1 = await raw(w1);
+    const found = await call(c1, ApiKey.FindCoordinator, 4, { keyType: 0, coordinatorKeys: ["ga", "gb"] });
+    expect(found.coordinators).toEqual([
+      expect.objectContaining({ key: "ga", nodeId: w1.kafka!.nodeId, port: w1.kafka!.port, errorCode: 0 }),
+      expect.objectContaining({ key: "gb", nodeId: w1.kafka!.nodeId, port: w1.kafka!.port, errorCode: 0 }),
+    ]);
+    const c2 = await raw(w2);
+    const v0 = await call(c2, ApiKey.FindCoordinator, 0, { key: "ga" });
+    expect(v0).toMatchObject({ errorCode: 0, nodeId: w1.kafka!.nodeId, port: w1.kafka!.port });
+    const elsewhere = await call(c2, ApiKey.JoinGroup, 5, join("ga", ""));
+    expect(elsewhere.errorCode).toBe(ErrorCode.NOT_COORDINATOR);
+    const fetched = await call(c2, ApiKey.OffsetFetch, 7, { groupId: "ga", topics: null });
+    expect(fetched.errorCode).toBe(ErrorCode.NOT_COORDINATOR);
+    const rows = await h.db.prisma.kafkaGroup.findMany({
+      where: { organizationId: ORG },
+      orderBy: { groupId: "asc" },
+    });
+    expect(rows.map((r) => [r.groupId, r.ownerWorkerId])).toEqual([
+      ["ga", w1.id],
+      ["gb", w1.id],
+    ]);
+    c1.close();
+    c2.close();
+  });
+
+  it("the classic protocol's errors: MEMBER_ID_REQUIRED, ILLEGAL_GENERATION, UNKNOWN_MEMBER_ID, REBALANCE_IN_PROGRESS", async () => {
+    const a = await raw(w1);
+    await call(a, ApiKey.FindCoordinator, 3, { key: "graw", keyType: 0 });
+    const first = await call(a, ApiKey.JoinGroup, 5, join("graw", ""));
+    expect(first.errorCode).toBe(ErrorCode.MEMBER_ID_REQUIRED);
+    expect(first.memberId).not.toBe("");
+    const joined = await call(a, ApiKey.JoinGroup, 5, join("graw", first.memberId));
+    expect(joined).toMatchObject({
+      errorCode: 0,
+      generationId: 1,
+      leader: first.memberId,
+      protocolName: "range",
+    });
+    expect(joined.members.map((m) => m.memberId)).toEqual([first.memberId]);
+    const synced = await call(a, ApiKey.SyncGroup, 3, {
+      groupId: "graw",
+      generationId: 1,
+      memberId: first.memberId,
+      assignments: [{ memberId: first.memberId, assignment: Buffer.from("mine") }],
+    });
+    expect(synced).toMatchObject({ errorCode: 0 });
+    expect(Buffer.from(synced.assignment).toString()).toBe("mine");
+    const hb = (generationId: number, memberId = first.memberId) =>
+      call(a, ApiKey.Heartbeat, 3, { groupId: "graw", generationId, memberId });
+    expect((await hb(1)).errorCode).toBe(0);
+    expect((await hb(7)).errorCode).toBe(ErrorCode.ILLEGAL_GENERATION);
+    expect((await hb(1, "nobody")).errorCode).toBe(ErrorCode.UNKNOWN_MEMBER_ID);
+    // An admin commit while the group has a member is refused, a member commit with a stale generation too.
+    const commit = (memberId: string, generation: number) =>
+      call(a, ApiKey.OffsetCommit, 7, {
+        groupId: "graw",
+        generationIdOrMemberEpoch: generation,
+        memberId,
+        topics: [
+          {
+            name: "moving",
+            partitions: [{ partitionIndex: 0, committedOffset: 5n, committedMetadata: "m" }],
+          },
+        ],
+      });
+    expect((await commit("", -1)).topics[0]!.partitions[0]!.errorCode).toBe(ErrorCode.UNKNOWN_MEMBER_ID);
+    expect((await commit(first.memberId, 0)).topics[0]!.partitions[0]!.errorCode).toBe(
+      ErrorCode.ILLEGAL_GENERATION,
+    );
+    expect((await commit(first.memberId, 1)).topics[0]!.partitions[0]!.errorCode).toBe(0);
+
+    // A second member (v3: no member id round trip) starts a rebalance the first learns of by heartbeat.
+    const b = await raw(w1);
+    const second = call(b, ApiKey.JoinGroup, 3, join("graw", ""));
+    await expect.poll(async () => (await hb(1)).errorCode).toBe(ErrorCode.REBALANCE_IN_PROGRESS);
+    const rejoined = await call(a, ApiKey.JoinGroup, 5, join("graw", first.memberId));
+    const other = await second;
+    expect(rejoined).toMatchObject({ errorCode: 0, generationId: 2, leader: first.memberId });
+    expect(rejoined.members).toHaveLength(2);
+    expect(other).toMatchObject({ errorCode: 0, generationId: 2, leader: first.memberId, members: [] });
+
+    const fetched = await call(a, ApiKey.OffsetFetch, 8, { groups: [{ groupId: "graw", topics: null }] });
+    expect(fetched.groups[0]!.topics).toEqual([
+      {
+        name: "moving",
+        partitions: [expect.objectContaining({ partitionIndex: 0, committedOffset: 5n, metadata: "m" })],
+      },
+    ]);
+    const left = await call(a, ApiKey.LeaveGroup, 4, {
+      groupId: "graw",
+      members: [{ memberId: first.memberId }, { memberId: other.memberId }, { memberId: "nobody" }],
+    });
+    expect(left.members.map((m) => m.errorCode)).toEqual([0, 0, ErrorCode.UNKNOWN_MEMBER_ID]);
+    const described = await call(a, ApiKey.DescribeGroups, 5, {
+      groups: ["graw"],
+      includeAuthorizedOperations: false,
+    });
+    expect(described.groups[0]).toMatchObject({ errorCode: 0, groupState: "Empty" });
+    a.close();
+    b.close();
+  });
+});
+
+describe("coordinator failover", () => {
+  it("when the coordinator's worker dies the group moves within 2 x lease TTL; kafkajs follows and resumes from its commits", async () => {
+    await eventually("both workers host a partition", 20_000, async () =>
+      w1.ownedPartitions().length + w2.ownedPartitions().length === 2 ? true : undefined,
+    );
+    const kafka = new Kafka({
+      brokers: [w1, w2].map((w) => `${w.kafka!.host}:${w.kafka!.port}`),
+      clientId: "failover-test",
+      sasl: { mechanism: "plain", username: key.id, password: key.secret },
+      retry: { retries: 8, initialRetryTime: 100 },
+      logLevel: logLevel.NOTHING,
+    });
+    const producer = kafka.producer();
+    await producer.connect();
+    await producer.send({
+      topic: "moving",
+      messages: [
+        { partition: 0, value: "before-0" },
+        { partition: 1, value: "before-1" },
+      ],
+    });
+    // The coordinator is the worker asked first; ask w1 so it holds the lease.
+    const c1 = await raw(w1);
+    await call(c1, ApiKey.FindCoordinator, 3, { key: "gmove", keyType: 0 });
+    c1.close();
+    const consumer: Consumer = kafka.consumer({
+      groupId: "gmove",
+      maxWaitTimeInMs: 100,
+      sessionTimeout: 6000,
+      heartbeatInterval: 500,
+      retry: { retries: 8, initialRetryTime: 100 },
+    });
+    const received: string[] = [];
+    await consumer.connect();
+    await consumer.subscribe({ topic: "moving", fromBeginning: true });
+    await consumer.run({ eachMessage: async ({ message }) => void received.push(message.value!.toString()) });
+    await expect.poll(() => [...received].sort(), { timeout: 15_000 }).toEqual(["before-0", "before-1"]);
+    await expect
+      .poll(
+        async () =>
+          (await h.db.prisma.consumerGroupOffset.findMany({ where: { group: { name: "gmove" } } })).length,
+        {
+          timeout: 10_000,
+        },
+      )
+      .toBe(2);
+    const killedAt = Date.now();
+    await w1.kill();
+    await eventually("w2 coordinates the group", 2 * LEASE_TTL_MS, async () => {
+      const row = await h.db.prisma.kafkaGroup.findUnique({
+        where: { organizationId_groupId: { organizationId: ORG, groupId: "gmove" } },
+      });
+      return row?.ownerWorkerId === w2.id ? true : undefined;
+    });
+    // Expiry (≤ 1 TTL after the last renewal) plus one renewal tick of w2 (TTL / 3), with slack.
+    expect(Date.now() - killedAt).toBeLessThan(2 * LEASE_TTL_MS);
+    await eventually("w2 hosts both partitions", 20_000, async () =>
+      w2.ownedPartitions().length === 2 ? true : undefined,
+    );
+    await producer.send({
+      topic: "moving",
+      messages: [
+        { partition: 0, value: "after-0" },
+        { partition: 1, value: "after-1" },
+      ],
+    });
+    await expect
+      .poll(() => [...received].sort(), { timeout: 30_000 })
+      .toEqual(["after-0", "after-1", "before-0", "before-1"]);
+    expect(Date.now() - killedAt).toBeLessThan(30_000);
+    await consumer.disconnect();
+    await producer.disconnect();
+  });
+});

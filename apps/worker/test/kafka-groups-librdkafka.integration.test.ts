@@ -1,0 +1,121 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import { once } from "node:events";
+import { createInterface } from "node:readline";
+import { fileURLToPath } from "node:url";
+import { Kafka, logLevel } from "kafkajs";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import type { RunningWorker } from "../src/worker";
+import { createKafkaKey, createNamedTopic } from "./kafka-client";
+import { eventually } from "./test-topics";
+import { openWorkerHarness, type WorkerHarness } from "./worker-harness";
+
+// librdkafka 2.0.2 consumer groups (python3-confluent-kafka) against one worker: the default
+// assignor (range) and cooperative-sticky, which librdkafka drives as two rounds of the classic
+// protocol (revoke, then assign).
+
+const PYTHON = "/usr/bin/python3";
+const ORG = "org_groups_rdk";
+let h: WorkerHarness;
+let worker: RunningWorker;
+let bootstrap: string;
+let key: { id: string; secret: string };
+const children: ChildProcess[] = [];
+
+interface Member {
+  child: ChildProcess;
+  /** The partitions held now, from the assign/revoke callbacks. */
+  held: Set<number>;
+  records: [number, string][];
+}
+
+function member(groupId: string, topic: string, strategy: string): Member {
+  const script = fileURLToPath(new URL("./librdkafka-member.py", import.meta.url));
+  const child = spawn(PYTHON, [script, bootstrap, key.id, key.secret, groupId, topic, strategy], {
+    stdio: ["ignore", "pipe", "ignore"],
+  });
+  children.push(child);
+  const m: Member = { child, held: new Set(), records: [] };
+  createInterface({ input: child.stdout! }).on("line", (line) => {
+    const event = JSON.parse(line) as { assigned?: number[]; revoked?: number[]; record?: [number, string] };
+    if (event.record) m.records.push(event.record);
+    // Eager (range) callbacks carry the full assignment; cooperative ones only the change.
+    if (event.revoked) for (const p of event.revoked) m.held.delete(p);
+    if (event.assigned) {
+      if (strategy !== "cooperative-sticky") m.held.clear();
+      for (const p of event.assigned) m.held.add(p);
+    }
+  });
+  return m;
+}
+
+const sorted = (s: Set<number>) => [...s].sort();
+
+async function produce(topic: string, messages: { partition: number; value: string }[]) {
+  const kafka = new Kafka({
+    brokers: [bootstrap],
+    sasl: { mechanism: "plain", username: key.id, password: key.secret },
+    logLevel: logLevel.NOTHING,
+  });
+  const p = kafka.producer();
+  await p.connect();
+  await p.send({ topic, messages });
+  await p.disconnect();
+}
+
+beforeAll(async () => {
+  process.env.KAFKAJS_NO_PARTITIONER_WARNING = "1";
+  h = await openWorkerHarness({ name: "kafka-groups-rdk", secret: "kafka-groups-rdk-secret" });
+  await createNamedTopic(h.db.prisma, ORG, "range-t", 4);
+  await createNamedTopic(h.db.prisma, ORG, "coop-t", 4);
+  key = await createKafkaKey(h.db.prisma, ORG, [
+    "topics:read",
+    "records:read",
+    "records:write",
+    "groups:read",
+    "groups:write",
+  ]);
+  worker = await h.startWorker({ kafka: { host: "127.0.0.1", port: 0 }, claimIntervalMs: 100 });
+  bootstrap = `${worker.kafka!.host}:${worker.kafka!.port}`;
+  await eventually("every partition hosted", 20_000, async () =>
+    worker.ownedPartitions().length === 8 ? true : undefined,
+  );
+});
+
+afterEach(async () => {
+  for (const child of children.splice(0)) {
+    if (child.exitCode === null) {
+      child.kill("SIGKILL");
+      await once(child, "exit");
+    }
+  }
+});
+
+afterAll(async () => {
+  await h?.close();
+});
+
+describe.each(["range", "cooperative-sticky"])("librdkafka consumer group (%s)", (strategy) => {
+  const topic = strategy === "range" ? "range-t" : "coop-t";
+
+  it("two members split 4 partitions without overlap, read every record once, and one leaving hands its partitions over", async () => {
+    const a = member(`g-${strategy}`, topic, strategy);
+    await expect.poll(() => sorted(a.held), { timeout: 20_000 }).toEqual([0, 1, 2, 3]);
+    const b = member(`g-${strategy}`, topic, strategy);
+    await expect
+      .poll(() => [a.held.size, b.held.size, new Set([...a.held, ...b.held]).size], { timeout: 30_000 })
+      .toEqual([2, 2, 4]);
+    await produce(
+      topic,
+      [0, 1, 2, 3].map((partition) => ({ partition, value: `v${partition}` })),
+    );
+    await expect
+      .poll(() => [...a.records, ...b.records].map((r) => r[1]).sort(), { timeout: 15_000 })
+      .toEqual(["v0", "v1", "v2", "v3"]);
+    for (const [p] of a.records) expect(b.held.has(p)).toBe(false);
+    for (const [p] of b.records) expect(a.held.has(p)).toBe(false);
+    // SIGINT: the member closes its consumer, which sends LeaveGroup.
+    b.child.kill("SIGINT");
+    await once(b.child, "exit");
+    await expect.poll(() => sorted(a.held), { timeout: 20_000 }).toEqual([0, 1, 2, 3]);
+  });
+});

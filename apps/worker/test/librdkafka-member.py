@@ -1,0 +1,46 @@
+# A confluent_kafka (librdkafka) consumer-group member for the worker's group tests.
+# argv: bootstrap keyId secret groupId topic strategy. Prints one JSON line per event:
+# {"assigned": [...]} / {"revoked": [...]} (incremental under cooperative-sticky) and
+# {"record": [partition, value]}.
+import json
+import sys
+
+from confluent_kafka import Consumer
+
+bootstrap, username, password, group, topic, strategy = sys.argv[1:7]
+
+
+def emit(event):
+    sys.stdout.write(json.dumps(event) + "\n")
+    sys.stdout.flush()
+
+
+consumer = Consumer({
+    "bootstrap.servers": bootstrap,
+    "security.protocol": "SASL_PLAINTEXT",
+    "sasl.mechanisms": "PLAIN",
+    "sasl.username": username,
+    "sasl.password": password,
+    "group.id": group,
+    "partition.assignment.strategy": strategy,
+    "auto.offset.reset": "earliest",
+    "session.timeout.ms": 6000,
+    "heartbeat.interval.ms": 500,
+    "fetch.wait.max.ms": 100,
+    "auto.commit.interval.ms": 200,
+})
+consumer.subscribe(
+    [topic],
+    on_assign=lambda c, ps: emit({"assigned": sorted(p.partition for p in ps)}),
+    on_revoke=lambda c, ps: emit({"revoked": sorted(p.partition for p in ps)}),
+)
+try:
+    while True:
+        message = consumer.poll(0.1)
+        if message is None or message.error():
+            continue
+        emit({"record": [message.partition(), message.value().decode()]})
+except KeyboardInterrupt:
+    pass
+finally:
+    consumer.close()
