@@ -124,3 +124,26 @@ export async function saveScreenshot(page: Page, name: string): Promise<string> 
   await page.screenshot({ path, fullPage: true });
   return path;
 }
+
+/** The widths the console is checked at: a laptop and a phone. */
+export const SCREEN_WIDTHS = [1440, 390] as const;
+
+/**
+ * Saves `name-1440.png` and `name-390.png` and returns how far the page scrolls sideways at each
+ * width (0 when it fits), then restores the viewport it found.
+ */
+export async function saveScreenshotsAtWidths(page: Page, name: string): Promise<Record<number, number>> {
+  const before = page.viewportSize();
+  const overflow: Record<number, number> = {};
+  for (const width of SCREEN_WIDTHS) {
+    await page.setViewportSize({ width, height: 900 });
+    // Layout settles in the frame after the resize.
+    await page.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => resolve(null))));
+    overflow[width] = await page.evaluate(
+      () => document.documentElement.scrollWidth - document.documentElement.clientWidth,
+    );
+    await saveScreenshot(page, `${name}-${width}`);
+  }
+  if (before) await page.setViewportSize(before);
+  return overflow;
+}

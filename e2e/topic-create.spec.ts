@@ -9,6 +9,7 @@ import {
   signUp,
   waitOrExplain,
 } from "./console-session";
+import { showTab } from "./topic-actions";
 
 const TOPIC = `wizard-${randomBytes(3).toString("hex")}`;
 
@@ -133,6 +134,7 @@ describe("create-topic wizard", () => {
 
     await link.click();
     await page.getByRole("heading", { name: TOPIC, level: 1 }).waitFor();
+    await showTab(page, "Configs");
     const table = page.getByRole("table", { name: "Configs" });
     const row = (name: string) =>
       table.getByRole("row", { name: new RegExp(`^${name.replaceAll(".", "\\.")} `) });

@@ -18,6 +18,7 @@ import { MessageBrowser } from "./message-browser";
 import { PartitionTable } from "./partition-table";
 import { ProduceForm } from "./produce-form";
 import { SegmentBars } from "./segment-bars";
+import { TopicTabs } from "./topic-tabs";
 import { TopicWarnings } from "./topic-warnings";
 
 /** Workers report partition stats every scheduler tick; refresh at about that pace. */
@@ -58,24 +59,36 @@ export function TopicDetail({ topic }: { topic: string }) {
         </div>
       </div>
       <TopicWarnings warnings={data.warnings} />
-      <PartitionTable
-        partitions={data.partitionDetails}
-        topic={data.name}
-        compacted={compacted}
-        canClean={access.can("admin")}
+      <TopicTabs
+        panels={{
+          overview: (
+            <>
+              <PartitionTable
+                partitions={data.partitionDetails}
+                topic={data.name}
+                compacted={compacted}
+                canClean={access.can("admin")}
+              />
+            </>
+          ),
+          messages: <RecordViews topic={data.name} partitions={data.partitions} access={access} />,
+          consumers: <ConsumerGroups topic={data.name} deleteRetentionMs={deleteRetentionMs} />,
+          segments: (
+            <>
+              <SegmentBars topic={data.name} partitions={data.partitions} />
+              {compacted ? (
+                <DirtyRatioChart
+                  topic={data.name}
+                  partitions={data.partitionDetails}
+                  minCleanableDirtyRatio={Number(configValue("min.cleanable.dirty.ratio") ?? 0.5)}
+                />
+              ) : null}
+              <CleanerRuns topic={data.name} />
+            </>
+          ),
+          configs: <ConfigTable topic={data.name} entries={data.configEntries} />,
+        }}
       />
-      <SegmentBars topic={data.name} partitions={data.partitions} />
-      {compacted ? (
-        <DirtyRatioChart
-          topic={data.name}
-          partitions={data.partitionDetails}
-          minCleanableDirtyRatio={Number(configValue("min.cleanable.dirty.ratio") ?? 0.5)}
-        />
-      ) : null}
-      <RecordViews topic={data.name} partitions={data.partitions} access={access} />
-      <CleanerRuns topic={data.name} />
-      <ConsumerGroups topic={data.name} deleteRetentionMs={deleteRetentionMs} />
-      <ConfigTable topic={data.name} entries={data.configEntries} />
     </div>
   );
 }
@@ -103,7 +116,8 @@ function RecordViews(props: {
         <Card title="Messages">
           <p role="status" className="text-sm text-muted">
             Your role ({props.access.role ?? "this key"}) cannot read records, so message keys and values are
-            not shown here. Partitions, segments, the cleaner and configs above and below are yours to see.
+            not shown here. Partitions, segments, the cleaner, consumers and configs in the other tabs are
+            yours to see.
           </p>
         </Card>
       )}
