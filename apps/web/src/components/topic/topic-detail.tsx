@@ -18,6 +18,7 @@ import { MessageBrowser } from "./message-browser";
 import { PartitionTable } from "./partition-table";
 import { ProduceForm } from "./produce-form";
 import { SegmentBars } from "./segment-bars";
+import { TopicAdminActions } from "./topic-admin-actions";
 import { TopicTabs } from "./topic-tabs";
 import { TopicWarnings } from "./topic-warnings";
 
@@ -69,6 +70,9 @@ export function TopicDetail({ topic }: { topic: string }) {
                 compacted={compacted}
                 canClean={access.can("admin")}
               />
+              {access.can("topics:write") ? (
+                <TopicAdminActions topic={data.name} partitions={data.partitions} compacted={compacted} />
+              ) : null}
             </>
           ),
           messages: <RecordViews topic={data.name} partitions={data.partitions} access={access} />,
