@@ -4,6 +4,7 @@ import { useQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { useConsoleAccess } from "@/lib/console-access";
 import { useTRPC } from "@/lib/trpc";
+import { ListedKeyKafkaSettings } from "../kafka/listed-key-kafka-settings";
 import { PolicyBadge } from "../topics/policy-badge";
 import { Card } from "../ui/card";
 import { ErrorNotice, RefreshFailedNotice, StatusNotice } from "../ui/notice";
@@ -70,6 +71,7 @@ export function TopicDetail({ topic }: { topic: string }) {
                 compacted={compacted}
                 canClean={access.can("admin")}
               />
+              <ListedKeyKafkaSettings topic={data.name} />
               {access.can("topics:write") ? (
                 <TopicAdminActions topic={data.name} partitions={data.partitions} compacted={compacted} />
               ) : null}
