@@ -1,20 +1,13 @@
 "use client";
 
-import { useId, useState } from "react";
+import { useId } from "react";
 import { Button } from "./button";
+import { CopyOutcome, useClipboardCopy } from "./clipboard-copy";
 
 /** A multi-line snippet under its heading with a Copy button (CopyField is the one-line kind). */
 export function CopyBlock({ label, value }: { label: string; value: string }) {
   const id = useId();
-  const [copied, setCopied] = useState<"idle" | "copied" | "failed">("idle");
-  const copy = async () => {
-    try {
-      await navigator.clipboard.writeText(value);
-      setCopied("copied");
-    } catch {
-      setCopied("failed");
-    }
-  };
+  const { state, copy } = useClipboardCopy(value);
   return (
     <figure aria-labelledby={`${id}-label`} className="flex min-w-0 flex-col gap-1">
       <div className="flex items-center justify-between gap-2">
@@ -29,12 +22,7 @@ export function CopyBlock({ label, value }: { label: string; value: string }) {
       <pre className="whitespace-pre-wrap break-all rounded-md border border-line bg-canvas p-3 font-mono text-xs">
         <code>{value}</code>
       </pre>
-      <p role="status" className="min-h-4 text-xs text-muted">
-        {copied === "copied" ? "Copied to the clipboard." : null}
-        {copied === "failed"
-          ? "The browser did not allow copying; select the text and copy it by hand."
-          : null}
-      </p>
+      <CopyOutcome state={state} />
     </figure>
   );
 }
