@@ -58,6 +58,18 @@ describe("topic actions: partitions and deletion", () => {
     expect(overflow).toEqual({ 1440: 0, 390: 0 });
   });
 
+  it("draws an empty partition's 0-byte active segment as a sliver, not a full bar", async () => {
+    await showTab(page, "Segments & cleaner");
+    const bar = page.getByRole("list", { name: "Partition 0 segments" });
+    const block = bar.getByRole("button", { name: /^active segment/ });
+    await block.waitFor();
+    expect(await block.getAttribute("aria-label")).toContain("0 B");
+    const barWidth = (await bar.boundingBox())?.width ?? 0;
+    const blockWidth = (await block.boundingBox())?.width ?? barWidth;
+    expect(blockWidth).toBeLessThan(barWidth / 10);
+    await saveScreenshotsAtWidths(page, "topic-empty-segment-bar");
+  });
+
   it("adds partitions to a delete-policy topic, refusing a smaller count in its own words", async () => {
     await page.goto(`/topics/${EVENTS}`);
     const form = page.getByRole("form", { name: "Add partitions" });
