@@ -7,6 +7,7 @@ import {
   newAccount,
   newConsolePage,
   saveScreenshot,
+  saveScreenshotsAtWidths,
   signUp,
   submitAuthForm,
   waitOrExplain,
@@ -147,6 +148,12 @@ describe("compliance pages", () => {
     await evidence.waitFor();
     expect(await evidence.getByRole("row").nth(1).textContent()).toContain("No earlier record of the key");
     expect(await evidence.locator("li").first().textContent()).toMatch(/sha256 [0-9a-f]{64}/);
+    // Purged long before its deadline: the deadline is still ahead, and said so.
+    const deadline =
+      (await officer.getByRole("region", { name: "Deadline", exact: true }).textContent()) ?? "";
+    expect(deadline).not.toContain("The deadline was");
+    expect(deadline).toMatch(/The deadline is .*(left|from now)/);
+    await saveScreenshotsAtWidths(officer, "compliance-request-deadline-ahead");
     const bar = officer.getByRole("img", { name: /^Deadline timeline:/ });
     expect(await bar.getAttribute("aria-label")).toMatch(/purged at \d+ % of the window/);
     await expectNoValues(officer);

@@ -124,3 +124,54 @@ export async function saveScreenshot(page: Page, name: string): Promise<string> 
   await page.screenshot({ path, fullPage: true });
   return path;
 }
+
+/** The widths the console is checked at: a laptop and a phone. */
+export const SCREEN_WIDTHS = [1440, 390] as const;
+
+/**
+ * Saves `name-1440.png` and `name-390.png` and returns how far the page scrolls sideways at each
+ * width (0 when it fits), then restores the viewport it found.
+ */
+export async function saveScreenshotsAtWidths(page: Page, name: string): Promise<Record<number, number>> {
+  const before = page.viewportSize();
+  const overflow: Record<number, number> = {};
+  for (const width of SCREEN_WIDTHS) {
+    await page.setViewportSize({ width, height: 900 });
+    // Layout follows the resize over a few frames (resize observers re-render): give it until
+    // the page fits, then measure what is left.
+    await page
+      .waitForFunction(
+        () => document.documentElement.scrollWidth <= document.documentElement.clientWidth,
+        undefined,
+        {
+          timeout: 3_000,
+          polling: "raf",
+        },
+      )
+      .catch(() => undefined);
+    overflow[width] = await page.evaluate(
+      () => document.documentElement.scrollWidth - document.documentElement.clientWidth,
+    );
+    if (overflow[width] > 0) console.warn(`${name} at ${width} px: too wide:`, await widestElements(page));
+    await saveScreenshot(page, `${name}-${width}`);
+  }
+  if (before) await page.setViewportSize(before);
+  return overflow;
+}
+
+/** The innermost elements that reach past the viewport's right edge, to say what scrolls sideways. */
+function widestElements(page: Page): Promise<string[]> {
+  return page.evaluate(() => {
+    const edge = document.documentElement.clientWidth + 1;
+    const wide = [...document.querySelectorAll("body *")].filter(
+      (el) => el.getBoundingClientRect().right > edge,
+    );
+    return wide
+      .filter((el) => ![...el.children].some((child) => wide.includes(child)))
+      .sort((a, b) => b.getBoundingClientRect().right - a.getBoundingClientRect().right)
+      .slice(0, 5)
+      .map(
+        (el) => `${el.tagName.toLowerCase()}.${el.className} ${Math.round(el.getBoundingClientRect().right)}`,
+      );
+  });
+}

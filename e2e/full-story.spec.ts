@@ -8,7 +8,7 @@ import {
   signUp,
   waitOrExplain,
 } from "./console-session";
-import { produce, setConfig } from "./topic-actions";
+import { produce, setConfig, showTab } from "./topic-actions";
 
 // A new user's story in one browser session, as a person would walk it. Configs are in bytes and
 // seconds so it runs in about a minute: 200-byte segments roll every few records, a dirty ratio of
@@ -26,6 +26,8 @@ const ERASED_KEY = "customer-3";
 
 /** Partition 0's segment bar as the page shows it: each block's state and its record count (from its label). */
 async function segmentBar(page: Page): Promise<{ states: string[]; records: number }> {
+  await showTab(page, "Segments & cleaner");
+  await page.getByRole("list", { name: "Partition 0 segments" }).waitFor();
   const blocks = await page
     .getByRole("list", { name: "Partition 0 segments" })
     .getByRole("button")
@@ -41,6 +43,7 @@ async function segmentBar(page: Page): Promise<{ states: string[]; records: numb
 
 /** Reads partition 0 from its earliest offset in the message browser. */
 async function browseFromEarliest(page: Page) {
+  await showTab(page, "Messages");
   const form = page.getByRole("form", { name: "Browse messages" });
   await form.getByLabel("Start from").selectOption("earliest");
   await form.getByRole("button", { name: "Read messages" }).click();
@@ -72,6 +75,7 @@ describe("the console story: sign up to a cleaned, browsed, erased topic", () =>
     await waitOrExplain(page, link, "story-topic-created");
     await link.click();
     await page.getByRole("heading", { name: TOPIC, level: 1 }).waitFor();
+    await showTab(page, "Configs");
     const policy = page
       .getByRole("table", { name: "Configs" })
       .getByRole("row", { name: /^cleanup\.policy / });
@@ -114,6 +118,7 @@ describe("the console story: sign up to a cleaned, browsed, erased topic", () =>
       .toBe(true);
     // The log still ends at nextOffset, but the bar holds fewer records: superseded values are gone.
     expect((await segmentBar(page)).records).toBeLessThan(nextOffset);
+    await showTab(page, "Segments & cleaner");
     await page.getByRole("list", { name: "Partition 0 segments" }).scrollIntoViewIfNeeded();
     await saveScreenshot(page, "story-3-segment-bar-cleaned");
   }, 90_000);

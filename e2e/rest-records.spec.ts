@@ -115,7 +115,7 @@ describe("REST produce and read with a console-made API key", () => {
     });
     expect(committed.status).toBeLessThan(300);
 
-    await page.goto(`/topics/${TOPIC}`);
+    await page.goto(`/topics/${TOPIC}?tab=consumers`);
     const row = page.getByRole("table", { name: "Consumer groups" }).getByRole("row", { name: /billing/ });
     await row.waitFor();
     const cells = await row.getByRole("cell").allTextContents();

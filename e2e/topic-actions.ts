@@ -14,11 +14,21 @@ export async function openFreshTopic(browser: Browser, person: string, topic: st
   return page;
 }
 
+export type TopicTabName = "Overview" | "Messages" | "Consumers" | "Segments & cleaner" | "Configs";
+
+/** Opens one of the topic page's tabs (a no-op when it is already the active one). */
+export async function showTab(page: Page, name: TopicTabName): Promise<void> {
+  const tab = page.getByRole("tablist", { name: "Topic sections" }).getByRole("tab", { name, exact: true });
+  if ((await tab.getAttribute("aria-selected")) !== "true") await tab.click();
+  await page.getByRole("tabpanel", { name, exact: true }).waitFor();
+}
+
 /** Produces one record through the topic page's form and returns the sentence it answers with. */
 export async function produce(
   page: Page,
   record: { key: string; value?: string; json?: boolean; tombstone?: boolean; offset: number },
 ): Promise<string | null> {
+  await showTab(page, "Messages");
   const form = page.getByRole("form", { name: "Produce a record" });
   await form.getByLabel("Key", { exact: true }).fill(record.key);
   await form.getByLabel("Value format").selectOption(record.json ? "json" : "string");
@@ -33,6 +43,7 @@ export async function produce(
 
 /** Saves a topic config through the topic page's form and waits for the table to say it is set. */
 export async function setConfig(page: Page, name: string, value: string): Promise<void> {
+  await showTab(page, "Configs");
   const form = page.getByRole("form", { name: "Change a config" });
   await form.getByLabel("Config").selectOption(name);
   await form.getByLabel("New value").fill(value);
@@ -47,13 +58,20 @@ export async function setConfig(page: Page, name: string, value: string): Promis
 /**
  * Produces values of one key until partition 0's segment bar shows more than one segment, so the
  * closed segment holds a superseded value for a pass to remove (200-byte segments hold two).
+ * The form and the bar live in different tabs, so each round switches between them; it ends on
+ * the segments tab.
  */
 export async function produceUntilRolled(page: Page, firstOffset: number, maxRecords = 20): Promise<number> {
   const bar = page.getByRole("list", { name: "Partition 0 segments" });
   let offset = firstOffset;
   // The worker reopens the log with a new segment.bytes at its next lease renewal; until then
   // appends still go to the old active segment.
-  for (; offset < firstOffset + maxRecords && (await bar.getByRole("button").count()) < 2; offset++) {
+  const segmentCount = async () => {
+    await showTab(page, "Segments & cleaner");
+    await bar.waitFor();
+    return bar.getByRole("button").count();
+  };
+  for (; offset < firstOffset + maxRecords && (await segmentCount()) < 2; offset++) {
     await produce(page, { key: "sku-0", value: `v${offset}`, offset });
     await page.waitForTimeout(500);
   }

@@ -10,7 +10,7 @@ import {
   signUp,
   waitOrExplain,
 } from "./console-session";
-import { openFreshTopic, produce } from "./topic-actions";
+import { openFreshTopic, produce, showTab } from "./topic-actions";
 
 const TOPIC = `catalog-${randomBytes(3).toString("hex")}`;
 
@@ -159,6 +159,7 @@ describe("topic page: reading records by time, by key and as a table", () => {
 
     await officerPage.goto(`/topics/${TOPIC}`);
     await officerPage.getByRole("heading", { name: TOPIC, level: 1 }).waitFor();
+    await showTab(officerPage, "Messages");
     const messages = officerPage.getByRole("region", { name: "Messages" });
     await waitOrExplain(
       officerPage,
@@ -166,11 +167,14 @@ describe("topic page: reading records by time, by key and as a table", () => {
       "compliance-sentence",
     );
     // Metadata stays: partitions and segments.
+    await showTab(officerPage, "Overview");
     await officerPage
       .getByRole("table", { name: "Partitions" })
       .getByRole("rowheader", { name: "0" })
       .waitFor();
+    await showTab(officerPage, "Segments & cleaner");
     await officerPage.getByRole("list", { name: "Partition 0 segments" }).waitFor();
+    await showTab(officerPage, "Messages");
     for (const form of ["Browse messages", "Find a key", "Produce a record", "Delete a key"]) {
       expect(await officerPage.getByRole("form", { name: form }).count(), form).toBe(0);
     }

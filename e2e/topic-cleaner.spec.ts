@@ -4,7 +4,7 @@ import { join } from "node:path";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { launchChromium, saveScreenshot, waitOrExplain } from "./console-session";
-import { openFreshTopic, partitionDir, produceUntilRolled, setConfig } from "./topic-actions";
+import { openFreshTopic, partitionDir, produceUntilRolled, setConfig, showTab } from "./topic-actions";
 
 const TOPIC = `ledger-${randomBytes(3).toString("hex")}`;
 
@@ -40,6 +40,7 @@ describe("topic page: an uncleanable partition and its retry", () => {
     expect(await blocks.count()).toBeGreaterThanOrEqual(2);
     const traps = await blockCleanedCopies(await partitionDir(TOPIC, 0));
 
+    await showTab(page, "Overview");
     const partitions = page.getByRole("table", { name: "Partitions" });
     await partitions.getByRole("button", { name: "Clean now: a cleaner pass on partition 0" }).click();
     const notices = page.getByRole("list", { name: "Uncleanable partitions" });
@@ -48,27 +49,30 @@ describe("topic page: an uncleanable partition and its retry", () => {
     expect(await notice.textContent()).toContain("EISDIR");
     expect(await notice.textContent()).toContain("1 pass has failed");
     expect(await partitions.getByRole("row", { name: /^0 / }).textContent()).toContain("Uncleanable");
+    await notice.scrollIntoViewIfNeeded();
+    await saveScreenshot(page, "topic-uncleanable");
+    await showTab(page, "Segments & cleaner");
     await page
       .getByRole("table", { name: "Cleaner runs" })
       .getByRole("cell", { name: "Failed" })
       .first()
       .waitFor();
-    await notice.scrollIntoViewIfNeeded();
-    await saveScreenshot(page, "topic-uncleanable");
+    const bar = page.getByRole("list", { name: "Partition 0 segments" });
+    const heightBefore = (await bar.boundingBox())?.height;
 
     await Promise.all(traps.map((trap) => rm(trap, { recursive: true })));
-    const heightBefore = (await page.getByRole("list", { name: "Partition 0 segments" }).boundingBox())
-      ?.height;
+    await showTab(page, "Overview");
     await notice.getByRole("button", { name: "Retry: a cleaner pass on partition 0" }).click();
     await notices.waitFor({ state: "detached", timeout: 30_000 });
     await partitions.getByRole("row", { name: /^0 / }).getByText("Healthy").waitFor();
     // The forced pass cleaned the closed segment: the bar shows it clean, at the same height.
-    const bar = page.getByRole("list", { name: "Partition 0 segments" });
+    await showTab(page, "Segments & cleaner");
     await bar.locator('button[data-state="clean"]').first().waitFor({ timeout: 15_000 });
     expect((await bar.boundingBox())?.height).toBe(heightBefore);
     await saveScreenshot(page, "topic-uncleanable-retried");
 
     // The pass removed superseded values of the three keys: reading from the start shows the gaps.
+    await showTab(page, "Messages");
     const browserForm = page.getByRole("form", { name: "Browse messages" });
     await browserForm.getByLabel("Start from").selectOption("earliest");
     await browserForm.getByRole("button", { name: "Read messages" }).click();

@@ -6,9 +6,11 @@ import {
   newAccount,
   newConsolePage,
   saveScreenshot,
+  saveScreenshotsAtWidths,
   signUp,
   waitOrExplain,
 } from "./console-session";
+import { showTab } from "./topic-actions";
 
 const TOPIC = `wizard-${randomBytes(3).toString("hex")}`;
 
@@ -133,6 +135,7 @@ describe("create-topic wizard", () => {
 
     await link.click();
     await page.getByRole("heading", { name: TOPIC, level: 1 }).waitFor();
+    await showTab(page, "Configs");
     const table = page.getByRole("table", { name: "Configs" });
     const row = (name: string) =>
       table.getByRole("row", { name: new RegExp(`^${name.replaceAll(".", "\\.")} `) });
@@ -148,6 +151,18 @@ describe("create-topic wizard", () => {
     }
     expect((await row("segment.ms").getByRole("cell").allTextContents()).at(-1)).toBe("default");
     expect((await row("cleanup.policy").getByRole("cell").allTextContents())[0]).toBe("delete");
+  });
+
+  it("refuses a bad name and count in its own words, not the browser's validation tooltip", async () => {
+    await page.goto("/topics");
+    await form.getByLabel("Topic name").fill("bad name!");
+    await form.getByLabel("Partitions").fill("0");
+    await form.getByRole("button", { name: "Create topic" }).click();
+    // Had the browser validated, the submit would never run and these sentences never appear.
+    await form.getByText("may contain only letters, digits, '.', '_' and '-'").waitFor();
+    expect(await form.getByLabel("Topic name").getAttribute("aria-invalid")).toBe("true");
+    expect(await form.getByLabel("Partitions").getAttribute("aria-invalid")).toBe("true");
+    await saveScreenshotsAtWidths(page, "topic-create-own-validation");
   });
 });
 

@@ -6,10 +6,11 @@ import {
   newAccount,
   newConsolePage,
   saveScreenshot,
+  saveScreenshotsAtWidths,
   signUp,
   waitOrExplain,
 } from "./console-session";
-import { produce, produceUntilRolled, setConfig } from "./topic-actions";
+import { produce, produceUntilRolled, setConfig, showTab } from "./topic-actions";
 
 const TOPIC = "inventory";
 
@@ -31,6 +32,7 @@ describe("topic page", () => {
     await page.getByRole("table", { name: "Topics" }).getByRole("link", { name: TOPIC }).click();
     await page.waitForURL(`**/topics/${TOPIC}`);
     await page.getByRole("heading", { name: TOPIC, level: 1 }).waitFor();
+    await showTab(page, "Configs");
     const configs = page.getByRole("table", { name: "Configs" });
     const policyRow = configs.getByRole("row", { name: /cleanup\.policy/ });
     expect(await policyRow.getByRole("cell").allTextContents()).toEqual(["compact", "delete", "set"]);
@@ -40,15 +42,57 @@ describe("topic page", () => {
       "7 d (604800000)",
       "default",
     ]);
+    await showTab(page, "Overview");
     await page.getByRole("table", { name: "Partitions" }).getByRole("rowheader", { name: "0" }).waitFor();
+    await showTab(page, "Segments & cleaner");
     await page
       .getByRole("status")
       .filter({ hasText: "The cleaner has not run on this topic yet." })
       .waitFor();
+    await showTab(page, "Consumers");
     await page
       .getByRole("status")
       .filter({ hasText: "No consumer group has committed a position" })
       .waitFor();
+  });
+
+  it("keeps the open tab in the URL, through a reload and a shared link, and moves by arrow keys", async () => {
+    const tabs = page.getByRole("tablist", { name: "Topic sections" }).getByRole("tab");
+    expect(await tabs.allTextContents()).toEqual([
+      "Overview",
+      "Messages",
+      "Consumers",
+      "Segments & cleaner",
+      "Configs",
+    ]);
+    await showTab(page, "Messages");
+    await page.waitForURL(`**/topics/${TOPIC}?tab=messages`);
+    await page.reload();
+    await page
+      .getByRole("tabpanel", { name: "Messages" })
+      .getByRole("form", { name: "Browse messages" })
+      .waitFor();
+    expect(await page.getByRole("tab", { name: "Messages" }).getAttribute("aria-selected")).toBe("true");
+    // Only the open tab is in the page: the configs table is not there until its tab opens.
+    expect(await page.getByRole("table", { name: "Configs" }).count()).toBe(0);
+
+    await page.goto(`/topics/${TOPIC}?tab=configs`);
+    await page.getByRole("tabpanel", { name: "Configs" }).getByRole("table", { name: "Configs" }).waitFor();
+    await page.getByRole("tab", { name: "Configs" }).focus();
+    await page.keyboard.press("ArrowLeft");
+    await page.getByRole("tabpanel", { name: "Segments & cleaner" }).waitFor();
+    await page.waitForURL(`**/topics/${TOPIC}?tab=segments`);
+    await page.goBack();
+    await page.getByRole("tabpanel", { name: "Configs" }).waitFor();
+
+    await page.goto(`/topics/${TOPIC}?tab=unknown`);
+    await page.getByRole("tabpanel", { name: "Overview" }).waitFor();
+    for (const tab of ["Overview", "Messages", "Consumers", "Segments & cleaner", "Configs"] as const) {
+      await showTab(page, tab);
+      const slug = tab.toLowerCase().replace(/[^a-z]+/g, "-");
+      const overflow = await saveScreenshotsAtWidths(page, `topic-tab-${slug}`);
+      expect(overflow, `${tab} scrolls sideways`).toEqual({ 1440: 0, 390: 0 });
+    }
   });
 
   it("produces values, an empty value and tombstones, and browses them with distinct badges", async () => {
@@ -96,6 +140,7 @@ describe("topic page", () => {
   });
 
   it("draws partition 0's log as a segment bar with a focusable block per segment", async () => {
+    await showTab(page, "Segments & cleaner");
     const bar = page.getByRole("list", { name: "Partition 0 segments" });
     // Five small records fit one segment, the active one: nothing is closed, so nothing is dirty yet.
     const block = bar.getByRole("button", { name: "active segment, offsets 0–4", exact: false });
@@ -122,6 +167,7 @@ describe("topic page", () => {
   });
 
   it("starts a read at a typed offset", async () => {
+    await showTab(page, "Messages");
     const browserForm = page.getByRole("form", { name: "Browse messages" });
     await browserForm.getByLabel("Start from").selectOption("offset");
     await browserForm.getByLabel("Offset", { exact: true }).fill("3");
@@ -132,6 +178,7 @@ describe("topic page", () => {
   });
 
   it("changes a config after checking it, rejects a bad value, and resets it", async () => {
+    await showTab(page, "Configs");
     const form = page.getByRole("form", { name: "Change a config" });
     const configs = page.getByRole("table", { name: "Configs" });
     const row = configs.getByRole("row", { name: /^delete\.retention\.ms / });
@@ -188,6 +235,7 @@ describe("topic page", () => {
   }, 60_000);
 
   it("shows tombstones per segment in the tooltip when the segment listing reports them", async () => {
+    await showTab(page, "Segments & cleaner");
     const listing = await page.evaluate(async (topic) => {
       const res = await fetch(`/api/v1/topics/${topic}/partitions/0/segments`);
       return (await res.json()) as { segments: { baseOffset: number; tombstones?: number }[] };
@@ -206,6 +254,7 @@ describe("topic page", () => {
   });
 
   it("draws the dirty ratio over time against min.cleanable.dirty.ratio, from the passes that ran", async () => {
+    await showTab(page, "Segments & cleaner");
     const chart = page.getByRole("region", { name: "Dirty ratio over time" });
     await chart.scrollIntoViewIfNeeded();
     const figure = chart.getByRole("figure", { name: "Partition 0 dirty ratio over time" });

@@ -1,6 +1,7 @@
 /**
  * The topic rules a browser may import (`@lastword/api/topic-rules`): the create input's zod schema,
- * the presets, the config definitions and validator and the erasure preflight —
+ * the presets, the config definitions and validator, the erasure preflight and why a compacted
+ * topic's partition count is frozen —
  * so the console's create wizard validates with the API's own rules instead of a copy. Nothing
  * here reaches Node, Prisma or Redis (the log store's `config` module alone, not its barrel).
  */
@@ -16,4 +17,5 @@ export {
 } from "@lastword/logstore/config";
 export { createTopicInput, MAX_PARTITIONS_PER_TOPIC } from "./procedures/topics/create-topic.schema";
 export { erasurePreflight } from "./services/erasure-preflight";
+export { PARTITIONS_FROZEN_EXPLANATION } from "./services/partitions-frozen";
 export { presetConfigs, TOPIC_PRESETS, type TopicPreset } from "./services/topic-presets";

@@ -4,6 +4,7 @@ import type { Identity } from "../auth/request-identity";
 import { hasScope } from "../auth/scopes";
 import { AppError } from "../errors/app-error";
 import type { AlterConfigsInput } from "../procedures/topics/alter-configs.schema";
+import { PARTITIONS_FROZEN_EXPLANATION } from "./partitions-frozen";
 import {
   assertPartitionQuota,
   findTopic,
@@ -72,9 +73,6 @@ export async function alterTopicConfigs(deps: TopicDeps, identity: Identity, inp
   return { topic: topicSummary(updated), changes, warnings, validateOnly: false };
 }
 
-const FROZEN_EXPLANATION =
-  "Keys are placed by hash modulo the partition count, so more partitions would send existing keys to partitions that hold neither their history nor their tombstones: compaction could no longer keep one latest value per key, and readers rebuilding state would see stale values. Create a new topic with the partition count you need and replay this one into it instead.";
-
 /**
  * Raises the partition count to `count`. Refused on compacted topics (409) unless a caller with
  * the admin scope forces it; the forced change is audited as such.
@@ -96,7 +94,7 @@ export async function addPartitions(
   if (compacted && !forced) {
     throw new AppError(
       "PARTITIONS_FROZEN",
-      `Topic "${topic.name}" is compacted; its partition count is frozen. ${FROZEN_EXPLANATION}`,
+      `Topic "${topic.name}" is compacted; its partition count is frozen. ${PARTITIONS_FROZEN_EXPLANATION}`,
       {
         details: { partitions: topic.partitionCount, forceRequires: "admin" },
       },

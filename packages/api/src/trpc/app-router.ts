@@ -18,6 +18,7 @@ import { listErasureRequestsProcedure } from "../procedures/erasure/list-erasure
 import { previewErasureProcedure } from "../procedures/erasure/preview-erasure";
 import { acceptInvitationProcedure } from "../procedures/invitations/accept-invitation";
 import { declineInvitationProcedure } from "../procedures/invitations/decline-invitation";
+import { kafkaConnectionProcedure } from "../procedures/kafka/kafka-connection";
 import { getKeyProcedure } from "../procedures/keys/get-key";
 import { keyVersionsProcedure } from "../procedures/keys/key-versions";
 import { changeMemberRoleProcedure } from "../procedures/members/change-member-role";
@@ -57,6 +58,9 @@ export const appRouter = router({
     cleanerRuns: listCleanerRunsProcedure,
     segments: partitionSegmentsProcedure,
     requestClean: requestCleanProcedure,
+  }),
+  kafka: router({
+    connection: kafkaConnectionProcedure,
   }),
   apiKeys: router({
     create: createApiKeyProcedure,

@@ -30,7 +30,7 @@ export function ApiKeyList() {
     return <StatusNotice>This organization has no API keys yet. Create one above.</StatusNotice>;
   }
   return (
-    <div className="overflow-x-auto rounded-lg border border-line bg-surface">
+    <div className="relative overflow-x-auto rounded-lg border border-line bg-surface">
       <table aria-label="API keys" className="w-full text-left text-sm">
         <thead className="border-b border-line text-xs uppercase tracking-wide text-muted">
           <tr>

@@ -20,11 +20,11 @@ function CreateForm() {
   const trpc = useTRPC();
   const [name, setName] = useState("");
   const [scopes, setScopes] = useState<ApiKeyScope[]>(DEFAULT_SCOPES);
-  const [revealed, setRevealed] = useState<{ name: string; secret: string } | null>(null);
+  const [revealed, setRevealed] = useState<{ id: string; name: string; secret: string } | null>(null);
   const create = useRefreshingMutation(trpc.apiKeys.create.mutationOptions(), {
     refresh: [trpc.apiKeys.list.queryKey()],
     reset: (created) => {
-      setRevealed({ name: created.name, secret: created.key });
+      setRevealed({ id: created.id, name: created.name, secret: created.key });
       setName("");
     },
   });

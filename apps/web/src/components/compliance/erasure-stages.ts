@@ -19,6 +19,22 @@ export function countdown(msToDeadline: number): string {
   return msToDeadline >= 0 ? `${text} left` : `overdue by ${text}`;
 }
 
+/**
+ * The deadline in one sentence, in the right tense: a request that closed early still has its
+ * deadline ahead, and saying "was" of a date to come reads as if it had been missed.
+ */
+export function deadlineSentence(
+  deadline: { at: number; label: string },
+  nowMs: number,
+  open: boolean,
+): string {
+  if (open) return `The deadline is ${deadline.label}: ${countdown(deadline.at - nowMs)}.`;
+  if (deadline.at > nowMs) {
+    return `The deadline is ${deadline.label}, ${roughDuration(deadline.at - nowMs)} from now; the request closed before it.`;
+  }
+  return `The deadline was ${deadline.label}.`;
+}
+
 /** Two units at most (a countdown needs no milliseconds). */
 export function roughDuration(ms: number): string {
   const units = [

@@ -8,7 +8,7 @@ import { useTRPC } from "@/lib/trpc";
 import { Card } from "../ui/card";
 import { ErrorNotice, RefreshFailedNotice, StatusNotice } from "../ui/notice";
 import { DeadlineBar } from "./deadline-bar";
-import { countdown, type ErasureDetail, formatTime } from "./erasure-stages";
+import { deadlineSentence, type ErasureDetail, formatTime } from "./erasure-stages";
 import { ExportLinks } from "./export-links";
 import { ExtendDeadlineForm } from "./extend-deadline-form";
 import { RequestTimeline } from "./request-timeline";
@@ -64,11 +64,11 @@ export function RequestDetail({ id }: { id: string }) {
       </Card>
       <Card
         title="Deadline"
-        description={
-          isDeadlineOpen(request.status)
-            ? `The deadline is ${formatTime(request.deadlineAt)}: ${countdown(Date.parse(request.deadlineAt) - nowMs)}.`
-            : `The deadline was ${formatTime(request.deadlineAt)}.`
-        }
+        description={deadlineSentence(
+          { at: Date.parse(request.deadlineAt), label: formatTime(request.deadlineAt) },
+          nowMs,
+          isDeadlineOpen(request.status),
+        )}
       >
         <DeadlineBar
           receivedAt={request.receivedAt}

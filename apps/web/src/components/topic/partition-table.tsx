@@ -29,7 +29,7 @@ export function PartitionTable({
   const showCleanColumn = controls.compacted && controls.canClean;
   return (
     <Card title="Partitions" description="Each partition is one log, owned by one worker at a time.">
-      <div className="overflow-x-auto">
+      <div className="relative overflow-x-auto">
         <table aria-label="Partitions" className="w-full text-left text-sm">
           <ColumnHeads
             titles={[

@@ -2,6 +2,16 @@
 
 import { type FormEvent, useState } from "react";
 import { partitionNumbers } from "@/lib/partition-numbers";
+import {
+  buildDraft,
+  type DraftField,
+  EMPTY_DRAFT,
+  type Encoding,
+  type ProduceDraft,
+  produceRefusal,
+  type RecordsMode,
+  writtenSentence,
+} from "@/lib/produce-draft";
 import { useRefreshingMutation } from "@/lib/refreshing-mutation";
 import { useTRPC } from "@/lib/trpc";
 import { Card } from "../ui/card";
@@ -9,71 +19,100 @@ import { SelectField, TextAreaField, TextField } from "../ui/field";
 import { ErrorNotice } from "../ui/notice";
 import { SubmitButton } from "../ui/submit-button";
 
-type ValueFormat = "string" | "json";
-type Json = string | number | boolean | null | Json[] | { [key: string]: Json };
+const VALUE_HINTS: Record<RecordsMode, string> = {
+  one: "An empty value is kept as an empty value; it does not delete the key.",
+  lines:
+    "Each non-empty line is one record, in the value format above; all share the key, headers and timestamp.",
+  "json-array":
+    "A JSON array: each element is one record's JSON value; all share the key, headers and timestamp.",
+};
 
-/** The value to send: null is a tombstone; "" as text is an empty value, which is not one. */
-function valueEnvelope(tombstone: boolean, format: ValueFormat, text: string) {
-  if (tombstone) return { envelope: null } as const;
-  if (format === "string") return { envelope: { type: "string" as const, data: text } };
-  try {
-    return { envelope: { type: "json" as const, data: JSON.parse(text) as Json } };
-  } catch (error) {
-    return {
-      invalid: `The value is not valid JSON: ${error instanceof Error ? error.message : String(error)}`,
-    };
-  }
+function EncodingOptions() {
+  return (
+    <>
+      <option value="string">Text</option>
+      <option value="json">JSON</option>
+      <option value="base64">Base64 (bytes)</option>
+    </>
+  );
 }
 
 export function ProduceForm({ topic, partitions }: { topic: string; partitions: number }) {
   const trpc = useTRPC();
-  const [key, setKey] = useState("");
-  const [format, setFormat] = useState<ValueFormat>("string");
-  const [value, setValue] = useState("");
-  const [tombstone, setTombstone] = useState(false);
-  const [partition, setPartition] = useState("auto");
-  const [invalid, setInvalid] = useState<string | null>(null);
+  const [draft, setDraft] = useState<ProduceDraft>(EMPTY_DRAFT);
+  const [invalid, setInvalid] = useState<{ field: DraftField; problem: string } | null>(null);
   const produce = useRefreshingMutation(trpc.records.produce.mutationOptions(), {
     refresh: [trpc.records.read.pathKey(), trpc.topics.get.queryKey({ topic })],
   });
+  const set = <K extends keyof ProduceDraft>(name: K, value: ProduceDraft[K]) =>
+    setDraft((current) => ({ ...current, [name]: value }));
+  const errorAt = (field: DraftField) => (invalid?.field === field ? invalid.problem : undefined);
 
   const submit = (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault();
-    const built = valueEnvelope(tombstone, format, value);
-    setInvalid(built.invalid ?? null);
-    if (built.invalid !== undefined) return;
-    const record = {
-      key: key === "" ? null : { type: "string" as const, data: key },
-      value: built.envelope,
-      ...(partition === "auto" ? {} : { partition: Number(partition) }),
-    };
-    produce.mutate({ topic, records: [record] });
+    const built = buildDraft(draft);
+    if ("problem" in built) {
+      setInvalid(built);
+      // The last success line belongs to another record: it goes with the refusal.
+      produce.reset();
+      return;
+    }
+    setInvalid(null);
+    produce.mutate({ topic, records: built.records });
   };
 
-  const result = produce.data?.results[0];
+  const results = produce.data?.results ?? [];
+  const sentCount = produce.variables?.records.length ?? 1;
+  const failed = results.flatMap((result) => (result.error ? [result.error.detail] : []));
+  const written = results.filter((result) => result.offset !== undefined);
   const sentTombstone = produce.variables?.records[0]?.value === null;
   return (
-    <Card title="Produce a record" description="Send one record; it is acknowledged once it is on disk.">
-      <form aria-label="Produce a record" onSubmit={submit} className="flex flex-col gap-4">
-        <TextField
-          label="Key"
-          value={key}
-          onChange={(event) => setKey(event.target.value)}
-          hint="Text. Leave it blank for no key; compacted topics need one."
-        />
-        <div className="grid gap-4 sm:grid-cols-2">
+    <Card
+      title="Produce a record"
+      description="Send one record or several; they are acknowledged once on disk."
+    >
+      {/* noValidate: every refusal is the form's own sentence at its field, not a browser tooltip. */}
+      <form aria-label="Produce a record" noValidate onSubmit={submit} className="flex flex-col gap-4">
+        <div className="grid gap-4 sm:grid-cols-[2fr_1fr]">
+          <TextField
+            label="Key"
+            value={draft.key}
+            onChange={(event) => set("key", event.target.value)}
+            error={errorAt("key")}
+            hint="Leave it blank for no key; compacted topics need one."
+          />
+          <SelectField
+            label="Key format"
+            value={draft.keyEncoding}
+            onChange={(event) => set("keyEncoding", event.target.value as Encoding)}
+          >
+            <EncodingOptions />
+          </SelectField>
+        </div>
+        <div className="grid gap-4 sm:grid-cols-3">
           <SelectField
             label="Value format"
-            value={format}
-            onChange={(event) => setFormat(event.target.value as ValueFormat)}
+            value={draft.valueEncoding}
+            onChange={(event) => set("valueEncoding", event.target.value as Encoding)}
           >
-            <option value="string">Text</option>
-            <option value="json">JSON</option>
+            <EncodingOptions />
+          </SelectField>
+          <SelectField
+            label="Records"
+            value={draft.tombstone ? "one" : draft.mode}
+            disabled={draft.tombstone}
+            onChange={(event) => set("mode", event.target.value as RecordsMode)}
+          >
+            <option value="one">One record</option>
+            <option value="lines">One per line</option>
+            <option value="json-array">JSON array</option>
           </SelectField>
           <SelectField
             label="Target partition"
-            value={partition}
-            onChange={(event) => setPartition(event.target.value)}
+            value={draft.partition === null ? "auto" : String(draft.partition)}
+            onChange={(event) =>
+              set("partition", event.target.value === "auto" ? null : Number(event.target.value))
+            }
           >
             <option value="auto">By key hash</option>
             {partitionNumbers(partitions).map((index) => (
@@ -86,17 +125,17 @@ export function ProduceForm({ topic, partitions }: { topic: string; partitions: 
         <TextAreaField
           label="Value"
           rows={4}
-          disabled={tombstone}
-          value={tombstone ? "" : value}
-          onChange={(event) => setValue(event.target.value)}
-          hint="An empty value is kept as an empty value; it does not delete the key."
-          error={invalid ?? undefined}
+          disabled={draft.tombstone}
+          value={draft.tombstone ? "" : draft.value}
+          onChange={(event) => set("value", event.target.value)}
+          hint={VALUE_HINTS[draft.tombstone ? "one" : draft.mode]}
+          error={errorAt("value")}
         />
         <label className="flex items-start gap-2 text-sm">
           <input
             type="checkbox"
-            checked={tombstone}
-            onChange={(event) => setTombstone(event.target.checked)}
+            checked={draft.tombstone}
+            onChange={(event) => set("tombstone", event.target.checked)}
             className="mt-0.5 size-4 accent-accent"
           />
           <span>
@@ -106,16 +145,40 @@ export function ProduceForm({ topic, partitions }: { topic: string; partitions: 
             </span>
           </span>
         </label>
-        {produce.isError ? <ErrorNotice>{produce.error.message}</ErrorNotice> : null}
-        {result?.error ? <ErrorNotice>{result.error.detail}</ErrorNotice> : null}
-        {result && result.offset !== undefined ? (
+        <div className="grid gap-4 sm:grid-cols-2">
+          <TextAreaField
+            label="Headers"
+            rows={2}
+            value={draft.headers}
+            onChange={(event) => set("headers", event.target.value)}
+            hint="One per line, as name: value (text)."
+            error={errorAt("headers")}
+          />
+          <TextField
+            label="Timestamp (local)"
+            type="datetime-local"
+            step="0.001"
+            value={draft.timestamp}
+            onChange={(event) => set("timestamp", event.target.value)}
+            hint="Blank: the time of writing."
+            error={errorAt("timestamp")}
+          />
+        </div>
+        {produce.isError ? (
+          <ErrorNotice>
+            {produceRefusal(produce.error.data?.problem, produce.error.message, sentCount)}
+          </ErrorNotice>
+        ) : null}
+        {failed.length > 0 ? <ErrorNotice>{[...new Set(failed)].join(" ")}</ErrorNotice> : null}
+        {written.length > 0 ? (
           <p role="status" className="text-sm text-muted">
-            {sentTombstone ? "Tombstone" : "Record"} written to partition {result.partition} at offset{" "}
-            {result.offset}.
+            {written.length === 1 && sentCount === 1
+              ? `${sentTombstone ? "Tombstone" : "Record"} written to partition ${written[0]?.partition} at offset ${written[0]?.offset}.`
+              : writtenSentence(written)}
           </p>
         ) : null}
         <div>
-          <SubmitButton label="Produce record" pendingLabel="Producing…" pending={produce.isPending} />
+          <SubmitButton label="Produce" pendingLabel="Producing…" pending={produce.isPending} />
         </div>
       </form>
     </Card>

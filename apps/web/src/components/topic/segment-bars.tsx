@@ -87,10 +87,15 @@ function PartitionSegmentBar({ topic, partition }: { topic: string; partition: n
 function SegmentBlocks({ partition, segments }: { partition: number; segments: readonly Segment[] }) {
   const [shown, setShown] = useState<number | null>(null);
   const tooltipId = useId();
-  const widths = segmentWidths(
-    segments.map((s) => s.sizeBytes),
-    MIN_BLOCK_PERCENT,
-  );
+  // An empty log (its one active segment holds 0 bytes) is an empty bar with a sliver to focus,
+  // not a full one: proportional widths have no bytes to share out, and equal shares would read as full.
+  const empty = segments.every((s) => s.sizeBytes === 0);
+  const widths = empty
+    ? segments.map(() => MIN_BLOCK_PERCENT)
+    : segmentWidths(
+        segments.map((s) => s.sizeBytes),
+        MIN_BLOCK_PERCENT,
+      );
   const starts = widths.map((_, i) => widths.slice(0, i).reduce((sum, w) => sum + w, 0));
   const current = shown === null ? undefined : segments[shown];
   return (

@@ -4,6 +4,7 @@ import { useQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { useConsoleAccess } from "@/lib/console-access";
 import { useTRPC } from "@/lib/trpc";
+import { ListedKeyKafkaSettings } from "../kafka/listed-key-kafka-settings";
 import { PolicyBadge } from "../topics/policy-badge";
 import { Card } from "../ui/card";
 import { ErrorNotice, RefreshFailedNotice, StatusNotice } from "../ui/notice";
@@ -18,6 +19,8 @@ import { MessageBrowser } from "./message-browser";
 import { PartitionTable } from "./partition-table";
 import { ProduceForm } from "./produce-form";
 import { SegmentBars } from "./segment-bars";
+import { TopicAdminActions } from "./topic-admin-actions";
+import { TopicTabs } from "./topic-tabs";
 import { TopicWarnings } from "./topic-warnings";
 
 /** Workers report partition stats every scheduler tick; refresh at about that pace. */
@@ -58,24 +61,40 @@ export function TopicDetail({ topic }: { topic: string }) {
         </div>
       </div>
       <TopicWarnings warnings={data.warnings} />
-      <PartitionTable
-        partitions={data.partitionDetails}
-        topic={data.name}
-        compacted={compacted}
-        canClean={access.can("admin")}
+      <TopicTabs
+        panels={{
+          overview: (
+            <>
+              <PartitionTable
+                partitions={data.partitionDetails}
+                topic={data.name}
+                compacted={compacted}
+                canClean={access.can("admin")}
+              />
+              <ListedKeyKafkaSettings topic={data.name} />
+              {access.can("topics:write") ? (
+                <TopicAdminActions topic={data.name} partitions={data.partitions} compacted={compacted} />
+              ) : null}
+            </>
+          ),
+          messages: <RecordViews topic={data.name} partitions={data.partitions} access={access} />,
+          consumers: <ConsumerGroups topic={data.name} deleteRetentionMs={deleteRetentionMs} />,
+          segments: (
+            <>
+              <SegmentBars topic={data.name} partitions={data.partitions} />
+              {compacted ? (
+                <DirtyRatioChart
+                  topic={data.name}
+                  partitions={data.partitionDetails}
+                  minCleanableDirtyRatio={Number(configValue("min.cleanable.dirty.ratio") ?? 0.5)}
+                />
+              ) : null}
+              <CleanerRuns topic={data.name} />
+            </>
+          ),
+          configs: <ConfigTable topic={data.name} entries={data.configEntries} />,
+        }}
       />
-      <SegmentBars topic={data.name} partitions={data.partitions} />
-      {compacted ? (
-        <DirtyRatioChart
-          topic={data.name}
-          partitions={data.partitionDetails}
-          minCleanableDirtyRatio={Number(configValue("min.cleanable.dirty.ratio") ?? 0.5)}
-        />
-      ) : null}
-      <RecordViews topic={data.name} partitions={data.partitions} access={access} />
-      <CleanerRuns topic={data.name} />
-      <ConsumerGroups topic={data.name} deleteRetentionMs={deleteRetentionMs} />
-      <ConfigTable topic={data.name} entries={data.configEntries} />
     </div>
   );
 }
@@ -103,7 +122,8 @@ function RecordViews(props: {
         <Card title="Messages">
           <p role="status" className="text-sm text-muted">
             Your role ({props.access.role ?? "this key"}) cannot read records, so message keys and values are
-            not shown here. Partitions, segments, the cleaner and configs above and below are yours to see.
+            not shown here. Partitions, segments, the cleaner, consumers and configs in the other tabs are
+            yours to see.
           </p>
         </Card>
       )}

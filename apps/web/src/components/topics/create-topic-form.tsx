@@ -104,7 +104,8 @@ export function CreateTopicForm() {
       title="Create a topic"
       description="You can change configs later; compacted topics keep their partition count."
     >
-      <form aria-label="Create a topic" onSubmit={submit} className="grid gap-4 sm:grid-cols-2">
+      {/* noValidate: a bad name or count gets our sentence at the field, not the browser's "Please match the requested format". */}
+      <form aria-label="Create a topic" noValidate onSubmit={submit} className="grid gap-4 sm:grid-cols-2">
         <TextField
           label="Topic name"
           required

@@ -1,20 +1,13 @@
 "use client";
 
-import { useId, useState } from "react";
+import { useId } from "react";
 import { Button } from "./button";
+import { CopyOutcome, useClipboardCopy } from "./clipboard-copy";
 
 /** A read-only value with a Copy button; says whether the copy worked (clipboards can refuse). */
 export function CopyField({ label, value, mono = true }: { label: string; value: string; mono?: boolean }) {
   const id = useId();
-  const [copied, setCopied] = useState<"idle" | "copied" | "failed">("idle");
-  const copy = async () => {
-    try {
-      await navigator.clipboard.writeText(value);
-      setCopied("copied");
-    } catch {
-      setCopied("failed");
-    }
-  };
+  const { state, copy } = useClipboardCopy(value);
   return (
     <div className="flex flex-col gap-1">
       <label htmlFor={id} id={`${id}-label`} className="sr-only">
@@ -33,12 +26,7 @@ export function CopyField({ label, value, mono = true }: { label: string; value:
           Copy
         </Button>
       </div>
-      <p role="status" className="min-h-4 text-xs text-muted">
-        {copied === "copied" ? "Copied to the clipboard." : null}
-        {copied === "failed"
-          ? "The browser did not allow copying; select the text and copy it by hand."
-          : null}
-      </p>
+      <CopyOutcome state={state} />
     </div>
   );
 }

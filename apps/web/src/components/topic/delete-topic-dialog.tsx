@@ -1,0 +1,100 @@
+"use client";
+
+import * as Dialog from "@radix-ui/react-dialog";
+import { useMutation, useQueryClient } from "@tanstack/react-query";
+import { useRouter } from "next/navigation";
+import { type FormEvent, useState } from "react";
+import { useTRPC } from "@/lib/trpc";
+import { Button } from "../ui/button";
+import { TextField } from "../ui/field";
+import { ErrorNotice } from "../ui/notice";
+import { SubmitButton } from "../ui/submit-button";
+
+/**
+ * Deleting a topic cannot be undone, and it breaks whoever reads it: the dialog says what happens
+ * to its consumers and asks for the topic's name typed out, so it is never one stray click.
+ */
+export function DeleteTopicDialog({ topic }: { topic: string }) {
+  const [open, setOpen] = useState(false);
+  const [typed, setTyped] = useState("");
+  const change = (next: boolean) => {
+    setOpen(next);
+    if (!next) setTyped("");
+  };
+  return (
+    <Dialog.Root open={open} onOpenChange={change}>
+      <Dialog.Trigger asChild>
+        <Button variant="danger">Delete topic</Button>
+      </Dialog.Trigger>
+      <Dialog.Portal>
+        <Dialog.Overlay className="fixed inset-0 z-40 bg-black/40" />
+        <Dialog.Content className="fixed top-1/2 left-1/2 z-50 flex max-h-[90vh] w-[min(32rem,calc(100vw-2rem))] -translate-x-1/2 -translate-y-1/2 flex-col gap-4 overflow-y-auto rounded-lg border border-line bg-surface p-5 text-ink shadow-lg">
+          <Dialog.Title className="text-base font-semibold">
+            Delete topic <span className="break-all font-mono">{topic}</span>?
+          </Dialog.Title>
+          <Dialog.Description asChild>
+            <div className="flex flex-col gap-2 text-sm text-muted">
+              <p>Its records and segment files are removed from every worker. This cannot be undone.</p>
+              <p>
+                Its consumers: every consumer group's committed offsets on this topic are removed. Kafka and
+                REST consumers still reading it get unknown-topic errors (Kafka{" "}
+                <code className="font-mono">UNKNOWN_TOPIC_OR_PARTITION</code>, REST 404) and must be restarted
+                or pointed at another topic; a topic created later with the same name starts empty.
+              </p>
+            </div>
+          </Dialog.Description>
+          <DeleteTopicForm topic={topic} typed={typed} onType={setTyped} onCancel={() => change(false)} />
+        </Dialog.Content>
+      </Dialog.Portal>
+    </Dialog.Root>
+  );
+}
+
+function DeleteTopicForm(props: {
+  topic: string;
+  typed: string;
+  onType: (value: string) => void;
+  onCancel: () => void;
+}) {
+  const trpc = useTRPC();
+  const queryClient = useQueryClient();
+  const router = useRouter();
+  const remove = useMutation(
+    trpc.topics.delete.mutationOptions({
+      onSuccess: async () => {
+        // The list must not show the topic on arrival; the page's own query would only 404.
+        await queryClient.invalidateQueries({ queryKey: trpc.topics.list.pathKey() });
+        router.push("/topics");
+      },
+    }),
+  );
+  const matches = props.typed === props.topic;
+  const submit = (event: FormEvent<HTMLFormElement>) => {
+    event.preventDefault();
+    if (matches) remove.mutate({ topic: props.topic });
+  };
+  return (
+    <form aria-label="Confirm topic deletion" onSubmit={submit} className="flex flex-col gap-4">
+      <TextField
+        label={`Type ${props.topic} to confirm`}
+        autoComplete="off"
+        spellCheck={false}
+        value={props.typed}
+        onChange={(event) => props.onType(event.target.value)}
+      />
+      {remove.isError ? <ErrorNotice>{remove.error.message}</ErrorNotice> : null}
+      <div className="flex flex-wrap justify-end gap-2">
+        <Button variant="secondary" onClick={props.onCancel}>
+          Cancel
+        </Button>
+        <SubmitButton
+          label="Delete this topic"
+          pendingLabel="Deleting…"
+          pending={remove.isPending || remove.isSuccess}
+          disabled={!matches}
+          variant="danger"
+        />
+      </div>
+    </form>
+  );
+}

@@ -1,0 +1,107 @@
+import type { Browser, Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { launchChromium, saveScreenshotsAtWidths, waitOrExplain } from "./console-session";
+import { openFreshTopic, showTab } from "./topic-actions";
+
+const TOPIC = "profiles";
+
+interface ReadRecord {
+  offset: number;
+  timestamp: number;
+  key: { type: string; data: unknown } | null;
+  value: { type: string; data: unknown } | null;
+  headers: { key: string; value: { type: string; data: unknown } | null }[];
+}
+
+/** Partition 0's records as the REST API returns them, with the browser's session. */
+function readRecords(page: Page, query = "offset=0"): Promise<ReadRecord[]> {
+  return page.evaluate(
+    async ({ topic, query }) => {
+      const res = await fetch(`/api/v1/topics/${topic}/partitions/0/records?${query}`);
+      return ((await res.json()) as { records: ReadRecord[] }).records;
+    },
+    { topic: TOPIC, query },
+  );
+}
+
+describe("produce form: encodings, headers, a timestamp, several records", () => {
+  let browser: Browser;
+  let page: Page;
+
+  beforeAll(async () => {
+    browser = await launchChromium();
+    page = await openFreshTopic(browser, "Produce Tester", TOPIC);
+    await showTab(page, "Messages");
+  });
+  afterAll(async () => {
+    await browser?.close();
+  });
+
+  it("sends a JSON key, headers and an explicit timestamp", async () => {
+    const form = page.getByRole("form", { name: "Produce a record" });
+    await form.getByLabel("Key", { exact: true }).fill('{"id":7}');
+    await form.getByLabel("Key format").selectOption("json");
+    await form.getByLabel("Value", { exact: true }).fill("first");
+    await form.getByLabel("Headers").fill("source: console\ntrace: 42");
+    await form.getByLabel("Timestamp (local)").fill("2026-03-04T05:06:07.008");
+    await form.getByRole("button", { name: "Produce" }).click();
+    await waitOrExplain(
+      page,
+      form.getByRole("status").filter({ hasText: "Record written to partition 0 at offset 0." }),
+      "produce-json-key",
+    );
+    const expectedTimestamp = await page.evaluate(() => new Date("2026-03-04T05:06:07.008").getTime());
+    const [record] = await readRecords(page, "offset=0&limit=1&keyFormat=json");
+    expect(record?.timestamp).toBe(expectedTimestamp);
+    expect(record?.headers.map((h) => [h.key, h.value?.data])).toEqual([
+      ["source", "console"],
+      ["trace", "42"],
+    ]);
+    expect(record?.key).toEqual({ type: "json", data: { id: 7 } });
+  });
+
+  it("sends one record per line and says where they went", async () => {
+    const form = page.getByRole("form", { name: "Produce a record" });
+    await form.getByLabel("Key format").selectOption("string");
+    await form.getByLabel("Key", { exact: true }).fill("user-1");
+    await form.getByLabel("Headers").fill("");
+    await form.getByLabel("Timestamp (local)").fill("");
+    await form.getByLabel("Records").selectOption("lines");
+    await form.getByLabel("Value format").selectOption("json");
+    await form.getByLabel("Value", { exact: true }).fill('{"v":1}\n{"v":2}\n\n{"v":3}');
+    await form.getByRole("button", { name: "Produce" }).click();
+    await form
+      .getByRole("status")
+      .filter({ hasText: "3 records written to partition 0 at offsets 1–3." })
+      .waitFor();
+    const values = (await readRecords(page, "offset=1&valueFormat=json")).map((r) => r.value?.data);
+    expect(values).toEqual([{ v: 1 }, { v: 2 }, { v: 3 }]);
+    const overflow = await saveScreenshotsAtWidths(page, "topic-produce-lines");
+    expect(overflow).toEqual({ 1440: 0, 390: 0 });
+  });
+
+  it("names the wrong line, and clears the last success line when it refuses", async () => {
+    const form = page.getByRole("form", { name: "Produce a record" });
+    const success = form.getByRole("status").filter({ hasText: "written" });
+    expect(await success.count()).toBe(1);
+    await form.getByLabel("Value", { exact: true }).fill('{"v":4}\n{oops');
+    await form.getByRole("button", { name: "Produce" }).click();
+    await form.getByText(/^Line 2 is not valid JSON/).waitFor();
+    expect(await form.getByLabel("Value", { exact: true }).getAttribute("aria-invalid")).toBe("true");
+    await success.waitFor({ state: "detached" });
+  });
+
+  it("says a keyless record on a compacted topic has no key, in the form's words", async () => {
+    const form = page.getByRole("form", { name: "Produce a record" });
+    await form.getByLabel("Records").selectOption("one");
+    await form.getByLabel("Value format").selectOption("string");
+    await form.getByLabel("Value", { exact: true }).fill("orphan");
+    await form.getByLabel("Key", { exact: true }).fill("");
+    await form.getByRole("button", { name: "Produce" }).click();
+    const alert = form.getByRole("alert");
+    await alert.filter({ hasText: "This record has no key, and this topic is compacted" }).waitFor();
+    expect(await alert.textContent()).not.toContain("Record 0");
+    const overflow = await saveScreenshotsAtWidths(page, "topic-produce-no-key");
+    expect(overflow).toEqual({ 1440: 0, 390: 0 });
+  });
+});

@@ -1,0 +1,17 @@
+import { kafkaConnection } from "../../services/kafka-connection.service";
+import { protectedProcedure } from "../../trpc/access";
+import { kafkaConnectionInput, kafkaConnectionOutput } from "./kafka-connection.schema";
+
+/** The brokers and SASL mechanisms a Kafka client needs; the same for every tenant, but behind auth. */
+export const kafkaConnectionProcedure = protectedProcedure("topics:read")
+  .meta({
+    openapi: {
+      method: "GET",
+      path: "/kafka/connection",
+      tags: ["kafka"],
+      summary: "Bootstrap servers and SASL mechanisms for Kafka clients",
+    },
+  })
+  .input(kafkaConnectionInput)
+  .output(kafkaConnectionOutput)
+  .query(({ ctx }) => kafkaConnection(ctx.deps));
