@@ -209,7 +209,10 @@ describe("coordinator failover", () => {
     await consumer.connect();
     await consumer.subscribe({ topic: "moving", fromBeginning: true });
     await consumer.run({ eachMessage: async ({ message }) => void received.push(message.value!.toString()) });
-    await expect.poll(() => [...received].sort(), { timeout: 15_000 }).toEqual(["before-0", "before-1"]);
+    // At least once: a rebalance before the first commit may deliver a record again.
+    await expect
+      .poll(() => [...new Set(received)].sort(), { timeout: 15_000 })
+      .toEqual(["before-0", "before-1"]);
     await expect
       .poll(
         async () =>
@@ -219,7 +222,6 @@ describe("coordinator failover", () => {
         },
       )
       .toBe(2);
-    const killedAt = Date.now();
     await w1.kill();
     await eventually("w2 coordinates the group", 2 * LEASE_TTL_MS, async () => {
       const row = await h.db.prisma.kafkaGroup.findUnique({
@@ -227,8 +229,8 @@ describe("coordinator failover", () => {
       });
       return row?.ownerWorkerId === w2.id ? true : undefined;
     });
-    // Expiry (≤ 1 TTL after the last renewal) plus one renewal tick of w2 (TTL / 3), with slack.
-    expect(Date.now() - killedAt).toBeLessThan(2 * LEASE_TTL_MS);
+    // Expiry (≤ 1 TTL after the last renewal) plus one renewal tick of w2 (TTL / 3): the wait above
+    // fails past 2 × TTL.
     await eventually("w2 hosts both partitions", 20_000, async () =>
       w2.ownedPartitions().length === 2 ? true : undefined,
     );
@@ -240,9 +242,8 @@ describe("coordinator failover", () => {
       ],
     });
     await expect
-      .poll(() => [...received].sort(), { timeout: 30_000 })
+      .poll(() => [...new Set(received)].sort(), { timeout: 30_000 })
       .toEqual(["after-0", "after-1", "before-0", "before-1"]);
-    expect(Date.now() - killedAt).toBeLessThan(30_000);
     await consumer.disconnect();
     await producer.disconnect();
   });
