@@ -12,6 +12,18 @@ async function main(): Promise<void> {
       "LASTWORD_INTERNAL_SECRET is not set; using the development secret (never do this in production)",
     );
   }
+  // Listening before the worker starts: it logs "worker ready" from inside startWorker, and a
+  // SIGTERM right after that line must still stop it gracefully (release leases, exit 0).
+  let stopping = false;
+  let stop: (() => Promise<void>) | null = null;
+  const onSignal = (signal: NodeJS.Signals) => {
+    if (stopping) return;
+    stopping = true;
+    logger.info({ signal }, "worker stopping");
+    if (stop) void stop().then(() => process.exit(0));
+  };
+  process.on("SIGTERM", onSignal);
+  process.on("SIGINT", onSignal);
   const worker = await startWorker({
     databaseUrl: env.DATABASE_URL,
     dataDir: env.LASTWORD_DATA_DIR,
@@ -45,15 +57,8 @@ async function main(): Promise<void> {
             cleanerThreads: env.WORKER_CLEANER_THREADS,
           },
   });
-  let stopping = false;
-  const onSignal = (signal: NodeJS.Signals) => {
-    if (stopping) return;
-    stopping = true;
-    logger.info({ signal }, "worker stopping");
-    void worker.stop().then(() => process.exit(0));
-  };
-  process.on("SIGTERM", onSignal);
-  process.on("SIGINT", onSignal);
+  stop = () => worker.stop();
+  if (stopping) await stop().then(() => process.exit(0));
 }
 
 main().catch((error: unknown) => {
