@@ -88,6 +88,10 @@ export async function startHarness(name: string, options: { clock?: Clock } = {}
     secret,
     mail: outbox.sent,
     async close() {
+      // The server's write-behind usage flush would otherwise reconnect Prisma after the database
+      // is dropped (FORCE ends that connection: an unhandled pg error in the test process).
+      await server.close(5_000);
+      dataPlane.close();
       const keys = await redis.keys(`${redisPrefix}:*`);
       if (keys.length > 0) await redis.del(...keys);
       redis.disconnect();
