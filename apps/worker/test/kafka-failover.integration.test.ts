@@ -11,7 +11,7 @@ import { eventually } from "./test-topics";
 import { openWorkerHarness, type WorkerHarness } from "./worker-harness";
 import { spawnWorkerProcess } from "./worker-process";
 
-// Issue 15, item 9: a partition's leader dies (SIGKILL) under an unmodified kafkajs producer with
+// Failover with a real client: a partition's leader dies (SIGKILL) under an unmodified kafkajs producer with
 // acks=-1. Nothing it acknowledged may be lost, and it must find the new leader by itself (Metadata
 // names the lease owner) once the lease expired and the other worker claimed the partition.
 const run = promisify(execFile);

@@ -13,7 +13,7 @@ import { eventually } from "./test-topics";
 import { openWorkerHarness, type WorkerHarness } from "./worker-harness";
 import { spawnWorkerProcess, type WorkerProcess } from "./worker-process";
 
-// SASL_SSL (issue 15, item 3): a worker process given a certificate and key speaks TLS, so it may
+// SASL_SSL: a worker process given a certificate and key speaks TLS, so it may
 // listen on every interface; without them it refuses any address but loopback unless plaintext
 // is asked for. The certificate is a fresh self-signed one; clients verify it as their CA.
 const run = promisify(execFile);

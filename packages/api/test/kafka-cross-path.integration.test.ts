@@ -6,7 +6,7 @@ import { partitionForKey } from "../src/index";
 import { type Harness, rest, startHarness, startHarnessWorker } from "./api-harness";
 import type { WorkerProcess } from "./worker-process";
 
-// Issue 15, 8(f): one log behind two entry points. A record produced by kafkajs reads back over
+// One log behind two entry points. A record produced by kafkajs reads back over
 // REST exactly as sent, and a record produced over REST reads back over Kafka Fetch exactly as
 // sent, both on the partition murmur2 picks (kafkajs's DefaultPartitioner is Java's; ours is too).
 // The worker is a real process; its Kafka listener is the one every worker process opens.
