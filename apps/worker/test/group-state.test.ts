@@ -74,7 +74,8 @@ describe("GroupState", () => {
     const g = new GroupState("g", timings);
     const first = await g.join(input("", proto("range"), { requireKnownMemberId: true }));
     expect(first.errorCode).toBe(ErrorCode.MEMBER_ID_REQUIRED);
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(g.isPending(first.memberId)).toBe(true);
+    await expect.poll(() => g.isPending(first.memberId), { timeout: 2_000 }).toBe(false);
     expect((await g.join(input(first.memberId))).errorCode).toBe(ErrorCode.UNKNOWN_MEMBER_ID);
   });
 

@@ -88,6 +88,11 @@ export class GroupState {
     return this.#members.size;
   }
 
+  /** A member id handed out with MEMBER_ID_REQUIRED and not yet used to join. */
+  isPending(memberId: string): boolean {
+    return this.#pending.has(memberId);
+  }
+
   hasMember(memberId: string): boolean {
     return this.#members.has(memberId);
   }
