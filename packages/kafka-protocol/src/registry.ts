@@ -1,102 +1,10 @@
 import { compileFields, inVersions, type Plan, parseVersions, type VersionRange } from "./compile";
 import { KafkaProtocolError } from "./errors";
-import { alterConfigs } from "./messages/alter-configs";
-import { apiVersions } from "./messages/api-versions";
-import { createPartitions } from "./messages/create-partitions";
-import { createTopics } from "./messages/create-topics";
-import { deleteGroups } from "./messages/delete-groups";
-import { deleteRecords } from "./messages/delete-records";
-import { deleteTopics } from "./messages/delete-topics";
-import { describeCluster } from "./messages/describe-cluster";
-import { describeConfigs } from "./messages/describe-configs";
-import { describeGroups } from "./messages/describe-groups";
-import { describeLogDirs } from "./messages/describe-log-dirs";
-import { fetch } from "./messages/fetch";
-import { findCoordinator } from "./messages/find-coordinator";
-import { heartbeat } from "./messages/heartbeat";
-import { incrementalAlterConfigs } from "./messages/incremental-alter-configs";
-import { initProducerId } from "./messages/init-producer-id";
-import { joinGroup } from "./messages/join-group";
-import { leaveGroup } from "./messages/leave-group";
-import { listGroups } from "./messages/list-groups";
-import { listOffsets } from "./messages/list-offsets";
-import { metadata } from "./messages/metadata";
-import { offsetCommit } from "./messages/offset-commit";
-import { offsetDelete } from "./messages/offset-delete";
-import { offsetFetch } from "./messages/offset-fetch";
-import { offsetForLeaderEpoch } from "./messages/offset-for-leader-epoch";
-import { produce } from "./messages/produce";
-import { saslAuthenticate } from "./messages/sasl-authenticate";
-import { saslHandshake } from "./messages/sasl-handshake";
-import { syncGroup } from "./messages/sync-group";
+import { ApiKey, apiSchemas } from "./generated/schemas";
 import type { ApiSchema, MessageBody, MessageInput } from "./schema-types";
 
-/** Kafka API keys with a schema in this package (numbers from each message's JSON `apiKey`). */
-export const ApiKey = {
-  Produce: 0,
-  Fetch: 1,
-  ListOffsets: 2,
-  Metadata: 3,
-  OffsetCommit: 8,
-  OffsetFetch: 9,
-  FindCoordinator: 10,
-  JoinGroup: 11,
-  Heartbeat: 12,
-  LeaveGroup: 13,
-  SyncGroup: 14,
-  DescribeGroups: 15,
-  ListGroups: 16,
-  SaslHandshake: 17,
-  ApiVersions: 18,
-  CreateTopics: 19,
-  DeleteTopics: 20,
-  DeleteRecords: 21,
-  InitProducerId: 22,
-  OffsetForLeaderEpoch: 23,
-  DescribeConfigs: 32,
-  AlterConfigs: 33,
-  DescribeLogDirs: 35,
-  SaslAuthenticate: 36,
-  CreatePartitions: 37,
-  DeleteGroups: 42,
-  IncrementalAlterConfigs: 44,
-  OffsetDelete: 47,
-  DescribeCluster: 60,
-} as const;
-export type ApiKey = (typeof ApiKey)[keyof typeof ApiKey];
-
-/** The schema table: one entry per API key. */
-export const apiSchemas = {
-  [ApiKey.Produce]: produce,
-  [ApiKey.Fetch]: fetch,
-  [ApiKey.ListOffsets]: listOffsets,
-  [ApiKey.Metadata]: metadata,
-  [ApiKey.OffsetCommit]: offsetCommit,
-  [ApiKey.OffsetFetch]: offsetFetch,
-  [ApiKey.FindCoordinator]: findCoordinator,
-  [ApiKey.JoinGroup]: joinGroup,
-  [ApiKey.Heartbeat]: heartbeat,
-  [ApiKey.LeaveGroup]: leaveGroup,
-  [ApiKey.SyncGroup]: syncGroup,
-  [ApiKey.DescribeGroups]: describeGroups,
-  [ApiKey.ListGroups]: listGroups,
-  [ApiKey.SaslHandshake]: saslHandshake,
-  [ApiKey.ApiVersions]: apiVersions,
-  [ApiKey.CreateTopics]: createTopics,
-  [ApiKey.DeleteTopics]: deleteTopics,
-  [ApiKey.DeleteRecords]: deleteRecords,
-  [ApiKey.InitProducerId]: initProducerId,
-  [ApiKey.OffsetForLeaderEpoch]: offsetForLeaderEpoch,
-  [ApiKey.DescribeConfigs]: describeConfigs,
-  [ApiKey.AlterConfigs]: alterConfigs,
-  [ApiKey.DescribeLogDirs]: describeLogDirs,
-  [ApiKey.SaslAuthenticate]: saslAuthenticate,
-  [ApiKey.CreatePartitions]: createPartitions,
-  [ApiKey.DeleteGroups]: deleteGroups,
-  [ApiKey.IncrementalAlterConfigs]: incrementalAlterConfigs,
-  [ApiKey.OffsetDelete]: offsetDelete,
-  [ApiKey.DescribeCluster]: describeCluster,
-} as const satisfies Record<ApiKey, ApiSchema>;
+// The key table and the schema table are generated from schemas/*.json (one file per API).
+export { ApiKey, apiSchemas };
 
 type Schemas = typeof apiSchemas;
 export type RequestBody<K extends ApiKey> = MessageBody<Schemas[K]["request"]>;

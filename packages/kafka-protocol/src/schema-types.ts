@@ -1,5 +1,5 @@
 /**
- * The declarative schema format: a transcription of Kafka's JSON message definitions
+ * The declarative schema format (schemas/*.json, typed by scripts/generate-schemas.ts): a transcription of Kafka's JSON message definitions
  * (apache/kafka clients/src/main/resources/common/message/*.json) with lowerCamel field names.
  * Version strings keep Kafka's notation: "3+", "0-7", "5", "none".
  */
