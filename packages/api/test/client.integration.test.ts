@@ -51,7 +51,7 @@ describe("typed REST client", () => {
           valueFormat: "json",
         });
         for (const r of page.records) {
-          const key = envelopeBytes(r.key)!.toString();
+          const key = new TextDecoder().decode(envelopeBytes(r.key)!);
           if (r.value === null) state.delete(key);
           else state.set(key, r.value.data);
         }

@@ -5,6 +5,7 @@ import {
   forEachStoredHeader,
   type RecordSpan,
 } from "@lastword/frames";
+import { toBase64, utf8Text, utf8TextOrNull, view } from "./bytes";
 import { LastwordApiError } from "./problem-error";
 
 /**
@@ -25,26 +26,14 @@ export class FrameReader extends FramesReader {
   }
 }
 
-/** The reader hands Buffers in Node (views, no copy); other Uint8Arrays are wrapped once here. */
-function nodeBuffer(buf: Uint8Array): Buffer {
-  return Buffer.isBuffer(buf) ? buf : Buffer.from(buf.buffer, buf.byteOffset, buf.byteLength);
-}
-
-/**
- * The bytes as text when they are UTF-8 (a leading byte-order mark dropped, as the server's NDJSON
- * envelopes do), else null. Node decodes invalid UTF-8 to U+FFFD, so only a decoded U+FFFD needs
- * the exact check.
- */
+/** The bytes as text when they are UTF-8 (a leading byte-order mark dropped, as the server's NDJSON envelopes do), else null. */
 export function textOf(bytes: Uint8Array, start: number, end: number): string | null {
-  const buf = nodeBuffer(bytes);
-  const text = buf.toString("utf8", start, end);
-  if (text.includes("\uFFFD") && !Buffer.from(text, "utf8").equals(buf.subarray(start, end))) return null;
-  return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
+  return utf8TextOrNull(view(bytes, start, end));
 }
 
 /** The bytes in base64 (a key that is not UTF-8 keys the state map so). */
 export function base64Of(bytes: Uint8Array, start: number, end: number): string {
-  return nodeBuffer(bytes).toString("base64", start, end);
+  return toBase64(view(bytes, start, end));
 }
 
 /** The envelope NDJSON would show for these bytes with format `auto`: text, or base64. */
@@ -57,11 +46,11 @@ export function envelopeOf(bytes: Uint8Array, start: number, end: number): Envel
 
 /** The record's headers as NDJSON shows them. */
 export function headersOf(r: RawRecord): { key: string; value: Envelope | null }[] {
-  const buf = nodeBuffer(r.buf);
+  const { buf } = r;
   const headers: { key: string; value: Envelope | null }[] = [];
   const visit = (nameStart: number, nameEnd: number, valueStart: number, valueEnd: number) => {
     headers.push({
-      key: buf.toString("utf8", nameStart, nameEnd),
+      key: utf8Text(view(buf, nameStart, nameEnd)),
       value: valueStart < 0 ? null : envelopeOf(buf, valueStart, valueEnd),
     });
   };

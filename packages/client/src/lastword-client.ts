@@ -1,5 +1,6 @@
 import type { Problem, RouterInputs, RouterOutputs } from "@lastword/api";
 import { FRAMES_CONTENT_TYPE } from "./binary-frames";
+import { toBase64, utf8Bytes } from "./bytes";
 import { encodeProduceFrames } from "./envelopes";
 import { LastwordApiError } from "./problem-error";
 import {
@@ -47,7 +48,7 @@ function keyPath(
 ): { segment: string; keyType: "string" | "base64" } {
   const dotSegment = key === "." || key === "..";
   if (typeof key === "string" && !dotSegment) return { segment: seg(key), keyType: keyType ?? "string" };
-  return { segment: seg(Buffer.from(key).toString("base64")), keyType: "base64" };
+  return { segment: seg(toBase64(typeof key === "string" ? utf8Bytes(key) : key)), keyType: "base64" };
 }
 
 /** A typed client for the REST API `/api/v1`; every method maps to one route. */
