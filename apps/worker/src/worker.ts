@@ -192,7 +192,7 @@ export async function startWorker(config: WorkerConfig): Promise<RunningWorker> 
   scheduler?.start();
   const kafkaAddress = kafka ? { ...kafka.advertised, nodeId, tls: kafka.listener.tls } : null;
   logger.info({ address, kafka: kafkaAddress, dataDir: config.dataDir, leaseTtlMs }, "worker ready");
-  const shutdown = gracefulShutdown({
+  const parts: Parts = {
     kafka: kafka?.listener ?? null,
     groups: kafka?.groups ?? null,
     loop,
@@ -204,7 +204,8 @@ export async function startWorker(config: WorkerConfig): Promise<RunningWorker> 
     prisma,
     fence,
     audit,
-  });
+  };
+  const shutdown = gracefulShutdown(parts);
   return {
     id,
     address,
@@ -212,18 +213,7 @@ export async function startWorker(config: WorkerConfig): Promise<RunningWorker> 
     ownedPartitions: () => host.ids(),
     auditIdle: () => audit.idle(),
     stop: () => shutdown.run(logger).then(() => logger.info("worker stopped")),
-    kill: () =>
-      kill({
-        kafka: kafka?.listener ?? null,
-        groups: kafka?.groups ?? null,
-        loop,
-        server,
-        scheduler,
-        host,
-        prisma,
-        fence,
-        audit,
-      }),
+    kill: () => kill(parts),
   };
 }
 

@@ -169,12 +169,8 @@ export class DataPlaneClient {
   }
 
   async listOffsets(input: { partitionId: string; timestamp?: number }): Promise<ListOffsetsResult> {
-    const query = { timestamp: input.timestamp };
-    const request: TransportRequest = {
-      method: "GET",
-      path: partitionPath.offsets(input.partitionId),
-      query,
-    };
+    const path = partitionPath.offsets(input.partitionId);
+    const request: TransportRequest = { method: "GET", path, query: { timestamp: input.timestamp } };
     return this.#call(input.partitionId, request, listOffsetsResponseSchema, true);
   }
 
@@ -185,42 +181,35 @@ export class DataPlaneClient {
 
   /** Asks the owner for a cleaner pass now (even if not due), clearing an uncleanable hold. */
   async requestClean(input: { partitionId: string }): Promise<void> {
-    const request: TransportRequest = {
-      method: "POST",
-      path: partitionPath.clean(input.partitionId),
-      body: {},
-    };
-    await this.#call(input.partitionId, request, cleanResponseSchema, true);
+    await this.#post(input.partitionId, partitionPath.clean(input.partitionId), {}, cleanResponseSchema);
   }
 
   /** Moves the partition's log start offset to `beforeOffset` (never backwards); refused on compact-only topics. */
   async deleteRecords(input: { partitionId: string; beforeOffset: number }): Promise<DeleteRecordsResponse> {
-    const request: TransportRequest = {
-      method: "POST",
-      path: partitionPath.deleteRecords(input.partitionId),
-      body: { beforeOffset: input.beforeOffset },
-    };
-    return this.#call(input.partitionId, request, deleteRecordsResponseSchema, true);
+    const path = partitionPath.deleteRecords(input.partitionId);
+    return this.#post(
+      input.partitionId,
+      path,
+      { beforeOffset: input.beforeOffset },
+      deleteRecordsResponseSchema,
+    );
   }
 
   /** The key's latest live value through the owner's key index (no scan); `record` null when none. */
   async lookupKey(input: { partitionId: string; key: Buffer }): Promise<KeyLookupResponse> {
-    const request: TransportRequest = {
-      method: "POST",
-      path: keyPath.lookup(input.partitionId),
-      body: { key: input.key.toString("base64") },
-    };
-    return this.#call(input.partitionId, request, keyLookupResponseSchema, true);
+    const body = { key: input.key.toString("base64") };
+    return this.#post(input.partitionId, keyPath.lookup(input.partitionId), body, keyLookupResponseSchema);
   }
 
   /** Every retained record of a key (tombstones included) with the segment it lives in. */
   async keyVersions(input: { partitionId: string; key: Buffer }): Promise<KeyVersionsResponse> {
-    const request: TransportRequest = {
-      method: "POST",
-      path: keyPath.versions(input.partitionId),
-      body: { key: input.key.toString("base64") },
-    };
-    return this.#call(input.partitionId, request, keyVersionsResponseSchema, true);
+    const body = { key: input.key.toString("base64") };
+    return this.#post(
+      input.partitionId,
+      keyPath.versions(input.partitionId),
+      body,
+      keyVersionsResponseSchema,
+    );
   }
 
   /** A streamed replay (every record from `offset`) or snapshot (latest live record per key). */
@@ -237,6 +226,16 @@ export class DataPlaneClient {
   close(): void {
     this.#transport.close();
     this.#streams.close();
+  }
+
+  /** A POST to the partition's owner that may be resent: each of these is idempotent (a clean request, a log start that never moves back, key reads). */
+  #post<S extends z.ZodType>(
+    partitionId: string,
+    path: string,
+    body: unknown,
+    schema: S,
+  ): Promise<z.infer<S>> {
+    return this.#call(partitionId, { method: "POST", path, body }, schema, true);
   }
 
   async #call<S extends z.ZodType>(

@@ -1,4 +1,5 @@
 export { type AuditTx, appendAuditEvent, verifyAuditChain } from "./audit-log";
+export { cleanerRunFigures } from "./cleaner-run-figures";
 export { createPrisma, type PrismaClient } from "./client";
 export { databaseName, dropDatabase, ensureDatabase, withDatabase } from "./database-admin";
 export * from "./generated/prisma/client";

@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import {
   appendAuditEvent,
+  cleanerRunFigures,
   type ErasureRequest,
   type ErasureTombstone,
   type PrismaClient,
@@ -124,14 +125,7 @@ async function passesBefore(
     return {
       topicId: t?.topicId ?? null,
       partition: t?.partitionIndex ?? null,
-      status: r.status,
-      trigger: r.trigger,
-      startedAt: r.startedAt.toISOString(),
-      finishedAt: r.finishedAt?.toISOString() ?? null,
-      bytesRead: Number(r.bytesRead),
-      bytesWritten: Number(r.bytesWritten),
-      recordsRemoved: r.recordsRemoved,
-      tombstonesRemoved: r.tombstonesRemoved,
+      ...cleanerRunFigures(r),
     };
   });
   return [passesRunEvent(passes)];

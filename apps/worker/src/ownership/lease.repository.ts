@@ -1,5 +1,6 @@
-import { Prisma, type PrismaClient } from "@lastword/db";
+import { Prisma } from "@lastword/db";
 import type { LoadSnapshot } from "./fair-share";
+import { DB_NOW, dbInterval, LeaseHolder } from "./lease-holder";
 
 /** A partition this worker holds, with what it needs to open the log. */
 export interface ClaimedPartition {
@@ -21,52 +22,30 @@ export interface RenewedLease {
   configVersion: number;
 }
 
-interface ClaimRow {
-  partitionId: string;
-  topicId: string;
-  organizationId: string;
-  topicName: string;
-  index: number;
-  epoch: number;
-  configs: unknown;
-  updatedAt: Date;
-}
+/** A claimed partition as the claim query returns it: configs still raw JSON, the config version a time. */
+type ClaimRow = Omit<ClaimedPartition, "configs" | "configVersion"> & { configs: unknown; updatedAt: Date };
 
-// Every lease time is the database's clock, in UTC like the rest of the timestamp(3) columns.
-const NOW = Prisma.sql`(now() AT TIME ZONE 'UTC')`;
-const ms = (value: number) => Prisma.sql`(${Math.round(value)}::int * interval '1 millisecond')`;
-
-const CLAIMABLE = Prisma.sql`(p."ownerWorkerId" IS NULL OR p."leaseExpiresAt" IS NULL OR p."leaseExpiresAt" <= ${NOW})`;
+const CLAIMABLE = Prisma.sql`(p."ownerWorkerId" IS NULL OR p."leaseExpiresAt" IS NULL OR p."leaseExpiresAt" <= ${DB_NOW})`;
 
 /**
  * The lease table (Partition.ownerWorkerId / leaseEpoch / leaseExpiresAt). leaseEpoch is the fencing
  * token: it grows by one on every takeover, and every write first proves owner + epoch + unexpired
  * lease in one statement (fence.repository.ts), so a worker that lost its lease cannot write.
  */
-export class LeaseRepository {
-  readonly #prisma: PrismaClient;
-  readonly #workerId: string;
-  readonly #ttlMs: number;
-
-  constructor(prisma: PrismaClient, workerId: string, leaseTtlMs: number) {
-    this.#prisma = prisma;
-    this.#workerId = workerId;
-    this.#ttlMs = leaseTtlMs;
-  }
-
+export class LeaseRepository extends LeaseHolder {
   async loadSnapshot(): Promise<LoadSnapshot & { claimable: number; minOwnedByLiveWorker: number }> {
-    const rows = await this.#prisma.$queryRaw<
+    const rows = await this.prisma.$queryRaw<
       (LoadSnapshot & { claimable: number; minOwnedByLiveWorker: number })[]
     >`
       SELECT (SELECT count(*)::int FROM "Partition") AS "totalPartitions",
              (SELECT count(*)::int FROM "Worker" WHERE "stoppedAt" IS NULL
-                AND "heartbeatAt" > ${NOW} - ${ms(this.#ttlMs)}) AS "liveWorkers",
-             (SELECT count(*)::int FROM "Partition" WHERE "ownerWorkerId" = ${this.#workerId}) AS "ownedByMe",
+                AND "heartbeatAt" > ${DB_NOW} - ${dbInterval(this.ttlMs)}) AS "liveWorkers",
+             (SELECT count(*)::int FROM "Partition" WHERE "ownerWorkerId" = ${this.workerId}) AS "ownedByMe",
              (SELECT count(*)::int FROM "Partition" p WHERE ${CLAIMABLE}) AS "claimable",
              (SELECT COALESCE(min(owned), 0)::int FROM (
                 SELECT count(p."id") AS owned FROM "Worker" w
                 LEFT JOIN "Partition" p ON p."ownerWorkerId" = w."id"
-                WHERE w."stoppedAt" IS NULL AND w."heartbeatAt" > ${NOW} - ${ms(this.#ttlMs)}
+                WHERE w."stoppedAt" IS NULL AND w."heartbeatAt" > ${DB_NOW} - ${dbInterval(this.ttlMs)}
                 GROUP BY w."id") AS loads) AS "minOwnedByLiveWorker"`;
     return rows[0]!;
   }
@@ -80,8 +59,8 @@ export class LeaseRepository {
     const waited =
       waitingLongerThanMs === undefined
         ? Prisma.sql`TRUE`
-        : Prisma.sql`COALESCE(p."leaseExpiresAt", p."createdAt") <= ${NOW} - ${ms(waitingLongerThanMs)}`;
-    const rows = await this.#prisma.$queryRaw<ClaimRow[]>`
+        : Prisma.sql`COALESCE(p."leaseExpiresAt", p."createdAt") <= ${DB_NOW} - ${dbInterval(waitingLongerThanMs)}`;
+    const rows = await this.prisma.$queryRaw<ClaimRow[]>`
       WITH candidates AS (
         SELECT p."id" FROM "Partition" p
         WHERE ${CLAIMABLE} AND ${waited}
@@ -90,8 +69,8 @@ export class LeaseRepository {
         FOR UPDATE OF p SKIP LOCKED
       )
       UPDATE "Partition" p
-      SET "ownerWorkerId" = ${this.#workerId}, "leaseEpoch" = p."leaseEpoch" + 1,
-          "leaseExpiresAt" = ${NOW} + ${ms(this.#ttlMs)}
+      SET "ownerWorkerId" = ${this.workerId}, "leaseEpoch" = p."leaseEpoch" + 1,
+          "leaseExpiresAt" = ${DB_NOW} + ${dbInterval(this.ttlMs)}
       FROM candidates c, "Topic" t
       WHERE p."id" = c."id" AND t."id" = p."topicId" AND ${CLAIMABLE}
       RETURNING p."id" AS "partitionId", p."topicId", t."organizationId", t."name" AS "topicName", p."index",
@@ -113,12 +92,12 @@ export class LeaseRepository {
    * sets a new owner and epoch), so extending an already-expired lease of ours is still safe.
    */
   async renewAll(): Promise<RenewedLease[]> {
-    const rows = await this.#prisma.$queryRaw<
+    const rows = await this.prisma.$queryRaw<
       Omit<ClaimRow, "topicId" | "organizationId" | "topicName" | "index">[]
     >`
-      UPDATE "Partition" p SET "leaseExpiresAt" = ${NOW} + ${ms(this.#ttlMs)}
+      UPDATE "Partition" p SET "leaseExpiresAt" = ${DB_NOW} + ${dbInterval(this.ttlMs)}
       FROM "Topic" t
-      WHERE p."ownerWorkerId" = ${this.#workerId} AND t."id" = p."topicId"
+      WHERE p."ownerWorkerId" = ${this.workerId} AND t."id" = p."topicId"
       RETURNING p."id" AS "partitionId", p."leaseEpoch" AS "epoch", t."configs", t."updatedAt"`;
     return rows.map((row) => ({
       partitionId: row.partitionId,
@@ -130,21 +109,21 @@ export class LeaseRepository {
 
   /** Gives a partition back at once (its log is already closed) so another worker need not wait for expiry. */
   async release(partitionId: string, epoch: number): Promise<void> {
-    await this.#prisma.$executeRaw`
+    await this.prisma.$executeRaw`
       UPDATE "Partition" SET "ownerWorkerId" = NULL, "leaseExpiresAt" = NULL
-      WHERE "id" = ${partitionId} AND "ownerWorkerId" = ${this.#workerId} AND "leaseEpoch" = ${epoch}`;
+      WHERE "id" = ${partitionId} AND "ownerWorkerId" = ${this.workerId} AND "leaseEpoch" = ${epoch}`;
   }
 
   async releaseAll(): Promise<number> {
-    return this.#prisma.$executeRaw`
+    return this.prisma.$executeRaw`
       UPDATE "Partition" SET "ownerWorkerId" = NULL, "leaseExpiresAt" = NULL
-      WHERE "ownerWorkerId" = ${this.#workerId}`;
+      WHERE "ownerWorkerId" = ${this.workerId}`;
   }
 
   /** Which of these partitions still have a row (the others were deleted with their topic). */
   async existing(partitionIds: readonly string[]): Promise<Set<string>> {
     if (partitionIds.length === 0) return new Set();
-    const rows = await this.#prisma.$queryRaw<{ id: string }[]>`
+    const rows = await this.prisma.$queryRaw<{ id: string }[]>`
       SELECT "id" FROM "Partition" WHERE "id" = ANY(${[...partitionIds]}::text[])`;
     return new Set(rows.map((row) => row.id));
   }

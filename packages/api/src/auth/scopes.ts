@@ -25,14 +25,9 @@ export const ROLES = ["owner", "admin", "developer", "compliance", "viewer"] as 
 export type Role = (typeof ROLES)[number];
 
 /** What a key gets when its creator names no scopes: everything a program needs, nothing administrative. */
-export const DEFAULT_API_KEY_SCOPES: readonly Scope[] = [
-  "topics:read",
-  "topics:write",
-  "records:read",
-  "records:write",
-  "groups:read",
-  "groups:write",
-];
+export const DEFAULT_API_KEY_SCOPES: readonly Scope[] = SCOPES.filter((scope) =>
+  ["topics", "records", "groups"].includes(scope.split(":")[0]!),
+);
 
 // compliance reads topic metadata and runs erasure requests (keys and metadata) but never reads record values.
 const ROLE_SCOPES: Record<Role, readonly Scope[]> = {

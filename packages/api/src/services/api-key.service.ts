@@ -13,6 +13,7 @@ import {
 } from "../auth/scopes";
 import { AppError } from "../errors/app-error";
 import type { Clock } from "../trpc/context";
+import { auditAs } from "./audit-as";
 import { beforeCursor, encodeCursor } from "./cursor";
 
 export interface ApiKeyDeps {
@@ -179,9 +180,7 @@ export async function revokeApiKey(
     const scopes = permissionsToScopes(key.permissions ? JSON.parse(key.permissions) : null);
     assertCanGrant(identity, { scopes }, "revoke a key holding");
     await tx.apiKey.update({ where: { id }, data: { enabled: false, updatedAt: now } });
-    await appendAuditEvent(tx, {
-      organizationId: identity.tenantId,
-      actor: identity.actor,
+    await auditAs(tx, identity, {
       action: "apiKey.revoked",
       target: { type: "apiKey", id },
       data: { scopes, prefix: key.start },

@@ -1,4 +1,4 @@
-import type { PrismaClient } from "@lastword/db";
+import { cleanerRunFigures, type PrismaClient } from "@lastword/db";
 import type { Identity } from "../auth/request-identity";
 import { findTopic } from "./topic.service";
 
@@ -25,17 +25,10 @@ export async function listCleanerRuns(
     runs: runs.map((r) => ({
       id: r.id,
       partition: r.partition.index,
-      status: r.status,
-      startedAt: r.startedAt.toISOString(),
-      finishedAt: r.finishedAt?.toISOString() ?? null,
-      bytesRead: Number(r.bytesRead),
-      bytesWritten: Number(r.bytesWritten),
-      recordsRemoved: r.recordsRemoved,
-      tombstonesRemoved: r.tombstonesRemoved,
+      ...cleanerRunFigures(r),
       mapUtilisation: r.mapUtilisation,
       durationMs: r.durationMs,
       error: r.error,
-      trigger: r.trigger,
       dirtyRatioBefore: r.dirtyRatioBefore,
       dirtyRatioAfter: r.dirtyRatioAfter,
     })),

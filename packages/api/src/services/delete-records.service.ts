@@ -1,7 +1,7 @@
-import { appendAuditEvent } from "@lastword/db";
 import type { Identity } from "../auth/request-identity";
 import { AppError } from "../errors/app-error";
 import type { DeleteRecordsInput } from "../procedures/records/delete-records.schema";
+import { auditAs } from "./audit-as";
 import type { RecordDeps } from "./record.service";
 import { findPartition } from "./topic.service";
 import { storedConfigs } from "./topic-config";
@@ -30,9 +30,7 @@ export async function deleteRecordsBefore(deps: RecordDeps, identity: Identity, 
     beforeOffset: input.beforeOffset,
   });
   await deps.prisma.$transaction((tx) =>
-    appendAuditEvent(tx, {
-      organizationId: identity.tenantId,
-      actor: identity.actor,
+    auditAs(tx, identity, {
       action: "partition.records.deleted",
       target: { type: "partition", id: partition.id },
       data: {

@@ -5,6 +5,7 @@ import type { Identity, SessionUser } from "../auth/request-identity";
 import { isRole, type Role, scopesOfRole } from "../auth/scopes";
 import { AppError } from "../errors/app-error";
 import type { Clock } from "../trpc/context";
+import { auditAs } from "./audit-as";
 
 export interface InvitationDeps {
   prisma: PrismaClient;
@@ -77,9 +78,7 @@ export async function inviteMember(
         tokenHash: hashToken(token),
       },
     });
-    await appendAuditEvent(tx, {
-      organizationId: identity.tenantId,
-      actor: identity.actor,
+    await auditAs(tx, identity, {
       action: "member.invited",
       target: { type: "invitation", id: row.id },
       data: { email, role: input.role },

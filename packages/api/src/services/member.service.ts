@@ -1,10 +1,10 @@
 import type { PrismaClient } from "@lastword/db";
-import { appendAuditEvent } from "@lastword/db";
 import { assertCanGrant } from "../auth/grant-rule";
 import type { Identity } from "../auth/request-identity";
 import { hasScope, isRole } from "../auth/scopes";
 import { AppError } from "../errors/app-error";
 import type { Clock } from "../trpc/context";
+import { auditAs } from "./audit-as";
 import type { AssignableRole } from "./invitation.service";
 
 export interface MemberDeps {
@@ -81,9 +81,7 @@ export async function changeMemberRole(
   const now = new Date(deps.clock.now());
   await deps.prisma.$transaction(async (tx) => {
     await tx.member.update({ where: { id: member.id }, data: { role: input.role } });
-    await appendAuditEvent(tx, {
-      organizationId: identity.tenantId,
-      actor: identity.actor,
+    await auditAs(tx, identity, {
       action: "member.role.changed",
       target: { type: "member", id: member.id },
       data: { userId: member.userId, before: member.role, after: input.role },
@@ -98,9 +96,7 @@ export async function removeMember(deps: MemberDeps, identity: Identity, memberI
   const now = new Date(deps.clock.now());
   await deps.prisma.$transaction(async (tx) => {
     await tx.member.delete({ where: { id: member.id } });
-    await appendAuditEvent(tx, {
-      organizationId: identity.tenantId,
-      actor: identity.actor,
+    await auditAs(tx, identity, {
       action: "member.removed",
       target: { type: "member", id: member.id },
       data: { userId: member.userId, role: member.role },

@@ -1,7 +1,7 @@
-import { appendAuditEvent } from "@lastword/db";
 import type { Identity } from "../auth/request-identity";
 import { AppError } from "../errors/app-error";
 import type { RequestCleanInput } from "../procedures/topics/request-clean.schema";
+import { auditAs } from "./audit-as";
 import type { RecordDeps } from "./record.service";
 import { findPartition } from "./topic.service";
 import { isCompacted, storedConfigs } from "./topic-config";
@@ -22,9 +22,7 @@ export async function requestClean(deps: RecordDeps, identity: Identity, input: 
   }
   await deps.dataPlane.requestClean({ partitionId: partition.id });
   await deps.prisma.$transaction((tx) =>
-    appendAuditEvent(tx, {
-      organizationId: identity.tenantId,
-      actor: identity.actor,
+    auditAs(tx, identity, {
       action: "partition.clean.requested",
       target: { type: "partition", id: partition.id },
       data: { topic: topic.name, partition: input.partition },

@@ -1,9 +1,9 @@
-import { appendAuditEvent } from "@lastword/db";
 import { parseTopicConfig } from "@lastword/logstore";
 import type { Identity } from "../auth/request-identity";
 import { hasScope } from "../auth/scopes";
 import { AppError } from "../errors/app-error";
 import type { AlterConfigsInput } from "../procedures/topics/alter-configs.schema";
+import { auditAs } from "./audit-as";
 import { PARTITIONS_FROZEN_EXPLANATION } from "./partitions-frozen";
 import {
   assertPartitionQuota,
@@ -58,9 +58,7 @@ export async function alterTopicConfigs(deps: TopicDeps, identity: Identity, inp
       where: { id: topic.id },
       data: { configs: explicit, updatedAt: now },
     });
-    await appendAuditEvent(tx, {
-      organizationId: identity.tenantId,
-      actor: identity.actor,
+    await auditAs(tx, identity, {
       action: "topic.configs.altered",
       target: { type: "topic", id: topic.id },
       data: { name: topic.name, changes: changes.map((c) => ({ ...c })) },
@@ -114,9 +112,7 @@ export async function addPartitions(
       where: { id: topic.id },
       data: { partitionCount: input.count, updatedAt: now },
     });
-    await appendAuditEvent(tx, {
-      organizationId: identity.tenantId,
-      actor: identity.actor,
+    await auditAs(tx, identity, {
       action: forced ? "topic.partitions.forced" : "topic.partitions.added",
       target: { type: "topic", id: topic.id },
       data: { name: topic.name, before: topic.partitionCount, after: input.count, compacted },

@@ -1,10 +1,10 @@
 import type { Partition, Prisma, PrismaClient, Topic } from "@lastword/db";
-import { appendAuditEvent } from "@lastword/db";
 import type { Identity } from "../auth/request-identity";
 import { AppError } from "../errors/app-error";
 import type { CreateTopicInput } from "../procedures/topics/create-topic.schema";
 import type { TopicSummary } from "../procedures/topics/topic.schema";
 import type { Clock } from "../trpc/context";
+import { auditAs } from "./audit-as";
 import { decodeCursor, encodeCursor } from "./cursor";
 import { cachePerOwner, type LookupDeps } from "./lookup-cache";
 import { tenantQuota } from "./rate-limit.service";
@@ -211,9 +211,7 @@ export async function createTopic(
           createdAt: now,
         })),
       });
-      await appendAuditEvent(tx, {
-        organizationId: identity.tenantId,
-        actor: identity.actor,
+      await auditAs(tx, identity, {
         action: "topic.created",
         target: { type: "topic", id: created.id },
         data: {
@@ -270,9 +268,7 @@ export async function deleteTopic(
   await deps.prisma.$transaction(async (tx) => {
     // deleteMany with the tenant in the filter: a concurrent delete is not an error, and the row is never another tenant's.
     await tx.topic.deleteMany({ where: { id: topic.id, organizationId: identity.tenantId } });
-    await appendAuditEvent(tx, {
-      organizationId: identity.tenantId,
-      actor: identity.actor,
+    await auditAs(tx, identity, {
       action: "topic.deleted",
       target: { type: "topic", id: topic.id },
       data: { name, partitions: topic.partitionCount },

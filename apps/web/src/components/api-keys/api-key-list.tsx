@@ -4,6 +4,8 @@ import { useQuery } from "@tanstack/react-query";
 import { useConsoleAccess } from "@/lib/console-access";
 import { useTRPC } from "@/lib/trpc";
 import { Badge } from "../ui/badge";
+import { ColumnHeads } from "../ui/column-heads";
+import { DataTable } from "../ui/data-table";
 import { ErrorNotice, StatusNotice } from "../ui/notice";
 import { RowAction } from "../ui/row-action";
 
@@ -30,65 +32,52 @@ export function ApiKeyList() {
     return <StatusNotice>This organization has no API keys yet. Create one above.</StatusNotice>;
   }
   return (
-    <div className="relative overflow-x-auto rounded-lg border border-line bg-surface">
-      <table aria-label="API keys" className="w-full text-left text-sm">
-        <thead className="border-b border-line text-xs uppercase tracking-wide text-muted">
-          <tr>
-            <th scope="col" className="px-4 py-2 font-medium">
-              Name
-            </th>
-            <th scope="col" className="px-4 py-2 font-medium">
-              Key
-            </th>
-            <th scope="col" className="px-4 py-2 font-medium">
-              Scopes
-            </th>
-            <th scope="col" className="px-4 py-2 font-medium">
-              Created
-            </th>
-            <th scope="col" className="px-4 py-2 font-medium">
-              <span className="sr-only">Actions</span>
-            </th>
-          </tr>
-        </thead>
-        <tbody>
-          {keys.data.apiKeys.map((key) => (
-            <tr key={key.id} className="border-b border-line align-top last:border-0">
-              <th scope="row" className="px-4 py-3 font-medium">
-                {key.name ?? "Unnamed key"}
-              </th>
-              <td className="px-4 py-3 font-mono text-xs">{key.prefix ? `${key.prefix}…` : "—"}</td>
-              <td className="px-4 py-3">
-                <ul className="flex flex-wrap gap-1">
-                  {key.scopes.map((scope) => (
-                    <li key={scope}>
-                      <Badge>{scope}</Badge>
-                    </li>
-                  ))}
-                </ul>
-              </td>
-              <td className="px-4 py-3 whitespace-nowrap text-muted">
-                {dateFormat.format(new Date(key.createdAt))}
-              </td>
-              <td className="px-4 py-3 text-right">
-                {key.revoked ? (
-                  <Badge>Revoked</Badge>
-                ) : canRevoke ? (
-                  // Two steps, so one stray click cannot break a production program.
-                  <RowAction
-                    verb="Revoke"
-                    gerund="Revoking"
-                    target={key.name ?? "this key"}
-                    mutation={trpc.apiKeys.revoke.mutationOptions()}
-                    variables={{ id: key.id }}
-                    refresh={[trpc.apiKeys.list.queryKey()]}
-                  />
-                ) : null}
-              </td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </div>
+    <DataTable
+      label="API keys"
+      head={
+        <ColumnHeads
+          titles={["Name", "Key", "Scopes", "Created", "Actions"]}
+          srOnly={["Actions"]}
+          cellPadding="px-4 py-2"
+        />
+      }
+      frameClassName="relative overflow-x-auto rounded-lg border border-line bg-surface"
+    >
+      {keys.data.apiKeys.map((key) => (
+        <tr key={key.id} className="border-b border-line align-top last:border-0">
+          <th scope="row" className="px-4 py-3 font-medium">
+            {key.name ?? "Unnamed key"}
+          </th>
+          <td className="px-4 py-3 font-mono text-xs">{key.prefix ? `${key.prefix}…` : "—"}</td>
+          <td className="px-4 py-3">
+            <ul className="flex flex-wrap gap-1">
+              {key.scopes.map((scope) => (
+                <li key={scope}>
+                  <Badge>{scope}</Badge>
+                </li>
+              ))}
+            </ul>
+          </td>
+          <td className="px-4 py-3 whitespace-nowrap text-muted">
+            {dateFormat.format(new Date(key.createdAt))}
+          </td>
+          <td className="px-4 py-3 text-right">
+            {key.revoked ? (
+              <Badge>Revoked</Badge>
+            ) : canRevoke ? (
+              // Two steps, so one stray click cannot break a production program.
+              <RowAction
+                verb="Revoke"
+                gerund="Revoking"
+                target={key.name ?? "this key"}
+                mutation={trpc.apiKeys.revoke.mutationOptions()}
+                variables={{ id: key.id }}
+                refresh={[trpc.apiKeys.list.queryKey()]}
+              />
+            ) : null}
+          </td>
+        </tr>
+      ))}
+    </DataTable>
   );
 }

@@ -1,8 +1,9 @@
 "use client";
 
-import { type FormEvent, useState } from "react";
+import { useState } from "react";
 import { API_KEY_SCOPES, type ApiKeyScope, DEFAULT_SCOPES } from "@/lib/api-key-scopes";
 import { useConsoleAccess } from "@/lib/console-access";
+import { onSubmit, useInput } from "@/lib/form-state";
 import { useRefreshingMutation } from "@/lib/refreshing-mutation";
 import { useTRPC } from "@/lib/trpc";
 import { Card } from "../ui/card";
@@ -18,23 +19,20 @@ export function CreateApiKeyForm() {
 
 function CreateForm() {
   const trpc = useTRPC();
-  const [name, setName] = useState("");
+  const name = useInput("");
   const [scopes, setScopes] = useState<ApiKeyScope[]>(DEFAULT_SCOPES);
   const [revealed, setRevealed] = useState<{ id: string; name: string; secret: string } | null>(null);
   const create = useRefreshingMutation(trpc.apiKeys.create.mutationOptions(), {
     refresh: [trpc.apiKeys.list.queryKey()],
     reset: (created) => {
       setRevealed({ id: created.id, name: created.name, secret: created.key });
-      setName("");
+      name.set("");
     },
   });
 
   const toggle = (scope: ApiKeyScope, on: boolean) =>
     setScopes((current) => (on ? [...current, scope] : current.filter((entry) => entry !== scope)));
-  const submit = (event: FormEvent<HTMLFormElement>) => {
-    event.preventDefault();
-    create.mutate({ name, scopes });
-  };
+  const submit = onSubmit(() => create.mutate({ name: name.value, scopes }));
 
   return (
     <Card
@@ -48,8 +46,7 @@ function CreateForm() {
             label="Key name"
             required
             maxLength={64}
-            value={name}
-            onChange={(event) => setName(event.target.value)}
+            {...name.bind}
             hint="Say where it is used, for example “billing-service production”."
           />
           <fieldset className="flex flex-col gap-2">

@@ -1,14 +1,14 @@
 "use client";
 
-import { useState } from "react";
 import { authClient } from "@/lib/auth-client";
+import { useInput } from "@/lib/form-state";
 import { TextField } from "../ui/field";
 import type { AuthEntry } from "./after-auth";
 import { AuthFormFrame } from "./auth-form-frame";
 
 export function SignInForm({ entry }: { entry: AuthEntry }) {
-  const [email, setEmail] = useState(entry.email ?? "");
-  const [password, setPassword] = useState("");
+  const email = useInput(entry.email ?? "");
+  const password = useInput("");
 
   return (
     <AuthFormFrame
@@ -16,25 +16,17 @@ export function SignInForm({ entry }: { entry: AuthEntry }) {
       submitLabel="Sign in"
       pendingLabel="Signing in…"
       entry={entry}
-      call={() => authClient.signIn.email({ email, password })}
+      call={() => authClient.signIn.email({ email: email.value, password: password.value })}
       fallbackError="We could not sign you in. Check your email and password."
       other={{ prompt: "New to Lastword?", path: "/sign-up", label: "Create an account" }}
     >
-      <TextField
-        label="Email"
-        type="email"
-        autoComplete="email"
-        required
-        value={email}
-        onChange={(event) => setEmail(event.target.value)}
-      />
+      <TextField label="Email" type="email" autoComplete="email" required {...email.bind} />
       <TextField
         label="Password"
         type="password"
         autoComplete="current-password"
         required
-        value={password}
-        onChange={(event) => setPassword(event.target.value)}
+        {...password.bind}
       />
     </AuthFormFrame>
   );

@@ -1,7 +1,7 @@
 "use client";
 
-import { useState } from "react";
 import { authClient } from "@/lib/auth-client";
+import { useInput } from "@/lib/form-state";
 import { TextField } from "../ui/field";
 import type { AuthEntry } from "./after-auth";
 import { AuthFormFrame } from "./auth-form-frame";
@@ -9,9 +9,9 @@ import { AuthFormFrame } from "./auth-form-frame";
 const MIN_PASSWORD_LENGTH = 8;
 
 export function SignUpForm({ entry }: { entry: AuthEntry }) {
-  const [name, setName] = useState("");
-  const [email, setEmail] = useState(entry.email ?? "");
-  const [password, setPassword] = useState("");
+  const name = useInput("");
+  const email = useInput(entry.email ?? "");
+  const password = useInput("");
 
   // Signing up also creates the user's organization (tenant); the session starts inside it.
   return (
@@ -20,7 +20,7 @@ export function SignUpForm({ entry }: { entry: AuthEntry }) {
       submitLabel="Create account"
       pendingLabel="Creating your account…"
       entry={entry}
-      call={() => authClient.signUp.email({ name, email, password })}
+      call={() => authClient.signUp.email({ name: name.value, email: email.value, password: password.value })}
       fallbackError="We could not create your account. Please try again."
       other={{ prompt: "Already have an account?", path: "/sign-in", label: "Sign in" }}
     >
@@ -28,27 +28,18 @@ export function SignUpForm({ entry }: { entry: AuthEntry }) {
         label="Name"
         autoComplete="name"
         required
-        value={name}
-        onChange={(event) => setName(event.target.value)}
         hint="Your organization starts with this name."
+        {...name.bind}
       />
-      <TextField
-        label="Email"
-        type="email"
-        autoComplete="email"
-        required
-        value={email}
-        onChange={(event) => setEmail(event.target.value)}
-      />
+      <TextField label="Email" type="email" autoComplete="email" required {...email.bind} />
       <TextField
         label="Password"
         type="password"
         autoComplete="new-password"
         required
         minLength={MIN_PASSWORD_LENGTH}
-        value={password}
-        onChange={(event) => setPassword(event.target.value)}
         hint={`At least ${MIN_PASSWORD_LENGTH} characters.`}
+        {...password.bind}
       />
     </AuthFormFrame>
   );

@@ -5,7 +5,7 @@ import { useQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { useTRPC } from "@/lib/trpc";
 import { Card } from "../ui/card";
-import { ColumnHeads } from "../ui/column-heads";
+import { DataTable } from "../ui/data-table";
 import { ErrorNotice, RefreshFailedNotice, StatusNotice } from "../ui/notice";
 import { countdown, type ErasureSummary, formatTime } from "./erasure-stages";
 import { StatusBadge, statusLabel } from "./status-badge";
@@ -79,40 +79,33 @@ export function ComplianceDashboard() {
 
 function RequestTable({ requests, nowMs }: { requests: ErasureSummary[]; nowMs: number }) {
   return (
-    <div className="overflow-x-auto">
-      <table aria-label="Erasure requests" className="w-full text-left text-sm">
-        <ColumnHeads titles={["Subject keys", "Scope", "Status", "Received", "Deadline"]} />
-        <tbody>
-          {requests.map((r) => (
-            <tr key={r.id} className="border-b border-line last:border-0">
-              <th scope="row" className="py-2 pr-4 font-normal">
-                <Link
-                  href={`/compliance/requests/${r.id}`}
-                  className="text-accent hover:underline"
-                  aria-label={`Request for ${r.subjectKeys.map((k) => String(k.data)).join(", ")}`}
-                >
-                  <SubjectKeys keys={r.subjectKeys} />
-                </Link>
-              </th>
-              <td className="py-2 pr-4">
-                {r.scope.allCompacted ? "All compacted topics" : r.scope.topics.join(", ")}
-              </td>
-              <td className="py-2 pr-4">
-                <StatusBadge status={r.status} />
-              </td>
-              <td className="py-2 pr-4 whitespace-nowrap">{formatTime(r.receivedAt, "short")}</td>
-              <td className="py-2 whitespace-nowrap">
-                {formatTime(r.deadlineAt, "short")}
-                {isDeadlineOpen(r.status) ? (
-                  <span className="ml-2 text-xs text-muted">
-                    {countdown(Date.parse(r.deadlineAt) - nowMs)}
-                  </span>
-                ) : null}
-              </td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </div>
+    <DataTable label="Erasure requests" titles={["Subject keys", "Scope", "Status", "Received", "Deadline"]}>
+      {requests.map((r) => (
+        <tr key={r.id} className="border-b border-line last:border-0">
+          <th scope="row" className="py-2 pr-4 font-normal">
+            <Link
+              href={`/compliance/requests/${r.id}`}
+              className="text-accent hover:underline"
+              aria-label={`Request for ${r.subjectKeys.map((k) => String(k.data)).join(", ")}`}
+            >
+              <SubjectKeys keys={r.subjectKeys} />
+            </Link>
+          </th>
+          <td className="py-2 pr-4">
+            {r.scope.allCompacted ? "All compacted topics" : r.scope.topics.join(", ")}
+          </td>
+          <td className="py-2 pr-4">
+            <StatusBadge status={r.status} />
+          </td>
+          <td className="py-2 pr-4 whitespace-nowrap">{formatTime(r.receivedAt, "short")}</td>
+          <td className="py-2 whitespace-nowrap">
+            {formatTime(r.deadlineAt, "short")}
+            {isDeadlineOpen(r.status) ? (
+              <span className="ml-2 text-xs text-muted">{countdown(Date.parse(r.deadlineAt) - nowMs)}</span>
+            ) : null}
+          </td>
+        </tr>
+      ))}
+    </DataTable>
   );
 }

@@ -1,6 +1,6 @@
 import type { ScanKind } from "@lastword/erasure";
 import { formatBytes } from "../../lib/partition-stats";
-import { ColumnHeads } from "../ui/column-heads";
+import { DataTable } from "../ui/data-table";
 import { type ErasureDetail, formatTime } from "./erasure-stages";
 
 type Tombstone = ErasureDetail["tombstones"][number];
@@ -18,45 +18,42 @@ export function EvidenceTable({ stage, tombstones }: { stage: ScanKind; tombston
   const name = stage === "purge" ? "Purge evidence" : "Tombstone expiry evidence";
   if (rows.length === 0) return <p className="text-sm text-muted">No scan has proved this stage yet.</p>;
   return (
-    <div className="overflow-x-auto">
-      <table aria-label={name} className="w-full text-left text-xs">
-        <ColumnHeads
-          titles={["Topic / partition", "Tombstone offset", "Scanned", "Result", "Bytes scanned", "Segments"]}
-        />
-        <tbody>
-          {rows.map(({ t, evidence }) => (
-            <tr
-              key={`${t.topic}-${t.partition}-${t.offset}`}
-              className="border-b border-line align-top last:border-0"
+    <DataTable
+      label={name}
+      titles={["Topic / partition", "Tombstone offset", "Scanned", "Result", "Bytes scanned", "Segments"]}
+      size="xs"
+    >
+      {rows.map(({ t, evidence }) => (
+        <tr
+          key={`${t.topic}-${t.partition}-${t.offset}`}
+          className="border-b border-line align-top last:border-0"
+        >
+          <th scope="row" className="py-2 pr-4 font-mono font-normal whitespace-nowrap">
+            {t.topic ?? "(deleted topic)"} / {t.partition}
+          </th>
+          <td className="py-2 pr-4 tabular-nums">{t.offset}</td>
+          <td className="py-2 pr-4 whitespace-nowrap">{formatTime(evidence.scannedAt, "short")}</td>
+          <td className="py-2 pr-4">
+            {evidence.result === "absent" ? "No earlier record of the key" : "Key still present"}
+          </td>
+          <td className="py-2 pr-4 tabular-nums">{formatBytes(evidence.bytesScanned)}</td>
+          <td className="py-2">
+            <ul
+              aria-label={`Segments scanned in ${t.topic} partition ${t.partition}`}
+              className="flex flex-col gap-1"
             >
-              <th scope="row" className="py-2 pr-4 font-mono font-normal whitespace-nowrap">
-                {t.topic ?? "(deleted topic)"} / {t.partition}
-              </th>
-              <td className="py-2 pr-4 tabular-nums">{t.offset}</td>
-              <td className="py-2 pr-4 whitespace-nowrap">{formatTime(evidence.scannedAt, "short")}</td>
-              <td className="py-2 pr-4">
-                {evidence.result === "absent" ? "No earlier record of the key" : "Key still present"}
-              </td>
-              <td className="py-2 pr-4 tabular-nums">{formatBytes(evidence.bytesScanned)}</td>
-              <td className="py-2">
-                <ul
-                  aria-label={`Segments scanned in ${t.topic} partition ${t.partition}`}
-                  className="flex flex-col gap-1"
-                >
-                  {evidence.segments.map((segment) => (
-                    <li key={segment.baseOffset} className="font-mono">
-                      base {segment.baseOffset} · {formatBytes(segment.sizeBytes)} ·{" "}
-                      <span title={segment.sha256} className="break-all">
-                        sha256 {segment.sha256}
-                      </span>
-                    </li>
-                  ))}
-                </ul>
-              </td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </div>
+              {evidence.segments.map((segment) => (
+                <li key={segment.baseOffset} className="font-mono">
+                  base {segment.baseOffset} · {formatBytes(segment.sizeBytes)} ·{" "}
+                  <span title={segment.sha256} className="break-all">
+                    sha256 {segment.sha256}
+                  </span>
+                </li>
+              ))}
+            </ul>
+          </td>
+        </tr>
+      ))}
+    </DataTable>
   );
 }

@@ -2,8 +2,9 @@
 
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useRouter } from "next/navigation";
-import { type FormEvent, useState } from "react";
+import { useState } from "react";
 import { useConsoleAccess } from "@/lib/console-access";
+import { onSubmit, useInput } from "@/lib/form-state";
 import { useTRPC } from "@/lib/trpc";
 import { Button } from "../ui/button";
 import { Card } from "../ui/card";
@@ -28,12 +29,12 @@ export function FileRequestForm() {
   const access = useConsoleAccess();
   const queryClient = useQueryClient();
   const topics = useQuery(trpc.erasure.topics.queryOptions({}));
-  const [keys, setKeys] = useState("");
+  const keys = useInput("");
   const [allCompacted, setAllCompacted] = useState(false);
   const [chosen, setChosen] = useState<string[]>([]);
-  const [deadline, setDeadline] = useState("");
-  const [requester, setRequester] = useState("");
-  const [notes, setNotes] = useState("");
+  const deadline = useInput("");
+  const requester = useInput("");
+  const notes = useInput("");
   const create = useMutation(
     trpc.erasure.create.mutationOptions({
       onSuccess: async (request) => {
@@ -43,21 +44,20 @@ export function FileRequestForm() {
     }),
   );
   const preflight = useMutation(trpc.erasure.preflight.mutationOptions());
-  const subjectKeys = parseKeys(keys);
+  const subjectKeys = parseKeys(keys.value);
   const scopeMissing = !allCompacted && chosen.length === 0;
   const scope = {
     ...(allCompacted ? { allCompacted: true } : { topics: chosen }),
-    ...(deadline ? { deadlineAt: new Date(deadline).toISOString() } : {}),
+    ...(deadline.value ? { deadlineAt: new Date(deadline.value).toISOString() } : {}),
   };
-  const submit = (event: FormEvent<HTMLFormElement>) => {
-    event.preventDefault();
+  const submit = onSubmit(() =>
     create.mutate({
       keys: subjectKeys.map((data) => ({ type: "string" as const, data })),
       ...scope,
-      ...(requester ? { requester } : {}),
-      ...(notes ? { notes } : {}),
-    });
-  };
+      ...(requester.value ? { requester: requester.value } : {}),
+      ...(notes.value ? { notes: notes.value } : {}),
+    }),
+  );
   const toggle = (topic: string, on: boolean) =>
     setChosen((current) => (on ? [...current, topic] : current.filter((t) => t !== topic)));
   const compacted = topics.data?.topics.map((t) => t.topic) ?? [];
@@ -81,8 +81,7 @@ export function FileRequestForm() {
           hint="One key per line, exactly as producers write it."
           required
           rows={3}
-          value={keys}
-          onChange={(event) => setKeys(event.target.value)}
+          {...keys.bind}
         />
         <fieldset className="flex flex-col gap-2">
           <legend className="text-sm font-medium">Scope</legend>
@@ -129,20 +128,10 @@ export function FileRequestForm() {
               ? `Optional. Without one: ${topics.data.deadlineDays} days after the request is received.`
               : "Optional. Without one: the organization's default deadline."
           }
-          value={deadline}
-          onChange={(event) => setDeadline(event.target.value)}
+          {...deadline.bind}
         />
-        <TextField
-          label="Requester"
-          value={requester}
-          onChange={(event) => setRequester(event.target.value)}
-        />
-        <TextAreaField
-          label="Notes"
-          rows={2}
-          value={notes}
-          onChange={(event) => setNotes(event.target.value)}
-        />
+        <TextField label="Requester" {...requester.bind} />
+        <TextAreaField label="Notes" rows={2} {...notes.bind} />
         {preflight.isError ? (
           <ErrorNotice>We could not check the deadline: {preflight.error.message}</ErrorNotice>
         ) : null}

@@ -1,4 +1,4 @@
-import { ColumnHeads } from "../ui/column-heads";
+import { DataTable } from "../ui/data-table";
 import { roughDuration } from "./erasure-stages";
 
 /** Beyond this the worst case comes from a "never" config (Kafka's Long.MAX max lag): say so. */
@@ -34,40 +34,36 @@ export function TopicPreflight({
 }) {
   if (entries.length === 0) return <p className="text-sm text-muted">No compacted topics are in scope.</p>;
   return (
-    <div className="overflow-x-auto">
-      <table aria-label={label} className="w-full text-left text-sm">
-        <ColumnHeads
-          titles={["Topic", "Worst-case purge", "Deadline", "Verdict", "Config change that fixes it"]}
-        />
-        <tbody>
-          {entries.map(({ topic, preflight }) => (
-            <tr key={topic} className="border-b border-line align-top last:border-0">
-              <th scope="row" className="py-2 pr-4 font-mono font-medium">
-                {topic}
-              </th>
-              <td className="py-2 pr-4 whitespace-nowrap">{worstCase(preflight.worstCasePurgeMs)}</td>
-              <td className="py-2 pr-4 whitespace-nowrap">{roughDuration(preflight.deadlineMs)}</td>
-              <td className="py-2 pr-4" title={preflight.explanation}>
-                {preflight.meetsDeadline ? (
-                  "Meets the deadline"
-                ) : (
-                  <strong className="text-danger">Cannot meet the deadline</strong>
-                )}
-              </td>
-              <td className="py-2 font-mono text-xs">
-                {preflight.fix
-                  ? Object.entries(preflight.fix).map(([name, value]) => (
-                      <span key={name} className="block">
-                        {name}={value}
-                        {name.endsWith(".ms") ? ` (${roughDuration(Number(value))})` : ""}
-                      </span>
-                    ))
-                  : "None needed"}
-              </td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </div>
+    <DataTable
+      label={label}
+      titles={["Topic", "Worst-case purge", "Deadline", "Verdict", "Config change that fixes it"]}
+    >
+      {entries.map(({ topic, preflight }) => (
+        <tr key={topic} className="border-b border-line align-top last:border-0">
+          <th scope="row" className="py-2 pr-4 font-mono font-medium">
+            {topic}
+          </th>
+          <td className="py-2 pr-4 whitespace-nowrap">{worstCase(preflight.worstCasePurgeMs)}</td>
+          <td className="py-2 pr-4 whitespace-nowrap">{roughDuration(preflight.deadlineMs)}</td>
+          <td className="py-2 pr-4" title={preflight.explanation}>
+            {preflight.meetsDeadline ? (
+              "Meets the deadline"
+            ) : (
+              <strong className="text-danger">Cannot meet the deadline</strong>
+            )}
+          </td>
+          <td className="py-2 font-mono text-xs">
+            {preflight.fix
+              ? Object.entries(preflight.fix).map(([name, value]) => (
+                  <span key={name} className="block">
+                    {name}={value}
+                    {name.endsWith(".ms") ? ` (${roughDuration(Number(value))})` : ""}
+                  </span>
+                ))
+              : "None needed"}
+          </td>
+        </tr>
+      ))}
+    </DataTable>
   );
 }

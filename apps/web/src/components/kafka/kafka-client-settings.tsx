@@ -58,25 +58,19 @@ export function KafkaClientSettings(props: {
           ) : null}
           <div className="grid gap-4 sm:grid-cols-2">
             {props.keys.length > 0 ? (
-              <SelectField label="API key" value={key.id} onChange={(event) => setKeyId(event.target.value)}>
-                {props.keys.map((k) => (
-                  <option key={k.id} value={k.id}>
-                    {k.name}
-                  </option>
-                ))}
-              </SelectField>
+              <SelectField
+                label="API key"
+                value={key.id}
+                onChange={(event) => setKeyId(event.target.value)}
+                options={props.keys.map((k) => ({ value: k.id, label: k.name }))}
+              />
             ) : null}
             <SelectField
               label="SASL mechanism"
               value={mechanism}
               onChange={(event) => setMechanism(event.target.value as SaslMechanism)}
-            >
-              {connection.data.mechanisms.map((m) => (
-                <option key={m} value={m}>
-                  {m}
-                </option>
-              ))}
-            </SelectField>
+              options={connection.data.mechanisms}
+            />
           </div>
           <SettingsBlocks
             settings={{

@@ -1,7 +1,7 @@
 "use client";
 
-import { type FormEvent, useState } from "react";
 import { useConsoleAccess } from "@/lib/console-access";
+import { onSubmit, useInput } from "@/lib/form-state";
 import { ASSIGNABLE_ROLES, type AssignableRole } from "@/lib/member-roles";
 import { useRefreshingMutation } from "@/lib/refreshing-mutation";
 import { useTRPC } from "@/lib/trpc";
@@ -24,40 +24,21 @@ export function InviteMemberForm() {
 
 function InviteForm() {
   const trpc = useTRPC();
-  const [email, setEmail] = useState("");
-  const [role, setRole] = useState<AssignableRole>("developer");
+  const email = useInput("");
+  const role = useInput<AssignableRole>("developer");
   const invite = useRefreshingMutation(trpc.members.invite.mutationOptions(), {
     refresh: [trpc.members.list.queryKey()],
-    reset: () => setEmail(""),
+    reset: () => email.set(""),
   });
-  const submit = (event: FormEvent<HTMLFormElement>) => {
-    event.preventDefault();
-    invite.mutate({ email, role });
-  };
+  const submit = onSubmit(() => invite.mutate({ email: email.value, role: role.value }));
   return (
     <Card
       title="Invite a member"
       description="Lastword sends no invitation email: pass the link on. It is shown once, here, and valid for 7 days; inviting the same address again replaces it."
     >
       <form aria-label="Invite a member" onSubmit={submit} className="grid gap-4 sm:grid-cols-2">
-        <TextField
-          label="Email"
-          type="email"
-          required
-          value={email}
-          onChange={(event) => setEmail(event.target.value)}
-        />
-        <SelectField
-          label="Role"
-          value={role}
-          onChange={(event) => setRole(event.target.value as AssignableRole)}
-        >
-          {ASSIGNABLE_ROLES.map((entry) => (
-            <option key={entry} value={entry}>
-              {entry}
-            </option>
-          ))}
-        </SelectField>
+        <TextField label="Email" type="email" required {...email.bind} />
+        <SelectField label="Role" {...role.bind} options={ASSIGNABLE_ROLES} />
         <div className="flex flex-col gap-3 sm:col-span-2">
           {invite.isError ? <ErrorNotice>{invite.error.message}</ErrorNotice> : null}
           {invite.data ? (

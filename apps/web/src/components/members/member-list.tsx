@@ -6,6 +6,8 @@ import { ASSIGNABLE_ROLES, type AssignableRole, isAssignableRole } from "@/lib/m
 import { useTRPC } from "@/lib/trpc";
 import { Badge } from "../ui/badge";
 import { Card } from "../ui/card";
+import { ColumnHeads } from "../ui/column-heads";
+import { DataTable } from "../ui/data-table";
 import { ErrorNotice, StatusNotice } from "../ui/notice";
 import { RowAction } from "../ui/row-action";
 
@@ -33,50 +35,40 @@ export function MemberList() {
   return (
     <>
       <Card title="People">
-        <div className="overflow-x-auto">
-          <table aria-label="Members" className="w-full text-left text-sm">
-            <thead className="border-b border-line text-xs uppercase tracking-wide text-muted">
-              <tr>
-                {["Name", "Email", "Role", "Joined", "Actions"].map((title) => (
-                  <th key={title} scope="col" className="py-2 pr-4 font-medium">
-                    {title === "Actions" ? <span className="sr-only">{title}</span> : title}
-                  </th>
-                ))}
-              </tr>
-            </thead>
-            <tbody>
-              {members.data.members.map((member) => (
-                <tr key={member.id} className="border-b border-line last:border-0">
-                  <th scope="row" className="py-2 pr-4 font-medium">
-                    {member.name}
-                  </th>
-                  <td className="py-2 pr-4">{member.email}</td>
-                  <td className="py-2 pr-4">
-                    {canManage && isAssignableRole(member.role) ? (
-                      <RoleSelect memberId={member.id} name={member.name} role={member.role} />
-                    ) : (
-                      <Badge>{member.role}</Badge>
-                    )}
-                  </td>
-                  <td className="py-2 pr-4 text-muted">{dateFormat.format(new Date(member.createdAt))}</td>
-                  <td className="py-2 text-right">
-                    {canManage && isAssignableRole(member.role) ? (
-                      // Two steps, so one stray click cannot lock a colleague out.
-                      <RowAction
-                        verb="Remove"
-                        gerund="Removing"
-                        target={member.name}
-                        mutation={trpc.members.remove.mutationOptions()}
-                        variables={{ memberId: member.id }}
-                        refresh={[trpc.members.list.queryKey()]}
-                      />
-                    ) : null}
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <DataTable
+          label="Members"
+          head={<ColumnHeads titles={["Name", "Email", "Role", "Joined", "Actions"]} srOnly={["Actions"]} />}
+        >
+          {members.data.members.map((member) => (
+            <tr key={member.id} className="border-b border-line last:border-0">
+              <th scope="row" className="py-2 pr-4 font-medium">
+                {member.name}
+              </th>
+              <td className="py-2 pr-4">{member.email}</td>
+              <td className="py-2 pr-4">
+                {canManage && isAssignableRole(member.role) ? (
+                  <RoleSelect memberId={member.id} name={member.name} role={member.role} />
+                ) : (
+                  <Badge>{member.role}</Badge>
+                )}
+              </td>
+              <td className="py-2 pr-4 text-muted">{dateFormat.format(new Date(member.createdAt))}</td>
+              <td className="py-2 text-right">
+                {canManage && isAssignableRole(member.role) ? (
+                  // Two steps, so one stray click cannot lock a colleague out.
+                  <RowAction
+                    verb="Remove"
+                    gerund="Removing"
+                    target={member.name}
+                    mutation={trpc.members.remove.mutationOptions()}
+                    variables={{ memberId: member.id }}
+                    refresh={[trpc.members.list.queryKey()]}
+                  />
+                ) : null}
+              </td>
+            </tr>
+          ))}
+        </DataTable>
       </Card>
       <Card title="Pending invitations">
         {invitations.length === 0 ? (

@@ -6,7 +6,7 @@ import { formatBytes } from "@/lib/partition-stats";
 import { useTRPC } from "@/lib/trpc";
 import { Badge } from "../ui/badge";
 import { Card } from "../ui/card";
-import { ColumnHeads } from "../ui/column-heads";
+import { DataTable } from "../ui/data-table";
 import { ErrorNotice, StatusNotice } from "../ui/notice";
 
 const RUNS_REFRESH_MS = 5_000;
@@ -27,51 +27,47 @@ export function CleanerRuns({ topic }: { topic: string }) {
         <StatusNotice>The cleaner has not run on this topic yet.</StatusNotice>
       ) : null}
       {runs.data && runs.data.runs.length > 0 ? (
-        <div className="overflow-x-auto">
-          <table aria-label="Cleaner runs" className="w-full text-left text-sm">
-            <ColumnHeads
-              titles={[
-                "Started",
-                "Partition",
-                "Duration",
-                "Reclaimed",
-                "Records removed",
-                "Tombstones removed",
-                "Result",
-              ]}
-            />
-            <tbody>
-              {runs.data.runs.map((run) => (
-                <tr key={run.id} className="border-b border-line last:border-0">
-                  <th scope="row" className="py-2 pr-4 text-xs font-normal whitespace-nowrap">
-                    {timeFormat.format(new Date(run.startedAt))}
-                  </th>
-                  <td className="py-2 pr-4 tabular-nums">{run.partition}</td>
-                  <td className="py-2 pr-4 tabular-nums">
-                    {run.durationMs === null ? "Running" : formatDurationMs(run.durationMs)}
-                  </td>
-                  <td
-                    className="py-2 pr-4 tabular-nums"
-                    title={`${run.bytesRead} B read, ${run.bytesWritten} B written`}
-                  >
-                    {formatBytes(Math.max(0, run.bytesRead - run.bytesWritten))}
-                  </td>
-                  <td className="py-2 pr-4 tabular-nums">{run.recordsRemoved}</td>
-                  <td className="py-2 pr-4 tabular-nums">{run.tombstonesRemoved}</td>
-                  <td className="py-2">
-                    {run.error ? (
-                      <span title={run.error}>
-                        <Badge tone="warning">Failed</Badge>
-                      </span>
-                    ) : (
-                      <Badge>{run.status}</Badge>
-                    )}
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <DataTable
+          label="Cleaner runs"
+          titles={[
+            "Started",
+            "Partition",
+            "Duration",
+            "Reclaimed",
+            "Records removed",
+            "Tombstones removed",
+            "Result",
+          ]}
+        >
+          {runs.data.runs.map((run) => (
+            <tr key={run.id} className="border-b border-line last:border-0">
+              <th scope="row" className="py-2 pr-4 text-xs font-normal whitespace-nowrap">
+                {timeFormat.format(new Date(run.startedAt))}
+              </th>
+              <td className="py-2 pr-4 tabular-nums">{run.partition}</td>
+              <td className="py-2 pr-4 tabular-nums">
+                {run.durationMs === null ? "Running" : formatDurationMs(run.durationMs)}
+              </td>
+              <td
+                className="py-2 pr-4 tabular-nums"
+                title={`${run.bytesRead} B read, ${run.bytesWritten} B written`}
+              >
+                {formatBytes(Math.max(0, run.bytesRead - run.bytesWritten))}
+              </td>
+              <td className="py-2 pr-4 tabular-nums">{run.recordsRemoved}</td>
+              <td className="py-2 pr-4 tabular-nums">{run.tombstonesRemoved}</td>
+              <td className="py-2">
+                {run.error ? (
+                  <span title={run.error}>
+                    <Badge tone="warning">Failed</Badge>
+                  </span>
+                ) : (
+                  <Badge>{run.status}</Badge>
+                )}
+              </td>
+            </tr>
+          ))}
+        </DataTable>
       ) : null}
     </Card>
   );

@@ -1,8 +1,9 @@
 "use client";
 
 import { useMutation, useQueryClient } from "@tanstack/react-query";
-import { type FormEvent, useState } from "react";
+import { useState } from "react";
 import { humanConfigValue } from "@/lib/config-units";
+import { onSubmit } from "@/lib/form-state";
 import { useTRPC } from "@/lib/trpc";
 import { Button } from "../ui/button";
 import { SelectField, TextField } from "../ui/field";
@@ -42,10 +43,7 @@ export function ConfigEditForm({ topic, entries }: { topic: string; entries: rea
     if (action.kind === "reset") alter.mutate({ topic, reset: [name] });
     else alter.mutate({ topic, set: { [name]: value.trim() }, validateOnly: action.validateOnly });
   };
-  const submit = (event: FormEvent<HTMLFormElement>) => {
-    event.preventDefault();
-    run({ kind: "set", validateOnly: false });
-  };
+  const submit = onSubmit(() => run({ kind: "set", validateOnly: false }));
   const human = humanConfigValue(name, value.trim());
 
   return (
@@ -56,13 +54,12 @@ export function ConfigEditForm({ topic, entries }: { topic: string; entries: rea
     >
       <h3 className="text-sm font-semibold">Change a config</h3>
       <div className="grid gap-4 sm:grid-cols-2">
-        <SelectField label="Config" value={name} onChange={(event) => choose(event.target.value)}>
-          {entries.map((entry) => (
-            <option key={entry.name} value={entry.name}>
-              {entry.name}
-            </option>
-          ))}
-        </SelectField>
+        <SelectField
+          label="Config"
+          value={name}
+          onChange={(event) => choose(event.target.value)}
+          options={entries.map((entry) => ({ value: entry.name, label: entry.name }))}
+        />
         <TextField
           label="New value"
           required

@@ -1,7 +1,7 @@
 import { humanConfigValue } from "@/lib/config-units";
 import { Badge } from "../ui/badge";
 import { Card } from "../ui/card";
-import { ColumnHeads } from "../ui/column-heads";
+import { DataTable } from "../ui/data-table";
 import { ConfigEditForm } from "./config-edit-form";
 
 interface ConfigEntry {
@@ -15,29 +15,24 @@ interface ConfigEntry {
 export function ConfigTable({ topic, entries }: { topic: string; entries: readonly ConfigEntry[] }) {
   return (
     <Card title="Configs" description="Configs set on this topic, and the defaults it uses for the rest.">
-      <div className="overflow-x-auto">
-        <table aria-label="Configs" className="w-full text-left text-sm">
-          <ColumnHeads titles={["Name", "Value", "Default", "Source"]} />
-          <tbody>
-            {entries.map((entry) => (
-              <tr key={entry.name} className="border-b border-line align-top last:border-0">
-                <th scope="row" className="py-2 pr-4 font-mono text-xs font-medium">
-                  <span title={entry.doc}>{entry.name}</span>
-                </th>
-                <td className="py-2 pr-4 text-xs">
-                  <ConfigValue name={entry.name} value={entry.value} />
-                </td>
-                <td className="py-2 pr-4 text-xs text-muted">
-                  <ConfigValue name={entry.name} value={entry.default} />
-                </td>
-                <td className="py-2">
-                  <Badge tone={entry.source === "set" ? "accent" : "neutral"}>{entry.source}</Badge>
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </div>
+      <DataTable label="Configs" titles={["Name", "Value", "Default", "Source"]}>
+        {entries.map((entry) => (
+          <tr key={entry.name} className="border-b border-line align-top last:border-0">
+            <th scope="row" className="py-2 pr-4 font-mono text-xs font-medium">
+              <span title={entry.doc}>{entry.name}</span>
+            </th>
+            <td className="py-2 pr-4 text-xs">
+              <ConfigValue name={entry.name} value={entry.value} />
+            </td>
+            <td className="py-2 pr-4 text-xs text-muted">
+              <ConfigValue name={entry.name} value={entry.default} />
+            </td>
+            <td className="py-2">
+              <Badge tone={entry.source === "set" ? "accent" : "neutral"}>{entry.source}</Badge>
+            </td>
+          </tr>
+        ))}
+      </DataTable>
       <ConfigEditForm topic={topic} entries={entries} />
     </Card>
   );

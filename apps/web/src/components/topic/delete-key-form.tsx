@@ -1,6 +1,6 @@
 "use client";
 
-import { type FormEvent, useState } from "react";
+import { onSubmit, useInput } from "@/lib/form-state";
 import { useRefreshingMutation } from "@/lib/refreshing-mutation";
 import { useTRPC } from "@/lib/trpc";
 import { Card } from "../ui/card";
@@ -10,26 +10,18 @@ import { SubmitButton } from "../ui/submit-button";
 
 export function DeleteKeyForm({ topic }: { topic: string }) {
   const trpc = useTRPC();
-  const [key, setKey] = useState("");
+  const key = useInput("");
   const remove = useRefreshingMutation(trpc.records.deleteKey.mutationOptions(), {
     refresh: [trpc.records.read.pathKey()],
   });
-  const submit = (event: FormEvent<HTMLFormElement>) => {
-    event.preventDefault();
-    remove.mutate({ topic, key, keyType: "string" });
-  };
+  const submit = onSubmit(() => remove.mutate({ topic, key: key.value, keyType: "string" }));
   return (
     <Card
       title="Delete a key"
       description="Writes the key's tombstone. The cleaner removes its earlier values, then, after delete.retention.ms, the tombstone."
     >
       <form aria-label="Delete a key" onSubmit={submit} className="flex flex-col gap-4">
-        <TextField
-          label="Key to delete"
-          required
-          value={key}
-          onChange={(event) => setKey(event.target.value)}
-        />
+        <TextField label="Key to delete" required {...key.bind} />
         {remove.isError ? <ErrorNotice>{remove.error.message}</ErrorNotice> : null}
         {remove.data ? (
           <p role="status" className="text-sm text-muted">
@@ -41,7 +33,7 @@ export function DeleteKeyForm({ topic }: { topic: string }) {
             label="Delete key"
             pendingLabel="Deleting…"
             pending={remove.isPending}
-            disabled={key === ""}
+            disabled={key.value === ""}
             variant="danger"
           />
         </div>

@@ -6,7 +6,7 @@ import { useTRPC } from "@/lib/trpc";
 import { Badge } from "../ui/badge";
 import { Button } from "../ui/button";
 import { Card } from "../ui/card";
-import { ColumnHeads } from "../ui/column-heads";
+import { DataTable } from "../ui/data-table";
 import { TextField } from "../ui/field";
 import { ErrorNotice, StatusNotice } from "../ui/notice";
 import { EnvelopeView } from "./envelope-view";
@@ -90,32 +90,25 @@ function KeyResult({ topic, keyText }: { topic: string; keyText: string }) {
         )}
       </p>
       {found.versions.length > 0 ? (
-        <div className="overflow-x-auto">
-          <table aria-label={`Versions of ${keyText}`} className="w-full text-left text-sm">
-            <ColumnHeads titles={["Offset", "Timestamp", "Value", "Segment"]} />
-            <tbody>
-              {found.versions.map((version, i) => (
-                <tr key={version.offset} className="border-b border-line align-top last:border-0">
-                  <th scope="row" className="py-2 pr-4 font-mono tabular-nums">
-                    {version.offset}
-                  </th>
-                  <td className="py-2 pr-4 text-xs whitespace-nowrap text-muted">
-                    {timeFormat.format(new Date(version.timestamp))}
-                  </td>
-                  <td className="py-2 pr-4">
-                    <span className="flex flex-wrap items-center gap-2">
-                      <EnvelopeView envelope={version.tombstone ? null : version.value} part="value" />
-                      {i === found.versions.length - 1 ? <Badge tone="accent">Latest</Badge> : null}
-                    </span>
-                  </td>
-                  <td className="py-2 font-mono text-xs tabular-nums text-muted">
-                    {version.segment.baseOffset}
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <DataTable label={`Versions of ${keyText}`} titles={["Offset", "Timestamp", "Value", "Segment"]}>
+          {found.versions.map((version, i) => (
+            <tr key={version.offset} className="border-b border-line align-top last:border-0">
+              <th scope="row" className="py-2 pr-4 font-mono tabular-nums">
+                {version.offset}
+              </th>
+              <td className="py-2 pr-4 text-xs whitespace-nowrap text-muted">
+                {timeFormat.format(new Date(version.timestamp))}
+              </td>
+              <td className="py-2 pr-4">
+                <span className="flex flex-wrap items-center gap-2">
+                  <EnvelopeView envelope={version.tombstone ? null : version.value} part="value" />
+                  {i === found.versions.length - 1 ? <Badge tone="accent">Latest</Badge> : null}
+                </span>
+              </td>
+              <td className="py-2 font-mono text-xs tabular-nums text-muted">{version.segment.baseOffset}</td>
+            </tr>
+          ))}
+        </DataTable>
       ) : null}
     </div>
   );

@@ -5,7 +5,7 @@ import { useState } from "react";
 import { fetchSnapshotPage } from "@/lib/snapshot-page";
 import { Button } from "../ui/button";
 import { Card } from "../ui/card";
-import { ColumnHeads } from "../ui/column-heads";
+import { DataTable } from "../ui/data-table";
 import { ErrorNotice, StatusNotice } from "../ui/notice";
 import { EnvelopeView } from "./envelope-view";
 
@@ -65,31 +65,23 @@ function SnapshotTable(props: { topic: string; page: number; onPage: (page: numb
         Keys {first}–{first + rows.length - 1}
         {hasMore ? "; more follow." : ", the last of them."}
       </p>
-      <div className="overflow-x-auto">
-        <table aria-label="Latest value per key" className="w-full text-left text-sm">
-          <ColumnHeads titles={["Key", "Value", "Partition", "Offset", "Timestamp"]} />
-          <tbody>
-            {rows.map((row) => (
-              <tr
-                key={`${row.partition}-${row.offset}`}
-                className="border-b border-line align-top last:border-0"
-              >
-                <th scope="row" className="py-2 pr-4 font-normal">
-                  <EnvelopeView envelope={row.key} part="key" />
-                </th>
-                <td className="py-2 pr-4">
-                  <EnvelopeView envelope={row.value} part="value" />
-                </td>
-                <td className="py-2 pr-4 tabular-nums">{row.partition}</td>
-                <td className="py-2 pr-4 font-mono tabular-nums">{row.offset}</td>
-                <td className="py-2 text-xs whitespace-nowrap text-muted">
-                  {timeFormat.format(new Date(row.timestamp))}
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </div>
+      <DataTable label="Latest value per key" titles={["Key", "Value", "Partition", "Offset", "Timestamp"]}>
+        {rows.map((row) => (
+          <tr key={`${row.partition}-${row.offset}`} className="border-b border-line align-top last:border-0">
+            <th scope="row" className="py-2 pr-4 font-normal">
+              <EnvelopeView envelope={row.key} part="key" />
+            </th>
+            <td className="py-2 pr-4">
+              <EnvelopeView envelope={row.value} part="value" />
+            </td>
+            <td className="py-2 pr-4 tabular-nums">{row.partition}</td>
+            <td className="py-2 pr-4 font-mono tabular-nums">{row.offset}</td>
+            <td className="py-2 text-xs whitespace-nowrap text-muted">
+              {timeFormat.format(new Date(row.timestamp))}
+            </td>
+          </tr>
+        ))}
+      </DataTable>
       <div className="flex flex-wrap items-center gap-3">
         <Button variant="secondary" disabled={page === 0} onClick={() => props.onPage(page - 1)}>
           Previous keys

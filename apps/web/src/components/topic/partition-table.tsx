@@ -1,7 +1,7 @@
 import { formatBytes, type PartitionStats, parsePartitionStats } from "@/lib/partition-stats";
 import { Badge } from "../ui/badge";
 import { Card } from "../ui/card";
-import { ColumnHeads } from "../ui/column-heads";
+import { DataTable } from "../ui/data-table";
 import { CleanPartitionButton } from "./clean-partition-button";
 import { DirtyRatioMeter } from "./dirty-ratio-meter";
 
@@ -29,34 +29,31 @@ export function PartitionTable({
   const showCleanColumn = controls.compacted && controls.canClean;
   return (
     <Card title="Partitions" description="Each partition is one log, owned by one worker at a time.">
-      <div className="relative overflow-x-auto">
-        <table aria-label="Partitions" className="w-full text-left text-sm">
-          <ColumnHeads
-            titles={[
-              "Partition",
-              "Owner",
-              "Start offset",
-              "End offset",
-              "Size",
-              "Segments",
-              "Dirty",
-              "Last clean",
-              "Status",
-              ...(showCleanColumn ? ["Cleaner"] : []),
-            ]}
+      <DataTable
+        label="Partitions"
+        titles={[
+          "Partition",
+          "Owner",
+          "Start offset",
+          "End offset",
+          "Size",
+          "Segments",
+          "Dirty",
+          "Last clean",
+          "Status",
+          ...(showCleanColumn ? ["Cleaner"] : []),
+        ]}
+        frameClassName="relative overflow-x-auto"
+      >
+        {parsed.map(({ detail, stats }) => (
+          <PartitionRow
+            key={detail.partition}
+            detail={detail}
+            stats={stats}
+            clean={showCleanColumn ? controls.topic : null}
           />
-          <tbody>
-            {parsed.map(({ detail, stats }) => (
-              <PartitionRow
-                key={detail.partition}
-                detail={detail}
-                stats={stats}
-                clean={showCleanColumn ? controls.topic : null}
-              />
-            ))}
-          </tbody>
-        </table>
-      </div>
+        ))}
+      </DataTable>
       <UncleanableNotices
         partitions={parsed.flatMap(({ detail, stats }) =>
           stats?.uncleanable ? [{ partition: detail.partition, uncleanable: stats.uncleanable }] : [],

@@ -1,6 +1,6 @@
 "use client";
 
-import { type FormEvent, useState } from "react";
+import { type ChangeEvent, type FormEvent, useState } from "react";
 import { partitionNumbers } from "@/lib/partition-numbers";
 import {
   buildDraft,
@@ -27,15 +27,16 @@ const VALUE_HINTS: Record<RecordsMode, string> = {
     "A JSON array: each element is one record's JSON value; all share the key, headers and timestamp.",
 };
 
-function EncodingOptions() {
-  return (
-    <>
-      <option value="string">Text</option>
-      <option value="json">JSON</option>
-      <option value="base64">Base64 (bytes)</option>
-    </>
-  );
-}
+const ENCODINGS = [
+  { value: "string", label: "Text" },
+  { value: "json", label: "JSON" },
+  { value: "base64", label: "Base64 (bytes)" },
+] as const satisfies readonly { value: Encoding; label: string }[];
+
+/** The draft's string fields: `bind(name)` gives a control their value and change handler. */
+type TextDraftField = {
+  [K in keyof ProduceDraft]: ProduceDraft[K] extends string ? K : never;
+}[keyof ProduceDraft];
 
 export function ProduceForm({ topic, partitions }: { topic: string; partitions: number }) {
   const trpc = useTRPC();
@@ -47,6 +48,11 @@ export function ProduceForm({ topic, partitions }: { topic: string; partitions: 
   const set = <K extends keyof ProduceDraft>(name: K, value: ProduceDraft[K]) =>
     setDraft((current) => ({ ...current, [name]: value }));
   const errorAt = (field: DraftField) => (invalid?.field === field ? invalid.problem : undefined);
+  const bind = <K extends TextDraftField>(name: K) => ({
+    value: draft[name],
+    onChange: (event: ChangeEvent<HTMLInputElement | HTMLSelectElement | HTMLTextAreaElement>) =>
+      set(name, event.target.value as ProduceDraft[K]),
+  });
 
   const submit = (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault();
@@ -76,27 +82,14 @@ export function ProduceForm({ topic, partitions }: { topic: string; partitions: 
         <div className="grid gap-4 sm:grid-cols-[2fr_1fr]">
           <TextField
             label="Key"
-            value={draft.key}
-            onChange={(event) => set("key", event.target.value)}
+            {...bind("key")}
             error={errorAt("key")}
             hint="Leave it blank for no key; compacted topics need one."
           />
-          <SelectField
-            label="Key format"
-            value={draft.keyEncoding}
-            onChange={(event) => set("keyEncoding", event.target.value as Encoding)}
-          >
-            <EncodingOptions />
-          </SelectField>
+          <SelectField label="Key format" options={ENCODINGS} {...bind("keyEncoding")} />
         </div>
         <div className="grid gap-4 sm:grid-cols-3">
-          <SelectField
-            label="Value format"
-            value={draft.valueEncoding}
-            onChange={(event) => set("valueEncoding", event.target.value as Encoding)}
-          >
-            <EncodingOptions />
-          </SelectField>
+          <SelectField label="Value format" options={ENCODINGS} {...bind("valueEncoding")} />
           <SelectField
             label="Records"
             value={draft.tombstone ? "one" : draft.mode}
@@ -149,8 +142,7 @@ export function ProduceForm({ topic, partitions }: { topic: string; partitions: 
           <TextAreaField
             label="Headers"
             rows={2}
-            value={draft.headers}
-            onChange={(event) => set("headers", event.target.value)}
+            {...bind("headers")}
             hint="One per line, as name: value (text)."
             error={errorAt("headers")}
           />
@@ -158,8 +150,7 @@ export function ProduceForm({ topic, partitions }: { topic: string; partitions: 
             label="Timestamp (local)"
             type="datetime-local"
             step="0.001"
-            value={draft.timestamp}
-            onChange={(event) => set("timestamp", event.target.value)}
+            {...bind("timestamp")}
             hint="Blank: the time of writing."
             error={errorAt("timestamp")}
           />

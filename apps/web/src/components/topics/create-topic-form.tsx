@@ -142,13 +142,9 @@ export function CreateTopicForm() {
           }}
           hint={presetHint}
           error={base.error ?? undefined}
+          options={TOPIC_PRESET_CHOICES}
         >
           <option value={CUSTOM}>Custom</option>
-          {TOPIC_PRESET_CHOICES.map((choice) => (
-            <option key={choice.value} value={choice.value}>
-              {choice.label}
-            </option>
-          ))}
         </SelectField>
         <SelectField
           label="Cleanup policy"
@@ -156,13 +152,8 @@ export function CreateTopicForm() {
           disabled={preset !== CUSTOM}
           onChange={(event) => setPolicy(event.target.value as CleanupPolicy)}
           hint={preset === CUSTOM ? explainPolicy(policy) : "Set by the preset."}
-        >
-          {CLEANUP_POLICIES.map((entry) => (
-            <option key={entry.value} value={entry.value}>
-              {entry.label}
-            </option>
-          ))}
-        </SelectField>
+          options={CLEANUP_POLICIES}
+        />
         <ul className="flex flex-col gap-1 text-xs text-muted sm:col-span-2">
           {TOPIC_PRESET_CHOICES.map((choice) => (
             <li key={choice.value}>

@@ -3,12 +3,13 @@
 import type { RouterOutputs } from "@lastword/api";
 import { useQuery } from "@tanstack/react-query";
 import Link from "next/link";
-import { useState } from "react";
+import { useInput } from "@/lib/form-state";
 import { formatBytes } from "@/lib/partition-stats";
 import { filterAndSortTopics, type TopicSort } from "@/lib/topic-order";
 import { useTRPC } from "@/lib/trpc";
 import { DirtyRatioMeter } from "../topic/dirty-ratio-meter";
 import { Badge } from "../ui/badge";
+import { DataTable } from "../ui/data-table";
 import { SelectField, TextField } from "../ui/field";
 import { ErrorNotice, RefreshFailedNotice, StatusNotice } from "../ui/notice";
 import { PolicyBadge } from "./policy-badge";
@@ -27,8 +28,8 @@ export function TopicList() {
     ...trpc.topics.list.queryOptions({ limit: LIST_LIMIT }),
     refetchInterval: LIST_REFRESH_MS,
   });
-  const [query, setQuery] = useState("");
-  const [sort, setSort] = useState<TopicSort>("name");
+  const query = useInput("");
+  const sort = useInput<TopicSort>("name");
 
   if (topics.isPending) return <StatusNotice>Loading your topics…</StatusNotice>;
   if (topics.isError && topics.data === undefined)
@@ -36,22 +37,13 @@ export function TopicList() {
   if (topics.data.topics.length === 0) {
     return <StatusNotice>This organization has no topics yet. Create the first one below.</StatusNotice>;
   }
-  const shown = filterAndSortTopics(topics.data.topics, query, sort);
+  const shown = filterAndSortTopics(topics.data.topics, query.value, sort.value);
   return (
     <div className="flex flex-col gap-3">
       {topics.isError ? <RefreshFailedNotice error={topics.error} /> : null}
       <search className="grid gap-4 sm:grid-cols-[1fr_12rem]">
-        <TextField
-          label="Search topics"
-          type="search"
-          value={query}
-          onChange={(event) => setQuery(event.target.value)}
-        />
-        <SelectField
-          label="Sort by"
-          value={sort}
-          onChange={(event) => setSort(event.target.value as TopicSort)}
-        >
+        <TextField label="Search topics" type="search" {...query.bind} />
+        <SelectField label="Sort by" {...sort.bind}>
           <option value="name">Name</option>
           <option value="partitions">Most partitions</option>
           <option value="newest">Newest</option>
@@ -64,7 +56,7 @@ export function TopicList() {
         <p className="text-sm text-muted">Showing the first {LIST_LIMIT} topics.</p>
       ) : null}
       {shown.length === 0 ? (
-        <StatusNotice>No topic name contains “{query.trim()}”.</StatusNotice>
+        <StatusNotice>No topic name contains “{query.value.trim()}”.</StatusNotice>
       ) : (
         <TopicTable topics={shown} />
       )}
@@ -85,8 +77,9 @@ const COLUMNS = [
 
 function TopicTable({ topics }: { topics: readonly TopicRow[] }) {
   return (
-    <div className="overflow-x-auto rounded-lg border border-line bg-surface">
-      <table aria-label="Topics" className="w-full text-left text-sm">
+    <DataTable
+      label="Topics"
+      head={
         <thead className="border-b border-line text-xs uppercase tracking-wide text-muted">
           <tr>
             {COLUMNS.map((column) => (
@@ -100,30 +93,30 @@ function TopicTable({ topics }: { topics: readonly TopicRow[] }) {
             ))}
           </tr>
         </thead>
-        <tbody>
-          {topics.map((topic) => (
-            <tr key={topic.id} className="border-b border-line last:border-0">
-              <th scope="row" className="px-4 py-3 font-mono font-medium">
-                <Link
-                  href={`/topics/${encodeURIComponent(topic.name)}`}
-                  className="text-accent underline-offset-2 hover:underline"
-                >
-                  {topic.name}
-                </Link>
-              </th>
-              <td className="px-4 py-3">
-                <PolicyBadge policy={topic.cleanupPolicy} />
-              </td>
-              <td className="px-4 py-3 text-right tabular-nums">{topic.partitions}</td>
-              <UsageCells topic={topic} />
-              <td className="px-4 py-3">
-                <WarningsBadge topic={topic.name} warnings={topic.warnings} />
-              </td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </div>
+      }
+      frameClassName="overflow-x-auto rounded-lg border border-line bg-surface"
+    >
+      {topics.map((topic) => (
+        <tr key={topic.id} className="border-b border-line last:border-0">
+          <th scope="row" className="px-4 py-3 font-mono font-medium">
+            <Link
+              href={`/topics/${encodeURIComponent(topic.name)}`}
+              className="text-accent underline-offset-2 hover:underline"
+            >
+              {topic.name}
+            </Link>
+          </th>
+          <td className="px-4 py-3">
+            <PolicyBadge policy={topic.cleanupPolicy} />
+          </td>
+          <td className="px-4 py-3 text-right tabular-nums">{topic.partitions}</td>
+          <UsageCells topic={topic} />
+          <td className="px-4 py-3">
+            <WarningsBadge topic={topic.name} warnings={topic.warnings} />
+          </td>
+        </tr>
+      ))}
+    </DataTable>
   );
 }
 

@@ -15,6 +15,32 @@ interface FieldProps {
   error?: string;
 }
 
+/** What ties a control to its label, hint and error, so a screen reader announces them together. */
+interface ControlLinks {
+  id: string;
+  "aria-invalid": true | undefined;
+  "aria-describedby": string | undefined;
+}
+
+function Field({
+  label,
+  hint,
+  error,
+  control,
+}: FieldProps & { control: (links: ControlLinks) => ReactNode }) {
+  const id = useId();
+  const links: ControlLinks = {
+    id,
+    "aria-invalid": error ? true : undefined,
+    "aria-describedby": describedBy(id, hint, error),
+  };
+  return (
+    <FieldFrame id={id} label={label} hint={hint} error={error}>
+      {control(links)}
+    </FieldFrame>
+  );
+}
+
 /** A labelled input whose hint and error are announced with it (aria-describedby). */
 export function TextField({
   label,
@@ -22,17 +48,13 @@ export function TextField({
   error,
   ...input
 }: FieldProps & InputHTMLAttributes<HTMLInputElement>) {
-  const id = useId();
   return (
-    <FieldFrame id={id} label={label} hint={hint} error={error}>
-      <input
-        id={id}
-        className={controlClass}
-        aria-invalid={error ? true : undefined}
-        aria-describedby={describedBy(id, hint, error)}
-        {...input}
-      />
-    </FieldFrame>
+    <Field
+      label={label}
+      hint={hint}
+      error={error}
+      control={(links) => <input className={controlClass} {...links} {...input} />}
+    />
   );
 }
 
@@ -42,34 +64,48 @@ export function TextAreaField({
   error,
   ...textarea
 }: FieldProps & TextareaHTMLAttributes<HTMLTextAreaElement>) {
-  const id = useId();
+  const className = `${controlClass} font-mono disabled:opacity-60`;
   return (
-    <FieldFrame id={id} label={label} hint={hint} error={error}>
-      <textarea
-        id={id}
-        className={`${controlClass} font-mono disabled:opacity-60`}
-        aria-invalid={error ? true : undefined}
-        aria-describedby={describedBy(id, hint, error)}
-        {...textarea}
-      />
-    </FieldFrame>
+    <Field
+      label={label}
+      hint={hint}
+      error={error}
+      control={(links) => <textarea className={className} {...links} {...textarea} />}
+    />
   );
 }
 
+/** A choice: its value, and the text shown when that is not the value itself. */
+export type SelectOption = string | { value: string; label: string };
+
+/** A labelled select: `options` are listed after any `children` (fixed first entries such as "Custom"). */
 export function SelectField({
   label,
   hint,
   error,
+  options = [],
   children,
   ...select
-}: FieldProps & SelectHTMLAttributes<HTMLSelectElement>) {
-  const id = useId();
+}: FieldProps & { options?: readonly SelectOption[] } & SelectHTMLAttributes<HTMLSelectElement>) {
+  const entries = options.map((option) =>
+    typeof option === "string" ? { value: option, label: option } : option,
+  );
   return (
-    <FieldFrame id={id} label={label} hint={hint} error={error}>
-      <select id={id} className={controlClass} aria-describedby={describedBy(id, hint, error)} {...select}>
-        {children}
-      </select>
-    </FieldFrame>
+    <Field
+      label={label}
+      hint={hint}
+      error={error}
+      control={(links) => (
+        <select className={controlClass} {...links} {...select}>
+          {children}
+          {entries.map((entry) => (
+            <option key={entry.value} value={entry.value}>
+              {entry.label}
+            </option>
+          ))}
+        </select>
+      )}
+    />
   );
 }
 

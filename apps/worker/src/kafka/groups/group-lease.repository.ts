@@ -1,4 +1,4 @@
-import { Prisma, type PrismaClient } from "@lastword/db";
+import { DB_NOW, dbInterval, LeaseHolder } from "../../ownership/lease-holder";
 
 /** Who coordinates a group right now, as the KafkaGroup row says. */
 export interface GroupLeaseHolder {
@@ -14,43 +14,29 @@ export interface HeldGroupLease {
   epoch: number;
 }
 
-// Lease times are the database's clock, as for partitions (ownership/lease.repository.ts).
-const NOW = Prisma.sql`(now() AT TIME ZONE 'UTC')`;
-const ms = (value: number) => Prisma.sql`(${Math.round(value)}::int * interval '1 millisecond')`;
-
 /**
  * The coordinator lease on a (tenant, group id), the KafkaGroup table. A worker asked to find a
  * group's coordinator claims the group when nobody holds a live lease (bumping the epoch); the
  * holder renews all its leases together; a dead holder's leases expire and the next worker asked
  * takes them over.
  */
-export class GroupLeaseRepository {
-  readonly #prisma: PrismaClient;
-  readonly #workerId: string;
-  readonly #ttlMs: number;
-
-  constructor(prisma: PrismaClient, workerId: string, ttlMs: number) {
-    this.#prisma = prisma;
-    this.#workerId = workerId;
-    this.#ttlMs = ttlMs;
-  }
-
+export class GroupLeaseRepository extends LeaseHolder {
   /** Claims the group if it is free or its lease expired; answers the holder either way. */
   async claimOrFind(tenantId: string, groupId: string): Promise<GroupLeaseHolder> {
-    const claimed = await this.#prisma.$queryRaw<{ ownerWorkerId: string; epoch: number }[]>`
+    const claimed = await this.prisma.$queryRaw<{ ownerWorkerId: string; epoch: number }[]>`
       INSERT INTO "KafkaGroup" ("organizationId", "groupId", "ownerWorkerId", "epoch", "leaseExpiresAt")
-      VALUES (${tenantId}, ${groupId}, ${this.#workerId}, 1, ${NOW} + ${ms(this.#ttlMs)})
+      VALUES (${tenantId}, ${groupId}, ${this.workerId}, 1, ${DB_NOW} + ${dbInterval(this.ttlMs)})
       ON CONFLICT ("organizationId", "groupId") DO UPDATE
         SET "ownerWorkerId" = EXCLUDED."ownerWorkerId", "epoch" = "KafkaGroup"."epoch" + 1,
             "leaseExpiresAt" = EXCLUDED."leaseExpiresAt"
         WHERE "KafkaGroup"."ownerWorkerId" IS NULL OR "KafkaGroup"."leaseExpiresAt" IS NULL
-           OR "KafkaGroup"."leaseExpiresAt" <= ${NOW}
+           OR "KafkaGroup"."leaseExpiresAt" <= ${DB_NOW}
       RETURNING "ownerWorkerId", "epoch"`;
     if (claimed[0]) return { ...claimed[0], live: true };
-    const rows = await this.#prisma.$queryRaw<
+    const rows = await this.prisma.$queryRaw<
       { ownerWorkerId: string | null; epoch: number; live: boolean }[]
     >`
-      SELECT "ownerWorkerId", "epoch", ("leaseExpiresAt" > ${NOW}) AS "live" FROM "KafkaGroup"
+      SELECT "ownerWorkerId", "epoch", ("leaseExpiresAt" > ${DB_NOW}) AS "live" FROM "KafkaGroup"
       WHERE "organizationId" = ${tenantId} AND "groupId" = ${groupId}`;
     return rows[0] ?? { ownerWorkerId: null, epoch: 0, live: false };
   }
@@ -60,9 +46,9 @@ export class GroupLeaseRepository {
    * (owner changed), so it is not returned; the caller drops those groups.
    */
   async renewAll(): Promise<HeldGroupLease[]> {
-    const rows = await this.#prisma.$queryRaw<{ organizationId: string; groupId: string; epoch: number }[]>`
-      UPDATE "KafkaGroup" SET "leaseExpiresAt" = ${NOW} + ${ms(this.#ttlMs)}
-      WHERE "ownerWorkerId" = ${this.#workerId}
+    const rows = await this.prisma.$queryRaw<{ organizationId: string; groupId: string; epoch: number }[]>`
+      UPDATE "KafkaGroup" SET "leaseExpiresAt" = ${DB_NOW} + ${dbInterval(this.ttlMs)}
+      WHERE "ownerWorkerId" = ${this.workerId}
       RETURNING "organizationId", "groupId", "epoch"`;
     return rows.map((r) => ({ tenantId: r.organizationId, groupId: r.groupId, epoch: r.epoch }));
   }
@@ -73,11 +59,11 @@ export class GroupLeaseRepository {
    * renewal period even before any client asks.
    */
   async claimExpired(limit: number): Promise<HeldGroupLease[]> {
-    const rows = await this.#prisma.$queryRaw<{ organizationId: string; groupId: string; epoch: number }[]>`
-      UPDATE "KafkaGroup" k SET "ownerWorkerId" = ${this.#workerId}, "epoch" = k."epoch" + 1,
-             "leaseExpiresAt" = ${NOW} + ${ms(this.#ttlMs)}
+    const rows = await this.prisma.$queryRaw<{ organizationId: string; groupId: string; epoch: number }[]>`
+      UPDATE "KafkaGroup" k SET "ownerWorkerId" = ${this.workerId}, "epoch" = k."epoch" + 1,
+             "leaseExpiresAt" = ${DB_NOW} + ${dbInterval(this.ttlMs)}
       FROM (SELECT "organizationId", "groupId" FROM "KafkaGroup"
-            WHERE "ownerWorkerId" IS NOT NULL AND "leaseExpiresAt" <= ${NOW}
+            WHERE "ownerWorkerId" IS NOT NULL AND "leaseExpiresAt" <= ${DB_NOW}
             ORDER BY "leaseExpiresAt" LIMIT ${limit} FOR UPDATE SKIP LOCKED) due
       WHERE k."organizationId" = due."organizationId" AND k."groupId" = due."groupId"
       RETURNING k."organizationId", k."groupId", k."epoch"`;
@@ -86,17 +72,17 @@ export class GroupLeaseRepository {
 
   /** On a graceful stop: the groups are free at once for the next worker a client asks. */
   async releaseAll(): Promise<void> {
-    await this.#prisma.$executeRaw`
+    await this.prisma.$executeRaw`
       UPDATE "KafkaGroup" SET "ownerWorkerId" = NULL, "leaseExpiresAt" = NULL
-      WHERE "ownerWorkerId" = ${this.#workerId}`;
+      WHERE "ownerWorkerId" = ${this.workerId}`;
   }
 
   /** The tenant's groups that no live lease covers (listed by one broker, see list-groups-handler). */
   async unleasedGroupNames(tenantId: string): Promise<string[]> {
-    const rows = await this.#prisma.$queryRaw<{ name: string }[]>`
+    const rows = await this.prisma.$queryRaw<{ name: string }[]>`
       SELECT g."name" FROM "ConsumerGroup" g
       LEFT JOIN "KafkaGroup" k ON k."organizationId" = g."organizationId" AND k."groupId" = g."name"
-        AND k."ownerWorkerId" IS NOT NULL AND k."leaseExpiresAt" > ${NOW}
+        AND k."ownerWorkerId" IS NOT NULL AND k."leaseExpiresAt" > ${DB_NOW}
       WHERE g."organizationId" = ${tenantId} AND k."groupId" IS NULL
       ORDER BY g."name"`;
     return rows.map((r) => r.name);

@@ -48,14 +48,8 @@ export interface SyncResult {
   assignment: Buffer;
 }
 
-interface Member {
-  memberId: string;
-  groupInstanceId: string | null;
-  clientId: string;
-  clientHost: string;
-  sessionTimeoutMs: number;
-  rebalanceTimeoutMs: number;
-  protocols: { name: string; metadata: Buffer }[];
+/** A member is what it joined with (the group keeps one protocol type) plus its place in the rebalance. */
+interface Member extends Omit<JoinInput, "protocolType" | "requireKnownMemberId"> {
   assignment: Buffer;
   awaitingJoin: ((result: JoinResult) => void) | null;
   awaitingSync: ((result: SyncResult) => void) | null;

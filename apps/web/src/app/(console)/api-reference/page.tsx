@@ -1,6 +1,7 @@
 import { appRouter, openApiDocument } from "@lastword/api";
 import type { Metadata } from "next";
 import { OperationList } from "@/components/api-reference/operation-list";
+import { ConsolePage } from "@/components/ui/console-page";
 import { serverEnv } from "@/env";
 import { operationsByTag } from "@/lib/openapi-operations";
 
@@ -11,10 +12,10 @@ export default function ApiReferencePage() {
   const document = openApiDocument(appRouter, serverEnv().PUBLIC_URL);
   const groups = operationsByTag(document.paths as Record<string, Record<string, unknown>>);
   return (
-    <div className="flex flex-col gap-6">
-      <div>
-        <h1 className="text-2xl font-semibold tracking-tight">API reference</h1>
-        <p className="mt-1 text-sm text-muted">
+    <ConsolePage
+      title="API reference"
+      intro={
+        <>
           Send <code className="font-mono">Authorization: Bearer &lt;api key&gt;</code> with every request;
           create keys on the API keys page. Keys and values are typed envelopes{" "}
           <code className="font-mono">{'{"type":"string"|"json"|"base64","data":…}'}</code>, a null value is a
@@ -24,11 +25,12 @@ export default function ApiReferencePage() {
             /api/v1/openapi.json
           </a>
           .
-        </p>
-      </div>
+        </>
+      }
+    >
       {[...groups.entries()].map(([tag, operations]) => (
         <OperationList key={tag} tag={tag} operations={operations} />
       ))}
-    </div>
+    </ConsolePage>
   );
 }

@@ -4,25 +4,27 @@ import { ExportLinks } from "@/components/compliance/export-links";
 import { FileRequestForm } from "@/components/compliance/file-request-form";
 import { TopicReadiness } from "@/components/compliance/topic-readiness";
 import { Card } from "@/components/ui/card";
+import { ConsolePage } from "@/components/ui/console-page";
 
 export const metadata: Metadata = { title: "Compliance" };
 
 export default function CompliancePage() {
   return (
-    <div className="flex flex-col gap-6">
-      <div>
-        <h1 className="text-2xl font-semibold tracking-tight">Compliance</h1>
-        <p className="mt-1 text-sm text-muted">
+    <ConsolePage
+      title="Compliance"
+      intro={
+        <>
           Erasure requests (GDPR Art. 17): each deadline, what is at risk, and the proof that old values are
           physically gone. Keys and metadata only — record values are never shown here.
-        </p>
-      </div>
+        </>
+      }
+    >
       <ComplianceDashboard />
       <TopicReadiness />
       <FileRequestForm />
       <Card title="Audit trail" description="Every event of this organization, hash-chained, as CSV or JSON.">
         <ExportLinks />
       </Card>
-    </div>
+    </ConsolePage>
   );
 }
