@@ -331,7 +331,7 @@ async function startKafka(config: NonNullable<WorkerConfig["kafka"]>, parts: Kaf
       groupLeases,
       groupOffsets: new GroupOffsetsRepository(parts.prisma, now),
       producerIds: new ProducerIdRepository(parts.prisma),
-      ...(parts.faultPoint && { faultPoint: parts.faultPoint }),
+      ...(parts.faultPoint && { fault: { point: parts.faultPoint, fired: false } }),
       self,
     },
     new KafkaPrincipals(parts.prisma, now),

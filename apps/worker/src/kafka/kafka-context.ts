@@ -26,9 +26,9 @@ export interface KafkaBrokerContext {
   /**
    * Test-only (LASTWORD_FAULT_POINT): `after-append` SIGKILLs the worker between a produce's
    * append and its answer; `drop-after-append` closes the connection instead of answering the
-   * first Produce that appended something, once per process, so the client must re-send.
+   * first Produce that appended something (once per worker: `fired`), so the client must re-send.
    */
-  faultPoint?: FaultPoint;
+  fault?: { point: FaultPoint; fired: boolean };
   /** This worker as a broker (its node id is known once it registered). */
   self(): KafkaBroker;
 }

@@ -76,7 +76,7 @@ async function producePartition(
             payload.producer,
           );
     // The batch is durable; dying here is the crash an idempotent client must retry through.
-    if (ctx.faultPoint === "after-append" && !answer.duplicate) process.kill(process.pid, "SIGKILL");
+    if (ctx.fault?.point === "after-append" && !answer.duplicate) process.kill(process.pid, "SIGKILL");
     const logStartOffset = await ctx.host.read(partition.id, async (log) => log.logStartOffset);
     return {
       response: {
@@ -107,7 +107,6 @@ async function producePartition(
 
 /** What the connection does instead of answering, under the `drop-after-append` fault point. */
 export const DROP_CONNECTION = Symbol("drop the connection unanswered");
-let droppedOnce = false;
 
 /**
  * Produce v3+: each partition's batches validated, then appended as one append (consecutive
@@ -143,8 +142,9 @@ export async function handleProduce(
       ),
     })),
   );
-  if (ctx.faultPoint === "drop-after-append" && appended && !droppedOnce) {
-    droppedOnce = true;
+  if (ctx.fault?.point === "drop-after-append" && appended && !ctx.fault.fired) {
+    ctx.fault.fired = true;
+    ctx.logger.warn({ faultPoint: ctx.fault.point }, "fault point: a Produce answer dropped");
     return DROP_CONNECTION;
   }
   return request.acks === 0 ? null : { responses, throttleTimeMs: 0 };
