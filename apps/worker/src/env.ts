@@ -49,8 +49,9 @@ const schema = z
       .min(1 << 20)
       .default(128 << 20),
     LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
-    // Tests only: `after-append` SIGKILLs the worker between a produce's append and its answer.
-    LASTWORD_FAULT_POINT: z.enum(["after-append"]).optional(),
+    // Tests only: `after-append` SIGKILLs the worker between a produce's append and its answer;
+    // `drop-after-append` closes a Kafka connection instead of answering its first appending Produce.
+    LASTWORD_FAULT_POINT: z.enum(["after-append", "drop-after-append"]).optional(),
   })
   .refine((env) => env.NODE_ENV !== "production" || env.LASTWORD_FAULT_POINT === undefined, {
     message: "fault points are for tests and refused in production",

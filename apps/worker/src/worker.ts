@@ -22,6 +22,7 @@ import type { GroupTimings } from "./kafka/groups/group-state";
 import { KafkaCatalog } from "./kafka/kafka-catalog";
 import { type KafkaListener, type KafkaListenerConfig, startKafkaListener } from "./kafka/kafka-listener";
 import { KafkaPrincipals } from "./kafka/kafka-principals";
+import { ProducerIdRepository } from "./kafka/producers/producer-ids.repository";
 import { createLogger, type Logger, type LogLevel } from "./logger";
 import { WorkerMetrics } from "./metrics/metrics";
 import { PartitionStatsRepository } from "./metrics/partition-stats.repository";
@@ -168,7 +169,16 @@ export async function startWorker(config: WorkerConfig): Promise<RunningWorker> 
   const bound = await listen(server, config.host ?? "127.0.0.1", config.port ?? 0);
   const address = config.advertisedHost ? advertise(bound, config.advertisedHost) : bound;
   const kafka = config.kafka
-    ? await startKafka(config.kafka, { prisma, host, audit, logger, leaseTtlMs, id, clock })
+    ? await startKafka(config.kafka, {
+        prisma,
+        host,
+        audit,
+        logger,
+        leaseTtlMs,
+        id,
+        clock,
+        ...(config.faultPoint && { faultPoint: config.faultPoint }),
+      })
     : null;
   if (kafka) registry.advertiseKafka(kafka.advertised.host, kafka.advertised.port);
   // Leases a previous run under the same id still holds: nothing of them is open here.
@@ -277,6 +287,7 @@ interface KafkaParts {
   leaseTtlMs: number;
   id: string;
   clock: Clock;
+  faultPoint?: FaultPoint;
 }
 
 async function startKafka(config: NonNullable<WorkerConfig["kafka"]>, parts: KafkaParts) {
@@ -309,6 +320,8 @@ async function startKafka(config: NonNullable<WorkerConfig["kafka"]>, parts: Kaf
       groups,
       groupLeases,
       groupOffsets: new GroupOffsetsRepository(parts.prisma, now),
+      producerIds: new ProducerIdRepository(parts.prisma),
+      ...(parts.faultPoint && { fault: { point: parts.faultPoint, fired: false } }),
       self,
     },
     new KafkaPrincipals(parts.prisma, now),

@@ -3,7 +3,7 @@ import { LOG_START_OFFSET_CHECKPOINT, RECOVERY_POINT_CHECKPOINT, writeCheckpoint
 import { type CleanableStats, type CleanResult, LogCleaner, validateDedupeBufferBytes } from "./cleaner";
 import { type Clock, systemClock } from "./clock";
 import { parseTopicConfig, type TopicConfig } from "./config";
-import { LogClosedError, OffsetOutOfRangeError, PolicyViolationError, RecordTooLargeError } from "./errors";
+import { LogClosedError, OffsetOutOfRangeError, PolicyViolationError } from "./errors";
 import { GroupCommit } from "./group-commit";
 import { loadLog, type RecoveryReport } from "./log-loader";
 import { type BatchRead, type ReadBounds, readBatches, readRecords } from "./log-reader";
@@ -11,11 +11,12 @@ import { Mutex } from "./mutex";
 import "./native-crc32c";
 import {
   type AppendRecord,
-  batchField,
   EncodeScratch,
   encodeRecordBatch,
   type LogRecord,
+  setBaseOffset,
 } from "@lastword/record-batch";
+import { type ValidatedBatch, validateBatch } from "./batch-validation";
 import {
   DEFAULT_PRODUCER_ID_EXPIRATION_MS,
   incrementSequence,
@@ -197,49 +198,74 @@ export class PartitionLog {
   }
 
   /**
-   * Appends one batch; resolves once it is durable. Rejected whole on any invalid record. With
-   * `producer`, a retry of one of that producer's last five batches resolves with the first
-   * append's offsets (`duplicate`) once they are durable, and writes nothing; a sequence gap throws
-   * OUT_OF_ORDER_SEQUENCE, an older epoch INVALID_PRODUCER_EPOCH.
+   * Appends one batch of records; resolves once it is durable. Rejected whole on any invalid
+   * record. With `producer`, a retry of one of that producer's last five batches resolves with the
+   * first append's offsets (`duplicate`) once they are durable, and writes nothing; a sequence gap
+   * throws OUT_OF_ORDER_SEQUENCE, an older epoch INVALID_PRODUCER_EPOCH. The records are encoded
+   * into a batch and then go the way of `appendBatch`: one validation, one write path.
    */
   async append(records: readonly AppendRecord[], options: AppendOptions = {}): Promise<AppendResult> {
     this.assertOpen();
-    validateAppendRecords(records, this.config);
+    validateAppendRecords(records);
     const { producer } = options;
     if (producer) validateProducerAppend(producer, records.length);
     const appendTimeMs = this.clock.now();
     const result = await this.mutex.run(async (): Promise<AppendResult> => {
       this.assertOpen();
-      const verdict = producer ? this.producerState.check(producer, records.length) : null;
-      if (verdict?.kind === "duplicate") {
-        return { baseOffset: verdict.baseOffset, lastOffset: verdict.lastOffset, duplicate: true };
-      }
-      const baseOffset = this.logEndOffset;
       const batch = encodeRecordBatch(
         records,
         {
-          baseOffset,
+          baseOffset: this.logEndOffset,
           appendTimeMs,
           timestampType: this.config.messageTimestampType,
           ...(producer && { producer: { ...producer, partitionLeaderEpoch: -1, attributes: 0 } }),
         },
         this.encodeScratch,
       );
-      this.checkBatchSize(batch.length);
-      const lastOffset = baseOffset + records.length - 1;
-      const incoming = {
-        sizeBytes: batch.length,
-        maxTimestamp: batchField.maxTimestamp(batch, 0),
-        lastOffset,
-      };
-      if (rollReason(this.activeSegment, incoming, this.config, this.clock.now())) await this.rollActive();
-      this.activeSegment.append(batch, countTombstoneRecords(records));
-      if (producer) this.recordProducerBatch(producer, baseOffset, lastOffset, incoming.maxTimestamp);
-      if (this.durability === "per-append") await this.syncActive();
-      return { baseOffset, lastOffset };
+      // Its CRC is right by construction; the records are checked as a client's would be.
+      const validated = validateBatch(batch, this.config, { appendTimeMs, checkCrc: false });
+      return this.writeBatch(batch, validated);
     });
     if (this.durability === "group-commit") await this.groupCommit.waitFor(result.lastOffset + 1);
     return result;
+  }
+
+  /**
+   * Appends one already-encoded, uncompressed RecordBatch v2 (a Kafka producer's) as it was sent:
+   * validated in place (batch-validation.ts: CRC-32C, sizes, every record by the in-place walk),
+   * then its base offset is written into it (outside the CRC) and the bytes go to the segment
+   * unchanged otherwise (a LogAppendTime topic restamps the header, as Kafka does). The producer
+   * fields come from the header: a batch with a producer id is idempotent exactly as `append` with
+   * `producer` is. The caller's buffer is modified and must not be reused for anything else.
+   */
+  async appendBatch(batch: Buffer): Promise<AppendResult> {
+    this.assertOpen();
+    // Outside the mutex: checking a large batch's CRC must not hold up other appends.
+    const validated = validateBatch(batch, this.config, { appendTimeMs: this.clock.now(), checkCrc: true });
+    const result = await this.mutex.run(() => {
+      this.assertOpen();
+      return this.writeBatch(batch, validated);
+    });
+    if (this.durability === "group-commit") await this.groupCommit.waitFor(result.lastOffset + 1);
+    return result;
+  }
+
+  /** Under the mutex: the producer check, then offset assignment, roll, write and index updates. */
+  private async writeBatch(batch: Buffer, validated: ValidatedBatch): Promise<AppendResult> {
+    const { producer, recordCount } = validated;
+    const verdict = producer ? this.producerState.check(producer, recordCount) : null;
+    if (verdict?.kind === "duplicate") {
+      return { baseOffset: verdict.baseOffset, lastOffset: verdict.lastOffset, duplicate: true };
+    }
+    const baseOffset = this.logEndOffset;
+    setBaseOffset(batch, baseOffset);
+    const lastOffset = baseOffset + recordCount - 1;
+    const incoming = { sizeBytes: batch.length, maxTimestamp: validated.maxTimestamp, lastOffset };
+    if (rollReason(this.activeSegment, incoming, this.config, this.clock.now())) await this.rollActive();
+    this.activeSegment.append(batch, validated.tombstones);
+    if (producer) this.recordProducerBatch(producer, baseOffset, lastOffset, incoming.maxTimestamp);
+    if (this.durability === "per-append") await this.syncActive();
+    return { baseOffset, lastOffset };
   }
 
   private recordProducerBatch(
@@ -273,19 +299,6 @@ export class PartitionLog {
   producerLastBatchEnds(): ReadonlyMap<number, number> {
     this.producerState.removeExpired(this.clock.now());
     return this.producerState.lastBatchEndOffsets();
-  }
-
-  private checkBatchSize(sizeBytes: number): void {
-    if (sizeBytes > this.config.maxMessageBytes) {
-      throw new RecordTooLargeError(
-        `batch of ${sizeBytes} bytes exceeds max.message.bytes (${this.config.maxMessageBytes})`,
-      );
-    }
-    if (sizeBytes > this.config.segmentBytes) {
-      throw new RecordTooLargeError(
-        `batch of ${sizeBytes} bytes exceeds segment.bytes (${this.config.segmentBytes})`,
-      );
-    }
   }
 
   private async syncActive(): Promise<void> {
@@ -519,10 +532,4 @@ export class PartitionLog {
 
 function unlinkAll(paths: readonly string[]): void {
   for (const file of paths) fs.rmSync(file, { force: true });
-}
-
-function countTombstoneRecords(records: readonly AppendRecord[]): number {
-  let tombstones = 0;
-  for (const record of records) if (record.key !== null && record.value === null) tombstones++;
-  return tombstones;
 }

@@ -1,5 +1,4 @@
 import type { AppendRecord } from "@lastword/record-batch";
-import type { TopicConfig } from "./config";
 import { InvalidRecordError } from "./errors";
 
 function isBytesOrNull(value: unknown): value is Buffer | null {
@@ -20,10 +19,12 @@ function checkHeaders(headers: unknown, index: number): void {
 }
 
 /**
- * Checks a batch before any byte is written; one bad record rejects the whole batch. An empty
- * value is a value: only `null` is a tombstone.
+ * Checks that records are what the encoder can write (Buffers or null, integer timestamps, string
+ * header names); one bad record rejects the whole batch. What a record may hold on this topic (a
+ * key on a compacted one, sizes) is checked on the encoded batch, by the same validation a
+ * client's batch gets (batch-validation.ts). An empty value is a value: only `null` is a tombstone.
  */
-export function validateAppendRecords(records: readonly AppendRecord[], config: TopicConfig): void {
+export function validateAppendRecords(records: readonly AppendRecord[]): void {
   if (!Array.isArray(records) || records.length === 0) {
     throw new InvalidRecordError("an append needs at least one record");
   }
@@ -33,11 +34,6 @@ export function validateAppendRecords(records: readonly AppendRecord[], config: 
       throw new InvalidRecordError(`record ${i} is not an object`);
     if (!isBytesOrNull(record.key) || !isBytesOrNull(record.value)) {
       throw new InvalidRecordError(`record ${i}: key and value must each be a Buffer or null`);
-    }
-    if (record.key === null && config.cleanupPolicy.compact) {
-      throw new InvalidRecordError(
-        `record ${i} has a null key; a compacted topic needs a key on every record (nothing was appended)`,
-      );
     }
     const ts = record.timestamp;
     if (ts !== undefined && !(Number.isSafeInteger(ts) && ts >= 0)) {

@@ -6,7 +6,6 @@ import {
   FETCH_LOG_END_HEADER,
   type FetchQuery,
   type ListOffsetsResponse,
-  type ProduceRecord,
   type ProduceResponse,
   type ProducerFields,
   type SegmentsResponse,
@@ -15,6 +14,12 @@ import { encodeEndFrame, encodeRecordFrames, STREAM_CONTENT_TYPE } from "@lastwo
 import type { CleanableStats } from "@lastword/logstore";
 import type { CleanerHealthBook } from "../cleaner/cleaner-health";
 import type { TombstoneAudit } from "../erasure/tombstone-audit";
+import {
+  appendedCount,
+  forEachAppended,
+  isEncodedBatch,
+  type ProducePayload,
+} from "../hosting/appended-records";
 import type { HostedLog } from "../hosting/hosted-log";
 import type { PartitionHost } from "../hosting/partition-host";
 import { offsetForTimestamp } from "../hosting/timestamp-lookup";
@@ -23,32 +28,38 @@ import { FetchPager } from "./fetch-pager";
 
 /**
  * One batch → one append (one fsync in the log store) → consecutive offsets, answered as the base
- * offset and the count (protocol.ts, produceResponseSchema). The
- * tombstones of an acknowledged produce on a compacted topic are queued as one audit event (never
- * waited for). With `producer` the append is idempotent (the log store's producer state): a resend
- * of a batch already in the log is answered with its offsets and `duplicate`, and writes nothing.
+ * offset and the count (protocol.ts, produceResponseSchema). The body is records (the REST path,
+ * or a Kafka batch that had to be decoded) or one Kafka client's batch appended as sent; both take
+ * the log store's one validation and write path. The tombstones of an acknowledged produce on a
+ * compacted topic are queued as one audit event (never waited for). With `producer` (records) or
+ * a producer id in the batch's header the append is idempotent (the log store's producer state):
+ * a resend of a batch already in the log is answered with its offsets and `duplicate`, and writes
+ * nothing.
  */
 export function produce(
   host: PartitionHost,
   audit: TombstoneAudit,
   partitionId: string,
-  body: Promise<readonly ProduceRecord[]>,
+  body: Promise<ProducePayload>,
   producer?: ProducerFields,
 ): Promise<ProduceResponse> {
-  return host.write(partitionId, body, async (log, records) => {
+  return host.write(partitionId, body, async (log, payload) => {
     // A roll closes a segment, which may make a compacted partition cleanable right now.
     const compacted = log.config.cleanupPolicy.compact;
     const segmentsBefore = compacted ? (await log.segments()).length : 0;
-    const { baseOffset, lastOffset, duplicate } = await log.append(records, producer ? { producer } : {});
+    const count = appendedCount(payload);
+    const { baseOffset, lastOffset, duplicate } = isEncodedBatch(payload)
+      ? await log.appendBatch(payload.batch)
+      : await log.append(payload, producer ? { producer } : {});
     if (compacted && (await log.segments()).length !== segmentsBefore) host.notifyRolled(partitionId);
     // The answer promises consecutive offsets; an append that broke that must not be acknowledged.
-    if (lastOffset !== baseOffset + records.length - 1) {
-      throw new Error(`append of ${records.length} records returned offsets ${baseOffset}..${lastOffset}`);
+    if (lastOffset !== baseOffset + count - 1) {
+      throw new Error(`append of ${count} records returned offsets ${baseOffset}..${lastOffset}`);
     }
-    if (duplicate) return { baseOffset, count: records.length, duplicate: true };
-    if (compacted) auditTombstones(host, audit, partitionId, log, records, baseOffset);
+    if (duplicate) return { baseOffset, count, duplicate: true };
+    if (compacted) auditTombstones(host, audit, partitionId, log, payload, baseOffset);
     host.notifyAppended(partitionId);
-    return { baseOffset, count: records.length };
+    return { baseOffset, count };
   });
 }
 
@@ -57,16 +68,16 @@ function auditTombstones(
   audit: TombstoneAudit,
   partitionId: string,
   log: HostedLog,
-  records: readonly ProduceRecord[],
+  payload: ProducePayload,
   baseOffset: number,
 ): void {
   const ackedAt = Date.now();
   const tombstones: { key: Buffer; offset: number; timestamp: number }[] = [];
-  for (let i = 0; i < records.length; i++) {
-    const { key, value, timestamp } = records[i]!;
-    if (value === null && key !== null)
-      tombstones.push({ key, offset: baseOffset + i, timestamp: timestamp ?? ackedAt });
-  }
+  forEachAppended(payload, baseOffset, ({ key, tombstone, offset, timestamp }) => {
+    // The audit outlives the request, so a key that is a view of the client's batch is copied.
+    if (tombstone && key !== null)
+      tombstones.push({ key: Buffer.from(key), offset, timestamp: timestamp ?? ackedAt });
+  });
   const slot = host.slot(partitionId);
   if (tombstones.length && slot) audit.written(slot.audited, tombstones, log.config.deleteRetentionMs);
 }

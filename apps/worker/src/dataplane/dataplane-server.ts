@@ -52,11 +52,14 @@ export interface DataPlaneServerOptions {
   secret: string;
   workerId: string;
   logger: Logger;
-  /** Test-only (LASTWORD_FAULT_POINT): `after-append` SIGKILLs the process between a produce's append and its answer. */
+  /**
+   * Test-only (LASTWORD_FAULT_POINT): `after-append` SIGKILLs the process between a produce's
+   * append and its answer (`drop-after-append` is the Kafka listener's, kafka-context.ts).
+   */
   faultPoint?: FaultPoint;
 }
 
-export type FaultPoint = "after-append";
+export type FaultPoint = "after-append" | "drop-after-append";
 
 const ROUTE =
   /^\/v1\/partitions\/([^/]+)\/(produce|records|offsets|segments|clean|delete-records|key|key-versions|stream)$/;

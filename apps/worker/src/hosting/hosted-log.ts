@@ -28,6 +28,11 @@ export interface HostedLog {
   readonly logEndOffset: number;
   /** With `producer`, idempotent: a resend of a batch the log holds resolves `duplicate` with its offsets. */
   append(records: readonly AppendRecord[], options?: AppendOptions): Promise<AppendResult>;
+  /**
+   * One uncompressed RecordBatch v2 appended as sent (base offset written in place), validated by
+   * the same rules as `append`; idempotent when its header carries a producer id.
+   */
+  appendBatch(batch: Buffer): Promise<AppendResult>;
   read(fromOffset: number, options: { maxRecords?: number; maxBytes?: number }): Promise<LogRecord[]>;
   /** Whole stored batches from `fromOffset` (the first may start below it), for paged and pass-through reads. */
   readBatches(fromOffset: number, options?: { maxBytes?: number; into?: Buffer }): Promise<BatchRead>;

@@ -1,5 +1,6 @@
 import { DataPlaneError } from "@lastword/dataplane";
 import type { AppendOptions, AppendResult, CleanResult } from "@lastword/logstore";
+import { forEachAppended, type ProducePayload } from "./appended-records";
 import type { AppendRecord, HostedLog, LogRecord, OpenLog } from "./hosted-log";
 import { type FrozenKeyIndex, KeyIndex } from "./key-index";
 
@@ -57,19 +58,25 @@ export class KeyIndexedLog {
     this.#index = fresh;
   }
 
-  async append(records: readonly AppendRecord[], options?: AppendOptions): Promise<AppendResult> {
-    const pending = this.inner.append(records, options);
+  append(records: readonly AppendRecord[], options?: AppendOptions): Promise<AppendResult> {
+    return this.#indexed(records, this.inner.append(records, options));
+  }
+
+  appendBatch(batch: Buffer): Promise<AppendResult> {
+    return this.#indexed({ batch }, this.inner.appendBatch(batch));
+  }
+
+  async #indexed(payload: ProducePayload, pending: Promise<AppendResult>): Promise<AppendResult> {
     this.#inflight.add(pending);
     try {
       const result = await pending;
       // A duplicate (idempotent resend) wrote nothing: its records are indexed, maybe superseded since.
       if (result.duplicate) return result;
-      for (let i = 0; i < records.length; i++) {
-        const r = records[i]!;
-        if (r.key === null) continue;
-        this.#index.set(r.key, result.baseOffset + i, r.value === null);
-        this.#rebuilding?.set(r.key, result.baseOffset + i, r.value === null);
-      }
+      forEachAppended(payload, result.baseOffset, ({ key, offset, tombstone }) => {
+        if (key === null) return;
+        this.#index.set(key, offset, tombstone);
+        this.#rebuilding?.set(key, offset, tombstone);
+      });
       return result;
     } finally {
       this.#inflight.delete(pending);
@@ -129,6 +136,7 @@ function indexedView(state: KeyIndexedLog): HostedLog {
   return new Proxy(state.inner, {
     get(target, prop) {
       if (prop === "append") return state.append.bind(state);
+      if (prop === "appendBatch") return state.appendBatch.bind(state);
       if (prop === "clean") return state.clean.bind(state);
       const value = Reflect.get(target, prop, target);
       return typeof value === "function" ? value.bind(target) : value;

@@ -27,7 +27,8 @@ import type { KafkaBrokerContext, KafkaSession } from "./kafka-context";
 import type { KafkaPrincipal, KafkaPrincipals } from "./kafka-principals";
 import { handleListOffsets } from "./list-offsets-handler";
 import { handleMetadata } from "./metadata-handler";
-import { handleProduce } from "./produce-handler";
+import { DROP_CONNECTION, handleProduce } from "./produce-handler";
+import { handleInitProducerId } from "./producers/init-producer-id-handler";
 import { isSaslMechanism, SASL_MECHANISMS, SaslStep } from "./sasl-step";
 
 /** Kafka's connection.failed.authentication.delay.ms: a failed login is answered, then closed after this. */
@@ -188,6 +189,7 @@ export class KafkaConnection {
         return reply(await handleMetadata(ctx, session, request.body));
       case ApiKey.Produce: {
         const answer = await handleProduce(ctx, session, request.body);
+        if (answer === DROP_CONNECTION) return this.close();
         if (answer) reply(answer);
         return;
       }
@@ -215,6 +217,8 @@ export class KafkaConnection {
         return reply(await handleListGroups(ctx, session, request.body));
       case ApiKey.DeleteGroups:
         return reply(await handleDeleteGroups(ctx, session, request.body));
+      case ApiKey.InitProducerId:
+        return reply(await handleInitProducerId(ctx, session, request.apiVersion, request.body));
       default:
         this.close();
     }

@@ -1,3 +1,4 @@
+import type { FaultPoint } from "../dataplane/dataplane-server";
 import type { TombstoneAudit } from "../erasure/tombstone-audit";
 import type { PartitionHost } from "../hosting/partition-host";
 import type { Logger } from "../logger";
@@ -7,6 +8,7 @@ import type { GroupLeaseRepository } from "./groups/group-lease.repository";
 import type { GroupOffsetsRepository } from "./groups/group-offsets.repository";
 import type { KafkaBroker, KafkaCatalog } from "./kafka-catalog";
 import type { KafkaPrincipal } from "./kafka-principals";
+import type { ProducerIdRepository } from "./producers/producer-ids.repository";
 
 /** What every request handler of this worker's listener shares. */
 export interface KafkaBrokerContext {
@@ -19,6 +21,14 @@ export interface KafkaBrokerContext {
   groups: GroupCoordinator;
   groupLeases: GroupLeaseRepository;
   groupOffsets: GroupOffsetsRepository;
+  /** The producer ids InitProducerId issues (shared by every worker). */
+  producerIds: ProducerIdRepository;
+  /**
+   * Test-only (LASTWORD_FAULT_POINT): `after-append` SIGKILLs the worker between a produce's
+   * append and its answer; `drop-after-append` closes the connection instead of answering the
+   * first Produce that appended something (once per worker: `fired`), so the client must re-send.
+   */
+  fault?: { point: FaultPoint; fired: boolean };
   /** This worker as a broker (its node id is known once it registered). */
   self(): KafkaBroker;
 }

@@ -23,6 +23,10 @@ export function kafkaErrorOf(error: unknown): { errorCode: number; message: stri
       return { errorCode: ErrorCode.MESSAGE_TOO_LARGE, message };
     case "POLICY_VIOLATION":
       return { errorCode: ErrorCode.POLICY_VIOLATION, message };
+    case "OUT_OF_ORDER_SEQUENCE":
+      return { errorCode: ErrorCode.OUT_OF_ORDER_SEQUENCE_NUMBER, message };
+    case "INVALID_PRODUCER_EPOCH":
+      return { errorCode: ErrorCode.INVALID_PRODUCER_EPOCH, message };
     default:
       return { errorCode: ErrorCode.UNKNOWN_SERVER_ERROR, message };
   }

@@ -1,6 +1,7 @@
 import { gunzipSync } from "node:zlib";
+import type { ProducerFields } from "@lastword/dataplane";
 import { ErrorCode } from "@lastword/kafka-protocol";
-import type { TopicConfig } from "@lastword/logstore";
+import { NO_PRODUCER_ID, type TopicConfig } from "@lastword/logstore";
 import {
   type AppendRecord,
   BATCH_HEADER_BYTES,
@@ -11,10 +12,16 @@ import {
   decodeBatch,
   LOG_OVERHEAD_BYTES,
   OFF_ATTRIBUTES,
+  OFF_BASE_SEQUENCE,
   OFF_LENGTH,
+  OFF_PRODUCER_EPOCH,
+  OFF_PRODUCER_ID,
+  readInt64,
   TRANSACTIONAL_FLAG,
 } from "@lastword/record-batch";
+import { KAFKA_PRODUCER_ID_LIMIT } from "./producers/producer-ids.repository";
 
+const NONE = 0;
 const GZIP = 1;
 const TRANSACTIONAL_OR_CONTROL = TRANSACTIONAL_FLAG | CONTROL_FLAG;
 /** Largest records section a gzip batch may inflate to: what a fetch could ever serve whole. */
@@ -27,44 +34,93 @@ export interface BatchRefusal {
   recordErrors?: { batchIndex: number; batchIndexErrorMessage: string }[];
 }
 
+/**
+ * What a partition's Produce data becomes: the client's batch itself, appended as sent, or the
+ * records of a batch the log cannot store as it came (compressed), re-encoded by the log with the
+ * batch's producer fields so the append stays idempotent.
+ */
+export type PartitionPayload =
+  | { kind: "as-sent"; batch: Buffer }
+  | { kind: "re-encoded"; records: AppendRecord[]; producer: ProducerFields | undefined };
+
 function refuse(errorCode: number, message: string): BatchRefusal {
   return { errorCode, message };
 }
 
-// A gzip batch becomes the same batch uncompressed, so one record walk serves both codecs.
-function inflated(buf: Buffer, pos: number, size: number): Buffer | BatchRefusal {
-  let records: Buffer;
-  try {
-    records = gunzipSync(buf.subarray(pos + BATCH_HEADER_BYTES, pos + size), {
-      maxOutputLength: MAX_INFLATED_BYTES,
-    });
-  } catch (error) {
-    return refuse(
-      ErrorCode.CORRUPT_MESSAGE,
-      `gzip records section does not inflate: ${(error as Error).message}`,
-    );
-  }
-  const out = Buffer.allocUnsafe(BATCH_HEADER_BYTES + records.length);
-  buf.copy(out, 0, pos, pos + BATCH_HEADER_BYTES);
-  records.copy(out, BATCH_HEADER_BYTES);
-  out.writeInt32BE(out.length - LOG_OVERHEAD_BYTES, OFF_LENGTH);
-  out.writeInt16BE(out.readInt16BE(OFF_ATTRIBUTES) & ~COMPRESSION_MASK, OFF_ATTRIBUTES);
-  return out;
+/**
+ * The one branch point between the two append paths: an uncompressed v2 batch is stored exactly as
+ * the client sent it (the log store validates it in place and writes its base offset); any other
+ * codec is decoded here and its records appended, to be re-encoded by the log store.
+ */
+export function appendsAsSent(batch: Buffer): boolean {
+  return (batch.readInt16BE(OFF_ATTRIBUTES) & COMPRESSION_MASK) === NONE;
 }
 
-function recordsOf(buf: Buffer, pos: number, size: number): AppendRecord[] | BatchRefusal {
-  const attributes = buf.readInt16BE(pos + OFF_ATTRIBUTES);
+/**
+ * Reads one partition's Produce data far enough to choose its append path: Produce v3+ carries
+ * exactly one whole RecordBatch v2 (Kafka's ProduceRequest.validateRecords), whose producer id, if
+ * any, must be one InitProducerId issued. Everything about the records themselves (CRC, sizes,
+ * keys) is checked by the log store, for both paths; a compressed batch's CRC and size are checked
+ * here first, since only its compressed bytes carry them.
+ */
+export function partitionPayload(data: Buffer | null, config: TopicConfig): PartitionPayload | BatchRefusal {
+  if (data === null || data.length === 0)
+    return refuse(ErrorCode.INVALID_RECORD, "the produce request holds no records");
+  if (data.length < BATCH_HEADER_BYTES)
+    return refuse(ErrorCode.CORRUPT_MESSAGE, "a record batch is cut short");
+  const defect = batchHeaderDefect(data, 0);
+  if (defect && !defect.startsWith("compressed"))
+    return refuse(ErrorCode.CORRUPT_MESSAGE, `invalid record batch: ${defect}`);
+  const size = data.readInt32BE(OFF_LENGTH) + LOG_OVERHEAD_BYTES;
+  if (size > data.length) return refuse(ErrorCode.CORRUPT_MESSAGE, "a record batch is cut short");
+  if (size < data.length) {
+    return refuse(
+      ErrorCode.INVALID_RECORD,
+      "Produce v3 and later carry exactly one record batch per partition",
+    );
+  }
+  const producerId = readInt64(data, OFF_PRODUCER_ID);
+  if (producerId !== NO_PRODUCER_ID && (producerId < 0 || producerId >= KAFKA_PRODUCER_ID_LIMIT)) {
+    return refuse(
+      ErrorCode.UNKNOWN_PRODUCER_ID,
+      `producer id ${producerId} was not issued by InitProducerId`,
+    );
+  }
+  if (appendsAsSent(data)) return { kind: "as-sent", batch: data };
+  const records = decodedRecords(data, config);
+  if (!Array.isArray(records)) return records;
+  const producer =
+    producerId === NO_PRODUCER_ID
+      ? undefined
+      : {
+          producerId,
+          producerEpoch: data.readInt16BE(OFF_PRODUCER_EPOCH),
+          baseSequence: data.readInt32BE(OFF_BASE_SEQUENCE),
+        };
+  return { kind: "re-encoded", records, producer };
+}
+
+function decodedRecords(data: Buffer, config: TopicConfig): AppendRecord[] | BatchRefusal {
+  if (data.length > config.maxMessageBytes) {
+    return refuse(
+      ErrorCode.MESSAGE_TOO_LARGE,
+      `the record batch is ${data.length} bytes, larger than max.message.bytes (${config.maxMessageBytes})`,
+    );
+  }
+  if (!batchCrcMatches(data, 0, data.length))
+    return refuse(ErrorCode.CORRUPT_MESSAGE, "record batch CRC-32C mismatch");
+  const attributes = data.readInt16BE(OFF_ATTRIBUTES);
   if ((attributes & TRANSACTIONAL_OR_CONTROL) !== 0) {
     return refuse(ErrorCode.INVALID_RECORD, "transactional and control batches are not supported");
   }
   const codec = attributes & COMPRESSION_MASK;
-  if (codec !== 0 && codec !== GZIP) {
+  if (codec !== GZIP) {
     return refuse(
       ErrorCode.UNSUPPORTED_COMPRESSION_TYPE,
       `compression codec ${codec} is not supported (gzip or none)`,
     );
   }
-  const plain = codec === GZIP ? inflated(buf, pos, size) : buf.subarray(pos, pos + size);
+  const plain = inflated(data);
   if (!Buffer.isBuffer(plain)) return plain;
   try {
     const { header, records } = decodeBatch(plain, 0);
@@ -80,51 +136,21 @@ function recordsOf(buf: Buffer, pos: number, size: number): AppendRecord[] | Bat
   }
 }
 
-/**
- * The records of one partition's Produce data, checked as Kafka's LogValidator checks them before
- * anything is appended: whole v2 batches, CRC-32C, sizes against `max.message.bytes`, a key on
- * every record of a compacted topic. One refusal refuses the partition's whole request.
- */
-export function produceRecords(
-  data: Buffer | null,
-  config: TopicConfig,
-  where: string,
-): AppendRecord[] | BatchRefusal {
-  if (data === null || data.length === 0)
-    return refuse(ErrorCode.INVALID_RECORD, "the produce request holds no records");
-  const out: AppendRecord[] = [];
-  for (let pos = 0; pos < data.length; ) {
-    if (data.length - pos < BATCH_HEADER_BYTES)
-      return refuse(ErrorCode.CORRUPT_MESSAGE, "a record batch is cut short");
-    const defect = batchHeaderDefect(data, pos);
-    if (defect && !defect.startsWith("compressed"))
-      return refuse(ErrorCode.CORRUPT_MESSAGE, `invalid record batch: ${defect}`);
-    const size = data.readInt32BE(pos + OFF_LENGTH) + LOG_OVERHEAD_BYTES;
-    if (size > data.length - pos) return refuse(ErrorCode.CORRUPT_MESSAGE, "a record batch is cut short");
-    if (size > config.maxMessageBytes) {
-      return refuse(
-        ErrorCode.MESSAGE_TOO_LARGE,
-        `the record batch is ${size} bytes, larger than max.message.bytes (${config.maxMessageBytes})`,
-      );
-    }
-    if (!batchCrcMatches(data, pos, size))
-      return refuse(ErrorCode.CORRUPT_MESSAGE, "record batch CRC-32C mismatch");
-    const records = recordsOf(data, pos, size);
-    if (!Array.isArray(records)) return records;
-    for (const record of records) out.push(record);
-    pos += size;
+// A gzip batch becomes the same batch uncompressed, so one record decoder serves every codec.
+function inflated(data: Buffer): Buffer | BatchRefusal {
+  let records: Buffer;
+  try {
+    records = gunzipSync(data.subarray(BATCH_HEADER_BYTES), { maxOutputLength: MAX_INFLATED_BYTES });
+  } catch (error) {
+    return refuse(
+      ErrorCode.CORRUPT_MESSAGE,
+      `gzip records section does not inflate: ${(error as Error).message}`,
+    );
   }
-  return config.cleanupPolicy.compact ? keyedOrRefused(out, where) : out;
-}
-
-function keyedOrRefused(records: AppendRecord[], where: string): AppendRecord[] | BatchRefusal {
-  const keyless = records.flatMap((r, i) => (r.key === null ? [i] : []));
-  if (keyless.length === 0) return records;
-  // Kafka's own wording (LogValidator.validateKey), so clients' logs read the same.
-  const message = `Compacted topic cannot accept message without key in topic partition ${where}.`;
-  return {
-    errorCode: ErrorCode.INVALID_RECORD,
-    message,
-    recordErrors: keyless.map((batchIndex) => ({ batchIndex, batchIndexErrorMessage: message })),
-  };
+  const out = Buffer.allocUnsafe(BATCH_HEADER_BYTES + records.length);
+  data.copy(out, 0, 0, BATCH_HEADER_BYTES);
+  records.copy(out, BATCH_HEADER_BYTES);
+  out.writeInt32BE(out.length - LOG_OVERHEAD_BYTES, OFF_LENGTH);
+  out.writeInt16BE(out.readInt16BE(OFF_ATTRIBUTES) & ~COMPRESSION_MASK, OFF_ATTRIBUTES);
+  return out;
 }

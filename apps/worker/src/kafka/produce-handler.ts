@@ -1,9 +1,10 @@
 import { hasScope } from "@lastword/api/key-auth";
 import { ErrorCode, type RequestBody, type ResponseInput } from "@lastword/kafka-protocol";
+import { CorruptBatchError, InvalidBatchRecordsError } from "@lastword/logstore";
 import { produce } from "../dataplane/dataplane-handlers";
 import type { KafkaBrokerContext, KafkaSession } from "./kafka-context";
 import { kafkaErrorOf } from "./kafka-errors";
-import { produceRecords } from "./produce-batches";
+import { partitionPayload } from "./produce-batches";
 
 type ProduceRequest = RequestBody<0>;
 type ProduceResponse = ResponseInput<0>;
@@ -25,52 +26,87 @@ function failed(index: number, errorCode: number, errorMessage: string | null): 
   };
 }
 
+/** Kafka's per-record error for a null key on a compacted topic (LogValidator.validateKey's wording). */
+function keylessRefusal(where: string, indexes: readonly number[], index: number): PartitionResponse {
+  const message = `Compacted topic cannot accept message without key in topic partition ${where}.`;
+  return {
+    ...failed(index, ErrorCode.INVALID_RECORD, message),
+    recordErrors: indexes.map((batchIndex) => ({ batchIndex, batchIndexErrorMessage: message })),
+  };
+}
+
 async function producePartition(
   ctx: KafkaBrokerContext,
   session: KafkaSession,
   topicName: string,
   data: PartitionData,
-): Promise<PartitionResponse> {
+): Promise<{ response: PartitionResponse; appended: boolean }> {
+  const refusal = (response: PartitionResponse) => ({ response, appended: false });
   const topic = await ctx.catalog.topic(session.principal.tenantId, topicName);
   const partition = topic?.partitions.find((p) => p.index === data.index);
-  if (!topic || !partition) return failed(data.index, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, null);
+  if (!topic || !partition) return refusal(failed(data.index, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, null));
   if (!hasScope(session.principal.scopes, "records:write")) {
-    return failed(
-      data.index,
-      ErrorCode.TOPIC_AUTHORIZATION_FAILED,
-      "this API key lacks the records:write scope",
+    return refusal(
+      failed(data.index, ErrorCode.TOPIC_AUTHORIZATION_FAILED, "this API key lacks the records:write scope"),
     );
   }
   if (!ctx.host.slot(partition.id)) {
-    return failed(data.index, ErrorCode.NOT_LEADER_OR_FOLLOWER, "this broker does not lead the partition");
+    return refusal(
+      failed(data.index, ErrorCode.NOT_LEADER_OR_FOLLOWER, "this broker does not lead the partition"),
+    );
   }
-  const records = produceRecords(data.records, topic.config, `${topicName}-${data.index}`);
-  if (!Array.isArray(records)) {
-    return {
-      ...failed(data.index, records.errorCode, records.message),
-      recordErrors: records.recordErrors ?? [],
-    };
+  const payload = partitionPayload(data.records, topic.config);
+  if ("errorCode" in payload) {
+    return refusal({
+      ...failed(data.index, payload.errorCode, payload.message),
+      recordErrors: payload.recordErrors ?? [],
+    });
   }
   try {
-    // The data plane's own append: the same fencing, validation, tombstone audit and wake-ups.
-    const { baseOffset } = await produce(ctx.host, ctx.audit, partition.id, Promise.resolve(records));
+    // The data plane's own append: the same fencing, validation, tombstone audit and wake-ups;
+    // an as-sent batch carries its producer fields in its header, re-encoded records beside them.
+    const answer =
+      payload.kind === "as-sent"
+        ? await produce(ctx.host, ctx.audit, partition.id, Promise.resolve({ batch: payload.batch }))
+        : await produce(
+            ctx.host,
+            ctx.audit,
+            partition.id,
+            Promise.resolve(payload.records),
+            payload.producer,
+          );
+    // The batch is durable; dying here is the crash an idempotent client must retry through.
+    if (ctx.fault?.point === "after-append" && !answer.duplicate) process.kill(process.pid, "SIGKILL");
     const logStartOffset = await ctx.host.read(partition.id, async (log) => log.logStartOffset);
     return {
-      index: data.index,
-      errorCode: 0,
-      baseOffset: BigInt(baseOffset),
-      logAppendTimeMs: -1n,
-      logStartOffset: BigInt(logStartOffset),
-      recordErrors: [],
-      errorMessage: null,
+      response: {
+        index: data.index,
+        errorCode: 0,
+        // A resend of a batch already in the log gets the offsets its first append got.
+        baseOffset: BigInt(answer.baseOffset),
+        logAppendTimeMs: -1n,
+        logStartOffset: BigInt(logStartOffset),
+        recordErrors: [],
+        errorMessage: null,
+      },
+      appended: !answer.duplicate,
     };
   } catch (error) {
+    if (error instanceof InvalidBatchRecordsError) {
+      return refusal(keylessRefusal(`${topicName}-${data.index}`, error.recordIndexes, data.index));
+    }
+    if (error instanceof CorruptBatchError) {
+      return refusal(failed(data.index, ErrorCode.CORRUPT_MESSAGE, error.message));
+    }
     const { errorCode, message } = kafkaErrorOf(error);
     if (errorCode === ErrorCode.UNKNOWN_SERVER_ERROR)
       ctx.logger.error({ err: error, topic: topicName }, "kafka produce failed");
-    return failed(data.index, errorCode, message);
+    return refusal(failed(data.index, errorCode, message));
   }
 }
+
+/** What the connection does instead of answering, under the `drop-after-append` fault point. */
+export const DROP_CONNECTION = Symbol("drop the connection unanswered");
 
 /**
  * Produce v3+: each partition's batches validated, then appended as one append (consecutive
@@ -81,7 +117,7 @@ export async function handleProduce(
   ctx: KafkaBrokerContext,
   session: KafkaSession,
   request: ProduceRequest,
-): Promise<ProduceResponse | null> {
+): Promise<ProduceResponse | null | typeof DROP_CONNECTION> {
   if (request.transactionalId !== null) {
     const responses = request.topicData.map((t) => ({
       name: t.name,
@@ -92,17 +128,24 @@ export async function handleProduce(
     return request.acks === 0 ? null : { responses, throttleTimeMs: 0 };
   }
   const validAcks = request.acks === 0 || request.acks === 1 || request.acks === -1;
+  let appended = false;
   const responses = await Promise.all(
     request.topicData.map(async (t) => ({
       name: t.name,
       partitionResponses: await Promise.all(
-        t.partitionData.map((p) =>
-          validAcks
-            ? producePartition(ctx, session, t.name, p)
-            : Promise.resolve(failed(p.index, ErrorCode.INVALID_REQUIRED_ACKS, `acks must be -1, 0 or 1`)),
-        ),
+        t.partitionData.map(async (p) => {
+          if (!validAcks) return failed(p.index, ErrorCode.INVALID_REQUIRED_ACKS, "acks must be -1, 0 or 1");
+          const outcome = await producePartition(ctx, session, t.name, p);
+          appended ||= outcome.appended;
+          return outcome.response;
+        }),
       ),
     })),
   );
+  if (ctx.fault?.point === "drop-after-append" && appended && !ctx.fault.fired) {
+    ctx.fault.fired = true;
+    ctx.logger.warn({ faultPoint: ctx.fault.point }, "fault point: a Produce answer dropped");
+    return DROP_CONNECTION;
+  }
   return request.acks === 0 ? null : { responses, throttleTimeMs: 0 };
 }
