@@ -219,6 +219,35 @@ describe("CreateTopics (scenario 7)", () => {
     await allHosted();
   });
 
+  it("the tenant's partition quota refuses with POLICY_VIOLATION and the REST API's message", async () => {
+    await h.db.prisma.quota.create({
+      data: {
+        organizationId: ORG_B,
+        maxPartitions: 3,
+        maxStoredBytes: 1n << 30n,
+        produceBytesPerSecond: 1 << 20,
+        requestsPerSecond: 100,
+      },
+    });
+    const conn = await raw(keyB);
+    const answer = await conn.call(ApiKey.CreateTopics, 4, {
+      topics: [creatable("fits", 2), creatable("over", 2)],
+      timeoutMs: 5000,
+      validateOnly: false,
+    });
+    expect(answer.topics.map((t) => [t.name, t.errorCode])).toEqual([
+      ["fits", 0],
+      ["over", ErrorCode.POLICY_VIOLATION],
+    ]);
+    expect(answer.topics[1]!.errorMessage).toBe(
+      "This would bring the tenant to 5 partitions; its quota is 3.",
+    );
+    expect(await h.db.prisma.topic.count({ where: { organizationId: ORG_B, name: "over" } })).toBe(0);
+    await conn.call(ApiKey.DeleteTopics, 4, { topicNames: ["fits"], timeoutMs: 5000 });
+    await h.db.prisma.quota.delete({ where: { organizationId: ORG_B } });
+    conn.close();
+  });
+
   it("a key without topics:write is refused with TOPIC_AUTHORIZATION_FAILED and the REST API's text", async () => {
     const conn = await raw(keyARead);
     const answer = await conn.call(ApiKey.CreateTopics, 5, {

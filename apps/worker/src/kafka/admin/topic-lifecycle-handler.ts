@@ -160,10 +160,13 @@ export async function handleDeleteTopics(
   const identity = apiKeyIdentity(session.principal);
   const wanted =
     version >= 6 ? request.topics : request.topicNames.map((name) => ({ name, topicId: NULL_TOPIC_ID }));
-  const known = await ctx.catalog.topics(tenantId);
   const responses: DeletedTopic[] = [];
   for (const { name, topicId } of wanted) {
-    const topic = name ? known.find((t) => t.name === name) : known.find((t) => t.kafkaTopicId === topicId);
+    // Read past the catalog's cache: a topic created a moment ago elsewhere is deletable at once.
+    const topic = await ctx.prisma.topic.findFirst({
+      where: name ? { organizationId: tenantId, name } : { organizationId: tenantId, kafkaTopicId: topicId },
+      select: { name: true, kafkaTopicId: true },
+    });
     const answer = (outcome: AdminOutcome): DeletedTopic => ({
       name: topic?.name ?? name,
       topicId: topic?.kafkaTopicId ?? topicId,
