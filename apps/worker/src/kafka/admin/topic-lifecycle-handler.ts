@@ -45,29 +45,40 @@ function duplicates(names: readonly (string | null)[]): Set<string | null> {
 }
 
 /** Kafka's CreateTopics request fields as the REST create input, or why they cannot be one. */
-function restInput(topic: CreatableTopic, validateOnly: boolean): AdminOutcome | object {
+function restInput(
+  topic: CreatableTopic,
+  validateOnly: boolean,
+): { input: object } | { refused: AdminOutcome } {
   if (topic.replicationFactor !== -1 && topic.replicationFactor !== 1) {
     return {
-      errorCode: ErrorCode.INVALID_REPLICATION_FACTOR,
-      errorMessage: `${REPLICATION_FACTOR_REFUSAL}, got ${topic.replicationFactor}.`,
+      refused: {
+        errorCode: ErrorCode.INVALID_REPLICATION_FACTOR,
+        errorMessage: `${REPLICATION_FACTOR_REFUSAL}, got ${topic.replicationFactor}.`,
+      },
     };
   }
   if (topic.assignments.length > 0) {
-    return { errorCode: ErrorCode.INVALID_REPLICA_ASSIGNMENT, errorMessage: ASSIGNMENTS_REFUSED };
+    return {
+      refused: { errorCode: ErrorCode.INVALID_REPLICA_ASSIGNMENT, errorMessage: ASSIGNMENTS_REFUSED },
+    };
   }
   const configs: Record<string, string> = {};
   for (const { name, value } of topic.configs) {
     if (value === null) {
-      return { errorCode: ErrorCode.INVALID_CONFIG, errorMessage: `Config "${name}" has no value.` };
+      return {
+        refused: { errorCode: ErrorCode.INVALID_CONFIG, errorMessage: `Config "${name}" has no value.` },
+      };
     }
     if (name in configs) {
-      return { errorCode: ErrorCode.INVALID_REQUEST, errorMessage: `Config "${name}" is given twice.` };
+      return {
+        refused: { errorCode: ErrorCode.INVALID_REQUEST, errorMessage: `Config "${name}" is given twice.` },
+      };
     }
     configs[name] = value;
   }
   // -1 partitions is Kafka's "the broker's default": the REST input's own default.
   const partitions = topic.numPartitions === -1 ? undefined : topic.numPartitions;
-  return { name: topic.name, partitions, configs, validateOnly };
+  return { input: { name: topic.name, partitions, configs, validateOnly } };
 }
 
 /**
@@ -107,16 +118,16 @@ export async function handleCreateTopics(
       topics.push(refused(scopeRefused("topics:write")));
       continue;
     }
-    const input = restInput(wanted, request.validateOnly);
-    if ("errorCode" in input) {
-      topics.push(refused(input));
+    const converted = restInput(wanted, request.validateOnly);
+    if ("refused" in converted) {
+      topics.push(refused(converted.refused));
       continue;
     }
     try {
       const created = await createTopic(
         { prisma: ctx.prisma, clock: ctx.clock },
         identity,
-        parseAdminInput(createTopicInput, input),
+        parseAdminInput(createTopicInput, converted.input),
       );
       const row = created.validateOnly
         ? null
