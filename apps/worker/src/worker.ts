@@ -317,6 +317,8 @@ async function startKafka(config: NonNullable<WorkerConfig["kafka"]>, parts: Kaf
       catalog,
       appends,
       logger: parts.logger,
+      prisma: parts.prisma,
+      clock: parts.clock,
       groups,
       groupLeases,
       groupOffsets: new GroupOffsetsRepository(parts.prisma, now),

@@ -131,7 +131,7 @@ export class RawKafka {
     return frame.subarray(headerBytes);
   }
 
-  /** Sends a request and decodes its answer with our own codec. */
+  /** Sends a request and decodes its response with our codec (for fields kafkajs drops, e.g. messages). */
   async call<K extends ApiKey>(apiKey: K, version: number, body: RequestInput<K>): Promise<ResponseBody<K>> {
     return decodeResponse(apiKey, version, await this.request(apiKey, version, body, 0)).body;
   }

@@ -1,6 +1,6 @@
 import { rmSync } from "node:fs";
 import { createRequire } from "node:module";
-import { Kafka, logLevel, Partitioners, type SASLOptions } from "kafkajs";
+import { ConfigResourceTypes, Kafka, logLevel, Partitioners, type SASLOptions } from "kafkajs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { partitionForKey } from "../src/index";
 import { type Harness, rest, startHarness, startHarnessWorker } from "./api-harness";
@@ -183,5 +183,62 @@ describe("Kafka and REST over the same log", () => {
     expect(message!.value).toEqual(Buffer.from("from rest"));
     expect(message!.headers).toEqual({ h: Buffer.from("v") });
     expect(message!.timestamp).toBe("1700000000456");
+  });
+
+  it("a topic kafkajs created is the same topic over REST, configs included, and a REST change shows in describeConfigs", async () => {
+    const kafka = new Kafka({
+      brokers: [`${worker.kafka.host}:${worker.kafka.port}`],
+      clientId: "cross-path-admin",
+      sasl,
+      logLevel: logLevel.NOTHING,
+    });
+    const admin = kafka.admin();
+    await admin.connect();
+    try {
+      const created = await admin.createTopics({
+        topics: [
+          {
+            topic: "kafka-made",
+            numPartitions: 2,
+            configEntries: [
+              { name: "cleanup.policy", value: "compact" },
+              { name: "delete.retention.ms", value: "3600000" },
+            ],
+          },
+        ],
+        waitForLeaders: true,
+      });
+      expect(created).toBe(true);
+      const got = await rest(h.server, { apiKey: key.key }, "GET", "/topics/kafka-made");
+      expect(got.status).toBe(200);
+      expect(got.body).toMatchObject({
+        name: "kafka-made",
+        partitions: 2,
+        cleanupPolicy: "compact",
+        configs: { "cleanup.policy": "compact", "delete.retention.ms": "3600000" },
+      });
+
+      const altered = await rest(h.server, { apiKey: key.key }, "PATCH", "/topics/kafka-made/configs", {
+        set: { "min.compaction.lag.ms": 60_000 },
+      });
+      expect(altered.status).toBe(200);
+      const { resources } = await admin.describeConfigs({
+        resources: [{ type: ConfigResourceTypes.TOPIC, name: "kafka-made" }],
+        includeSynonyms: false,
+      });
+      const overKafka = resources[0]!.configEntries.map((e) => ({
+        name: e.configName,
+        value: e.configValue,
+        source: e.configSource === 1 ? "set" : "default",
+      }));
+      const fresh = await rest(h.server, { apiKey: key.key }, "GET", "/topics/kafka-made");
+      const overRest = (fresh.body.configEntries as { name: string; value: string; source: string }[]).map(
+        ({ name, value, source }) => ({ name, value, source }),
+      );
+      expect(overKafka).toEqual(overRest);
+      expect(overKafka).toContainEqual({ name: "min.compaction.lag.ms", value: "60000", source: "set" });
+    } finally {
+      await admin.disconnect();
+    }
   });
 });

@@ -94,6 +94,27 @@ describe("altering configs", () => {
     expect(topic.configs).toEqual({ "cleanup.policy": "compact" });
   });
 
+  it("refuses to drop compact from a compacted topic's cleanup.policy with POLICY_VIOLATION, changing nothing", async () => {
+    await rest(h.server, { apiKey: developer }, "POST", "/topics", {
+      name: "table",
+      configs: { "cleanup.policy": "compact", "retention.ms": 86_400_000 },
+    });
+    for (const change of [{ set: { "cleanup.policy": "delete" } }, { reset: ["cleanup.policy"] }]) {
+      const refused = await rest(h.server, { apiKey: developer }, "PATCH", "/topics/table/configs", change);
+      expect(refused.status).toBe(422);
+      expect(refused.body.code).toBe("POLICY_VIOLATION");
+      expect(refused.body.detail).toContain(
+        'Topic "table" is compacted; cleanup.policy=delete would stop compaction',
+      );
+    }
+    const widened = await rest(h.server, { apiKey: developer }, "PATCH", "/topics/table/configs", {
+      set: { "cleanup.policy": "compact,delete" },
+    });
+    expect(widened.status).toBe(200);
+    const topic = await h.db.prisma.topic.findFirstOrThrow({ where: { organizationId, name: "table" } });
+    expect(topic.configs).toEqual({ "cleanup.policy": "compact,delete", "retention.ms": "86400000" });
+  });
+
   it("detects tampering with the audit chain", async () => {
     expect(await verifyAuditChain(h.db.prisma, organizationId)).toBeNull();
     // The table refuses UPDATE; a tamperer with DDL rights disables the trigger first.

@@ -24,6 +24,15 @@ export const ADVERTISED_APIS: readonly { apiKey: number; minVersion: number; max
   { apiKey: ApiKey.SaslAuthenticate, minVersion: 0, maxVersion: 2 },
   { apiKey: ApiKey.DeleteGroups, minVersion: 0, maxVersion: 2 },
   { apiKey: ApiKey.InitProducerId, minVersion: 0, maxVersion: 4 },
+  { apiKey: ApiKey.CreateTopics, minVersion: 2, maxVersion: 7 },
+  { apiKey: ApiKey.DeleteTopics, minVersion: 1, maxVersion: 6 },
+  { apiKey: ApiKey.DeleteRecords, minVersion: 0, maxVersion: 2 },
+  { apiKey: ApiKey.DescribeConfigs, minVersion: 1, maxVersion: 4 },
+  { apiKey: ApiKey.AlterConfigs, minVersion: 0, maxVersion: 2 },
+  { apiKey: ApiKey.DescribeLogDirs, minVersion: 1, maxVersion: 4 },
+  { apiKey: ApiKey.CreatePartitions, minVersion: 0, maxVersion: 3 },
+  { apiKey: ApiKey.IncrementalAlterConfigs, minVersion: 0, maxVersion: 1 },
+  { apiKey: ApiKey.DescribeCluster, minVersion: 0, maxVersion: 1 },
 ];
 
 for (const api of ADVERTISED_APIS) {

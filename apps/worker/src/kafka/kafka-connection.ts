@@ -11,6 +11,14 @@ import {
   KafkaProtocolError,
   MAX_FRAME_BYTES,
 } from "@lastword/kafka-protocol";
+import { handleDescribeCluster, handleDescribeLogDirs } from "./admin/cluster-handler";
+import { handleCreatePartitions, handleDeleteRecords } from "./admin/partition-admin-handler";
+import {
+  handleAlterConfigs,
+  handleDescribeConfigs,
+  handleIncrementalAlterConfigs,
+} from "./admin/topic-configs-handler";
+import { handleCreateTopics, handleDeleteTopics } from "./admin/topic-lifecycle-handler";
 import { ADVERTISED_APIS, isAdvertised } from "./advertised-apis";
 import { handleFetch } from "./fetch-handler";
 import { handleFindCoordinator } from "./groups/find-coordinator-handler";
@@ -219,6 +227,24 @@ export class KafkaConnection {
         return reply(await handleDeleteGroups(ctx, session, request.body));
       case ApiKey.InitProducerId:
         return reply(await handleInitProducerId(ctx, session, request.apiVersion, request.body));
+      case ApiKey.CreateTopics:
+        return reply(await handleCreateTopics(ctx, session, request.body));
+      case ApiKey.DeleteTopics:
+        return reply(await handleDeleteTopics(ctx, session, request.apiVersion, request.body));
+      case ApiKey.DescribeConfigs:
+        return reply(await handleDescribeConfigs(ctx, session, request.body));
+      case ApiKey.AlterConfigs:
+        return reply(await handleAlterConfigs(ctx, session, request.body));
+      case ApiKey.IncrementalAlterConfigs:
+        return reply(await handleIncrementalAlterConfigs(ctx, session, request.body));
+      case ApiKey.CreatePartitions:
+        return reply(await handleCreatePartitions(ctx, session, request.body));
+      case ApiKey.DeleteRecords:
+        return reply(await handleDeleteRecords(ctx, session, request.body));
+      case ApiKey.DescribeCluster:
+        return reply(await handleDescribeCluster(ctx, session, request.apiVersion, request.body));
+      case ApiKey.DescribeLogDirs:
+        return reply(await handleDescribeLogDirs(ctx, session, request.body));
       default:
         this.close();
     }

@@ -1,4 +1,6 @@
 import type { FaultPoint } from "../dataplane/dataplane-server";
+import type { PrismaClient } from "@lastword/db";
+import type { Clock } from "@lastword/logstore";
 import type { TombstoneAudit } from "../erasure/tombstone-audit";
 import type { PartitionHost } from "../hosting/partition-host";
 import type { Logger } from "../logger";
@@ -17,6 +19,9 @@ export interface KafkaBrokerContext {
   catalog: KafkaCatalog;
   appends: AppendSignal;
   logger: Logger;
+  /** The control plane's database and clock, for the admin APIs (the REST API's own services). */
+  prisma: PrismaClient;
+  clock: Clock;
   /** The groups this worker coordinates, their leases, and the shared committed-offset rows. */
   groups: GroupCoordinator;
   groupLeases: GroupLeaseRepository;

@@ -72,8 +72,8 @@ export async function handleMetadata(
   };
 }
 
-// A worker that just started may answer before its own row counts as live.
-function withSelf(brokers: KafkaBroker[], self: KafkaBroker): KafkaBroker[] {
+/** The live brokers; a worker that just started may answer before its own row counts as live. */
+export function withSelf(brokers: KafkaBroker[], self: KafkaBroker): KafkaBroker[] {
   if (brokers.some((b) => b.nodeId === self.nodeId)) return brokers;
   return [...brokers, self].sort((a, b) => a.nodeId - b.nodeId);
 }

@@ -2,6 +2,7 @@ import { TRPCError } from "@trpc/server";
 import type { TRPC_ERROR_CODE_KEY } from "@trpc/server/rpc";
 import { AppError, type AppErrorCode } from "./app-error";
 import { databaseUnavailable, isDatabaseUnreachable } from "./database-unavailable";
+import { type InputIssue, inputDetail, issuePath } from "./input-issues";
 
 /** RFC 9457 problem details, plus our stable `code` and any per-error members. */
 export interface Problem {
@@ -106,22 +107,10 @@ function problem(
   return { type: `${PROBLEM_BASE}${kebab(code)}`, title, status, detail, code, ...extra };
 }
 
-interface ZodLikeIssue {
-  path: PropertyKey[];
-  message: string;
-}
-
-function zodIssues(cause: unknown): ZodLikeIssue[] | null {
+function zodIssues(cause: unknown): InputIssue[] | null {
   if (!(cause instanceof Error) || cause.name !== "ZodError") return null;
   const issues = (cause as Error & { issues?: unknown }).issues;
-  return Array.isArray(issues) ? (issues as ZodLikeIssue[]) : null;
-}
-
-function issuePath(path: PropertyKey[]): string {
-  return path
-    .map((p) => (typeof p === "number" ? `[${p}]` : `.${String(p)}`))
-    .join("")
-    .replace(/^\./, "");
+  return Array.isArray(issues) ? (issues as InputIssue[]) : null;
 }
 
 const TITLES: Record<number, string> = {
@@ -153,9 +142,7 @@ export function toProblem(error: unknown): Problem {
   const issues = zodIssues(cause);
   if (issues) {
     const errors = issues.map((i) => ({ path: issuePath(i.path), message: i.message }));
-    const first = errors[0];
-    const detail = first ? `${first.path || "input"}: ${first.message}` : "The input is invalid.";
-    return problem("INVALID_INPUT", 400, TITLES[400]!, detail, { errors });
+    return problem("INVALID_INPUT", 400, TITLES[400]!, inputDetail(issues), { errors });
   }
   if (error instanceof TRPCError) {
     switch (error.code) {

@@ -2,15 +2,21 @@ import type { Identity } from "../auth/request-identity";
 import { AppError } from "../errors/app-error";
 import type { DeleteRecordsInput } from "../procedures/records/delete-records.schema";
 import { auditAs } from "./audit-as";
+import type { DataPlane } from "../records/data-plane";
 import type { RecordDeps } from "./record.service";
 import { findPartition } from "./topic.service";
 import { storedConfigs } from "./topic-config";
 
 /**
  * Kafka's deleteRecords: moves a partition's log start offset. Unlike a tombstone, consumers are
- * not told; it is refused up front on compact-only topics, where it would break the table.
+ * not told; it is refused up front on compact-only topics, where it would break the table. The
+ * data plane is the REST API's client, or the owning worker's own partitions (Kafka DeleteRecords).
  */
-export async function deleteRecordsBefore(deps: RecordDeps, identity: Identity, input: DeleteRecordsInput) {
+export async function deleteRecordsBefore(
+  deps: Pick<RecordDeps, "prisma" | "clock"> & { dataPlane: Pick<DataPlane, "deleteRecords"> },
+  identity: Identity,
+  input: DeleteRecordsInput,
+) {
   const { topic, partition } = await findPartition(
     deps.prisma,
     identity.tenantId,

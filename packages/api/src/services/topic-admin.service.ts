@@ -1,4 +1,4 @@
-import { parseTopicConfig } from "@lastword/logstore";
+import { parseTopicConfig, type TopicConfig } from "@lastword/logstore";
 import type { Identity } from "../auth/request-identity";
 import { hasScope } from "../auth/scopes";
 import { AppError } from "../errors/app-error";
@@ -29,8 +29,22 @@ function diffConfigs(before: ExplicitConfigs, after: ExplicitConfigs): ConfigCha
 }
 
 /**
+ * A compacted topic stays compacted: without `compact` in its policy, retention would delete keys'
+ * latest values (irreversibly), and readers rebuilding a table from it would miss keys.
+ */
+function assertKeepsCompaction(name: string, before: ExplicitConfigs, after: TopicConfig): void {
+  if (!isCompacted(before) || after.cleanupPolicy.compact) return;
+  const policy = after.cleanupPolicy.delete ? "delete" : "none";
+  throw new AppError(
+    "POLICY_VIOLATION",
+    `Topic "${name}" is compacted; cleanup.policy=${policy} would stop compaction and let retention delete keys' latest values. ` +
+      "Keep compact in cleanup.policy (compact or compact,delete), or create a new topic with the policy you need and replay this one into it.",
+  );
+}
+
+/**
  * Sets and resets configs (reset = back to the default), validated as a whole with the log store's
- * rules; the before/after diff goes to the audit trail. Workers reopen the partitions with the
+ * rules (a compacted topic may not drop `compact`); the before/after diff goes to the audit trail. Workers reopen the partitions with the
  * new configs when they see Topic.updatedAt change.
  */
 export async function alterTopicConfigs(deps: TopicDeps, identity: Identity, input: AlterConfigsInput) {
@@ -39,6 +53,7 @@ export async function alterTopicConfigs(deps: TopicDeps, identity: Identity, inp
   const next: Record<string, string | number> = { ...before, ...input.set };
   for (const name of input.reset) delete next[name];
   const { explicit, parsed } = validateConfigs(next);
+  assertKeepsCompaction(topic.name, before, parsed);
   const changes = diffConfigs(before, explicit);
   const warnings: ConfigWarning[] = [
     ...changeWarnings(parseTopicConfig(before), parsed),
@@ -73,12 +88,13 @@ export async function alterTopicConfigs(deps: TopicDeps, identity: Identity, inp
 
 /**
  * Raises the partition count to `count`. Refused on compacted topics (409) unless a caller with
- * the admin scope forces it; the forced change is audited as such.
+ * the admin scope forces it; the forced change is audited as such. `validateOnly` checks all of
+ * that and changes nothing.
  */
 export async function addPartitions(
   deps: TopicDeps,
   identity: Identity,
-  input: { topic: string; count: number; force: boolean },
+  input: { topic: string; count: number; force: boolean; validateOnly?: boolean },
 ) {
   const topic = await findTopic(deps.prisma, identity.tenantId, input.topic);
   if (input.count <= topic.partitionCount) {
@@ -99,6 +115,9 @@ export async function addPartitions(
     );
   }
   await assertPartitionQuota(deps, identity.tenantId, input.count - topic.partitionCount);
+  if (input.validateOnly) {
+    return { topic: topicSummary({ ...topic, partitionCount: input.count }), forced };
+  }
   const now = new Date(deps.clock.now());
   const updated = await deps.prisma.$transaction(async (tx) => {
     await tx.partition.createMany({

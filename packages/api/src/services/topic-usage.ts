@@ -22,6 +22,11 @@ function reported(stats: unknown): ReportedStats | null {
   };
 }
 
+/** One partition's size as the console shows it (its worker's last report), or null before any. */
+export function reportedSizeBytes(stats: unknown): number | null {
+  return reported(stats)?.sizeBytes ?? null;
+}
+
 export interface TopicUsage {
   reportedPartitions: number;
   sizeBytes: number;

@@ -1,0 +1,125 @@
+import { hasScope } from "@lastword/api/key-auth";
+import {
+  addPartitions,
+  addPartitionsInput,
+  apiKeyIdentity,
+  deleteRecordsBefore,
+  deleteRecordsInput,
+  parseAdminInput,
+} from "@lastword/api/topic-admin";
+import { ErrorCode, type RequestBody, type ResponseInput } from "@lastword/kafka-protocol";
+import { deleteRecords } from "../../dataplane/dataplane-handlers";
+import type { KafkaBrokerContext, KafkaSession } from "../kafka-context";
+import { type AdminOutcome, ASSIGNMENTS_REFUSED, adminErrorOf, OK, scopeRefused } from "./admin-errors";
+
+type CreatePartitionsRequest = RequestBody<37>;
+type CreatePartitionsResponse = ResponseInput<37>;
+type DeleteRecordsRequest = RequestBody<21>;
+type DeleteRecordsResponse = ResponseInput<21>;
+
+/** DeleteRecords' offset -1: up to the high watermark. */
+const HIGH_WATERMARK = -1n;
+
+const partitionsInputCode = (path: string): number =>
+  path === "topic" ? ErrorCode.INVALID_TOPIC_EXCEPTION : ErrorCode.INVALID_PARTITIONS;
+
+/**
+ * CreatePartitions v0–v3 through the REST API's add-partitions feature: refused on compacted
+ * topics with its PARTITIONS_FROZEN reason (POLICY_VIOLATION), allowed on delete-policy topics
+ * within the tenant's quota; `validateOnly` changes nothing.
+ */
+export async function handleCreatePartitions(
+  ctx: KafkaBrokerContext,
+  session: KafkaSession,
+  request: CreatePartitionsRequest,
+): Promise<CreatePartitionsResponse> {
+  const identity = apiKeyIdentity(session.principal);
+  const results: NonNullable<CreatePartitionsResponse["results"]>[number][] = [];
+  for (const wanted of request.topics) {
+    const answer = (outcome: AdminOutcome) => ({ name: wanted.name, ...outcome });
+    if (!hasScope(session.principal.scopes, "topics:write")) {
+      results.push(answer(scopeRefused("topics:write")));
+      continue;
+    }
+    if (wanted.assignments !== null && wanted.assignments.length > 0) {
+      results.push(
+        answer({ errorCode: ErrorCode.INVALID_REPLICA_ASSIGNMENT, errorMessage: ASSIGNMENTS_REFUSED }),
+      );
+      continue;
+    }
+    try {
+      const input = parseAdminInput(addPartitionsInput, { topic: wanted.name, count: wanted.count });
+      await addPartitions({ prisma: ctx.prisma, clock: ctx.clock }, identity, {
+        ...input,
+        validateOnly: request.validateOnly,
+      });
+      results.push(answer(OK));
+    } catch (error) {
+      results.push(answer(adminErrorOf(error, partitionsInputCode)));
+    }
+  }
+  if (!request.validateOnly) ctx.catalog.invalidate();
+  return { throttleTimeMs: 0, results };
+}
+
+/**
+ * DeleteRecords v0–v2 through the REST API's deleteRecordsBefore (POLICY_VIOLATION on compact-only
+ * topics, audited), on the partitions this worker leads; the answer's low watermark is the new
+ * log start offset.
+ */
+export async function handleDeleteRecords(
+  ctx: KafkaBrokerContext,
+  session: KafkaSession,
+  request: DeleteRecordsRequest,
+): Promise<DeleteRecordsResponse> {
+  const { tenantId, scopes } = session.principal;
+  const identity = apiKeyIdentity(session.principal);
+  const deps = {
+    prisma: ctx.prisma,
+    clock: ctx.clock,
+    dataPlane: {
+      deleteRecords: (input: { partitionId: string; beforeOffset: number }) =>
+        deleteRecords(ctx.host, input.partitionId, Promise.resolve(input.beforeOffset)),
+    },
+  };
+  const topics = await Promise.all(
+    request.topics.map(async (t) => {
+      const topic = await ctx.catalog.topic(tenantId, t.name);
+      const partitions = await Promise.all(
+        t.partitions.map(async (p) => {
+          const answer = (errorCode: number, lowWatermark = -1n) => ({
+            partitionIndex: p.partitionIndex,
+            lowWatermark,
+            errorCode,
+          });
+          const partition = topic?.partitions.find((x) => x.index === p.partitionIndex);
+          if (!partition) return answer(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION);
+          if (!hasScope(scopes, "records:write")) return answer(ErrorCode.TOPIC_AUTHORIZATION_FAILED);
+          if (!ctx.host.slot(partition.id)) return answer(ErrorCode.NOT_LEADER_OR_FOLLOWER);
+          try {
+            const beforeOffset =
+              p.offset === HIGH_WATERMARK
+                ? await ctx.host.read(partition.id, async (log) => log.logEndOffset)
+                : Number(p.offset);
+            const input = parseAdminInput(deleteRecordsInput, {
+              topic: t.name,
+              partition: p.partitionIndex,
+              beforeOffset,
+            });
+            const { logStartOffset } = await deleteRecordsBefore(deps, identity, input);
+            return answer(0, BigInt(logStartOffset));
+          } catch (error) {
+            const { errorCode, errorMessage } = adminErrorOf(error, () => ErrorCode.OFFSET_OUT_OF_RANGE);
+            ctx.logger.debug(
+              { topic: t.name, partition: p.partitionIndex, errorMessage },
+              "delete records refused",
+            );
+            return answer(errorCode);
+          }
+        }),
+      );
+      return { name: t.name, partitions };
+    }),
+  );
+  return { throttleTimeMs: 0, topics };
+}

@@ -1,0 +1,207 @@
+import { hasScope } from "@lastword/api/key-auth";
+import {
+  apiKeyIdentity,
+  createTopic,
+  createTopicInput,
+  deleteTopic,
+  describeConfigs,
+  parseAdminInput,
+  storedConfigs,
+} from "@lastword/api/topic-admin";
+import { ErrorCode, type RequestBody, type ResponseInput } from "@lastword/kafka-protocol";
+import type { KafkaBrokerContext, KafkaSession } from "../kafka-context";
+import { type AdminOutcome, ASSIGNMENTS_REFUSED, adminErrorOf, OK, scopeRefused } from "./admin-errors";
+import { CONFIG_SOURCE } from "./config-entries";
+
+type CreateTopicsRequest = RequestBody<19>;
+type CreateTopicsResponse = ResponseInput<19>;
+type CreatableTopic = CreateTopicsRequest["topics"][number];
+type CreatedTopic = NonNullable<CreateTopicsResponse["topics"]>[number];
+type DeleteTopicsRequest = RequestBody<20>;
+type DeleteTopicsResponse = ResponseInput<20>;
+type DeletedTopic = NonNullable<DeleteTopicsResponse["responses"]>[number];
+
+export const NULL_TOPIC_ID = "00000000-0000-0000-0000-000000000000";
+
+/**
+ * Why a replication factor other than 1 is refused: durability is the service's, not a topic's
+ * (each partition has one owner at a time, and Metadata lists it as the only replica).
+ */
+export const REPLICATION_FACTOR_REFUSAL =
+  "Replication is the service's own durability, not a topic setting: replicationFactor must be -1 (the default) or 1";
+
+const createInputCode = (path: string): number => {
+  if (path === "name") return ErrorCode.INVALID_TOPIC_EXCEPTION;
+  if (path === "partitions") return ErrorCode.INVALID_PARTITIONS;
+  if (path.startsWith("configs")) return ErrorCode.INVALID_CONFIG;
+  return ErrorCode.INVALID_REQUEST;
+};
+
+function duplicates(names: readonly (string | null)[]): Set<string | null> {
+  const seen = new Set<string | null>();
+  const twice = new Set<string | null>();
+  for (const name of names) (seen.has(name) ? twice : seen).add(name);
+  return twice;
+}
+
+/** Kafka's CreateTopics request fields as the REST create input, or why they cannot be one. */
+function restInput(
+  topic: CreatableTopic,
+  validateOnly: boolean,
+): { input: object } | { refused: AdminOutcome } {
+  if (topic.replicationFactor !== -1 && topic.replicationFactor !== 1) {
+    return {
+      refused: {
+        errorCode: ErrorCode.INVALID_REPLICATION_FACTOR,
+        errorMessage: `${REPLICATION_FACTOR_REFUSAL}, got ${topic.replicationFactor}.`,
+      },
+    };
+  }
+  if (topic.assignments.length > 0) {
+    return {
+      refused: { errorCode: ErrorCode.INVALID_REPLICA_ASSIGNMENT, errorMessage: ASSIGNMENTS_REFUSED },
+    };
+  }
+  const configs: Record<string, string> = {};
+  for (const { name, value } of topic.configs) {
+    if (value === null) {
+      return {
+        refused: { errorCode: ErrorCode.INVALID_CONFIG, errorMessage: `Config "${name}" has no value.` },
+      };
+    }
+    if (name in configs) {
+      return {
+        refused: { errorCode: ErrorCode.INVALID_REQUEST, errorMessage: `Config "${name}" is given twice.` },
+      };
+    }
+    configs[name] = value;
+  }
+  // -1 partitions is Kafka's "the broker's default": the REST input's own default.
+  const partitions = topic.numPartitions === -1 ? undefined : topic.numPartitions;
+  return { input: { name: topic.name, partitions, configs, validateOnly } };
+}
+
+/**
+ * CreateTopics v2–v7 through the REST API's createTopic (its validation, quota, audit and
+ * messages). Replication is not a topic setting here; v5+ answers each topic's configs as
+ * DescribeConfigs would, v7 its topic id.
+ */
+export async function handleCreateTopics(
+  ctx: KafkaBrokerContext,
+  session: KafkaSession,
+  request: CreateTopicsRequest,
+): Promise<CreateTopicsResponse> {
+  const identity = apiKeyIdentity(session.principal);
+  const mayWrite = hasScope(session.principal.scopes, "topics:write");
+  const twice = duplicates(request.topics.map((t) => t.name));
+  const topics: CreatedTopic[] = [];
+  // One at a time: each creation counts against the tenant's partition quota the next one checks.
+  for (const wanted of request.topics) {
+    const refused = (outcome: AdminOutcome): CreatedTopic => ({
+      name: wanted.name,
+      topicId: NULL_TOPIC_ID,
+      ...outcome,
+      numPartitions: -1,
+      replicationFactor: -1,
+      configs: null,
+    });
+    if (twice.has(wanted.name)) {
+      topics.push(
+        refused({
+          errorCode: ErrorCode.INVALID_REQUEST,
+          errorMessage: `Topic "${wanted.name}" appears more than once in this request.`,
+        }),
+      );
+      continue;
+    }
+    if (!mayWrite) {
+      topics.push(refused(scopeRefused("topics:write")));
+      continue;
+    }
+    const converted = restInput(wanted, request.validateOnly);
+    if ("refused" in converted) {
+      topics.push(refused(converted.refused));
+      continue;
+    }
+    try {
+      const created = await createTopic(
+        { prisma: ctx.prisma, clock: ctx.clock },
+        identity,
+        parseAdminInput(createTopicInput, converted.input),
+      );
+      const row = created.validateOnly
+        ? null
+        : await ctx.prisma.topic.findUnique({
+            where: { id: created.topic.id },
+            select: { kafkaTopicId: true },
+          });
+      topics.push({
+        name: created.topic.name,
+        topicId: row?.kafkaTopicId ?? NULL_TOPIC_ID,
+        ...OK,
+        numPartitions: created.topic.partitions,
+        replicationFactor: 1,
+        configs: describeConfigs(storedConfigs(created.topic.configs)).map((entry) => ({
+          name: entry.name,
+          value: entry.value,
+          readOnly: false,
+          configSource: CONFIG_SOURCE[entry.source],
+          isSensitive: false,
+        })),
+      });
+    } catch (error) {
+      topics.push(refused(adminErrorOf(error, createInputCode)));
+    }
+  }
+  if (!request.validateOnly) ctx.catalog.invalidate();
+  return { throttleTimeMs: 0, topics };
+}
+
+/**
+ * DeleteTopics v1–v6 through the REST API's deleteTopic: by name, or (v6) by topic id among the
+ * tenant's own topics, so another tenant's id is exactly an unknown one.
+ */
+export async function handleDeleteTopics(
+  ctx: KafkaBrokerContext,
+  session: KafkaSession,
+  version: number,
+  request: DeleteTopicsRequest,
+): Promise<DeleteTopicsResponse> {
+  const { tenantId, scopes } = session.principal;
+  const identity = apiKeyIdentity(session.principal);
+  const wanted =
+    version >= 6 ? request.topics : request.topicNames.map((name) => ({ name, topicId: NULL_TOPIC_ID }));
+  const responses: DeletedTopic[] = [];
+  for (const { name, topicId } of wanted) {
+    // Read past the catalog's cache: a topic created a moment ago elsewhere is deletable at once.
+    const topic = await ctx.prisma.topic.findFirst({
+      where: name ? { organizationId: tenantId, name } : { organizationId: tenantId, kafkaTopicId: topicId },
+      select: { name: true, kafkaTopicId: true },
+    });
+    const answer = (outcome: AdminOutcome): DeletedTopic => ({
+      name: topic?.name ?? name,
+      topicId: topic?.kafkaTopicId ?? topicId,
+      ...outcome,
+    });
+    if (!hasScope(scopes, "topics:write")) {
+      responses.push(answer(scopeRefused("topics:write")));
+    } else if (!topic && !name) {
+      responses.push(
+        answer({ errorCode: ErrorCode.UNKNOWN_TOPIC_ID, errorMessage: `No topic has id ${topicId}.` }),
+      );
+    } else {
+      try {
+        await deleteTopic(
+          { prisma: ctx.prisma, clock: ctx.clock },
+          identity,
+          topic?.name ?? (name as string),
+        );
+        responses.push(answer(OK));
+      } catch (error) {
+        responses.push(answer(adminErrorOf(error, () => ErrorCode.INVALID_REQUEST)));
+      }
+    }
+  }
+  ctx.catalog.invalidate();
+  return { throttleTimeMs: 0, responses };
+}

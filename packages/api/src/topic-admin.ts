@@ -1,0 +1,52 @@
+import type { z } from "zod";
+import type { Identity } from "./auth/request-identity";
+import type { Scope } from "./auth/scopes";
+import { AppError } from "./errors/app-error";
+import { inputDetail, issuePath } from "./errors/input-issues";
+
+/**
+ * The topic administration a process outside the control plane serves (`@lastword/api/topic-admin`,
+ * the workers' Kafka admin APIs): the REST API's own input schemas and services, so a topic made
+ * or changed over Kafka passes the same rules and is refused with the same messages. Nothing here
+ * reaches tRPC.
+ */
+
+export type { Identity } from "./auth/request-identity";
+export { AppError, type AppErrorCode } from "./errors/app-error";
+export { deleteRecordsInput } from "./procedures/records/delete-records.schema";
+export { addPartitionsInput } from "./procedures/topics/add-partitions.schema";
+export { alterConfigsInput } from "./procedures/topics/alter-configs.schema";
+export { createTopicInput, MAX_PARTITIONS_PER_TOPIC } from "./procedures/topics/create-topic.schema";
+export { deleteRecordsBefore } from "./services/delete-records.service";
+export { createTopic, deleteTopic, findTopic, topicSummary } from "./services/topic.service";
+export { addPartitions, alterTopicConfigs } from "./services/topic-admin.service";
+export { type ConfigEntry, describeConfigs, isCompacted, storedConfigs } from "./services/topic-config";
+export { reportedSizeBytes } from "./services/topic-usage";
+
+/** Who an API key acts as outside an HTTP request: its tenant and scopes, audited as the key. */
+export function apiKeyIdentity(principal: {
+  keyId: string;
+  tenantId: string;
+  scopes: readonly Scope[];
+}): Identity {
+  return {
+    tenantId: principal.tenantId,
+    actor: { type: "apiKey", id: principal.keyId },
+    role: null,
+    scopes: [...principal.scopes],
+    userId: null,
+  };
+}
+
+/**
+ * `input` checked against a REST input schema; a refusal is INVALID_INPUT with the REST API's
+ * detail, and `details.path` says which field failed (Kafka picks its error code by it).
+ */
+export function parseAdminInput<S extends z.ZodType>(schema: S, input: unknown): z.output<S> {
+  const result = schema.safeParse(input);
+  if (result.success) return result.data;
+  const issues = result.error.issues;
+  throw new AppError("INVALID_INPUT", inputDetail(issues), {
+    details: { path: issues[0] ? issuePath(issues[0].path) : "" },
+  });
+}
