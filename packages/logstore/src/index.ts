@@ -11,6 +11,7 @@ export type { RemovedTombstone, TombstoneRemovalReason } from "./cleaner-batch";
 export { type Clock, ManualClock, systemClock } from "./clock";
 export type {
   CleanupPolicy,
+  CompressionType,
   ParseResult,
   TopicConfig,
   TopicConfigDefinition,
@@ -61,3 +62,4 @@ export {
 } from "./producer-state";
 export type { ProducerStateRecovery } from "./producer-state-recovery";
 export type { RetentionReason } from "./retention";
+export { storedCodec } from "./stored-compression";

@@ -9,6 +9,8 @@ import { loadLog, type RecoveryReport } from "./log-loader";
 import { type BatchRead, type ReadBounds, readBatches, readRecords } from "./log-reader";
 import { Mutex } from "./mutex";
 import "./native-crc32c";
+// Every codec a stored batch may use, for this process's reads, cleaner passes and appends.
+import "@lastword/record-batch/node-codecs";
 import {
   type AppendRecord,
   batchField,
@@ -29,6 +31,7 @@ import { validateAppendRecords } from "./record-validation";
 import { deletableSegments, type RetentionReason, retentionRules } from "./retention";
 import { drawRollJitterMs, rollReason, timeRollDueAt } from "./roll-policy";
 import { fsyncDirectory, Segment, type SegmentLimits, segmentLimits } from "./segment";
+import { storedCodec } from "./stored-compression";
 import { writeTombstoneCounts } from "./tombstone-counts";
 
 /** `per-append`: every append fsyncs before it resolves. `group-commit`: concurrent appends share fsyncs. */
@@ -54,6 +57,11 @@ export interface AppendOptions {
    * fields and is checked against the partition's producer state first (producer-state.ts).
    */
   producer?: ProducerAppend;
+  /**
+   * Codec id of the producer's batch these records came in (0, plain, by default): kept as the
+   * stored codec under `compression.type=producer`, replaced by the topic's codec otherwise.
+   */
+  compression?: number;
 }
 
 export interface AppendResult {
@@ -206,6 +214,7 @@ export class PartitionLog {
     this.assertOpen();
     validateAppendRecords(records, this.config);
     const { producer } = options;
+    const compression = storedCodec(this.config.compressionType, options.compression ?? 0);
     if (producer) validateProducerAppend(producer, records.length);
     const appendTimeMs = this.clock.now();
     const result = await this.mutex.run(async (): Promise<AppendResult> => {
@@ -222,6 +231,7 @@ export class PartitionLog {
           appendTimeMs,
           timestampType: this.config.messageTimestampType,
           ...(producer && { producer: { ...producer, partitionLeaderEpoch: -1, attributes: 0 } }),
+          compression,
         },
         this.encodeScratch,
       );

@@ -34,12 +34,17 @@ export function produce(
   partitionId: string,
   body: Promise<readonly ProduceRecord[]>,
   producer?: ProducerFields,
+  /** The codec the producer's batch came in (Kafka Produce), for the topic's compression.type. */
+  stored: { compression?: number } = {},
 ): Promise<ProduceResponse> {
   return host.write(partitionId, body, async (log, records) => {
     // A roll closes a segment, which may make a compacted partition cleanable right now.
     const compacted = log.config.cleanupPolicy.compact;
     const segmentsBefore = compacted ? (await log.segments()).length : 0;
-    const { baseOffset, lastOffset, duplicate } = await log.append(records, producer ? { producer } : {});
+    const { baseOffset, lastOffset, duplicate } = await log.append(records, {
+      ...(producer && { producer }),
+      ...stored,
+    });
     if (compacted && (await log.segments()).length !== segmentsBefore) host.notifyRolled(partitionId);
     // The answer promises consecutive offsets; an append that broke that must not be acknowledged.
     if (lastOffset !== baseOffset + records.length - 1) {

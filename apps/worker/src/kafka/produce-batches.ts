@@ -1,24 +1,25 @@
-import { gunzipSync } from "node:zlib";
 import { ErrorCode } from "@lastword/kafka-protocol";
+// The four codecs client batches may come in (the log store installs the same ones).
+import "@lastword/record-batch/node-codecs";
 import type { TopicConfig } from "@lastword/logstore";
 import {
   type AppendRecord,
   BATCH_HEADER_BYTES,
+  batchCompression,
   batchCrcMatches,
   batchHeaderDefect,
-  COMPRESSION_MASK,
   CONTROL_FLAG,
+  CompressionError,
+  compressionName,
   decodeBatch,
+  inflateBatch,
   LOG_OVERHEAD_BYTES,
   OFF_ATTRIBUTES,
   OFF_LENGTH,
   TRANSACTIONAL_FLAG,
 } from "@lastword/record-batch";
 
-const GZIP = 1;
 const TRANSACTIONAL_OR_CONTROL = TRANSACTIONAL_FLAG | CONTROL_FLAG;
-/** Largest records section a gzip batch may inflate to: what a fetch could ever serve whole. */
-const MAX_INFLATED_BYTES = 64 << 20;
 
 export interface BatchRefusal {
   errorCode: number;
@@ -31,41 +32,34 @@ function refuse(errorCode: number, message: string): BatchRefusal {
   return { errorCode, message };
 }
 
-// A gzip batch becomes the same batch uncompressed, so one record walk serves both codecs.
-function inflated(buf: Buffer, pos: number, size: number): Buffer | BatchRefusal {
-  let records: Buffer;
-  try {
-    records = gunzipSync(buf.subarray(pos + BATCH_HEADER_BYTES, pos + size), {
-      maxOutputLength: MAX_INFLATED_BYTES,
-    });
-  } catch (error) {
-    return refuse(
-      ErrorCode.CORRUPT_MESSAGE,
-      `gzip records section does not inflate: ${(error as Error).message}`,
-    );
+/**
+ * The codec the client's batches came with, for the log's `compression.type` rule (Kafka's
+ * LogValidator takes the source codec from the batches): the last compressed one's, else none.
+ * The stored batch is then the client's records under that codec, or under the topic's.
+ */
+export function clientCodec(data: Buffer): number {
+  let codec = 0;
+  for (let pos = 0; pos + BATCH_HEADER_BYTES <= data.length; ) {
+    codec = batchCompression(data, pos) || codec;
+    pos += data.readInt32BE(pos + OFF_LENGTH) + LOG_OVERHEAD_BYTES;
   }
-  const out = Buffer.allocUnsafe(BATCH_HEADER_BYTES + records.length);
-  buf.copy(out, 0, pos, pos + BATCH_HEADER_BYTES);
-  records.copy(out, BATCH_HEADER_BYTES);
-  out.writeInt32BE(out.length - LOG_OVERHEAD_BYTES, OFF_LENGTH);
-  out.writeInt16BE(out.readInt16BE(OFF_ATTRIBUTES) & ~COMPRESSION_MASK, OFF_ATTRIBUTES);
-  return out;
+  return codec;
 }
 
-function recordsOf(buf: Buffer, pos: number, size: number): AppendRecord[] | BatchRefusal {
+function recordsOf(buf: Buffer, pos: number): AppendRecord[] | BatchRefusal {
   const attributes = buf.readInt16BE(pos + OFF_ATTRIBUTES);
   if ((attributes & TRANSACTIONAL_OR_CONTROL) !== 0) {
     return refuse(ErrorCode.INVALID_RECORD, "transactional and control batches are not supported");
   }
-  const codec = attributes & COMPRESSION_MASK;
-  if (codec !== 0 && codec !== GZIP) {
-    return refuse(
-      ErrorCode.UNSUPPORTED_COMPRESSION_TYPE,
-      `compression codec ${codec} is not supported (gzip or none)`,
-    );
+  let plain: Buffer;
+  try {
+    // A compressed batch becomes the same batch plain, so one record walk serves every codec.
+    plain = inflateBatch(buf, pos);
+  } catch (error) {
+    if (!(error instanceof CompressionError)) throw error;
+    const known = compressionName(batchCompression(buf, pos)) !== null;
+    return refuse(known ? ErrorCode.CORRUPT_MESSAGE : ErrorCode.UNSUPPORTED_COMPRESSION_TYPE, error.message);
   }
-  const plain = codec === GZIP ? inflated(buf, pos, size) : buf.subarray(pos, pos + size);
-  if (!Buffer.isBuffer(plain)) return plain;
   try {
     const { header, records } = decodeBatch(plain, 0);
     if (records.length !== header.recordCount) {
@@ -97,8 +91,9 @@ export function produceRecords(
     if (data.length - pos < BATCH_HEADER_BYTES)
       return refuse(ErrorCode.CORRUPT_MESSAGE, "a record batch is cut short");
     const defect = batchHeaderDefect(data, pos);
-    if (defect && !defect.startsWith("compressed"))
-      return refuse(ErrorCode.CORRUPT_MESSAGE, `invalid record batch: ${defect}`);
+    if (defect?.startsWith("unknown compression codec"))
+      return refuse(ErrorCode.UNSUPPORTED_COMPRESSION_TYPE, `invalid record batch: ${defect}`);
+    if (defect) return refuse(ErrorCode.CORRUPT_MESSAGE, `invalid record batch: ${defect}`);
     const size = data.readInt32BE(pos + OFF_LENGTH) + LOG_OVERHEAD_BYTES;
     if (size > data.length - pos) return refuse(ErrorCode.CORRUPT_MESSAGE, "a record batch is cut short");
     if (size > config.maxMessageBytes) {
@@ -109,7 +104,7 @@ export function produceRecords(
     }
     if (!batchCrcMatches(data, pos, size))
       return refuse(ErrorCode.CORRUPT_MESSAGE, "record batch CRC-32C mismatch");
-    const records = recordsOf(data, pos, size);
+    const records = recordsOf(data, pos);
     if (!Array.isArray(records)) return records;
     for (const record of records) out.push(record);
     pos += size;

@@ -3,7 +3,7 @@ import { ErrorCode, type RequestBody, type ResponseInput } from "@lastword/kafka
 import { produce } from "../dataplane/dataplane-handlers";
 import type { KafkaBrokerContext, KafkaSession } from "./kafka-context";
 import { kafkaErrorOf } from "./kafka-errors";
-import { produceRecords } from "./produce-batches";
+import { clientCodec, produceRecords } from "./produce-batches";
 
 type ProduceRequest = RequestBody<0>;
 type ProduceResponse = ResponseInput<0>;
@@ -53,7 +53,16 @@ async function producePartition(
   }
   try {
     // The data plane's own append: the same fencing, validation, tombstone audit and wake-ups.
-    const { baseOffset } = await produce(ctx.host, ctx.audit, partition.id, Promise.resolve(records));
+    const { baseOffset } = await produce(
+      ctx.host,
+      ctx.audit,
+      partition.id,
+      Promise.resolve(records),
+      undefined,
+      {
+        compression: clientCodec(data.records!),
+      },
+    );
     const logStartOffset = await ctx.host.read(partition.id, async (log) => log.logStartOffset);
     return {
       index: data.index,
