@@ -3,12 +3,17 @@ import { readdirSync, readFileSync, rmSync } from "node:fs";
 import { createRequire } from "node:module";
 import { join } from "node:path";
 import { promisify } from "node:util";
-import { zstdCompressSync, zstdDecompressSync } from "node:zlib";
 import { LastwordClient, type StreamRecord } from "@lastword/client";
 import { DataPlaneClient } from "@lastword/dataplane";
-import { batchCompression, CODEC_IDS, readBatchHeader } from "@lastword/record-batch";
+import {
+  batchCompression,
+  CODEC_IDS,
+  compressionCodec,
+  DEFAULT_MAX_INFLATED_BYTES,
+  readBatchHeader,
+} from "@lastword/record-batch";
+import "@lastword/record-batch/node-codecs";
 import { CompressionCodecs, CompressionTypes, Kafka, logLevel, type SASLOptions } from "kafkajs";
-import { compressFrameSync, decompressFrameSync } from "lz4-napi";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { drain, type Harness, PUBLIC_URL, startHarness, startHarnessWorker } from "./api-harness";
 import type { WorkerProcess } from "./worker-process";
@@ -43,14 +48,16 @@ interface KafkajsEncoder {
   buffer: Buffer;
 }
 CompressionCodecs[CompressionTypes.Snappy] = require("kafkajs-snappy");
-CompressionCodecs[CompressionTypes.LZ4] = () => ({
-  compress: async (encoder: KafkajsEncoder) => compressFrameSync(encoder.buffer),
-  decompress: async (buffer: Buffer) => decompressFrameSync(buffer),
-});
-CompressionCodecs[CompressionTypes.ZSTD] = () => ({
-  compress: async (encoder: KafkajsEncoder) => zstdCompressSync(encoder.buffer),
-  decompress: async (buffer: Buffer) => zstdDecompressSync(buffer),
-});
+/** A kafkajs codec on the server's own codec (the same libraries: lz4-napi, node:zlib's zstd). */
+function kafkajsCodec(id: number) {
+  const codec = compressionCodec(id);
+  return () => ({
+    compress: async (encoder: KafkajsEncoder) => Buffer.from(codec.compress(encoder.buffer)),
+    decompress: async (buffer: Buffer) => Buffer.from(codec.decompress(buffer, DEFAULT_MAX_INFLATED_BYTES)),
+  });
+}
+CompressionCodecs[CompressionTypes.LZ4] = kafkajsCodec(CODEC_IDS.lz4);
+CompressionCodecs[CompressionTypes.ZSTD] = kafkajsCodec(CODEC_IDS.zstd);
 
 function kafka(): Kafka {
   return new Kafka({
@@ -89,9 +96,11 @@ const PYTHON_PRODUCE = `
 import json, sys
 from confluent_kafka import Producer
 bootstrap, user, password, topic, codec, rows = sys.argv[1:7]
+# murmur2_random: Java's partitioner, the one the REST key lookup computes (librdkafka's default differs).
 p = Producer({"bootstrap.servers": bootstrap, "security.protocol": "SASL_PLAINTEXT",
               "sasl.mechanisms": "SCRAM-SHA-512", "sasl.username": user, "sasl.password": password,
-              "acks": "all", "compression.type": codec, "linger.ms": 50})
+              "acks": "all", "compression.type": codec, "linger.ms": 50,
+              "partitioner": "murmur2_random"})
 errors = []
 def done(err, msg):
     if err: errors.append(str(err))
@@ -128,7 +137,11 @@ function pythonArgs(): string[] {
 }
 
 /** Produces `batches` of [key, value|null] with python3-confluent-kafka, each batch flushed. */
-async function pythonProduce(topic: string, codec: Codec, batches: [string, string | null][][]): Promise<void> {
+async function pythonProduce(
+  topic: string,
+  codec: Codec,
+  batches: [string, string | null][][],
+): Promise<void> {
   const { stdout } = await run(
     "/usr/bin/python3",
     ["-c", PYTHON_PRODUCE, ...pythonArgs(), topic, codec, JSON.stringify(batches)],
@@ -138,7 +151,10 @@ async function pythonProduce(topic: string, codec: Codec, batches: [string, stri
 }
 
 /** Every record of the topic read over Kafka Fetch by librdkafka: [partition, offset, key, value]. */
-async function pythonRead(topic: string, partitions: number): Promise<[number, number, string, string | null][]> {
+async function pythonRead(
+  topic: string,
+  partitions: number,
+): Promise<[number, number, string, string | null][]> {
   const { stdout } = await run(
     "/usr/bin/python3",
     ["-c", PYTHON_READ, ...pythonArgs(), topic, String(partitions)],
@@ -198,7 +214,11 @@ beforeAll(async () => {
   organizationId = tenant.organizationId;
   key = await h.server.createApiKey({ ...tenant, name: "kafka and rest" });
   sasl = { mechanism: "scram-sha-512", username: key.id, password: key.key };
-  client = new LastwordClient({ baseUrl: PUBLIC_URL, apiKey: key.key, fetch: (req) => h.server.handleRest(req) });
+  client = new LastwordClient({
+    baseUrl: PUBLIC_URL,
+    apiKey: key.key,
+    fetch: (req) => h.server.handleRest(req),
+  });
 }, 60_000);
 
 afterAll(async () => {
@@ -209,40 +229,55 @@ afterAll(async () => {
 });
 
 describe("compressed batches from real clients", () => {
-  it.each(CODECS)("kafkajs produces %s; stored as sent; kafkajs Fetch and REST read every record back", async (codec) => {
-    const topic = `kafkajs-${codec}`;
-    await createTopic(topic, 1, {});
-    const producer = kafka().producer();
-    await producer.connect();
-    const messages = Array.from({ length: 30 }, (_, i) => ({ key: `k-${i}`, value: `${codec} value ${i} `.repeat(8) }));
-    await producer.send({ topic, acks: -1, compression: KAFKAJS_TYPES[codec], messages });
-    await producer.disconnect();
-    expect(await storedCodecs(topic)).toEqual([CODEC_IDS[codec]]);
-    const read = await kafkajsRead(topic, 30);
-    expect(read).toEqual(new Map(messages.map((m) => [m.key, m.value])));
-    expect(await restRecords(topic, 0)).toEqual(messages.map((m, i) => [i, m.key, m.value]));
-  });
+  it.each(CODECS)(
+    "kafkajs produces %s; stored as sent; kafkajs Fetch and REST read every record back",
+    async (codec) => {
+      const topic = `kafkajs-${codec}`;
+      await createTopic(topic, 1, {});
+      const producer = kafka().producer();
+      await producer.connect();
+      const messages = Array.from({ length: 30 }, (_, i) => ({
+        key: `k-${i}`,
+        value: `${codec} value ${i} `.repeat(8),
+      }));
+      await producer.send({ topic, acks: -1, compression: KAFKAJS_TYPES[codec], messages });
+      await producer.disconnect();
+      expect(await storedCodecs(topic)).toEqual([CODEC_IDS[codec]]);
+      const read = await kafkajsRead(topic, 30);
+      expect(read).toEqual(new Map(messages.map((m) => [m.key, m.value])));
+      expect(await restRecords(topic, 0)).toEqual(messages.map((m, i) => [i, m.key, m.value]));
+    },
+  );
 
-  it.each(CODECS)("python3-confluent-kafka produces %s; librdkafka Fetch and REST read every record back", async (codec) => {
-    const topic = `python-${codec}`;
-    await createTopic(topic, 1, {});
-    const rows: [string, string][] = Array.from({ length: 40 }, (_, i) => [`p-${i}`, `from python ${i} `.repeat(6)]);
-    await pythonProduce(topic, codec, [rows]);
-    const codecs = await storedCodecs(topic);
-    expect(codecs.length).toBeGreaterThan(0);
-    expect(codecs.every((c) => c === CODEC_IDS[codec])).toBe(true);
-    expect((await pythonRead(topic, 1)).map(([, offset, k, v]) => [offset, k, v])).toEqual(
-      rows.map(([k, v], i) => [i, k, v]),
-    );
-    expect(await restRecords(topic, 0)).toEqual(rows.map(([k, v], i) => [i, k, v]));
-  });
+  it.each(CODECS)(
+    "python3-confluent-kafka produces %s; librdkafka Fetch and REST read every record back",
+    async (codec) => {
+      const topic = `python-${codec}`;
+      await createTopic(topic, 1, {});
+      const rows: [string, string][] = Array.from({ length: 40 }, (_, i) => [
+        `p-${i}`,
+        `from python ${i} `.repeat(6),
+      ]);
+      await pythonProduce(topic, codec, [rows]);
+      const codecs = await storedCodecs(topic);
+      expect(codecs.length).toBeGreaterThan(0);
+      expect(codecs).toEqual(codecs.map(() => CODEC_IDS[codec]));
+      expect((await pythonRead(topic, 1)).map(([, offset, k, v]) => [offset, k, v])).toEqual(
+        rows.map(([k, v], i) => [i, k, v]),
+      );
+      expect(await restRecords(topic, 0)).toEqual(rows.map(([k, v], i) => [i, k, v]));
+    },
+  );
 
   it("the topic's compression.type decides what is stored: lz4 from a zstd producer, plain under uncompressed", async () => {
     await createTopic("to-lz4", 1, { "compression.type": "lz4" });
     await createTopic("to-plain", 1, { "compression.type": "uncompressed" });
     const producer = kafka().producer();
     await producer.connect();
-    const messages = Array.from({ length: 10 }, (_, i) => ({ key: `r-${i}`, value: `recompressed ${i} `.repeat(8) }));
+    const messages = Array.from({ length: 10 }, (_, i) => ({
+      key: `r-${i}`,
+      value: `recompressed ${i} `.repeat(8),
+    }));
     for (const topic of ["to-lz4", "to-plain"])
       await producer.send({ topic, acks: -1, compression: CompressionTypes.ZSTD, messages });
     await producer.disconnect();

@@ -25,7 +25,11 @@ describe.each(["zstd", "gzip", "snappy", "lz4"] as const)("erasure scan of %s ba
         key: Buffer.from(`other-${i}`),
         value: Buffer.from(`value ${i} `.repeat(10)),
       }));
-      await log.append([...filler.slice(0, 10), { key: SUBJECT, value: Buffer.from(OLD_VALUE) }, ...filler.slice(10)]);
+      await log.append([
+        ...filler.slice(0, 10),
+        { key: SUBJECT, value: Buffer.from(OLD_VALUE) },
+        ...filler.slice(10),
+      ]);
       const erasure = await log.append([{ key: SUBJECT, value: null }]);
       await log.roll();
       // The value is not in the segment file as plain bytes: only a reader that decompresses sees it.
