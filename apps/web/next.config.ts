@@ -52,6 +52,8 @@ const config = (phase: string): NextConfig => ({
     "pg",
     "ioredis",
     "@node-rs/crc32",
+    "snappy",
+    "lz4-napi",
     "nodemailer",
   ],
   // Workspaces hoist dependencies to the repo root; trace and resolve from there.

@@ -51,6 +51,11 @@ export interface BatchValidationOptions {
   appendTimeMs: number;
   /** False for a batch the log store just encoded itself (its CRC is right by construction). */
   checkCrc: boolean;
+  /**
+   * False when the batch is compressed after validation (the topic's codec): the size limits then
+   * apply to the stored, compressed bytes, and the caller checks them with `checkSize`.
+   */
+  checkSize?: boolean;
 }
 
 /** A refused batch's records, by their index in the batch (Kafka's per-record errors, Produce v8+). */
@@ -147,7 +152,7 @@ function checkHeader(
     );
   }
   if (batch[OFF_MAGIC] !== MAGIC_V2) throw new InvalidRecordError(`unsupported magic ${batch[OFF_MAGIC]}`);
-  checkSize(size, config);
+  if (options.checkSize !== false) checkSize(size, config);
   const attributes = batch.readInt16BE(OFF_ATTRIBUTES);
   if ((attributes & COMPRESSION_MASK) !== 0) {
     throw new InvalidRecordError("a compressed batch must be decompressed before it is appended");

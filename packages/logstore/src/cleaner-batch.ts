@@ -1,8 +1,10 @@
 import {
   BATCH_HEADER_BYTES,
+  batchCompression,
   CONTROL_FLAG,
   crc32c,
   DELETE_HORIZON_FLAG,
+  inflateBatch,
   LOG_OVERHEAD_BYTES,
   OFF_ATTRIBUTES,
   OFF_BASE_TIMESTAMP,
@@ -146,7 +148,7 @@ export interface FilteredBatch {
 const filtered: FilteredBatch = { bytes: 0, maxTimestamp: -1, changed: false };
 
 /**
- * Filters the batch at `src[pos]` (validated, uncompressed v2) into `out[outPos]`, which must have
+ * Filters the batch at `src[pos]` (validated, plain v2: `filterCompressedBatch` takes compressed ones) into `out[outPos]`, which must have
  * `filteredBatchBound` bytes free. Returns a shared result object (valid until the next call).
  */
 export function filterBatch(
@@ -375,6 +377,8 @@ export const mapProgress = { full: false, lastPut: -1 };
  * is full, possibly mid-batch (Kafka's buildOffsetMapForSegment since KAFKA-3894).
  */
 export function mapBatch(src: Buffer, pos: number, map: OffsetMap, fromOffset: number): typeof mapProgress {
+  // A compressed batch's keys are read from its inflated copy (the map keeps hashes, not views).
+  if (batchCompression(src, pos) !== 0) return mapBatch(inflateBatch(src, pos), 0, map, fromOffset);
   mapProgress.full = false;
   mapProgress.lastPut = -1;
   if ((src.readInt16BE(pos + OFF_ATTRIBUTES) & CONTROL_FLAG) !== 0) return mapProgress;

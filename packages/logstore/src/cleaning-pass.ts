@@ -1,10 +1,11 @@
 import { randomInt } from "node:crypto";
-import { batchField } from "@lastword/record-batch";
+import { batchCompression, batchField } from "@lastword/record-batch";
 import type { CleanableRange } from "./cleanable-range";
 import { CleanedSegmentWriter } from "./cleaned-segment-writer";
 import type { CleanableLog, CleanResult } from "./cleaner";
 import {
   FilterCounters,
+  type FilteredBatch,
   filterBatch,
   filteredBatchBound,
   mapBatch,
@@ -12,6 +13,7 @@ import {
   type RetainRule,
 } from "./cleaner-batch";
 import type { CleanerCheckpoint } from "./cleaner-checkpoint";
+import { filterCompressedBatch } from "./cleaner-compressed";
 import { reachFaultPoint } from "./cleaner-fault-points";
 import { CleanerSegmentReader } from "./cleaner-segment-reader";
 import {
@@ -290,8 +292,7 @@ export class CleaningPass {
         for (let at = chunk.start; at < chunk.end; at += batchField.sizeBytes(buf, at)) {
           const size = batchField.sizeBytes(buf, at);
           this.result.bytesRead += size;
-          writer.reserve(filteredBatchBound(size, batchField.recordCount(buf, at)));
-          const out = filterBatch(buf, at, writer.buf, writer.length, rule, this.counters);
+          const out = this.filterInto(writer, buf, at, size, rule);
           if (writer.started) writer.commit(out.bytes);
           else if (out.changed) await this.startWriting(group, s, chunk.position + at, writer, out.bytes);
         }
@@ -300,6 +301,25 @@ export class CleaningPass {
     } finally {
       reader.close();
     }
+  }
+
+  /** Filters one batch to `writer.buf[writer.length]`, with room reserved for what it writes. */
+  private filterInto(
+    writer: CleanedSegmentWriter,
+    buf: Buffer,
+    at: number,
+    size: number,
+    rule: RetainRule,
+  ): FilteredBatch {
+    if (batchCompression(buf, at) === 0) {
+      writer.reserve(filteredBatchBound(size, batchField.recordCount(buf, at)));
+      return filterBatch(buf, at, writer.buf, writer.length, rule, this.counters);
+    }
+    // Recompressed output has no bound known before it is written: it is made, then copied in.
+    const out = filterCompressedBatch(buf, at, rule, this.counters);
+    writer.reserve(out.bytes);
+    out.batch.copy(writer.buf, writer.length);
+    return out;
   }
 
   /**

@@ -30,7 +30,22 @@ export interface TopicConfig {
   maxMessageBytes: number;
   fileDeleteDelayMs: number;
   messageTimestampType: TimestampType;
+  compressionType: CompressionType;
 }
+
+/**
+ * Kafka's topic `compression.type`: what codec stored batches use. `producer` keeps the codec each
+ * producer's batch came with; `uncompressed` and the four codecs recompress to that one.
+ */
+export type CompressionType = "producer" | "uncompressed" | "gzip" | "snappy" | "lz4" | "zstd";
+const COMPRESSION_TYPES: readonly CompressionType[] = [
+  "producer",
+  "uncompressed",
+  "gzip",
+  "snappy",
+  "lz4",
+  "zstd",
+];
 
 export type TopicConfigName =
   | "cleanup.policy"
@@ -46,7 +61,8 @@ export type TopicConfigName =
   | "delete.retention.ms"
   | "max.message.bytes"
   | "file.delete.delay.ms"
-  | "message.timestamp.type";
+  | "message.timestamp.type"
+  | "compression.type";
 
 export type TopicConfigInput = Partial<Record<TopicConfigName, string | number>>;
 
@@ -127,6 +143,12 @@ function parseCleanupPolicy(raw: string | number): ParseResult {
     return fail(`cleanup.policy must be delete, compact or compact,delete, got ${describe(raw)}`);
   }
   return ok({ compact: items.includes("compact"), delete: items.includes("delete") });
+}
+
+function parseCompressionType(raw: string | number): ParseResult {
+  const value = COMPRESSION_TYPES.find((type) => type === raw);
+  if (value !== undefined) return ok(value);
+  return fail(`compression.type must be one of ${COMPRESSION_TYPES.join(", ")}, got ${describe(raw)}`);
 }
 
 function parseTimestampType(raw: string | number): ParseResult {
@@ -260,6 +282,15 @@ export const TOPIC_CONFIG_DEFINITIONS: readonly TopicConfigDefinition[] = [
     unit: null,
     doc: "CreateTime keeps producer timestamps; LogAppendTime stamps records with the append time",
     parse: parseTimestampType,
+  },
+  {
+    name: "compression.type",
+    field: "compressionType",
+    type: "string",
+    default: "producer",
+    unit: null,
+    doc: "codec of stored batches: producer keeps each producer's; uncompressed, gzip, snappy, lz4 or zstd recompress to it",
+    parse: parseCompressionType,
   },
 ];
 

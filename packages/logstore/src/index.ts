@@ -12,6 +12,7 @@ export type { RemovedTombstone, TombstoneRemovalReason } from "./cleaner-batch";
 export { type Clock, ManualClock, systemClock } from "./clock";
 export type {
   CleanupPolicy,
+  CompressionType,
   ParseResult,
   TopicConfig,
   TopicConfigDefinition,
@@ -62,3 +63,4 @@ export {
 } from "./producer-state";
 export type { ProducerStateRecovery } from "./producer-state-recovery";
 export type { RetentionReason } from "./retention";
+export { storedCodec } from "./stored-compression";

@@ -9,14 +9,17 @@ import { loadLog, type RecoveryReport } from "./log-loader";
 import { type BatchRead, type ReadBounds, readBatches, readRecords } from "./log-reader";
 import { Mutex } from "./mutex";
 import "./native-crc32c";
+// Every codec a stored batch may use, for this process's reads, cleaner passes and appends.
+import "@lastword/record-batch/node-codecs";
 import {
   type AppendRecord,
+  compressBatch,
   EncodeScratch,
   encodeRecordBatch,
   type LogRecord,
   setBaseOffset,
 } from "@lastword/record-batch";
-import { type ValidatedBatch, validateBatch } from "./batch-validation";
+import { checkSize as checkBatchSize, type ValidatedBatch, validateBatch } from "./batch-validation";
 import {
   DEFAULT_PRODUCER_ID_EXPIRATION_MS,
   incrementSequence,
@@ -30,6 +33,7 @@ import { validateAppendRecords } from "./record-validation";
 import { deletableSegments, type RetentionReason, retentionRules } from "./retention";
 import { drawRollJitterMs, rollReason, timeRollDueAt } from "./roll-policy";
 import { fsyncDirectory, Segment, type SegmentLimits, segmentLimits } from "./segment";
+import { storedCodec } from "./stored-compression";
 import { writeTombstoneCounts } from "./tombstone-counts";
 
 /** `per-append`: every append fsyncs before it resolves. `group-commit`: concurrent appends share fsyncs. */
@@ -55,6 +59,11 @@ export interface AppendOptions {
    * fields and is checked against the partition's producer state first (producer-state.ts).
    */
   producer?: ProducerAppend;
+  /**
+   * Codec id of the producer's batch these records came in (0, plain, by default): kept as the
+   * stored codec under `compression.type=producer`, replaced by the topic's codec otherwise.
+   */
+  compression?: number;
 }
 
 export interface AppendResult {
@@ -208,6 +217,7 @@ export class PartitionLog {
     this.assertOpen();
     validateAppendRecords(records);
     const { producer } = options;
+    const compression = storedCodec(this.config.compressionType, options.compression ?? 0);
     if (producer) validateProducerAppend(producer, records.length);
     const appendTimeMs = this.clock.now();
     const result = await this.mutex.run(async (): Promise<AppendResult> => {
@@ -222,9 +232,14 @@ export class PartitionLog {
         },
         this.encodeScratch,
       );
-      // Its CRC is right by construction; the records are checked as a client's would be.
-      const validated = validateBatch(batch, this.config, { appendTimeMs, checkCrc: false });
-      return this.writeBatch(batch, validated);
+      // Its CRC is right by construction; the records are checked as a client's would be, on the
+      // plain encoding (the in-place walk reads plain records), then compressed to the stored codec.
+      const checkSize = compression === 0;
+      const validated = validateBatch(batch, this.config, { appendTimeMs, checkCrc: false, checkSize });
+      if (checkSize) return this.writeBatch(batch, validated);
+      const stored = compressBatch(batch, compression);
+      checkBatchSize(stored.length, this.config);
+      return this.writeBatch(stored, validated);
     });
     if (this.durability === "group-commit") await this.groupCommit.waitFor(result.lastOffset + 1);
     return result;

@@ -4,10 +4,13 @@ import { build } from "esbuild";
 /**
  * Bundles a crash test's TypeScript child into one CommonJS file: `node child.cjs` starts ~8×
  * faster than `node --import tsx`, which is what lets a test kill hundreds of children. The
- * native CRC-32C binding stays external (esbuild cannot bundle a .node file).
+ * native bindings (CRC-32C, snappy, lz4) stay external (esbuild cannot bundle a .node file).
  */
 export async function bundleChild(entryPoint: string, outfile: string): Promise<void> {
-  const crc32Path = createRequire(import.meta.url).resolve("@node-rs/crc32");
+  const require = createRequire(import.meta.url);
+  const natives = new Map(
+    ["@node-rs/crc32", "snappy", "lz4-napi"].map((name) => [name, require.resolve(name)]),
+  );
   await build({
     entryPoints: [entryPoint],
     outfile,
@@ -18,9 +21,12 @@ export async function bundleChild(entryPoint: string, outfile: string): Promise<
     logLevel: "error",
     plugins: [
       {
-        name: "native-crc32",
+        name: "native-bindings",
         setup(pluginBuild) {
-          pluginBuild.onResolve({ filter: /^@node-rs\/crc32$/ }, () => ({ path: crc32Path, external: true }));
+          pluginBuild.onResolve({ filter: /^(@node-rs\/crc32|snappy|lz4-napi)$/ }, (args) => ({
+            path: natives.get(args.path)!,
+            external: true,
+          }));
         },
       },
     ],

@@ -36,6 +36,7 @@ describe("topic config", () => {
       maxMessageBytes: 1_048_588,
       fileDeleteDelayMs: 60_000,
       messageTimestampType: "CreateTime",
+      compressionType: "producer",
     });
   });
 
@@ -47,6 +48,7 @@ describe("topic config", () => {
       "min.cleanable.dirty.ratio": "0.25",
       "max.compaction.lag.ms": "9223372036854775807",
       "message.timestamp.type": "LogAppendTime",
+      "compression.type": "zstd",
     });
     expect(config.cleanupPolicy).toEqual({ compact: true, delete: true });
     expect(config.retentionMs).toBe(-1);
@@ -54,6 +56,7 @@ describe("topic config", () => {
     expect(config.minCleanableDirtyRatio).toBe(0.25);
     expect(config.maxCompactionLagMs).toBe(LONG_MAX_MS);
     expect(config.messageTimestampType).toBe("LogAppendTime");
+    expect(config.compressionType).toBe("zstd");
   });
 
   it("3. out-of-range values are rejected with a sentence naming config, rule and value", () => {
@@ -73,6 +76,9 @@ describe("topic config", () => {
       "segment.index.bytes must be an integer between 4",
     );
     expect(message({ "message.timestamp.type": "Now" })).toContain("CreateTime or LogAppendTime");
+    expect(message({ "compression.type": "brotli" })).toBe(
+      'compression.type must be one of producer, uncompressed, gzip, snappy, lz4, zstd, got "brotli"',
+    );
     expect(message({ "max.compaction.lag.ms": 0 })).toBe("max.compaction.lag.ms must be ≥ 1, got 0");
     expect(message({ "retention.ms": { ms: 5 } })).toBe(
       "retention.ms must be a string or a number, got object",

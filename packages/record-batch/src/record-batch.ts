@@ -1,7 +1,13 @@
+import {
+  CompressionError,
+  compressionCodec,
+  compressionName,
+  DEFAULT_MAX_INFLATED_BYTES,
+} from "./compression";
 import { crc32c } from "./crc32c";
 
 /**
- * Kafka RecordBatch v2 (magic 2), uncompressed: the log store's on-disk format, the data plane's and
+ * Kafka RecordBatch v2 (magic 2), plain or with its records section compressed: the log store's on-disk format, the data plane's and
  * the REST API's stored frames, and (the same bytes) Kafka's wire format. Layout of the 61-byte header:
  * baseOffset i64 @0 | batchLength i32 @8 | partitionLeaderEpoch i32 @12 | magic i8 @16 | crc u32 @17 |
  * attributes i16 @21 | lastOffsetDelta i32 @23 | baseTimestamp i64 @27 | maxTimestamp i64 @35 |
@@ -100,6 +106,8 @@ export interface EncodeBatchOptions {
     RecordBatchHeader,
     "producerId" | "producerEpoch" | "baseSequence" | "partitionLeaderEpoch" | "attributes"
   >;
+  /** Codec id (attributes bits 0–2) to compress the records section with; 0 (none) by default. */
+  compression?: number;
 }
 
 type EncodableRecord = AppendRecord & { offsetDelta?: number };
@@ -318,7 +326,9 @@ export function encodeRecordBatch(
   const lastRecord = records[count - 1];
   const lastOffsetDelta = options.lastOffsetDelta ?? (lastRecord ? (lastRecord.offsetDelta ?? count - 1) : 0);
   writeBatchHeader(buf, options, { count, lastOffsetDelta, baseTimestamp, maxTimestamp, logAppendTime });
-  return buf;
+  const codec = options.compression ?? 0;
+  // An empty batch (a rebuild that kept none) has no records section to compress.
+  return codec === 0 || count === 0 ? buf : compressBatch(buf, codec);
 }
 
 function writeBatchHeader(
@@ -402,8 +412,8 @@ export function batchHeaderDefect(buf: Uint8Array, pos: number): string | null {
   if (size < BATCH_HEADER_BYTES) return `batch length ${size} is below the header size`;
   const magic = readInt8(buf, pos + OFF_MAGIC);
   if (magic !== MAGIC_V2) return `unsupported magic ${magic}`;
-  const attributes = readInt16(buf, pos + OFF_ATTRIBUTES);
-  if ((attributes & COMPRESSION_MASK) !== 0) return "compressed batches are not supported";
+  const codec = readInt16(buf, pos + OFF_ATTRIBUTES) & COMPRESSION_MASK;
+  if (compressionName(codec) === null) return `unknown compression codec ${codec}`;
   if (readInt32(buf, pos + OFF_LAST_OFFSET_DELTA) < 0) return "negative lastOffsetDelta";
   if (readInt32(buf, pos + OFF_RECORD_COUNT) < 0) return "negative record count";
   if (readInt64(buf, pos) < 0) return "negative base offset";
@@ -508,6 +518,9 @@ function decodeRecords(
   maxRecords: number,
   withOffsetDelta: boolean,
 ): number {
+  if ((buf[pos + OFF_ATTRIBUTES + 1]! & COMPRESSION_MASK) !== 0) {
+    return decodeRecords(inflateBatch(buf, pos), 0, out, minOffset, maxRecords, withOffsetDelta);
+  }
   const baseOffset = readInt64(buf, pos);
   const appendTime = (buf[pos + OFF_ATTRIBUTES + 1]! & TIMESTAMP_TYPE_FLAG) !== 0;
   const baseTimestamp = readInt64(buf, pos + OFF_BASE_TIMESTAMP);
@@ -545,7 +558,9 @@ function decodeRecords(
  * Control batches hold none. Walks the record lengths without building objects.
  */
 export function countTombstones(buf: Uint8Array, pos: number): number {
-  if ((readInt16(buf, pos + OFF_ATTRIBUTES) & CONTROL_FLAG) !== 0) return 0;
+  const attributes = readInt16(buf, pos + OFF_ATTRIBUTES);
+  if ((attributes & CONTROL_FLAG) !== 0) return 0;
+  if ((attributes & COMPRESSION_MASK) !== 0) return countTombstones(inflateBatch(buf, pos), 0);
   const count = readInt32(buf, pos + OFF_RECORD_COUNT);
   let tombstones = 0;
   cursor = pos + BATCH_HEADER_BYTES;
@@ -591,5 +606,67 @@ export function rebuildBatch(
     lastOffsetDelta: source.lastOffsetDelta,
     deleteHorizonMs: horizon,
     producer: source,
+    compression: source.attributes & COMPRESSION_MASK,
   });
+}
+
+/** The codec id (attributes bits 0–2) of the batch at `pos`: 0 for a plain batch. */
+export function batchCompression(buf: Uint8Array, pos: number): number {
+  return buf[pos + OFF_ATTRIBUTES + 1]! & COMPRESSION_MASK;
+}
+
+function batchCopy(buf: Uint8Array, pos: number, records: Uint8Array, codec: number): Buffer {
+  const out = Buffer.allocUnsafe(BATCH_HEADER_BYTES + records.length);
+  out.set(buf.subarray(pos, pos + BATCH_HEADER_BYTES), 0);
+  out.set(records, BATCH_HEADER_BYTES);
+  out.writeInt32BE(out.length - LOG_OVERHEAD_BYTES, OFF_LENGTH);
+  out.writeInt16BE((out.readInt16BE(OFF_ATTRIBUTES) & ~COMPRESSION_MASK) | codec, OFF_ATTRIBUTES);
+  out.writeUInt32BE(crc32c(out.subarray(OFF_ATTRIBUTES)), OFF_CRC);
+  return out;
+}
+
+/**
+ * The batch at `pos` (whole) with its records section decompressed: the same header, codec bits
+ * cleared, length and CRC-32C recomputed; a plain batch comes back as a view. Throws
+ * CompressionError for a section that does not decompress, or that would exceed `maxBytes`.
+ */
+export function inflateBatch(buf: Uint8Array, pos: number, maxBytes = DEFAULT_MAX_INFLATED_BYTES): Buffer {
+  const size = readInt32(buf, pos + OFF_LENGTH) + LOG_OVERHEAD_BYTES;
+  const codec = batchCompression(buf, pos);
+  if (codec === 0) return Buffer.from(buf.buffer, buf.byteOffset + pos, size);
+  if (pos + size > buf.length) throw new CompressionError(`a compressed batch of ${size} bytes is cut short`);
+  const records = compressionCodec(codec).decompress(
+    buf.subarray(pos + BATCH_HEADER_BYTES, pos + size),
+    maxBytes,
+  );
+  return batchCopy(buf, pos, records, 0);
+}
+
+/**
+ * The plain batch at the start of `plain` with its records section compressed by codec `codec`:
+ * same header, codec bits set, length and CRC-32C recomputed (a fresh buffer).
+ */
+export function compressBatch(plain: Uint8Array, codec: number): Buffer {
+  const size = readInt32(plain, OFF_LENGTH) + LOG_OVERHEAD_BYTES;
+  const records = compressionCodec(codec).compress(plain.subarray(BATCH_HEADER_BYTES, size));
+  return batchCopy(plain, 0, records, codec);
+}
+
+/**
+ * `bytes` (whole batches) with every compressed batch inflated, for readers that cannot
+ * decompress (the REST client in a browser): the same buffer when none is compressed.
+ */
+export function inflateBatches(bytes: Uint8Array): Uint8Array {
+  let compressed = false;
+  for (
+    let pos = 0;
+    pos < bytes.length && !compressed;
+    pos += readInt32(bytes, pos + OFF_LENGTH) + LOG_OVERHEAD_BYTES
+  )
+    compressed = batchCompression(bytes, pos) !== 0;
+  if (!compressed) return bytes;
+  const parts: Uint8Array[] = [];
+  for (let pos = 0; pos < bytes.length; pos += readInt32(bytes, pos + OFF_LENGTH) + LOG_OVERHEAD_BYTES)
+    parts.push(inflateBatch(bytes, pos));
+  return Buffer.concat(parts);
 }

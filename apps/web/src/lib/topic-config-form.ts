@@ -62,6 +62,7 @@ const NEVER_VALUES: Partial<Record<TopicConfigName, { raw: string; label: string
 const CHOICES: Partial<Record<TopicConfigName, readonly string[]>> = {
   "cleanup.policy": ["delete", "compact", "compact,delete"],
   "message.timestamp.type": ["CreateTime", "LogAppendTime"],
+  "compression.type": ["producer", "uncompressed", "gzip", "snappy", "lz4", "zstd"],
 };
 
 function unitsOf(name: TopicConfigName, factors: Record<string, number>): UnitChoice[] {

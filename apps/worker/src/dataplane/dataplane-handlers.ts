@@ -42,6 +42,8 @@ export function produce(
   partitionId: string,
   body: Promise<ProducePayload>,
   producer?: ProducerFields,
+  /** The codec the producer's batch came in (Kafka Produce), for the topic's compression.type. */
+  stored: { compression?: number } = {},
 ): Promise<ProduceResponse> {
   return host.write(partitionId, body, async (log, payload) => {
     // A roll closes a segment, which may make a compacted partition cleanable right now.
@@ -50,7 +52,7 @@ export function produce(
     const count = appendedCount(payload);
     const { baseOffset, lastOffset, duplicate } = isEncodedBatch(payload)
       ? await log.appendBatch(payload.batch)
-      : await log.append(payload, producer ? { producer } : {});
+      : await log.append(payload, { ...(producer && { producer }), ...stored });
     if (compacted && (await log.segments()).length !== segmentsBefore) host.notifyRolled(partitionId);
     // The answer promises consecutive offsets; an append that broke that must not be acknowledged.
     if (lastOffset !== baseOffset + count - 1) {

@@ -9,7 +9,7 @@ import {
   STREAM_CONTENT_TYPE,
 } from "@lastword/frames";
 import { decodeBatch } from "@lastword/logstore";
-import { batchesBefore } from "@lastword/record-batch";
+import { batchesBefore, inflateBatches } from "@lastword/record-batch";
 import type { HostedLog, LogRecord } from "../hosting/hosted-log";
 import { requireKeyIndex } from "../hosting/indexed-log";
 import { dataPlaneErrorOf } from "../hosting/log-errors";
@@ -114,12 +114,14 @@ async function* storedPages(
 
 /**
  * Sends one stored frame (head, then the batches as read: no copy); its buffer goes back once the
- * socket has written it. False when the socket is full.
+ * socket has written it. False when the socket is full. Compressed batches go inflated: stored
+ * frames carry plain batches, which every reader (the browser's too) walks without a codec.
  */
 function writeStored(res: ServerResponse, page: StoredPage, end: number, buffers: PageBuffers): boolean {
+  const bytes = inflateBatches(page.bytes);
   res.cork();
-  res.write(encodeStoredHead(page.bytes.length, page.from, end, page.keep));
-  const flowing = res.write(page.bytes, () => buffers.give(page.buffer));
+  res.write(encodeStoredHead(bytes.length, page.from, end, page.keep));
+  const flowing = res.write(bytes, () => buffers.give(page.buffer));
   res.uncork();
   return flowing;
 }

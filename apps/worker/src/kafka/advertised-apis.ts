@@ -43,6 +43,16 @@ for (const api of ADVERTISED_APIS) {
   }
 }
 
+/**
+ * What ApiVersions answers: the served ranges, except that Produce is announced from v0.
+ * librdkafka up to 2.x compresses a batch with gzip, snappy or lz4 only when the broker's Produce
+ * range overlaps v0 (its table of the first Produce version each codec needs: 0 for those three,
+ * 7 for zstd); with the served minimum it sends them uncompressed. A request below the served
+ * minimum still closes the connection, like any version not served.
+ */
+export const API_VERSIONS_ANSWER: readonly { apiKey: number; minVersion: number; maxVersion: number }[] =
+  ADVERTISED_APIS.map((api) => (api.apiKey === ApiKey.Produce ? { ...api, minVersion: 0 } : api));
+
 export function isAdvertised(apiKey: number, version: number): boolean {
   return ADVERTISED_APIS.some(
     (a) => a.apiKey === apiKey && version >= a.minVersion && version <= a.maxVersion,

@@ -19,7 +19,7 @@ import {
   handleIncrementalAlterConfigs,
 } from "./admin/topic-configs-handler";
 import { handleCreateTopics, handleDeleteTopics } from "./admin/topic-lifecycle-handler";
-import { ADVERTISED_APIS, isAdvertised } from "./advertised-apis";
+import { API_VERSIONS_ANSWER, isAdvertised } from "./advertised-apis";
 import { handleFetch } from "./fetch-handler";
 import { handleFindCoordinator } from "./groups/find-coordinator-handler";
 import { handleDeleteGroups, handleDescribeGroups, handleListGroups } from "./groups/group-admin-handler";
@@ -172,7 +172,7 @@ export class KafkaConnection {
           version: request.body.clientSoftwareVersion,
         };
       }
-      reply({ errorCode: 0, apiKeys: ADVERTISED_APIS, throttleTimeMs: 0 });
+      reply({ errorCode: 0, apiKeys: API_VERSIONS_ANSWER, throttleTimeMs: 0 });
       return;
     }
     if (!isAdvertised(request.apiKey, request.apiVersion)) {
@@ -256,7 +256,7 @@ export class KafkaConnection {
     this.#write(
       encodeResponse(ApiKey.ApiVersions, 0, correlationId, {
         errorCode: ErrorCode.UNSUPPORTED_VERSION,
-        apiKeys: ADVERTISED_APIS,
+        apiKeys: API_VERSIONS_ANSWER,
       }),
     );
   }

@@ -1,6 +1,6 @@
-import type { FaultPoint } from "../dataplane/dataplane-server";
 import type { PrismaClient } from "@lastword/db";
 import type { Clock } from "@lastword/logstore";
+import type { FaultPoint } from "../dataplane/dataplane-server";
 import type { TombstoneAudit } from "../erasure/tombstone-audit";
 import type { PartitionHost } from "../hosting/partition-host";
 import type { Logger } from "../logger";

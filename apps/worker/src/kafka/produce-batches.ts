@@ -1,15 +1,19 @@
-import { gunzipSync } from "node:zlib";
 import type { ProducerFields } from "@lastword/dataplane";
 import { ErrorCode } from "@lastword/kafka-protocol";
 import { NO_PRODUCER_ID, type TopicConfig } from "@lastword/logstore";
+// The four codecs client batches may come in (the log store installs the same ones).
+import "@lastword/record-batch/node-codecs";
 import {
   type AppendRecord,
   BATCH_HEADER_BYTES,
+  batchCompression,
   batchCrcMatches,
   batchHeaderDefect,
-  COMPRESSION_MASK,
   CONTROL_FLAG,
+  CompressionError,
+  compressionName,
   decodeBatch,
+  inflateBatch,
   LOG_OVERHEAD_BYTES,
   OFF_ATTRIBUTES,
   OFF_BASE_SEQUENCE,
@@ -22,10 +26,7 @@ import {
 import { KAFKA_PRODUCER_ID_LIMIT } from "./producers/producer-ids.repository";
 
 const NONE = 0;
-const GZIP = 1;
 const TRANSACTIONAL_OR_CONTROL = TRANSACTIONAL_FLAG | CONTROL_FLAG;
-/** Largest records section a gzip batch may inflate to: what a fetch could ever serve whole. */
-const MAX_INFLATED_BYTES = 64 << 20;
 
 export interface BatchRefusal {
   errorCode: number;
@@ -36,12 +37,13 @@ export interface BatchRefusal {
 
 /**
  * What a partition's Produce data becomes: the client's batch itself, appended as sent, or the
- * records of a batch the log cannot store as it came (compressed), re-encoded by the log with the
- * batch's producer fields so the append stays idempotent.
+ * records of a batch the log cannot store as it came (compressed, or a topic whose
+ * `compression.type` names a codec), re-encoded by the log with the batch's producer fields so the
+ * append stays idempotent, and `codec`, the client's, for the topic's `compression.type` rule.
  */
 export type PartitionPayload =
   | { kind: "as-sent"; batch: Buffer }
-  | { kind: "re-encoded"; records: AppendRecord[]; producer: ProducerFields | undefined };
+  | { kind: "re-encoded"; records: AppendRecord[]; producer: ProducerFields | undefined; codec: number };
 
 function refuse(errorCode: number, message: string): BatchRefusal {
   return { errorCode, message };
@@ -49,11 +51,13 @@ function refuse(errorCode: number, message: string): BatchRefusal {
 
 /**
  * The one branch point between the two append paths: an uncompressed v2 batch is stored exactly as
- * the client sent it (the log store validates it in place and writes its base offset); any other
- * codec is decoded here and its records appended, to be re-encoded by the log store.
+ * the client sent it (the log store validates it in place and writes its base offset) unless the
+ * topic's `compression.type` names a codec; a compressed batch is decoded here and its records
+ * appended, to be re-encoded by the log store under the codec Kafka's LogValidator would pick.
  */
-export function appendsAsSent(batch: Buffer): boolean {
-  return (batch.readInt16BE(OFF_ATTRIBUTES) & COMPRESSION_MASK) === NONE;
+export function appendsAsSent(batch: Buffer, config: TopicConfig): boolean {
+  const keepsPlain = config.compressionType === "producer" || config.compressionType === "uncompressed";
+  return keepsPlain && batchCompression(batch, 0) === NONE;
 }
 
 /**
@@ -69,8 +73,9 @@ export function partitionPayload(data: Buffer | null, config: TopicConfig): Part
   if (data.length < BATCH_HEADER_BYTES)
     return refuse(ErrorCode.CORRUPT_MESSAGE, "a record batch is cut short");
   const defect = batchHeaderDefect(data, 0);
-  if (defect && !defect.startsWith("compressed"))
-    return refuse(ErrorCode.CORRUPT_MESSAGE, `invalid record batch: ${defect}`);
+  if (defect?.startsWith("unknown compression codec"))
+    return refuse(ErrorCode.UNSUPPORTED_COMPRESSION_TYPE, `invalid record batch: ${defect}`);
+  if (defect) return refuse(ErrorCode.CORRUPT_MESSAGE, `invalid record batch: ${defect}`);
   const size = data.readInt32BE(OFF_LENGTH) + LOG_OVERHEAD_BYTES;
   if (size > data.length) return refuse(ErrorCode.CORRUPT_MESSAGE, "a record batch is cut short");
   if (size < data.length) {
@@ -86,7 +91,7 @@ export function partitionPayload(data: Buffer | null, config: TopicConfig): Part
       `producer id ${producerId} was not issued by InitProducerId`,
     );
   }
-  if (appendsAsSent(data)) return { kind: "as-sent", batch: data };
+  if (appendsAsSent(data, config)) return { kind: "as-sent", batch: data };
   const records = decodedRecords(data, config);
   if (!Array.isArray(records)) return records;
   const producer =
@@ -97,7 +102,7 @@ export function partitionPayload(data: Buffer | null, config: TopicConfig): Part
           producerEpoch: data.readInt16BE(OFF_PRODUCER_EPOCH),
           baseSequence: data.readInt32BE(OFF_BASE_SEQUENCE),
         };
-  return { kind: "re-encoded", records, producer };
+  return { kind: "re-encoded", records, producer, codec: batchCompression(data, 0) };
 }
 
 function decodedRecords(data: Buffer, config: TopicConfig): AppendRecord[] | BatchRefusal {
@@ -113,15 +118,15 @@ function decodedRecords(data: Buffer, config: TopicConfig): AppendRecord[] | Bat
   if ((attributes & TRANSACTIONAL_OR_CONTROL) !== 0) {
     return refuse(ErrorCode.INVALID_RECORD, "transactional and control batches are not supported");
   }
-  const codec = attributes & COMPRESSION_MASK;
-  if (codec !== GZIP) {
-    return refuse(
-      ErrorCode.UNSUPPORTED_COMPRESSION_TYPE,
-      `compression codec ${codec} is not supported (gzip or none)`,
-    );
+  let plain: Buffer;
+  try {
+    // A compressed batch becomes the same batch plain, so one record decoder serves every codec.
+    plain = inflateBatch(data, 0);
+  } catch (error) {
+    if (!(error instanceof CompressionError)) throw error;
+    const known = compressionName(batchCompression(data, 0)) !== null;
+    return refuse(known ? ErrorCode.CORRUPT_MESSAGE : ErrorCode.UNSUPPORTED_COMPRESSION_TYPE, error.message);
   }
-  const plain = inflated(data);
-  if (!Buffer.isBuffer(plain)) return plain;
   try {
     const { header, records } = decodeBatch(plain, 0);
     if (records.length !== header.recordCount) {
@@ -134,23 +139,4 @@ function decodedRecords(data: Buffer, config: TopicConfig): AppendRecord[] | Bat
   } catch (error) {
     return refuse(ErrorCode.CORRUPT_MESSAGE, `malformed records: ${(error as Error).message}`);
   }
-}
-
-// A gzip batch becomes the same batch uncompressed, so one record decoder serves every codec.
-function inflated(data: Buffer): Buffer | BatchRefusal {
-  let records: Buffer;
-  try {
-    records = gunzipSync(data.subarray(BATCH_HEADER_BYTES), { maxOutputLength: MAX_INFLATED_BYTES });
-  } catch (error) {
-    return refuse(
-      ErrorCode.CORRUPT_MESSAGE,
-      `gzip records section does not inflate: ${(error as Error).message}`,
-    );
-  }
-  const out = Buffer.allocUnsafe(BATCH_HEADER_BYTES + records.length);
-  data.copy(out, 0, 0, BATCH_HEADER_BYTES);
-  records.copy(out, BATCH_HEADER_BYTES);
-  out.writeInt32BE(out.length - LOG_OVERHEAD_BYTES, OFF_LENGTH);
-  out.writeInt16BE(out.readInt16BE(OFF_ATTRIBUTES) & ~COMPRESSION_MASK, OFF_ATTRIBUTES);
-  return out;
 }

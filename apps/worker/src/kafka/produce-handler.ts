@@ -74,6 +74,7 @@ async function producePartition(
             partition.id,
             Promise.resolve(payload.records),
             payload.producer,
+            { compression: payload.codec },
           );
     // The batch is durable; dying here is the crash an idempotent client must retry through.
     if (ctx.fault?.point === "after-append" && !answer.duplicate) process.kill(process.pid, "SIGKILL");

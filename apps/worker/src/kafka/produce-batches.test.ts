@@ -1,0 +1,55 @@
+import { ErrorCode } from "@lastword/kafka-protocol";
+import { defaultTopicConfig, parseTopicConfig } from "@lastword/logstore";
+import { CODEC_IDS, crc32c, encodeRecordBatch, OFF_ATTRIBUTES, OFF_CRC } from "@lastword/record-batch";
+import { describe, expect, it } from "vitest";
+import { partitionPayload } from "./produce-batches";
+
+const records = Array.from({ length: 5 }, (_, i) => ({
+  key: Buffer.from(`k${i}`),
+  value: Buffer.from(`value ${i} `.repeat(10)),
+  timestamp: 100 + i,
+}));
+const config = defaultTopicConfig();
+
+function batch(compression: number): Buffer {
+  return encodeRecordBatch(records, { baseOffset: 0, appendTimeMs: 1, compression });
+}
+
+describe("Produce batches in every codec", () => {
+  it.each(["gzip", "snappy", "lz4", "zstd"] as const)(
+    "decodes %s for re-encoding and names it as the client's codec",
+    (name) => {
+      const out = partitionPayload(batch(CODEC_IDS[name]), config);
+      expect(out).toMatchObject({ kind: "re-encoded", codec: CODEC_IDS[name], producer: undefined });
+      expect("records" in out && out.records.map((r) => r.value?.toString())).toEqual(
+        records.map((r) => r.value.toString()),
+      );
+    },
+  );
+
+  it("a plain batch is appended as sent, unless the topic's compression.type names a codec", () => {
+    expect(partitionPayload(batch(0), config)).toMatchObject({ kind: "as-sent" });
+    const zstdTopic = parseTopicConfig({ "compression.type": "zstd" });
+    expect(partitionPayload(batch(0), zstdTopic)).toMatchObject({ kind: "re-encoded", codec: 0 });
+  });
+
+  it("refuses a records section that does not decompress with CORRUPT_MESSAGE naming the codec", () => {
+    const data = batch(CODEC_IDS.zstd);
+    data.fill(0x55, 70, 90);
+    // Re-seal the CRC so the refusal is the codec's, not the checksum's.
+    data.writeUInt32BE(crc32c(data.subarray(OFF_ATTRIBUTES)), OFF_CRC);
+    expect(partitionPayload(data, config)).toMatchObject({
+      errorCode: ErrorCode.CORRUPT_MESSAGE,
+      message: expect.stringContaining("zstd"),
+    });
+  });
+
+  it("refuses a codec id Kafka does not define with UNSUPPORTED_COMPRESSION_TYPE", () => {
+    const data = batch(0);
+    data.writeInt16BE(data.readInt16BE(OFF_ATTRIBUTES) | 6, OFF_ATTRIBUTES);
+    expect(partitionPayload(data, config)).toEqual({
+      errorCode: ErrorCode.UNSUPPORTED_COMPRESSION_TYPE,
+      message: "invalid record batch: unknown compression codec 6",
+    });
+  });
+});
