@@ -6,10 +6,12 @@ import type { PrismaClient } from "@lastword/db";
 import { deriveScramCredential, SCRAM_MECHANISMS } from "@lastword/kafka-auth";
 import {
   type ApiKey,
+  decodeResponse,
   encodeRequest,
   FrameReader,
   MAX_FRAME_BYTES,
   type RequestInput,
+  type ResponseBody,
 } from "@lastword/kafka-protocol";
 
 /** An API key row as the control plane writes it (hash, permissions, SCRAM credentials). */
@@ -127,6 +129,11 @@ export class RawKafka {
     const frame = await this.nextFrame();
     if (frame.readInt32BE(0) !== correlationId) throw new Error("out-of-order response");
     return frame.subarray(headerBytes);
+  }
+
+  /** A request and its decoded response body. */
+  async call<K extends ApiKey>(apiKey: K, version: number, body: RequestInput<K>): Promise<ResponseBody<K>> {
+    return decodeResponse(apiKey, version, await this.request(apiKey, version, body, 0)).body;
   }
 
   async nextFrame(): Promise<Buffer> {

@@ -1,10 +1,4 @@
-import {
-  ApiKey,
-  decodeResponse,
-  ErrorCode,
-  type RequestInput,
-  type ResponseBody,
-} from "@lastword/kafka-protocol";
+import { ApiKey, ErrorCode } from "@lastword/kafka-protocol";
 import { type Consumer, Kafka, logLevel } from "kafkajs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { RunningWorker } from "../src/worker";
@@ -27,15 +21,6 @@ async function raw(worker: RunningWorker): Promise<RawKafka> {
   const conn = await RawKafka.open(worker.kafka!.host, worker.kafka!.port);
   await conn.loginPlain(key.id, key.secret);
   return conn;
-}
-
-async function call<K extends ApiKey>(
-  conn: RawKafka,
-  apiKey: K,
-  version: number,
-  body: RequestInput<K>,
-): Promise<ResponseBody<K>> {
-  return decodeResponse(apiKey, version, await conn.request(apiKey, version, body, 0)).body;
 }
 
 const consumerProtocol = [{ name: "range", metadata: Buffer.from([0, 0, 0, 0, 0, 0, 0, 0]) }];
@@ -71,17 +56,17 @@ afterAll(async () => {
 describe("coordinator ownership", () => {
   it("FindCoordinator v4 (batched) claims the groups for the worker asked; the other worker names it and answers NOT_COORDINATOR", async () => {
     const c1 = await raw(w1);
-    const found = await call(c1, ApiKey.FindCoordinator, 4, { keyType: 0, coordinatorKeys: ["ga", "gb"] });
+    const found = await c1.call(ApiKey.FindCoordinator, 4, { keyType: 0, coordinatorKeys: ["ga", "gb"] });
     expect(found.coordinators).toEqual([
       expect.objectContaining({ key: "ga", nodeId: w1.kafka!.nodeId, port: w1.kafka!.port, errorCode: 0 }),
       expect.objectContaining({ key: "gb", nodeId: w1.kafka!.nodeId, port: w1.kafka!.port, errorCode: 0 }),
     ]);
     const c2 = await raw(w2);
-    const v0 = await call(c2, ApiKey.FindCoordinator, 0, { key: "ga" });
+    const v0 = await c2.call(ApiKey.FindCoordinator, 0, { key: "ga" });
     expect(v0).toMatchObject({ errorCode: 0, nodeId: w1.kafka!.nodeId, port: w1.kafka!.port });
-    const elsewhere = await call(c2, ApiKey.JoinGroup, 5, join("ga", ""));
+    const elsewhere = await c2.call(ApiKey.JoinGroup, 5, join("ga", ""));
     expect(elsewhere.errorCode).toBe(ErrorCode.NOT_COORDINATOR);
-    const fetched = await call(c2, ApiKey.OffsetFetch, 7, { groupId: "ga", topics: null });
+    const fetched = await c2.call(ApiKey.OffsetFetch, 7, { groupId: "ga", topics: null });
     expect(fetched.errorCode).toBe(ErrorCode.NOT_COORDINATOR);
     const rows = await h.db.prisma.kafkaGroup.findMany({
       where: { organizationId: ORG },
@@ -97,11 +82,11 @@ describe("coordinator ownership", () => {
 
   it("the classic protocol's errors: MEMBER_ID_REQUIRED, ILLEGAL_GENERATION, UNKNOWN_MEMBER_ID, REBALANCE_IN_PROGRESS", async () => {
     const a = await raw(w1);
-    await call(a, ApiKey.FindCoordinator, 3, { key: "graw", keyType: 0 });
-    const first = await call(a, ApiKey.JoinGroup, 5, join("graw", ""));
+    await a.call(ApiKey.FindCoordinator, 3, { key: "graw", keyType: 0 });
+    const first = await a.call(ApiKey.JoinGroup, 5, join("graw", ""));
     expect(first.errorCode).toBe(ErrorCode.MEMBER_ID_REQUIRED);
     expect(first.memberId).not.toBe("");
-    const joined = await call(a, ApiKey.JoinGroup, 5, join("graw", first.memberId));
+    const joined = await a.call(ApiKey.JoinGroup, 5, join("graw", first.memberId));
     expect(joined).toMatchObject({
       errorCode: 0,
       generationId: 1,
@@ -109,7 +94,7 @@ describe("coordinator ownership", () => {
       protocolName: "range",
     });
     expect(joined.members.map((m) => m.memberId)).toEqual([first.memberId]);
-    const synced = await call(a, ApiKey.SyncGroup, 3, {
+    const synced = await a.call(ApiKey.SyncGroup, 3, {
       groupId: "graw",
       generationId: 1,
       memberId: first.memberId,
@@ -118,13 +103,13 @@ describe("coordinator ownership", () => {
     expect(synced).toMatchObject({ errorCode: 0 });
     expect(Buffer.from(synced.assignment).toString()).toBe("mine");
     const hb = (generationId: number, memberId = first.memberId) =>
-      call(a, ApiKey.Heartbeat, 3, { groupId: "graw", generationId, memberId });
+      a.call(ApiKey.Heartbeat, 3, { groupId: "graw", generationId, memberId });
     expect((await hb(1)).errorCode).toBe(0);
     expect((await hb(7)).errorCode).toBe(ErrorCode.ILLEGAL_GENERATION);
     expect((await hb(1, "nobody")).errorCode).toBe(ErrorCode.UNKNOWN_MEMBER_ID);
     // An admin commit while the group has a member is refused, a member commit with a stale generation too.
     const commit = (memberId: string, generation: number) =>
-      call(a, ApiKey.OffsetCommit, 7, {
+      a.call(ApiKey.OffsetCommit, 7, {
         groupId: "graw",
         generationIdOrMemberEpoch: generation,
         memberId,
@@ -143,27 +128,27 @@ describe("coordinator ownership", () => {
 
     // A second member (v3: no member id round trip) starts a rebalance the first learns of by heartbeat.
     const b = await raw(w1);
-    const second = call(b, ApiKey.JoinGroup, 3, join("graw", ""));
+    const second = b.call(ApiKey.JoinGroup, 3, join("graw", ""));
     await expect.poll(async () => (await hb(1)).errorCode).toBe(ErrorCode.REBALANCE_IN_PROGRESS);
-    const rejoined = await call(a, ApiKey.JoinGroup, 5, join("graw", first.memberId));
+    const rejoined = await a.call(ApiKey.JoinGroup, 5, join("graw", first.memberId));
     const other = await second;
     expect(rejoined).toMatchObject({ errorCode: 0, generationId: 2, leader: first.memberId });
     expect(rejoined.members).toHaveLength(2);
     expect(other).toMatchObject({ errorCode: 0, generationId: 2, leader: first.memberId, members: [] });
 
-    const fetched = await call(a, ApiKey.OffsetFetch, 8, { groups: [{ groupId: "graw", topics: null }] });
+    const fetched = await a.call(ApiKey.OffsetFetch, 8, { groups: [{ groupId: "graw", topics: null }] });
     expect(fetched.groups[0]!.topics).toEqual([
       {
         name: "moving",
         partitions: [expect.objectContaining({ partitionIndex: 0, committedOffset: 5n, metadata: "m" })],
       },
     ]);
-    const left = await call(a, ApiKey.LeaveGroup, 4, {
+    const left = await a.call(ApiKey.LeaveGroup, 4, {
       groupId: "graw",
       members: [{ memberId: first.memberId }, { memberId: other.memberId }, { memberId: "nobody" }],
     });
     expect(left.members.map((m) => m.errorCode)).toEqual([0, 0, ErrorCode.UNKNOWN_MEMBER_ID]);
-    const described = await call(a, ApiKey.DescribeGroups, 5, {
+    const described = await a.call(ApiKey.DescribeGroups, 5, {
       groups: ["graw"],
       includeAuthorizedOperations: false,
     });
@@ -196,7 +181,7 @@ describe("coordinator failover", () => {
     });
     // The coordinator is the worker asked first; ask w1 so it holds the lease.
     const c1 = await raw(w1);
-    await call(c1, ApiKey.FindCoordinator, 3, { key: "gmove", keyType: 0 });
+    await c1.call(ApiKey.FindCoordinator, 3, { key: "gmove", keyType: 0 });
     c1.close();
     const consumer: Consumer = kafka.consumer({
       groupId: "gmove",

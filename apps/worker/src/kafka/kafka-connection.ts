@@ -22,6 +22,7 @@ import {
   handleSyncGroup,
 } from "./groups/group-membership-handler";
 import { handleOffsetCommit } from "./groups/offset-commit-handler";
+import { handleOffsetDelete } from "./groups/offset-delete-handler";
 import { handleOffsetFetch } from "./groups/offset-fetch-handler";
 import type { KafkaBrokerContext, KafkaSession } from "./kafka-context";
 import type { KafkaPrincipal, KafkaPrincipals } from "./kafka-principals";
@@ -215,6 +216,8 @@ export class KafkaConnection {
         return reply(await handleListGroups(ctx, session, request.body));
       case ApiKey.DeleteGroups:
         return reply(await handleDeleteGroups(ctx, session, request.body));
+      case ApiKey.OffsetDelete:
+        return reply(await handleOffsetDelete(ctx, session, request.body));
       default:
         this.close();
     }
