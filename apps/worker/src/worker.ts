@@ -22,6 +22,7 @@ import type { GroupTimings } from "./kafka/groups/group-state";
 import { KafkaCatalog } from "./kafka/kafka-catalog";
 import { type KafkaListener, type KafkaListenerConfig, startKafkaListener } from "./kafka/kafka-listener";
 import { KafkaPrincipals } from "./kafka/kafka-principals";
+import type { TestFaults } from "./kafka/test-faults";
 import { createLogger, type Logger, type LogLevel } from "./logger";
 import { WorkerMetrics } from "./metrics/metrics";
 import { PartitionStatsRepository } from "./metrics/partition-stats.repository";
@@ -56,7 +57,12 @@ export interface WorkerConfig {
   /** Cleaner and retention scheduling through BullMQ; without it passes run only when requested. */
   scheduling?: SchedulingConfig;
   /** The Kafka listener; without it this worker is no broker (Metadata does not list it). */
-  kafka?: KafkaListenerConfig & { advertisedHost?: string; groups?: Partial<GroupTimings> };
+  kafka?: KafkaListenerConfig & {
+    advertisedHost?: string;
+    groups?: Partial<GroupTimings>;
+    /** Tests only (WORKER_KAFKA_TEST_FAULTS): requests answered with injected errors. */
+    testFaults?: TestFaults;
+  };
   /** Test-only fault injection (LASTWORD_FAULT_POINT, dataplane-server.ts). */
   faultPoint?: FaultPoint;
 }
@@ -320,6 +326,7 @@ async function startKafka(config: NonNullable<WorkerConfig["kafka"]>, parts: Kaf
       groupLeases,
       groupOffsets: new GroupOffsetsRepository(parts.prisma, now),
       self,
+      testFaults: config.testFaults ?? null,
     },
     new KafkaPrincipals(parts.prisma, now),
     config,

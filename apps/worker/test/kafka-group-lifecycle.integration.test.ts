@@ -1,7 +1,7 @@
 import { ApiKey, ErrorCode } from "@lastword/kafka-protocol";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { RunningWorker } from "../src/worker";
-import { createKafkaKey, createNamedTopic, RawKafka } from "./kafka-client";
+import { CLIENT_SCOPES, createKafkaKey, createNamedTopic, RawKafka } from "./kafka-client";
 import { openWorkerHarness, type WorkerHarness } from "./worker-harness";
 
 // A group's life beyond join/sync on raw frames: static membership (KIP-345), OffsetDelete with
@@ -81,9 +81,8 @@ beforeAll(async () => {
   await createNamedTopic(h.db.prisma, ORG, "life", 2);
   await createNamedTopic(h.db.prisma, ORG, "spare", 1);
   await createNamedTopic(h.db.prisma, OTHER_ORG, "life", 2);
-  const scopes = ["topics:read", "records:read", "records:write", "groups:read", "groups:write"] as const;
-  key = await createKafkaKey(h.db.prisma, ORG, scopes);
-  otherKey = await createKafkaKey(h.db.prisma, OTHER_ORG, scopes);
+  key = await createKafkaKey(h.db.prisma, ORG, CLIENT_SCOPES);
+  otherKey = await createKafkaKey(h.db.prisma, OTHER_ORG, CLIENT_SCOPES);
   worker = await h.startWorker({
     kafka: { host: "127.0.0.1", port: 0 },
     claimIntervalMs: 100,

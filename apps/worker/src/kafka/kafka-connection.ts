@@ -184,6 +184,9 @@ export class KafkaConnection {
       closed: this.#closed.signal,
     };
     const { ctx } = this.#deps;
+    const fault = ctx.testFaults?.take(request) ?? null;
+    if (fault) ctx.logger.warn({ apiKey: request.apiKey, fault }, "injected a test fault");
+    if (fault?.kind === "answer") return reply(fault.body);
     switch (request.apiKey) {
       case ApiKey.Metadata:
         return reply(await handleMetadata(ctx, session, request.body));
@@ -193,7 +196,10 @@ export class KafkaConnection {
         return;
       }
       case ApiKey.Fetch:
-        return reply(await handleFetch(ctx, session, request.body));
+        return reply({
+          ...(await handleFetch(ctx, session, request.body)),
+          ...(fault?.kind === "throttle" ? { throttleTimeMs: fault.throttleTimeMs } : {}),
+        });
       case ApiKey.ListOffsets:
         return reply(await handleListOffsets(ctx, session, request.body));
       case ApiKey.FindCoordinator:

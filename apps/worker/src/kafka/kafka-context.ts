@@ -7,6 +7,7 @@ import type { GroupLeaseRepository } from "./groups/group-lease.repository";
 import type { GroupOffsetsRepository } from "./groups/group-offsets.repository";
 import type { KafkaBroker, KafkaCatalog } from "./kafka-catalog";
 import type { KafkaPrincipal } from "./kafka-principals";
+import type { TestFaults } from "./test-faults";
 
 /** What every request handler of this worker's listener shares. */
 export interface KafkaBrokerContext {
@@ -21,6 +22,8 @@ export interface KafkaBrokerContext {
   groupOffsets: GroupOffsetsRepository;
   /** This worker as a broker (its node id is known once it registered). */
   self(): KafkaBroker;
+  /** Injected faults (WORKER_KAFKA_TEST_FAULTS), null unless a test asked for them. */
+  testFaults: TestFaults | null;
 }
 
 /** One authenticated connection's identity, as handlers see it. */
