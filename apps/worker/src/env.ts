@@ -2,6 +2,7 @@ import { randomBytes } from "node:crypto";
 import { fileURLToPath } from "node:url";
 import { DEV_INTERNAL_SECRET } from "@lastword/dataplane/dev-secret";
 import { z } from "zod";
+import { testFaultRuleSchema } from "./kafka/test-faults";
 
 const repoRoot = fileURLToPath(new URL("../../../", import.meta.url));
 
@@ -52,10 +53,27 @@ const schema = z
     // Tests only: `after-append` SIGKILLs the worker between a produce's append and its answer;
     // `drop-after-append` closes a Kafka connection instead of answering its first appending Produce.
     LASTWORD_FAULT_POINT: z.enum(["after-append", "drop-after-append"]).optional(),
+    // Tests only: a JSON list of Kafka listener faults, each answering one request (kafka/test-faults.ts).
+    WORKER_KAFKA_TEST_FAULTS: z
+      .string()
+      .transform((text, ctx) => {
+        try {
+          return JSON.parse(text) as unknown;
+        } catch {
+          ctx.addIssue({ code: "custom", message: "WORKER_KAFKA_TEST_FAULTS must be JSON" });
+          return z.NEVER;
+        }
+      })
+      .pipe(z.array(testFaultRuleSchema))
+      .optional(),
   })
   .refine((env) => env.NODE_ENV !== "production" || env.LASTWORD_FAULT_POINT === undefined, {
     message: "fault points are for tests and refused in production",
     path: ["LASTWORD_FAULT_POINT"],
+  })
+  .refine((env) => env.NODE_ENV !== "production" || env.WORKER_KAFKA_TEST_FAULTS === undefined, {
+    message: "Kafka test faults are for tests and refused in production",
+    path: ["WORKER_KAFKA_TEST_FAULTS"],
   })
   .refine(
     (env) => (env.WORKER_KAFKA_TLS_CERT_FILE === undefined) === (env.WORKER_KAFKA_TLS_KEY_FILE === undefined),

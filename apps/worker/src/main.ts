@@ -1,6 +1,7 @@
 // The worker process: `node --import tsx apps/worker/src/main.ts`. Configuration comes from env.ts only.
 import { DEV_INTERNAL_SECRET, readWorkerEnv } from "./env";
 import { partitionLogOpener } from "./hosting/log-opener";
+import { TestFaults } from "./kafka/test-faults";
 import { createLogger } from "./logger";
 import { startWorker } from "./worker";
 
@@ -44,6 +45,7 @@ async function main(): Promise<void> {
       tlsKeyFile: env.WORKER_KAFKA_TLS_KEY_FILE,
       allowPlaintext: env.WORKER_KAFKA_ALLOW_PLAINTEXT,
       groups: { initialRebalanceDelayMs: env.WORKER_KAFKA_GROUP_INITIAL_REBALANCE_DELAY_MS },
+      ...(env.WORKER_KAFKA_TEST_FAULTS ? { testFaults: new TestFaults(env.WORKER_KAFKA_TEST_FAULTS) } : {}),
     },
     logger,
     ...(env.LASTWORD_FAULT_POINT && { faultPoint: env.LASTWORD_FAULT_POINT }),

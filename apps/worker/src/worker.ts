@@ -23,6 +23,7 @@ import { KafkaCatalog } from "./kafka/kafka-catalog";
 import { type KafkaListener, type KafkaListenerConfig, startKafkaListener } from "./kafka/kafka-listener";
 import { KafkaPrincipals } from "./kafka/kafka-principals";
 import { ProducerIdRepository } from "./kafka/producers/producer-ids.repository";
+import type { TestFaults } from "./kafka/test-faults";
 import { createLogger, type Logger, type LogLevel } from "./logger";
 import { WorkerMetrics } from "./metrics/metrics";
 import { PartitionStatsRepository } from "./metrics/partition-stats.repository";
@@ -57,7 +58,12 @@ export interface WorkerConfig {
   /** Cleaner and retention scheduling through BullMQ; without it passes run only when requested. */
   scheduling?: SchedulingConfig;
   /** The Kafka listener; without it this worker is no broker (Metadata does not list it). */
-  kafka?: KafkaListenerConfig & { advertisedHost?: string; groups?: Partial<GroupTimings> };
+  kafka?: KafkaListenerConfig & {
+    advertisedHost?: string;
+    groups?: Partial<GroupTimings>;
+    /** Tests only (WORKER_KAFKA_TEST_FAULTS): requests answered with injected errors. */
+    testFaults?: TestFaults;
+  };
   /** Test-only fault injection (LASTWORD_FAULT_POINT, dataplane-server.ts). */
   faultPoint?: FaultPoint;
 }
@@ -325,6 +331,7 @@ async function startKafka(config: NonNullable<WorkerConfig["kafka"]>, parts: Kaf
       producerIds: new ProducerIdRepository(parts.prisma),
       ...(parts.faultPoint && { fault: { point: parts.faultPoint, fired: false } }),
       self,
+      testFaults: config.testFaults ?? null,
     },
     new KafkaPrincipals(parts.prisma, now),
     config,

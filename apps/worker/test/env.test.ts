@@ -39,6 +39,26 @@ describe("worker env", () => {
     ).toThrow(/LASTWORD_FAULT_POINT/);
   });
 
+  it("reads Kafka test faults as a JSON list of rules, refuses malformed ones, and refuses them in production", () => {
+    expect(readWorkerEnv({}).WORKER_KAFKA_TEST_FAULTS).toBeUndefined();
+    const rules = '[{"api":"Produce","errorCode":6},{"api":"Fetch","throttleTimeMs":500}]';
+    expect(readWorkerEnv({ WORKER_KAFKA_TEST_FAULTS: rules }).WORKER_KAFKA_TEST_FAULTS).toEqual([
+      { api: "Produce", errorCode: 6 },
+      { api: "Fetch", throttleTimeMs: 500 },
+    ]);
+    expect(() => readWorkerEnv({ WORKER_KAFKA_TEST_FAULTS: "[{" })).toThrow(/WORKER_KAFKA_TEST_FAULTS.*JSON/);
+    expect(() => readWorkerEnv({ WORKER_KAFKA_TEST_FAULTS: '[{"api":"Metadata","errorCode":1}]' })).toThrow(
+      /WORKER_KAFKA_TEST_FAULTS/,
+    );
+    expect(() =>
+      readWorkerEnv({
+        NODE_ENV: "production",
+        LASTWORD_INTERNAL_SECRET: "s",
+        WORKER_KAFKA_TEST_FAULTS: "[]",
+      }),
+    ).toThrow(/WORKER_KAFKA_TEST_FAULTS is invalid: Kafka test faults are for tests/);
+  });
+
   it("rejects a port out of range and a worker id that could not be a path or label", () => {
     expect(() => readWorkerEnv({ WORKER_DATAPLANE_PORT: "70000" })).toThrow(/WORKER_DATAPLANE_PORT/);
     expect(() => readWorkerEnv({ WORKER_ID: "../etc" })).toThrow(/WORKER_ID/);

@@ -14,6 +14,15 @@ import {
   type ResponseBody,
 } from "@lastword/kafka-protocol";
 
+/** What a Kafka client of the group tests needs: topics, records and groups, read and write. */
+export const CLIENT_SCOPES = [
+  "topics:read",
+  "records:read",
+  "records:write",
+  "groups:read",
+  "groups:write",
+] as const satisfies readonly Scope[];
+
 /** An API key row as the control plane writes it (hash, permissions, SCRAM credentials). */
 export async function createKafkaKey(
   prisma: PrismaClient,

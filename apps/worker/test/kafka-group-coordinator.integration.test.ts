@@ -80,6 +80,39 @@ describe("coordinator ownership", () => {
     c2.close();
   });
 
+  it("32. both workers advertise identical ApiVersions (OffsetDelete included), and the coordinator FindCoordinator names is a broker in either's Metadata", async () => {
+    const versions = async (w: RunningWorker) => {
+      const conn = await RawKafka.open(w.kafka!.host, w.kafka!.port);
+      const answer = await conn.call(ApiKey.ApiVersions, 3, {
+        clientSoftwareName: "raw-test",
+        clientSoftwareVersion: "1",
+      });
+      conn.close();
+      return answer.apiKeys;
+    };
+    const [v1, v2] = [await versions(w1), await versions(w2)];
+    expect(v1).toEqual(v2);
+    expect(v1).toContainEqual(
+      expect.objectContaining({ apiKey: ApiKey.OffsetDelete, minVersion: 0, maxVersion: 0 }),
+    );
+    const c2 = await raw(w2);
+    const found = await c2.call(ApiKey.FindCoordinator, 3, { key: "gmeta", keyType: 0 });
+    expect(found.errorCode).toBe(0);
+    for (const w of [w1, w2]) {
+      const conn = await raw(w);
+      const meta = await conn.call(ApiKey.Metadata, 12, {
+        topics: null,
+        allowAutoTopicCreation: false,
+        includeTopicAuthorizedOperations: false,
+      });
+      expect(meta.brokers).toContainEqual(
+        expect.objectContaining({ nodeId: found.nodeId, host: found.host, port: found.port }),
+      );
+      conn.close();
+    }
+    c2.close();
+  });
+
   it("the classic protocol's errors: MEMBER_ID_REQUIRED, ILLEGAL_GENERATION, UNKNOWN_MEMBER_ID, REBALANCE_IN_PROGRESS", async () => {
     const a = await raw(w1);
     await a.call(ApiKey.FindCoordinator, 3, { key: "graw", keyType: 0 });

@@ -33,6 +33,7 @@ export const ADVERTISED_APIS: readonly { apiKey: number; minVersion: number; max
   { apiKey: ApiKey.CreatePartitions, minVersion: 0, maxVersion: 3 },
   { apiKey: ApiKey.IncrementalAlterConfigs, minVersion: 0, maxVersion: 1 },
   { apiKey: ApiKey.DescribeCluster, minVersion: 0, maxVersion: 1 },
+  { apiKey: ApiKey.OffsetDelete, minVersion: 0, maxVersion: 0 },
 ];
 
 for (const api of ADVERTISED_APIS) {

@@ -30,6 +30,7 @@ import {
   handleSyncGroup,
 } from "./groups/group-membership-handler";
 import { handleOffsetCommit } from "./groups/offset-commit-handler";
+import { handleOffsetDelete } from "./groups/offset-delete-handler";
 import { handleOffsetFetch } from "./groups/offset-fetch-handler";
 import type { KafkaBrokerContext, KafkaSession } from "./kafka-context";
 import type { KafkaPrincipal, KafkaPrincipals } from "./kafka-principals";
@@ -192,6 +193,9 @@ export class KafkaConnection {
       closed: this.#closed.signal,
     };
     const { ctx } = this.#deps;
+    const fault = ctx.testFaults?.take(request) ?? null;
+    if (fault) ctx.logger.warn({ apiKey: request.apiKey, fault }, "injected a test fault");
+    if (fault?.kind === "answer") return reply(fault.body);
     switch (request.apiKey) {
       case ApiKey.Metadata:
         return reply(await handleMetadata(ctx, session, request.body));
@@ -202,7 +206,10 @@ export class KafkaConnection {
         return;
       }
       case ApiKey.Fetch:
-        return reply(await handleFetch(ctx, session, request.body));
+        return reply({
+          ...(await handleFetch(ctx, session, request.body)),
+          ...(fault?.kind === "throttle" ? { throttleTimeMs: fault.throttleTimeMs } : {}),
+        });
       case ApiKey.ListOffsets:
         return reply(await handleListOffsets(ctx, session, request.body));
       case ApiKey.FindCoordinator:
@@ -245,6 +252,8 @@ export class KafkaConnection {
         return reply(await handleDescribeCluster(ctx, session, request.apiVersion, request.body));
       case ApiKey.DescribeLogDirs:
         return reply(await handleDescribeLogDirs(ctx, session, request.body));
+      case ApiKey.OffsetDelete:
+        return reply(await handleOffsetDelete(ctx, session, request.body));
       default:
         this.close();
     }

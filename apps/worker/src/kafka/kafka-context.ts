@@ -11,6 +11,7 @@ import type { GroupOffsetsRepository } from "./groups/group-offsets.repository";
 import type { KafkaBroker, KafkaCatalog } from "./kafka-catalog";
 import type { KafkaPrincipal } from "./kafka-principals";
 import type { ProducerIdRepository } from "./producers/producer-ids.repository";
+import type { TestFaults } from "./test-faults";
 
 /** What every request handler of this worker's listener shares. */
 export interface KafkaBrokerContext {
@@ -36,6 +37,8 @@ export interface KafkaBrokerContext {
   fault?: { point: FaultPoint; fired: boolean };
   /** This worker as a broker (its node id is known once it registered). */
   self(): KafkaBroker;
+  /** Injected faults (WORKER_KAFKA_TEST_FAULTS), null unless a test asked for them. */
+  testFaults: TestFaults | null;
 }
 
 /** One authenticated connection's identity, as handlers see it. */

@@ -1,7 +1,7 @@
 import { ErrorCode } from "@lastword/kafka-protocol";
 import type { Logger } from "../../logger";
 import type { KafkaBroker, KafkaCatalog } from "../kafka-catalog";
-import type { GroupLeaseRepository } from "./group-lease.repository";
+import type { GroupLeaseRepository, HeldGroupLease } from "./group-lease.repository";
 import { GroupState, type GroupTimings } from "./group-state";
 
 export const DEFAULT_GROUP_TIMINGS: GroupTimings = {
@@ -20,6 +20,8 @@ interface Held {
   /** When the claim had committed: a renewal that started before this may not have seen it. */
   adoptedAt: number;
   group: GroupState | null;
+  /** The last request that needed this group (find, join, commit, admin): idleness is measured from it. */
+  lastUsedAt: number;
 }
 
 export type FindResult =
@@ -31,6 +33,12 @@ export type FindResult =
  * (claimed through FindCoordinator, renewed every third of the lease TTL, released on a graceful
  * stop) and the in-memory membership of those groups. A group whose lease is lost is killed:
  * waiting members are answered NOT_COORDINATOR, look the coordinator up again and rejoin there.
+ *
+ * A group with no members that nobody asked about for a lease TTL is let go (its lease released),
+ * and each tick deletes the KafkaGroup rows whose lease lapsed and that have no committed offsets:
+ * a FindCoordinator for a group id that is never used, or a group whose members all left without
+ * committing, leaves no row behind. A group with offsets keeps its row (unowned until a client asks
+ * again), so its coordinator epoch keeps growing rather than restarting.
  */
 export class GroupCoordinator {
   readonly #leases: GroupLeaseRepository;
@@ -84,8 +92,12 @@ export class GroupCoordinator {
     await this.#leases.releaseAll();
   }
 
-  /** One tick: renew what this worker holds, then take over leases dead holders left expired. */
+  /**
+   * One tick: let idle groups go, renew what this worker holds, delete lapsed rows without offsets,
+   * then take over leases dead holders left expired.
+   */
   async renew(): Promise<void> {
+    await this.#releaseIdle();
     const startedAt = performance.now();
     const renewed = await this.#leases.renewAll();
     const still = new Set(renewed.map((r) => `${r.tenantId}\0${r.groupId}\0${r.epoch}`));
@@ -101,6 +113,8 @@ export class GroupCoordinator {
         }
       }
     }
+    const deleted = await this.#leases.deleteLapsedWithoutOffsets();
+    if (deleted > 0) this.#logger.debug({ deleted }, "deleted lapsed group leases without offsets");
     const takenAt = performance.now();
     for (const lease of await this.#leases.claimExpired(EXPIRED_CLAIMS_PER_TICK)) {
       this.#logger.info(
@@ -168,7 +182,25 @@ export class GroupCoordinator {
 
   #heldLive(tenantId: string, groupId: string): Held | null {
     const held = this.#held.get(tenantId)?.get(groupId);
-    return held && held.validUntil > performance.now() ? held : null;
+    const now = performance.now();
+    if (!held || held.validUntil <= now) return null;
+    held.lastUsedAt = now;
+    return held;
+  }
+
+  /** Releases the leases of groups without members that no request needed for a lease TTL. */
+  async #releaseIdle(): Promise<void> {
+    const now = performance.now();
+    const idle: HeldGroupLease[] = [];
+    for (const [tenantId, byGroup] of this.#held) {
+      for (const [groupId, held] of byGroup) {
+        if (now - held.lastUsedAt < this.#ttlMs || (held.group !== null && !held.group.idle)) continue;
+        this.#killAll(held);
+        byGroup.delete(groupId);
+        idle.push({ tenantId, groupId, epoch: held.epoch });
+      }
+    }
+    if (idle.length > 0) await this.#leases.release(idle);
   }
 
   #adopt(tenantId: string, groupId: string, epoch: number, startedAt: number): void {
@@ -185,6 +217,7 @@ export class GroupCoordinator {
       validUntil: startedAt + this.#ttlMs,
       adoptedAt: performance.now(),
       group: null,
+      lastUsedAt: performance.now(),
     });
   }
 

@@ -1,3 +1,4 @@
+import { Prisma } from "@lastword/db";
 import { DB_NOW, dbInterval, LeaseHolder } from "../../ownership/lease-holder";
 
 /** Who coordinates a group right now, as the KafkaGroup row says. */
@@ -75,6 +76,28 @@ export class GroupLeaseRepository extends LeaseHolder {
     await this.prisma.$executeRaw`
       UPDATE "KafkaGroup" SET "ownerWorkerId" = NULL, "leaseExpiresAt" = NULL
       WHERE "ownerWorkerId" = ${this.workerId}`;
+  }
+
+  /** Gives up these leases (idle groups) if still held at the same epoch. */
+  async release(leases: readonly HeldGroupLease[]): Promise<void> {
+    if (leases.length === 0) return;
+    const keys = Prisma.join(leases.map((l) => Prisma.sql`(${l.tenantId}, ${l.groupId}, ${l.epoch}::int)`));
+    await this.prisma.$executeRaw`
+      UPDATE "KafkaGroup" SET "ownerWorkerId" = NULL, "leaseExpiresAt" = NULL
+      WHERE "ownerWorkerId" = ${this.workerId}
+        AND ("organizationId", "groupId", "epoch") IN (${keys})`;
+  }
+
+  /**
+   * Deletes the rows whose lease lapsed (released, or expired) of groups with no committed offsets:
+   * nothing is lost, and the next FindCoordinator for such a group id creates the row again.
+   */
+  async deleteLapsedWithoutOffsets(): Promise<number> {
+    return this.prisma.$executeRaw`
+      DELETE FROM "KafkaGroup" k
+      WHERE (k."ownerWorkerId" IS NULL OR k."leaseExpiresAt" IS NULL OR k."leaseExpiresAt" <= ${DB_NOW})
+        AND NOT EXISTS (SELECT 1 FROM "ConsumerGroup" g
+                        WHERE g."organizationId" = k."organizationId" AND g."name" = k."groupId")`;
   }
 
   /** The tenant's groups that no live lease covers (listed by one broker, see list-groups-handler). */

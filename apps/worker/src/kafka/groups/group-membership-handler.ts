@@ -69,7 +69,12 @@ export async function handleSyncGroup(
     memberId: a.memberId,
     assignment: Buffer.from(a.assignment),
   }));
-  const result = await group.sync(request.memberId, request.generationId, assignments);
+  const result = await group.sync(
+    request.memberId,
+    request.generationId,
+    assignments,
+    request.groupInstanceId ?? null,
+  );
   return { throttleTimeMs: 0, ...result };
 }
 
@@ -80,7 +85,10 @@ export function handleHeartbeat(
 ): ResponseInput<12> {
   const group = coordinated(ctx, session, request.groupId);
   if (typeof group === "number") return { throttleTimeMs: 0, errorCode: group };
-  return { throttleTimeMs: 0, errorCode: group.heartbeat(request.memberId, request.generationId) };
+  return {
+    throttleTimeMs: 0,
+    errorCode: group.heartbeat(request.memberId, request.generationId, request.groupInstanceId ?? null),
+  };
 }
 
 export function handleLeaveGroup(
@@ -95,7 +103,7 @@ export function handleLeaveGroup(
   const members = request.members.map((m) => ({
     memberId: m.memberId,
     groupInstanceId: m.groupInstanceId ?? null,
-    errorCode: group.leave(m.memberId),
+    errorCode: group.leave(m.memberId, m.groupInstanceId ?? null),
   }));
   return { throttleTimeMs: 0, errorCode: 0, members };
 }

@@ -7,6 +7,11 @@ export interface StoredOffset {
   metadata: string | null;
 }
 
+export interface OffsetToDelete {
+  topicId: string;
+  partitionIndex: number;
+}
+
 export interface OffsetToStore {
   topicId: string;
   partitionIndex: number;
@@ -88,5 +93,21 @@ export class GroupOffsetsRepository {
       where: { organizationId: tenantId, name: groupName },
     });
     return count > 0;
+  }
+
+  /** Deletes the given partitions' committed offsets (OffsetDelete); the group row itself stays. */
+  async deleteOffsets(
+    tenantId: string,
+    groupName: string,
+    offsets: readonly OffsetToDelete[],
+  ): Promise<number> {
+    if (offsets.length === 0) return 0;
+    const { count } = await this.#prisma.consumerGroupOffset.deleteMany({
+      where: {
+        group: { organizationId: tenantId, name: groupName },
+        OR: offsets.map((o) => ({ topicId: o.topicId, partitionIndex: o.partitionIndex })),
+      },
+    });
+    return count;
   }
 }

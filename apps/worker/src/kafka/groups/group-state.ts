@@ -8,6 +8,12 @@ import { ErrorCode } from "@lastword/kafka-protocol";
  * A rebalance waits for every known member to rejoin (or the rebalance timeout), then answers all
  * JoinGroups at once (the leader gets everyone's metadata); SyncGroup waits for the leader's
  * assignments. Members that stop heartbeating expire after their session timeout.
+ *
+ * Static members (KIP-345, `group.instance.id`) keep their place across restarts: a JoinGroup with
+ * a known instance id and no member id takes over the old member's entry under a new member id,
+ * without a rebalance when the group is Stable and the member's protocols are unchanged; requests
+ * still carrying the old member id with that instance id are FENCED_INSTANCE_ID. Their session
+ * timeout expires them like any member (a static member does not send LeaveGroup on close).
  */
 export type GroupStateName = "Empty" | "PreparingRebalance" | "CompletingRebalance" | "Stable" | "Dead";
 
@@ -69,6 +75,8 @@ export class GroupState {
   readonly #members = new Map<string, Member>();
   /** Ids handed out with MEMBER_ID_REQUIRED, expiring after the session timeout if never used. */
   readonly #pending = new Map<string, NodeJS.Timeout>();
+  /** Static members: group.instance.id → the member id that holds it now. */
+  readonly #static = new Map<string, string>();
   #rebalanceTimer: NodeJS.Timeout | null = null;
   /** While the first rebalance of an Empty group waits for more members, it does not complete early. */
   #initialDelayUntil = 0;
@@ -80,6 +88,11 @@ export class GroupState {
 
   get memberCount(): number {
     return this.#members.size;
+  }
+
+  /** No members and no MEMBER_ID_REQUIRED id outstanding: nothing would notice the group going away. */
+  get idle(): boolean {
+    return this.#members.size === 0 && this.#pending.size === 0;
   }
 
   /** A member id handed out with MEMBER_ID_REQUIRED and not yet used to join. */
@@ -111,8 +124,9 @@ export class GroupState {
     if (input.protocolType === "" || input.protocols.length === 0 || !this.#supports(input)) {
       return refuse(ErrorCode.INCONSISTENT_GROUP_PROTOCOL);
     }
+    if (input.groupInstanceId !== null) return this.#staticJoin(input, input.groupInstanceId);
     if (input.memberId === "") {
-      const memberId = `${input.clientId || "member"}-${randomUUID()}`;
+      const memberId = this.#newMemberId(input);
       if (input.requireKnownMemberId) {
         const timer = setTimeout(() => this.#expirePending(memberId), input.sessionTimeoutMs);
         timer.unref();
@@ -132,7 +146,12 @@ export class GroupState {
     return this.#rejoin(member, input);
   }
 
-  sync(memberId: string, generationId: number, assignments: { memberId: string; assignment: Buffer }[]) {
+  sync(
+    memberId: string,
+    generationId: number,
+    assignments: { memberId: string; assignment: Buffer }[],
+    groupInstanceId: string | null = null,
+  ) {
     const answer = (errorCode: number, assignment: Buffer = EMPTY): Promise<SyncResult> =>
       Promise.resolve({
         errorCode,
@@ -140,6 +159,7 @@ export class GroupState {
         protocolName: this.protocolName,
         assignment,
       });
+    if (this.#fenced(memberId, groupInstanceId)) return answer(ErrorCode.FENCED_INSTANCE_ID);
     const member = this.#members.get(memberId);
     if (!member) return answer(ErrorCode.UNKNOWN_MEMBER_ID);
     if (generationId !== this.generationId) return answer(ErrorCode.ILLEGAL_GENERATION);
@@ -168,7 +188,8 @@ export class GroupState {
     return result;
   }
 
-  heartbeat(memberId: string, generationId: number): number {
+  heartbeat(memberId: string, generationId: number, groupInstanceId: string | null = null): number {
+    if (this.#fenced(memberId, groupInstanceId)) return ErrorCode.FENCED_INSTANCE_ID;
     const member = this.#members.get(memberId);
     if (!member) return ErrorCode.UNKNOWN_MEMBER_ID;
     if (generationId !== this.generationId) return ErrorCode.ILLEGAL_GENERATION;
@@ -178,8 +199,18 @@ export class GroupState {
     return 0;
   }
 
-  /** LeaveGroup for one member id: 0, or UNKNOWN_MEMBER_ID. */
-  leave(memberId: string): number {
+  /**
+   * LeaveGroup for one member: 0, UNKNOWN_MEMBER_ID, or FENCED_INSTANCE_ID. With an instance id
+   * (v3+) the static member leaves; an empty member id then means "whoever holds it now" (what
+   * an admin's removeMembers sends).
+   */
+  leave(memberId: string, groupInstanceId: string | null = null): number {
+    if (groupInstanceId !== null) {
+      const holder = this.#static.get(groupInstanceId);
+      if (holder === undefined) return ErrorCode.UNKNOWN_MEMBER_ID;
+      if (memberId !== "" && memberId !== holder) return ErrorCode.FENCED_INSTANCE_ID;
+      memberId = holder;
+    }
     const pending = this.#pending.get(memberId);
     if (pending) {
       clearTimeout(pending);
@@ -197,8 +228,9 @@ export class GroupState {
    * A member's commit check (OffsetCommit): 0 when it may commit. An admin commit (empty member id,
    * generation -1) is allowed only while the group has no members, as Kafka's.
    */
-  commitCheck(memberId: string, generationId: number): number {
+  commitCheck(memberId: string, generationId: number, groupInstanceId: string | null = null): number {
     if (generationId < 0 && memberId === "" && this.state === "Empty") return 0;
+    if (this.#fenced(memberId, groupInstanceId)) return ErrorCode.FENCED_INSTANCE_ID;
     if (this.state === "CompletingRebalance") return ErrorCode.REBALANCE_IN_PROGRESS;
     if (!this.#members.has(memberId)) return ErrorCode.UNKNOWN_MEMBER_ID;
     if (generationId !== this.generationId) return ErrorCode.ILLEGAL_GENERATION;
@@ -212,12 +244,92 @@ export class GroupState {
     if (this.#rebalanceTimer) clearTimeout(this.#rebalanceTimer);
     for (const timer of this.#pending.values()) clearTimeout(timer);
     this.#pending.clear();
+    this.#static.clear();
     for (const m of this.#members.values()) {
       if (m.sessionTimer) clearTimeout(m.sessionTimer);
       m.awaitingJoin?.(this.#joinAnswer(errorCode, m.memberId, []));
       m.awaitingSync?.({ errorCode, protocolType: null, protocolName: null, assignment: EMPTY });
     }
     this.#members.clear();
+  }
+
+  #newMemberId(input: JoinInput): string {
+    return `${input.groupInstanceId || input.clientId || "member"}-${randomUUID()}`;
+  }
+
+  /** A request naming a static member's instance id under a member id that no longer holds it. */
+  #fenced(memberId: string, groupInstanceId: string | null): boolean {
+    if (groupInstanceId === null) return false;
+    const holder = this.#static.get(groupInstanceId);
+    return holder !== undefined && holder !== memberId;
+  }
+
+  /** JoinGroup with a group.instance.id: a static member needs no MEMBER_ID_REQUIRED round trip. */
+  #staticJoin(input: JoinInput, instanceId: string): Promise<JoinResult> {
+    const holder = this.#static.get(instanceId);
+    if (input.memberId === "") {
+      const memberId = this.#newMemberId(input);
+      const old = holder === undefined ? undefined : this.#members.get(holder);
+      return old ? this.#replaceStatic(old, memberId, input) : this.#addMember(memberId, input);
+    }
+    if (holder !== undefined && holder !== input.memberId) {
+      return Promise.resolve(this.#joinAnswer(ErrorCode.FENCED_INSTANCE_ID, input.memberId, []));
+    }
+    const member = this.#members.get(input.memberId);
+    if (!member) return Promise.resolve(this.#joinAnswer(ErrorCode.UNKNOWN_MEMBER_ID, input.memberId, []));
+    return this.#rejoin(member, input);
+  }
+
+  /**
+   * A restarted static member takes over its old entry (and assignment) under a new member id; the
+   * old id's open requests are answered FENCED_INSTANCE_ID. Nothing changed and Stable: the group
+   * keeps its generation and assignments (the leader gets the member list back, and its SyncGroup
+   * in Stable returns the stored assignment); otherwise a rebalance follows.
+   */
+  #replaceStatic(old: Member, memberId: string, input: JoinInput): Promise<JoinResult> {
+    const same = sameProtocols(old.protocols, input.protocols);
+    if (old.sessionTimer) clearTimeout(old.sessionTimer);
+    old.awaitingJoin?.(this.#joinAnswer(ErrorCode.FENCED_INSTANCE_ID, old.memberId, []));
+    old.awaitingSync?.({
+      errorCode: ErrorCode.FENCED_INSTANCE_ID,
+      protocolType: null,
+      protocolName: null,
+      assignment: EMPTY,
+    });
+    this.#members.delete(old.memberId);
+    const member: Member = {
+      ...old,
+      memberId,
+      clientId: input.clientId,
+      clientHost: input.clientHost,
+      sessionTimeoutMs: input.sessionTimeoutMs,
+      rebalanceTimeoutMs: input.rebalanceTimeoutMs > 0 ? input.rebalanceTimeoutMs : old.rebalanceTimeoutMs,
+      protocols: input.protocols,
+      awaitingJoin: null,
+      awaitingSync: null,
+      sessionTimer: null,
+    };
+    this.#members.set(memberId, member);
+    this.#static.set(member.groupInstanceId!, memberId);
+    if (this.leaderId === old.memberId) this.leaderId = memberId;
+    if (same && this.state === "Stable") {
+      this.#touch(member);
+      return Promise.resolve(
+        this.#joinAnswer(0, memberId, memberId === this.leaderId ? this.#everyone() : []),
+      );
+    }
+    const result = this.#awaitJoin(member);
+    this.#prepareRebalance();
+    this.#maybeCompleteJoin();
+    return result;
+  }
+
+  #everyone(): JoinResult["members"] {
+    return [...this.#members.values()].map((m) => ({
+      memberId: m.memberId,
+      groupInstanceId: m.groupInstanceId,
+      metadata: this.metadataOf(m),
+    }));
   }
 
   #supports(input: JoinInput): boolean {
@@ -252,6 +364,7 @@ export class GroupState {
       sessionTimer: null,
     };
     this.#members.set(memberId, member);
+    if (member.groupInstanceId !== null) this.#static.set(member.groupInstanceId, memberId);
     const result = this.#awaitJoin(member);
     this.#prepareRebalance();
     this.#maybeCompleteJoin();
@@ -259,11 +372,7 @@ export class GroupState {
   }
 
   #rejoin(member: Member, input: JoinInput): Promise<JoinResult> {
-    const same =
-      member.protocols.length === input.protocols.length &&
-      member.protocols.every(
-        (p, i) => p.name === input.protocols[i]!.name && p.metadata.equals(input.protocols[i]!.metadata),
-      );
+    const same = sameProtocols(member.protocols, input.protocols);
     member.protocols = input.protocols;
     member.sessionTimeoutMs = input.sessionTimeoutMs;
     if (input.rebalanceTimeoutMs > 0) member.rebalanceTimeoutMs = input.rebalanceTimeoutMs;
@@ -349,11 +458,7 @@ export class GroupState {
     const candidates = this.#candidates();
     this.protocolName = leader.protocols.find((p) => candidates.has(p.name))!.name;
     this.state = "CompletingRebalance";
-    const everyone = [...this.#members.values()].map((m) => ({
-      memberId: m.memberId,
-      groupInstanceId: m.groupInstanceId,
-      metadata: this.metadataOf(m),
-    }));
+    const everyone = this.#everyone();
     for (const m of this.#members.values()) {
       const resolve = m.awaitingJoin!;
       m.awaitingJoin = null;
@@ -397,6 +502,9 @@ export class GroupState {
   #drop(member: Member): void {
     if (member.sessionTimer) clearTimeout(member.sessionTimer);
     this.#members.delete(member.memberId);
+    if (member.groupInstanceId !== null && this.#static.get(member.groupInstanceId) === member.memberId) {
+      this.#static.delete(member.groupInstanceId);
+    }
   }
 
   #remove(member: Member, errorCode: number): void {
@@ -407,4 +515,12 @@ export class GroupState {
     if (this.state === "Stable" || this.state === "CompletingRebalance") this.#prepareRebalance();
     this.#maybeCompleteJoin();
   }
+}
+
+type Protocols = readonly { name: string; metadata: Buffer }[];
+
+function sameProtocols(a: Protocols, b: Protocols): boolean {
+  return (
+    a.length === b.length && a.every((p, i) => p.name === b[i]!.name && p.metadata.equals(b[i]!.metadata))
+  );
 }

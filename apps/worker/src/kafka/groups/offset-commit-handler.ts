@@ -30,7 +30,7 @@ export async function handleOffsetCommit(
   const generation = request.generationIdOrMemberEpoch;
   const group = ctx.groups.existing(tenantId, request.groupId);
   const check = group
-    ? group.commitCheck(request.memberId, generation)
+    ? group.commitCheck(request.memberId, generation, request.groupInstanceId ?? null)
     : generation < 0
       ? 0
       : ErrorCode.ILLEGAL_GENERATION;

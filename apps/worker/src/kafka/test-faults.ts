@@ -1,0 +1,94 @@
+import { ApiKey, type DecodedRequest } from "@lastword/kafka-protocol";
+import { z } from "zod";
+
+/**
+ * Test-only fault injection for the Kafka listener: each rule answers the first matching request
+ * after the worker started with an error (or, for Fetch, the real answer with a throttle time),
+ * then disarms, so a real client's retry path can be tested against real handlers. Set only through
+ * WORKER_KAFKA_TEST_FAULTS (a JSON list of rules); without it the listener has no TestFaults at
+ * all and every request goes to its handler.
+ */
+export const testFaultRuleSchema = z.discriminatedUnion("api", [
+  z.object({ api: z.literal("Produce"), errorCode: z.number().int() }),
+  z.object({ api: z.literal("Heartbeat"), errorCode: z.number().int() }),
+  z.object({ api: z.literal("OffsetCommit"), errorCode: z.number().int() }),
+  z.object({ api: z.literal("Fetch"), throttleTimeMs: z.number().int().positive() }),
+]);
+export type TestFaultRule = z.infer<typeof testFaultRuleSchema>;
+
+const API_KEY_OF = {
+  Produce: ApiKey.Produce,
+  Heartbeat: ApiKey.Heartbeat,
+  OffsetCommit: ApiKey.OffsetCommit,
+  Fetch: ApiKey.Fetch,
+} as const;
+
+/** What the connection does with a request a rule matched. */
+export type InjectedFault = { kind: "answer"; body: object } | { kind: "throttle"; throttleTimeMs: number };
+
+export class TestFaults {
+  readonly #armed: TestFaultRule[];
+
+  constructor(rules: readonly TestFaultRule[]) {
+    this.#armed = [...rules];
+  }
+
+  /** Adds rules to fire (a test arms each just before the step that should meet it). */
+  arm(...rules: TestFaultRule[]): void {
+    this.#armed.push(...rules);
+  }
+
+  /** Rules not yet fired (the test reads this to know each fault was met). */
+  get armed(): readonly TestFaultRule[] {
+    return this.#armed;
+  }
+
+  /** The fault for this request, disarming its rule, or null to serve it normally. */
+  take(request: DecodedRequest): InjectedFault | null {
+    const at = this.#armed.findIndex((r) => API_KEY_OF[r.api] === request.apiKey);
+    if (at < 0) return null;
+    const fault = faultFor(this.#armed[at]!, request);
+    if (fault) this.#armed.splice(at, 1);
+    return fault;
+  }
+}
+
+function faultFor(rule: TestFaultRule, request: DecodedRequest): InjectedFault | null {
+  if (rule.api === "Fetch") return { kind: "throttle", throttleTimeMs: rule.throttleTimeMs };
+  const { errorCode } = rule;
+  if (request.apiKey === ApiKey.Produce) {
+    // acks=0 gets no answer at all, so an error there would never reach the client.
+    if (request.body.acks === 0) return null;
+    return {
+      kind: "answer",
+      body: {
+        throttleTimeMs: 0,
+        responses: request.body.topicData.map((t) => ({
+          name: t.name,
+          partitionResponses: t.partitionData.map((p) => ({
+            index: p.index,
+            errorCode,
+            baseOffset: -1n,
+            logAppendTimeMs: -1n,
+            logStartOffset: -1n,
+            recordErrors: [],
+            errorMessage: "injected by WORKER_KAFKA_TEST_FAULTS",
+          })),
+        })),
+      },
+    };
+  }
+  if (request.apiKey === ApiKey.OffsetCommit) {
+    return {
+      kind: "answer",
+      body: {
+        throttleTimeMs: 0,
+        topics: request.body.topics.map((t) => ({
+          name: t.name,
+          partitions: t.partitions.map((p) => ({ partitionIndex: p.partitionIndex, errorCode })),
+        })),
+      },
+    };
+  }
+  return { kind: "answer", body: { throttleTimeMs: 0, errorCode } };
+}

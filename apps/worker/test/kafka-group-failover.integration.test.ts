@@ -1,0 +1,262 @@
+import type { ChildProcess } from "node:child_process";
+import type { TestDatabase } from "@lastword/db/testing";
+import { ApiKey } from "@lastword/kafka-protocol";
+import { type Consumer, Kafka, logLevel } from "kafkajs";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { CLIENT_SCOPES, createKafkaKey, createNamedTopic, RawKafka } from "./kafka-client";
+import { eventually } from "./test-topics";
+import { openWorkerHarness, type WorkerHarness } from "./worker-harness";
+import { spawnWorkerProcess, type WorkerProcess } from "./worker-process";
+
+// A consumer group under load through a worker's death: three worker processes, three kafkajs
+// members reading a 12-partition compacted topic while a producer writes, then SIGKILL of the
+// worker that holds partitions and coordinates the group. Every record the log holds must be
+// consumed, the committed offsets must reach the high watermarks, and no two members may own a
+// partition in one generation (from the assignments kafkajs logs as it receives them). The count
+// of acknowledged records the log does not hold is printed beside the rebalance time.
+
+const SECRET = "kafka-group-failover-secret";
+const LEASE_TTL_MS = 2_000;
+const ORG = "org_group_failover";
+const TOPIC = "load";
+const GROUP = "gload";
+const PARTITIONS = 12;
+let harness: WorkerHarness;
+let db: TestDatabase;
+let key: { id: string; secret: string };
+const children: ChildProcess[] = [];
+const consumers: Consumer[] = [];
+
+interface Received {
+  member: string;
+  generationId: number;
+  partitions: number[];
+  /** Whether it arrived after the kill: generations restart at the new coordinator. */
+  afterKill: boolean;
+}
+
+beforeAll(async () => {
+  process.env.KAFKAJS_NO_PARTITIONER_WARNING = "1";
+  harness = await openWorkerHarness({
+    name: "kafka-group-failover",
+    secret: SECRET,
+    ownerWaitMs: 5 * LEASE_TTL_MS,
+  });
+  db = harness.db;
+  key = await createKafkaKey(db.prisma, ORG, CLIENT_SCOPES);
+});
+
+afterAll(async () => {
+  await Promise.all(consumers.map((c) => c.disconnect().catch(() => undefined)));
+  for (const child of children)
+    if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
+  await harness?.close();
+});
+
+describe("consumer group failover under load", () => {
+  it("SIGKILL of the worker holding partitions and the coordinator: the group rebalances, every record in the log is consumed, commits reach the high watermarks, no partition has two owners in a generation", async () => {
+    const spawn = (id: string) =>
+      spawnWorkerProcess(id, {
+        databaseUrl: db.url,
+        dataDir: harness.dataDir,
+        secret: SECRET,
+        leaseTtlMs: LEASE_TTL_MS,
+        env: {
+          WORKER_SCHEDULING: "off",
+          WORKER_KAFKA_PORT: "0",
+          WORKER_KAFKA_GROUP_INITIAL_REBALANCE_DELAY_MS: "0",
+        },
+        track: children,
+      });
+    const workers = await Promise.all(["gf-w1", "gf-w2", "gf-w3"].map(spawn));
+    const partitionIds = await createNamedTopic(db.prisma, ORG, TOPIC, PARTITIONS, {
+      "cleanup.policy": "compact",
+    });
+    const owners = async () =>
+      (await db.prisma.partition.findMany({ where: { id: { in: partitionIds } } })).map(
+        (p) => p.ownerWorkerId,
+      );
+    await eventually("every worker leads partitions", 30_000, async () => {
+      const now = await owners();
+      return now.every((o) => o !== null) && workers.every((w) => now.includes(w.id)) ? now : undefined;
+    });
+    // The worker asked first claims the group: make the victim, which leads partitions, coordinate.
+    const victim: WorkerProcess = workers[0]!;
+    const raw = await RawKafka.open(victim.kafka.host, victim.kafka.port);
+    await raw.loginPlain(key.id, key.secret);
+    const found = await raw.call(ApiKey.FindCoordinator, 3, { key: GROUP, keyType: 0 });
+    raw.close();
+    expect(found).toMatchObject({ errorCode: 0, nodeId: victim.kafka.nodeId });
+
+    const received: Received[] = [];
+    let killed = false;
+    const kafka = (name: string) =>
+      new Kafka({
+        brokers: workers.map((w) => `${w.kafka.host}:${w.kafka.port}`),
+        clientId: name,
+        sasl: { mechanism: "plain", username: key.id, password: key.secret },
+        connectionTimeout: 1_000,
+        retry: { retries: 30, initialRetryTime: 100, maxRetryTime: 1_000 },
+        logLevel: logLevel.DEBUG,
+        logCreator: () => (entry) => {
+          if (entry.log.message !== "Received assignment") return;
+          const { groupId, memberId, generationId, memberAssignment } = entry.log as unknown as {
+            groupId: string;
+            memberId: string;
+            generationId: number;
+            memberAssignment: Record<string, number[]>;
+          };
+          if (groupId !== GROUP) return;
+          received.push({
+            member: memberId,
+            generationId,
+            partitions: memberAssignment[TOPIC] ?? [],
+            afterKill: killed,
+          });
+        },
+      });
+    const consumed = new Set<string>();
+    for (const name of ["m1", "m2", "m3"]) {
+      const c = kafka(name).consumer({
+        groupId: GROUP,
+        maxWaitTimeInMs: 100,
+        sessionTimeout: 6_000,
+        heartbeatInterval: 500,
+        // kafkajs keeps retrying a dead coordinator's address until its retries run out, then
+        // restarts the consumer, which looks the coordinator up again and rejoins: few short
+        // retries make that seconds rather than the half minute 30 retries take.
+        retry: { retries: 5, initialRetryTime: 100, maxRetryTime: 500 },
+      });
+      consumers.push(c);
+      await c.connect();
+      await c.subscribe({ topic: TOPIC, fromBeginning: true });
+      await c.run({ eachMessage: async ({ message }) => void consumed.add(message.value!.toString()) });
+    }
+
+    const producer = kafka("producer").producer({
+      allowAutoTopicCreation: false,
+      retry: { retries: 30, initialRetryTime: 100, maxRetryTime: 1_000 },
+    });
+    await producer.connect();
+    const acked: string[] = [];
+    let producing = true;
+    const loop = (async () => {
+      for (let n = 0; producing && n < 5_000; n++) {
+        const values = Array.from({ length: PARTITIONS }, (_, p) => `r${n}-p${p}`);
+        try {
+          await producer.send({
+            topic: TOPIC,
+            acks: -1,
+            messages: values.map((value, partition) => ({ partition, key: value, value })),
+          });
+          acked.push(...values);
+        } catch {
+          // Retries exhausted: nothing of this send counts as acknowledged.
+        }
+      }
+    })();
+
+    // Steady state: three members share the twelve partitions and records flow.
+    const latestBy = (afterKill: boolean) => {
+      const latest = new Map<string, Received>();
+      for (const r of received.filter((x) => x.afterKill === afterKill)) {
+        const prev = latest.get(r.member);
+        if (!prev || r.generationId >= prev.generationId) latest.set(r.member, r);
+      }
+      const top = Math.max(-1, ...[...latest.values()].map((r) => r.generationId));
+      return [...latest.values()].filter((r) => r.generationId === top);
+    };
+    const covered = (rs: Received[]) => new Set(rs.flatMap((r) => r.partitions)).size;
+    await expect
+      .poll(() => [latestBy(false).filter((r) => r.partitions.length > 0).length, covered(latestBy(false))], {
+        timeout: 30_000,
+      })
+      .toEqual([3, PARTITIONS]);
+    await expect.poll(() => consumed.size > 5 * PARTITIONS, { timeout: 15_000 }).toBe(true);
+
+    victim.child.kill("SIGKILL");
+    killed = true;
+    const killedAt = performance.now();
+    const ackedBeforeKill = acked.length;
+    // Rebalanced: the latest generation since the kill covers every partition, and a record
+    // acknowledged after the kill was consumed.
+    let rebalancedAt = 0;
+    await expect
+      .poll(
+        () => {
+          const resumed = acked.slice(ackedBeforeKill).some((v) => consumed.has(v));
+          if (covered(latestBy(true)) === PARTITIONS && resumed && rebalancedAt === 0)
+            rebalancedAt = performance.now();
+          return rebalancedAt > 0;
+        },
+        { timeout: 60_000, interval: 50 },
+      )
+      .toBe(true);
+    const rebalanceMs = Math.round(rebalancedAt - killedAt);
+    // The figure the README records (kill → all partitions assigned again and consumption resumed).
+    process.stdout.write(`group failover: rebalanced and consuming ${rebalanceMs} ms after the kill\n`);
+
+    producing = false;
+    await loop;
+    await producer.disconnect();
+    expect(acked.length).toBeGreaterThan(ackedBeforeKill);
+    // What the log holds, read back in full by a second group: every record in it must have been
+    // consumed by the group. An acknowledged record missing from the log is a produce-path loss,
+    // counted and printed here (it is not the group's doing; see DESIGN.md, Not built).
+    const admin = kafka("admin").admin();
+    await admin.connect();
+    const highs = new Map((await admin.fetchTopicOffsets(TOPIC)).map((o) => [o.partition, BigInt(o.high)]));
+    await admin.disconnect();
+    const stored = Number([...highs.values()].reduce((a, b) => a + b, 0n));
+    const inLog = new Set<string>();
+    const reader = kafka("verify").consumer({ groupId: "gverify", maxWaitTimeInMs: 100 });
+    consumers.push(reader);
+    await reader.connect();
+    await reader.subscribe({ topic: TOPIC, fromBeginning: true });
+    // Counted per record: a send retried after the kill can store a value twice.
+    let read = 0;
+    await reader.run({
+      eachMessage: async ({ message }) => {
+        read += 1;
+        inLog.add(message.value!.toString());
+      },
+    });
+    await expect.poll(() => read, { timeout: 30_000 }).toBeGreaterThanOrEqual(stored);
+    await expect.poll(() => [...inLog].filter((v) => !consumed.has(v)), { timeout: 30_000 }).toEqual([]);
+    const lost = acked.filter((v) => !inLog.has(v));
+    process.stdout.write(
+      `group failover: ${acked.length} acknowledged, ${stored} in the log, ${lost.length} acknowledged but absent ${JSON.stringify(lost)}\n`,
+    );
+
+    // The coordinator moved off the dead worker, and the offsets committed reach the high watermarks.
+    const lease = await db.prisma.kafkaGroup.findUnique({
+      where: { organizationId_groupId: { organizationId: ORG, groupId: GROUP } },
+    });
+    expect(lease?.ownerWorkerId).not.toBe(victim.id);
+    await expect
+      .poll(
+        async () => {
+          const rows = await db.prisma.consumerGroupOffset.findMany({
+            where: { group: { organizationId: ORG, name: GROUP } },
+          });
+          return rows.filter((r) => r.offset === highs.get(r.partitionIndex)).length;
+        },
+        { timeout: 30_000 },
+      )
+      .toBe(PARTITIONS);
+
+    // One owner per partition per generation (generations restart at the new coordinator, so the
+    // ones before and after the kill are told apart).
+    const byGeneration = new Map<string, Map<number, string>>();
+    for (const r of received) {
+      const gen = `${r.afterKill ? "after" : "before"}-${r.generationId}`;
+      const owned = byGeneration.get(gen) ?? new Map<number, string>();
+      byGeneration.set(gen, owned);
+      for (const p of r.partitions) {
+        expect(owned.get(p) ?? r.member, `partition ${p} in generation ${gen}`).toBe(r.member);
+        owned.set(p, r.member);
+      }
+    }
+    expect(byGeneration.size).toBeGreaterThan(1);
+  }, 240_000);
+});
