@@ -44,6 +44,8 @@ async function main(): Promise<void> {
       tlsKeyFile: env.WORKER_KAFKA_TLS_KEY_FILE,
       allowPlaintext: env.WORKER_KAFKA_ALLOW_PLAINTEXT,
       groups: { initialRebalanceDelayMs: env.WORKER_KAFKA_GROUP_INITIAL_REBALANCE_DELAY_MS },
+      // The same counters as the web's REST produce admission: one produce budget per tenant.
+      quotas: { redisUrl: env.REDIS_URL, redisPrefix: env.REDIS_PREFIX },
     },
     logger,
     ...(env.LASTWORD_FAULT_POINT && { faultPoint: env.LASTWORD_FAULT_POINT }),

@@ -22,6 +22,7 @@ import type { GroupTimings } from "./kafka/groups/group-state";
 import { KafkaCatalog } from "./kafka/kafka-catalog";
 import { type KafkaListener, type KafkaListenerConfig, startKafkaListener } from "./kafka/kafka-listener";
 import { KafkaPrincipals } from "./kafka/kafka-principals";
+import { type KafkaQuotaConfig, KafkaQuotas } from "./kafka/kafka-quotas";
 import { createLogger, type Logger, type LogLevel } from "./logger";
 import { WorkerMetrics } from "./metrics/metrics";
 import { PartitionStatsRepository } from "./metrics/partition-stats.repository";
@@ -56,7 +57,12 @@ export interface WorkerConfig {
   /** Cleaner and retention scheduling through BullMQ; without it passes run only when requested. */
   scheduling?: SchedulingConfig;
   /** The Kafka listener; without it this worker is no broker (Metadata does not list it). */
-  kafka?: KafkaListenerConfig & { advertisedHost?: string; groups?: Partial<GroupTimings> };
+  kafka?: KafkaListenerConfig & {
+    advertisedHost?: string;
+    groups?: Partial<GroupTimings>;
+    /** Where the tenants' produce quotas are counted; without it nothing is throttled. */
+    quotas?: KafkaQuotaConfig;
+  };
   /** Test-only fault injection (LASTWORD_FAULT_POINT, dataplane-server.ts). */
   faultPoint?: FaultPoint;
 }
@@ -319,6 +325,9 @@ async function startKafka(config: NonNullable<WorkerConfig["kafka"]>, parts: Kaf
       groups,
       groupLeases,
       groupOffsets: new GroupOffsetsRepository(parts.prisma, now),
+      quotas: config.quotas
+        ? new KafkaQuotas(config.quotas, { prisma: parts.prisma, clock: parts.clock, logger: parts.logger })
+        : null,
       self,
     },
     new KafkaPrincipals(parts.prisma, now),

@@ -1,5 +1,6 @@
 import { once } from "node:events";
 import type { Socket } from "node:net";
+import { setTimeout as delay } from "node:timers/promises";
 import { SaslError } from "@lastword/kafka-auth";
 import {
   ApiKey,
@@ -61,6 +62,8 @@ export class KafkaConnection {
   readonly #closed = new AbortController();
   #auth: AuthState = { step: "none" };
   #busy = false;
+  /** Set by a handler whose tenant is over its quota: how long to stop reading after the answer. */
+  #muteMs = 0;
   #clientId: string | null = null;
   readonly #authTimer: NodeJS.Timeout;
   clientSoftware: { name: string; version: string } | null = null;
@@ -104,6 +107,7 @@ export class KafkaConnection {
         if (!frame) break;
         await this.#serve(frame);
         if (this.#socket.writableNeedDrain) await once(this.#socket, "drain").catch(() => undefined);
+        if (this.#muteMs > 0) await this.#mute();
       }
       if (this.#socket.isPaused() && this.#reader.bufferedBytes <= READ_PAUSE_BYTES) this.#socket.resume();
     } catch (error) {
@@ -112,6 +116,15 @@ export class KafkaConnection {
     } finally {
       this.#busy = false;
     }
+  }
+
+  // KIP-219: the throttled response went out at once; nothing more is read from this client until
+  // the throttle has passed (requests it pipelined meanwhile wait in the socket).
+  async #mute(): Promise<void> {
+    const ms = this.#muteMs;
+    this.#muteMs = 0;
+    this.#socket.pause();
+    await delay(ms, undefined, { signal: this.#closed.signal }).catch(() => undefined);
   }
 
   #nextFrame(): Buffer | undefined {
@@ -181,6 +194,9 @@ export class KafkaConnection {
       clientId: this.#clientId,
       clientHost: this.#socket.remoteAddress ?? "",
       closed: this.#closed.signal,
+      throttle: (ms) => {
+        this.#muteMs = Math.max(this.#muteMs, ms);
+      },
     };
     const { ctx } = this.#deps;
     switch (request.apiKey) {

@@ -7,6 +7,7 @@ import type { GroupLeaseRepository } from "./groups/group-lease.repository";
 import type { GroupOffsetsRepository } from "./groups/group-offsets.repository";
 import type { KafkaBroker, KafkaCatalog } from "./kafka-catalog";
 import type { KafkaPrincipal } from "./kafka-principals";
+import type { KafkaQuotas } from "./kafka-quotas";
 
 /** What every request handler of this worker's listener shares. */
 export interface KafkaBrokerContext {
@@ -19,6 +20,8 @@ export interface KafkaBrokerContext {
   groups: GroupCoordinator;
   groupLeases: GroupLeaseRepository;
   groupOffsets: GroupOffsetsRepository;
+  /** The tenants' produce quotas (null: nothing is throttled). */
+  quotas: KafkaQuotas | null;
   /** This worker as a broker (its node id is known once it registered). */
   self(): KafkaBroker;
 }
@@ -31,4 +34,9 @@ export interface KafkaSession {
   clientHost: string;
   /** Aborted when the connection closes (long polls stop waiting). */
   closed: AbortSignal;
+  /**
+   * Mutes the connection for `ms` once the current response is sent (Kafka's KIP-219 throttle:
+   * answer at once, then read nothing more from that client until the quota allows it).
+   */
+  throttle(ms: number): void;
 }
