@@ -12,6 +12,15 @@ import {
   type RequestInput,
 } from "@lastword/kafka-protocol";
 
+/** What a key needs to produce, and to consume in a group (commits included). */
+export const CLIENT_SCOPES = [
+  "topics:read",
+  "records:read",
+  "records:write",
+  "groups:read",
+  "groups:write",
+] as const;
+
 /** An API key row as the control plane writes it (hash, permissions, SCRAM credentials). */
 export async function createKafkaKey(
   prisma: PrismaClient,
@@ -156,4 +165,38 @@ export class RawKafka {
   close(): void {
     this.#socket.destroy();
   }
+}
+
+/** A Fetch (v4+) body for one partition, as kafkajs shapes it; `currentLeaderEpoch` -1 skips the epoch check. */
+export function fetchBody(
+  topic: string,
+  partition: number,
+  offset: number,
+  o: { maxWaitMs?: number; partitionMaxBytes?: number; currentLeaderEpoch?: number } = {},
+) {
+  return {
+    replicaId: -1,
+    maxWaitMs: o.maxWaitMs ?? 0,
+    minBytes: 1,
+    maxBytes: 50 << 20,
+    isolationLevel: 1,
+    sessionId: 0,
+    sessionEpoch: -1,
+    topics: [
+      {
+        topic,
+        partitions: [
+          {
+            partition,
+            currentLeaderEpoch: o.currentLeaderEpoch ?? -1,
+            fetchOffset: BigInt(offset),
+            logStartOffset: -1n,
+            partitionMaxBytes: o.partitionMaxBytes ?? 1 << 20,
+          },
+        ],
+      },
+    ],
+    forgottenTopicsData: [],
+    rackId: "",
+  };
 }
