@@ -6,6 +6,7 @@ export type {
   TimestampType,
 } from "@lastword/record-batch";
 export { decodeBatch, encodeRecordBatch, readBatchHeader } from "@lastword/record-batch";
+export { readTextFile, writeFileAtomically } from "./checkpoint-file";
 export type { CleanableStats, CleanResult, CleanTrigger } from "./cleaner";
 export type { RemovedTombstone, TombstoneRemovalReason } from "./cleaner-batch";
 export { type Clock, ManualClock, systemClock } from "./clock";

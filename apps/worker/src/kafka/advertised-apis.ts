@@ -23,6 +23,7 @@ export const ADVERTISED_APIS: readonly { apiKey: number; minVersion: number; max
   { apiKey: ApiKey.ApiVersions, minVersion: 0, maxVersion: 3 },
   { apiKey: ApiKey.SaslAuthenticate, minVersion: 0, maxVersion: 2 },
   { apiKey: ApiKey.DeleteGroups, minVersion: 0, maxVersion: 2 },
+  { apiKey: ApiKey.OffsetForLeaderEpoch, minVersion: 0, maxVersion: 4 },
 ];
 
 for (const api of ADVERTISED_APIS) {

@@ -28,6 +28,7 @@ import type { KafkaBrokerContext, KafkaSession } from "./kafka-context";
 import type { KafkaPrincipal, KafkaPrincipals } from "./kafka-principals";
 import { handleListOffsets } from "./list-offsets-handler";
 import { handleMetadata } from "./metadata-handler";
+import { handleOffsetForLeaderEpoch } from "./offset-for-leader-epoch-handler";
 import { handleProduce } from "./produce-handler";
 import { isSaslMechanism, SASL_MECHANISMS, SaslStep } from "./sasl-step";
 
@@ -211,6 +212,8 @@ export class KafkaConnection {
         return reply(await handleFetch(ctx, session, request.body));
       case ApiKey.ListOffsets:
         return reply(await handleListOffsets(ctx, session, request.body));
+      case ApiKey.OffsetForLeaderEpoch:
+        return reply(await handleOffsetForLeaderEpoch(ctx, session, request.body));
       case ApiKey.FindCoordinator:
         return reply(await handleFindCoordinator(ctx, session, request.apiVersion, request.body));
       case ApiKey.JoinGroup:
