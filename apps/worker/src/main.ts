@@ -43,6 +43,8 @@ async function main(): Promise<void> {
       tlsCertFile: env.WORKER_KAFKA_TLS_CERT_FILE,
       tlsKeyFile: env.WORKER_KAFKA_TLS_KEY_FILE,
       allowPlaintext: env.WORKER_KAFKA_ALLOW_PLAINTEXT,
+      maxConnections: env.WORKER_KAFKA_MAX_CONNECTIONS,
+      maxConnectionsPerKey: env.WORKER_KAFKA_MAX_CONNECTIONS_PER_KEY,
       groups: { initialRebalanceDelayMs: env.WORKER_KAFKA_GROUP_INITIAL_REBALANCE_DELAY_MS },
       // The same counters as the web's REST produce admission: one produce budget per tenant.
       quotas: { redisUrl: env.REDIS_URL, redisPrefix: env.REDIS_PREFIX },

@@ -3,6 +3,7 @@ import type { Server } from "node:http";
 import { createPrisma, type PrismaClient } from "@lastword/db";
 import { DEFAULT_SCHEDULER_TICK_MS } from "@lastword/jobs";
 import { type Clock, systemClock } from "@lastword/logstore";
+import type { Registry } from "prom-client";
 import { CLEANER_MAX_ATTEMPTS, CleanerHealthBook } from "./cleaner/cleaner-health";
 import { CleanerPasses } from "./cleaner/cleaner-pass";
 import { CleanerRunRepository } from "./cleaner/cleaner-run.repository";
@@ -174,7 +175,16 @@ export async function startWorker(config: WorkerConfig): Promise<RunningWorker> 
   const bound = await listen(server, config.host ?? "127.0.0.1", config.port ?? 0);
   const address = config.advertisedHost ? advertise(bound, config.advertisedHost) : bound;
   const kafka = config.kafka
-    ? await startKafka(config.kafka, { prisma, host, audit, logger, leaseTtlMs, id, clock })
+    ? await startKafka(config.kafka, {
+        prisma,
+        host,
+        audit,
+        logger,
+        leaseTtlMs,
+        id,
+        clock,
+        registry: metrics.registry,
+      })
     : null;
   if (kafka) registry.advertiseKafka(kafka.advertised.host, kafka.advertised.port);
   // Leases a previous run under the same id still holds: nothing of them is open here.
@@ -293,6 +303,8 @@ interface KafkaParts {
   leaseTtlMs: number;
   id: string;
   clock: Clock;
+  /** The worker's Prometheus registry: the listener's metrics join it. */
+  registry: Registry;
 }
 
 async function startKafka(config: NonNullable<WorkerConfig["kafka"]>, parts: KafkaParts) {
@@ -332,6 +344,7 @@ async function startKafka(config: NonNullable<WorkerConfig["kafka"]>, parts: Kaf
     },
     new KafkaPrincipals(parts.prisma, now),
     config,
+    parts.registry,
   );
   advertised = { host: config.advertisedHost ?? listener.host, port: listener.port };
   return {

@@ -1,5 +1,6 @@
 import { once } from "node:events";
 import type { Socket } from "node:net";
+import { performance } from "node:perf_hooks";
 import { setTimeout as delay } from "node:timers/promises";
 import { SaslError } from "@lastword/kafka-auth";
 import {
@@ -12,6 +13,7 @@ import {
   KafkaProtocolError,
   MAX_FRAME_BYTES,
 } from "@lastword/kafka-protocol";
+import type { KafkaListenerMetrics } from "../metrics/kafka-metrics";
 import { ADVERTISED_APIS, isAdvertised } from "./advertised-apis";
 import { handleFetch } from "./fetch-handler";
 import { handleFindCoordinator } from "./groups/find-coordinator-handler";
@@ -47,6 +49,12 @@ type AuthState =
 export interface KafkaConnectionDeps {
   ctx: KafkaBrokerContext;
   principals: KafkaPrincipals;
+  metrics: KafkaListenerMetrics;
+  /**
+   * Asked once SASL succeeded: null admits the connection, a message refuses it (the key's open
+   * connections are at their limit); the client gets the message as an authentication error.
+   */
+  admit(connection: KafkaConnection, principal: KafkaPrincipal): string | null;
   onClose(connection: KafkaConnection): void;
 }
 
@@ -65,6 +73,8 @@ export class KafkaConnection {
   #busy = false;
   /** Set by a handler whose tenant is over its quota: how long to stop reading after the answer. */
   #muteMs = 0;
+  /** Bytes written for the request being served (its answer), for the listener's metrics. */
+  #bytesOut = 0;
   #clientId: string | null = null;
   readonly #authTimer: NodeJS.Timeout;
   clientSoftware: { name: string; version: string } | null = null;
@@ -139,7 +149,9 @@ export class KafkaConnection {
   }
 
   #write(frame: Buffer): void {
-    if (!this.#closed.signal.aborted) this.#socket.write(frame);
+    if (this.#closed.signal.aborted) return;
+    this.#bytesOut += frame.length;
+    this.#socket.write(frame);
   }
 
   async #serve(frame: Buffer): Promise<void> {
@@ -161,7 +173,19 @@ export class KafkaConnection {
       return;
     }
     this.#clientId = request.header.clientId ?? null;
+    const started = performance.now();
+    this.#bytesOut = 0;
     await this.#dispatch(request);
+    this.#deps.metrics.request({
+      apiKey: request.apiKey,
+      version: request.apiVersion,
+      outcome: this.#closed.signal.aborted ? "closed" : this.#bytesOut > 0 ? "ok" : "no_answer",
+      tenantId: this.principal?.tenantId ?? "",
+      seconds: (performance.now() - started) / 1000,
+      // The frame plus its 4-byte size prefix, as on the wire.
+      bytesIn: frame.length + 4,
+      bytesOut: this.#bytesOut,
+    });
   }
 
   async #dispatch(request: DecodedRequest): Promise<void> {
@@ -197,6 +221,7 @@ export class KafkaConnection {
       closed: this.#closed.signal,
       throttle: (ms) => {
         this.#muteMs = Math.max(this.#muteMs, ms);
+        this.#deps.metrics.throttled(request.apiKey, principal.tenantId, ms);
       },
     };
     const { ctx } = this.#deps;
@@ -281,6 +306,16 @@ export class KafkaConnection {
     }
     try {
       const outcome = await auth.sasl.next(token);
+      const refused = outcome.done ? this.#deps.admit(this, outcome.principal) : null;
+      if (refused !== null) {
+        reply({
+          errorCode: ErrorCode.SASL_AUTHENTICATION_FAILED,
+          errorMessage: refused,
+          authBytes: Buffer.alloc(0),
+        });
+        this.#closeSoon();
+        return;
+      }
       if (outcome.done) this.#authenticated(outcome.principal);
       reply({ errorCode: 0, errorMessage: null, authBytes: outcome.reply, sessionLifetimeMs: 0n });
     } catch (error) {
@@ -298,6 +333,8 @@ export class KafkaConnection {
     if (this.#auth.step !== "handshaken") return;
     try {
       const outcome = await this.#auth.sasl.next(token);
+      // Raw SASL has no error field: over the key's limit, closing is the answer.
+      if (outcome.done && this.#deps.admit(this, outcome.principal) !== null) return this.close();
       if (outcome.done) this.#authenticated(outcome.principal);
       const framed = Buffer.allocUnsafe(4 + outcome.reply.length);
       framed.writeInt32BE(outcome.reply.length, 0);
