@@ -16,6 +16,7 @@ import type { OpenLog } from "./hosting/hosted-log";
 import { withKeyIndex } from "./hosting/indexed-log";
 import { PartitionHost } from "./hosting/partition-host";
 import { AppendSignal } from "./kafka/append-signal";
+import { ClientSightings } from "./kafka/client-sightings";
 import { DEFAULT_GROUP_TIMINGS, GroupCoordinator } from "./kafka/groups/group-coordinator";
 import { GroupLeaseRepository } from "./kafka/groups/group-lease.repository";
 import { GroupOffsetsRepository } from "./kafka/groups/group-offsets.repository";
@@ -63,6 +64,8 @@ export interface WorkerConfig {
     groups?: Partial<GroupTimings>;
     /** Where the tenants' produce quotas are counted; without it nothing is throttled. */
     quotas?: KafkaQuotaConfig;
+    /** How often the clients seen per topic are written (CLIENT_SIGHTINGS_FLUSH_MS by default). */
+    clientSightingsFlushMs?: number;
   };
   /** Test-only fault injection (LASTWORD_FAULT_POINT, dataplane-server.ts). */
   faultPoint?: FaultPoint;
@@ -337,6 +340,10 @@ async function startKafka(config: NonNullable<WorkerConfig["kafka"]>, parts: Kaf
       groups,
       groupLeases,
       groupOffsets: new GroupOffsetsRepository(parts.prisma, now),
+      sightings: new ClientSightings(
+        { prisma: parts.prisma, clock: parts.clock, logger: parts.logger },
+        config.clientSightingsFlushMs,
+      ),
       quotas: config.quotas
         ? new KafkaQuotas(config.quotas, { prisma: parts.prisma, clock: parts.clock, logger: parts.logger })
         : null,

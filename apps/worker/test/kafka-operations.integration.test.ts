@@ -1,7 +1,8 @@
 import { decodeResponse, ErrorCode } from "@lastword/kafka-protocol";
+import { encodeRecordBatch } from "@lastword/logstore";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { RunningWorker } from "../src/worker";
-import { CLIENT_SCOPES, createKafkaKey, createNamedTopic, RawKafka } from "./kafka-client";
+import { CLIENT_SCOPES, createKafkaKey, createNamedTopic, fetchBody, RawKafka } from "./kafka-client";
 import { eventually } from "./test-topics";
 import { openWorkerHarness, type WorkerHarness } from "./worker-harness";
 
@@ -15,15 +16,23 @@ let h: WorkerHarness;
 let worker: RunningWorker;
 let key: { id: string; secret: string };
 let otherKey: { id: string; secret: string };
+let topicId: string;
 
 beforeAll(async () => {
   h = await openWorkerHarness({ name: "kafka-ops", secret: "kafka-ops-secret" });
-  await createNamedTopic(h.db.prisma, ORG, "observed", 1);
+  const [partitionId] = await createNamedTopic(h.db.prisma, ORG, "observed", 1);
+  topicId = (await h.db.prisma.partition.findUniqueOrThrow({ where: { id: partitionId! } })).topicId;
   key = await createKafkaKey(h.db.prisma, ORG, CLIENT_SCOPES);
   otherKey = await createKafkaKey(h.db.prisma, ORG, CLIENT_SCOPES);
   worker = await h.startWorker({
     claimIntervalMs: 100,
-    kafka: { host: "127.0.0.1", port: 0, maxConnections: MAX_CONNECTIONS, maxConnectionsPerKey: MAX_PER_KEY },
+    kafka: {
+      host: "127.0.0.1",
+      port: 0,
+      maxConnections: MAX_CONNECTIONS,
+      maxConnectionsPerKey: MAX_PER_KEY,
+      clientSightingsFlushMs: 100,
+    },
   });
   await eventually("the partition hosted", 20_000, async () =>
     worker.ownedPartitions().length === 1 ? true : undefined,
@@ -110,5 +119,40 @@ describe("connection limits", () => {
     expect(sample(body, `lastword_kafka_refused_connections_total{reason="key"}`)).toBe(1);
     expect(sample(body, `lastword_kafka_refused_connections_total{reason="worker"}`)).toBe(1);
     for (const raw of held) raw.close();
+    await eventually("every connection closed", 5_000, async () =>
+      sample(await metrics(), "lastword_kafka_open_connections") === 0 ? true : undefined,
+    );
+  });
+});
+
+describe("clients seen per topic", () => {
+  it("records the client id and the ApiVersions v3 software of producers and consumers of a topic", async () => {
+    const raw = await open();
+    await raw.request(18, 3, { clientSoftwareName: "ops-test-client", clientSoftwareVersion: "1.2.3" });
+    await raw.loginPlain(key.id, key.secret);
+    const batch = encodeRecordBatch([{ key: null, value: Buffer.from("seen") }], {
+      baseOffset: 0,
+      appendTimeMs: 1,
+    });
+    await raw.request(0, 7, {
+      transactionalId: null,
+      acks: -1,
+      timeoutMs: 5000,
+      topicData: [
+        { name: "observed", partitionData: [{ index: 0, records: batch }] },
+        // Unknown here: nothing is recorded for it.
+        { name: "nowhere", partitionData: [{ index: 0, records: batch }] },
+      ],
+    });
+    await raw.request(1, 11, fetchBody("observed", 0, 0));
+    raw.close();
+    const rows = await eventually("both roles recorded", 10_000, async () => {
+      const found = await h.db.prisma.kafkaClientSeen.findMany({ orderBy: { role: "asc" } });
+      return found.length >= 2 ? found : undefined;
+    });
+    expect(rows.map((r) => [r.topicId, r.role, r.clientId, r.softwareName, r.softwareVersion])).toEqual([
+      [topicId, "consumer", "raw-test", "ops-test-client", "1.2.3"],
+      [topicId, "producer", "raw-test", "ops-test-client", "1.2.3"],
+    ]);
   });
 });

@@ -15,6 +15,7 @@ import {
 } from "@lastword/kafka-protocol";
 import type { KafkaListenerMetrics } from "../metrics/kafka-metrics";
 import { ADVERTISED_APIS, isAdvertised } from "./advertised-apis";
+import type { ClientRole } from "./client-sightings";
 import { handleFetch } from "./fetch-handler";
 import { handleFindCoordinator } from "./groups/find-coordinator-handler";
 import { handleDeleteGroups, handleDescribeGroups, handleListGroups } from "./groups/group-admin-handler";
@@ -229,11 +230,21 @@ export class KafkaConnection {
       case ApiKey.Metadata:
         return reply(await handleMetadata(ctx, session, request.body));
       case ApiKey.Produce: {
+        this.#sighted(
+          principal,
+          "producer",
+          request.body.topicData.map((t) => t.name),
+        );
         const answer = await handleProduce(ctx, session, request.body);
         if (answer) reply(answer);
         return;
       }
       case ApiKey.Fetch:
+        this.#sighted(
+          principal,
+          "consumer",
+          request.body.topics.map((t) => t.topic),
+        );
         return reply(await handleFetch(ctx, session, request.body));
       case ApiKey.ListOffsets:
         return reply(await handleListOffsets(ctx, session, request.body));
@@ -261,6 +272,22 @@ export class KafkaConnection {
         return reply(await handleDeleteGroups(ctx, session, request.body));
       default:
         this.close();
+    }
+  }
+
+  /** Marks this client as a producer or consumer of the tenant's topics named (unknown names: nothing). */
+  #sighted(principal: KafkaPrincipal, role: ClientRole, topics: string[]): void {
+    const { catalog, sightings } = this.#deps.ctx;
+    const who = {
+      clientId: this.#clientId ?? "",
+      softwareName: this.clientSoftware?.name ?? "",
+      softwareVersion: this.clientSoftware?.version ?? "",
+    };
+    for (const name of new Set(topics)) {
+      catalog
+        .topic(principal.tenantId, name)
+        .then((topic) => topic && sightings.seen(topic.id, role, who))
+        .catch(() => undefined);
     }
   }
 

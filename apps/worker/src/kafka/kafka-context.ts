@@ -2,6 +2,7 @@ import type { TombstoneAudit } from "../erasure/tombstone-audit";
 import type { PartitionHost } from "../hosting/partition-host";
 import type { Logger } from "../logger";
 import type { AppendSignal } from "./append-signal";
+import type { ClientSightings } from "./client-sightings";
 import type { GroupCoordinator } from "./groups/group-coordinator";
 import type { GroupLeaseRepository } from "./groups/group-lease.repository";
 import type { GroupOffsetsRepository } from "./groups/group-offsets.repository";
@@ -22,6 +23,8 @@ export interface KafkaBrokerContext {
   groupOffsets: GroupOffsetsRepository;
   /** The tenants' produce quotas (null: nothing is throttled). */
   quotas: KafkaQuotas | null;
+  /** Which clients produced to and consumed from which topics, for the console. */
+  sightings: ClientSightings;
   /** This worker as a broker (its node id is known once it registered). */
   self(): KafkaBroker;
 }

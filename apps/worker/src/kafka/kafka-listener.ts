@@ -124,7 +124,7 @@ export async function startKafkaListener(
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       for (const c of open) c.close();
       await closed;
-      await ctx.quotas?.close();
+      await Promise.all([ctx.quotas?.close(), ctx.sightings.close()]);
     },
   };
 }
