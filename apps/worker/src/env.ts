@@ -36,6 +36,8 @@ const schema = z
       .transform((v) => v === "true"),
     // Kafka's group.initial.rebalance.delay.ms: the first rebalance of an empty group waits this
     // long for more members (tests start workers in-process with 0).
+    WORKER_KAFKA_MAX_CONNECTIONS: z.coerce.number().int().min(1).default(10_000),
+    WORKER_KAFKA_MAX_CONNECTIONS_PER_KEY: z.coerce.number().int().min(1).default(1_000),
     WORKER_KAFKA_GROUP_INITIAL_REBALANCE_DELAY_MS: z.coerce.number().int().min(0).max(300_000).default(3_000),
     WORKER_LEASE_TTL_MS: z.coerce.number().int().min(1000).default(10_000),
     WORKER_SCHEDULER_TICK_MS: z.coerce.number().int().min(100).default(5_000),

@@ -44,8 +44,12 @@ async function main(): Promise<void> {
       tlsCertFile: env.WORKER_KAFKA_TLS_CERT_FILE,
       tlsKeyFile: env.WORKER_KAFKA_TLS_KEY_FILE,
       allowPlaintext: env.WORKER_KAFKA_ALLOW_PLAINTEXT,
+      maxConnections: env.WORKER_KAFKA_MAX_CONNECTIONS,
+      maxConnectionsPerKey: env.WORKER_KAFKA_MAX_CONNECTIONS_PER_KEY,
       groups: { initialRebalanceDelayMs: env.WORKER_KAFKA_GROUP_INITIAL_REBALANCE_DELAY_MS },
       ...(env.WORKER_KAFKA_TEST_FAULTS ? { testFaults: new TestFaults(env.WORKER_KAFKA_TEST_FAULTS) } : {}),
+      // The same counters as the web's REST produce admission: one produce budget per tenant.
+      quotas: { redisUrl: env.REDIS_URL, redisPrefix: env.REDIS_PREFIX },
     },
     logger,
     ...(env.LASTWORD_FAULT_POINT && { faultPoint: env.LASTWORD_FAULT_POINT }),

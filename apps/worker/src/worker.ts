@@ -3,6 +3,7 @@ import type { Server } from "node:http";
 import { createPrisma, type PrismaClient } from "@lastword/db";
 import { DEFAULT_SCHEDULER_TICK_MS } from "@lastword/jobs";
 import { type Clock, systemClock } from "@lastword/logstore";
+import type { Registry } from "prom-client";
 import { CLEANER_MAX_ATTEMPTS, CleanerHealthBook } from "./cleaner/cleaner-health";
 import { CleanerPasses } from "./cleaner/cleaner-pass";
 import { CleanerRunRepository } from "./cleaner/cleaner-run.repository";
@@ -15,6 +16,7 @@ import type { OpenLog } from "./hosting/hosted-log";
 import { withKeyIndex } from "./hosting/indexed-log";
 import { PartitionHost } from "./hosting/partition-host";
 import { AppendSignal } from "./kafka/append-signal";
+import { ClientSightings } from "./kafka/client-sightings";
 import { DEFAULT_GROUP_TIMINGS, GroupCoordinator } from "./kafka/groups/group-coordinator";
 import { GroupLeaseRepository } from "./kafka/groups/group-lease.repository";
 import { GroupOffsetsRepository } from "./kafka/groups/group-offsets.repository";
@@ -22,6 +24,7 @@ import type { GroupTimings } from "./kafka/groups/group-state";
 import { KafkaCatalog } from "./kafka/kafka-catalog";
 import { type KafkaListener, type KafkaListenerConfig, startKafkaListener } from "./kafka/kafka-listener";
 import { KafkaPrincipals } from "./kafka/kafka-principals";
+import { type KafkaQuotaConfig, KafkaQuotas } from "./kafka/kafka-quotas";
 import { ProducerIdRepository } from "./kafka/producers/producer-ids.repository";
 import type { TestFaults } from "./kafka/test-faults";
 import { createLogger, type Logger, type LogLevel } from "./logger";
@@ -63,6 +66,10 @@ export interface WorkerConfig {
     groups?: Partial<GroupTimings>;
     /** Tests only (WORKER_KAFKA_TEST_FAULTS): requests answered with injected errors. */
     testFaults?: TestFaults;
+    /** Where the tenants' produce quotas are counted; without it nothing is throttled. */
+    quotas?: KafkaQuotaConfig;
+    /** How often the clients seen per topic are written (CLIENT_SIGHTINGS_FLUSH_MS by default). */
+    clientSightingsFlushMs?: number;
   };
   /** Test-only fault injection (LASTWORD_FAULT_POINT, dataplane-server.ts). */
   faultPoint?: FaultPoint;
@@ -184,6 +191,7 @@ export async function startWorker(config: WorkerConfig): Promise<RunningWorker> 
         id,
         clock,
         ...(config.faultPoint && { faultPoint: config.faultPoint }),
+        registry: metrics.registry,
       })
     : null;
   if (kafka) registry.advertiseKafka(kafka.advertised.host, kafka.advertised.port);
@@ -294,6 +302,8 @@ interface KafkaParts {
   id: string;
   clock: Clock;
   faultPoint?: FaultPoint;
+  /** The worker's Prometheus registry: the listener's metrics join it. */
+  registry: Registry;
 }
 
 async function startKafka(config: NonNullable<WorkerConfig["kafka"]>, parts: KafkaParts) {
@@ -330,11 +340,19 @@ async function startKafka(config: NonNullable<WorkerConfig["kafka"]>, parts: Kaf
       groupOffsets: new GroupOffsetsRepository(parts.prisma, now),
       producerIds: new ProducerIdRepository(parts.prisma),
       ...(parts.faultPoint && { fault: { point: parts.faultPoint, fired: false } }),
+      sightings: new ClientSightings(
+        { prisma: parts.prisma, clock: parts.clock, logger: parts.logger },
+        config.clientSightingsFlushMs,
+      ),
+      quotas: config.quotas
+        ? new KafkaQuotas(config.quotas, { prisma: parts.prisma, clock: parts.clock, logger: parts.logger })
+        : null,
       self,
       testFaults: config.testFaults ?? null,
     },
     new KafkaPrincipals(parts.prisma, now),
     config,
+    parts.registry,
   );
   advertised = { host: config.advertisedHost ?? listener.host, port: listener.port };
   return {

@@ -173,3 +173,37 @@ export class RawKafka {
     this.#socket.destroy();
   }
 }
+
+/** A Fetch (v4+) body for one partition, as kafkajs shapes it; `currentLeaderEpoch` -1 skips the epoch check. */
+export function fetchBody(
+  topic: string,
+  partition: number,
+  offset: number,
+  o: { maxWaitMs?: number; partitionMaxBytes?: number; currentLeaderEpoch?: number } = {},
+) {
+  return {
+    replicaId: -1,
+    maxWaitMs: o.maxWaitMs ?? 0,
+    minBytes: 1,
+    maxBytes: 50 << 20,
+    isolationLevel: 1,
+    sessionId: 0,
+    sessionEpoch: -1,
+    topics: [
+      {
+        topic,
+        partitions: [
+          {
+            partition,
+            currentLeaderEpoch: o.currentLeaderEpoch ?? -1,
+            fetchOffset: BigInt(offset),
+            logStartOffset: -1n,
+            partitionMaxBytes: o.partitionMaxBytes ?? 1 << 20,
+          },
+        ],
+      },
+    ],
+    forgottenTopicsData: [],
+    rackId: "",
+  };
+}

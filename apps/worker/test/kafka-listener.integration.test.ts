@@ -4,7 +4,7 @@ import { ErrorCode } from "@lastword/kafka-protocol";
 import { Kafka, type KafkaConfig, logLevel, type SASLOptions } from "kafkajs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { RunningWorker } from "../src/worker";
-import { createKafkaKey, createNamedTopic, RawKafka } from "./kafka-client";
+import { createKafkaKey, createNamedTopic, fetchBody, RawKafka } from "./kafka-client";
 import { eventually } from "./test-topics";
 import { openWorkerHarness, type WorkerHarness } from "./worker-harness";
 
@@ -429,39 +429,6 @@ describe("robustness", () => {
     await raw.closedByServer();
   });
 });
-
-function fetchBody(
-  topic: string,
-  partition: number,
-  offset: number,
-  o: { maxWaitMs?: number; partitionMaxBytes?: number } = {},
-) {
-  return {
-    replicaId: -1,
-    maxWaitMs: o.maxWaitMs ?? 0,
-    minBytes: 1,
-    maxBytes: 50 << 20,
-    isolationLevel: 1,
-    sessionId: 0,
-    sessionEpoch: -1,
-    topics: [
-      {
-        topic,
-        partitions: [
-          {
-            partition,
-            currentLeaderEpoch: -1,
-            fetchOffset: BigInt(offset),
-            logStartOffset: -1n,
-            partitionMaxBytes: o.partitionMaxBytes ?? 1 << 20,
-          },
-        ],
-      },
-    ],
-    forgottenTopicsData: [],
-    rackId: "",
-  };
-}
 
 async function decodeFetch(payload: Buffer): Promise<FetchParsed> {
   return fetchV11.parse(await fetchV11.decode(payload));

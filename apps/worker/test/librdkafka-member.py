@@ -2,25 +2,15 @@
 # argv: bootstrap keyId secret groupId topic strategy. Prints one JSON line per event:
 # {"assigned": [...]} / {"revoked": [...]} (incremental under cooperative-sticky) and
 # {"record": [partition, value]}.
-import json
 import sys
 
 from confluent_kafka import Consumer
+from librdkafka_common import emit, sasl_plain
 
 bootstrap, username, password, group, topic, strategy = sys.argv[1:7]
 
-
-def emit(event):
-    sys.stdout.write(json.dumps(event) + "\n")
-    sys.stdout.flush()
-
-
 consumer = Consumer({
-    "bootstrap.servers": bootstrap,
-    "security.protocol": "SASL_PLAINTEXT",
-    "sasl.mechanisms": "PLAIN",
-    "sasl.username": username,
-    "sasl.password": password,
+    **sasl_plain(bootstrap, username, password),
     "group.id": group,
     "partition.assignment.strategy": strategy,
     "auto.offset.reset": "earliest",

@@ -7,6 +7,7 @@ export type {
 } from "@lastword/record-batch";
 export { decodeBatch, encodeRecordBatch, readBatchHeader } from "@lastword/record-batch";
 export { CorruptBatchError, InvalidBatchRecordsError, type ValidatedBatch } from "./batch-validation";
+export { readTextFile, writeFileAtomically } from "./checkpoint-file";
 export type { CleanableStats, CleanResult, CleanTrigger } from "./cleaner";
 export type { RemovedTombstone, TombstoneRemovalReason } from "./cleaner-batch";
 export { type Clock, ManualClock, systemClock } from "./clock";

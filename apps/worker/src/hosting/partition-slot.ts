@@ -3,6 +3,7 @@ import type { AuditedPartition } from "../erasure/tombstone-audit";
 import type { ClaimedPartition } from "../ownership/lease.repository";
 import { StorageFence } from "../ownership/storage-fence";
 import type { HostedLog, OpenLogOptions } from "./hosted-log";
+import { LeaderEpochHistory } from "./leader-epochs";
 import { dataPlaneErrorOf } from "./log-errors";
 
 export type SlotState = "opening" | "open" | "failed" | "closed";
@@ -28,6 +29,7 @@ export class PartitionSlot {
 
   #state: SlotState = "opening";
   #log: HostedLog | null = null;
+  #leaderEpochs: LeaderEpochHistory | null = null;
   #fence: StorageFence | null = null;
   #error: unknown = null;
   #inflight = 0;
@@ -65,6 +67,11 @@ export class PartitionSlot {
 
   get state(): SlotState {
     return this.#state;
+  }
+
+  /** The partition's leader epochs, this slot's lease epoch the latest; null until the log is open. */
+  get leaderEpochs(): LeaderEpochHistory | null {
+    return this.#leaderEpochs;
   }
 
   get error(): unknown {
@@ -138,6 +145,9 @@ export class PartitionSlot {
         await log.close();
         return;
       }
+      // Our lease epoch leads from the log end we found (Kafka assigns a new leader's epoch there).
+      this.#leaderEpochs ??= LeaderEpochHistory.load(this.dir);
+      this.#leaderEpochs.assign(this.epoch, log.logEndOffset);
       this.#log = log;
       this.#error = null;
       this.#state = "open";

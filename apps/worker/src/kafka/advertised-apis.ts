@@ -34,6 +34,7 @@ export const ADVERTISED_APIS: readonly { apiKey: number; minVersion: number; max
   { apiKey: ApiKey.IncrementalAlterConfigs, minVersion: 0, maxVersion: 1 },
   { apiKey: ApiKey.DescribeCluster, minVersion: 0, maxVersion: 1 },
   { apiKey: ApiKey.OffsetDelete, minVersion: 0, maxVersion: 0 },
+  { apiKey: ApiKey.OffsetForLeaderEpoch, minVersion: 0, maxVersion: 4 },
 ];
 
 for (const api of ADVERTISED_APIS) {

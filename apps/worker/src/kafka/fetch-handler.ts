@@ -2,8 +2,10 @@ import { hasScope } from "@lastword/api/key-auth";
 import { ErrorCode, type RequestBody, type ResponseInput } from "@lastword/kafka-protocol";
 import { decodeBatch, readBatchHeader } from "@lastword/record-batch";
 import type { HostedLog } from "../hosting/hosted-log";
+import { stampLeaderEpochs } from "./batch-epochs";
 import type { KafkaBrokerContext, KafkaSession } from "./kafka-context";
 import { kafkaErrorOf } from "./kafka-errors";
+import { leaderEpochError } from "./leader-epoch-check";
 
 type FetchRequest = RequestBody<1>;
 type FetchResponse = ResponseInput<1>;
@@ -15,6 +17,7 @@ interface Want {
   partitionId: string | null;
   fetchOffset: number;
   maxBytes: number;
+  currentLeaderEpoch: number;
 }
 
 /** True when a batch in `bytes` holds a record at or above `offset` (not just its offset range). */
@@ -66,9 +69,10 @@ function answer(index: number, errorCode: number, extra: Partial<PartitionAnswer
 }
 
 async function fetchPartition(ctx: KafkaBrokerContext, want: Want, budget: { left: number; any: boolean }) {
-  if (want.partitionId === null || !ctx.host.slot(want.partitionId)) {
-    return answer(want.index, ErrorCode.NOT_LEADER_OR_FOLLOWER);
-  }
+  const slot = want.partitionId === null ? undefined : ctx.host.slot(want.partitionId);
+  if (want.partitionId === null || !slot) return answer(want.index, ErrorCode.NOT_LEADER_OR_FOLLOWER);
+  const fenced = leaderEpochError(slot.epoch, want.currentLeaderEpoch);
+  if (fenced !== null) return answer(want.index, fenced);
   try {
     return await ctx.host.read(want.partitionId, async (log) => {
       const marks = {
@@ -84,6 +88,7 @@ async function fetchPartition(ctx: KafkaBrokerContext, want: Want, budget: { lef
       if (want.fetchOffset === log.logEndOffset || limit <= 0)
         return answer(want.index, 0, { ...marks, records: Buffer.alloc(0) });
       const records = await readFrom(log, want.fetchOffset, limit);
+      stampLeaderEpochs(records, slot.leaderEpochs);
       budget.left -= records.length;
       if (records.length > 0) budget.any = true;
       return answer(want.index, 0, { ...marks, records });
@@ -111,6 +116,7 @@ async function resolve(ctx: KafkaBrokerContext, session: KafkaSession, request: 
           partitionId: partition.id,
           fetchOffset: Number(p.fetchOffset),
           maxBytes: p.partitionMaxBytes,
+          currentLeaderEpoch: p.currentLeaderEpoch ?? -1,
         });
       }
     }

@@ -15,6 +15,8 @@ export interface CatalogPartition {
   index: number;
   /** The lease owner's node id, or null while nobody holds a live lease (LEADER_NOT_AVAILABLE). */
   leaderId: number | null;
+  /** The lease epoch: bumped whenever the partition's lease moves, so it is Kafka's leader epoch. */
+  leaderEpoch: number;
   ownerWorkerId: string | null;
 }
 
@@ -104,7 +106,9 @@ export class KafkaCatalog {
         where: { organizationId: tenantId },
         orderBy: { name: "asc" },
         include: {
-          partitions: { select: { id: true, index: true, ownerWorkerId: true, leaseExpiresAt: true } },
+          partitions: {
+            select: { id: true, index: true, ownerWorkerId: true, leaseExpiresAt: true, leaseEpoch: true },
+          },
         },
       }),
     ]);
@@ -121,7 +125,13 @@ export class KafkaCatalog {
           const live =
             p.ownerWorkerId !== null && p.leaseExpiresAt !== null && p.leaseExpiresAt.getTime() > now;
           const leaderId = live ? (nodeOf.get(p.ownerWorkerId as string) ?? null) : null;
-          return { id: p.id, index: p.index, leaderId, ownerWorkerId: p.ownerWorkerId };
+          return {
+            id: p.id,
+            index: p.index,
+            leaderId,
+            leaderEpoch: p.leaseEpoch,
+            ownerWorkerId: p.ownerWorkerId,
+          };
         }),
     }));
   }

@@ -1,5 +1,7 @@
 import { once } from "node:events";
 import type { Socket } from "node:net";
+import { performance } from "node:perf_hooks";
+import { setTimeout as delay } from "node:timers/promises";
 import { SaslError } from "@lastword/kafka-auth";
 import {
   ApiKey,
@@ -11,6 +13,7 @@ import {
   KafkaProtocolError,
   MAX_FRAME_BYTES,
 } from "@lastword/kafka-protocol";
+import type { KafkaListenerMetrics } from "../metrics/kafka-metrics";
 import { handleDescribeCluster, handleDescribeLogDirs } from "./admin/cluster-handler";
 import { handleCreatePartitions, handleDeleteRecords } from "./admin/partition-admin-handler";
 import {
@@ -20,6 +23,7 @@ import {
 } from "./admin/topic-configs-handler";
 import { handleCreateTopics, handleDeleteTopics } from "./admin/topic-lifecycle-handler";
 import { API_VERSIONS_ANSWER, isAdvertised } from "./advertised-apis";
+import type { ClientRole } from "./client-sightings";
 import { handleFetch } from "./fetch-handler";
 import { handleFindCoordinator } from "./groups/find-coordinator-handler";
 import { handleDeleteGroups, handleDescribeGroups, handleListGroups } from "./groups/group-admin-handler";
@@ -36,6 +40,7 @@ import type { KafkaBrokerContext, KafkaSession } from "./kafka-context";
 import type { KafkaPrincipal, KafkaPrincipals } from "./kafka-principals";
 import { handleListOffsets } from "./list-offsets-handler";
 import { handleMetadata } from "./metadata-handler";
+import { handleOffsetForLeaderEpoch } from "./offset-for-leader-epoch-handler";
 import { DROP_CONNECTION, handleProduce } from "./produce-handler";
 import { handleInitProducerId } from "./producers/init-producer-id-handler";
 import { isSaslMechanism, SASL_MECHANISMS, SaslStep } from "./sasl-step";
@@ -55,6 +60,12 @@ type AuthState =
 export interface KafkaConnectionDeps {
   ctx: KafkaBrokerContext;
   principals: KafkaPrincipals;
+  metrics: KafkaListenerMetrics;
+  /**
+   * Asked once SASL succeeded: null admits the connection, a message refuses it (the key's open
+   * connections are at their limit); the client gets the message as an authentication error.
+   */
+  admit(connection: KafkaConnection, principal: KafkaPrincipal): string | null;
   onClose(connection: KafkaConnection): void;
 }
 
@@ -71,6 +82,10 @@ export class KafkaConnection {
   readonly #closed = new AbortController();
   #auth: AuthState = { step: "none" };
   #busy = false;
+  /** Set by a handler whose tenant is over its quota: how long to stop reading after the answer. */
+  #muteMs = 0;
+  /** Bytes written for the request being served (its answer), for the listener's metrics. */
+  #bytesOut = 0;
   #clientId: string | null = null;
   readonly #authTimer: NodeJS.Timeout;
   clientSoftware: { name: string; version: string } | null = null;
@@ -114,6 +129,7 @@ export class KafkaConnection {
         if (!frame) break;
         await this.#serve(frame);
         if (this.#socket.writableNeedDrain) await once(this.#socket, "drain").catch(() => undefined);
+        if (this.#muteMs > 0) await this.#mute();
       }
       if (this.#socket.isPaused() && this.#reader.bufferedBytes <= READ_PAUSE_BYTES) this.#socket.resume();
     } catch (error) {
@@ -122,6 +138,15 @@ export class KafkaConnection {
     } finally {
       this.#busy = false;
     }
+  }
+
+  // KIP-219: the throttled response went out at once; nothing more is read from this client until
+  // the throttle has passed (requests it pipelined meanwhile wait in the socket).
+  async #mute(): Promise<void> {
+    const ms = this.#muteMs;
+    this.#muteMs = 0;
+    this.#socket.pause();
+    await delay(ms, undefined, { signal: this.#closed.signal }).catch(() => undefined);
   }
 
   #nextFrame(): Buffer | undefined {
@@ -135,7 +160,9 @@ export class KafkaConnection {
   }
 
   #write(frame: Buffer): void {
-    if (!this.#closed.signal.aborted) this.#socket.write(frame);
+    if (this.#closed.signal.aborted) return;
+    this.#bytesOut += frame.length;
+    this.#socket.write(frame);
   }
 
   async #serve(frame: Buffer): Promise<void> {
@@ -157,7 +184,19 @@ export class KafkaConnection {
       return;
     }
     this.#clientId = request.header.clientId ?? null;
+    const started = performance.now();
+    this.#bytesOut = 0;
     await this.#dispatch(request);
+    this.#deps.metrics.request({
+      apiKey: request.apiKey,
+      version: request.apiVersion,
+      outcome: this.#closed.signal.aborted ? "closed" : this.#bytesOut > 0 ? "ok" : "no_answer",
+      tenantId: this.principal?.tenantId ?? "",
+      seconds: (performance.now() - started) / 1000,
+      // The frame plus its 4-byte size prefix, as on the wire.
+      bytesIn: frame.length + 4,
+      bytesOut: this.#bytesOut,
+    });
   }
 
   async #dispatch(request: DecodedRequest): Promise<void> {
@@ -191,6 +230,10 @@ export class KafkaConnection {
       clientId: this.#clientId,
       clientHost: this.#socket.remoteAddress ?? "",
       closed: this.#closed.signal,
+      throttle: (ms) => {
+        this.#muteMs = Math.max(this.#muteMs, ms);
+        this.#deps.metrics.throttled(request.apiKey, principal.tenantId, ms);
+      },
     };
     const { ctx } = this.#deps;
     const fault = ctx.testFaults?.take(request) ?? null;
@@ -200,18 +243,30 @@ export class KafkaConnection {
       case ApiKey.Metadata:
         return reply(await handleMetadata(ctx, session, request.body));
       case ApiKey.Produce: {
+        this.#sighted(
+          principal,
+          "producer",
+          request.body.topicData.map((t) => t.name),
+        );
         const answer = await handleProduce(ctx, session, request.body);
         if (answer === DROP_CONNECTION) return this.close();
         if (answer) reply(answer);
         return;
       }
       case ApiKey.Fetch:
+        this.#sighted(
+          principal,
+          "consumer",
+          request.body.topics.map((t) => t.topic),
+        );
         return reply({
           ...(await handleFetch(ctx, session, request.body)),
           ...(fault?.kind === "throttle" ? { throttleTimeMs: fault.throttleTimeMs } : {}),
         });
       case ApiKey.ListOffsets:
         return reply(await handleListOffsets(ctx, session, request.body));
+      case ApiKey.OffsetForLeaderEpoch:
+        return reply(await handleOffsetForLeaderEpoch(ctx, session, request.body));
       case ApiKey.FindCoordinator:
         return reply(await handleFindCoordinator(ctx, session, request.apiVersion, request.body));
       case ApiKey.JoinGroup:
@@ -259,6 +314,22 @@ export class KafkaConnection {
     }
   }
 
+  /** Marks this client as a producer or consumer of the tenant's topics named (unknown names: nothing). */
+  #sighted(principal: KafkaPrincipal, role: ClientRole, topics: string[]): void {
+    const { catalog, sightings } = this.#deps.ctx;
+    const who = {
+      clientId: this.#clientId ?? "",
+      softwareName: this.clientSoftware?.name ?? "",
+      softwareVersion: this.clientSoftware?.version ?? "",
+    };
+    for (const name of new Set(topics)) {
+      catalog
+        .topic(principal.tenantId, name)
+        .then((topic) => topic && sightings.seen(topic.id, role, who))
+        .catch(() => undefined);
+    }
+  }
+
   // Kafka answers an ApiVersions version it does not serve in the v0 layout, without reading the
   // body, so the client can retry with a version from the list.
   #unsupportedApiVersions(correlationId: number): void {
@@ -301,6 +372,16 @@ export class KafkaConnection {
     }
     try {
       const outcome = await auth.sasl.next(token);
+      const refused = outcome.done ? this.#deps.admit(this, outcome.principal) : null;
+      if (refused !== null) {
+        reply({
+          errorCode: ErrorCode.SASL_AUTHENTICATION_FAILED,
+          errorMessage: refused,
+          authBytes: Buffer.alloc(0),
+        });
+        this.#closeSoon();
+        return;
+      }
       if (outcome.done) this.#authenticated(outcome.principal);
       reply({ errorCode: 0, errorMessage: null, authBytes: outcome.reply, sessionLifetimeMs: 0n });
     } catch (error) {
@@ -318,6 +399,8 @@ export class KafkaConnection {
     if (this.#auth.step !== "handshaken") return;
     try {
       const outcome = await this.#auth.sasl.next(token);
+      // Raw SASL has no error field: over the key's limit, closing is the answer.
+      if (outcome.done && this.#deps.admit(this, outcome.principal) !== null) return this.close();
       if (outcome.done) this.#authenticated(outcome.principal);
       const framed = Buffer.allocUnsafe(4 + outcome.reply.length);
       framed.writeInt32BE(outcome.reply.length, 0);

@@ -5,11 +5,13 @@ import type { TombstoneAudit } from "../erasure/tombstone-audit";
 import type { PartitionHost } from "../hosting/partition-host";
 import type { Logger } from "../logger";
 import type { AppendSignal } from "./append-signal";
+import type { ClientSightings } from "./client-sightings";
 import type { GroupCoordinator } from "./groups/group-coordinator";
 import type { GroupLeaseRepository } from "./groups/group-lease.repository";
 import type { GroupOffsetsRepository } from "./groups/group-offsets.repository";
 import type { KafkaBroker, KafkaCatalog } from "./kafka-catalog";
 import type { KafkaPrincipal } from "./kafka-principals";
+import type { KafkaQuotas } from "./kafka-quotas";
 import type { ProducerIdRepository } from "./producers/producer-ids.repository";
 import type { TestFaults } from "./test-faults";
 
@@ -35,6 +37,10 @@ export interface KafkaBrokerContext {
    * first Produce that appended something (once per worker: `fired`), so the client must re-send.
    */
   fault?: { point: FaultPoint; fired: boolean };
+  /** The tenants' produce quotas (null: nothing is throttled). */
+  quotas: KafkaQuotas | null;
+  /** Which clients produced to and consumed from which topics, for the console. */
+  sightings: ClientSightings;
   /** This worker as a broker (its node id is known once it registered). */
   self(): KafkaBroker;
   /** Injected faults (WORKER_KAFKA_TEST_FAULTS), null unless a test asked for them. */
@@ -49,4 +55,9 @@ export interface KafkaSession {
   clientHost: string;
   /** Aborted when the connection closes (long polls stop waiting). */
   closed: AbortSignal;
+  /**
+   * Mutes the connection for `ms` once the current response is sent (Kafka's KIP-219 throttle:
+   * answer at once, then read nothing more from that client until the quota allows it).
+   */
+  throttle(ms: number): void;
 }

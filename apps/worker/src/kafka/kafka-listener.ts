@@ -1,9 +1,11 @@
 import { readFileSync } from "node:fs";
 import { createServer as createTcpServer, isIP, type Server, type Socket } from "node:net";
 import { createServer as createTlsServer } from "node:tls";
+import type { Registry } from "prom-client";
+import { KafkaListenerMetrics } from "../metrics/kafka-metrics";
 import { KafkaConnection } from "./kafka-connection";
 import type { KafkaBrokerContext } from "./kafka-context";
-import type { KafkaPrincipals } from "./kafka-principals";
+import type { KafkaPrincipal, KafkaPrincipals } from "./kafka-principals";
 
 export interface KafkaListenerConfig {
   host: string;
@@ -13,7 +15,14 @@ export interface KafkaListenerConfig {
   tlsKeyFile?: string;
   /** Plaintext on an address other than loopback must be asked for: secrets would cross the network. */
   allowPlaintext?: boolean;
+  /** Open connections this listener accepts; one more is closed at once (Kafka's max.connections). */
+  maxConnections?: number;
+  /** Authenticated connections one API key may hold here; one more is refused at SASL. */
+  maxConnectionsPerKey?: number;
 }
+
+export const DEFAULT_MAX_CONNECTIONS = 10_000;
+export const DEFAULT_MAX_CONNECTIONS_PER_KEY = 1_000;
 
 /** How often open connections' keys are checked: a revoked or expired key's connections close within this. */
 export const REVOCATION_SWEEP_MS = 2_000;
@@ -38,6 +47,7 @@ export async function startKafkaListener(
   ctx: KafkaBrokerContext,
   principals: KafkaPrincipals,
   config: KafkaListenerConfig,
+  registry: Registry,
 ): Promise<KafkaListener> {
   const tls = Boolean(config.tlsCertFile && config.tlsKeyFile);
   if (!tls && !config.allowPlaintext && !isLoopback(config.host)) {
@@ -46,8 +56,37 @@ export async function startKafkaListener(
     );
   }
   const open = new Set<KafkaConnection>();
+  const metrics = new KafkaListenerMetrics(registry, () => open.size);
+  const maxConnections = config.maxConnections ?? DEFAULT_MAX_CONNECTIONS;
+  const maxPerKey = config.maxConnectionsPerKey ?? DEFAULT_MAX_CONNECTIONS_PER_KEY;
+  const admit = (connection: KafkaConnection, principal: KafkaPrincipal): string | null => {
+    let held = 0;
+    for (const c of open) if (c !== connection && c.principal?.keyId === principal.keyId) held++;
+    if (held < maxPerKey) return null;
+    metrics.refusedConnections.inc({ reason: "key" });
+    ctx.logger.warn(
+      { keyId: principal.keyId, tenantId: principal.tenantId, limit: maxPerKey },
+      "kafka connection refused: the API key holds its limit of open connections to this worker",
+    );
+    return `this API key already holds ${held} open connections to this broker, its limit; close some before opening more`;
+  };
   const accept = (socket: Socket) => {
-    const connection = new KafkaConnection(socket, { ctx, principals, onClose: (c) => open.delete(c) });
+    if (open.size >= maxConnections) {
+      metrics.refusedConnections.inc({ reason: "worker" });
+      ctx.logger.warn(
+        { remote: socket.remoteAddress, limit: maxConnections },
+        "kafka connection refused: this worker's listener holds its limit of open connections",
+      );
+      socket.destroy();
+      return;
+    }
+    const connection = new KafkaConnection(socket, {
+      ctx,
+      principals,
+      metrics,
+      admit,
+      onClose: (c) => open.delete(c),
+    });
     open.add(connection);
   };
   const server: Server = tls
@@ -85,6 +124,7 @@ export async function startKafkaListener(
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       for (const c of open) c.close();
       await closed;
+      await Promise.all([ctx.quotas?.close(), ctx.sightings.close()]);
     },
   };
 }

@@ -4,6 +4,7 @@ import type { HostedLog } from "../hosting/hosted-log";
 import { offsetForTimestamp } from "../hosting/timestamp-lookup";
 import type { KafkaBrokerContext, KafkaSession } from "./kafka-context";
 import { kafkaErrorOf } from "./kafka-errors";
+import { leaderEpochError } from "./leader-epoch-check";
 
 type ListOffsetsRequest = RequestBody<2>;
 type ListOffsetsResponse = ResponseInput<2>;
@@ -42,7 +43,10 @@ export async function handleListOffsets(
           const partition = topic?.partitions.find((x) => x.index === p.partitionIndex);
           if (!partition) return { ...base, errorCode: ErrorCode.UNKNOWN_TOPIC_OR_PARTITION };
           if (!mayRead) return { ...base, errorCode: ErrorCode.TOPIC_AUTHORIZATION_FAILED };
-          if (!ctx.host.slot(partition.id)) return { ...base, errorCode: ErrorCode.NOT_LEADER_OR_FOLLOWER };
+          const slot = ctx.host.slot(partition.id);
+          if (!slot) return { ...base, errorCode: ErrorCode.NOT_LEADER_OR_FOLLOWER };
+          const fenced = leaderEpochError(slot.epoch, p.currentLeaderEpoch ?? -1);
+          if (fenced !== null) return { ...base, errorCode: fenced };
           try {
             const found = await ctx.host.read(partition.id, (log) => lookup(log, Number(p.timestamp)));
             return {
@@ -50,6 +54,8 @@ export async function handleListOffsets(
               errorCode: 0,
               offset: BigInt(found.offset),
               timestamp: BigInt(found.timestamp),
+              // The epoch that wrote the offset found (the latest one for the log end), as Kafka answers.
+              leaderEpoch: found.offset < 0 ? -1 : (slot.leaderEpochs?.epochAt(found.offset) ?? -1),
             };
           } catch (error) {
             return { ...base, errorCode: kafkaErrorOf(error).errorCode };

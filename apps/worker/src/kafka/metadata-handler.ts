@@ -19,7 +19,7 @@ function topicEntry(topic: CatalogTopic): TopicEntry {
       errorCode: p.leaderId === null ? ErrorCode.LEADER_NOT_AVAILABLE : 0,
       partitionIndex: p.index,
       leaderId: p.leaderId ?? -1,
-      leaderEpoch: -1,
+      leaderEpoch: p.leaderId === null ? -1 : p.leaderEpoch,
       replicaNodes: p.leaderId === null ? [] : [p.leaderId],
       isrNodes: p.leaderId === null ? [] : [p.leaderId],
       offlineReplicas: [],

@@ -130,6 +130,8 @@ export async function handleProduce(
   }
   const validAcks = request.acks === 0 || request.acks === 1 || request.acks === -1;
   let appended = false;
+  // Counted alongside the append, never instead of it: over the quota the records still land.
+  const throttle = validAcks ? produceThrottle(ctx, session, request) : Promise.resolve(0);
   const responses = await Promise.all(
     request.topicData.map(async (t) => ({
       name: t.name,
@@ -148,5 +150,15 @@ export async function handleProduce(
     ctx.logger.warn({ faultPoint: ctx.fault.point }, "fault point: a Produce answer dropped");
     return DROP_CONNECTION;
   }
-  return request.acks === 0 ? null : { responses, throttleTimeMs: 0 };
+  const throttleTimeMs = await throttle;
+  session.throttle(throttleTimeMs);
+  return request.acks === 0 ? null : { responses, throttleTimeMs };
+}
+
+/** The tenant's produce quota counts the record batches' bytes, as REST counts its request's. */
+function produceThrottle(ctx: KafkaBrokerContext, session: KafkaSession, request: ProduceRequest) {
+  if (!ctx.quotas) return Promise.resolve(0);
+  let bytes = 0;
+  for (const t of request.topicData) for (const p of t.partitionData) bytes += p.records?.length ?? 0;
+  return ctx.quotas.produced(session.principal.tenantId, bytes);
 }

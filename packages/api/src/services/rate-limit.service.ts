@@ -46,6 +46,15 @@ export function forgetTenantQuota(prisma: PrismaClient, tenantId: string): void 
 
 const WINDOW_MS = 1000;
 
+/** The metric the produce admission (REST) and the Kafka produce throttle count bytes under. */
+export const PRODUCE_BYTES_METRIC = "produce bytes";
+
+/**
+ * Kafka's longest throttle (its default quota window of 1 s times 11 samples): a burst far over the
+ * quota is slowed for at most this long per response, as a Kafka broker would.
+ */
+export const MAX_THROTTLE_MS = 11_000;
+
 /**
  * One Redis counter per tenant, metric and one-second window, added to with INCRBY then PEXPIRE
  * (atomic in a MULTI). Callers queue this on a MULTI they may extend, and check the answer with
@@ -72,6 +81,17 @@ export interface RateWindow {
 export function rateWindow(clock: Clock, tenantId: string, metric: string): RateWindow {
   const now = clock.now();
   return { tenantId, metric, index: Math.floor(now / WINDOW_MS), now };
+}
+
+/**
+ * How long a client that used `used` of a per-second `limit` must wait until it is back under it,
+ * as Kafka computes a quota's throttle time: the excess over the limit, drained at the limit's
+ * rate ((used − limit) / limit × window), bounded by MAX_THROTTLE_MS. 0 when within the limit.
+ */
+export function throttleMsOver(used: number, limit: number): number {
+  if (used <= limit) return 0;
+  if (limit <= 0) return MAX_THROTTLE_MS;
+  return Math.min(MAX_THROTTLE_MS, Math.ceil(((used - limit) / limit) * WINDOW_MS));
 }
 
 export function assertWithinRate(window: RateWindow, used: number, limit: number): void {

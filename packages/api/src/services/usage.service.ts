@@ -10,6 +10,7 @@ import {
   countDeferredRequest,
   countInWindow,
   type DeferredRequestCount,
+  PRODUCE_BYTES_METRIC,
   rateWindow,
   type TenantQuota,
   tenantQuota,
@@ -90,7 +91,7 @@ export async function admitProduce(
   bytes: number,
   request: DeferredRequestCount | null = null,
 ): Promise<void> {
-  const window = rateWindow(deps.clock, tenantId, "produce bytes");
+  const window = rateWindow(deps.clock, tenantId, PRODUCE_BYTES_METRIC);
   const multi = countInWindow(deps.redis.multi(), deps, window, bytes).get(storedKey(deps, tenantId));
   // Queued after INCRBY, PEXPIRE and GET: its INCRBY answers at index 3.
   const counting = request ? countDeferredRequest(multi, deps, request) : null;

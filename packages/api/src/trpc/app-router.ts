@@ -37,6 +37,7 @@ import { alterConfigsProcedure } from "../procedures/topics/alter-configs";
 import { createTopicProcedure } from "../procedures/topics/create-topic";
 import { deleteTopicProcedure } from "../procedures/topics/delete-topic";
 import { getTopicProcedure } from "../procedures/topics/get-topic";
+import { kafkaClientsProcedure } from "../procedures/topics/kafka-clients";
 import { listCleanerRunsProcedure } from "../procedures/topics/list-cleaner-runs";
 import { listTopicsProcedure } from "../procedures/topics/list-topics";
 import { partitionSegmentsProcedure } from "../procedures/topics/partition-segments";
@@ -56,6 +57,7 @@ export const appRouter = router({
     alterConfigs: alterConfigsProcedure,
     addPartitions: addPartitionsProcedure,
     cleanerRuns: listCleanerRunsProcedure,
+    kafkaClients: kafkaClientsProcedure,
     segments: partitionSegmentsProcedure,
     requestClean: requestCleanProcedure,
   }),

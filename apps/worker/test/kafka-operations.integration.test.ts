@@ -1,0 +1,158 @@
+import { decodeResponse, ErrorCode } from "@lastword/kafka-protocol";
+import { encodeRecordBatch } from "@lastword/logstore";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { RunningWorker } from "../src/worker";
+import { CLIENT_SCOPES, createKafkaKey, createNamedTopic, fetchBody, RawKafka } from "./kafka-client";
+import { eventually } from "./test-topics";
+import { openWorkerHarness, type WorkerHarness } from "./worker-harness";
+
+// Operating the listener: its Prometheus metrics in the worker's /metrics, and the limits on open
+// connections per worker and per API key.
+
+const ORG = "org_kafka_ops";
+const MAX_CONNECTIONS = 4;
+const MAX_PER_KEY = 2;
+let h: WorkerHarness;
+let worker: RunningWorker;
+let key: { id: string; secret: string };
+let otherKey: { id: string; secret: string };
+let topicId: string;
+
+beforeAll(async () => {
+  h = await openWorkerHarness({ name: "kafka-ops", secret: "kafka-ops-secret" });
+  const [partitionId] = await createNamedTopic(h.db.prisma, ORG, "observed", 1);
+  topicId = (await h.db.prisma.partition.findUniqueOrThrow({ where: { id: partitionId! } })).topicId;
+  key = await createKafkaKey(h.db.prisma, ORG, CLIENT_SCOPES);
+  otherKey = await createKafkaKey(h.db.prisma, ORG, CLIENT_SCOPES);
+  worker = await h.startWorker({
+    claimIntervalMs: 100,
+    kafka: {
+      host: "127.0.0.1",
+      port: 0,
+      maxConnections: MAX_CONNECTIONS,
+      maxConnectionsPerKey: MAX_PER_KEY,
+      clientSightingsFlushMs: 100,
+    },
+  });
+  await eventually("the partition hosted", 20_000, async () =>
+    worker.ownedPartitions().length === 1 ? true : undefined,
+  );
+});
+
+afterAll(() => h?.close());
+
+async function metrics(): Promise<string> {
+  return (await fetch(`${worker.address}/metrics`)).text();
+}
+
+/** The value of one series, 0 when absent. */
+function sample(body: string, series: string): number {
+  const line = body.split("\n").find((l) => l.startsWith(`${series} `));
+  return line ? Number(line.slice(series.length + 1)) : 0;
+}
+
+const open = () => RawKafka.open(worker.kafka!.host, worker.kafka!.port);
+
+async function saslAuthenticate(raw: RawKafka, k: { id: string; secret: string }) {
+  await raw.request(17, 1, { mechanism: "PLAIN" });
+  const frame = await raw.request(36, 1, { authBytes: Buffer.from(`\0${k.id}\0${k.secret}`) }, 0);
+  return decodeResponse(36, 1, frame).body;
+}
+
+describe("listener metrics", () => {
+  it("counts requests per API, version, outcome and tenant, with latency, bytes and open connections", async () => {
+    const raw = await open();
+    await raw.loginPlain(key.id, key.secret);
+    const before = await metrics();
+    const series = `lastword_kafka_requests_total{api="Metadata",version="9",outcome="ok",tenant="${ORG}"}`;
+    for (let i = 0; i < 3; i++)
+      await raw.request(3, 9, { topics: [{ name: "observed" }], allowAutoTopicCreation: false }, 0);
+    const after = await metrics();
+    expect(sample(after, series) - sample(before, series)).toBe(3);
+    expect(
+      sample(after, `lastword_kafka_request_seconds_count{api="Metadata",version="9",outcome="ok"}`),
+    ).toBeGreaterThanOrEqual(3);
+    const bytesIn = `lastword_kafka_request_bytes_total{api="Metadata",tenant="${ORG}"}`;
+    const bytesOut = `lastword_kafka_response_bytes_total{api="Metadata",tenant="${ORG}"}`;
+    expect(sample(after, bytesIn) - sample(before, bytesIn)).toBeGreaterThan(0);
+    expect(sample(after, bytesOut) - sample(before, bytesOut)).toBeGreaterThan(
+      sample(after, bytesIn) - sample(before, bytesIn),
+    );
+    // Before authentication the tenant is unknown: the handshake counts under the empty tenant.
+    expect(
+      sample(after, `lastword_kafka_requests_total{api="SaslHandshake",version="1",outcome="ok",tenant=""}`),
+    ).toBeGreaterThanOrEqual(1);
+    expect(sample(after, "lastword_kafka_open_connections")).toBe(1);
+    raw.close();
+    await eventually("the connection counted closed", 5_000, async () =>
+      sample(await metrics(), "lastword_kafka_open_connections") === 0 ? true : undefined,
+    );
+  });
+});
+
+describe("connection limits", () => {
+  it("a key over its limit is refused at SASL with a message; the worker over its limit closes new sockets", async () => {
+    const held: RawKafka[] = [];
+    for (let i = 0; i < MAX_PER_KEY; i++) {
+      const raw = await open();
+      expect((await saslAuthenticate(raw, key)).errorCode).toBe(0);
+      held.push(raw);
+    }
+    const refused = await open();
+    const answer = await saslAuthenticate(refused, key);
+    expect(answer.errorCode).toBe(ErrorCode.SASL_AUTHENTICATION_FAILED);
+    expect(answer.errorMessage).toMatch(/already holds 2 open connections/);
+    await refused.closedByServer();
+    // Another key of the same tenant is not held to the first one's count.
+    const other = await open();
+    expect((await saslAuthenticate(other, otherKey)).errorCode).toBe(0);
+    held.push(other);
+    await eventually("the refused one gone", 5_000, async () =>
+      sample(await metrics(), "lastword_kafka_open_connections") === 3 ? true : undefined,
+    );
+
+    // 3 open, limit 4: one more is accepted, the next closed at once, before any request.
+    held.push(await open());
+    const beyond = await open();
+    await beyond.closedByServer();
+    const body = await metrics();
+    expect(sample(body, `lastword_kafka_refused_connections_total{reason="key"}`)).toBe(1);
+    expect(sample(body, `lastword_kafka_refused_connections_total{reason="worker"}`)).toBe(1);
+    for (const raw of held) raw.close();
+    await eventually("every connection closed", 5_000, async () =>
+      sample(await metrics(), "lastword_kafka_open_connections") === 0 ? true : undefined,
+    );
+  });
+});
+
+describe("clients seen per topic", () => {
+  it("records the client id and the ApiVersions v3 software of producers and consumers of a topic", async () => {
+    const raw = await open();
+    await raw.request(18, 3, { clientSoftwareName: "ops-test-client", clientSoftwareVersion: "1.2.3" });
+    await raw.loginPlain(key.id, key.secret);
+    const batch = encodeRecordBatch([{ key: null, value: Buffer.from("seen") }], {
+      baseOffset: 0,
+      appendTimeMs: 1,
+    });
+    await raw.request(0, 7, {
+      transactionalId: null,
+      acks: -1,
+      timeoutMs: 5000,
+      topicData: [
+        { name: "observed", partitionData: [{ index: 0, records: batch }] },
+        // Unknown here: nothing is recorded for it.
+        { name: "nowhere", partitionData: [{ index: 0, records: batch }] },
+      ],
+    });
+    await raw.request(1, 11, fetchBody("observed", 0, 0));
+    raw.close();
+    const rows = await eventually("both roles recorded", 10_000, async () => {
+      const found = await h.db.prisma.kafkaClientSeen.findMany({ orderBy: { role: "asc" } });
+      return found.length >= 2 ? found : undefined;
+    });
+    expect(rows.map((r) => [r.topicId, r.role, r.clientId, r.softwareName, r.softwareVersion])).toEqual([
+      [topicId, "consumer", "raw-test", "ops-test-client", "1.2.3"],
+      [topicId, "producer", "raw-test", "ops-test-client", "1.2.3"],
+    ]);
+  });
+});

@@ -1,0 +1,167 @@
+import { randomBytes } from "node:crypto";
+import { PRODUCE_BYTES_METRIC, throttleMsOver } from "@lastword/api/produce-throttle";
+import { decodeResponse } from "@lastword/kafka-protocol";
+import { encodeRecordBatch, ManualClock } from "@lastword/logstore";
+import { Redis } from "ioredis";
+import { Kafka, logLevel } from "kafkajs";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { RunningWorker } from "../src/worker";
+import { createKafkaKey, createNamedTopic, RawKafka } from "./kafka-client";
+import { eventually } from "./test-topics";
+import { openWorkerHarness, type WorkerHarness } from "./worker-harness";
+
+// The tenant's produce quota over the Kafka port: over it, records are still appended, the answer
+// carries throttle_time_ms as Kafka computes it, and the connection reads nothing more for that long.
+
+const ORG = "org_kafka_quota";
+const LIMIT = 8_000;
+const REDIS_URL = process.env.TEST_REDIS_URL ?? "redis://127.0.0.1:6379";
+const prefix = `lw_test_quota_${randomBytes(4).toString("hex")}`;
+// Held still: every produce of the file counts into one quota window, so each throttle is exact.
+const clock = new ManualClock();
+let h: WorkerHarness;
+let worker: RunningWorker;
+let key: { id: string; secret: string };
+let redis: Redis;
+
+beforeAll(async () => {
+  process.env.KAFKAJS_NO_PARTITIONER_WARNING = "1";
+  h = await openWorkerHarness({ name: "kafka-quota", secret: "kafka-quota-secret" });
+  await createNamedTopic(h.db.prisma, ORG, "metered", 1);
+  await createNamedTopic(h.db.prisma, ORG, "raw-metered", 1);
+  await h.db.prisma.quota.create({
+    data: {
+      organizationId: ORG,
+      maxPartitions: 100,
+      maxStoredBytes: 10n ** 12n,
+      produceBytesPerSecond: LIMIT,
+      requestsPerSecond: 10_000,
+    },
+  });
+  key = await createKafkaKey(h.db.prisma, ORG, ["topics:read", "records:read", "records:write"]);
+  redis = new Redis(REDIS_URL);
+  worker = await h.startWorker({
+    clock,
+    kafka: { host: "127.0.0.1", port: 0, quotas: { redisUrl: REDIS_URL, redisPrefix: prefix } },
+    claimIntervalMs: 100,
+  });
+  await eventually("both partitions hosted", 20_000, async () =>
+    worker.ownedPartitions().length === 2 ? true : undefined,
+  );
+});
+
+afterAll(async () => {
+  const keys = await redis.keys(`${prefix}:*`);
+  if (keys.length > 0) await redis.del(...keys);
+  redis.disconnect();
+  await h?.close();
+});
+
+/** The bytes counted in the tenant's current window: what REST's admission would see too. */
+async function usedBytes(): Promise<number> {
+  const window = Math.floor(clock.now() / 1000);
+  return Number(await redis.get(`${prefix}:rate:${ORG}:${PRODUCE_BYTES_METRIC}:${window}`));
+}
+
+function produceBody(topic: string, value: Buffer) {
+  return {
+    transactionalId: null,
+    acks: -1,
+    timeoutMs: 5000,
+    topicData: [
+      {
+        name: topic,
+        partitionData: [
+          {
+            index: 0,
+            records: encodeRecordBatch([{ key: null, value }], { baseOffset: 0, appendTimeMs: 1 }),
+          },
+        ],
+      },
+    ],
+  };
+}
+
+describe("produce quota over Kafka", () => {
+  it("kafkajs over the quota gets throttled answers, honours them, and every record lands", async () => {
+    const throttles: number[] = [];
+    const kafka = new Kafka({
+      brokers: [`${worker.kafka!.host}:${worker.kafka!.port}`],
+      clientId: "quota-test",
+      sasl: { mechanism: "plain", username: key.id, password: key.secret },
+      logLevel: logLevel.DEBUG,
+      logCreator: () => (entry) => {
+        const match = /Client side throttling in effect for (\d+)ms/.exec(entry.log.message);
+        if (match) throttles.push(Number(match[1]));
+      },
+    });
+    const producer = kafka.producer();
+    await producer.connect();
+    const sends = 12;
+    for (let i = 0; i < sends; i++) {
+      await producer.send({
+        topic: "metered",
+        acks: -1,
+        messages: [{ key: `k${i}`, value: randomBytes(900).toString("hex").slice(0, 900) }],
+      });
+    }
+    await producer.disconnect();
+    // 12 × ~1 KB against 8 KB a second: the first sends fit, the later ones are throttled.
+    expect(await usedBytes()).toBeGreaterThan(LIMIT);
+    expect(throttles.length).toBeGreaterThan(0);
+    expect(throttles.every((ms) => ms > 0 && ms <= 11_000)).toBe(true);
+    const admin = kafka.admin();
+    await admin.connect();
+    const [offsets] = await admin.fetchTopicOffsets("metered");
+    await admin.disconnect();
+    expect(Number(offsets!.high)).toBe(sends);
+  });
+
+  it("the throttle is Kafka's (used − quota) / quota × 1 s, and the connection answers nothing more until it passed", async () => {
+    const throttled = await RawKafka.open(worker.kafka!.host, worker.kafka!.port);
+    await throttled.loginPlain(key.id, key.secret);
+    // Far over the quota already (the first test's bytes plus these 16 KB): a throttle of seconds.
+    const frame = await throttled.request(0, 7, produceBody("raw-metered", randomBytes(16_000)), 0);
+    const answer = decodeResponse(0, 7, frame).body;
+    const used = await usedBytes();
+    expect(answer.responses[0]!.partitionResponses[0]!.errorCode).toBe(0);
+    expect(answer.throttleTimeMs).toBe(throttleMsOver(used, LIMIT));
+    expect(answer.throttleTimeMs).toBe(Math.min(11_000, Math.ceil(((used - LIMIT) / LIMIT) * 1000)));
+    expect(answer.throttleTimeMs).toBeGreaterThan(1000);
+    // The throttle is in the worker's metrics, per API and tenant.
+    const metrics = await (await fetch(`${worker.address}/metrics`)).text();
+    const throttleSeries = new RegExp(
+      `^lastword_kafka_throttle_seconds_total\\{api="Produce",tenant="${ORG}"\\} (\\S+)$`,
+      "m",
+    );
+    expect(Number(throttleSeries.exec(metrics)?.[1])).toBeGreaterThanOrEqual(answer.throttleTimeMs / 1000);
+
+    // A request pipelined on the muted connection waits, while another connection is served.
+    const pending = throttled.request(3, 4, {
+      topics: [{ name: "raw-metered" }],
+      allowAutoTopicCreation: false,
+    });
+    let answered = false;
+    void pending.then(() => (answered = true));
+    const other = await RawKafka.open(worker.kafka!.host, worker.kafka!.port);
+    await other.loginPlain(key.id, key.secret);
+    for (let i = 0; i < 3; i++) {
+      await other.request(3, 4, { topics: [{ name: "raw-metered" }], allowAutoTopicCreation: false });
+    }
+    expect(answered).toBe(false);
+    other.close();
+    // Then it is answered: muted, not dropped. The appended record is there.
+    await pending;
+    const offsets = await throttled.request(
+      2,
+      1,
+      {
+        replicaId: -1,
+        topics: [{ name: "raw-metered", partitions: [{ partitionIndex: 0, timestamp: -1n }] }],
+      },
+      0,
+    );
+    expect(decodeResponse(2, 1, offsets).body.topics[0]!.partitions[0]!.offset).toBe(1n);
+    throttled.close();
+  });
+});
