@@ -1,24 +1,16 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { verifyAuditChain } from "../src/index";
 import {
   acceptInvitation,
-  type Harness,
   invitationFromLink,
   PUBLIC_URL,
   rest,
   signUp,
-  startHarness,
   trpc,
+  useHarness,
 } from "./api-harness";
 
-let h: Harness;
-
-beforeAll(async () => {
-  h = await startHarness("cp");
-});
-afterAll(async () => {
-  await h?.close();
-});
+const h = useHarness("cp");
 
 describe("sign-up and tenants", () => {
   it("sign-up creates a tenant with the user as owner, and the session works against tRPC", async () => {

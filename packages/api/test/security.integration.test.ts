@@ -1,19 +1,10 @@
 import fc from "fast-check";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { appRouter } from "../src/index";
 import { forgetTenantQuota } from "../src/services/rate-limit.service";
-import {
-  createQuota,
-  type Harness,
-  PUBLIC_URL,
-  rest,
-  type Session,
-  signUp,
-  startHarness,
-  trpc,
-} from "./api-harness";
+import { createQuota, PUBLIC_URL, rest, type Session, signUp, trpc, useHarness } from "./api-harness";
 
-let h: Harness;
+const h = useHarness("security");
 let ownerA: Session;
 let keyA: string;
 let keyIdA: string;
@@ -98,7 +89,6 @@ function resourceInputs(): Record<string, { kind: "query" | "mutation"; input: u
 }
 
 beforeAll(async () => {
-  h = await startHarness("security");
   ownerA = await signUp(h.server, "a@example.com", "Tenant A");
   const created = await trpc(h.server, { cookie: ownerA.cookie }, "mutation", "apiKeys.create", {
     name: "a-admin",
@@ -119,9 +109,6 @@ beforeAll(async () => {
     scopes: ["admin"],
   });
   keyB = (createdB.body.result!.data as { key: string }).key;
-});
-afterAll(async () => {
-  await h?.close();
 });
 
 async function member(userId: string) {
