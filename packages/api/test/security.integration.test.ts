@@ -2,7 +2,16 @@ import fc from "fast-check";
 import { beforeAll, describe, expect, it } from "vitest";
 import { appRouter } from "../src/index";
 import { forgetTenantQuota } from "../src/services/rate-limit.service";
-import { createQuota, PUBLIC_URL, rest, type Session, signUp, trpc, useHarness } from "./api-harness";
+import {
+  createQuota,
+  rest,
+  type Session,
+  setActiveTenant,
+  signUp,
+  str,
+  trpc,
+  useHarness,
+} from "./api-harness";
 
 const h = useHarness("security");
 let ownerA: Session;
@@ -11,8 +20,6 @@ let keyIdA: string;
 let keyB: string;
 let sessionB: Session;
 let memberIdA: string;
-
-const str = (data: string) => ({ type: "string", data });
 
 // Tenant A's resources, addressed by tenant B. Every REST route with a path parameter and every
 // procedure that names a resource must answer 404, exactly as for something that does not exist.
@@ -227,13 +234,7 @@ describe("scopes and roles", () => {
         createdAt: new Date(),
       },
     });
-    const switched = await h.server.auth.handler(
-      new Request(`${PUBLIC_URL}/api/auth/organization/set-active`, {
-        method: "POST",
-        headers: { "content-type": "application/json", cookie: officer.cookie, origin: PUBLIC_URL },
-        body: JSON.stringify({ organizationId: tenantA }),
-      }),
-    );
+    const switched = await setActiveTenant(h.server, officer, tenantA);
     expect(switched.status).toBe(200);
     const me = await trpc(h.server, { cookie: officer.cookie }, "query", "tenant.current");
     expect(me.body.result?.data).toMatchObject({ tenantId: tenantA, role: "compliance" });
