@@ -263,7 +263,12 @@ describe("model", () => {
       fc.asyncProperty(fc.array(opArb, { minLength: 5, maxLength: 45, size: "max" }), async (ops) => {
         const dir = tempDir();
         const clock = new TestClock(100_000);
-        const state = { log: await openLog({ dir, clock, config: MODEL_CONFIG }), model: new LogModel(), clock, dir };
+        const state = {
+          log: await openLog({ dir, clock, config: MODEL_CONFIG }),
+          model: new LogModel(),
+          clock,
+          dir,
+        };
         for (const op of ops) await step(state, op);
         await state.log.close();
       }),
