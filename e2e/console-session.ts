@@ -2,7 +2,7 @@ import { randomBytes } from "node:crypto";
 import { mkdir } from "node:fs/promises";
 import { join } from "node:path";
 import { type Browser, chromium, type Locator, type Page } from "playwright-core";
-import { inject } from "vitest";
+import { afterAll, beforeAll, inject } from "vitest";
 
 const CHROMIUM_ARGS = [
   "--no-sandbox",
@@ -86,10 +86,13 @@ export async function signUp(page: Page, account: Account): Promise<void> {
   await submitAuthForm(page, "Create account");
 }
 
-export async function createTopic(
-  page: Page,
-  topic: { name: string; partitions: number; cleanupPolicy: "compact" | "delete" | "compact,delete" },
-): Promise<void> {
+export interface ConsoleTopic {
+  name: string;
+  partitions: number;
+  cleanupPolicy: "compact" | "delete" | "compact,delete";
+}
+
+export async function createTopic(page: Page, topic: ConsoleTopic): Promise<void> {
   await page.goto("/topics");
   const form = page.getByRole("form", { name: "Create a topic" });
   await form.getByLabel("Topic name").fill(topic.name);
@@ -174,4 +177,36 @@ function widestElements(page: Page): Promise<string[]> {
         (el) => `${el.tagName.toLowerCase()}.${el.className} ${Math.round(el.getBoundingClientRect().right)}`,
       );
   });
+}
+
+/** A describe block's browser and its one console page. */
+export interface ConsoleUi {
+  browser: Browser;
+  page: Page;
+}
+
+/**
+ * Launches Chromium and opens a console page before the block's tests, closing the browser after
+ * them; with `account`, the page signs up a new account of that name and creates `topics` through
+ * the console first, then opens the page of the topic named `open`. The object is filled in by
+ * `beforeAll`: read it inside hooks and tests.
+ */
+export function useConsolePage(
+  options: { account?: string; topics?: ConsoleTopic[]; open?: string } = {},
+): ConsoleUi {
+  const ui = {} as ConsoleUi;
+  beforeAll(async () => {
+    ui.browser = await launchChromium();
+    ui.page = await newConsolePage(ui.browser);
+    if (options.account !== undefined) await signUp(ui.page, newAccount(options.account));
+    for (const topic of options.topics ?? []) await createTopic(ui.page, topic);
+    if (options.open !== undefined) {
+      await ui.page.goto(`/topics/${options.open}`);
+      await ui.page.getByRole("heading", { name: options.open, level: 1 }).waitFor();
+    }
+  });
+  afterAll(async () => {
+    await ui.browser?.close();
+  });
+  return ui;
 }

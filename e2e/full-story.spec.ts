@@ -1,14 +1,7 @@
-import type { Browser, Page } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import {
-  launchChromium,
-  newAccount,
-  newConsolePage,
-  saveScreenshot,
-  signUp,
-  waitOrExplain,
-} from "./console-session";
-import { produce, setConfig, showTab } from "./topic-actions";
+import type { Page } from "playwright-core";
+import { describe, expect, it } from "vitest";
+import { newAccount, saveScreenshot, signUp, useConsolePage, waitOrExplain } from "./console-session";
+import { produce, setConfig, showTab, waitForLeaseRenewal } from "./topic-actions";
 
 // A new user's story in one browser session, as a person would walk it. Configs are in bytes and
 // seconds so it runs in about a minute: 200-byte segments roll every few records, a dirty ratio of
@@ -53,62 +46,54 @@ async function browseFromEarliest(page: Page) {
 }
 
 describe("the console story: sign up to a cleaned, browsed, erased topic", () => {
-  let browser: Browser;
-  let page: Page;
+  const ui = useConsolePage();
   let nextOffset = 0;
 
-  beforeAll(async () => {
-    browser = await launchChromium();
-    page = await newConsolePage(browser);
-  });
-  afterAll(async () => {
-    await browser?.close();
-  });
-
   it("signs up and creates a topic from the GDPR table preset", async () => {
-    await signUp(page, newAccount("Story Teller"));
-    const form = page.getByRole("form", { name: "Create a topic" });
+    await signUp(ui.page, newAccount("Story Teller"));
+    const form = ui.page.getByRole("form", { name: "Create a topic" });
     await form.getByLabel("Topic name").fill(TOPIC);
     await form.getByLabel("Preset").selectOption("gdpr-table");
     await form.getByRole("button", { name: "Create topic" }).click();
-    const link = page.getByRole("table", { name: "Topics" }).getByRole("link", { name: TOPIC });
-    await waitOrExplain(page, link, "story-topic-created");
+    const link = ui.page.getByRole("table", { name: "Topics" }).getByRole("link", { name: TOPIC });
+    await waitOrExplain(ui.page, link, "story-topic-created");
     await link.click();
-    await page.getByRole("heading", { name: TOPIC, level: 1 }).waitFor();
-    await showTab(page, "Configs");
-    const policy = page
+    await ui.page.getByRole("heading", { name: TOPIC, level: 1 }).waitFor();
+    await showTab(ui.page, "Configs");
+    const policy = ui.page
       .getByRole("table", { name: "Configs" })
       .getByRole("row", { name: /^cleanup\.policy / });
     expect((await policy.getByRole("cell").allTextContents())[0]).toBe("compact");
-    for (const [name, value] of STORY_CONFIGS) await setConfig(page, name, value);
-    await saveScreenshot(page, "story-1-topic-created");
+    for (const [name, value] of STORY_CONFIGS) await setConfig(ui.page, name, value);
+    await saveScreenshot(ui.page, "story-1-topic-created");
   });
 
   it("produces values and a tombstone, and watches a cleaner pass shrink the segment bar", async () => {
     // Values overwrite each other key by key, so a pass has something to remove. The worker takes
-    // the new segment.bytes at its next lease renewal: keep producing until the log has rolled twice.
-    for (let round = 0; round < 40 && (round < 6 || (await segmentBar(page)).states.length < 3); round++) {
+    // the new segment.bytes at its next lease renewal: wait for one, then keep producing until the
+    // log has rolled twice.
+    await waitForLeaseRenewal(TOPIC);
+    for (let round = 0; round < 40 && (round < 6 || (await segmentBar(ui.page)).states.length < 3); round++) {
       const key = KEYS[round % KEYS.length] ?? "customer-1";
-      await produce(page, {
+      await produce(ui.page, {
         key,
         value: `{"round":${round},"key":"${key}"}`,
         json: true,
         offset: nextOffset++,
       });
-      if (round >= 6) await page.waitForTimeout(300);
     }
-    await produce(page, { key: TOMBSTONED_KEY, tombstone: true, offset: nextOffset++ });
+    await produce(ui.page, { key: TOMBSTONED_KEY, tombstone: true, offset: nextOffset++ });
     // More values after the tombstone, so its segment closes and is cleaned too.
     for (let extra = 0; extra < 4; extra++) {
-      await produce(page, { key: "customer-1", value: `after ${extra}`, offset: nextOffset++ });
+      await produce(ui.page, { key: "customer-1", value: `after ${extra}`, offset: nextOffset++ });
     }
-    await saveScreenshot(page, "story-2-produced");
+    await saveScreenshot(ui.page, "story-2-produced");
 
     // Every closed segment clean and only the active one left to the writer: the pass has landed.
     await expect
       .poll(
         async () => {
-          const { states } = await segmentBar(page);
+          const { states } = await segmentBar(ui.page);
           return (
             states.length > 1 && states.at(-1) === "active" && states.slice(0, -1).every((s) => s === "clean")
           );
@@ -117,14 +102,14 @@ describe("the console story: sign up to a cleaned, browsed, erased topic", () =>
       )
       .toBe(true);
     // The log still ends at nextOffset, but the bar holds fewer records: superseded values are gone.
-    expect((await segmentBar(page)).records).toBeLessThan(nextOffset);
-    await showTab(page, "Segments & cleaner");
-    await page.getByRole("list", { name: "Partition 0 segments" }).scrollIntoViewIfNeeded();
-    await saveScreenshot(page, "story-3-segment-bar-cleaned");
+    expect((await segmentBar(ui.page)).records).toBeLessThan(nextOffset);
+    await showTab(ui.page, "Segments & cleaner");
+    await ui.page.getByRole("list", { name: "Partition 0 segments" }).scrollIntoViewIfNeeded();
+    await saveScreenshot(ui.page, "story-3-segment-bar-cleaned");
   }, 90_000);
 
   it("browses across the gaps compaction left, with the tombstone badged", async () => {
-    const messages = await browseFromEarliest(page);
+    const messages = await browseFromEarliest(ui.page);
     const gaps = messages.getByRole("cell").filter({ hasText: /compacted away\.$/ });
     await gaps.first().waitFor();
     const offsets = (await messages.getByRole("rowheader").allTextContents()).map(Number);
@@ -134,27 +119,30 @@ describe("the console story: sign up to a cleaned, browsed, erased topic", () =>
     const holes = offsets.slice(1).filter((offset, i) => offset !== (offsets[i] ?? 0) + 1).length;
     expect(await gaps.count()).toBeGreaterThanOrEqual(holes);
     expect(await messages.getByText("Tombstone (null)").count()).toBeGreaterThan(0);
-    await saveScreenshot(page, "story-4-browse-gaps");
+    await saveScreenshot(ui.page, "story-4-browse-gaps");
   });
 
   it("files an erasure request for a key and sees it reach purged", async () => {
-    await page.getByRole("navigation", { name: "Console" }).getByRole("link", { name: "Compliance" }).click();
-    await page.getByRole("heading", { name: "Compliance", level: 1 }).waitFor();
-    const form = page.getByRole("form", { name: "File an erasure request" });
+    await ui.page
+      .getByRole("navigation", { name: "Console" })
+      .getByRole("link", { name: "Compliance" })
+      .click();
+    await ui.page.getByRole("heading", { name: "Compliance", level: 1 }).waitFor();
+    const form = ui.page.getByRole("form", { name: "File an erasure request" });
     await form.getByLabel("Subject keys").fill(ERASED_KEY);
     await form.getByRole("checkbox", { name: TOPIC }).check();
     await form.getByRole("button", { name: "File request" }).click();
-    await page.waitForURL("**/compliance/requests/*");
+    await ui.page.waitForURL("**/compliance/requests/*");
     await waitOrExplain(
-      page,
-      page.getByTestId("request-status").filter({ hasText: /^(Purged|Tombstone expired|Closed)$/ }),
+      ui.page,
+      ui.page.getByTestId("request-status").filter({ hasText: /^(Purged|Tombstone expired|Closed)$/ }),
       "story-erasure-purged",
     );
-    await saveScreenshot(page, "story-5-erasure-purged");
+    await saveScreenshot(ui.page, "story-5-erasure-purged");
 
     // Back on the topic, the erased key has no value left: only its tombstone remains.
-    await page.goto(`/topics/${TOPIC}`);
-    const messages = await browseFromEarliest(page);
+    await ui.page.goto(`/topics/${TOPIC}`);
+    const messages = await browseFromEarliest(ui.page);
     const erasedRows = messages.getByRole("row").filter({ hasText: ERASED_KEY });
     await erasedRows.first().waitFor();
     const values = await erasedRows.evaluateAll((rows) =>

@@ -1,15 +1,7 @@
 import { Kafka, logLevel } from "kafkajs";
-import type { Browser, Locator, Page } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import {
-  createTopic,
-  launchChromium,
-  newAccount,
-  newConsolePage,
-  saveScreenshotsAtWidths,
-  signUp,
-  waitOrExplain,
-} from "./console-session";
+import type { Locator } from "playwright-core";
+import { describe, expect, it } from "vitest";
+import { saveScreenshotsAtWidths, useConsolePage, waitOrExplain } from "./console-session";
 import { showTab } from "./topic-actions";
 
 const TOPIC = "orders";
@@ -26,28 +18,20 @@ async function properties(block: Locator): Promise<Map<string, string>> {
 }
 
 describe("Kafka client settings", () => {
-  let browser: Browser;
-  let page: Page;
-
-  beforeAll(async () => {
-    browser = await launchChromium();
-    page = await newConsolePage(browser);
-    await signUp(page, newAccount("Kafka Settings"));
-    await createTopic(page, { name: TOPIC, partitions: 1, cleanupPolicy: "compact" });
-  });
-  afterAll(async () => {
-    await browser?.close();
+  const ui = useConsolePage({
+    account: "Kafka Settings",
+    topics: [{ name: TOPIC, partitions: 1, cleanupPolicy: "compact" }],
   });
 
   it("gives a new key's settings with its secret, and a real Kafka client signs in with them", async () => {
-    await page.goto("/api-keys");
-    const form = page.getByRole("form", { name: "Create an API key" });
+    await ui.page.goto("/api-keys");
+    const form = ui.page.getByRole("form", { name: "Create an API key" });
     await form.getByLabel("Key name").fill(KEY_NAME);
     await form.getByRole("button", { name: "Create key" }).click();
-    const secret = await page.getByLabel("New API key secret").inputValue();
-    const fresh = page.getByRole("region", { name: "Kafka client settings for this key" });
+    const secret = await ui.page.getByLabel("New API key secret").inputValue();
+    const fresh = ui.page.getByRole("region", { name: "Kafka client settings for this key" });
     const rdkafka = fresh.getByRole("figure", { name: "librdkafka and kcat properties" });
-    await waitOrExplain(page, rdkafka, "kafka-settings-fresh");
+    await waitOrExplain(ui.page, rdkafka, "kafka-settings-fresh");
 
     const props = await properties(rdkafka);
     const brokers = (props.get("bootstrap.servers") ?? "").split(",");
@@ -64,7 +48,7 @@ describe("Kafka client settings", () => {
     expect(java).toContain(
       `org.apache.kafka.common.security.scram.ScramLoginModule required username="${username}" password="${secret}";`,
     );
-    const overflow = await saveScreenshotsAtWidths(page, "kafka-settings-new-key");
+    const overflow = await saveScreenshotsAtWidths(ui.page, "kafka-settings-new-key");
     expect(overflow).toEqual({ 1440: 0, 390: 0 });
 
     // The settings are real: kafkajs signs in with SCRAM-SHA-512 and sees the tenant's topic.
@@ -84,22 +68,22 @@ describe("Kafka client settings", () => {
   });
 
   it("shows an existing key's settings with a placeholder for its secret, on the keys page and the topic page", async () => {
-    await page.getByRole("button", { name: "I have stored it" }).click();
-    const listed = page.getByRole("region", { name: "Kafka client settings", exact: true });
+    await ui.page.getByRole("button", { name: "I have stored it" }).click();
+    const listed = ui.page.getByRole("region", { name: "Kafka client settings", exact: true });
     const rdkafka = listed.getByRole("figure", { name: "librdkafka and kcat properties" });
     await rdkafka.waitFor();
     expect((await properties(rdkafka)).get("sasl.password")).toBe(`<secret of key ${KEY_NAME}>`);
     expect(await listed.getByLabel("API key").locator("option:checked").textContent()).toBe(KEY_NAME);
 
-    await page.goto(`/topics/${TOPIC}`);
-    await showTab(page, "Overview");
-    const onTopic = page.getByRole("region", { name: "Kafka client settings", exact: true });
+    await ui.page.goto(`/topics/${TOPIC}`);
+    await showTab(ui.page, "Overview");
+    const onTopic = ui.page.getByRole("region", { name: "Kafka client settings", exact: true });
     const topicBlock = onTopic.getByRole("figure", { name: "librdkafka and kcat properties" });
     await topicBlock.waitFor();
     expect(await topicBlock.textContent()).toContain(`kcat -F lastword.properties -C -t ${TOPIC}`);
     expect((await properties(topicBlock)).get("sasl.password")).toBe(`<secret of key ${KEY_NAME}>`);
     await onTopic.scrollIntoViewIfNeeded();
-    const overflow = await saveScreenshotsAtWidths(page, "kafka-settings-topic");
+    const overflow = await saveScreenshotsAtWidths(ui.page, "kafka-settings-topic");
     expect(overflow).toEqual({ 1440: 0, 390: 0 });
   });
 });

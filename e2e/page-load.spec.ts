@@ -1,12 +1,12 @@
 import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import type { Browser, Locator, Page } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { createTopic, launchChromium, newAccount, newConsolePage, signUp } from "./console-session";
+import type { Locator, Page } from "playwright-core";
+import { describe, expect, inject, it } from "vitest";
+import { useConsolePage } from "./console-session";
 
-// Generous: CI machines are shared; the point is to catch a page that hangs or a regression of
-// seconds, and to record the numbers (test-artifacts/page-load.json) for the README.
-const PAGE_READY_BUDGET_MS = 5_000;
+// Every console page must show its own content; how fast is recorded (test-artifacts/page-load.json,
+// for the README) but not asserted: on a shared machine a time budget fails for the load beside
+// the test, not for the page.
 
 interface PageLoad {
   path: string;
@@ -34,20 +34,12 @@ async function measure(page: Page, path: string, ready: (page: Page) => Locator)
 }
 
 describe("page load", () => {
-  let browser: Browser;
-  let page: Page;
-
-  beforeAll(async () => {
-    browser = await launchChromium();
-    page = await newConsolePage(browser);
-    await signUp(page, newAccount("Speed Tester"));
-    await createTopic(page, { name: "clicks", partitions: 2, cleanupPolicy: "compact" });
-  });
-  afterAll(async () => {
-    await browser?.close();
+  const ui = useConsolePage({
+    account: "Speed Tester",
+    topics: [{ name: "clicks", partitions: 2, cleanupPolicy: "compact" }],
   });
 
-  it("shows each console page's content within the budget, warm", async () => {
+  it("shows each console page's content, warm, and records how long each took", async () => {
     // Every console page, plus the two auth-side pages a new person sees first.
     const pages = [
       { path: "/topics", ready: (p: Page) => p.getByRole("table", { name: "Topics" }) },
@@ -68,13 +60,18 @@ describe("page load", () => {
     ];
     // One unmeasured pass: the first request of each route in a fresh `next start` pays for
     // loading its server chunks, which says nothing about a running service.
-    for (const { path } of pages) await page.goto(path);
+    for (const { path } of pages) await ui.page.goto(path);
     const loads: PageLoad[] = [];
-    for (const { path, ready } of pages) loads.push(await measure(page, path, ready));
+    for (const { path, ready } of pages) loads.push(await measure(ui.page, path, ready));
 
     const dir = inject("artifactsDir");
     await mkdir(dir, { recursive: true });
     await writeFile(join(dir, "page-load.json"), `${JSON.stringify(loads, null, 2)}\n`);
-    for (const load of loads) expect(load.readyMs, load.path).toBeLessThan(PAGE_READY_BUDGET_MS);
+    expect(loads.map((load) => load.path)).toEqual(pages.map((p) => p.path));
+    // The navigation entry read is the measured one: its response ended before its DOM was loaded.
+    for (const load of loads) {
+      expect(load.responseEndMs, load.path).toBeGreaterThan(0);
+      expect(load.responseEndMs, load.path).toBeLessThanOrEqual(load.domContentLoadedMs);
+    }
   });
 });

@@ -1,9 +1,9 @@
 import { readdir, stat } from "node:fs/promises";
 import { join } from "node:path";
 import { createPrisma } from "@lastword/db";
-import type { Browser, Page } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { createTopic, launchChromium, newAccount, newConsolePage, signUp } from "./console-session";
+import type { Page } from "playwright-core";
+import { beforeAll, describe, expect, inject, it } from "vitest";
+import { useConsolePage } from "./console-session";
 
 const TOPIC = "user-events";
 
@@ -48,30 +48,25 @@ async function segmentFilesOf(
 }
 
 describe("REST produce and read with a console-made API key", () => {
-  let browser: Browser;
-  let page: Page;
+  const ui = useConsolePage({
+    account: "Rest Tester",
+    topics: [{ name: TOPIC, partitions: 2, cleanupPolicy: "compact" }],
+  });
   let apiKey: string;
   let producedPartition: number;
 
   beforeAll(async () => {
-    browser = await launchChromium();
-    page = await newConsolePage(browser);
-    await signUp(page, newAccount("Rest Tester"));
-    await createTopic(page, { name: TOPIC, partitions: 2, cleanupPolicy: "compact" });
-    apiKey = await createApiKeyInConsole(page);
-  });
-  afterAll(async () => {
-    await browser?.close();
+    apiKey = await createApiKeyInConsole(ui.page);
   });
 
   it("shows the secret once, then lists the key by name without it", async () => {
     expect(apiKey).toMatch(/^lw_/);
-    await page.reload();
-    await page
+    await ui.page.reload();
+    await ui.page
       .getByRole("table", { name: "API keys" })
       .getByRole("rowheader", { name: "e2e producer" })
       .waitFor();
-    expect(await page.content()).not.toContain(apiKey);
+    expect(await ui.page.content()).not.toContain(apiKey);
   });
 
   it("answers a produce with its partition and offset, and reads the record back from disk", async () => {
@@ -115,8 +110,8 @@ describe("REST produce and read with a console-made API key", () => {
     });
     expect(committed.status).toBeLessThan(300);
 
-    await page.goto(`/topics/${TOPIC}?tab=consumers`);
-    const row = page.getByRole("table", { name: "Consumer groups" }).getByRole("row", { name: /billing/ });
+    await ui.page.goto(`/topics/${TOPIC}?tab=consumers`);
+    const row = ui.page.getByRole("table", { name: "Consumer groups" }).getByRole("row", { name: /billing/ });
     await row.waitFor();
     const cells = await row.getByRole("cell").allTextContents();
     // One record produced, none read: one record behind, at offset 0 of that partition.
@@ -165,8 +160,8 @@ describe("REST produce and read with a console-made API key", () => {
   });
 
   it("stops accepting a key once it is revoked in the console", async () => {
-    await page.goto("/api-keys");
-    const keys = page.getByRole("table", { name: "API keys" });
+    await ui.page.goto("/api-keys");
+    const keys = ui.page.getByRole("table", { name: "API keys" });
     await keys.getByRole("button", { name: "Revoke e2e producer" }).click();
     await keys.getByRole("button", { name: "Confirm revoking e2e producer" }).click();
     await keys

@@ -1,17 +1,14 @@
-import type { Browser, Page } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createTopic, launchChromium, newAccount, newConsolePage, signUp } from "./console-session";
+import { beforeAll, describe, expect, it } from "vitest";
+import { createTopic, newAccount, signUp, useConsolePage } from "./console-session";
 
 // The console's pages carry the security headers, and its CSP blocks nothing the console needs:
 // every page renders and hydrates (a click works) with no CSP violation reported.
 describe("security headers", () => {
-  let browser: Browser;
-  let page: Page;
+  const ui = useConsolePage();
   const violations: string[] = [];
 
   beforeAll(async () => {
-    browser = await launchChromium();
-    page = await newConsolePage(browser);
+    const page = ui.page;
     page.on("console", (message) => {
       if (/content security policy/i.test(message.text())) violations.push(message.text());
     });
@@ -23,13 +20,10 @@ describe("security headers", () => {
       });
     });
   });
-  afterAll(async () => {
-    await browser?.close();
-  });
 
   it("sends CSP, frame, sniffing and referrer headers on console and auth pages", async () => {
     for (const path of ["/sign-up", "/sign-in"]) {
-      const response = await page.goto(path);
+      const response = await ui.page.goto(path);
       const headers = response!.headers();
       expect(headers["content-security-policy"], path).toContain("frame-ancestors 'none'");
       expect(headers["content-security-policy"], path).toContain("script-src 'self'");
@@ -40,8 +34,8 @@ describe("security headers", () => {
   });
 
   it("loads, hydrates and works under the policy with no violation", async () => {
-    await signUp(page, newAccount("Header Checker"));
-    await createTopic(page, { name: "csp-check", partitions: 1, cleanupPolicy: "compact" });
+    await signUp(ui.page, newAccount("Header Checker"));
+    await createTopic(ui.page, { name: "csp-check", partitions: 1, cleanupPolicy: "compact" });
     for (const path of [
       "/topics",
       "/topics/csp-check",
@@ -50,9 +44,9 @@ describe("security headers", () => {
       "/members",
       "/api-reference",
     ]) {
-      const response = await page.goto(path);
+      const response = await ui.page.goto(path);
       expect(response!.headers()["content-security-policy"], path).toContain("default-src 'self'");
-      await page.getByRole("navigation", { name: "Console" }).waitFor();
+      await ui.page.getByRole("navigation", { name: "Console" }).waitFor();
     }
     expect(violations).toEqual([]);
   });

@@ -1,18 +1,8 @@
 import { join } from "node:path";
 import { createPrisma } from "@lastword/db";
-import type { Browser, Page } from "playwright-core";
-import { inject } from "vitest";
-import { createTopic, newAccount, newConsolePage, signUp, waitOrExplain } from "./console-session";
-
-/** A fresh account in a new browser context with one compacted topic, its page open. */
-export async function openFreshTopic(browser: Browser, person: string, topic: string): Promise<Page> {
-  const page = await newConsolePage(browser);
-  await signUp(page, newAccount(person));
-  await createTopic(page, { name: topic, partitions: 1, cleanupPolicy: "compact" });
-  await page.goto(`/topics/${topic}`);
-  await page.getByRole("heading", { name: topic, level: 1 }).waitFor();
-  return page;
-}
+import type { Page } from "playwright-core";
+import { expect, inject } from "vitest";
+import { waitOrExplain } from "./console-session";
 
 export type TopicTabName = "Overview" | "Messages" | "Consumers" | "Segments & cleaner" | "Configs";
 
@@ -23,10 +13,21 @@ export async function showTab(page: Page, name: TopicTabName): Promise<void> {
   await page.getByRole("tabpanel", { name, exact: true }).waitFor();
 }
 
-/** Produces one record through the topic page's form and returns the sentence it answers with. */
+/**
+ * Produces one record through the topic page's form and returns the sentence it answers with.
+ * `timestamp` is a datetime-local value in the browser's time zone; without it the field is left
+ * empty and the server stamps the record.
+ */
 export async function produce(
   page: Page,
-  record: { key: string; value?: string; json?: boolean; tombstone?: boolean; offset: number },
+  record: {
+    key: string;
+    value?: string;
+    json?: boolean;
+    tombstone?: boolean;
+    timestamp?: string;
+    offset: number;
+  },
 ): Promise<string | null> {
   await showTab(page, "Messages");
   const form = page.getByRole("form", { name: "Produce a record" });
@@ -34,6 +35,7 @@ export async function produce(
   await form.getByLabel("Value format").selectOption(record.json ? "json" : "string");
   await form.getByLabel("Tombstone: send a null value").setChecked(record.tombstone ?? false);
   if (!record.tombstone) await form.getByLabel("Value", { exact: true }).fill(record.value ?? "");
+  await form.getByLabel("Timestamp (local)").fill(record.timestamp ?? "");
   // Enter in a text field submits: the form works from the keyboard alone.
   await form.getByLabel("Key", { exact: true }).press("Enter");
   const status = form.getByRole("status").filter({ hasText: `at offset ${record.offset}.` });
@@ -66,6 +68,7 @@ export async function produceUntilRolled(page: Page, firstOffset: number, maxRec
   let offset = firstOffset;
   // The worker reopens the log with a new segment.bytes at its next lease renewal; until then
   // appends still go to the old active segment.
+  await waitForLeaseRenewal(decodeURIComponent(new URL(page.url()).pathname.split("/")[2] ?? ""));
   const segmentCount = async () => {
     await showTab(page, "Segments & cleaner");
     await bar.waitFor();
@@ -73,9 +76,30 @@ export async function produceUntilRolled(page: Page, firstOffset: number, maxRec
   };
   for (; offset < firstOffset + maxRecords && (await segmentCount()) < 2; offset++) {
     await produce(page, { key: "sku-0", value: `v${offset}`, offset });
-    await page.waitForTimeout(500);
   }
   return offset;
+}
+
+/**
+ * Waits until the worker owning partition 0 of `topicName` has renewed its lease after this call
+ * began. A renewal is where the worker reads the topic's configs again and reopens the log with
+ * them, so configs saved before the call govern the appends after it.
+ */
+export async function waitForLeaseRenewal(topicName: string): Promise<void> {
+  const prisma = createPrisma(inject("databaseUrl"), { maxConnections: 1 });
+  try {
+    const leaseEnd = async () => {
+      const partition = await prisma.partition.findFirstOrThrow({
+        where: { topic: { name: topicName }, index: 0 },
+        select: { leaseExpiresAt: true },
+      });
+      return partition.leaseExpiresAt?.getTime() ?? 0;
+    };
+    const before = await leaseEnd();
+    await expect.poll(leaseEnd, { timeout: 30_000, interval: 100 }).toBeGreaterThan(before);
+  } finally {
+    await prisma.$disconnect();
+  }
 }
 
 /** The directory the worker keeps a partition's segment files in (organization/topic id/index). */

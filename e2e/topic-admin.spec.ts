@@ -1,47 +1,33 @@
-import type { Browser, Page } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import {
-  createTopic,
-  launchChromium,
-  newAccount,
-  newConsolePage,
-  saveScreenshotsAtWidths,
-  signUp,
-} from "./console-session";
+import { describe, expect, it } from "vitest";
+import { saveScreenshotsAtWidths, useConsolePage } from "./console-session";
 import { showTab } from "./topic-actions";
 
 const COMPACTED = "ledger";
 const EVENTS = "click-stream";
 
 describe("topic actions: partitions and deletion", () => {
-  let browser: Browser;
-  let page: Page;
-
-  beforeAll(async () => {
-    browser = await launchChromium();
-    page = await newConsolePage(browser);
-    await signUp(page, newAccount("Topic Admin"));
-    await createTopic(page, { name: COMPACTED, partitions: 1, cleanupPolicy: "compact" });
-    await createTopic(page, { name: EVENTS, partitions: 1, cleanupPolicy: "delete" });
-  });
-  afterAll(async () => {
-    await browser?.close();
+  const ui = useConsolePage({
+    account: "Topic Admin",
+    topics: [
+      { name: COMPACTED, partitions: 1, cleanupPolicy: "compact" },
+      { name: EVENTS, partitions: 1, cleanupPolicy: "delete" },
+    ],
   });
 
   it("shows on a compacted topic why partitions cannot be added, before any click, in the API's words", async () => {
-    await page.goto(`/topics/${COMPACTED}`);
-    await showTab(page, "Overview");
-    const actions = page.getByRole("region", { name: "Topic actions" });
+    await ui.page.goto(`/topics/${COMPACTED}`);
+    await showTab(ui.page, "Overview");
+    const actions = ui.page.getByRole("region", { name: "Topic actions" });
     const button = actions.getByRole("button", { name: "Add partitions" });
     expect(await button.isDisabled()).toBe(true);
     const reasonId = (await button.getAttribute("aria-describedby")) ?? "";
-    const reason = (await page.locator(`[id="${reasonId}"]`).textContent()) ?? "";
+    const reason = (await ui.page.locator(`[id="${reasonId}"]`).textContent()) ?? "";
     expect(reason).toContain("A compacted topic keeps its partition count.");
     expect(reason).toContain("Create a new topic with the partition count you need and replay this one");
     expect(await actions.getByRole("form", { name: "Add partitions" }).count()).toBe(0);
 
     // The API refuses the same change with the same explanation.
-    const refusal = await page.evaluate(async (topic) => {
+    const refusal = await ui.page.evaluate(async (topic) => {
       const res = await fetch(`/api/v1/topics/${topic}/partitions`, {
         method: "POST",
         headers: { "content-type": "application/json" },
@@ -54,25 +40,25 @@ describe("topic actions: partitions and deletion", () => {
       reason.replace("A compacted topic keeps its partition count. ", ""),
     );
     await actions.scrollIntoViewIfNeeded();
-    const overflow = await saveScreenshotsAtWidths(page, "topic-actions-compacted");
+    const overflow = await saveScreenshotsAtWidths(ui.page, "topic-actions-compacted");
     expect(overflow).toEqual({ 1440: 0, 390: 0 });
   });
 
   it("draws an empty partition's 0-byte active segment as a sliver, not a full bar", async () => {
-    await showTab(page, "Segments & cleaner");
-    const bar = page.getByRole("list", { name: "Partition 0 segments" });
+    await showTab(ui.page, "Segments & cleaner");
+    const bar = ui.page.getByRole("list", { name: "Partition 0 segments" });
     const block = bar.getByRole("button", { name: /^active segment/ });
     await block.waitFor();
     expect(await block.getAttribute("aria-label")).toContain("0 B");
     const barWidth = (await bar.boundingBox())?.width ?? 0;
     const blockWidth = (await block.boundingBox())?.width ?? barWidth;
     expect(blockWidth).toBeLessThan(barWidth / 10);
-    await saveScreenshotsAtWidths(page, "topic-empty-segment-bar");
+    await saveScreenshotsAtWidths(ui.page, "topic-empty-segment-bar");
   });
 
   it("adds partitions to a delete-policy topic, refusing a smaller count in its own words", async () => {
-    await page.goto(`/topics/${EVENTS}`);
-    const form = page.getByRole("form", { name: "Add partitions" });
+    await ui.page.goto(`/topics/${EVENTS}`);
+    const form = ui.page.getByRole("form", { name: "Add partitions" });
     const count = form.getByLabel("New partition count");
     await count.fill("1");
     await form.getByRole("button", { name: "Add partitions" }).click();
@@ -83,21 +69,21 @@ describe("topic actions: partitions and deletion", () => {
     await form.getByRole("button", { name: "Add partitions" }).click();
     await form.getByRole("status").filter({ hasText: "The topic now has 3 partitions." }).waitFor();
     expect(await count.getAttribute("aria-invalid")).toBeNull();
-    const partitions = page.getByRole("table", { name: "Partitions" });
+    const partitions = ui.page.getByRole("table", { name: "Partitions" });
     await partitions.getByRole("rowheader", { name: "2", exact: true }).waitFor();
-    expect(await page.getByRole("heading", { level: 1 }).locator("xpath=..").textContent()).toContain(
+    expect(await ui.page.getByRole("heading", { level: 1 }).locator("xpath=..").textContent()).toContain(
       "3 partitions",
     );
-    const overflow = await saveScreenshotsAtWidths(page, "topic-actions-add-partitions");
+    const overflow = await saveScreenshotsAtWidths(ui.page, "topic-actions-add-partitions");
     expect(overflow).toEqual({ 1440: 0, 390: 0 });
   });
 
   it("deletes a topic only once its name is typed, after saying what happens to its consumers", async () => {
-    await page
+    await ui.page
       .getByRole("region", { name: "Topic actions" })
       .getByRole("button", { name: "Delete topic" })
       .click();
-    const dialog = page.getByRole("dialog", { name: `Delete topic ${EVENTS}?` });
+    const dialog = ui.page.getByRole("dialog", { name: `Delete topic ${EVENTS}?` });
     await dialog.waitFor();
     const said = (await dialog.textContent()) ?? "";
     expect(said).toContain("committed offsets on this topic are removed");
@@ -107,19 +93,19 @@ describe("topic actions: partitions and deletion", () => {
     expect(await confirm.isDisabled()).toBe(true);
     await dialog.getByLabel(`Type ${EVENTS} to confirm`).fill("click-strea");
     expect(await confirm.isDisabled()).toBe(true);
-    const overflow = await saveScreenshotsAtWidths(page, "topic-actions-delete-dialog");
+    const overflow = await saveScreenshotsAtWidths(ui.page, "topic-actions-delete-dialog");
     expect(overflow).toEqual({ 1440: 0, 390: 0 });
 
     // Escape closes it and forgets what was typed.
-    await page.keyboard.press("Escape");
+    await ui.page.keyboard.press("Escape");
     await dialog.waitFor({ state: "detached" });
-    await page.getByRole("button", { name: "Delete topic" }).click();
+    await ui.page.getByRole("button", { name: "Delete topic" }).click();
     expect(await dialog.getByLabel(`Type ${EVENTS} to confirm`).inputValue()).toBe("");
 
     await dialog.getByLabel(`Type ${EVENTS} to confirm`).fill(EVENTS);
     await confirm.click();
-    await page.waitForURL("**/topics");
-    const topics = page.getByRole("table", { name: "Topics" });
+    await ui.page.waitForURL("**/topics");
+    const topics = ui.page.getByRole("table", { name: "Topics" });
     await topics.getByRole("rowheader", { name: COMPACTED, exact: true }).waitFor();
     expect(await topics.getByRole("rowheader", { name: EVENTS, exact: true }).count()).toBe(0);
   });

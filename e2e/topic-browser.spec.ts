@@ -1,16 +1,16 @@
 import { randomBytes, randomUUID } from "node:crypto";
 import { createPrisma } from "@lastword/db";
-import type { Browser, Page } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import type { Page } from "playwright-core";
+import { beforeAll, describe, expect, inject, it } from "vitest";
 import {
-  launchChromium,
   newAccount,
   newConsolePage,
   saveScreenshot,
   signUp,
+  useConsolePage,
   waitOrExplain,
 } from "./console-session";
-import { openFreshTopic, produce, showTab } from "./topic-actions";
+import { produce, showTab } from "./topic-actions";
 
 const TOPIC = `catalog-${randomBytes(3).toString("hex")}`;
 
@@ -24,35 +24,40 @@ function localDateTime(page: Page, at: number): Promise<string> {
 }
 
 describe("topic page: reading records by time, by key and as a table", () => {
-  let browser: Browser;
-  let page: Page;
-  /** A whole second between the first two records and the last three. */
+  const ui = useConsolePage({
+    account: "Browser Tester",
+    topics: [{ name: TOPIC, partitions: 1, cleanupPolicy: "compact" }],
+    open: TOPIC,
+  });
+  /** The time the last three records are stamped with, five seconds after the first two. */
   let cut: number;
 
   beforeAll(async () => {
-    browser = await launchChromium();
-    page = await openFreshTopic(browser, "Browser Tester", TOPIC);
-    await produce(page, { key: "k1", value: "v1", offset: 0 });
-    await produce(page, { key: "k2", value: "v2", offset: 1 });
-    cut = Math.ceil((Date.now() + 1) / 1000) * 1000;
-    await page.waitForTimeout(cut - Date.now() + 300);
-    await produce(page, { key: "k1", value: "v1b", offset: 2 });
-    await produce(page, { key: "k3", value: "", offset: 3 });
-    await produce(page, { key: "k2", tombstone: true, offset: 4 });
-  });
-  afterAll(async () => {
-    await browser?.close();
+    // Stamped by the producer, a minute ago and five seconds later: the read by time has a fixed
+    // picture without waiting for the clock to pass a second.
+    cut = Math.floor(Date.now() / 1000) * 1000 - 55_000;
+    const before = await localDateTime(ui.page, cut - 5_000);
+    const after = await localDateTime(ui.page, cut);
+    await produce(ui.page, { key: "k1", value: "v1", timestamp: before, offset: 0 });
+    await produce(ui.page, { key: "k2", value: "v2", timestamp: before, offset: 1 });
+    await produce(ui.page, { key: "k1", value: "v1b", timestamp: after, offset: 2 });
+    await produce(ui.page, { key: "k3", value: "", timestamp: after, offset: 3 });
+    await produce(ui.page, { key: "k2", tombstone: true, timestamp: after, offset: 4 });
   });
 
   it("starts a read at a time: the first message stamped then or later", async () => {
-    const form = page.getByRole("form", { name: "Browse messages" });
+    const form = ui.page.getByRole("form", { name: "Browse messages" });
     await form.getByLabel("Start from").selectOption("timestamp");
-    await form.getByLabel("Time (local)").fill(await localDateTime(page, cut));
+    await form.getByLabel("Time (local)").fill(await localDateTime(ui.page, cut));
     await form.getByRole("button", { name: "Read messages" }).click();
-    const messages = page.getByRole("table", { name: "Messages in partition 0" });
-    await waitOrExplain(page, messages.getByRole("rowheader", { name: "2", exact: true }), "read-from-time");
+    const messages = ui.page.getByRole("table", { name: "Messages in partition 0" });
+    await waitOrExplain(
+      ui.page,
+      messages.getByRole("rowheader", { name: "2", exact: true }),
+      "read-from-time",
+    );
     expect(await messages.getByRole("rowheader").allTextContents()).toEqual(["2", "3", "4"]);
-    await page.getByText("From the first message stamped").waitFor();
+    await ui.page.getByText("From the first message stamped").waitFor();
     const valueAt = async (offset: number) =>
       (
         await messages
@@ -63,11 +68,11 @@ describe("topic page: reading records by time, by key and as a table", () => {
     // An empty value and a tombstone are different things, and look it.
     expect(await valueAt(3)).toBe("Empty value");
     expect(await valueAt(4)).toBe("Tombstone (null)");
-    await saveScreenshot(page, "topic-browser-from-time");
+    await saveScreenshot(ui.page, "topic-browser-from-time");
 
-    await form.getByLabel("Time (local)").fill(await localDateTime(page, Date.now() + 3_600_000));
+    await form.getByLabel("Time (local)").fill(await localDateTime(ui.page, Date.now() + 3_600_000));
     await form.getByRole("button", { name: "Read messages" }).click();
-    await page
+    await ui.page
       .getByRole("status")
       .filter({ hasText: "or later; reading from the log end." })
       .filter({ hasText: "has no messages from offset 5 on" })
@@ -75,13 +80,13 @@ describe("topic page: reading records by time, by key and as a table", () => {
 
     await form.getByLabel("Start from").selectOption("latest");
     await form.getByRole("button", { name: "Read messages" }).click();
-    await page.getByText("The last 20 offsets.").waitFor();
+    await ui.page.getByText("The last 20 offsets.").waitFor();
     expect(await messages.getByRole("rowheader").allTextContents()).toEqual(["0", "1", "2", "3", "4"]);
   });
 
   it("finds a key: its latest value and every version, a deleted key and an unknown one", async () => {
-    const form = page.getByRole("form", { name: "Find a key" });
-    const result = page.getByRole("region", { name: "Find a key" });
+    const form = ui.page.getByRole("form", { name: "Find a key" });
+    const result = ui.page.getByRole("region", { name: "Find a key" });
     await form.getByLabel("Key", { exact: true }).fill("k1");
     await form.getByRole("button", { name: "Find key" }).click();
     await result
@@ -98,7 +103,7 @@ describe("topic page: reading records by time, by key and as a table", () => {
     const deleted = result.getByRole("table", { name: "Versions of k2" });
     expect(await deleted.getByRole("rowheader").allTextContents()).toEqual(["1", "4"]);
     expect(await deleted.getByRole("row", { name: /^4 / }).textContent()).toContain("Tombstone (null)");
-    await saveScreenshot(page, "topic-key-search");
+    await saveScreenshot(ui.page, "topic-key-search");
 
     await form.getByLabel("Key", { exact: true }).fill("nobody");
     await form.getByRole("button", { name: "Find key" }).click();
@@ -106,10 +111,10 @@ describe("topic page: reading records by time, by key and as a table", () => {
   });
 
   it("shows the latest value per key from the snapshot, deleted keys left out", async () => {
-    const card = page.getByRole("region", { name: "Latest value per key" });
+    const card = ui.page.getByRole("region", { name: "Latest value per key" });
     await card.getByRole("button", { name: "Show latest values" }).click();
     const table = card.getByRole("table", { name: "Latest value per key" });
-    await waitOrExplain(page, table, "latest-values");
+    await waitOrExplain(ui.page, table, "latest-values");
     const rows = await table
       .getByRole("row")
       .evaluateAll((trs) => trs.slice(1).map((tr) => [...tr.children].map((cell) => cell.textContent)));
@@ -120,12 +125,12 @@ describe("topic page: reading records by time, by key and as a table", () => {
     await card.getByRole("status").filter({ hasText: "Keys 1–2, the last of them." }).waitFor();
     expect(await card.getByRole("button", { name: "Next keys" }).isDisabled()).toBe(true);
     await card.scrollIntoViewIfNeeded();
-    await saveScreenshot(page, "topic-latest-values");
+    await saveScreenshot(ui.page, "topic-latest-values");
   });
 
   it("shows the compliance role a sentence instead of any record", async () => {
     const officer = newAccount("Compliance Officer");
-    const officerPage = await newConsolePage(browser);
+    const officerPage = await newConsolePage(ui.browser);
     await signUp(officerPage, officer);
     // Membership as the members page's invitation would leave it, made directly so this spec
     // depends only on the topic pages; then the session switches to that organization.

@@ -1,10 +1,9 @@
 import { randomBytes } from "node:crypto";
 import { mkdir, readdir, rm } from "node:fs/promises";
 import { join } from "node:path";
-import type { Browser, Page } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { launchChromium, saveScreenshot, waitOrExplain } from "./console-session";
-import { openFreshTopic, partitionDir, produceUntilRolled, setConfig, showTab } from "./topic-actions";
+import { describe, expect, it } from "vitest";
+import { saveScreenshot, useConsolePage, waitOrExplain } from "./console-session";
+import { partitionDir, produceUntilRolled, setConfig, showTab } from "./topic-actions";
 
 const TOPIC = `ledger-${randomBytes(3).toString("hex")}`;
 
@@ -20,63 +19,58 @@ async function blockCleanedCopies(dir: string): Promise<string[]> {
 }
 
 describe("topic page: an uncleanable partition and its retry", () => {
-  let browser: Browser;
-  let page: Page;
-
-  beforeAll(async () => {
-    browser = await launchChromium();
-    page = await openFreshTopic(browser, "Cleaner Tester", TOPIC);
-  });
-  afterAll(async () => {
-    await browser?.close();
+  const ui = useConsolePage({
+    account: "Cleaner Tester",
+    topics: [{ name: TOPIC, partitions: 1, cleanupPolicy: "compact" }],
+    open: TOPIC,
   });
 
   it("shows why a pass failed with a Retry, and the partition leaves uncleanable once a pass succeeds", async () => {
     // A ratio can never be above 1, so nothing cleans on its own: only the passes asked for here run.
-    await setConfig(page, "min.cleanable.dirty.ratio", "1");
-    await setConfig(page, "segment.bytes", "200");
-    const next = await produceUntilRolled(page, 0);
-    const blocks = page.getByRole("list", { name: "Partition 0 segments" }).getByRole("button");
+    await setConfig(ui.page, "min.cleanable.dirty.ratio", "1");
+    await setConfig(ui.page, "segment.bytes", "200");
+    const next = await produceUntilRolled(ui.page, 0);
+    const blocks = ui.page.getByRole("list", { name: "Partition 0 segments" }).getByRole("button");
     expect(await blocks.count()).toBeGreaterThanOrEqual(2);
     const traps = await blockCleanedCopies(await partitionDir(TOPIC, 0));
 
-    await showTab(page, "Overview");
-    const partitions = page.getByRole("table", { name: "Partitions" });
+    await showTab(ui.page, "Overview");
+    const partitions = ui.page.getByRole("table", { name: "Partitions" });
     await partitions.getByRole("button", { name: "Clean now: a cleaner pass on partition 0" }).click();
-    const notices = page.getByRole("list", { name: "Uncleanable partitions" });
+    const notices = ui.page.getByRole("list", { name: "Uncleanable partitions" });
     const notice = notices.getByRole("listitem").filter({ hasText: "Partition 0 cannot be cleaned:" });
-    await waitOrExplain(page, notice, "uncleanable-notice");
+    await waitOrExplain(ui.page, notice, "uncleanable-notice");
     expect(await notice.textContent()).toContain("EISDIR");
     expect(await notice.textContent()).toContain("1 pass has failed");
     expect(await partitions.getByRole("row", { name: /^0 / }).textContent()).toContain("Uncleanable");
     await notice.scrollIntoViewIfNeeded();
-    await saveScreenshot(page, "topic-uncleanable");
-    await showTab(page, "Segments & cleaner");
-    await page
+    await saveScreenshot(ui.page, "topic-uncleanable");
+    await showTab(ui.page, "Segments & cleaner");
+    await ui.page
       .getByRole("table", { name: "Cleaner runs" })
       .getByRole("cell", { name: "Failed" })
       .first()
       .waitFor();
-    const bar = page.getByRole("list", { name: "Partition 0 segments" });
+    const bar = ui.page.getByRole("list", { name: "Partition 0 segments" });
     const heightBefore = (await bar.boundingBox())?.height;
 
     await Promise.all(traps.map((trap) => rm(trap, { recursive: true })));
-    await showTab(page, "Overview");
+    await showTab(ui.page, "Overview");
     await notice.getByRole("button", { name: "Retry: a cleaner pass on partition 0" }).click();
     await notices.waitFor({ state: "detached", timeout: 30_000 });
     await partitions.getByRole("row", { name: /^0 / }).getByText("Healthy").waitFor();
     // The forced pass cleaned the closed segment: the bar shows it clean, at the same height.
-    await showTab(page, "Segments & cleaner");
+    await showTab(ui.page, "Segments & cleaner");
     await bar.locator('button[data-state="clean"]').first().waitFor({ timeout: 15_000 });
     expect((await bar.boundingBox())?.height).toBe(heightBefore);
-    await saveScreenshot(page, "topic-uncleanable-retried");
+    await saveScreenshot(ui.page, "topic-uncleanable-retried");
 
     // The pass removed superseded values of the three keys: reading from the start shows the gaps.
-    await showTab(page, "Messages");
-    const browserForm = page.getByRole("form", { name: "Browse messages" });
+    await showTab(ui.page, "Messages");
+    const browserForm = ui.page.getByRole("form", { name: "Browse messages" });
     await browserForm.getByLabel("Start from").selectOption("earliest");
     await browserForm.getByRole("button", { name: "Read messages" }).click();
-    const messages = page.getByRole("table", { name: "Messages in partition 0" });
+    const messages = ui.page.getByRole("table", { name: "Messages in partition 0" });
     await messages.waitFor();
     const gaps = await messages.getByRole("cell", { name: /compacted away\.$/ }).allTextContents();
     expect(gaps.length).toBeGreaterThan(0);

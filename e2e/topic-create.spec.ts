@@ -1,22 +1,13 @@
 import { randomBytes } from "node:crypto";
-import type { Browser, Locator, Page } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import {
-  launchChromium,
-  newAccount,
-  newConsolePage,
-  saveScreenshot,
-  saveScreenshotsAtWidths,
-  signUp,
-  waitOrExplain,
-} from "./console-session";
+import type { Locator } from "playwright-core";
+import { beforeAll, describe, expect, it } from "vitest";
+import { saveScreenshot, saveScreenshotsAtWidths, useConsolePage, waitOrExplain } from "./console-session";
 import { showTab } from "./topic-actions";
 
 const TOPIC = `wizard-${randomBytes(3).toString("hex")}`;
 
 describe("create-topic wizard", () => {
-  let browser: Browser;
-  let page: Page;
+  const ui = useConsolePage({ account: "Wizard Tester" });
   let form: Locator;
 
   // One config's row: its input, unit select and messages.
@@ -28,14 +19,8 @@ describe("create-topic wizard", () => {
     await amount(name).fill(value);
   };
 
-  beforeAll(async () => {
-    browser = await launchChromium();
-    page = await newConsolePage(browser);
-    await signUp(page, newAccount("Wizard Tester"));
-    form = page.getByRole("form", { name: "Create a topic" });
-  });
-  afterAll(async () => {
-    await browser?.close();
+  beforeAll(() => {
+    form = ui.page.getByRole("form", { name: "Create a topic" });
   });
 
   it("fills a preset's values, takes edits in hours and MiB, and refuses bad values field by field", async () => {
@@ -49,7 +34,7 @@ describe("create-topic wizard", () => {
 
     // The section is a disclosure: opened from the keyboard.
     await form.locator("summary").focus();
-    await page.keyboard.press("Enter");
+    await ui.page.keyboard.press("Enter");
     await amount("retention.ms").waitFor();
     expect(await amount("retention.ms").inputValue()).toBe("7");
     expect(await unit("retention.ms").inputValue()).toBe("d");
@@ -85,13 +70,13 @@ describe("create-topic wizard", () => {
     await form.getByRole("alert").filter({ hasText: "2 fields need a change first" }).waitFor();
     await form.getByRole("button", { name: "Undo the change to min.compaction.lag.ms" }).click();
     await waitGone(form.getByText(crossed).first());
-    await saveScreenshot(page, "topic-create-wizard");
+    await saveScreenshot(ui.page, "topic-create-wizard");
   });
 
   it("previews the resulting configs and warnings without creating the topic", async () => {
     await form.getByRole("button", { name: "Preview" }).click();
     const outcome = form.getByRole("status").filter({ hasText: `${TOPIC} is valid` });
-    await waitOrExplain(page, outcome, "topic-create-preview");
+    await waitOrExplain(ui.page, outcome, "topic-create-preview");
     const warnings = await outcome.getByRole("list", { name: "Warnings" }).textContent();
     expect(warnings).toContain("retention.ms (2 h) is below segment.ms (168 h)");
     expect(warnings).toContain(
@@ -109,7 +94,7 @@ describe("create-topic wizard", () => {
     expect(await cells("max.compaction.lag.ms")).toEqual(["1 h (3600000)", "set"]);
     expect(await cells("min.compaction.lag.ms")).toEqual(["0 ms (0)", "default"]);
     expect(await cells("segment.ms")).toEqual(["7 d (604800000)", "default"]);
-    await saveScreenshot(page, "topic-create-preview");
+    await saveScreenshot(ui.page, "topic-create-preview");
 
     // A compacted preset adds the erasure deadline check of the resulting configs.
     await form.getByLabel("Preset").selectOption("gdpr-table");
@@ -118,14 +103,16 @@ describe("create-topic wizard", () => {
     await form.getByLabel("Preset").selectOption("event-stream");
 
     // Still nothing in the list.
-    await page.getByRole("status").filter({ hasText: "no topics yet" }).waitFor();
-    expect(await page.getByRole("table", { name: "Topics" }).count()).toBe(0);
+    await ui.page.getByRole("status").filter({ hasText: "no topics yet" }).waitFor();
+    expect(await ui.page.getByRole("table", { name: "Topics" }).count()).toBe(0);
   });
 
   it("creates the topic with those configs set, and puts the server's refusal next to the field", async () => {
     await form.getByRole("button", { name: "Create topic" }).click();
-    const link = page.getByRole("table", { name: "Topics" }).getByRole("link", { name: TOPIC, exact: true });
-    await waitOrExplain(page, link, "topic-create-created");
+    const link = ui.page
+      .getByRole("table", { name: "Topics" })
+      .getByRole("link", { name: TOPIC, exact: true });
+    await waitOrExplain(ui.page, link, "topic-create-created");
 
     // The same name again: the API's 409 problem, shown at the name.
     await form.getByLabel("Topic name").fill(TOPIC);
@@ -134,9 +121,9 @@ describe("create-topic wizard", () => {
     expect(await form.getByLabel("Topic name").getAttribute("aria-invalid")).toBe("true");
 
     await link.click();
-    await page.getByRole("heading", { name: TOPIC, level: 1 }).waitFor();
-    await showTab(page, "Configs");
-    const table = page.getByRole("table", { name: "Configs" });
+    await ui.page.getByRole("heading", { name: TOPIC, level: 1 }).waitFor();
+    await showTab(ui.page, "Configs");
+    const table = ui.page.getByRole("table", { name: "Configs" });
     const row = (name: string) =>
       table.getByRole("row", { name: new RegExp(`^${name.replaceAll(".", "\\.")} `) });
     for (const [name, human] of [
@@ -154,7 +141,7 @@ describe("create-topic wizard", () => {
   });
 
   it("refuses a bad name and count in its own words, not the browser's validation tooltip", async () => {
-    await page.goto("/topics");
+    await ui.page.goto("/topics");
     await form.getByLabel("Topic name").fill("bad name!");
     await form.getByLabel("Partitions").fill("0");
     await form.getByRole("button", { name: "Create topic" }).click();
@@ -162,7 +149,7 @@ describe("create-topic wizard", () => {
     await form.getByText("may contain only letters, digits, '.', '_' and '-'").waitFor();
     expect(await form.getByLabel("Topic name").getAttribute("aria-invalid")).toBe("true");
     expect(await form.getByLabel("Partitions").getAttribute("aria-invalid")).toBe("true");
-    await saveScreenshotsAtWidths(page, "topic-create-own-validation");
+    await saveScreenshotsAtWidths(ui.page, "topic-create-own-validation");
   });
 });
 

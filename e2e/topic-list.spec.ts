@@ -1,15 +1,6 @@
 import { randomBytes } from "node:crypto";
-import type { Browser, Page } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import {
-  createTopic,
-  launchChromium,
-  newAccount,
-  newConsolePage,
-  saveScreenshot,
-  signUp,
-  waitOrExplain,
-} from "./console-session";
+import { describe, expect, it } from "vitest";
+import { saveScreenshot, useConsolePage, waitOrExplain } from "./console-session";
 import { produce, setConfig } from "./topic-actions";
 
 const tag = randomBytes(3).toString("hex");
@@ -17,32 +8,26 @@ const STATE = `profiles-${tag}`;
 const EVENTS = `clicks-${tag}`;
 
 describe("topics list", () => {
-  let browser: Browser;
-  let page: Page;
-
-  beforeAll(async () => {
-    browser = await launchChromium();
-    page = await newConsolePage(browser);
-    await signUp(page, newAccount("List Tester"));
-    await createTopic(page, { name: STATE, partitions: 1, cleanupPolicy: "compact" });
-    await createTopic(page, { name: EVENTS, partitions: 2, cleanupPolicy: "delete" });
-  });
-  afterAll(async () => {
-    await browser?.close();
+  const ui = useConsolePage({
+    account: "List Tester",
+    topics: [
+      { name: STATE, partitions: 1, cleanupPolicy: "compact" },
+      { name: EVENTS, partitions: 2, cleanupPolicy: "delete" },
+    ],
   });
 
   it("shows per topic its policy, partitions, size, live vs dirty bytes, dirty ratio, last clean and warnings", async () => {
-    await page.goto(`/topics/${STATE}`);
-    await page.getByRole("heading", { name: STATE, level: 1 }).waitFor();
+    await ui.page.goto(`/topics/${STATE}`);
+    await ui.page.getByRole("heading", { name: STATE, level: 1 }).waitFor();
     for (let offset = 0; offset < 4; offset++) {
-      await produce(page, { key: `user-${offset % 2}`, value: `{"v":${offset}}`, offset });
+      await produce(ui.page, { key: `user-${offset % 2}`, value: `{"v":${offset}}`, offset });
     }
-    await page.goto(`/topics/${EVENTS}`);
-    await page.getByRole("heading", { name: EVENTS, level: 1 }).waitFor();
-    await setConfig(page, "retention.bytes", "1000");
+    await ui.page.goto(`/topics/${EVENTS}`);
+    await ui.page.getByRole("heading", { name: EVENTS, level: 1 }).waitFor();
+    await setConfig(ui.page, "retention.bytes", "1000");
 
-    await page.goto("/topics");
-    const table = page.getByRole("table", { name: "Topics" });
+    await ui.page.goto("/topics");
+    const table = ui.page.getByRole("table", { name: "Topics" });
     await table.waitFor();
     expect(await table.getByRole("columnheader").allTextContents()).toEqual([
       "Name",
@@ -59,7 +44,7 @@ describe("topics list", () => {
     // A report from before the records were produced says "0 B live": wait for one that has them,
     // or the size sort below compares two empty topics.
     await waitOrExplain(
-      page,
+      ui.page,
       stateRow.getByText(/^[1-9][\d.]* \w*B live · \d+(\.\d)? \w*B dirty$/),
       "topic-list-usage",
     );
@@ -77,13 +62,13 @@ describe("topics list", () => {
     await warning.waitFor();
     expect(await eventsRow.textContent()).toContain("retention.bytes applies per partition");
     expect(await eventsRow.getByRole("cell").nth(1).textContent()).toBe("2");
-    await saveScreenshot(page, "topics-list");
+    await saveScreenshot(ui.page, "topics-list");
   });
 
   it("searches by name and sorts by size, dirtiness and partitions", async () => {
-    const table = page.getByRole("table", { name: "Topics" });
+    const table = ui.page.getByRole("table", { name: "Topics" });
     const names = () => table.getByRole("rowheader").allTextContents();
-    const sort = page.getByLabel("Sort by");
+    const sort = ui.page.getByLabel("Sort by");
     await sort.selectOption("partitions");
     await expect.poll(names, { timeout: 10_000 }).toEqual([EVENTS, STATE]);
     await sort.selectOption("size");
@@ -93,27 +78,27 @@ describe("topics list", () => {
     await sort.selectOption("dirty");
     await expect.poll(names, { timeout: 10_000 }).toEqual([EVENTS, STATE]);
 
-    await page.getByLabel("Search topics").fill("CLICKS");
+    await ui.page.getByLabel("Search topics").fill("CLICKS");
     await expect.poll(names, { timeout: 10_000 }).toEqual([EVENTS]);
-    await page.getByLabel("Search topics").fill("nothing-like-this");
-    await page
+    await ui.page.getByLabel("Search topics").fill("nothing-like-this");
+    await ui.page
       .getByRole("status")
       .filter({ hasText: "No topic name contains “nothing-like-this”." })
       .waitFor();
   });
 
   it("keeps showing a topic when a background refresh fails, and says so until one succeeds", async () => {
-    await page.goto(`/topics/${STATE}`);
-    const heading = page.getByRole("heading", { name: STATE, level: 1 });
+    await ui.page.goto(`/topics/${STATE}`);
+    const heading = ui.page.getByRole("heading", { name: STATE, level: 1 });
     await heading.waitFor();
     const topicRefresh = /\/api\/trpc\/[^?]*topics\.get/;
-    await page.route(topicRefresh, (route) => route.abort("connectionrefused"));
-    const notice = page.getByRole("alert").filter({ hasText: "We could not refresh this page" });
+    await ui.page.route(topicRefresh, (route) => route.abort("connectionrefused"));
+    const notice = ui.page.getByRole("alert").filter({ hasText: "We could not refresh this page" });
     // The page refreshes every 5 s and retries once before it reports a failure.
-    await waitOrExplain(page, notice, "topic-refresh-failed");
+    await waitOrExplain(ui.page, notice, "topic-refresh-failed");
     expect(await heading.isVisible()).toBe(true);
-    expect(await page.getByRole("table", { name: "Partitions" }).count()).toBe(1);
-    await page.unroute(topicRefresh);
+    expect(await ui.page.getByRole("table", { name: "Partitions" }).count()).toBe(1);
+    await ui.page.unroute(topicRefresh);
     await notice.waitFor({ state: "detached", timeout: 30_000 });
     expect(await heading.isVisible()).toBe(true);
   });

@@ -1,39 +1,21 @@
-import type { Browser, Page } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import {
-  createTopic,
-  launchChromium,
-  newAccount,
-  newConsolePage,
-  saveScreenshot,
-  saveScreenshotsAtWidths,
-  signUp,
-  waitOrExplain,
-} from "./console-session";
+import { describe, expect, it } from "vitest";
+import { saveScreenshot, saveScreenshotsAtWidths, useConsolePage, waitOrExplain } from "./console-session";
 import { produce, produceUntilRolled, setConfig, showTab } from "./topic-actions";
 
 const TOPIC = "inventory";
 
 describe("topic page", () => {
-  let browser: Browser;
-  let page: Page;
-
-  beforeAll(async () => {
-    browser = await launchChromium();
-    page = await newConsolePage(browser);
-    await signUp(page, newAccount("Topic Tester"));
-    await createTopic(page, { name: TOPIC, partitions: 1, cleanupPolicy: "compact" });
-  });
-  afterAll(async () => {
-    await browser?.close();
+  const ui = useConsolePage({
+    account: "Topic Tester",
+    topics: [{ name: TOPIC, partitions: 1, cleanupPolicy: "compact" }],
   });
 
   it("opens from the topic list and shows its partitions and configs", async () => {
-    await page.getByRole("table", { name: "Topics" }).getByRole("link", { name: TOPIC }).click();
-    await page.waitForURL(`**/topics/${TOPIC}`);
-    await page.getByRole("heading", { name: TOPIC, level: 1 }).waitFor();
-    await showTab(page, "Configs");
-    const configs = page.getByRole("table", { name: "Configs" });
+    await ui.page.getByRole("table", { name: "Topics" }).getByRole("link", { name: TOPIC }).click();
+    await ui.page.waitForURL(`**/topics/${TOPIC}`);
+    await ui.page.getByRole("heading", { name: TOPIC, level: 1 }).waitFor();
+    await showTab(ui.page, "Configs");
+    const configs = ui.page.getByRole("table", { name: "Configs" });
     const policyRow = configs.getByRole("row", { name: /cleanup\.policy/ });
     expect(await policyRow.getByRole("cell").allTextContents()).toEqual(["compact", "delete", "set"]);
     const retentionRow = configs.getByRole("row", { name: /^retention\.ms / });
@@ -42,22 +24,22 @@ describe("topic page", () => {
       "7 d (604800000)",
       "default",
     ]);
-    await showTab(page, "Overview");
-    await page.getByRole("table", { name: "Partitions" }).getByRole("rowheader", { name: "0" }).waitFor();
-    await showTab(page, "Segments & cleaner");
-    await page
+    await showTab(ui.page, "Overview");
+    await ui.page.getByRole("table", { name: "Partitions" }).getByRole("rowheader", { name: "0" }).waitFor();
+    await showTab(ui.page, "Segments & cleaner");
+    await ui.page
       .getByRole("status")
       .filter({ hasText: "The cleaner has not run on this topic yet." })
       .waitFor();
-    await showTab(page, "Consumers");
-    await page
+    await showTab(ui.page, "Consumers");
+    await ui.page
       .getByRole("status")
       .filter({ hasText: "No consumer group has committed a position" })
       .waitFor();
   });
 
   it("keeps the open tab in the URL, through a reload and a shared link, and moves by arrow keys", async () => {
-    const tabs = page.getByRole("tablist", { name: "Topic sections" }).getByRole("tab");
+    const tabs = ui.page.getByRole("tablist", { name: "Topic sections" }).getByRole("tab");
     expect(await tabs.allTextContents()).toEqual([
       "Overview",
       "Messages",
@@ -65,54 +47,57 @@ describe("topic page", () => {
       "Segments & cleaner",
       "Configs",
     ]);
-    await showTab(page, "Messages");
-    await page.waitForURL(`**/topics/${TOPIC}?tab=messages`);
-    await page.reload();
-    await page
+    await showTab(ui.page, "Messages");
+    await ui.page.waitForURL(`**/topics/${TOPIC}?tab=messages`);
+    await ui.page.reload();
+    await ui.page
       .getByRole("tabpanel", { name: "Messages" })
       .getByRole("form", { name: "Browse messages" })
       .waitFor();
-    expect(await page.getByRole("tab", { name: "Messages" }).getAttribute("aria-selected")).toBe("true");
+    expect(await ui.page.getByRole("tab", { name: "Messages" }).getAttribute("aria-selected")).toBe("true");
     // Only the open tab is in the page: the configs table is not there until its tab opens.
-    expect(await page.getByRole("table", { name: "Configs" }).count()).toBe(0);
+    expect(await ui.page.getByRole("table", { name: "Configs" }).count()).toBe(0);
 
-    await page.goto(`/topics/${TOPIC}?tab=configs`);
-    await page.getByRole("tabpanel", { name: "Configs" }).getByRole("table", { name: "Configs" }).waitFor();
-    await page.getByRole("tab", { name: "Configs" }).focus();
-    await page.keyboard.press("ArrowLeft");
-    await page.getByRole("tabpanel", { name: "Segments & cleaner" }).waitFor();
-    await page.waitForURL(`**/topics/${TOPIC}?tab=segments`);
-    await page.goBack();
-    await page.getByRole("tabpanel", { name: "Configs" }).waitFor();
+    await ui.page.goto(`/topics/${TOPIC}?tab=configs`);
+    await ui.page
+      .getByRole("tabpanel", { name: "Configs" })
+      .getByRole("table", { name: "Configs" })
+      .waitFor();
+    await ui.page.getByRole("tab", { name: "Configs" }).focus();
+    await ui.page.keyboard.press("ArrowLeft");
+    await ui.page.getByRole("tabpanel", { name: "Segments & cleaner" }).waitFor();
+    await ui.page.waitForURL(`**/topics/${TOPIC}?tab=segments`);
+    await ui.page.goBack();
+    await ui.page.getByRole("tabpanel", { name: "Configs" }).waitFor();
 
-    await page.goto(`/topics/${TOPIC}?tab=unknown`);
-    await page.getByRole("tabpanel", { name: "Overview" }).waitFor();
+    await ui.page.goto(`/topics/${TOPIC}?tab=unknown`);
+    await ui.page.getByRole("tabpanel", { name: "Overview" }).waitFor();
     for (const tab of ["Overview", "Messages", "Consumers", "Segments & cleaner", "Configs"] as const) {
-      await showTab(page, tab);
+      await showTab(ui.page, tab);
       const slug = tab.toLowerCase().replace(/[^a-z]+/g, "-");
-      const overflow = await saveScreenshotsAtWidths(page, `topic-tab-${slug}`);
+      const overflow = await saveScreenshotsAtWidths(ui.page, `topic-tab-${slug}`);
       expect(overflow, `${tab} scrolls sideways`).toEqual({ 1440: 0, 390: 0 });
     }
   });
 
   it("produces values, an empty value and tombstones, and browses them with distinct badges", async () => {
-    expect(await produce(page, { key: "sku-1", value: "12", offset: 0 })).toBe(
+    expect(await produce(ui.page, { key: "sku-1", value: "12", offset: 0 })).toBe(
       "Record written to partition 0 at offset 0.",
     );
-    await produce(page, { key: "sku-1", value: '{"count": 11}', json: true, offset: 1 });
-    await produce(page, { key: "sku-2", value: "", offset: 2 });
-    expect(await produce(page, { key: "sku-1", tombstone: true, offset: 3 })).toBe(
+    await produce(ui.page, { key: "sku-1", value: '{"count": 11}', json: true, offset: 1 });
+    await produce(ui.page, { key: "sku-2", value: "", offset: 2 });
+    expect(await produce(ui.page, { key: "sku-1", tombstone: true, offset: 3 })).toBe(
       "Tombstone written to partition 0 at offset 3.",
     );
-    const deleteForm = page.getByRole("form", { name: "Delete a key" });
+    const deleteForm = ui.page.getByRole("form", { name: "Delete a key" });
     await deleteForm.getByLabel("Key to delete").fill("sku-2");
     await deleteForm.getByRole("button", { name: "Delete key" }).click();
     await deleteForm.getByRole("status").filter({ hasText: "at offset 4." }).waitFor();
 
-    const browserForm = page.getByRole("form", { name: "Browse messages" });
+    const browserForm = ui.page.getByRole("form", { name: "Browse messages" });
     await browserForm.getByLabel("Start from").selectOption("earliest");
     await browserForm.getByRole("button", { name: "Read messages" }).click();
-    const messages = page.getByRole("table", { name: "Messages in partition 0" });
+    const messages = ui.page.getByRole("table", { name: "Messages in partition 0" });
     await messages.waitFor();
     const valueAt = async (offset: number) =>
       (
@@ -134,17 +119,17 @@ describe("topic page", () => {
     expect(await valueAt(1)).toBe('{\n  "count": 11\n}');
     expect(await valueAt(2)).toBe("Empty value");
 
-    await saveScreenshot(page, "topic-page");
-    await page.emulateMedia({ colorScheme: "dark" });
-    await saveScreenshot(page, "topic-page-dark");
+    await saveScreenshot(ui.page, "topic-page");
+    await ui.page.emulateMedia({ colorScheme: "dark" });
+    await saveScreenshot(ui.page, "topic-page-dark");
   });
 
   it("draws partition 0's log as a segment bar with a focusable block per segment", async () => {
-    await showTab(page, "Segments & cleaner");
-    const bar = page.getByRole("list", { name: "Partition 0 segments" });
+    await showTab(ui.page, "Segments & cleaner");
+    const bar = ui.page.getByRole("list", { name: "Partition 0 segments" });
     // Five small records fit one segment, the active one: nothing is closed, so nothing is dirty yet.
     const block = bar.getByRole("button", { name: "active segment, offsets 0–4", exact: false });
-    await waitOrExplain(page, block, "segment-bar-active");
+    await waitOrExplain(ui.page, block, "segment-bar-active");
     const states = await bar
       .getByRole("button")
       .evaluateAll((buttons) => buttons.map((button) => button.getAttribute("data-state")));
@@ -153,7 +138,7 @@ describe("topic page", () => {
 
     const heightBefore = (await bar.boundingBox())?.height;
     await block.focus();
-    const tooltip = page.getByRole("tooltip");
+    const tooltip = ui.page.getByRole("tooltip");
     await tooltip.waitFor();
     expect(await block.getAttribute("aria-describedby")).toBe(await tooltip.getAttribute("id"));
     const facts = await tooltip.textContent();
@@ -161,26 +146,26 @@ describe("topic page", () => {
     expect(facts).toContain("Offsets0–4");
     expect(facts).toContain("Records5");
     expect((await bar.boundingBox())?.height).toBe(heightBefore);
-    await saveScreenshot(page, "topic-segment-bar");
+    await saveScreenshot(ui.page, "topic-segment-bar");
     await block.press("Escape");
     await tooltip.waitFor({ state: "detached" });
   });
 
   it("starts a read at a typed offset", async () => {
-    await showTab(page, "Messages");
-    const browserForm = page.getByRole("form", { name: "Browse messages" });
+    await showTab(ui.page, "Messages");
+    const browserForm = ui.page.getByRole("form", { name: "Browse messages" });
     await browserForm.getByLabel("Start from").selectOption("offset");
     await browserForm.getByLabel("Offset", { exact: true }).fill("3");
     await browserForm.getByRole("button", { name: "Read messages" }).click();
-    const messages = page.getByRole("table", { name: "Messages in partition 0" });
+    const messages = ui.page.getByRole("table", { name: "Messages in partition 0" });
     await messages.getByRole("rowheader", { name: "3", exact: true }).waitFor();
     expect(await messages.getByRole("rowheader").allTextContents()).toEqual(["3", "4"]);
   });
 
   it("changes a config after checking it, rejects a bad value, and resets it", async () => {
-    await showTab(page, "Configs");
-    const form = page.getByRole("form", { name: "Change a config" });
-    const configs = page.getByRole("table", { name: "Configs" });
+    await showTab(ui.page, "Configs");
+    const form = ui.page.getByRole("form", { name: "Change a config" });
+    const configs = ui.page.getByRole("table", { name: "Configs" });
     const row = configs.getByRole("row", { name: /^delete\.retention\.ms / });
     await form.getByLabel("Config").selectOption("delete.retention.ms");
     await form.getByLabel("New value").fill("3600000");
@@ -207,16 +192,16 @@ describe("topic page", () => {
   it("shows closed segments turning clean when small segments make the cleaner run", async () => {
     // Any dirty closed segment must be cleanable: with the default ratio (0.5) a segment rolled after
     // the first pass can stay dirty for good, and the bar would rightly never turn all clean.
-    await setConfig(page, "min.cleanable.dirty.ratio", "0.01");
-    await setConfig(page, "segment.bytes", "200");
+    await setConfig(ui.page, "min.cleanable.dirty.ratio", "0.01");
+    await setConfig(ui.page, "segment.bytes", "200");
 
-    const bar = page.getByRole("list", { name: "Partition 0 segments" });
+    const bar = ui.page.getByRole("list", { name: "Partition 0 segments" });
     const states = () =>
       bar.getByRole("button").evaluateAll((buttons) => buttons.map((b) => b.getAttribute("data-state")));
-    await produceUntilRolled(page, 5);
+    await produceUntilRolled(ui.page, 5);
     expect((await states()).length).toBeGreaterThan(1);
     // A roll on a compacted topic with every closed segment dirty enqueues a pass at once.
-    await page.waitForFunction(
+    await ui.page.waitForFunction(
       () => {
         const blocks = [...document.querySelectorAll('ul[aria-label="Partition 0 segments"] button')];
         const kinds = blocks.map((b) => b.getAttribute("data-state"));
@@ -231,34 +216,34 @@ describe("topic page", () => {
     expect(final.at(-1)).toBe("active");
     expect(final.slice(0, -1).every((state) => state === "clean")).toBe(true);
     await bar.scrollIntoViewIfNeeded();
-    await saveScreenshot(page, "topic-segment-bar-cleaned");
+    await saveScreenshot(ui.page, "topic-segment-bar-cleaned");
   }, 60_000);
 
   it("shows tombstones per segment in the tooltip when the segment listing reports them", async () => {
-    await showTab(page, "Segments & cleaner");
-    const listing = await page.evaluate(async (topic) => {
+    await showTab(ui.page, "Segments & cleaner");
+    const listing = await ui.page.evaluate(async (topic) => {
       const res = await fetch(`/api/v1/topics/${topic}/partitions/0/segments`);
       return (await res.json()) as { segments: { baseOffset: number; tombstones?: number }[] };
     }, TOPIC);
     const first = listing.segments[0]!;
-    const block = page.getByRole("list", { name: "Partition 0 segments" }).getByRole("button").first();
+    const block = ui.page.getByRole("list", { name: "Partition 0 segments" }).getByRole("button").first();
     await block.hover();
-    const tooltip = page.getByRole("tooltip");
+    const tooltip = ui.page.getByRole("tooltip");
     await tooltip.waitFor();
     const facts = (await tooltip.textContent()) ?? "";
     expect(facts).toContain(`Offsets${first.baseOffset}`);
     if (typeof first.tombstones === "number") expect(facts).toContain(`Tombstones${first.tombstones}`);
     else expect(facts).not.toContain("Tombstones");
-    await page.mouse.move(0, 0);
+    await ui.page.mouse.move(0, 0);
     await tooltip.waitFor({ state: "detached" });
   });
 
   it("draws the dirty ratio over time against min.cleanable.dirty.ratio, from the passes that ran", async () => {
-    await showTab(page, "Segments & cleaner");
-    const chart = page.getByRole("region", { name: "Dirty ratio over time" });
+    await showTab(ui.page, "Segments & cleaner");
+    const chart = ui.page.getByRole("region", { name: "Dirty ratio over time" });
     await chart.scrollIntoViewIfNeeded();
     const figure = chart.getByRole("figure", { name: "Partition 0 dirty ratio over time" });
-    await waitOrExplain(page, figure, "dirty-ratio-chart");
+    await waitOrExplain(ui.page, figure, "dirty-ratio-chart");
     // The threshold line is labelled with the topic's value (set to 0.01 above: 1 %).
     await chart.getByText("min.cleanable.dirty.ratio 1%").waitFor();
     await chart.getByText("Show the").click();
@@ -287,6 +272,6 @@ describe("topic page", () => {
     // The chart draws one dot per point.
     expect(Number(await figure.getAttribute("data-points"))).toBe(kinds.length);
     expect(await figure.locator(".recharts-line-dot").count()).toBe(kinds.length);
-    await saveScreenshot(page, "topic-dirty-ratio-chart");
+    await saveScreenshot(ui.page, "topic-dirty-ratio-chart");
   });
 });

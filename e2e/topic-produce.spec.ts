@@ -1,7 +1,7 @@
-import type { Browser, Page } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { launchChromium, saveScreenshotsAtWidths, waitOrExplain } from "./console-session";
-import { openFreshTopic, showTab } from "./topic-actions";
+import type { Page } from "playwright-core";
+import { beforeAll, describe, expect, it } from "vitest";
+import { saveScreenshotsAtWidths, useConsolePage, waitOrExplain } from "./console-session";
+import { showTab } from "./topic-actions";
 
 const TOPIC = "profiles";
 
@@ -25,20 +25,18 @@ function readRecords(page: Page, query = "offset=0"): Promise<ReadRecord[]> {
 }
 
 describe("produce form: encodings, headers, a timestamp, several records", () => {
-  let browser: Browser;
-  let page: Page;
+  const ui = useConsolePage({
+    account: "Produce Tester",
+    topics: [{ name: TOPIC, partitions: 1, cleanupPolicy: "compact" }],
+    open: TOPIC,
+  });
 
   beforeAll(async () => {
-    browser = await launchChromium();
-    page = await openFreshTopic(browser, "Produce Tester", TOPIC);
-    await showTab(page, "Messages");
-  });
-  afterAll(async () => {
-    await browser?.close();
+    await showTab(ui.page, "Messages");
   });
 
   it("sends a JSON key, headers and an explicit timestamp", async () => {
-    const form = page.getByRole("form", { name: "Produce a record" });
+    const form = ui.page.getByRole("form", { name: "Produce a record" });
     await form.getByLabel("Key", { exact: true }).fill('{"id":7}');
     await form.getByLabel("Key format").selectOption("json");
     await form.getByLabel("Value", { exact: true }).fill("first");
@@ -46,12 +44,12 @@ describe("produce form: encodings, headers, a timestamp, several records", () =>
     await form.getByLabel("Timestamp (local)").fill("2026-03-04T05:06:07.008");
     await form.getByRole("button", { name: "Produce" }).click();
     await waitOrExplain(
-      page,
+      ui.page,
       form.getByRole("status").filter({ hasText: "Record written to partition 0 at offset 0." }),
       "produce-json-key",
     );
-    const expectedTimestamp = await page.evaluate(() => new Date("2026-03-04T05:06:07.008").getTime());
-    const [record] = await readRecords(page, "offset=0&limit=1&keyFormat=json");
+    const expectedTimestamp = await ui.page.evaluate(() => new Date("2026-03-04T05:06:07.008").getTime());
+    const [record] = await readRecords(ui.page, "offset=0&limit=1&keyFormat=json");
     expect(record?.timestamp).toBe(expectedTimestamp);
     expect(record?.headers.map((h) => [h.key, h.value?.data])).toEqual([
       ["source", "console"],
@@ -61,7 +59,7 @@ describe("produce form: encodings, headers, a timestamp, several records", () =>
   });
 
   it("sends one record per line and says where they went", async () => {
-    const form = page.getByRole("form", { name: "Produce a record" });
+    const form = ui.page.getByRole("form", { name: "Produce a record" });
     await form.getByLabel("Key format").selectOption("string");
     await form.getByLabel("Key", { exact: true }).fill("user-1");
     await form.getByLabel("Headers").fill("");
@@ -74,14 +72,14 @@ describe("produce form: encodings, headers, a timestamp, several records", () =>
       .getByRole("status")
       .filter({ hasText: "3 records written to partition 0 at offsets 1–3." })
       .waitFor();
-    const values = (await readRecords(page, "offset=1&valueFormat=json")).map((r) => r.value?.data);
+    const values = (await readRecords(ui.page, "offset=1&valueFormat=json")).map((r) => r.value?.data);
     expect(values).toEqual([{ v: 1 }, { v: 2 }, { v: 3 }]);
-    const overflow = await saveScreenshotsAtWidths(page, "topic-produce-lines");
+    const overflow = await saveScreenshotsAtWidths(ui.page, "topic-produce-lines");
     expect(overflow).toEqual({ 1440: 0, 390: 0 });
   });
 
   it("names the wrong line, and clears the last success line when it refuses", async () => {
-    const form = page.getByRole("form", { name: "Produce a record" });
+    const form = ui.page.getByRole("form", { name: "Produce a record" });
     const success = form.getByRole("status").filter({ hasText: "written" });
     expect(await success.count()).toBe(1);
     await form.getByLabel("Value", { exact: true }).fill('{"v":4}\n{oops');
@@ -92,7 +90,7 @@ describe("produce form: encodings, headers, a timestamp, several records", () =>
   });
 
   it("says a keyless record on a compacted topic has no key, in the form's words", async () => {
-    const form = page.getByRole("form", { name: "Produce a record" });
+    const form = ui.page.getByRole("form", { name: "Produce a record" });
     await form.getByLabel("Records").selectOption("one");
     await form.getByLabel("Value format").selectOption("string");
     await form.getByLabel("Value", { exact: true }).fill("orphan");
@@ -101,7 +99,7 @@ describe("produce form: encodings, headers, a timestamp, several records", () =>
     const alert = form.getByRole("alert");
     await alert.filter({ hasText: "This record has no key, and this topic is compacted" }).waitFor();
     expect(await alert.textContent()).not.toContain("Record 0");
-    const overflow = await saveScreenshotsAtWidths(page, "topic-produce-no-key");
+    const overflow = await saveScreenshotsAtWidths(ui.page, "topic-produce-no-key");
     expect(overflow).toEqual({ 1440: 0, 390: 0 });
   });
 });

@@ -1,14 +1,10 @@
-import type { DataPlaneClient } from "@lastword/dataplane";
-import type { TestDatabase } from "@lastword/db/testing";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import type { RunningWorker } from "../src/worker";
-import { createTestTopic, eventually } from "./test-topics";
-import { openWorkerHarness, testScheduling, type WorkerHarness } from "./worker-harness";
+import { createTestPartition, eventually } from "./test-topics";
+import { testScheduling, useWorkerHarness } from "./worker-harness";
 
 const SECRET = "roll-trigger-secret";
-let harness: WorkerHarness;
-let db: TestDatabase;
-let client: DataPlaneClient;
+const harness = useWorkerHarness({ name: "roll-trigger", secret: SECRET });
 let worker: RunningWorker;
 
 /** Scheduler ticks this worker has finished (its /metrics histogram count). */
@@ -18,8 +14,6 @@ async function ticks(): Promise<number> {
 }
 
 beforeAll(async () => {
-  harness = await openWorkerHarness({ name: "roll-trigger", secret: SECRET });
-  ({ db, client } = harness);
   worker = await harness.startWorker({
     claimIntervalMs: 100,
     // A tick far longer than the test: any pass that runs was started by the roll, not by a tick.
@@ -27,15 +21,12 @@ beforeAll(async () => {
   });
 });
 
-afterAll(() => harness?.close());
-
 describe("cleaning between ticks", () => {
   it("starts a pass as soon as a produce rolls a segment that makes the partition cleanable", async () => {
-    const topic = await createTestTopic(db.prisma, {
-      partitions: 1,
-      configs: { "cleanup.policy": "compact", "segment.bytes": "1024" },
+    const { partitionId } = await createTestPartition(harness.db.prisma, {
+      "cleanup.policy": "compact",
+      "segment.bytes": "1024",
     });
-    const partitionId = topic.partitionIds[0]!;
     // The first (boot) tick done, so it cannot be what starts the pass; the next is 120 s away.
     const ticked = await eventually("the boot tick", 10_000, async () => {
       const done = await ticks();
@@ -45,10 +36,12 @@ describe("cleaning between ticks", () => {
       key: Buffer.from(`k${i}`),
       value: Buffer.alloc(120, i),
     }));
-    await client.produce({ partitionId, records });
-    await client.produce({ partitionId, records });
+    await harness.client.produce({ partitionId, records });
+    await harness.client.produce({ partitionId, records });
     const run = await eventually("a pass", 10_000, async () =>
-      (await db.prisma.cleanerRun.findMany({ where: { partitionId } })).find((r) => r.status === "completed"),
+      (await harness.db.prisma.cleanerRun.findMany({ where: { partitionId } })).find(
+        (r) => r.status === "completed",
+      ),
     );
     expect(run.trigger).toBe("dirty-ratio");
     // No tick ran meanwhile: the roll started it.

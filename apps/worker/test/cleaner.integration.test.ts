@@ -1,30 +1,21 @@
 import { open, readdir } from "node:fs/promises";
 import { join } from "node:path";
-import type { DataPlaneClient } from "@lastword/dataplane";
-import type { TestDatabase } from "@lastword/db/testing";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import type { RunningWorker } from "../src/worker";
-import { createTestTopic, eventually } from "./test-topics";
-import { openWorkerHarness, testScheduling, type WorkerHarness } from "./worker-harness";
+import { createTestPartition, createTestTopic, eventually } from "./test-topics";
+import { testScheduling, useWorkerHarness } from "./worker-harness";
 
 const SECRET = "cleaner-test-secret";
 const TICK_MS = 300;
-let harness: WorkerHarness;
-let db: TestDatabase;
-let dataDir: string;
+const harness = useWorkerHarness({ name: "cleaner", secret: SECRET });
 let worker: RunningWorker;
-let client: DataPlaneClient;
 
 beforeAll(async () => {
-  harness = await openWorkerHarness({ name: "cleaner", secret: SECRET });
-  ({ db, dataDir, client } = harness);
   worker = await harness.startWorker({
     claimIntervalMs: 100,
     scheduling: testScheduling({ tickMs: TICK_MS, cleanerThreads: 2, cleanerBackoffBaseMs: 60_000 }),
   });
 });
-
-afterAll(() => harness?.close());
 
 const text = (value: string) => Buffer.from(value);
 
@@ -35,21 +26,20 @@ async function overwrite(partitionId: string, keys: number, rounds: number): Pro
       key: text(`key-${k}`),
       value: text(`round-${round}-${"x".repeat(40)}`),
     }));
-    await client.produce({ partitionId, records });
+    await harness.client.produce({ partitionId, records });
   }
 }
 
 async function latestRuns(partitionId: string) {
-  return db.prisma.cleanerRun.findMany({ where: { partitionId }, orderBy: { startedAt: "asc" } });
+  return harness.db.prisma.cleanerRun.findMany({ where: { partitionId }, orderBy: { startedAt: "asc" } });
 }
 
 describe("cleaner scheduling", () => {
   it("cleans a partition that crossed its dirty ratio on a scheduler tick, and records the run", async () => {
-    const topic = await createTestTopic(db.prisma, {
-      partitions: 1,
-      configs: { "cleanup.policy": "compact", "segment.bytes": "1024" },
+    const { partitionId } = await createTestPartition(harness.db.prisma, {
+      "cleanup.policy": "compact",
+      "segment.bytes": "1024",
     });
-    const partitionId = topic.partitionIds[0]!;
     await overwrite(partitionId, 5, 12);
     // Nobody requests a pass: the scheduler's tick finds the ratio crossed (trigger "dirty-ratio").
     const run = await eventually("a completed pass", 10_000, async () =>
@@ -62,16 +52,16 @@ describe("cleaner scheduling", () => {
     expect(run.dirtyRatioBefore).toBeGreaterThan(0.5);
     expect(run.dirtyRatioAfter).toBeLessThan(run.dirtyRatioBefore!);
 
-    const { records } = await client.fetch({ partitionId, offset: 0, limit: 1_000 });
+    const { records } = await harness.client.fetch({ partitionId, offset: 0, limit: 1_000 });
     const latestByKey = new Map(records.map((r) => [r.key!.toString(), r.value!.toString()]));
     expect([...latestByKey.values()].every((v) => v.startsWith("round-11-"))).toBe(true);
     expect(records.length).toBeLessThan(60);
 
-    const listing = await client.segments({ partitionId });
+    const listing = await harness.client.segments({ partitionId });
     expect(listing.cleaner).not.toBeNull();
     expect(listing.segments.some((s) => s.state === "clean")).toBe(true);
     const stats = await eventually("stats saved", 2_000, async () => {
-      const row = await db.prisma.partition.findUniqueOrThrow({ where: { id: partitionId } });
+      const row = await harness.db.prisma.partition.findUniqueOrThrow({ where: { id: partitionId } });
       const saved = row.stats as { lastCleanAt: string | null } | null;
       return saved?.lastCleanAt ? saved : undefined;
     });
@@ -79,46 +69,38 @@ describe("cleaner scheduling", () => {
   });
 
   it("compacts an idle partition once max.compaction.lag.ms (2 s) passes, with no further writes", async () => {
-    const topic = await createTestTopic(db.prisma, {
-      partitions: 1,
-      configs: {
-        "cleanup.policy": "compact",
-        "max.compaction.lag.ms": "2000",
-        "min.cleanable.dirty.ratio": "0.99",
-      },
+    const { partitionId } = await createTestPartition(harness.db.prisma, {
+      "cleanup.policy": "compact",
+      "max.compaction.lag.ms": "2000",
+      "min.cleanable.dirty.ratio": "0.99",
     });
-    const partitionId = topic.partitionIds[0]!;
     await overwrite(partitionId, 3, 4);
     const run = await eventually("a max-lag pass", 6_000, async () =>
       (await latestRuns(partitionId)).find((r) => r.status === "completed"),
     );
     expect(run.recordsRemoved).toBe(9);
     expect(run.trigger).toBe("max-compaction-lag");
-    const { records } = await client.fetch({ partitionId, offset: 0 });
+    const { records } = await harness.client.fetch({ partitionId, offset: 0 });
     expect(records.map((r) => r.offset)).toEqual([9, 10, 11]);
   });
 
   it("removes a tombstone after delete.retention.ms with no further writes", async () => {
-    const topic = await createTestTopic(db.prisma, {
-      partitions: 1,
-      configs: {
-        "cleanup.policy": "compact",
-        "segment.ms": "300",
-        "delete.retention.ms": "1000",
-        "min.cleanable.dirty.ratio": "0.01",
-      },
+    const { partitionId } = await createTestPartition(harness.db.prisma, {
+      "cleanup.policy": "compact",
+      "segment.ms": "300",
+      "delete.retention.ms": "1000",
+      "min.cleanable.dirty.ratio": "0.01",
     });
-    const partitionId = topic.partitionIds[0]!;
-    await client.produce({ partitionId, records: [{ key: text("gone"), value: text("secret") }] });
-    await client.produce({ partitionId, records: [{ key: text("kept"), value: text("v") }] });
-    await client.produce({ partitionId, records: [{ key: text("gone"), value: null }] });
+    await harness.client.produce({ partitionId, records: [{ key: text("gone"), value: text("secret") }] });
+    await harness.client.produce({ partitionId, records: [{ key: text("kept"), value: text("v") }] });
+    await harness.client.produce({ partitionId, records: [{ key: text("gone"), value: null }] });
     await eventually("value removed, tombstone kept", 5_000, async () => {
-      const { records } = await client.fetch({ partitionId, offset: 0 });
+      const { records } = await harness.client.fetch({ partitionId, offset: 0 });
       const gone = records.filter((r) => r.key?.toString() === "gone");
       return gone.length === 1 && gone[0]!.value === null ? true : undefined;
     });
     await eventually("tombstone removed after its horizon", 6_000, async () => {
-      const { records } = await client.fetch({ partitionId, offset: 0 });
+      const { records } = await harness.client.fetch({ partitionId, offset: 0 });
       return records.some((r) => r.key?.toString() === "gone") ? undefined : records;
     });
     // The run row is finished after the swap a fetch can already see, so wait for it too.
@@ -137,13 +119,13 @@ describe("cleaner scheduling", () => {
       "segment.bytes": "1024",
       "min.cleanable.dirty.ratio": "0.99",
     };
-    const topic = await createTestTopic(db.prisma, { partitions: 2, configs });
+    const topic = await createTestTopic(harness.db.prisma, { partitions: 2, configs });
     const [broken, healthy] = topic.partitionIds as [string, string];
     await overwrite(broken, 5, 12);
     await overwrite(healthy, 5, 12);
-    await corruptFirstSegment(join(dataDir, topic.organizationId, topic.topicId, "0"));
-    await client.requestClean({ partitionId: broken });
-    await client.requestClean({ partitionId: healthy });
+    await corruptFirstSegment(join(harness.dataDir, topic.organizationId, topic.topicId, "0"));
+    await harness.client.requestClean({ partitionId: broken });
+    await harness.client.requestClean({ partitionId: healthy });
 
     const failed = await eventually("the broken partition's failed run", 5_000, async () =>
       (await latestRuns(broken)).find((r) => r.status === "failed"),
@@ -152,7 +134,7 @@ describe("cleaner scheduling", () => {
     await eventually("the healthy partition cleaned", 5_000, async () =>
       (await latestRuns(healthy)).find((r) => r.status === "completed"),
     );
-    const listing = await client.segments({ partitionId: broken });
+    const listing = await harness.client.segments({ partitionId: broken });
     expect(listing.cleaner?.uncleanable).toMatchObject({ failures: 1, held: false });
     await eventually("uncleanable in metrics", 3_000, async () => {
       const metrics = await (await fetch(`${worker.address}/metrics`)).text();
@@ -160,7 +142,7 @@ describe("cleaner scheduling", () => {
     });
     // The metric moves when the pass fails; the stats row only at the next tick's report.
     const uncleanable = await eventually("uncleanable in the partition's stats", 3_000, async () => {
-      const row = await db.prisma.partition.findUniqueOrThrow({ where: { id: broken } });
+      const row = await harness.db.prisma.partition.findUniqueOrThrow({ where: { id: broken } });
       return (row.stats as { uncleanable: { error: string } | null } | null)?.uncleanable ?? undefined;
     });
     expect(uncleanable.error).toMatch(/corrupt|crc/i);

@@ -11,36 +11,24 @@ import {
   type StreamMode,
   splitStreamFrames,
 } from "@lastword/dataplane";
-import type { TestDatabase } from "@lastword/db/testing";
 import { encodeRecordFrames, STREAM_CONTENT_TYPE } from "@lastword/frames";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import type { RunningWorker } from "../src/worker";
-import { createTestTopic } from "./test-topics";
-import { openWorkerHarness, type WorkerHarness } from "./worker-harness";
+import { createTestPartition, createTestTopic } from "./test-topics";
+import { useWorkerHarness } from "./worker-harness";
 
 const SECRET = "dataplane-test-secret";
-let harness: WorkerHarness;
-let db: TestDatabase;
-let dataDir: string;
+const harness = useWorkerHarness({ name: "dataplane", secret: SECRET });
 let worker: RunningWorker;
-let client: DataPlaneClient;
 
 beforeAll(async () => {
-  harness = await openWorkerHarness({ name: "dataplane", secret: SECRET });
-  ({ db, dataDir, client } = harness);
   worker = await harness.startWorker();
 });
 
-afterAll(() => harness?.close());
-
 describe("data plane through DataPlaneClient", () => {
   it("round-trips keys, null and empty values, timestamps and headers with per-record offsets", async () => {
-    const topic = await createTestTopic(db.prisma, {
-      partitions: 1,
-      configs: { "cleanup.policy": "compact" },
-    });
-    const partitionId = topic.partitionIds[0]!;
-    const produced = await client.produce({
+    const { partitionId } = await createTestPartition(harness.db.prisma, { "cleanup.policy": "compact" });
+    const produced = await harness.client.produce({
       partitionId,
       records: [
         { key: Buffer.from("user-1"), value: Buffer.from("hello"), timestamp: 1_700_000_000_000 },
@@ -50,7 +38,7 @@ describe("data plane through DataPlaneClient", () => {
     });
     expect(produced).toEqual({ baseOffset: 0, offsets: [0, 1, 2] });
 
-    const fetched = await client.fetch({ partitionId, offset: 0 });
+    const fetched = await harness.client.fetch({ partitionId, offset: 0 });
     expect(fetched.nextOffset).toBe(3);
     expect(fetched.logStartOffset).toBe(0);
     expect(fetched.logEndOffset).toBe(3);
@@ -65,32 +53,35 @@ describe("data plane through DataPlaneClient", () => {
   });
 
   it("an idempotent produce (producer header) resent is answered with its first offsets and written once", async () => {
-    const topic = await createTestTopic(db.prisma, { partitions: 1 });
+    const topic = await createTestTopic(harness.db.prisma, { partitions: 1 });
     const partitionId = topic.partitionIds[0]!;
     const producer = { producerId: 2 ** 52 + 7, producerEpoch: 0, baseSequence: 0 };
     const records = [0, 1, 2].map((i) => ({ key: Buffer.from(`k${i}`), value: Buffer.from(`v${i}`) }));
-    expect(await client.produce({ partitionId, records, producer })).toEqual({
+    expect(await harness.client.produce({ partitionId, records, producer })).toEqual({
       baseOffset: 0,
       offsets: [0, 1, 2],
     });
-    expect(await client.produce({ partitionId, records, producer })).toEqual({
+    expect(await harness.client.produce({ partitionId, records, producer })).toEqual({
       baseOffset: 0,
       offsets: [0, 1, 2],
       duplicate: true,
     });
     await expect(
-      client.produce({ partitionId, records: records.slice(0, 1), producer }),
+      harness.client.produce({ partitionId, records: records.slice(0, 1), producer }),
     ).rejects.toMatchObject({
       code: "OUT_OF_ORDER_SEQUENCE",
       writeMayHaveHappened: false,
     });
-    expect((await client.listOffsets({ partitionId })).latest).toBe(3);
+    expect((await harness.client.listOffsets({ partitionId })).latest).toBe(3);
   });
 
   it("takes a produce as record frames: the same records, offsets from one append, a cut frame refused", async () => {
-    const topic = await createTestTopic(db.prisma, { partitions: 1 });
+    const topic = await createTestTopic(harness.db.prisma, { partitions: 1 });
     const partitionId = topic.partitionIds[0]!;
-    await client.produce({ partitionId, records: [{ key: Buffer.from("before"), value: Buffer.from("x") }] });
+    await harness.client.produce({
+      partitionId,
+      records: [{ key: Buffer.from("before"), value: Buffer.from("x") }],
+    });
     const records = [
       {
         offset: 0,
@@ -114,11 +105,11 @@ describe("data plane through DataPlaneClient", () => {
     // Two frames, sent as separate pieces of one body.
     const frames = [encodeRecordFrames(records.slice(0, 2)), encodeRecordFrames(records.slice(2))];
     const before = Date.now();
-    expect(await client.produceFrames({ partitionId, frames, count: 3 })).toEqual({
+    expect(await harness.client.produceFrames({ partitionId, frames, count: 3 })).toEqual({
       baseOffset: 1,
       offsets: [1, 2, 3],
     });
-    const fetched = (await client.fetch({ partitionId, offset: 1 })).records;
+    const fetched = (await harness.client.fetch({ partitionId, offset: 1 })).records;
     expect(fetched.map(({ offset, key, value, headers }) => ({ offset, key, value, headers }))).toEqual(
       records.map(({ key, value, headers }, i) => ({ offset: i + 1, key, value, headers })),
     );
@@ -128,31 +119,35 @@ describe("data plane through DataPlaneClient", () => {
 
     const whole = encodeRecordFrames(records);
     for (const body of [whole.subarray(0, whole.length - 1), Buffer.from([9, 0, 0, 0, 0])]) {
-      await expect(client.produceFrames({ partitionId, frames: [body], count: 3 })).rejects.toMatchObject({
+      await expect(
+        harness.client.produceFrames({ partitionId, frames: [body], count: 3 }),
+      ).rejects.toMatchObject({
         code: "BAD_REQUEST",
         retriable: false,
       });
     }
     // A count the worker does not confirm is an error, not an acknowledgement of what was sent.
-    await expect(client.produceFrames({ partitionId, frames: [whole], count: 2 })).rejects.toMatchObject({
+    await expect(
+      harness.client.produceFrames({ partitionId, frames: [whole], count: 2 }),
+    ).rejects.toMatchObject({
       code: "INTERNAL",
     });
-    expect((await client.listOffsets({ partitionId })).latest).toBe(7);
+    expect((await harness.client.listOffsets({ partitionId })).latest).toBe(7);
   });
 
   it("writes the partition's files under <dataDir>/<organizationId>/<topicId>/<index>", async () => {
-    const topic = await createTestTopic(db.prisma, { partitions: 2 });
-    await client.produce({
+    const topic = await createTestTopic(harness.db.prisma, { partitions: 2 });
+    await harness.client.produce({
       partitionId: topic.partitionIds[1]!,
       records: [{ key: null, value: Buffer.from("x") }],
     });
     const { readdir } = await import("node:fs/promises");
-    const files = await readdir(join(dataDir, topic.organizationId, topic.topicId, "1"));
+    const files = await readdir(join(harness.dataDir, topic.organizationId, topic.topicId, "1"));
     expect(files).toContain("00000000000000000000.log");
   });
 
   it("fetches from an offset bounded by limit, and lists offsets and segments", async () => {
-    const topic = await createTestTopic(db.prisma, { partitions: 1 });
+    const topic = await createTestTopic(harness.db.prisma, { partitions: 1 });
     const partitionId = topic.partitionIds[0]!;
     const base = Date.now();
     for (let batch = 0; batch < 4; batch++) {
@@ -161,41 +156,40 @@ describe("data plane through DataPlaneClient", () => {
         value: Buffer.from(`v${batch * 5 + i}`),
         timestamp: base + batch * 1000,
       }));
-      await client.produce({ partitionId, records });
+      await harness.client.produce({ partitionId, records });
     }
-    const page = await client.fetch({ partitionId, offset: 7, limit: 4 });
+    const page = await harness.client.fetch({ partitionId, offset: 7, limit: 4 });
     expect(page.records.map((r) => r.offset)).toEqual([7, 8, 9, 10]);
     expect(page.nextOffset).toBe(11);
     expect(page.records[0]!.value).toEqual(Buffer.from("v7"));
 
-    expect(await client.listOffsets({ partitionId })).toEqual({ earliest: 0, latest: 20 });
-    const byTime = await client.listOffsets({ partitionId, timestamp: base + 2000 });
+    expect(await harness.client.listOffsets({ partitionId })).toEqual({ earliest: 0, latest: 20 });
+    const byTime = await harness.client.listOffsets({ partitionId, timestamp: base + 2000 });
     expect(byTime.timestampOffset).toBe(10);
-    const future = await client.listOffsets({ partitionId, timestamp: base + 60_000 });
+    const future = await harness.client.listOffsets({ partitionId, timestamp: base + 60_000 });
     expect(future.timestampOffset).toBeNull();
 
-    const { segments, logEndOffset } = await client.segments({ partitionId });
+    const { segments, logEndOffset } = await harness.client.segments({ partitionId });
     expect(logEndOffset).toBe(20);
     expect(segments).toHaveLength(1);
     expect(segments[0]).toMatchObject({ baseOffset: 0, records: 20, active: true });
   });
 
   it("passes the log store's error codes through (null key on a compacted topic, offset out of range)", async () => {
-    const topic = await createTestTopic(db.prisma, {
-      partitions: 1,
-      configs: { "cleanup.policy": "compact" },
+    const { partitionId } = await createTestPartition(harness.db.prisma, { "cleanup.policy": "compact" });
+    const refused = harness.client.produce({
+      partitionId,
+      records: [{ key: null, value: Buffer.from("v") }],
     });
-    const partitionId = topic.partitionIds[0]!;
-    const refused = client.produce({ partitionId, records: [{ key: null, value: Buffer.from("v") }] });
     await expect(refused).rejects.toMatchObject({ code: "INVALID_RECORD", retriable: false });
-    await expect(client.fetch({ partitionId, offset: 5 })).rejects.toMatchObject({
+    await expect(harness.client.fetch({ partitionId, offset: 5 })).rejects.toMatchObject({
       code: "OFFSET_OUT_OF_RANGE",
     });
   });
 
   it("refuses calls without the shared secret and names a missing partition", async () => {
-    const topic = await createTestTopic(db.prisma, { partitions: 1 });
-    const intruder = new DataPlaneClient({ prisma: db.prisma, secret: "wrong", ownerWaitMs: 5_000 });
+    const topic = await createTestTopic(harness.db.prisma, { partitions: 1 });
+    const intruder = new DataPlaneClient({ prisma: harness.db.prisma, secret: "wrong", ownerWaitMs: 5_000 });
     try {
       await expect(intruder.fetch({ partitionId: topic.partitionIds[0]!, offset: 0 })).rejects.toMatchObject({
         code: "UNAUTHORIZED",
@@ -203,7 +197,7 @@ describe("data plane through DataPlaneClient", () => {
     } finally {
       intruder.close();
     }
-    const missing = client.fetch({ partitionId: "no-such-partition", offset: 0 });
+    const missing = harness.client.fetch({ partitionId: "no-such-partition", offset: 0 });
     await expect(missing).rejects.toBeInstanceOf(DataPlaneError);
     await expect(missing).rejects.toMatchObject({ code: "PARTITION_NOT_FOUND" });
   });
@@ -232,7 +226,7 @@ function rawFetch(partitionId: string, query: Record<string, number>): Promise<I
 
 describe("streamed fetch", () => {
   it("writes a big fetch as bounded batch frames, only as fast as a paused reader takes them", async () => {
-    const topic = await createTestTopic(db.prisma, { partitions: 1 });
+    const topic = await createTestTopic(harness.db.prisma, { partitions: 1 });
     const partitionId = topic.partitionIds[0]!;
     const value = Buffer.alloc(8 << 10, 7);
     for (let batch = 0; batch < 32; batch++) {
@@ -240,7 +234,7 @@ describe("streamed fetch", () => {
         key: Buffer.from(`k${batch * 100 + i}`),
         value,
       }));
-      await client.produce({ partitionId, records });
+      await harness.client.produce({ partitionId, records });
     }
     const before = await fetchedRecordsCounter();
     const incoming = await rawFetch(partitionId, { offset: 0, limit: 10_000, maxBytes: 64 << 20 });
@@ -253,7 +247,7 @@ describe("streamed fetch", () => {
     // 26 MiB of answer against ~4 MiB of socket buffers: a worker that waits for the reader cannot
     // write its last frame (and count the fetch) while nobody reads. Meanwhile the client reads the
     // same partition into one answer: once that one is counted, the paused one still is not.
-    const page = await client.fetch({ partitionId, offset: 0, limit: 10_000, maxBytes: 64 << 20 });
+    const page = await harness.client.fetch({ partitionId, offset: 0, limit: 10_000, maxBytes: 64 << 20 });
     await expect.poll(fetchedRecordsCounter).toBe(before + 3200);
 
     const frameBytes: number[] = [];
@@ -285,16 +279,16 @@ describe("streamed fetch", () => {
   });
 
   it("bounds a fetch exactly: limit in records, maxBytes in stored batch bytes with at least one batch", async () => {
-    const topic = await createTestTopic(db.prisma, { partitions: 1 });
+    const topic = await createTestTopic(harness.db.prisma, { partitions: 1 });
     const partitionId = topic.partitionIds[0]!;
     for (let i = 0; i < 10; i++) {
-      await client.produce({ partitionId, records: [{ key: null, value: Buffer.alloc(1000, i) }] });
+      await harness.client.produce({ partitionId, records: [{ key: null, value: Buffer.alloc(1000, i) }] });
     }
-    const { segments } = await client.segments({ partitionId });
+    const { segments } = await harness.client.segments({ partitionId });
     const batchBytes = segments[0]!.sizeBytes / 10;
     expect(Number.isInteger(batchBytes)).toBe(true);
     const offsetsOf = async (query: { offset: number; limit?: number; maxBytes?: number }) => {
-      const page = await client.fetch({ partitionId, ...query });
+      const page = await harness.client.fetch({ partitionId, ...query });
       return { offsets: page.records.map((r) => r.offset), nextOffset: page.nextOffset };
     };
     expect(await offsetsOf({ offset: 2, maxBytes: 3 * batchBytes })).toEqual({
@@ -310,9 +304,9 @@ describe("streamed fetch", () => {
       offsets: [2, 3, 4, 5],
       nextOffset: 6,
     });
-    const atEnd = await client.fetch({ partitionId, offset: 10 });
+    const atEnd = await harness.client.fetch({ partitionId, offset: 10 });
     expect(atEnd).toEqual({ records: [], nextOffset: 10, logStartOffset: 0, logEndOffset: 10 });
-    await expect(client.fetch({ partitionId, offset: 11 })).rejects.toMatchObject({
+    await expect(harness.client.fetch({ partitionId, offset: 11 })).rejects.toMatchObject({
       code: "OFFSET_OUT_OF_RANGE",
       retriable: false,
     });
@@ -351,21 +345,22 @@ describe("streamed fetch", () => {
       value: Buffer.alloc(8 << 10, Math.floor(n / keys)),
     }));
     for (let i = 0; i < all.length; i += 100)
-      await client.produce({ partitionId, records: all.slice(i, i + 100) });
+      await harness.client.produce({ partitionId, records: all.slice(i, i + 100) });
   }
 
   it("reads the log as it writes: retention under a paused reader ends the answer where the deleted pages begin", async () => {
-    const topic = await createTestTopic(db.prisma, {
-      partitions: 1,
-      configs: { "cleanup.policy": "delete", "segment.bytes": String(1 << 20) },
+    const { partitionId } = await createTestPartition(harness.db.prisma, {
+      "cleanup.policy": "delete",
+      "segment.bytes": String(1 << 20),
     });
-    const partitionId = topic.partitionIds[0]!;
     await produceRounds(partitionId, 75, 100); // 7,500 records, ~59 MiB
     const incoming = await pausedFetch(partitionId);
     expect(incoming.headers[FETCH_LOG_END_HEADER]).toBe("7500");
     // Offsets below 6,500 (~51 MiB in) go while the worker is held by the reader. A worker that
     // read the whole answer before its first byte (the old single read) would still send them all.
-    expect(await client.deleteRecords({ partitionId, beforeOffset: 6500 })).toEqual({ logStartOffset: 6500 });
+    expect(await harness.client.deleteRecords({ partitionId, beforeOffset: 6500 })).toEqual({
+      logStartOffset: 6500,
+    });
     const { records, end } = await readAnswer(incoming);
     const sent = records.length;
     expect(sent).toBeGreaterThan(0);
@@ -375,25 +370,25 @@ describe("streamed fetch", () => {
     // The end frame says where the answer stopped and where the log starts now; the next fetch
     // from there is refused with its status, as if the deletion had come before it.
     expect(end).toEqual({ endOffset: sent, logStartOffset: 6500 });
-    await expect(client.fetch({ partitionId, offset: sent })).rejects.toMatchObject({
+    await expect(harness.client.fetch({ partitionId, offset: sent })).rejects.toMatchObject({
       code: "OFFSET_OUT_OF_RANGE",
     });
-    const rest = await client.fetch({ partitionId, offset: 6500, limit: 10_000, maxBytes: 64 << 20 });
+    const rest = await harness.client.fetch({ partitionId, offset: 6500, limit: 10_000, maxBytes: 64 << 20 });
     expect(rest.records.map((r) => r.offset)).toEqual(Array.from({ length: 1000 }, (_, i) => 6500 + i));
   });
 
   it("reads the log as it writes: a cleaner pass under a paused reader leaves a correct, compacted rest", async () => {
-    const topic = await createTestTopic(db.prisma, {
-      partitions: 1,
-      configs: { "cleanup.policy": "compact", "segment.bytes": String(1 << 20) },
+    const topic = await createTestPartition(harness.db.prisma, {
+      "cleanup.policy": "compact",
+      "segment.bytes": String(1 << 20),
     });
-    const partitionId = topic.partitionIds[0]!;
+    const { partitionId } = topic;
     const rounds = 30;
     const keys = 200;
     await produceRounds(partitionId, rounds, keys); // 6,000 records, ~47 MiB
     const incoming = await pausedFetch(partitionId);
     expect(incoming.headers[FETCH_LOG_END_HEADER]).toBe(String(rounds * keys));
-    await client.requestClean({ partitionId });
+    await harness.client.requestClean({ partitionId });
     const { records, end } = await readAnswer(incoming);
     expect(end).toEqual({ endOffset: rounds * keys, logStartOffset: 0 });
     // Fewer than were written: the pages after the pass came from the compacted segments.
@@ -414,14 +409,14 @@ describe("streamed fetch", () => {
   it.each(["cut", "stall"] as const)(
     "reports a stream %s after the first bytes as a retriable error, not a short answer",
     async (mode) => {
-      const topic = await createTestTopic(db.prisma, { partitions: 1 });
+      const topic = await createTestTopic(harness.db.prisma, { partitions: 1 });
       const partitionId = topic.partitionIds[0]!;
       for (let batch = 0; batch < 8; batch++) {
         const records = Array.from({ length: 100 }, () => ({
           key: null,
           value: Buffer.alloc(4 << 10, batch),
         }));
-        await client.produce({ partitionId, records });
+        await harness.client.produce({ partitionId, records });
       }
       // A relay in front of the worker that passes the first 300 KiB of the answer, then cuts or stalls.
       const sockets = new Set<Socket>();
@@ -445,9 +440,10 @@ describe("streamed fetch", () => {
       });
       await new Promise<void>((resolve) => relay.listen(0, "127.0.0.1", resolve));
       const relayAddress = `http://127.0.0.1:${(relay.address() as AddressInfo).port}`;
-      await db.prisma.$executeRaw`UPDATE "Worker" SET "address" = ${relayAddress} WHERE "id" = ${worker.id}`;
+      await harness.db.prisma
+        .$executeRaw`UPDATE "Worker" SET "address" = ${relayAddress} WHERE "id" = ${worker.id}`;
       const viaRelay = new DataPlaneClient({
-        prisma: db.prisma,
+        prisma: harness.db.prisma,
         secret: SECRET,
         ownerWaitMs: 5_000,
         requestTimeoutMs: 500,
@@ -457,13 +453,13 @@ describe("streamed fetch", () => {
         await expect(broken).rejects.toMatchObject({ code: "PARTITION_UNAVAILABLE", retriable: true });
       } finally {
         viaRelay.close();
-        await db.prisma
+        await harness.db.prisma
           .$executeRaw`UPDATE "Worker" SET "address" = ${worker.address} WHERE "id" = ${worker.id}`;
         for (const socket of sockets) socket.destroy();
         await new Promise<void>((resolve) => relay.close(() => resolve()));
       }
       // The worker is unharmed: the same fetch straight to it is whole.
-      const whole = await client.fetch({ partitionId, offset: 0, limit: 10_000, maxBytes: 64 << 20 });
+      const whole = await harness.client.fetch({ partitionId, offset: 0, limit: 10_000, maxBytes: 64 << 20 });
       expect(whole.records).toHaveLength(800);
     },
   );
@@ -480,7 +476,7 @@ async function streamed(partitionId: string, mode: StreamMode, offset?: number) 
   const kinds: number[] = [];
   const seen: { offset: number; key: string | undefined; value: string | null }[] = [];
   let end: number | null = null;
-  for await (const piece of client.streamPartitionPieces({ partitionId, mode, offset })) {
+  for await (const piece of harness.client.streamPartitionPieces({ partitionId, mode, offset })) {
     if (piece.kind === "end") end = piece.endOffset;
     else {
       kinds.push(piece.parts[0]![0]!);
@@ -494,14 +490,13 @@ async function streamed(partitionId: string, mode: StreamMode, offset?: number) 
 
 describe("partition stream frames", () => {
   it("a replay sends the stored batches, from inside the first batch, up to the end it began at", async () => {
-    const topic = await createTestTopic(db.prisma, {
-      partitions: 1,
-      configs: { "cleanup.policy": "compact" },
+    const { partitionId } = await createTestPartition(harness.db.prisma, { "cleanup.policy": "compact" });
+    await harness.client.produce({
+      partitionId,
+      records: records(keys(0, 10), (k) => Buffer.from(`a-${k}`)),
     });
-    const partitionId = topic.partitionIds[0]!;
-    await client.produce({ partitionId, records: records(keys(0, 10), (k) => Buffer.from(`a-${k}`)) });
-    await client.produce({ partitionId, records: records(keys(0, 5), (k) => Buffer.from(`b-${k}`)) });
-    await client.produce({ partitionId, records: records(["k9"], () => null) });
+    await harness.client.produce({ partitionId, records: records(keys(0, 5), (k) => Buffer.from(`b-${k}`)) });
+    await harness.client.produce({ partitionId, records: records(["k9"], () => null) });
 
     const replay = await streamed(partitionId, "replay", 3);
     expect(new Set(replay.kinds)).toEqual(new Set([7]));
@@ -512,20 +507,18 @@ describe("partition stream frames", () => {
   });
 
   it("a snapshot sends each key's latest: stored batches with a keep list, picked records for a sparse page", async () => {
-    const dense = await createTestTopic(db.prisma, {
-      partitions: 1,
-      configs: { "cleanup.policy": "compact" },
+    const { partitionId: denseId } = await createTestPartition(harness.db.prisma, {
+      "cleanup.policy": "compact",
     });
-    const denseId = dense.partitionIds[0]!;
-    await client.produce({
+    await harness.client.produce({
       partitionId: denseId,
       records: records(keys(0, 10), (k) => Buffer.from(`a-${k}`)),
     });
-    await client.produce({
+    await harness.client.produce({
       partitionId: denseId,
       records: records(keys(0, 5), (k) => Buffer.from(`b-${k}`)),
     });
-    await client.produce({ partitionId: denseId, records: records(["k9"], () => null) });
+    await harness.client.produce({ partitionId: denseId, records: records(["k9"], () => null) });
     const snapshot = await streamed(denseId, "snapshot");
     // Read from the first live offset (5): 11 records in the page, 9 of them kept.
     expect(snapshot.kinds).toEqual([7]);
@@ -536,14 +529,15 @@ describe("partition stream frames", () => {
     expect(snapshot.end).toBe(16);
 
     // k0 written once, k1..k99 three times: a page from offset 0 holds 298 records, 100 kept.
-    const sparse = await createTestTopic(db.prisma, {
-      partitions: 1,
-      configs: { "cleanup.policy": "compact" },
+    const { partitionId: sparseId } = await createTestPartition(harness.db.prisma, {
+      "cleanup.policy": "compact",
     });
-    const sparseId = sparse.partitionIds[0]!;
-    await client.produce({ partitionId: sparseId, records: records(keys(0, 100), () => Buffer.from("v0")) });
+    await harness.client.produce({
+      partitionId: sparseId,
+      records: records(keys(0, 100), () => Buffer.from("v0")),
+    });
     for (const round of [1, 2]) {
-      await client.produce({
+      await harness.client.produce({
         partitionId: sparseId,
         records: records(keys(1, 100), () => Buffer.from(`v${round}`)),
       });

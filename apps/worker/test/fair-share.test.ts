@@ -2,25 +2,19 @@ import { describe, expect, it } from "vitest";
 import { freshClaimQuota, shouldShed } from "../src/ownership/fair-share";
 
 describe("fair-share claim quota", () => {
-  it("lets the idle worker take a new topic while a loaded one stands back", () => {
+  // [why, totalPartitions, liveWorkers, ownedByMe, quota with a claim cap of 256]
+  it.each([
     // 5 owned by the busy worker, 5 new partitions, 2 live workers: share = 5 each.
-    expect(freshClaimQuota({ totalPartitions: 10, liveWorkers: 2, ownedByMe: 0 }, 256)).toBe(5);
-    expect(freshClaimQuota({ totalPartitions: 10, liveWorkers: 2, ownedByMe: 5 }, 256)).toBe(0);
-  });
-
-  it("rounds the share up so every partition fits somewhere", () => {
-    expect(freshClaimQuota({ totalPartitions: 3, liveWorkers: 2, ownedByMe: 1 }, 256)).toBe(1);
-    expect(freshClaimQuota({ totalPartitions: 7, liveWorkers: 3, ownedByMe: 0 }, 256)).toBe(3);
-  });
-
-  it("treats a lone worker (or a snapshot without live workers) as owning everything", () => {
-    expect(freshClaimQuota({ totalPartitions: 4, liveWorkers: 0, ownedByMe: 0 }, 256)).toBe(4);
-    expect(freshClaimQuota({ totalPartitions: 4, liveWorkers: 1, ownedByMe: 1 }, 256)).toBe(3);
-  });
-
-  it("caps claims per tick and never goes negative", () => {
-    expect(freshClaimQuota({ totalPartitions: 2000, liveWorkers: 1, ownedByMe: 0 }, 256)).toBe(256);
-    expect(freshClaimQuota({ totalPartitions: 4, liveWorkers: 4, ownedByMe: 3 }, 256)).toBe(0);
+    ["the idle worker takes a new topic", 10, 2, 0, 5],
+    ["a loaded worker stands back", 10, 2, 5, 0],
+    ["the share rounds up so every partition fits somewhere", 3, 2, 1, 1],
+    ["the share rounds up (3 workers)", 7, 3, 0, 3],
+    ["a snapshot without live workers owns everything", 4, 0, 0, 4],
+    ["a lone worker owns everything", 4, 1, 1, 3],
+    ["claims per tick are capped", 2000, 1, 0, 256],
+    ["the quota never goes negative", 4, 4, 3, 0],
+  ])("%s", (_why, totalPartitions, liveWorkers, ownedByMe, quota) => {
+    expect(freshClaimQuota({ totalPartitions, liveWorkers, ownedByMe }, 256)).toBe(quota);
   });
 });
 

@@ -64,31 +64,8 @@ export async function createKafkaKey(
   return { id, secret };
 }
 
-/** A topic with a chosen name (the same name in two tenants is the isolation test's point). */
-export async function createNamedTopic(
-  prisma: PrismaClient,
-  organizationId: string,
-  name: string,
-  partitions: number,
-  configs: Record<string, string> = {},
-): Promise<string[]> {
-  await prisma.organization.upsert({
-    where: { id: organizationId },
-    create: { id: organizationId, name: organizationId, slug: organizationId, createdAt: new Date() },
-    update: {},
-  });
-  const topic = await prisma.topic.create({
-    data: {
-      organizationId,
-      name,
-      partitionCount: partitions,
-      configs,
-      partitions: { create: Array.from({ length: partitions }, (_, index) => ({ index })) },
-    },
-    include: { partitions: { orderBy: { index: "asc" } } },
-  });
-  return topic.partitions.map((p) => p.id);
-}
+// Topic rows come from the worker tests' one helper; re-exported so Kafka tests import one module.
+export { createNamedTopic } from "./test-topics";
 
 /**
  * A minimal Kafka connection speaking our own codec, for requests a test wants to shape exactly

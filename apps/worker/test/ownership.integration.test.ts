@@ -1,55 +1,43 @@
 import { existsSync } from "node:fs";
 import { mkdir } from "node:fs/promises";
 import { join } from "node:path";
-import type { DataPlaneClient } from "@lastword/dataplane";
-import type { TestDatabase } from "@lastword/db/testing";
 import { PartitionLog } from "@lastword/logstore";
 import { pino } from "pino";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it } from "vitest";
 import { removeOrphanedPartitions } from "../src/ownership/partition-janitor";
 import type { RunningWorker, WorkerConfig } from "../src/worker";
-import { createTestTopic, eventually } from "./test-topics";
-import { openWorkerHarness, type WorkerHarness } from "./worker-harness";
+import { createTestPartition, createTestTopic, eventually } from "./test-topics";
+import { useWorkerHarness } from "./worker-harness";
 
 const SECRET = "ownership-test-secret";
 const LEASE_TTL_MS = 1_500;
-let harness: WorkerHarness;
-let db: TestDatabase;
-let dataDir: string;
-let client: DataPlaneClient;
+const harness = useWorkerHarness({
+  name: "ownership",
+  secret: SECRET,
+  ownerWaitMs: 2 * LEASE_TTL_MS + 1_000,
+});
 
 function launch(overrides: Partial<WorkerConfig> = {}): Promise<RunningWorker> {
   return harness.startWorker({ leaseTtlMs: LEASE_TTL_MS, claimIntervalMs: 100, ...overrides });
 }
 
 async function owners(partitionIds: readonly string[]): Promise<Map<string, string | null>> {
-  const rows = await db.prisma.partition.findMany({ where: { id: { in: [...partitionIds] } } });
+  const rows = await harness.db.prisma.partition.findMany({ where: { id: { in: [...partitionIds] } } });
   return new Map(rows.map((row) => [row.id, row.ownerWorkerId]));
 }
-
-beforeAll(async () => {
-  harness = await openWorkerHarness({
-    name: "ownership",
-    secret: SECRET,
-    ownerWaitMs: 2 * LEASE_TTL_MS + 1_000,
-  });
-  ({ db, dataDir, client } = harness);
-});
 
 afterEach(async () => {
   await harness.stopWorkers();
   // Each test starts from no topics, so fair shares and counts are its own.
-  await db.prisma.topic.deleteMany();
-  await db.prisma.worker.updateMany({ where: { stoppedAt: null }, data: { stoppedAt: new Date() } });
+  await harness.db.prisma.topic.deleteMany();
+  await harness.db.prisma.worker.updateMany({ where: { stoppedAt: null }, data: { stoppedAt: new Date() } });
 });
-
-afterAll(() => harness?.close());
 
 describe("partition ownership", () => {
   it("claims a new topic's partitions, spread evenly over live workers", async () => {
     // A longer TTL here: under a loaded CI box a 1.5 s heartbeat window can make a live worker look dead.
     const [a, b] = [await launch({ leaseTtlMs: 5_000 }), await launch({ leaseTtlMs: 5_000 })];
-    const topic = await createTestTopic(db.prisma, { partitions: 6 });
+    const topic = await createTestTopic(harness.db.prisma, { partitions: 6 });
     // Claimed on the next 100 ms claim ticks; the timeout is only how long to wait before failing.
     await eventually("all partitions owned", 10_000, async () => {
       const map = await owners(topic.partitionIds);
@@ -60,13 +48,13 @@ describe("partition ownership", () => {
     );
     expect(a!.ownedPartitions()).toHaveLength(3);
     expect(b!.ownedPartitions()).toHaveLength(3);
-    const epochs = await db.prisma.partition.findMany({ where: { topicId: topic.topicId } });
+    const epochs = await harness.db.prisma.partition.findMany({ where: { topicId: topic.topicId } });
     expect(epochs.every((p) => p.leaseEpoch === 1)).toBe(true);
   });
 
   it("hands a killed worker's partitions over once its leases expire, without losing an acknowledged record", async () => {
     const [a, b] = [await launch(), await launch()];
-    const topic = await createTestTopic(db.prisma, { partitions: 4 });
+    const topic = await createTestTopic(harness.db.prisma, { partitions: 4 });
     await eventually("partitions spread", 2_000, async () =>
       a!.ownedPartitions().length === 2 && b!.ownedPartitions().length === 2 ? true : undefined,
     );
@@ -77,7 +65,7 @@ describe("partition ownership", () => {
       for (let n = 0; producing; n++) {
         const value = `${partitionId}:${n}`;
         try {
-          const result = await client.produce({
+          const result = await harness.client.produce({
             partitionId,
             records: [{ key: null, value: Buffer.from(value) }],
           });
@@ -107,23 +95,28 @@ describe("partition ownership", () => {
 
     for (const [partitionId, records] of acked) {
       expect(records.size).toBeGreaterThan(0);
-      const fetched = await client.fetch({ partitionId, offset: 0, limit: 10_000, maxBytes: 16 << 20 });
+      const fetched = await harness.client.fetch({
+        partitionId,
+        offset: 0,
+        limit: 10_000,
+        maxBytes: 16 << 20,
+      });
       const stored = new Map(fetched.records.map((r) => [r.offset, r.value!.toString()]));
       for (const [offset, value] of records) expect(stored.get(offset)).toBe(value);
     }
-    const moved = await db.prisma.partition.findMany({ where: { id: { in: victims } } });
+    const moved = await harness.db.prisma.partition.findMany({ where: { id: { in: victims } } });
     expect(moved.every((p) => p.leaseEpoch === 2 && p.ownerWorkerId === b!.id)).toBe(true);
     expect(failures).toBeLessThan(50);
   });
 
   it("refuses a write from a worker whose lease was taken over (fencing) and closes the partition", async () => {
     const a = await launch();
-    const topic = await createTestTopic(db.prisma, { partitions: 1 });
+    const topic = await createTestTopic(harness.db.prisma, { partitions: 1 });
     const partitionId = topic.partitionIds[0]!;
-    await client.produce({ partitionId, records: [{ key: null, value: Buffer.from("before") }] });
+    await harness.client.produce({ partitionId, records: [{ key: null, value: Buffer.from("before") }] });
     // Another worker takes the partition over: a new owner and a higher epoch, as a claim does.
-    await db.prisma.worker.create({ data: { id: "usurper", address: "http://127.0.0.1:9" } });
-    await db.prisma.partition.update({
+    await harness.db.prisma.worker.create({ data: { id: "usurper", address: "http://127.0.0.1:9" } });
+    await harness.db.prisma.partition.update({
       where: { id: partitionId },
       data: {
         ownerWorkerId: "usurper",
@@ -141,7 +134,9 @@ describe("partition ownership", () => {
     await eventually("partition closed", 1_000, async () =>
       a.ownedPartitions().length === 0 ? true : undefined,
     );
-    const log = await PartitionLog.open({ dir: join(dataDir, topic.organizationId, topic.topicId, "0") });
+    const log = await PartitionLog.open({
+      dir: join(harness.dataDir, topic.organizationId, topic.topicId, "0"),
+    });
     try {
       expect(log.logEndOffset).toBe(1);
     } finally {
@@ -151,7 +146,7 @@ describe("partition ownership", () => {
 
   it("releases leases on a graceful stop so another worker claims them long before expiry", async () => {
     const [a, b] = [await launch({ leaseTtlMs: 10_000 }), await launch({ leaseTtlMs: 10_000 })];
-    const topic = await createTestTopic(db.prisma, { partitions: 4 });
+    const topic = await createTestTopic(harness.db.prisma, { partitions: 4 });
     await eventually("spread", 2_000, async () => (a!.ownedPartitions().length === 2 ? true : undefined));
     const released = a!.ownedPartitions();
     await a!.stop();
@@ -161,9 +156,9 @@ describe("partition ownership", () => {
     await eventually("b owns all", 10_000, async () =>
       b!.ownedPartitions().length === 4 ? true : undefined,
     );
-    const worker = await db.prisma.worker.findUniqueOrThrow({ where: { id: a!.id } });
+    const worker = await harness.db.prisma.worker.findUniqueOrThrow({ where: { id: a!.id } });
     expect(worker.stoppedAt).not.toBeNull();
-    const result = await client.produce({
+    const result = await harness.client.produce({
       partitionId: topic.partitionIds[0]!,
       records: [{ key: null, value: null }],
     });
@@ -172,11 +167,11 @@ describe("partition ownership", () => {
 
   it("moves partitions to a worker that joins later until both hold their fair share", async () => {
     const a = await launch({ leaseTtlMs: 5_000 });
-    const topic = await createTestTopic(db.prisma, { partitions: 6 });
+    const topic = await createTestTopic(harness.db.prisma, { partitions: 6 });
     await eventually("a owns all", 2_000, async () => (a.ownedPartitions().length === 6 ? true : undefined));
     // The client now has \`a\` cached as every partition's owner.
     for (const partitionId of topic.partitionIds) {
-      await client.produce({ partitionId, records: [{ key: null, value: Buffer.from("before") }] });
+      await harness.client.produce({ partitionId, records: [{ key: null, value: Buffer.from("before") }] });
     }
     const b = await launch({ leaseTtlMs: 5_000 });
     await eventually("balanced", 8_000, async () =>
@@ -186,28 +181,25 @@ describe("partition ownership", () => {
     // resends it once to the new owner; nothing was appended by the old one.
     const records = Array.from({ length: 200 }, () => ({ key: null, value: Buffer.alloc(1024, 7) }));
     for (const partitionId of topic.partitionIds) {
-      const result = await client.produce({ partitionId, records });
+      const result = await harness.client.produce({ partitionId, records });
       expect(result.offsets).toEqual(Array.from({ length: 200 }, (_, i) => 1 + i));
     }
   });
 
   it("reopens a partition with the topic's new config", async () => {
     await launch();
-    const topic = await createTestTopic(db.prisma, {
-      partitions: 1,
-      configs: { "cleanup.policy": "delete" },
-    });
-    const partitionId = topic.partitionIds[0]!;
-    await client.produce({
+    const topic = await createTestPartition(harness.db.prisma, { "cleanup.policy": "delete" });
+    const { partitionId } = topic;
+    await harness.client.produce({
       partitionId,
       records: [{ key: null, value: Buffer.from("unkeyed is fine here") }],
     });
-    await db.prisma.topic.update({
+    await harness.db.prisma.topic.update({
       where: { id: topic.topicId },
       data: { configs: { "cleanup.policy": "compact" } },
     });
     await eventually("compaction config in force", 3_000, async () => {
-      const attempt = await client
+      const attempt = await harness.client
         .produce({ partitionId, records: [{ key: null, value: Buffer.from("x") }] })
         .then(() => "accepted")
         .catch((error: { code?: string }) => error.code);
@@ -217,25 +209,32 @@ describe("partition ownership", () => {
 
   it("removes a deleted topic's files, whether its owner sees the deletion or the janitor does", async () => {
     const a = await launch();
-    const topic = await createTestTopic(db.prisma, { partitions: 2 });
-    await client.produce({
+    const topic = await createTestTopic(harness.db.prisma, { partitions: 2 });
+    await harness.client.produce({
       partitionId: topic.partitionIds[0]!,
       records: [{ key: null, value: Buffer.from("v") }],
     });
-    const dir = join(dataDir, topic.organizationId, topic.topicId, "0");
+    const dir = join(harness.dataDir, topic.organizationId, topic.topicId, "0");
     expect(existsSync(dir)).toBe(true);
-    await db.prisma.topic.delete({ where: { id: topic.topicId } });
+    await harness.db.prisma.topic.delete({ where: { id: topic.topicId } });
     await eventually("files removed", 3_000, async () => (existsSync(dir) ? undefined : true));
     expect(a.ownedPartitions()).toHaveLength(0);
 
-    const survivor = await createTestTopic(db.prisma, { partitions: 1 });
-    const strayTopic = join(dataDir, survivor.organizationId, "deletedtopic", "0");
-    const strayPartition = join(dataDir, survivor.organizationId, survivor.topicId, "7");
-    const kept = join(dataDir, survivor.organizationId, survivor.topicId, "0");
+    const survivor = await createTestTopic(harness.db.prisma, { partitions: 1 });
+    const strayTopic = join(harness.dataDir, survivor.organizationId, "deletedtopic", "0");
+    const strayPartition = join(harness.dataDir, survivor.organizationId, survivor.topicId, "7");
+    const kept = join(harness.dataDir, survivor.organizationId, survivor.topicId, "0");
     await Promise.all([strayTopic, strayPartition, kept].map((d) => mkdir(d, { recursive: true })));
-    const removed = await removeOrphanedPartitions(dataDir, db.prisma, pino({ level: "silent" }));
+    const removed = await removeOrphanedPartitions(
+      harness.dataDir,
+      harness.db.prisma,
+      pino({ level: "silent" }),
+    );
     expect(removed).toEqual(
-      expect.arrayContaining([join(dataDir, survivor.organizationId, "deletedtopic"), strayPartition]),
+      expect.arrayContaining([
+        join(harness.dataDir, survivor.organizationId, "deletedtopic"),
+        strayPartition,
+      ]),
     );
     expect(existsSync(kept)).toBe(true);
   });

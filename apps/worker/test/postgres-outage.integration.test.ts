@@ -1,18 +1,16 @@
-import { type DataPlaneClient, decodeStreamFrames } from "@lastword/dataplane";
-import { TcpProxy, type TestDatabase } from "@lastword/db/testing";
+import { decodeStreamFrames } from "@lastword/dataplane";
+import { TcpProxy } from "@lastword/db/testing";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { RunningWorker } from "../src/worker";
 import { createTestTopic, eventually } from "./test-topics";
-import { openWorkerHarness, type WorkerHarness } from "./worker-harness";
+import { useWorkerHarness } from "./worker-harness";
 
 // The worker under test reaches Postgres through a relay the test cuts; the shared server keeps
 // running for everyone else, and the test itself (and the client) talk to it directly.
 const SECRET = "postgres-outage-secret";
 const LEASE_TTL_MS = 1_000;
-let harness: WorkerHarness;
-let db: TestDatabase;
+const harness = useWorkerHarness({ name: "pg-outage", secret: SECRET });
 let proxy: TcpProxy;
-let client: DataPlaneClient;
 
 function launch(databaseUrl: string): Promise<RunningWorker> {
   return harness.startWorker({ databaseUrl, leaseTtlMs: LEASE_TTL_MS, claimIntervalMs: 100 });
@@ -51,12 +49,12 @@ async function fetchAll(worker: RunningWorker, partitionId: string): Promise<Map
 }
 
 async function leaseOf(partitionId: string) {
-  return db.prisma.partition.findUniqueOrThrow({ where: { id: partitionId } });
+  return harness.db.prisma.partition.findUniqueOrThrow({ where: { id: partitionId } });
 }
 
 /** How long ago, by the database's clock (the one leases run on), the partition's lease ran out; <0: still valid. */
 async function leaseExpiredForMs(partitionId: string): Promise<number> {
-  const [row] = await db.prisma.$queryRaw<{ ms: number }[]>`
+  const [row] = await harness.db.prisma.$queryRaw<{ ms: number }[]>`
     SELECT (EXTRACT(EPOCH FROM (now() AT TIME ZONE 'UTC') - "leaseExpiresAt") * 1000)::float8 AS ms
     FROM "Partition" WHERE "id" = ${partitionId}`;
   return row!.ms;
@@ -64,34 +62,33 @@ async function leaseExpiredForMs(partitionId: string): Promise<number> {
 
 /** The worker's last heartbeat: it moves once per renewal, so two moves bound a whole ownership tick. */
 async function heartbeatOf(workerId: string): Promise<number> {
-  return (await db.prisma.worker.findUniqueOrThrow({ where: { id: workerId } })).heartbeatAt.getTime();
+  return (
+    await harness.db.prisma.worker.findUniqueOrThrow({ where: { id: workerId } })
+  ).heartbeatAt.getTime();
 }
 
 beforeAll(async () => {
-  harness = await openWorkerHarness({ name: "pg-outage", secret: SECRET });
-  ({ db, client } = harness);
-  const upstream = new URL(db.url);
+  const upstream = new URL(harness.db.url);
   proxy = await TcpProxy.start(upstream.hostname, Number(upstream.port || 5432));
 });
 
 afterEach(async () => {
   proxy.restore();
   await harness.stopWorkers();
-  await db.prisma.topic.deleteMany();
+  await harness.db.prisma.topic.deleteMany();
 });
 
 afterAll(async () => {
   await proxy?.close();
-  await harness?.close();
 });
 
 describe("Postgres outage", () => {
   it("keeps producing and fetching owned partitions while the database is unreachable, losing nothing", async () => {
-    const worker = await launch(proxy.relayUrl(db.url));
-    const topic = await createTestTopic(db.prisma, { partitions: 1 });
+    const worker = await launch(proxy.relayUrl(harness.db.url));
+    const topic = await createTestTopic(harness.db.prisma, { partitions: 1 });
     const partitionId = topic.partitionIds[0]!;
     const acked = new Map<number, string>();
-    const first = await client.produce({
+    const first = await harness.client.produce({
       partitionId,
       records: [{ key: null, value: Buffer.from("before") }],
     });
@@ -122,24 +119,24 @@ describe("Postgres outage", () => {
       const lease = await leaseOf(partitionId);
       return lease.leaseExpiresAt!.getTime() > Date.now() ? lease : undefined;
     }).then((lease) => expect(lease).toMatchObject({ ownerWorkerId: worker.id, leaseEpoch }));
-    const after = await client.produce({
+    const after = await harness.client.produce({
       partitionId,
       records: [{ key: null, value: Buffer.from("after") }],
     });
     acked.set(after.offsets[0]!, "after");
-    const stored = await client.fetch({ partitionId, offset: 0, limit: 10_000, maxBytes: 16 << 20 });
+    const stored = await harness.client.fetch({ partitionId, offset: 0, limit: 10_000, maxBytes: 16 << 20 });
     expect(stored.records.length).toBe(acked.size);
     for (const record of stored.records) expect(record.value!.toString()).toBe(acked.get(record.offset));
   });
 
   it("fences a cut-off worker through the storage once another worker claims its partition", async () => {
-    const a = await launch(proxy.relayUrl(db.url));
-    const topic = await createTestTopic(db.prisma, { partitions: 1 });
+    const a = await launch(proxy.relayUrl(harness.db.url));
+    const topic = await createTestTopic(harness.db.prisma, { partitions: 1 });
     const partitionId = topic.partitionIds[0]!;
     await eventually("a owns the partition", 2_000, async () =>
       a.ownedPartitions().includes(partitionId) ? true : undefined,
     );
-    const before = await client.produce({
+    const before = await harness.client.produce({
       partitionId,
       records: [{ key: null, value: Buffer.from("a-before") }],
     });
@@ -148,7 +145,7 @@ describe("Postgres outage", () => {
     proxy.cut();
     expect((await produceTo(a, partitionId, "a-cut")).status).toBe(200);
     // B reaches Postgres directly: once a's lease has expired, B claims it (epoch + 1) and fences the files.
-    const b = await launch(db.url);
+    const b = await launch(harness.db.url);
     await eventually("b owns the partition", 3 * LEASE_TTL_MS, async () =>
       b.ownedPartitions().includes(partitionId) ? true : undefined,
     );
@@ -169,7 +166,10 @@ describe("Postgres outage", () => {
       a.ownedPartitions().length === 0 ? true : undefined,
     );
     // The client still has a cached as the owner: it is told NOT_OWNER and goes to b.
-    const written = await client.produce({ partitionId, records: [{ key: null, value: Buffer.from("b") }] });
+    const written = await harness.client.produce({
+      partitionId,
+      records: [{ key: null, value: Buffer.from("b") }],
+    });
 
     const cutOff = await heartbeatOf(a.id);
     proxy.restore();
@@ -183,7 +183,7 @@ describe("Postgres outage", () => {
       (await heartbeatOf(a.id)) > first ? true : undefined,
     );
     expect(a.ownedPartitions()).toEqual([]);
-    const stored = await client.fetch({ partitionId, offset: 0, limit: 100 });
+    const stored = await harness.client.fetch({ partitionId, offset: 0, limit: 100 });
     expect(stored.records.map((r) => r.value!.toString())).toEqual(["a-before", "a-cut", "b"]);
     expect(stored.records[2]!.offset).toBe(written.offsets[0]);
     expect(await leaseOf(partitionId)).toMatchObject({ ownerWorkerId: b.id, leaseEpoch: 2 });

@@ -16,6 +16,38 @@ export async function createTestTopic(
   options: { partitions: number; configs?: Record<string, string>; organizationId?: string },
 ): Promise<TestTopic> {
   const organizationId = options.organizationId ?? `org_${randomBytes(4).toString("hex")}`;
+  const name = `topic-${randomBytes(4).toString("hex")}`;
+  const { topicId, partitionIds } = await insertTopic(prisma, organizationId, name, options);
+  return { organizationId, topicId, partitionIds };
+}
+
+/** A topic of one partition with `configs`, and that partition's id. */
+export async function createTestPartition(
+  prisma: PrismaClient,
+  configs: Record<string, string>,
+): Promise<TestTopic & { partitionId: string }> {
+  const topic = await createTestTopic(prisma, { partitions: 1, configs });
+  return { ...topic, partitionId: topic.partitionIds[0]! };
+}
+
+/** A topic with a chosen name (the same name in two tenants is the isolation test's point). */
+export async function createNamedTopic(
+  prisma: PrismaClient,
+  organizationId: string,
+  name: string,
+  partitions: number,
+  configs: Record<string, string> = {},
+): Promise<string[]> {
+  return (await insertTopic(prisma, organizationId, name, { partitions, configs })).partitionIds;
+}
+
+/** The organization (created when missing), the topic and its partitions, as the control plane writes them. */
+async function insertTopic(
+  prisma: PrismaClient,
+  organizationId: string,
+  name: string,
+  options: { partitions: number; configs?: Record<string, string> },
+): Promise<{ topicId: string; partitionIds: string[] }> {
   await prisma.organization.upsert({
     where: { id: organizationId },
     create: { id: organizationId, name: organizationId, slug: organizationId, createdAt: new Date() },
@@ -24,12 +56,12 @@ export async function createTestTopic(
   const topic = await prisma.topic.create({
     data: {
       organizationId,
-      name: `topic-${randomBytes(4).toString("hex")}`,
+      name,
       partitionCount: options.partitions,
       configs: options.configs ?? {},
       partitions: { create: Array.from({ length: options.partitions }, (_, index) => ({ index })) },
     },
     include: { partitions: { orderBy: { index: "asc" } } },
   });
-  return { organizationId, topicId: topic.id, partitionIds: topic.partitions.map((p) => p.id) };
+  return { topicId: topic.id, partitionIds: topic.partitions.map((p) => p.id) };
 }

@@ -4,6 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { DataPlaneClient } from "@lastword/dataplane";
 import { createTestDatabase, type TestDatabase } from "@lastword/db/testing";
+import { afterAll, beforeAll } from "vitest";
 import { partitionLogOpener } from "../src/hosting/log-opener";
 import { type RunningWorker, type SchedulingConfig, startWorker, type WorkerConfig } from "../src/worker";
 
@@ -83,6 +84,21 @@ export async function openWorkerHarness(options: {
       await rm(dataDir, { recursive: true, force: true });
     },
   };
+}
+
+/**
+ * The file's harness: opened in `beforeAll`, closed in `afterAll`. The object is empty until then
+ * (the harness's fields are copied in), so read it inside hooks and tests.
+ */
+export function useWorkerHarness(options: Parameters<typeof openWorkerHarness>[0]): WorkerHarness {
+  const harness = {} as WorkerHarness;
+  beforeAll(async () => {
+    Object.assign(harness, await openWorkerHarness(options));
+  });
+  afterAll(async () => {
+    await harness.close?.();
+  });
+  return harness;
 }
 
 /** Cleaner scheduling on the shared Redis (or `redisUrl`) under a key prefix of this file's own. */

@@ -1,55 +1,44 @@
 import type { ChildProcess } from "node:child_process";
-import type { DataPlaneClient } from "@lastword/dataplane";
-import type { TestDatabase } from "@lastword/db/testing";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import { createTestTopic, eventually } from "./test-topics";
-import { openWorkerHarness, type WorkerHarness } from "./worker-harness";
+import { useWorkerHarness } from "./worker-harness";
 import { spawnWorkerProcess } from "./worker-process";
 
 // The workers here are child processes running main.ts; the harness gives them the database and
 // data dir, and the test its client, but starts no worker itself.
 const SECRET = "process-test-secret";
 const LEASE_TTL_MS = 2_000;
-let harness: WorkerHarness;
-let db: TestDatabase;
-let dataDir: string;
-let client: DataPlaneClient;
+const harness = useWorkerHarness({
+  name: "worker-process",
+  secret: SECRET,
+  ownerWaitMs: 2 * LEASE_TTL_MS + 1_000,
+});
 const children: ChildProcess[] = [];
 
 const spawnWorker = (id: string) =>
   spawnWorkerProcess(id, {
-    databaseUrl: db.url,
-    dataDir,
+    databaseUrl: harness.db.url,
+    dataDir: harness.dataDir,
     secret: SECRET,
     leaseTtlMs: LEASE_TTL_MS,
     track: children,
   });
 
 async function ownerCounts(topicId: string): Promise<Map<string | null, number>> {
-  const rows = await db.prisma.partition.findMany({ where: { topicId } });
+  const rows = await harness.db.prisma.partition.findMany({ where: { topicId } });
   const counts = new Map<string | null, number>();
   for (const row of rows) counts.set(row.ownerWorkerId, (counts.get(row.ownerWorkerId) ?? 0) + 1);
   return counts;
 }
 
-beforeAll(async () => {
-  harness = await openWorkerHarness({
-    name: "worker-process",
-    secret: SECRET,
-    ownerWaitMs: 2 * LEASE_TTL_MS + 1_000,
-  });
-  ({ db, dataDir, client } = harness);
-});
-
-afterAll(async () => {
+afterAll(() => {
   for (const child of children) if (child.exitCode === null) child.kill("SIGKILL");
-  await harness?.close();
 });
 
 describe("worker processes", () => {
   it("survive a SIGKILL under produce load with no acknowledged record lost, and stop cleanly on SIGTERM", async () => {
     const [w1, w2, w3] = await Promise.all(["w1", "w2", "w3"].map(spawnWorker));
-    const topic = await createTestTopic(db.prisma, { partitions: 6 });
+    const topic = await createTestTopic(harness.db.prisma, { partitions: 6 });
     await eventually("two partitions each", 3_000, async () => {
       const counts = await ownerCounts(topic.topicId);
       return ["w1", "w2", "w3"].every((id) => counts.get(id) === 2) ? true : undefined;
@@ -64,7 +53,7 @@ describe("worker processes", () => {
           value: Buffer.from(`${n}.${i}`),
         }));
         try {
-          const result = await client.produce({ partitionId, records });
+          const result = await harness.client.produce({ partitionId, records });
           result.offsets.forEach((offset, i) => {
             acked.get(partitionId)!.set(offset, `${n}.${i}`);
           });
@@ -95,7 +84,7 @@ describe("worker processes", () => {
       // Paged to the end: a fast partition can hold more records than one fetch's limit.
       const stored = new Map<number, string>();
       for (let offset = 0; ; ) {
-        const page = await client.fetch({ partitionId, offset, limit: 10_000, maxBytes: 32 << 20 });
+        const page = await harness.client.fetch({ partitionId, offset, limit: 10_000, maxBytes: 32 << 20 });
         for (const r of page.records) stored.set(r.offset, r.value!.toString());
         if (page.records.length === 0 || page.nextOffset >= page.logEndOffset) break;
         offset = page.nextOffset;
@@ -111,7 +100,7 @@ describe("worker processes", () => {
     await eventually("w3 owns everything", 10_000, async () =>
       (await ownerCounts(topic.topicId)).get("w3") === 6 ? true : undefined,
     );
-    const w2Row = await db.prisma.worker.findUniqueOrThrow({ where: { id: "w2" } });
+    const w2Row = await harness.db.prisma.worker.findUniqueOrThrow({ where: { id: "w2" } });
     expect(w2Row.stoppedAt).not.toBeNull();
     w3!.child.kill("SIGTERM");
   });

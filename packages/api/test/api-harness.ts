@@ -8,6 +8,7 @@ import { DataPlaneClient } from "@lastword/dataplane";
 import type { PrismaClient } from "@lastword/db";
 import { createTestDatabase, type TestDatabase } from "@lastword/db/testing";
 import { Redis } from "ioredis";
+import { afterAll, beforeAll } from "vitest";
 import {
   type ApiServer,
   type Clock,
@@ -98,6 +99,58 @@ export async function startHarness(name: string, options: { clock?: Clock } = {}
       await db.drop();
     },
   };
+}
+
+/**
+ * The file's harness, started before its tests and closed after them. The object is filled in by
+ * `beforeAll`, so read its fields inside hooks and tests, not at the top level of the file.
+ */
+export function useHarness(name: string, options: { clock?: Clock } = {}): Harness {
+  return usePerFile(() => startHarness(name, options));
+}
+
+/**
+ * What `start` makes, for the file's tests: started in `beforeAll`, closed in `afterAll`. The
+ * returned object is empty until then (its fields are copied in), so tests read it, not imports.
+ */
+export function usePerFile<T extends { close(): Promise<void> }>(start: () => Promise<T>): T {
+  const made = {} as T;
+  beforeAll(async () => {
+    Object.assign(made, await start());
+  });
+  afterAll(async () => {
+    await made.close?.();
+  });
+  return made;
+}
+
+/** A string envelope, as the REST records routes take and answer keys, values and headers. */
+export const str = (data: string) => ({ type: "string", data });
+
+/**
+ * A call to better-auth's own routes (`path` below /api/auth) with the session's cookie and our
+ * origin, as the console's forms send it.
+ */
+export async function authCall(
+  server: ApiServer,
+  path: string,
+  session: Session,
+  body: unknown,
+  method = "POST",
+): Promise<{ status: number; text: string }> {
+  const response = await server.auth.handler(
+    new Request(`${PUBLIC_URL}/api/auth${path}`, {
+      method,
+      headers: { "content-type": "application/json", cookie: session.cookie, origin: PUBLIC_URL },
+      body: method === "GET" ? undefined : JSON.stringify(body),
+    }),
+  );
+  return { status: response.status, text: await response.text() };
+}
+
+/** Switches the session's active tenant, as the console's tenant switcher does. */
+export function setActiveTenant(server: ApiServer, session: Session, organizationId: string) {
+  return authCall(server, "/organization/set-active", session, { organizationId });
 }
 
 /**

@@ -1,17 +1,13 @@
-import { rmSync } from "node:fs";
 import { encodeProduceFrames, envelope, LastwordClient, type ProduceRecord } from "@lastword/client";
 import { DataPlaneClient } from "@lastword/dataplane";
-import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { beforeAll, describe, expect, it, vi } from "vitest";
 import { forgetTenantQuota } from "../src/services/rate-limit.service";
-import { createQuota, type Harness, PUBLIC_URL, rest, startHarness, startHarnessWorker } from "./api-harness";
-import type { WorkerProcess } from "./worker-process";
+import { createQuota, PUBLIC_URL, rest } from "./api-harness";
+import { createTopic, issueKey, useTenantWorld } from "./tenant-world";
 
 // POST /topics/{topic}/records with an application/vnd.lastword.frames body: same records, same
 // answers and same refusals as the JSON body.
-let h: Harness;
-let worker: WorkerProcess;
-let dataDir: string;
-let key: string;
+const h = useTenantWorld("binary_produce");
 let otherTenantKey: string;
 let readOnlyKey: string;
 const contentTypes: string[] = [];
@@ -30,14 +26,8 @@ function clientFor(apiKey: string, produceFormat: "binary" | "json") {
   });
 }
 
-async function createTopic(name: string) {
-  const created = await rest(h.server, { apiKey: key }, "POST", "/topics", {
-    name,
-    partitions: 3,
-    configs: { "cleanup.policy": "delete" },
-  });
-  expect(created.status).toBe(201);
-}
+const createEventsTopic = (name: string) =>
+  createTopic(h, h.key, { name, partitions: 3, configs: { "cleanup.policy": "delete" } });
 
 type ProblemBody = { code: string; detail: string };
 
@@ -57,7 +47,7 @@ async function stored(topic: string) {
   for (let p = 0; p < 3; p++) {
     const read = await rest(
       h.server,
-      { apiKey: key },
+      { apiKey: h.key },
       "GET",
       `/topics/${topic}/partitions/${p}/records?offset=0`,
     );
@@ -68,7 +58,7 @@ async function stored(topic: string) {
 }
 
 async function usage() {
-  const answer = await rest(h.server, { apiKey: key }, "GET", "/tenant/usage");
+  const answer = await rest(h.server, { apiKey: h.key }, "GET", "/tenant/usage");
   const today = answer.body.today as { producedRecords?: number; producedBytes?: number };
   return { records: today.producedRecords ?? 0, bytes: today.producedBytes ?? 0 };
 }
@@ -98,39 +88,23 @@ const RECORDS: ProduceRecord[] = [
 ];
 
 beforeAll(async () => {
-  h = await startHarness("binary_produce");
-  ({ worker, dataDir } = await startHarnessWorker(h));
-  const tenant = await h.server.provisionTenant({
-    name: "Bin",
-    email: "bin@example.com",
-    password: "bin-pass-1",
-  });
-  key = (await h.server.createApiKey({ ...tenant, name: "rw" })).key;
-  readOnlyKey = (
-    await h.server.createApiKey({ ...tenant, name: "ro", scopes: ["records:read", "topics:read"] })
-  ).key;
+  readOnlyKey = await issueKey(h, "ro", ["records:read", "topics:read"]);
   const other = await h.server.provisionTenant({
     name: "Other",
     email: "o@example.com",
     password: "other-pass-1",
   });
   otherTenantKey = (await h.server.createApiKey({ ...other, name: "other" })).key;
-  for (const topic of ["via-json", "via-frames", "untouched"]) await createTopic(topic);
-});
-
-afterAll(async () => {
-  await worker?.stop();
-  await h?.close();
-  if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+  for (const topic of ["via-json", "via-frames", "untouched"]) await createEventsTopic(topic);
 });
 
 describe("binary produce body", () => {
   it("stores the same records and answers the same results as the JSON body, counted the same", async () => {
     const start = await usage();
-    const json = await clientFor(key, "json").records.produce("via-json", RECORDS);
+    const json = await clientFor(h.key, "json").records.produce("via-json", RECORDS);
     const afterJson = await usage();
     contentTypes.length = 0;
-    const frames = await clientFor(key, "binary").records.produce("via-frames", RECORDS);
+    const frames = await clientFor(h.key, "binary").records.produce("via-frames", RECORDS);
     expect(contentTypes).toEqual([FRAMES]);
     const afterFrames = await usage();
 
@@ -182,12 +156,12 @@ describe("binary produce body", () => {
     const body = encodeProduceFrames([
       { key: envelope.string("idem"), value: envelope.string("v"), partition: 0 },
     ]);
-    const first = await postFrames(key, "untouched-idem", body, { "idempotency-key": "k-1" });
+    const first = await postFrames(h.key, "untouched-idem", body, { "idempotency-key": "k-1" });
     expect(first.status).toBe(404); // no such topic yet: refused, key freed
-    await createTopic("untouched-idem");
+    await createEventsTopic("untouched-idem");
     const answers = [];
     for (let i = 0; i < 2; i++) {
-      const response = await postFrames(key, "untouched-idem", body, { "idempotency-key": "k-1" });
+      const response = await postFrames(h.key, "untouched-idem", body, { "idempotency-key": "k-1" });
       expect(response.status).toBe(200);
       answers.push(await response.json());
     }
@@ -197,7 +171,7 @@ describe("binary produce body", () => {
     const other = encodeProduceFrames([
       { key: envelope.string("idem"), value: envelope.string("w"), partition: 0 },
     ]);
-    const reused = await postFrames(key, "untouched-idem", other, { "idempotency-key": "k-1" });
+    const reused = await postFrames(h.key, "untouched-idem", other, { "idempotency-key": "k-1" });
     expect(reused.status).toBe(409);
     expect(((await reused.json()) as ProblemBody).code).toBe("IDEMPOTENCY_KEY_REUSED");
   });
@@ -239,7 +213,7 @@ describe("binary produce body", () => {
       },
     ];
     for (const c of cases) {
-      const response = await postFrames(key, "untouched", c.body);
+      const response = await postFrames(h.key, "untouched", c.body);
       expect(response.status).toBe(c.status);
       expect(response.headers.get("content-type")).toBe("application/problem+json");
       const problem = (await response.json()) as ProblemBody;
@@ -248,7 +222,7 @@ describe("binary produce body", () => {
     }
     // A bad timestamp in an otherwise whole body is refused as the JSON schema would.
     const badTime = encodeProduceFrames([{ key: envelope.string("k"), value: null, timestamp: 1.5 }]);
-    const refused = await postFrames(key, "untouched", badTime);
+    const refused = await postFrames(h.key, "untouched", badTime);
     expect(refused.status).toBe(400);
     expect(((await refused.json()) as ProblemBody).detail).toMatch(/records\[0\]\.timestamp/);
     expect((await stored("untouched")).flat()).toEqual([]);
@@ -258,12 +232,12 @@ describe("binary produce body", () => {
     const produceFrames = vi.spyOn(DataPlaneClient.prototype, "produceFrames");
     const produceRecords = vi.spyOn(DataPlaneClient.prototype, "produce");
     try {
-      await createTopic("one-json");
-      await createTopic("one-frames");
+      await createEventsTopic("one-json");
+      await createEventsTopic("one-frames");
       const onePartition = RECORDS.map((r) => ({ ...r, partition: 1 }));
-      const json = await clientFor(key, "json").records.produce("one-json", onePartition);
+      const json = await clientFor(h.key, "json").records.produce("one-json", onePartition);
       expect(produceRecords).toHaveBeenCalledTimes(1);
-      const frames = await clientFor(key, "binary").records.produce("one-frames", onePartition);
+      const frames = await clientFor(h.key, "binary").records.produce("one-frames", onePartition);
       expect(produceFrames).toHaveBeenCalledTimes(1);
       expect(produceRecords).toHaveBeenCalledTimes(1);
       expect(frames).toEqual(json);
@@ -278,7 +252,7 @@ describe("binary produce body", () => {
       expect(withoutServerTimes(fromFrames)).toEqual(withoutServerTimes(await stored("one-json")));
 
       // Refused before anything is written, with the index the records path names.
-      const compacted = await rest(h.server, { apiKey: key }, "POST", "/topics", {
+      const compacted = await rest(h.server, { apiKey: h.key }, "POST", "/topics", {
         name: "one-compacted",
         partitions: 3,
         configs: { "cleanup.policy": "compact" },
@@ -298,8 +272,8 @@ describe("binary produce body", () => {
       ];
       for (const { topic, records } of cases) {
         const body = encodeProduceFrames(records);
-        const asFrames = await postFrames(key, topic, body);
-        const asJson = await rest(h.server, { apiKey: key }, "POST", `/topics/${topic}/records`, {
+        const asFrames = await postFrames(h.key, topic, body);
+        const asJson = await rest(h.server, { apiKey: h.key }, "POST", `/topics/${topic}/records`, {
           records,
         });
         expect(asFrames.status).toBe(asJson.status);
@@ -340,10 +314,10 @@ describe("binary produce body", () => {
 
   it("answers a malformed percent-encoded topic name with a 400 on the binary and streaming routes", async () => {
     const body = encodeProduceFrames([{ key: envelope.string("k"), value: envelope.string("v") }]);
-    const produced = await postFrames(key, "bad%E0%A4%A", body);
+    const produced = await postFrames(h.key, "bad%E0%A4%A", body);
     const streamed = await h.server.handleRest(
       new Request(`${PUBLIC_URL}/api/v1/topics/bad%E0%A4%A/records/stream`, {
-        headers: { authorization: `Bearer ${key}` },
+        headers: { authorization: `Bearer ${h.key}` },
       }),
     );
     for (const answer of [produced, streamed]) {
@@ -393,11 +367,11 @@ async function multisDuring(run: () => Promise<unknown>): Promise<string[][]> {
 
 describe("request rate on the produce routes", () => {
   it("counts a produce's request in its admission MULTI: one Redis round trip, JSON and binary alike", async () => {
-    await createTopic("one-trip");
+    await createEventsTopic("one-trip");
     const frames = encodeProduceFrames([{ key: envelope.string("k"), value: envelope.string("v") }]);
     const produced = await multisDuring(async () => {
-      expect((await postFrames(key, "one-trip", frames)).status).toBe(200);
-      const json = await rest(h.server, { apiKey: key }, "POST", "/topics/one-trip/records", {
+      expect((await postFrames(h.key, "one-trip", frames)).status).toBe(200);
+      const json = await rest(h.server, { apiKey: h.key }, "POST", "/topics/one-trip/records", {
         records: [{ key: { type: "string", data: "k" }, value: { type: "string", data: "v" } }],
       });
       expect(json.status).toBe(200);
@@ -409,13 +383,13 @@ describe("request rate on the produce routes", () => {
     // Requests that never reach admission are still counted, once, after the procedure: a body
     // that does not decode, a key without records:write, a replayed Idempotency-Key; and every
     // other route counts before it runs.
-    await postFrames(key, "one-trip", frames, { "idempotency-key": "one-trip-1" });
+    await postFrames(h.key, "one-trip", frames, { "idempotency-key": "one-trip-1" });
     const others = await multisDuring(async () => {
-      expect((await postFrames(key, "one-trip", Uint8Array.from([9, 9]))).status).toBe(400);
+      expect((await postFrames(h.key, "one-trip", Uint8Array.from([9, 9]))).status).toBe(400);
       expect((await postFrames(readOnlyKey, "one-trip", frames)).status).toBe(403);
-      const replay = await postFrames(key, "one-trip", frames, { "idempotency-key": "one-trip-1" });
+      const replay = await postFrames(h.key, "one-trip", frames, { "idempotency-key": "one-trip-1" });
       expect(replay.status).toBe(200);
-      expect((await rest(h.server, { apiKey: key }, "GET", "/topics/one-trip")).status).toBe(200);
+      expect((await rest(h.server, { apiKey: h.key }, "GET", "/topics/one-trip")).status).toBe(200);
     });
     expect(others).toEqual([["requests"], ["requests"], ["requests"], ["requests"]]);
   });

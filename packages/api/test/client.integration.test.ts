@@ -1,29 +1,17 @@
-import { rmSync } from "node:fs";
 import { envelope, envelopeBytes, LastwordApiError, LastwordClient } from "@lastword/client";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type Harness, PUBLIC_URL, startHarness, startHarnessWorker } from "./api-harness";
-import type { WorkerProcess } from "./worker-process";
+import { beforeAll, describe, expect, it } from "vitest";
+import { PUBLIC_URL } from "./api-harness";
+import { useTenantWorld } from "./tenant-world";
 
-let h: Harness;
-let worker: WorkerProcess;
-let dataDir: string;
+const h = useTenantWorld("client");
 let client: LastwordClient;
 
-beforeAll(async () => {
-  h = await startHarness("client");
-  ({ worker, dataDir } = await startHarnessWorker(h));
-  const tenant = await h.server.provisionTenant({
-    name: "Client",
-    email: "client@example.com",
-    password: "client-pass-1",
+beforeAll(() => {
+  client = new LastwordClient({
+    baseUrl: PUBLIC_URL,
+    apiKey: h.key,
+    fetch: (req) => h.server.handleRest(req),
   });
-  const { key } = await h.server.createApiKey({ ...tenant, name: "client" });
-  client = new LastwordClient({ baseUrl: PUBLIC_URL, apiKey: key, fetch: (req) => h.server.handleRest(req) });
-});
-afterAll(async () => {
-  await worker?.stop();
-  await h?.close();
-  if (dataDir) rmSync(dataDir, { recursive: true, force: true });
 });
 
 describe("typed REST client", () => {

@@ -1,24 +1,17 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { verifyAuditChain } from "../src/index";
 import {
   acceptInvitation,
-  type Harness,
   invitationFromLink,
   PUBLIC_URL,
   rest,
+  setActiveTenant,
   signUp,
-  startHarness,
   trpc,
+  useHarness,
 } from "./api-harness";
 
-let h: Harness;
-
-beforeAll(async () => {
-  h = await startHarness("cp");
-});
-afterAll(async () => {
-  await h?.close();
-});
+const h = useHarness("cp");
 
 describe("sign-up and tenants", () => {
   it("sign-up creates a tenant with the user as owner, and the session works against tRPC", async () => {
@@ -116,13 +109,7 @@ describe("members", () => {
     expect(accepted.status, JSON.stringify(accepted.body)).toBe(200);
     const bossTenant = (await h.db.prisma.member.findFirstOrThrow({ where: { userId: owner.userId } }))
       .organizationId;
-    const setActive = await h.server.auth.handler(
-      new Request(`${PUBLIC_URL}/api/auth/organization/set-active`, {
-        method: "POST",
-        headers: { "content-type": "application/json", cookie: newbie.cookie, origin: PUBLIC_URL },
-        body: JSON.stringify({ organizationId: bossTenant }),
-      }),
-    );
+    const setActive = await setActiveTenant(h.server, newbie, bossTenant);
     expect(setActive.status).toBe(200);
     const me = await trpc(h.server, { cookie: newbie.cookie }, "query", "tenant.current");
     expect(me.body.result?.data).toMatchObject({ tenantId: bossTenant, role: "developer" });

@@ -3,7 +3,7 @@ import { eventually } from "@lastword/db/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { partitionForKey } from "../src/index";
 import { type Harness, rest } from "./api-harness";
-import { type ErasureFixture, startErasureFixture } from "./erasure-fixture";
+import { CLOSED_REQUEST_TIMELINE, type ErasureFixture, startErasureFixture } from "./erasure-fixture";
 
 // Configs in seconds: a 300 ms tick, tombstones kept 3 s, a 15 s deadline. Kafka's default
 // segment.ms and max.compaction.lag.ms: only the erasure guard makes these idle partitions clean.
@@ -122,14 +122,7 @@ describe("erasure progress without readers", () => {
       orderBy: { seq: "asc" },
       select: { action: true, actorType: true },
     });
-    expect(actions.map((e) => e.action)).toEqual([
-      "erasure.request.created",
-      "erasure.tombstones.written",
-      "erasure.pass.run",
-      "erasure.purged",
-      "erasure.tombstone.removed",
-      "erasure.closed",
-    ]);
+    expect(actions.map((e) => e.action)).toEqual(CLOSED_REQUEST_TIMELINE);
     expect(actions.slice(1).every((e) => e.actorType === "system")).toBe(true);
 
     // The value beneath the old tombstone is physically gone from the stray partition.

@@ -1,17 +1,9 @@
 import fc from "fast-check";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { expandScopes, isRole, permissionsToScopes, scopesOfRole } from "../src/auth/scopes";
 import { ROLES, type Role, SCOPES, type Scope } from "../src/index";
 import { createTenantForUser } from "../src/services/tenant.service";
-import {
-  type Caller,
-  type Harness,
-  invitationFromLink,
-  type Session,
-  signUp,
-  startHarness,
-  trpc,
-} from "./api-harness";
+import { type Caller, invitationFromLink, type Session, signUp, trpc, useHarness } from "./api-harness";
 
 // Random sequences of grants by random actors, through tRPC against the real services and database:
 // after every accepted step, whatever was handed out is within what its granter held at that moment.
@@ -72,20 +64,16 @@ const step: fc.Arbitrary<Step> = fc.oneof(
   fc.record({ kind: fc.constant("revokeKey"), actor: index, key: index }),
 ) as fc.Arbitrary<Step>;
 
-let h: Harness;
+const h = useHarness("grant_sequences");
 let people: { session: Session; email: string }[];
 const accepted = { grants: 0, refusals: 0 };
 
 beforeAll(async () => {
-  h = await startHarness("grant_sequences");
   people = [];
   for (let i = 0; i < POOL; i++) {
     const email = `person${i}@example.com`;
     people.push({ session: await signUp(h.server, email, `Person ${i}`), email });
   }
-});
-afterAll(async () => {
-  await h?.close();
 });
 
 /** One run: a fresh tenant owned by person 0, its actors (members and live keys) read from the database. */

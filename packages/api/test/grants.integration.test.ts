@@ -1,32 +1,12 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { verifyAuditChain } from "../src/index";
-import {
-  acceptInvitation,
-  type Harness,
-  invite,
-  PUBLIC_URL,
-  type Session,
-  signUp,
-  startHarness,
-  trpc,
-} from "./api-harness";
+import { acceptInvitation, authCall, invite, type Session, signUp, trpc, useHarness } from "./api-harness";
 
-let h: Harness;
+const h = useHarness("grants");
 let owner: Session;
 let tenantId: string;
 let developer: Session;
 let ownerKeyId: string;
-
-async function authCall(path: string, session: Session, body: unknown, method = "POST") {
-  const response = await h.server.auth.handler(
-    new Request(`${PUBLIC_URL}/api/auth${path}`, {
-      method,
-      headers: { "content-type": "application/json", cookie: session.cookie, origin: PUBLIC_URL },
-      body: method === "GET" ? undefined : JSON.stringify(body),
-    }),
-  );
-  return { status: response.status, text: await response.text() };
-}
 
 async function createKey(caller: { cookie?: string; apiKey?: string }, name: string, scopes: string[]) {
   const created = await trpc(h.server, caller, "mutation", "apiKeys.create", { name, scopes });
@@ -52,14 +32,10 @@ async function roleOf(userId: string): Promise<string | undefined> {
 }
 
 beforeAll(async () => {
-  h = await startHarness("grants");
   owner = await signUp(h.server, "owner@example.com", "Owner");
   tenantId = (await h.db.prisma.member.findFirstOrThrow({ where: { userId: owner.userId } })).organizationId;
   ownerKeyId = (await createKey({ cookie: owner.cookie }, "owner-admin", ["admin"])).id;
   developer = await joinAs("dev@example.com", "developer");
-});
-afterAll(async () => {
-  await h?.close();
 });
 
 describe("a pending invitation cannot be taken over", () => {
@@ -74,13 +50,13 @@ describe("a pending invitation cannot be taken over", () => {
     expect(JSON.stringify(listed.body)).not.toContain(invitation.token);
     // better-auth's own listings of the tenant are switched off.
     for (const path of ["/organization/list-invitations", "/organization/get-full-organization"]) {
-      expect((await authCall(path, developer, undefined, "GET")).status, path).toBe(404);
+      expect((await authCall(h.server, path, developer, undefined, "GET")).status, path).toBe(404);
     }
 
     // Suppose the id leaked anyway: an unverified account with the address cannot use it.
     const squatter = await signUp(h.server, "newhire@example.com", "Not the new hire");
     // Nor can it mark itself verified.
-    await authCall("/update-user", squatter, { emailVerified: true });
+    await authCall(h.server, "/update-user", squatter, { emailVerified: true });
     expect((await h.db.prisma.user.findUniqueOrThrow({ where: { id: squatter.userId } })).emailVerified).toBe(
       false,
     );
@@ -91,7 +67,7 @@ describe("a pending invitation cannot be taken over", () => {
       token: "lwi_guessed",
     });
     expect(wrongToken.status).toBe(403);
-    const viaBetterAuth = await authCall("/organization/accept-invitation", squatter, {
+    const viaBetterAuth = await authCall(h.server, "/organization/accept-invitation", squatter, {
       invitationId: invitation.invitationId,
     });
     expect(viaBetterAuth.status).toBe(404);
@@ -233,21 +209,21 @@ describe("developers cannot switch off admin credentials", () => {
       // Spellings a router might fold onto the same endpoint are refused too.
       const encoded = path.replace(/-/, "%2D");
       for (const spelling of [path, `${path}/`, `/${path}`, path.toUpperCase(), encoded]) {
-        const answer = await authCall(spelling, developer, body);
+        const answer = await authCall(h.server, spelling, developer, body);
         expect(answer.status, `${spelling}: ${answer.text}`).toBe(404);
       }
     }
     for (const path of ["/api-key/list", `/api-key/get?id=${ownerKeyId}`]) {
-      expect((await authCall(path, developer, undefined, "GET")).status, path).toBe(404);
+      expect((await authCall(h.server, path, developer, undefined, "GET")).status, path).toBe(404);
     }
     const after = await h.db.prisma.apiKey.findUniqueOrThrow({ where: { id: ownerKeyId } });
     expect(after).toEqual(before);
     expect(await roleOf(developer.userId)).toBe("developer");
     expect(await h.db.prisma.apiKey.count({ where: { name: "side-door" } })).toBe(0);
     // What the console still calls directly keeps working.
-    expect((await authCall("/organization/set-active", developer, { organizationId: tenantId })).status).toBe(
-      200,
-    );
+    expect(
+      (await authCall(h.server, "/organization/set-active", developer, { organizationId: tenantId })).status,
+    ).toBe(200);
   });
 
   it("keys:write revokes only keys whose scopes the revoker holds, and every revocation is audited", async () => {

@@ -1,14 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type Harness, rest, signUp, startHarness } from "./api-harness";
+import { describe, expect, it } from "vitest";
+import { rest, signUp, useHarness } from "./api-harness";
 
-let h: Harness;
-
-beforeAll(async () => {
-  h = await startHarness("kafkaconn");
-});
-afterAll(async () => {
-  await h?.close();
-});
+const h = useHarness("kafkaconn");
 
 describe("kafka.connection", () => {
   it("lists the advertised listener of live, running workers only, behind auth", async () => {

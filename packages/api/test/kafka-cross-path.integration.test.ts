@@ -1,10 +1,9 @@
-import { rmSync } from "node:fs";
 import { createRequire } from "node:module";
 import { ConfigResourceTypes, Kafka, logLevel, Partitioners, type SASLOptions } from "kafkajs";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { partitionForKey } from "../src/index";
-import { type Harness, rest, startHarness, startHarnessWorker } from "./api-harness";
-import type { WorkerProcess } from "./worker-process";
+import { rest, str } from "./api-harness";
+import { useTenantWorld } from "./tenant-world";
 
 // One log behind two entry points. A record produced by kafkajs reads back over
 // REST exactly as sent, and a record produced over REST reads back over Kafka Fetch exactly as
@@ -12,13 +11,11 @@ import type { WorkerProcess } from "./worker-process";
 // The worker is a real process; its Kafka listener is the one every worker process opens.
 
 const require = createRequire(import.meta.url);
-let h: Harness;
-let worker: WorkerProcess;
-let dataDir: string;
-let key: { id: string; key: string };
-let sasl: SASLOptions;
 const PARTITIONS = 3;
-const str = (data: string) => ({ type: "string", data });
+const h = useTenantWorld("kafka_cross_path", {
+  topics: [{ name: "profiles", partitions: PARTITIONS, configs: { "cleanup.policy": "compact" } }],
+});
+let sasl: SASLOptions;
 
 interface KafkajsMessage {
   offset: string;
@@ -54,7 +51,7 @@ async function kafkajsFetch(topic: string, partition: number, offset: number): P
   const cluster = new Cluster({
     logger: createLogger({ level: LEVELS.NOTHING, logCreator: () => () => undefined }),
     socketFactory,
-    brokers: [`${worker.kafka.host}:${worker.kafka.port}`],
+    brokers: [`${h.worker.kafka.host}:${h.worker.kafka.port}`],
     sasl,
     clientId: "cross-path-test",
     connectionTimeout: 3_000,
@@ -77,36 +74,17 @@ async function kafkajsFetch(topic: string, partition: number, offset: number): P
   }
 }
 
-beforeAll(async () => {
+beforeAll(() => {
   process.env.KAFKAJS_NO_PARTITIONER_WARNING = "1";
-  h = await startHarness("kafka_cross_path");
-  ({ worker, dataDir } = await startHarnessWorker(h));
-  const tenant = await h.server.provisionTenant({
-    name: "Cross path",
-    email: "cross@example.com",
-    password: "cross-path-pass-1",
-  });
-  // Issued as the console and CLI issue keys: with SCRAM credentials, so SCRAM-SHA-512 logs in.
-  key = await h.server.createApiKey({ ...tenant, name: "kafka and rest" });
-  sasl = { mechanism: "scram-sha-512", username: key.id, password: key.key };
-  const created = await rest(h.server, { apiKey: key.key }, "POST", "/topics", {
-    name: "profiles",
-    partitions: PARTITIONS,
-    configs: { "cleanup.policy": "compact" },
-  });
-  expect(created.status).toBe(201);
-});
-
-afterAll(async () => {
-  await worker?.stop();
-  await h?.close();
-  if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+  // The world's key is issued as the console and CLI issue keys: with SCRAM credentials, so
+  // SCRAM-SHA-512 logs in.
+  sasl = { mechanism: "scram-sha-512", username: h.keyId, password: h.key };
 });
 
 describe("Kafka and REST over the same log", () => {
   it("a record kafkajs produced reads back over REST with its key, value, headers, timestamp and murmur2 partition", async () => {
     const kafka = new Kafka({
-      brokers: [`${worker.kafka.host}:${worker.kafka.port}`],
+      brokers: [`${h.worker.kafka.host}:${h.worker.kafka.port}`],
       clientId: "cross-path-test",
       sasl,
       logLevel: logLevel.NOTHING,
@@ -131,7 +109,7 @@ describe("Kafka and REST over the same log", () => {
 
     const read = await rest(
       h.server,
-      { apiKey: key.key },
+      { apiKey: h.key },
       "GET",
       `/topics/profiles/partitions/${sent!.partition}/records?offset=${sent!.baseOffset}&limit=1`,
     );
@@ -151,7 +129,7 @@ describe("Kafka and REST over the same log", () => {
   });
 
   it("a record produced over REST reads back over Kafka Fetch (kafkajs's decoder) on the partition kafkajs would pick", async () => {
-    const produced = await rest(h.server, { apiKey: key.key }, "POST", "/topics/profiles/records", {
+    const produced = await rest(h.server, { apiKey: h.key }, "POST", "/topics/profiles/records", {
       records: [
         {
           key: str("user-9"),
@@ -187,7 +165,7 @@ describe("Kafka and REST over the same log", () => {
 
   it("a topic kafkajs created is the same topic over REST, configs included, and a REST change shows in describeConfigs", async () => {
     const kafka = new Kafka({
-      brokers: [`${worker.kafka.host}:${worker.kafka.port}`],
+      brokers: [`${h.worker.kafka.host}:${h.worker.kafka.port}`],
       clientId: "cross-path-admin",
       sasl,
       logLevel: logLevel.NOTHING,
@@ -209,7 +187,7 @@ describe("Kafka and REST over the same log", () => {
         waitForLeaders: true,
       });
       expect(created).toBe(true);
-      const got = await rest(h.server, { apiKey: key.key }, "GET", "/topics/kafka-made");
+      const got = await rest(h.server, { apiKey: h.key }, "GET", "/topics/kafka-made");
       expect(got.status).toBe(200);
       expect(got.body).toMatchObject({
         name: "kafka-made",
@@ -218,7 +196,7 @@ describe("Kafka and REST over the same log", () => {
         configs: { "cleanup.policy": "compact", "delete.retention.ms": "3600000" },
       });
 
-      const altered = await rest(h.server, { apiKey: key.key }, "PATCH", "/topics/kafka-made/configs", {
+      const altered = await rest(h.server, { apiKey: h.key }, "PATCH", "/topics/kafka-made/configs", {
         set: { "min.compaction.lag.ms": 60_000 },
       });
       expect(altered.status).toBe(200);
@@ -231,7 +209,7 @@ describe("Kafka and REST over the same log", () => {
         value: e.configValue,
         source: e.configSource === 1 ? "set" : "default",
       }));
-      const fresh = await rest(h.server, { apiKey: key.key }, "GET", "/topics/kafka-made");
+      const fresh = await rest(h.server, { apiKey: h.key }, "GET", "/topics/kafka-made");
       const overRest = (fresh.body.configEntries as { name: string; value: string; source: string }[]).map(
         ({ name, value, source }) => ({ name, value, source }),
       );

@@ -1,14 +1,12 @@
-import { rmSync } from "node:fs";
 import { LastwordApiError, LastwordClient } from "@lastword/client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type Harness, serveOverHttp, startHarness, startHarnessWorker } from "./api-harness";
-import type { WorkerProcess } from "./worker-process";
+import { serveOverHttp } from "./api-harness";
+import { useTenantWorld } from "./tenant-world";
 
-let h: Harness;
-let worker: WorkerProcess;
-let dataDir: string;
+const h = useTenantWorld("key_encoding", {
+  topics: ["raw", "typed"].map((name) => ({ name, partitions: 3, configs: { "cleanup.policy": "compact" } })),
+});
 let http: { url: string; close(): Promise<void> };
-let apiKey: string;
 let client: LastwordClient;
 
 // Every key route addresses the key by its path segment; each of these must name the key itself.
@@ -38,7 +36,7 @@ async function call(method: string, path: string, body?: unknown) {
   const response = await fetch(`${http.url}/api/v1${path}`, {
     method,
     headers: {
-      authorization: `Bearer ${apiKey}`,
+      authorization: `Bearer ${h.key}`,
       ...(body === undefined ? {} : { "content-type": "application/json" }),
     },
     body: body === undefined ? undefined : JSON.stringify(body),
@@ -75,30 +73,11 @@ async function checkKeyRoutes(topic: string, key: { type: string; data: string }
 }
 
 beforeAll(async () => {
-  h = await startHarness("key_encoding");
-  ({ worker, dataDir } = await startHarnessWorker(h));
-  const tenant = await h.server.provisionTenant({
-    name: "Encodings",
-    email: "enc@example.com",
-    password: "enc-pass-1",
-  });
-  ({ key: apiKey } = await h.server.createApiKey({ ...tenant, name: "enc" }));
   http = await serveOverHttp((req) => h.server.handleRest(req));
-  client = new LastwordClient({ baseUrl: http.url, apiKey });
-  for (const name of ["raw", "typed"]) {
-    const created = await call("POST", "/topics", {
-      name,
-      partitions: 3,
-      configs: { "cleanup.policy": "compact" },
-    });
-    expect(created.status).toBe(201);
-  }
+  client = new LastwordClient({ baseUrl: http.url, apiKey: h.key });
 });
 afterAll(async () => {
   await http?.close();
-  await worker?.stop();
-  await h?.close();
-  if (dataDir) rmSync(dataDir, { recursive: true, force: true });
 });
 
 describe("key path parameters over raw HTTP", () => {

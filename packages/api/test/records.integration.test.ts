@@ -1,46 +1,18 @@
-import { existsSync, rmSync } from "node:fs";
+import { existsSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { partitionForKey } from "../src/index";
-import { type Harness, rest, startHarness, startHarnessWorker } from "./api-harness";
-import type { WorkerProcess } from "./worker-process";
+import { rest, str } from "./api-harness";
+import { useTenantWorld } from "./tenant-world";
 
 // The walking skeleton end to end: REST → control plane → DataPlaneClient → a real worker → files.
-let h: Harness;
-let worker: WorkerProcess;
-let dataDir: string;
-let key: string;
-let organizationId: string;
-
-const str = (data: string) => ({ type: "string", data });
-
-beforeAll(async () => {
-  h = await startHarness("records");
-  ({ worker, dataDir } = await startHarnessWorker(h));
-  const tenant = await h.server.provisionTenant({
-    name: "Records",
-    email: "rec@example.com",
-    password: "records-pass-1",
-  });
-  organizationId = tenant.organizationId;
-  key = (await h.server.createApiKey({ ...tenant, name: "rw" })).key;
-  const created = await rest(h.server, { apiKey: key }, "POST", "/topics", {
-    name: "profiles",
-    partitions: 3,
-    configs: { "cleanup.policy": "compact" },
-  });
-  expect(created.status).toBe(201);
-});
-
-afterAll(async () => {
-  await worker?.stop();
-  await h?.close();
-  if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+const h = useTenantWorld("records", {
+  topics: [{ name: "profiles", partitions: 3, configs: { "cleanup.policy": "compact" } }],
 });
 
 describe("produce and read over REST", () => {
   it("answers the walking skeleton's exact shapes, and the bytes land under the data root", async () => {
-    const produced = await rest(h.server, { apiKey: key }, "POST", "/topics/profiles/records", {
+    const produced = await rest(h.server, { apiKey: h.key }, "POST", "/topics/profiles/records", {
       records: [{ key: str("user-1"), value: str("hello") }],
     });
     expect(produced.status).toBe(200);
@@ -49,7 +21,7 @@ describe("produce and read over REST", () => {
 
     const read = await rest(
       h.server,
-      { apiKey: key },
+      { apiKey: h.key },
       "GET",
       `/topics/profiles/partitions/${partition}/records?offset=0`,
     );
@@ -59,11 +31,11 @@ describe("produce and read over REST", () => {
     ]);
     expect(read.body.nextOffset).toBe(1);
 
-    const usage = await rest(h.server, { apiKey: key }, "GET", "/tenant/usage");
+    const usage = await rest(h.server, { apiKey: h.key }, "GET", "/tenant/usage");
     expect(usage.body.today).toEqual({ producedRecords: 1, producedBytes: "user-1hello".length });
 
     const topic = await h.db.prisma.topic.findFirstOrThrow({ where: { name: "profiles" } });
-    expect(existsSync(join(dataDir, organizationId, topic.id, String(partition)))).toBe(true);
+    expect(existsSync(join(h.dataDir, h.organizationId, topic.id, String(partition)))).toBe(true);
   });
 
   it("keeps a tombstone (null) apart from an empty value, and round-trips json, base64 and headers", async () => {
@@ -81,7 +53,7 @@ describe("produce and read over REST", () => {
         ],
       },
     ];
-    const produced = await rest(h.server, { apiKey: key }, "POST", "/topics/profiles/records", { records });
+    const produced = await rest(h.server, { apiKey: h.key }, "POST", "/topics/profiles/records", { records });
     expect(produced.status).toBe(200);
     const results = produced.body.results as { partition: number; offset: number }[];
     const partition = results[0]!.partition;
@@ -97,7 +69,7 @@ describe("produce and read over REST", () => {
 
     const read = await rest(
       h.server,
-      { apiKey: key },
+      { apiKey: h.key },
       "GET",
       `/topics/profiles/partitions/${partition}/records?offset=${offsets[0]}&valueFormat=json`,
     );
@@ -117,11 +89,11 @@ describe("produce and read over REST", () => {
     const partition = partitionForKey(Buffer.from("only-me"), 3);
     const before = await rest(
       h.server,
-      { apiKey: key },
+      { apiKey: h.key },
       "GET",
       `/topics/profiles/partitions/${partition}/records`,
     );
-    const refused = await rest(h.server, { apiKey: key }, "POST", "/topics/profiles/records", {
+    const refused = await rest(h.server, { apiKey: h.key }, "POST", "/topics/profiles/records", {
       records: [{ key: str("only-me"), value: str("v") }, { value: str("no key") }],
     });
     expect(refused.status).toBe(422);
@@ -130,7 +102,7 @@ describe("produce and read over REST", () => {
     expect(String(refused.body.detail)).toContain("Record 1");
     const after = await rest(
       h.server,
-      { apiKey: key },
+      { apiKey: h.key },
       "GET",
       `/topics/profiles/partitions/${partition}/records`,
     );
@@ -138,7 +110,7 @@ describe("produce and read over REST", () => {
   });
 
   it("answers 207 with per-record errors when only some partitions accept the batch", async () => {
-    const created = await rest(h.server, { apiKey: key }, "POST", "/topics", {
+    const created = await rest(h.server, { apiKey: h.key }, "POST", "/topics", {
       name: "sized",
       partitions: 2,
       configs: { "max.message.bytes": 2000 },
@@ -147,7 +119,7 @@ describe("produce and read over REST", () => {
     const keys = ["a", "b", "c", "d", "e"];
     const small = keys.find((k) => partitionForKey(Buffer.from(k), 2) === 0)!;
     const large = keys.find((k) => partitionForKey(Buffer.from(k), 2) === 1)!;
-    const res = await rest(h.server, { apiKey: key }, "POST", "/topics/sized/records", {
+    const res = await rest(h.server, { apiKey: h.key }, "POST", "/topics/sized/records", {
       records: [
         { key: str(small), value: str("fits") },
         { key: str(large), value: str("x".repeat(5000)) },
@@ -165,10 +137,15 @@ describe("produce and read over REST", () => {
   });
 
   it("answers unknown partitions and offsets past the end with problem documents", async () => {
-    const noPartition = await rest(h.server, { apiKey: key }, "GET", "/topics/profiles/partitions/9/records");
+    const noPartition = await rest(
+      h.server,
+      { apiKey: h.key },
+      "GET",
+      "/topics/profiles/partitions/9/records",
+    );
     expect(noPartition.status).toBe(404);
     expect(noPartition.body.code).toBe("PARTITION_NOT_FOUND");
-    const badEnvelope = await rest(h.server, { apiKey: key }, "POST", "/topics/profiles/records", {
+    const badEnvelope = await rest(h.server, { apiKey: h.key }, "POST", "/topics/profiles/records", {
       records: [{ key: str("k"), value: { type: "base64", data: "***" } }],
     });
     expect(badEnvelope.status).toBe(400);
@@ -179,13 +156,13 @@ describe("produce and read over REST", () => {
 
 describe("keys, idempotency and consumer groups", () => {
   it("DELETE /topics/{topic}/keys/{key} writes a tombstone and answers where", async () => {
-    const deleted = await rest(h.server, { apiKey: key }, "DELETE", "/topics/profiles/keys/user-1");
+    const deleted = await rest(h.server, { apiKey: h.key }, "DELETE", "/topics/profiles/keys/user-1");
     expect(deleted.status).toBe(200);
     const partition = partitionForKey(Buffer.from("user-1"), 3);
     expect(deleted.body).toEqual({ partition, offset: expect.any(Number) });
     const read = await rest(
       h.server,
-      { apiKey: key },
+      { apiKey: h.key },
       "GET",
       `/topics/profiles/partitions/${partition}/records?offset=${deleted.body.offset}`,
     );
@@ -195,21 +172,21 @@ describe("keys, idempotency and consumer groups", () => {
   it("answers a retried produce with the same Idempotency-Key without writing twice", async () => {
     const body = { records: [{ key: str("idem"), value: str("once") }] };
     const headers = { "idempotency-key": "req-42" };
-    const first = await rest(h.server, { apiKey: key }, "POST", "/topics/profiles/records", body, headers);
-    const second = await rest(h.server, { apiKey: key }, "POST", "/topics/profiles/records", body, headers);
+    const first = await rest(h.server, { apiKey: h.key }, "POST", "/topics/profiles/records", body, headers);
+    const second = await rest(h.server, { apiKey: h.key }, "POST", "/topics/profiles/records", body, headers);
     expect(first.status).toBe(200);
     expect(second.body).toEqual(first.body);
     const { partition, offset } = (first.body.results as { partition: number; offset: number }[])[0]!;
     const read = await rest(
       h.server,
-      { apiKey: key },
+      { apiKey: h.key },
       "GET",
       `/topics/profiles/partitions/${partition}/records?offset=${offset}`,
     );
     expect(read.body.logEndOffset).toBe(offset + 1);
     const other = await rest(
       h.server,
-      { apiKey: key },
+      { apiKey: h.key },
       "POST",
       "/topics/profiles/records",
       { records: [{ key: str("idem"), value: str("x") }] },
@@ -221,23 +198,23 @@ describe("keys, idempotency and consumer groups", () => {
 
   it("commits consumer-group offsets and reports lag against the log end", async () => {
     const partition = partitionForKey(Buffer.from("user-1"), 3);
-    const committed = await rest(h.server, { apiKey: key }, "POST", "/consumer-groups/billing/offsets", {
+    const committed = await rest(h.server, { apiKey: h.key }, "POST", "/consumer-groups/billing/offsets", {
       offsets: [{ topic: "profiles", partition, offset: 1 }],
     });
     expect(committed.status).toBe(200);
     expect(committed.body).toEqual({ group: "billing", committed: 1 });
-    const group = await rest(h.server, { apiKey: key }, "GET", "/consumer-groups/billing");
+    const group = await rest(h.server, { apiKey: h.key }, "GET", "/consumer-groups/billing");
     expect(group.status).toBe(200);
     const [entry] = group.body.offsets as { offset: number; logEndOffset: number; lag: number }[];
     expect(entry).toMatchObject({ offset: 1 });
     expect(entry!.lag).toBe(entry!.logEndOffset - 1);
     expect(entry!.logEndOffset).toBeGreaterThan(1);
 
-    const missing = await rest(h.server, { apiKey: key }, "POST", "/consumer-groups/billing/offsets", {
+    const missing = await rest(h.server, { apiKey: h.key }, "POST", "/consumer-groups/billing/offsets", {
       offsets: [{ topic: "nope", partition: 0, offset: 1 }],
     });
     expect(missing.status).toBe(404);
-    expect((await rest(h.server, { apiKey: key }, "GET", "/consumer-groups/none")).status).toBe(404);
+    expect((await rest(h.server, { apiKey: h.key }, "GET", "/consumer-groups/none")).status).toBe(404);
   });
 });
 
@@ -247,18 +224,18 @@ describe("describe", () => {
       ["uniq", (i: number) => `k-${i}`],
       ["repeat", (i: number) => `k-${i % 5}`],
     ] as const) {
-      await rest(h.server, { apiKey: key }, "POST", "/topics", { name, preset: "state-table" });
+      await rest(h.server, { apiKey: h.key }, "POST", "/topics", { name, preset: "state-table" });
       const records = Array.from({ length: 150 }, (_, i) => ({ key: str(keyOf(i)), value: str("v") }));
       expect(
-        (await rest(h.server, { apiKey: key }, "POST", `/topics/${name}/records`, { records })).status,
+        (await rest(h.server, { apiKey: h.key }, "POST", `/topics/${name}/records`, { records })).status,
       ).toBe(200);
     }
-    const uniq = await rest(h.server, { apiKey: key }, "GET", "/topics/uniq");
+    const uniq = await rest(h.server, { apiKey: h.key }, "GET", "/topics/uniq");
     expect((uniq.body.warnings as { code: string }[]).map((w) => w.code)).toContain("KEYS_LOOK_UNIQUE");
-    const repeat = await rest(h.server, { apiKey: key }, "GET", "/topics/repeat");
+    const repeat = await rest(h.server, { apiKey: h.key }, "GET", "/topics/repeat");
     expect(repeat.body.warnings).toEqual([]);
     expect(repeat.body.partitionDetails).toEqual([
-      expect.objectContaining({ partition: 0, ownerWorkerId: worker.id }),
+      expect.objectContaining({ partition: 0, ownerWorkerId: h.worker.id }),
     ]);
   });
 });

@@ -1,23 +1,17 @@
-import { rmSync } from "node:fs";
 import { encodeProduceFrames } from "@lastword/client";
 import { DataPlaneClient } from "@lastword/dataplane";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { MAX_AUTH_BODY_BYTES, MAX_REST_BODY_BYTES, MAX_TRPC_BODY_BYTES } from "../src/index";
 import { MAX_KEY_BYTES } from "../src/records/key-limit";
-import {
-  type Harness,
-  PUBLIC_URL,
-  rest,
-  serveOverHttp,
-  startHarness,
-  startHarnessWorker,
-} from "./api-harness";
-import type { WorkerProcess } from "./worker-process";
+import { PUBLIC_URL, rest, serveOverHttp, str } from "./api-harness";
+import { useTenantWorld } from "./tenant-world";
 
-let h: Harness;
-let worker: WorkerProcess;
-let dataDir: string;
-let apiKey: string;
+const h = useTenantWorld("request_limits", {
+  scopes: ["admin"],
+  topics: [
+    { name: "limits", partitions: 1, configs: { "cleanup.policy": "compact", "max.message.bytes": 1 << 20 } },
+  ],
+});
 
 const MiB = 1024 * 1024;
 
@@ -46,30 +40,6 @@ async function expectTooLarge(response: Response): Promise<void> {
   expect(response.headers.get("content-type")).toBe("application/problem+json");
   expect(((await response.json()) as { code: string }).code).toBe("PAYLOAD_TOO_LARGE");
 }
-
-const str = (data: string) => ({ type: "string", data });
-
-beforeAll(async () => {
-  h = await startHarness("request_limits");
-  ({ worker, dataDir } = await startHarnessWorker(h));
-  const tenant = await h.server.provisionTenant({
-    name: "Limits",
-    email: "limits@example.com",
-    password: "limits-1",
-  });
-  ({ key: apiKey } = await h.server.createApiKey({ ...tenant, name: "limits", scopes: ["admin"] }));
-  const created = await rest(h.server, { apiKey }, "POST", "/topics", {
-    name: "limits",
-    partitions: 1,
-    configs: { "cleanup.policy": "compact", "max.message.bytes": 1 << 20 },
-  });
-  expect(created.status).toBe(201);
-});
-afterAll(async () => {
-  await worker?.stop();
-  await h?.close();
-  if (dataDir) rmSync(dataDir, { recursive: true, force: true });
-});
 
 describe("request bodies are capped while they stream in", () => {
   it("tRPC: a 100 MiB body is a 413 after reading little more than the cap", async () => {
@@ -100,7 +70,7 @@ describe("request bodies are capped while they stream in", () => {
       new Request(url, {
         method: "POST",
         headers,
-        body: JSON.stringify({ email: "limits@example.com", password: "limits-1" }),
+        body: JSON.stringify({ email: h.email, password: h.password }),
       }),
     );
     expect(signIn.status).toBe(200);
@@ -108,7 +78,7 @@ describe("request bodies are capped while they stream in", () => {
 
   it("REST: a JSON body over 8 MiB is 413 problem+json, in-process and over HTTP", async () => {
     const { stream, pulled } = countedBody(64, MiB);
-    const headers = { authorization: `Bearer ${apiKey}`, "content-type": "application/json" };
+    const headers = { authorization: `Bearer ${h.key}`, "content-type": "application/json" };
     await expectTooLarge(
       await h.server.handleRest(streamed(`${PUBLIC_URL}/api/v1/topics/limits/records`, headers, stream)),
     );
@@ -132,11 +102,11 @@ describe("one key size limit at every boundary", () => {
   const overLimit = "k".repeat(MAX_KEY_BYTES + 1);
 
   it("produce (JSON and binary) takes a key of MAX_KEY_BYTES and refuses one byte more", async () => {
-    const ok = await rest(h.server, { apiKey }, "POST", "/topics/limits/records", {
+    const ok = await rest(h.server, { apiKey: h.key }, "POST", "/topics/limits/records", {
       records: [{ key: str(atLimit), value: str("v") }],
     });
     expect(ok.status).toBe(200);
-    const json = await rest(h.server, { apiKey }, "POST", "/topics/limits/records", {
+    const json = await rest(h.server, { apiKey: h.key }, "POST", "/topics/limits/records", {
       records: [{ key: str(overLimit), value: str("v") }],
     });
     expect(json.status).toBe(413);
@@ -144,7 +114,7 @@ describe("one key size limit at every boundary", () => {
     const binary = await h.server.handleRest(
       new Request(`${PUBLIC_URL}/api/v1/topics/limits/records`, {
         method: "POST",
-        headers: { authorization: `Bearer ${apiKey}`, "content-type": "application/vnd.lastword.frames" },
+        headers: { authorization: `Bearer ${h.key}`, "content-type": "application/vnd.lastword.frames" },
         body: new Uint8Array(encodeProduceFrames([{ key: str(overLimit), value: str("v") }] as never)),
       }),
     );
@@ -153,14 +123,19 @@ describe("one key size limit at every boundary", () => {
   });
 
   it("the key routes find a key of MAX_KEY_BYTES and refuse a longer one", async () => {
-    const got = await rest(h.server, { apiKey }, "GET", `/topics/limits/keys/${atLimit}`);
+    const got = await rest(h.server, { apiKey: h.key }, "GET", `/topics/limits/keys/${atLimit}`);
     expect(got.status).toBe(200);
-    const versions = await rest(h.server, { apiKey }, "GET", `/topics/limits/keys/${atLimit}/versions`);
+    const versions = await rest(
+      h.server,
+      { apiKey: h.key },
+      "GET",
+      `/topics/limits/keys/${atLimit}/versions`,
+    );
     expect(versions.status).toBe(200);
     const binary = Buffer.alloc(MAX_KEY_BYTES + 1, 0xff).toString("base64");
     const over = await rest(
       h.server,
-      { apiKey },
+      { apiKey: h.key },
       "GET",
       `/topics/limits/keys/${encodeURIComponent(binary)}?keyType=base64`,
     );
@@ -169,7 +144,7 @@ describe("one key size limit at every boundary", () => {
   });
 
   it("an erasure request refuses a subject key over the limit up front (no request is created)", async () => {
-    const res = await rest(h.server, { apiKey }, "POST", "/erasure-requests", {
+    const res = await rest(h.server, { apiKey: h.key }, "POST", "/erasure-requests", {
       keys: [str(overLimit)],
       topics: ["limits"],
     });
@@ -200,7 +175,7 @@ describe("stream offsets", () => {
     for (const offsets of ["0:9007199254740992", "0:1e400", "9007199254740993:0"]) {
       const res = await h.server.handleRest(
         new Request(`${PUBLIC_URL}/api/v1/topics/limits/records/stream?offsets=${offsets}`, {
-          headers: { authorization: `Bearer ${apiKey}` },
+          headers: { authorization: `Bearer ${h.key}` },
         }),
       );
       expect(res.status, offsets).toBe(400);

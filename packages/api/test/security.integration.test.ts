@@ -1,27 +1,25 @@
 import fc from "fast-check";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { appRouter } from "../src/index";
 import { forgetTenantQuota } from "../src/services/rate-limit.service";
 import {
   createQuota,
-  type Harness,
-  PUBLIC_URL,
   rest,
   type Session,
+  setActiveTenant,
   signUp,
-  startHarness,
+  str,
   trpc,
+  useHarness,
 } from "./api-harness";
 
-let h: Harness;
+const h = useHarness("security");
 let ownerA: Session;
 let keyA: string;
 let keyIdA: string;
 let keyB: string;
 let sessionB: Session;
 let memberIdA: string;
-
-const str = (data: string) => ({ type: "string", data });
 
 // Tenant A's resources, addressed by tenant B. Every REST route with a path parameter and every
 // procedure that names a resource must answer 404, exactly as for something that does not exist.
@@ -99,7 +97,6 @@ function resourceInputs(): Record<string, { kind: "query" | "mutation"; input: u
 }
 
 beforeAll(async () => {
-  h = await startHarness("security");
   ownerA = await signUp(h.server, "a@example.com", "Tenant A");
   const created = await trpc(h.server, { cookie: ownerA.cookie }, "mutation", "apiKeys.create", {
     name: "a-admin",
@@ -120,9 +117,6 @@ beforeAll(async () => {
     scopes: ["admin"],
   });
   keyB = (createdB.body.result!.data as { key: string }).key;
-});
-afterAll(async () => {
-  await h?.close();
 });
 
 async function member(userId: string) {
@@ -241,13 +235,7 @@ describe("scopes and roles", () => {
         createdAt: new Date(),
       },
     });
-    const switched = await h.server.auth.handler(
-      new Request(`${PUBLIC_URL}/api/auth/organization/set-active`, {
-        method: "POST",
-        headers: { "content-type": "application/json", cookie: officer.cookie, origin: PUBLIC_URL },
-        body: JSON.stringify({ organizationId: tenantA }),
-      }),
-    );
+    const switched = await setActiveTenant(h.server, officer, tenantA);
     expect(switched.status).toBe(200);
     const me = await trpc(h.server, { cookie: officer.cookie }, "query", "tenant.current");
     expect(me.body.result?.data).toMatchObject({ tenantId: tenantA, role: "compliance" });

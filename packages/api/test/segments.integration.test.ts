@@ -1,28 +1,21 @@
-import { rmSync } from "node:fs";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type Harness, rest, startHarness, startHarnessWorker } from "./api-harness";
-import type { WorkerProcess } from "./worker-process";
+import { beforeAll, describe, expect, it } from "vitest";
+import type { z } from "zod";
+import type { partitionSegmentsOutput } from "../src/procedures/topics/partition-segments.schema";
+import { rest, str } from "./api-harness";
+import { issueKey, useTenantWorld } from "./tenant-world";
 
 // GET /topics/{topic}/partitions/{p}/segments through a real worker, before and after a cleaner pass.
-let h: Harness;
-let worker: WorkerProcess;
+// No scheduling: nothing cleans on its own, and a requested pass runs inline.
+const h = useTenantWorld("segments", {
+  topics: [{ name: "table", partitions: 1, configs: { "cleanup.policy": "compact", "segment.bytes": 200 } }],
+});
 let adminKey: string;
-let dataDir: string;
-let key: string;
 let metadataOnlyKey: string;
 
-interface SegmentRow {
-  baseOffset: number;
-  lastOffset: number;
-  sizeBytes: number;
-  records: number;
-  tombstones: number;
-  firstTimestamp: number | null;
-  maxTimestamp: number | null;
-  state: string;
-}
+/** The route's answer, as its OpenAPI schema declares it. */
+type SegmentListing = z.infer<typeof partitionSegmentsOutput>;
+type SegmentRow = SegmentListing["segments"][number];
 
-const str = (data: string) => ({ type: "string", data });
 const TOMBSTONE_OFFSET = 8;
 const holding = (segments: SegmentRow[], offset: number) =>
   segments.find((s) => s.baseOffset <= offset && offset <= s.lastOffset);
@@ -30,57 +23,22 @@ const tombstones = (segments: SegmentRow[]) => segments.reduce((n, s) => n + s.t
 const listing = async (apiKey: string) => {
   const res = await rest(h.server, { apiKey }, "GET", "/topics/table/partitions/0/segments");
   expect(res.status).toBe(200);
-  return res.body as {
-    logEndOffset: number;
-    segments: SegmentRow[];
-    cleaner: { lastCleanAt: number | null };
-  };
+  return res.body as unknown as SegmentListing;
 };
 
 beforeAll(async () => {
-  h = await startHarness("segments");
-  // No scheduling: nothing cleans on its own, and a requested pass runs inline.
-  ({ worker, dataDir } = await startHarnessWorker(h));
-  const tenant = await h.server.provisionTenant({
-    name: "Seg",
-    email: "seg@example.com",
-    password: "seg-pass-1",
-  });
-  key = (await h.server.createApiKey({ ...tenant, name: "rw" })).key;
-  metadataOnlyKey = (await h.server.createApiKey({ ...tenant, name: "meta", scopes: ["topics:read"] })).key;
-  adminKey = (await h.server.createApiKey({ ...tenant, name: "admin", scopes: ["admin"] })).key;
-  const created = await rest(h.server, { apiKey: key }, "POST", "/topics", {
-    name: "table",
-    partitions: 1,
-    configs: { "cleanup.policy": "compact", "segment.bytes": 200 },
-  });
-  expect(created.status).toBe(201);
+  metadataOnlyKey = await issueKey(h, "meta", ["topics:read"]);
+  adminKey = await issueKey(h, "admin", ["admin"]);
   // The seed's picture: A, B and C overwritten, then B deleted (offset 8); one batch per record so
   // segments roll at 200 bytes.
-  for (const [k, v] of [
-    ["A", "a1"],
-    ["B", "b1"],
-    ["A", "a2"],
-    ["C", "c1"],
-    ["B", "b2"],
-    ["A", "a3"],
-    ["D", "d1"],
-    ["C", "c2"],
-    ["B", null],
-    ["E", "e1"],
-    ["F", "f1"],
-  ]) {
-    const res = await rest(h.server, { apiKey: key }, "POST", "/topics/table/records", {
-      records: [{ key: str(k as string), value: v === null ? null : str(v as string), partition: 0 }],
+  for (const write of "A=a1 B=b1 A=a2 C=c1 B=b2 A=a3 D=d1 C=c2 B E=e1 F=f1".split(" ")) {
+    // "K=v" writes v under K; a bare "K" is K's tombstone.
+    const [k, v] = write.split("=") as [string, string | undefined];
+    const res = await rest(h.server, { apiKey: h.key }, "POST", "/topics/table/records", {
+      records: [{ key: str(k), value: v === undefined ? null : str(v), partition: 0 }],
     });
     expect(res.status).toBe(200);
   }
-});
-
-afterAll(async () => {
-  await worker?.stop();
-  await h?.close();
-  if (dataDir) rmSync(dataDir, { recursive: true, force: true });
 });
 
 describe("partition segments", () => {
@@ -103,23 +61,23 @@ describe("partition segments", () => {
       expect(s.firstTimestamp).not.toBeNull();
       expect(s.maxTimestamp).toBeGreaterThanOrEqual(s.firstTimestamp ?? 0);
     }
-    expect(before.cleaner.lastCleanAt).toBeNull();
+    expect(before.cleaner?.lastCleanAt).toBeNull();
   });
 
   it("shows the dirty segments clean and smaller after a cleaner pass", async () => {
-    const before = await listing(key);
+    const before = await listing(h.key);
     const dirtyBytes = before.segments
       .filter((s) => s.state === "dirty")
       .reduce((n, s) => n + s.sizeBytes, 0);
     // Asking for a pass is an admin's call; a read/write key is refused and nothing runs.
-    const refused = await rest(h.server, { apiKey: key }, "POST", "/topics/table/partitions/0/clean", {});
+    const refused = await rest(h.server, { apiKey: h.key }, "POST", "/topics/table/partitions/0/clean", {});
     expect(refused.status).toBe(403);
-    expect((await listing(key)).cleaner.lastCleanAt).toBeNull();
+    expect((await listing(h.key)).cleaner?.lastCleanAt).toBeNull();
     const asked = await rest(h.server, { apiKey: adminKey }, "POST", "/topics/table/partitions/0/clean", {});
     expect(asked.status).toBe(200);
     expect(asked.body).toEqual({ partition: 0, accepted: true });
 
-    const after = await listing(key);
+    const after = await listing(h.key);
     expect(after.segments.at(-1)?.state).toBe("active");
     const closed = after.segments.slice(0, -1);
     expect(closed.length).toBeGreaterThan(0);
@@ -129,11 +87,11 @@ describe("partition segments", () => {
     expect(after.segments.reduce((n, s) => n + s.records, 0)).toBe(6);
     expect(tombstones(after.segments)).toBe(1);
     expect(holding(after.segments, TOMBSTONE_OFFSET)?.tombstones).toBe(1);
-    expect(after.cleaner.lastCleanAt).not.toBeNull();
+    expect(after.cleaner?.lastCleanAt).toEqual(expect.any(Number));
   });
 
   it("answers 404 for a partition the topic does not have", async () => {
-    const res = await rest(h.server, { apiKey: key }, "GET", "/topics/table/partitions/3/segments");
+    const res = await rest(h.server, { apiKey: h.key }, "GET", "/topics/table/partitions/3/segments");
     expect(res.status).toBe(404);
     expect(res.body.code).toBe("PARTITION_NOT_FOUND");
   });

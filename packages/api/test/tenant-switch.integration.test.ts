@@ -1,35 +1,17 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { EXPECTED_TENANT_HEADER } from "../src/services/tenant-slug";
 import {
   acceptInvitation,
-  type Harness,
   invite,
   PUBLIC_URL,
   type Session,
+  setActiveTenant,
   signUp,
-  startHarness,
   trpc,
+  useHarness,
 } from "./api-harness";
 
-let h: Harness;
-
-beforeAll(async () => {
-  h = await startHarness("tenant_switch");
-});
-afterAll(async () => {
-  await h?.close();
-});
-
-async function authCall(path: string, session: Session, body: unknown): Promise<number> {
-  const response = await h.server.auth.handler(
-    new Request(`${PUBLIC_URL}/api/auth/${path}`, {
-      method: "POST",
-      headers: { "content-type": "application/json", cookie: session.cookie, origin: PUBLIC_URL },
-      body: JSON.stringify(body),
-    }),
-  );
-  return response.status;
-}
+const h = useHarness("tenant_switch");
 
 /** A tRPC call the way the console sends it: naming the tenant its page was rendered for. */
 async function consoleCall(
@@ -70,11 +52,11 @@ describe("a page rendered for one tenant after the session switched to another",
     expect((await acceptInvitation(h.server, both, invitation)).status).toBe(200);
 
     // Tab 1 was rendered for B; tab 2 switches the session to A.
-    expect(await authCall("organization/set-active", both, { organizationId: tenantB })).toBe(200);
+    expect((await setActiveTenant(h.server, both, tenantB)).status).toBe(200);
     expect((await consoleCall(both, tenantB, "mutation", "topics.create", { name: "in-b" })).status).toBe(
       200,
     );
-    expect(await authCall("organization/set-active", both, { organizationId: tenantA })).toBe(200);
+    expect((await setActiveTenant(h.server, both, tenantA)).status).toBe(200);
 
     const stale = await consoleCall(both, tenantB, "mutation", "topics.create", { name: "meant-for-b" });
     expect(stale.status).toBe(409);

@@ -1,14 +1,13 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { verifyAuditChain } from "../src/index";
-import { type Harness, rest, startHarness } from "./api-harness";
+import { rest, useHarness } from "./api-harness";
 
-let h: Harness;
+const h = useHarness("admin");
 let admin: string;
 let developer: string;
 let organizationId: string;
 
 beforeAll(async () => {
-  h = await startHarness("admin");
   const tenant = await h.server.provisionTenant({
     name: "Admin",
     email: "admin@example.com",
@@ -17,9 +16,6 @@ beforeAll(async () => {
   organizationId = tenant.organizationId;
   admin = (await h.server.createApiKey({ ...tenant, name: "admin", scopes: ["admin"] })).key;
   developer = (await h.server.createApiKey({ ...tenant, name: "dev" })).key;
-});
-afterAll(async () => {
-  await h?.close();
 });
 
 describe("presets and guardrails", () => {

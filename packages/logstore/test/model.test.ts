@@ -11,6 +11,14 @@ const SEGMENT_BYTES = 300;
 const SEGMENT_MS = 10_000;
 const RETENTION_MS = 30_000;
 const RETENTION_BYTES = 400;
+/** The log's configs in every run: small enough that appends roll, retain and delete segments. */
+const MODEL_CONFIG = {
+  "segment.bytes": SEGMENT_BYTES,
+  "segment.ms": SEGMENT_MS,
+  "retention.ms": RETENTION_MS,
+  "retention.bytes": RETENTION_BYTES,
+  "file.delete.delay.ms": 0,
+};
 
 interface ModelRecord {
   offset: number;
@@ -171,13 +179,7 @@ function assertSameShape(log: PartitionLog, model: LogModel): void {
 
 async function step(state: { log: PartitionLog; model: LogModel; clock: TestClock; dir: string }, op: Op) {
   const { model, clock } = state;
-  const config = {
-    "segment.bytes": SEGMENT_BYTES,
-    "segment.ms": SEGMENT_MS,
-    "retention.ms": RETENTION_MS,
-    "retention.bytes": RETENTION_BYTES,
-    "file.delete.delay.ms": 0,
-  };
+  const config = MODEL_CONFIG;
   switch (op.kind) {
     case "append": {
       const batch = op.batch.map((r) => ({
@@ -261,14 +263,12 @@ describe("model", () => {
       fc.asyncProperty(fc.array(opArb, { minLength: 5, maxLength: 45, size: "max" }), async (ops) => {
         const dir = tempDir();
         const clock = new TestClock(100_000);
-        const config = {
-          "segment.bytes": SEGMENT_BYTES,
-          "segment.ms": SEGMENT_MS,
-          "retention.ms": RETENTION_MS,
-          "retention.bytes": RETENTION_BYTES,
-          "file.delete.delay.ms": 0,
+        const state = {
+          log: await openLog({ dir, clock, config: MODEL_CONFIG }),
+          model: new LogModel(),
+          clock,
+          dir,
         };
-        const state = { log: await openLog({ dir, clock, config }), model: new LogModel(), clock, dir };
         for (const op of ops) await step(state, op);
         await state.log.close();
       }),

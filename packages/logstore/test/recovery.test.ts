@@ -18,6 +18,20 @@ async function filledLog(dir: string, batches: number, config: Record<string, nu
   return log;
 }
 
+/**
+ * A closed log of 30 one-record batches in 3,000-byte segments, with the first segment's bytes read
+ * for a test to damage (it writes them back itself); every batch in it is `batchSize` bytes.
+ */
+async function closedFirstSegment() {
+  const dir = tempDir();
+  const log = await filledLog(dir, 30, { "segment.bytes": 3_000 });
+  const second = log.segments()[1]!;
+  await log.close();
+  const file = segmentFile(dir, 0, "log");
+  const bytes = fs.readFileSync(file);
+  return { dir, second, file, bytes, batchSize: bytes.length / second.baseOffset };
+}
+
 describe("recovery on open", () => {
   it("1. a torn tail is truncated to the last whole batch and appends resume there", async () => {
     const dir = tempDir();
@@ -74,13 +88,7 @@ describe("recovery on open", () => {
   });
 
   it("5. a corrupt batch inside a closed segment is CORRUPT_SEGMENT, never served", async () => {
-    const dir = tempDir();
-    const log = await filledLog(dir, 30, { "segment.bytes": 3_000 });
-    const second = log.segments()[1]!;
-    await log.close();
-    const file = segmentFile(dir, 0, "log");
-    const bytes = fs.readFileSync(file);
-    const batchSize = bytes.length / (second.baseOffset - 0);
+    const { dir, second, file, bytes, batchSize } = await closedFirstSegment();
     bytes[batchSize * 3 + 100]! ^= 0x01;
     fs.writeFileSync(file, bytes);
     const reopened = await openLog({ dir });
@@ -101,13 +109,7 @@ describe("recovery on open", () => {
   });
 
   it("6. a closed segment whose header bytes are garbage keeps its offsets and reports corruption", async () => {
-    const dir = tempDir();
-    const log = await filledLog(dir, 30, { "segment.bytes": 3_000 });
-    const second = log.segments()[1]!;
-    await log.close();
-    const file = segmentFile(dir, 0, "log");
-    const bytes = fs.readFileSync(file);
-    const batchSize = bytes.length / second.baseOffset;
+    const { dir, second, file, bytes, batchSize } = await closedFirstSegment();
     bytes.fill(0xee, batchSize, batchSize + 12);
     fs.writeFileSync(file, bytes);
     const reopened = await openLog({ dir });
