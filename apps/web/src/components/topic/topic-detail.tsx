@@ -13,6 +13,7 @@ import { ConfigTable } from "./config-table";
 import { ConsumerGroups } from "./consumer-groups";
 import { DeleteKeyForm } from "./delete-key-form";
 import { DirtyRatioChart } from "./dirty-ratio-chart";
+import { KafkaClients } from "./kafka-clients";
 import { KeySearch } from "./key-search";
 import { LatestValues } from "./latest-values";
 import { MessageBrowser } from "./message-browser";
@@ -78,7 +79,12 @@ export function TopicDetail({ topic }: { topic: string }) {
             </>
           ),
           messages: <RecordViews topic={data.name} partitions={data.partitions} access={access} />,
-          consumers: <ConsumerGroups topic={data.name} deleteRetentionMs={deleteRetentionMs} />,
+          consumers: (
+            <>
+              <ConsumerGroups topic={data.name} deleteRetentionMs={deleteRetentionMs} />
+              <KafkaClients topic={data.name} />
+            </>
+          ),
           segments: (
             <>
               <SegmentBars topic={data.name} partitions={data.partitions} />
