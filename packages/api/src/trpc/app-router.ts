@@ -30,6 +30,7 @@ import { deleteRecordsProcedure } from "../procedures/records/delete-records";
 import { listOffsetsProcedure } from "../procedures/records/list-offsets";
 import { produceRecordsProcedure } from "../procedures/records/produce-records";
 import { readRecordsProcedure } from "../procedures/records/read-records";
+import { searchRecordsProcedure } from "../procedures/records/search-records";
 import { currentTenantProcedure } from "../procedures/tenant/current-tenant";
 import { tenantUsageProcedure } from "../procedures/tenant/tenant-usage";
 import { addPartitionsProcedure } from "../procedures/topics/add-partitions";
@@ -87,6 +88,7 @@ export const appRouter = router({
   records: router({
     produce: produceRecordsProcedure,
     read: readRecordsProcedure,
+    search: searchRecordsProcedure,
     deleteKey: deleteKeyProcedure,
     deleteRecords: deleteRecordsProcedure,
     offsets: listOffsetsProcedure,
