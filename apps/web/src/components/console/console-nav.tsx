@@ -5,6 +5,7 @@ import { usePathname } from "next/navigation";
 
 const LINKS = [
   { href: "/topics", label: "Topics" },
+  { href: "/consumer-groups", label: "Consumer groups" },
   { href: "/api-keys", label: "API keys" },
   { href: "/compliance", label: "Compliance" },
   { href: "/members", label: "Members" },
