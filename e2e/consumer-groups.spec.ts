@@ -116,8 +116,8 @@ describe("consumer groups page: every group of the tenant, its lag, reset and de
       .getByRole("row")
       .evaluateAll((trs) => trs.slice(1).map((tr) => [...tr.children].map((c) => c.textContent)));
     expect(rows).toEqual([
-      ["0", "0", "2", "1 records"],
-      ["1", "1", "0", "1 records"],
+      ["0", "0", "2", "1 record"],
+      ["1", "1", "0", "1 record"],
     ]);
     // Nothing moved yet.
     expect((await card.getByRole("listitem").allTextContents())[0]).toMatch(/^Partition 0: at offset 0,/);

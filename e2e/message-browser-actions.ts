@@ -11,7 +11,7 @@ export function messagesTable(page: Page): Locator {
 export function messageRow(page: Page, offset: number, partition = 0): Locator {
   return messagesTable(page)
     .getByRole("row")
-    .filter({ has: page.getByRole("rowheader", { name: new RegExp(`^${offset}(Offsets? |$)`) }) })
+    .filter({ has: page.getByRole("rowheader", { name: new RegExp(`^${offset}(\\s*Offsets? |$)`) }) })
     .filter({ has: page.getByRole("cell", { name: String(partition), exact: true }) });
 }
 

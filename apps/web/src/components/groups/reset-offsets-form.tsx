@@ -159,7 +159,9 @@ export function ResetOffsetsForm({ group, topics }: { group: string; topics: rea
                   </th>
                   <td className="py-2 pr-4 tabular-nums">{o.previousOffset ?? "no position"}</td>
                   <td className="py-2 pr-4 tabular-nums">{o.offset}</td>
-                  <td className="py-2 tabular-nums">{o.lagAfter.toLocaleString("en")} records</td>
+                  <td className="py-2 tabular-nums">
+                    {o.lagAfter.toLocaleString("en")} record{o.lagAfter === 1 ? "" : "s"}
+                  </td>
                 </tr>
               ))}
             </tbody>

@@ -138,38 +138,40 @@ export function MessageBrowser(props: { topic: string; partitions: number }) {
     }
   };
 
-  // The live tail: from where the search shown stopped (or the log ends), ask again a moment after
-  // each answer, with the same filters, and append what is new.
+  // The live tail: with the filters in the form when it starts, from where the search shown
+  // stopped (or from the latest matches when none was run), ask again a moment after each answer
+  // and append what is new. It starts with an empty table: what it shows is what it followed.
   const scanRef = useRef(scan);
   scanRef.current = scan;
   const formRef = useRef(form);
   formRef.current = form;
   useEffect(() => {
     if (!following) return;
+    const typed = searchInput(props.topic, formRef.current);
+    if ("error" in typed) {
+      setFormError(typed.error);
+      setFollowing(false);
+      return;
+    }
+    setFormError(null);
+    const base = typed.input;
+    let positions = scanRef.current?.positions ?? null;
+    let scanned = 0;
     let stopped = false;
     let timer: ReturnType<typeof setTimeout> | undefined;
+    setRecords([]);
+    setExpanded(new Set());
     const poll = async () => {
-      const current = scanRef.current;
-      const typed = current ? null : searchInput(props.topic, formRef.current);
-      const base = current?.input ?? (typed && "input" in typed ? typed.input : undefined);
-      if (!base) {
-        setFormError(typed && "error" in typed ? typed.error : null);
-        setFollowing(false);
-        return;
-      }
       try {
-        const start = current
-          ? { from: "offsets" as const, offsets: current.positions }
+        const start = positions
+          ? { from: "offsets" as const, offsets: positions }
           : { from: "latest" as const };
         const answer = await run({ ...base, start });
         if (stopped) return;
+        positions = answer.positions;
+        scanned += answer.scanned;
         setRecords((rows) => [...rows, ...answer.records].slice(-TAIL_KEEP));
-        setScan({
-          input: base,
-          positions: answer.positions,
-          scanned: (current?.scanned ?? 0) + answer.scanned,
-          stoppedBy: answer.stoppedBy,
-        });
+        setScan({ input: base, positions: answer.positions, scanned, stoppedBy: answer.stoppedBy });
         setReadError(null);
       } catch (error) {
         if (stopped) return;
