@@ -16,7 +16,7 @@ export function ConsoleNav() {
   const pathname = usePathname();
   return (
     <nav aria-label="Console">
-      <ul className="flex gap-1">
+      <ul className="flex flex-wrap gap-1">
         {LINKS.map((link) => {
           const current = pathname === link.href || pathname.startsWith(`${link.href}/`);
           return (
