@@ -100,14 +100,11 @@ describe("consumer groups page: every group of the tenant, its lag, reset and de
     const form = card.getByRole("form", { name: `Reset offsets of ${REST_GROUP}` });
     await form.getByLabel("Move to").selectOption("timestamp");
     // Partition 0's records are stamped OLD, +2 s, +4 s; partition 1's one +6 s.
-    const at = await page.evaluate(
-      (ms) => {
-        const d = new Date(ms);
-        const two = (n: number) => String(n).padStart(2, "0");
-        return `${d.getFullYear()}-${two(d.getMonth() + 1)}-${two(d.getDate())}T${two(d.getHours())}:${two(d.getMinutes())}:${two(d.getSeconds())}`;
-      },
-      Date.now() - TEN_MINUTES + 1_500,
-    );
+    const at = await page.evaluate((ms) => {
+      const d = new Date(ms);
+      const two = (n: number) => String(n).padStart(2, "0");
+      return `${d.getFullYear()}-${two(d.getMonth() + 1)}-${two(d.getDate())}T${two(d.getHours())}:${two(d.getMinutes())}:${two(d.getSeconds())}`;
+    }, OLD + 3_000);
     await form.getByLabel("Time (local)").fill(at);
     await form.getByRole("button", { name: "Preview reset" }).click();
     const preview = form.getByRole("table", { name: `Reset preview of ${REST_GROUP}` });
@@ -194,7 +191,9 @@ describe("consumer groups page: every group of the tenant, its lag, reset and de
       .getByRole("dialog")
       .getByRole("button", { name: `Delete ${REST_GROUP}` })
       .click();
-    await card.waitFor({ state: "detached" });
+    // The open dialog hides the page from role queries: wait for it to close before looking.
+    await page.getByRole("dialog").waitFor({ state: "detached" });
+    await expect.poll(() => card.count()).toBe(0);
     expect(await groupCard(page, KAFKA_GROUP).count()).toBe(1);
   });
 });

@@ -7,7 +7,17 @@ export const SHOWN_CHARS = 400;
 /** An envelope as text: JSON compact or indented (the pretty-print toggle), strings and base64 as they are. */
 export function envelopeText(envelope: Envelope, pretty: boolean): string {
   if (envelope.type === "json") return JSON.stringify(envelope.data, null, pretty ? 2 : undefined);
-  return envelope.data ?? "";
+  const text = envelope.data ?? "";
+  // The API answers JSON values as text (format "auto"), so the toggle indents text that is a JSON
+  // object or array here, as drawn, without reading again.
+  if (pretty && envelope.type === "string" && /^\s*[[{]/.test(text)) {
+    try {
+      return JSON.stringify(JSON.parse(text), null, 2);
+    } catch {
+      return text;
+    }
+  }
+  return text;
 }
 
 /**
