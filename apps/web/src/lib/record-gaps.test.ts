@@ -17,6 +17,12 @@ describe("gapsBetween", () => {
     expect([...gapsBetween(records)]).toEqual([["1:4", { fromOffset: 3, toOffset: 3 }]]);
   });
 
+  it("marks offsets missing between where a partition's scan started and its first record", () => {
+    expect([...gapsBetween(at(0, 5, 6), new Map([[0, 2]]))]).toEqual([
+      ["0:5", { fromOffset: 2, toOffset: 4 }],
+    ]);
+  });
+
   it("finds nothing in no records", () => {
     expect(gapsBetween([]).size).toBe(0);
   });

@@ -12,6 +12,8 @@ export interface OffsetGap {
  */
 export function gapsBetween<R extends { partition: number; offset: number }>(
   records: readonly R[],
+  /** Where each partition's scan started (its log start for a read from the earliest). */
+  starts: ReadonlyMap<number, number> = new Map(),
 ): Map<string, OffsetGap> {
   const gaps = new Map<string, OffsetGap>();
   const byPartition = new Map<number, number[]>();
@@ -22,6 +24,10 @@ export function gapsBetween<R extends { partition: number; offset: number }>(
   }
   for (const [partition, offsets] of byPartition) {
     offsets.sort((a, b) => a - b);
+    const start = starts.get(partition);
+    if (start !== undefined && offsets[0]! > start) {
+      gaps.set(`${partition}:${offsets[0]}`, { fromOffset: start, toOffset: offsets[0]! - 1 });
+    }
     for (let i = 1; i < offsets.length; i++) {
       const previous = offsets[i - 1]!;
       const offset = offsets[i]!;

@@ -23,6 +23,8 @@ interface Scan {
   positions: Position[];
   scanned: number;
   stoppedBy: StopReason;
+  /** Each partition's log start when the search began (a read from the earliest starts there). */
+  logStarts?: ReadonlyMap<number, number>;
 }
 
 /** Most rows a live tail keeps: the oldest go first, so the page stays quick however long it follows. */
@@ -113,7 +115,11 @@ export function MessageBrowser(props: { topic: string; partitions: number }) {
       const answer = await run(built.input);
       setRecords(answer.records);
       setExpanded(new Set());
-      setScan({ input: built.input, ...answer });
+      setScan({
+        input: built.input,
+        ...answer,
+        logStarts: new Map(answer.positions.map((p) => [p.partition, p.logStartOffset])),
+      });
     } catch (error) {
       setReadError(
         `We could not read ${props.topic}: ${error instanceof Error ? error.message : String(error)}`,
@@ -359,6 +365,7 @@ export function MessageBrowser(props: { topic: string; partitions: number }) {
             onExpand={onExpand}
             follow={following}
             showGaps={scan !== null && unfiltered(scan.input)}
+            starts={scan?.input.start?.from === "earliest" ? scan.logStarts : undefined}
           />
         ) : busy ? (
           <StatusNotice>Searching {props.topic}…</StatusNotice>

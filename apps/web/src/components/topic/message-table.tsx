@@ -48,11 +48,13 @@ export function MessageTable(props: {
   follow: boolean;
   /** Mark offsets missing between records (an unfiltered scan: what is missing was compacted away). */
   showGaps: boolean;
+  /** Where each partition's scan started, for a gap before its first record. */
+  starts?: ReadonlyMap<number, number>;
 }) {
   const { pretty, expanded, onExpand } = props;
   const gaps = useMemo(
-    () => (props.showGaps ? gapsBetween(props.records) : new Map<string, never>()),
-    [props.showGaps, props.records],
+    () => (props.showGaps ? gapsBetween(props.records, props.starts) : new Map<string, never>()),
+    [props.showGaps, props.records, props.starts],
   );
   const columns = useMemo<ColumnDef<BrowsedRecord>[]>(
     () => [
