@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { saveScreenshot, saveScreenshotsAtWidths, useConsolePage, waitOrExplain } from "./console-session";
+import { messageCells, searchMessages, shownOffsets } from "./message-browser-actions";
 import { produce, produceUntilRolled, setConfig, showTab } from "./topic-actions";
 
 const TOPIC = "inventory";
@@ -94,29 +95,18 @@ describe("topic page", () => {
     await deleteForm.getByRole("button", { name: "Delete key" }).click();
     await deleteForm.getByRole("status").filter({ hasText: "at offset 4." }).waitFor();
 
-    const browserForm = ui.page.getByRole("form", { name: "Browse messages" });
-    await browserForm.getByLabel("Start from").selectOption("earliest");
-    await browserForm.getByRole("button", { name: "Read messages" }).click();
-    const messages = ui.page.getByRole("table", { name: "Messages in partition 0" });
-    await messages.waitFor();
-    const valueAt = async (offset: number) =>
-      (
-        await messages
-          .getByRole("row", { name: new RegExp(`^${offset} `) })
-          .getByRole("cell")
-          .allTextContents()
-      )[2];
-    expect(await messages.getByRole("rowheader").allTextContents()).toEqual(["0", "1", "2", "3", "4"]);
+    await searchMessages(ui.page, { select: { "Start from": "earliest" } });
+    const valueAt = async (offset: number) => (await messageCells(ui.page, offset))[3];
+    expect(await shownOffsets(ui.page)).toEqual([0, 1, 2, 3, 4]);
     expect(await valueAt(0)).toBe("12");
     expect(await valueAt(1)).toBe('{"count":11}');
     expect(await valueAt(2)).toBe("Empty value");
     expect(await valueAt(3)).toBe("Tombstone (null)");
     expect(await valueAt(4)).toBe("Tombstone (null)");
 
-    await browserForm.getByLabel("Show JSON values pretty-printed").check();
-    await browserForm.getByRole("button", { name: "Read messages" }).click();
-    await messages.locator("pre").first().waitFor();
-    expect(await valueAt(1)).toBe('{\n  "count": 11\n}');
+    // The toggle applies to what is shown, without reading again.
+    await ui.page.getByLabel("Pretty-print JSON").check();
+    await expect.poll(() => valueAt(1)).toBe('{\n  "count": 11\n}');
     expect(await valueAt(2)).toBe("Empty value");
 
     await saveScreenshot(ui.page, "topic-page");
@@ -153,13 +143,8 @@ describe("topic page", () => {
 
   it("starts a read at a typed offset", async () => {
     await showTab(ui.page, "Messages");
-    const browserForm = ui.page.getByRole("form", { name: "Browse messages" });
-    await browserForm.getByLabel("Start from").selectOption("offset");
-    await browserForm.getByLabel("Offset", { exact: true }).fill("3");
-    await browserForm.getByRole("button", { name: "Read messages" }).click();
-    const messages = ui.page.getByRole("table", { name: "Messages in partition 0" });
-    await messages.getByRole("rowheader", { name: "3", exact: true }).waitFor();
-    expect(await messages.getByRole("rowheader").allTextContents()).toEqual(["3", "4"]);
+    await searchMessages(ui.page, { select: { "Start from": "offset" }, fill: { "Partition 0": "3" } });
+    expect(await shownOffsets(ui.page)).toEqual([3, 4]);
   });
 
   it("changes a config after checking it, rejects a bad value, and resets it", async () => {

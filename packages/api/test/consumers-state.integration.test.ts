@@ -3,7 +3,7 @@ import { envelope, LastwordApiError, LastwordClient, type StreamRecord } from "@
 import { DataPlaneClient } from "@lastword/dataplane";
 import { ManualClock } from "@lastword/logstore";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { drain, type Harness, PUBLIC_URL, startHarness, startHarnessWorker } from "./api-harness";
+import { drain, type Harness, PUBLIC_URL, startHarness, startHarnessWorker, trpc } from "./api-harness";
 import type { WorkerProcess } from "./worker-process";
 
 // Replay, snapshot and key lookup against a model of random writes, tombstones and passes;
@@ -11,6 +11,7 @@ import type { WorkerProcess } from "./worker-process";
 // The server reads a manual clock (the worker stamps records with the real one), so a lag's age is exact.
 const clock = new ManualClock();
 let h: Harness;
+let stateKey: string;
 let worker: WorkerProcess;
 let dataDir: string;
 let dp: DataPlaneClient;
@@ -63,6 +64,7 @@ beforeAll(async () => {
     password: "state-pass-1",
   });
   const { key } = await h.server.createApiKey({ ...tenant, name: "state" });
+  stateKey = key;
   client = new LastwordClient({ baseUrl: PUBLIC_URL, apiKey: key, fetch: (req) => h.server.handleRest(req) });
   await client.topics.create({
     name: TOPIC,
@@ -218,7 +220,15 @@ describe("consumer groups", () => {
       to: "earliest",
       partitions: [1],
     });
-    expect(earliest.offsets).toEqual([{ topic: TOPIC, partition: 1, offset: ends[1]!.earliest }]);
+    expect(earliest.offsets).toEqual([
+      {
+        topic: TOPIC,
+        partition: 1,
+        offset: ends[1]!.earliest,
+        previousOffset: ends[1]!.latest,
+        lagAfter: ends[1]!.latest - ends[1]!.earliest,
+      },
+    ]);
 
     const page = await client.records.read(TOPIC, 2, { offset: 0, limit: 1000 });
     const middle = page.records[Math.floor(page.records.length / 2)]!;
@@ -234,6 +244,110 @@ describe("consumer groups", () => {
     await client.consumerGroups.commitOffsets("search", [{ topic: TOPIC, partition: 0, offset: 0 }]);
     const listed = await client.consumerGroups.listForTopic(TOPIC);
     expect(listed.groups.map((g) => g.group)).toEqual(["billing", "search"]);
+  });
+});
+
+describe("the tenant's consumer groups page", () => {
+  const trpcCall = async (kind: "query" | "mutation", path: string, input?: unknown) =>
+    trpc(h.server, { apiKey: stateKey }, kind, path, input);
+
+  it("previews a reset without committing it, then moves to an offset kept within the log", async () => {
+    const ids = await partitionIds();
+    const ends = await Promise.all(ids.map((partitionId) => dp.listOffsets({ partitionId })));
+    await client.consumerGroups.reset("preview", { topic: TOPIC, to: "latest" });
+    const preview = await trpcCall("mutation", "consumerGroups.reset", {
+      group: "preview",
+      topic: TOPIC,
+      to: "earliest",
+      partitions: [0],
+      dryRun: true,
+    });
+    expect(preview.body.result?.data).toEqual({
+      group: "preview",
+      dryRun: true,
+      offsets: [
+        {
+          topic: TOPIC,
+          partition: 0,
+          offset: ends[0]!.earliest,
+          previousOffset: ends[0]!.latest,
+          lagAfter: ends[0]!.latest - ends[0]!.earliest,
+        },
+      ],
+    });
+    expect((await client.consumerGroups.lag("preview")).totalLag).toBe(0);
+
+    const beyond = await client.consumerGroups.reset("preview", {
+      topic: TOPIC,
+      to: "offset",
+      offset: 1_000_000,
+      partitions: [0],
+    });
+    expect(beyond.offsets[0]).toMatchObject({ offset: ends[0]!.latest, lagAfter: 0 });
+    const missing = await trpcCall("mutation", "consumerGroups.reset", {
+      group: "preview",
+      topic: TOPIC,
+      to: "offset",
+      partitions: [0],
+    });
+    expect(missing.status).toBe(400);
+    const noPartition = await trpcCall("mutation", "consumerGroups.reset", {
+      group: "preview",
+      topic: TOPIC,
+      to: "earliest",
+      partitions: [99],
+      dryRun: true,
+    });
+    expect(noPartition.status).toBe(404);
+  });
+
+  it("lists every group with lag per topic, and deletes one unless a Kafka coordinator holds it", async () => {
+    const listed = await trpcCall("query", "consumerGroups.list");
+    const groups = (
+      listed.body.result!.data as {
+        groups: {
+          group: string;
+          protocol: string;
+          topics: { topic: string; deleteRetentionMs: number; partitions: unknown[] }[];
+        }[];
+      }
+    ).groups;
+    expect(groups.map((g) => g.group)).toEqual(expect.arrayContaining(["billing", "preview", "search"]));
+    const billing = groups.find((g) => g.group === "billing")!;
+    expect(billing.protocol).toBe("rest");
+    expect(billing.topics.map((t) => t.topic)).toEqual([TOPIC]);
+    // The topic's own delete.retention.ms (this one set to 0), against which the page rates lag.
+    expect(billing.topics[0]!.deleteRetentionMs).toBe(0);
+    expect(billing.topics[0]!.partitions).toHaveLength(PARTITIONS);
+
+    // The lease row a worker writes when it coordinates a Kafka group.
+    await h.db.prisma.kafkaGroup.create({
+      data: {
+        organizationId: tenant.organizationId,
+        groupId: "search",
+        ownerWorkerId: "worker-x",
+        epoch: 1,
+        leaseExpiresAt: new Date(Date.now() + 60_000),
+      },
+    });
+    const refused = await trpcCall("mutation", "consumerGroups.delete", { group: "search" });
+    expect(refused.status).toBe(409);
+    expect(refused.body.error).toMatchObject({ message: expect.stringContaining("still active") });
+    const afterRefusal = (await trpcCall("query", "consumerGroups.list")).body.result?.data as {
+      groups: { group: string; protocol: string; coordinator: unknown }[];
+    };
+    expect(afterRefusal.groups.find((g) => g.group === "search")).toMatchObject({
+      protocol: "kafka",
+      coordinator: { workerId: "worker-x", live: true },
+    });
+
+    const deleted = await trpcCall("mutation", "consumerGroups.delete", { group: "preview" });
+    expect(deleted.body.result?.data).toEqual({ group: "preview", deleted: true });
+    const after = (await trpcCall("query", "consumerGroups.list")).body.result?.data as {
+      groups: { group: string }[];
+    };
+    expect(after.groups.map((g) => g.group)).not.toContain("preview");
+    expect((await trpcCall("mutation", "consumerGroups.delete", { group: "preview" })).status).toBe(404);
   });
 });
 

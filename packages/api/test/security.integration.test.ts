@@ -49,6 +49,8 @@ const TENANT_WIDE_PROCEDURES = [
   "audit.export",
   // The brokers' addresses: the same for every tenant (the SASL key picks the tenant), behind auth.
   "kafka.connection",
+  // Lists the caller's own groups.
+  "consumerGroups.list",
 ];
 
 // Answered by the person an invitation names, whatever tenant they are in (grants.integration.test.ts).
@@ -68,6 +70,8 @@ function resourceInputs(): Record<string, { kind: "query" | "mutation"; input: u
       input: { topic: "secret", records: [{ key: str("k"), value: str("v") }] },
     },
     "records.read": { kind: "query", input: { topic: "secret", partition: 0 } },
+    "records.search": { kind: "query", input: { topic: "secret" } },
+    "consumerGroups.delete": { kind: "mutation", input: { group: "g-secret" } },
     "records.offsets": { kind: "query", input: { topic: "secret", partition: 0, timestamp: 0 } },
     "records.deleteKey": { kind: "mutation", input: { topic: "secret", key: "k" } },
     "topics.requestClean": { kind: "mutation", input: { topic: "secret", partition: 0 } },
@@ -129,7 +133,11 @@ async function snapshotOfA() {
     include: { partitions: true },
   });
   const keys = await h.db.prisma.apiKey.findMany({ where: { id: keyIdA } });
-  return JSON.stringify({ topics, keys: keys.map((k) => k.enabled) });
+  const groups = await h.db.prisma.consumerGroup.findMany({
+    where: { name: "g-secret" },
+    select: { id: true },
+  });
+  return JSON.stringify({ topics, keys: keys.map((k) => k.enabled), groups });
 }
 
 describe("tenant isolation", () => {

@@ -1,31 +1,30 @@
 import { describe, expect, it } from "vitest";
-import { describeGap, withGaps } from "./record-gaps";
+import { describeGap, gapsBetween } from "./record-gaps";
 
-const at = (...offsets: number[]) => offsets.map((offset) => ({ offset }));
+const at = (partition: number, ...offsets: number[]) => offsets.map((offset) => ({ partition, offset }));
 
-describe("withGaps", () => {
-  it("adds nothing between consecutive offsets", () => {
-    expect(withGaps(at(0, 1, 2), 0, 0).map((row) => row.kind)).toEqual(["record", "record", "record"]);
+describe("gapsBetween", () => {
+  it("finds nothing between consecutive offsets", () => {
+    expect(gapsBetween(at(0, 0, 1, 2)).size).toBe(0);
   });
 
-  it("marks the run of offsets missing between two records", () => {
-    expect(withGaps(at(11, 58), 11, 0)).toEqual([
-      { kind: "record", record: { offset: 11 } },
-      { kind: "gap", fromOffset: 12, toOffset: 57 },
-      { kind: "record", record: { offset: 58 } },
+  it("marks the run of offsets missing between two records of a partition, keyed by the later one", () => {
+    expect([...gapsBetween(at(0, 11, 58))]).toEqual([["0:58", { fromOffset: 12, toOffset: 57 }]]);
+  });
+
+  it("looks at each partition on its own, whatever order the records come in", () => {
+    const records = [...at(1, 4), ...at(0, 3), ...at(1, 2), ...at(0, 2)];
+    expect([...gapsBetween(records)]).toEqual([["1:4", { fromOffset: 3, toOffset: 3 }]]);
+  });
+
+  it("marks offsets missing between where a partition's scan started and its first record", () => {
+    expect([...gapsBetween(at(0, 5, 6), new Map([[0, 2]]))]).toEqual([
+      ["0:5", { fromOffset: 2, toOffset: 4 }],
     ]);
   });
 
-  it("marks offsets missing between where the read started and the first record", () => {
-    expect(withGaps(at(5), 2, 0)[0]).toEqual({ kind: "gap", fromOffset: 2, toOffset: 4 });
-  });
-
-  it("does not call offsets before the log start a gap", () => {
-    expect(withGaps(at(10), 0, 10)).toEqual([{ kind: "record", record: { offset: 10 } }]);
-  });
-
-  it("returns no rows for no records", () => {
-    expect(withGaps([], 3, 0)).toEqual([]);
+  it("finds nothing in no records", () => {
+    expect(gapsBetween([]).size).toBe(0);
   });
 });
 

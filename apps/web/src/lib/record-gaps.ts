@@ -1,31 +1,44 @@
-/** One line of the message browser: a record, or a run of offsets the log no longer holds. */
-export type BrowserRow<R extends { offset: number }> =
-  | { kind: "record"; record: R }
-  | { kind: "gap"; fromOffset: number; toOffset: number };
-
-/**
- * Interleaves records with explicit gaps. Compaction removes records but never renumbers offsets,
- * so a missing offset between two records (or between where the read started and the first
- * record) is shown, not silently skipped. `startOffset` is the offset the read asked for, clamped
- * to the log start; offsets before the log start are the retention's business, not a gap here.
- */
-export function withGaps<R extends { offset: number }>(
-  records: readonly R[],
-  startOffset: number,
-  logStartOffset: number,
-): BrowserRow<R>[] {
-  const rows: BrowserRow<R>[] = [];
-  let expected = Math.max(startOffset, logStartOffset);
-  for (const record of records) {
-    if (record.offset > expected)
-      rows.push({ kind: "gap", fromOffset: expected, toOffset: record.offset - 1 });
-    rows.push({ kind: "record", record });
-    expected = record.offset + 1;
-  }
-  return rows;
+/** A run of offsets the log no longer holds. */
+export interface OffsetGap {
+  fromOffset: number;
+  toOffset: number;
 }
 
-export function describeGap(gap: { fromOffset: number; toOffset: number }): string {
+/**
+ * The gap before each record, keyed `partition:offset`. Compaction removes records but never
+ * renumbers offsets, so a missing offset between two records of one partition that a scan read
+ * one after the other is shown, not silently skipped. Only for unfiltered scans: a filter leaves
+ * out records that are still there.
+ */
+export function gapsBetween<R extends { partition: number; offset: number }>(
+  records: readonly R[],
+  /** Where each partition's scan started (its log start for a read from the earliest). */
+  starts: ReadonlyMap<number, number> = new Map(),
+): Map<string, OffsetGap> {
+  const gaps = new Map<string, OffsetGap>();
+  const byPartition = new Map<number, number[]>();
+  for (const r of records) {
+    const list = byPartition.get(r.partition);
+    if (list) list.push(r.offset);
+    else byPartition.set(r.partition, [r.offset]);
+  }
+  for (const [partition, offsets] of byPartition) {
+    offsets.sort((a, b) => a - b);
+    const start = starts.get(partition);
+    if (start !== undefined && offsets[0]! > start) {
+      gaps.set(`${partition}:${offsets[0]}`, { fromOffset: start, toOffset: offsets[0]! - 1 });
+    }
+    for (let i = 1; i < offsets.length; i++) {
+      const previous = offsets[i - 1]!;
+      const offset = offsets[i]!;
+      if (offset > previous + 1)
+        gaps.set(`${partition}:${offset}`, { fromOffset: previous + 1, toOffset: offset - 1 });
+    }
+  }
+  return gaps;
+}
+
+export function describeGap(gap: OffsetGap): string {
   return gap.fromOffset === gap.toOffset
     ? `Offset ${gap.fromOffset} was compacted away.`
     : `Offsets ${gap.fromOffset}–${gap.toOffset} were compacted away.`;

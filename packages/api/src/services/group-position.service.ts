@@ -28,7 +28,7 @@ export interface PartitionLag {
  * Lag of one committed position. A committed offset may sit inside a range compaction removed:
  * the next unread record is then the first retained one after it, which a fetch from there returns.
  */
-async function partitionLag(
+export async function partitionLag(
   deps: GroupPositionDeps,
   topic: { id: string; name: string },
   partition: number,
@@ -80,11 +80,13 @@ export async function groupLag(deps: GroupPositionDeps, identity: Identity, name
   };
 }
 
-export type ResetTarget = "earliest" | "latest" | "timestamp";
+export type ResetTarget = "earliest" | "latest" | "timestamp" | "offset";
 
 /**
  * Moves a group's position on a topic (every partition, or the ones named) to the log start, the
- * log end, or the first record at or after a timestamp (the log end when there is none).
+ * log end, the first record at or after a timestamp (the log end when there is none) or an offset
+ * (kept within the log, as Kafka's --to-offset). With `dryRun` nothing is committed: the answer is
+ * the preview, each partition's position before and after and the lag it would leave.
  */
 export async function resetOffsets(
   deps: GroupPositionDeps,
@@ -94,17 +96,37 @@ export async function resetOffsets(
     topic: string;
     to: ResetTarget;
     timestamp?: number | undefined;
+    offset?: number | undefined;
     partitions?: number[] | undefined;
+    dryRun?: boolean | undefined;
   },
 ) {
   if (input.to === "timestamp" && input.timestamp === undefined) {
     throw new AppError("INVALID_INPUT", 'Resetting to "timestamp" needs a timestamp (epoch milliseconds).');
   }
+  if (input.to === "offset" && input.offset === undefined) {
+    throw new AppError("INVALID_INPUT", 'Resetting to "offset" needs the offset to move to.');
+  }
   const topic = await findTopic(deps.prisma, identity.tenantId, input.topic);
-  const rows = await deps.prisma.partition.findMany({
-    where: { topicId: topic.id, ...(input.partitions ? { index: { in: input.partitions } } : {}) },
-    orderBy: { index: "asc" },
-  });
+  const [rows, group] = await Promise.all([
+    deps.prisma.partition.findMany({
+      where: { topicId: topic.id, ...(input.partitions ? { index: { in: input.partitions } } : {}) },
+      orderBy: { index: "asc" },
+    }),
+    deps.prisma.consumerGroup.findUnique({
+      where: { organizationId_name: { organizationId: identity.tenantId, name: input.group } },
+      include: { offsets: { where: { topicId: topic.id } } },
+    }),
+  ]);
+  const missing = input.partitions?.find((p) => !rows.some((r) => r.index === p));
+  if (missing !== undefined) {
+    throw new AppError(
+      "PARTITION_NOT_FOUND",
+      `Topic "${topic.name}" has no partition ${missing} (it has ${topic.partitionCount}).`,
+      { details: { partition: missing } },
+    );
+  }
+  const before = new Map(group?.offsets.map((o) => [o.partitionIndex, Number(o.offset)]) ?? []);
   const offsets = await Promise.all(
     rows.map(async (row) => {
       const listed = await deps.dataPlane.listOffsets({
@@ -116,12 +138,25 @@ export async function resetOffsets(
           ? listed.earliest
           : input.to === "latest"
             ? listed.latest
-            : (listed.timestampOffset ?? listed.latest);
-      return { topic: topic.name, partition: row.index, offset };
+            : input.to === "timestamp"
+              ? (listed.timestampOffset ?? listed.latest)
+              : Math.min(listed.latest, Math.max(listed.earliest, input.offset ?? 0));
+      return {
+        topic: topic.name,
+        partition: row.index,
+        offset,
+        previousOffset: before.get(row.index) ?? null,
+        lagAfter: listed.latest - offset,
+      };
     }),
   );
-  await commitOffsets(deps, identity, { group: input.group, offsets });
-  return { group: input.group, offsets };
+  if (!input.dryRun) {
+    await commitOffsets(deps, identity, {
+      group: input.group,
+      offsets: offsets.map(({ topic, partition, offset }) => ({ topic, partition, offset })),
+    });
+  }
+  return { group: input.group, dryRun: input.dryRun ?? false, offsets };
 }
 
 /** The groups with a committed position on a topic, with their lag there. */

@@ -5,8 +5,10 @@ import { revokeApiKeyProcedure } from "../procedures/api-keys/revoke-api-key";
 import { exportAuditProcedure } from "../procedures/audit/export-audit";
 import { verifyAuditProcedure } from "../procedures/audit/verify-audit";
 import { commitOffsetsProcedure } from "../procedures/consumer-groups/commit-offsets";
+import { deleteGroupProcedure } from "../procedures/consumer-groups/delete-group";
 import { getGroupProcedure } from "../procedures/consumer-groups/get-group";
 import { groupLagProcedure } from "../procedures/consumer-groups/group-lag";
+import { listGroupsProcedure } from "../procedures/consumer-groups/list-groups";
 import { listTopicGroupsProcedure } from "../procedures/consumer-groups/list-topic-groups";
 import { resetOffsetsProcedure } from "../procedures/consumer-groups/reset-offsets";
 import { createErasureRequestProcedure } from "../procedures/erasure/create-erasure-request";
@@ -30,6 +32,7 @@ import { deleteRecordsProcedure } from "../procedures/records/delete-records";
 import { listOffsetsProcedure } from "../procedures/records/list-offsets";
 import { produceRecordsProcedure } from "../procedures/records/produce-records";
 import { readRecordsProcedure } from "../procedures/records/read-records";
+import { searchRecordsProcedure } from "../procedures/records/search-records";
 import { currentTenantProcedure } from "../procedures/tenant/current-tenant";
 import { tenantUsageProcedure } from "../procedures/tenant/tenant-usage";
 import { addPartitionsProcedure } from "../procedures/topics/add-partitions";
@@ -85,10 +88,13 @@ export const appRouter = router({
     lag: groupLagProcedure,
     reset: resetOffsetsProcedure,
     listForTopic: listTopicGroupsProcedure,
+    list: listGroupsProcedure,
+    delete: deleteGroupProcedure,
   }),
   records: router({
     produce: produceRecordsProcedure,
     read: readRecordsProcedure,
+    search: searchRecordsProcedure,
     deleteKey: deleteKeyProcedure,
     deleteRecords: deleteRecordsProcedure,
     offsets: listOffsetsProcedure,

@@ -5,6 +5,7 @@ import { usePathname } from "next/navigation";
 
 const LINKS = [
   { href: "/topics", label: "Topics" },
+  { href: "/consumer-groups", label: "Consumer groups" },
   { href: "/api-keys", label: "API keys" },
   { href: "/compliance", label: "Compliance" },
   { href: "/members", label: "Members" },
@@ -15,7 +16,7 @@ export function ConsoleNav() {
   const pathname = usePathname();
   return (
     <nav aria-label="Console">
-      <ul className="flex gap-1">
+      <ul className="flex flex-wrap gap-1">
         {LINKS.map((link) => {
           const current = pathname === link.href || pathname.startsWith(`${link.href}/`);
           return (

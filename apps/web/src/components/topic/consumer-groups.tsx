@@ -2,8 +2,10 @@
 
 import { useQuery } from "@tanstack/react-query";
 import { formatDurationMs } from "@/lib/config-units";
-import { type LagRisk, lagRisk } from "@/lib/lag-risk";
+import { humanDuration } from "@/lib/human-duration";
+import { type LagRisk, lagRisk, lagRiskLabel } from "@/lib/lag-risk";
 import { useTRPC } from "@/lib/trpc";
+import { PartitionPositions } from "../groups/partition-positions";
 import { Badge } from "../ui/badge";
 import { Card } from "../ui/card";
 import { ColumnHeads } from "../ui/column-heads";
@@ -14,7 +16,8 @@ const GROUPS_REFRESH_MS = 5_000;
 const riskStyle: Record<LagRisk, string> = {
   ok: "",
   warning: "text-amber-700 dark:text-amber-300",
-  danger: "font-semibold text-danger",
+  near: "font-semibold text-danger",
+  past: "font-semibold text-danger",
 };
 
 export function ConsumerGroups({ topic, deleteRetentionMs }: { topic: string; deleteRetentionMs: number }) {
@@ -42,6 +45,7 @@ export function ConsumerGroups({ topic, deleteRetentionMs }: { topic: string; de
             <tbody>
               {groups.data.groups.map((group) => {
                 const risk = lagRisk(group.maxLagMs, deleteRetentionMs);
+                const label = lagRiskLabel(risk);
                 return (
                   <tr key={group.group} className="border-b border-line last:border-0">
                     <th scope="row" className="py-2 pr-4 font-mono font-medium">
@@ -49,15 +53,15 @@ export function ConsumerGroups({ topic, deleteRetentionMs }: { topic: string; de
                     </th>
                     <td className="py-2 pr-4 tabular-nums">{group.totalLag}</td>
                     <td className={`py-2 pr-4 tabular-nums ${riskStyle[risk]}`}>
-                      {formatDurationMs(group.maxLagMs)}
-                      {risk === "danger" ? (
+                      {humanDuration(group.maxLagMs)}
+                      {label ? (
                         <span className="ml-2">
-                          <Badge tone="warning">Near tombstone expiry</Badge>
+                          <Badge tone="warning">{label}</Badge>
                         </span>
                       ) : null}
                     </td>
-                    <td className="py-2 font-mono text-xs">
-                      {group.partitions.map((p) => `${p.partition}@${p.offset}`).join(", ")}
+                    <td className="py-2">
+                      <PartitionPositions partitions={group.partitions} />
                     </td>
                   </tr>
                 );

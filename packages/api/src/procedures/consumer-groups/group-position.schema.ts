@@ -25,15 +25,64 @@ export const groupLagOutput = groupLagSchema;
 export const resetOffsetsInput = z.object({
   group: groupNameSchema,
   topic: topicNameSchema,
-  to: z.enum(["earliest", "latest", "timestamp"]),
+  to: z.enum(["earliest", "latest", "timestamp", "offset"]),
   timestamp: z.number().int().min(0).optional().meta({ description: "Epoch ms, for to=timestamp" }),
+  offset: z
+    .number()
+    .int()
+    .min(0)
+    .optional()
+    .meta({ description: "For to=offset: every named partition moves there, kept within its log" }),
   partitions: z.array(z.number().int().min(0)).min(1).optional().meta({ description: "Default: all" }),
+  dryRun: z.boolean().optional().meta({ description: "Answer the new positions without committing them" }),
 });
 
 export const resetOffsetsOutput = z.object({
   group: z.string(),
-  offsets: z.array(z.object({ topic: z.string(), partition: z.number().int(), offset: z.number().int() })),
+  dryRun: z.boolean(),
+  offsets: z.array(
+    z.object({
+      topic: z.string(),
+      partition: z.number().int(),
+      offset: z.number().int(),
+      previousOffset: z
+        .number()
+        .int()
+        .nullable()
+        .meta({ description: "The committed position before; null: none" }),
+      lagAfter: z.number().int().meta({ description: "Offsets behind the log end at the new position" }),
+    }),
+  ),
 });
 
 export const listTopicGroupsInput = z.object({ topic: topicNameSchema });
 export const listTopicGroupsOutput = z.object({ topic: z.string(), groups: z.array(groupLagSchema) });
+
+export const listGroupsInput = z.object({}).optional();
+export const listGroupsOutput = z.object({
+  groups: z.array(
+    z.object({
+      group: z.string(),
+      protocol: z
+        .enum(["kafka", "rest"])
+        .meta({ description: "kafka: a Kafka coordinator lease exists for it" }),
+      coordinator: z
+        .object({ workerId: z.string().nullable(), live: z.boolean() })
+        .nullable()
+        .meta({ description: "The worker whose lease coordinates the group (Kafka groups)" }),
+      totalLag: z.number().int(),
+      maxLagMs: z.number().int(),
+      lastCommitAt: z.string().nullable(),
+      topics: z.array(
+        z.object({
+          topic: z.string(),
+          deleteRetentionMs: z.number().int(),
+          partitions: z.array(partitionLagSchema),
+        }),
+      ),
+    }),
+  ),
+});
+
+export const deleteGroupInput = z.object({ group: groupNameSchema });
+export const deleteGroupOutput = z.object({ group: z.string(), deleted: z.literal(true) });

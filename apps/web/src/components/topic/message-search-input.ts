@@ -1,0 +1,94 @@
+import type { RouterInputs } from "@lastword/api";
+
+export type SearchInput = RouterInputs["records"]["search"];
+
+/** The message browser's form as typed (text fields as strings, checked by `searchInput`). */
+export interface SearchForm {
+  partition: "all" | number;
+  from: "earliest" | "latest" | "offset" | "timestamp";
+  /** Start offset per partition, as typed; an empty one starts at the log start. */
+  offsets: Record<number, string>;
+  fromTime: string;
+  untilTime: string;
+  key: string;
+  value: string;
+  headerKey: string;
+  headerValue: string;
+  jsonPath: string;
+  jsonEquals: string;
+  limit: number;
+  scanLimit: number;
+}
+
+/** datetime-local is the member's local time; Date parses it as such. */
+function localTime(text: string): number | null {
+  const at = new Date(text).getTime();
+  return Number.isFinite(at) ? at : null;
+}
+
+const given = (text: string) => (text.trim() === "" ? undefined : text);
+
+/** The form as a records.search input, or what to fix, in the member's terms. */
+export function searchInput(topic: string, form: SearchForm): { input: SearchInput } | { error: string } {
+  const partitions = form.partition === "all" ? undefined : [form.partition];
+  let start: NonNullable<SearchInput["start"]>;
+  if (form.from === "timestamp") {
+    const at = localTime(form.fromTime);
+    if (at === null) return { error: "Enter the date and time to start from." };
+    start = { from: "timestamp", timestamp: Math.max(0, at) };
+  } else if (form.from === "offset") {
+    const offsets: { partition: number; offset: number }[] = [];
+    for (const [partition, text] of Object.entries(form.offsets)) {
+      if (text.trim() === "") continue;
+      if (!/^\d+$/.test(text.trim())) {
+        return { error: `The start offset of partition ${partition} must be a whole number, 0 or more.` };
+      }
+      if (partitions === undefined || partitions.includes(Number(partition))) {
+        offsets.push({ partition: Number(partition), offset: Number(text.trim()) });
+      }
+    }
+    start = offsets.length > 0 ? { from: "offsets", offsets } : { from: "earliest" };
+  } else {
+    start = { from: form.from };
+  }
+  let until: number | undefined;
+  if (form.untilTime !== "") {
+    const at = localTime(form.untilTime);
+    if (at === null) return { error: "The until time is not a date and time." };
+    if (start.from === "timestamp" && at < start.timestamp) {
+      return { error: "The until time is before the start time: no message could be in that range." };
+    }
+    until = at;
+  }
+  const headerValue = given(form.headerValue);
+  if (headerValue !== undefined && given(form.headerKey) === undefined) {
+    return { error: "Name the header whose value should contain that text." };
+  }
+  const jsonEquals = given(form.jsonEquals);
+  const jsonPath = given(form.jsonPath);
+  if (jsonEquals !== undefined && jsonPath === undefined) {
+    return { error: "Enter the JSON path whose value should equal that text, e.g. $.customer.id." };
+  }
+  if (jsonPath !== undefined && !jsonPath.trim().startsWith("$")) {
+    return { error: "A JSON path starts at the value's root, $ (e.g. $.customer.id)." };
+  }
+  const headerKey = given(form.headerKey);
+  const key = given(form.key);
+  const value = given(form.value);
+  return {
+    input: {
+      topic,
+      start,
+      limit: form.limit,
+      scanLimit: form.scanLimit,
+      ...(partitions ? { partitions } : {}),
+      ...(until !== undefined ? { until } : {}),
+      ...(key ? { key } : {}),
+      ...(value ? { value } : {}),
+      ...(headerKey ? { header: { key: headerKey, ...(headerValue ? { value: headerValue } : {}) } } : {}),
+      ...(jsonPath
+        ? { jsonPath: { path: jsonPath.trim(), ...(jsonEquals !== undefined ? { equals: jsonEquals } : {}) } }
+        : {}),
+    },
+  };
+}

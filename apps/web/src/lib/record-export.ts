@@ -1,0 +1,52 @@
+import Papa from "papaparse";
+import type { Envelope } from "./envelope";
+
+/** A record as the message browser shows it (records.search). */
+export interface BrowsedRecord {
+  partition: number;
+  offset: number;
+  timestamp: number;
+  key: Envelope | null;
+  value: Envelope | null;
+  headers: { key: string; value: Envelope | null }[];
+}
+
+/** One JSON object a line, envelopes as the API gives them, so a line reads back as it was produced. */
+export function recordsAsJsonLines(records: readonly BrowsedRecord[]): string {
+  return records.map((r) => JSON.stringify(r)).join("\n") + (records.length > 0 ? "\n" : "");
+}
+
+function cellText(envelope: Envelope | null): string {
+  if (envelope === null || envelope.data === null) return "";
+  return envelope.type === "json" ? JSON.stringify(envelope.data) : envelope.data;
+}
+
+/**
+ * CSV for a spreadsheet: one row a record, the time as ISO 8601, key and value as text (JSON
+ * compact; a null key or tombstone empty, with `tombstone` saying which), headers as a JSON object.
+ */
+export function recordsAsCsv(records: readonly BrowsedRecord[]): string {
+  return Papa.unparse({
+    fields: ["partition", "offset", "timestamp", "key", "value", "tombstone", "headers"],
+    data: records.map((r) => [
+      r.partition,
+      r.offset,
+      new Date(r.timestamp).toISOString(),
+      cellText(r.key),
+      cellText(r.value),
+      r.value === null || r.value.data === null ? "true" : "false",
+      JSON.stringify(Object.fromEntries(r.headers.map((h) => [h.key, cellText(h.value)]))),
+    ]),
+  });
+}
+
+/** Hands `text` to the browser as a file download. */
+export function downloadText(text: string, fileName: string, type: string): void {
+  const url = URL.createObjectURL(new Blob([text], { type }));
+  const link = document.createElement("a");
+  link.href = url;
+  link.download = fileName;
+  link.click();
+  // The download reads the URL after this task; revoking it at once can cancel the file.
+  setTimeout(() => URL.revokeObjectURL(url), 1_000);
+}

@@ -1,0 +1,199 @@
+import { randomBytes } from "node:crypto";
+import { type Consumer, Kafka, logLevel } from "kafkajs";
+import type { Browser, Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import {
+  createTopic,
+  launchChromium,
+  newAccount,
+  newConsolePage,
+  saveScreenshotsAtWidths,
+  signUp,
+  waitOrExplain,
+} from "./console-session";
+
+const TOPIC = `ledger-${randomBytes(3).toString("hex")}`;
+const REST_GROUP = "billing-rest";
+const KAFKA_GROUP = "billing-kafka";
+const TEN_MINUTES = 10 * 60_000;
+/** The first record's timestamp, on a whole second (datetime-local inputs carry seconds). */
+const OLD = Math.floor((Date.now() - TEN_MINUTES) / 1_000) * 1_000;
+
+/** Calls the console's own tRPC endpoint as the signed-in member. */
+async function call(page: Page, path: string, input: unknown): Promise<number> {
+  return page.evaluate(
+    async ({ path, input }) => {
+      const res = await fetch(`/api/trpc/${path}`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify(input),
+      });
+      return res.status;
+    },
+    { path, input },
+  );
+}
+
+function groupCard(page: Page, group: string) {
+  return page.getByRole("region", { name: group, exact: true });
+}
+
+describe("consumer groups page: every group of the tenant, its lag, reset and delete", () => {
+  let browser: Browser;
+  let page: Page;
+  let consumer: Consumer | undefined;
+
+  beforeAll(async () => {
+    browser = await launchChromium();
+    page = await newConsolePage(browser);
+    await signUp(page, newAccount("Groups Person"));
+    await createTopic(page, { name: TOPIC, partitions: 2, cleanupPolicy: "compact" });
+    const records = [0, 0, 0, 1].map((partition, i) => ({
+      partition,
+      key: { type: "string", data: `k${i}` },
+      value: { type: "string", data: `v${i}` },
+      timestamp: OLD + i * 2_000,
+    }));
+    expect(await call(page, "records.produce", { topic: TOPIC, records })).toBe(200);
+    // Tombstones kept one minute: a group ten minutes behind is past that.
+    expect(
+      await call(page, "topics.alterConfigs", { topic: TOPIC, set: { "delete.retention.ms": 60_000 } }),
+    ).toBe(200);
+    expect(
+      await call(page, "consumerGroups.commitOffsets", {
+        group: REST_GROUP,
+        offsets: [
+          { topic: TOPIC, partition: 0, offset: 0 },
+          { topic: TOPIC, partition: 1, offset: 1 },
+        ],
+      }),
+    ).toBe(200);
+  });
+  afterAll(async () => {
+    await consumer?.disconnect();
+    await browser?.close();
+  });
+
+  it("lists a REST group from the navigation, its positions in words and its lag past tombstone expiry", async () => {
+    await page.goto("/topics");
+    await page
+      .getByRole("navigation", { name: "Console" })
+      .getByRole("link", { name: "Consumer groups" })
+      .click();
+    await page.getByRole("heading", { name: "Consumer groups", level: 1 }).waitFor();
+    const card = groupCard(page, REST_GROUP);
+    await waitOrExplain(page, card, "groups-rest-card");
+    expect(await card.textContent()).toContain("REST consumer (offsets committed over HTTP)");
+    const onTopic = card.getByRole("region", { name: `${REST_GROUP} on ${TOPIC}` });
+    const lines = await onTopic.getByRole("listitem").allTextContents();
+    expect(lines[0]).toMatch(/^Partition 0: at offset 0, 3 behind \(1[01] min\)$/);
+    expect(lines[1]).toBe("Partition 1: at offset 1, caught up");
+    expect(await onTopic.textContent()).toContain("Past tombstone expiry: may have missed deletes");
+    expect(await card.textContent()).toContain("3 records");
+    const overflow = await saveScreenshotsAtWidths(page, "consumer-groups");
+    expect(overflow).toEqual({ 1440: 0, 390: 0 });
+  });
+
+  it("previews a reset to a time without moving the group, then applies it", async () => {
+    const card = groupCard(page, REST_GROUP);
+    await card.getByText("Reset offsets").click();
+    const form = card.getByRole("form", { name: `Reset offsets of ${REST_GROUP}` });
+    await form.getByLabel("Move to").selectOption("timestamp");
+    // Partition 0's records are stamped OLD, +2 s, +4 s; partition 1's one +6 s.
+    const at = await page.evaluate((ms) => {
+      const d = new Date(ms);
+      const two = (n: number) => String(n).padStart(2, "0");
+      return `${d.getFullYear()}-${two(d.getMonth() + 1)}-${two(d.getDate())}T${two(d.getHours())}:${two(d.getMinutes())}:${two(d.getSeconds())}`;
+    }, OLD + 3_000);
+    await form.getByLabel("Time (local)").fill(at);
+    await form.getByRole("button", { name: "Preview reset" }).click();
+    const preview = form.getByRole("table", { name: `Reset preview of ${REST_GROUP}` });
+    await waitOrExplain(page, preview, "groups-reset-preview");
+    const rows = await preview
+      .getByRole("row")
+      .evaluateAll((trs) => trs.slice(1).map((tr) => [...tr.children].map((c) => c.textContent)));
+    expect(rows).toEqual([
+      ["0", "0", "2", "1 record"],
+      ["1", "1", "0", "1 record"],
+    ]);
+    // Nothing moved yet.
+    expect((await card.getByRole("listitem").allTextContents())[0]).toMatch(/^Partition 0: at offset 0,/);
+    await form.getByRole("button", { name: "Apply reset" }).click();
+    await form.getByRole("status").filter({ hasText: "partition 0 to offset 2" }).waitFor();
+    await expect
+      .poll(async () => (await card.getByRole("listitem").allTextContents())[0])
+      .toMatch(/^Partition 0: at offset 2, 1 behind/);
+  });
+
+  it("refuses a reset to an offset that is not a number, in its own words", async () => {
+    const form = groupCard(page, REST_GROUP).getByRole("form", { name: `Reset offsets of ${REST_GROUP}` });
+    await form.getByLabel("Move to").selectOption("offset");
+    await form.getByLabel("Offset").fill("two");
+    await form.getByRole("button", { name: "Preview reset" }).click();
+    await form
+      .getByRole("alert")
+      .filter({ hasText: "Enter the offset to move to: a whole number, 0 or more." })
+      .waitFor();
+    expect(await form.getByRole("table").count()).toBe(0);
+  });
+
+  it("shows a Kafka consumer's group as coordinated, and refuses to delete it while it is active", async () => {
+    await page.goto("/api-keys");
+    const keyForm = page.getByRole("form", { name: "Create an API key" });
+    await keyForm.getByLabel("Key name").fill("groups-app");
+    await keyForm.getByRole("button", { name: "Create key" }).click();
+    const secret = await page.getByLabel("New API key secret").inputValue();
+    const block = page
+      .getByRole("region", { name: "Kafka client settings for this key" })
+      .getByRole("figure", { name: "librdkafka and kcat properties" });
+    await waitOrExplain(page, block, "groups-kafka-settings");
+    const text = (await block.locator("pre").textContent()) ?? "";
+    const prop = (name: string) =>
+      new RegExp(`^${name.replaceAll(".", "\\.")}=(.*)$`, "m").exec(text)?.[1] ?? "";
+    const kafka = new Kafka({
+      brokers: prop("bootstrap.servers").split(","),
+      sasl: { mechanism: "scram-sha-256", username: prop("sasl.username"), password: secret },
+      logLevel: logLevel.NOTHING,
+      retry: { retries: 3 },
+    });
+    consumer = kafka.consumer({ groupId: KAFKA_GROUP });
+    await consumer.connect();
+    await consumer.subscribe({ topic: TOPIC, fromBeginning: true });
+    let seen = 0;
+    await consumer.run({
+      eachMessage: async () => {
+        seen++;
+      },
+    });
+    await expect.poll(() => seen, { timeout: 30_000 }).toBe(4);
+
+    await page.goto("/consumer-groups");
+    const card = groupCard(page, KAFKA_GROUP);
+    await waitOrExplain(page, card, "groups-kafka-card");
+    await expect
+      .poll(async () => card.textContent(), { timeout: 20_000 })
+      .toContain("Kafka group, coordinated by worker");
+    await card.getByRole("button", { name: "Delete group" }).click();
+    const dialog = page.getByRole("dialog");
+    await dialog.getByRole("button", { name: `Delete ${KAFKA_GROUP}` }).click();
+    await dialog
+      .getByRole("alert")
+      .filter({ hasText: "Kafka refuses to delete a group that is still active" })
+      .waitFor();
+    await dialog.getByRole("button", { name: "Cancel" }).click();
+    expect(await groupCard(page, KAFKA_GROUP).count()).toBe(1);
+  });
+
+  it("deletes a group that no coordinator holds", async () => {
+    const card = groupCard(page, REST_GROUP);
+    await card.getByRole("button", { name: "Delete group" }).click();
+    await page
+      .getByRole("dialog")
+      .getByRole("button", { name: `Delete ${REST_GROUP}` })
+      .click();
+    // The open dialog hides the page from role queries: wait for it to close before looking.
+    await page.getByRole("dialog").waitFor({ state: "detached" });
+    await expect.poll(() => card.count()).toBe(0);
+    expect(await groupCard(page, KAFKA_GROUP).count()).toBe(1);
+  });
+});

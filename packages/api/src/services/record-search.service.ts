@@ -1,0 +1,179 @@
+import type { Identity } from "../auth/request-identity";
+import { AppError } from "../errors/app-error";
+import type { SearchRecordsInput, SearchRecordsOutput } from "../procedures/records/search-records.schema";
+import type { DataPlaneFetchedRecord } from "../records/data-plane";
+import { bytesToEnvelope } from "../records/envelope";
+import { mergeByTime } from "../records/merge-by-time";
+import { recordFilter } from "../records/record-filter";
+import type { RecordDeps } from "./record.service";
+import { recheckTopicRouting, type TopicRouting, topicRouting } from "./topic.service";
+
+/** Records one data-plane fetch of a search asks for: small enough that a round stays near its share. */
+const SCAN_CHUNK = 500;
+
+interface PartitionScan {
+  partition: number;
+  partitionId: string;
+  offset: number;
+  logStartOffset: number;
+  logEndOffset: number;
+  matches: DataPlaneFetchedRecord[];
+  /** Where the scan stands after the last record it read. */
+  done: boolean;
+}
+
+function chosenPartitions(routing: TopicRouting, requested: readonly number[] | undefined): number[] {
+  const all = [...routing.partitionIds.keys()].sort((a, b) => a - b);
+  if (requested === undefined) return all;
+  const unique = [...new Set(requested)].sort((a, b) => a - b);
+  const missing = unique.find((p) => !routing.partitionIds.has(p));
+  if (missing !== undefined) {
+    throw new AppError(
+      "PARTITION_NOT_FOUND",
+      `Topic "${routing.name}" has no partition ${missing} (it has ${routing.partitionCount}).`,
+      { details: { partition: missing } },
+    );
+  }
+  return unique;
+}
+
+/** Where each partition's scan starts, from its live offsets. */
+async function startOffsets(
+  deps: RecordDeps,
+  routing: TopicRouting,
+  partitions: readonly number[],
+  input: SearchRecordsInput,
+): Promise<PartitionScan[]> {
+  const { start } = input;
+  const typed = new Map(start.from === "offsets" ? start.offsets.map((p) => [p.partition, p.offset]) : []);
+  if (start.from === "offsets") {
+    const stray = [...typed.keys()].find((p) => !partitions.includes(p));
+    if (stray !== undefined) {
+      throw new AppError(
+        "INVALID_INPUT",
+        `start.offsets names partition ${stray}, which this search does not read.`,
+        {
+          details: { path: "start.offsets", partition: stray },
+        },
+      );
+    }
+  }
+  return Promise.all(
+    partitions.map(async (partition) => {
+      const partitionId = routing.partitionIds.get(partition)!;
+      const listed = await deps.dataPlane.listOffsets({
+        partitionId,
+        ...(start.from === "timestamp" ? { timestamp: start.timestamp } : {}),
+      });
+      const offset =
+        start.from === "earliest"
+          ? listed.earliest
+          : start.from === "latest"
+            ? Math.max(listed.earliest, listed.latest - input.limit)
+            : start.from === "timestamp"
+              ? (listed.timestampOffset ?? listed.latest)
+              : Math.max(listed.earliest, typed.get(partition) ?? listed.earliest);
+      return {
+        partition,
+        partitionId,
+        offset,
+        logStartOffset: listed.earliest,
+        logEndOffset: listed.latest,
+        matches: [],
+        done: offset >= listed.latest,
+      };
+    }),
+  );
+}
+
+/**
+ * A bounded search over a topic's partitions: reads them in rounds of up to SCAN_CHUNK records each
+ * (in parallel), keeps what matches, and stops at the log ends, at `limit` matches or after
+ * `scanLimit` records, saying which. The filtering runs here, next to the data plane, so a browser
+ * gets the matches rather than the topic.
+ */
+export async function searchRecords(
+  deps: RecordDeps,
+  identity: Identity,
+  input: SearchRecordsInput,
+): Promise<SearchRecordsOutput> {
+  const matches = recordFilter(input);
+  const routing = await topicRouting(deps, identity.tenantId, input.topic);
+  const partitions = chosenPartitions(routing, input.partitions);
+  const scans = await startOffsets(deps, routing, partitions, input).catch(async (error: unknown) => {
+    await recheckTopicRouting(deps.prisma, identity.tenantId, routing);
+    throw error;
+  });
+  let scanned = 0;
+  let stoppedBy: SearchRecordsOutput["stoppedBy"] = "end";
+  for (;;) {
+    // A partition with `limit` matches of its own has all it can contribute to the merge.
+    const open = scans.filter((s) => !s.done && s.matches.length < input.limit);
+    if (open.length === 0) {
+      if (scans.some((s) => !s.done)) stoppedBy = "limit";
+      break;
+    }
+    const budget = input.scanLimit - scanned;
+    if (budget <= 0) {
+      stoppedBy = "scanLimit";
+      break;
+    }
+    const share = Math.max(1, Math.min(SCAN_CHUNK, Math.floor(budget / open.length)));
+    const reads = await Promise.all(
+      open.slice(0, budget).map(async (scan) => ({
+        scan,
+        fetched: await deps.dataPlane.fetch({
+          partitionId: scan.partitionId,
+          offset: scan.offset,
+          limit: share,
+        }),
+      })),
+    );
+    for (const { scan, fetched } of reads) {
+      const records = fetched.records.slice(0, share);
+      scanned += records.length;
+      for (const record of records) if (matches(record)) scan.matches.push(record);
+      scan.offset = Math.max(scan.offset, fetched.nextOffset);
+      scan.logStartOffset = fetched.logStartOffset;
+      scan.logEndOffset = fetched.logEndOffset;
+      scan.done = scan.offset >= fetched.logEndOffset || records.length === 0;
+    }
+  }
+  const lists = scans.map((s) => ({ partition: s.partition, records: s.matches }));
+  // From the latest records, the newest `limit` of them: the older ones left out are behind the
+  // positions, which is where a follow-up (a live tail) goes on from.
+  const fromLatest = input.start.from === "latest";
+  const merged = fromLatest
+    ? mergeByTime(lists, Number.POSITIVE_INFINITY).slice(-input.limit)
+    : mergeByTime(lists, input.limit);
+  if (!fromLatest && merged.length === input.limit) {
+    const kept = new Map<number, number>();
+    for (const { partition } of merged) kept.set(partition, (kept.get(partition) ?? 0) + 1);
+    // Matches the merge left out are found again by the next scan: it continues after the last one kept.
+    for (const scan of scans) {
+      const count = kept.get(scan.partition) ?? 0;
+      if (count < scan.matches.length) {
+        scan.offset = count === 0 ? scan.matches[0]!.offset : scan.matches[count - 1]!.offset + 1;
+        stoppedBy = "limit";
+      }
+    }
+  }
+  return {
+    records: merged.map(({ partition, record }) => ({
+      partition,
+      offset: record.offset,
+      timestamp: record.timestamp,
+      key: bytesToEnvelope(record.key, "auto"),
+      value: bytesToEnvelope(record.value, "auto"),
+      headers: record.headers.map((h) => ({ key: h.key, value: bytesToEnvelope(h.value, "auto") })),
+    })),
+    scanned,
+    positions: scans.map((s) => ({
+      partition: s.partition,
+      offset: s.offset,
+      logStartOffset: s.logStartOffset,
+      logEndOffset: s.logEndOffset,
+    })),
+    stoppedBy,
+  };
+}
