@@ -12,8 +12,9 @@ import { spawnWorkerProcess, type WorkerProcess } from "./worker-process";
 // members reading a 12-partition compacted topic while a producer writes, then SIGKILL of the
 // worker that holds partitions and coordinates the group. Every record the log holds must be
 // consumed, the committed offsets must reach the high watermarks, and no two members may own a
-// partition in one generation (from the assignments kafkajs logs as it receives them). The count
-// of acknowledged records the log does not hold is printed beside the rebalance time.
+// partition in one generation (from the assignments kafkajs logs as it receives them). Every record
+// a broker acknowledged must be in the log at the offset it was acknowledged at; a record counts as
+// acknowledged only when the send's answer names its partition (see the note on `unanswered`).
 
 const SECRET = "kafka-group-failover-secret";
 const LEASE_TTL_MS = 2_000;
@@ -139,17 +140,34 @@ describe("consumer group failover under load", () => {
     });
     await producer.connect();
     const acked: string[] = [];
+    /** The offset a broker answered for each acknowledged value. */
+    const ackedAt = new Map<string, string>();
+    // Values kafkajs resolved a send for although no broker answered their partition: when a dead
+    // leader's partitions move to a broker that already answered an earlier attempt of the same send,
+    // kafkajs 2.2.4 skips that broker on the retry and resolves without ever sending them.
+    const unanswered: string[] = [];
     let producing = true;
     const loop = (async () => {
       for (let n = 0; producing && n < 5_000; n++) {
         const values = Array.from({ length: PARTITIONS }, (_, p) => `r${n}-p${p}`);
         try {
-          await producer.send({
+          const answers = await producer.send({
             topic: TOPIC,
             acks: -1,
             messages: values.map((value, partition) => ({ partition, key: value, value })),
           });
-          acked.push(...values);
+          const answered = new Map(
+            answers.filter((a) => a.errorCode === 0).map((a) => [a.partition, a.baseOffset ?? ""]),
+          );
+          for (const [partition, value] of values.entries()) {
+            const offset = answered.get(partition);
+            if (offset === undefined) {
+              unanswered.push(value);
+              continue;
+            }
+            acked.push(value);
+            ackedAt.set(value, offset);
+          }
         } catch {
           // Retries exhausted: nothing of this send counts as acknowledged.
         }
@@ -201,8 +219,7 @@ describe("consumer group failover under load", () => {
     await producer.disconnect();
     expect(acked.length).toBeGreaterThan(ackedBeforeKill);
     // What the log holds, read back in full by a second group: every record in it must have been
-    // consumed by the group. An acknowledged record missing from the log is a produce-path loss,
-    // counted and printed here (it is not the group's doing; see DESIGN.md, Not built).
+    // consumed by the group, and every acknowledged one must be there.
     const admin = kafka("admin").admin();
     await admin.connect();
     const highs = new Map((await admin.fetchTopicOffsets(TOPIC)).map((o) => [o.partition, BigInt(o.high)]));
@@ -215,18 +232,23 @@ describe("consumer group failover under load", () => {
     await reader.subscribe({ topic: TOPIC, fromBeginning: true });
     // Counted per record: a send retried after the kill can store a value twice.
     let read = 0;
+    const offsetsOf = new Map<string, string[]>();
     await reader.run({
       eachMessage: async ({ message }) => {
         read += 1;
-        inLog.add(message.value!.toString());
+        const value = message.value!.toString();
+        inLog.add(value);
+        offsetsOf.set(value, [...(offsetsOf.get(value) ?? []), message.offset]);
       },
     });
     await expect.poll(() => read, { timeout: 30_000 }).toBeGreaterThanOrEqual(stored);
     await expect.poll(() => [...inLog].filter((v) => !consumed.has(v)), { timeout: 30_000 }).toEqual([]);
-    const lost = acked.filter((v) => !inLog.has(v));
+    // Every record a broker acknowledged is in the log, at the offset it was acknowledged at.
+    const lost = acked.filter((v) => !offsetsOf.get(v)?.includes(ackedAt.get(v)!));
     process.stdout.write(
-      `group failover: ${acked.length} acknowledged, ${stored} in the log, ${lost.length} acknowledged but absent ${JSON.stringify(lost)}\n`,
+      `group failover: ${acked.length} acknowledged, ${stored} in the log, ${unanswered.length} resolved by kafkajs unsent ${JSON.stringify(unanswered)}\n`,
     );
+    expect(lost).toEqual([]);
 
     // The coordinator moved off the dead worker, and the offsets committed reach the high watermarks.
     const lease = await db.prisma.kafkaGroup.findUnique({
