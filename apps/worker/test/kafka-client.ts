@@ -3,6 +3,7 @@ import { once } from "node:events";
 import { connect, type Socket } from "node:net";
 import { hashApiKey, type Scope, scopesToPermissions } from "@lastword/api/key-auth";
 import type { PrismaClient } from "@lastword/db";
+import { eventually } from "@lastword/db/testing";
 import { deriveScramCredential, SCRAM_MECHANISMS } from "@lastword/kafka-auth";
 import {
   type ApiKey,
@@ -13,6 +14,8 @@ import {
   type RequestInput,
   type ResponseBody,
 } from "@lastword/kafka-protocol";
+import type { RunningWorker, WorkerConfig } from "../src/worker";
+import type { WorkerHarness } from "./worker-harness";
 
 /** What a Kafka client of the group tests needs: topics, records and groups, read and write. */
 export const CLIENT_SCOPES = [
@@ -62,6 +65,26 @@ export async function createKafkaKey(
     }
   }
   return { id, secret };
+}
+
+/**
+ * A worker with the Kafka listener on a free loopback port, returned once it hosts `partitions`
+ * partitions, with the bootstrap address clients dial.
+ */
+export async function startKafkaWorker(
+  h: WorkerHarness,
+  partitions: number,
+  overrides: Partial<WorkerConfig> = {},
+): Promise<{ worker: RunningWorker; bootstrap: string }> {
+  const worker = await h.startWorker({
+    kafka: { host: "127.0.0.1", port: 0 },
+    claimIntervalMs: 100,
+    ...overrides,
+  });
+  await eventually(`${partitions} partitions hosted`, 20_000, async () =>
+    worker.ownedPartitions().length === partitions ? true : undefined,
+  );
+  return { worker, bootstrap: `${worker.kafka!.host}:${worker.kafka!.port}` };
 }
 
 // Topic rows come from the worker tests' one helper; re-exported so Kafka tests import one module.

@@ -2,7 +2,7 @@ import { ApiKey, ErrorCode } from "@lastword/kafka-protocol";
 import { type Consumer, Kafka, logLevel } from "kafkajs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { RunningWorker } from "../src/worker";
-import { createKafkaKey, createNamedTopic, RawKafka } from "./kafka-client";
+import { CLIENT_SCOPES, createKafkaKey, createNamedTopic, RawKafka } from "./kafka-client";
 import { eventually } from "./test-topics";
 import { openWorkerHarness, type WorkerHarness } from "./worker-harness";
 
@@ -37,13 +37,7 @@ beforeAll(async () => {
   process.env.KAFKAJS_NO_PARTITIONER_WARNING = "1";
   h = await openWorkerHarness({ name: "kafka-coord", secret: "kafka-coord-secret", ownerWaitMs: 15_000 });
   await createNamedTopic(h.db.prisma, ORG, "moving", 2);
-  key = await createKafkaKey(h.db.prisma, ORG, [
-    "topics:read",
-    "records:read",
-    "records:write",
-    "groups:read",
-    "groups:write",
-  ]);
+  key = await createKafkaKey(h.db.prisma, ORG, CLIENT_SCOPES);
   const config = { kafka: { host: "127.0.0.1", port: 0 }, claimIntervalMs: 100, leaseTtlMs: LEASE_TTL_MS };
   w1 = await h.startWorker(config);
   w2 = await h.startWorker(config);

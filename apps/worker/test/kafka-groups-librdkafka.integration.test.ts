@@ -4,9 +4,7 @@ import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 import { Kafka, logLevel } from "kafkajs";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import type { RunningWorker } from "../src/worker";
-import { createKafkaKey, createNamedTopic } from "./kafka-client";
-import { eventually } from "./test-topics";
+import { CLIENT_SCOPES, createKafkaKey, createNamedTopic, startKafkaWorker } from "./kafka-client";
 import { openWorkerHarness, type WorkerHarness } from "./worker-harness";
 
 // librdkafka 2.0.2 consumer groups (python3-confluent-kafka) against one worker: the default
@@ -16,7 +14,6 @@ import { openWorkerHarness, type WorkerHarness } from "./worker-harness";
 const PYTHON = "/usr/bin/python3";
 const ORG = "org_groups_rdk";
 let h: WorkerHarness;
-let worker: RunningWorker;
 let bootstrap: string;
 let key: { id: string; secret: string };
 const children: ChildProcess[] = [];
@@ -67,18 +64,8 @@ beforeAll(async () => {
   h = await openWorkerHarness({ name: "kafka-groups-rdk", secret: "kafka-groups-rdk-secret" });
   await createNamedTopic(h.db.prisma, ORG, "range-t", 4);
   await createNamedTopic(h.db.prisma, ORG, "coop-t", 4);
-  key = await createKafkaKey(h.db.prisma, ORG, [
-    "topics:read",
-    "records:read",
-    "records:write",
-    "groups:read",
-    "groups:write",
-  ]);
-  worker = await h.startWorker({ kafka: { host: "127.0.0.1", port: 0 }, claimIntervalMs: 100 });
-  bootstrap = `${worker.kafka!.host}:${worker.kafka!.port}`;
-  await eventually("every partition hosted", 20_000, async () =>
-    worker.ownedPartitions().length === 8 ? true : undefined,
-  );
+  key = await createKafkaKey(h.db.prisma, ORG, CLIENT_SCOPES);
+  ({ bootstrap } = await startKafkaWorker(h, 8));
 });
 
 afterEach(async () => {

@@ -5,16 +5,13 @@ import { fileURLToPath } from "node:url";
 import { ErrorCode } from "@lastword/kafka-protocol";
 import { type Consumer, Kafka, type KafkaConfig, logLevel } from "kafkajs";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import type { RunningWorker } from "../src/worker";
-import { createKafkaKey, createNamedTopic } from "./kafka-client";
-import { eventually } from "./test-topics";
+import { createKafkaKey, createNamedTopic, startKafkaWorker } from "./kafka-client";
 import { openWorkerHarness, type WorkerHarness } from "./worker-harness";
 
 // kafkajs 2.2.4 consumer groups against one worker (scenarios 18–20, 23 and 24 of
 // shared/reference/kafka-protocol.md §5.2), kcat -G, and offsets shared with REST consumer groups.
 
 let h: WorkerHarness;
-let worker: RunningWorker;
 let bootstrap: string;
 const ORG_A = "org_groups_a";
 const ORG_B = "org_groups_b";
@@ -104,11 +101,7 @@ beforeAll(async () => {
   const scopes = ["topics:read", "records:read", "records:write", "groups:read", "groups:write"] as const;
   keyA = await createKafkaKey(h.db.prisma, ORG_A, scopes);
   keyB = await createKafkaKey(h.db.prisma, ORG_B, scopes);
-  worker = await h.startWorker({ kafka: { host: "127.0.0.1", port: 0 }, claimIntervalMs: 100 });
-  bootstrap = `${worker.kafka!.host}:${worker.kafka!.port}`;
-  await eventually("every partition hosted", 20_000, async () =>
-    worker.ownedPartitions().length === 16 ? true : undefined,
-  );
+  ({ bootstrap } = await startKafkaWorker(h, 16));
 });
 
 afterEach(async () => {

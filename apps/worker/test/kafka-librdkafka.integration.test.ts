@@ -2,8 +2,7 @@ import { execFile, spawn } from "node:child_process";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { RunningWorker } from "../src/worker";
-import { createKafkaKey, createNamedTopic } from "./kafka-client";
-import { eventually } from "./test-topics";
+import { createKafkaKey, createNamedTopic, startKafkaWorker } from "./kafka-client";
 import { openWorkerHarness, type WorkerHarness } from "./worker-harness";
 
 // librdkafka 2.0.2, as Debian ships it: kcat producing and consuming over SASL PLAIN and SCRAM, and
@@ -63,10 +62,7 @@ beforeAll(async () => {
   await createNamedTopic(h.db.prisma, ORG, "flags", 3, { "cleanup.policy": "compact" });
   await createNamedTopic(h.db.prisma, ORG, "events", 1);
   key = await createKafkaKey(h.db.prisma, ORG, ["topics:read", "records:read", "records:write"]);
-  worker = await h.startWorker({ kafka: { host: "127.0.0.1", port: 0 }, claimIntervalMs: 100 });
-  await eventually("partitions hosted", 20_000, async () =>
-    worker.ownedPartitions().length === 4 ? true : undefined,
-  );
+  ({ worker } = await startKafkaWorker(h, 4));
 });
 
 afterAll(async () => {

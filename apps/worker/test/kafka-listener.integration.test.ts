@@ -4,7 +4,7 @@ import { ErrorCode } from "@lastword/kafka-protocol";
 import { Kafka, type KafkaConfig, logLevel, type SASLOptions } from "kafkajs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { RunningWorker } from "../src/worker";
-import { createKafkaKey, createNamedTopic, fetchBody, RawKafka } from "./kafka-client";
+import { createKafkaKey, createNamedTopic, fetchBody, RawKafka, startKafkaWorker } from "./kafka-client";
 import { eventually } from "./test-topics";
 import { openWorkerHarness, type WorkerHarness } from "./worker-harness";
 
@@ -71,11 +71,7 @@ beforeAll(async () => {
   keyA = await createKafkaKey(h.db.prisma, ORG_A, ["topics:read", "records:read", "records:write"]);
   keyARead = await createKafkaKey(h.db.prisma, ORG_A, ["topics:read", "records:read"], { scram: false });
   keyB = await createKafkaKey(h.db.prisma, ORG_B, ["topics:read", "records:read", "records:write"]);
-  worker = await h.startWorker({ kafka: { host: "127.0.0.1", port: 0 }, claimIntervalMs: 100 });
-  bootstrap = `${worker.kafka!.host}:${worker.kafka!.port}`;
-  await eventually("every partition hosted", 20_000, async () =>
-    worker.ownedPartitions().length === 9 ? true : undefined,
-  );
+  ({ worker, bootstrap } = await startKafkaWorker(h, 9));
 });
 
 afterAll(async () => {

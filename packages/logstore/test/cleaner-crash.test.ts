@@ -3,9 +3,9 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { type LogRecord, PartitionLog } from "../src/index";
-import { bundleChild } from "./child-bundle";
+import { seededRandom, useBundledChild } from "./child-bundle";
 import { liveLogHashes } from "./cleaner-crash-snapshot";
 import { kv, replayLog, text } from "./helpers";
 
@@ -27,8 +27,6 @@ const DELETE_RETENTION_MS = 60_000;
 const T0 = 1_700_000_000_000;
 
 const here = path.dirname(fileURLToPath(import.meta.url));
-let workDir = "";
-let childScript = "";
 
 /**
  * A SIGKILL loses nothing already written to the page cache, so fsync latency adds nothing this
@@ -38,21 +36,11 @@ function scratchRoot(): string {
   return fs.existsSync("/dev/shm") ? "/dev/shm" : os.tmpdir();
 }
 
-beforeAll(async () => {
-  workDir = fs.mkdtempSync(path.join(scratchRoot(), "cleaner-crash-"));
-  childScript = path.join(workDir, "cleaner-crash-child.cjs");
-  await bundleChild(path.join(here, "cleaner-crash-child.ts"), childScript);
+const work = useBundledChild(path.join(here, "cleaner-crash-child.ts"), {
+  prefix: "cleaner-crash-",
+  root: scratchRoot(),
 });
-
-afterAll(() => {
-  fs.rmSync(workDir, { recursive: true, force: true });
-});
-
-let seed = 0xc1ea4;
-function random(): number {
-  seed = (Math.imul(seed, 1103515245) + 12345) >>> 0;
-  return seed / 4294967296;
-}
+const random = seededRandom(0xc1ea4);
 const pick = (n: number) => Math.floor(random() * n);
 
 interface Template {
@@ -71,7 +59,7 @@ type LogState = Record<string, string>;
 
 /** A partition with history: several segments, earlier passes, stamped tombstones, a dirty tail. */
 async function makeTemplate(index: number): Promise<Template> {
-  const dir = path.join(workDir, `template-${index}`);
+  const dir = path.join(work.dir, `template-${index}`);
   const config = {
     "cleanup.policy": "compact",
     "segment.bytes": 600 + pick(1400),
@@ -132,7 +120,7 @@ function runChild(
     snapshots,
   });
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [childScript, dir, spec], { stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(process.execPath, [work.script, dir, spec], { stdio: ["ignore", "pipe", "pipe"] });
     let stdout = "";
     let stderr = "";
     child.stdout.on("data", (chunk: Buffer) => {
@@ -225,7 +213,7 @@ function expectedStates(trial: Trial): LogState[] {
 }
 
 async function runTrial(trial: Trial, index: number): Promise<boolean> {
-  const dir = path.join(workDir, `trial-${index}`);
+  const dir = path.join(work.dir, `trial-${index}`);
   fs.cpSync(trial.template.dir, dir, { recursive: true });
   try {
     const outcome = await runChild(dir, trial.template, trial.killAt, trial.killAfterMs);
@@ -242,7 +230,7 @@ describe("cleaner crash safety", () => {
     let faultKills = 0;
     for (let t = 0; t < MAX_TEMPLATES && faultKills < FAULT_KILLS; t++) {
       const template = await makeTemplate(t);
-      const calibration = path.join(workDir, `calibration-${t}`);
+      const calibration = path.join(work.dir, `calibration-${t}`);
       fs.cpSync(template.dir, calibration, { recursive: true });
       const { hits, points } = await runChild(calibration, template, 0, null, true);
       template.points = points.map((p) => p.name);

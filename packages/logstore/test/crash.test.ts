@@ -1,11 +1,9 @@
 import { type ChildProcess, spawn } from "node:child_process";
-import fs from "node:fs";
-import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { PartitionLog } from "../src/index";
-import { bundleChild } from "./child-bundle";
+import { seededRandom, useBundledChild } from "./child-bundle";
 import { openLog, tempDir } from "./helpers";
 
 // SIGKILLs a real child process mid-append hundreds of times against one partition directory and
@@ -15,24 +13,10 @@ import { openLog, tempDir } from "./helpers";
 const LANES = 4;
 const TRIALS_PER_LANE = 50;
 const here = path.dirname(fileURLToPath(import.meta.url));
-let bundleDir = "";
-let childScript = "";
-
-beforeAll(async () => {
-  bundleDir = fs.mkdtempSync(path.join(os.tmpdir(), "logstore-crash-child-"));
-  childScript = path.join(bundleDir, "append-child.cjs");
-  await bundleChild(path.join(here, "fixtures/append-child.ts"), childScript);
+const bundled = useBundledChild(path.join(here, "fixtures/append-child.ts"), {
+  prefix: "logstore-crash-child-",
 });
-
-afterAll(() => {
-  fs.rmSync(bundleDir, { recursive: true, force: true });
-});
-
-let seed = 0x5eed;
-function random(): number {
-  seed = (Math.imul(seed, 1103515245) + 12345) >>> 0;
-  return seed / 4294967296;
-}
+const random = seededRandom(0x5eed);
 
 interface Ack {
   batchId: number;
@@ -45,7 +29,7 @@ function runAndKill(dir: string, firstId: number, durability: string, runMs: num
   return new Promise((resolve, reject) => {
     const child: ChildProcess = spawn(
       process.execPath,
-      [childScript, dir, String(firstId), durability, String(firstId)],
+      [bundled.script, dir, String(firstId), durability, String(firstId)],
       {
         stdio: ["ignore", "pipe", "pipe"],
       },

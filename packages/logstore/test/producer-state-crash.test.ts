@@ -1,11 +1,9 @@
 import { spawn } from "node:child_process";
-import fs from "node:fs";
-import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { PartitionLog } from "../src/index";
-import { bundleChild } from "./child-bundle";
+import { useBundledChild } from "./child-bundle";
 import { batchCount, batchValue, PRODUCER_CHILD_CONFIG, producerBatch } from "./fixtures/producer-batches";
 import { replayLog, tempDir } from "./helpers";
 
@@ -18,17 +16,8 @@ import { replayLog, tempDir } from "./helpers";
 
 const TRIALS = 25;
 const here = path.dirname(fileURLToPath(import.meta.url));
-let bundleDir = "";
-let childScript = "";
-
-beforeAll(async () => {
-  bundleDir = fs.mkdtempSync(path.join(os.tmpdir(), "logstore-producer-child-"));
-  childScript = path.join(bundleDir, "producer-child.cjs");
-  await bundleChild(path.join(here, "fixtures/producer-child.ts"), childScript);
-});
-
-afterAll(() => {
-  fs.rmSync(bundleDir, { recursive: true, force: true });
+const bundled = useBundledChild(path.join(here, "fixtures/producer-child.ts"), {
+  prefix: "logstore-producer-child-",
 });
 
 interface Ack {
@@ -40,7 +29,7 @@ interface Ack {
 /** Runs the child until it has acknowledged `acks` batches (then SIGKILLs it); its acks. */
 function runAndKill(dir: string, firstId: number, acks: number): Promise<Ack[]> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [childScript, dir, String(firstId)], {
+    const child = spawn(process.execPath, [bundled.script, dir, String(firstId)], {
       stdio: ["ignore", "pipe", "pipe"],
     });
     let stdout = "";

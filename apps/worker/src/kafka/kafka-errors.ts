@@ -1,6 +1,18 @@
-import type { DataPlaneError } from "@lastword/dataplane";
+import type { DataPlaneError, DataPlaneErrorCode } from "@lastword/dataplane";
 import { ErrorCode } from "@lastword/kafka-protocol";
 import { dataPlaneErrorOf } from "../hosting/log-errors";
+
+const KAFKA_CODE_BY_DATA_PLANE_CODE: Partial<Record<DataPlaneErrorCode, number>> = {
+  NOT_OWNER: ErrorCode.NOT_LEADER_OR_FOLLOWER,
+  PARTITION_UNAVAILABLE: ErrorCode.NOT_LEADER_OR_FOLLOWER,
+  PARTITION_NOT_FOUND: ErrorCode.NOT_LEADER_OR_FOLLOWER,
+  OFFSET_OUT_OF_RANGE: ErrorCode.OFFSET_OUT_OF_RANGE,
+  INVALID_RECORD: ErrorCode.INVALID_RECORD,
+  RECORD_TOO_LARGE: ErrorCode.MESSAGE_TOO_LARGE,
+  POLICY_VIOLATION: ErrorCode.POLICY_VIOLATION,
+  OUT_OF_ORDER_SEQUENCE: ErrorCode.OUT_OF_ORDER_SEQUENCE_NUMBER,
+  INVALID_PRODUCER_EPOCH: ErrorCode.INVALID_PRODUCER_EPOCH,
+};
 
 /**
  * The Kafka error code (and message) for what a partition operation raised, through the data
@@ -9,25 +21,8 @@ import { dataPlaneErrorOf } from "../hosting/log-errors";
  */
 export function kafkaErrorOf(error: unknown): { errorCode: number; message: string } {
   const dp: DataPlaneError = dataPlaneErrorOf(error);
-  const message = dp.message;
-  switch (dp.code) {
-    case "NOT_OWNER":
-    case "PARTITION_UNAVAILABLE":
-    case "PARTITION_NOT_FOUND":
-      return { errorCode: ErrorCode.NOT_LEADER_OR_FOLLOWER, message };
-    case "OFFSET_OUT_OF_RANGE":
-      return { errorCode: ErrorCode.OFFSET_OUT_OF_RANGE, message };
-    case "INVALID_RECORD":
-      return { errorCode: ErrorCode.INVALID_RECORD, message };
-    case "RECORD_TOO_LARGE":
-      return { errorCode: ErrorCode.MESSAGE_TOO_LARGE, message };
-    case "POLICY_VIOLATION":
-      return { errorCode: ErrorCode.POLICY_VIOLATION, message };
-    case "OUT_OF_ORDER_SEQUENCE":
-      return { errorCode: ErrorCode.OUT_OF_ORDER_SEQUENCE_NUMBER, message };
-    case "INVALID_PRODUCER_EPOCH":
-      return { errorCode: ErrorCode.INVALID_PRODUCER_EPOCH, message };
-    default:
-      return { errorCode: ErrorCode.UNKNOWN_SERVER_ERROR, message };
-  }
+  return {
+    errorCode: KAFKA_CODE_BY_DATA_PLANE_CODE[dp.code] ?? ErrorCode.UNKNOWN_SERVER_ERROR,
+    message: dp.message,
+  };
 }

@@ -1,4 +1,4 @@
-import { AppError } from "@lastword/api/topic-admin";
+import { AppError, type AppErrorCode } from "@lastword/api/topic-admin";
 import { ErrorCode } from "@lastword/kafka-protocol";
 import { kafkaErrorOf } from "../kafka-errors";
 
@@ -20,6 +20,21 @@ export function scopeRefused(scope: string, errorCode: number = ErrorCode.TOPIC_
   return { errorCode, errorMessage: `This API key lacks the ${scope} scope this operation needs.` };
 }
 
+const KAFKA_CODE_BY_APP_CODE: Partial<Record<AppErrorCode, number>> = {
+  INVALID_CONFIG: ErrorCode.INVALID_CONFIG,
+  TOPIC_EXISTS: ErrorCode.TOPIC_ALREADY_EXISTS,
+  TOPIC_NOT_FOUND: ErrorCode.UNKNOWN_TOPIC_OR_PARTITION,
+  PARTITION_NOT_FOUND: ErrorCode.UNKNOWN_TOPIC_OR_PARTITION,
+  INSUFFICIENT_SCOPE: ErrorCode.TOPIC_AUTHORIZATION_FAILED,
+  OFFSET_OUT_OF_RANGE: ErrorCode.OFFSET_OUT_OF_RANGE,
+  // Kafka's policies (CreateTopicPolicy, AlterConfigPolicy) refuse with POLICY_VIOLATION; the
+  // frozen partition count and the tenant's quota are ours.
+  POLICY_VIOLATION: ErrorCode.POLICY_VIOLATION,
+  PARTITIONS_FROZEN: ErrorCode.POLICY_VIOLATION,
+  QUOTA_EXCEEDED: ErrorCode.POLICY_VIOLATION,
+  PARTITION_UNAVAILABLE: ErrorCode.NOT_LEADER_OR_FOLLOWER,
+};
+
 /**
  * The Kafka error code for what an api service refused, with the service's own message, so a
  * Kafka client is told exactly what a REST caller would be. Anything that is not a refusal goes
@@ -32,30 +47,9 @@ export function adminErrorOf(error: unknown, invalidInput: InvalidInputCode): Ad
     if (errorCode === ErrorCode.UNKNOWN_SERVER_ERROR) return { errorCode, errorMessage: "Internal error." };
     return { errorCode, errorMessage: message };
   }
-  const errorMessage = error.message;
-  switch (error.code) {
-    case "INVALID_INPUT":
-      return { errorCode: invalidInput(String(error.details.path ?? "")), errorMessage };
-    case "INVALID_CONFIG":
-      return { errorCode: ErrorCode.INVALID_CONFIG, errorMessage };
-    case "TOPIC_EXISTS":
-      return { errorCode: ErrorCode.TOPIC_ALREADY_EXISTS, errorMessage };
-    case "TOPIC_NOT_FOUND":
-    case "PARTITION_NOT_FOUND":
-      return { errorCode: ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, errorMessage };
-    case "INSUFFICIENT_SCOPE":
-      return { errorCode: ErrorCode.TOPIC_AUTHORIZATION_FAILED, errorMessage };
-    case "OFFSET_OUT_OF_RANGE":
-      return { errorCode: ErrorCode.OFFSET_OUT_OF_RANGE, errorMessage };
-    // Kafka's policies (CreateTopicPolicy, AlterConfigPolicy) refuse with POLICY_VIOLATION; the
-    // frozen partition count and the tenant's quota are ours.
-    case "POLICY_VIOLATION":
-    case "PARTITIONS_FROZEN":
-    case "QUOTA_EXCEEDED":
-      return { errorCode: ErrorCode.POLICY_VIOLATION, errorMessage };
-    case "PARTITION_UNAVAILABLE":
-      return { errorCode: ErrorCode.NOT_LEADER_OR_FOLLOWER, errorMessage };
-    default:
-      return { errorCode: ErrorCode.UNKNOWN_SERVER_ERROR, errorMessage };
-  }
+  const errorCode =
+    error.code === "INVALID_INPUT"
+      ? invalidInput(String(error.details.path ?? ""))
+      : (KAFKA_CODE_BY_APP_CODE[error.code] ?? ErrorCode.UNKNOWN_SERVER_ERROR);
+  return { errorCode, errorMessage: error.message };
 }
