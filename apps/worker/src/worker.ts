@@ -25,6 +25,7 @@ import { KafkaCatalog } from "./kafka/kafka-catalog";
 import { type KafkaListener, type KafkaListenerConfig, startKafkaListener } from "./kafka/kafka-listener";
 import { KafkaPrincipals } from "./kafka/kafka-principals";
 import { type KafkaQuotaConfig, KafkaQuotas } from "./kafka/kafka-quotas";
+import { LatestViews } from "./kafka/latest-view";
 import { ProducerIdRepository } from "./kafka/producers/producer-ids.repository";
 import type { TestFaults } from "./kafka/test-faults";
 import { createLogger, type Logger, type LogLevel } from "./logger";
@@ -340,6 +341,7 @@ async function startKafka(config: NonNullable<WorkerConfig["kafka"]>, parts: Kaf
       groupOffsets: new GroupOffsetsRepository(parts.prisma, now),
       producerIds: new ProducerIdRepository(parts.prisma),
       ...(parts.faultPoint && { fault: { point: parts.faultPoint, fired: false } }),
+      latestViews: new LatestViews(),
       sightings: new ClientSightings(
         { prisma: parts.prisma, clock: parts.clock, logger: parts.logger },
         config.clientSightingsFlushMs,

@@ -10,6 +10,7 @@ import {
 } from "@lastword/api/topic-admin";
 import { ErrorCode, type RequestBody, type ResponseInput } from "@lastword/kafka-protocol";
 import type { KafkaBrokerContext, KafkaSession } from "../kafka-context";
+import { viewWriteRefusal } from "../latest-view";
 import { type AdminOutcome, adminErrorOf, OK, scopeRefused } from "./admin-errors";
 import { CONFIG_SOURCE, configTypeOf, effectiveValue, isListConfig } from "./config-entries";
 
@@ -127,6 +128,11 @@ async function alterResources<R extends ConfigResource>(
     }
     if (!hasScope(session.principal.scopes, "topics:write")) {
       responses.push(answer(scopeRefused("topics:write")));
+      continue;
+    }
+    const view = await viewWriteRefusal(ctx.catalog, identity.tenantId, resource.resourceName);
+    if (view) {
+      responses.push(answer(view));
       continue;
     }
     const twice = twiceNamed(resource.configs);
