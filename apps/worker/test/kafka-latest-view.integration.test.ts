@@ -113,6 +113,28 @@ async function consume(topic: string, groupId: string) {
   return { consumer, received };
 }
 
+/** The view read by kcat from the beginning to the end of every partition (-e), null values as NULL. */
+async function kcatView(): Promise<Seen[]> {
+  const format = ["-o", "beginning", "-e", "-q", "-Z", "-f", "%p|%o|%k|%s\\n"];
+  const { stdout } = await run(
+    "kcat",
+    [...kcatPlain(bootstrap, key), "-C", "-t", "prices.latest", ...format],
+    {
+      timeout: 30_000,
+    },
+  );
+  return stdout
+    .split("\n")
+    .filter((l) => l.length > 0)
+    .map((l) => l.split("|"))
+    .map(([p, o, k, v]) => ({
+      partition: Number(p),
+      offset: Number(o),
+      key: k!,
+      value: v === "NULL" ? null : v!,
+    }));
+}
+
 async function until(rows: Seen[], count: number, what: string): Promise<void> {
   await eventually(what, 30_000, async () => (rows.length >= count ? true : undefined));
 }
@@ -191,33 +213,7 @@ describe("the <topic>.latest view", () => {
   });
 
   it("kcat (librdkafka 2.0.2) reading the view to its end gets the same records", async () => {
-    const { stdout } = await run(
-      "kcat",
-      [
-        ...kcatPlain(bootstrap, key),
-        "-C",
-        "-t",
-        "prices.latest",
-        "-o",
-        "beginning",
-        "-e",
-        "-q",
-        "-Z",
-        "-f",
-        "%p|%o|%k|%s\\n",
-      ],
-      { timeout: 30_000 },
-    );
-    const rows = stdout
-      .split("\n")
-      .filter((l) => l.length > 0)
-      .map((l) => l.split("|"))
-      .map(([p, o, k, v]) => ({
-        partition: Number(p),
-        offset: Number(o),
-        key: k!,
-        value: v === "NULL" ? null : v!,
-      }));
+    const rows = await kcatView();
     // A new connection reads through the partition's shared freeze while it is fresh (fewer
     // records appended since than it keeps): the first consumer's view, then the real log after
     // it — the three writes since, the superseded key-5 and key-9 included, as the topic has them.
@@ -279,6 +275,9 @@ describe("the <topic>.latest view", () => {
         ],
       }),
     ).rejects.toMatchObject({ type: "TOPIC_AUTHORIZATION_FAILED" });
+    await expect(admin.deleteTopics({ topics: ["prices.latest"] })).rejects.toMatchObject({
+      type: "TOPIC_AUTHORIZATION_FAILED",
+    });
     await expect(admin.createTopics({ topics: [{ topic: "orders.latest" }] })).rejects.toMatchObject({
       errors: [{ type: "INVALID_TOPIC_EXCEPTION" }],
     });
@@ -291,5 +290,27 @@ describe("the <topic>.latest view", () => {
     const high = (await ends.fetchTopicOffsets("prices")).reduce((n, p) => n + Number(p.high), 0);
     await ends.disconnect();
     expect(high).toBe(KEYS * ROUNDS + DELETED.length + 3);
+  });
+
+  it("is frozen anew for the next connection once more was appended than it keeps: each key once, at its latest", async () => {
+    const producer = kafka().producer();
+    await producer.connect();
+    for (const round of ["x", "y"]) {
+      await producer.send({
+        topic: "prices",
+        messages: Array.from({ length: KEYS }, (_, i) => ({ key: `key-${i}`, value: `${round}-${i}` })),
+      });
+    }
+    await producer.disconnect();
+    const rows = order(await kcatView());
+    const live = rows.filter((r) => r.value !== null);
+    expect(live.map((r) => r.key).sort()).toEqual(
+      [...Array.from({ length: KEYS }, (_, i) => `key-${i}`), "key-new"].sort(),
+    );
+    expect(live.filter((r) => r.key !== "key-new").every((r) => r.value === `y-${r.key.slice(4)}`)).toBe(
+      true,
+    );
+    // The keys deleted before were written again: no tombstone is anyone's latest now.
+    expect(rows).toHaveLength(KEYS + 1);
   });
 });

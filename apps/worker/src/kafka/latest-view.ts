@@ -47,7 +47,7 @@ export async function readableTopic(
 }
 
 /**
- * A write (Produce, DeleteRecords, CreatePartitions, config changes) addressed to a view of the
+ * A write (Produce, DeleteRecords, CreatePartitions, config changes, DeleteTopics) addressed to a view of the
  * tenant's: TOPIC_AUTHORIZATION_FAILED, what Kafka answers a client writing where it may only
  * read, with the reason. Null for any other name.
  */
