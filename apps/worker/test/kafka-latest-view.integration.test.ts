@@ -1,7 +1,7 @@
 import { execFile } from "node:child_process";
 import { promisify } from "node:util";
 import { decodeRecordBatch } from "@lastword/dataplane";
-import { decodeResponse, ErrorCode } from "@lastword/kafka-protocol";
+import { ApiKey, decodeResponse, ErrorCode } from "@lastword/kafka-protocol";
 import { CompressionTypes, Kafka, type KafkaMessage, logLevel } from "kafkajs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { RunningWorker } from "../src/worker";
@@ -210,6 +210,22 @@ describe("the <topic>.latest view", () => {
     expect(switched.received.map((r) => [r.key, r.value])).toEqual([["key-9", "after-switch"]]);
     tail = [...reader.received.slice(KEYS), ...switched.received];
     await switched.consumer.disconnect();
+
+    // One set of offsets: OffsetDelete on the view name removes the topic's.
+    const raw = await RawKafka.open(worker.kafka!.host, worker.kafka!.port);
+    await raw.loginPlain(key.id, key.secret);
+    const all = [
+      { name: "prices.latest", partitions: partitionIds.map((_, partitionIndex) => ({ partitionIndex })) },
+    ];
+    const deleted = await raw.call(ApiKey.OffsetDelete, 0, { groupId: "view-reader", topics: all });
+    raw.close();
+    expect(deleted.errorCode).toBe(0);
+    expect(deleted.topics[0]!.partitions.map((p) => p.errorCode)).toEqual(partitionIds.map(() => 0));
+    const check = kafka().admin();
+    await check.connect();
+    const gone = await check.fetchOffsets({ groupId: "view-reader", topics: ["prices"] });
+    await check.disconnect();
+    expect(gone[0]!.partitions.map((p) => p.offset)).toEqual(partitionIds.map(() => "-1"));
   });
 
   it("kcat (librdkafka 2.0.2) reading the view to its end gets the same records", async () => {
