@@ -2,6 +2,7 @@ import { execFile } from "node:child_process";
 import { promisify } from "node:util";
 import { decodeRecordBatch } from "@lastword/dataplane";
 import { ApiKey, decodeResponse, ErrorCode } from "@lastword/kafka-protocol";
+import { decodeBatch } from "@lastword/record-batch";
 import { CompressionTypes, Kafka, type KafkaMessage, logLevel } from "kafkajs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { RunningWorker } from "../src/worker";
@@ -38,6 +39,7 @@ let otherKey: { id: string; secret: string };
 /** May write topics too: the refusals below are the view's, not a missing scope's. */
 let adminKey: { id: string; secret: string };
 let partitionIds: string[];
+let gappyId: string;
 
 beforeAll(async () => {
   process.env.KAFKAJS_NO_PARTITIONER_WARNING = "1";
@@ -46,11 +48,17 @@ beforeAll(async () => {
     "cleanup.policy": "compact",
   });
   await createNamedTopic(h.db.prisma, ORG, "events", 1, { "cleanup.policy": "delete" });
+  // One batch per segment, so a forced pass can clean all but the newest.
+  [gappyId] = (await createNamedTopic(h.db.prisma, ORG, "gappy", 1, {
+    "cleanup.policy": "compact",
+    "segment.bytes": "100",
+    "min.cleanable.dirty.ratio": "0.01",
+  })) as [string];
   await createNamedTopic(h.db.prisma, OTHER_ORG, "secret", 1, { "cleanup.policy": "compact" });
   key = await createKafkaKey(h.db.prisma, ORG, CLIENT_SCOPES);
   otherKey = await createKafkaKey(h.db.prisma, OTHER_ORG, CLIENT_SCOPES);
   adminKey = await createKafkaKey(h.db.prisma, ORG, [...CLIENT_SCOPES, "topics:write"]);
-  ({ worker, bootstrap } = await startKafkaWorker(h, PARTITIONS + 2, {
+  ({ worker, bootstrap } = await startKafkaWorker(h, PARTITIONS + 3, {
     kafka: { host: "127.0.0.1", port: 0, groups: { initialRebalanceDelayMs: 0 } },
   }));
 });
@@ -239,7 +247,13 @@ describe("the <topic>.latest view", () => {
   it("is listed in Metadata next to each compacted topic of the tenant only, and answers the topic's offsets", async () => {
     const admin = kafka().admin();
     await admin.connect();
-    expect((await admin.listTopics()).sort()).toEqual(["events", "prices", "prices.latest"]);
+    expect((await admin.listTopics()).sort()).toEqual([
+      "events",
+      "gappy",
+      "gappy.latest",
+      "prices",
+      "prices.latest",
+    ]);
     const meta = await admin.fetchTopicMetadata({ topics: ["prices", "prices.latest"] });
     const [topic, view] = meta.topics;
     expect(view!.partitions.map((p) => [p.partitionId, p.leader])).toEqual(
@@ -328,5 +342,42 @@ describe("the <topic>.latest view", () => {
     );
     // The keys deleted before were written again: no tombstone is anyone's latest now.
     expect(rows).toHaveLength(KEYS + 1);
+  });
+
+  it("a pass that removes frozen records mid-read: the reader skips them and goes on to the tail", async () => {
+    const producer = kafka().producer();
+    await producer.connect();
+    const keys = ["k1", "k2", "k3", "k4", "k5"];
+    // Offsets 0–4 then 5–9, one batch (and segment) each: the view keeps 5–9.
+    for (const value of ["a", "b"])
+      for (const k of keys) await producer.send({ topic: "gappy", messages: [{ key: k, value }] });
+    const raw = await RawKafka.open(worker.kafka!.host, worker.kafka!.port);
+    await raw.loginPlain(key.id, key.secret);
+    const read = async (offset: number, partitionMaxBytes: number) => {
+      const body = fetchBody("gappy.latest", 0, offset, { partitionMaxBytes });
+      const answer = decodeResponse(1, 11, await raw.request(1, 11, body, 0)).body;
+      const bytes = answer.responses[0]!.partitions[0]!.records!;
+      const out: [number, string, string | null][] = [];
+      for (let pos = 0; pos < bytes.length; ) {
+        const { header, records } = decodeBatch(bytes, pos);
+        for (const r of records) out.push([r.offset, r.key!.toString(), r.value?.toString() ?? null]);
+        pos += header.sizeBytes;
+      }
+      return out;
+    };
+    // The first batch only (1 byte allowed): the connection pins the view ending at 10.
+    expect(await read(0, 1)).toEqual([[5, "k1", "b"]]);
+    // k2–k5 written again (then k0, so they are out of the active segment), and a pass removes
+    // 6–9 under the pinned view: the read from 6 finds nothing of it and goes on from its end.
+    for (const k of keys.slice(1))
+      await producer.send({ topic: "gappy", messages: [{ key: k, value: "c" }] });
+    await producer.send({ topic: "gappy", messages: [{ key: "k0", value: "z" }] });
+    await producer.disconnect();
+    await h.client.requestClean({ partitionId: gappyId });
+    expect(await read(6, 1 << 20)).toEqual([
+      ...keys.slice(1).map((k, i) => [10 + i, k, "c"]),
+      [14, "k0", "z"],
+    ]);
+    raw.close();
   });
 });

@@ -132,8 +132,8 @@ const VIEW_READ_BYTES = 256 << 10;
  * The view's records from `from` (below `freeze.end`) within `maxBytes` (the first batch whole):
  * stored batches read from each kept offset on, sent as stored when every record in them is kept,
  * rebuilt with the kept ones otherwise; superseded stretches between kept offsets are not read.
- * When nothing is kept in [from, end), the real log from the end (empty until something is
- * appended there: the client long-polls at `from`).
+ * When nothing is kept in [from, end), or nothing of it is stored any more, the real log from the
+ * end (empty until something is appended there: the client long-polls at `from`).
  */
 export async function readLatest(
   log: HostedLog,
@@ -153,6 +153,8 @@ export async function readLatest(
       maxBytes: Math.max(1, Math.min(VIEW_READ_BYTES, maxBytes - used)),
     });
     const cut = batchesBefore(read.bytes, end);
+    // Nothing stored is left in [offsets[i], end): a pass removed the rest of the view (each such
+    // record was superseded in the tail, which is where the client goes next).
     if (cut.length === 0) break;
     for (let pos = 0; pos < cut.length; pos += batchField.sizeBytes(read.bytes, pos)) {
       const last = batchField.lastOffset(read.bytes, pos);
@@ -172,6 +174,6 @@ export async function readLatest(
       used += batch.length;
     }
   }
-  if (chunks.length === 0) return i < offsets.length && offsets[i]! < end ? Buffer.alloc(0) : readTail(end);
+  if (chunks.length === 0) return readTail(end);
   return chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
 }
