@@ -25,6 +25,8 @@ import { openWorkerHarness, type WorkerHarness } from "./worker-harness";
 const run = promisify(execFile);
 const ORG = "org_latest_view";
 const OTHER_ORG = "org_latest_other";
+/** A tenant with a topic named `*.latest` from before the suffix was reserved. */
+const LEGACY_ORG = "org_latest_legacy";
 const PARTITIONS = 3;
 const KEYS = 60;
 const ROUNDS = 6;
@@ -38,6 +40,7 @@ let key: { id: string; secret: string };
 let otherKey: { id: string; secret: string };
 /** May write topics too: the refusals below are the view's, not a missing scope's. */
 let adminKey: { id: string; secret: string };
+let legacyKey: { id: string; secret: string };
 let partitionIds: string[];
 let gappyId: string;
 
@@ -58,7 +61,10 @@ beforeAll(async () => {
   key = await createKafkaKey(h.db.prisma, ORG, CLIENT_SCOPES);
   otherKey = await createKafkaKey(h.db.prisma, OTHER_ORG, CLIENT_SCOPES);
   adminKey = await createKafkaKey(h.db.prisma, ORG, [...CLIENT_SCOPES, "topics:write"]);
-  ({ worker, bootstrap } = await startKafkaWorker(h, PARTITIONS + 3, {
+  await createNamedTopic(h.db.prisma, LEGACY_ORG, "legacy", 1, { "cleanup.policy": "compact" });
+  await createNamedTopic(h.db.prisma, LEGACY_ORG, "legacy.latest", 1, { "cleanup.policy": "delete" });
+  legacyKey = await createKafkaKey(h.db.prisma, LEGACY_ORG, CLIENT_SCOPES);
+  ({ worker, bootstrap } = await startKafkaWorker(h, PARTITIONS + 5, {
     kafka: { host: "127.0.0.1", port: 0, groups: { initialRebalanceDelayMs: 0 } },
   }));
 });
@@ -266,6 +272,17 @@ describe("the <topic>.latest view", () => {
     await other.connect();
     expect((await other.listTopics()).sort()).toEqual(["secret", "secret.latest"]);
     await other.disconnect();
+    // A topic that holds a view's name keeps it: no view is listed under it, and it is written as itself.
+    const legacy = kafka(legacyKey);
+    const legacyAdmin = legacy.admin();
+    await legacyAdmin.connect();
+    expect((await legacyAdmin.listTopics()).sort()).toEqual(["legacy", "legacy.latest"]);
+    await legacyAdmin.disconnect();
+    const legacyProducer = legacy.producer();
+    await legacyProducer.connect();
+    const [written] = await legacyProducer.send({ topic: "legacy.latest", messages: [{ value: "own" }] });
+    await legacyProducer.disconnect();
+    expect(written).toMatchObject({ topicName: "legacy.latest", errorCode: 0 });
     // Another tenant's view is exactly a missing topic.
     const raw = await RawKafka.open(worker.kafka!.host, worker.kafka!.port);
     await raw.loginPlain(otherKey.id, otherKey.secret);

@@ -33,6 +33,16 @@ export function latestViewTopicId(kafkaTopicId: string): string {
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20, 32)}`;
 }
 
+/**
+ * The tenant's topics that have a view: the compacted ones, less any whose view name a topic
+ * already holds (one named before the suffix was reserved keeps its name; `readableTopic`
+ * resolves the name to it too).
+ */
+export function viewedTopics(topics: readonly CatalogTopic[]): CatalogTopic[] {
+  const names = new Set(topics.map((t) => t.name));
+  return topics.filter((t) => hasLatestView(t) && !names.has(latestViewName(t.name)));
+}
+
 /** `name` as a topic of the tenant or as the view of one of its compacted topics; null when neither. */
 export async function readableTopic(
   catalog: KafkaCatalog,

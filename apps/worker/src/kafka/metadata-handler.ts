@@ -2,7 +2,7 @@ import { hasScope } from "@lastword/api/key-auth";
 import { ErrorCode, type RequestBody, type ResponseInput } from "@lastword/kafka-protocol";
 import { type CatalogTopic, clusterIdOf, type KafkaBroker } from "./kafka-catalog";
 import type { KafkaBrokerContext, KafkaSession } from "./kafka-context";
-import { hasLatestView, latestViewName, latestViewTopicId } from "./latest-view";
+import { latestViewName, latestViewTopicId, viewedTopics } from "./latest-view";
 
 type MetadataRequest = RequestBody<3>;
 type MetadataResponse = ResponseInput<3>;
@@ -51,7 +51,7 @@ export async function handleMetadata(
   // Every topic, then each compacted one's view: names and ids a request may ask for.
   const listed = [
     ...topics.map((topic) => ({ topic, view: false })),
-    ...topics.filter(hasLatestView).map((topic) => ({ topic, view: true })),
+    ...viewedTopics(topics).map((topic) => ({ topic, view: true })),
   ].map(({ topic, view }) => ({ topic, view, entry: topicEntry(topic, view) }));
   let entries: TopicEntry[];
   if (request.topics === null) {
