@@ -266,6 +266,13 @@ describe("the <topic>.latest view", () => {
       topic!.partitions.map((p) => [p.partitionId, p.leader]),
     );
     expect(await admin.fetchTopicOffsets("prices.latest")).toEqual(await admin.fetchTopicOffsets("prices"));
+    const described = await admin.describeConfigs({
+      includeSynonyms: false,
+      resources: [{ type: 2, name: "prices.latest", configNames: ["cleanup.policy"] }],
+    });
+    expect(described.resources[0]!.configEntries).toEqual([
+      expect.objectContaining({ configName: "cleanup.policy", configValue: "compact", readOnly: true }),
+    ]);
     await admin.disconnect();
 
     const other = kafka(otherKey).admin();
