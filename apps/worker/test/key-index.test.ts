@@ -25,6 +25,7 @@ describe("key index", () => {
           // What the Kafka `.latest` view reads: every key's latest, tombstones included.
           const latest = [...model.values()].map((e) => e.offset);
           expect([...index.freeze().latestOffsets()]).toEqual(latest.sort((a, b) => a - b));
+          expect([...index.latestOffsets()]).toEqual(latest);
         },
       ),
       { numRuns: 50 },

@@ -172,6 +172,11 @@ export class KeyIndex {
     return new FrozenKeyIndex(this.#table.copy());
   }
 
+  /** Every key's latest offset, tombstones included, ascending, from the live table (no copy). */
+  latestOffsets(): Float64Array {
+    return new FrozenKeyIndex(this.#table).latestOffsets();
+  }
+
   #grow(): void {
     const old = this.#table;
     const next = new Table(old.slots * 2);

@@ -89,8 +89,8 @@ export interface LatestFreeze {
  * that fetch starts at or past its end or when more records were appended since than it keeps (the
  * dirty tail would then cost a cold start more than a new freeze); the pin holds for the
  * connection's life, so its consumer reads the view up to one end and then the real log from
- * there. A freeze copies the index once and keeps a sorted offset array (8 bytes per key); it does
- * not hold the cleaner back (see the worker's DESIGN.md).
+ * there. A freeze scans the live index once and keeps a sorted offset array (8 bytes per key); it
+ * does not hold the cleaner back (see the worker's DESIGN.md).
  */
 export class LatestViews {
   readonly #shared = new WeakMap<HostedLog, Promise<LatestFreeze>>();
@@ -124,15 +124,14 @@ function stale(freeze: LatestFreeze, log: HostedLog, fetchOffset: number): boole
   return fetchOffset >= freeze.end || log.logEndOffset - freeze.end > freeze.offsets.length;
 }
 
+/**
+ * Nothing is held after the offsets are taken: a pass may then remove a frozen offset, but only one
+ * superseded after the freeze (its successor is in the tail) or a tombstone past its horizon, and
+ * the reads skip what is gone.
+ */
 async function freezeView(log: HostedLog): Promise<LatestFreeze> {
-  const frozen = await requireKeyIndex(log).freeze();
-  try {
-    return { log, end: frozen.endOffset, offsets: frozen.index.latestOffsets() };
-  } finally {
-    // Released at once: a pass may then remove a frozen offset, but only one superseded after the
-    // freeze (its successor is in the tail) or a tombstone past its horizon; reads skip what is gone.
-    frozen.release();
-  }
+  const { offsets, endOffset } = await requireKeyIndex(log).latestOffsets();
+  return { log, end: endOffset, offsets };
 }
 
 /** Bytes per stored read while a view is served: a dirty log keeps few records of each read. */
