@@ -126,8 +126,9 @@ export async function fetchRecords(
   logger: Pick<Logger, "warn">,
 ): Promise<number> {
   const first = await host.read(partitionId, async (log) => {
-    const pager = new FetchPager({ ...query, endOffset: log.logEndOffset });
-    return { pager, logEndOffset: log.logEndOffset, page: await pager.next(log) };
+    // Readers are told the readable end: an append still being made durable is not there yet.
+    const pager = new FetchPager({ ...query, endOffset: log.highWatermark });
+    return { pager, logEndOffset: log.highWatermark, page: await pager.next(log) };
   });
   const { pager, logEndOffset } = first;
   let { page } = first;
@@ -173,7 +174,7 @@ export function listOffsets(
   query: { timestamp?: number | undefined },
 ): Promise<ListOffsetsResponse> {
   return host.read(partitionId, async (log: HostedLog) => {
-    const answer: ListOffsetsResponse = { earliest: log.logStartOffset, latest: log.logEndOffset };
+    const answer: ListOffsetsResponse = { earliest: log.logStartOffset, latest: log.highWatermark };
     if (query.timestamp !== undefined)
       answer.timestampOffset = await offsetForTimestamp(log, query.timestamp);
     return answer;
