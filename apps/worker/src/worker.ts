@@ -339,7 +339,7 @@ async function startKafka(config: NonNullable<WorkerConfig["kafka"]>, parts: Kaf
       groupLeases,
       groupOffsets: new GroupOffsetsRepository(parts.prisma, now),
       producerIds: new ProducerIdRepository(parts.prisma),
-      ...(parts.faultPoint && { fault: { point: parts.faultPoint, fired: false } }),
+      ...(parts.faultPoint && { fault: { point: parts.faultPoint } }),
       sightings: new ClientSightings(
         { prisma: parts.prisma, clock: parts.clock, logger: parts.logger },
         config.clientSightingsFlushMs,

@@ -54,12 +54,12 @@ export interface DataPlaneServerOptions {
   logger: Logger;
   /**
    * Test-only (LASTWORD_FAULT_POINT): `after-append` SIGKILLs the process between a produce's
-   * append and its answer (`drop-after-append` is the Kafka listener's, kafka-context.ts).
+   * append and its answer.
    */
   faultPoint?: FaultPoint;
 }
 
-export type FaultPoint = "after-append" | "drop-after-append";
+export type FaultPoint = "after-append";
 
 const ROUTE =
   /^\/v1\/partitions\/([^/]+)\/(produce|records|offsets|segments|clean|delete-records|key|key-versions|stream)$/;

@@ -106,7 +106,7 @@ async function producePartition(
   }
 }
 
-/** What the connection does instead of answering, under the `drop-after-append` fault point. */
+/** What the connection does instead of answering, under a `drop: "after-append"` test fault. */
 export const DROP_CONNECTION = Symbol("drop the connection unanswered");
 
 /**
@@ -145,9 +145,8 @@ export async function handleProduce(
       ),
     })),
   );
-  if (ctx.fault?.point === "drop-after-append" && appended && !ctx.fault.fired) {
-    ctx.fault.fired = true;
-    ctx.logger.warn({ faultPoint: ctx.fault.point }, "fault point: a Produce answer dropped");
+  if (appended && ctx.testFaults?.takeDropAfterAppend()) {
+    ctx.logger.warn("injected a test fault: a Produce answer dropped");
     return DROP_CONNECTION;
   }
   const throttleTimeMs = await throttle;
