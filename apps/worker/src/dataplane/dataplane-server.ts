@@ -171,7 +171,9 @@ async function dispatch(
         // The batch is durable; dying here is the crash a client must be able to retry through.
         if (options.faultPoint === "after-append") process.kill(process.pid, "SIGKILL");
         if (!answer.duplicate) metrics.records.inc({ op: "produce" }, answer.count);
-        return answer;
+        // The data plane's answer (protocol.ts): the log start is for Kafka's Produce answer only.
+        const { logStartOffset: _, ...response } = answer;
+        return response;
       } catch (error) {
         await settled;
         throw error;

@@ -78,7 +78,6 @@ async function producePartition(
           );
     // The batch is durable; dying here is the crash an idempotent client must retry through.
     if (ctx.fault?.point === "after-append" && !answer.duplicate) process.kill(process.pid, "SIGKILL");
-    const logStartOffset = await ctx.host.read(partition.id, async (log) => log.logStartOffset);
     return {
       response: {
         index: data.index,
@@ -86,7 +85,7 @@ async function producePartition(
         // A resend of a batch already in the log gets the offsets its first append got.
         baseOffset: BigInt(answer.baseOffset),
         logAppendTimeMs: -1n,
-        logStartOffset: BigInt(logStartOffset),
+        logStartOffset: BigInt(answer.logStartOffset),
         recordErrors: [],
         errorMessage: null,
       },
