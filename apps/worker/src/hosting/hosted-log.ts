@@ -63,6 +63,11 @@ export interface OpenLogOptions {
   config: Record<string, string | number>;
   /** The worker's clock: the log's append times, rolls, retention and cleaner horizons read it. */
   clock: Clock;
+  /**
+   * Run right before each append's bytes are written, with no event-loop turn in between (the log
+   * store's `beforeWrite`); a throw refuses the append. The partition's storage fence check.
+   */
+  beforeWrite?: () => void;
 }
 
 export type OpenLog = (options: OpenLogOptions) => Promise<HostedLog>;
