@@ -57,6 +57,16 @@ async function joinAsCompliance(page: Page, link: string, officer: Account, orga
   await page.waitForURL("**/topics");
 }
 
+/** Opens a subject's request from the compliance dashboard's list. */
+async function openRequest(page: Page, subject: string) {
+  await page.goto("/compliance");
+  await page
+    .getByRole("table", { name: "Erasure requests" })
+    .getByRole("link", { name: `Request for ${subject}` })
+    .click();
+  await page.waitForURL("**/compliance/requests/*");
+}
+
 async function expectNoValues(page: Page) {
   const text = (await page.locator("main").textContent()) ?? "";
   for (const value of VALUES) expect(text).not.toContain(value);
@@ -184,12 +194,7 @@ describe("compliance pages", () => {
   }, 90_000);
 
   it("keeps a group that missed the tombstone flagged after the request closes, with what it missed", async () => {
-    await officer.goto("/compliance");
-    await officer
-      .getByRole("table", { name: "Erasure requests" })
-      .getByRole("link", { name: `Request for ${SUBJECT}` })
-      .click();
-    await officer.waitForURL("**/compliance/requests/*");
+    await openRequest(officer, SUBJECT);
     // The tombstone goes one delete.retention.ms (3 s) after the pass that purged, on a later tick.
     await officer
       .getByTestId("request-status")
@@ -243,12 +248,7 @@ describe("compliance pages", () => {
   });
 
   it("exports the request's evidence as CSV", async () => {
-    await officer.goto("/compliance");
-    await officer
-      .getByRole("table", { name: "Erasure requests" })
-      .getByRole("link", { name: `Request for ${SUBJECT}` })
-      .click();
-    await officer.waitForURL("**/compliance/requests/*");
+    await openRequest(officer, SUBJECT);
     const download = officer.waitForEvent("download");
     await officer.getByRole("button", { name: "Export evidence (CSV)" }).click();
     const file = await download;

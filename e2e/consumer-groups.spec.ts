@@ -200,7 +200,11 @@ describe("consumer groups page: every group of the tenant, its lag, reset and de
         .locator("div")
         .evaluateAll((divs) => divs.map((d) => [d.children[0]?.textContent, d.children[1]?.textContent])),
     );
-    expect(facts).toMatchObject({ State: "Stable", Protocol: "consumer / RoundRobinAssigner", Members: "2" });
+    expect(facts).toMatchObject({
+      State: "Stable",
+      "Group protocol": "consumer / RoundRobinAssigner",
+      Members: "2",
+    });
     expect(Number(facts.Generation)).toBeGreaterThan(0);
     const table = await rows();
     expect(table.map((r) => r[2]).sort()).toEqual(["ledger-reader-1", "ledger-reader-2"]);

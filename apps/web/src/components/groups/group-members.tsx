@@ -52,7 +52,7 @@ export function GroupMembers({ group }: { group: ListedGroup }) {
   const facts: [string, string][] = [
     ["State", STATE_LABELS[m.state]],
     [
-      "Protocol",
+      "Group protocol",
       m.protocolType ? `${m.protocolType}${m.protocolName ? ` / ${m.protocolName}` : ""}` : "None yet",
     ],
     ["Generation", String(m.generationId)],
@@ -76,7 +76,7 @@ export function GroupMembers({ group }: { group: ListedGroup }) {
         >
           {m.members.map((member) => (
             <tr key={member.memberId} className="border-b border-line align-top last:border-0">
-              <th scope="row" className="py-2 pr-4 font-mono font-normal break-all">
+              <th scope="row" className="min-w-48 py-2 pr-4 font-mono font-normal break-all">
                 {member.memberId}
                 {member.memberId === m.leaderId ? (
                   <span className="ml-2">
@@ -85,8 +85,8 @@ export function GroupMembers({ group }: { group: ListedGroup }) {
                 ) : null}
               </th>
               <td className="py-2 pr-4 font-mono">{member.groupInstanceId ?? "—"}</td>
-              <td className="py-2 pr-4 font-mono">{member.clientId}</td>
-              <td className="py-2 pr-4 font-mono">{member.clientHost}</td>
+              <td className="py-2 pr-4 font-mono whitespace-nowrap">{member.clientId}</td>
+              <td className="py-2 pr-4 font-mono whitespace-nowrap">{member.clientHost}</td>
               <td className="py-2">
                 <AssignedPartitions state={m.state} member={member} />
               </td>
