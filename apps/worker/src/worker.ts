@@ -18,6 +18,7 @@ import { PartitionHost } from "./hosting/partition-host";
 import { AppendSignal } from "./kafka/append-signal";
 import { ClientSightings } from "./kafka/client-sightings";
 import { DEFAULT_GROUP_TIMINGS, GroupCoordinator } from "./kafka/groups/group-coordinator";
+import { describeGroup } from "./kafka/groups/group-description";
 import { GroupLeaseRepository } from "./kafka/groups/group-lease.repository";
 import { GroupOffsetsRepository } from "./kafka/groups/group-offsets.repository";
 import type { GroupTimings } from "./kafka/groups/group-state";
@@ -170,6 +171,8 @@ export async function startWorker(config: WorkerConfig): Promise<RunningWorker> 
       await passes.clean({ partitionId, epoch, reason: "requested", dirtyRatio: 0 });
     },
   };
+  // Set once the Kafka listener is up; until then (and without one) this worker coordinates no group.
+  let groupCoordinator: GroupCoordinator | null = null;
   const server = createDataPlaneServer({
     host,
     cleaner,
@@ -178,6 +181,7 @@ export async function startWorker(config: WorkerConfig): Promise<RunningWorker> 
     secret: config.secret,
     workerId: id,
     logger,
+    describeGroups: (tenantId) => groupCoordinator?.groupsOf(tenantId).map(describeGroup) ?? [],
     ...(config.faultPoint && { faultPoint: config.faultPoint }),
   });
   const bound = await listen(server, config.host ?? "127.0.0.1", config.port ?? 0);
@@ -196,6 +200,7 @@ export async function startWorker(config: WorkerConfig): Promise<RunningWorker> 
       })
     : null;
   if (kafka) registry.advertiseKafka(kafka.advertised.host, kafka.advertised.port);
+  groupCoordinator = kafka?.groups ?? null;
   // Leases a previous run under the same id still holds: nothing of them is open here.
   await leases.releaseAll();
   const nodeId = await registry.register(address);
