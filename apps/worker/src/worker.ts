@@ -27,6 +27,7 @@ import { type KafkaListener, type KafkaListenerConfig, startKafkaListener } from
 import { KafkaPrincipals } from "./kafka/kafka-principals";
 import { type KafkaQuotaConfig, KafkaQuotas } from "./kafka/kafka-quotas";
 import { KafkaRowExpiry } from "./kafka/kafka-row-expiry";
+import { LatestViews } from "./kafka/latest-view";
 import { ProducerIdRepository } from "./kafka/producers/producer-ids.repository";
 import type { TestFaults } from "./kafka/test-faults";
 import { createLogger, type Logger, type LogLevel } from "./logger";
@@ -350,6 +351,7 @@ async function startKafka(config: NonNullable<WorkerConfig["kafka"]>, parts: Kaf
       groupOffsets: new GroupOffsetsRepository(parts.prisma, now),
       producerIds: new ProducerIdRepository(parts.prisma),
       ...(parts.faultPoint && { fault: { point: parts.faultPoint } }),
+      latestViews: new LatestViews(),
       sightings: new ClientSightings(
         { prisma: parts.prisma, clock: parts.clock, logger: parts.logger },
         config.clientSightingsFlushMs,

@@ -698,6 +698,6 @@ describe("tenant isolation", () => {
     const after = await h.db.prisma.topic.findUniqueOrThrow({ where: { id: secret.id } });
     expect(after).toMatchObject({ partitionCount: 1, configs: { "cleanup.policy": "compact" } });
     const b = await admin(keyB);
-    expect(await b.listTopics()).toEqual(["secret-b"]);
+    expect(await b.listTopics()).toEqual(["secret-b", "secret-b.latest"]);
   });
 });

@@ -4,6 +4,7 @@ import { CorruptBatchError, InvalidBatchRecordsError } from "@lastword/logstore"
 import { produce } from "../dataplane/dataplane-handlers";
 import type { KafkaBrokerContext, KafkaSession } from "./kafka-context";
 import { kafkaErrorOf } from "./kafka-errors";
+import { viewWriteRefusal } from "./latest-view";
 import { partitionPayload } from "./produce-batches";
 
 type ProduceRequest = RequestBody<0>;
@@ -44,6 +45,10 @@ async function producePartition(
   const refusal = (response: PartitionResponse) => ({ response, appended: false });
   const topic = await ctx.catalog.topic(session.principal.tenantId, topicName);
   const partition = topic?.partitions.find((p) => p.index === data.index);
+  if (!topic) {
+    const view = await viewWriteRefusal(ctx.catalog, session.principal.tenantId, topicName);
+    if (view) return refusal(failed(data.index, view.errorCode, view.errorMessage));
+  }
   if (!topic || !partition) return refusal(failed(data.index, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, null));
   if (!hasScope(session.principal.scopes, "records:write")) {
     return refusal(
