@@ -101,10 +101,10 @@ describe("topic configs", () => {
       .locator("tbody tr")
       .evaluateAll((trs) => trs.map((tr) => (tr.querySelector("td:last-child")?.textContent ?? "").trim()));
     expect(changes).toEqual([
-      "max.compaction.lag.ms: default → 14 d (1209600000)",
-      "segment.ms: default → 12 h (43200000)",
-      "segment.bytes: default → 64.0 MiB (67108864)",
-      "Created withcleanup.policy: default → compact",
+      "max.compaction.lag.ms: default unlimited (9223372036854775807) → 14 d (1209600000)",
+      "segment.ms: default 7 d (604800000) → 12 h (43200000)",
+      "segment.bytes: default 1.0 GiB (1073741824) → 64.0 MiB (67108864)",
+      "Created withcleanup.policy: default delete → compact",
     ]);
     const who = await history.locator("tbody tr td:nth-child(2)").allTextContents();
     expect(new Set(who).size).toBe(1);

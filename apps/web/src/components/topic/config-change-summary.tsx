@@ -1,6 +1,17 @@
 import { configValueText } from "@/lib/config-units";
 import type { ConfigEntry } from "./config-entry";
 
+/** The API reports an unset config as null: say which value that means ("default 7 d (604800000)"). */
+export function configValueOrDefault(
+  entries: readonly ConfigEntry[],
+  name: string,
+  value: string | null,
+): string {
+  if (value !== null) return configValueText(name, value);
+  const fallback = entries.find((entry) => entry.name === name)?.default;
+  return fallback === undefined ? "default" : `default ${configValueText(name, fallback)}`;
+}
+
 /** What an alterConfigs answered: the diff (or that nothing changes) and the API's warnings. */
 export function ConfigChangeSummary(props: {
   changes: readonly { name: string; before: string | null; after: string | null }[];
@@ -8,11 +19,7 @@ export function ConfigChangeSummary(props: {
   validateOnly: boolean;
   entries: readonly ConfigEntry[];
 }) {
-  // The API reports an unset config as null: say which value that means.
-  const shown = (name: string, value: string | null) =>
-    value === null
-      ? `default ${configValueText(name, props.entries.find((entry) => entry.name === name)?.default ?? "")}`
-      : configValueText(name, value);
+  const shown = (name: string, value: string | null) => configValueOrDefault(props.entries, name, value);
   const lead = props.validateOnly ? "This change is valid and would set:" : "Saved:";
   return (
     <div role="status" className="flex flex-col gap-1 text-sm">

@@ -1,20 +1,17 @@
 "use client";
 
 import { useQuery } from "@tanstack/react-query";
-import { configValueText } from "@/lib/config-units";
 import { useTRPC } from "@/lib/trpc";
 import { Card } from "../ui/card";
 import { DataTable } from "../ui/data-table";
 import { ErrorNotice, StatusNotice } from "../ui/notice";
+import { configValueOrDefault } from "./config-change-summary";
+import type { ConfigEntry } from "./config-entry";
 
 const dateFormat = new Intl.DateTimeFormat("en", { dateStyle: "medium", timeStyle: "medium" });
 
-function shown(name: string, value: string | null): string {
-  return value === null ? "default" : configValueText(name, value);
-}
-
 /** Who changed which config of the topic when, newest first: the audit trail's config events. */
-export function ConfigHistory({ topic }: { topic: string }) {
+export function ConfigHistory({ topic, entries }: { topic: string; entries: readonly ConfigEntry[] }) {
   const trpc = useTRPC();
   const history = useQuery(trpc.topics.configHistory.queryOptions({ topic }));
   return (
@@ -46,8 +43,8 @@ export function ConfigHistory({ topic }: { topic: string }) {
                   <ul className="font-mono text-xs">
                     {entry.changes.map((change) => (
                       <li key={change.name}>
-                        {change.name}: {shown(change.name, change.before)} →{" "}
-                        {shown(change.name, change.after)}
+                        {change.name}: {configValueOrDefault(entries, change.name, change.before)} →{" "}
+                        {configValueOrDefault(entries, change.name, change.after)}
                       </li>
                     ))}
                   </ul>

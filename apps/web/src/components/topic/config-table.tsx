@@ -13,7 +13,7 @@ export function ConfigTable({ topic, entries }: { topic: string; entries: readon
     <>
       <ErasureFix topic={topic} entries={entries} />
       <ConfigCard topic={topic} entries={entries} />
-      <ConfigHistory topic={topic} />
+      <ConfigHistory topic={topic} entries={entries} />
     </>
   );
 }
