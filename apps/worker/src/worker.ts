@@ -25,6 +25,7 @@ import { KafkaCatalog } from "./kafka/kafka-catalog";
 import { type KafkaListener, type KafkaListenerConfig, startKafkaListener } from "./kafka/kafka-listener";
 import { KafkaPrincipals } from "./kafka/kafka-principals";
 import { type KafkaQuotaConfig, KafkaQuotas } from "./kafka/kafka-quotas";
+import { KafkaRowExpiry } from "./kafka/kafka-row-expiry";
 import { ProducerIdRepository } from "./kafka/producers/producer-ids.repository";
 import type { TestFaults } from "./kafka/test-faults";
 import { createLogger, type Logger, type LogLevel } from "./logger";
@@ -199,6 +200,7 @@ export async function startWorker(config: WorkerConfig): Promise<RunningWorker> 
   await leases.releaseAll();
   const nodeId = await registry.register(address);
   kafka?.setNodeId(nodeId);
+  const rowExpiry = new KafkaRowExpiry({ prisma, clock, logger });
   const loop = new OwnershipLoop({
     leases,
     registry,
@@ -208,7 +210,10 @@ export async function startWorker(config: WorkerConfig): Promise<RunningWorker> 
     leaseTtlMs,
     claimIntervalMs: config.claimIntervalMs ?? DEFAULT_CLAIM_INTERVAL_MS,
     maxClaimsPerTick: config.maxClaimsPerTick ?? 256,
-    housekeeping: () => removeOrphanedPartitions(config.dataDir, prisma, logger).then(() => undefined),
+    housekeeping: async () => {
+      await removeOrphanedPartitions(config.dataDir, prisma, logger);
+      await rowExpiry.runIfDue();
+    },
     housekeepingIntervalMs: config.housekeepingIntervalMs ?? 30_000,
   });
   await loop.tick();
@@ -339,7 +344,7 @@ async function startKafka(config: NonNullable<WorkerConfig["kafka"]>, parts: Kaf
       groupLeases,
       groupOffsets: new GroupOffsetsRepository(parts.prisma, now),
       producerIds: new ProducerIdRepository(parts.prisma),
-      ...(parts.faultPoint && { fault: { point: parts.faultPoint, fired: false } }),
+      ...(parts.faultPoint && { fault: { point: parts.faultPoint } }),
       sightings: new ClientSightings(
         { prisma: parts.prisma, clock: parts.clock, logger: parts.logger },
         config.clientSightingsFlushMs,

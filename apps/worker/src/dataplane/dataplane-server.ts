@@ -54,12 +54,12 @@ export interface DataPlaneServerOptions {
   logger: Logger;
   /**
    * Test-only (LASTWORD_FAULT_POINT): `after-append` SIGKILLs the process between a produce's
-   * append and its answer (`drop-after-append` is the Kafka listener's, kafka-context.ts).
+   * append and its answer.
    */
   faultPoint?: FaultPoint;
 }
 
-export type FaultPoint = "after-append" | "drop-after-append";
+export type FaultPoint = "after-append";
 
 const ROUTE =
   /^\/v1\/partitions\/([^/]+)\/(produce|records|offsets|segments|clean|delete-records|key|key-versions|stream)$/;
@@ -171,7 +171,9 @@ async function dispatch(
         // The batch is durable; dying here is the crash a client must be able to retry through.
         if (options.faultPoint === "after-append") process.kill(process.pid, "SIGKILL");
         if (!answer.duplicate) metrics.records.inc({ op: "produce" }, answer.count);
-        return answer;
+        // The data plane's answer (protocol.ts): the log start is for Kafka's Produce answer only.
+        const { logStartOffset: _, ...response } = answer;
+        return response;
       } catch (error) {
         await settled;
         throw error;

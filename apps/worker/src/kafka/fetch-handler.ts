@@ -43,7 +43,7 @@ async function readFrom(log: HostedLog, from: number, maxBytes: number): Promise
   const chunks: Buffer[] = [];
   let next = from;
   let budget = maxBytes;
-  while (next < log.logEndOffset) {
+  while (next < log.highWatermark) {
     const { bytes, nextOffset } = await log.readBatches(next, { maxBytes: Math.max(budget, 1) });
     if (bytes.length === 0 || nextOffset <= next) break;
     chunks.push(bytes);
@@ -76,8 +76,8 @@ async function fetchPartition(ctx: KafkaBrokerContext, want: Want, budget: { lef
   try {
     return await ctx.host.read(want.partitionId, async (log) => {
       const marks = {
-        highWatermark: BigInt(log.logEndOffset),
-        lastStableOffset: BigInt(log.logEndOffset),
+        highWatermark: BigInt(log.highWatermark),
+        lastStableOffset: BigInt(log.highWatermark),
         logStartOffset: BigInt(log.logStartOffset),
       };
       if (want.fetchOffset < log.logStartOffset || want.fetchOffset > log.logEndOffset) {
@@ -85,7 +85,9 @@ async function fetchPartition(ctx: KafkaBrokerContext, want: Want, budget: { lef
       }
       // The first batch of the whole response is served whatever its size; after it, the budget rules.
       const limit = Math.min(want.maxBytes, budget.any ? budget.left : Number.MAX_SAFE_INTEGER);
-      if (want.fetchOffset === log.logEndOffset || limit <= 0)
+      // Between the high watermark and the log end (an append still being made durable): nothing
+      // to read yet, as a Kafka leader answers a fetch there.
+      if (want.fetchOffset >= log.highWatermark || limit <= 0)
         return answer(want.index, 0, { ...marks, records: Buffer.alloc(0) });
       const records = await readFrom(log, want.fetchOffset, limit);
       stampLeaderEpochs(records, slot.leaderEpochs);

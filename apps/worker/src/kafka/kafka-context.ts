@@ -33,10 +33,9 @@ export interface KafkaBrokerContext {
   producerIds: ProducerIdRepository;
   /**
    * Test-only (LASTWORD_FAULT_POINT): `after-append` SIGKILLs the worker between a produce's
-   * append and its answer; `drop-after-append` closes the connection instead of answering the
-   * first Produce that appended something (once per worker: `fired`), so the client must re-send.
+   * append and its answer.
    */
-  fault?: { point: FaultPoint; fired: boolean };
+  fault?: { point: FaultPoint };
   /** The tenants' produce quotas (null: nothing is throttled). */
   quotas: KafkaQuotas | null;
   /** Which clients produced to and consumed from which topics, for the console. */

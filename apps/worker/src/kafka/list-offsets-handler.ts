@@ -14,7 +14,8 @@ const EARLIEST = -2;
 const MAX_TIMESTAMP = -3;
 
 async function lookup(log: HostedLog, timestamp: number): Promise<{ offset: number; timestamp: number }> {
-  if (timestamp === LATEST) return { offset: log.logEndOffset, timestamp: -1 };
+  // Kafka's latest for a read-uncommitted consumer: the high watermark, where its fetches can start.
+  if (timestamp === LATEST) return { offset: log.highWatermark, timestamp: -1 };
   if (timestamp === EARLIEST) return { offset: log.logStartOffset, timestamp: -1 };
   if (timestamp === MAX_TIMESTAMP) {
     const segments = await log.segments();
