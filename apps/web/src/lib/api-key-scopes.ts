@@ -25,7 +25,6 @@ export interface ScopeOption {
   label: string;
   /** Reads are ticked for a new key; every write is opted into. */
   byDefault: boolean;
-  writes: boolean;
 }
 
 /** Every scope the API defines, in the API's order. */
@@ -33,7 +32,6 @@ export const API_KEY_SCOPES: readonly ScopeOption[] = SCOPES.map((scope) => ({
   scope,
   label: SCOPE_LABELS[scope],
   byDefault: DEFAULT_API_KEY_SCOPES.includes(scope),
-  writes: !scope.endsWith(":read"),
 }));
 
 /**
