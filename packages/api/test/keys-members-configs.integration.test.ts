@@ -76,6 +76,13 @@ describe("API keys", () => {
       { name: "all", scopes: ["members:write", "erasure:write", "erasure:read", "members:read"] },
     );
     expect(everything.status).toBe(200);
+    // A key holding none of the defaults must name what the new key gets.
+    const { key: keyMaker } = data(
+      await createKey({ cookie: owner.cookie }, { name: "key-maker", scopes: ["keys:write"] }),
+    ) as { key: string };
+    const unnamed = await createKey({ apiKey: keyMaker }, { name: "nothing" });
+    expect(unnamed.status).toBe(400);
+    expect(JSON.stringify(unnamed.body)).toContain("Name the key's scopes");
   });
 
   it("records when a key was last used, to the minute, without a write per request", async () => {

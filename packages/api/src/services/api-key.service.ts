@@ -122,6 +122,12 @@ export async function createApiKeyFor(
 ): Promise<CreatedApiKey> {
   const held = expandScopes(identity.scopes);
   const wanted = input.scopes ?? DEFAULT_API_KEY_SCOPES.filter((s) => held.includes(s));
+  if (wanted.length === 0) {
+    throw new AppError(
+      "INVALID_INPUT",
+      `Name the key's scopes: the caller holds none of the default ones (${DEFAULT_API_KEY_SCOPES.join(", ")}).`,
+    );
+  }
   assertCanGrant(identity, { scopes: wanted }, "create a key with");
   const userId = await keyCreatorFor(deps.prisma, identity);
   return issueApiKey(deps, {
