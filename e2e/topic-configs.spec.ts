@@ -96,7 +96,7 @@ describe("topic configs", () => {
     await waitOrExplain(page, history, "configs-history");
     const rows = history.getByRole("row");
     // Header, three changes and the creation.
-    await expect.poll(() => rows.count()).toBe(5);
+    await expect.poll(() => rows.count(), { timeout: 15_000 }).toBe(5);
     const changes = await history
       .locator("tbody tr")
       .evaluateAll((trs) => trs.map((tr) => (tr.querySelector("td:last-child")?.textContent ?? "").trim()));
