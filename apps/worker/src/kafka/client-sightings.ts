@@ -1,3 +1,4 @@
+import { LAST_USED_RESOLUTION_MS } from "@lastword/api/key-auth";
 import type { PrismaClient } from "@lastword/db";
 import type { Clock } from "@lastword/logstore";
 import type { Logger } from "../logger";
@@ -15,8 +16,6 @@ export interface ClientIdentity {
 export const CLIENT_SIGHTINGS_FLUSH_MS = 10_000;
 /** Distinct sightings held between flushes; past it new ones wait for the next flush. */
 const MAX_PENDING = 10_000;
-/** An API key's "last used" is kept to the minute, as the REST API keeps it. */
-export const KEY_LAST_USED_RESOLUTION_MS = 60_000;
 
 /**
  * Which clients produced to and consumed from which topics (the console's topic page lists them).
@@ -59,7 +58,7 @@ export class ClientSightings {
   keyUsed(keyId: string): void {
     const now = this.#clock.now();
     const written = this.#keysWritten.get(keyId);
-    if (written !== undefined && now - written < KEY_LAST_USED_RESOLUTION_MS) return;
+    if (written !== undefined && now - written < LAST_USED_RESOLUTION_MS) return;
     if (!this.#keysUsed.has(keyId) && this.#keysUsed.size >= MAX_PENDING) return;
     this.#keysUsed.set(keyId, now);
   }
@@ -99,7 +98,7 @@ export class ClientSightings {
         await this.#prisma.apiKey.updateMany({
           where: {
             id: keyId,
-            OR: [{ lastRequest: null }, { lastRequest: { lt: new Date(at - KEY_LAST_USED_RESOLUTION_MS) } }],
+            OR: [{ lastRequest: null }, { lastRequest: { lt: new Date(at - LAST_USED_RESOLUTION_MS) } }],
           },
           data: { lastRequest },
         });

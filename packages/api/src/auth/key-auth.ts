@@ -17,3 +17,9 @@ export {
 export function hashApiKey(secret: string): string {
   return createHash("sha256").update(secret).digest("base64url");
 }
+
+/**
+ * A key's "last used" is kept to the minute, by the REST API and the Kafka listener alike, so a
+ * busy key writes its row once a minute, not per request.
+ */
+export const LAST_USED_RESOLUTION_MS = 60_000;
