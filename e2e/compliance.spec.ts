@@ -1,16 +1,16 @@
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
-  type Account,
   callTrpc,
   createTopic,
+  inviteMember,
+  joinFromInvitation,
   launchChromium,
   newAccount,
   newConsolePage,
   saveScreenshot,
   saveScreenshotsAtWidths,
   signUp,
-  submitAuthForm,
   waitOrExplain,
 } from "./console-session";
 import { produce, setConfig } from "./topic-actions";
@@ -32,30 +32,6 @@ const SLOW_SUBJECT = "subject-slow";
 // A consumer group that committed before the subject's records and never reads on: it misses the
 // erasure tombstone, and the closed request keeps saying so.
 const STALE_GROUP = "nightly-export";
-
-/** The owner invites a compliance officer through the members page; returns the invitation link. */
-async function inviteCompliance(owner: Page, email: string): Promise<string> {
-  await owner.goto("/members");
-  const form = owner.getByRole("form", { name: "Invite a member" });
-  await form.getByLabel("Email").fill(email);
-  await form.getByLabel("Role").selectOption("compliance");
-  await form.getByRole("button", { name: "Send invitation" }).click();
-  const link = owner.getByRole("textbox", { name: `Invitation link for ${email}`, exact: true });
-  await link.waitFor();
-  return link.inputValue();
-}
-
-/** Signs up from the invitation link and joins the owner's organization. */
-async function joinAsCompliance(page: Page, link: string, officer: Account, organization: string) {
-  await page.goto(link);
-  await page.getByRole("link", { name: "Create an account" }).click();
-  await page.waitForURL("**/sign-up?**");
-  await page.getByLabel("Name", { exact: true }).fill(officer.name);
-  await page.getByLabel("Password", { exact: true }).fill(officer.password);
-  await submitAuthForm(page, "Create account", 3, "**/invitations/*");
-  await page.getByRole("button", { name: `Accept and join ${organization}` }).click();
-  await page.waitForURL("**/topics");
-}
 
 /** Opens a subject's request from the compliance dashboard's list. */
 async function openRequest(page: Page, subject: string) {
@@ -102,9 +78,9 @@ describe("compliance pages", () => {
     ).toBe(200);
 
     const officerAccount = newAccount("Compliance Officer");
-    const link = await inviteCompliance(owner, officerAccount.email);
+    const link = await inviteMember(owner, officerAccount.email, "compliance");
     officer = await newConsolePage(browser);
-    await joinAsCompliance(officer, link, officerAccount, ownerAccount.name);
+    await joinFromInvitation(officer, link, officerAccount, ownerAccount.name);
   }, 120_000);
 
   afterAll(async () => {

@@ -163,6 +163,7 @@ describe("API keys and topics", () => {
     const session = await signUp(h.server, "dev@example.com");
     const created = await trpc(h.server, { cookie: session.cookie }, "mutation", "apiKeys.create", {
       name: "ci",
+      scopes: ["topics:read", "topics:write"],
     });
     expect(created.status).toBe(200);
     const { key } = created.body.result!.data as { key: string };
@@ -283,6 +284,7 @@ describe("errors are problem+json and change nothing", () => {
     const session = await signUp(h.server, "errors@example.com");
     const created = await trpc(h.server, { cookie: session.cookie }, "mutation", "apiKeys.create", {
       name: "k",
+      scopes: ["topics:read", "topics:write", "records:write"],
     });
     const { key } = created.body.result!.data as { key: string };
     const before = await h.db.prisma.topic.count();

@@ -227,6 +227,7 @@ export class KafkaConnection {
     const principal = this.principal;
     // Anything else before authentication: Kafka closes the connection.
     if (!principal) return this.close();
+    this.#deps.ctx.sightings.keyUsed(principal.keyId);
     const session: KafkaSession = {
       principal,
       clientId: this.#clientId,

@@ -10,7 +10,9 @@ export const MAX_OFFSET_METADATA_CHARS = 4096;
 /**
  * OffsetCommit v2–v8 into the shared ConsumerGroupOffset rows. A member's commit must carry the
  * group's current generation; an empty member id with generation -1 is an admin (or
- * simple-consumer) commit, allowed while the group has no members, as Kafka's.
+ * simple-consumer) commit, allowed while the group has no members, as Kafka's. A member records its
+ * own progress with groups:read (consuming, as Kafka's Group READ); setting a group's offsets from
+ * outside it is what groups:write is for, as the REST commit and reset.
  */
 export async function handleOffsetCommit(
   ctx: KafkaBrokerContext,
@@ -25,10 +27,11 @@ export async function handleOffsetCommit(
       partitions: t.partitions.map((p) => ({ partitionIndex: p.partitionIndex, errorCode })),
     })),
   });
-  if (!hasScope(session.principal.scopes, "groups:write"))
+  const generation = request.generationIdOrMemberEpoch;
+  const asMember = request.memberId !== "" && generation >= 0;
+  if (!hasScope(session.principal.scopes, asMember ? "groups:read" : "groups:write"))
     return everyone(ErrorCode.GROUP_AUTHORIZATION_FAILED);
   if (!ctx.groups.coordinates(tenantId, request.groupId)) return everyone(ErrorCode.NOT_COORDINATOR);
-  const generation = request.generationIdOrMemberEpoch;
   const group = ctx.groups.existing(tenantId, request.groupId);
   const check = group
     ? group.commitCheck(request.memberId, generation, request.groupInstanceId ?? null)
