@@ -87,6 +87,34 @@ export async function startKafkaWorker(
   return { worker, bootstrap: `${worker.kafka!.host}:${worker.kafka!.port}` };
 }
 
+export type SaslMechanism = "PLAIN" | "SCRAM-SHA-256" | "SCRAM-SHA-512";
+
+/** librdkafka properties as kcat's `-X name=value` flags. */
+export function kcatProperties(properties: Record<string, string | number>): string[] {
+  return Object.entries(properties).flatMap(([name, value]) => ["-X", `${name}=${value}`]);
+}
+
+/**
+ * kcat's flags to reach `bootstrap` as an API key over SASL (the key id is the user name, its
+ * secret the password): PLAIN over plaintext unless told otherwise.
+ */
+export function kcatSasl(
+  bootstrap: string,
+  key: { id: string; secret: string },
+  options: { mechanism?: SaslMechanism; securityProtocol?: "SASL_PLAINTEXT" | "SASL_SSL" } = {},
+): string[] {
+  return [
+    "-b",
+    bootstrap,
+    ...kcatProperties({
+      "security.protocol": options.securityProtocol ?? "SASL_PLAINTEXT",
+      "sasl.mechanisms": options.mechanism ?? "PLAIN",
+      "sasl.username": key.id,
+      "sasl.password": key.secret,
+    }),
+  ];
+}
+
 // Topic rows come from the worker tests' one helper; re-exported so Kafka tests import one module.
 export { createNamedTopic } from "./test-topics";
 

@@ -8,7 +8,7 @@ import { promisify } from "node:util";
 import type { TestDatabase } from "@lastword/db/testing";
 import { Kafka, logLevel, Partitioners } from "kafkajs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createKafkaKey, createNamedTopic } from "./kafka-client";
+import { createKafkaKey, createNamedTopic, kcatProperties, kcatSasl } from "./kafka-client";
 import { eventually } from "./test-topics";
 import { openWorkerHarness, type WorkerHarness } from "./worker-harness";
 import { spawnWorkerProcess, type WorkerProcess } from "./worker-process";
@@ -114,29 +114,14 @@ describe("SASL_SSL", () => {
   });
 
   it("kcat (librdkafka) reads them back over SASL_SSL, verifying the certificate; plaintext SASL to the TLS port fails", async () => {
-    const common = [
-      "-b",
-      `127.0.0.1:${worker.kafka.port}`,
-      "-X",
-      "sasl.mechanisms=SCRAM-SHA-512",
-      "-X",
-      `sasl.username=${key.id}`,
-      "-X",
-      `sasl.password=${key.secret}`,
-    ];
+    const bootstrap = `127.0.0.1:${worker.kafka.port}`;
+    const consume = ["-C", "-t", "secure", "-e", "-q"];
     const { stdout } = await run(
       "kcat",
       [
-        ...common,
-        "-X",
-        "security.protocol=SASL_SSL",
-        "-X",
-        `ssl.ca.location=${certFile}`,
-        "-C",
-        "-t",
-        "secure",
-        "-e",
-        "-q",
+        ...kcatSasl(bootstrap, key, { mechanism: "SCRAM-SHA-512", securityProtocol: "SASL_SSL" }),
+        ...kcatProperties({ "ssl.ca.location": certFile }),
+        ...consume,
         "-f",
         "%k=%s\\n",
       ],
@@ -144,13 +129,9 @@ describe("SASL_SSL", () => {
     );
     expect(stdout.split("\n").filter(Boolean).sort()).toEqual(["a=over-tls-1", "b=over-tls-2"]);
     await expect(
-      run(
-        "kcat",
-        [...common, "-X", "security.protocol=SASL_PLAINTEXT", "-C", "-t", "secure", "-e", "-q", "-m", "3"],
-        {
-          timeout: 30_000,
-        },
-      ),
+      run("kcat", [...kcatSasl(bootstrap, key, { mechanism: "SCRAM-SHA-512" }), ...consume, "-m", "3"], {
+        timeout: 30_000,
+      }),
     ).rejects.toThrow();
   });
 
