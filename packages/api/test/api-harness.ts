@@ -4,6 +4,7 @@ import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { LastwordClient, type LastwordClientOptions } from "@lastword/client";
 import { DataPlaneClient } from "@lastword/dataplane";
 import type { PrismaClient } from "@lastword/db";
 import { createTestDatabase, type TestDatabase } from "@lastword/db/testing";
@@ -15,6 +16,7 @@ import {
   createApiServer,
   type MailMessage,
   outboxMailSender,
+  type Scope,
 } from "../src/index";
 import { startWorkerProcess, type WorkerProcess } from "./worker-process";
 
@@ -55,6 +57,8 @@ export interface Harness {
   redisPrefix: string;
   server: ApiServer;
   secret: string;
+  /** The server's data-plane client, for a test that asks a worker directly (clean, look up). */
+  dataPlane: DataPlaneClient;
   /** Every message the server sent (verification links), newest last. */
   mail: MailMessage[];
   close(): Promise<void>;
@@ -87,6 +91,7 @@ export async function startHarness(name: string, options: { clock?: Clock } = {}
     redisPrefix,
     server,
     secret,
+    dataPlane,
     mail: outbox.sent,
     async close() {
       // The server's write-behind usage flush would otherwise reconnect Prisma after the database
@@ -122,6 +127,49 @@ export function usePerFile<T extends { close(): Promise<void> }>(start: () => Pr
     await made.close?.();
   });
   return made;
+}
+
+/** A tenant with its owner and one API key, as `provisionTenantKey` makes it. */
+export interface TenantKey {
+  organizationId: string;
+  userId: string;
+  /** The owner's sign-in credentials. */
+  email: string;
+  password: string;
+  /** The API key (a bearer token), and its id (its SCRAM user name on the Kafka listener). */
+  key: string;
+  keyId: string;
+}
+
+/**
+ * A new tenant named `name` whose owner's email and password derive from the name, with one API
+ * key (the default read/write scopes unless `scopes` names others).
+ */
+export async function provisionTenantKey(
+  server: ApiServer,
+  name: string,
+  scopes?: Scope[],
+): Promise<TenantKey> {
+  const slug = name.toLowerCase().replaceAll(/[^a-z0-9]+/g, "-");
+  const email = `owner@${slug}.example`;
+  const password = `${slug}-pass-1`;
+  const tenant = await server.provisionTenant({ name, email, password });
+  const issued = await server.createApiKey({ ...tenant, name: slug, ...(scopes ? { scopes } : {}) });
+  return { ...tenant, email, password, key: issued.key, keyId: issued.id };
+}
+
+/** The TypeScript client over the server's REST handler in this process, as `apiKey`. */
+export function restClient(
+  server: ApiServer,
+  apiKey: string,
+  options: Omit<LastwordClientOptions, "baseUrl" | "apiKey" | "fetch"> = {},
+): LastwordClient {
+  return new LastwordClient({
+    baseUrl: PUBLIC_URL,
+    apiKey,
+    fetch: (req) => server.handleRest(req),
+    ...options,
+  });
 }
 
 /** A string envelope, as the REST records routes take and answer keys, values and headers. */

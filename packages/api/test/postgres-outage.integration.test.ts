@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type ApiServer, createApiServer } from "../src/index";
 import { flushUsage } from "../src/services/usage.service";
 import { USAGE_FLUSH_INTERVAL_MS, UsageSpool, usageSpool } from "../src/services/usage-spool";
-import { PUBLIC_URL, REDIS_URL, rest, signUp } from "./api-harness";
+import { PUBLIC_URL, REDIS_URL, rest, signUp, str } from "./api-harness";
 import { startWorkerProcess, type WorkerProcess } from "./worker-process";
 
 // The API server and the worker reach Postgres through TCP relays the test cuts; the shared server
@@ -31,8 +31,6 @@ let worker: WorkerProcess;
 let dataDir: string;
 let tenant: { organizationId: string; userId: string };
 let apiKey: string;
-
-const str = (data: string) => ({ type: "string", data });
 
 /** How long ago, by the database's clock (the one leases run on), the last of the leases ran out. */
 async function leasesExpiredForMs(): Promise<number> {
