@@ -1,4 +1,3 @@
-import type { ChildProcess } from "node:child_process";
 import { execFile } from "node:child_process";
 import { promisify } from "node:util";
 import { partitionForKey } from "@lastword/api/partitioner";
@@ -9,7 +8,6 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createKafkaKey, createNamedTopic, kcatSasl } from "./kafka-client";
 import { eventually } from "./test-topics";
 import { openWorkerHarness, type WorkerHarness } from "./worker-harness";
-import { spawnWorkerProcess } from "./worker-process";
 
 // Failover with a real client: a partition's leader dies (SIGKILL) under an unmodified kafkajs producer with
 // acks=-1. Nothing it acknowledged may be lost, and it must find the new leader by itself (Metadata
@@ -22,20 +20,14 @@ const TOPIC = "orders";
 const PARTITIONS = 4;
 let harness: WorkerHarness;
 let db: TestDatabase;
-let dataDir: string;
 let client: DataPlaneClient;
 let key: { id: string; secret: string };
-const children: ChildProcess[] = [];
 
 const spawnWorker = (id: string) =>
-  spawnWorkerProcess(id, {
-    databaseUrl: db.url,
-    dataDir,
-    secret: SECRET,
+  harness.spawnWorker(id, {
     leaseTtlMs: LEASE_TTL_MS,
     // Each process binds its own ephemeral Kafka port on loopback.
     env: { WORKER_SCHEDULING: "off", WORKER_KAFKA_PORT: "0" },
-    track: children,
   });
 
 /** One key per partition for send number n, so every send touches every partition (murmur2). */
@@ -66,13 +58,11 @@ beforeAll(async () => {
     secret: SECRET,
     ownerWaitMs: 5 * LEASE_TTL_MS,
   });
-  ({ db, dataDir, client } = harness);
+  ({ db, client } = harness);
   key = await createKafkaKey(db.prisma, ORG, ["topics:read", "records:read", "records:write"]);
 });
 
 afterAll(async () => {
-  for (const child of children)
-    if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
   await harness?.close();
 });
 

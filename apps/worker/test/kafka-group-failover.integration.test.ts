@@ -1,4 +1,3 @@
-import type { ChildProcess } from "node:child_process";
 import type { TestDatabase } from "@lastword/db/testing";
 import { ApiKey } from "@lastword/kafka-protocol";
 import { type Consumer, Kafka, logLevel } from "kafkajs";
@@ -6,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CLIENT_SCOPES, createKafkaKey, createNamedTopic, RawKafka } from "./kafka-client";
 import { eventually } from "./test-topics";
 import { openWorkerHarness, type WorkerHarness } from "./worker-harness";
-import { spawnWorkerProcess, type WorkerProcess } from "./worker-process";
+import type { WorkerProcess } from "./worker-process";
 
 // A consumer group under load through a worker's death: three worker processes, three kafkajs
 // members reading a 12-partition compacted topic while a producer writes, then SIGKILL of the
@@ -25,7 +24,6 @@ const PARTITIONS = 12;
 let harness: WorkerHarness;
 let db: TestDatabase;
 let key: { id: string; secret: string };
-const children: ChildProcess[] = [];
 const consumers: Consumer[] = [];
 
 interface Received {
@@ -49,25 +47,19 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await Promise.all(consumers.map((c) => c.disconnect().catch(() => undefined)));
-  for (const child of children)
-    if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
   await harness?.close();
 });
 
 describe("consumer group failover under load", () => {
   it("SIGKILL of the worker holding partitions and the coordinator: the group rebalances, every record in the log is consumed, commits reach the high watermarks, no partition has two owners in a generation", async () => {
     const spawn = (id: string) =>
-      spawnWorkerProcess(id, {
-        databaseUrl: db.url,
-        dataDir: harness.dataDir,
-        secret: SECRET,
+      harness.spawnWorker(id, {
         leaseTtlMs: LEASE_TTL_MS,
         env: {
           WORKER_SCHEDULING: "off",
           WORKER_KAFKA_PORT: "0",
           WORKER_KAFKA_GROUP_INITIAL_REBALANCE_DELAY_MS: "0",
         },
-        track: children,
       });
     const workers = await Promise.all(["gf-w1", "gf-w2", "gf-w3"].map(spawn));
     const partitionIds = await createNamedTopic(db.prisma, ORG, TOPIC, PARTITIONS, {

@@ -1,4 +1,3 @@
-import type { ChildProcess } from "node:child_process";
 import { execFile } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
@@ -11,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createKafkaKey, createNamedTopic, kcatProperties, kcatSasl } from "./kafka-client";
 import { eventually } from "./test-topics";
 import { openWorkerHarness, type WorkerHarness } from "./worker-harness";
-import { spawnWorkerProcess, type WorkerProcess } from "./worker-process";
+import type { WorkerProcess } from "./worker-process";
 
 // SASL_SSL: a worker process given a certificate and key speaks TLS, so it may
 // listen on every interface; without them it refuses any address but loopback unless plaintext
@@ -25,17 +24,9 @@ let certDir: string;
 let certFile: string;
 let key: { id: string; secret: string };
 let worker: WorkerProcess;
-const children: ChildProcess[] = [];
 
 const spawnWorker = (id: string, env: Record<string, string>) =>
-  spawnWorkerProcess(id, {
-    databaseUrl: db.url,
-    dataDir: harness.dataDir,
-    secret: SECRET,
-    leaseTtlMs: 10_000,
-    env: { WORKER_SCHEDULING: "off", ...env },
-    track: children,
-  });
+  harness.spawnWorker(id, { leaseTtlMs: 10_000, env: { WORKER_SCHEDULING: "off", ...env } });
 
 beforeAll(async () => {
   process.env.KAFKAJS_NO_PARTITIONER_WARNING = "1";
@@ -77,8 +68,6 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  for (const child of children)
-    if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
   await harness?.close();
   if (certDir) await rm(certDir, { recursive: true, force: true });
 });

@@ -1,3 +1,4 @@
+import type { ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -7,6 +8,7 @@ import { createTestDatabase, type TestDatabase } from "@lastword/db/testing";
 import { afterAll, beforeAll } from "vitest";
 import { partitionLogOpener } from "../src/hosting/log-opener";
 import { type RunningWorker, type SchedulingConfig, startWorker, type WorkerConfig } from "../src/worker";
+import { spawnWorkerProcess, type WorkerProcess } from "./worker-process";
 
 /**
  * What a worker integration test file runs on: a fresh database, a data directory, a data-plane
@@ -23,7 +25,18 @@ export interface WorkerHarness {
   startWorker(overrides?: Partial<WorkerConfig>): Promise<RunningWorker>;
   /** Stops every worker started here that was neither stopped nor killed since. */
   stopWorkers(): Promise<void>;
-  /** Closes the client, stops the workers, drops the database and removes the data dir, in that order. */
+  /**
+   * Starts a worker as its own process (main.ts, as production runs it) on the harness's database,
+   * data dir and secret, with `env`'s further settings (WORKER_SCHEDULING, WORKER_KAFKA_PORT, …).
+   */
+  spawnWorker(
+    id: string,
+    options: { leaseTtlMs: number; env?: Record<string, string> },
+  ): Promise<WorkerProcess>;
+  /**
+   * SIGKILLs the spawned workers still running, closes the client, stops the in-process workers,
+   * drops the database and removes the data dir, in that order.
+   */
   close(): Promise<void>;
 }
 
@@ -71,13 +84,29 @@ export async function openWorkerHarness(options: {
     await Promise.all([...live].map((worker) => worker.stop()));
   }
 
+  // Added as each spawns, so close() kills a process that never got ready too.
+  const children: ChildProcess[] = [];
+  const spawnWorker: WorkerHarness["spawnWorker"] = (id, { leaseTtlMs, env }) =>
+    spawnWorkerProcess(id, {
+      databaseUrl: db.url,
+      dataDir,
+      secret,
+      leaseTtlMs,
+      ...(env ? { env } : {}),
+      track: children,
+    });
+
   return {
     db,
     dataDir,
     client,
     startWorker: start,
     stopWorkers,
+    spawnWorker,
     async close() {
+      for (const child of children) {
+        if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
+      }
       client.close();
       await stopWorkers();
       await db.drop();
