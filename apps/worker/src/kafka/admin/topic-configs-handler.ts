@@ -8,7 +8,13 @@ import {
   parseAdminInput,
   storedConfigs,
 } from "@lastword/api/topic-admin";
-import { ErrorCode, type RequestBody, type ResponseInput } from "@lastword/kafka-protocol";
+import {
+  AlterConfigOp,
+  ConfigResourceType,
+  ErrorCode,
+  type RequestBody,
+  type ResponseInput,
+} from "@lastword/kafka-protocol";
 import type { KafkaBrokerContext, KafkaSession } from "../kafka-context";
 import { type AdminOutcome, adminErrorOf, OK, scopeRefused } from "./admin-errors";
 import { CONFIG_SOURCE, configTypeOf, effectiveValue, isListConfig } from "./config-entries";
@@ -21,14 +27,8 @@ type AlterConfigsResponse = ResponseInput<33>;
 type IncrementalAlterConfigsRequest = RequestBody<44>;
 type AlteredResource = NonNullable<AlterConfigsResponse["responses"]>[number];
 
-/** Kafka's ConfigResource.Type ids. */
-const TOPIC = 2;
-const BROKER = 4;
-/** IncrementalAlterConfigs' OpType ids. */
-const SET = 0;
-const DELETE = 1;
-const APPEND = 2;
-const SUBTRACT = 3;
+const { TOPIC, BROKER } = ConfigResourceType;
+const { SET, DELETE, APPEND, SUBTRACT } = AlterConfigOp;
 
 const BROKER_CONFIGS_REFUSED = "Broker configs are the service's own; only topic configs can be changed.";
 const ONLY_TOPICS = "Only topic (2) and broker (4) config resources exist here.";
