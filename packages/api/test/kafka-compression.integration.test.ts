@@ -12,10 +12,10 @@ import {
   readBatchHeader,
 } from "@lastword/record-batch";
 import "@lastword/record-batch/node-codecs";
-import { CompressionCodecs, CompressionTypes, Kafka, logLevel } from "kafkajs";
+import { CompressionCodecs, CompressionTypes, type Kafka } from "kafkajs";
 import { beforeAll, describe, expect, it } from "vitest";
 import { drain, restClient } from "./api-harness";
-import { useTenantWorld } from "./tenant-world";
+import { useTenantWorld, worldKafka } from "./tenant-world";
 
 // Compressed batches end to end against a real worker process: kafkajs (gzip built in, snappy by
 // the kafkajs-snappy plugin, lz4 and zstd by codecs registered here on the server's libraries, as
@@ -53,13 +53,7 @@ CompressionCodecs[CompressionTypes.LZ4] = kafkajsCodec(CODEC_IDS.lz4);
 CompressionCodecs[CompressionTypes.ZSTD] = kafkajsCodec(CODEC_IDS.zstd);
 
 function kafka(): Kafka {
-  return new Kafka({
-    brokers: [`${h.worker.kafka.host}:${h.worker.kafka.port}`],
-    clientId: "compression-test",
-    sasl: { mechanism: "scram-sha-512", username: h.keyId, password: h.key },
-    logLevel: logLevel.NOTHING,
-    retry: { retries: 10, initialRetryTime: 100 },
-  });
+  return worldKafka(h, "compression-test", { retry: { retries: 10, initialRetryTime: 100 } });
 }
 
 /** Every record of one partition read by a kafkajs consumer from offset 0 to the log end. */
@@ -195,7 +189,6 @@ function asState(records: StreamRecord[]): Map<string, string> {
 }
 
 beforeAll(() => {
-  process.env.KAFKAJS_NO_PARTITIONER_WARNING = "1";
   client = restClient(h.server, h.key);
 });
 

@@ -1,4 +1,5 @@
 import { rmSync } from "node:fs";
+import { Kafka, type KafkaConfig, logLevel, type SASLOptions } from "kafkajs";
 import { expect } from "vitest";
 import type { Clock, Scope } from "../src/index";
 import {
@@ -49,6 +50,21 @@ export async function issueKey(world: TenantWorld, name: string, scopes?: Scope[
   const { organizationId, userId } = world;
   return (await world.server.createApiKey({ organizationId, userId, name, ...(scopes ? { scopes } : {}) }))
     .key;
+}
+
+/** The world's worker's Kafka listener and the world's key as a SCRAM-SHA-512 login (as the console issues keys). */
+export function kafkaLogin(world: TenantWorld): { brokers: string[]; sasl: SASLOptions } {
+  return {
+    brokers: [`${world.worker.kafka.host}:${world.worker.kafka.port}`],
+    sasl: { mechanism: "scram-sha-512", username: world.keyId, password: world.key },
+  };
+}
+
+/** A kafkajs client of the world's tenant, logging nothing; `config` adds to or overrides the rest. */
+export function worldKafka(world: TenantWorld, clientId: string, config: Partial<KafkaConfig> = {}): Kafka {
+  // kafkajs otherwise warns, on every producer, that its default partitioner changed in 2.0.
+  process.env.KAFKAJS_NO_PARTITIONER_WARNING = "1";
+  return new Kafka({ ...kafkaLogin(world), clientId, logLevel: logLevel.NOTHING, ...config });
 }
 
 export async function startTenantWorld(name: string, options: TenantWorldOptions = {}): Promise<TenantWorld> {
