@@ -1,6 +1,6 @@
 import { hasScope } from "@lastword/api/key-auth";
-import { ErrorCode, type RequestBody, type ResponseInput } from "@lastword/kafka-protocol";
-import type { KafkaBrokerContext, KafkaSession } from "../kafka-context";
+import { ErrorCode, type ResponseInput } from "@lastword/kafka-protocol";
+import type { KafkaHandler } from "../kafka-context";
 import type { OffsetToStore } from "./group-offsets.repository";
 
 /** Kafka's offset.metadata.max.bytes. */
@@ -11,11 +11,7 @@ export const MAX_OFFSET_METADATA_CHARS = 4096;
  * group's current generation; an empty member id with generation -1 is an admin (or
  * simple-consumer) commit, allowed while the group has no members, as Kafka's.
  */
-export async function handleOffsetCommit(
-  ctx: KafkaBrokerContext,
-  session: KafkaSession,
-  request: RequestBody<8>,
-): Promise<ResponseInput<8>> {
+export const handleOffsetCommit: KafkaHandler<8> = async (ctx, session, request) => {
   const { tenantId } = session.principal;
   const everyone = (errorCode: number): ResponseInput<8> => ({
     throttleTimeMs: 0,
@@ -68,4 +64,4 @@ export async function handleOffsetCommit(
     return everyone(ErrorCode.COORDINATOR_NOT_AVAILABLE);
   }
   return { throttleTimeMs: 0, topics };
-}
+};

@@ -1,6 +1,6 @@
 import { hasScope } from "@lastword/api/key-auth";
-import { ErrorCode, type RequestBody, type ResponseInput } from "@lastword/kafka-protocol";
-import type { KafkaBrokerContext, KafkaSession } from "../kafka-context";
+import { ErrorCode, type ResponseInput } from "@lastword/kafka-protocol";
+import type { KafkaHandler } from "../kafka-context";
 import { subscribedTopics } from "./consumer-subscription";
 import type { OffsetToDelete } from "./group-offsets.repository";
 
@@ -11,11 +11,7 @@ import type { OffsetToDelete } from "./group-offsets.repository";
  * with members keeps everything (NON_EMPTY_GROUP); a group with neither members nor offsets is
  * GROUP_ID_NOT_FOUND. A partition of a topic the tenant does not have is UNKNOWN_TOPIC_OR_PARTITION.
  */
-export async function handleOffsetDelete(
-  ctx: KafkaBrokerContext,
-  session: KafkaSession,
-  request: RequestBody<47>,
-): Promise<ResponseInput<47>> {
+export const handleOffsetDelete: KafkaHandler<47> = async (ctx, session, request) => {
   const { tenantId, scopes } = session.principal;
   const refuse = (errorCode: number): ResponseInput<47> => ({ errorCode, throttleTimeMs: 0, topics: [] });
   if (!hasScope(scopes, "groups:write")) return refuse(ErrorCode.GROUP_AUTHORIZATION_FAILED);
@@ -55,4 +51,4 @@ export async function handleOffsetDelete(
     return refuse(ErrorCode.COORDINATOR_NOT_AVAILABLE);
   }
   return { errorCode: 0, throttleTimeMs: 0, topics };
-}
+};
