@@ -1,10 +1,21 @@
 import { hasScope } from "@lastword/api/key-auth";
-import { ErrorCode, type ResponseInput } from "@lastword/kafka-protocol";
+import { ErrorCode, type RequestBody, type ResponseInput } from "@lastword/kafka-protocol";
 import type { KafkaHandler } from "../kafka-context";
 import type { OffsetToStore } from "./group-offsets.repository";
 
 /** Kafka's offset.metadata.max.bytes. */
 export const MAX_OFFSET_METADATA_CHARS = 4096;
+
+/** An OffsetCommit answer that gives every partition of the request `errorCode`. */
+export function offsetCommitFailed(request: RequestBody<8>, errorCode: number): ResponseInput<8> {
+  return {
+    throttleTimeMs: 0,
+    topics: request.topics.map((t) => ({
+      name: t.name,
+      partitions: t.partitions.map((p) => ({ partitionIndex: p.partitionIndex, errorCode })),
+    })),
+  };
+}
 
 /**
  * OffsetCommit v2–v8 into the shared ConsumerGroupOffset rows. A member's commit must carry the
@@ -13,13 +24,7 @@ export const MAX_OFFSET_METADATA_CHARS = 4096;
  */
 export const handleOffsetCommit: KafkaHandler<8> = async (ctx, session, request) => {
   const { tenantId } = session.principal;
-  const everyone = (errorCode: number): ResponseInput<8> => ({
-    throttleTimeMs: 0,
-    topics: request.topics.map((t) => ({
-      name: t.name,
-      partitions: t.partitions.map((p) => ({ partitionIndex: p.partitionIndex, errorCode })),
-    })),
-  });
+  const everyone = (errorCode: number) => offsetCommitFailed(request, errorCode);
   if (!hasScope(session.principal.scopes, "groups:write"))
     return everyone(ErrorCode.GROUP_AUTHORIZATION_FAILED);
   if (!ctx.groups.coordinates(tenantId, request.groupId)) return everyone(ErrorCode.NOT_COORDINATOR);
