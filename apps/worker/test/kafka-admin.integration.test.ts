@@ -40,10 +40,8 @@ async function admin(key: Key): Promise<Admin> {
   return a;
 }
 
-async function raw(key: Key): Promise<RawKafka> {
-  const conn = await RawKafka.open(worker.kafka!.host, worker.kafka!.port);
-  await conn.loginPlain(key.id, key.secret);
-  return conn;
+function raw(key: Key): Promise<RawKafka> {
+  return RawKafka.login(worker.kafka!, key);
 }
 
 /** CreatePartitions (v3 unless `version`) growing one topic to `count` partitions. */
@@ -100,7 +98,6 @@ const creatable = (name: string, numPartitions = -1, configs: [string, string | 
 });
 
 beforeAll(async () => {
-  process.env.KAFKAJS_NO_PARTITIONER_WARNING = "1";
   h = await openWorkerHarness({ name: "kafka-admin", secret: "kafka-admin-secret" });
   await createNamedTopic(h.db.prisma, ORG_A, "compacted", 2, {
     "cleanup.policy": "compact",

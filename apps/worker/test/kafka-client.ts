@@ -17,6 +17,10 @@ import {
 import type { RunningWorker, WorkerConfig } from "../src/worker";
 import type { WorkerHarness } from "./worker-harness";
 
+// kafkajs otherwise warns, on every producer, that its default partitioner changed in 2.0; it reads
+// this when a producer is made, so setting it once here covers every test that imports this module.
+process.env.KAFKAJS_NO_PARTITIONER_WARNING = "1";
+
 /** What a Kafka client of the group tests needs: topics, records and groups, read and write. */
 export const CLIENT_SCOPES = [
   "topics:read",
@@ -148,6 +152,16 @@ export class RawKafka {
     const socket = connect(port, host);
     await once(socket, "connect");
     return new RawKafka(socket);
+  }
+
+  /** A connection to `listener` logged in over SASL PLAIN as `key`. */
+  static async login(
+    listener: { host: string; port: number },
+    key: { id: string; secret: string },
+  ): Promise<RawKafka> {
+    const conn = await RawKafka.open(listener.host, listener.port);
+    await conn.loginPlain(key.id, key.secret);
+    return conn;
   }
 
   send(frame: Buffer): void {

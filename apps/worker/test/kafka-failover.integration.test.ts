@@ -13,7 +13,6 @@ import { openWorkerHarness, type WorkerHarness } from "./worker-harness";
 // acks=-1. Nothing it acknowledged may be lost, and it must find the new leader by itself (Metadata
 // names the lease owner) once the lease expired and the other worker claimed the partition.
 const run = promisify(execFile);
-const SECRET = "kafka-failover-secret";
 const LEASE_TTL_MS = 2_000;
 const ORG = "org_kafka_failover";
 const TOPIC = "orders";
@@ -52,10 +51,8 @@ async function owners(partitionIds: string[]): Promise<(string | null)[]> {
 }
 
 beforeAll(async () => {
-  process.env.KAFKAJS_NO_PARTITIONER_WARNING = "1";
   harness = await openWorkerHarness({
     name: "kafka-failover",
-    secret: SECRET,
     ownerWaitMs: 5 * LEASE_TTL_MS,
   });
   ({ db, client } = harness);

@@ -15,7 +15,6 @@ import type { WorkerProcess } from "./worker-process";
 // a broker acknowledged must be in the log at the offset it was acknowledged at; a record counts as
 // acknowledged only when the send's answer names its partition (see the note on `unanswered`).
 
-const SECRET = "kafka-group-failover-secret";
 const LEASE_TTL_MS = 2_000;
 const ORG = "org_group_failover";
 const TOPIC = "load";
@@ -35,10 +34,8 @@ interface Received {
 }
 
 beforeAll(async () => {
-  process.env.KAFKAJS_NO_PARTITIONER_WARNING = "1";
   harness = await openWorkerHarness({
     name: "kafka-group-failover",
-    secret: SECRET,
     ownerWaitMs: 5 * LEASE_TTL_MS,
   });
   db = harness.db;
@@ -75,8 +72,7 @@ describe("consumer group failover under load", () => {
     });
     // The worker asked first claims the group: make the victim, which leads partitions, coordinate.
     const victim: WorkerProcess = workers[0]!;
-    const raw = await RawKafka.open(victim.kafka.host, victim.kafka.port);
-    await raw.loginPlain(key.id, key.secret);
+    const raw = await RawKafka.login(victim.kafka, key);
     const found = await raw.call(ApiKey.FindCoordinator, 3, { key: GROUP, keyType: 0 });
     raw.close();
     expect(found).toMatchObject({ errorCode: 0, nodeId: victim.kafka.nodeId });

@@ -88,7 +88,6 @@ const values = (r: Running) => r.received.map((m) => m.value);
 const latest = (r: Running) => r.assignments.at(-1) ?? [];
 
 beforeAll(async () => {
-  process.env.KAFKAJS_NO_PARTITIONER_WARNING = "1";
   h = await openWorkerHarness({ name: "kafka-groups", secret: "kafka-groups-secret" });
   await createNamedTopic(h.db.prisma, ORG_A, "events", 1);
   await createNamedTopic(h.db.prisma, ORG_A, "wide", 4);

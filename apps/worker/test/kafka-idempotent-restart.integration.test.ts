@@ -11,7 +11,6 @@ import { openWorkerHarness, type WorkerHarness } from "./worker-harness";
 // dies (SIGKILL, LASTWORD_FAULT_POINT=after-append) after a kafkajs idempotent Produce is durable
 // but before it is answered; the same worker comes back on the same port, rebuilds the partition's
 // producer state from its files, and answers kafkajs's resend with the original offsets.
-const SECRET = "kafka-idem-restart-secret";
 const ORG = "org_idem_restart";
 const WORKER = "idem-restart-w1";
 let harness: WorkerHarness;
@@ -29,8 +28,7 @@ async function freePort(): Promise<number> {
 }
 
 beforeAll(async () => {
-  process.env.KAFKAJS_NO_PARTITIONER_WARNING = "1";
-  harness = await openWorkerHarness({ name: "kafka-idem-restart", secret: SECRET, ownerWaitMs: 20_000 });
+  harness = await openWorkerHarness({ name: "kafka-idem-restart", ownerWaitMs: 20_000 });
   db = harness.db;
   key = await createKafkaKey(db.prisma, ORG, ["topics:read", "records:read", "records:write"]);
 });

@@ -16,7 +16,6 @@ import type { WorkerProcess } from "./worker-process";
 // listen on every interface; without them it refuses any address but loopback unless plaintext
 // is asked for. The certificate is a fresh self-signed one; clients verify it as their CA.
 const run = promisify(execFile);
-const SECRET = "kafka-tls-secret";
 const ORG = "org_kafka_tls";
 let harness: WorkerHarness;
 let db: TestDatabase;
@@ -29,8 +28,7 @@ const spawnWorker = (id: string, env: Record<string, string>) =>
   harness.spawnWorker(id, { leaseTtlMs: 10_000, env: { WORKER_SCHEDULING: "off", ...env } });
 
 beforeAll(async () => {
-  process.env.KAFKAJS_NO_PARTITIONER_WARNING = "1";
-  harness = await openWorkerHarness({ name: "kafka-tls", secret: SECRET });
+  harness = await openWorkerHarness({ name: "kafka-tls" });
   db = harness.db;
   certDir = await mkdtemp(join(tmpdir(), "lastword-kafka-tls-"));
   certFile = join(certDir, "cert.pem");

@@ -17,6 +17,8 @@ import { spawnWorkerProcess, type WorkerProcess } from "./worker-process";
 export interface WorkerHarness {
   db: TestDatabase;
   dataDir: string;
+  /** The internal secret its workers and client share (the data plane's x-lastword-secret). */
+  secret: string;
   client: DataPlaneClient;
   /**
    * Starts a worker on the harness's database (or `databaseUrl`, e.g. through a relay) and data
@@ -42,15 +44,15 @@ export interface WorkerHarness {
 
 /**
  * `name` ("cleaner", "pg-outage") names the database (lastword_test_<name>_<random>) and the data
- * dir; `ownerWaitMs` is how long the client waits for a partition's owner (a takeover test wants
- * more than the default 5 s).
+ * dir; `secret` is a random one unless given; `ownerWaitMs` is how long the client waits for a
+ * partition's owner (a takeover test wants more than the default 5 s).
  */
 export async function openWorkerHarness(options: {
   name: string;
-  secret: string;
+  secret?: string;
   ownerWaitMs?: number;
 }): Promise<WorkerHarness> {
-  const { name, secret } = options;
+  const { name, secret = randomBytes(16).toString("hex") } = options;
   const db = await createTestDatabase(`lastword_test_${name.replaceAll("-", "_")}`);
   const dataDir = await mkdtemp(join(tmpdir(), `lastword-${name}-`));
   const client = new DataPlaneClient({
@@ -99,6 +101,7 @@ export async function openWorkerHarness(options: {
   return {
     db,
     dataDir,
+    secret,
     client,
     startWorker: start,
     stopWorkers,

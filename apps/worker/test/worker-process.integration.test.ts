@@ -4,11 +4,9 @@ import { useWorkerHarness } from "./worker-harness";
 
 // The workers here are child processes running main.ts; the harness gives them the database and
 // data dir, and the test its client, but starts no worker itself.
-const SECRET = "process-test-secret";
 const LEASE_TTL_MS = 2_000;
 const harness = useWorkerHarness({
   name: "worker-process",
-  secret: SECRET,
   ownerWaitMs: 2 * LEASE_TTL_MS + 1_000,
 });
 const spawnWorker = (id: string) => harness.spawnWorker(id, { leaseTtlMs: LEASE_TTL_MS });
