@@ -2,6 +2,7 @@ import { hasScope } from "@lastword/api/key-auth";
 import { ErrorCode, type RequestBody, type ResponseInput } from "@lastword/kafka-protocol";
 import type { KafkaHandler } from "../kafka-context";
 import type { OffsetToStore } from "./group-offsets.repository";
+import { perRequestedPartition } from "./requested-partitions";
 
 /** Kafka's offset.metadata.max.bytes. */
 export const MAX_OFFSET_METADATA_CHARS = 4096;
@@ -38,30 +39,14 @@ export const handleOffsetCommit: KafkaHandler<8> = async (ctx, session, request)
   if (check !== 0) return everyone(check);
 
   const toStore: OffsetToStore[] = [];
-  const topics = await Promise.all(
-    request.topics.map(async (t) => {
-      const topic = await ctx.catalog.topic(tenantId, t.name);
-      return {
-        name: t.name,
-        partitions: t.partitions.map((p) => {
-          const partition = topic?.partitions.find((x) => x.index === p.partitionIndex);
-          if (!topic || !partition)
-            return { partitionIndex: p.partitionIndex, errorCode: ErrorCode.UNKNOWN_TOPIC_OR_PARTITION };
-          const metadata = p.committedMetadata ?? null;
-          if (metadata !== null && metadata.length > MAX_OFFSET_METADATA_CHARS) {
-            return { partitionIndex: p.partitionIndex, errorCode: ErrorCode.OFFSET_METADATA_TOO_LARGE };
-          }
-          toStore.push({
-            topicId: topic.id,
-            partitionIndex: p.partitionIndex,
-            offset: BigInt(p.committedOffset),
-            metadata,
-          });
-          return { partitionIndex: p.partitionIndex, errorCode: 0 };
-        }),
-      };
-    }),
-  );
+  const topics = await perRequestedPartition(ctx, tenantId, request.topics, (topicId, _, p) => {
+    const metadata = p.committedMetadata ?? null;
+    if (metadata !== null && metadata.length > MAX_OFFSET_METADATA_CHARS) {
+      return ErrorCode.OFFSET_METADATA_TOO_LARGE;
+    }
+    toStore.push({ topicId, partitionIndex: p.partitionIndex, offset: BigInt(p.committedOffset), metadata });
+    return 0;
+  });
   try {
     await ctx.groupOffsets.commit(tenantId, request.groupId, toStore);
   } catch (error) {

@@ -3,6 +3,7 @@ import { ErrorCode, type ResponseInput } from "@lastword/kafka-protocol";
 import type { KafkaHandler } from "../kafka-context";
 import { subscribedTopics } from "./consumer-subscription";
 import type { OffsetToDelete } from "./group-offsets.repository";
+import { perRequestedPartition } from "./requested-partitions";
 
 /**
  * OffsetDelete (v0) on the shared ConsumerGroupOffset rows, within the session's tenant. As Kafka's
@@ -28,22 +29,11 @@ export const handleOffsetDelete: KafkaHandler<47> = async (ctx, session, request
   );
 
   const toDelete: OffsetToDelete[] = [];
-  const topics = await Promise.all(
-    request.topics.map(async (t) => {
-      const topic = await ctx.catalog.topic(tenantId, t.name);
-      return {
-        name: t.name,
-        partitions: t.partitions.map(({ partitionIndex }) => {
-          if (!topic?.partitions.some((p) => p.index === partitionIndex))
-            return { partitionIndex, errorCode: ErrorCode.UNKNOWN_TOPIC_OR_PARTITION };
-          if (subscribed.has(t.name))
-            return { partitionIndex, errorCode: ErrorCode.GROUP_SUBSCRIBED_TO_TOPIC };
-          toDelete.push({ topicId: topic.id, partitionIndex });
-          return { partitionIndex, errorCode: 0 };
-        }),
-      };
-    }),
-  );
+  const topics = await perRequestedPartition(ctx, tenantId, request.topics, (topicId, name, p) => {
+    if (subscribed.has(name)) return ErrorCode.GROUP_SUBSCRIBED_TO_TOPIC;
+    toDelete.push({ topicId, partitionIndex: p.partitionIndex });
+    return 0;
+  });
   try {
     await ctx.groupOffsets.deleteOffsets(tenantId, request.groupId, toDelete);
   } catch (error) {

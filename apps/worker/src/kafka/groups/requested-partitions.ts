@@ -1,0 +1,33 @@
+import { ErrorCode } from "@lastword/kafka-protocol";
+import type { KafkaBrokerContext } from "../kafka-context";
+
+/** A partition of a request (OffsetCommit, OffsetDelete) by its index, with whatever else it carries. */
+interface RequestedPartition {
+  partitionIndex: number;
+}
+
+/**
+ * Each requested partition's error code: UNKNOWN_TOPIC_OR_PARTITION where the tenant's topic lacks
+ * it (or the tenant has no such topic), else what `each` makes of it, given the topic's id.
+ */
+export async function perRequestedPartition<P extends RequestedPartition>(
+  ctx: KafkaBrokerContext,
+  tenantId: string,
+  topics: readonly { name: string; partitions: readonly P[] }[],
+  each: (topicId: string, topicName: string, partition: P) => number,
+): Promise<{ name: string; partitions: { partitionIndex: number; errorCode: number }[] }[]> {
+  return Promise.all(
+    topics.map(async (t) => {
+      const topic = await ctx.catalog.topic(tenantId, t.name);
+      return {
+        name: t.name,
+        partitions: t.partitions.map((p) => ({
+          partitionIndex: p.partitionIndex,
+          errorCode: topic?.partitions.some((x) => x.index === p.partitionIndex)
+            ? each(topic.id, t.name, p)
+            : ErrorCode.UNKNOWN_TOPIC_OR_PARTITION,
+        })),
+      };
+    }),
+  );
+}
