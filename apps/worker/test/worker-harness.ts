@@ -5,7 +5,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { DataPlaneClient } from "@lastword/dataplane";
 import { createTestDatabase, type TestDatabase } from "@lastword/db/testing";
-import { afterAll, beforeAll } from "vitest";
+import { usePerFile } from "@lastword/db/testing-hooks";
 import { partitionLogOpener } from "../src/hosting/log-opener";
 import { type RunningWorker, type SchedulingConfig, startWorker, type WorkerConfig } from "../src/worker";
 import { spawnWorkerProcess, type WorkerProcess } from "./worker-process";
@@ -123,14 +123,10 @@ export async function openWorkerHarness(options: {
  * (the harness's fields are copied in), so read it inside hooks and tests.
  */
 export function useWorkerHarness(options: Parameters<typeof openWorkerHarness>[0]): WorkerHarness {
-  const harness = {} as WorkerHarness;
-  beforeAll(async () => {
-    Object.assign(harness, await openWorkerHarness(options));
-  });
-  afterAll(async () => {
-    await harness.close?.();
-  });
-  return harness;
+  return usePerFile(
+    () => openWorkerHarness(options),
+    (harness) => harness.close(),
+  );
 }
 
 /** Cleaner scheduling on the shared Redis (or `redisUrl`) under a key prefix of this file's own. */

@@ -8,8 +8,8 @@ import { LastwordClient, type LastwordClientOptions } from "@lastword/client";
 import { DataPlaneClient } from "@lastword/dataplane";
 import type { PrismaClient } from "@lastword/db";
 import { createTestDatabase, type TestDatabase } from "@lastword/db/testing";
+import { usePerFile } from "@lastword/db/testing-hooks";
 import { Redis } from "ioredis";
-import { afterAll, beforeAll } from "vitest";
 import {
   type ApiServer,
   type Clock,
@@ -111,22 +111,10 @@ export async function startHarness(name: string, options: { clock?: Clock } = {}
  * `beforeAll`, so read its fields inside hooks and tests, not at the top level of the file.
  */
 export function useHarness(name: string, options: { clock?: Clock } = {}): Harness {
-  return usePerFile(() => startHarness(name, options));
-}
-
-/**
- * What `start` makes, for the file's tests: started in `beforeAll`, closed in `afterAll`. The
- * returned object is empty until then (its fields are copied in), so tests read it, not imports.
- */
-export function usePerFile<T extends { close(): Promise<void> }>(start: () => Promise<T>): T {
-  const made = {} as T;
-  beforeAll(async () => {
-    Object.assign(made, await start());
-  });
-  afterAll(async () => {
-    await made.close?.();
-  });
-  return made;
+  return usePerFile(
+    () => startHarness(name, options),
+    (h) => h.close(),
+  );
 }
 
 /** A tenant with its owner and one API key, as `provisionTenantKey` makes it. */

@@ -1,4 +1,5 @@
 import { rmSync } from "node:fs";
+import { usePerFile } from "@lastword/db/testing-hooks";
 import { Kafka, type KafkaConfig, logLevel, type SASLOptions } from "kafkajs";
 import { expect } from "vitest";
 import type { Clock, Scope } from "../src/index";
@@ -9,7 +10,6 @@ import {
   startHarness,
   startHarnessWorker,
   type TenantKey,
-  usePerFile,
 } from "./api-harness";
 import type { WorkerProcess } from "./worker-process";
 
@@ -90,5 +90,8 @@ export async function startTenantWorld(name: string, options: TenantWorldOptions
  * `beforeAll`, so read its fields inside hooks and tests, not at the top level of the file.
  */
 export function useTenantWorld(name: string, options: TenantWorldOptions = {}): TenantWorld {
-  return usePerFile(() => startTenantWorld(name, options));
+  return usePerFile(
+    () => startTenantWorld(name, options),
+    (world) => world.close(),
+  );
 }

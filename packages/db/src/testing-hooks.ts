@@ -1,18 +1,30 @@
 import { afterAll, beforeAll } from "vitest";
 import { createTestDatabase, type TestDatabase } from "./testing";
 
+// Kept apart from `./testing`, which benchmarks import outside Vitest.
+
 /**
- * The file's own database (`createTestDatabase(prefix)`): created in `beforeAll`, dropped in
- * `afterAll`. The object is empty until then (its fields are copied in), so read it inside hooks
- * and tests. Kept apart from `./testing`, which benchmarks import outside Vitest.
+ * What `start` makes, for the file's tests: started in `beforeAll`, closed in `afterAll`. The
+ * returned object is empty until then (its fields are copied in), so tests read it inside hooks
+ * and tests, not at the top level of the file.
  */
-export function useTestDatabase(prefix: string): TestDatabase {
-  const db = {} as TestDatabase;
+export function usePerFile<T extends object>(start: () => Promise<T>, close: (made: T) => Promise<void>): T {
+  const made = {} as T;
+  let started = false;
   beforeAll(async () => {
-    Object.assign(db, await createTestDatabase(prefix));
+    Object.assign(made, await start());
+    started = true;
   });
   afterAll(async () => {
-    await db.drop?.();
+    if (started) await close(made);
   });
-  return db;
+  return made;
+}
+
+/** The file's own database (`createTestDatabase(prefix)`), dropped after its tests. */
+export function useTestDatabase(prefix: string): TestDatabase {
+  return usePerFile(
+    () => createTestDatabase(prefix),
+    (db) => db.drop(),
+  );
 }
