@@ -2,7 +2,7 @@ import { hasScope } from "@lastword/api/key-auth";
 import { ErrorCode, type RequestBody, type ResponseInput } from "@lastword/kafka-protocol";
 import type { KafkaHandler } from "../kafka-context";
 import type { OffsetToStore } from "./group-offsets.repository";
-import { perRequestedPartition } from "./requested-partitions";
+import { offsetsWritten, perRequestedPartition } from "./offset-requests";
 
 /** Kafka's offset.metadata.max.bytes. */
 export const MAX_OFFSET_METADATA_CHARS = 4096;
@@ -47,10 +47,8 @@ export const handleOffsetCommit: KafkaHandler<8> = async (ctx, session, request)
     toStore.push({ topicId, partitionIndex: p.partitionIndex, offset: BigInt(p.committedOffset), metadata });
     return 0;
   });
-  try {
-    await ctx.groupOffsets.commit(tenantId, request.groupId, toStore);
-  } catch (error) {
-    ctx.logger.warn({ err: error, groupId: request.groupId }, "offset commit failed");
+  const write = () => ctx.groupOffsets.commit(tenantId, request.groupId, toStore);
+  if (!(await offsetsWritten(ctx, request.groupId, "offset commit", write))) {
     return everyone(ErrorCode.COORDINATOR_NOT_AVAILABLE);
   }
   return { throttleTimeMs: 0, topics };

@@ -3,7 +3,7 @@ import { ErrorCode, type ResponseInput } from "@lastword/kafka-protocol";
 import type { KafkaHandler } from "../kafka-context";
 import { subscribedTopics } from "./consumer-subscription";
 import type { OffsetToDelete } from "./group-offsets.repository";
-import { perRequestedPartition } from "./requested-partitions";
+import { offsetsWritten, perRequestedPartition } from "./offset-requests";
 
 /**
  * OffsetDelete (v0) on the shared ConsumerGroupOffset rows, within the session's tenant. As Kafka's
@@ -34,10 +34,8 @@ export const handleOffsetDelete: KafkaHandler<47> = async (ctx, session, request
     toDelete.push({ topicId, partitionIndex: p.partitionIndex });
     return 0;
   });
-  try {
-    await ctx.groupOffsets.deleteOffsets(tenantId, request.groupId, toDelete);
-  } catch (error) {
-    ctx.logger.warn({ err: error, groupId: request.groupId }, "offset delete failed");
+  const write = () => ctx.groupOffsets.deleteOffsets(tenantId, request.groupId, toDelete);
+  if (!(await offsetsWritten(ctx, request.groupId, "offset delete", write))) {
     return refuse(ErrorCode.COORDINATOR_NOT_AVAILABLE);
   }
   return { errorCode: 0, throttleTimeMs: 0, topics };

@@ -1,6 +1,8 @@
 import { ErrorCode } from "@lastword/kafka-protocol";
 import type { KafkaBrokerContext } from "../kafka-context";
 
+// What OffsetCommit and OffsetDelete share: resolving the requested partitions, and the one write.
+
 /** A partition of a request (OffsetCommit, OffsetDelete) by its index, with whatever else it carries. */
 interface RequestedPartition {
   partitionIndex: number;
@@ -30,4 +32,23 @@ export async function perRequestedPartition<P extends RequestedPartition>(
       };
     }),
   );
+}
+
+/**
+ * Runs a request's one write to the group's offset rows; false (logged as `what` failed) when it
+ * threw, which the request answers as COORDINATOR_NOT_AVAILABLE so the client retries.
+ */
+export async function offsetsWritten(
+  ctx: KafkaBrokerContext,
+  groupId: string,
+  what: string,
+  write: () => Promise<unknown>,
+): Promise<boolean> {
+  try {
+    await write();
+    return true;
+  } catch (error) {
+    ctx.logger.warn({ err: error, groupId }, `${what} failed`);
+    return false;
+  }
 }
