@@ -1,13 +1,11 @@
 import { execFile } from "node:child_process";
 import { promisify } from "node:util";
 import { partitionForKey } from "@lastword/api/partitioner";
-import type { DataPlaneClient } from "@lastword/dataplane";
-import type { TestDatabase } from "@lastword/db/testing";
 import { Kafka, logLevel, Partitioners } from "kafkajs";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { createKafkaKey, createNamedTopic, kcatSasl } from "./kafka-client";
 import { eventually } from "./test-topics";
-import { openWorkerHarness, type WorkerHarness } from "./worker-harness";
+import { useWorkerHarness } from "./worker-harness";
 
 // Failover with a real client: a partition's leader dies (SIGKILL) under an unmodified kafkajs producer with
 // acks=-1. Nothing it acknowledged may be lost, and it must find the new leader by itself (Metadata
@@ -17,9 +15,7 @@ const LEASE_TTL_MS = 2_000;
 const ORG = "org_kafka_failover";
 const TOPIC = "orders";
 const PARTITIONS = 4;
-let harness: WorkerHarness;
-let db: TestDatabase;
-let client: DataPlaneClient;
+const harness = useWorkerHarness({ name: "kafka-failover", ownerWaitMs: 5 * LEASE_TTL_MS });
 let key: { id: string; secret: string };
 
 const spawnWorker = (id: string) =>
@@ -46,27 +42,18 @@ function keysFor(n: number): string[] {
 }
 
 async function owners(partitionIds: string[]): Promise<(string | null)[]> {
-  const rows = await db.prisma.partition.findMany({ where: { id: { in: partitionIds } } });
+  const rows = await harness.db.prisma.partition.findMany({ where: { id: { in: partitionIds } } });
   return partitionIds.map((id) => rows.find((r) => r.id === id)?.ownerWorkerId ?? null);
 }
 
 beforeAll(async () => {
-  harness = await openWorkerHarness({
-    name: "kafka-failover",
-    ownerWaitMs: 5 * LEASE_TTL_MS,
-  });
-  ({ db, client } = harness);
-  key = await createKafkaKey(db.prisma, ORG, ["topics:read", "records:read", "records:write"]);
-});
-
-afterAll(async () => {
-  await harness?.close();
+  key = await createKafkaKey(harness.db.prisma, ORG, ["topics:read", "records:read", "records:write"]);
 });
 
 describe("failover under a kafkajs producer", () => {
   it("SIGKILL of a partition's leader: every acknowledged record survives and the producer resumes on the new leader", async () => {
     const [w1, w2] = await Promise.all([spawnWorker("kf-w1"), spawnWorker("kf-w2")]);
-    const partitionIds = await createNamedTopic(db.prisma, ORG, TOPIC, PARTITIONS);
+    const partitionIds = await createNamedTopic(harness.db.prisma, ORG, TOPIC, PARTITIONS);
     await eventually("both workers lead partitions", 10_000, async () => {
       const now = await owners(partitionIds);
       return now.includes("kf-w1") && now.includes("kf-w2") ? now : undefined;
@@ -172,7 +159,7 @@ describe("failover under a kafkajs producer", () => {
       expect(records.size).toBeGreaterThan(20);
       const stored = new Map<string, string>();
       for (let offset = 0; ; ) {
-        const page = await client.fetch({
+        const page = await harness.client.fetch({
           partitionId: partitionIds[p]!,
           offset,
           limit: 10_000,

@@ -1,10 +1,9 @@
-import type { TestDatabase } from "@lastword/db/testing";
 import { ApiKey } from "@lastword/kafka-protocol";
 import { type Consumer, Kafka, logLevel } from "kafkajs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CLIENT_SCOPES, createKafkaKey, createNamedTopic, RawKafka } from "./kafka-client";
 import { eventually } from "./test-topics";
-import { openWorkerHarness, type WorkerHarness } from "./worker-harness";
+import { useWorkerHarness } from "./worker-harness";
 import type { WorkerProcess } from "./worker-process";
 
 // A consumer group under load through a worker's death: three worker processes, three kafkajs
@@ -20,8 +19,7 @@ const ORG = "org_group_failover";
 const TOPIC = "load";
 const GROUP = "gload";
 const PARTITIONS = 12;
-let harness: WorkerHarness;
-let db: TestDatabase;
+const harness = useWorkerHarness({ name: "kafka-group-failover", ownerWaitMs: 5 * LEASE_TTL_MS });
 let key: { id: string; secret: string };
 const consumers: Consumer[] = [];
 
@@ -34,17 +32,12 @@ interface Received {
 }
 
 beforeAll(async () => {
-  harness = await openWorkerHarness({
-    name: "kafka-group-failover",
-    ownerWaitMs: 5 * LEASE_TTL_MS,
-  });
-  db = harness.db;
-  key = await createKafkaKey(db.prisma, ORG, CLIENT_SCOPES);
+  key = await createKafkaKey(harness.db.prisma, ORG, CLIENT_SCOPES);
 });
 
+// Before the harness closes (after hooks run in reverse order of registration).
 afterAll(async () => {
   await Promise.all(consumers.map((c) => c.disconnect().catch(() => undefined)));
-  await harness?.close();
 });
 
 describe("consumer group failover under load", () => {
@@ -59,11 +52,11 @@ describe("consumer group failover under load", () => {
         },
       });
     const workers = await Promise.all(["gf-w1", "gf-w2", "gf-w3"].map(spawn));
-    const partitionIds = await createNamedTopic(db.prisma, ORG, TOPIC, PARTITIONS, {
+    const partitionIds = await createNamedTopic(harness.db.prisma, ORG, TOPIC, PARTITIONS, {
       "cleanup.policy": "compact",
     });
     const owners = async () =>
-      (await db.prisma.partition.findMany({ where: { id: { in: partitionIds } } })).map(
+      (await harness.db.prisma.partition.findMany({ where: { id: { in: partitionIds } } })).map(
         (p) => p.ownerWorkerId,
       );
     await eventually("every worker leads partitions", 30_000, async () => {
@@ -239,14 +232,14 @@ describe("consumer group failover under load", () => {
     expect(lost).toEqual([]);
 
     // The coordinator moved off the dead worker, and the offsets committed reach the high watermarks.
-    const lease = await db.prisma.kafkaGroup.findUnique({
+    const lease = await harness.db.prisma.kafkaGroup.findUnique({
       where: { organizationId_groupId: { organizationId: ORG, groupId: GROUP } },
     });
     expect(lease?.ownerWorkerId).not.toBe(victim.id);
     await expect
       .poll(
         async () => {
-          const rows = await db.prisma.consumerGroupOffset.findMany({
+          const rows = await harness.db.prisma.consumerGroupOffset.findMany({
             where: { group: { organizationId: ORG, name: GROUP } },
           });
           return rows.filter((r) => r.offset === highs.get(r.partitionIndex)).length;
