@@ -1,3 +1,4 @@
+import { parseEnv } from "@lastword/db";
 import { z } from "zod";
 
 const schema = z.object({
@@ -15,13 +16,8 @@ const schema = z.object({
 
 export type StartEnv = z.infer<typeof schema>;
 
-export function readStartEnv(source: Record<string, string | undefined> = process.env): StartEnv {
-  const parsed = schema.safeParse(source);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0]!;
-    throw new Error(`${issue.path.join(".")} is invalid: ${issue.message}`);
-  }
-  return parsed.data;
+export function readStartEnv(source?: Record<string, string | undefined>): StartEnv {
+  return parseEnv(schema, source);
 }
 
 /** What the children inherit: the parent's environment plus the resolved settings. */

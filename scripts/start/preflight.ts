@@ -10,28 +10,41 @@ function redact(url: string): string {
   return parsed.toString();
 }
 
-export async function checkPostgres(databaseUrl: string): Promise<string | null> {
+/** null when `probe` answers, else `refusal`; `close` runs either way. */
+async function reachable(
+  probe: () => Promise<unknown>,
+  close: () => Promise<unknown> | unknown,
+  refusal: string,
+): Promise<string | null> {
+  try {
+    await probe();
+    return null;
+  } catch {
+    return refusal;
+  } finally {
+    await close();
+  }
+}
+
+export function checkPostgres(databaseUrl: string): Promise<string | null> {
   const server = new URL(databaseUrl);
   server.pathname = "/postgres";
   const client = new pg.Client({
     connectionString: server.toString(),
     connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
   });
-  try {
-    await client.connect();
-    await client.query("SELECT 1");
-    return null;
-  } catch {
-    return (
-      `Cannot reach PostgreSQL at ${redact(databaseUrl)}: start it (\`docker compose up -d postgres\`, ` +
-      "or `pg_ctlcluster --skip-systemctl-redirect $(ls /etc/postgresql) main start`) or set DATABASE_URL."
-    );
-  } finally {
-    await client.end().catch(() => {});
-  }
+  return reachable(
+    async () => {
+      await client.connect();
+      await client.query("SELECT 1");
+    },
+    () => client.end().catch(() => {}),
+    `Cannot reach PostgreSQL at ${redact(databaseUrl)}: start it (\`docker compose up -d postgres\`, ` +
+      "or `pg_ctlcluster --skip-systemctl-redirect $(ls /etc/postgresql) main start`) or set DATABASE_URL.",
+  );
 }
 
-export async function checkRedis(redisUrl: string): Promise<string | null> {
+export function checkRedis(redisUrl: string): Promise<string | null> {
   const redis = new Redis(redisUrl, {
     lazyConnect: true,
     connectTimeout: CONNECT_TIMEOUT_MS,
@@ -39,16 +52,13 @@ export async function checkRedis(redisUrl: string): Promise<string | null> {
     retryStrategy: () => null,
   });
   redis.on("error", () => {});
-  try {
-    await redis.connect();
-    await redis.ping();
-    return null;
-  } catch {
-    return (
-      `Cannot reach Redis at ${redact(redisUrl)}: start it (\`docker compose up -d redis\`, ` +
-      'or `redis-server --daemonize yes --bind 127.0.0.1 --port 6379 --save "" --appendonly no`) or set REDIS_URL.'
-    );
-  } finally {
-    redis.disconnect();
-  }
+  return reachable(
+    async () => {
+      await redis.connect();
+      await redis.ping();
+    },
+    () => redis.disconnect(),
+    `Cannot reach Redis at ${redact(redisUrl)}: start it (\`docker compose up -d redis\`, ` +
+      'or `redis-server --daemonize yes --bind 127.0.0.1 --port 6379 --save "" --appendonly no`) or set REDIS_URL.',
+  );
 }

@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { fileURLToPath } from "node:url";
 import { DEV_INTERNAL_SECRET } from "@lastword/dataplane/dev-secret";
+import { parseEnv } from "@lastword/db";
 import { z } from "zod";
 import { testFaultRuleSchema } from "./kafka/test-faults";
 
@@ -94,15 +95,7 @@ const schema = z
 
 export type WorkerEnv = z.infer<typeof schema>;
 
-/**
- * The only place the worker reads process.env; throws one readable sentence on a bad value. Takes a
- * plain record, not NodeJS.ProcessEnv: libraries (better-auth) augment that type with required keys.
- */
-export function readWorkerEnv(source: Record<string, string | undefined> = process.env): WorkerEnv {
-  const parsed = schema.safeParse(source);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0]!;
-    throw new Error(`${issue.path.join(".") || "environment"} is invalid: ${issue.message}`);
-  }
-  return parsed.data;
+/** The only place the worker reads process.env; throws one readable sentence on a bad value. */
+export function readWorkerEnv(source?: Record<string, string | undefined>): WorkerEnv {
+  return parseEnv(schema, source);
 }

@@ -34,6 +34,13 @@ async function latestRuns(partitionId: string) {
   return harness.db.prisma.cleanerRun.findMany({ where: { partitionId }, orderBy: { startedAt: "asc" } });
 }
 
+/** The partition's first run row that reached `status`, once one has. */
+function runReaching(status: "completed" | "failed", partitionId: string, what: string, timeoutMs: number) {
+  return eventually(what, timeoutMs, async () =>
+    (await latestRuns(partitionId)).find((r) => r.status === status),
+  );
+}
+
 describe("cleaner scheduling", () => {
   it("cleans a partition that crossed its dirty ratio on a scheduler tick, and records the run", async () => {
     const { partitionId } = await createTestPartition(harness.db.prisma, {
@@ -42,9 +49,7 @@ describe("cleaner scheduling", () => {
     });
     await overwrite(partitionId, 5, 12);
     // Nobody requests a pass: the scheduler's tick finds the ratio crossed (trigger "dirty-ratio").
-    const run = await eventually("a completed pass", 10_000, async () =>
-      (await latestRuns(partitionId)).find((r) => r.status === "completed"),
-    );
+    const run = await runReaching("completed", partitionId, "a completed pass", 10_000);
     expect(run.recordsRemoved).toBeGreaterThan(0);
     expect(Number(run.bytesRead)).toBeGreaterThan(Number(run.bytesWritten));
     expect(run.workerId).toBe(worker.id);
@@ -75,9 +80,7 @@ describe("cleaner scheduling", () => {
       "min.cleanable.dirty.ratio": "0.99",
     });
     await overwrite(partitionId, 3, 4);
-    const run = await eventually("a max-lag pass", 6_000, async () =>
-      (await latestRuns(partitionId)).find((r) => r.status === "completed"),
-    );
+    const run = await runReaching("completed", partitionId, "a max-lag pass", 6_000);
     expect(run.recordsRemoved).toBe(9);
     expect(run.trigger).toBe("max-compaction-lag");
     const { records } = await harness.client.fetch({ partitionId, offset: 0 });
@@ -127,13 +130,9 @@ describe("cleaner scheduling", () => {
     await harness.client.requestClean({ partitionId: broken });
     await harness.client.requestClean({ partitionId: healthy });
 
-    const failed = await eventually("the broken partition's failed run", 5_000, async () =>
-      (await latestRuns(broken)).find((r) => r.status === "failed"),
-    );
+    const failed = await runReaching("failed", broken, "the broken partition's failed run", 5_000);
     expect(failed.error).toMatch(/corrupt|crc/i);
-    await eventually("the healthy partition cleaned", 5_000, async () =>
-      (await latestRuns(healthy)).find((r) => r.status === "completed"),
-    );
+    await runReaching("completed", healthy, "the healthy partition cleaned", 5_000);
     const listing = await harness.client.segments({ partitionId: broken });
     expect(listing.cleaner?.uncleanable).toMatchObject({ failures: 1, held: false });
     await eventually("uncleanable in metrics", 3_000, async () => {

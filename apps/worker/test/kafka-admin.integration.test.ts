@@ -40,10 +40,36 @@ async function admin(key: Key): Promise<Admin> {
   return a;
 }
 
-async function raw(key: Key): Promise<RawKafka> {
-  const conn = await RawKafka.open(worker.kafka!.host, worker.kafka!.port);
-  await conn.loginPlain(key.id, key.secret);
-  return conn;
+function raw(key: Key): Promise<RawKafka> {
+  return RawKafka.login(worker.kafka!, key);
+}
+
+/** CreatePartitions (v3 unless `version`) growing one topic to `count` partitions. */
+function createPartitions(
+  conn: RawKafka,
+  name: string,
+  count: number,
+  options: { validateOnly?: boolean; version?: number } = {},
+) {
+  return conn.call(ApiKey.CreatePartitions, options.version ?? 3, {
+    topics: [{ name, count, assignments: null }],
+    timeoutMs: 5000,
+    validateOnly: options.validateOnly ?? false,
+  });
+}
+
+/** DeleteRecords (v2 unless `version`) of one partition's records before `offset` (-1: the high watermark). */
+function deleteRecordsBefore(
+  conn: RawKafka,
+  name: string,
+  partitionIndex: number,
+  offset: bigint,
+  version = 2,
+) {
+  return conn.call(ApiKey.DeleteRecords, version, {
+    topics: [{ name, partitions: [{ partitionIndex, offset }] }],
+    timeoutMs: 5000,
+  });
 }
 
 async function configsOf(tenant: string, name: string): Promise<unknown> {
@@ -72,7 +98,6 @@ const creatable = (name: string, numPartitions = -1, configs: [string, string | 
 });
 
 beforeAll(async () => {
-  process.env.KAFKAJS_NO_PARTITIONER_WARNING = "1";
   h = await openWorkerHarness({ name: "kafka-admin", secret: "kafka-admin-secret" });
   await createNamedTopic(h.db.prisma, ORG_A, "compacted", 2, {
     "cleanup.policy": "compact",
@@ -446,26 +471,14 @@ describe("partitions and records (scenario 10)", () => {
       a.createPartitions({ topicPartitions: [{ topic: "compacted", count: 4 }] }),
     ).rejects.toMatchObject({ type: "POLICY_VIOLATION" });
     const conn = await raw(keyA);
-    const refused = await conn.call(ApiKey.CreatePartitions, 3, {
-      topics: [{ name: "compacted", count: 4, assignments: null }],
-      timeoutMs: 5000,
-      validateOnly: false,
-    });
+    const refused = await createPartitions(conn, "compacted", 4);
     expect(refused.results[0]).toMatchObject({
       errorCode: ErrorCode.POLICY_VIOLATION,
       errorMessage: `Topic "compacted" is compacted; its partition count is frozen. ${PARTITIONS_FROZEN_EXPLANATION}`,
     });
-    const shrink = await conn.call(ApiKey.CreatePartitions, 3, {
-      topics: [{ name: "events", count: 1, assignments: null }],
-      timeoutMs: 5000,
-      validateOnly: false,
-    });
+    const shrink = await createPartitions(conn, "events", 1);
     expect(shrink.results[0]!.errorCode).toBe(ErrorCode.INVALID_PARTITIONS);
-    const dry = await conn.call(ApiKey.CreatePartitions, 3, {
-      topics: [{ name: "events", count: 3, assignments: null }],
-      timeoutMs: 5000,
-      validateOnly: true,
-    });
+    const dry = await createPartitions(conn, "events", 3, { validateOnly: true });
     expect(dry.results[0]!.errorCode).toBe(0);
     conn.close();
     expect(
@@ -512,10 +525,7 @@ describe("partitions and records (scenario 10)", () => {
       expect.objectContaining({ partition: 0, low: "3", high: "5" }),
     ]);
     const conn = await raw(keyA);
-    const toHigh = await conn.call(ApiKey.DeleteRecords, 2, {
-      topics: [{ name: "both", partitions: [{ partitionIndex: 0, offset: -1n }] }],
-      timeoutMs: 5000,
-    });
+    const toHigh = await deleteRecordsBefore(conn, "both", 0, -1n);
     expect(toHigh.topics[0]!.partitions[0]).toMatchObject({ errorCode: 0, lowWatermark: 5n });
     // A Produce answer reports the log start as of its append.
     const after = kafka.producer();
@@ -524,10 +534,7 @@ describe("partitions and records (scenario 10)", () => {
     expect(sent).toMatchObject({ errorCode: 0, baseOffset: "5", logStartOffset: "5" });
     await after.disconnect();
     const unwritable = await raw(keyARead);
-    const noScope = await unwritable.call(ApiKey.DeleteRecords, 2, {
-      topics: [{ name: "events", partitions: [{ partitionIndex: 0, offset: 0n }] }],
-      timeoutMs: 5000,
-    });
+    const noScope = await deleteRecordsBefore(unwritable, "events", 0, 0n);
     expect(noScope.topics[0]!.partitions[0]!.errorCode).toBe(ErrorCode.TOPIC_AUTHORIZATION_FAILED);
     conn.close();
     unwritable.close();
@@ -661,16 +668,9 @@ describe("tenant isolation", () => {
       validateOnly: false,
     });
     expect(incremental.responses[0]!.errorCode).toBe(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION);
-    const partitions = await conn.call(ApiKey.CreatePartitions, 1, {
-      topics: [{ name: "secret-b", count: 2, assignments: null }],
-      timeoutMs: 5000,
-      validateOnly: false,
-    });
+    const partitions = await createPartitions(conn, "secret-b", 2, { version: 1 });
     expect(partitions.results[0]!.errorCode).toBe(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION);
-    const records = await conn.call(ApiKey.DeleteRecords, 1, {
-      topics: [{ name: "secret-b", partitions: [{ partitionIndex: 0, offset: 0n }] }],
-      timeoutMs: 5000,
-    });
+    const records = await deleteRecordsBefore(conn, "secret-b", 0, 0n, 1);
     expect(records.topics[0]!.partitions[0]!.errorCode).toBe(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION);
     const deleted = await conn.call(ApiKey.DeleteTopics, 6, {
       topics: [

@@ -17,6 +17,10 @@ import {
 import type { RunningWorker, WorkerConfig } from "../src/worker";
 import type { WorkerHarness } from "./worker-harness";
 
+// kafkajs otherwise warns, on every producer, that its default partitioner changed in 2.0; it reads
+// this when a producer is made, so setting it once here covers every test that imports this module.
+process.env.KAFKAJS_NO_PARTITIONER_WARNING = "1";
+
 /** What a Kafka client of the group tests needs: topics, records and groups, read and write. */
 export const CLIENT_SCOPES = [
   "topics:read",
@@ -87,6 +91,34 @@ export async function startKafkaWorker(
   return { worker, bootstrap: `${worker.kafka!.host}:${worker.kafka!.port}` };
 }
 
+export type SaslMechanism = "PLAIN" | "SCRAM-SHA-256" | "SCRAM-SHA-512";
+
+/** librdkafka properties as kcat's `-X name=value` flags. */
+export function kcatProperties(properties: Record<string, string | number>): string[] {
+  return Object.entries(properties).flatMap(([name, value]) => ["-X", `${name}=${value}`]);
+}
+
+/**
+ * kcat's flags to reach `bootstrap` as an API key over SASL (the key id is the user name, its
+ * secret the password): PLAIN over plaintext unless told otherwise.
+ */
+export function kcatSasl(
+  bootstrap: string,
+  key: { id: string; secret: string },
+  options: { mechanism?: SaslMechanism; securityProtocol?: "SASL_PLAINTEXT" | "SASL_SSL" } = {},
+): string[] {
+  return [
+    "-b",
+    bootstrap,
+    ...kcatProperties({
+      "security.protocol": options.securityProtocol ?? "SASL_PLAINTEXT",
+      "sasl.mechanisms": options.mechanism ?? "PLAIN",
+      "sasl.username": key.id,
+      "sasl.password": key.secret,
+    }),
+  ];
+}
+
 // Topic rows come from the worker tests' one helper; re-exported so Kafka tests import one module.
 export { createNamedTopic } from "./test-topics";
 
@@ -120,6 +152,16 @@ export class RawKafka {
     const socket = connect(port, host);
     await once(socket, "connect");
     return new RawKafka(socket);
+  }
+
+  /** A connection to `listener` logged in over SASL PLAIN as `key`. */
+  static async login(
+    listener: { host: string; port: number },
+    key: { id: string; secret: string },
+  ): Promise<RawKafka> {
+    const conn = await RawKafka.open(listener.host, listener.port);
+    await conn.loginPlain(key.id, key.secret);
+    return conn;
   }
 
   send(frame: Buffer): void {
@@ -172,22 +214,6 @@ export class RawKafka {
   close(): void {
     this.#socket.destroy();
   }
-}
-
-/** kcat's arguments to reach `bootstrap` as `key` over SASL PLAIN. */
-export function kcatPlain(bootstrap: string, key: { id: string; secret: string }): string[] {
-  return [
-    "-b",
-    bootstrap,
-    "-X",
-    "security.protocol=SASL_PLAINTEXT",
-    "-X",
-    "sasl.mechanisms=PLAIN",
-    "-X",
-    `sasl.username=${key.id}`,
-    "-X",
-    `sasl.password=${key.secret}`,
-  ];
 }
 
 /** A Fetch (v4+) body for one partition, as kafkajs shapes it; `currentLeaderEpoch` -1 skips the epoch check. */

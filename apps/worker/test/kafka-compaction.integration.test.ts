@@ -23,7 +23,6 @@ let key: { id: string; secret: string };
 let partitionId: string;
 
 beforeAll(async () => {
-  process.env.KAFKAJS_NO_PARTITIONER_WARNING = "1";
   h = await openWorkerHarness({ name: "kafka-compaction", secret: "kafka-compaction-secret" });
   [partitionId] = (await createNamedTopic(h.db.prisma, ORG, "tail", 1, {
     "cleanup.policy": "compact",
@@ -120,8 +119,7 @@ describe("compaction scenarios over Kafka", () => {
     const [offsets] = await admin.fetchTopicOffsets("tail");
     expect(Number(offsets!.high)).toBe(2);
     // What is left at the tail is one batch header covering offset 1 with no records in it.
-    const raw = await RawKafka.open(worker.kafka!.host, worker.kafka!.port);
-    await raw.loginPlain(key.id, key.secret);
+    const raw = await RawKafka.login(worker.kafka!, key);
     const fetched = decodeResponse(1, 11, await raw.request(1, 11, fetchBody("tail", 0, 0), 0)).body;
     raw.close();
     const records = fetched.responses[0]!.partitions[0]!.records!;

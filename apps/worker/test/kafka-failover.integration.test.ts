@@ -1,41 +1,28 @@
-import type { ChildProcess } from "node:child_process";
 import { execFile } from "node:child_process";
 import { promisify } from "node:util";
 import { partitionForKey } from "@lastword/api/partitioner";
-import type { DataPlaneClient } from "@lastword/dataplane";
-import type { TestDatabase } from "@lastword/db/testing";
 import { Kafka, logLevel, Partitioners } from "kafkajs";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createKafkaKey, createNamedTopic, kcatPlain } from "./kafka-client";
+import { beforeAll, describe, expect, it } from "vitest";
+import { createKafkaKey, createNamedTopic, kcatSasl } from "./kafka-client";
 import { eventually } from "./test-topics";
-import { openWorkerHarness, type WorkerHarness } from "./worker-harness";
-import { spawnWorkerProcess } from "./worker-process";
+import { useWorkerHarness } from "./worker-harness";
 
 // Failover with a real client: a partition's leader dies (SIGKILL) under an unmodified kafkajs producer with
 // acks=-1. Nothing it acknowledged may be lost, and it must find the new leader by itself (Metadata
 // names the lease owner) once the lease expired and the other worker claimed the partition.
 const run = promisify(execFile);
-const SECRET = "kafka-failover-secret";
 const LEASE_TTL_MS = 2_000;
 const ORG = "org_kafka_failover";
 const TOPIC = "orders";
 const PARTITIONS = 4;
-let harness: WorkerHarness;
-let db: TestDatabase;
-let dataDir: string;
-let client: DataPlaneClient;
+const harness = useWorkerHarness({ name: "kafka-failover", ownerWaitMs: 5 * LEASE_TTL_MS });
 let key: { id: string; secret: string };
-const children: ChildProcess[] = [];
 
 const spawnWorker = (id: string) =>
-  spawnWorkerProcess(id, {
-    databaseUrl: db.url,
-    dataDir,
-    secret: SECRET,
+  harness.spawnWorker(id, {
     leaseTtlMs: LEASE_TTL_MS,
     // Each process binds its own ephemeral Kafka port on loopback.
     env: { WORKER_SCHEDULING: "off", WORKER_KAFKA_PORT: "0" },
-    track: children,
   });
 
 /** One key per partition for send number n, so every send touches every partition (murmur2). */
@@ -55,31 +42,18 @@ function keysFor(n: number): string[] {
 }
 
 async function owners(partitionIds: string[]): Promise<(string | null)[]> {
-  const rows = await db.prisma.partition.findMany({ where: { id: { in: partitionIds } } });
+  const rows = await harness.db.prisma.partition.findMany({ where: { id: { in: partitionIds } } });
   return partitionIds.map((id) => rows.find((r) => r.id === id)?.ownerWorkerId ?? null);
 }
 
 beforeAll(async () => {
-  process.env.KAFKAJS_NO_PARTITIONER_WARNING = "1";
-  harness = await openWorkerHarness({
-    name: "kafka-failover",
-    secret: SECRET,
-    ownerWaitMs: 5 * LEASE_TTL_MS,
-  });
-  ({ db, dataDir, client } = harness);
-  key = await createKafkaKey(db.prisma, ORG, ["topics:read", "records:read", "records:write"]);
-});
-
-afterAll(async () => {
-  for (const child of children)
-    if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
-  await harness?.close();
+  key = await createKafkaKey(harness.db.prisma, ORG, ["topics:read", "records:read", "records:write"]);
 });
 
 describe("failover under a kafkajs producer", () => {
   it("SIGKILL of a partition's leader: every acknowledged record survives and the producer resumes on the new leader", async () => {
     const [w1, w2] = await Promise.all([spawnWorker("kf-w1"), spawnWorker("kf-w2")]);
-    const partitionIds = await createNamedTopic(db.prisma, ORG, TOPIC, PARTITIONS);
+    const partitionIds = await createNamedTopic(harness.db.prisma, ORG, TOPIC, PARTITIONS);
     await eventually("both workers lead partitions", 10_000, async () => {
       const now = await owners(partitionIds);
       return now.includes("kf-w1") && now.includes("kf-w2") ? now : undefined;
@@ -164,7 +138,7 @@ describe("failover under a kafkajs producer", () => {
     const { stdout } = await run(
       "kcat",
       [
-        ...kcatPlain(`${w2!.kafka.host}:${w2!.kafka.port}`, key),
+        ...kcatSasl(`${w2!.kafka.host}:${w2!.kafka.port}`, key),
         "-C",
         "-t",
         TOPIC,
@@ -185,7 +159,7 @@ describe("failover under a kafkajs producer", () => {
       expect(records.size).toBeGreaterThan(20);
       const stored = new Map<string, string>();
       for (let offset = 0; ; ) {
-        const page = await client.fetch({
+        const page = await harness.client.fetch({
           partitionId: partitionIds[p]!,
           offset,
           limit: 10_000,

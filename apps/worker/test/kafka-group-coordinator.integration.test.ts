@@ -17,10 +17,8 @@ let w1: RunningWorker;
 let w2: RunningWorker;
 let key: { id: string; secret: string };
 
-async function raw(worker: RunningWorker): Promise<RawKafka> {
-  const conn = await RawKafka.open(worker.kafka!.host, worker.kafka!.port);
-  await conn.loginPlain(key.id, key.secret);
-  return conn;
+function raw(worker: RunningWorker): Promise<RawKafka> {
+  return RawKafka.login(worker.kafka!, key);
 }
 
 const consumerProtocol = [{ name: "range", metadata: Buffer.from([0, 0, 0, 0, 0, 0, 0, 0]) }];
@@ -34,7 +32,6 @@ const join = (groupId: string, memberId: string) => ({
 });
 
 beforeAll(async () => {
-  process.env.KAFKAJS_NO_PARTITIONER_WARNING = "1";
   h = await openWorkerHarness({ name: "kafka-coord", secret: "kafka-coord-secret", ownerWaitMs: 15_000 });
   await createNamedTopic(h.db.prisma, ORG, "moving", 2);
   key = await createKafkaKey(h.db.prisma, ORG, CLIENT_SCOPES);

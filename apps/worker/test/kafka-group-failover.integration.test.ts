@@ -1,12 +1,10 @@
-import type { ChildProcess } from "node:child_process";
-import type { TestDatabase } from "@lastword/db/testing";
 import { ApiKey } from "@lastword/kafka-protocol";
 import { type Consumer, Kafka, logLevel } from "kafkajs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CLIENT_SCOPES, createKafkaKey, createNamedTopic, RawKafka } from "./kafka-client";
 import { eventually } from "./test-topics";
-import { openWorkerHarness, type WorkerHarness } from "./worker-harness";
-import { spawnWorkerProcess, type WorkerProcess } from "./worker-process";
+import { useWorkerHarness } from "./worker-harness";
+import type { WorkerProcess } from "./worker-process";
 
 // A consumer group under load through a worker's death: three worker processes, three kafkajs
 // members reading a 12-partition compacted topic while a producer writes, then SIGKILL of the
@@ -16,16 +14,13 @@ import { spawnWorkerProcess, type WorkerProcess } from "./worker-process";
 // a broker acknowledged must be in the log at the offset it was acknowledged at; a record counts as
 // acknowledged only when the send's answer names its partition (see the note on `unanswered`).
 
-const SECRET = "kafka-group-failover-secret";
 const LEASE_TTL_MS = 2_000;
 const ORG = "org_group_failover";
 const TOPIC = "load";
 const GROUP = "gload";
 const PARTITIONS = 12;
-let harness: WorkerHarness;
-let db: TestDatabase;
+const harness = useWorkerHarness({ name: "kafka-group-failover", ownerWaitMs: 5 * LEASE_TTL_MS });
 let key: { id: string; secret: string };
-const children: ChildProcess[] = [];
 const consumers: Consumer[] = [];
 
 interface Received {
@@ -37,44 +32,31 @@ interface Received {
 }
 
 beforeAll(async () => {
-  process.env.KAFKAJS_NO_PARTITIONER_WARNING = "1";
-  harness = await openWorkerHarness({
-    name: "kafka-group-failover",
-    secret: SECRET,
-    ownerWaitMs: 5 * LEASE_TTL_MS,
-  });
-  db = harness.db;
-  key = await createKafkaKey(db.prisma, ORG, CLIENT_SCOPES);
+  key = await createKafkaKey(harness.db.prisma, ORG, CLIENT_SCOPES);
 });
 
+// Before the harness closes (after hooks run in reverse order of registration).
 afterAll(async () => {
   await Promise.all(consumers.map((c) => c.disconnect().catch(() => undefined)));
-  for (const child of children)
-    if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
-  await harness?.close();
 });
 
 describe("consumer group failover under load", () => {
   it("SIGKILL of the worker holding partitions and the coordinator: the group rebalances, every record in the log is consumed, commits reach the high watermarks, no partition has two owners in a generation", async () => {
     const spawn = (id: string) =>
-      spawnWorkerProcess(id, {
-        databaseUrl: db.url,
-        dataDir: harness.dataDir,
-        secret: SECRET,
+      harness.spawnWorker(id, {
         leaseTtlMs: LEASE_TTL_MS,
         env: {
           WORKER_SCHEDULING: "off",
           WORKER_KAFKA_PORT: "0",
           WORKER_KAFKA_GROUP_INITIAL_REBALANCE_DELAY_MS: "0",
         },
-        track: children,
       });
     const workers = await Promise.all(["gf-w1", "gf-w2", "gf-w3"].map(spawn));
-    const partitionIds = await createNamedTopic(db.prisma, ORG, TOPIC, PARTITIONS, {
+    const partitionIds = await createNamedTopic(harness.db.prisma, ORG, TOPIC, PARTITIONS, {
       "cleanup.policy": "compact",
     });
     const owners = async () =>
-      (await db.prisma.partition.findMany({ where: { id: { in: partitionIds } } })).map(
+      (await harness.db.prisma.partition.findMany({ where: { id: { in: partitionIds } } })).map(
         (p) => p.ownerWorkerId,
       );
     await eventually("every worker leads partitions", 30_000, async () => {
@@ -83,8 +65,7 @@ describe("consumer group failover under load", () => {
     });
     // The worker asked first claims the group: make the victim, which leads partitions, coordinate.
     const victim: WorkerProcess = workers[0]!;
-    const raw = await RawKafka.open(victim.kafka.host, victim.kafka.port);
-    await raw.loginPlain(key.id, key.secret);
+    const raw = await RawKafka.login(victim.kafka, key);
     const found = await raw.call(ApiKey.FindCoordinator, 3, { key: GROUP, keyType: 0 });
     raw.close();
     expect(found).toMatchObject({ errorCode: 0, nodeId: victim.kafka.nodeId });
@@ -251,14 +232,14 @@ describe("consumer group failover under load", () => {
     expect(lost).toEqual([]);
 
     // The coordinator moved off the dead worker, and the offsets committed reach the high watermarks.
-    const lease = await db.prisma.kafkaGroup.findUnique({
+    const lease = await harness.db.prisma.kafkaGroup.findUnique({
       where: { organizationId_groupId: { organizationId: ORG, groupId: GROUP } },
     });
     expect(lease?.ownerWorkerId).not.toBe(victim.id);
     await expect
       .poll(
         async () => {
-          const rows = await db.prisma.consumerGroupOffset.findMany({
+          const rows = await harness.db.prisma.consumerGroupOffset.findMany({
             where: { group: { organizationId: ORG, name: GROUP } },
           });
           return rows.filter((r) => r.offset === highs.get(r.partitionIndex)).length;

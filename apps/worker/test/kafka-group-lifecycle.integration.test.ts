@@ -18,8 +18,7 @@ let otherKey: { id: string; secret: string };
 const open: RawKafka[] = [];
 
 async function raw(as = key): Promise<RawKafka> {
-  const conn = await RawKafka.open(worker.kafka!.host, worker.kafka!.port);
-  await conn.loginPlain(as.id, as.secret);
+  const conn = await RawKafka.login(worker.kafka!, as);
   open.push(conn);
   return conn;
 }

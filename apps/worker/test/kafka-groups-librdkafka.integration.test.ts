@@ -60,7 +60,6 @@ async function produce(topic: string, messages: { partition: number; value: stri
 }
 
 beforeAll(async () => {
-  process.env.KAFKAJS_NO_PARTITIONER_WARNING = "1";
   h = await openWorkerHarness({ name: "kafka-groups-rdk", secret: "kafka-groups-rdk-secret" });
   await createNamedTopic(h.db.prisma, ORG, "range-t", 4);
   await createNamedTopic(h.db.prisma, ORG, "coop-t", 4);

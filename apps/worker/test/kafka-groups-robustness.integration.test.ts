@@ -52,7 +52,6 @@ async function committed(group: string, topic: string): Promise<bigint | undefin
 }
 
 beforeAll(async () => {
-  process.env.KAFKAJS_NO_PARTITIONER_WARNING = "1";
   h = await openWorkerHarness({ name: "kafka-groups-robust", secret: "kafka-groups-robust-secret" });
   for (const topic of ["seek-t", "batch-t", "oor-early", "oor-late", "faulty"]) {
     await createNamedTopic(h.db.prisma, ORG, topic, 1);

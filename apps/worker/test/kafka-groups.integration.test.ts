@@ -5,7 +5,7 @@ import { fileURLToPath } from "node:url";
 import { ErrorCode } from "@lastword/kafka-protocol";
 import { type Consumer, Kafka, type KafkaConfig, logLevel } from "kafkajs";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { createKafkaKey, createNamedTopic, kcatPlain, startKafkaWorker } from "./kafka-client";
+import { createKafkaKey, createNamedTopic, kcatProperties, kcatSasl, startKafkaWorker } from "./kafka-client";
 import { openWorkerHarness, type WorkerHarness } from "./worker-harness";
 
 // kafkajs 2.2.4 consumer groups against one worker (scenarios 18–20, 23 and 24 of
@@ -88,7 +88,6 @@ const values = (r: Running) => r.received.map((m) => m.value);
 const latest = (r: Running) => r.assignments.at(-1) ?? [];
 
 beforeAll(async () => {
-  process.env.KAFKAJS_NO_PARTITIONER_WARNING = "1";
   h = await openWorkerHarness({ name: "kafka-groups", secret: "kafka-groups-secret" });
   await createNamedTopic(h.db.prisma, ORG_A, "events", 1);
   await createNamedTopic(h.db.prisma, ORG_A, "wide", 4);
@@ -319,15 +318,13 @@ describe("kcat -G", () => {
     const child = spawn(
       "kcat",
       [
-        ...kcatPlain(bootstrap, keyA),
-        "-X",
-        "auto.offset.reset=earliest",
-        "-X",
-        "auto.commit.interval.ms=200",
-        "-X",
-        "session.timeout.ms=6000",
-        "-X",
-        "fetch.wait.max.ms=100",
+        ...kcatSasl(bootstrap, keyA),
+        ...kcatProperties({
+          "auto.offset.reset": "earliest",
+          "auto.commit.interval.ms": 200,
+          "session.timeout.ms": 6000,
+          "fetch.wait.max.ms": 100,
+        }),
         "-u",
         "-G",
         "g-kcat",

@@ -1,4 +1,3 @@
-import type { ChildProcess } from "node:child_process";
 import { once } from "node:events";
 import { createServer } from "node:net";
 import type { TestDatabase } from "@lastword/db/testing";
@@ -7,19 +6,16 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createKafkaKey, createNamedTopic } from "./kafka-client";
 import { eventually } from "./test-topics";
 import { openWorkerHarness, type WorkerHarness } from "./worker-harness";
-import { spawnWorkerProcess } from "./worker-process";
 
 // Scenario 17 of shared/reference/kafka-protocol.md §5.2 across a broker restart: the worker process
 // dies (SIGKILL, LASTWORD_FAULT_POINT=after-append) after a kafkajs idempotent Produce is durable
 // but before it is answered; the same worker comes back on the same port, rebuilds the partition's
 // producer state from its files, and answers kafkajs's resend with the original offsets.
-const SECRET = "kafka-idem-restart-secret";
 const ORG = "org_idem_restart";
 const WORKER = "idem-restart-w1";
 let harness: WorkerHarness;
 let db: TestDatabase;
 let key: { id: string; secret: string };
-const children: ChildProcess[] = [];
 
 /** A port free right now, so the restarted process can bind the one the client knows. */
 async function freePort(): Promise<number> {
@@ -32,15 +28,12 @@ async function freePort(): Promise<number> {
 }
 
 beforeAll(async () => {
-  process.env.KAFKAJS_NO_PARTITIONER_WARNING = "1";
-  harness = await openWorkerHarness({ name: "kafka-idem-restart", secret: SECRET, ownerWaitMs: 20_000 });
+  harness = await openWorkerHarness({ name: "kafka-idem-restart", ownerWaitMs: 20_000 });
   db = harness.db;
   key = await createKafkaKey(db.prisma, ORG, ["topics:read", "records:read", "records:write"]);
 });
 
 afterAll(async () => {
-  for (const child of children)
-    if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
   await harness?.close();
 });
 
@@ -48,13 +41,9 @@ describe("idempotent produce across a worker restart", () => {
   it("17. killed after the append, restarted: kafkajs re-sends, gets the original offsets, and the log holds each record once", async () => {
     const port = await freePort();
     const spawn = (env: Record<string, string> = {}) =>
-      spawnWorkerProcess(WORKER, {
-        databaseUrl: db.url,
-        dataDir: harness.dataDir,
-        secret: SECRET,
+      harness.spawnWorker(WORKER, {
         leaseTtlMs: 2_000,
         env: { WORKER_SCHEDULING: "off", WORKER_KAFKA_PORT: String(port), ...env },
-        track: children,
       });
     const doomed = await spawn({ LASTWORD_FAULT_POINT: "after-append" });
     const [partitionId] = await createNamedTopic(db.prisma, ORG, "ledger", 1, {

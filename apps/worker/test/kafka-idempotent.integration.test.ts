@@ -57,10 +57,8 @@ function kafka(extra: Partial<KafkaConfig> = {}): Kafka {
   });
 }
 
-async function raw(worker: RunningWorker, login = key): Promise<RawKafka> {
-  const conn = await RawKafka.open(worker.kafka!.host, worker.kafka!.port);
-  await conn.loginPlain(login.id, login.secret);
-  return conn;
+function raw(worker: RunningWorker, login = key): Promise<RawKafka> {
+  return RawKafka.login(worker.kafka!, login);
 }
 
 /** One idempotent batch as a Kafka client encodes it (base offset 0), keyed `${prefix}-${i}`. */
@@ -99,7 +97,6 @@ async function logOf(partitionId: string): Promise<[number, string | null][]> {
 }
 
 beforeAll(async () => {
-  process.env.KAFKAJS_NO_PARTITIONER_WARNING = "1";
   h = await openWorkerHarness({ name: "kafka-idem", secret: "kafka-idem-secret", ownerWaitMs: 15_000 });
   for (const id of [ORG, ORG_OTHER]) {
     await h.db.prisma.organization.create({ data: { id, name: id, slug: id, createdAt: new Date() } });

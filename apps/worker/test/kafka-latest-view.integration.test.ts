@@ -11,7 +11,7 @@ import {
   createKafkaKey,
   createNamedTopic,
   fetchBody,
-  kcatPlain,
+  kcatSasl,
   RawKafka,
   startKafkaWorker,
 } from "./kafka-client";
@@ -132,7 +132,7 @@ async function kcatView(): Promise<Seen[]> {
   const format = ["-o", "beginning", "-e", "-q", "-Z", "-f", "%p|%o|%k|%s\\n"];
   const { stdout } = await run(
     "kcat",
-    [...kcatPlain(bootstrap, key), "-C", "-t", "prices.latest", ...format],
+    [...kcatSasl(bootstrap, key), "-C", "-t", "prices.latest", ...format],
     {
       timeout: 30_000,
     },

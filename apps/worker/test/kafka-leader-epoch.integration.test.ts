@@ -28,7 +28,6 @@ let first: RunningWorker;
 const children: ChildProcess[] = [];
 
 beforeAll(async () => {
-  process.env.KAFKAJS_NO_PARTITIONER_WARNING = "1";
   h = await openWorkerHarness({ name: "kafka-epochs", secret: "kafka-epochs-secret", ownerWaitMs: 15_000 });
   await createNamedTopic(h.db.prisma, ORG, "checked", 1);
   await createNamedTopic(h.db.prisma, ORG, "failover", 1);
@@ -75,8 +74,7 @@ async function produce(brokers: string[], topic: string, values: string[]): Prom
 }
 
 async function login(w: RunningWorker, k = key): Promise<RawKafka> {
-  const raw = await RawKafka.open(w.kafka!.host, w.kafka!.port);
-  await raw.loginPlain(k.id, k.secret);
+  const raw = await RawKafka.login(w.kafka!, k);
   return raw;
 }
 

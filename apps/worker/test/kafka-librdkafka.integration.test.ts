@@ -2,7 +2,13 @@ import { execFile, spawn } from "node:child_process";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { RunningWorker } from "../src/worker";
-import { createKafkaKey, createNamedTopic, startKafkaWorker } from "./kafka-client";
+import {
+  createKafkaKey,
+  createNamedTopic,
+  kcatSasl,
+  type SaslMechanism,
+  startKafkaWorker,
+} from "./kafka-client";
 import { openWorkerHarness, type WorkerHarness } from "./worker-harness";
 
 // librdkafka 2.0.2, as Debian ships it: kcat producing and consuming over SASL PLAIN and SCRAM, and
@@ -14,19 +20,8 @@ let h: WorkerHarness;
 let worker: RunningWorker;
 let key: { id: string; secret: string };
 
-function sasl(mechanism: "PLAIN" | "SCRAM-SHA-256" | "SCRAM-SHA-512"): string[] {
-  return [
-    "-b",
-    `${worker.kafka!.host}:${worker.kafka!.port}`,
-    "-X",
-    "security.protocol=SASL_PLAINTEXT",
-    "-X",
-    `sasl.mechanisms=${mechanism}`,
-    "-X",
-    `sasl.username=${key.id}`,
-    "-X",
-    `sasl.password=${key.secret}`,
-  ];
+function sasl(mechanism: SaslMechanism, secret = key.secret): string[] {
+  return kcatSasl(`${worker.kafka!.host}:${worker.kafka!.port}`, { id: key.id, secret }, { mechanism });
 }
 
 /** kcat -P with `lines` on stdin (key:value with -K:). */
@@ -43,10 +38,7 @@ function kcatProduce(args: string[], lines: string[]): Promise<void> {
   });
 }
 
-async function kcatConsume(
-  mechanism: "PLAIN" | "SCRAM-SHA-256" | "SCRAM-SHA-512",
-  topic: string,
-): Promise<string[]> {
+async function kcatConsume(mechanism: SaslMechanism, topic: string): Promise<string[]> {
   const { stdout } = await run(
     "kcat",
     [...sasl(mechanism), "-C", "-t", topic, "-e", "-q", "-f", "%p|%o|%k|%s\\n"],
@@ -84,7 +76,7 @@ describe("librdkafka 2.0.2 clients", () => {
   it("2. kcat over SCRAM-SHA-512 produces too; a wrong secret fails to authenticate", async () => {
     await kcatProduce([...sasl("SCRAM-SHA-512"), "-P", "-t", "events"], ["one", "two"]);
     expect((await kcatConsume("PLAIN", "events")).map((r) => r.split("|")[3])).toEqual(["one", "two"]);
-    const bad = sasl("PLAIN").map((a) => (a === `sasl.password=${key.secret}` ? "sasl.password=wrong" : a));
+    const bad = sasl("PLAIN", "wrong");
     await expect(
       run("kcat", [...bad, "-C", "-t", "events", "-e", "-q", "-X", "debug=", "-m", "5"], { timeout: 30_000 }),
     ).rejects.toThrow();

@@ -55,7 +55,6 @@ const plain = (key: { id: string; secret: string }): SASLOptions => ({
 });
 
 beforeAll(async () => {
-  process.env.KAFKAJS_NO_PARTITIONER_WARNING = "1";
   h = await openWorkerHarness({ name: "kafka", secret: "kafka-test-secret" });
   await createNamedTopic(h.db.prisma, ORG_A, "orders", 3);
   await createNamedTopic(h.db.prisma, ORG_A, "users", 2, { "cleanup.policy": "compact" });
@@ -184,8 +183,7 @@ describe("metadata and offsets", () => {
   });
 
   it("6b. another tenant's topic is exactly a missing one: unknown in Metadata, refused to produce", async () => {
-    const raw = await RawKafka.open(worker.kafka!.host, worker.kafka!.port);
-    await raw.loginPlain(keyA.id, keyA.secret);
+    const raw = await RawKafka.login(worker.kafka!, keyA);
     const answer = await raw.request(3, 4, { topics: [{ name: "secret-b" }], allowAutoTopicCreation: true });
     expect(answer.includes(Buffer.from("secret-b"))).toBe(true);
     expect(answer.readInt16BE(answer.indexOf(Buffer.from("secret-b")) - 4)).toBe(
@@ -250,8 +248,7 @@ describe("produce", () => {
   });
 
   it("14. acks=0 gets no answer, and a Metadata on the same socket after it is answered at once", async () => {
-    const raw = await RawKafka.open(worker.kafka!.host, worker.kafka!.port);
-    await raw.loginPlain(keyA.id, keyA.secret);
+    const raw = await RawKafka.login(worker.kafka!, keyA);
     const { encodeRecordBatch } = await import("@lastword/logstore");
     const batch = encodeRecordBatch([{ key: null, value: Buffer.from("fire-and-forget") }], {
       baseOffset: 0,
@@ -314,8 +311,7 @@ describe("produce", () => {
 
 describe("fetch", () => {
   it("29. long poll: with no data Fetch waits about maxWait; a produce during the wait wakes it early", async () => {
-    const raw = await RawKafka.open(worker.kafka!.host, worker.kafka!.port);
-    await raw.loginPlain(keyA.id, keyA.secret);
+    const raw = await RawKafka.login(worker.kafka!, keyA);
     const end = (await fetchAll(keyA, "orders", 0)).length;
     const startedIdle = performance.now();
     const idle = await decodeFetch(await raw.request(1, 11, fetchBody("orders", 0, end, { maxWaitMs: 300 })));
@@ -339,8 +335,7 @@ describe("fetch", () => {
       messages: Array.from({ length: 20 }, (_, i) => ({ partition: 2, value: `${i}`.padEnd(500, "#") })),
     });
     const baseOffset = sent[0]!.baseOffset ?? "0";
-    const raw = await RawKafka.open(worker.kafka!.host, worker.kafka!.port);
-    await raw.loginPlain(keyA.id, keyA.secret);
+    const raw = await RawKafka.login(worker.kafka!, keyA);
     const answer = await decodeFetch(
       await raw.request(1, 11, fetchBody("orders", 2, Number(baseOffset), { partitionMaxBytes: 100 })),
     );
@@ -350,8 +345,7 @@ describe("fetch", () => {
   });
 
   it("OFFSET_OUT_OF_RANGE past the log end; an unknown partition is UNKNOWN_TOPIC_OR_PARTITION", async () => {
-    const raw = await RawKafka.open(worker.kafka!.host, worker.kafka!.port);
-    await raw.loginPlain(keyA.id, keyA.secret);
+    const raw = await RawKafka.login(worker.kafka!, keyA);
     // kafkajs's parse throws on a partition error, so read the codes from its decode step.
     const past = (await fetchV11.decode(
       await raw.request(1, 11, fetchBody("orders", 0, 1_000_000)),
@@ -392,8 +386,7 @@ describe("compaction gaps", () => {
     ]);
     // From offset 1 with room for one batch only: batch A holds nothing at or above 1, so the
     // broker adds B; a client dropping records below its offset still moves on in one round trip.
-    const raw = await RawKafka.open(worker.kafka!.host, worker.kafka!.port);
-    await raw.loginPlain(keyA.id, keyA.secret);
+    const raw = await RawKafka.login(worker.kafka!, keyA);
     const answer = await decodeFetch(
       await raw.request(1, 11, fetchBody("gappy", 0, 1, { partitionMaxBytes: 1 })),
     );
@@ -427,8 +420,7 @@ describe("robustness", () => {
 
   it("revoking a key closes its open connections", async () => {
     const key = await createKafkaKey(h.db.prisma, ORG_A, ["topics:read"], { scram: false });
-    const raw = await RawKafka.open(worker.kafka!.host, worker.kafka!.port);
-    await raw.loginPlain(key.id, key.secret);
+    const raw = await RawKafka.login(worker.kafka!, key);
     await h.db.prisma.apiKey.update({ where: { id: key.id }, data: { enabled: false } });
     await raw.closedByServer();
   });

@@ -25,7 +25,6 @@ let key: { id: string; secret: string };
 let redis: Redis;
 
 beforeAll(async () => {
-  process.env.KAFKAJS_NO_PARTITIONER_WARNING = "1";
   h = await openWorkerHarness({ name: "kafka-quota", secret: "kafka-quota-secret" });
   await createNamedTopic(h.db.prisma, ORG, "metered", 1);
   await createNamedTopic(h.db.prisma, ORG, "raw-metered", 1);
@@ -118,8 +117,7 @@ describe("produce quota over Kafka", () => {
   });
 
   it("the throttle is Kafka's (used − quota) / quota × 1 s, and the connection answers nothing more until it passed", async () => {
-    const throttled = await RawKafka.open(worker.kafka!.host, worker.kafka!.port);
-    await throttled.loginPlain(key.id, key.secret);
+    const throttled = await RawKafka.login(worker.kafka!, key);
     // Far over the quota already (the first test's bytes plus these 16 KB): a throttle of seconds.
     const frame = await throttled.request(0, 7, produceBody("raw-metered", randomBytes(16_000)), 0);
     const answer = decodeResponse(0, 7, frame).body;
@@ -143,8 +141,7 @@ describe("produce quota over Kafka", () => {
     });
     let answered = false;
     void pending.then(() => (answered = true));
-    const other = await RawKafka.open(worker.kafka!.host, worker.kafka!.port);
-    await other.loginPlain(key.id, key.secret);
+    const other = await RawKafka.login(worker.kafka!, key);
     for (let i = 0; i < 3; i++) {
       await other.request(3, 4, { topics: [{ name: "raw-metered" }], allowAutoTopicCreation: false });
     }

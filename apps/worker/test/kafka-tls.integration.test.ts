@@ -1,4 +1,3 @@
-import type { ChildProcess } from "node:child_process";
 import { execFile } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
@@ -8,16 +7,15 @@ import { promisify } from "node:util";
 import type { TestDatabase } from "@lastword/db/testing";
 import { Kafka, logLevel, Partitioners } from "kafkajs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createKafkaKey, createNamedTopic } from "./kafka-client";
+import { createKafkaKey, createNamedTopic, kcatProperties, kcatSasl } from "./kafka-client";
 import { eventually } from "./test-topics";
 import { openWorkerHarness, type WorkerHarness } from "./worker-harness";
-import { spawnWorkerProcess, type WorkerProcess } from "./worker-process";
+import type { WorkerProcess } from "./worker-process";
 
 // SASL_SSL: a worker process given a certificate and key speaks TLS, so it may
 // listen on every interface; without them it refuses any address but loopback unless plaintext
 // is asked for. The certificate is a fresh self-signed one; clients verify it as their CA.
 const run = promisify(execFile);
-const SECRET = "kafka-tls-secret";
 const ORG = "org_kafka_tls";
 let harness: WorkerHarness;
 let db: TestDatabase;
@@ -25,21 +23,12 @@ let certDir: string;
 let certFile: string;
 let key: { id: string; secret: string };
 let worker: WorkerProcess;
-const children: ChildProcess[] = [];
 
 const spawnWorker = (id: string, env: Record<string, string>) =>
-  spawnWorkerProcess(id, {
-    databaseUrl: db.url,
-    dataDir: harness.dataDir,
-    secret: SECRET,
-    leaseTtlMs: 10_000,
-    env: { WORKER_SCHEDULING: "off", ...env },
-    track: children,
-  });
+  harness.spawnWorker(id, { leaseTtlMs: 10_000, env: { WORKER_SCHEDULING: "off", ...env } });
 
 beforeAll(async () => {
-  process.env.KAFKAJS_NO_PARTITIONER_WARNING = "1";
-  harness = await openWorkerHarness({ name: "kafka-tls", secret: SECRET });
+  harness = await openWorkerHarness({ name: "kafka-tls" });
   db = harness.db;
   certDir = await mkdtemp(join(tmpdir(), "lastword-kafka-tls-"));
   certFile = join(certDir, "cert.pem");
@@ -77,8 +66,6 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  for (const child of children)
-    if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
   await harness?.close();
   if (certDir) await rm(certDir, { recursive: true, force: true });
 });
@@ -114,29 +101,14 @@ describe("SASL_SSL", () => {
   });
 
   it("kcat (librdkafka) reads them back over SASL_SSL, verifying the certificate; plaintext SASL to the TLS port fails", async () => {
-    const common = [
-      "-b",
-      `127.0.0.1:${worker.kafka.port}`,
-      "-X",
-      "sasl.mechanisms=SCRAM-SHA-512",
-      "-X",
-      `sasl.username=${key.id}`,
-      "-X",
-      `sasl.password=${key.secret}`,
-    ];
+    const bootstrap = `127.0.0.1:${worker.kafka.port}`;
+    const consume = ["-C", "-t", "secure", "-e", "-q"];
     const { stdout } = await run(
       "kcat",
       [
-        ...common,
-        "-X",
-        "security.protocol=SASL_SSL",
-        "-X",
-        `ssl.ca.location=${certFile}`,
-        "-C",
-        "-t",
-        "secure",
-        "-e",
-        "-q",
+        ...kcatSasl(bootstrap, key, { mechanism: "SCRAM-SHA-512", securityProtocol: "SASL_SSL" }),
+        ...kcatProperties({ "ssl.ca.location": certFile }),
+        ...consume,
         "-f",
         "%k=%s\\n",
       ],
@@ -144,13 +116,9 @@ describe("SASL_SSL", () => {
     );
     expect(stdout.split("\n").filter(Boolean).sort()).toEqual(["a=over-tls-1", "b=over-tls-2"]);
     await expect(
-      run(
-        "kcat",
-        [...common, "-X", "security.protocol=SASL_PLAINTEXT", "-C", "-t", "secure", "-e", "-q", "-m", "3"],
-        {
-          timeout: 30_000,
-        },
-      ),
+      run("kcat", [...kcatSasl(bootstrap, key, { mechanism: "SCRAM-SHA-512" }), ...consume, "-m", "3"], {
+        timeout: 30_000,
+      }),
     ).rejects.toThrow();
   });
 

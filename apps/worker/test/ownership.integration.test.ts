@@ -10,11 +10,9 @@ import type { RunningWorker, WorkerConfig } from "../src/worker";
 import { createTestPartition, createTestTopic, eventually } from "./test-topics";
 import { useWorkerHarness } from "./worker-harness";
 
-const SECRET = "ownership-test-secret";
 const LEASE_TTL_MS = 1_500;
 const harness = useWorkerHarness({
   name: "ownership",
-  secret: SECRET,
   ownerWaitMs: 2 * LEASE_TTL_MS + 1_000,
 });
 
@@ -127,7 +125,7 @@ describe("partition ownership", () => {
     });
     const response = await fetch(`${a.address}/v1/partitions/${partitionId}/produce`, {
       method: "POST",
-      headers: { "content-type": "application/json", "x-lastword-secret": SECRET },
+      headers: { "content-type": "application/json", "x-lastword-secret": harness.secret },
       body: JSON.stringify({ records: [{ key: null, value: Buffer.from("stale").toString("base64") }] }),
     });
     expect(response.status).toBe(409);

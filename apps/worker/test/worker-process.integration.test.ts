@@ -1,28 +1,15 @@
-import type { ChildProcess } from "node:child_process";
-import { afterAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { createTestTopic, eventually } from "./test-topics";
 import { useWorkerHarness } from "./worker-harness";
-import { spawnWorkerProcess } from "./worker-process";
 
 // The workers here are child processes running main.ts; the harness gives them the database and
 // data dir, and the test its client, but starts no worker itself.
-const SECRET = "process-test-secret";
 const LEASE_TTL_MS = 2_000;
 const harness = useWorkerHarness({
   name: "worker-process",
-  secret: SECRET,
   ownerWaitMs: 2 * LEASE_TTL_MS + 1_000,
 });
-const children: ChildProcess[] = [];
-
-const spawnWorker = (id: string) =>
-  spawnWorkerProcess(id, {
-    databaseUrl: harness.db.url,
-    dataDir: harness.dataDir,
-    secret: SECRET,
-    leaseTtlMs: LEASE_TTL_MS,
-    track: children,
-  });
+const spawnWorker = (id: string) => harness.spawnWorker(id, { leaseTtlMs: LEASE_TTL_MS });
 
 async function ownerCounts(topicId: string): Promise<Map<string | null, number>> {
   const rows = await harness.db.prisma.partition.findMany({ where: { topicId } });
@@ -30,10 +17,6 @@ async function ownerCounts(topicId: string): Promise<Map<string | null, number>>
   for (const row of rows) counts.set(row.ownerWorkerId, (counts.get(row.ownerWorkerId) ?? 0) + 1);
   return counts;
 }
-
-afterAll(() => {
-  for (const child of children) if (child.exitCode === null) child.kill("SIGKILL");
-});
 
 describe("worker processes", () => {
   it("survive a SIGKILL under produce load with no acknowledged record lost, and stop cleanly on SIGTERM", async () => {

@@ -4,17 +4,19 @@ import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { LastwordClient, type LastwordClientOptions } from "@lastword/client";
 import { DataPlaneClient } from "@lastword/dataplane";
 import type { PrismaClient } from "@lastword/db";
 import { createTestDatabase, type TestDatabase } from "@lastword/db/testing";
+import { usePerFile } from "@lastword/db/testing-hooks";
 import { Redis } from "ioredis";
-import { afterAll, beforeAll } from "vitest";
 import {
   type ApiServer,
   type Clock,
   createApiServer,
   type MailMessage,
   outboxMailSender,
+  type Scope,
 } from "../src/index";
 import { startWorkerProcess, type WorkerProcess } from "./worker-process";
 
@@ -55,6 +57,8 @@ export interface Harness {
   redisPrefix: string;
   server: ApiServer;
   secret: string;
+  /** The server's data-plane client, for a test that asks a worker directly (clean, look up). */
+  dataPlane: DataPlaneClient;
   /** Every message the server sent (verification links), newest last. */
   mail: MailMessage[];
   close(): Promise<void>;
@@ -87,6 +91,7 @@ export async function startHarness(name: string, options: { clock?: Clock } = {}
     redisPrefix,
     server,
     secret,
+    dataPlane,
     mail: outbox.sent,
     async close() {
       // The server's write-behind usage flush would otherwise reconnect Prisma after the database
@@ -106,22 +111,53 @@ export async function startHarness(name: string, options: { clock?: Clock } = {}
  * `beforeAll`, so read its fields inside hooks and tests, not at the top level of the file.
  */
 export function useHarness(name: string, options: { clock?: Clock } = {}): Harness {
-  return usePerFile(() => startHarness(name, options));
+  return usePerFile(
+    () => startHarness(name, options),
+    (h) => h.close(),
+  );
+}
+
+/** A tenant with its owner and one API key, as `provisionTenantKey` makes it. */
+export interface TenantKey {
+  organizationId: string;
+  userId: string;
+  /** The owner's sign-in credentials. */
+  email: string;
+  password: string;
+  /** The API key (a bearer token), and its id (its SCRAM user name on the Kafka listener). */
+  key: string;
+  keyId: string;
 }
 
 /**
- * What `start` makes, for the file's tests: started in `beforeAll`, closed in `afterAll`. The
- * returned object is empty until then (its fields are copied in), so tests read it, not imports.
+ * A new tenant named `name` whose owner's email and password derive from the name, with one API
+ * key (the default read/write scopes unless `scopes` names others).
  */
-export function usePerFile<T extends { close(): Promise<void> }>(start: () => Promise<T>): T {
-  const made = {} as T;
-  beforeAll(async () => {
-    Object.assign(made, await start());
+export async function provisionTenantKey(
+  server: ApiServer,
+  name: string,
+  scopes?: Scope[],
+): Promise<TenantKey> {
+  const slug = name.toLowerCase().replaceAll(/[^a-z0-9]+/g, "-");
+  const email = `owner@${slug}.example`;
+  const password = `${slug}-pass-1`;
+  const tenant = await server.provisionTenant({ name, email, password });
+  const issued = await server.createApiKey({ ...tenant, name: slug, ...(scopes ? { scopes } : {}) });
+  return { ...tenant, email, password, key: issued.key, keyId: issued.id };
+}
+
+/** The TypeScript client over the server's REST handler in this process, as `apiKey`. */
+export function restClient(
+  server: ApiServer,
+  apiKey: string,
+  options: Omit<LastwordClientOptions, "baseUrl" | "apiKey" | "fetch"> = {},
+): LastwordClient {
+  return new LastwordClient({
+    baseUrl: PUBLIC_URL,
+    apiKey,
+    fetch: (req) => server.handleRest(req),
+    ...options,
   });
-  afterAll(async () => {
-    await made.close?.();
-  });
-  return made;
 }
 
 /** A string envelope, as the REST records routes take and answer keys, values and headers. */

@@ -2,7 +2,7 @@ import { encodeProduceFrames, envelope, LastwordClient, type ProduceRecord } fro
 import { DataPlaneClient } from "@lastword/dataplane";
 import { beforeAll, describe, expect, it, vi } from "vitest";
 import { forgetTenantQuota } from "../src/services/rate-limit.service";
-import { createQuota, PUBLIC_URL, rest } from "./api-harness";
+import { createQuota, PUBLIC_URL, provisionTenantKey, rest } from "./api-harness";
 import { createTopic, issueKey, useTenantWorld } from "./tenant-world";
 
 // POST /topics/{topic}/records with an application/vnd.lastword.frames body: same records, same
@@ -89,12 +89,7 @@ const RECORDS: ProduceRecord[] = [
 
 beforeAll(async () => {
   readOnlyKey = await issueKey(h, "ro", ["records:read", "topics:read"]);
-  const other = await h.server.provisionTenant({
-    name: "Other",
-    email: "o@example.com",
-    password: "other-pass-1",
-  });
-  otherTenantKey = (await h.server.createApiKey({ ...other, name: "other" })).key;
+  otherTenantKey = (await provisionTenantKey(h.server, "Other")).key;
   for (const topic of ["via-json", "via-frames", "untouched"]) await createEventsTopic(topic);
 });
 
@@ -395,12 +390,8 @@ describe("request rate on the produce routes", () => {
   });
 
   it("answers 429 RATE_LIMITED with Retry-After past the request rate and writes nothing it refused", async () => {
-    const tenant = await h.server.provisionTenant({
-      name: "Limited",
-      email: "limited@example.com",
-      password: "limited-pass-1",
-    });
-    const limitedKey = (await h.server.createApiKey({ ...tenant, name: "rw" })).key;
+    const tenant = await provisionTenantKey(h.server, "Limited");
+    const limitedKey = tenant.key;
     const created = await rest(h.server, { apiKey: limitedKey }, "POST", "/topics", {
       name: "limited",
       partitions: 1,

@@ -1,22 +1,15 @@
-import { rmSync } from "node:fs";
-import { envelope, LastwordApiError, LastwordClient, type StreamRecord } from "@lastword/client";
-import { DataPlaneClient } from "@lastword/dataplane";
+import { envelope, LastwordApiError, type LastwordClient, type StreamRecord } from "@lastword/client";
 import { ManualClock } from "@lastword/logstore";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { drain, type Harness, PUBLIC_URL, startHarness, startHarnessWorker, trpc } from "./api-harness";
-import type { WorkerProcess } from "./worker-process";
+import { beforeAll, describe, expect, it } from "vitest";
+import { drain, PUBLIC_URL, provisionTenantKey, restClient, trpc } from "./api-harness";
+import { issueKey, useTenantWorld } from "./tenant-world";
 
 // Replay, snapshot and key lookup against a model of random writes, tombstones and passes;
 // consumer-group lag across compaction gaps; the streaming routes' access checks.
 // The server reads a manual clock (the worker stamps records with the real one), so a lag's age is exact.
 const clock = new ManualClock();
-let h: Harness;
-let stateKey: string;
-let worker: WorkerProcess;
-let dataDir: string;
-let dp: DataPlaneClient;
+const h = useTenantWorld("consumers_state", { clock });
 let client: LastwordClient;
-let tenant: { organizationId: string; userId: string };
 
 const TOPIC = "flags";
 const PARTITIONS = 3;
@@ -41,7 +34,7 @@ async function partitionIds(): Promise<string[]> {
 }
 
 async function cleanAll(): Promise<void> {
-  for (const partitionId of await partitionIds()) await dp.requestClean({ partitionId });
+  for (const partitionId of await partitionIds()) await h.dataPlane.requestClean({ partitionId });
 }
 
 function asState(records: StreamRecord[]): Map<string, string> {
@@ -55,17 +48,7 @@ function asState(records: StreamRecord[]): Map<string, string> {
 }
 
 beforeAll(async () => {
-  h = await startHarness("consumers_state", { clock });
-  ({ worker, dataDir } = await startHarnessWorker(h));
-  dp = new DataPlaneClient({ prisma: h.db.prisma, secret: h.secret, ownerWaitMs: 15_000 });
-  tenant = await h.server.provisionTenant({
-    name: "State",
-    email: "state@example.com",
-    password: "state-pass-1",
-  });
-  const { key } = await h.server.createApiKey({ ...tenant, name: "state" });
-  stateKey = key;
-  client = new LastwordClient({ baseUrl: PUBLIC_URL, apiKey: key, fetch: (req) => h.server.handleRest(req) });
+  client = restClient(h.server, h.key);
   await client.topics.create({
     name: TOPIC,
     partitions: PARTITIONS,
@@ -92,13 +75,6 @@ beforeAll(async () => {
   }
 }, 60_000);
 
-afterAll(async () => {
-  dp?.close();
-  await worker?.stop();
-  await h?.close();
-  if (dataDir) rmSync(dataDir, { recursive: true, force: true });
-});
-
 describe("replay, snapshot and key lookup", () => {
   it("the cleaner really removed records (the log has offset gaps)", async () => {
     const page = await client.records.read(TOPIC, 0, { offset: 0, limit: 1000 });
@@ -111,7 +87,7 @@ describe("replay, snapshot and key lookup", () => {
     expect(new Map([...state].map(([k, v]) => [k, v.data]))).toEqual(model);
     const ids = await partitionIds();
     for (const [i, id] of ids.entries())
-      expect(offsets[i]).toBe((await dp.listOffsets({ partitionId: id })).latest);
+      expect(offsets[i]).toBe((await h.dataPlane.listOffsets({ partitionId: id })).latest);
   });
 
   it("snapshot sends exactly one live record per key and equals replay", async () => {
@@ -208,7 +184,7 @@ describe("consumer groups", () => {
 
   it("resets to earliest, latest and a timestamp; lists the groups of a topic", async () => {
     const ids = await partitionIds();
-    const ends = await Promise.all(ids.map((partitionId) => dp.listOffsets({ partitionId })));
+    const ends = await Promise.all(ids.map((partitionId) => h.dataPlane.listOffsets({ partitionId })));
     const latest = await client.consumerGroups.reset("billing", { topic: TOPIC, to: "latest" });
     expect(latest.offsets.map((o) => o.offset)).toEqual(ends.map((e) => e.latest));
     const caughtUp = await client.consumerGroups.lag("billing");
@@ -249,11 +225,11 @@ describe("consumer groups", () => {
 
 describe("the tenant's consumer groups page", () => {
   const trpcCall = async (kind: "query" | "mutation", path: string, input?: unknown) =>
-    trpc(h.server, { apiKey: stateKey }, kind, path, input);
+    trpc(h.server, { apiKey: h.key }, kind, path, input);
 
   it("previews a reset without committing it, then moves to an offset kept within the log", async () => {
     const ids = await partitionIds();
-    const ends = await Promise.all(ids.map((partitionId) => dp.listOffsets({ partitionId })));
+    const ends = await Promise.all(ids.map((partitionId) => h.dataPlane.listOffsets({ partitionId })));
     await client.consumerGroups.reset("preview", { topic: TOPIC, to: "latest" });
     const preview = await trpcCall("mutation", "consumerGroups.reset", {
       group: "preview",
@@ -323,7 +299,7 @@ describe("the tenant's consumer groups page", () => {
     // The lease row a worker writes when it coordinates a Kafka group.
     await h.db.prisma.kafkaGroup.create({
       data: {
-        organizationId: tenant.organizationId,
+        organizationId: h.organizationId,
         groupId: "search",
         ownerWorkerId: "worker-x",
         epoch: 1,
@@ -368,16 +344,7 @@ describe("the tenant's consumer groups page", () => {
 
 describe("streaming routes go through the one access check", () => {
   it("refuses a key without records:read (as the compliance role is) and hides other tenants' topics", async () => {
-    const { key } = await h.server.createApiKey({
-      ...tenant,
-      name: "meta",
-      scopes: ["topics:read", "groups:read"],
-    });
-    const meta = new LastwordClient({
-      baseUrl: PUBLIC_URL,
-      apiKey: key,
-      fetch: (req) => h.server.handleRest(req),
-    });
+    const meta = restClient(h.server, await issueKey(h, "meta", ["topics:read", "groups:read"]));
     for (const mode of ["replay", "snapshot"] as const) {
       const error = await meta.stream(TOPIC, { mode }).catch((e: unknown) => e);
       expect(error).toBeInstanceOf(LastwordApiError);
@@ -385,17 +352,7 @@ describe("streaming routes go through the one access check", () => {
     }
     expect(await meta.keys.get(TOPIC, "flag-2").catch((e: unknown) => e)).toMatchObject({ status: 403 });
 
-    const other = await h.server.provisionTenant({
-      name: "Other",
-      email: "o@example.com",
-      password: "other-pass-1",
-    });
-    const otherKey = await h.server.createApiKey({ ...other, name: "o" });
-    const stranger = new LastwordClient({
-      baseUrl: PUBLIC_URL,
-      apiKey: otherKey.key,
-      fetch: (req) => h.server.handleRest(req),
-    });
+    const stranger = restClient(h.server, (await provisionTenantKey(h.server, "Other")).key);
     expect(await stranger.stream(TOPIC).catch((e: unknown) => e)).toMatchObject({ status: 404 });
     expect(await stranger.replayToMap(TOPIC).catch((e: unknown) => e)).toMatchObject({
       code: "TOPIC_NOT_FOUND",

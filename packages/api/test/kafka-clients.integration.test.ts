@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type Harness, rest, startHarness } from "./api-harness";
+import { type Harness, provisionTenantKey, rest, startHarness } from "./api-harness";
 
 // The topic page's Kafka clients: rows the workers write behind (client id and ApiVersions v3
 // software per topic and role), the last day's only, and only the tenant's own topic.
@@ -13,10 +13,10 @@ async function topicId(organizationId: string, name: string): Promise<string> {
 
 beforeAll(async () => {
   h = await startHarness("kafka-clients");
-  const a = await h.server.provisionTenant({ name: "Kca", email: "kca@example.com", password: "kca-pass-1" });
-  const b = await h.server.provisionTenant({ name: "Kcb", email: "kcb@example.com", password: "kcb-pass-1" });
-  keyA = (await h.server.createApiKey({ ...a, name: "a" })).key;
-  keyB = (await h.server.createApiKey({ ...b, name: "b" })).key;
+  const a = await provisionTenantKey(h.server, "Kca");
+  const b = await provisionTenantKey(h.server, "Kcb");
+  keyA = a.key;
+  keyB = b.key;
   for (const key of [keyA, keyB]) {
     expect(
       (await rest(h.server, { apiKey: key }, "POST", "/topics", { name: "flags", partitions: 1 })).status,

@@ -1,10 +1,9 @@
 import { execFile } from "node:child_process";
-import { readdirSync, readFileSync, rmSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { join } from "node:path";
 import { promisify } from "node:util";
-import { LastwordClient, type StreamRecord } from "@lastword/client";
-import { DataPlaneClient } from "@lastword/dataplane";
+import type { LastwordClient, StreamRecord } from "@lastword/client";
 import {
   batchCompression,
   CODEC_IDS,
@@ -13,10 +12,10 @@ import {
   readBatchHeader,
 } from "@lastword/record-batch";
 import "@lastword/record-batch/node-codecs";
-import { CompressionCodecs, CompressionTypes, Kafka, logLevel, type SASLOptions } from "kafkajs";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { drain, type Harness, PUBLIC_URL, startHarness, startHarnessWorker } from "./api-harness";
-import type { WorkerProcess } from "./worker-process";
+import { CompressionCodecs, CompressionTypes, type Kafka } from "kafkajs";
+import { beforeAll, describe, expect, it } from "vitest";
+import { drain, restClient } from "./api-harness";
+import { useTenantWorld, worldKafka } from "./tenant-world";
 
 // Compressed batches end to end against a real worker process: kafkajs (gzip built in, snappy by
 // the kafkajs-snappy plugin, lz4 and zstd by codecs registered here on the server's libraries, as
@@ -26,14 +25,8 @@ import type { WorkerProcess } from "./worker-process";
 
 const require = createRequire(import.meta.url);
 const run = promisify(execFile);
-let h: Harness;
-let worker: WorkerProcess;
-let dataDir: string;
-let dp: DataPlaneClient;
+const h = useTenantWorld("kafka_compression");
 let client: LastwordClient;
-let organizationId: string;
-let key: { id: string; key: string };
-let sasl: SASLOptions;
 
 type Codec = "gzip" | "snappy" | "lz4" | "zstd";
 const CODECS: Codec[] = ["gzip", "snappy", "lz4", "zstd"];
@@ -60,13 +53,7 @@ CompressionCodecs[CompressionTypes.LZ4] = kafkajsCodec(CODEC_IDS.lz4);
 CompressionCodecs[CompressionTypes.ZSTD] = kafkajsCodec(CODEC_IDS.zstd);
 
 function kafka(): Kafka {
-  return new Kafka({
-    brokers: [`${worker.kafka.host}:${worker.kafka.port}`],
-    clientId: "compression-test",
-    sasl,
-    logLevel: logLevel.NOTHING,
-    retry: { retries: 10, initialRetryTime: 100 },
-  });
+  return worldKafka(h, "compression-test", { retry: { retries: 10, initialRetryTime: 100 } });
 }
 
 /** Every record of one partition read by a kafkajs consumer from offset 0 to the log end. */
@@ -133,7 +120,7 @@ print(json.dumps(rows))
 `;
 
 function pythonArgs(): string[] {
-  return [`${worker.kafka.host}:${worker.kafka.port}`, key.id, key.key];
+  return [`${h.worker.kafka.host}:${h.worker.kafka.port}`, h.keyId, h.key];
 }
 
 /** Produces `batches` of [key, value|null] with python3-confluent-kafka, each batch flushed. */
@@ -164,12 +151,12 @@ async function pythonRead(
 }
 
 async function topicId(name: string): Promise<string> {
-  return (await h.db.prisma.topic.findFirstOrThrow({ where: { name, organizationId } })).id;
+  return (await h.db.prisma.topic.findFirstOrThrow({ where: { name, organizationId: h.organizationId } })).id;
 }
 
 /** The codec of every batch stored for the topic (all partitions, oldest segment first). */
 async function storedCodecs(name: string): Promise<number[]> {
-  const dir = join(dataDir, organizationId, await topicId(name));
+  const dir = join(h.dataDir, h.organizationId, await topicId(name));
   const codecs: number[] = [];
   for (const partition of readdirSync(dir)) {
     for (const file of readdirSync(join(dir, partition))
@@ -201,31 +188,8 @@ function asState(records: StreamRecord[]): Map<string, string> {
   return state;
 }
 
-beforeAll(async () => {
-  process.env.KAFKAJS_NO_PARTITIONER_WARNING = "1";
-  h = await startHarness("kafka_compression");
-  ({ worker, dataDir } = await startHarnessWorker(h));
-  dp = new DataPlaneClient({ prisma: h.db.prisma, secret: h.secret, ownerWaitMs: 15_000 });
-  const tenant = await h.server.provisionTenant({
-    name: "Compression",
-    email: "compression@example.com",
-    password: "compression-pass-1",
-  });
-  organizationId = tenant.organizationId;
-  key = await h.server.createApiKey({ ...tenant, name: "kafka and rest" });
-  sasl = { mechanism: "scram-sha-512", username: key.id, password: key.key };
-  client = new LastwordClient({
-    baseUrl: PUBLIC_URL,
-    apiKey: key.key,
-    fetch: (req) => h.server.handleRest(req),
-  });
-}, 60_000);
-
-afterAll(async () => {
-  dp?.close();
-  await worker?.stop();
-  await h?.close();
-  if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+beforeAll(() => {
+  client = restClient(h.server, h.key);
 });
 
 describe("compressed batches from real clients", () => {
@@ -322,9 +286,11 @@ describe("acceptance: a zstd topic written by librdkafka, compacted, read back e
       rounds.push(batch);
     }
     await pythonProduce(TOPIC, "zstd", rounds);
-    const topic = await h.db.prisma.topic.findFirstOrThrow({ where: { name: TOPIC, organizationId } });
+    const topic = await h.db.prisma.topic.findFirstOrThrow({
+      where: { name: TOPIC, organizationId: h.organizationId },
+    });
     const partitions = await h.db.prisma.partition.findMany({ where: { topicId: topic.id } });
-    for (const p of partitions) await dp.requestClean({ partitionId: p.id });
+    for (const p of partitions) await h.dataPlane.requestClean({ partitionId: p.id });
   }, 120_000);
 
   it("the cleaner compacted the zstd batches and rewrote them as zstd", async () => {

@@ -1,9 +1,9 @@
 import { createRequire } from "node:module";
-import { ConfigResourceTypes, Kafka, logLevel, Partitioners, type SASLOptions } from "kafkajs";
-import { beforeAll, describe, expect, it } from "vitest";
+import { ConfigResourceTypes, Partitioners } from "kafkajs";
+import { describe, expect, it } from "vitest";
 import { partitionForKey } from "../src/index";
 import { rest, str } from "./api-harness";
-import { useTenantWorld } from "./tenant-world";
+import { kafkaLogin, useTenantWorld, worldKafka } from "./tenant-world";
 
 // One log behind two entry points. A record produced by kafkajs reads back over
 // REST exactly as sent, and a record produced over REST reads back over Kafka Fetch exactly as
@@ -15,7 +15,6 @@ const PARTITIONS = 3;
 const h = useTenantWorld("kafka_cross_path", {
   topics: [{ name: "profiles", partitions: PARTITIONS, configs: { "cleanup.policy": "compact" } }],
 });
-let sasl: SASLOptions;
 
 interface KafkajsMessage {
   offset: string;
@@ -51,8 +50,7 @@ async function kafkajsFetch(topic: string, partition: number, offset: number): P
   const cluster = new Cluster({
     logger: createLogger({ level: LEVELS.NOTHING, logCreator: () => () => undefined }),
     socketFactory,
-    brokers: [`${h.worker.kafka.host}:${h.worker.kafka.port}`],
-    sasl,
+    ...kafkaLogin(h),
     clientId: "cross-path-test",
     connectionTimeout: 3_000,
     retry: { retries: 2, initialRetryTime: 50 },
@@ -74,22 +72,9 @@ async function kafkajsFetch(topic: string, partition: number, offset: number): P
   }
 }
 
-beforeAll(() => {
-  process.env.KAFKAJS_NO_PARTITIONER_WARNING = "1";
-  // The world's key is issued as the console and CLI issue keys: with SCRAM credentials, so
-  // SCRAM-SHA-512 logs in.
-  sasl = { mechanism: "scram-sha-512", username: h.keyId, password: h.key };
-});
-
 describe("Kafka and REST over the same log", () => {
   it("a record kafkajs produced reads back over REST with its key, value, headers, timestamp and murmur2 partition", async () => {
-    const kafka = new Kafka({
-      brokers: [`${h.worker.kafka.host}:${h.worker.kafka.port}`],
-      clientId: "cross-path-test",
-      sasl,
-      logLevel: logLevel.NOTHING,
-      retry: { retries: 10, initialRetryTime: 100 },
-    });
+    const kafka = worldKafka(h, "cross-path-test", { retry: { retries: 10, initialRetryTime: 100 } });
     const producer = kafka.producer({ createPartitioner: Partitioners.DefaultPartitioner });
     await producer.connect();
     const [sent] = await producer.send({
@@ -164,12 +149,7 @@ describe("Kafka and REST over the same log", () => {
   });
 
   it("a topic kafkajs created is the same topic over REST, configs included, and a REST change shows in describeConfigs", async () => {
-    const kafka = new Kafka({
-      brokers: [`${h.worker.kafka.host}:${h.worker.kafka.port}`],
-      clientId: "cross-path-admin",
-      sasl,
-      logLevel: logLevel.NOTHING,
-    });
+    const kafka = worldKafka(h, "cross-path-admin");
     const admin = kafka.admin();
     await admin.connect();
     try {

@@ -7,11 +7,11 @@ import { DataPlaneClient } from "@lastword/dataplane";
 import { createPrisma, type PrismaClient } from "@lastword/db";
 import { createTestDatabase, eventually, TcpProxy, type TestDatabase } from "@lastword/db/testing";
 import { Redis } from "ioredis";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from "vitest";
 import { type ApiServer, createApiServer } from "../src/index";
 import { flushUsage } from "../src/services/usage.service";
 import { USAGE_FLUSH_INTERVAL_MS, UsageSpool, usageSpool } from "../src/services/usage-spool";
-import { PUBLIC_URL, REDIS_URL, rest, signUp } from "./api-harness";
+import { PUBLIC_URL, REDIS_URL, rest, signUp, str } from "./api-harness";
 import { startWorkerProcess, type WorkerProcess } from "./worker-process";
 
 // The API server and the worker reach Postgres through TCP relays the test cuts; the shared server
@@ -31,8 +31,6 @@ let worker: WorkerProcess;
 let dataDir: string;
 let tenant: { organizationId: string; userId: string };
 let apiKey: string;
-
-const str = (data: string) => ({ type: "string", data });
 
 /** How long ago, by the database's clock (the one leases run on), the last of the leases ran out. */
 async function leasesExpiredForMs(): Promise<number> {
@@ -336,11 +334,16 @@ describe("usage spool", () => {
     return Number(row?.value ?? 0);
   }
 
+  /** A spool over its own relay to the database, both closed when the test finishes. */
   async function spoolOverRelay(hook: { run: () => void }) {
     const upstream = new URL(db.url);
     const relay = await TcpProxy.start(upstream.hostname, Number(upstream.port || 5432));
     const prisma = createPrisma(relay.relayUrl(db.url), { maxConnections: 2 });
-    return { relay, prisma, spool: new UsageSpool(withCommitHook(prisma, hook)) };
+    onTestFinished(async () => {
+      await prisma.$disconnect();
+      await relay.close();
+    });
+    return { relay, spool: new UsageSpool(withCommitHook(prisma, hook)) };
   }
 
   const add = (spool: UsageSpool, tenantId: string, value: bigint) =>
@@ -349,7 +352,7 @@ describe("usage spool", () => {
   it("writes the increments of produces close together in one flush, without anyone waiting for it", async () => {
     const tenantId = `spool-coalesced-${randomBytes(3).toString("hex")}`;
     let flushes = 0;
-    const { relay, prisma, spool } = await spoolOverRelay({ run: () => flushes++ });
+    const { spool } = await spoolOverRelay({ run: () => flushes++ });
     for (const value of [2n, 3n, 4n]) add(spool, tenantId, value);
     // Merged into one row, waiting for the USAGE_FLUSH_DELAY_MS timer: add() never waits for it.
     expect(spool.waiting).toBe(1);
@@ -359,13 +362,11 @@ describe("usage spool", () => {
     );
     expect(flushes).toBe(1);
     expect(spool.waiting).toBe(0);
-    await prisma.$disconnect();
-    await relay.close();
   });
 
   it("keeps usage it could not send while connections are refused, and writes it once they are not", async () => {
     const tenantId = `spool-refused-${randomBytes(3).toString("hex")}`;
-    const { relay, prisma, spool } = await spoolOverRelay({ run: () => {} });
+    const { relay, spool } = await spoolOverRelay({ run: () => {} });
     relay.cut();
     add(spool, tenantId, 3n);
     await spool.flush();
@@ -378,14 +379,12 @@ describe("usage spool", () => {
       (await counter(tenantId)) === 7 && spool.waiting === 0 ? true : undefined,
     );
     expect(spool.backlogged).toBe(false);
-    await prisma.$disconnect();
-    await relay.close();
   });
 
   it("re-sends a flush whose connection was lost before COMMIT reached the server, once", async () => {
     const tenantId = `spool-aborted-${randomBytes(3).toString("hex")}`;
     const hook = { run: () => {} };
-    const { relay, prisma, spool } = await spoolOverRelay(hook);
+    const { relay, spool } = await spoolOverRelay(hook);
     add(spool, tenantId, 5n);
     await spool.flush();
     expect(await counter(tenantId)).toBe(5);
@@ -404,14 +403,12 @@ describe("usage spool", () => {
     relay.restore();
     expect(await spool.drain(5_000)).toBe(true);
     expect(await counter(tenantId)).toBe(13);
-    await prisma.$disconnect();
-    await relay.close();
   });
 
   it("does not re-send a flush that committed although its COMMIT was never answered", async () => {
     const tenantId = `spool-committed-${randomBytes(3).toString("hex")}`;
     const hook = { run: () => {} };
-    const { relay, prisma, spool } = await spoolOverRelay(hook);
+    const { relay, spool } = await spoolOverRelay(hook);
     hook.run = () => {
       // COMMIT reaches the server; its answer is dropped, then (once it has committed) the connection goes.
       relay.muteReplies();
@@ -429,7 +426,5 @@ describe("usage spool", () => {
     relay.restore();
     expect(await spool.drain(5_000)).toBe(true);
     expect(await counter(tenantId)).toBe(7);
-    await prisma.$disconnect();
-    await relay.close();
   });
 });

@@ -9,7 +9,7 @@ import { eventually } from "@lastword/db/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type ApiServer, createApiServer, partitionForKey } from "../src/index";
 import { REST_PRODUCER_ID_MAX, REST_PRODUCER_ID_MIN, restProducer } from "../src/records/idempotent-producer";
-import { type Harness, PUBLIC_URL, rest, startHarness } from "./api-harness";
+import { type Harness, PUBLIC_URL, rest, startHarness, str } from "./api-harness";
 
 // A produce whose worker is SIGKILLed between the append and the answer. The
 // worker processes run main.ts; the first one has the test-only fault point
@@ -25,8 +25,6 @@ let dataPlane: DataPlaneClient;
 let dataDir: string;
 let apiKey: string;
 const children: ChildProcess[] = [];
-
-const str = (data: string) => ({ type: "string", data });
 
 function spawnWorker(id: string, extraEnv: Record<string, string> = {}): Promise<ChildProcess> {
   const child = spawn(process.execPath, ["--import", "tsx", "apps/worker/src/main.ts"], {

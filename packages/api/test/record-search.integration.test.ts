@@ -1,16 +1,11 @@
-import { rmSync } from "node:fs";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type Harness, rest, startHarness, startHarnessWorker, trpc } from "./api-harness";
-import type { WorkerProcess } from "./worker-process";
+import { beforeAll, describe, expect, it } from "vitest";
+import { provisionTenantKey, rest, str, trpc } from "./api-harness";
+import { useTenantWorld } from "./tenant-world";
 
 // The console's message browser: one bounded, filtered scan over every partition of a topic.
-let h: Harness;
-let worker: WorkerProcess;
-let dataDir: string;
-let key: string;
+const h = useTenantWorld("record_search", { topics: [{ name: "orders", partitions: 3, configs: {} }] });
 let otherKey: string;
 
-const str = (data: string) => ({ type: "string", data });
 const json = (data: unknown) => ({ type: "json", data });
 
 interface Searched {
@@ -20,29 +15,13 @@ interface Searched {
   stoppedBy: string;
 }
 
-async function search(input: Record<string, unknown>, apiKey = key) {
+async function search(input: Record<string, unknown>, apiKey = h.key) {
   const answer = await trpc(h.server, { apiKey }, "query", "records.search", { topic: "orders", ...input });
   return { status: answer.status, data: answer.body.result?.data as Searched, error: answer.body.error };
 }
 
 beforeAll(async () => {
-  h = await startHarness("record-search");
-  ({ worker, dataDir } = await startHarnessWorker(h));
-  const tenant = await h.server.provisionTenant({
-    name: "Search",
-    email: "s@example.com",
-    password: "search-pass-1",
-  });
-  key = (await h.server.createApiKey({ ...tenant, name: "rw" })).key;
-  const other = await h.server.provisionTenant({
-    name: "Other",
-    email: "o@example.com",
-    password: "other-pass-1",
-  });
-  otherKey = (await h.server.createApiKey({ ...other, name: "rw" })).key;
-  expect(
-    (await rest(h.server, { apiKey: key }, "POST", "/topics", { name: "orders", partitions: 3 })).status,
-  ).toBe(201);
+  otherKey = (await provisionTenantKey(h.server, "Other")).key;
   // Timestamps set by hand: partition 2's records are older than partition 0's, so the merge shows.
   const records = [
     {
@@ -72,14 +51,8 @@ beforeAll(async () => {
     },
     { partition: 0, key: str("order-4"), value: null, timestamp: 5_000 },
   ];
-  const produced = await rest(h.server, { apiKey: key }, "POST", "/topics/orders/records", { records });
+  const produced = await rest(h.server, { apiKey: h.key }, "POST", "/topics/orders/records", { records });
   expect(produced.status).toBe(200);
-});
-
-afterAll(async () => {
-  await worker?.stop();
-  await h?.close();
-  if (dataDir) rmSync(dataDir, { recursive: true, force: true });
 });
 
 describe("records.search", () => {
@@ -172,7 +145,7 @@ describe("records.search", () => {
     const latest = await search({ start: { from: "latest" }, limit: 2 });
     expect(latest.data.records.map((r) => r.timestamp)).toEqual([4_000, 5_000]);
     const positions = latest.data.positions.map(({ partition, offset }) => ({ partition, offset }));
-    const produced = await rest(h.server, { apiKey: key }, "POST", "/topics/orders/records", {
+    const produced = await rest(h.server, { apiKey: h.key }, "POST", "/topics/orders/records", {
       records: [{ partition: 1, key: str("order-5"), value: str("late"), timestamp: 6_000 }],
     });
     expect(produced.status).toBe(200);

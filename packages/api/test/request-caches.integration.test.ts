@@ -1,14 +1,13 @@
-import { rmSync } from "node:fs";
 import { createPrisma } from "@lastword/db";
 import { TcpProxy } from "@lastword/db/testing";
 import { ManualClock } from "@lastword/logstore";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { API_KEY_CACHE_MS, resolveIdentity } from "../src/auth/request-identity";
 import { isDatabaseUnreachable } from "../src/errors/database-unavailable";
 import { forgetTenantQuota, QUOTA_CACHE_MS, tenantQuota } from "../src/services/rate-limit.service";
 import { TOPIC_ROUTING_CACHE_MS, topicRouting } from "../src/services/topic.service";
-import { createQuota, type Harness, rest, startHarness, startHarnessWorker } from "./api-harness";
-import type { WorkerProcess } from "./worker-process";
+import { createQuota, provisionTenantKey, rest, str } from "./api-harness";
+import { issueKey, useTenantWorld } from "./tenant-world";
 
 // The request path reuses API-key rows, tenant quotas and topic routing for ≤ 1 s per process
 // (services/lookup-cache.ts): what another process changes in Postgres (a revocation, a topic
@@ -16,28 +15,7 @@ import type { WorkerProcess } from "./worker-process";
 // Postgres is unreachable the last values found are served (never a "not found"). The server reads
 // a manual clock: a TTL runs out when the test moves it, so "within 1 s" is checked without waiting.
 const clock = new ManualClock();
-let h: Harness;
-let worker: WorkerProcess;
-let dataDir: string;
-let tenant: { organizationId: string; userId: string };
-
-const str = (data: string) => ({ type: "string", data });
-
-beforeAll(async () => {
-  h = await startHarness("request_caches", { clock });
-  ({ worker, dataDir } = await startHarnessWorker(h));
-  tenant = await h.server.provisionTenant({
-    name: "Caches",
-    email: "caches@example.com",
-    password: "caches-pass-1",
-  });
-});
-
-afterAll(async () => {
-  await worker?.stop();
-  await h?.close();
-  if (dataDir) rmSync(dataDir, { recursive: true, force: true });
-});
+const h = useTenantWorld("request_caches", { clock });
 
 describe("cached API keys", () => {
   it("keeps the caches under 1 s", () => {
@@ -47,13 +25,13 @@ describe("cached API keys", () => {
   });
 
   it("refuses a key revoked by another process within 1 s", async () => {
-    const { key } = await h.server.createApiKey({ ...tenant, name: "revoked-elsewhere" });
+    const key = await issueKey(h, "revoked-elsewhere");
     // Warm the cache with the key's row, as a busy caller would.
     for (let i = 0; i < 3; i++)
       expect((await rest(h.server, { apiKey: key }, "GET", "/topics")).status).toBe(200);
     // Another web process revokes it: only Postgres changes, this process is not told.
     await h.db.prisma.apiKey.updateMany({
-      where: { referenceId: tenant.organizationId, name: "revoked-elsewhere" },
+      where: { referenceId: h.organizationId, name: "revoked-elsewhere" },
       data: { enabled: false },
     });
     // No time has passed on the server's clock: the cached row still answers.
@@ -69,7 +47,7 @@ describe("cached API keys", () => {
 
 describe("topics on the produce path", () => {
   it("fails a produce to a topic deleted through the API, and one deleted by another process", async () => {
-    const { key } = await h.server.createApiKey({ ...tenant, name: "producer" });
+    const key = await issueKey(h, "producer");
     const produce = (topic: string) =>
       rest(h.server, { apiKey: key }, "POST", `/topics/${topic}/records`, {
         records: [{ key: str("k"), value: str("v") }],
@@ -87,7 +65,7 @@ describe("topics on the produce path", () => {
     expect(afterApi.status).toBe(404);
     expect(afterApi.body.code).toBe("TOPIC_NOT_FOUND");
 
-    await h.db.prisma.topic.deleteMany({ where: { organizationId: tenant.organizationId, name: "gone-db" } });
+    await h.db.prisma.topic.deleteMany({ where: { organizationId: h.organizationId, name: "gone-db" } });
     clock.advance(TOPIC_ROUTING_CACHE_MS + 1);
     const answer = await produce("gone-db");
     expect(answer.status).toBe(404);
@@ -95,7 +73,7 @@ describe("topics on the produce path", () => {
   });
 
   it("counts exactly the acknowledged records and bytes in today's usage", async () => {
-    const { key } = await h.server.createApiKey({ ...tenant, name: "counted" });
+    const key = await issueKey(h, "counted");
     const before = await rest(h.server, { apiKey: key }, "GET", "/tenant/usage");
     const today = before.body.today as Record<string, number>;
     expect(
@@ -118,7 +96,7 @@ describe("topics on the produce path", () => {
 
 describe("topic changes made through this process", () => {
   it("apply to the next produce at once: created, compacted, partitions added", async () => {
-    const { key } = await h.server.createApiKey({ ...tenant, name: "changes" });
+    const key = await issueKey(h, "changes");
     const call = (method: string, path: string, body?: unknown) =>
       rest(h.server, { apiKey: key }, method, path, body);
     const produce = (record: Record<string, unknown>) =>
@@ -149,12 +127,8 @@ describe("topic changes made through this process", () => {
 
 describe("cached tenant quotas", () => {
   it("applies a quota set by another process within 1 s, and one forgotten here at once", async () => {
-    const other = await h.server.provisionTenant({
-      name: "Quota",
-      email: "quota@example.com",
-      password: "quota-pass-1",
-    });
-    const { key } = await h.server.createApiKey({ ...other, name: "quota" });
+    const other = await provisionTenantKey(h.server, "Quota");
+    const { key } = other;
     const list = () => rest(h.server, { apiKey: key }, "GET", "/topics");
     expect((await list()).status).toBe(200); // caches the default quota (500 requests/s)
 
@@ -179,7 +153,7 @@ describe("cached tenant quotas", () => {
 
 describe("while Postgres is unreachable", () => {
   it("serves the last API key, quota and topic found, never a cached 'not found'", async () => {
-    const { key } = await h.server.createApiKey({ ...tenant, name: "outage" });
+    const key = await issueKey(h, "outage");
     expect(
       (await rest(h.server, { apiKey: key }, "POST", "/topics", { name: "outage", partitions: 3 })).status,
     ).toBe(201);
@@ -195,25 +169,25 @@ describe("while Postgres is unreachable", () => {
     try {
       const before = {
         identity: await identity(),
-        quota: await tenantQuota(view, tenant.organizationId),
-        routing: await topicRouting(view, tenant.organizationId, "outage"),
+        quota: await tenantQuota(view, h.organizationId),
+        routing: await topicRouting(view, h.organizationId, "outage"),
       };
       expect(before.routing.partitionIds.size).toBe(3);
-      await expect(topicRouting(view, tenant.organizationId, "not-there")).rejects.toMatchObject({
+      await expect(topicRouting(view, h.organizationId, "not-there")).rejects.toMatchObject({
         code: "TOPIC_NOT_FOUND",
       });
 
       relay.cut();
       // Past every TTL: each lookup asks the database again, and fails to reach it.
       viewClock.advance(Math.max(API_KEY_CACHE_MS, QUOTA_CACHE_MS, TOPIC_ROUTING_CACHE_MS) + 1);
-      expect((await identity()).tenantId).toBe(tenant.organizationId);
-      expect(await tenantQuota(view, tenant.organizationId)).toEqual(before.quota);
-      expect((await topicRouting(view, tenant.organizationId, "outage")).partitionIds).toEqual(
+      expect((await identity()).tenantId).toBe(h.organizationId);
+      expect(await tenantQuota(view, h.organizationId)).toEqual(before.quota);
+      expect((await topicRouting(view, h.organizationId, "outage")).partitionIds).toEqual(
         before.routing.partitionIds,
       );
 
       // Found nothing last time: the outage is reported, not a stale 404.
-      const missing = await topicRouting(view, tenant.organizationId, "not-there").catch((e) => e);
+      const missing = await topicRouting(view, h.organizationId, "not-there").catch((e) => e);
       expect(missing.code).not.toBe("TOPIC_NOT_FOUND");
       expect(isDatabaseUnreachable(missing)).toBe(true);
       // Never looked up: nothing to serve.
@@ -226,12 +200,12 @@ describe("while Postgres is unreachable", () => {
 
       // Back: fresh values again (a change made during the outage shows).
       await h.db.prisma.topic.update({
-        where: { organizationId_name: { organizationId: tenant.organizationId, name: "outage" } },
+        where: { organizationId_name: { organizationId: h.organizationId, name: "outage" } },
         data: { partitionCount: 4 },
       });
       relay.restore();
       viewClock.advance(TOPIC_ROUTING_CACHE_MS + 1);
-      expect((await topicRouting(view, tenant.organizationId, "outage")).partitionCount).toBe(4);
+      expect((await topicRouting(view, h.organizationId, "outage")).partitionCount).toBe(4);
     } finally {
       await prisma.$disconnect();
       await relay.close();

@@ -1,7 +1,16 @@
 import { rmSync } from "node:fs";
+import { usePerFile } from "@lastword/db/testing-hooks";
+import { Kafka, type KafkaConfig, logLevel, type SASLOptions } from "kafkajs";
 import { expect } from "vitest";
-import type { Scope } from "../src/index";
-import { type Harness, rest, startHarness, startHarnessWorker, usePerFile } from "./api-harness";
+import type { Clock, Scope } from "../src/index";
+import {
+  type Harness,
+  provisionTenantKey,
+  rest,
+  startHarness,
+  startHarnessWorker,
+  type TenantKey,
+} from "./api-harness";
 import type { WorkerProcess } from "./worker-process";
 
 /** A topic a world creates before its tests run. */
@@ -12,6 +21,8 @@ export interface TopicSpec {
 }
 
 export interface TenantWorldOptions {
+  /** The clock the server reads (the worker stamps records with the real one). */
+  clock?: Clock;
   /** The worker's scheduler tick (cleaner, erasure guard); without it nothing runs on its own. */
   tickMs?: number;
   /** Scopes of the world's key; omitted, the key has the default read/write scopes. */
@@ -23,19 +34,9 @@ export interface TenantWorldOptions {
  * A harness with a real worker process and one tenant holding one API key: what every records
  * suite starts from. The tenant's names are derived from `name`, so each file's world is distinct.
  */
-export interface TenantWorld extends Harness {
+export interface TenantWorld extends Harness, TenantKey {
   worker: WorkerProcess;
   dataDir: string;
-  organizationId: string;
-  /** The tenant's owner. */
-  userId: string;
-  /** The tenant's API key (a bearer token). */
-  key: string;
-  /** The key's id: its SCRAM user name on the Kafka listener. */
-  keyId: string;
-  /** Owner credentials of the tenant, for sign-in tests. */
-  email: string;
-  password: string;
 }
 
 /** Creates a topic over REST, as a tenant's key would, and fails the suite if it is refused. */
@@ -44,43 +45,40 @@ export async function createTopic(h: Harness, apiKey: string, topic: TopicSpec):
   expect(created.status, JSON.stringify(created.body)).toBe(201);
 }
 
-/** Another key of the world's tenant, with `scopes`. */
-export async function issueKey(world: TenantWorld, name: string, scopes: Scope[]): Promise<string> {
+/** Another key of the world's tenant, with `scopes` (omitted: the default read/write scopes). */
+export async function issueKey(world: TenantWorld, name: string, scopes?: Scope[]): Promise<string> {
   const { organizationId, userId } = world;
-  return (await world.server.createApiKey({ organizationId, userId, name, scopes })).key;
+  return (await world.server.createApiKey({ organizationId, userId, name, ...(scopes ? { scopes } : {}) }))
+    .key;
+}
+
+/** The world's worker's Kafka listener and the world's key as a SCRAM-SHA-512 login (as the console issues keys). */
+export function kafkaLogin(world: TenantWorld): { brokers: string[]; sasl: SASLOptions } {
+  return {
+    brokers: [`${world.worker.kafka.host}:${world.worker.kafka.port}`],
+    sasl: { mechanism: "scram-sha-512", username: world.keyId, password: world.key },
+  };
+}
+
+/** A kafkajs client of the world's tenant, logging nothing; `config` adds to or overrides the rest. */
+export function worldKafka(world: TenantWorld, clientId: string, config: Partial<KafkaConfig> = {}): Kafka {
+  // kafkajs otherwise warns, on every producer, that its default partitioner changed in 2.0.
+  process.env.KAFKAJS_NO_PARTITIONER_WARNING = "1";
+  return new Kafka({ ...kafkaLogin(world), clientId, logLevel: logLevel.NOTHING, ...config });
 }
 
 export async function startTenantWorld(name: string, options: TenantWorldOptions = {}): Promise<TenantWorld> {
-  const h = await startHarness(name);
+  const h = await startHarness(name, options.clock ? { clock: options.clock } : {});
   const { worker, dataDir } = await startHarnessWorker(h, options.tickMs);
-  const slug = name.replaceAll("_", "-");
-  const email = `owner@${slug}.example`;
-  const password = `${slug}-pass-1`;
   const stop = async () => {
     await worker.stop();
     await h.close();
     rmSync(dataDir, { recursive: true, force: true });
   };
   try {
-    const tenant = await h.server.provisionTenant({ name: `World ${name}`, email, password });
-    const issued = await h.server.createApiKey({
-      ...tenant,
-      name: "world",
-      ...(options.scopes ? { scopes: options.scopes } : {}),
-    });
-    for (const topic of options.topics ?? []) await createTopic(h, issued.key, topic);
-    return {
-      ...h,
-      worker,
-      dataDir,
-      organizationId: tenant.organizationId,
-      userId: tenant.userId,
-      key: issued.key,
-      keyId: issued.id,
-      email,
-      password,
-      close: stop,
-    };
+    const tenant = await provisionTenantKey(h.server, `World ${name}`, options.scopes);
+    for (const topic of options.topics ?? []) await createTopic(h, tenant.key, topic);
+    return { ...h, ...tenant, worker, dataDir, close: stop };
   } catch (error) {
     await stop();
     throw error;
@@ -92,5 +90,8 @@ export async function startTenantWorld(name: string, options: TenantWorldOptions
  * `beforeAll`, so read its fields inside hooks and tests, not at the top level of the file.
  */
 export function useTenantWorld(name: string, options: TenantWorldOptions = {}): TenantWorld {
-  return usePerFile(() => startTenantWorld(name, options));
+  return usePerFile(
+    () => startTenantWorld(name, options),
+    (world) => world.close(),
+  );
 }

@@ -1,6 +1,6 @@
 import { rmSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type Harness, rest, startHarness, startHarnessWorker } from "./api-harness";
+import { type Harness, rest, startHarness, startHarnessWorker, str } from "./api-harness";
 import type { WorkerProcess } from "./worker-process";
 
 // What the console's topic list and message browser read beyond the basics: per-topic usage from
@@ -10,8 +10,6 @@ let worker: WorkerProcess;
 const dataDirs: string[] = [];
 let key: string;
 let organizationId: string;
-
-const str = (data: string) => ({ type: "string", data });
 
 beforeAll(async () => {
   h = await startHarness("topic-console");

@@ -1,10 +1,10 @@
 import { execFile } from "node:child_process";
 import { promisify } from "node:util";
-import { createTestDatabase, type TestDatabase } from "@lastword/db/testing";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { useTestDatabase } from "@lastword/db/testing-hooks";
+import { describe, expect, it } from "vitest";
 import { main, readEnv } from "../src/index";
 
-let db: TestDatabase;
+const db = useTestDatabase("lastword_test_cli");
 
 async function lastword(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   const out: string[] = [];
@@ -13,13 +13,6 @@ async function lastword(...args: string[]): Promise<{ code: number; stdout: stri
   const code = await main(args, { out: (l) => out.push(l), err: (l) => err.push(l), env });
   return { code, stdout: out.join("\n"), stderr: err.join("\n") };
 }
-
-beforeAll(async () => {
-  db = await createTestDatabase("lastword_test_cli");
-});
-afterAll(async () => {
-  await db?.drop();
-});
 
 describe("lastword CLI", () => {
   it("creates a tenant with an admin key, more keys, and lists topics and workers", async () => {

@@ -222,23 +222,26 @@ export class LastwordClient {
       topic: string,
       key: string | Uint8Array,
       query: Omit<In["keys"]["get"], "topic" | "key"> = {},
-    ): Promise<Out["keys"]["get"]> => {
-      const path = keyPath(key, query.keyType);
-      return this.#call("GET", `/topics/${seg(topic)}/keys/${path.segment}`, {
-        query: { ...query, keyType: path.keyType },
-      });
-    },
+    ): Promise<Out["keys"]["get"]> => this.#getKey(topic, key, query, ""),
     versions: (
       topic: string,
       key: string | Uint8Array,
       query: Omit<In["keys"]["versions"], "topic" | "key"> = {},
-    ): Promise<Out["keys"]["versions"]> => {
-      const path = keyPath(key, query.keyType);
-      return this.#call("GET", `/topics/${seg(topic)}/keys/${path.segment}/versions`, {
-        query: { ...query, keyType: path.keyType },
-      });
-    },
+    ): Promise<Out["keys"]["versions"]> => this.#getKey(topic, key, query, "/versions"),
   };
+
+  /** GET on a key's route (`below` it): the key stands in the path as `keyPath` writes it, with its keyType. */
+  #getKey<T>(
+    topic: string,
+    key: string | Uint8Array,
+    query: Query & { keyType?: "string" | "base64" | undefined },
+    below: "" | "/versions",
+  ): Promise<T> {
+    const path = keyPath(key, query.keyType);
+    return this.#call("GET", `/topics/${seg(topic)}/keys/${path.segment}${below}`, {
+      query: { ...query, keyType: path.keyType },
+    });
+  }
 
   readonly apiKeys = {
     create: (input: In["apiKeys"]["create"]): Promise<Out["apiKeys"]["create"]> =>

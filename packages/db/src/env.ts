@@ -9,12 +9,23 @@ const schema = z.object({
 
 export type DbEnv = z.infer<typeof schema>;
 
-/** Throws one readable sentence on a bad value. */
-export function readDbEnv(source: Record<string, string | undefined> = process.env): DbEnv {
-  const parsed = schema.safeParse(source);
+/**
+ * `source` (process.env by default) through `envSchema`, or one readable sentence naming the first
+ * bad variable: how every env reader of the repo parses. Takes a plain record, not
+ * NodeJS.ProcessEnv: libraries (better-auth) augment that type with required keys.
+ */
+export function parseEnv<S extends z.ZodType>(
+  envSchema: S,
+  source: Record<string, string | undefined> = process.env,
+): z.infer<S> {
+  const parsed = envSchema.safeParse(source);
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;
     throw new Error(`${issue.path.join(".") || "environment"} is invalid: ${issue.message}`);
   }
   return parsed.data;
+}
+
+export function readDbEnv(source?: Record<string, string | undefined>): DbEnv {
+  return parseEnv(schema, source);
 }

@@ -2,5 +2,6 @@ export { type AuditTx, appendAuditEvent, verifyAuditChain } from "./audit-log";
 export { cleanerRunFigures } from "./cleaner-run-figures";
 export { createPrisma, type PrismaClient } from "./client";
 export { databaseName, dropDatabase, ensureDatabase, withDatabase } from "./database-admin";
+export { parseEnv } from "./env";
 export * from "./generated/prisma/client";
 export { listMigrations, MIGRATIONS_DIR, MigrationError, migrate } from "./migrate";

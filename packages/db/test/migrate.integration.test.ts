@@ -1,8 +1,8 @@
 import { createHash } from "node:crypto";
 import pg from "pg";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { listMigrations, migrate } from "../src/migrate";
-import { createTestDatabase, type TestDatabase } from "../src/testing";
+import { useTestDatabase } from "../src/testing-hooks";
 
 interface RuntimeField {
   name: string;
@@ -27,14 +27,7 @@ function generatedModels(prisma: unknown): Map<string, string[]> {
   );
 }
 
-let db: TestDatabase;
-
-beforeAll(async () => {
-  db = await createTestDatabase("lastword_test_migrate");
-});
-afterAll(async () => {
-  await db?.drop();
-});
+const db = useTestDatabase("lastword_test_migrate");
 
 describe("migration runner", () => {
   it("records every migration in _prisma_migrations with Prisma's checksum", async () => {

@@ -1,3 +1,4 @@
+export { AlterConfigOp, ConfigResourceType } from "./config-ids";
 export {
   type ConsumerAssignment,
   type ConsumerSubscription,

@@ -74,6 +74,18 @@ const validResponse = fc.constantFrom(...supportedVersions).chain(({ apiKey, min
   ),
 );
 
+/** Each drawn request frame decodes or fails with KafkaProtocolError, allocating no more than its size. */
+function decodesWithinSize(frames: fc.Arbitrary<Buffer>, numRuns: number): void {
+  fc.assert(
+    fc.property(frames, (frame) => {
+      allocations = [];
+      outcome(() => decodeRequest(frame));
+      expect(Math.max(0, ...allocations)).toBeLessThanOrEqual(frame.length);
+    }),
+    { numRuns },
+  );
+}
+
 describe("decoder fuzz", () => {
   it("every strict prefix of a valid request frame is a KafkaProtocolError, allocating no more than the prefix", () => {
     fc.assert(
@@ -113,14 +125,7 @@ describe("decoder fuzz", () => {
           return copy;
         }),
     );
-    fc.assert(
-      fc.property(mutated, (frame) => {
-        allocations = [];
-        outcome(() => decodeRequest(frame));
-        expect(Math.max(0, ...allocations)).toBeLessThanOrEqual(frame.length);
-      }),
-      { numRuns: 1500 },
-    );
+    decodesWithinSize(mutated, 1500);
   });
 
   it("random bytes behind a real API key and version decode or fail with KafkaProtocolError only", () => {
@@ -140,14 +145,7 @@ describe("decoder fuzz", () => {
         head.writeInt32BE(1, 4);
         return Buffer.concat([head, rest]);
       });
-    fc.assert(
-      fc.property(frames, (frame) => {
-        allocations = [];
-        outcome(() => decodeRequest(frame));
-        expect(Math.max(0, ...allocations)).toBeLessThanOrEqual(frame.length);
-      }),
-      { numRuns: 3000 },
-    );
+    decodesWithinSize(frames, 3000);
   });
 
   it("a claimed 2 GiB byte length in a 20-byte frame is TRUNCATED before anything is allocated", () => {

@@ -31,10 +31,15 @@ async function put(base: number, ext: string, bytes: Buffer | string, suffix = "
   await writeFile(join(dir, `${segmentStem(base)}.${ext}${suffix}`), bytes);
 }
 
+const SEGMENT_FILES = ["index", "log", "timeindex"] as const;
+
 async function oldSegment(base: number, next: number): Promise<void> {
-  await put(base, "log", logBytes(base, next, "old"));
-  await put(base, "index", "");
-  await put(base, "timeindex", "");
+  for (const ext of SEGMENT_FILES) await put(base, ext, ext === "log" ? logBytes(base, next, "old") : "");
+}
+
+/** The file names of whole segments at `bases`, sorted as `names()` lists them. */
+function segmentFiles(...bases: number[]): string[] {
+  return bases.flatMap((base) => SEGMENT_FILES.map((ext) => `${segmentStem(base)}.${ext}`));
 }
 
 async function names(): Promise<string[]> {
@@ -49,14 +54,7 @@ describe("swap recovery (LogLoader rules)", () => {
     await put(0, "index", "", ".swap");
     const report = await recoverSwapFiles(dir);
     expect(report).toEqual({ rolledBack: [0], rolledForward: [] });
-    expect(await names()).toEqual([
-      `${segmentStem(0)}.index`,
-      `${segmentStem(0)}.log`,
-      `${segmentStem(0)}.timeindex`,
-      `${segmentStem(5)}.index`,
-      `${segmentStem(5)}.log`,
-      `${segmentStem(5)}.timeindex`,
-    ]);
+    expect(await names()).toEqual(segmentFiles(0, 5));
     expect((await readFile(join(dir, `${segmentStem(0)}.log`))).equals(logBytes(0, 5, "old"))).toBe(true);
   });
 
@@ -69,14 +67,7 @@ describe("swap recovery (LogLoader rules)", () => {
     await put(0, "timeindex", "", ".swap");
     const report = await recoverSwapFiles(dir);
     expect(report).toEqual({ rolledBack: [], rolledForward: [0] });
-    expect(await names()).toEqual([
-      `${segmentStem(0)}.index`,
-      `${segmentStem(0)}.log`,
-      `${segmentStem(0)}.timeindex`,
-      `${segmentStem(10)}.index`,
-      `${segmentStem(10)}.log`,
-      `${segmentStem(10)}.timeindex`,
-    ]);
+    expect(await names()).toEqual(segmentFiles(0, 10));
     expect((await readFile(join(dir, `${segmentStem(0)}.log`))).equals(logBytes(0, 10, "new"))).toBe(true);
   });
 
@@ -95,12 +86,7 @@ describe("swap recovery (LogLoader rules)", () => {
     await put(0, "log", logBytes(0, 5, "new"), ".swap");
     await put(0, `swaprange-${segmentStem(10)}`, "", ".swap");
     await recoverSwapFiles(dir);
-    expect(await names()).toEqual([
-      `${segmentStem(0)}.log`,
-      `${segmentStem(10)}.index`,
-      `${segmentStem(10)}.log`,
-      `${segmentStem(10)}.timeindex`,
-    ]);
+    expect(await names()).toEqual([`${segmentStem(0)}.log`, ...segmentFiles(10)]);
   });
 
   it("5. drops index .swap files whose .log already took its final name", async () => {

@@ -34,6 +34,20 @@ async function appendEach(log: PartitionLog, pairs: [string | null, string | nul
 
 const compact = (extra: Record<string, string | number> = {}) => ({ "cleanup.policy": "compact", ...extra });
 
+/** A compacted log holding `pairs` (a batch each), rolled so that every one of them may be cleaned. */
+async function rolledLog(
+  pairs: [string | null, string | null][],
+  options: { config?: Record<string, string | number> } & Omit<
+    NonNullable<Parameters<typeof openLog>[0]>,
+    "config"
+  > = {},
+): Promise<PartitionLog> {
+  const log = await openLog({ ...options, config: compact(options.config) });
+  await appendEach(log, pairs);
+  await log.roll();
+  return log;
+}
+
 describe("seeds: worked examples", () => {
   it("000: offsets 0–11 with 9–11 active → 5 6 7 8 9 10 11 (Kafka keeps d1: its newer d2 is only in the active segment)", async () => {
     const log = await openLog({ config: compact() });
@@ -74,8 +88,7 @@ describe("seeds: worked examples", () => {
   });
 
   it("001: A1 B2 A3 C4 B6 A5 → 3:C=4 4:B=6 5:A=5, in offset order (the drawing lists 5 before 4; order never changes)", async () => {
-    const log = await openLog({ config: compact() });
-    await appendEach(log, [
+    const log = await rolledLog([
       ["A", "1"],
       ["B", "2"],
       ["A", "3"],
@@ -83,7 +96,6 @@ describe("seeds: worked examples", () => {
       ["B", "6"],
       ["A", "5"],
     ]);
-    await log.roll();
     await log.clean();
     expect(show(await replayLog(log))).toEqual(["3:C=4", "4:B=6", "5:A=5"]);
   });
@@ -121,12 +133,13 @@ describe("1. cleanable range", () => {
 
   it("1.2 a checkpoint past the log end restarts at the log start", async () => {
     const dir = tempDir();
-    const log = await openLog({ dir, config: compact() });
-    await appendEach(log, [
-      ["k", "1"],
-      ["k", "2"],
-    ]);
-    await log.roll();
+    const log = await rolledLog(
+      [
+        ["k", "1"],
+        ["k", "2"],
+      ],
+      { dir },
+    );
     await log.close();
     fs.writeFileSync(path.join(dir, CLEANER_CHECKPOINT_FILE), "0\n999\n-1\n");
     const reopened = await openLog({ dir, config: compact() });
@@ -154,12 +167,13 @@ describe("1. cleanable range", () => {
   });
 
   it("1.4 the dirty ratio must be strictly above min.cleanable.dirty.ratio", async () => {
-    const log = await openLog({ config: compact({ "min.cleanable.dirty.ratio": 0.5 }) });
-    await appendEach(log, [
-      ["a", "1"],
-      ["a", "2"],
-    ]);
-    await log.roll();
+    const log = await rolledLog(
+      [
+        ["a", "1"],
+        ["a", "2"],
+      ],
+      { config: { "min.cleanable.dirty.ratio": 0.5 } },
+    );
     await log.clean();
     await appendEach(log, [["a", "3"]]);
     await log.roll();
@@ -322,13 +336,14 @@ describe("4. tombstones", () => {
 
   it("4.2 a tombstone survives until its horizon, and the first pass at or after it removes it", async () => {
     const clock = new TestClock();
-    const log = await openLog({ clock, config: compact({ "delete.retention.ms": DAY }) });
-    await appendEach(log, [
-      ["a", "1"],
-      ["a", null],
-      ["b", "1"],
-    ]);
-    await log.roll();
+    const log = await rolledLog(
+      [
+        ["a", "1"],
+        ["a", null],
+        ["b", "1"],
+      ],
+      { clock, config: { "delete.retention.ms": DAY } },
+    );
     const tombstoneTimestamp = clock.now();
     const first = await log.clean();
     expect([first.tombstonesRemoved, first.removedTombstones]).toEqual([0, []]);
@@ -352,13 +367,14 @@ describe("4. tombstones", () => {
   });
 
   it("4.3 a superseded tombstone goes at once", async () => {
-    const log = await openLog({ config: compact({ "delete.retention.ms": DAY }) });
-    await appendEach(log, [
-      ["a", "1"],
-      ["a", null],
-      ["a", "2"],
-    ]);
-    await log.roll();
+    const log = await rolledLog(
+      [
+        ["a", "1"],
+        ["a", null],
+        ["a", "2"],
+      ],
+      { config: { "delete.retention.ms": DAY } },
+    );
     const result = await log.clean();
     expect(result.tombstonesRemoved).toBe(1);
     expect(result.removedTombstones).toMatchObject([
@@ -369,12 +385,13 @@ describe("4. tombstones", () => {
 
   it("4.4 an empty value is a value, never a tombstone: no horizon, never removed", async () => {
     const clock = new TestClock();
-    const log = await openLog({ clock, config: compact({ "delete.retention.ms": 0 }) });
-    await appendEach(log, [
-      ["a", "1"],
-      ["a", ""],
-    ]);
-    await log.roll();
+    const log = await rolledLog(
+      [
+        ["a", "1"],
+        ["a", ""],
+      ],
+      { clock, config: { "delete.retention.ms": 0 } },
+    );
     await log.clean();
     clock.advance(DAY);
     await log.clean({ force: true });
@@ -431,12 +448,10 @@ describe("5. records without keys", () => {
 
 describe("7. checkpoint and idempotence", () => {
   it("7.1 the checkpoint records the pass's end offset once the swaps are done", async () => {
-    const log = await openLog({ config: compact() });
-    await appendEach(log, [
+    const log = await rolledLog([
       ["a", "1"],
       ["a", "2"],
     ]);
-    await log.roll();
     await appendEach(log, [["a", "3"]]);
     expect(readCleanerCheckpoint(log.dir)).toBeNull();
     const result = await log.clean();
@@ -487,15 +502,13 @@ describe("8. compact,delete", () => {
 
 describe("9. stats", () => {
   it("9.1 a pass reports what it read, wrote and removed, and Kafka's cleaner metrics", async () => {
-    const log = await openLog({ config: compact() });
-    await appendEach(log, [
+    const log = await rolledLog([
       ["a", "1"],
       ["b", "1"],
       ["a", "2"],
       ["a", null],
       ["c", "1"],
     ]);
-    await log.roll();
     const segmentBytes = log.segments()[0]!.sizeBytes;
     const result = await log.clean();
     expect(result).toMatchObject({
@@ -601,13 +614,14 @@ describe("11. reading a compacted log", () => {
 describe("12. corruption", () => {
   it("12.1 a corrupt batch makes clean() throw CORRUPT_SEGMENT and leaves the log as it was", async () => {
     const dir = tempDir();
-    const log = await openLog({ dir, config: compact() });
-    await appendEach(log, [
-      ["a", "1"],
-      ["a", "2"],
-      ["b", "1"],
-    ]);
-    await log.roll();
+    const log = await rolledLog(
+      [
+        ["a", "1"],
+        ["a", "2"],
+        ["b", "1"],
+      ],
+      { dir },
+    );
     await log.append([kv("c", "1")]);
     await log.close();
     const file = path.join(

@@ -19,32 +19,30 @@ async function oneBatchPerSegment(
 }
 
 describe("retention", () => {
-  it("1. by time: closed segments whose max timestamp is older than retention.ms go, oldest first", async () => {
-    const clock = new TestClock(10 * DAY);
+  it.each([
+    {
+      name: "1. by time: closed segments whose max timestamp is older than retention.ms go, oldest first",
+      days: [1, 2, 9, 9],
+      deleted: [0, 1],
+    },
+    {
+      name: "2. the scan stops at the first segment that does not qualify (no skipping)",
+      days: [1, 9, 1, 9],
+      deleted: [0],
+    },
+  ])("$name", async ({ days, deleted }) => {
     const log = await oneBatchPerSegment(
-      [1 * DAY, 2 * DAY, 9 * DAY, 9 * DAY],
+      days.map((d) => d * DAY),
       { "retention.ms": 7 * DAY },
-      clock,
+      new TestClock(10 * DAY),
     );
     const result = await log.applyRetention();
-    expect(result.deleted.map((s) => [s.baseOffset, s.reason])).toEqual([
-      [0, "time"],
-      [1, "time"],
-    ]);
-    expect(result.logStartOffset).toBe(2);
-    expect(log.logStartOffset).toBe(2);
-    expect(log.segments().map((s) => s.baseOffset)).toEqual([2, 3]);
-  });
-
-  it("2. the scan stops at the first segment that does not qualify (no skipping)", async () => {
-    const clock = new TestClock(10 * DAY);
-    const log = await oneBatchPerSegment(
-      [1 * DAY, 9 * DAY, 1 * DAY, 9 * DAY],
-      { "retention.ms": 7 * DAY },
-      clock,
-    );
-    const result = await log.applyRetention();
-    expect(result.deleted.map((s) => s.baseOffset)).toEqual([0]);
+    expect(result.deleted.map((s) => [s.baseOffset, s.reason])).toEqual(deleted.map((o) => [o, "time"]));
+    // One record per segment: the first segment kept starts at the count of those deleted.
+    const kept = days.map((_, i) => i).slice(deleted.length);
+    expect(result.logStartOffset).toBe(kept[0]);
+    expect(log.logStartOffset).toBe(kept[0]);
+    expect(log.segments().map((s) => s.baseOffset)).toEqual(kept);
   });
 
   it("3. retention.ms = -1 keeps everything; retention.ms = 0 deletes anything in the past", async () => {

@@ -40,6 +40,11 @@ export function auditKey(key: Buffer): AuditKey {
   }
 }
 
+/** What both events record of a tombstone: its key as the audit shows keys, its offset, when it was written. */
+function writtenEntry(t: { key: Buffer; offset: number; timestamp: number }) {
+  return { key: auditKey(t.key), offset: t.offset, writtenAt: new Date(t.timestamp).toISOString() };
+}
+
 /**
  * The tombstone audit trail: each produce that writes tombstones to a compacted topic becomes one
  * `tombstones.written` event, and each cleaner pass that removed tombstones one `tombstones.removed`
@@ -93,11 +98,7 @@ export class TombstoneAudit {
     tombstones: readonly { key: Buffer; offset: number; timestamp: number }[],
     deleteRetentionMs: number,
   ): void {
-    const entries = tombstones.map((t) => ({
-      key: auditKey(t.key),
-      offset: t.offset,
-      writtenAt: new Date(t.timestamp).toISOString(),
-    }));
+    const entries = tombstones.map(writtenEntry);
     this.#enqueue(
       partition,
       "tombstones.written",
@@ -115,9 +116,7 @@ export class TombstoneAudit {
     removedAt: Date,
   ): void {
     const entries = tombstones.map((t) => ({
-      key: auditKey(t.key),
-      offset: t.offset,
-      writtenAt: new Date(t.timestamp).toISOString(),
+      ...writtenEntry(t),
       horizon: t.horizonMs === null ? null : new Date(t.horizonMs).toISOString(),
       reason: t.reason,
     }));

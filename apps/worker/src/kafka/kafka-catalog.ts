@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto";
 import type { PrismaClient } from "@lastword/db";
 import { parseTopicConfig, type TopicConfig } from "@lastword/logstore";
+import { TtlCache } from "./ttl-cache";
 
 /** A live worker as a Kafka broker. */
 export interface KafkaBroker {
@@ -47,34 +48,24 @@ export class KafkaCatalog {
   readonly #prisma: PrismaClient;
   readonly #leaseTtlMs: number;
   readonly #now: () => number;
-  #brokers: { at: number; value: Promise<KafkaBroker[]> } | null = null;
-  readonly #topics = new Map<string, { at: number; value: Promise<CatalogTopic[]> }>();
+  readonly #brokers: TtlCache<"brokers", KafkaBroker[]>;
+  readonly #topics: TtlCache<string, CatalogTopic[]>;
 
   constructor(prisma: PrismaClient, options: { leaseTtlMs: number; now: () => number }) {
     this.#prisma = prisma;
     this.#leaseTtlMs = options.leaseTtlMs;
     this.#now = options.now;
+    this.#brokers = new TtlCache({ ttlMs: CATALOG_CACHE_MS, now: options.now });
+    this.#topics = new TtlCache({ ttlMs: CATALOG_CACHE_MS, now: options.now });
   }
 
   /** Live workers with a Kafka listener, by node id; identical on every worker. */
   brokers(): Promise<KafkaBroker[]> {
-    const now = this.#now();
-    if (this.#brokers && now - this.#brokers.at < CATALOG_CACHE_MS) return this.#brokers.value;
-    const value = this.#loadBrokers();
-    this.#brokers = { at: now, value };
-    value.catch(() => (this.#brokers = null));
-    return value;
+    return this.#brokers.get("brokers", () => this.#loadBrokers());
   }
 
   topics(tenantId: string): Promise<CatalogTopic[]> {
-    const now = this.#now();
-    const hit = this.#topics.get(tenantId);
-    if (hit && now - hit.at < CATALOG_CACHE_MS) return hit.value;
-    if (this.#topics.size > 10_000) this.#topics.clear();
-    const value = this.#loadTopics(tenantId);
-    this.#topics.set(tenantId, { at: now, value });
-    value.catch(() => this.#topics.delete(tenantId));
-    return value;
+    return this.#topics.get(tenantId, () => this.#loadTopics(tenantId));
   }
 
   async topic(tenantId: string, name: string): Promise<CatalogTopic | null> {
@@ -83,7 +74,7 @@ export class KafkaCatalog {
 
   /** Forgets cached answers (a test moved a partition, or this worker's own ownership changed). */
   invalidate(): void {
-    this.#brokers = null;
+    this.#brokers.clear();
     this.#topics.clear();
   }
 

@@ -1,4 +1,5 @@
 import type { PrismaClient } from "@lastword/db";
+import type { ApiKey, RequestBody, ResponseInput } from "@lastword/kafka-protocol";
 import type { Clock } from "@lastword/logstore";
 import type { FaultPoint } from "../dataplane/dataplane-server";
 import type { TombstoneAudit } from "../erasure/tombstone-audit";
@@ -48,6 +49,16 @@ export interface KafkaBrokerContext {
   /** Injected faults (WORKER_KAFKA_TEST_FAULTS), null unless a test asked for them. */
   testFaults: TestFaults | null;
 }
+
+/**
+ * What serves one API whose answer depends on the request's body alone (not its version): the
+ * body, within the session's tenant, to the response the connection sends.
+ */
+export type KafkaHandler<K extends ApiKey> = (
+  ctx: KafkaBrokerContext,
+  session: KafkaSession,
+  request: RequestBody<K>,
+) => Promise<ResponseInput<K>>;
 
 /** One authenticated connection's identity, as handlers see it. */
 export interface KafkaSession {

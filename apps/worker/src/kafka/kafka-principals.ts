@@ -2,6 +2,7 @@ import { timingSafeEqual } from "node:crypto";
 import { hashApiKey, permissionsToScopes, type Scope } from "@lastword/api/key-auth";
 import type { PrismaClient } from "@lastword/db";
 import { SaslError, type ScramCredential, type ScramMechanism } from "@lastword/kafka-auth";
+import { TtlCache } from "./ttl-cache";
 
 /** Who a Kafka connection acts for once SASL completes: the API key, its tenant and scopes. */
 export interface KafkaPrincipal {
@@ -29,11 +30,12 @@ const INVALID = "Authentication failed: invalid API key id or secret, or the key
 export class KafkaPrincipals {
   readonly #prisma: PrismaClient;
   readonly #now: () => number;
-  readonly #cache = new Map<string, { at: number; row: Promise<KeyRow | null> }>();
+  readonly #cache: TtlCache<string, KeyRow | null>;
 
   constructor(prisma: PrismaClient, now: () => number) {
     this.#prisma = prisma;
     this.#now = now;
+    this.#cache = new TtlCache({ ttlMs: KEY_CACHE_MS, now });
   }
 
   /** SASL PLAIN: the key id as user name, its secret as password. */
@@ -69,14 +71,7 @@ export class KafkaPrincipals {
   }
 
   #row(keyId: string): Promise<KeyRow | null> {
-    const now = this.#now();
-    const hit = this.#cache.get(keyId);
-    if (hit && now - hit.at < KEY_CACHE_MS) return hit.row;
-    if (this.#cache.size > 10_000) this.#cache.clear();
-    const row = this.#load(keyId);
-    this.#cache.set(keyId, { at: now, row });
-    row.catch(() => this.#cache.delete(keyId));
-    return row;
+    return this.#cache.get(keyId, () => this.#load(keyId));
   }
 
   async #load(keyId: string): Promise<KeyRow | null> {

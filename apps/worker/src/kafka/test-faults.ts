@@ -1,5 +1,6 @@
 import { ApiKey, type DecodedRequest } from "@lastword/kafka-protocol";
 import { z } from "zod";
+import { offsetCommitFailed } from "./groups/offset-commit-handler";
 
 /**
  * Test-only fault injection for the Kafka listener: each rule answers the first matching request
@@ -95,16 +96,7 @@ function faultFor(
     };
   }
   if (request.apiKey === ApiKey.OffsetCommit) {
-    return {
-      kind: "answer",
-      body: {
-        throttleTimeMs: 0,
-        topics: request.body.topics.map((t) => ({
-          name: t.name,
-          partitions: t.partitions.map((p) => ({ partitionIndex: p.partitionIndex, errorCode })),
-        })),
-      },
-    };
+    return { kind: "answer", body: offsetCommitFailed(request.body, errorCode) };
   }
   return { kind: "answer", body: { throttleTimeMs: 0, errorCode } };
 }

@@ -169,6 +169,9 @@ async function waitForRecords(deps: ApiDeps, plan: StreamPlan, starts: number[])
   }
 }
 
+/** What opens one partition's stream on its worker: from `offset` on, in the plan's mode. */
+type PartitionStreamInput = { partitionId: string; mode: StreamPlan["input"]["mode"]; offset: number };
+
 /**
  * Each partition's stream in partition order, the next one opened while the current one is read:
  * the worker starts on it (its headers, its first reads) instead of after the current one ends.
@@ -176,11 +179,13 @@ async function waitForRecords(deps: ApiDeps, plan: StreamPlan, starts: number[])
  */
 async function* partitionStreams<T>(
   plan: StreamPlan,
-  open: (partition: { index: number; id: string }, i: number) => AsyncIterable<T>,
+  starts: number[],
+  open: (input: PartitionStreamInput) => AsyncIterable<T>,
 ): AsyncGenerator<{ index: number; items: AsyncGenerator<T> }> {
   const opened: { gen: AsyncIterator<T>; first: Promise<IteratorResult<T>> }[] = [];
   const start = (i: number) => {
-    const gen = open(plan.partitions[i]!, i)[Symbol.asyncIterator]();
+    const input = { partitionId: plan.partitions[i]!.id, mode: plan.input.mode, offset: starts[i]! };
+    const gen = open(input)[Symbol.asyncIterator]();
     const first = gen.next();
     // Read when its turn comes; until then a failure must not count as unhandled.
     first.catch(() => undefined);
@@ -208,12 +213,10 @@ async function* partitionStreams<T>(
 
 async function* ndjsonLines(deps: ApiDeps, plan: StreamPlan, starts: number[]): AsyncGenerator<Uint8Array> {
   const encoder = new TextEncoder();
-  const mode = plan.input.mode;
   const offsets: { partition: number; offset: number }[] = [];
-  const open = (p: { id: string }, i: number) =>
-    deps.dataPlane.streamPartition({ partitionId: p.id, mode, offset: starts[i]! });
+  const open = (input: PartitionStreamInput) => deps.dataPlane.streamPartition(input);
   try {
-    for await (const { index, items } of partitionStreams(plan, open)) {
+    for await (const { index, items } of partitionStreams(plan, starts, open)) {
       for await (const frame of items) {
         if (frame.kind === "end") offsets.push({ partition: index, offset: frame.endOffset });
         else if (frame.records.length) {
@@ -241,12 +244,10 @@ async function* binaryFrames(
   plan: StreamPlan,
   starts: number[],
 ): AsyncGenerator<Uint8Array | readonly Uint8Array[]> {
-  const mode = plan.input.mode;
   const offsets: { partition: number; offset: number }[] = [];
-  const open = (p: { id: string }, i: number) =>
-    deps.dataPlane.streamPartitionPieces({ partitionId: p.id, mode, offset: starts[i]! });
+  const open = (input: PartitionStreamInput) => deps.dataPlane.streamPartitionPieces(input);
   try {
-    for await (const { index, items } of partitionStreams(plan, open)) {
+    for await (const { index, items } of partitionStreams(plan, starts, open)) {
       yield encodePartitionFrame(index);
       for await (const piece of items) {
         if (piece.kind === "end") offsets.push({ partition: index, offset: piece.endOffset });

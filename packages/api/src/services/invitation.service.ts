@@ -176,19 +176,24 @@ function invitedRole(row: InvitationRow): AssignableRole {
   return role;
 }
 
+type AnswerDeps = Pick<InvitationDeps, "prisma" | "clock">;
+/** An invitee's answer: the invitation, and the link's token when it came through the link. */
+type InvitationAnswer = { invitationId: string; token?: string | undefined };
+
+/** The open invitation `input` names, once `user` proved to be its invitee, and how (`proof`). */
+async function invitationFor(deps: AnswerDeps, user: SessionUser, input: InvitationAnswer) {
+  const now = new Date(deps.clock.now());
+  const row = await openInvitation(deps.prisma, input.invitationId, now);
+  return { now, row, proof: assertInvitee(row, user, input.token) };
+}
+
 /**
  * Joins the invited tenant with the invited role, makes it the session's active tenant, and
  * records `member.joined`. The status flips from pending only once, so two racing accepts make
  * one membership.
  */
-export async function acceptInvitation(
-  deps: Pick<InvitationDeps, "prisma" | "clock">,
-  user: SessionUser,
-  input: { invitationId: string; token?: string | undefined },
-) {
-  const now = new Date(deps.clock.now());
-  const row = await openInvitation(deps.prisma, input.invitationId, now);
-  const proof = assertInvitee(row, user, input.token);
+export async function acceptInvitation(deps: AnswerDeps, user: SessionUser, input: InvitationAnswer) {
+  const { now, row, proof } = await invitationFor(deps, user, input);
   const role = invitedRole(row);
   await assertInviterStillGrants(deps.prisma, row, role);
   const already = await deps.prisma.member.findFirst({
@@ -224,14 +229,8 @@ export async function acceptInvitation(
 }
 
 /** Declining needs the same proof as accepting: otherwise anyone could void someone's invitation. */
-export async function declineInvitation(
-  deps: Pick<InvitationDeps, "prisma" | "clock">,
-  user: SessionUser,
-  input: { invitationId: string; token?: string | undefined },
-) {
-  const now = new Date(deps.clock.now());
-  const row = await openInvitation(deps.prisma, input.invitationId, now);
-  assertInvitee(row, user, input.token);
+export async function declineInvitation(deps: AnswerDeps, user: SessionUser, input: InvitationAnswer) {
+  const { now, row } = await invitationFor(deps, user, input);
   await deps.prisma.$transaction(async (tx) => {
     await closeInvitation(tx, row.id, "rejected");
     await appendAuditEvent(tx, {

@@ -1,5 +1,7 @@
+import { hasScope, type Scope } from "@lastword/api/key-auth";
 import { AppError, type AppErrorCode } from "@lastword/api/topic-admin";
 import { ErrorCode } from "@lastword/kafka-protocol";
+import type { KafkaSession } from "../kafka-context";
 import { kafkaErrorOf } from "../kafka-errors";
 
 export interface AdminOutcome {
@@ -15,9 +17,33 @@ export const ASSIGNMENTS_REFUSED =
 /** Which Kafka error an INVALID_INPUT refusal becomes, by the REST input field that failed. */
 export type InvalidInputCode = (path: string) => number;
 
+/** For inputs that name their topic in `topic`: a bad name is INVALID_TOPIC_EXCEPTION, any other field `otherwise`. */
+export const topicOr =
+  (otherwise: number): InvalidInputCode =>
+  (path) =>
+    path === "topic" ? ErrorCode.INVALID_TOPIC_EXCEPTION : otherwise;
+
 /** The REST API's refusal text for a missing scope, as a Kafka authorization failure. */
 export function scopeRefused(scope: string, errorCode: number = ErrorCode.TOPIC_AUTHORIZATION_FAILED) {
   return { errorCode, errorMessage: `This API key lacks the ${scope} scope this operation needs.` };
+}
+
+/** The session key's refusal when it lacks `scope`; null when it has it. */
+export function missingScope(session: KafkaSession, scope: Scope): AdminOutcome | null {
+  return hasScope(session.principal.scopes, scope) ? null : scopeRefused(scope);
+}
+
+/** OK once `change` has run, else what it threw as `adminErrorOf` maps it. */
+export async function outcomeOf(
+  change: () => Promise<unknown>,
+  invalidInput: InvalidInputCode,
+): Promise<AdminOutcome> {
+  try {
+    await change();
+    return OK;
+  } catch (error) {
+    return adminErrorOf(error, invalidInput);
+  }
 }
 
 const KAFKA_CODE_BY_APP_CODE: Partial<Record<AppErrorCode, number>> = {

@@ -7,77 +7,55 @@ import {
   deleteRecordsInput,
   parseAdminInput,
 } from "@lastword/api/topic-admin";
-import { ErrorCode, type RequestBody, type ResponseInput } from "@lastword/kafka-protocol";
+import { ErrorCode, type ResponseInput } from "@lastword/kafka-protocol";
 import { deleteRecords } from "../../dataplane/dataplane-handlers";
-import type { KafkaBrokerContext, KafkaSession } from "../kafka-context";
+import type { KafkaHandler } from "../kafka-context";
 import { viewWriteRefusal } from "../latest-view";
-import { type AdminOutcome, ASSIGNMENTS_REFUSED, adminErrorOf, OK, scopeRefused } from "./admin-errors";
+import { ASSIGNMENTS_REFUSED, adminErrorOf, missingScope, outcomeOf, topicOr } from "./admin-errors";
 
-type CreatePartitionsRequest = RequestBody<37>;
 type CreatePartitionsResponse = ResponseInput<37>;
-type DeleteRecordsRequest = RequestBody<21>;
-type DeleteRecordsResponse = ResponseInput<21>;
 
 /** DeleteRecords' offset -1: up to the high watermark. */
 const HIGH_WATERMARK = -1n;
 
-const partitionsInputCode = (path: string): number =>
-  path === "topic" ? ErrorCode.INVALID_TOPIC_EXCEPTION : ErrorCode.INVALID_PARTITIONS;
+const partitionsInputCode = topicOr(ErrorCode.INVALID_PARTITIONS);
 
 /**
  * CreatePartitions v0–v3 through the REST API's add-partitions feature: refused on compacted
  * topics with its PARTITIONS_FROZEN reason (POLICY_VIOLATION), allowed on delete-policy topics
  * within the tenant's quota; `validateOnly` changes nothing.
  */
-export async function handleCreatePartitions(
-  ctx: KafkaBrokerContext,
-  session: KafkaSession,
-  request: CreatePartitionsRequest,
-): Promise<CreatePartitionsResponse> {
+export const handleCreatePartitions: KafkaHandler<37> = async (ctx, session, request) => {
   const identity = apiKeyIdentity(session.principal);
   const results: NonNullable<CreatePartitionsResponse["results"]>[number][] = [];
   for (const wanted of request.topics) {
-    const answer = (outcome: AdminOutcome) => ({ name: wanted.name, ...outcome });
-    if (!hasScope(session.principal.scopes, "topics:write")) {
-      results.push(answer(scopeRefused("topics:write")));
-      continue;
-    }
-    const view = await viewWriteRefusal(ctx.catalog, session.principal.tenantId, wanted.name);
-    if (view) {
-      results.push(answer(view));
-      continue;
-    }
-    if (wanted.assignments !== null && wanted.assignments.length > 0) {
-      results.push(
-        answer({ errorCode: ErrorCode.INVALID_REPLICA_ASSIGNMENT, errorMessage: ASSIGNMENTS_REFUSED }),
-      );
-      continue;
-    }
-    try {
-      const input = parseAdminInput(addPartitionsInput, { topic: wanted.name, count: wanted.count });
-      await addPartitions({ prisma: ctx.prisma, clock: ctx.clock }, identity, {
-        ...input,
-        validateOnly: request.validateOnly,
-      });
-      results.push(answer(OK));
-    } catch (error) {
-      results.push(answer(adminErrorOf(error, partitionsInputCode)));
-    }
+    const refused =
+      missingScope(session, "topics:write") ??
+      (await viewWriteRefusal(ctx.catalog, session.principal.tenantId, wanted.name)) ??
+      (wanted.assignments !== null && wanted.assignments.length > 0
+        ? { errorCode: ErrorCode.INVALID_REPLICA_ASSIGNMENT, errorMessage: ASSIGNMENTS_REFUSED }
+        : null);
+    const outcome =
+      refused ??
+      (await outcomeOf(async () => {
+        const input = parseAdminInput(addPartitionsInput, { topic: wanted.name, count: wanted.count });
+        await addPartitions({ prisma: ctx.prisma, clock: ctx.clock }, identity, {
+          ...input,
+          validateOnly: request.validateOnly,
+        });
+      }, partitionsInputCode));
+    results.push({ name: wanted.name, ...outcome });
   }
   if (!request.validateOnly) ctx.catalog.invalidate();
   return { throttleTimeMs: 0, results };
-}
+};
 
 /**
  * DeleteRecords v0–v2 through the REST API's deleteRecordsBefore (POLICY_VIOLATION on compact-only
  * topics, audited), on the partitions this worker leads; the answer's low watermark is the new
  * log start offset.
  */
-export async function handleDeleteRecords(
-  ctx: KafkaBrokerContext,
-  session: KafkaSession,
-  request: DeleteRecordsRequest,
-): Promise<DeleteRecordsResponse> {
+export const handleDeleteRecords: KafkaHandler<21> = async (ctx, session, request) => {
   const { tenantId, scopes } = session.principal;
   const identity = apiKeyIdentity(session.principal);
   const deps = {
@@ -107,7 +85,7 @@ export async function handleDeleteRecords(
           try {
             const beforeOffset =
               p.offset === HIGH_WATERMARK
-                ? await ctx.host.read(partition.id, async (log) => log.logEndOffset)
+                ? await ctx.host.read(partition.id, async (log) => log.highWatermark)
                 : Number(p.offset);
             const input = parseAdminInput(deleteRecordsInput, {
               topic: t.name,
@@ -130,4 +108,4 @@ export async function handleDeleteRecords(
     }),
   );
   return { throttleTimeMs: 0, topics };
-}
+};

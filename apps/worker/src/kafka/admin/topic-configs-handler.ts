@@ -1,4 +1,3 @@
-import { hasScope } from "@lastword/api/key-auth";
 import {
   alterConfigsInput,
   alterTopicConfigs,
@@ -8,33 +7,22 @@ import {
   parseAdminInput,
   storedConfigs,
 } from "@lastword/api/topic-admin";
-import { ErrorCode, type RequestBody, type ResponseInput } from "@lastword/kafka-protocol";
-import type { KafkaBrokerContext, KafkaSession } from "../kafka-context";
+import { AlterConfigOp, ConfigResourceType, ErrorCode, type ResponseInput } from "@lastword/kafka-protocol";
+import type { KafkaBrokerContext, KafkaHandler, KafkaSession } from "../kafka-context";
 import { readableTopic, viewWriteRefusal } from "../latest-view";
-import { type AdminOutcome, adminErrorOf, OK, scopeRefused } from "./admin-errors";
+import { type AdminOutcome, adminErrorOf, missingScope, OK, topicOr } from "./admin-errors";
 import { CONFIG_SOURCE, configTypeOf, effectiveValue, isListConfig } from "./config-entries";
 
-type DescribeConfigsRequest = RequestBody<32>;
-type DescribeConfigsResponse = ResponseInput<32>;
-type DescribedResource = NonNullable<DescribeConfigsResponse["results"]>[number];
-type AlterConfigsRequest = RequestBody<33>;
+type DescribedResource = NonNullable<ResponseInput<32>["results"]>[number];
 type AlterConfigsResponse = ResponseInput<33>;
-type IncrementalAlterConfigsRequest = RequestBody<44>;
 type AlteredResource = NonNullable<AlterConfigsResponse["responses"]>[number];
 
-/** Kafka's ConfigResource.Type ids. */
-const TOPIC = 2;
-const BROKER = 4;
-/** IncrementalAlterConfigs' OpType ids. */
-const SET = 0;
-const DELETE = 1;
-const APPEND = 2;
-const SUBTRACT = 3;
+const { TOPIC, BROKER } = ConfigResourceType;
+const { SET, DELETE, APPEND, SUBTRACT } = AlterConfigOp;
 
 const BROKER_CONFIGS_REFUSED = "Broker configs are the service's own; only topic configs can be changed.";
 const ONLY_TOPICS = "Only topic (2) and broker (4) config resources exist here.";
-const alterInputCode = (path: string): number =>
-  path === "topic" ? ErrorCode.INVALID_TOPIC_EXCEPTION : ErrorCode.INVALID_CONFIG;
+const alterInputCode = topicOr(ErrorCode.INVALID_CONFIG);
 
 /**
  * DescribeConfigs v1–v4 over the REST API's config model: every topic config with its value,
@@ -42,20 +30,14 @@ const alterInputCode = (path: string): number =>
  * default) and, from v3, type and documentation. A broker resource is described as empty: the
  * fleet's settings are not a tenant's to see. A `.latest` view has its topic's configs, read-only.
  */
-export async function handleDescribeConfigs(
-  ctx: KafkaBrokerContext,
-  session: KafkaSession,
-  request: DescribeConfigsRequest,
-): Promise<DescribeConfigsResponse> {
-  const { tenantId, scopes } = session.principal;
+export const handleDescribeConfigs: KafkaHandler<32> = async (ctx, session, request) => {
+  const { tenantId } = session.principal;
   const results = await Promise.all(
     request.resources.map(async (resource): Promise<DescribedResource> => {
       const base = { resourceType: resource.resourceType, resourceName: resource.resourceName, configs: [] };
       if (resource.resourceType === BROKER) return { ...base, ...OK };
-      if (resource.resourceType !== TOPIC) {
-        return { ...base, errorCode: ErrorCode.INVALID_REQUEST, errorMessage: ONLY_TOPICS };
-      }
-      if (!hasScope(scopes, "topics:read")) return { ...base, ...scopeRefused("topics:read") };
+      const refused = notTopic(resource.resourceType) ?? missingScope(session, "topics:read");
+      if (refused) return { ...base, ...refused };
       try {
         // A view is described as its topic (read-only: changes are refused, see alterResources).
         const found = await readableTopic(ctx.catalog, tenantId, resource.resourceName);
@@ -91,6 +73,11 @@ export async function handleDescribeConfigs(
     }),
   );
   return { throttleTimeMs: 0, results };
+};
+
+/** Why a resource that is not a topic (nor a broker, which each handler answers itself) is refused. */
+function notTopic(resourceType: number): AdminOutcome | null {
+  return resourceType === TOPIC ? null : { errorCode: ErrorCode.INVALID_REQUEST, errorMessage: ONLY_TOPICS };
 }
 
 /** A topic's next explicit configs from a resource's entries and its current ones, or why not. */
@@ -120,28 +107,15 @@ async function alterResources<R extends ConfigResource>(
       resourceName: resource.resourceName,
       ...outcome,
     });
-    if (resource.resourceType === BROKER) {
-      responses.push(
-        answer({ errorCode: ErrorCode.CLUSTER_AUTHORIZATION_FAILED, errorMessage: BROKER_CONFIGS_REFUSED }),
-      );
-      continue;
-    }
-    if (resource.resourceType !== TOPIC) {
-      responses.push(answer({ errorCode: ErrorCode.INVALID_REQUEST, errorMessage: ONLY_TOPICS }));
-      continue;
-    }
-    if (!hasScope(session.principal.scopes, "topics:write")) {
-      responses.push(answer(scopeRefused("topics:write")));
-      continue;
-    }
-    const view = await viewWriteRefusal(ctx.catalog, identity.tenantId, resource.resourceName);
-    if (view) {
-      responses.push(answer(view));
-      continue;
-    }
-    const twice = twiceNamed(resource.configs);
-    if (twice) {
-      responses.push(answer(twice));
+    const refused =
+      resource.resourceType === BROKER
+        ? { errorCode: ErrorCode.CLUSTER_AUTHORIZATION_FAILED, errorMessage: BROKER_CONFIGS_REFUSED }
+        : (notTopic(resource.resourceType) ??
+          missingScope(session, "topics:write") ??
+          (await viewWriteRefusal(ctx.catalog, identity.tenantId, resource.resourceName)) ??
+          twiceNamed(resource.configs));
+    if (refused) {
+      responses.push(answer(refused));
       continue;
     }
     try {
@@ -184,18 +158,13 @@ function twiceNamed(configs: readonly { name: string }[]): AdminOutcome | null {
  * overrides, and whatever it leaves out returns to its default. Validated and audited as the REST
  * API's config change (a compacted topic may not drop `compact`: POLICY_VIOLATION).
  */
-export function handleAlterConfigs(
-  ctx: KafkaBrokerContext,
-  session: KafkaSession,
-  request: AlterConfigsRequest,
-): Promise<AlterConfigsResponse> {
-  return alterResources(ctx, session, request, (resource) => {
+export const handleAlterConfigs: KafkaHandler<33> = (ctx, session, request) =>
+  alterResources(ctx, session, request, (resource) => {
     const set: Record<string, string> = {};
     // A null value is the same as leaving the config out: back to its default.
     for (const { name, value } of resource.configs) if (value !== null) set[name] = value;
     return { set };
   });
-}
 
 function listItems(value: string | null): string[] {
   return (value ?? "")
@@ -248,12 +217,8 @@ function applyOperation(
  * configs, from the effective value) applied in order to the topic's current overrides, then
  * validated and audited as one REST config change.
  */
-export function handleIncrementalAlterConfigs(
-  ctx: KafkaBrokerContext,
-  session: KafkaSession,
-  request: IncrementalAlterConfigsRequest,
-): Promise<AlterConfigsResponse> {
-  return alterResources(ctx, session, request, (resource, current) => {
+export const handleIncrementalAlterConfigs: KafkaHandler<44> = (ctx, session, request) =>
+  alterResources(ctx, session, request, (resource, current) => {
     const set = { ...current };
     for (const op of resource.configs) {
       const failed = applyOperation(set, op);
@@ -261,4 +226,3 @@ export function handleIncrementalAlterConfigs(
     }
     return { set };
   });
-}

@@ -1,4 +1,3 @@
-import { hasScope } from "@lastword/api/key-auth";
 import {
   apiKeyIdentity,
   createTopic,
@@ -9,15 +8,20 @@ import {
   storedConfigs,
 } from "@lastword/api/topic-admin";
 import { ErrorCode, type RequestBody, type ResponseInput } from "@lastword/kafka-protocol";
-import type { KafkaBrokerContext, KafkaSession } from "../kafka-context";
+import type { KafkaBrokerContext, KafkaHandler, KafkaSession } from "../kafka-context";
 import { viewWriteRefusal } from "../latest-view";
-import { type AdminOutcome, ASSIGNMENTS_REFUSED, adminErrorOf, OK, scopeRefused } from "./admin-errors";
+import {
+  type AdminOutcome,
+  ASSIGNMENTS_REFUSED,
+  adminErrorOf,
+  missingScope,
+  OK,
+  outcomeOf,
+} from "./admin-errors";
 import { CONFIG_SOURCE } from "./config-entries";
 
-type CreateTopicsRequest = RequestBody<19>;
-type CreateTopicsResponse = ResponseInput<19>;
-type CreatableTopic = CreateTopicsRequest["topics"][number];
-type CreatedTopic = NonNullable<CreateTopicsResponse["topics"]>[number];
+type CreatableTopic = RequestBody<19>["topics"][number];
+type CreatedTopic = NonNullable<ResponseInput<19>["topics"]>[number];
 type DeleteTopicsRequest = RequestBody<20>;
 type DeleteTopicsResponse = ResponseInput<20>;
 type DeletedTopic = NonNullable<DeleteTopicsResponse["responses"]>[number];
@@ -87,13 +91,8 @@ function restInput(
  * messages). Replication is not a topic setting here; v5+ answers each topic's configs as
  * DescribeConfigs would, v7 its topic id.
  */
-export async function handleCreateTopics(
-  ctx: KafkaBrokerContext,
-  session: KafkaSession,
-  request: CreateTopicsRequest,
-): Promise<CreateTopicsResponse> {
+export const handleCreateTopics: KafkaHandler<19> = async (ctx, session, request) => {
   const identity = apiKeyIdentity(session.principal);
-  const mayWrite = hasScope(session.principal.scopes, "topics:write");
   const twice = duplicates(request.topics.map((t) => t.name));
   const topics: CreatedTopic[] = [];
   // One at a time: each creation counts against the tenant's partition quota the next one checks.
@@ -106,17 +105,14 @@ export async function handleCreateTopics(
       replicationFactor: -1,
       configs: null,
     });
-    if (twice.has(wanted.name)) {
-      topics.push(
-        refused({
+    const refusal = twice.has(wanted.name)
+      ? {
           errorCode: ErrorCode.INVALID_REQUEST,
           errorMessage: `Topic "${wanted.name}" appears more than once in this request.`,
-        }),
-      );
-      continue;
-    }
-    if (!mayWrite) {
-      topics.push(refused(scopeRefused("topics:write")));
+        }
+      : missingScope(session, "topics:write");
+    if (refusal) {
+      topics.push(refused(refusal));
       continue;
     }
     const converted = restInput(wanted, request.validateOnly);
@@ -156,7 +152,7 @@ export async function handleCreateTopics(
   }
   if (!request.validateOnly) ctx.catalog.invalidate();
   return { throttleTimeMs: 0, topics };
-}
+};
 
 /**
  * DeleteTopics v1–v6 through the REST API's deleteTopic: by name, or (v6) by topic id among the
@@ -168,7 +164,7 @@ export async function handleDeleteTopics(
   version: number,
   request: DeleteTopicsRequest,
 ): Promise<DeleteTopicsResponse> {
-  const { tenantId, scopes } = session.principal;
+  const { tenantId } = session.principal;
   const identity = apiKeyIdentity(session.principal);
   const wanted =
     version >= 6 ? request.topics : request.topicNames.map((name) => ({ name, topicId: NULL_TOPIC_ID }));
@@ -185,27 +181,16 @@ export async function handleDeleteTopics(
       ...outcome,
     });
     const view = topic || !name ? null : await viewWriteRefusal(ctx.catalog, tenantId, name);
-    if (!hasScope(scopes, "topics:write")) {
-      responses.push(answer(scopeRefused("topics:write")));
-    } else if (view) {
+    const refused =
+      missingScope(session, "topics:write") ??
       // The view goes with its topic; deleting it alone would delete the topic.
-      responses.push(answer(view));
-    } else if (!topic && !name) {
-      responses.push(
-        answer({ errorCode: ErrorCode.UNKNOWN_TOPIC_ID, errorMessage: `No topic has id ${topicId}.` }),
-      );
-    } else {
-      try {
-        await deleteTopic(
-          { prisma: ctx.prisma, clock: ctx.clock },
-          identity,
-          topic?.name ?? (name as string),
-        );
-        responses.push(answer(OK));
-      } catch (error) {
-        responses.push(answer(adminErrorOf(error, () => ErrorCode.INVALID_REQUEST)));
-      }
-    }
+      view ??
+      (!topic && !name
+        ? { errorCode: ErrorCode.UNKNOWN_TOPIC_ID, errorMessage: `No topic has id ${topicId}.` }
+        : null);
+    const deleted = () =>
+      deleteTopic({ prisma: ctx.prisma, clock: ctx.clock }, identity, topic?.name ?? (name as string));
+    responses.push(answer(refused ?? (await outcomeOf(deleted, () => ErrorCode.INVALID_REQUEST))));
   }
   ctx.catalog.invalidate();
   return { throttleTimeMs: 0, responses };

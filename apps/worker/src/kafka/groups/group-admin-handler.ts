@@ -1,14 +1,10 @@
 import { hasScope } from "@lastword/api/key-auth";
-import { ErrorCode, type RequestBody, type ResponseInput } from "@lastword/kafka-protocol";
-import type { KafkaBrokerContext, KafkaSession } from "../kafka-context";
+import { ErrorCode } from "@lastword/kafka-protocol";
+import type { KafkaHandler } from "../kafka-context";
 
 // DescribeGroups, ListGroups and DeleteGroups, all within the session's tenant.
 
-export async function handleDescribeGroups(
-  ctx: KafkaBrokerContext,
-  session: KafkaSession,
-  request: RequestBody<15>,
-): Promise<ResponseInput<15>> {
+export const handleDescribeGroups: KafkaHandler<15> = async (ctx, session, request) => {
   const { tenantId, scopes } = session.principal;
   const groups = await Promise.all(
     request.groups.map(async (groupId) => {
@@ -54,18 +50,14 @@ export async function handleDescribeGroups(
     }),
   );
   return { throttleTimeMs: 0, groups };
-}
+};
 
 /**
  * Each broker lists the groups it coordinates (clients ask every broker and merge the answers);
  * groups no live lease covers (offsets committed over REST only) are listed by the broker with the
  * lowest node id, so every group appears exactly once.
  */
-export async function handleListGroups(
-  ctx: KafkaBrokerContext,
-  session: KafkaSession,
-  request: RequestBody<16>,
-): Promise<ResponseInput<16>> {
+export const handleListGroups: KafkaHandler<16> = async (ctx, session, request) => {
   const { tenantId, scopes } = session.principal;
   if (!hasScope(scopes, "groups:read"))
     return { throttleTimeMs: 0, errorCode: ErrorCode.GROUP_AUTHORIZATION_FAILED, groups: [] };
@@ -92,13 +84,9 @@ export async function handleListGroups(
     (g) => states.size === 0 || states.has(g.groupState.toLowerCase()),
   );
   return { throttleTimeMs: 0, errorCode: 0, groups };
-}
+};
 
-export async function handleDeleteGroups(
-  ctx: KafkaBrokerContext,
-  session: KafkaSession,
-  request: RequestBody<42>,
-): Promise<ResponseInput<42>> {
+export const handleDeleteGroups: KafkaHandler<42> = async (ctx, session, request) => {
   const { tenantId, scopes } = session.principal;
   const results = await Promise.all(
     request.groupsNames.map(async (groupId) => {
@@ -114,4 +102,4 @@ export async function handleDeleteGroups(
     }),
   );
   return { throttleTimeMs: 0, results };
-}
+};

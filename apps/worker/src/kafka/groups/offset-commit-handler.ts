@@ -1,11 +1,22 @@
 import { hasScope } from "@lastword/api/key-auth";
 import { ErrorCode, type RequestBody, type ResponseInput } from "@lastword/kafka-protocol";
-import type { KafkaBrokerContext, KafkaSession } from "../kafka-context";
-import { readableTopic } from "../latest-view";
+import type { KafkaHandler } from "../kafka-context";
 import type { OffsetToStore } from "./group-offsets.repository";
+import { offsetsWritten, perRequestedPartition } from "./offset-requests";
 
 /** Kafka's offset.metadata.max.bytes. */
 export const MAX_OFFSET_METADATA_CHARS = 4096;
+
+/** An OffsetCommit answer that gives every partition of the request `errorCode`. */
+export function offsetCommitFailed(request: RequestBody<8>, errorCode: number): ResponseInput<8> {
+  return {
+    throttleTimeMs: 0,
+    topics: request.topics.map((t) => ({
+      name: t.name,
+      partitions: t.partitions.map((p) => ({ partitionIndex: p.partitionIndex, errorCode })),
+    })),
+  };
+}
 
 /**
  * OffsetCommit v2–v8 into the shared ConsumerGroupOffset rows. A member's commit must carry the
@@ -14,19 +25,9 @@ export const MAX_OFFSET_METADATA_CHARS = 4096;
  * own progress with groups:read (consuming, as Kafka's Group READ); setting a group's offsets from
  * outside it is what groups:write is for, as the REST commit and reset.
  */
-export async function handleOffsetCommit(
-  ctx: KafkaBrokerContext,
-  session: KafkaSession,
-  request: RequestBody<8>,
-): Promise<ResponseInput<8>> {
+export const handleOffsetCommit: KafkaHandler<8> = async (ctx, session, request) => {
   const { tenantId } = session.principal;
-  const everyone = (errorCode: number): ResponseInput<8> => ({
-    throttleTimeMs: 0,
-    topics: request.topics.map((t) => ({
-      name: t.name,
-      partitions: t.partitions.map((p) => ({ partitionIndex: p.partitionIndex, errorCode })),
-    })),
-  });
+  const everyone = (errorCode: number) => offsetCommitFailed(request, errorCode);
   const generation = request.generationIdOrMemberEpoch;
   const asMember = request.memberId !== "" && generation >= 0;
   if (!hasScope(session.principal.scopes, asMember ? "groups:read" : "groups:write"))
@@ -41,36 +42,17 @@ export async function handleOffsetCommit(
   if (check !== 0) return everyone(check);
 
   const toStore: OffsetToStore[] = [];
-  const topics = await Promise.all(
-    request.topics.map(async (t) => {
-      // An offset committed on a view is stored as the topic's: it is one of the topic's offsets.
-      const topic = (await readableTopic(ctx.catalog, tenantId, t.name))?.topic;
-      return {
-        name: t.name,
-        partitions: t.partitions.map((p) => {
-          const partition = topic?.partitions.find((x) => x.index === p.partitionIndex);
-          if (!topic || !partition)
-            return { partitionIndex: p.partitionIndex, errorCode: ErrorCode.UNKNOWN_TOPIC_OR_PARTITION };
-          const metadata = p.committedMetadata ?? null;
-          if (metadata !== null && metadata.length > MAX_OFFSET_METADATA_CHARS) {
-            return { partitionIndex: p.partitionIndex, errorCode: ErrorCode.OFFSET_METADATA_TOO_LARGE };
-          }
-          toStore.push({
-            topicId: topic.id,
-            partitionIndex: p.partitionIndex,
-            offset: BigInt(p.committedOffset),
-            metadata,
-          });
-          return { partitionIndex: p.partitionIndex, errorCode: 0 };
-        }),
-      };
-    }),
-  );
-  try {
-    await ctx.groupOffsets.commit(tenantId, request.groupId, toStore);
-  } catch (error) {
-    ctx.logger.warn({ err: error, groupId: request.groupId }, "offset commit failed");
+  const topics = await perRequestedPartition(ctx, tenantId, request.topics, (topicId, _, p) => {
+    const metadata = p.committedMetadata ?? null;
+    if (metadata !== null && metadata.length > MAX_OFFSET_METADATA_CHARS) {
+      return ErrorCode.OFFSET_METADATA_TOO_LARGE;
+    }
+    toStore.push({ topicId, partitionIndex: p.partitionIndex, offset: BigInt(p.committedOffset), metadata });
+    return 0;
+  });
+  const write = () => ctx.groupOffsets.commit(tenantId, request.groupId, toStore);
+  if (!(await offsetsWritten(ctx, request.groupId, "offset commit", write))) {
     return everyone(ErrorCode.COORDINATOR_NOT_AVAILABLE);
   }
   return { throttleTimeMs: 0, topics };
-}
+};

@@ -1,9 +1,10 @@
 import { hasScope } from "@lastword/api/key-auth";
-import { ErrorCode, type RequestBody, type ResponseInput } from "@lastword/kafka-protocol";
-import type { KafkaBrokerContext, KafkaSession } from "../kafka-context";
-import { latestViewName, readableTopic } from "../latest-view";
+import { ErrorCode, type ResponseInput } from "@lastword/kafka-protocol";
+import type { KafkaHandler } from "../kafka-context";
+import { latestViewName } from "../latest-view";
 import { subscribedTopics } from "./consumer-subscription";
 import type { OffsetToDelete } from "./group-offsets.repository";
+import { offsetsWritten, perRequestedPartition } from "./offset-requests";
 
 /**
  * OffsetDelete (v0) on the shared ConsumerGroupOffset rows, within the session's tenant. As Kafka's
@@ -12,11 +13,7 @@ import type { OffsetToDelete } from "./group-offsets.repository";
  * with members keeps everything (NON_EMPTY_GROUP); a group with neither members nor offsets is
  * GROUP_ID_NOT_FOUND. A partition of a topic the tenant does not have is UNKNOWN_TOPIC_OR_PARTITION.
  */
-export async function handleOffsetDelete(
-  ctx: KafkaBrokerContext,
-  session: KafkaSession,
-  request: RequestBody<47>,
-): Promise<ResponseInput<47>> {
+export const handleOffsetDelete: KafkaHandler<47> = async (ctx, session, request) => {
   const { tenantId, scopes } = session.principal;
   const refuse = (errorCode: number): ResponseInput<47> => ({ errorCode, throttleTimeMs: 0, topics: [] });
   if (!hasScope(scopes, "groups:write")) return refuse(ErrorCode.GROUP_AUTHORIZATION_FAILED);
@@ -33,30 +30,17 @@ export async function handleOffsetDelete(
   );
 
   const toDelete: OffsetToDelete[] = [];
-  const topics = await Promise.all(
-    request.topics.map(async (t) => {
-      // A view's offsets are its topic's: deleting them on either name, while a member reads
-      // either, is the same act.
-      const topic = (await readableTopic(ctx.catalog, tenantId, t.name))?.topic;
-      const names = topic ? [topic.name, latestViewName(topic.name)] : [];
-      return {
-        name: t.name,
-        partitions: t.partitions.map(({ partitionIndex }) => {
-          if (!topic?.partitions.some((p) => p.index === partitionIndex))
-            return { partitionIndex, errorCode: ErrorCode.UNKNOWN_TOPIC_OR_PARTITION };
-          if (names.some((name) => subscribed.has(name)))
-            return { partitionIndex, errorCode: ErrorCode.GROUP_SUBSCRIBED_TO_TOPIC };
-          toDelete.push({ topicId: topic.id, partitionIndex });
-          return { partitionIndex, errorCode: 0 };
-        }),
-      };
-    }),
-  );
-  try {
-    await ctx.groupOffsets.deleteOffsets(tenantId, request.groupId, toDelete);
-  } catch (error) {
-    ctx.logger.warn({ err: error, groupId: request.groupId }, "offset delete failed");
+  const topics = await perRequestedPartition(ctx, tenantId, request.topics, (topicId, name, p) => {
+    // A view's offsets are its topic's: deleting them on either name, while a member reads
+    // either, is the same act.
+    if (subscribed.has(name) || subscribed.has(latestViewName(name)))
+      return ErrorCode.GROUP_SUBSCRIBED_TO_TOPIC;
+    toDelete.push({ topicId, partitionIndex: p.partitionIndex });
+    return 0;
+  });
+  const write = () => ctx.groupOffsets.deleteOffsets(tenantId, request.groupId, toDelete);
+  if (!(await offsetsWritten(ctx, request.groupId, "offset delete", write))) {
     return refuse(ErrorCode.COORDINATOR_NOT_AVAILABLE);
   }
   return { errorCode: 0, throttleTimeMs: 0, topics };
-}
+};

@@ -1,0 +1,47 @@
+import { describe, expect, it } from "vitest";
+import { TtlCache } from "./ttl-cache";
+
+function counting(values: (number | Error)[]) {
+  let calls = 0;
+  const load = () => {
+    const next = values[calls++]!;
+    return next instanceof Error ? Promise.reject(next) : Promise.resolve(next);
+  };
+  return { load, calls: () => calls };
+}
+
+describe("TtlCache", () => {
+  it("reuses a load within the TTL, shares one in flight, and loads again once the TTL passed", async () => {
+    let now = 1_000;
+    const cache = new TtlCache<string, number>({ ttlMs: 250, now: () => now });
+    const source = counting([1, 2]);
+    const [a, b] = await Promise.all([cache.get("k", source.load), cache.get("k", source.load)]);
+    expect([a, b, source.calls()]).toEqual([1, 1, 1]);
+    now += 249;
+    expect(await cache.get("k", source.load)).toBe(1);
+    now += 1;
+    expect(await cache.get("k", source.load)).toBe(2);
+    expect(source.calls()).toBe(2);
+  });
+
+  it("forgets a failed load, so the next caller loads again; keys are apart", async () => {
+    const cache = new TtlCache<string, number>({ ttlMs: 10_000, now: () => 0 });
+    const source = counting([new Error("database down"), 7, 8]);
+    await expect(cache.get("k", source.load)).rejects.toThrow("database down");
+    expect(await cache.get("k", source.load)).toBe(7);
+    expect(await cache.get("other", source.load)).toBe(8);
+    expect(await cache.get("k", source.load)).toBe(7);
+  });
+
+  it("clear() and more than maxKeys entries both start over", async () => {
+    const cache = new TtlCache<number, number>({ ttlMs: 10_000, now: () => 0, maxKeys: 2 });
+    const source = counting([1, 2, 3, 4, 5]);
+    for (const key of [1, 2, 3]) await cache.get(key, source.load);
+    // Three entries exceed maxKeys 2: the fourth key's get starts over, so key 1 loads again.
+    await cache.get(4, source.load);
+    expect(await cache.get(1, source.load)).toBe(5);
+    cache.clear();
+    const again = counting([9]);
+    expect(await cache.get(1, again.load)).toBe(9);
+  });
+});
