@@ -20,6 +20,8 @@ import { showTab } from "./topic-actions";
 const run = promisify(execFile);
 const TOPIC = "stock";
 const VIEW = `${TOPIC}.latest`;
+/** A delete-only topic: no key index, so no view. */
+const EVENTS = "stock-events";
 const KEY_NAME = "stock-app";
 const WRITER = "stock-writer";
 const READER = "stock-reader";
@@ -50,7 +52,10 @@ async function clientRows(page: Page): Promise<string[][]> {
 describe("the topic page's Kafka clients and latest-value view", () => {
   const ui = useConsolePage({
     account: "Kafka Clients",
-    topics: [{ name: TOPIC, partitions: 1, cleanupPolicy: "compact" }],
+    topics: [
+      { name: TOPIC, partitions: 1, cleanupPolicy: "compact" },
+      { name: EVENTS, partitions: 1, cleanupPolicy: "delete" },
+    ],
   });
   let secret: string;
   /** kafkajs clients signed in with the key, one client id each (the clients card shows it). */
@@ -144,6 +149,12 @@ describe("the topic page's Kafka clients and latest-value view", () => {
     await view.scrollIntoViewIfNeeded();
     const overflow = await saveScreenshotsAtWidths(ui.page, "kafka-clients-latest-view");
     expect(overflow).toEqual({ 1440: 0, 390: 0 });
+
+    await ui.page.goto(`/topics/${EVENTS}`);
+    await showTab(ui.page, "Overview");
+    const eventsCard = ui.page.getByRole("region", { name: "Kafka client settings", exact: true });
+    await eventsCard.getByRole("figure", { name: "librdkafka and kcat properties" }).waitFor();
+    expect(await eventsCard.getByRole("region", { name: "Latest-value view" }).count()).toBe(0);
   });
 
   it("lists each client that produced or consumed, with its role, software and last seen, on the Consumers tab", async () => {
