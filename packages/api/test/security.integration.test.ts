@@ -49,8 +49,6 @@ const TENANT_WIDE_PROCEDURES = [
   "erasure.topics",
   "audit.verify",
   "audit.export",
-  // The brokers' addresses: the same for every tenant (the SASL key picks the tenant), behind auth.
-  "kafka.connection",
   // Lists the caller's own groups.
   "consumerGroups.list",
 ];
@@ -63,6 +61,8 @@ function resourceInputs(): Record<string, { kind: "query" | "mutation"; input: u
     "topics.get": { kind: "query", input: { topic: "secret" } },
     "topics.cleanerRuns": { kind: "query", input: { topic: "secret" } },
     "topics.kafkaClients": { kind: "query", input: { topic: "secret" } },
+    // Without a topic it names only the brokers, the same for every tenant; with one, its view.
+    "kafka.connection": { kind: "query", input: { topic: "secret" } },
     "topics.segments": { kind: "query", input: { topic: "secret", partition: 0 } },
     "topics.delete": { kind: "mutation", input: { topic: "secret" } },
     "topics.alterConfigs": { kind: "mutation", input: { topic: "secret", set: { "retention.ms": 1000 } } },

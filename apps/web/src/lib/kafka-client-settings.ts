@@ -74,3 +74,18 @@ export function javaProperties(settings: KafkaClientSettings): string {
     `sasl.jaas.config=${loginModule} required username=${jaasQuoted(settings.username)} password=${jaasQuoted(settings.password)};`,
   ].join("\n");
 }
+
+/** kcat with the librdkafka properties above: the view's records from the beginning, exiting at its end. */
+export function latestViewKcat(view: string): string {
+  return `kcat -F lastword.properties -C -t ${view} -o beginning -e`;
+}
+
+/** A kafkajs group member on the view (offsets it commits are the topic's own). */
+export function latestViewKafkajs(view: string): string {
+  return [
+    'const consumer = kafka.consumer({ groupId: "my-app" });',
+    "await consumer.connect();",
+    `await consumer.subscribe({ topic: ${JSON.stringify(view)}, fromBeginning: true });`,
+    "await consumer.run({ eachMessage: async ({ message }) => { /* upsert message.key, or delete it on a null value */ } });",
+  ].join("\n");
+}

@@ -5,6 +5,8 @@ import { useState } from "react";
 import {
   javaProperties,
   kafkajsConfig,
+  latestViewKafkajs,
+  latestViewKcat,
   librdkafkaProperties,
   type SaslMechanism,
   secretPlaceholder,
@@ -36,7 +38,9 @@ export function KafkaClientSettings(props: {
   title?: string;
 }) {
   const trpc = useTRPC();
-  const connection = useQuery(trpc.kafka.connection.queryOptions());
+  const connection = useQuery(
+    trpc.kafka.connection.queryOptions(props.topic === undefined ? undefined : { topic: props.topic }),
+  );
   const [keyId, setKeyId] = useState<string | null>(null);
   const [mechanism, setMechanism] = useState<SaslMechanism>("SCRAM-SHA-256");
   const key = props.keys.find((k) => k.id === keyId) ?? props.keys[0] ?? NO_KEY;
@@ -83,6 +87,7 @@ export function KafkaClientSettings(props: {
             }}
             secretShown={key.secret !== undefined}
           />
+          {connection.data.latestView ? <LatestView view={connection.data.latestView} /> : null}
         </div>
       ) : null}
     </Card>
@@ -109,5 +114,23 @@ function SettingsBlocks({
       <CopyBlock label="librdkafka and kcat properties" value={librdkafkaProperties(settings)} />
       <CopyBlock label="Java client properties" value={javaProperties(settings)} />
     </>
+  );
+}
+
+/** Where a consumer that wants the topic's state, not its history, reads: the compacted view. */
+function LatestView({ view }: { view: string }) {
+  return (
+    <section aria-label="Latest-value view" className="flex min-w-0 flex-col gap-2">
+      <h3 className="text-sm font-medium">
+        Latest-value view: <code className="font-mono">{view}</code>
+      </h3>
+      <p className="text-sm text-muted">
+        A read-only Kafka topic for a cold start: from the beginning it serves each key&apos;s latest record
+        (tombstones included), without the superseded ones, then the topic&apos;s new writes. Its offsets are
+        the topic&apos;s.
+      </p>
+      <CopyBlock label="kcat: read the latest view" value={latestViewKcat(view)} />
+      <CopyBlock label="kafkajs: read the latest view" value={latestViewKafkajs(view)} />
+    </section>
   );
 }
