@@ -146,7 +146,7 @@ export async function startWorker(config: WorkerConfig): Promise<RunningWorker> 
         host,
         health,
         passes,
-        stats: new PartitionStatsRepository(prisma, id),
+        stats: new PartitionStatsRepository(prisma, id, clock),
         metrics,
         logger,
         clock,

@@ -60,6 +60,7 @@ function resourceInputs(): Record<string, { kind: "query" | "mutation"; input: u
   return {
     "topics.get": { kind: "query", input: { topic: "secret" } },
     "topics.cleanerRuns": { kind: "query", input: { topic: "secret" } },
+    "topics.history": { kind: "query", input: { topic: "secret" } },
     "topics.kafkaClients": { kind: "query", input: { topic: "secret" } },
     "topics.segments": { kind: "query", input: { topic: "secret", partition: 0 } },
     "topics.delete": { kind: "mutation", input: { topic: "secret" } },
