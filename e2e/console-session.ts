@@ -210,3 +210,18 @@ export function useConsolePage(
   });
   return ui;
 }
+
+/** Calls the console's own tRPC endpoint as the page's signed-in member; answers the HTTP status. */
+export async function callTrpc(page: Page, path: string, input: unknown): Promise<number> {
+  return page.evaluate(
+    async ({ path, input }) => {
+      const res = await fetch(`/api/trpc/${path}`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify(input),
+      });
+      return res.status;
+    },
+    { path, input },
+  );
+}

@@ -3,6 +3,7 @@ import { type Consumer, Kafka, logLevel } from "kafkajs";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
+  callTrpc as call,
   createTopic,
   launchChromium,
   newAccount,
@@ -18,21 +19,6 @@ const KAFKA_GROUP = "billing-kafka";
 const TEN_MINUTES = 10 * 60_000;
 /** The first record's timestamp, on a whole second (datetime-local inputs carry seconds). */
 const OLD = Math.floor((Date.now() - TEN_MINUTES) / 1_000) * 1_000;
-
-/** Calls the console's own tRPC endpoint as the signed-in member. */
-async function call(page: Page, path: string, input: unknown): Promise<number> {
-  return page.evaluate(
-    async ({ path, input }) => {
-      const res = await fetch(`/api/trpc/${path}`, {
-        method: "POST",
-        headers: { "content-type": "application/json" },
-        body: JSON.stringify(input),
-      });
-      return res.status;
-    },
-    { path, input },
-  );
-}
 
 function groupCard(page: Page, group: string) {
   return page.getByRole("region", { name: group, exact: true });
