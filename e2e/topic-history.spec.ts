@@ -1,6 +1,7 @@
 import type { Locator, Page } from "playwright-core";
 import { describe, expect, it } from "vitest";
 import { callTrpc, saveScreenshotsAtWidths, useConsolePage } from "./console-session";
+import { searchMessages, shownOffsets } from "./message-browser-actions";
 import { showTab } from "./topic-actions";
 
 const TOPIC = "traffic";
@@ -30,7 +31,7 @@ describe("topic charts from the per-minute samples", () => {
     open: TOPIC,
   });
 
-  it("draws stored vs live bytes and the produce rate on the overview", async () => {
+  it("draws stored vs live bytes and the produce and fetch rates on the overview", async () => {
     const { page } = ui;
     const records = [0, 0, 1, 1, 1].map((partition, i) => ({
       partition,
@@ -51,11 +52,26 @@ describe("topic charts from the per-minute samples", () => {
       "Live",
       "Stored",
     ]);
-    // A rate needs the minute before: a bar chart once two minutes are sampled, a sentence until then.
-    const rate = card.getByRole("figure", { name: "Records produced per minute" });
-    const waiting = card.getByRole("status").filter({ hasText: "Two minutes of samples are needed" });
-    await rate.or(waiting).waitFor();
-    if (await rate.isVisible()) expect(Number(await rate.getAttribute("data-points"))).toBeGreaterThan(0);
+    // Reading the records (the Messages tab's browser) shows up as fetched records within seconds.
+    await searchMessages(page);
+    expect(await shownOffsets(page)).not.toEqual([]);
+    await showTab(page, "Overview");
+    const rate = card.getByRole("figure", { name: "Records produced and fetched per minute" });
+    await shownAfterReload(page, card, rate);
+    expect((await rate.locator(".recharts-legend-item-text").allTextContents()).sort()).toEqual([
+      "Fetched",
+      "Produced",
+    ]);
+    await expect
+      .poll(
+        async () => {
+          await page.reload();
+          await rate.waitFor();
+          return rate.locator(".recharts-bar-rectangle").count();
+        },
+        { timeout: 45_000, interval: 2_000 },
+      )
+      .toBeGreaterThan(0);
     const overflow = await saveScreenshotsAtWidths(page, "topic-traffic-charts");
     expect(overflow).toEqual({ 1440: 0, 390: 0 });
   });

@@ -28,6 +28,7 @@ import { type KafkaQuotaConfig, KafkaQuotas } from "./kafka/kafka-quotas";
 import { ProducerIdRepository } from "./kafka/producers/producer-ids.repository";
 import type { TestFaults } from "./kafka/test-faults";
 import { createLogger, type Logger, type LogLevel } from "./logger";
+import type { FetchTally } from "./metrics/fetch-tally";
 import { WorkerMetrics } from "./metrics/metrics";
 import { PartitionStatsRepository } from "./metrics/partition-stats.repository";
 import { FenceRepository } from "./ownership/fence.repository";
@@ -146,7 +147,7 @@ export async function startWorker(config: WorkerConfig): Promise<RunningWorker> 
         host,
         health,
         passes,
-        stats: new PartitionStatsRepository(prisma, id, clock),
+        stats: new PartitionStatsRepository(prisma, id, clock, metrics.fetched),
         metrics,
         logger,
         clock,
@@ -192,6 +193,7 @@ export async function startWorker(config: WorkerConfig): Promise<RunningWorker> 
         clock,
         ...(config.faultPoint && { faultPoint: config.faultPoint }),
         registry: metrics.registry,
+        fetched: metrics.fetched,
       })
     : null;
   if (kafka) registry.advertiseKafka(kafka.advertised.host, kafka.advertised.port);
@@ -304,6 +306,7 @@ interface KafkaParts {
   faultPoint?: FaultPoint;
   /** The worker's Prometheus registry: the listener's metrics join it. */
   registry: Registry;
+  fetched: FetchTally;
 }
 
 async function startKafka(config: NonNullable<WorkerConfig["kafka"]>, parts: KafkaParts) {
@@ -339,6 +342,7 @@ async function startKafka(config: NonNullable<WorkerConfig["kafka"]>, parts: Kaf
       groupLeases,
       groupOffsets: new GroupOffsetsRepository(parts.prisma, now),
       producerIds: new ProducerIdRepository(parts.prisma),
+      fetched: parts.fetched,
       ...(parts.faultPoint && { fault: { point: parts.faultPoint, fired: false } }),
       sightings: new ClientSightings(
         { prisma: parts.prisma, clock: parts.clock, logger: parts.logger },

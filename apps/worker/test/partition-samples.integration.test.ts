@@ -1,6 +1,7 @@
 import { createTestDatabase, type TestDatabase } from "@lastword/db/testing";
 import { ManualClock } from "@lastword/logstore";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { FetchTally } from "../src/metrics/fetch-tally";
 import {
   type PartitionStats,
   PartitionStatsRepository,
@@ -65,7 +66,8 @@ describe("partition samples", () => {
   it("keeps one row per owned partition per minute, its last stats, each group's lag, and prunes past a day", async () => {
     const { prisma } = db;
     const clock = new ManualClock(START);
-    const repo = new PartitionStatsRepository(prisma, "w1", clock);
+    const fetched = new FetchTally();
+    const repo = new PartitionStatsRepository(prisma, "w1", clock, fetched);
     const report = (end0: number) =>
       new Map([
         [ids[0]!, stats(1000, 0.25, end0)],
@@ -81,12 +83,27 @@ describe("partition samples", () => {
         })
       ).logEndOffset;
 
+    fetched.add(ids[0]!, 3);
     await repo.save(report(10));
     const minute0 = new Date(START - 5_000);
     expect(await prisma.partitionSample.findMany({ orderBy: { partitionId: "asc" } })).toEqual(
       [
-        { partitionId: ids[0], at: minute0, sizeBytes: 1000n, dirtyBytes: 250n, logEndOffset: 10n },
-        { partitionId: ids[1], at: minute0, sizeBytes: 500n, dirtyBytes: 0n, logEndOffset: 3n },
+        {
+          partitionId: ids[0],
+          at: minute0,
+          sizeBytes: 1000n,
+          dirtyBytes: 250n,
+          logEndOffset: 10n,
+          fetchedRecords: 3n,
+        },
+        {
+          partitionId: ids[1],
+          at: minute0,
+          sizeBytes: 500n,
+          dirtyBytes: 0n,
+          logEndOffset: 3n,
+          fetchedRecords: 0n,
+        },
       ].sort((a, b) => a.partitionId!.localeCompare(b.partitionId!)),
     );
     expect(await prisma.groupLagSample.findMany()).toEqual([
@@ -97,9 +114,18 @@ describe("partition samples", () => {
     clock.advance(5_000);
     await repo.save(report(12));
     expect(await firstEndAt(minute0)).toBe(10n);
+    // Fetches add up over the minute's writes (the tally is drained into each).
+    fetched.add(ids[0]!, 2);
     clock.advance(10_000);
     await repo.save(report(14));
     expect(await firstEndAt(minute0)).toBe(14n);
+    expect(
+      (
+        await prisma.partitionSample.findUniqueOrThrow({
+          where: { partitionId_at: { partitionId: ids[0]!, at: minute0 } },
+        })
+      ).fetchedRecords,
+    ).toBe(5n);
     expect((await prisma.groupLagSample.findFirstOrThrow()).lag).toBe(10n);
 
     // The next minute is a new row at once.

@@ -38,20 +38,21 @@ beforeAll(async () => {
   const minute = (ago: number) => new Date(Math.floor(NOW / M) * M - ago * M);
   // Three minutes of two partitions; a sample older than the window asked for is left out.
   const rows = [
-    [0, 90, 10, 1, 0],
-    [0, 3, 100, 10, 10],
-    [0, 2, 200, 20, 15],
-    [0, 1, 300, 0, 30],
-    [1, 2, 50, 5, 1],
-    [1, 1, 60, 0, 4],
+    [0, 90, 10, 1, 0, 0],
+    [0, 3, 100, 10, 10, 0],
+    [0, 2, 200, 20, 15, 4],
+    [0, 1, 300, 0, 30, 0],
+    [1, 2, 50, 5, 1, 2],
+    [1, 1, 60, 0, 4, 0],
   ] as const;
   await h.db.prisma.partitionSample.createMany({
-    data: rows.map(([index, ago, sizeBytes, dirtyBytes, logEndOffset]) => ({
+    data: rows.map(([index, ago, sizeBytes, dirtyBytes, logEndOffset, fetchedRecords]) => ({
       partitionId: partitions[index]!.id,
       at: minute(ago),
       sizeBytes: BigInt(sizeBytes),
       dirtyBytes: BigInt(dirtyBytes),
       logEndOffset: BigInt(logEndOffset),
+      fetchedRecords: BigInt(fetchedRecords),
     })),
   });
   const group = await h.db.prisma.consumerGroup.create({
@@ -76,8 +77,20 @@ describe("GET /topics/{topic}/history", () => {
     expect(res.status).toBe(200);
     expect(res.body).toEqual({
       minutes: [
-        { at: "2026-12-01T11:58:00.000Z", sizeBytes: 250, liveBytes: 225, producedRecords: 5 },
-        { at: "2026-12-01T11:59:00.000Z", sizeBytes: 360, liveBytes: 360, producedRecords: 18 },
+        {
+          at: "2026-12-01T11:58:00.000Z",
+          sizeBytes: 250,
+          liveBytes: 225,
+          producedRecords: 5,
+          fetchedRecords: 6,
+        },
+        {
+          at: "2026-12-01T11:59:00.000Z",
+          sizeBytes: 360,
+          liveBytes: 360,
+          producedRecords: 18,
+          fetchedRecords: 0,
+        },
       ],
       groups: [
         {

@@ -5,6 +5,7 @@ CREATE TABLE "PartitionSample" (
     "sizeBytes" BIGINT NOT NULL,
     "dirtyBytes" BIGINT NOT NULL,
     "logEndOffset" BIGINT NOT NULL,
+    "fetchedRecords" BIGINT NOT NULL DEFAULT 0,
 
     CONSTRAINT "PartitionSample_pkey" PRIMARY KEY ("partitionId","at")
 );

@@ -20,6 +20,17 @@ interface Want {
   currentLeaderEpoch: number;
 }
 
+/** Records in whole stored batches, from their headers (the first may start below the fetch offset). */
+function recordsIn(bytes: Buffer): number {
+  let count = 0;
+  for (let pos = 0; pos < bytes.length; ) {
+    const header = readBatchHeader(bytes, pos);
+    count += header.recordCount;
+    pos += header.sizeBytes;
+  }
+  return count;
+}
+
 /** True when a batch in `bytes` holds a record at or above `offset` (not just its offset range). */
 function holdsRecordFrom(bytes: Buffer, offset: number): boolean {
   for (let pos = 0; pos < bytes.length; ) {
@@ -69,12 +80,13 @@ function answer(index: number, errorCode: number, extra: Partial<PartitionAnswer
 }
 
 async function fetchPartition(ctx: KafkaBrokerContext, want: Want, budget: { left: number; any: boolean }) {
-  const slot = want.partitionId === null ? undefined : ctx.host.slot(want.partitionId);
-  if (want.partitionId === null || !slot) return answer(want.index, ErrorCode.NOT_LEADER_OR_FOLLOWER);
+  const { partitionId } = want;
+  const slot = partitionId === null ? undefined : ctx.host.slot(partitionId);
+  if (partitionId === null || !slot) return answer(want.index, ErrorCode.NOT_LEADER_OR_FOLLOWER);
   const fenced = leaderEpochError(slot.epoch, want.currentLeaderEpoch);
   if (fenced !== null) return answer(want.index, fenced);
   try {
-    return await ctx.host.read(want.partitionId, async (log) => {
+    return await ctx.host.read(partitionId, async (log) => {
       const marks = {
         highWatermark: BigInt(log.logEndOffset),
         lastStableOffset: BigInt(log.logEndOffset),
@@ -91,6 +103,7 @@ async function fetchPartition(ctx: KafkaBrokerContext, want: Want, budget: { lef
       stampLeaderEpochs(records, slot.leaderEpochs);
       budget.left -= records.length;
       if (records.length > 0) budget.any = true;
+      ctx.fetched.add(partitionId, recordsIn(records));
       return answer(want.index, 0, { ...marks, records });
     });
   } catch (error) {

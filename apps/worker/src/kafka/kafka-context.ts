@@ -4,6 +4,7 @@ import type { FaultPoint } from "../dataplane/dataplane-server";
 import type { TombstoneAudit } from "../erasure/tombstone-audit";
 import type { PartitionHost } from "../hosting/partition-host";
 import type { Logger } from "../logger";
+import type { FetchTally } from "../metrics/fetch-tally";
 import type { AppendSignal } from "./append-signal";
 import type { ClientSightings } from "./client-sightings";
 import type { GroupCoordinator } from "./groups/group-coordinator";
@@ -39,6 +40,8 @@ export interface KafkaBrokerContext {
   fault?: { point: FaultPoint; fired: boolean };
   /** The tenants' produce quotas (null: nothing is throttled). */
   quotas: KafkaQuotas | null;
+  /** Records served per partition, for the console's throughput chart (the worker's metrics). */
+  fetched: FetchTally;
   /** Which clients produced to and consumed from which topics, for the console. */
   sightings: ClientSightings;
   /** This worker as a broker (its node id is known once it registered). */

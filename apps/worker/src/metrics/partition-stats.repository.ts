@@ -1,5 +1,6 @@
 import type { PrismaClient } from "@lastword/db";
 import { type Clock, systemClock } from "@lastword/logstore";
+import { FetchTally } from "./fetch-tally";
 
 /** What the console shows per partition (Partition.stats), refreshed by its owner every scheduler tick. */
 export interface PartitionStats {
@@ -27,13 +28,21 @@ export class PartitionStatsRepository {
   readonly #prisma: PrismaClient;
   readonly #workerId: string;
   readonly #clock: Clock;
+  readonly #fetched: FetchTally;
   #sampledAtMs = Number.NEGATIVE_INFINITY;
   #sampledMinute = Number.NaN;
 
-  constructor(prisma: PrismaClient, workerId: string, clock: Clock = systemClock) {
+  /** `fetched`: the records served per partition, drained into each sample (the worker's metrics). */
+  constructor(
+    prisma: PrismaClient,
+    workerId: string,
+    clock: Clock = systemClock,
+    fetched = new FetchTally(),
+  ) {
     this.#prisma = prisma;
     this.#workerId = workerId;
     this.#clock = clock;
+    this.#fetched = fetched;
   }
 
   /** One statement for all of this worker's partitions; rows it no longer owns are left alone. */
@@ -50,7 +59,8 @@ export class PartitionStatsRepository {
 
   /**
    * The minute's history row per partition (size, dirty bytes as the topic list counts them, end
-   * offset) and each group's lag on it; a new minute also drops rows past the retention.
+   * offset, records fetched: added up over the minute's writes) and each group's lag on it; a new
+   * minute also drops rows past the retention.
    */
   async #sample(stats: ReadonlyMap<string, PartitionStats>): Promise<void> {
     const nowMs = this.#clock.now();
@@ -65,14 +75,16 @@ export class PartitionStatsRepository {
     const sizes = reports.map((s) => s.sizeBytes);
     const dirty = reports.map((s) => Math.round(s.dirtyRatio * s.sizeBytes));
     const ends = reports.map((s) => s.logEndOffset);
+    const fetched = ids.map((id) => this.#fetched.take(id));
     await this.#prisma.$executeRaw`
-      INSERT INTO "PartitionSample" ("partitionId", "at", "sizeBytes", "dirtyBytes", "logEndOffset")
-      SELECT v."id", ${at}, v."size", v."dirty", v."end"
-      FROM unnest(${ids}::text[], ${sizes}::bigint[], ${dirty}::bigint[], ${ends}::bigint[])
-        AS v("id", "size", "dirty", "end")
+      INSERT INTO "PartitionSample" ("partitionId", "at", "sizeBytes", "dirtyBytes", "logEndOffset", "fetchedRecords")
+      SELECT v."id", ${at}, v."size", v."dirty", v."end", v."fetched"
+      FROM unnest(${ids}::text[], ${sizes}::bigint[], ${dirty}::bigint[], ${ends}::bigint[], ${fetched}::bigint[])
+        AS v("id", "size", "dirty", "end", "fetched")
       JOIN "Partition" p ON p."id" = v."id" AND p."ownerWorkerId" = ${this.#workerId}
       ON CONFLICT ("partitionId", "at") DO UPDATE SET "sizeBytes" = EXCLUDED."sizeBytes",
-        "dirtyBytes" = EXCLUDED."dirtyBytes", "logEndOffset" = EXCLUDED."logEndOffset"`;
+        "dirtyBytes" = EXCLUDED."dirtyBytes", "logEndOffset" = EXCLUDED."logEndOffset",
+        "fetchedRecords" = "PartitionSample"."fetchedRecords" + EXCLUDED."fetchedRecords"`;
     await this.#prisma.$executeRaw`
       INSERT INTO "GroupLagSample" ("groupId", "topicId", "partitionIndex", "at", "lag")
       SELECT o."groupId", p."topicId", p."index", ${at}, GREATEST(v."end" - o."offset", 0)

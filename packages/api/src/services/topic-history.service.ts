@@ -39,6 +39,7 @@ export async function topicHistory(
       sizeBytes: Number(s.sizeBytes),
       dirtyBytes: Number(s.dirtyBytes),
       logEndOffset: Number(s.logEndOffset),
+      fetchedRecords: Number(s.fetchedRecords),
     })),
   ).filter((minute) => Date.parse(minute.at) >= shownFromMs);
   const groupIds = [...new Set(lags.map((l) => l.groupId))];

@@ -9,26 +9,40 @@ const sample = (
   logEndOffset: number,
   sizeBytes = 100,
   dirtyBytes = 10,
+  fetchedRecords = 0,
 ) => ({
   partitionId,
   atMs: T0 + minute * M,
   sizeBytes,
   dirtyBytes,
   logEndOffset,
+  fetchedRecords,
 });
 
 describe("topicMinutes", () => {
-  it("sums the partitions per minute and counts records produced since the minute before", () => {
+  it("sums the partitions per minute, their fetches, and records produced since the minute before", () => {
     expect(
       topicMinutes([
-        sample("p1", 1, 15),
-        sample("p0", 0, 5),
+        sample("p1", 1, 15, 100, 10, 7),
+        sample("p0", 0, 5, 100, 10, 3),
         sample("p1", 0, 10),
-        sample("p0", 1, 9, 300, 50),
+        sample("p0", 1, 9, 300, 50, 1),
       ]),
     ).toEqual([
-      { at: "2026-12-01T10:00:00.000Z", sizeBytes: 200, liveBytes: 180, producedRecords: null },
-      { at: "2026-12-01T10:01:00.000Z", sizeBytes: 400, liveBytes: 340, producedRecords: 9 },
+      {
+        at: "2026-12-01T10:00:00.000Z",
+        sizeBytes: 200,
+        liveBytes: 180,
+        producedRecords: null,
+        fetchedRecords: 3,
+      },
+      {
+        at: "2026-12-01T10:01:00.000Z",
+        sizeBytes: 400,
+        liveBytes: 340,
+        producedRecords: 9,
+        fetchedRecords: 8,
+      },
     ]);
   });
 

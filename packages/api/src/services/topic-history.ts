@@ -7,6 +7,7 @@ export interface PartitionMinute {
   sizeBytes: number;
   dirtyBytes: number;
   logEndOffset: number;
+  fetchedRecords: number;
 }
 
 export interface TopicMinute {
@@ -14,10 +15,12 @@ export interface TopicMinute {
   sizeBytes: number;
   liveBytes: number;
   producedRecords: number | null;
+  fetchedRecords: number;
 }
 
 /**
- * Partition samples summed per minute, oldest first. Records produced in a minute are the end
+ * Partition samples summed per minute, oldest first (records fetched are counted by the workers as
+ * they serve them). Records produced in a minute are the end
  * offsets' growth since the minute before, counted over the partitions sampled in both (a partition
  * missing a minute, e.g. during a handover, adds nothing rather than its whole log).
  */
@@ -40,6 +43,7 @@ export function topicMinutes(samples: readonly PartitionMinute[]): TopicMinute[]
         sizeBytes,
         liveBytes: Math.max(0, sizeBytes - dirtyBytes),
         producedRecords: growth.length === 0 ? null : growth.reduce((sum, n) => sum + n, 0),
+        fetchedRecords: rows.reduce((sum, r) => sum + r.fetchedRecords, 0),
       };
     });
 }

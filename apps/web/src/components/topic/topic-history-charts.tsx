@@ -30,31 +30,36 @@ function HistoryState({ history, empty }: { history: ReturnType<typeof useTopicH
   return <StatusNotice>{empty}</StatusNotice>;
 }
 
-/** The last hour per minute: records produced, and stored against live bytes. */
+/**
+ * The last hour per minute: records produced (no bar for the first sampled minute, which has no
+ * minute before it) and fetched, and stored against live bytes.
+ */
 export function TopicTrafficCharts({ topic }: { topic: string }) {
   const history = useTopicHistory(topic);
   const minutes = (history.data?.minutes ?? []).map((m) => ({ ...m, at: Date.parse(m.at) }));
-  const produced = minutes.filter((m) => m.producedRecords !== null);
   return (
     <Card
       title="Traffic and size over the last hour"
-      description="Per minute, from the partitions' owners: records appended to the topic, and its stored bytes against the live ones (what compaction would keep)."
+      description="Per minute, from the partitions' owners: records appended to the topic and served to readers (REST and Kafka), and its stored bytes against the live ones (what compaction would keep)."
     >
       <div className="grid gap-6 lg:grid-cols-2">
         <div className="min-w-0">
-          <h3 className="mb-2 text-sm font-medium">Records produced per minute</h3>
-          {produced.length > 0 ? (
+          <h3 className="mb-2 text-sm font-medium">Records produced and fetched per minute</h3>
+          {minutes.length > 0 ? (
             <TimeChart
-              label="Records produced per minute"
+              label="Records produced and fetched per minute"
               kind="bar"
-              points={produced}
-              series={[{ key: "producedRecords", name: "Records", color: "var(--color-accent)" }]}
+              points={minutes}
+              series={[
+                { key: "producedRecords", name: "Produced", color: "var(--color-accent)" },
+                { key: "fetchedRecords", name: "Fetched", color: "#0891b2" },
+              ]}
               format={count}
             />
           ) : (
             <HistoryState
               history={history}
-              empty="Two minutes of samples are needed for a rate; the first is in."
+              empty="No samples yet: the partitions' owner writes one a minute."
             />
           )}
         </div>

@@ -22,6 +22,9 @@ export const topicHistoryOutput = z.object({
         .number()
         .nullable()
         .meta({ description: "Records appended since the minute before; null without a sample then" }),
+      fetchedRecords: z
+        .number()
+        .meta({ description: "Records served to readers (REST and Kafka) in the minute" }),
     }),
   ),
   groups: z.array(

@@ -8,7 +8,7 @@ export const topicHistoryProcedure = protectedProcedure("topics:read")
       method: "GET",
       path: "/topics/{topic}/history",
       tags: ["topics"],
-      summary: "Per-minute size, live bytes, produce rate and consumer-group lag of the topic",
+      summary: "Per-minute size, live bytes, produce and fetch rates and consumer-group lag of the topic",
     },
   })
   .input(topicHistoryInput)
