@@ -207,3 +207,17 @@ export function fetchBody(
     rackId: "",
   };
 }
+
+/** kcat's (librdkafka's) connection arguments for `worker`'s listener, signed in as `key` over SASL. */
+export function kcatSasl(
+  worker: RunningWorker,
+  key: { id: string; secret: string },
+  mechanism: "PLAIN" | "SCRAM-SHA-256" | "SCRAM-SHA-512" = "PLAIN",
+): string[] {
+  return [
+    "-b",
+    `${worker.kafka!.host}:${worker.kafka!.port}`,
+    ...["-X", "security.protocol=SASL_PLAINTEXT", "-X", `sasl.mechanisms=${mechanism}`],
+    ...["-X", `sasl.username=${key.id}`, "-X", `sasl.password=${key.secret}`],
+  ];
+}
