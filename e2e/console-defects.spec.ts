@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { saveScreenshotsAtWidths, useConsolePage } from "./console-session";
+import { saveScreenshot, saveScreenshotsAtWidths, useConsolePage, waitOrExplain } from "./console-session";
+import { showTab } from "./topic-actions";
 
 describe("small console defects", () => {
   const ui = useConsolePage();
@@ -17,5 +18,38 @@ describe("small console defects", () => {
     expect(icon.body).toContain("<svg");
     const overflow = await saveScreenshotsAtWidths(ui.page, "sign-in-with-favicon");
     expect(overflow).toEqual({ 1440: 0, 390: 0 });
+  });
+});
+
+describe("the dirty-ratio chart's threshold label", () => {
+  const ui = useConsolePage({
+    account: "Chart Reader",
+    topics: [{ name: "ratios", partitions: 1, cleanupPolicy: "compact" }],
+    open: "ratios",
+  });
+
+  it("sits inside the plot, clear of both axes' tick labels", async () => {
+    await showTab(ui.page, "Segments & cleaner");
+    const chart = ui.page.getByRole("region", { name: "Dirty ratio over time" });
+    const figure = chart.getByRole("figure", { name: "Partition 0 dirty ratio over time" });
+    await waitOrExplain(ui.page, figure, "dirty-ratio-label");
+    const label = figure.getByText(/^min\.cleanable\.dirty\.ratio \d+%$/);
+    await label.waitFor();
+    const box = await label.boundingBox();
+    const ticks = await figure
+      .locator(".recharts-cartesian-axis-tick-value")
+      .evaluateAll((texts) => texts.map((text) => text.getBoundingClientRect().toJSON() as DOMRect));
+    expect(box).not.toBeNull();
+    expect(ticks.length).toBeGreaterThan(2);
+    const overlaps = ticks.filter(
+      (tick) =>
+        box !== null &&
+        tick.left < box.x + box.width &&
+        box.x < tick.right &&
+        tick.top < box.y + box.height &&
+        box.y < tick.bottom,
+    );
+    expect(overlaps).toEqual([]);
+    await saveScreenshot(ui.page, "dirty-ratio-threshold-label");
   });
 });

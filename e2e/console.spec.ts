@@ -14,11 +14,11 @@ import {
   waitOrExplain,
 } from "./console-session";
 
-/** Opens the header's organization menu from the keyboard (it is a <details> disclosure). */
+/** Opens the header's organization popover from the keyboard. */
 async function openOrganizationMenu(page: Page): Promise<void> {
-  const summary = page.locator("header summary");
-  if ((await summary.locator("xpath=..").getAttribute("open")) !== null) return;
-  await summary.focus();
+  const trigger = page.locator("header").getByRole("button", { name: /^Organization:/ });
+  if ((await trigger.getAttribute("aria-expanded")) === "true") return;
+  await trigger.focus();
   await page.keyboard.press("Enter");
   await page.getByRole("form", { name: "Create an organization" }).waitFor();
 }

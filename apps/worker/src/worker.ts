@@ -31,6 +31,7 @@ import { LatestViews } from "./kafka/latest-view";
 import { ProducerIdRepository } from "./kafka/producers/producer-ids.repository";
 import type { TestFaults } from "./kafka/test-faults";
 import { createLogger, type Logger, type LogLevel } from "./logger";
+import type { FetchTally } from "./metrics/fetch-tally";
 import { WorkerMetrics } from "./metrics/metrics";
 import { PartitionStatsRepository } from "./metrics/partition-stats.repository";
 import { FenceRepository } from "./ownership/fence.repository";
@@ -149,7 +150,7 @@ export async function startWorker(config: WorkerConfig): Promise<RunningWorker> 
         host,
         health,
         passes,
-        stats: new PartitionStatsRepository(prisma, id),
+        stats: new PartitionStatsRepository(prisma, id, clock, metrics.fetched),
         metrics,
         logger,
         clock,
@@ -198,6 +199,7 @@ export async function startWorker(config: WorkerConfig): Promise<RunningWorker> 
         clock,
         ...(config.faultPoint && { faultPoint: config.faultPoint }),
         registry: metrics.registry,
+        fetched: metrics.fetched,
       })
     : null;
   if (kafka) registry.advertiseKafka(kafka.advertised.host, kafka.advertised.port);
@@ -315,6 +317,7 @@ interface KafkaParts {
   faultPoint?: FaultPoint;
   /** The worker's Prometheus registry: the listener's metrics join it. */
   registry: Registry;
+  fetched: FetchTally;
 }
 
 async function startKafka(config: NonNullable<WorkerConfig["kafka"]>, parts: KafkaParts) {
@@ -350,6 +353,7 @@ async function startKafka(config: NonNullable<WorkerConfig["kafka"]>, parts: Kaf
       groupLeases,
       groupOffsets: new GroupOffsetsRepository(parts.prisma, now),
       producerIds: new ProducerIdRepository(parts.prisma),
+      fetched: parts.fetched,
       ...(parts.faultPoint && { fault: { point: parts.faultPoint } }),
       latestViews: new LatestViews(),
       sightings: new ClientSightings(

@@ -60,6 +60,7 @@ function resourceInputs(): Record<string, { kind: "query" | "mutation"; input: u
   return {
     "topics.get": { kind: "query", input: { topic: "secret" } },
     "topics.cleanerRuns": { kind: "query", input: { topic: "secret" } },
+    "topics.history": { kind: "query", input: { topic: "secret" } },
     "topics.kafkaClients": { kind: "query", input: { topic: "secret" } },
     // Without a topic it names only the brokers, the same for every tenant; with one, its view.
     "kafka.connection": { kind: "query", input: { topic: "secret" } },

@@ -147,6 +147,7 @@ async function route(
         options.logger,
       );
       options.metrics.records.inc({ op: "fetch" }, sent);
+      options.metrics.fetched.add(partitionId, sent);
       endTimer({ outcome: "ok" });
       return;
     }

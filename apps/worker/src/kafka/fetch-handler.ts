@@ -23,6 +23,17 @@ interface Want {
   view: boolean;
 }
 
+/** Records in whole stored batches, from their headers (the first may start below the fetch offset). */
+function recordsIn(bytes: Buffer): number {
+  let count = 0;
+  for (let pos = 0; pos < bytes.length; ) {
+    const header = readBatchHeader(bytes, pos);
+    count += header.recordCount;
+    pos += header.sizeBytes;
+  }
+  return count;
+}
+
 /** True when a batch in `bytes` holds a record at or above `offset` (not just its offset range). */
 function holdsRecordFrom(bytes: Buffer, offset: number): boolean {
   for (let pos = 0; pos < bytes.length; ) {
@@ -93,12 +104,13 @@ async function fetchPartition(
   want: Want,
   budget: { left: number; any: boolean },
 ) {
-  const slot = want.partitionId === null ? undefined : ctx.host.slot(want.partitionId);
-  if (want.partitionId === null || !slot) return answer(want.index, ErrorCode.NOT_LEADER_OR_FOLLOWER);
+  const { partitionId } = want;
+  const slot = partitionId === null ? undefined : ctx.host.slot(partitionId);
+  if (partitionId === null || !slot) return answer(want.index, ErrorCode.NOT_LEADER_OR_FOLLOWER);
   const fenced = leaderEpochError(slot.epoch, want.currentLeaderEpoch);
   if (fenced !== null) return answer(want.index, fenced);
   try {
-    return await ctx.host.read(want.partitionId, async (log) => {
+    return await ctx.host.read(partitionId, async (log) => {
       const marks = {
         highWatermark: BigInt(log.highWatermark),
         lastStableOffset: BigInt(log.highWatermark),
@@ -119,6 +131,7 @@ async function fetchPartition(
       stampLeaderEpochs(records, slot.leaderEpochs);
       budget.left -= records.length;
       if (records.length > 0) budget.any = true;
+      ctx.fetched.add(partitionId, recordsIn(records));
       return answer(want.index, 0, { ...marks, records });
     });
   } catch (error) {

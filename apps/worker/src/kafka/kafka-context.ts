@@ -5,6 +5,7 @@ import type { FaultPoint } from "../dataplane/dataplane-server";
 import type { TombstoneAudit } from "../erasure/tombstone-audit";
 import type { PartitionHost } from "../hosting/partition-host";
 import type { Logger } from "../logger";
+import type { FetchTally } from "../metrics/fetch-tally";
 import type { AppendSignal } from "./append-signal";
 import type { ClientSightings } from "./client-sightings";
 import type { GroupCoordinator } from "./groups/group-coordinator";
@@ -42,6 +43,8 @@ export interface KafkaBrokerContext {
   quotas: KafkaQuotas | null;
   /** The frozen key indexes the `<topic>.latest` views are served from. */
   latestViews: LatestViews;
+  /** Records served per partition, for the console's throughput chart (the worker's metrics). */
+  fetched: FetchTally;
   /** Which clients produced to and consumed from which topics, for the console. */
   sightings: ClientSightings;
   /** This worker as a broker (its node id is known once it registered). */

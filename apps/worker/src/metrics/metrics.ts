@@ -1,5 +1,6 @@
 import { type CleanResult, type Clock, systemClock } from "@lastword/logstore";
 import { Counter, Gauge, Histogram, Registry } from "prom-client";
+import { FetchTally } from "./fetch-tally";
 
 /**
  * Prometheus metrics of one worker. The cleaner gauges are Kafka's LogCleaner / LogCleanerManager
@@ -74,6 +75,9 @@ export class WorkerMetrics {
     labelNames: ["op"] as const,
     registers: [this.registry],
   });
+
+  /** Records fetched per partition, for the per-minute samples (not a Prometheus series: one per partition). */
+  readonly fetched = new FetchTally();
 
   /** `clock`: the one pass end times are read from (the worker's). */
   constructor(cleanerThreads = 1, clock: Clock = systemClock) {

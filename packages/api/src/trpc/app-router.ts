@@ -47,6 +47,7 @@ import { listCleanerRunsProcedure } from "../procedures/topics/list-cleaner-runs
 import { listTopicsProcedure } from "../procedures/topics/list-topics";
 import { partitionSegmentsProcedure } from "../procedures/topics/partition-segments";
 import { requestCleanProcedure } from "../procedures/topics/request-clean";
+import { topicHistoryProcedure } from "../procedures/topics/topic-history";
 import { router } from "./trpc";
 
 export const appRouter = router({
@@ -66,6 +67,7 @@ export const appRouter = router({
     kafkaClients: kafkaClientsProcedure,
     segments: partitionSegmentsProcedure,
     requestClean: requestCleanProcedure,
+    history: topicHistoryProcedure,
   }),
   kafka: router({
     connection: kafkaConnectionProcedure,

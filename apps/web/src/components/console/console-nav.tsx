@@ -1,7 +1,10 @@
 "use client";
 
+import * as DropdownMenu from "@radix-ui/react-dropdown-menu";
 import Link from "next/link";
 import { usePathname } from "next/navigation";
+import { Caret } from "../ui/caret";
+import { FLOATING_PANEL, FLOATING_PLACEMENT } from "../ui/floating-panel";
 
 const LINKS = [
   { href: "/topics", label: "Topics" },
@@ -12,26 +15,58 @@ const LINKS = [
   { href: "/api-reference", label: "API" },
 ] as const;
 
+type ConsoleLink = (typeof LINKS)[number];
+
+const isCurrent = (pathname: string, link: ConsoleLink) =>
+  pathname === link.href || pathname.startsWith(`${link.href}/`);
+
+/**
+ * The console's sections: a row of links from `md` up; below it one "Menu" button opening the same
+ * links in a Radix dropdown menu (keyboard, focus and dismissal handled there), so the header fits a phone.
+ */
 export function ConsoleNav() {
   const pathname = usePathname();
+  const current = LINKS.find((link) => isCurrent(pathname, link));
   return (
     <nav aria-label="Console">
-      <ul className="flex flex-wrap gap-1">
-        {LINKS.map((link) => {
-          const current = pathname === link.href || pathname.startsWith(`${link.href}/`);
-          return (
-            <li key={link.href}>
-              <Link
-                href={link.href}
-                aria-current={current ? "page" : undefined}
-                className={`rounded-md px-3 py-2 text-sm font-medium ${current ? "bg-accent/10 text-accent" : "text-muted hover:text-ink"}`}
-              >
-                {link.label}
-              </Link>
-            </li>
-          );
-        })}
+      <ul className="hidden flex-wrap gap-1 md:flex">
+        {LINKS.map((link) => (
+          <li key={link.href}>
+            <Link
+              href={link.href}
+              aria-current={current === link ? "page" : undefined}
+              className={`rounded-md px-3 py-2 text-sm font-medium ${current === link ? "bg-accent/10 text-accent" : "text-muted hover:text-ink"}`}
+            >
+              {link.label}
+            </Link>
+          </li>
+        ))}
       </ul>
+      <DropdownMenu.Root modal={false}>
+        <DropdownMenu.Trigger className="flex items-center gap-1 rounded-md border border-line px-3 py-1.5 text-sm font-medium md:hidden">
+          Menu
+          {current ? <span className="text-muted">· {current.label}</span> : null}
+          <Caret />
+        </DropdownMenu.Trigger>
+        <DropdownMenu.Portal>
+          <DropdownMenu.Content
+            {...FLOATING_PLACEMENT}
+            className={`${FLOATING_PANEL} flex min-w-56 flex-col p-1`}
+          >
+            {LINKS.map((link) => (
+              <DropdownMenu.Item key={link.href} asChild>
+                <Link
+                  href={link.href}
+                  aria-current={current === link ? "page" : undefined}
+                  className={`rounded-md px-3 py-2 text-sm outline-none data-highlighted:bg-canvas ${current === link ? "font-medium text-accent" : "text-ink"}`}
+                >
+                  {link.label}
+                </Link>
+              </DropdownMenu.Item>
+            ))}
+          </DropdownMenu.Content>
+        </DropdownMenu.Portal>
+      </DropdownMenu.Root>
     </nav>
   );
 }

@@ -7,6 +7,7 @@ import { createTRPCClient, httpBatchLink } from "@trpc/client";
 import { useRouter } from "next/navigation";
 import { type ReactNode, useState } from "react";
 import { TRPCProvider } from "@/lib/trpc";
+import { Toaster } from "../ui/toaster";
 
 /** The API refused a request because the session's organization is no longer the page's. */
 function isTenantChanged(error: unknown): boolean {
@@ -44,7 +45,7 @@ export function Providers({ tenantId, children }: { tenantId: string; children: 
   return (
     <QueryClientProvider client={queryClient}>
       <TRPCProvider trpcClient={trpcClient} queryClient={queryClient}>
-        {children}
+        <Toaster>{children}</Toaster>
       </TRPCProvider>
     </QueryClientProvider>
   );

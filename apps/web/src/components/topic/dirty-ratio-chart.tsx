@@ -2,16 +2,7 @@
 
 import { useQuery } from "@tanstack/react-query";
 import { useState } from "react";
-import {
-  CartesianGrid,
-  Line,
-  LineChart,
-  ReferenceLine,
-  ResponsiveContainer,
-  Tooltip,
-  XAxis,
-  YAxis,
-} from "recharts";
+import { ReferenceLine } from "recharts";
 import { dirtyRatioHistory, type RatioPoint } from "@/lib/dirty-ratio-history";
 import { partitionNumbers } from "@/lib/partition-numbers";
 import { parsePartitionStats } from "@/lib/partition-stats";
@@ -20,12 +11,12 @@ import { Card } from "../ui/card";
 import { ColumnHeads } from "../ui/column-heads";
 import { SelectField } from "../ui/field";
 import { ErrorNotice, StatusNotice } from "../ui/notice";
+import { TimeChart } from "../ui/time-chart";
 
 const RUNS_REFRESH_MS = 5_000;
 /** Enough passes to see the sawtooth of a busy partition without paging the history. */
 const HISTORY_RUNS = 200;
 const CHART_HEIGHT_PX = 224;
-const timeFormat = new Intl.DateTimeFormat("en", { timeStyle: "medium" });
 const dateTimeFormat = new Intl.DateTimeFormat("en", { dateStyle: "short", timeStyle: "medium" });
 const percent = (ratio: number) => `${Math.round(ratio * 100)}%`;
 
@@ -84,65 +75,26 @@ export function DirtyRatioChart(props: {
           </StatusNotice>
         ) : null}
         {points.length > 0 ? (
-          <figure
-            aria-label={`Partition ${partition} dirty ratio over time`}
-            data-points={points.length}
-            className="h-full text-muted"
+          <TimeChart
+            label={`Partition ${partition} dirty ratio over time`}
+            points={points}
+            series={[{ key: "ratio", name: "Dirty ratio", color: "var(--color-accent)" }]}
+            format={percent}
+            y={{ domain: [0, 1], ticks: [0, 0.25, 0.5, 0.75, 1] }}
+            tooltip={(ratio, point) => [percent(ratio), point.kind]}
           >
-            <ResponsiveContainer width="100%" height="100%">
-              <LineChart data={points} margin={{ top: 8, right: 16, bottom: 4, left: 0 }}>
-                <CartesianGrid stroke="var(--color-line)" strokeDasharray="2 4" />
-                <XAxis
-                  dataKey="at"
-                  type="number"
-                  scale="time"
-                  domain={["dataMin", "dataMax"]}
-                  tickFormatter={(at: number) => timeFormat.format(at)}
-                  stroke="currentColor"
-                  fontSize={11}
-                />
-                <YAxis
-                  domain={[0, 1]}
-                  ticks={[0, 0.25, 0.5, 0.75, 1]}
-                  tickFormatter={percent}
-                  stroke="currentColor"
-                  fontSize={11}
-                  width={44}
-                />
-                <ReferenceLine
-                  y={threshold}
-                  stroke="var(--color-danger)"
-                  strokeDasharray="6 4"
-                  label={{
-                    value: `min.cleanable.dirty.ratio ${percent(threshold)}`,
-                    position: "insideTopRight",
-                    fill: "currentColor",
-                    fontSize: 11,
-                  }}
-                />
-                <Tooltip
-                  labelFormatter={(at) => dateTimeFormat.format(Number(at))}
-                  formatter={(ratio, _name, item) => [
-                    percent(Number(ratio)),
-                    (item.payload as RatioPoint).kind,
-                  ]}
-                  contentStyle={{
-                    background: "var(--color-surface)",
-                    border: "1px solid var(--color-line)",
-                    fontSize: 12,
-                  }}
-                />
-                <Line
-                  dataKey="ratio"
-                  type="linear"
-                  stroke="var(--color-accent)"
-                  strokeWidth={2}
-                  dot={{ r: 3 }}
-                  isAnimationActive={false}
-                />
-              </LineChart>
-            </ResponsiveContainer>
-          </figure>
+            <ReferenceLine
+              y={threshold}
+              stroke="var(--color-danger)"
+              strokeDasharray="6 4"
+              label={{
+                value: `min.cleanable.dirty.ratio ${percent(threshold)}`,
+                position: "insideTopRight",
+                fill: "currentColor",
+                fontSize: 11,
+              }}
+            />
+          </TimeChart>
         ) : null}
       </div>
       {points.length > 0 ? <RatioTable partition={partition} points={points} /> : null}

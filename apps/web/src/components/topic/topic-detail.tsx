@@ -21,6 +21,7 @@ import { PartitionTable } from "./partition-table";
 import { ProduceForm } from "./produce-form";
 import { SegmentBars } from "./segment-bars";
 import { TopicAdminActions } from "./topic-admin-actions";
+import { GroupLagChart, TopicTrafficCharts } from "./topic-history-charts";
 import { TopicTabs } from "./topic-tabs";
 import { TopicWarnings } from "./topic-warnings";
 
@@ -72,6 +73,7 @@ export function TopicDetail({ topic }: { topic: string }) {
                 compacted={compacted}
                 canClean={access.can("admin")}
               />
+              <TopicTrafficCharts topic={data.name} />
               <ListedKeyKafkaSettings topic={data.name} />
               {access.can("topics:write") ? (
                 <TopicAdminActions topic={data.name} partitions={data.partitions} compacted={compacted} />
@@ -82,6 +84,7 @@ export function TopicDetail({ topic }: { topic: string }) {
           consumers: (
             <>
               <ConsumerGroups topic={data.name} deleteRetentionMs={deleteRetentionMs} />
+              <GroupLagChart topic={data.name} />
               <KafkaClients topic={data.name} />
             </>
           ),

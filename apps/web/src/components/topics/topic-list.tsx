@@ -79,6 +79,7 @@ function TopicTable({ topics }: { topics: readonly TopicRow[] }) {
   return (
     <DataTable
       label="Topics"
+      titles={COLUMNS.map((column) => column.title)}
       head={
         <thead className="border-b border-line text-xs uppercase tracking-wide text-muted">
           <tr>

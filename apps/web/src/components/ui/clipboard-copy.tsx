@@ -1,29 +1,17 @@
 "use client";
 
-import { useState } from "react";
+import { useToast } from "./toaster";
 
-type CopyState = "idle" | "copied" | "failed";
-
-/** Copies `value` on demand and remembers whether the clipboard took it (browsers can refuse). */
-export function useClipboardCopy(value: string): { state: CopyState; copy: () => Promise<void> } {
-  const [state, setState] = useState<CopyState>("idle");
+/** Copies `value` on demand and says in a toast whether the clipboard took it (browsers can refuse). */
+export function useClipboardCopy(value: string): { copy: () => Promise<void> } {
+  const toast = useToast();
   const copy = async () => {
     try {
       await navigator.clipboard.writeText(value);
-      setState("copied");
+      toast("Copied to the clipboard.");
     } catch {
-      setState("failed");
+      toast("The browser did not allow copying; select the text and copy it by hand.", "error");
     }
   };
-  return { state, copy };
-}
-
-/** The polite line under a Copy button saying how the copy went. */
-export function CopyOutcome({ state }: { state: CopyState }) {
-  return (
-    <p role="status" className="min-h-4 text-xs text-muted">
-      {state === "copied" ? "Copied to the clipboard." : null}
-      {state === "failed" ? "The browser did not allow copying; select the text and copy it by hand." : null}
-    </p>
-  );
+  return { copy };
 }

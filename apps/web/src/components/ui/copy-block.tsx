@@ -2,12 +2,12 @@
 
 import { useId } from "react";
 import { Button } from "./button";
-import { CopyOutcome, useClipboardCopy } from "./clipboard-copy";
+import { useClipboardCopy } from "./clipboard-copy";
 
 /** A multi-line snippet under its heading with a Copy button (CopyField is the one-line kind). */
 export function CopyBlock({ label, value }: { label: string; value: string }) {
   const id = useId();
-  const { state, copy } = useClipboardCopy(value);
+  const { copy } = useClipboardCopy(value);
   return (
     <figure aria-labelledby={`${id}-label`} className="flex min-w-0 flex-col gap-1">
       <div className="flex items-center justify-between gap-2">
@@ -22,7 +22,6 @@ export function CopyBlock({ label, value }: { label: string; value: string }) {
       <pre className="whitespace-pre-wrap break-all rounded-md border border-line bg-canvas p-3 font-mono text-xs">
         <code>{value}</code>
       </pre>
-      <CopyOutcome state={state} />
     </figure>
   );
 }

@@ -2,12 +2,12 @@
 
 import { useId } from "react";
 import { Button } from "./button";
-import { CopyOutcome, useClipboardCopy } from "./clipboard-copy";
+import { useClipboardCopy } from "./clipboard-copy";
 
-/** A read-only value with a Copy button; says whether the copy worked (clipboards can refuse). */
+/** A read-only value with a Copy button; a toast says whether the copy worked (clipboards can refuse). */
 export function CopyField({ label, value, mono = true }: { label: string; value: string; mono?: boolean }) {
   const id = useId();
-  const { state, copy } = useClipboardCopy(value);
+  const { copy } = useClipboardCopy(value);
   return (
     <div className="flex flex-col gap-1">
       <label htmlFor={id} id={`${id}-label`} className="sr-only">
@@ -26,7 +26,6 @@ export function CopyField({ label, value, mono = true }: { label: string; value:
           Copy
         </Button>
       </div>
-      <CopyOutcome state={state} />
     </div>
   );
 }

@@ -1,17 +1,33 @@
-import type { ReactNode } from "react";
+import { type ReactNode, useId } from "react";
 import { ColumnHeads } from "./column-heads";
 
 const textSize = { sm: "text-sm", xs: "text-xs" } as const;
 
 /**
- * A console data table: a frame that scrolls sideways on narrow screens, one header row (the
- * column titles, or `head` where a table styles its own), and `children` as the body rows. The
- * frame is positioned so a visually hidden column title (absolute) scrolls with the table instead
- * of widening the page.
+ * On narrow screens (globals.css, `table[data-stack]`) a row becomes a stacked card and each cell
+ * shows its column's title before it. The titles come from here, as nth-child rules scoped to this
+ * table, so cells need no label of their own and the page renders them on the server as it is.
+ */
+function stackedLabels(scope: string, titles: readonly string[], hidden: readonly string[]): string {
+  const rules = titles.flatMap((title, i) =>
+    hidden.includes(title)
+      ? []
+      : [`[data-stack="${scope}"] tr > :nth-child(${i + 1})::before{content:${JSON.stringify(title)}}`],
+  );
+  return `@media (width < 40rem){${rules.join("")}}`;
+}
+
+/**
+ * A console data table: a frame that scrolls sideways on wide-but-cramped screens, one header row
+ * (the column titles, or `head` where a table styles its own), and `children` as the body rows.
+ * Below 40rem its rows stack, labelled with `titles` (pass them with `head` too; `srOnly` ones, an
+ * actions column, stay unlabelled). The frame is positioned so a visually hidden column title
+ * (absolute) scrolls with the table instead of widening the page.
  */
 export function DataTable({
   label,
   titles,
+  srOnly = [],
   head,
   frameClassName = "relative overflow-x-auto",
   size = "sm",
@@ -19,15 +35,18 @@ export function DataTable({
 }: {
   label: string;
   titles?: readonly string[];
+  srOnly?: readonly string[];
   head?: ReactNode;
   frameClassName?: string;
   size?: keyof typeof textSize;
   children: ReactNode;
 }) {
+  const scope = useId();
   return (
     <div className={frameClassName}>
-      <table aria-label={label} className={`w-full text-left ${textSize[size]}`}>
-        {head ?? <ColumnHeads titles={titles ?? []} />}
+      {titles ? <style>{stackedLabels(scope, titles, srOnly)}</style> : null}
+      <table aria-label={label} data-stack={scope} className={`w-full text-left ${textSize[size]}`}>
+        {head ?? <ColumnHeads titles={titles ?? []} srOnly={srOnly} />}
         <tbody>{children}</tbody>
       </table>
     </div>

@@ -1,0 +1,36 @@
+import { z } from "zod";
+import { topicNameSchema } from "./topic.schema";
+
+export const topicHistoryInput = z.object({
+  topic: topicNameSchema,
+  minutes: z
+    .number()
+    .int()
+    .min(2)
+    .max(24 * 60)
+    .default(60)
+    .meta({ description: "How far back, in minutes (samples are kept for a day)" }),
+});
+
+export const topicHistoryOutput = z.object({
+  minutes: z.array(
+    z.object({
+      at: z.string().meta({ description: "Start of the minute (ISO 8601)" }),
+      sizeBytes: z.number(),
+      liveBytes: z.number().meta({ description: "Size less the dirty bytes, as the topic list counts them" }),
+      producedRecords: z
+        .number()
+        .nullable()
+        .meta({ description: "Records appended since the minute before; null without a sample then" }),
+      fetchedRecords: z
+        .number()
+        .meta({ description: "Records served to readers (REST and Kafka) in the minute" }),
+    }),
+  ),
+  groups: z.array(
+    z.object({
+      group: z.string(),
+      lag: z.array(z.object({ at: z.string(), records: z.number() })),
+    }),
+  ),
+});
