@@ -43,6 +43,7 @@ export {
 } from "./errors";
 export type { RecoveryReport } from "./log-loader";
 export type { BatchRead } from "./log-reader";
+export { seedLog } from "./log-seed";
 export type {
   AppendOptions,
   AppendResult,

@@ -1,6 +1,7 @@
 import { rm } from "node:fs/promises";
 import { DataPlaneError } from "@lastword/dataplane";
 import type { Clock } from "@lastword/logstore";
+import { type DurablePartitions, durabilityMode } from "../durability/durable-partitions";
 import type { Logger } from "../logger";
 import type { FenceRepository } from "../ownership/fence.repository";
 import type { ClaimedPartition, LeaseRepository, RenewedLease } from "../ownership/lease.repository";
@@ -19,6 +20,8 @@ export interface PartitionHostOptions {
   logger: Logger;
   /** A write needs the lease to stay valid at least this long (it must finish inside the lease). */
   fenceMarginMs: number;
+  /** With an object store: logs are reconciled with the manifest at open, appends acknowledged once committed. */
+  durability?: DurablePartitions;
 }
 
 /**
@@ -57,10 +60,14 @@ export class PartitionHost {
   /** Starts serving a freshly claimed partition; the log opens in the background. */
   adopt(claim: ClaimedPartition, leaseValidUntil: number): PartitionSlot {
     const dir = partitionDir(this.#options.dataDir, claim.organizationId, claim.topicId, claim.index);
+    const { durability, openLog, clock } = this.#options;
     const slot = new PartitionSlot(
       claim,
       dir,
-      (options) => this.#options.openLog({ ...options, clock: this.#options.clock }),
+      (options) =>
+        durability
+          ? durability.open(claim.partitionId, claim.epoch, { ...options, clock }, openLog)
+          : openLog({ ...options, clock }),
       leaseValidUntil,
       this.#options.workerId,
     );
@@ -90,6 +97,19 @@ export class PartitionHost {
       this.#storageFence(slot);
       return fn(log, ready);
     });
+  }
+
+  /**
+   * Resolves once the partition's offsets below `endOffset` are as durable as its topic asks: with
+   * an object store, committed to the manifest (or, under `lastword.durability=local`, only
+   * scheduled for the next commit window); without one, at once (the append's fsync was it).
+   */
+  async durable(partitionId: string, endOffset: number): Promise<void> {
+    const { durability } = this.#options;
+    if (!durability) return;
+    const slot = this.#require(partitionId);
+    if (durabilityMode(slot.configs) === "local") durability.window.schedule(partitionId);
+    else await durability.window.durable(partitionId, slot.epoch, endOffset);
   }
 
   /** Background work that changes files (a cleaner pass, retention): fenced like a write, not waited on at close. */
@@ -174,6 +194,7 @@ export class PartitionHost {
     const slot = this.#slots.get(partitionId);
     if (!slot) return;
     this.#slots.delete(partitionId);
+    this.#options.durability?.window.untrack(partitionId);
     this.#options.logger.info({ partitionId, epoch: slot.epoch, reason }, "partition closed");
     await slot.close();
     if (reason === "partition deleted") await rm(slot.dir, { recursive: true, force: true });
@@ -181,6 +202,8 @@ export class PartitionHost {
 
   /** Closes every log (shutdown); leases are released by the caller afterwards. */
   async closeAll(): Promise<void> {
+    // What was appended gets its commit before the logs close (waiting produces are answered).
+    await this.#options.durability?.window.close();
     const slots = [...this.#slots.values()];
     this.#slots.clear();
     await Promise.all(slots.map((slot) => slot.close()));
