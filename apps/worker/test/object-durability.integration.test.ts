@@ -162,4 +162,22 @@ describe("object storage as the durable home", () => {
     expect([...(await fetchAll(partitionId)).entries()]).toEqual([[0, "write"]]);
     await a.worker.stop();
   });
+
+  it("acknowledges a lastword.durability=local topic on the local fsync and uploads it with the next window", async () => {
+    const { worker } = await startMachine("relaxed", { commitWindowMs: 3_000 });
+    const { partitionId } = await createTestPartition(harness.db.prisma, { "lastword.durability": "local" });
+    await eventually("the partition open", 5_000, async () =>
+      worker.ownedPartitions().includes(partitionId) ? true : undefined,
+    );
+    const answer = await harness.client.produce({ partitionId, records: [record("k", "relaxed")] });
+    expect(answer.offsets).toEqual([0]);
+    // Answered before the window closed: nothing committed yet.
+    expect(await manifestRows(partitionId)).toEqual([]);
+    const rows = await eventually("uploaded by the window", 10_000, async () => {
+      const found = await manifestRows(partitionId);
+      return found.length > 0 ? found : undefined;
+    });
+    expect(rows.map((row) => [row.baseOffset, row.lastOffset])).toEqual([[0n, 0n]]);
+    await worker.stop();
+  });
 });

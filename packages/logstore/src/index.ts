@@ -14,6 +14,7 @@ export { type Clock, ManualClock, systemClock } from "./clock";
 export type {
   CleanupPolicy,
   CompressionType,
+  DurabilityMode,
   ParseResult,
   TopicConfig,
   TopicConfigDefinition,

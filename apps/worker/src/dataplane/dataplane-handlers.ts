@@ -61,7 +61,7 @@ export function produce(
       throw new Error(`append of ${count} records returned offsets ${baseOffset}..${lastOffset}`);
     }
     // A resend of a batch still waiting for its commit is answered once that commit is in, too.
-    await host.durable(partitionId, lastOffset + 1);
+    await host.durable(partitionId, lastOffset + 1, log.config.durability);
     if (duplicate) return { baseOffset, count, duplicate: true };
     if (compacted) auditTombstones(host, audit, partitionId, log, payload, baseOffset);
     host.notifyAppended(partitionId);

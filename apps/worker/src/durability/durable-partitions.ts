@@ -11,14 +11,6 @@ import { FENCE_FILE } from "../ownership/storage-fence";
 import type { CommitWindow } from "./commit-window";
 import type { ManifestRepository, ManifestRow, PartitionManifest } from "./manifest.repository";
 
-/** The topic config choosing when a produce is acknowledged (see DESIGN.md, "Durability"). */
-export const DURABILITY_CONFIG = "lastword.durability";
-export type DurabilityMode = "object" | "local";
-
-export function durabilityMode(configs: Readonly<Record<string, string | number>>): DurabilityMode {
-  return configs[DURABILITY_CONFIG] === "local" ? "local" : "object";
-}
-
 export interface DurablePartitionsOptions {
   store: ObjectStore;
   manifest: Pick<ManifestRepository, "load" | "start">;

@@ -1,7 +1,7 @@
 import { rm } from "node:fs/promises";
 import { DataPlaneError } from "@lastword/dataplane";
-import type { Clock } from "@lastword/logstore";
-import { type DurablePartitions, durabilityMode } from "../durability/durable-partitions";
+import type { Clock, DurabilityMode } from "@lastword/logstore";
+import type { DurablePartitions } from "../durability/durable-partitions";
 import type { Logger } from "../logger";
 import type { FenceRepository } from "../ownership/fence.repository";
 import type { ClaimedPartition, LeaseRepository, RenewedLease } from "../ownership/lease.repository";
@@ -104,11 +104,11 @@ export class PartitionHost {
    * an object store, committed to the manifest (or, under `lastword.durability=local`, only
    * scheduled for the next commit window); without one, at once (the append's fsync was it).
    */
-  async durable(partitionId: string, endOffset: number): Promise<void> {
+  async durable(partitionId: string, endOffset: number, mode: DurabilityMode): Promise<void> {
     const { durability } = this.#options;
     if (!durability) return;
     const slot = this.#require(partitionId);
-    if (durabilityMode(slot.configs) === "local") durability.window.schedule(partitionId);
+    if (mode === "local") durability.window.schedule(partitionId);
     else await durability.window.durable(partitionId, slot.epoch, endOffset);
   }
 
