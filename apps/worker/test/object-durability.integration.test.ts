@@ -2,7 +2,7 @@ import { createHash } from "node:crypto";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { FsObjectStore } from "@lastword/object-store";
+import { FsObjectStore, type ObjectStore, ObjectStoreError } from "@lastword/object-store";
 import { CompressionTypes, Kafka, logLevel } from "kafkajs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { WorkerConfig } from "../src/worker";
@@ -39,6 +39,17 @@ async function startMachine(name: string, options: Partial<WorkerConfig> = {}) {
     ...options,
   });
   return { worker, dataDir };
+}
+
+/** The filesystem store whose PUTs fail as an unavailable S3 answers (503) while `failing` is set. */
+class UnavailableStore extends FsObjectStore {
+  failing = true;
+  attempts = 0;
+  override put(...args: Parameters<ObjectStore["put"]>) {
+    this.attempts++;
+    if (this.failing) return Promise.reject(new ObjectStoreError("UNAVAILABLE", "503 Slow Down"));
+    return super.put(...args);
+  }
 }
 
 function manifestRows(partitionId: string) {
@@ -220,5 +231,25 @@ describe("object storage as the durable home", () => {
     );
     expect([...(await fetchAll(partitionId!)).values()]).toEqual(sent);
     await b.worker.stop();
+  });
+
+  it("holds the answer while the store refuses PUTs, retrying, and answers once the object is in", async () => {
+    const store = new UnavailableStore(join(root, "objects"));
+    const { worker } = await startMachine("unavailable", { objectStore: store });
+    const { partitionId } = await createTestPartition(harness.db.prisma, {});
+    await eventually("the partition open", 5_000, async () =>
+      worker.ownedPartitions().includes(partitionId) ? true : undefined,
+    );
+    let answered = false;
+    const produced = harness.client.produce({ partitionId, records: [record("k", "held")] }).finally(() => {
+      answered = true;
+    });
+    await eventually("the window retried", 5_000, async () => (store.attempts >= 3 ? true : undefined));
+    expect(answered).toBe(false);
+    expect(await manifestRows(partitionId)).toEqual([]);
+    store.failing = false;
+    expect((await produced).offsets).toEqual([0]);
+    expect((await manifestRows(partitionId)).map((row) => row.lastOffset)).toEqual([0n]);
+    await worker.stop();
   });
 });
