@@ -307,7 +307,15 @@ export class CommitWindow {
  * manifest rows), time first so a listing of one worker's objects runs oldest first.
  */
 export function commitObjectKey(workerId: string, now = Date.now()): string {
-  return `commit/${workerId}/${now.toString(36).padStart(9, "0")}-${randomUUID()}`;
+  return `${COMMIT_PREFIX}${workerId}/${now.toString(36).padStart(9, "0")}-${randomUUID()}`;
+}
+
+export const COMMIT_PREFIX = "commit/";
+
+/** When a commit object was written (its writer's clock), from its key; null for a key not of that form. */
+export function commitObjectTime(key: string): number | null {
+  const match = /^commit\/[^/]+\/([0-9a-z]{9})-[0-9a-f-]{36}$/.exec(key);
+  return match ? Number.parseInt(match[1]!, 36) : null;
 }
 
 function notOwner(partitionId: string): DataPlaneError {
