@@ -156,11 +156,13 @@ describe("object storage as the durable home", () => {
       where: { id: partitionId },
     });
     const produced = harness.client.produce({ partitionId, records: [record("zombie", "write")] });
-    // The record is in a's local log (its fetch serves what the log holds) before the window closes.
+    // The record is in a's local log before the window closes, and not served: not yet durable.
     await eventually("appended locally", 1_000, async () => {
-      const page = await harness.client.fetch({ partitionId, offset: 0, limit: 10 });
-      return page.logEndOffset === 1 ? true : undefined;
+      const { segments } = await harness.client.segments({ partitionId });
+      return segments.some((segment) => segment.records === 1) ? true : undefined;
     });
+    const before = await harness.client.fetch({ partitionId, offset: 0, limit: 10 });
+    expect([before.records, before.logEndOffset]).toEqual([[], 0]);
     // What a takeover does: the lease gone from a, the next epoch.
     await harness.db.prisma.partition.update({
       where: { id: partitionId },
