@@ -254,4 +254,38 @@ describe("object storage as the durable home", () => {
     expect((await manifestRows(partitionId)).map((row) => row.lastOffset)).toEqual([0n]);
     await worker.stop();
   });
+
+  it("switches a partition from local to object durability by reopening it at the same epoch, keeping its log", async () => {
+    const { worker } = await startMachine("switch", { commitWindowMs: 3_000 });
+    const { partitionId, topicId } = await createTestPartition(harness.db.prisma, {
+      "lastword.durability": "local",
+    });
+    await eventually("the partition open", 5_000, async () =>
+      worker.ownedPartitions().includes(partitionId) ? true : undefined,
+    );
+    const values: string[] = [];
+    for (let n = 0; n < 3; n++) {
+      await harness.client.produce({ partitionId, records: [record("k", `local-${n}`)] });
+      values.push(`local-${n}`);
+    }
+    const { leaseEpoch } = await harness.db.prisma.partition.findUniqueOrThrow({
+      where: { id: partitionId },
+    });
+    await harness.db.prisma.topic.update({
+      where: { id: topicId },
+      data: { configs: { "lastword.durability": "object" } },
+    });
+    // Once the renewal reopened it under the new config, an answer means the manifest covers it.
+    await eventually("a produce answered only once committed", 10_000, async () => {
+      const value = `object-${values.length}`;
+      const { offsets } = await harness.client.produce({ partitionId, records: [record("k", value)] });
+      values.push(value);
+      const rows = await manifestRows(partitionId);
+      return rows.at(-1) && rows.at(-1)!.lastOffset >= BigInt(offsets[0]!) ? true : undefined;
+    });
+    const partition = await harness.db.prisma.partition.findUniqueOrThrow({ where: { id: partitionId } });
+    expect(partition.leaseEpoch).toBe(leaseEpoch);
+    expect([...(await fetchAll(partitionId)).values()]).toEqual(values);
+    await worker.stop();
+  });
 });
