@@ -21,8 +21,16 @@ const commandOf = (service: Service) =>
   Array.isArray(service.command) ? service.command.join(" ") : (service.command ?? "");
 
 describe("docker-compose.yml", () => {
-  it("has exactly the four services: postgres, redis, web, worker", () => {
-    expect(Object.keys(compose.services).sort()).toEqual(["postgres", "redis", "web", "worker"]);
+  it("has exactly the services: postgres, redis, minio and its bucket, web, worker", () => {
+    expect(Object.keys(compose.services).sort()).toEqual([
+      "minio",
+      "minio-bucket",
+      "postgres",
+      "redis",
+      "web",
+      "worker",
+    ]);
+    expect(compose.services.minio?.image).toMatch(/^minio\/minio/);
     expect(compose.services.postgres?.image).toMatch(/^postgres:/);
     expect(compose.services.redis?.image).toMatch(/^redis:/);
   });
@@ -75,6 +83,23 @@ describe("docker-compose.yml worker environment", () => {
     expect(env.WORKER_DATAPLANE_HOST).toBe("0.0.0.0");
     expect(env.WORKER_ADVERTISED_HOST).toBe("worker");
     expect(env.WORKER_DATAPLANE_PORT).toBe(7100);
+  });
+
+  it("makes MinIO the partitions' durable home, with the credentials MinIO was started with", async () => {
+    const { readWorkerEnv } = await import("../apps/worker/src/env");
+    const { parseObjectStoreLocation } = await import("@lastword/object-store");
+    const env = readWorkerEnv({ ...compose.services.worker!.environment, NODE_ENV: "production" });
+    expect(parseObjectStoreLocation(env.LASTWORD_OBJECT_STORE!)).toMatchObject({
+      kind: "s3",
+      bucket: "lastword",
+      endpoint: "http://minio:9000",
+      forcePathStyle: true,
+    });
+    const minio = compose.services.minio!.environment!;
+    expect([env.AWS_ACCESS_KEY_ID, env.AWS_SECRET_ACCESS_KEY]).toEqual([
+      minio.MINIO_ROOT_USER,
+      minio.MINIO_ROOT_PASSWORD,
+    ]);
   });
 
   it("publishes the worker's Kafka listener on 9092 and advertises the address clients on the host reach", async () => {

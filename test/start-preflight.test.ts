@@ -52,10 +52,15 @@ describe("npm start's Kafka listener", () => {
     const defaults = workerSettings(readStartEnv({}), "/state");
     expect(defaults.env).toEqual({
       LASTWORD_DATA_DIR: "/state/data",
+      LASTWORD_OBJECT_STORE: "/state/objects",
       WORKER_KAFKA_HOST: "127.0.0.1",
       WORKER_KAFKA_PORT: "9092",
     });
     expect(defaults.kafkaBootstrap).toBe("127.0.0.1:9092");
+    const bucket = "s3://lastword?region=us-east-1&endpoint=http://127.0.0.1:9000&forcePathStyle=true";
+    expect(
+      workerSettings(readStartEnv({ LASTWORD_OBJECT_STORE: bucket }), "/state").env.LASTWORD_OBJECT_STORE,
+    ).toBe(bucket);
     const moved = workerSettings(
       readStartEnv({ WORKER_KAFKA_PORT: "19092", WORKER_KAFKA_ADVERTISED_HOST: "broker.local" }),
       "/state",

@@ -8,6 +8,7 @@ const schema = z.object({
   PORT: z.coerce.number().int().min(1).max(65535).default(3000),
   PUBLIC_URL: z.string().url().optional(),
   LASTWORD_DATA_DIR: z.string().optional(),
+  LASTWORD_OBJECT_STORE: z.string().optional(),
   LASTWORD_SKIP_BUILD: z.enum(["0", "1"]).default("0"),
   // The worker's Kafka listener: Kafka's own default port, so clients need no port in the docs' examples.
   WORKER_KAFKA_PORT: z.coerce.number().int().min(1).max(65535).default(9092),
@@ -37,6 +38,8 @@ export function workerSettings(
   return {
     env: {
       LASTWORD_DATA_DIR: env.LASTWORD_DATA_DIR ?? `${stateDir}/data`,
+      // Partitions' durable home: the filesystem beside the data by default, S3 when set (README).
+      LASTWORD_OBJECT_STORE: env.LASTWORD_OBJECT_STORE ?? `${stateDir}/objects`,
       WORKER_KAFKA_HOST: "127.0.0.1",
       WORKER_KAFKA_PORT: String(env.WORKER_KAFKA_PORT),
       ...(env.WORKER_KAFKA_ADVERTISED_HOST && {

@@ -18,6 +18,15 @@ const schema = z
     REDIS_PREFIX: z.string().min(1).default("lastword"),
     LASTWORD_DATA_DIR: z.string().min(1).default(`${repoRoot}.lastword/data`),
     LASTWORD_INTERNAL_SECRET: z.string().min(1).optional(),
+    // Where partitions are durable (a path, file:// URL or s3:// URL, parseObjectStoreLocation);
+    // unset: a produce is acknowledged on the local fsync and a partition lives on this disk only.
+    LASTWORD_OBJECT_STORE: z.string().min(1).optional(),
+    // S3 credentials when LASTWORD_OBJECT_STORE is s3:// (otherwise the SDK's default chain).
+    AWS_ACCESS_KEY_ID: z.string().min(1).optional(),
+    AWS_SECRET_ACCESS_KEY: z.string().min(1).optional(),
+    AWS_SESSION_TOKEN: z.string().min(1).optional(),
+    // How long appends gather before one commit object carries them all.
+    WORKER_COMMIT_WINDOW_MS: z.coerce.number().int().min(1).max(1_000).default(10),
     WORKER_ID: z
       .string()
       .regex(/^[A-Za-z0-9._-]{1,64}$/)
@@ -53,8 +62,9 @@ const schema = z
       .min(1 << 20)
       .default(128 << 20),
     LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
-    // Tests only: `after-append` SIGKILLs the worker between a produce's append and its answer.
-    LASTWORD_FAULT_POINT: z.enum(["after-append"]).optional(),
+    // Tests only: `after-append` SIGKILLs the worker between a produce's append and its answer;
+    // `before-manifest-commit` SIGKILLs it after a commit window's PUT, before its manifest commit.
+    LASTWORD_FAULT_POINT: z.enum(["after-append", "before-manifest-commit"]).optional(),
     // Tests only: a JSON list of Kafka listener faults, each answering one request (kafka/test-faults.ts).
     WORKER_KAFKA_TEST_FAULTS: z
       .string()

@@ -1,5 +1,6 @@
 // The worker process: `node --import tsx apps/worker/src/main.ts`. Configuration comes from env.ts only.
-import { DEV_INTERNAL_SECRET, readWorkerEnv } from "./env";
+import { openObjectStore, parseObjectStoreLocation } from "@lastword/object-store";
+import { DEV_INTERNAL_SECRET, readWorkerEnv, type WorkerEnv } from "./env";
 import { partitionLogOpener } from "./hosting/log-opener";
 import { TestFaults } from "./kafka/test-faults";
 import { createLogger } from "./logger";
@@ -25,7 +26,10 @@ async function main(): Promise<void> {
   };
   process.on("SIGTERM", onSignal);
   process.on("SIGINT", onSignal);
+  const objectStore = await openConfiguredObjectStore(env);
+  if (objectStore) logger.info({ kind: objectStore.kind }, "partitions are durable in object storage");
   const worker = await startWorker({
+    ...(objectStore && { objectStore, commitWindowMs: env.WORKER_COMMIT_WINDOW_MS }),
     databaseUrl: env.DATABASE_URL,
     dataDir: env.LASTWORD_DATA_DIR,
     secret: env.LASTWORD_INTERNAL_SECRET ?? DEV_INTERNAL_SECRET,
@@ -65,6 +69,20 @@ async function main(): Promise<void> {
   });
   stop = () => worker.stop();
   if (stopping) await stop().then(() => process.exit(0));
+}
+
+function openConfiguredObjectStore(env: WorkerEnv) {
+  if (!env.LASTWORD_OBJECT_STORE) return Promise.resolve(undefined);
+  const location = parseObjectStoreLocation(env.LASTWORD_OBJECT_STORE);
+  const credentials =
+    env.AWS_ACCESS_KEY_ID && env.AWS_SECRET_ACCESS_KEY
+      ? {
+          accessKeyId: env.AWS_ACCESS_KEY_ID,
+          secretAccessKey: env.AWS_SECRET_ACCESS_KEY,
+          ...(env.AWS_SESSION_TOKEN && { sessionToken: env.AWS_SESSION_TOKEN }),
+        }
+      : undefined;
+  return openObjectStore(location, credentials);
 }
 
 main().catch((error: unknown) => {

@@ -3,6 +3,7 @@ import type { Server } from "node:http";
 import { createPrisma, type PrismaClient } from "@lastword/db";
 import { DEFAULT_SCHEDULER_TICK_MS } from "@lastword/jobs";
 import { type Clock, systemClock } from "@lastword/logstore";
+import type { ObjectStore } from "@lastword/object-store";
 import type { Registry } from "prom-client";
 import { CLEANER_MAX_ATTEMPTS, CleanerHealthBook } from "./cleaner/cleaner-health";
 import { CleanerPasses } from "./cleaner/cleaner-pass";
@@ -10,6 +11,10 @@ import { CleanerRunRepository } from "./cleaner/cleaner-run.repository";
 import { CleanerScheduler } from "./cleaner/cleaner-scheduler";
 import type { CleanerView } from "./dataplane/dataplane-handlers";
 import { closeServer, createDataPlaneServer, type FaultPoint, listen } from "./dataplane/dataplane-server";
+import { CommitWindow } from "./durability/commit-window";
+import { DurablePartitions } from "./durability/durable-partitions";
+import { ManifestRepository } from "./durability/manifest.repository";
+import { OrphanSweeper } from "./durability/orphan-sweeper";
 import { ErasureGuard } from "./erasure/erasure-guard";
 import { TombstoneAudit } from "./erasure/tombstone-audit";
 import type { OpenLog } from "./hosting/hosted-log";
@@ -77,6 +82,15 @@ export interface WorkerConfig {
   };
   /** Test-only fault injection (LASTWORD_FAULT_POINT, dataplane-server.ts). */
   faultPoint?: FaultPoint;
+  /**
+   * The durable home of partitions (LASTWORD_OBJECT_STORE). Without it a produce is acknowledged on
+   * the local fsync and a partition lives only on this worker's disk. Closed by the worker at stop.
+   */
+  objectStore?: ObjectStore;
+  /** How long appends gather before one commit object carries them (WORKER_COMMIT_WINDOW_MS). */
+  commitWindowMs?: number;
+  /** The orphaned commit objects' sweeper (orphan-sweeper.ts; 15 min grace, every 10 min by default). */
+  orphanSweep?: { graceMs?: number; intervalMs?: number };
 }
 
 export interface SchedulingConfig {
@@ -117,7 +131,33 @@ export async function startWorker(config: WorkerConfig): Promise<RunningWorker> 
   const leases = new LeaseRepository(prisma, id, leaseTtlMs);
   const registry = new WorkerRegistry(prisma, id);
   const fence = new FenceRepository(config.databaseUrl, id);
-  const host = new PartitionHost({
+  const manifest = config.objectStore ? new ManifestRepository(config.databaseUrl, id) : null;
+  const durability =
+    config.objectStore && manifest
+      ? new DurablePartitions({
+          store: config.objectStore,
+          manifest,
+          logger,
+          window: new CommitWindow({
+            workerId: id,
+            store: config.objectStore,
+            manifest,
+            logger,
+            windowMs: config.commitWindowMs,
+            partition: (partitionId) => host.slot(partitionId),
+            fenced: (partitionId) => void host.drop(partitionId, "lease lost"),
+            ...(config.faultPoint === "before-manifest-commit" && {
+              afterUpload: () => process.kill(process.pid, "SIGKILL"),
+            }),
+          }),
+        })
+      : undefined;
+  const sweeper =
+    config.objectStore && manifest
+      ? new OrphanSweeper({ store: config.objectStore, manifest, logger, ...config.orphanSweep })
+      : null;
+  const host: PartitionHost = new PartitionHost({
+    durability,
     dataDir: config.dataDir,
     workerId: id,
     openLog: withKeyIndex(config.openLog),
@@ -219,6 +259,7 @@ export async function startWorker(config: WorkerConfig): Promise<RunningWorker> 
     claimIntervalMs: config.claimIntervalMs ?? DEFAULT_CLAIM_INTERVAL_MS,
     maxClaimsPerTick: config.maxClaimsPerTick ?? 256,
     housekeeping: async () => {
+      sweeper?.maybeSweep();
       await removeOrphanedPartitions(config.dataDir, prisma, logger);
       await rowExpiry.runIfDue();
     },
@@ -240,6 +281,9 @@ export async function startWorker(config: WorkerConfig): Promise<RunningWorker> 
     registry,
     prisma,
     fence,
+    manifest,
+    sweeper,
+    objectStore: config.objectStore ?? null,
     audit,
   };
   const shutdown = gracefulShutdown(parts);
@@ -265,6 +309,9 @@ interface Parts {
   registry: WorkerRegistry;
   prisma: PrismaClient;
   fence: FenceRepository;
+  manifest: ManifestRepository | null;
+  sweeper: OrphanSweeper | null;
+  objectStore: ObjectStore | null;
   audit: TombstoneAudit;
 }
 
@@ -279,9 +326,7 @@ function gracefulShutdown(parts: Parts): ShutdownSequence {
   sequence.add("release leases", () => parts.leases.releaseAll().then(() => undefined));
   sequence.add("write queued audit events", () => parts.audit.stop(AUDIT_FLUSH_MS));
   sequence.add("mark worker stopped", () => parts.registry.markStopped());
-  sequence.add("close database", () =>
-    Promise.all([parts.prisma.$disconnect(), parts.fence.close()]).then(() => undefined),
-  );
+  sequence.add("close database and object store", () => closeConnections(parts));
   return sequence;
 }
 
@@ -297,7 +342,17 @@ async function kill(parts: Omit<Parts, "leases" | "registry">): Promise<void> {
   await parts.loop.stop();
   await parts.scheduler?.halt();
   await parts.host.closeAll();
-  await Promise.all([parts.prisma.$disconnect(), parts.fence.close()]);
+  await closeConnections(parts);
+}
+
+async function closeConnections(parts: Omit<Parts, "leases" | "registry">): Promise<void> {
+  await parts.sweeper?.stop();
+  await Promise.all([
+    parts.prisma.$disconnect(),
+    parts.fence.close(),
+    parts.manifest?.close(),
+    parts.objectStore?.close(),
+  ]);
 }
 
 function advertise(boundAddress: string, host: string): string {

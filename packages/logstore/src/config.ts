@@ -31,7 +31,17 @@ export interface TopicConfig {
   fileDeleteDelayMs: number;
   messageTimestampType: TimestampType;
   compressionType: CompressionType;
+  /** Lastword's `lastword.durability`: read by the worker, not by the log (see DurabilityMode). */
+  durability: DurabilityMode;
 }
+
+/**
+ * When a produce is acknowledged on a worker with an object store: `object` once its bytes are in
+ * object storage under a committed manifest row; `local` on the local fsync, uploaded by the next
+ * commit window (a lost machine loses at most that window's appends). Without an object store
+ * both mean the local fsync.
+ */
+export type DurabilityMode = "object" | "local";
 
 /**
  * Kafka's topic `compression.type`: what codec stored batches use. `producer` keeps the codec each
@@ -58,6 +68,7 @@ export type TopicConfigName =
   | "min.cleanable.dirty.ratio"
   | "min.compaction.lag.ms"
   | "max.compaction.lag.ms"
+  | "lastword.durability"
   | "delete.retention.ms"
   | "max.message.bytes"
   | "file.delete.delay.ms"
@@ -149,6 +160,11 @@ function parseCompressionType(raw: string | number): ParseResult {
   const value = COMPRESSION_TYPES.find((type) => type === raw);
   if (value !== undefined) return ok(value);
   return fail(`compression.type must be one of ${COMPRESSION_TYPES.join(", ")}, got ${describe(raw)}`);
+}
+
+function parseDurability(raw: string | number): ParseResult {
+  if (raw === "object" || raw === "local") return ok(raw);
+  return fail(`lastword.durability must be object or local, got ${describe(raw)}`);
 }
 
 function parseTimestampType(raw: string | number): ParseResult {
@@ -291,6 +307,15 @@ export const TOPIC_CONFIG_DEFINITIONS: readonly TopicConfigDefinition[] = [
     unit: null,
     doc: "codec of stored batches: producer keeps each producer's; uncompressed, gzip, snappy, lz4 or zstd recompress to it",
     parse: parseCompressionType,
+  },
+  {
+    name: "lastword.durability",
+    field: "durability",
+    type: "string",
+    default: "object",
+    unit: null,
+    doc: "when a produce is acknowledged: object once it is in object storage, local on the local fsync (uploaded within the commit window)",
+    parse: parseDurability,
   },
 ];
 

@@ -14,6 +14,7 @@ export { type Clock, ManualClock, systemClock } from "./clock";
 export type {
   CleanupPolicy,
   CompressionType,
+  DurabilityMode,
   ParseResult,
   TopicConfig,
   TopicConfigDefinition,
@@ -43,6 +44,7 @@ export {
 } from "./errors";
 export type { RecoveryReport } from "./log-loader";
 export type { BatchRead } from "./log-reader";
+export { seedLog } from "./log-seed";
 export type {
   AppendOptions,
   AppendResult,

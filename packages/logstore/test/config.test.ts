@@ -37,6 +37,7 @@ describe("topic config", () => {
       fileDeleteDelayMs: 60_000,
       messageTimestampType: "CreateTime",
       compressionType: "producer",
+      durability: "object",
     });
   });
 

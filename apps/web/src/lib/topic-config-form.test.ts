@@ -18,7 +18,7 @@ import {
 describe("config fields", () => {
   it("lists every config the API accepts with its kind, units and the API's explanation", () => {
     expect(CONFIG_FIELDS.map((field) => field.name)).toContain("min.compaction.lag.ms");
-    expect(CONFIG_FIELDS).toHaveLength(15);
+    expect(CONFIG_FIELDS).toHaveLength(16);
     const retention = CONFIG_FIELDS.find((field) => field.name === "retention.ms");
     expect(retention?.kind).toBe("duration");
     expect(retention?.units.map((unit) => unit.value)).toEqual(["ms", "s", "min", "h", "d", NEVER]);
@@ -36,6 +36,11 @@ describe("config fields", () => {
       kind: "choice",
       default: "producer",
       choices: ["producer", "uncompressed", "gzip", "snappy", "lz4", "zstd"],
+    });
+    expect(CONFIG_FIELDS.find((field) => field.name === "lastword.durability")).toMatchObject({
+      kind: "choice",
+      default: "object",
+      choices: ["object", "local"],
     });
   });
 });
@@ -150,7 +155,7 @@ describe("validation", () => {
 
   it("lists the resulting configs with their source", () => {
     const rows = resultingConfigs({ "cleanup.policy": "compact" });
-    expect(rows).toHaveLength(15);
+    expect(rows).toHaveLength(16);
     expect(rows[0]).toEqual({ name: "cleanup.policy", value: "compact", source: "set" });
     expect(rows.find((row) => row.name === "segment.ms")).toEqual({
       name: "segment.ms",

@@ -64,6 +64,7 @@ const CHOICES: Partial<Record<TopicConfigName, readonly string[]>> = {
   "cleanup.policy": ["delete", "compact", "compact,delete"],
   "message.timestamp.type": ["CreateTime", "LogAppendTime"],
   "compression.type": ["producer", "uncompressed", "gzip", "snappy", "lz4", "zstd"],
+  "lastword.durability": ["object", "local"],
 };
 
 function unitsOf(name: TopicConfigName, factors: Record<string, number>): UnitChoice[] {

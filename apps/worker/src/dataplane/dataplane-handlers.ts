@@ -30,7 +30,9 @@ import { FetchPager } from "./fetch-pager";
  * One batch → one append (one fsync in the log store) → consecutive offsets, answered as the base
  * offset and the count (protocol.ts, produceResponseSchema). The body is records (the REST path,
  * or a Kafka batch that had to be decoded) or one Kafka client's batch appended as sent; both take
- * the log store's one validation and write path. The tombstones of an acknowledged produce on a
+ * the log store's one validation and write path. With an object store the answer also waits for
+ * the commit window to put the batch in object storage under a committed manifest row
+ * (`host.durable`). The tombstones of an acknowledged produce on a
  * compacted topic are queued as one audit event (never waited for). With `producer` (records) or
  * a producer id in the batch's header the append is idempotent (the log store's producer state):
  * a resend of a batch already in the log is answered with its offsets and `duplicate`, and writes
@@ -59,6 +61,8 @@ export function produce(
     if (lastOffset !== baseOffset + count - 1) {
       throw new Error(`append of ${count} records returned offsets ${baseOffset}..${lastOffset}`);
     }
+    // A resend of a batch still waiting for its commit is answered once that commit is in, too.
+    await host.durable(partitionId, lastOffset + 1, log.config.durability);
     const { logStartOffset } = log;
     if (duplicate) return { baseOffset, count, duplicate: true, logStartOffset };
     if (compacted) auditTombstones(host, audit, partitionId, log, payload, baseOffset);

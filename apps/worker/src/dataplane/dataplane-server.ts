@@ -62,7 +62,7 @@ export interface DataPlaneServerOptions {
   faultPoint?: FaultPoint;
 }
 
-export type FaultPoint = "after-append";
+export type FaultPoint = "after-append" | "before-manifest-commit";
 
 const ROUTE =
   /^\/v1\/partitions\/([^/]+)\/(produce|records|offsets|segments|clean|delete-records|key|key-versions|stream)$/;

@@ -1,6 +1,8 @@
 import { rm } from "node:fs/promises";
 import { DataPlaneError } from "@lastword/dataplane";
-import type { Clock } from "@lastword/logstore";
+import type { Clock, DurabilityMode } from "@lastword/logstore";
+import type { DurablePartitions } from "../durability/durable-partitions";
+import { visibleUpTo } from "../durability/visible-log";
 import type { Logger } from "../logger";
 import type { FenceRepository } from "../ownership/fence.repository";
 import type { ClaimedPartition, LeaseRepository, RenewedLease } from "../ownership/lease.repository";
@@ -19,6 +21,8 @@ export interface PartitionHostOptions {
   logger: Logger;
   /** A write needs the lease to stay valid at least this long (it must finish inside the lease). */
   fenceMarginMs: number;
+  /** With an object store: logs are reconciled with the manifest at open, appends acknowledged once committed. */
+  durability?: DurablePartitions;
 }
 
 /**
@@ -57,18 +61,19 @@ export class PartitionHost {
   /** Starts serving a freshly claimed partition; the log opens in the background. */
   adopt(claim: ClaimedPartition, leaseValidUntil: number): PartitionSlot {
     const dir = partitionDir(this.#options.dataDir, claim.organizationId, claim.topicId, claim.index);
+    const { durability, openLog, clock } = this.#options;
     const slot = new PartitionSlot(
       claim,
       dir,
       // The storage fence is checked again under the log's mutex, right before the bytes go down:
       // an append queued behind another's fsync when a new owner wrote its epoch is refused, so
       // the new owner's recovery has no earlier owner's append still to wait for.
-      (options) =>
-        this.#options.openLog({
-          ...options,
-          clock: this.#options.clock,
-          beforeWrite: () => this.#storageFence(slot),
-        }),
+      (options) => {
+        const opening = { ...options, clock, beforeWrite: () => this.#storageFence(slot) };
+        return durability
+          ? durability.open(claim.partitionId, claim.epoch, opening, openLog)
+          : openLog(opening);
+      },
       leaseValidUntil,
       this.#options.workerId,
     );
@@ -77,8 +82,21 @@ export class PartitionHost {
     return slot;
   }
 
+  /** Runs `fn` against the partition's log as readers may see it (see `#visible`). */
   read<T>(partitionId: string, fn: (log: HostedLog) => Promise<T>): Promise<T> {
-    return this.#require(partitionId).use(fn);
+    const slot = this.#require(partitionId);
+    return slot.use((log) => fn(this.#visible(slot, log)));
+  }
+
+  /**
+   * With an object store and `lastword.durability=object`, readers see the log only up to its
+   * committed durable end: an append is served once it is acknowledged, never before.
+   */
+  #visible(slot: PartitionSlot, log: HostedLog): HostedLog {
+    const { durability } = this.#options;
+    if (!durability || log.config.durability === "local") return log;
+    const end = durability.window.durableEnd(slot.partitionId, slot.epoch);
+    return end === null ? log : visibleUpTo(log, end);
   }
 
   /**
@@ -98,6 +116,19 @@ export class PartitionHost {
       this.#storageFence(slot);
       return fn(log, ready);
     });
+  }
+
+  /**
+   * Resolves once the partition's offsets below `endOffset` are as durable as its topic asks: with
+   * an object store, committed to the manifest (or, under `lastword.durability=local`, only
+   * scheduled for the next commit window); without one, at once (the append's fsync was it).
+   */
+  async durable(partitionId: string, endOffset: number, mode: DurabilityMode): Promise<void> {
+    const { durability } = this.#options;
+    if (!durability) return;
+    const slot = this.#require(partitionId);
+    if (mode === "local") durability.window.schedule(partitionId);
+    else await durability.window.durable(partitionId, slot.epoch, endOffset);
   }
 
   /** Background work that changes files (a cleaner pass, retention): fenced like a write, not waited on at close. */
@@ -182,6 +213,7 @@ export class PartitionHost {
     const slot = this.#slots.get(partitionId);
     if (!slot) return;
     this.#slots.delete(partitionId);
+    this.#options.durability?.window.untrack(partitionId);
     this.#options.logger.info({ partitionId, epoch: slot.epoch, reason }, "partition closed");
     await slot.close();
     if (reason === "partition deleted") await rm(slot.dir, { recursive: true, force: true });
@@ -189,6 +221,8 @@ export class PartitionHost {
 
   /** Closes every log (shutdown); leases are released by the caller afterwards. */
   async closeAll(): Promise<void> {
+    // What was appended gets its commit before the logs close (waiting produces are answered).
+    await this.#options.durability?.window.close();
     const slots = [...this.#slots.values()];
     this.#slots.clear();
     await Promise.all(slots.map((slot) => slot.close()));

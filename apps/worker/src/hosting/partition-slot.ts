@@ -74,6 +74,11 @@ export class PartitionSlot {
     return this.#leaderEpochs;
   }
 
+  /** The open log without holding it (the commit window reads what appends left); null unless open. */
+  currentLog(): HostedLog | null {
+    return this.#state === "open" ? this.#log : null;
+  }
+
   get error(): unknown {
     return this.#error;
   }

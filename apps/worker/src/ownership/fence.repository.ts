@@ -1,4 +1,5 @@
-import pg from "pg";
+import type pg from "pg";
+import { boundedPool } from "./bounded-pool";
 
 const FENCE_TIMEOUT_MS = 2_000;
 
@@ -11,16 +12,8 @@ export class FenceRepository {
   readonly #workerId: string;
 
   constructor(databaseUrl: string, workerId: string, maxConnections = 4) {
-    // Bounded waits: an unreachable database must fail the check (the storage fence then decides),
-    // not hold the produce.
-    this.#pool = new pg.Pool({
-      connectionString: databaseUrl,
-      max: maxConnections,
-      connectionTimeoutMillis: FENCE_TIMEOUT_MS,
-      query_timeout: FENCE_TIMEOUT_MS,
-    });
-    // An idle client's error (database restarted) must not crash the worker; the next query reconnects.
-    this.#pool.on("error", () => undefined);
+    // An unreachable database fails the check (the storage fence then decides).
+    this.#pool = boundedPool(databaseUrl, maxConnections, FENCE_TIMEOUT_MS);
     this.#workerId = workerId;
   }
 

@@ -1,0 +1,336 @@
+import { createHash, randomUUID } from "node:crypto";
+import { DataPlaneError } from "@lastword/dataplane";
+import type { ObjectStore } from "@lastword/object-store";
+import type { HostedLog } from "../hosting/hosted-log";
+import type { Logger } from "../logger";
+import type { CommitEntry, ManifestRepository } from "./manifest.repository";
+
+/** What the window needs of a hosted partition: its lease epoch and its log while it is open. */
+export interface CommittedPartition {
+  readonly epoch: number;
+  /** The open log, or null while it is (re)opening or closed. */
+  currentLog(): HostedLog | null;
+}
+
+export interface CommitWindowOptions {
+  workerId: string;
+  store: ObjectStore;
+  manifest: Pick<ManifestRepository, "commit" | "heldEnds">;
+  logger: Logger;
+  /** The partition as hosted now, or undefined when this worker no longer serves it. */
+  partition(partitionId: string): CommittedPartition | undefined;
+  /** A partition whose commit was fenced: this worker lost it. */
+  fenced(partitionId: string): void;
+  /** How long appends gather before one object carries them all (default 10 ms). */
+  windowMs?: number;
+  /** How long a produce waits to be durable before it is answered with a retriable error (default 10 s). */
+  ackTimeoutMs?: number;
+  /** Tests only (the `before-manifest-commit` fault point): runs between the PUT and the commit. */
+  afterUpload?: () => void;
+}
+
+interface Waiter {
+  endOffset: number;
+  resolve: () => void;
+  reject: (error: Error) => void;
+  timer: NodeJS.Timeout;
+}
+
+interface Tracked {
+  epoch: number;
+  /** One past the last offset committed to the manifest by this worker at this epoch. */
+  durableEnd: number;
+  waiters: Waiter[];
+}
+
+interface Part {
+  partitionId: string;
+  tracked: Tracked;
+  chunks: Buffer[];
+  baseOffset: number;
+  lastOffset: number;
+}
+
+const READ_CHUNK_BYTES = 4 << 20;
+/** At most this much of one partition per object; a longer backlog (the store was down) takes more windows. */
+const MAX_PART_BYTES = 16 << 20;
+/** Backoff after a failed upload or commit, doubled per failure up to the cap. */
+const RETRY_BASE_MS = 50;
+const RETRY_MAX_MS = 2_000;
+
+/**
+ * The worker's commit window. Appends mark their partition dirty; every `windowMs` one object
+ * holding the new stored batches of every dirty partition is PUT under a key naming this worker and
+ * a unique id, then one Postgres statement commits each partition's row under its lease epoch
+ * (manifest.repository.ts). A produce is answered once its offsets are below the committed end. A
+ * partition whose commit is fenced is dropped: its waiters get NOT_OWNER and its bytes never count
+ * as acknowledged. A failed PUT or commit keeps the partitions dirty and is retried: the manifest
+ * of a partition only ever grows contiguously from the end it had, so a later window cannot commit
+ * past bytes an earlier one failed to.
+ */
+export class CommitWindow {
+  readonly #options: CommitWindowOptions;
+  readonly #tracked = new Map<string, Tracked>();
+  readonly #dirty = new Set<string>();
+  readonly #windowMs: number;
+  readonly #ackTimeoutMs: number;
+  #timer: NodeJS.Timeout | null = null;
+  #flushing: Promise<void> | null = null;
+  #failures = 0;
+  #closed = false;
+
+  constructor(options: CommitWindowOptions) {
+    this.#options = options;
+    this.#windowMs = options.windowMs ?? 10;
+    this.#ackTimeoutMs = options.ackTimeoutMs ?? 10_000;
+  }
+
+  /** True while this worker tracks the partition at this epoch (its log was reconciled at open). */
+  tracks(partitionId: string, epoch: number): boolean {
+    return this.#tracked.get(partitionId)?.epoch === epoch;
+  }
+
+  /** The partition's committed end at this epoch, or null when it is not tracked at that epoch. */
+  durableEnd(partitionId: string, epoch: number): number | null {
+    const tracked = this.#tracked.get(partitionId);
+    return tracked?.epoch === epoch ? tracked.durableEnd : null;
+  }
+
+  /** Starts tracking a partition opened at `epoch` whose manifest ends at `durableEnd`. */
+  track(partitionId: string, epoch: number, durableEnd: number): void {
+    this.#forget(partitionId, notOwner(partitionId));
+    this.#tracked.set(partitionId, { epoch, durableEnd, waiters: [] });
+  }
+
+  /** Stops tracking (the partition was closed); waiters are refused. */
+  untrack(partitionId: string): void {
+    this.#forget(partitionId, notOwner(partitionId));
+  }
+
+  /** Schedules the partition's appended batches for the next window without waiting (relaxed mode). */
+  schedule(partitionId: string): void {
+    if (!this.#tracked.has(partitionId)) return;
+    this.#dirty.add(partitionId);
+    this.#arm(this.#windowMs);
+  }
+
+  /** Resolves once every offset below `endOffset` of the partition is committed to the manifest. */
+  durable(partitionId: string, epoch: number, endOffset: number): Promise<void> {
+    const tracked = this.#tracked.get(partitionId);
+    if (!tracked || tracked.epoch !== epoch) return Promise.reject(notOwner(partitionId));
+    if (tracked.durableEnd >= endOffset) return Promise.resolve();
+    return new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(() => {
+        tracked.waiters = tracked.waiters.filter((w) => w !== waiter);
+        reject(
+          new DataPlaneError(
+            "PARTITION_UNAVAILABLE",
+            `the append to partition ${partitionId} is not yet durable in object storage; retry`,
+            { retriable: true, writeMayHaveHappened: true },
+          ),
+        );
+      }, this.#ackTimeoutMs);
+      const waiter: Waiter = { endOffset, resolve, reject, timer };
+      tracked.waiters.push(waiter);
+      this.schedule(partitionId);
+    });
+  }
+
+  /** Commits what is dirty now, then stops; later appends are refused by their partitions' close. */
+  async close(): Promise<void> {
+    if (this.#timer) clearTimeout(this.#timer);
+    this.#timer = null;
+    await this.#flushing;
+    if (this.#dirty.size > 0) await this.#flush().catch(() => undefined);
+    this.#closed = true;
+    for (const id of [...this.#tracked.keys()]) this.untrack(id);
+  }
+
+  #arm(delayMs: number): void {
+    if (this.#timer || this.#flushing || this.#closed) return;
+    this.#timer = setTimeout(() => {
+      this.#timer = null;
+      this.#flushing = this.#flush()
+        .then(
+          () => {
+            this.#failures = 0;
+          },
+          (error: unknown) => {
+            this.#failures++;
+            this.#options.logger.warn({ err: error }, "commit window failed; retrying");
+          },
+        )
+        .finally(() => {
+          this.#flushing = null;
+          if (this.#dirty.size > 0) this.#arm(this.#retryDelay());
+        });
+    }, delayMs);
+  }
+
+  #retryDelay(): number {
+    if (this.#failures === 0) return this.#windowMs;
+    return Math.min(RETRY_MAX_MS, RETRY_BASE_MS * 2 ** (this.#failures - 1));
+  }
+
+  async #flush(): Promise<void> {
+    const ids = [...this.#dirty];
+    this.#dirty.clear();
+    const parts: Part[] = [];
+    try {
+      let unreadable: unknown = null;
+      for (const id of ids) {
+        try {
+          const part = await this.#collect(id);
+          if (part) parts.push(part);
+        } catch (error) {
+          // One partition whose log cannot be read (retention moved its start past what was not yet
+          // uploaded) must not hold up the others; it is tried again after the backoff.
+          unreadable = error;
+          this.#options.logger.warn(
+            { partitionId: id, err: error },
+            "commit window could not read a partition",
+          );
+          this.#dirty.add(id);
+        }
+      }
+      if (parts.length > 0) await this.#commit(parts);
+      if (unreadable !== null) throw unreadable;
+    } catch (error) {
+      // Nothing of this window counts: every partition in it goes again in the next one.
+      for (const id of ids) if (this.#tracked.has(id)) this.#dirty.add(id);
+      throw error;
+    }
+  }
+
+  /** One object for the window's partitions, then their rows in one epoch-checked statement. */
+  async #commit(parts: readonly Part[]): Promise<void> {
+    const { key, entries, body } = this.#assemble(parts);
+    await this.#options.store.put(key, body);
+    this.#options.afterUpload?.();
+    const committed = await this.#options.manifest.commit(key, entries);
+    const missed = entries.filter((entry) => !committed.has(entry.partitionId));
+    const held = await this.#options.manifest.heldEnds(missed);
+    for (const part of parts) {
+      const id = part.partitionId;
+      this.#settle(part, committed.has(id) ? part.lastOffset + 1 : (held.get(id) ?? null));
+    }
+  }
+
+  /** The stored batches of a partition past its committed end, read from its local log. */
+  async #collect(partitionId: string): Promise<Part | null> {
+    const tracked = this.#tracked.get(partitionId);
+    const partition = this.#options.partition(partitionId);
+    if (!tracked) return null;
+    if (!partition || partition.epoch !== tracked.epoch) {
+      this.#forget(partitionId, notOwner(partitionId));
+      return null;
+    }
+    const log = partition.currentLog();
+    if (!log || log.isClosed) {
+      // Reopening (a config change): its batches go in a later window.
+      this.#dirty.add(partitionId);
+      return null;
+    }
+    const chunks: Buffer[] = [];
+    let from = tracked.durableEnd;
+    let bytes = 0;
+    while (from < log.logEndOffset && bytes < MAX_PART_BYTES) {
+      const read = await log.readBatches(from, { maxBytes: READ_CHUNK_BYTES });
+      if (read.bytes.length === 0 || read.nextOffset <= from) break;
+      chunks.push(read.bytes);
+      bytes += read.bytes.length;
+      from = read.nextOffset;
+    }
+    if (from < log.logEndOffset) this.#dirty.add(partitionId);
+    if (chunks.length === 0) return null;
+    return { partitionId, tracked, chunks, baseOffset: tracked.durableEnd, lastOffset: from - 1 };
+  }
+
+  #assemble(parts: readonly Part[]): { key: string; entries: CommitEntry[]; body: Buffer } {
+    const entries: CommitEntry[] = [];
+    let position = 0;
+    for (const part of parts) {
+      const hash = createHash("sha256");
+      let byteSize = 0;
+      for (const chunk of part.chunks) {
+        hash.update(chunk);
+        byteSize += chunk.length;
+      }
+      entries.push({
+        partitionId: part.partitionId,
+        epoch: part.tracked.epoch,
+        baseOffset: part.baseOffset,
+        lastOffset: part.lastOffset,
+        position,
+        byteSize,
+        sha256: hash.digest("hex"),
+      });
+      position += byteSize;
+    }
+    const body = Buffer.concat(parts.flatMap((part) => part.chunks));
+    return { key: commitObjectKey(this.#options.workerId), entries, body };
+  }
+
+  /** `durableEnd`: the partition's committed end now, null when it was fenced. */
+  #settle(part: Part, durableEnd: number | null): void {
+    const { partitionId, tracked } = part;
+    if (this.#tracked.get(partitionId) !== tracked) return;
+    if (durableEnd === null) {
+      this.#forget(partitionId, fencedError(partitionId));
+      this.#options.fenced(partitionId);
+      return;
+    }
+    // Not ours but still held: an earlier commit whose answer was lost had moved the end already.
+    const stale = durableEnd !== part.lastOffset + 1;
+    tracked.durableEnd = Math.max(tracked.durableEnd, durableEnd);
+    const still: Waiter[] = [];
+    for (const waiter of tracked.waiters) {
+      if (waiter.endOffset > tracked.durableEnd) {
+        still.push(waiter);
+        continue;
+      }
+      clearTimeout(waiter.timer);
+      waiter.resolve();
+    }
+    tracked.waiters = still;
+    if (still.length > 0 || stale) this.#dirty.add(partitionId);
+  }
+
+  #forget(partitionId: string, error: Error): void {
+    const tracked = this.#tracked.get(partitionId);
+    if (!tracked) return;
+    this.#tracked.delete(partitionId);
+    this.#dirty.delete(partitionId);
+    for (const waiter of tracked.waiters) {
+      clearTimeout(waiter.timer);
+      waiter.reject(error);
+    }
+  }
+}
+
+/**
+ * `commit/<worker>/<time>-<uuid>`: the writer and a unique id (the partitions' epochs are in their
+ * manifest rows), time first so a listing of one worker's objects runs oldest first.
+ */
+export function commitObjectKey(workerId: string, now = Date.now()): string {
+  return `${COMMIT_PREFIX}${workerId}/${now.toString(36).padStart(9, "0")}-${randomUUID()}`;
+}
+
+export const COMMIT_PREFIX = "commit/";
+
+/** When a commit object was written (its writer's clock), from its key; null for a key not of that form. */
+export function commitObjectTime(key: string): number | null {
+  const match = /^commit\/[^/]+\/([0-9a-z]{9})-[0-9a-f-]{36}$/.exec(key);
+  return match ? Number.parseInt(match[1]!, 36) : null;
+}
+
+function notOwner(partitionId: string): DataPlaneError {
+  return new DataPlaneError("NOT_OWNER", `this worker no longer owns partition ${partitionId}`);
+}
+
+function fencedError(partitionId: string): DataPlaneError {
+  return new DataPlaneError(
+    "NOT_OWNER",
+    `this worker lost the lease on partition ${partitionId} before its append was committed (never acknowledged)`,
+  );
+}

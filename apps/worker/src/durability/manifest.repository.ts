@@ -1,0 +1,162 @@
+import type pg from "pg";
+import { boundedPool } from "../ownership/bounded-pool";
+
+const MANIFEST_TIMEOUT_MS = 5_000;
+
+/** A manifest row: where one contiguous range of a partition's stored batches is kept. */
+export interface ManifestRow {
+  kind: "commit" | "segment";
+  objectKey: string;
+  /** The partition's bytes are [position, position + byteSize) of the object. */
+  position: number;
+  byteSize: number;
+  sha256: string;
+  baseOffset: number;
+  lastOffset: number;
+  epoch: number;
+}
+
+/** What the manifest says about one partition: its durable end and the rows up to it, in offset order. */
+export interface PartitionManifest {
+  /** Null until a worker first opened the partition with an object store. */
+  durableEndOffset: number | null;
+  rows: ManifestRow[];
+}
+
+/** One partition's part of a commit object, committed under the lease epoch its writer holds. */
+export interface CommitEntry {
+  partitionId: string;
+  epoch: number;
+  baseOffset: number;
+  lastOffset: number;
+  position: number;
+  byteSize: number;
+  sha256: string;
+}
+
+/**
+ * The manifest (Partition.durableEndOffset and PartitionObject) on its own bounded pool, like the
+ * fencing check: a commit runs once per commit window, on every produce's path.
+ * Every change is conditional on the writer's lease: owner and epoch unchanged, and the durable end
+ * still the one it extends. A partition whose condition fails is fenced; nothing of it is written.
+ */
+export class ManifestRepository {
+  readonly #pool: pg.Pool;
+  readonly #workerId: string;
+
+  constructor(databaseUrl: string, workerId: string, maxConnections = 2) {
+    this.#pool = boundedPool(databaseUrl, maxConnections, MANIFEST_TIMEOUT_MS);
+    this.#workerId = workerId;
+  }
+
+  async load(partitionId: string): Promise<PartitionManifest> {
+    const partition = await this.#pool.query<{ end: string | null }>(
+      `SELECT "durableEndOffset" AS "end" FROM "Partition" WHERE "id" = $1`,
+      [partitionId],
+    );
+    const end = partition.rows[0]?.end ?? null;
+    const rows = await this.#pool.query<Record<keyof ManifestRow, string>>(
+      `SELECT "kind", "objectKey", "position", "byteSize", "sha256", "baseOffset", "lastOffset", "epoch"
+       FROM "PartitionObject" WHERE "partitionId" = $1 ORDER BY "baseOffset"`,
+      [partitionId],
+    );
+    return {
+      durableEndOffset: end === null ? null : Number(end),
+      rows: rows.rows.map((row) => ({
+        kind: row.kind as ManifestRow["kind"],
+        objectKey: row.objectKey,
+        position: Number(row.position),
+        byteSize: Number(row.byteSize),
+        sha256: row.sha256,
+        baseOffset: Number(row.baseOffset),
+        lastOffset: Number(row.lastOffset),
+        epoch: Number(row.epoch),
+      })),
+    };
+  }
+
+  /**
+   * Starts the manifest of a partition opened for the first time with an object store at the end
+   * of the log found on disk (what was written before is not in object storage). False when fenced
+   * or already started.
+   */
+  async start(partitionId: string, epoch: number, endOffset: number): Promise<boolean> {
+    const result = await this.#pool.query(
+      `UPDATE "Partition" SET "durableEndOffset" = $4
+       WHERE "id" = $1 AND "ownerWorkerId" = $2 AND "leaseEpoch" = $3 AND "durableEndOffset" IS NULL`,
+      [partitionId, this.#workerId, epoch, endOffset],
+    );
+    return result.rowCount === 1;
+  }
+
+  /**
+   * Commits one commit object's rows in one statement: each partition's durable end moves from the
+   * entry's base offset past its last offset only if this worker still holds the lease at the
+   * entry's epoch, and its row is inserted only then. Answers the partitions committed; the others
+   * are fenced (zero rows updated: never acknowledged).
+   */
+  async commit(objectKey: string, entries: readonly CommitEntry[]): Promise<Set<string>> {
+    if (entries.length === 0) return new Set();
+    const result = await this.#pool.query<{ partitionId: string }>({
+      name: "lastword_manifest_commit",
+      text: `WITH input AS (
+               SELECT * FROM unnest($3::text[], $4::int[], $5::bigint[], $6::bigint[], $7::bigint[], $8::int[], $9::text[])
+                 AS i("partitionId", "epoch", "baseOffset", "lastOffset", "position", "byteSize", "sha256")
+             ), moved AS (
+               UPDATE "Partition" p SET "durableEndOffset" = i."lastOffset" + 1
+               FROM input i
+               WHERE p."id" = i."partitionId" AND p."ownerWorkerId" = $1 AND p."leaseEpoch" = i."epoch"
+                 AND p."durableEndOffset" = i."baseOffset"
+               RETURNING i.*
+             )
+             INSERT INTO "PartitionObject"
+               ("partitionId", "kind", "objectKey", "position", "byteSize", "sha256", "baseOffset", "lastOffset", "epoch")
+             SELECT m."partitionId", 'commit', $2, m."position", m."byteSize", m."sha256", m."baseOffset", m."lastOffset", m."epoch"
+             FROM moved m
+             RETURNING "partitionId"`,
+      values: [
+        this.#workerId,
+        objectKey,
+        entries.map((e) => e.partitionId),
+        entries.map((e) => e.epoch),
+        entries.map((e) => e.baseOffset),
+        entries.map((e) => e.lastOffset),
+        entries.map((e) => e.position),
+        entries.map((e) => e.byteSize),
+        entries.map((e) => e.sha256),
+      ],
+    });
+    return new Set(result.rows.map((row) => row.partitionId));
+  }
+
+  /**
+   * For partitions whose commit moved nothing: the durable end of each one this worker still holds
+   * at that epoch (an earlier commit whose answer was lost moved it already). The others are fenced.
+   */
+  async heldEnds(
+    entries: readonly Pick<CommitEntry, "partitionId" | "epoch">[],
+  ): Promise<Map<string, number>> {
+    if (entries.length === 0) return new Map();
+    const result = await this.#pool.query<{ id: string; end: string }>(
+      `SELECT p."id", p."durableEndOffset" AS "end"
+       FROM "Partition" p JOIN unnest($2::text[], $3::int[]) AS i("partitionId", "epoch") ON p."id" = i."partitionId"
+       WHERE p."ownerWorkerId" = $1 AND p."leaseEpoch" = i."epoch" AND p."durableEndOffset" IS NOT NULL`,
+      [this.#workerId, entries.map((e) => e.partitionId), entries.map((e) => e.epoch)],
+    );
+    return new Map(result.rows.map((row) => [row.id, Number(row.end)]));
+  }
+
+  /** Which of these object keys a manifest row still names. */
+  async referenced(objectKeys: readonly string[]): Promise<Set<string>> {
+    if (objectKeys.length === 0) return new Set();
+    const result = await this.#pool.query<{ objectKey: string }>(
+      `SELECT DISTINCT "objectKey" FROM "PartitionObject" WHERE "objectKey" = ANY($1::text[])`,
+      [objectKeys],
+    );
+    return new Set(result.rows.map((row) => row.objectKey));
+  }
+
+  close(): Promise<void> {
+    return this.#pool.end();
+  }
+}
