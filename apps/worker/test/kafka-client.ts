@@ -67,26 +67,6 @@ export async function createKafkaKey(
   return { id, secret };
 }
 
-/** kcat's connection arguments for a listener on plaintext SASL, logged in with an API key. */
-export function kcatSasl(
-  bootstrap: string,
-  key: { id: string; secret: string },
-  mechanism: "PLAIN" | "SCRAM-SHA-256" | "SCRAM-SHA-512" = "PLAIN",
-): string[] {
-  return [
-    "-b",
-    bootstrap,
-    "-X",
-    "security.protocol=SASL_PLAINTEXT",
-    "-X",
-    `sasl.mechanisms=${mechanism}`,
-    "-X",
-    `sasl.username=${key.id}`,
-    "-X",
-    `sasl.password=${key.secret}`,
-  ];
-}
-
 /**
  * A worker with the Kafka listener on a free loopback port, returned once it hosts `partitions`
  * partitions, with the bootstrap address clients dial.

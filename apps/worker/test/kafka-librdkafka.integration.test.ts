@@ -2,7 +2,7 @@ import { execFile, spawn } from "node:child_process";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { RunningWorker } from "../src/worker";
-import { createKafkaKey, createNamedTopic, kcatSasl, startKafkaWorker } from "./kafka-client";
+import { createKafkaKey, createNamedTopic, startKafkaWorker } from "./kafka-client";
 import { openWorkerHarness, type WorkerHarness } from "./worker-harness";
 
 // librdkafka 2.0.2, as Debian ships it: kcat producing and consuming over SASL PLAIN and SCRAM, and
@@ -15,7 +15,18 @@ let worker: RunningWorker;
 let key: { id: string; secret: string };
 
 function sasl(mechanism: "PLAIN" | "SCRAM-SHA-256" | "SCRAM-SHA-512"): string[] {
-  return kcatSasl(`${worker.kafka!.host}:${worker.kafka!.port}`, key, mechanism);
+  return [
+    "-b",
+    `${worker.kafka!.host}:${worker.kafka!.port}`,
+    "-X",
+    "security.protocol=SASL_PLAINTEXT",
+    "-X",
+    `sasl.mechanisms=${mechanism}`,
+    "-X",
+    `sasl.username=${key.id}`,
+    "-X",
+    `sasl.password=${key.secret}`,
+  ];
 }
 
 /** kcat -P with `lines` on stdin (key:value with -K:). */
