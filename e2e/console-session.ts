@@ -180,6 +180,21 @@ function widestElements(page: Page): Promise<string[]> {
 }
 
 /** A describe block's browser and its one console page. */
+/** Calls the console's own tRPC endpoint as the page's signed-in member; answers the HTTP status. */
+export async function callTrpc(page: Page, path: string, input: unknown): Promise<number> {
+  return page.evaluate(
+    async ({ path, input }) => {
+      const res = await fetch(`/api/trpc/${path}`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify(input),
+      });
+      return res.status;
+    },
+    { path, input },
+  );
+}
+
 export interface ConsoleUi {
   browser: Browser;
   page: Page;

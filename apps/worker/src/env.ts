@@ -52,9 +52,8 @@ const schema = z
       .min(1 << 20)
       .default(128 << 20),
     LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
-    // Tests only: `after-append` SIGKILLs the worker between a produce's append and its answer;
-    // `drop-after-append` closes a Kafka connection instead of answering its first appending Produce.
-    LASTWORD_FAULT_POINT: z.enum(["after-append", "drop-after-append"]).optional(),
+    // Tests only: `after-append` SIGKILLs the worker between a produce's append and its answer.
+    LASTWORD_FAULT_POINT: z.enum(["after-append"]).optional(),
     // Tests only: a JSON list of Kafka listener faults, each answering one request (kafka/test-faults.ts).
     WORKER_KAFKA_TEST_FAULTS: z
       .string()

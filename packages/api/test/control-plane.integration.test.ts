@@ -293,6 +293,12 @@ describe("errors are problem+json and change nothing", () => {
     expect(invalid.body).toMatchObject({ code: "INVALID_INPUT", status: 400 });
     expect(String(invalid.body.detail)).toContain("partitions");
 
+    // A name ending in the view suffix would shadow a compacted topic's Kafka view.
+    const shadowing = await rest(h.server, { apiKey: key }, "POST", "/topics", { name: "orders.latest" });
+    expect(shadowing.status).toBe(400);
+    expect(shadowing.body).toMatchObject({ code: "INVALID_INPUT", status: 400 });
+    expect(String(shadowing.body.detail)).toContain("may not end in '.latest'");
+
     const badConfig = await rest(h.server, { apiKey: key }, "POST", "/topics", {
       name: "x",
       configs: { "cleanup.policy": "shred" },

@@ -121,6 +121,7 @@ describe("validation", () => {
       name: "name: may contain only letters, digits, '.', '_' and '-'",
       partitions: expect.stringMatching(/^partitions: /),
     });
+    expect(topicFieldErrors("prices.latest", "3").name).toMatch(/^name: may not end in '\.latest'/);
   });
 
   it("finds whole config names only", () => {

@@ -60,7 +60,15 @@ export class PartitionHost {
     const slot = new PartitionSlot(
       claim,
       dir,
-      (options) => this.#options.openLog({ ...options, clock: this.#options.clock }),
+      // The storage fence is checked again under the log's mutex, right before the bytes go down:
+      // an append queued behind another's fsync when a new owner wrote its epoch is refused, so
+      // the new owner's recovery has no earlier owner's append still to wait for.
+      (options) =>
+        this.#options.openLog({
+          ...options,
+          clock: this.#options.clock,
+          beforeWrite: () => this.#storageFence(slot),
+        }),
       leaseValidUntil,
       this.#options.workerId,
     );

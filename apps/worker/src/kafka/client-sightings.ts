@@ -73,3 +73,9 @@ export class ClientSightings {
     await this.flush();
   }
 }
+
+/** Removes the sightings last seen before `before` (older than the console shows); answers how many. */
+export async function pruneSightings(prisma: PrismaClient, before: Date): Promise<number> {
+  const { count } = await prisma.kafkaClientSeen.deleteMany({ where: { lastSeenAt: { lt: before } } });
+  return count;
+}

@@ -1,6 +1,7 @@
 import { hasScope } from "@lastword/api/key-auth";
 import { ErrorCode, type RequestBody, type ResponseInput } from "@lastword/kafka-protocol";
 import type { KafkaBrokerContext, KafkaSession } from "../kafka-context";
+import { readableTopic } from "../latest-view";
 import type { OffsetToStore } from "./group-offsets.repository";
 
 /** Kafka's offset.metadata.max.bytes. */
@@ -39,7 +40,8 @@ export async function handleOffsetCommit(
   const toStore: OffsetToStore[] = [];
   const topics = await Promise.all(
     request.topics.map(async (t) => {
-      const topic = await ctx.catalog.topic(tenantId, t.name);
+      // An offset committed on a view is stored as the topic's: it is one of the topic's offsets.
+      const topic = (await readableTopic(ctx.catalog, tenantId, t.name))?.topic;
       return {
         name: t.name,
         partitions: t.partitions.map((p) => {
