@@ -28,6 +28,7 @@ import {
 import { PartitionLog } from "@lastword/logstore";
 import { encodeRecordBatch } from "@lastword/record-batch";
 import { Kafka, logLevel } from "kafkajs";
+import { kcatPlain } from "../test/kafka-client";
 import { memoryTopic, startFloorBroker } from "./floor-broker";
 
 const PRODUCE_BATCHES = 40;
@@ -122,18 +123,7 @@ async function run(stack: FlagStack): Promise<void> {
   });
   const bootstrap = `${stack.kafka!.host}:${stack.kafka!.port}`;
   const login = [bootstrap, stack.apiKey.id, stack.apiKey.key];
-  const kcatLogin = [
-    "-b",
-    bootstrap,
-    "-X",
-    "security.protocol=SASL_PLAINTEXT",
-    "-X",
-    "sasl.mechanisms=PLAIN",
-    "-X",
-    `sasl.username=${stack.apiKey.id}`,
-    "-X",
-    `sasl.password=${stack.apiKey.key}`,
-  ];
+  const kcatLogin = kcatPlain(bootstrap, { id: stack.apiKey.id, secret: stack.apiKey.key });
   const kafkajsEntry = join(benchDir, "kafkajs-client.ts");
   const kafkajs = (...args: string[]) =>
     runJson<{ seconds: number; records: number; keys?: number }>(process.execPath, [
