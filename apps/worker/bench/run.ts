@@ -1,11 +1,14 @@
-// Worker benchmarks (`npm run bench`): produce through the data plane vs in-process append, and the
-// cleaner scheduler over 2,000 partitions of 200 tenants. Needs Postgres and Redis (like the tests).
-// Arguments pick parts: `npm run bench -w @lastword/worker -- durable` (default: produce durable scheduler).
+// Worker benchmarks (`npm run bench`): produce through the data plane vs in-process append, produce
+// with an object store (durable and relaxed), the cleaner scheduler over 2,000 partitions of 200
+// tenants, and the Kafka listener (cold start, fetch, produce with real clients). Needs Postgres and
+// Redis (like the tests), kcat and python3-confluent-kafka.
+// Arguments pick parts: `npm run bench -w @lastword/worker -- kafka` (default: produce durable scheduler kafka).
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createTestDatabase, type TestDatabase } from "@lastword/db/testing";
 import { durableBenchmark } from "./durable-bench";
+import { kafkaBenchmark } from "./kafka-bench";
 import { produceBenchmark } from "./produce-bench";
 import { schedulerBenchmark } from "./scheduler-bench";
 
@@ -19,6 +22,8 @@ async function main(): Promise<void> {
     if (wanted("produce")) await produceBenchmark({ db, dataDir: join(dataDir, "produce") });
     if (wanted("durable")) await durableBenchmark({ db, dataDir: join(dataDir, "durable") });
     if (wanted("scheduler")) await schedulerBenchmark({ db, dataDir: join(dataDir, "scheduler") });
+    // Its own database and processes (bench/flag-states.ts of the client package); BENCH_KEYS scales it.
+    if (wanted("kafka")) await kafkaBenchmark();
   } finally {
     await db.drop();
     await rm(dataDir, { recursive: true, force: true });
