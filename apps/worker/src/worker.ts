@@ -139,6 +139,9 @@ export async function startWorker(config: WorkerConfig): Promise<RunningWorker> 
             windowMs: config.commitWindowMs,
             partition: (partitionId) => host.slot(partitionId),
             fenced: (partitionId) => void host.drop(partitionId, "lease lost"),
+            ...(config.faultPoint === "before-manifest-commit" && {
+              afterUpload: () => process.kill(process.pid, "SIGKILL"),
+            }),
           }),
         })
       : undefined;

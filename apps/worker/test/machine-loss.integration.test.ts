@@ -1,41 +1,24 @@
-import type { ChildProcess } from "node:child_process";
-import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { rm } from "node:fs/promises";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
+import { useMachines } from "./machines";
 import { createTestTopic, eventually } from "./test-topics";
-import { useWorkerHarness } from "./worker-harness";
-import { spawnWorkerProcess } from "./worker-process";
 
 // Two worker processes as two machines: each its own data directory, both the same object store
 // (the filesystem one) and Postgres. Losing one machine, disk and all, must lose no acknowledged record.
 const SECRET = "machine-loss-secret";
 const LEASE_TTL_MS = 2_000;
-const harness = useWorkerHarness({ name: "machine-loss", secret: SECRET, ownerWaitMs: 4 * LEASE_TTL_MS });
-const children: ChildProcess[] = [];
-let root: string;
-
-beforeAll(async () => {
-  root = await mkdtemp(join(tmpdir(), "lastword-machines-"));
+const machines = useMachines({
+  name: "machine-loss",
+  secret: SECRET,
+  leaseTtlMs: LEASE_TTL_MS,
+  env: {
+    WORKER_SCHEDULER_TICK_MS: "200",
+    REDIS_PREFIX: `lastword-test-machine-loss-${Math.random().toString(36).slice(2, 8)}`,
+  },
 });
-afterAll(async () => {
-  for (const child of children) if (child.exitCode === null) child.kill("SIGKILL");
-  await rm(root, { recursive: true, force: true });
-});
-
-const spawnMachine = (id: string) =>
-  spawnWorkerProcess(id, {
-    databaseUrl: harness.db.url,
-    dataDir: join(root, id),
-    secret: SECRET,
-    leaseTtlMs: LEASE_TTL_MS,
-    env: {
-      LASTWORD_OBJECT_STORE: join(root, "objects"),
-      WORKER_SCHEDULER_TICK_MS: "200",
-      REDIS_PREFIX: `lastword-test-machine-loss-${Math.random().toString(36).slice(2, 8)}`,
-    },
-    track: children,
-  });
+const { harness } = machines;
+const spawnMachine = (id: string) => machines.spawn(id);
 
 async function owners(topicId: string): Promise<Map<string, string | null>> {
   const rows = await harness.db.prisma.partition.findMany({ where: { topicId } });
@@ -87,7 +70,7 @@ describe("machine loss", () => {
 
     w1!.child.kill("SIGKILL");
     await new Promise((resolve) => w1!.child.once("exit", resolve));
-    await rm(join(root, "m1"), { recursive: true, force: true });
+    await rm(join(machines.root, "m1"), { recursive: true, force: true });
     await eventually("m2 took every partition", 10 * LEASE_TTL_MS, async () =>
       [...(await owners(topic.topicId)).values()].every((owner) => owner === "m2") ? true : undefined,
     );

@@ -59,7 +59,7 @@ export interface DataPlaneServerOptions {
   faultPoint?: FaultPoint;
 }
 
-export type FaultPoint = "after-append" | "drop-after-append";
+export type FaultPoint = "after-append" | "drop-after-append" | "before-manifest-commit";
 
 const ROUTE =
   /^\/v1\/partitions\/([^/]+)\/(produce|records|offsets|segments|clean|delete-records|key|key-versions|stream)$/;

@@ -25,6 +25,8 @@ export interface CommitWindowOptions {
   windowMs?: number;
   /** How long a produce waits to be durable before it is answered with a retriable error (default 10 s). */
   ackTimeoutMs?: number;
+  /** Tests only (the `before-manifest-commit` fault point): runs between the PUT and the commit. */
+  afterUpload?: () => void;
 }
 
 interface Waiter {
@@ -174,6 +176,7 @@ export class CommitWindow {
       if (parts.length === 0) return;
       const { key, entries, body } = this.#assemble(parts);
       await this.#options.store.put(key, body);
+      this.#options.afterUpload?.();
       const committed = await this.#options.manifest.commit(key, entries);
       const missed = entries.filter((entry) => !committed.has(entry.partitionId));
       const held = await this.#options.manifest.heldEnds(missed);
