@@ -1,10 +1,13 @@
-// Worker benchmarks (`npm run bench`): produce through the data plane vs in-process append, and the
-// cleaner scheduler over 2,000 partitions of 200 tenants. Needs Postgres and Redis (like the tests).
-// Arguments pick parts: `npm run bench -w @lastword/worker -- produce` (default: produce scheduler).
+// Worker benchmarks (`npm run bench`): produce through the data plane vs in-process append, the
+// cleaner scheduler over 2,000 partitions of 200 tenants, produce and cold start with an object store
+// (objects), and 50 workers' Postgres load simulated (fleet). Needs Postgres and Redis (like the tests).
+// Arguments pick parts: `npm run bench -w @lastword/worker -- objects` (default: all of them).
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createTestDatabase, type TestDatabase } from "@lastword/db/testing";
+import { fleetBenchmark } from "./fleet-bench";
+import { objectsBenchmark } from "./objects-bench";
 import { produceBenchmark } from "./produce-bench";
 import { schedulerBenchmark } from "./scheduler-bench";
 
@@ -17,6 +20,8 @@ async function main(): Promise<void> {
     const wanted = (name: string) => parts.length === 0 || parts.includes(name);
     if (wanted("produce")) await produceBenchmark({ db, dataDir: join(dataDir, "produce") });
     if (wanted("scheduler")) await schedulerBenchmark({ db, dataDir: join(dataDir, "scheduler") });
+    if (wanted("objects")) await objectsBenchmark({ dataDir: join(dataDir, "objects") });
+    if (wanted("fleet")) await fleetBenchmark();
   } finally {
     await db.drop();
     await rm(dataDir, { recursive: true, force: true });
