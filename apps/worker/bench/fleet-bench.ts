@@ -48,7 +48,10 @@ export async function fleetBenchmark(): Promise<void> {
             `${r.partitionCommitsPerSecond.toFixed(0)} / ${r.offeredPartitionCommitsPerSecond.toFixed(0)} | ` +
             `${ms(s.renew.p50Ms)} / ${ms(s.renew.p99Ms)} | ${ms(s.snapshot.p50Ms)} / ${ms(s.snapshot.p99Ms)} | ` +
             `${r.simulatorCores.toFixed(2)}` +
-            (r.fenced > 0 ? ` | FENCED ${r.fenced}` : ""),
+            (r.fenced > 0 ? ` | FENCED ${r.fenced}` : "") +
+            (r.failures.size > 0
+              ? ` | failed: ${[...r.failures].map(([k, n]) => `${n} × ${k}`).join(", ")}`
+              : ""),
         );
       }
     } finally {

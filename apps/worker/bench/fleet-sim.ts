@@ -52,6 +52,8 @@ export interface FleetSimResult {
   windowPeriodP99Ms: number;
   /** Commit entries Postgres refused (lease not held at that epoch): must stay 0, nobody takes over here. */
   fenced: number;
+  /** Statements that failed, by kind and SQLSTATE ("commit 40P01": a deadlock), in the measured span. */
+  failures: Map<string, number>;
   /** This process's CPU over the measured span, in cores (the simulation shares the machine with Postgres). */
   simulatorCores: number;
   /** What the simulated workers believe each partition's durable end is (the smoke test compares it to Postgres). */
@@ -74,6 +76,7 @@ interface Held {
 interface Samples {
   latencies: Record<StatementKind, number[]>;
   periods: number[];
+  failures: Map<string, number>;
   partitionCommits: number;
   fenced: number;
 }
@@ -123,6 +126,7 @@ export async function simulateFleet(options: FleetSimOptions): Promise<FleetSimR
   const samples: Samples = {
     latencies: { commit: [], renew: [], heartbeat: [], snapshot: [] },
     periods: [],
+    failures: new Map(),
     partitionCommits: 0,
     fenced: 0,
   };
@@ -130,11 +134,20 @@ export async function simulateFleet(options: FleetSimOptions): Promise<FleetSimR
   const measureFrom = startedAt + options.warmupMs;
   const stopAt = measureFrom + options.measureMs;
   const measuring = (at: number) => at >= measureFrom && at < stopAt;
-  const timed = async <T>(kind: StatementKind, run: () => Promise<T>): Promise<T> => {
+  // A failed statement is what the worker survives too (CommitWindow retries the window,
+  // OwnershipLoop the tick): counted by its SQLSTATE, and the loop goes on.
+  const timed = async <T>(kind: StatementKind, run: () => Promise<T>): Promise<T | undefined> => {
     const at = performance.now();
-    const result = await run();
-    if (measuring(at)) samples.latencies[kind].push(performance.now() - at);
-    return result;
+    try {
+      const result = await run();
+      if (measuring(at)) samples.latencies[kind].push(performance.now() - at);
+      return result;
+    } catch (error) {
+      const code = (error as { code?: string }).code ?? (error as Error).message;
+      const name = `${kind} ${code}`;
+      if (measuring(at)) samples.failures.set(name, (samples.failures.get(name) ?? 0) + 1);
+      return undefined;
+    }
   };
   const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, Math.max(0, ms)));
 
@@ -147,9 +160,9 @@ export async function simulateFleet(options: FleetSimOptions): Promise<FleetSimR
       if (tickAt - lastRenewAt >= renewIntervalMs(leaseTtlMs)) {
         lastRenewAt = tickAt;
         const alive = await timed("heartbeat", () => worker.registry.heartbeat());
-        if (!alive) throw new Error(`${worker.id}: its Worker row is gone`);
+        if (alive === false) throw new Error(`${worker.id}: its Worker row is gone`);
         const renewed = await timed("renew", () => worker.leases.renewAll());
-        if (renewed.length !== worker.held.length) {
+        if (renewed && renewed.length !== worker.held.length) {
           throw new Error(`${worker.id}: renewed ${renewed.length} leases, holds ${worker.held.length}`);
         }
       }
@@ -163,11 +176,19 @@ export async function simulateFleet(options: FleetSimOptions): Promise<FleetSimR
     if (rate <= 0 || worker.held.length === 0) return;
     await sleep(Math.random() * windowMs);
     let lastFlushAt = performance.now();
+    let retry: Held[] = [];
     while (performance.now() < stopAt) {
       await sleep(windowMs);
       const flushAt = performance.now();
       if (measuring(flushAt)) samples.periods.push(flushAt - lastFlushAt);
-      const dirty = pickDirty(worker.held, 1 - Math.exp((-rate * (flushAt - lastFlushAt)) / 1000));
+      // A failed window's partitions go again in the next one, as CommitWindow keeps them dirty.
+      const dirty = [
+        ...new Set([
+          ...retry,
+          ...pickDirty(worker.held, 1 - Math.exp((-rate * (flushAt - lastFlushAt)) / 1000)),
+        ]),
+      ];
+      retry = [];
       lastFlushAt = flushAt;
       if (dirty.length === 0) continue;
       const entries: CommitEntry[] = dirty.map((held, i) => ({
@@ -182,6 +203,10 @@ export async function simulateFleet(options: FleetSimOptions): Promise<FleetSimR
       const committed = await timed("commit", () =>
         worker.manifest.commit(commitObjectKey(worker.id), entries),
       );
+      if (!committed) {
+        retry = dirty;
+        continue;
+      }
       for (const held of dirty) {
         if (committed.has(held.partitionId)) held.end += RECORDS_PER_PRODUCE;
       }
@@ -225,6 +250,7 @@ export async function simulateFleet(options: FleetSimOptions): Promise<FleetSimR
     windowPeriodP50Ms: percentile(periods, 50),
     windowPeriodP99Ms: percentile(periods, 99),
     fenced: samples.fenced,
+    failures: samples.failures,
     simulatorCores: (cpu.user + cpu.system) / 1000 / (performance.now() - startedAt),
     durableEnds: new Map(allHeld.map((held) => [held.partitionId, held.end])),
     committedEntries: allHeld.reduce((sum, held) => sum + held.end / RECORDS_PER_PRODUCE, 0),
