@@ -1,6 +1,6 @@
 import { mkdir } from "node:fs/promises";
 import { join } from "node:path";
-import { DataPlaneClient } from "@lastword/dataplane";
+import { DataPlaneClient, DataPlaneError } from "@lastword/dataplane";
 import { createTestDatabase, type TestDatabase } from "@lastword/db/testing";
 import {
   FsObjectStore,
@@ -225,9 +225,7 @@ async function coldStart(options: { dataDir: string }, store: StoreUnderTest): P
       let served = 0;
       await Promise.all(
         partitions.map(async (partitionId) => {
-          for await (const frame of client.streamPartition({ partitionId, mode: "snapshot" })) {
-            if (frame.kind === "records") served += frame.records.length;
-          }
+          served += await snapshotWhenOpen(client, partitionId);
         }),
       );
       const done = performance.now();
@@ -239,4 +237,25 @@ async function coldStart(options: { dataDir: string }, store: StoreUnderTest): P
       await second.stop();
     }
   });
+}
+
+/**
+ * The keys of a partition's snapshot, asked for until its owner has rebuilt it: a partition being
+ * rebuilt from the manifest answers a retriable PARTITION_UNAVAILABLE before the first frame.
+ */
+async function snapshotWhenOpen(client: DataPlaneClient, partitionId: string): Promise<number> {
+  for (;;) {
+    let keys = 0;
+    let started = false;
+    try {
+      for await (const frame of client.streamPartition({ partitionId, mode: "snapshot" })) {
+        started = true;
+        if (frame.kind === "records") keys += frame.records.length;
+      }
+      return keys;
+    } catch (error) {
+      if (started || !(error instanceof DataPlaneError) || !error.retriable) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+  }
 }

@@ -14,6 +14,7 @@ import { closeServer, createDataPlaneServer, type FaultPoint, listen } from "./d
 import { CommitWindow } from "./durability/commit-window";
 import { DurablePartitions } from "./durability/durable-partitions";
 import { ManifestRepository } from "./durability/manifest.repository";
+import { OrphanSweeper } from "./durability/orphan-sweeper";
 import { ErasureGuard } from "./erasure/erasure-guard";
 import { TombstoneAudit } from "./erasure/tombstone-audit";
 import type { OpenLog } from "./hosting/hosted-log";
@@ -84,6 +85,8 @@ export interface WorkerConfig {
   objectStore?: ObjectStore;
   /** How long appends gather before one commit object carries them (WORKER_COMMIT_WINDOW_MS). */
   commitWindowMs?: number;
+  /** The orphaned commit objects' sweeper (orphan-sweeper.ts; 15 min grace, every 10 min by default). */
+  orphanSweep?: { graceMs?: number; intervalMs?: number };
 }
 
 export interface SchedulingConfig {
@@ -145,6 +148,10 @@ export async function startWorker(config: WorkerConfig): Promise<RunningWorker> 
           }),
         })
       : undefined;
+  const sweeper =
+    config.objectStore && manifest
+      ? new OrphanSweeper({ store: config.objectStore, manifest, logger, ...config.orphanSweep })
+      : null;
   const host: PartitionHost = new PartitionHost({
     durability,
     dataDir: config.dataDir,
@@ -241,7 +248,10 @@ export async function startWorker(config: WorkerConfig): Promise<RunningWorker> 
     leaseTtlMs,
     claimIntervalMs: config.claimIntervalMs ?? DEFAULT_CLAIM_INTERVAL_MS,
     maxClaimsPerTick: config.maxClaimsPerTick ?? 256,
-    housekeeping: () => removeOrphanedPartitions(config.dataDir, prisma, logger).then(() => undefined),
+    housekeeping: () => {
+      sweeper?.maybeSweep();
+      return removeOrphanedPartitions(config.dataDir, prisma, logger).then(() => undefined);
+    },
     housekeepingIntervalMs: config.housekeepingIntervalMs ?? 30_000,
   });
   await loop.tick();
@@ -261,6 +271,7 @@ export async function startWorker(config: WorkerConfig): Promise<RunningWorker> 
     prisma,
     fence,
     manifest,
+    sweeper,
     objectStore: config.objectStore ?? null,
     audit,
   };
@@ -288,6 +299,7 @@ interface Parts {
   prisma: PrismaClient;
   fence: FenceRepository;
   manifest: ManifestRepository | null;
+  sweeper: OrphanSweeper | null;
   objectStore: ObjectStore | null;
   audit: TombstoneAudit;
 }
@@ -323,6 +335,7 @@ async function kill(parts: Omit<Parts, "leases" | "registry">): Promise<void> {
 }
 
 async function closeConnections(parts: Omit<Parts, "leases" | "registry">): Promise<void> {
+  await parts.sweeper?.stop();
   await Promise.all([
     parts.prisma.$disconnect(),
     parts.fence.close(),

@@ -2,6 +2,9 @@ import { rm } from "node:fs/promises";
 import { join } from "node:path";
 import { FsObjectStore } from "@lastword/object-store";
 import { describe, expect, it } from "vitest";
+import { ManifestRepository } from "../src/durability/manifest.repository";
+import { OrphanSweeper } from "../src/durability/orphan-sweeper";
+import { createLogger } from "../src/logger";
 import { useMachines } from "./machines";
 import { createTestPartition, eventually } from "./test-topics";
 
@@ -47,6 +50,22 @@ async function servedBy(id: string, partitionId: string) {
   return page;
 }
 
+/** One sweep pass over the store with the given grace period; answers how many objects it deleted. */
+async function sweep(graceMs: number): Promise<number> {
+  const store = new FsObjectStore(join(machines.root, "objects"));
+  const manifest = new ManifestRepository(harness.db.url, "sweep-test");
+  try {
+    return await new OrphanSweeper({
+      store,
+      manifest,
+      logger: createLogger("sweep-test", "silent"),
+      graceMs,
+    }).sweep();
+  } finally {
+    await Promise.all([store.close(), manifest.close()]);
+  }
+}
+
 async function objectsOf(workerId: string): Promise<string[]> {
   const store = new FsObjectStore(join(machines.root, "objects"));
   const keys: string[] = [];
@@ -64,6 +83,10 @@ describe("crashes during the durable acknowledgement", () => {
     const page = await servedBy("after-put", partitionId);
     expect(page.records).toEqual([]);
     expect(page.logEndOffset).toBe(0);
+    // The sweeper leaves it alone inside the grace period, and deletes it past it.
+    expect(await sweep(60 * 60_000)).toBe(0);
+    expect(await sweep(0)).toBe(1);
+    expect(await objectsOf("put-then-die")).toEqual([]);
   });
 
   it("after the manifest commit, before the answer: not acknowledged, yet durable and served once", async () => {
@@ -74,5 +97,8 @@ describe("crashes during the durable acknowledgement", () => {
     const page = await servedBy("after-commit", partitionId);
     expect(page.records.map((r) => [r.offset, r.value?.toString()])).toEqual([[0, "after-append"]]);
     expect(page.logEndOffset).toBe(1);
+    // A committed object is no orphan, however old.
+    expect(await sweep(0)).toBe(0);
+    expect(await objectsOf("commit-then-die")).toHaveLength(1);
   });
 });

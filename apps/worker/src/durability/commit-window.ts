@@ -52,6 +52,8 @@ interface Part {
 }
 
 const READ_CHUNK_BYTES = 4 << 20;
+/** At most this much of one partition per object; a longer backlog (the store was down) takes more windows. */
+const MAX_PART_BYTES = 16 << 20;
 /** Backoff after a failed upload or commit, doubled per failure up to the cap. */
 const RETRY_BASE_MS = 50;
 const RETRY_MAX_MS = 2_000;
@@ -169,25 +171,42 @@ export class CommitWindow {
     this.#dirty.clear();
     const parts: Part[] = [];
     try {
+      let unreadable: unknown = null;
       for (const id of ids) {
-        const part = await this.#collect(id);
-        if (part) parts.push(part);
+        try {
+          const part = await this.#collect(id);
+          if (part) parts.push(part);
+        } catch (error) {
+          // One partition whose log cannot be read (retention moved its start past what was not yet
+          // uploaded) must not hold up the others; it is tried again after the backoff.
+          unreadable = error;
+          this.#options.logger.warn(
+            { partitionId: id, err: error },
+            "commit window could not read a partition",
+          );
+          this.#dirty.add(id);
+        }
       }
-      if (parts.length === 0) return;
-      const { key, entries, body } = this.#assemble(parts);
-      await this.#options.store.put(key, body);
-      this.#options.afterUpload?.();
-      const committed = await this.#options.manifest.commit(key, entries);
-      const missed = entries.filter((entry) => !committed.has(entry.partitionId));
-      const held = await this.#options.manifest.heldEnds(missed);
-      for (const part of parts) {
-        const id = part.partitionId;
-        this.#settle(part, committed.has(id) ? part.lastOffset + 1 : (held.get(id) ?? null));
-      }
+      if (parts.length > 0) await this.#commit(parts);
+      if (unreadable !== null) throw unreadable;
     } catch (error) {
       // Nothing of this window counts: every partition in it goes again in the next one.
       for (const id of ids) if (this.#tracked.has(id)) this.#dirty.add(id);
       throw error;
+    }
+  }
+
+  /** One object for the window's partitions, then their rows in one epoch-checked statement. */
+  async #commit(parts: readonly Part[]): Promise<void> {
+    const { key, entries, body } = this.#assemble(parts);
+    await this.#options.store.put(key, body);
+    this.#options.afterUpload?.();
+    const committed = await this.#options.manifest.commit(key, entries);
+    const missed = entries.filter((entry) => !committed.has(entry.partitionId));
+    const held = await this.#options.manifest.heldEnds(missed);
+    for (const part of parts) {
+      const id = part.partitionId;
+      this.#settle(part, committed.has(id) ? part.lastOffset + 1 : (held.get(id) ?? null));
     }
   }
 
@@ -208,12 +227,15 @@ export class CommitWindow {
     }
     const chunks: Buffer[] = [];
     let from = tracked.durableEnd;
-    while (from < log.logEndOffset) {
+    let bytes = 0;
+    while (from < log.logEndOffset && bytes < MAX_PART_BYTES) {
       const read = await log.readBatches(from, { maxBytes: READ_CHUNK_BYTES });
       if (read.bytes.length === 0 || read.nextOffset <= from) break;
       chunks.push(read.bytes);
+      bytes += read.bytes.length;
       from = read.nextOffset;
     }
+    if (from < log.logEndOffset) this.#dirty.add(partitionId);
     if (chunks.length === 0) return null;
     return { partitionId, tracked, chunks, baseOffset: tracked.durableEnd, lastOffset: from - 1 };
   }
@@ -285,7 +307,15 @@ export class CommitWindow {
  * manifest rows), time first so a listing of one worker's objects runs oldest first.
  */
 export function commitObjectKey(workerId: string, now = Date.now()): string {
-  return `commit/${workerId}/${now.toString(36).padStart(9, "0")}-${randomUUID()}`;
+  return `${COMMIT_PREFIX}${workerId}/${now.toString(36).padStart(9, "0")}-${randomUUID()}`;
+}
+
+export const COMMIT_PREFIX = "commit/";
+
+/** When a commit object was written (its writer's clock), from its key; null for a key not of that form. */
+export function commitObjectTime(key: string): number | null {
+  const match = /^commit\/[^/]+\/([0-9a-z]{9})-[0-9a-f-]{36}$/.exec(key);
+  return match ? Number.parseInt(match[1]!, 36) : null;
 }
 
 function notOwner(partitionId: string): DataPlaneError {

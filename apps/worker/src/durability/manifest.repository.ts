@@ -146,6 +146,16 @@ export class ManifestRepository {
     return new Map(result.rows.map((row) => [row.id, Number(row.end)]));
   }
 
+  /** Which of these object keys a manifest row still names. */
+  async referenced(objectKeys: readonly string[]): Promise<Set<string>> {
+    if (objectKeys.length === 0) return new Set();
+    const result = await this.#pool.query<{ objectKey: string }>(
+      `SELECT DISTINCT "objectKey" FROM "PartitionObject" WHERE "objectKey" = ANY($1::text[])`,
+      [objectKeys],
+    );
+    return new Set(result.rows.map((row) => row.objectKey));
+  }
+
   close(): Promise<void> {
     return this.#pool.end();
   }

@@ -1,0 +1,87 @@
+import type { ObjectStore } from "@lastword/object-store";
+import type { Logger } from "../logger";
+import { COMMIT_PREFIX, commitObjectTime } from "./commit-window";
+import type { ManifestRepository } from "./manifest.repository";
+
+export interface OrphanSweeperOptions {
+  store: ObjectStore;
+  manifest: Pick<ManifestRepository, "referenced">;
+  logger: Logger;
+  /**
+   * How old an object must be before it may go (default 15 min). Far above a commit's life (PUT,
+   * then the commit within seconds; a retry writes a new object) and any clock skew between workers.
+   */
+  graceMs?: number;
+  /** How often `maybeSweep` starts a pass (default 10 min): a pass lists every commit object. */
+  intervalMs?: number;
+}
+
+const CHECK_BATCH = 500;
+
+/**
+ * Deletes commit objects no manifest row names once they are older than the grace period: what a
+ * writer fenced or crashed between its PUT and its commit left behind. An object is only ever
+ * named by rows committed right after its PUT, so one unnamed past the grace period stays unnamed.
+ */
+export class OrphanSweeper {
+  readonly #options: OrphanSweeperOptions;
+  readonly #graceMs: number;
+  readonly #intervalMs: number;
+  #lastStartedAt = Number.NEGATIVE_INFINITY;
+  #running: Promise<void> | null = null;
+
+  constructor(options: OrphanSweeperOptions) {
+    this.#options = options;
+    this.#graceMs = options.graceMs ?? 15 * 60_000;
+    this.#intervalMs = options.intervalMs ?? 10 * 60_000;
+  }
+
+  /**
+   * Starts a pass in the background when the interval has passed and none is running (the caller
+   * is the ownership loop, which must not wait on a listing); a failed pass is logged and retried
+   * at the next interval.
+   */
+  maybeSweep(): void {
+    if (this.#running || performance.now() - this.#lastStartedAt < this.#intervalMs) return;
+    this.#lastStartedAt = performance.now();
+    this.#running = this.sweep()
+      .then(
+        () => undefined,
+        (error: unknown) => this.#options.logger.warn({ err: error }, "orphan sweep failed"),
+      )
+      .finally(() => {
+        this.#running = null;
+      });
+  }
+
+  /** Waits for a running pass (shutdown). */
+  async stop(): Promise<void> {
+    this.#lastStartedAt = Number.POSITIVE_INFINITY;
+    await this.#running;
+  }
+
+  /** One pass over every commit object; answers how many it deleted. */
+  async sweep(now = Date.now()): Promise<number> {
+    let deleted = 0;
+    let candidates: string[] = [];
+    for await (const object of this.#options.store.list(COMMIT_PREFIX)) {
+      const writtenAt = commitObjectTime(object.key);
+      if (writtenAt === null || now - writtenAt < this.#graceMs) continue;
+      candidates.push(object.key);
+      if (candidates.length >= CHECK_BATCH) {
+        deleted += await this.#deleteUnreferenced(candidates);
+        candidates = [];
+      }
+    }
+    deleted += await this.#deleteUnreferenced(candidates);
+    if (deleted > 0) this.#options.logger.info({ deleted }, "orphaned commit objects deleted");
+    return deleted;
+  }
+
+  async #deleteUnreferenced(keys: readonly string[]): Promise<number> {
+    const referenced = await this.#options.manifest.referenced(keys);
+    const orphans = keys.filter((key) => !referenced.has(key));
+    for (const key of orphans) await this.#options.store.delete(key);
+    return orphans.length;
+  }
+}
