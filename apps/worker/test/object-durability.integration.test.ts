@@ -156,11 +156,13 @@ describe("object storage as the durable home", () => {
       where: { id: partitionId },
     });
     const produced = harness.client.produce({ partitionId, records: [record("zombie", "write")] });
-    // The record is in a's local log (its fetch serves what the log holds) before the window closes.
+    // The record is in a's local log before the window closes, and not served: not yet durable.
     await eventually("appended locally", 1_000, async () => {
-      const page = await harness.client.fetch({ partitionId, offset: 0, limit: 10 });
-      return page.logEndOffset === 1 ? true : undefined;
+      const { segments } = await harness.client.segments({ partitionId });
+      return segments.some((segment) => segment.records === 1) ? true : undefined;
     });
+    const before = await harness.client.fetch({ partitionId, offset: 0, limit: 10 });
+    expect([before.records, before.logEndOffset]).toEqual([[], 0]);
     // What a takeover does: the lease gone from a, the next epoch.
     await harness.db.prisma.partition.update({
       where: { id: partitionId },
@@ -250,6 +252,40 @@ describe("object storage as the durable home", () => {
     store.failing = false;
     expect((await produced).offsets).toEqual([0]);
     expect((await manifestRows(partitionId)).map((row) => row.lastOffset)).toEqual([0n]);
+    await worker.stop();
+  });
+
+  it("switches a partition from local to object durability by reopening it at the same epoch, keeping its log", async () => {
+    const { worker } = await startMachine("switch", { commitWindowMs: 3_000 });
+    const { partitionId, topicId } = await createTestPartition(harness.db.prisma, {
+      "lastword.durability": "local",
+    });
+    await eventually("the partition open", 5_000, async () =>
+      worker.ownedPartitions().includes(partitionId) ? true : undefined,
+    );
+    const values: string[] = [];
+    for (let n = 0; n < 3; n++) {
+      await harness.client.produce({ partitionId, records: [record("k", `local-${n}`)] });
+      values.push(`local-${n}`);
+    }
+    const { leaseEpoch } = await harness.db.prisma.partition.findUniqueOrThrow({
+      where: { id: partitionId },
+    });
+    await harness.db.prisma.topic.update({
+      where: { id: topicId },
+      data: { configs: { "lastword.durability": "object" } },
+    });
+    // Once the renewal reopened it under the new config, an answer means the manifest covers it.
+    await eventually("a produce answered only once committed", 10_000, async () => {
+      const value = `object-${values.length}`;
+      const { offsets } = await harness.client.produce({ partitionId, records: [record("k", value)] });
+      values.push(value);
+      const rows = await manifestRows(partitionId);
+      return rows.at(-1) && rows.at(-1)!.lastOffset >= BigInt(offsets[0]!) ? true : undefined;
+    });
+    const partition = await harness.db.prisma.partition.findUniqueOrThrow({ where: { id: partitionId } });
+    expect(partition.leaseEpoch).toBe(leaseEpoch);
+    expect([...(await fetchAll(partitionId)).values()]).toEqual(values);
     await worker.stop();
   });
 });

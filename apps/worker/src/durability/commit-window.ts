@@ -90,6 +90,12 @@ export class CommitWindow {
     return this.#tracked.get(partitionId)?.epoch === epoch;
   }
 
+  /** The partition's committed end at this epoch, or null when it is not tracked at that epoch. */
+  durableEnd(partitionId: string, epoch: number): number | null {
+    const tracked = this.#tracked.get(partitionId);
+    return tracked?.epoch === epoch ? tracked.durableEnd : null;
+  }
+
   /** Starts tracking a partition opened at `epoch` whose manifest ends at `durableEnd`. */
   track(partitionId: string, epoch: number, durableEnd: number): void {
     this.#forget(partitionId, notOwner(partitionId));

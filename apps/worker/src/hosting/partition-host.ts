@@ -2,6 +2,7 @@ import { rm } from "node:fs/promises";
 import { DataPlaneError } from "@lastword/dataplane";
 import type { Clock, DurabilityMode } from "@lastword/logstore";
 import type { DurablePartitions } from "../durability/durable-partitions";
+import { visibleUpTo } from "../durability/visible-log";
 import type { Logger } from "../logger";
 import type { FenceRepository } from "../ownership/fence.repository";
 import type { ClaimedPartition, LeaseRepository, RenewedLease } from "../ownership/lease.repository";
@@ -76,8 +77,21 @@ export class PartitionHost {
     return slot;
   }
 
+  /** Runs `fn` against the partition's log as readers may see it (see `#visible`). */
   read<T>(partitionId: string, fn: (log: HostedLog) => Promise<T>): Promise<T> {
-    return this.#require(partitionId).use(fn);
+    const slot = this.#require(partitionId);
+    return slot.use((log) => fn(this.#visible(slot, log)));
+  }
+
+  /**
+   * With an object store and `lastword.durability=object`, readers see the log only up to its
+   * committed durable end: an append is served once it is acknowledged, never before.
+   */
+  #visible(slot: PartitionSlot, log: HostedLog): HostedLog {
+    const { durability } = this.#options;
+    if (!durability || log.config.durability === "local") return log;
+    const end = durability.window.durableEnd(slot.partitionId, slot.epoch);
+    return end === null ? log : visibleUpTo(log, end);
   }
 
   /**

@@ -1,0 +1,42 @@
+import { type BatchRead, readBatchHeader } from "@lastword/logstore";
+import type { HostedLog, LogRecord } from "../hosting/hosted-log";
+
+/**
+ * A read view of `log` that ends at `end` (the partition's committed durable end): its
+ * `logEndOffset` is `end`, and reads return no batch or record at or above it. What readers
+ * (fetch, Kafka Fetch, list offsets, snapshots) get while appends past `end` wait for their commit,
+ * so nothing is served that a takeover could still lose. Everything else is the log's own.
+ */
+export function visibleUpTo(log: HostedLog, end: number): HostedLog {
+  if (end >= log.logEndOffset) return log;
+  const readBatches: HostedLog["readBatches"] = async (from, options) => {
+    if (from >= end) return { bytes: Buffer.alloc(0), nextOffset: from };
+    return trimmed(await log.readBatches(from, options), end);
+  };
+  const read: HostedLog["read"] = async (from, options) => {
+    if (from >= end) return [];
+    const records = await log.read(from, options);
+    return records.filter((record: LogRecord) => record.offset < end);
+  };
+  return new Proxy(log, {
+    get(target, prop) {
+      if (prop === "logEndOffset") return end;
+      if (prop === "readBatches") return readBatches;
+      if (prop === "read") return read;
+      const value = Reflect.get(target, prop, target);
+      return typeof value === "function" ? value.bind(target) : value;
+    },
+  });
+}
+
+/** The batches of `read` that start below `end` (commits end on batch boundaries). */
+function trimmed(read: BatchRead, end: number): BatchRead {
+  const { bytes } = read;
+  let pos = 0;
+  while (pos < bytes.length) {
+    const header = readBatchHeader(bytes, pos);
+    if (header.baseOffset >= end) return { bytes: bytes.subarray(0, pos), nextOffset: end };
+    pos += header.sizeBytes;
+  }
+  return read;
+}
