@@ -24,6 +24,8 @@ const producesFor = (producers: number) => Math.max(300, producers * 40);
 const COLD_KEYS = Number(process.env.BENCH_KEYS ?? 24_000);
 const COLD_VALUE_BYTES = 1200;
 const COMMIT_WINDOW_MS = 10;
+/** BENCH_OBJECTS_PARTS=cold runs only the cold start (default: produce,cold). */
+const parts = (process.env.BENCH_OBJECTS_PARTS ?? "produce,cold").split(",");
 
 interface StoreUnderTest {
   name: string;
@@ -55,13 +57,18 @@ export async function objectsBenchmark(options: { dataDir: string }): Promise<vo
     },
   ];
   try {
-    console.log(
-      `\nobject storage: produce of ${RECORDS_PER_PRODUCE} × ${VALUE_BYTES} B records to ${PARTITIONS} partitions ` +
-        `through a worker's data plane (worker and producers in one process), commit window ${COMMIT_WINDOW_MS} ms`,
-    );
-    console.log("  store | durability | producers | p50 ms | p99 ms | produces/s | MiB/s | commit objects/s");
-    await produceRows(options, null, "none (local disk only)", ["local-only"]);
-    for (const store of stores) await produceRows(options, store, store.name, ["object", "local"]);
+    if (parts.includes("produce")) {
+      console.log(
+        `\nobject storage: produce of ${RECORDS_PER_PRODUCE} × ${VALUE_BYTES} B records to ${PARTITIONS} partitions ` +
+          `through a worker's data plane (worker and producers in one process), commit window ${COMMIT_WINDOW_MS} ms`,
+      );
+      console.log(
+        "  store | durability | producers | p50 ms | p99 ms | produces/s | MiB/s | commit objects/s",
+      );
+      await produceRows(options, null, "none (local disk only)", ["local-only"]);
+      for (const store of stores) await produceRows(options, store, store.name, ["object", "local"]);
+    }
+    if (!parts.includes("cold")) return;
     console.log(
       `\ncold start: ${COLD_KEYS} keys × ${COLD_VALUE_BYTES} B over ${PARTITIONS} compacted partitions, ` +
         "taken over by a worker with an empty disk (the first one stopped gracefully: no lease wait)",
@@ -222,12 +229,10 @@ async function coldStart(options: { dataDir: string }, store: StoreUnderTest): P
     try {
       await allClaimed(second, PARTITIONS);
       const opened = performance.now();
-      let served = 0;
-      await Promise.all(
-        partitions.map(async (partitionId) => {
-          served += await snapshotWhenOpen(client, partitionId);
-        }),
+      const counts = await Promise.all(
+        partitions.map((partitionId) => snapshotWhenOpen(client, partitionId)),
       );
+      const served = counts.reduce((sum, n) => sum + n, 0);
       const done = performance.now();
       if (served !== COLD_KEYS) throw new Error(`cold start served ${served} keys, ${COLD_KEYS} written`);
       console.log(
