@@ -90,7 +90,13 @@ function workerStartEnv(extra: Record<string, string> = {}): Record<string, stri
     .replaceAll("$$", "$");
   const prefix = command.slice(0, command.indexOf(MIGRATE_COMMAND));
   const printed = execFileSync("sh", ["-c", `${prefix} env -0`], {
-    env: { PATH: process.env.PATH, ...compose.services.worker!.environment, ...extra },
+    // The container's environment only (what the image runs with: NODE_ENV=production, Dockerfile).
+    env: {
+      PATH: process.env.PATH,
+      NODE_ENV: "production",
+      ...compose.services.worker!.environment,
+      ...extra,
+    },
     encoding: "utf8",
   });
   return Object.fromEntries(
