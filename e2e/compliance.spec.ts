@@ -1,15 +1,16 @@
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
-  type Account,
+  callTrpc,
   createTopic,
+  inviteMember,
+  joinFromInvitation,
   launchChromium,
   newAccount,
   newConsolePage,
   saveScreenshot,
   saveScreenshotsAtWidths,
   signUp,
-  submitAuthForm,
   waitOrExplain,
 } from "./console-session";
 import { produce, setConfig } from "./topic-actions";
@@ -28,29 +29,18 @@ const VALUES = [
 // The subject of the request that stays open: it has a value in the slow topic, which no pass
 // removes soon, so its purge cannot be proven (a key never written would be purged at once).
 const SLOW_SUBJECT = "subject-slow";
+// A consumer group that committed before the subject's records and never reads on: it misses the
+// erasure tombstone, and the closed request keeps saying so.
+const STALE_GROUP = "nightly-export";
 
-/** The owner invites a compliance officer through the members page; returns the invitation link. */
-async function inviteCompliance(owner: Page, email: string): Promise<string> {
-  await owner.goto("/members");
-  const form = owner.getByRole("form", { name: "Invite a member" });
-  await form.getByLabel("Email").fill(email);
-  await form.getByLabel("Role").selectOption("compliance");
-  await form.getByRole("button", { name: "Send invitation" }).click();
-  const link = owner.getByRole("textbox", { name: `Invitation link for ${email}`, exact: true });
-  await link.waitFor();
-  return link.inputValue();
-}
-
-/** Signs up from the invitation link and joins the owner's organization. */
-async function joinAsCompliance(page: Page, link: string, officer: Account, organization: string) {
-  await page.goto(link);
-  await page.getByRole("link", { name: "Create an account" }).click();
-  await page.waitForURL("**/sign-up?**");
-  await page.getByLabel("Name", { exact: true }).fill(officer.name);
-  await page.getByLabel("Password", { exact: true }).fill(officer.password);
-  await submitAuthForm(page, "Create account", 3, "**/invitations/*");
-  await page.getByRole("button", { name: `Accept and join ${organization}` }).click();
-  await page.waitForURL("**/topics");
+/** Opens a subject's request from the compliance dashboard's list. */
+async function openRequest(page: Page, subject: string) {
+  await page.goto("/compliance");
+  await page
+    .getByRole("table", { name: "Erasure requests" })
+    .getByRole("link", { name: `Request for ${subject}` })
+    .click();
+  await page.waitForURL("**/compliance/requests/*");
 }
 
 async function expectNoValues(page: Page) {
@@ -80,11 +70,17 @@ describe("compliance pages", () => {
     await produce(owner, { key: SUBJECT, value: VALUES[0], offset: 0 });
     await produce(owner, { key: SUBJECT, value: VALUES[1], offset: 1 });
     await produce(owner, { key: "keep-7", value: VALUES[2], offset: 2 });
+    expect(
+      await callTrpc(owner, "consumerGroups.commitOffsets", {
+        group: STALE_GROUP,
+        offsets: [{ topic: TOPIC, partition: 0, offset: 0 }],
+      }),
+    ).toBe(200);
 
     const officerAccount = newAccount("Compliance Officer");
-    const link = await inviteCompliance(owner, officerAccount.email);
+    const link = await inviteMember(owner, officerAccount.email, "compliance");
     officer = await newConsolePage(browser);
-    await joinAsCompliance(officer, link, officerAccount, ownerAccount.name);
+    await joinFromInvitation(officer, link, officerAccount, ownerAccount.name);
   }, 120_000);
 
   afterAll(async () => {
@@ -173,6 +169,27 @@ describe("compliance pages", () => {
     await officer.emulateMedia({ colorScheme: "light" });
   }, 90_000);
 
+  it("keeps a group that missed the tombstone flagged after the request closes, with what it missed", async () => {
+    await openRequest(officer, SUBJECT);
+    // The tombstone goes one delete.retention.ms (3 s) after the pass that purged, on a later tick.
+    await officer
+      .getByTestId("request-status")
+      .filter({ hasText: /^Closed$/ })
+      .waitFor({ timeout: 60_000 });
+    // Nothing is pending any more, so no group is "behind"; the one that missed it stays named.
+    expect(await officer.getByRole("region", { name: "Consumer groups behind a tombstone" }).count()).toBe(0);
+    const missed = officer.getByRole("table", { name: "Consumer groups that missed a tombstone" });
+    await missed.waitFor();
+    const rows = await missed
+      .getByRole("row")
+      .evaluateAll((trs) => trs.slice(1).map((tr) => [...tr.children].map((c) => c.textContent)));
+    // The subject's tombstone went in after offsets 0–2; the group still stood at 0.
+    expect(rows.map((cells) => cells.slice(0, 4))).toEqual([[STALE_GROUP, `${TOPIC} / 0`, "3", "0"]]);
+    expect(rows[0]?.[4]).not.toBe("—");
+    await expectNoValues(officer);
+    await saveScreenshot(officer, "compliance-request-missed-groups");
+  }, 90_000);
+
   it("extends an open request's deadline with its reason", async () => {
     await officer.goto("/compliance");
     const form = officer.getByRole("form", { name: "File an erasure request" });
@@ -207,12 +224,7 @@ describe("compliance pages", () => {
   });
 
   it("exports the request's evidence as CSV", async () => {
-    await officer.goto("/compliance");
-    await officer
-      .getByRole("table", { name: "Erasure requests" })
-      .getByRole("link", { name: `Request for ${SUBJECT}` })
-      .click();
-    await officer.waitForURL("**/compliance/requests/*");
+    await openRequest(officer, SUBJECT);
     const download = officer.waitForEvent("download");
     await officer.getByRole("button", { name: "Export evidence (CSV)" }).click();
     const file = await download;

@@ -180,6 +180,21 @@ function widestElements(page: Page): Promise<string[]> {
 }
 
 /** A describe block's browser and its one console page. */
+/** Calls the console's own tRPC endpoint as the page's signed-in member; answers the HTTP status. */
+export async function callTrpc(page: Page, path: string, input: unknown): Promise<number> {
+  return page.evaluate(
+    async ({ path, input }) => {
+      const res = await fetch(`/api/trpc/${path}`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify(input),
+      });
+      return res.status;
+    },
+    { path, input },
+  );
+}
+
 export interface ConsoleUi {
   browser: Browser;
   page: Page;
@@ -209,4 +224,33 @@ export function useConsolePage(
     await ui.browser?.close();
   });
   return ui;
+}
+
+/** The owner invites `email` with `role` through the members page; returns the invitation link. */
+export async function inviteMember(owner: Page, email: string, role: string): Promise<string> {
+  await owner.goto("/members");
+  const form = owner.getByRole("form", { name: "Invite a member" });
+  await form.getByLabel("Email").fill(email);
+  await form.getByLabel("Role").selectOption(role);
+  await form.getByRole("button", { name: "Send invitation" }).click();
+  const link = owner.getByRole("textbox", { name: `Invitation link for ${email}`, exact: true });
+  await link.waitFor();
+  return link.inputValue();
+}
+
+/** Signs up from an invitation link and joins the inviting organization. */
+export async function joinFromInvitation(
+  page: Page,
+  link: string,
+  person: Account,
+  organization: string,
+): Promise<void> {
+  await page.goto(link);
+  await page.getByRole("link", { name: "Create an account" }).click();
+  await page.waitForURL("**/sign-up?**");
+  await page.getByLabel("Name", { exact: true }).fill(person.name);
+  await page.getByLabel("Password", { exact: true }).fill(person.password);
+  await submitAuthForm(page, "Create account", 3, "**/invitations/*");
+  await page.getByRole("button", { name: `Accept and join ${organization}` }).click();
+  await page.waitForURL("**/topics");
 }

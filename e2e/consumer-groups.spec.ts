@@ -3,6 +3,7 @@ import { type Consumer, Kafka, logLevel } from "kafkajs";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
+  callTrpc,
   createTopic,
   launchChromium,
   newAccount,
@@ -19,21 +20,6 @@ const TEN_MINUTES = 10 * 60_000;
 /** The first record's timestamp, on a whole second (datetime-local inputs carry seconds). */
 const OLD = Math.floor((Date.now() - TEN_MINUTES) / 1_000) * 1_000;
 
-/** Calls the console's own tRPC endpoint as the signed-in member. */
-async function call(page: Page, path: string, input: unknown): Promise<number> {
-  return page.evaluate(
-    async ({ path, input }) => {
-      const res = await fetch(`/api/trpc/${path}`, {
-        method: "POST",
-        headers: { "content-type": "application/json" },
-        body: JSON.stringify(input),
-      });
-      return res.status;
-    },
-    { path, input },
-  );
-}
-
 function groupCard(page: Page, group: string) {
   return page.getByRole("region", { name: group, exact: true });
 }
@@ -41,7 +27,9 @@ function groupCard(page: Page, group: string) {
 describe("consumer groups page: every group of the tenant, its lag, reset and delete", () => {
   let browser: Browser;
   let page: Page;
-  let consumer: Consumer | undefined;
+  const consumers: Consumer[] = [];
+  /** Kafka clients for the group's members, one client id each (the members table shows it). */
+  let kafkaFor: (clientId: string) => Kafka;
 
   beforeAll(async () => {
     browser = await launchChromium();
@@ -54,13 +42,13 @@ describe("consumer groups page: every group of the tenant, its lag, reset and de
       value: { type: "string", data: `v${i}` },
       timestamp: OLD + i * 2_000,
     }));
-    expect(await call(page, "records.produce", { topic: TOPIC, records })).toBe(200);
+    expect(await callTrpc(page, "records.produce", { topic: TOPIC, records })).toBe(200);
     // Tombstones kept one minute: a group ten minutes behind is past that.
     expect(
-      await call(page, "topics.alterConfigs", { topic: TOPIC, set: { "delete.retention.ms": 60_000 } }),
+      await callTrpc(page, "topics.alterConfigs", { topic: TOPIC, set: { "delete.retention.ms": 60_000 } }),
     ).toBe(200);
     expect(
-      await call(page, "consumerGroups.commitOffsets", {
+      await callTrpc(page, "consumerGroups.commitOffsets", {
         group: REST_GROUP,
         offsets: [
           { topic: TOPIC, partition: 0, offset: 0 },
@@ -70,7 +58,7 @@ describe("consumer groups page: every group of the tenant, its lag, reset and de
     ).toBe(200);
   });
   afterAll(async () => {
-    await consumer?.disconnect();
+    await Promise.all(consumers.map((c) => c.disconnect()));
     await browser?.close();
   });
 
@@ -150,13 +138,16 @@ describe("consumer groups page: every group of the tenant, its lag, reset and de
     const text = (await block.locator("pre").textContent()) ?? "";
     const prop = (name: string) =>
       new RegExp(`^${name.replaceAll(".", "\\.")}=(.*)$`, "m").exec(text)?.[1] ?? "";
-    const kafka = new Kafka({
-      brokers: prop("bootstrap.servers").split(","),
-      sasl: { mechanism: "scram-sha-256", username: prop("sasl.username"), password: secret },
-      logLevel: logLevel.NOTHING,
-      retry: { retries: 3 },
-    });
-    consumer = kafka.consumer({ groupId: KAFKA_GROUP });
+    kafkaFor = (clientId) =>
+      new Kafka({
+        clientId,
+        brokers: prop("bootstrap.servers").split(","),
+        sasl: { mechanism: "scram-sha-256", username: prop("sasl.username"), password: secret },
+        logLevel: logLevel.NOTHING,
+        retry: { retries: 3 },
+      });
+    const consumer = kafkaFor("ledger-reader-1").consumer({ groupId: KAFKA_GROUP });
+    consumers.push(consumer);
     await consumer.connect();
     await consumer.subscribe({ topic: TOPIC, fromBeginning: true });
     let seen = 0;
@@ -182,6 +173,54 @@ describe("consumer groups page: every group of the tenant, its lag, reset and de
       .waitFor();
     await dialog.getByRole("button", { name: "Cancel" }).click();
     expect(await groupCard(page, KAFKA_GROUP).count()).toBe(1);
+  });
+
+  it("shows the Kafka group's state, protocol and generation, and each member's partitions in words", async () => {
+    const second = kafkaFor("ledger-reader-2").consumer({ groupId: KAFKA_GROUP });
+    consumers.push(second);
+    await second.connect();
+    await second.subscribe({ topic: TOPIC, fromBeginning: true });
+    await second.run({ eachMessage: async () => undefined });
+
+    const card = groupCard(page, KAFKA_GROUP);
+    const members = card.getByRole("table", { name: `Members of ${KAFKA_GROUP}` });
+    // The page refreshes every few seconds; the rebalance settles with one partition each.
+    const rows = () =>
+      members
+        .getByRole("row")
+        .evaluateAll((trs) => trs.slice(1).map((tr) => [...tr.children].map((c) => c.textContent ?? "")));
+    await expect
+      .poll(async () => ((await members.count()) === 0 ? [] : (await rows()).map((r) => r[4])), {
+        timeout: 40_000,
+      })
+      .toEqual(expect.arrayContaining([`${TOPIC}: 0`, `${TOPIC}: 1`]));
+    const facts = Object.fromEntries(
+      await card
+        .getByLabel(`Membership of ${KAFKA_GROUP}`)
+        .locator("div")
+        .evaluateAll((divs) => divs.map((d) => [d.children[0]?.textContent, d.children[1]?.textContent])),
+    );
+    expect(facts).toMatchObject({
+      State: "Stable",
+      "Group protocol": "consumer / RoundRobinAssigner",
+      Members: "2",
+    });
+    expect(Number(facts.Generation)).toBeGreaterThan(0);
+    const table = await rows();
+    expect(table.map((r) => r[2]).sort()).toEqual(["ledger-reader-1", "ledger-reader-2"]);
+    for (const r of table) {
+      expect(r[0]).toMatch(/^ledger-reader-[12]-/);
+      expect(r[1]).toBe("—");
+      expect(r[3]).toMatch(/127\.0\.0\.1/);
+    }
+    // One leader, marked.
+    expect(table.filter((r) => r[0]?.includes("Leader"))).toHaveLength(1);
+    // A REST group has no members to show, and says why.
+    expect(await groupCard(page, REST_GROUP).textContent()).toContain(
+      "No members: REST clients commit offsets over HTTP.",
+    );
+    const overflow = await saveScreenshotsAtWidths(page, "consumer-groups-members");
+    expect(overflow).toEqual({ 1440: 0, 390: 0 });
   });
 
   it("deletes a group that no coordinator holds", async () => {

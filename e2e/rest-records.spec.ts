@@ -19,6 +19,9 @@ async function createApiKeyInConsole(page: Page): Promise<string> {
   await page.goto("/api-keys");
   const form = page.getByRole("form", { name: "Create an API key" });
   await form.getByLabel("Key name").fill("e2e producer");
+  // A new key reads only: the writes this program does are ticked on purpose.
+  await form.getByRole("checkbox", { name: /records:write/ }).check();
+  await form.getByRole("checkbox", { name: /groups:write/ }).check();
   await form.getByRole("button", { name: "Create key" }).click();
   const secret = page.getByLabel("New API key secret");
   await secret.waitFor();

@@ -43,11 +43,17 @@ export async function produce(
   return status.textContent();
 }
 
-/** Saves a topic config through the topic page's form and waits for the table to say it is set. */
+/**
+ * Saves a topic config through the topic page's form and waits for the table to say it is set.
+ * `value` is Kafka's (ms, bytes): the form's unit is set to match before it is typed.
+ */
 export async function setConfig(page: Page, name: string, value: string): Promise<void> {
   await showTab(page, "Configs");
   const form = page.getByRole("form", { name: "Change a config" });
   await form.getByLabel("Config").selectOption(name);
+  if (name.endsWith(".ms") || name.endsWith(".bytes")) {
+    await form.getByLabel(`${name} unit`).selectOption(name.endsWith(".ms") ? "ms" : "B");
+  }
   await form.getByLabel("New value").fill(value);
   await form.getByRole("button", { name: "Save change" }).click();
   await page

@@ -153,11 +153,14 @@ describe("topic page", () => {
     const configs = ui.page.getByRole("table", { name: "Configs" });
     const row = configs.getByRole("row", { name: /^delete\.retention\.ms / });
     await form.getByLabel("Config").selectOption("delete.retention.ms");
-    await form.getByLabel("New value").fill("3600000");
+    // The value is edited in the unit it has (1 d), as at creation: 1 h is typed as hours.
+    expect(await form.getByLabel("New value").inputValue()).toBe("1");
+    expect(await form.getByLabel("delete.retention.ms unit").inputValue()).toBe("d");
+    await form.getByLabel("delete.retention.ms unit").selectOption("h");
     await form.getByRole("button", { name: "Check without saving" }).click();
     await form
       .getByRole("status")
-      .filter({ hasText: "delete.retention.ms: default 86400000 → 3600000" })
+      .filter({ hasText: "delete.retention.ms: default 1 d (86400000) → 1 h (3600000)" })
       .waitFor();
     expect(await row.getByRole("cell").last().textContent()).toBe("default");
 

@@ -62,9 +62,8 @@ const schema = z
       .default(128 << 20),
     LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
     // Tests only: `after-append` SIGKILLs the worker between a produce's append and its answer;
-    // `drop-after-append` closes a Kafka connection instead of answering its first appending Produce.
     // `before-manifest-commit` SIGKILLs it after a commit window's PUT, before its manifest commit.
-    LASTWORD_FAULT_POINT: z.enum(["after-append", "drop-after-append", "before-manifest-commit"]).optional(),
+    LASTWORD_FAULT_POINT: z.enum(["after-append", "before-manifest-commit"]).optional(),
     // Tests only: a JSON list of Kafka listener faults, each answering one request (kafka/test-faults.ts).
     WORKER_KAFKA_TEST_FAULTS: z
       .string()

@@ -23,6 +23,7 @@ import { PartitionHost } from "./hosting/partition-host";
 import { AppendSignal } from "./kafka/append-signal";
 import { ClientSightings } from "./kafka/client-sightings";
 import { DEFAULT_GROUP_TIMINGS, GroupCoordinator } from "./kafka/groups/group-coordinator";
+import { describeGroup } from "./kafka/groups/group-description";
 import { GroupLeaseRepository } from "./kafka/groups/group-lease.repository";
 import { GroupOffsetsRepository } from "./kafka/groups/group-offsets.repository";
 import type { GroupTimings } from "./kafka/groups/group-state";
@@ -30,6 +31,8 @@ import { KafkaCatalog } from "./kafka/kafka-catalog";
 import { type KafkaListener, type KafkaListenerConfig, startKafkaListener } from "./kafka/kafka-listener";
 import { KafkaPrincipals } from "./kafka/kafka-principals";
 import { type KafkaQuotaConfig, KafkaQuotas } from "./kafka/kafka-quotas";
+import { KafkaRowExpiry } from "./kafka/kafka-row-expiry";
+import { LatestViews } from "./kafka/latest-view";
 import { ProducerIdRepository } from "./kafka/producers/producer-ids.repository";
 import type { TestFaults } from "./kafka/test-faults";
 import { createLogger, type Logger, type LogLevel } from "./logger";
@@ -209,6 +212,8 @@ export async function startWorker(config: WorkerConfig): Promise<RunningWorker> 
       await passes.clean({ partitionId, epoch, reason: "requested", dirtyRatio: 0 });
     },
   };
+  // Set once the Kafka listener is up; until then (and without one) this worker coordinates no group.
+  let groupCoordinator: GroupCoordinator | null = null;
   const server = createDataPlaneServer({
     host,
     cleaner,
@@ -217,6 +222,7 @@ export async function startWorker(config: WorkerConfig): Promise<RunningWorker> 
     secret: config.secret,
     workerId: id,
     logger,
+    describeGroups: (tenantId) => groupCoordinator?.groupsOf(tenantId).map(describeGroup) ?? [],
     ...(config.faultPoint && { faultPoint: config.faultPoint }),
   });
   const bound = await listen(server, config.host ?? "127.0.0.1", config.port ?? 0);
@@ -235,10 +241,12 @@ export async function startWorker(config: WorkerConfig): Promise<RunningWorker> 
       })
     : null;
   if (kafka) registry.advertiseKafka(kafka.advertised.host, kafka.advertised.port);
+  groupCoordinator = kafka?.groups ?? null;
   // Leases a previous run under the same id still holds: nothing of them is open here.
   await leases.releaseAll();
   const nodeId = await registry.register(address);
   kafka?.setNodeId(nodeId);
+  const rowExpiry = new KafkaRowExpiry({ prisma, clock, logger });
   const loop = new OwnershipLoop({
     leases,
     registry,
@@ -248,9 +256,10 @@ export async function startWorker(config: WorkerConfig): Promise<RunningWorker> 
     leaseTtlMs,
     claimIntervalMs: config.claimIntervalMs ?? DEFAULT_CLAIM_INTERVAL_MS,
     maxClaimsPerTick: config.maxClaimsPerTick ?? 256,
-    housekeeping: () => {
+    housekeeping: async () => {
       sweeper?.maybeSweep();
-      return removeOrphanedPartitions(config.dataDir, prisma, logger).then(() => undefined);
+      await removeOrphanedPartitions(config.dataDir, prisma, logger);
+      await rowExpiry.runIfDue();
     },
     housekeepingIntervalMs: config.housekeepingIntervalMs ?? 30_000,
   });
@@ -396,7 +405,8 @@ async function startKafka(config: NonNullable<WorkerConfig["kafka"]>, parts: Kaf
       groupLeases,
       groupOffsets: new GroupOffsetsRepository(parts.prisma, now),
       producerIds: new ProducerIdRepository(parts.prisma),
-      ...(parts.faultPoint && { fault: { point: parts.faultPoint, fired: false } }),
+      ...(parts.faultPoint && { fault: { point: parts.faultPoint } }),
+      latestViews: new LatestViews(),
       sightings: new ClientSightings(
         { prisma: parts.prisma, clock: parts.clock, logger: parts.logger },
         config.clientSightingsFlushMs,

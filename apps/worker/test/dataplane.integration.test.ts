@@ -489,6 +489,37 @@ async function streamed(partitionId: string, mode: StreamMode, offset?: number) 
 }
 
 describe("partition stream frames", () => {
+  it("a replay racing appends ends where its records end: never past a batch still being made durable", async () => {
+    const { partitionId } = await createTestPartition(harness.db.prisma, { "cleanup.policy": "compact" });
+    const WRITES = 60;
+    let written = 0;
+    let stop = false;
+    const writing = (async () => {
+      for (; written < WRITES && !stop; written++) {
+        await harness.client.produce({
+          partitionId,
+          records: records([`k${written}`], () => Buffer.from("v")),
+        });
+      }
+    })();
+    try {
+      // A tail's polls, as close together as they come: each starts where the last one ended, so an
+      // end past what a stream sent would skip those records for good.
+      let position = 0;
+      while (written < WRITES || position < WRITES) {
+        const replay = await streamed(partitionId, "replay", position);
+        const end = replay.end!;
+        const expected = Array.from({ length: end - position }, (_, i) => position + i);
+        expect(replay.seen.map((r) => r.offset)).toEqual(expected);
+        position = end;
+      }
+      expect(position).toBe(WRITES);
+    } finally {
+      stop = true;
+      await writing;
+    }
+  });
+
   it("a replay sends the stored batches, from inside the first batch, up to the end it began at", async () => {
     const { partitionId } = await createTestPartition(harness.db.prisma, { "cleanup.policy": "compact" });
     await harness.client.produce({

@@ -30,6 +30,10 @@ describe("worker env", () => {
     expect(readWorkerEnv({ LASTWORD_FAULT_POINT: "after-append" }).LASTWORD_FAULT_POINT).toBe("after-append");
     expect(readWorkerEnv({}).LASTWORD_FAULT_POINT).toBeUndefined();
     expect(() => readWorkerEnv({ LASTWORD_FAULT_POINT: "anywhere" })).toThrow(/LASTWORD_FAULT_POINT/);
+    // Dropping a Kafka answer is a Kafka test fault (WORKER_KAFKA_TEST_FAULTS), not a fault point.
+    expect(() => readWorkerEnv({ LASTWORD_FAULT_POINT: "drop-after-append" })).toThrow(
+      /LASTWORD_FAULT_POINT/,
+    );
     expect(() =>
       readWorkerEnv({
         NODE_ENV: "production",
@@ -41,11 +45,19 @@ describe("worker env", () => {
 
   it("reads Kafka test faults as a JSON list of rules, refuses malformed ones, and refuses them in production", () => {
     expect(readWorkerEnv({}).WORKER_KAFKA_TEST_FAULTS).toBeUndefined();
-    const rules = '[{"api":"Produce","errorCode":6},{"api":"Fetch","throttleTimeMs":500}]';
+    const rules =
+      '[{"api":"Produce","errorCode":6},{"api":"Produce","drop":"after-append"},{"api":"Fetch","throttleTimeMs":500}]';
     expect(readWorkerEnv({ WORKER_KAFKA_TEST_FAULTS: rules }).WORKER_KAFKA_TEST_FAULTS).toEqual([
       { api: "Produce", errorCode: 6 },
+      { api: "Produce", drop: "after-append" },
       { api: "Fetch", throttleTimeMs: 500 },
     ]);
+    expect(() =>
+      readWorkerEnv({ WORKER_KAFKA_TEST_FAULTS: '[{"api":"Produce","drop":"before-append"}]' }),
+    ).toThrow(/WORKER_KAFKA_TEST_FAULTS/);
+    expect(() =>
+      readWorkerEnv({ WORKER_KAFKA_TEST_FAULTS: '[{"api":"Produce","errorCode":6,"drop":"after-append"}]' }),
+    ).toThrow(/WORKER_KAFKA_TEST_FAULTS/);
     expect(() => readWorkerEnv({ WORKER_KAFKA_TEST_FAULTS: "[{" })).toThrow(/WORKER_KAFKA_TEST_FAULTS.*JSON/);
     expect(() => readWorkerEnv({ WORKER_KAFKA_TEST_FAULTS: '[{"api":"Metadata","errorCode":1}]' })).toThrow(
       /WORKER_KAFKA_TEST_FAULTS/,

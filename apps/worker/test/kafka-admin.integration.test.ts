@@ -517,6 +517,12 @@ describe("partitions and records (scenario 10)", () => {
       timeoutMs: 5000,
     });
     expect(toHigh.topics[0]!.partitions[0]).toMatchObject({ errorCode: 0, lowWatermark: 5n });
+    // A Produce answer reports the log start as of its append.
+    const after = kafka.producer();
+    await after.connect();
+    const [sent] = await after.send({ topic: "both", messages: [{ key: "k5", value: "v5", partition: 0 }] });
+    expect(sent).toMatchObject({ errorCode: 0, baseOffset: "5", logStartOffset: "5" });
+    await after.disconnect();
     const unwritable = await raw(keyARead);
     const noScope = await unwritable.call(ApiKey.DeleteRecords, 2, {
       topics: [{ name: "events", partitions: [{ partitionIndex: 0, offset: 0n }] }],
@@ -692,6 +698,6 @@ describe("tenant isolation", () => {
     const after = await h.db.prisma.topic.findUniqueOrThrow({ where: { id: secret.id } });
     expect(after).toMatchObject({ partitionCount: 1, configs: { "cleanup.policy": "compact" } });
     const b = await admin(keyB);
-    expect(await b.listTopics()).toEqual(["secret-b"]);
+    expect(await b.listTopics()).toEqual(["secret-b", "secret-b.latest"]);
   });
 });

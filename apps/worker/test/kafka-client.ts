@@ -174,6 +174,22 @@ export class RawKafka {
   }
 }
 
+/** kcat's arguments to reach `bootstrap` as `key` over SASL PLAIN. */
+export function kcatPlain(bootstrap: string, key: { id: string; secret: string }): string[] {
+  return [
+    "-b",
+    bootstrap,
+    "-X",
+    "security.protocol=SASL_PLAINTEXT",
+    "-X",
+    "sasl.mechanisms=PLAIN",
+    "-X",
+    `sasl.username=${key.id}`,
+    "-X",
+    `sasl.password=${key.secret}`,
+  ];
+}
+
 /** A Fetch (v4+) body for one partition, as kafkajs shapes it; `currentLeaderEpoch` -1 skips the epoch check. */
 export function fetchBody(
   topic: string,

@@ -6,7 +6,7 @@ import type { DataPlaneClient } from "@lastword/dataplane";
 import type { TestDatabase } from "@lastword/db/testing";
 import { Kafka, logLevel, Partitioners } from "kafkajs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createKafkaKey, createNamedTopic } from "./kafka-client";
+import { createKafkaKey, createNamedTopic, kcatPlain } from "./kafka-client";
 import { eventually } from "./test-topics";
 import { openWorkerHarness, type WorkerHarness } from "./worker-harness";
 import { spawnWorkerProcess } from "./worker-process";
@@ -164,16 +164,7 @@ describe("failover under a kafkajs producer", () => {
     const { stdout } = await run(
       "kcat",
       [
-        "-b",
-        `${w2!.kafka.host}:${w2!.kafka.port}`,
-        "-X",
-        "security.protocol=SASL_PLAINTEXT",
-        "-X",
-        "sasl.mechanisms=PLAIN",
-        "-X",
-        `sasl.username=${key.id}`,
-        "-X",
-        `sasl.password=${key.secret}`,
+        ...kcatPlain(`${w2!.kafka.host}:${w2!.kafka.port}`, key),
         "-C",
         "-t",
         TOPIC,

@@ -5,7 +5,7 @@ import { fileURLToPath } from "node:url";
 import { ErrorCode } from "@lastword/kafka-protocol";
 import { type Consumer, Kafka, type KafkaConfig, logLevel } from "kafkajs";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { createKafkaKey, createNamedTopic, startKafkaWorker } from "./kafka-client";
+import { createKafkaKey, createNamedTopic, kcatPlain, startKafkaWorker } from "./kafka-client";
 import { openWorkerHarness, type WorkerHarness } from "./worker-harness";
 
 // kafkajs 2.2.4 consumer groups against one worker (scenarios 18–20, 23 and 24 of
@@ -319,16 +319,7 @@ describe("kcat -G", () => {
     const child = spawn(
       "kcat",
       [
-        "-b",
-        bootstrap,
-        "-X",
-        "security.protocol=SASL_PLAINTEXT",
-        "-X",
-        "sasl.mechanisms=PLAIN",
-        "-X",
-        `sasl.username=${keyA.id}`,
-        "-X",
-        `sasl.password=${keyA.secret}`,
+        ...kcatPlain(bootstrap, keyA),
         "-X",
         "auto.offset.reset=earliest",
         "-X",

@@ -7,6 +7,7 @@ import { encodeRecordBatch } from "@lastword/record-batch";
 import { Kafka, type KafkaConfig, logLevel } from "kafkajs";
 import { pino } from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { TestFaults } from "../src/kafka/test-faults";
 import type { RunningWorker } from "../src/worker";
 import { createKafkaKey, createNamedTopic, RawKafka } from "./kafka-client";
 import { eventually } from "./test-topics";
@@ -26,7 +27,7 @@ let w1: RunningWorker;
 let w2: RunningWorker;
 let key: { id: string; secret: string };
 let otherKey: { id: string; secret: string };
-/** What the workers logged, as parsed JSON lines (the fault point says when it dropped an answer). */
+/** What the workers logged, as parsed JSON lines (the test fault says when it dropped an answer). */
 const logged: { msg?: string; workerId?: string }[] = [];
 
 function captureLogger(workerId: string) {
@@ -39,7 +40,7 @@ function captureLogger(workerId: string) {
   return pino({ level: "warn", base: { workerId } }, sink);
 }
 
-const DROPPED = "fault point: a Produce answer dropped";
+const DROPPED = "injected a test fault: a Produce answer dropped";
 const drops = (workerId: string) => logged.filter((l) => l.msg === DROPPED && l.workerId === workerId).length;
 
 const bootstrap = (w: RunningWorker) => `${w.kafka!.host}:${w.kafka!.port}`;
@@ -109,14 +110,17 @@ beforeAll(async () => {
   w2 = await startBroker("idem-w2");
 });
 
-function startBroker(id: string, faultPoint?: "drop-after-append"): Promise<RunningWorker> {
+/** `dropAnswer`: the worker's first Produce that appends goes unanswered (a test fault). */
+function startBroker(id: string, options: { dropAnswer?: boolean } = {}): Promise<RunningWorker> {
+  const testFaults = options.dropAnswer
+    ? new TestFaults([{ api: "Produce", drop: "after-append" }])
+    : undefined;
   return h.startWorker({
     workerId: id,
-    kafka: { host: "127.0.0.1", port: 0 },
+    kafka: { host: "127.0.0.1", port: 0, ...(testFaults && { testFaults }) },
     claimIntervalMs: 100,
     leaseTtlMs: LEASE_TTL_MS,
     logger: captureLogger(id),
-    ...(faultPoint && { faultPoint }),
   });
 }
 
@@ -322,12 +326,12 @@ describe("idempotent produce", () => {
   });
 });
 
-describe("dropped answers (one worker with the drop-after-append fault point)", () => {
+describe("dropped answers (one worker with a drop-after-append test fault)", () => {
   let wf: RunningWorker;
 
   beforeAll(async () => {
     await Promise.all([w1.stop(), w2.stop()]);
-    wf = await startBroker("idem-fault", "drop-after-append");
+    wf = await startBroker("idem-fault", { dropAnswer: true });
     w1 = wf;
   });
 
@@ -439,7 +443,7 @@ describe("dropped answers (one worker with the drop-after-append fault point)", 
     const dropsBefore = drops(wf.id);
     // The worker restarted, so its drop is not used up yet.
     await wf.stop();
-    wf = await startBroker("idem-fault", "drop-after-append");
+    wf = await startBroker("idem-fault", { dropAnswer: true });
     w1 = wf;
     const { partitionId, leader: fresh } = await topicOn("py-idem", { "cleanup.policy": "compact" });
     const script = `

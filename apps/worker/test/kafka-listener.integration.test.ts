@@ -82,7 +82,15 @@ describe("connect and authenticate", () => {
   it("1. PLAIN with a good key: admin.connect succeeds and lists only the tenant's topics (scenarios 1, 6)", async () => {
     const admin = client(plain(keyA)).admin();
     await admin.connect();
-    expect((await admin.listTopics()).sort()).toEqual(["gappy", "orders", "small", "users"]);
+    // Each compacted one is listed with its read-only `.latest` view.
+    expect((await admin.listTopics()).sort()).toEqual([
+      "gappy",
+      "gappy.latest",
+      "orders",
+      "small",
+      "users",
+      "users.latest",
+    ]);
     await admin.disconnect();
     const adminB = client(plain(keyB)).admin();
     await adminB.connect();

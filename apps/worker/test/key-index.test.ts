@@ -22,6 +22,10 @@ describe("key index", () => {
           // What a snapshot reads: the live entries' offsets, ascending.
           const live = [...model.values()].filter((e) => !e.tombstone).map((e) => e.offset);
           expect([...index.freeze().liveOffsets()]).toEqual(live.sort((a, b) => a - b));
+          // What the Kafka `.latest` view reads: every key's latest, tombstones included.
+          const latest = [...model.values()].map((e) => e.offset);
+          expect([...index.freeze().latestOffsets()]).toEqual(latest.sort((a, b) => a - b));
+          expect([...index.latestOffsets()]).toEqual(latest);
         },
       ),
       { numRuns: 50 },

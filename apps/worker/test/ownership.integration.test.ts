@@ -5,6 +5,7 @@ import { PartitionLog } from "@lastword/logstore";
 import { pino } from "pino";
 import { afterEach, describe, expect, it } from "vitest";
 import { removeOrphanedPartitions } from "../src/ownership/partition-janitor";
+import { StorageFence } from "../src/ownership/storage-fence";
 import type { RunningWorker, WorkerConfig } from "../src/worker";
 import { createTestPartition, createTestTopic, eventually } from "./test-topics";
 import { useWorkerHarness } from "./worker-harness";
@@ -142,6 +143,54 @@ describe("partition ownership", () => {
     } finally {
       await log.close();
     }
+  });
+
+  it("a new owner opens the log as soon as its epoch is written: every append the earlier owner acknowledged is in it", async () => {
+    const a = await launch();
+    const topic = await createTestTopic(harness.db.prisma, { partitions: 1 });
+    const partitionId = topic.partitionIds[0]!;
+    const value = (text: string) => ({ key: null, value: Buffer.from(text) });
+    await harness.client.produce({ partitionId, records: [value("first")] });
+    const { leaseEpoch } = await harness.db.prisma.partition.findUniqueOrThrow({
+      where: { id: partitionId },
+    });
+    const dir = join(harness.dataDir, topic.organizationId, topic.topicId, "0");
+    // Appends queued behind one another's fsyncs on the earlier owner while the new one takes over.
+    const acked: string[] = [];
+    const refused: string[] = [];
+    const produces = Array.from({ length: 40 }, (_, i) =>
+      harness.client.produce({ partitionId, records: [value(`v${i}`)] }).then(
+        () => acked.push(`v${i}`),
+        () => refused.push(`v${i}`),
+      ),
+    );
+    await Promise.race(produces);
+    // The takeover as a claim makes it: the row (a higher epoch), then that epoch into the directory.
+    await harness.db.prisma.worker.create({ data: { id: "usurper-2", address: "http://127.0.0.1:9" } });
+    await harness.db.prisma.partition.update({
+      where: { id: partitionId },
+      data: {
+        ownerWorkerId: "usurper-2",
+        leaseEpoch: leaseEpoch + 1,
+        leaseExpiresAt: new Date(Date.now() + 60_000),
+      },
+    });
+    await StorageFence.claim(dir, leaseEpoch + 1, "usurper-2");
+    const log = await PartitionLog.open({ dir });
+    let opened: string[];
+    try {
+      opened = (await log.read(0, { maxRecords: 1_000 })).map((r) => r.value!.toString());
+    } finally {
+      await log.close();
+    }
+    await Promise.all(produces);
+    expect(acked.length + refused.length).toBe(40);
+    // Nothing acknowledged is missing from what the new owner opened, and nothing refused is in it.
+    expect(opened).toEqual(expect.arrayContaining(["first", ...acked]));
+    expect(opened.filter((v) => refused.includes(v))).toEqual([]);
+    await eventually("partition closed", 1_000, async () =>
+      a.ownedPartitions().length === 0 ? true : undefined,
+    );
   });
 
   it("releases leases on a graceful stop so another worker claims them long before expiry", async () => {

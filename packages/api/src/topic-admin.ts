@@ -17,7 +17,10 @@ export { deleteRecordsInput } from "./procedures/records/delete-records.schema";
 export { addPartitionsInput } from "./procedures/topics/add-partitions.schema";
 export { alterConfigsInput } from "./procedures/topics/alter-configs.schema";
 export { createTopicInput, MAX_PARTITIONS_PER_TOPIC } from "./procedures/topics/create-topic.schema";
+export { LATEST_VIEW_SUFFIX, latestViewBase } from "./procedures/topics/topic.schema";
 export { deleteRecordsBefore } from "./services/delete-records.service";
+/** How far back the console lists a topic's Kafka clients: older sightings may be pruned. */
+export { RECENT_CLIENTS_MS } from "./services/kafka-clients.service";
 export { createTopic, deleteTopic, findTopic, topicSummary } from "./services/topic.service";
 export { addPartitions, alterTopicConfigs } from "./services/topic-admin.service";
 export { type ConfigEntry, describeConfigs, isCompacted, storedConfigs } from "./services/topic-config";

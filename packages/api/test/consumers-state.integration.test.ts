@@ -334,11 +334,26 @@ describe("the tenant's consumer groups page", () => {
     expect(refused.status).toBe(409);
     expect(refused.body.error).toMatchObject({ message: expect.stringContaining("still active") });
     const afterRefusal = (await trpcCall("query", "consumerGroups.list")).body.result?.data as {
-      groups: { group: string; protocol: string; coordinator: unknown }[];
+      groups: {
+        group: string;
+        protocol: string;
+        coordinator: unknown;
+        membership: unknown;
+        membershipUnavailable: string | null;
+      }[];
     };
+    // No worker-x runs: the group's membership cannot be asked for, and the page says whom it asked.
     expect(afterRefusal.groups.find((g) => g.group === "search")).toMatchObject({
       protocol: "kafka",
       coordinator: { workerId: "worker-x", live: true },
+      membership: null,
+      membershipUnavailable: expect.stringContaining("worker worker-x"),
+    });
+    // A REST group has no membership and nothing to explain.
+    expect(afterRefusal.groups.find((g) => g.group === "billing")).toMatchObject({
+      protocol: "rest",
+      membership: null,
+      membershipUnavailable: null,
     });
 
     const deleted = await trpcCall("mutation", "consumerGroups.delete", { group: "preview" });

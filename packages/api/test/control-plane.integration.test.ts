@@ -163,6 +163,7 @@ describe("API keys and topics", () => {
     const session = await signUp(h.server, "dev@example.com");
     const created = await trpc(h.server, { cookie: session.cookie }, "mutation", "apiKeys.create", {
       name: "ci",
+      scopes: ["topics:read", "topics:write"],
     });
     expect(created.status).toBe(200);
     const { key } = created.body.result!.data as { key: string };
@@ -283,6 +284,7 @@ describe("errors are problem+json and change nothing", () => {
     const session = await signUp(h.server, "errors@example.com");
     const created = await trpc(h.server, { cookie: session.cookie }, "mutation", "apiKeys.create", {
       name: "k",
+      scopes: ["topics:read", "topics:write", "records:write"],
     });
     const { key } = created.body.result!.data as { key: string };
     const before = await h.db.prisma.topic.count();
@@ -292,6 +294,12 @@ describe("errors are problem+json and change nothing", () => {
     expect(invalid.contentType).toBe("application/problem+json");
     expect(invalid.body).toMatchObject({ code: "INVALID_INPUT", status: 400 });
     expect(String(invalid.body.detail)).toContain("partitions");
+
+    // A name ending in the view suffix would shadow a compacted topic's Kafka view.
+    const shadowing = await rest(h.server, { apiKey: key }, "POST", "/topics", { name: "orders.latest" });
+    expect(shadowing.status).toBe(400);
+    expect(shadowing.body).toMatchObject({ code: "INVALID_INPUT", status: 400 });
+    expect(String(shadowing.body.detail)).toContain("may not end in '.latest'");
 
     const badConfig = await rest(h.server, { apiKey: key }, "POST", "/topics", {
       name: "x",

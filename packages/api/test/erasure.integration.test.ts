@@ -36,6 +36,14 @@ interface Detail {
   deadlineAt: string;
   tombstones: Tombstone[];
   laggingGroups: { group: string; topic: string; horizonNear: boolean }[];
+  missedGroups: {
+    group: string;
+    topic: string;
+    partition: number;
+    tombstoneOffset: number;
+    committedOffset: number;
+    expiredAt: string | null;
+  }[];
   preflight: Record<string, { meetsDeadline: boolean; fix: Record<string, string> | null }>;
   timeline: { action: string }[];
 }
@@ -205,6 +213,23 @@ describe("erasure requests", () => {
       if (t.topic === "people") expect(t.passRequestedAt).not.toBeNull();
     }
     expect(current.timeline.map((e) => e.action)).toEqual(CLOSED_REQUEST_TIMELINE);
+    // Closed, nothing pending: slow-reader (committed 0 in user-1's partition, never moved) stays
+    // flagged for each tombstone there, with what it missed as the expiry proof recorded it; no
+    // other group and no other partition is named.
+    expect(current.laggingGroups).toEqual([]);
+    const slowPartition = partitionForKey(Buffer.from("user-1"), 3);
+    const behind = current.tombstones.filter((t) => t.topic === "people" && t.partition === slowPartition);
+    expect(behind.length).toBeGreaterThan(0);
+    expect(current.missedGroups).toEqual(
+      behind.map((t) => ({
+        group: "slow-reader",
+        topic: "people",
+        partition: slowPartition,
+        tombstoneOffset: t.offset,
+        committedOffset: 0,
+        expiredAt: t.expiredAt,
+      })),
+    );
     // Physically gone from every partition of both topics; other keys kept.
     const people = [
       ...(await keysIn("people", 0)),

@@ -173,6 +173,41 @@ describe("binary frames and NDJSON", () => {
     expect(snapshot.offsets).toEqual(replayed.offsets);
   });
 
+  it("a tail racing produces on several partitions delivers every record once, in order, in both formats", async () => {
+    await binary.topics.create({ name: "racing", partitions: 3, preset: "state-table" });
+    const { offsets } = await binary.replayToMap("racing");
+    const WRITES = 40;
+    const abort = new AbortController();
+    // A tail that stops following must fail with what it saw, not hang the suite.
+    const stalled = setTimeout(() => abort.abort(), 30_000);
+    const follow = async (client: LastwordClient) => {
+      const seen: { key: unknown; partition: number; offset: number }[] = [];
+      for await (const r of client.tail("racing", offsets, { waitMs: 2_000, signal: abort.signal })) {
+        seen.push({ key: r.key?.data, partition: r.partition, offset: r.offset });
+        if (seen.length === WRITES) break;
+      }
+      return seen;
+    };
+    const following = [follow(binary), follow(ndjson)];
+    // One record per produce, back to back: the tails' short polls keep meeting appends in flight.
+    for (let i = 0; i < WRITES; i++) {
+      await binary.records.produce("racing", [
+        { key: envelope.string(`r-${i}`), value: envelope.string(`${i}`) },
+      ]);
+    }
+    const tails = await Promise.all(following);
+    clearTimeout(stalled);
+    for (const seen of tails) {
+      expect(seen.map((r) => r.key).sort()).toEqual(
+        Array.from({ length: WRITES }, (_, i) => `r-${i}`).sort(),
+      );
+      for (const p of [0, 1, 2]) {
+        const mine = seen.filter((r) => r.partition === p).map((r) => r.offset);
+        expect(mine).toEqual(Array.from({ length: mine.length }, (_, i) => i));
+      }
+    }
+  });
+
   it("report a failure after the 200 in both: the worker dies mid-stream", async () => {
     // Enough bytes in one partition that the worker is still scanning (held by backpressure): more
     // than the socket buffers of both hops and the web's read-ahead can hold (~45 MB against ~15).

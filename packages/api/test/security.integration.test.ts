@@ -4,6 +4,7 @@ import { appRouter } from "../src/index";
 import { forgetTenantQuota } from "../src/services/rate-limit.service";
 import {
   createQuota,
+  invite,
   rest,
   type Session,
   setActiveTenant,
@@ -20,6 +21,7 @@ let keyIdA: string;
 let keyB: string;
 let sessionB: Session;
 let memberIdA: string;
+let invitationIdA: string;
 
 // Tenant A's resources, addressed by tenant B. Every REST route with a path parameter and every
 // procedure that names a resource must answer 404, exactly as for something that does not exist.
@@ -97,6 +99,8 @@ function resourceInputs(): Record<string, { kind: "query" | "mutation"; input: u
     },
     "members.changeRole": { kind: "mutation", input: { memberId: memberIdA, role: "viewer" } },
     "members.remove": { kind: "mutation", input: { memberId: memberIdA } },
+    "members.revokeInvitation": { kind: "mutation", input: { invitationId: invitationIdA } },
+    "topics.configHistory": { kind: "query", input: { topic: "secret" } },
   };
 }
 
@@ -111,6 +115,12 @@ beforeAll(async () => {
     (await rest(h.server, { apiKey: keyA }, "POST", "/topics", { name: "secret", partitions: 2 })).status,
   ).toBe(201);
   memberIdA = (await member(ownerA.userId)).id;
+  ({ invitationId: invitationIdA } = await invite(
+    h.server,
+    { cookie: ownerA.cookie },
+    "pending@a.example",
+    "viewer",
+  ));
   const group = await h.db.prisma.consumerGroup.create({
     data: { organizationId: (await member(ownerA.userId)).organizationId, name: "g-secret" },
   });
@@ -137,7 +147,11 @@ async function snapshotOfA() {
     where: { name: "g-secret" },
     select: { id: true },
   });
-  return JSON.stringify({ topics, keys: keys.map((k) => k.enabled), groups });
+  const invitations = await h.db.prisma.invitation.findMany({
+    where: { id: invitationIdA },
+    select: { status: true },
+  });
+  return JSON.stringify({ topics, keys: keys.map((k) => k.enabled), groups, invitations });
 }
 
 describe("tenant isolation", () => {

@@ -1,6 +1,7 @@
 import { BINARY_RECORDS_CONTENT_TYPE, encodeBinaryRecords, FRAMES_CONTENT_TYPE } from "@lastword/frames";
 import type { z } from "zod";
 import { DataPlaneError } from "./errors";
+import { type DescribeGroupsResponse, describeGroupsResponseSchema, groupPath } from "./group-protocol";
 import { HttpTransport, type TransportOutcome, type TransportRequest } from "./http-transport";
 import {
   type KeyLookupResponse,
@@ -69,6 +70,7 @@ const RESOLVE_RETRY_DELAY_MS = 200;
  * resend of a batch it holds with the first offsets.
  */
 export class DataPlaneClient {
+  readonly #prisma: LeaseTable;
   readonly #owners: OwnerDirectory;
   readonly #transport: HttpTransport;
   readonly #ownerWaitMs: number;
@@ -76,6 +78,7 @@ export class DataPlaneClient {
   readonly #streams: PartitionStreams;
 
   constructor(options: DataPlaneClientOptions) {
+    this.#prisma = options.prisma;
     this.#owners = new OwnerDirectory(options.prisma);
     this.#requestTimeoutMs = options.requestTimeoutMs ?? 30_000;
     this.#transport = new HttpTransport(options.secret, this.#requestTimeoutMs);
@@ -222,6 +225,39 @@ export class DataPlaneClient {
     return this.#streams.openPieces(input);
   }
 
+  /**
+   * The Kafka groups one worker coordinates for a tenant, from its memory (the KafkaGroup lease
+   * row names the worker). Asked once, not retried: a worker that stopped or does not answer is
+   * WORKER_UNAVAILABLE, and its groups move to another worker within a lease TTL.
+   */
+  async describeGroups(input: { tenantId: string; workerId: string }): Promise<DescribeGroupsResponse> {
+    const rows = await this.#prisma.$queryRaw<{ address: string }[]>`
+      SELECT "address" FROM "Worker" WHERE "id" = ${input.workerId} AND "stoppedAt" IS NULL`;
+    const address = rows[0]?.address;
+    if (address === undefined) {
+      throw new DataPlaneError("WORKER_UNAVAILABLE", `worker ${input.workerId} is not running`);
+    }
+    const request: TransportRequest = { method: "GET", path: groupPath.describe(input.tenantId) };
+    const outcome = await this.#transport.send(address, request);
+    const worker = { workerId: input.workerId, address };
+    if (outcome.kind === "response" && outcome.status >= 200 && outcome.status < 300) {
+      const answer = parseBody(describeGroupsResponseSchema, outcome.body, worker);
+      // A worker id reused by another process at that address must not answer for the first.
+      if (answer.workerId !== input.workerId) {
+        throw new DataPlaneError(
+          "WORKER_UNAVAILABLE",
+          `${address} is worker ${answer.workerId} now, not ${input.workerId}`,
+        );
+      }
+      return answer;
+    }
+    const error = toError(outcome, worker);
+    if (outcome.kind === "failed") {
+      throw new DataPlaneError("WORKER_UNAVAILABLE", error.message, { cause: error });
+    }
+    throw error;
+  }
+
   /** Closes idle keep-alive sockets; the client must not be used afterwards. */
   close(): void {
     this.#transport.close();
@@ -301,7 +337,10 @@ function withProducer(request: TransportRequest, producer: ProducerFields | unde
   return producer ? { ...request, headers: { [PRODUCER_HEADER]: formatProducerHeader(producer) } } : request;
 }
 
-function parseBody<S extends z.ZodType>(schema: S, body: unknown, owner: PartitionOwner): z.infer<S> {
+/** The worker a call went to, as the errors name it. */
+type Called = Pick<PartitionOwner, "workerId" | "address">;
+
+function parseBody<S extends z.ZodType>(schema: S, body: unknown, owner: Called): z.infer<S> {
   const parsed = schema.safeParse(body);
   if (!parsed.success) {
     throw new DataPlaneError("INTERNAL", `worker ${owner.workerId} answered with an unexpected body`, {
@@ -311,7 +350,7 @@ function parseBody<S extends z.ZodType>(schema: S, body: unknown, owner: Partiti
   return parsed.data;
 }
 
-function toError(outcome: TransportOutcome, owner: PartitionOwner): DataPlaneError {
+function toError(outcome: TransportOutcome, owner: Called): DataPlaneError {
   if (outcome.kind === "failed") {
     const message = outcome.delivered
       ? `worker ${owner.workerId} at ${owner.address} failed mid-request (${outcome.error.message})`

@@ -1,11 +1,13 @@
 /**
- * Stable codes callers switch on. NOT_OWNER and PARTITION_UNAVAILABLE are retriable; the log store's
+ * Stable codes callers switch on. NOT_OWNER, PARTITION_UNAVAILABLE and WORKER_UNAVAILABLE (a
+ * call to one named worker that is stopped or unreachable) are retriable; the log store's
  * own codes pass through unchanged so the control plane can translate them in one place.
  */
 export const DATA_PLANE_ERROR_CODES = [
   "NOT_OWNER",
   "PARTITION_UNAVAILABLE",
   "PARTITION_NOT_FOUND",
+  "WORKER_UNAVAILABLE",
   "INVALID_RECORD",
   "RECORD_TOO_LARGE",
   "OFFSET_OUT_OF_RANGE",
@@ -21,13 +23,18 @@ export const DATA_PLANE_ERROR_CODES = [
 
 export type DataPlaneErrorCode = (typeof DATA_PLANE_ERROR_CODES)[number];
 
-const RETRIABLE: ReadonlySet<DataPlaneErrorCode> = new Set(["NOT_OWNER", "PARTITION_UNAVAILABLE"]);
+const RETRIABLE: ReadonlySet<DataPlaneErrorCode> = new Set([
+  "NOT_OWNER",
+  "PARTITION_UNAVAILABLE",
+  "WORKER_UNAVAILABLE",
+]);
 
 /** The HTTP status a worker answers with for each code; the client maps bodies back by `code`, not status. */
 export const HTTP_STATUS_BY_CODE: Record<DataPlaneErrorCode, number> = {
   NOT_OWNER: 409,
   PARTITION_UNAVAILABLE: 503,
   PARTITION_NOT_FOUND: 404,
+  WORKER_UNAVAILABLE: 503,
   INVALID_RECORD: 400,
   RECORD_TOO_LARGE: 413,
   OFFSET_OUT_OF_RANGE: 416,

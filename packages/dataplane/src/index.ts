@@ -13,6 +13,7 @@ export {
   HTTP_STATUS_BY_CODE,
   isDataPlaneErrorCode,
 } from "./errors";
+export * from "./group-protocol";
 export * from "./key-protocol";
 export { type LeaseTable, OwnerDirectory, type PartitionOwner } from "./owner-directory";
 export { type PartitionStreamRequest, PartitionStreams } from "./partition-stream";

@@ -65,6 +65,29 @@ export const scanEvidenceSchema = z.object({
 });
 export type ScanEvidence = z.infer<typeof scanEvidenceSchema>;
 
+/**
+ * A consumer group whose committed offset (the next offset it reads) was not past a tombstone when
+ * the tombstone was proven gone: it never saw the delete, so it may still hold the erased value.
+ */
+export const missedTombstoneSchema = z.object({
+  group: z.string().min(1),
+  committedOffset: z.number().int().nonnegative(),
+});
+export type MissedTombstone = z.infer<typeof missedTombstoneSchema>;
+/** `ErasureTombstone.missedBy`: recorded with the expiry proof, null before it. */
+export const missedBySchema = z.array(missedTombstoneSchema);
+
+/**
+ * Whether a group at this committed offset has yet to read the tombstone: a committed offset is
+ * the next record the group reads, so a group at the tombstone's own offset has not read it.
+ */
+export function isBehindTombstone(
+  committedOffset: number | bigint,
+  tombstoneOffset: number | bigint,
+): boolean {
+  return committedOffset <= tombstoneOffset;
+}
+
 /** The columns of an `ErasureRequest` row the lifecycle reads (structural: no Prisma types here). */
 export interface ErasureRequestRow {
   status: string;
@@ -109,6 +132,7 @@ export interface ErasureTombstoneRow {
   purgeEvidence: unknown;
   expiredAt: Date | null;
   expiryEvidence: unknown;
+  missedBy: unknown;
 }
 
 /** One tombstone as the lifecycle sees it: where it is, how far it got, and the scans that prove it. */
@@ -125,6 +149,8 @@ export interface TombstoneFacts {
   purgeEvidence: ScanEvidence | null;
   expiredAt: Date | null;
   expiryEvidence: ScanEvidence | null;
+  /** The groups behind the tombstone when it was proven gone (null until then). */
+  missedBy: readonly MissedTombstone[] | null;
 }
 
 export function parseTombstoneRow(row: ErasureTombstoneRow): TombstoneFacts {
@@ -140,5 +166,6 @@ export function parseTombstoneRow(row: ErasureTombstoneRow): TombstoneFacts {
     purgeEvidence: scanEvidenceSchema.nullable().parse(row.purgeEvidence),
     expiredAt: row.expiredAt,
     expiryEvidence: scanEvidenceSchema.nullable().parse(row.expiryEvidence),
+    missedBy: missedBySchema.nullable().parse(row.missedBy),
   };
 }

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import {
   deadlineExtensionsSchema,
+  isBehindTombstone,
   parseErasureRow,
   parseTombstoneRow,
   preflightsSchema,
@@ -31,6 +32,7 @@ const tombstoneRow = {
   purgeEvidence: evidence(),
   expiredAt: at(3),
   expiryEvidence: evidence({ belowOffset: null }),
+  missedBy: [{ group: "slow-reader", committedOffset: 12 }],
 };
 
 describe("erasure JSON columns", () => {
@@ -44,6 +46,20 @@ describe("erasure JSON columns", () => {
     const facts = parseTombstoneRow(tombstoneRow);
     expect(facts).toMatchObject({ status: "tombstone-expired", partition: 2, offset: 41 });
     expect(facts.expiryEvidence?.belowOffset).toBeNull();
+    expect(facts.missedBy).toEqual([{ group: "slow-reader", committedOffset: 12 }]);
+  });
+
+  it("refuses a missed-by list whose entries lack a group or have a negative offset", () => {
+    expect(() => parseTombstoneRow({ ...tombstoneRow, missedBy: [{ committedOffset: 1 }] })).toThrow();
+    expect(() =>
+      parseTombstoneRow({ ...tombstoneRow, missedBy: [{ group: "g", committedOffset: -1 }] }),
+    ).toThrow();
+  });
+
+  it("counts a group at the tombstone's own offset as behind it (it reads that record next)", () => {
+    expect(isBehindTombstone(41, 41)).toBe(true);
+    expect(isBehindTombstone(40n, 41n)).toBe(true);
+    expect(isBehindTombstone(42, 41)).toBe(false);
   });
 
   it("accepts a tombstone not yet scanned (null evidence)", () => {
@@ -52,6 +68,7 @@ describe("erasure JSON columns", () => {
       status: "tombstoned",
       purgeEvidence: null,
       expiryEvidence: null,
+      missedBy: null,
     });
     expect(facts.purgeEvidence).toBeNull();
   });

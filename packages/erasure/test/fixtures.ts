@@ -44,6 +44,7 @@ export function tombstone(over: Partial<TombstoneFacts> = {}): TombstoneFacts {
     purgeEvidence: null,
     expiredAt: null,
     expiryEvidence: null,
+    missedBy: null,
     ...over,
   };
 }

@@ -1,4 +1,10 @@
 export {
+  type ConsumerAssignment,
+  type ConsumerSubscription,
+  decodeConsumerAssignment,
+  decodeConsumerSubscription,
+} from "./consumer-protocol";
+export {
   type DecodedRequest,
   type DecodedResponse,
   type DecodeRequestOptions,

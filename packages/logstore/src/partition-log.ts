@@ -51,6 +51,13 @@ export interface PartitionLogOptions {
   random?: () => number;
   /** Kafka's producer.id.expiration.ms: a producer silent this long is forgotten (default 24 h). */
   producerIdExpirationMs?: number;
+  /**
+   * Called under the log's mutex right before an append writes (or rolls for) its batch, with no
+   * event-loop turn between the call and the write; a throw refuses the append and nothing is
+   * written. The worker's storage fence check: an append that passed it is on disk before anything
+   * else runs, so a new owner's recovery never races an append queued behind an fsync.
+   */
+  beforeWrite?: () => void;
 }
 
 export interface AppendOptions {
@@ -138,6 +145,7 @@ export class PartitionLog {
   private readonly pendingDeletes = new Map<NodeJS.Timeout, string[]>();
   private closed = false;
   private readonly cleaner: LogCleaner;
+  private readonly beforeWrite: (() => void) | undefined;
 
   private constructor(
     options: PartitionLogOptions,
@@ -151,6 +159,7 @@ export class PartitionLog {
     this.dedupeBufferBytes = options.dedupeBufferBytes ?? DEFAULT_DEDUPE_BUFFER_BYTES;
     this.durability = options.durability ?? "per-append";
     this.random = options.random ?? Math.random;
+    this.beforeWrite = options.beforeWrite;
     this.limits = segmentLimits(config.segmentIndexBytes);
     this.segmentList = loaded.segments;
     this.startOffset = loaded.logStartOffset;
@@ -272,11 +281,16 @@ export class PartitionLog {
     if (verdict?.kind === "duplicate") {
       return { baseOffset: verdict.baseOffset, lastOffset: verdict.lastOffset, duplicate: true };
     }
+    this.beforeWrite?.();
     const baseOffset = this.logEndOffset;
     setBaseOffset(batch, baseOffset);
     const lastOffset = baseOffset + recordCount - 1;
     const incoming = { sizeBytes: batch.length, maxTimestamp: validated.maxTimestamp, lastOffset };
-    if (rollReason(this.activeSegment, incoming, this.config, this.clock.now())) await this.rollActive();
+    if (rollReason(this.activeSegment, incoming, this.config, this.clock.now())) {
+      await this.rollActive();
+      // The roll awaited its fsyncs: checked again, so the write still follows a check at once.
+      this.beforeWrite?.();
+    }
     this.activeSegment.append(batch, validated.tombstones);
     if (producer) this.recordProducerBatch(producer, baseOffset, lastOffset, incoming.maxTimestamp);
     if (this.durability === "per-append") await this.syncActive();

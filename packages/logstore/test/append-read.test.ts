@@ -270,4 +270,30 @@ describe("read", () => {
     const reopened = await openLog({ dir });
     expect(reopened.logEndOffset).toBe(5);
   });
+
+  it("21. beforeWrite is asked at each append's write, queued ones too, and again after a roll: a throw refuses that append", async () => {
+    const dir = tempDir();
+    const asked: number[] = [];
+    const log = await openLog({
+      dir,
+      // The second batch does not fit the first segment: it rolls, then is asked again, and refused.
+      config: { "segment.bytes": "120" },
+      beforeWrite: () => {
+        asked.push(log.logEndOffset);
+        if (asked.length === 3) throw new Error("fenced");
+      },
+    });
+    // Started together: the second and third wait behind the first and are asked at their turn.
+    const [a, b, c] = [
+      log.append([kv("a", "x".repeat(40))]),
+      log.append([kv("b", "2")]),
+      log.append([kv("c", "3")]),
+    ];
+    expect(await a).toEqual({ baseOffset: 0, lastOffset: 0 });
+    await expect(b).rejects.toThrow("fenced");
+    expect(await c).toEqual({ baseOffset: 1, lastOffset: 1 });
+    expect(asked).toEqual([0, 1, 1, 1]);
+    const reopened = await openLog({ dir });
+    expect((await reopened.read(0)).map((r) => r.key?.toString())).toEqual(["a", "c"]);
+  });
 });

@@ -31,3 +31,9 @@ export function humanConfigValue(name: string, value: string): string | null {
   if (!Number.isSafeInteger(number) || number < 0) return null;
   return isDuration ? formatDurationMs(number) : formatBytes(number);
 }
+
+/** A value as text: its human form with the exact Kafka value beside it ("1 h (3600000)"). */
+export function configValueText(name: string, value: string): string {
+  const human = humanConfigValue(name, value);
+  return human === null ? value : `${human} (${value})`;
+}

@@ -8,13 +8,19 @@ import { useTRPC } from "./trpc";
  * scopes; this only decides which controls to offer). `admin` stands for every scope, as in the API.
  * Until the scopes load, nothing privileged is offered.
  */
-export function useConsoleAccess(): { ready: boolean; role: string | null; can: (scope: string) => boolean } {
+export function useConsoleAccess(): {
+  ready: boolean;
+  role: string | null;
+  scopes: readonly string[];
+  can: (scope: string) => boolean;
+} {
   const trpc = useTRPC();
   const tenant = useQuery({ ...trpc.tenant.current.queryOptions(), staleTime: 60_000 });
   const scopes: readonly string[] = tenant.data?.scopes ?? [];
   return {
     ready: tenant.isSuccess,
     role: tenant.data?.role ?? null,
+    scopes,
     can: (scope) => scopes.includes("admin") || scopes.includes(scope),
   };
 }

@@ -5,7 +5,7 @@ import {
   configErrors,
   configsNamedIn,
   editedConfigs,
-  erasureCheck,
+  erasureCheckOf,
   NEVER,
   resultingConfigs,
   serverFieldErrors,
@@ -126,6 +126,7 @@ describe("validation", () => {
       name: "name: may contain only letters, digits, '.', '_' and '-'",
       partitions: expect.stringMatching(/^partitions: /),
     });
+    expect(topicFieldErrors("prices.latest", "3").name).toMatch(/^name: may not end in '\.latest'/);
   });
 
   it("finds whole config names only", () => {
@@ -167,12 +168,21 @@ describe("validation", () => {
 describe("erasure check", () => {
   it("says whether a compacted topic's configs purge erased keys within the deadline", () => {
     const gdpr = baseConfigs("gdpr-table", "compact", 30).configs;
-    expect(erasureCheck(gdpr, 30)).toMatch(
+    expect(erasureCheckOf(gdpr, 30)?.message).toMatch(
       /^Erasure deadline: .* purged within 15 d at worst, inside the organization's 30-day/,
     );
-    const plain = erasureCheck({ "cleanup.policy": "compact" }, 30);
+    const plain = erasureCheckOf({ "cleanup.policy": "compact" }, 30)?.message;
     expect(plain).toMatch(/may never be purged/);
-    expect(plain).toMatch(/set max\.compaction\.lag\.ms=\d+ to meet it\.$/);
-    expect(erasureCheck({ "cleanup.policy": "delete" }, 30)).toBeNull();
+    expect(plain).toMatch(/set max\.compaction\.lag\.ms=1209600000 \(14 d\) to meet it\.$/);
+    expect(erasureCheckOf({ "cleanup.policy": "delete" }, 30)).toBeNull();
+  });
+
+  it("offers the fix in whole units, and the fixed configs meet the deadline", () => {
+    const slow = { "cleanup.policy": "compact", "segment.ms": String(3 * 86_400_000) };
+    const check = erasureCheckOf(slow, 1);
+    expect(check?.meetsDeadline).toBe(false);
+    // Half of a day less a tick and a pass is just under 12 h: 11 h, not 43197000 ms.
+    expect(check?.fix).toEqual({ "max.compaction.lag.ms": "39600000", "segment.ms": "39600000" });
+    expect(erasureCheckOf({ ...slow, ...check?.fix }, 1)).toMatchObject({ meetsDeadline: true, fix: null });
   });
 });

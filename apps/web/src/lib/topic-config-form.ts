@@ -8,6 +8,7 @@ import {
   type TopicConfigName,
   type TopicPreset,
 } from "@lastword/api/topic-rules";
+import { humanConfigValue } from "./config-units";
 
 /**
  * The create wizard's form state and its rules: every config the API accepts as an input in the
@@ -93,6 +94,11 @@ export const CONFIG_FIELDS: readonly ConfigField[] = TOPIC_CONFIG_DEFINITIONS.ma
 });
 
 const FIELDS_BY_NAME = new Map(CONFIG_FIELDS.map((field) => [field.name, field]));
+
+/** The field of a config the API accepts; undefined for a name it does not know. */
+export function configField(name: string): ConfigField | undefined {
+  return FIELDS_BY_NAME.get(name as TopicConfigName);
+}
 
 function factorsOf(kind: FieldKind): Record<string, number> | null {
   if (kind === "duration") return DURATION_FACTORS;
@@ -274,17 +280,28 @@ function roughDuration(ms: number): string {
   return `${Math.round(ms / 100) / 10} s`;
 }
 
+export interface ErasureCheck {
+  meetsDeadline: boolean;
+  message: string;
+  /** The config change that meets the deadline (the API's, rounded to whole units); null if none. */
+  fix: Record<string, string> | null;
+}
+
 /**
- * The erasure deadline check of a compacted topic's resulting configs, as a sentence (the API's
- * preflight, as `/compliance` runs it on existing topics); null for topics that do not compact.
+ * The erasure deadline check of a compacted topic's configs (the API's preflight, as `/compliance`
+ * runs it on existing topics), with the change that fixes a miss; null for topics that do not compact.
  */
-export function erasureCheck(set: Record<string, string>, deadlineDays: number): string | null {
+export function erasureCheckOf(set: Record<string, string>, deadlineDays: number): ErasureCheck | null {
   const config = parseTopicConfig(set);
   if (!config.cleanupPolicy.compact) return null;
   const check = erasurePreflight({ config, deadlineMs: deadlineDays * DAY_MS });
   const deadline = `the organization's ${deadlineDays}-day erasure deadline`;
   if (check.meetsDeadline) {
-    return `Erasure deadline: an erased key's old values are purged within ${roughDuration(check.worstCasePurgeMs)} at worst, inside ${deadline}.`;
+    return {
+      meetsDeadline: true,
+      message: `Erasure deadline: an erased key's old values are purged within ${roughDuration(check.worstCasePurgeMs)} at worst, inside ${deadline}.`,
+      fix: null,
+    };
   }
   const worst =
     check.worstCasePurgeMs >= LONG_MAX_MS
@@ -292,8 +309,17 @@ export function erasureCheck(set: Record<string, string>, deadlineDays: number):
       : `may survive up to ${roughDuration(check.worstCasePurgeMs)}`;
   const fix = check.fix
     ? `; set ${Object.entries(check.fix)
-        .map(([name, value]) => `${name}=${value}`)
+        .map(([name, value]) => `${name}=${value}${humanSuffix(name, value)}`)
         .join(", ")} to meet it`
     : "";
-  return `Erasure deadline: an erased key's old values ${worst} (segment.ms or max.compaction.lag.ms, plus a cleaner tick and pass), past ${deadline}${fix}.`;
+  return {
+    meetsDeadline: false,
+    message: `Erasure deadline: an erased key's old values ${worst} (segment.ms or max.compaction.lag.ms, plus a cleaner tick and pass), past ${deadline}${fix}.`,
+    fix: check.fix,
+  };
+}
+
+function humanSuffix(name: string, value: string): string {
+  const human = humanConfigValue(name, value);
+  return human === null ? "" : ` (${human})`;
 }

@@ -36,7 +36,8 @@ import { FetchPager } from "./fetch-pager";
  * compacted topic are queued as one audit event (never waited for). With `producer` (records) or
  * a producer id in the batch's header the append is idempotent (the log store's producer state):
  * a resend of a batch already in the log is answered with its offsets and `duplicate`, and writes
- * nothing.
+ * nothing. The answer also carries the log start offset as of the append (Kafka's Produce answer
+ * reports it), read under the same hold of the log.
  */
 export function produce(
   host: PartitionHost,
@@ -46,7 +47,7 @@ export function produce(
   producer?: ProducerFields,
   /** The codec the producer's batch came in (Kafka Produce), for the topic's compression.type. */
   stored: { compression?: number } = {},
-): Promise<ProduceResponse> {
+): Promise<ProduceAnswer> {
   return host.write(partitionId, body, async (log, payload) => {
     // A roll closes a segment, which may make a compacted partition cleanable right now.
     const compacted = log.config.cleanupPolicy.compact;
@@ -62,12 +63,16 @@ export function produce(
     }
     // A resend of a batch still waiting for its commit is answered once that commit is in, too.
     await host.durable(partitionId, lastOffset + 1, log.config.durability);
-    if (duplicate) return { baseOffset, count, duplicate: true };
+    const { logStartOffset } = log;
+    if (duplicate) return { baseOffset, count, duplicate: true, logStartOffset };
     if (compacted) auditTombstones(host, audit, partitionId, log, payload, baseOffset);
     host.notifyAppended(partitionId);
-    return { baseOffset, count };
+    return { baseOffset, count, logStartOffset };
   });
 }
+
+/** A produce's answer in the worker: the data plane's, and the log start offset as of the append. */
+export type ProduceAnswer = ProduceResponse & { logStartOffset: number };
 
 function auditTombstones(
   host: PartitionHost,
@@ -130,8 +135,9 @@ export async function fetchRecords(
   logger: Pick<Logger, "warn">,
 ): Promise<number> {
   const first = await host.read(partitionId, async (log) => {
-    const pager = new FetchPager({ ...query, endOffset: log.logEndOffset });
-    return { pager, logEndOffset: log.logEndOffset, page: await pager.next(log) };
+    // Readers are told the readable end: an append still being made durable is not there yet.
+    const pager = new FetchPager({ ...query, endOffset: log.highWatermark });
+    return { pager, logEndOffset: log.highWatermark, page: await pager.next(log) };
   });
   const { pager, logEndOffset } = first;
   let { page } = first;
@@ -177,7 +183,7 @@ export function listOffsets(
   query: { timestamp?: number | undefined },
 ): Promise<ListOffsetsResponse> {
   return host.read(partitionId, async (log: HostedLog) => {
-    const answer: ListOffsetsResponse = { earliest: log.logStartOffset, latest: log.logEndOffset };
+    const answer: ListOffsetsResponse = { earliest: log.logStartOffset, latest: log.highWatermark };
     if (query.timestamp !== undefined)
       answer.timestampOffset = await offsetForTimestamp(log, query.timestamp);
     return answer;

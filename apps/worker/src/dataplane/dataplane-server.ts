@@ -3,6 +3,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from "node:net";
 import {
   DataPlaneError,
+  type DescribeGroupsResponse,
   decodeProduceRecord,
   deleteRecordsRequestSchema,
   type ErrorBody,
@@ -52,17 +53,20 @@ export interface DataPlaneServerOptions {
   secret: string;
   workerId: string;
   logger: Logger;
+  /** The tenant's Kafka groups this worker coordinates (none without a Kafka listener). */
+  describeGroups(tenantId: string): DescribeGroupsResponse["groups"];
   /**
    * Test-only (LASTWORD_FAULT_POINT): `after-append` SIGKILLs the process between a produce's
-   * append and its answer (`drop-after-append` is the Kafka listener's, kafka-context.ts).
+   * append and its answer.
    */
   faultPoint?: FaultPoint;
 }
 
-export type FaultPoint = "after-append" | "drop-after-append" | "before-manifest-commit";
+export type FaultPoint = "after-append" | "before-manifest-commit";
 
 const ROUTE =
   /^\/v1\/partitions\/([^/]+)\/(produce|records|offsets|segments|clean|delete-records|key|key-versions|stream)$/;
+const GROUPS_ROUTE = /^\/v1\/tenants\/([^/]+)\/groups$/;
 
 /** The worker's internal HTTP endpoint; every route but /healthz requires the shared secret. */
 export function createDataPlaneServer(options: DataPlaneServerOptions): Server {
@@ -114,6 +118,15 @@ async function route(
     return;
   }
   if (!authorized(req, secret)) throw new DataPlaneError("UNAUTHORIZED", `missing or wrong ${SECRET_HEADER}`);
+  const groups = GROUPS_ROUTE.exec(url.pathname);
+  if (req.method === "GET" && groups) {
+    const tenantId = decodeURIComponent(groups[1]!);
+    const body: DescribeGroupsResponse = {
+      workerId: options.workerId,
+      groups: options.describeGroups(tenantId),
+    };
+    return sendJson(res, 200, body);
+  }
   const match = ROUTE.exec(url.pathname);
   if (!match) throw new DataPlaneError("BAD_REQUEST", `no route ${req.method} ${url.pathname}`);
   const partitionId = decodeURIComponent(match[1]!);
@@ -171,7 +184,9 @@ async function dispatch(
         // The batch is durable; dying here is the crash a client must be able to retry through.
         if (options.faultPoint === "after-append") process.kill(process.pid, "SIGKILL");
         if (!answer.duplicate) metrics.records.inc({ op: "produce" }, answer.count);
-        return answer;
+        // The data plane's answer (protocol.ts): the log start is for Kafka's Produce answer only.
+        const { logStartOffset: _, ...response } = answer;
+        return response;
       } catch (error) {
         await settled;
         throw error;

@@ -158,7 +158,8 @@ function keptRecords(page: StoredPage, end: number): LogRecord[] {
 /**
  * Streams a partition as binary frames: `replay` sends every record in [offset, end), `snapshot`
  * only the latest live record of each key as of `end` (the index frozen at the start). `end` is
- * the log end when the stream began, sent last so the reader knows what state it now holds.
+ * the readable end (high watermark) when the stream began, sent last so the reader knows what state
+ * it now holds.
  * Writes wait for the socket to drain, so a slow reader slows the scan instead of filling memory.
  */
 export async function streamPartition(
@@ -170,7 +171,9 @@ export async function streamPartition(
   // The log is taken, not held: a close under the stream fails its next read (LOG_CLOSED), and the
   // reader is told in an error frame, rather than the worker's shutdown waiting on a slow reader.
   const log = await host.read(partitionId, async (l) => l);
-  let end = log.logEndOffset;
+  // The readable end, not the log end: an append still being made durable cannot be read yet, and
+  // an end past what the stream sent would move a tail's position past those records for good.
+  let end = log.highWatermark;
   let from = query.offset;
   let live: Float64Array | null = null;
   let release = () => {};

@@ -3,7 +3,8 @@ import type { HostedLog, LogRecord } from "../hosting/hosted-log";
 
 /**
  * A read view of `log` that ends at `end` (the partition's committed durable end): its
- * `logEndOffset` is `end`, and reads return no batch or record at or above it. What readers
+ * `highWatermark` (what readers are told is the end) and `logEndOffset` are at most `end`, and
+ * reads return no batch or record at or above it. What readers
  * (fetch, Kafka Fetch, list offsets, snapshots) get while appends past `end` wait for their commit,
  * so nothing is served that a takeover could still lose. Everything else is the log's own.
  */
@@ -20,6 +21,7 @@ export function visibleUpTo(log: HostedLog, end: number): HostedLog {
   };
   return new Proxy(log, {
     get(target, prop) {
+      if (prop === "highWatermark") return Math.min(target.highWatermark, end);
       if (prop === "logEndOffset") return end;
       if (prop === "readBatches") return readBatches;
       if (prop === "read") return read;

@@ -1,7 +1,9 @@
 import assert from "node:assert/strict";
 import type { PrismaClient } from "@lastword/db";
 import {
+  isBehindTombstone,
   isTombstoneScanned,
+  type MissedTombstone,
   SCANNED_TOMBSTONE_STATUSES,
   type ScanEvidence,
   type ScannedTombstoneStatus,
@@ -30,6 +32,9 @@ export interface ErasureGuardOptions {
 
 interface PendingTombstone {
   id: string;
+  organizationId: string;
+  topicId: string;
+  partitionIndex: number;
   partitionId: string;
   subjectKey: string;
   offset: bigint;
@@ -96,6 +101,9 @@ export class ErasureGuard {
       },
       select: {
         id: true,
+        organizationId: true,
+        topicId: true,
+        partitionIndex: true,
         partitionId: true,
         subjectKey: true,
         offset: true,
@@ -199,16 +207,35 @@ export class ErasureGuard {
     return nowMs - row.writtenAt.getTime() >= lag;
   }
 
-  /** The scan proved the tombstone's next step: store the proof and move it on (only from where it was). */
-  #record(row: PendingTombstone, evidence: ScanEvidence, at: Date) {
+  /**
+   * The scan proved the tombstone's next step: store the proof and move it on (only from where it
+   * was). With the expiry proof go the groups still behind the tombstone: once it is gone they can
+   * no longer read the delete, and the request keeps them flagged after it closes.
+   */
+  async #record(row: PendingTombstone, evidence: ScanEvidence, at: Date) {
     const { scan, next } = TOMBSTONE_SCANS[row.status];
     const proof =
       scan === "purge"
         ? { purgedAt: at, purgeEvidence: evidence }
-        : { expiredAt: at, expiryEvidence: evidence };
+        : { expiredAt: at, expiryEvidence: evidence, missedBy: await this.#groupsBehind(row) };
     return this.#o.prisma.erasureTombstone.updateMany({
       where: { id: row.id, status: toStored(row.status) },
       data: { status: toStored(next), ...proof },
     });
+  }
+
+  async #groupsBehind(row: PendingTombstone): Promise<MissedTombstone[]> {
+    const offsets = await this.#o.prisma.consumerGroupOffset.findMany({
+      where: {
+        topicId: row.topicId,
+        partitionIndex: row.partitionIndex,
+        group: { organizationId: row.organizationId },
+      },
+      select: { offset: true, group: { select: { name: true } } },
+      orderBy: { group: { name: "asc" } },
+    });
+    return offsets
+      .filter((o) => isBehindTombstone(o.offset, row.offset))
+      .map((o) => ({ group: o.group.name, committedOffset: Number(o.offset) }));
   }
 }

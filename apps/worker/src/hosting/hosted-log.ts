@@ -25,7 +25,13 @@ export type LogSegment = SegmentInfo;
 
 export interface HostedLog {
   readonly logStartOffset: number;
+  /** The next offset an append will get: it counts an append still being made durable. */
   readonly logEndOffset: number;
+  /**
+   * Every offset below is durable and readable: what a reader may be told is the end (a read from
+   * past it is out of range). Below logEndOffset only while an append is being made durable.
+   */
+  readonly highWatermark: number;
   /** With `producer`, idempotent: a resend of a batch the log holds resolves `duplicate` with its offsets. */
   append(records: readonly AppendRecord[], options?: AppendOptions): Promise<AppendResult>;
   /**
@@ -57,6 +63,11 @@ export interface OpenLogOptions {
   config: Record<string, string | number>;
   /** The worker's clock: the log's append times, rolls, retention and cleaner horizons read it. */
   clock: Clock;
+  /**
+   * Run right before each append's bytes are written, with no event-loop turn in between (the log
+   * store's `beforeWrite`); a throw refuses the append. The partition's storage fence check.
+   */
+  beforeWrite?: () => void;
 }
 
 export type OpenLog = (options: OpenLogOptions) => Promise<HostedLog>;

@@ -88,7 +88,36 @@ export class KeyIndexedLog {
    * flight), held until `release`: passes wait meanwhile, because a pass could remove a frozen
    * latest record superseded by a write after the freeze.
    */
-  async freeze(): Promise<{ index: FrozenKeyIndex; endOffset: number; release: () => void }> {
+  freeze(): Promise<{ index: FrozenKeyIndex; endOffset: number; release: () => void }> {
+    return this.#whenQuiet(() => {
+      this.#snapshots++;
+      let released = false;
+      const release = () => {
+        if (released) return;
+        released = true;
+        if (--this.#snapshots === 0) for (const wake of this.#snapshotsDone.splice(0)) wake();
+      };
+      return { index: this.#index.freeze(), endOffset: this.inner.logEndOffset, release };
+    });
+  }
+
+  /**
+   * Every key's latest offset (tombstones included, ascending) as of `endOffset`, read from the
+   * live index at a moment with no append in flight: one synchronous scan, so no copy of the
+   * table and nothing held (what the Kafka `.latest` view keeps; see the worker's DESIGN.md).
+   */
+  latestOffsets(): Promise<{ offsets: Float64Array; endOffset: number }> {
+    return this.#whenQuiet(() => ({
+      offsets: this.#index.latestOffsets(),
+      endOffset: this.inner.logEndOffset,
+    }));
+  }
+
+  /**
+   * `take()` run at a moment no append is in flight (the index is then exactly the log up to its
+   * end), in the same synchronous step as the check, so no append can start in between.
+   */
+  async #whenQuiet<T>(take: () => T): Promise<T> {
     const deadline = Date.now() + FREEZE_WAIT_MS;
     while (this.#inflight.size > 0) {
       if (Date.now() > deadline) {
@@ -103,14 +132,7 @@ export class KeyIndexedLog {
         new Promise((resolve) => setTimeout(resolve, Math.max(0, deadline - Date.now()) + 1)),
       ]);
     }
-    this.#snapshots++;
-    let released = false;
-    const release = () => {
-      if (released) return;
-      released = true;
-      if (--this.#snapshots === 0) for (const wake of this.#snapshotsDone.splice(0)) wake();
-    };
-    return { index: this.#index.freeze(), endOffset: this.inner.logEndOffset, release };
+    return take();
   }
 
   async clean(options?: { force?: boolean }): Promise<CleanResult> {

@@ -113,11 +113,20 @@ export class FrozenKeyIndex {
 
   /** Offsets of the live (not tombstoned) entries, ascending: where a snapshot's records are. */
   liveOffsets(): Float64Array {
+    return this.#offsets(USED | TOMBSTONE);
+  }
+
+  /** Every key's latest offset, tombstones included, ascending: what the Kafka `.latest` view serves. */
+  latestOffsets(): Float64Array {
+    return this.#offsets(USED);
+  }
+
+  /** Offsets of the entries whose flags masked by `mask` are exactly USED, ascending. */
+  #offsets(mask: number): Float64Array {
     const t = this.#table;
     const out = new Float64Array(t.size);
     let n = 0;
-    for (let i = 0; i < t.slots; i++)
-      if ((t.flags[i]! & (USED | TOMBSTONE)) === USED) out[n++] = t.offsets[i]!;
+    for (let i = 0; i < t.slots; i++) if ((t.flags[i]! & mask) === USED) out[n++] = t.offsets[i]!;
     return out.subarray(0, n).sort();
   }
 }
@@ -161,6 +170,11 @@ export class KeyIndex {
 
   freeze(): FrozenKeyIndex {
     return new FrozenKeyIndex(this.#table.copy());
+  }
+
+  /** Every key's latest offset, tombstones included, ascending, from the live table (no copy). */
+  latestOffsets(): Float64Array {
+    return new FrozenKeyIndex(this.#table).latestOffsets();
   }
 
   #grow(): void {

@@ -5,11 +5,12 @@ import type { HostedLog, OpenLog } from "./hosted-log";
 export function partitionLogOpener(
   options: { durability?: Durability; dedupeBufferBytes?: number } = {},
 ): OpenLog {
-  return async ({ dir, config, clock }): Promise<HostedLog> =>
+  return async ({ dir, config, clock, beforeWrite }): Promise<HostedLog> =>
     PartitionLog.open({
       dir,
       config,
       clock,
+      beforeWrite,
       durability: options.durability,
       dedupeBufferBytes: options.dedupeBufferBytes,
     });

@@ -65,10 +65,15 @@ export class PartitionHost {
     const slot = new PartitionSlot(
       claim,
       dir,
-      (options) =>
-        durability
-          ? durability.open(claim.partitionId, claim.epoch, { ...options, clock }, openLog)
-          : openLog({ ...options, clock }),
+      // The storage fence is checked again under the log's mutex, right before the bytes go down:
+      // an append queued behind another's fsync when a new owner wrote its epoch is refused, so
+      // the new owner's recovery has no earlier owner's append still to wait for.
+      (options) => {
+        const opening = { ...options, clock, beforeWrite: () => this.#storageFence(slot) };
+        return durability
+          ? durability.open(claim.partitionId, claim.epoch, opening, openLog)
+          : openLog(opening);
+      },
       leaseValidUntil,
       this.#options.workerId,
     );

@@ -5,6 +5,7 @@ import type { HostedLog } from "../hosting/hosted-log";
 import { stampLeaderEpochs } from "./batch-epochs";
 import type { KafkaBrokerContext, KafkaSession } from "./kafka-context";
 import { kafkaErrorOf } from "./kafka-errors";
+import { readableTopic, readLatest } from "./latest-view";
 import { leaderEpochError } from "./leader-epoch-check";
 
 type FetchRequest = RequestBody<1>;
@@ -18,6 +19,8 @@ interface Want {
   fetchOffset: number;
   maxBytes: number;
   currentLeaderEpoch: number;
+  /** Read through the topic's `.latest` view. */
+  view: boolean;
 }
 
 /** True when a batch in `bytes` holds a record at or above `offset` (not just its offset range). */
@@ -43,7 +46,7 @@ async function readFrom(log: HostedLog, from: number, maxBytes: number): Promise
   const chunks: Buffer[] = [];
   let next = from;
   let budget = maxBytes;
-  while (next < log.logEndOffset) {
+  while (next < log.highWatermark) {
     const { bytes, nextOffset } = await log.readBatches(next, { maxBytes: Math.max(budget, 1) });
     if (bytes.length === 0 || nextOffset <= next) break;
     chunks.push(bytes);
@@ -68,7 +71,28 @@ function answer(index: number, errorCode: number, extra: Partial<PartitionAnswer
   };
 }
 
-async function fetchPartition(ctx: KafkaBrokerContext, want: Want, budget: { left: number; any: boolean }) {
+/** The view's records from the fetch offset: each key's latest below the pinned end, the real log from it. */
+async function readView(
+  ctx: KafkaBrokerContext,
+  session: KafkaSession,
+  want: Want,
+  log: HostedLog,
+  limit: number,
+): Promise<Buffer> {
+  const partitionId = want.partitionId as string;
+  const freeze = await ctx.latestViews.pinned(session.latestPins, partitionId, log, want.fetchOffset);
+  if (want.fetchOffset >= freeze.end) return readFrom(log, want.fetchOffset, limit);
+  return readLatest(log, freeze, want.fetchOffset, limit, ctx.clock.now(), (end) =>
+    end < log.highWatermark ? readFrom(log, end, limit) : Promise.resolve(Buffer.alloc(0)),
+  );
+}
+
+async function fetchPartition(
+  ctx: KafkaBrokerContext,
+  session: KafkaSession,
+  want: Want,
+  budget: { left: number; any: boolean },
+) {
   const slot = want.partitionId === null ? undefined : ctx.host.slot(want.partitionId);
   if (want.partitionId === null || !slot) return answer(want.index, ErrorCode.NOT_LEADER_OR_FOLLOWER);
   const fenced = leaderEpochError(slot.epoch, want.currentLeaderEpoch);
@@ -76,8 +100,8 @@ async function fetchPartition(ctx: KafkaBrokerContext, want: Want, budget: { lef
   try {
     return await ctx.host.read(want.partitionId, async (log) => {
       const marks = {
-        highWatermark: BigInt(log.logEndOffset),
-        lastStableOffset: BigInt(log.logEndOffset),
+        highWatermark: BigInt(log.highWatermark),
+        lastStableOffset: BigInt(log.highWatermark),
         logStartOffset: BigInt(log.logStartOffset),
       };
       if (want.fetchOffset < log.logStartOffset || want.fetchOffset > log.logEndOffset) {
@@ -85,9 +109,13 @@ async function fetchPartition(ctx: KafkaBrokerContext, want: Want, budget: { lef
       }
       // The first batch of the whole response is served whatever its size; after it, the budget rules.
       const limit = Math.min(want.maxBytes, budget.any ? budget.left : Number.MAX_SAFE_INTEGER);
-      if (want.fetchOffset === log.logEndOffset || limit <= 0)
+      // Between the high watermark and the log end (an append still being made durable): nothing
+      // to read yet, as a Kafka leader answers a fetch there.
+      if (want.fetchOffset >= log.highWatermark || limit <= 0)
         return answer(want.index, 0, { ...marks, records: Buffer.alloc(0) });
-      const records = await readFrom(log, want.fetchOffset, limit);
+      const records = want.view
+        ? await readView(ctx, session, want, log, limit)
+        : await readFrom(log, want.fetchOffset, limit);
       stampLeaderEpochs(records, slot.leaderEpochs);
       budget.left -= records.length;
       if (records.length > 0) budget.any = true;
@@ -102,10 +130,10 @@ async function resolve(ctx: KafkaBrokerContext, session: KafkaSession, request: 
   const mayRead = hasScope(session.principal.scopes, "records:read");
   const wants: (Want | { topic: string; index: number; errorCode: number })[] = [];
   for (const t of request.topics) {
-    const topic = await ctx.catalog.topic(session.principal.tenantId, t.topic);
+    const found = await readableTopic(ctx.catalog, session.principal.tenantId, t.topic);
     for (const p of t.partitions) {
-      const partition = topic?.partitions.find((x) => x.index === p.partition);
-      if (!topic || !partition)
+      const partition = found?.topic.partitions.find((x) => x.index === p.partition);
+      if (!found || !partition)
         wants.push({ topic: t.topic, index: p.partition, errorCode: ErrorCode.UNKNOWN_TOPIC_OR_PARTITION });
       else if (!mayRead)
         wants.push({ topic: t.topic, index: p.partition, errorCode: ErrorCode.TOPIC_AUTHORIZATION_FAILED });
@@ -117,6 +145,7 @@ async function resolve(ctx: KafkaBrokerContext, session: KafkaSession, request: 
           fetchOffset: Number(p.fetchOffset),
           maxBytes: p.partitionMaxBytes,
           currentLeaderEpoch: p.currentLeaderEpoch ?? -1,
+          view: found.view,
         });
       }
     }
@@ -127,7 +156,8 @@ async function resolve(ctx: KafkaBrokerContext, session: KafkaSession, request: 
 /**
  * Fetch v4+: stored batches as read from disk (no decode, no re-encode), high watermark = last
  * stable offset = log end (no transactions), long poll until `minBytes` arrived or `maxWaitMs`
- * passed, woken by appends to the partitions asked for.
+ * passed, woken by appends to the partitions asked for. A `<topic>.latest` view answers with the
+ * topic's offsets and marks, its records filtered below the connection's pinned end.
  */
 export async function handleFetch(
   ctx: KafkaBrokerContext,
@@ -141,7 +171,9 @@ export async function handleFetch(
     const answers: { topic: string; answer: PartitionAnswer }[] = [];
     for (const want of wants) {
       const a =
-        "errorCode" in want ? answer(want.index, want.errorCode) : await fetchPartition(ctx, want, budget);
+        "errorCode" in want
+          ? answer(want.index, want.errorCode)
+          : await fetchPartition(ctx, session, want, budget);
       answers.push({ topic: want.topic, answer: a });
     }
     const bytes = request.maxBytes - budget.left;

@@ -38,6 +38,7 @@ import { handleOffsetDelete } from "./groups/offset-delete-handler";
 import { handleOffsetFetch } from "./groups/offset-fetch-handler";
 import type { KafkaBrokerContext, KafkaSession } from "./kafka-context";
 import type { KafkaPrincipal, KafkaPrincipals } from "./kafka-principals";
+import { type LatestFreeze, readableTopic } from "./latest-view";
 import { handleListOffsets } from "./list-offsets-handler";
 import { handleMetadata } from "./metadata-handler";
 import { handleOffsetForLeaderEpoch } from "./offset-for-leader-epoch-handler";
@@ -80,6 +81,7 @@ export class KafkaConnection {
   readonly #deps: KafkaConnectionDeps;
   readonly #reader = new FrameReader();
   readonly #closed = new AbortController();
+  readonly #latestPins = new Map<string, LatestFreeze>();
   #auth: AuthState = { step: "none" };
   #busy = false;
   /** Set by a handler whose tenant is over its quota: how long to stop reading after the answer. */
@@ -225,11 +227,13 @@ export class KafkaConnection {
     const principal = this.principal;
     // Anything else before authentication: Kafka closes the connection.
     if (!principal) return this.close();
+    this.#deps.ctx.sightings.keyUsed(principal.keyId);
     const session: KafkaSession = {
       principal,
       clientId: this.#clientId,
       clientHost: this.#socket.remoteAddress ?? "",
       closed: this.#closed.signal,
+      latestPins: this.#latestPins,
       throttle: (ms) => {
         this.#muteMs = Math.max(this.#muteMs, ms);
         this.#deps.metrics.throttled(request.apiKey, principal.tenantId, ms);
@@ -323,9 +327,9 @@ export class KafkaConnection {
       softwareVersion: this.clientSoftware?.version ?? "",
     };
     for (const name of new Set(topics)) {
-      catalog
-        .topic(principal.tenantId, name)
-        .then((topic) => topic && sightings.seen(topic.id, role, who))
+      // A consumer of a topic's view is one of the topic.
+      readableTopic(catalog, principal.tenantId, name)
+        .then((found) => found && sightings.seen(found.topic.id, role, who))
         .catch(() => undefined);
     }
   }

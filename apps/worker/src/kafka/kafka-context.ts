@@ -12,6 +12,7 @@ import type { GroupOffsetsRepository } from "./groups/group-offsets.repository";
 import type { KafkaBroker, KafkaCatalog } from "./kafka-catalog";
 import type { KafkaPrincipal } from "./kafka-principals";
 import type { KafkaQuotas } from "./kafka-quotas";
+import type { LatestFreeze, LatestViews } from "./latest-view";
 import type { ProducerIdRepository } from "./producers/producer-ids.repository";
 import type { TestFaults } from "./test-faults";
 
@@ -33,12 +34,13 @@ export interface KafkaBrokerContext {
   producerIds: ProducerIdRepository;
   /**
    * Test-only (LASTWORD_FAULT_POINT): `after-append` SIGKILLs the worker between a produce's
-   * append and its answer; `drop-after-append` closes the connection instead of answering the
-   * first Produce that appended something (once per worker: `fired`), so the client must re-send.
+   * append and its answer.
    */
-  fault?: { point: FaultPoint; fired: boolean };
+  fault?: { point: FaultPoint };
   /** The tenants' produce quotas (null: nothing is throttled). */
   quotas: KafkaQuotas | null;
+  /** The frozen key indexes the `<topic>.latest` views are served from. */
+  latestViews: LatestViews;
   /** Which clients produced to and consumed from which topics, for the console. */
   sightings: ClientSightings;
   /** This worker as a broker (its node id is known once it registered). */
@@ -55,6 +57,8 @@ export interface KafkaSession {
   clientHost: string;
   /** Aborted when the connection closes (long polls stop waiting). */
   closed: AbortSignal;
+  /** The view freezes this connection reads through, by partition id (see LatestViews). */
+  latestPins: Map<string, LatestFreeze>;
   /**
    * Mutes the connection for `ms` once the current response is sent (Kafka's KIP-219 throttle:
    * answer at once, then read nothing more from that client until the quota allows it).

@@ -4,6 +4,7 @@ import type { HostedLog } from "../hosting/hosted-log";
 import { offsetForTimestamp } from "../hosting/timestamp-lookup";
 import type { KafkaBrokerContext, KafkaSession } from "./kafka-context";
 import { kafkaErrorOf } from "./kafka-errors";
+import { readableTopic } from "./latest-view";
 import { leaderEpochError } from "./leader-epoch-check";
 
 type ListOffsetsRequest = RequestBody<2>;
@@ -14,7 +15,8 @@ const EARLIEST = -2;
 const MAX_TIMESTAMP = -3;
 
 async function lookup(log: HostedLog, timestamp: number): Promise<{ offset: number; timestamp: number }> {
-  if (timestamp === LATEST) return { offset: log.logEndOffset, timestamp: -1 };
+  // Kafka's latest for a read-uncommitted consumer: the high watermark, where its fetches can start.
+  if (timestamp === LATEST) return { offset: log.highWatermark, timestamp: -1 };
   if (timestamp === EARLIEST) return { offset: log.logStartOffset, timestamp: -1 };
   if (timestamp === MAX_TIMESTAMP) {
     const segments = await log.segments();
@@ -36,7 +38,8 @@ export async function handleListOffsets(
   const mayRead = hasScope(session.principal.scopes, "records:read");
   const topics = await Promise.all(
     request.topics.map(async (t) => {
-      const topic = await ctx.catalog.topic(session.principal.tenantId, t.name);
+      // A view answers its topic's offsets: the offsets it serves are the topic's.
+      const topic = (await readableTopic(ctx.catalog, session.principal.tenantId, t.name))?.topic;
       const partitions = await Promise.all(
         t.partitions.map(async (p) => {
           const base = { partitionIndex: p.partitionIndex, timestamp: -1n, offset: -1n, leaderEpoch: -1 };

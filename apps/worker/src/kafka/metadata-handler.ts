@@ -2,17 +2,19 @@ import { hasScope } from "@lastword/api/key-auth";
 import { ErrorCode, type RequestBody, type ResponseInput } from "@lastword/kafka-protocol";
 import { type CatalogTopic, clusterIdOf, type KafkaBroker } from "./kafka-catalog";
 import type { KafkaBrokerContext, KafkaSession } from "./kafka-context";
+import { latestViewName, latestViewTopicId, viewedTopics } from "./latest-view";
 
 type MetadataRequest = RequestBody<3>;
 type MetadataResponse = ResponseInput<3>;
 type TopicEntry = NonNullable<MetadataResponse["topics"]>[number];
 const NULL_TOPIC_ID = "00000000-0000-0000-0000-000000000000";
 
-function topicEntry(topic: CatalogTopic): TopicEntry {
+/** A topic's entry, or (`view`) its `.latest` view's: the same partitions, leaders and epochs. */
+function topicEntry(topic: CatalogTopic, view = false): TopicEntry {
   return {
     errorCode: 0,
-    name: topic.name,
-    topicId: topic.kafkaTopicId,
+    name: view ? latestViewName(topic.name) : topic.name,
+    topicId: view ? latestViewTopicId(topic.kafkaTopicId) : topic.kafkaTopicId,
     isInternal: false,
     partitions: topic.partitions.map((p) => ({
       // No live lease: clients wait and ask again (kafkajs retries LEADER_NOT_AVAILABLE).
@@ -34,7 +36,8 @@ function missing(errorCode: number, name: string | null, topicId = NULL_TOPIC_ID
 /**
  * Metadata scoped to the connection's tenant: the brokers are the live workers (identical for every
  * tenant), each partition's leader is its lease owner, and a topic of another tenant is exactly a
- * missing one. Topics are never created here (auto-creation is refused by policy).
+ * missing one. Each compacted topic is listed twice: as itself and as its read-only `<topic>.latest`
+ * view. Topics are never created here (auto-creation is refused by policy).
  */
 export async function handleMetadata(
   ctx: KafkaBrokerContext,
@@ -45,22 +48,28 @@ export async function handleMetadata(
   const brokers = withSelf(await ctx.catalog.brokers(), ctx.self());
   const mayRead = hasScope(scopes, "topics:read");
   const topics = await ctx.catalog.topics(tenantId);
+  // Every topic, then each compacted one's view: names and ids a request may ask for.
+  const listed = [
+    ...topics.map((topic) => ({ topic, view: false })),
+    ...viewedTopics(topics).map((topic) => ({ topic, view: true })),
+  ].map(({ topic, view }) => ({ topic, view, entry: topicEntry(topic, view) }));
   let entries: TopicEntry[];
   if (request.topics === null) {
-    entries = mayRead ? topics.map(topicEntry) : [];
+    entries = mayRead ? listed.map((l) => l.entry) : [];
   } else {
     entries = request.topics.map((wanted) => {
-      const topic =
+      const found =
         wanted.name !== null && wanted.name !== undefined
-          ? topics.find((t) => t.name === wanted.name)
-          : topics.find((t) => t.kafkaTopicId === wanted.topicId);
-      if (!topic) {
+          ? listed.find((l) => l.entry.name === wanted.name)
+          : listed.find((l) => l.entry.topicId === wanted.topicId);
+      if (!found) {
         return wanted.name
           ? missing(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, wanted.name)
           : missing(ErrorCode.UNKNOWN_TOPIC_ID, null, wanted.topicId);
       }
-      if (!mayRead) return missing(ErrorCode.TOPIC_AUTHORIZATION_FAILED, topic.name, topic.kafkaTopicId);
-      return topicEntry(topic);
+      const { name, topicId } = found.entry;
+      if (!mayRead) return missing(ErrorCode.TOPIC_AUTHORIZATION_FAILED, name ?? null, topicId);
+      return found.entry;
     });
   }
   return {

@@ -2,6 +2,7 @@ import { hasScope } from "@lastword/api/key-auth";
 import { ErrorCode, type RequestBody, type ResponseInput } from "@lastword/kafka-protocol";
 import type { KafkaBrokerContext, KafkaSession } from "./kafka-context";
 import { kafkaErrorOf } from "./kafka-errors";
+import { readableTopic } from "./latest-view";
 import { leaderEpochError } from "./leader-epoch-check";
 
 type OffsetForLeaderEpochRequest = RequestBody<23>;
@@ -21,7 +22,7 @@ async function endOffset(
   topicName: string,
   p: PartitionRequest,
 ) {
-  const topic = await ctx.catalog.topic(session.principal.tenantId, topicName);
+  const topic = (await readableTopic(ctx.catalog, session.principal.tenantId, topicName))?.topic;
   const partition = topic?.partitions.find((x) => x.index === p.partition);
   if (!partition) return failed(p.partition, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION);
   if (!hasScope(session.principal.scopes, "records:read"))

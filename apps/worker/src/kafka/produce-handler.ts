@@ -4,6 +4,7 @@ import { CorruptBatchError, InvalidBatchRecordsError } from "@lastword/logstore"
 import { produce } from "../dataplane/dataplane-handlers";
 import type { KafkaBrokerContext, KafkaSession } from "./kafka-context";
 import { kafkaErrorOf } from "./kafka-errors";
+import { viewWriteRefusal } from "./latest-view";
 import { partitionPayload } from "./produce-batches";
 
 type ProduceRequest = RequestBody<0>;
@@ -44,6 +45,10 @@ async function producePartition(
   const refusal = (response: PartitionResponse) => ({ response, appended: false });
   const topic = await ctx.catalog.topic(session.principal.tenantId, topicName);
   const partition = topic?.partitions.find((p) => p.index === data.index);
+  if (!topic) {
+    const view = await viewWriteRefusal(ctx.catalog, session.principal.tenantId, topicName);
+    if (view) return refusal(failed(data.index, view.errorCode, view.errorMessage));
+  }
   if (!topic || !partition) return refusal(failed(data.index, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, null));
   if (!hasScope(session.principal.scopes, "records:write")) {
     return refusal(
@@ -78,7 +83,6 @@ async function producePartition(
           );
     // The batch is durable; dying here is the crash an idempotent client must retry through.
     if (ctx.fault?.point === "after-append" && !answer.duplicate) process.kill(process.pid, "SIGKILL");
-    const logStartOffset = await ctx.host.read(partition.id, async (log) => log.logStartOffset);
     return {
       response: {
         index: data.index,
@@ -86,7 +90,7 @@ async function producePartition(
         // A resend of a batch already in the log gets the offsets its first append got.
         baseOffset: BigInt(answer.baseOffset),
         logAppendTimeMs: -1n,
-        logStartOffset: BigInt(logStartOffset),
+        logStartOffset: BigInt(answer.logStartOffset),
         recordErrors: [],
         errorMessage: null,
       },
@@ -106,7 +110,7 @@ async function producePartition(
   }
 }
 
-/** What the connection does instead of answering, under the `drop-after-append` fault point. */
+/** What the connection does instead of answering, under a `drop: "after-append"` test fault. */
 export const DROP_CONNECTION = Symbol("drop the connection unanswered");
 
 /**
@@ -145,9 +149,8 @@ export async function handleProduce(
       ),
     })),
   );
-  if (ctx.fault?.point === "drop-after-append" && appended && !ctx.fault.fired) {
-    ctx.fault.fired = true;
-    ctx.logger.warn({ faultPoint: ctx.fault.point }, "fault point: a Produce answer dropped");
+  if (appended && ctx.testFaults?.takeDropAfterAppend()) {
+    ctx.logger.warn("injected a test fault: a Produce answer dropped");
     return DROP_CONNECTION;
   }
   const throttleTimeMs = await throttle;

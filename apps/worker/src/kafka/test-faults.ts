@@ -4,15 +4,18 @@ import { z } from "zod";
 /**
  * Test-only fault injection for the Kafka listener: each rule answers the first matching request
  * after the worker started with an error (or, for Fetch, the real answer with a throttle time),
- * then disarms, so a real client's retry path can be tested against real handlers. Set only through
- * WORKER_KAFKA_TEST_FAULTS (a JSON list of rules); without it the listener has no TestFaults at
- * all and every request goes to its handler.
+ * then disarms, so a real client's retry path can be tested against real handlers. A Produce rule
+ * with `drop: "after-append"` instead lets the request append and closes the connection unanswered
+ * (the client must re-send what is already written). Set only through WORKER_KAFKA_TEST_FAULTS (a
+ * JSON list of rules); without it the listener has no TestFaults at all and every request goes to
+ * its handler.
  */
-export const testFaultRuleSchema = z.discriminatedUnion("api", [
-  z.object({ api: z.literal("Produce"), errorCode: z.number().int() }),
-  z.object({ api: z.literal("Heartbeat"), errorCode: z.number().int() }),
-  z.object({ api: z.literal("OffsetCommit"), errorCode: z.number().int() }),
-  z.object({ api: z.literal("Fetch"), throttleTimeMs: z.number().int().positive() }),
+export const testFaultRuleSchema = z.union([
+  z.strictObject({ api: z.literal("Produce"), errorCode: z.number().int() }),
+  z.strictObject({ api: z.literal("Produce"), drop: z.literal("after-append") }),
+  z.strictObject({ api: z.literal("Heartbeat"), errorCode: z.number().int() }),
+  z.strictObject({ api: z.literal("OffsetCommit"), errorCode: z.number().int() }),
+  z.strictObject({ api: z.literal("Fetch"), throttleTimeMs: z.number().int().positive() }),
 ]);
 export type TestFaultRule = z.infer<typeof testFaultRuleSchema>;
 
@@ -45,15 +48,28 @@ export class TestFaults {
 
   /** The fault for this request, disarming its rule, or null to serve it normally. */
   take(request: DecodedRequest): InjectedFault | null {
-    const at = this.#armed.findIndex((r) => API_KEY_OF[r.api] === request.apiKey);
-    if (at < 0) return null;
-    const fault = faultFor(this.#armed[at]!, request);
+    const at = this.#armed.findIndex((r) => API_KEY_OF[r.api] === request.apiKey && !("drop" in r));
+    const rule = this.#armed[at];
+    // A drop rule fires after the append (takeDropAfterAppend), never in place of the handler.
+    if (!rule || "drop" in rule) return null;
+    const fault = faultFor(rule, request);
     if (fault) this.#armed.splice(at, 1);
     return fault;
   }
+
+  /** Whether a Produce that appended is to go unanswered (its connection closed), disarming the rule. */
+  takeDropAfterAppend(): boolean {
+    const at = this.#armed.findIndex((r) => "drop" in r);
+    if (at < 0) return false;
+    this.#armed.splice(at, 1);
+    return true;
+  }
 }
 
-function faultFor(rule: TestFaultRule, request: DecodedRequest): InjectedFault | null {
+function faultFor(
+  rule: Exclude<TestFaultRule, { drop: string }>,
+  request: DecodedRequest,
+): InjectedFault | null {
   if (rule.api === "Fetch") return { kind: "throttle", throttleTimeMs: rule.throttleTimeMs };
   const { errorCode } = rule;
   if (request.apiKey === ApiKey.Produce) {

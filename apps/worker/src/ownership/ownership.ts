@@ -14,7 +14,10 @@ export interface OwnershipOptions {
   /** How often unowned partitions are looked for; bounds how fast a new topic becomes writable. */
   claimIntervalMs: number;
   maxClaimsPerTick: number;
-  /** Extra housekeeping run every `housekeepingIntervalMs` inside the same loop (orphan cleanup). */
+  /**
+   * Extra housekeeping run every `housekeepingIntervalMs` inside the same loop (orphaned partition
+   * files, expired Kafka producer ids and client sightings).
+   */
   housekeeping?: () => Promise<void>;
   housekeepingIntervalMs?: number;
 }

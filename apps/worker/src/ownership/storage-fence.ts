@@ -5,13 +5,6 @@ import { join } from "node:path";
 /** The file in a partition directory naming the fencing epoch of the worker allowed to write it. */
 export const FENCE_FILE = "lease-epoch";
 
-/**
- * How long a new owner waits after writing its epoch, when an earlier owner's epoch was there, before
- * it opens the log: an append of the earlier owner that passed its check just before the file changed
- * (queued behind an fsync) lands in that time, so the new owner's recovery sees it.
- */
-export const FENCE_SETTLE_MS = 250;
-
 interface FenceContent {
   epoch: number;
   workerId: string;
@@ -22,7 +15,11 @@ interface FenceContent {
  * token) into `<partition dir>/lease-epoch` atomically before it opens the log, and every write of
  * the holder first checks the file names its own epoch. The check works without Postgres: a worker
  * cut off from the database keeps writing the partitions it holds, and one whose lease was taken
- * over meanwhile is refused by the file the new owner wrote, without asking the database.
+ * over meanwhile is refused by the file the new owner wrote, without asking the database. The
+ * check runs under the log's mutex right before each append's bytes are written, with no event-loop
+ * turn between (the log store's `beforeWrite`): an append that passed it is already on disk, so the
+ * new owner opens the log as soon as its epoch is written, with nothing of the earlier owner's to
+ * wait for.
  */
 export class StorageFence {
   readonly #path: string;
@@ -38,15 +35,8 @@ export class StorageFence {
   /**
    * Writes `epoch` as the partition's fencing epoch (temp file, fsync, rename, fsync of the directory).
    * Refuses if the file already names a higher epoch (a later owner wrote it: this claim is stale).
-   * Waits FENCE_SETTLE_MS when an earlier owner's epoch was there (through `wait`, which a test
-   * replaces to see the wait asked for without spending it).
    */
-  static async claim(
-    dir: string,
-    epoch: number,
-    workerId: string,
-    wait: (ms: number) => Promise<void> = (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
-  ): Promise<StorageFence> {
+  static async claim(dir: string, epoch: number, workerId: string): Promise<StorageFence> {
     await mkdir(dir, { recursive: true });
     const path = join(dir, FENCE_FILE);
     const previous = await readFence(path);
@@ -66,7 +56,6 @@ export class StorageFence {
     } finally {
       closeSync(dirHandle);
     }
-    if (previous && previous.epoch !== epoch) await wait(FENCE_SETTLE_MS);
     return new StorageFence(dir, epoch);
   }
 

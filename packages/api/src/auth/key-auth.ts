@@ -2,7 +2,13 @@ import { createHash } from "node:crypto";
 
 // What a process outside the control plane (the Kafka listener in the workers) needs to check an
 // API key the way the REST API does: how its secret is stored, and what its permissions grant.
-export { hasScope, permissionsToScopes, type Scope, scopesToPermissions } from "./scopes";
+export {
+  DEFAULT_API_KEY_SCOPES,
+  hasScope,
+  permissionsToScopes,
+  type Scope,
+  scopesToPermissions,
+} from "./scopes";
 
 /**
  * How the key plugin stores a key (its `defaultKeyHasher`: SHA-256, base64url without padding),
@@ -11,3 +17,9 @@ export { hasScope, permissionsToScopes, type Scope, scopesToPermissions } from "
 export function hashApiKey(secret: string): string {
   return createHash("sha256").update(secret).digest("base64url");
 }
+
+/**
+ * A key's "last used" is kept to the minute, by the REST API and the Kafka listener alike, so a
+ * busy key writes its row once a minute, not per request.
+ */
+export const LAST_USED_RESOLUTION_MS = 60_000;

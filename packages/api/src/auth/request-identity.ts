@@ -5,7 +5,7 @@ import { AppError } from "../errors/app-error";
 import { isDatabaseUnreachable } from "../errors/database-unavailable";
 import { cachePerOwner } from "../services/lookup-cache";
 import type { Auth } from "./auth";
-import { hashApiKey } from "./key-auth";
+import { hashApiKey, LAST_USED_RESOLUTION_MS } from "./key-auth";
 import { isRole, permissionsToScopes, type Role, type Scope, scopesOfRole } from "./scopes";
 
 /** Who is calling, for which tenant, with what rights. Built once per request, here only. */
@@ -18,9 +18,6 @@ export interface Identity {
   /** The user behind the call: the session's user, or the key's creator. */
   userId: string | null;
 }
-
-// "last used" is kept to the minute, so a busy key does not write a row per request.
-const LAST_USED_RESOLUTION_MS = 60_000;
 
 function bearerToken(headers: Headers): string | null {
   const header = headers.get("authorization");

@@ -24,8 +24,18 @@ export type Scope = (typeof SCOPES)[number];
 export const ROLES = ["owner", "admin", "developer", "compliance", "viewer"] as const;
 export type Role = (typeof ROLES)[number];
 
-/** What a key gets when its creator names no scopes: everything a program needs, nothing administrative. */
-export const DEFAULT_API_KEY_SCOPES: readonly Scope[] = SCOPES.filter((scope) =>
+/**
+ * What a key created through the API or console gets when its creator names no scopes: reading only, so a leaked default key cannot
+ * change anything. It still consumes over Kafka in a group (membership and a member's own offset
+ * commits need groups:read, as Kafka's Group READ); writes are opted into by naming them.
+ */
+export const DEFAULT_API_KEY_SCOPES: readonly Scope[] = ["topics:read", "records:read", "groups:read"];
+
+/**
+ * Everything a program producing and consuming needs, nothing administrative: the developer
+ * role's data rights, and what an operator-issued key (CLI, demo, `ApiServer.createApiKey`) gets.
+ */
+export const DATA_SCOPES: readonly Scope[] = SCOPES.filter((scope) =>
   ["topics", "records", "groups"].includes(scope.split(":")[0]!),
 );
 
@@ -33,7 +43,7 @@ export const DEFAULT_API_KEY_SCOPES: readonly Scope[] = SCOPES.filter((scope) =>
 const ROLE_SCOPES: Record<Role, readonly Scope[]> = {
   owner: ["admin"],
   admin: ["admin"],
-  developer: [...DEFAULT_API_KEY_SCOPES, "keys:read", "keys:write", "members:read"],
+  developer: [...DATA_SCOPES, "keys:read", "keys:write", "members:read"],
   compliance: ["topics:read", "groups:read", "erasure:read", "erasure:write"],
   viewer: ["topics:read", "records:read", "groups:read"],
 };

@@ -1,3 +1,4 @@
+import type { DescribeGroupsResponse } from "@lastword/dataplane";
 import type { SegmentInfo } from "@lastword/logstore";
 /**
  * What the control plane needs of the data plane (the worker helper's DataPlaneClient satisfies
@@ -86,6 +87,8 @@ export interface DataPlane {
     segments: readonly DataPlaneSegment[];
     cleaner: DataPlaneCleanerState | null;
   }>;
+  /** The Kafka groups one worker coordinates for the tenant, from its memory (WORKER_UNAVAILABLE when it is gone). */
+  describeGroups(input: { tenantId: string; workerId: string }): Promise<DescribeGroupsResponse>;
   /** Streamed replay (every record from `offset`) or snapshot (latest live record per key). */
   streamPartition(input: {
     partitionId: string;

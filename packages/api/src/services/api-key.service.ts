@@ -5,6 +5,7 @@ import type { Auth } from "../auth/auth";
 import { assertCanGrant } from "../auth/grant-rule";
 import { forgetCachedApiKeys, type Identity } from "../auth/request-identity";
 import {
+  DATA_SCOPES,
   DEFAULT_API_KEY_SCOPES,
   expandScopes,
   permissionsToScopes,
@@ -46,7 +47,8 @@ export interface ApiKeySummary {
 
 /**
  * Issues an organization-owned key through better-auth (which hashes it and checks that the user
- * is a member allowed to create keys), then records it in the audit trail.
+ * is a member allowed to create keys), then records it in the audit trail. Trusted callers only
+ * (operator tooling): without scopes it gets DATA_SCOPES; requests go through createApiKeyFor.
  */
 export async function issueApiKey(
   deps: ApiKeyDeps,
@@ -59,7 +61,7 @@ export async function issueApiKey(
     actor?: Identity["actor"];
   },
 ): Promise<CreatedApiKey> {
-  const scopes = [...new Set(input.scopes ?? DEFAULT_API_KEY_SCOPES)];
+  const scopes = [...new Set(input.scopes ?? DATA_SCOPES)];
   const created = await deps.auth.api.createApiKey({
     body: {
       organizationId: input.organizationId,
@@ -120,6 +122,12 @@ export async function createApiKeyFor(
 ): Promise<CreatedApiKey> {
   const held = expandScopes(identity.scopes);
   const wanted = input.scopes ?? DEFAULT_API_KEY_SCOPES.filter((s) => held.includes(s));
+  if (wanted.length === 0) {
+    throw new AppError(
+      "INVALID_INPUT",
+      `Name the key's scopes: the caller holds none of the default ones (${DEFAULT_API_KEY_SCOPES.join(", ")}).`,
+    );
+  }
   assertCanGrant(identity, { scopes: wanted }, "create a key with");
   const userId = await keyCreatorFor(deps.prisma, identity);
   return issueApiKey(deps, {

@@ -30,7 +30,8 @@ describe("erasure preflight", () => {
       passEstimateMs: 1_000,
     });
     expect(p.meetsDeadline).toBe(false);
-    const target = Math.floor((30 * DAY - 6_000) / 2);
+    // Half of what the deadline leaves after a tick and a pass, rounded down to whole days.
+    const target = 14 * DAY;
     expect(p.fix).toEqual({ "max.compaction.lag.ms": String(target) });
     const fixed = erasurePreflight({
       config: {
@@ -59,5 +60,24 @@ describe("erasure preflight", () => {
       passEstimateMs: 1_000,
     });
     expect(p.fix).toEqual({ "segment.ms": "9000" });
+  });
+
+  it("rounds a suggestion down to the largest unit that keeps most of the bound", () => {
+    const fixFor = (deadlineMs: number) =>
+      erasurePreflight({
+        config: {
+          segmentMs: 7 * DAY,
+          maxCompactionLagMs: 7 * DAY,
+          deleteRetentionMs: 0,
+          minCompactionLagMs: 0,
+        },
+        deadlineMs,
+        schedulerTickMs: 5_000,
+        passEstimateMs: 1_000,
+      }).fix;
+    // (1 d − 6 s) / 2 is just under 12 h: 11 h, not 43197000 ms.
+    expect(fixFor(DAY)).toEqual({ "max.compaction.lag.ms": "39600000", "segment.ms": "39600000" });
+    // (3 d − 6 s) / 2 is just under 1.5 d: whole days would give up a third, so 35 h.
+    expect(fixFor(3 * DAY)).toEqual({ "max.compaction.lag.ms": "126000000", "segment.ms": "126000000" });
   });
 });

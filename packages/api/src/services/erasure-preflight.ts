@@ -31,7 +31,7 @@ export function erasurePreflight(input: PreflightInput): Preflight {
   );
   const worstCaseTombstoneGoneMs = saturatingSum(worstCasePurgeMs, deleteRetentionMs, tick, pass);
   const meetsDeadline = worstCasePurgeMs <= input.deadlineMs;
-  const target = Math.floor((input.deadlineMs - tick - pass) / 2);
+  const target = sensibleBelow(Math.floor((input.deadlineMs - tick - pass) / 2));
   let fix: Record<string, string> | null = null;
   if (!meetsDeadline && target > 0) {
     fix = {};
@@ -61,6 +61,23 @@ export function erasurePreflight(input: PreflightInput): Preflight {
             : "; the deadline is shorter than a tick and a pass"
         }.`,
   };
+}
+
+const ROUND_UNITS_MS = [86_400_000, 3_600_000, 60_000, 1_000];
+/** How much of the exact bound a rounded suggestion may give up for a rounder number. */
+const ROUND_KEEPS = 0.9;
+
+/**
+ * A value at most `ms` that a person would type: whole days, hours, minutes or seconds, the
+ * largest unit that keeps at least ROUND_KEEPS of it (14 d rather than 1295997000 ms). Rounding
+ * down keeps the suggestion inside the deadline.
+ */
+function sensibleBelow(ms: number): number {
+  for (const unit of ROUND_UNITS_MS) {
+    const rounded = Math.floor(ms / unit) * unit;
+    if (rounded > 0 && rounded >= ms * ROUND_KEEPS) return rounded;
+  }
+  return ms;
 }
 
 // Long.MAX configs must stay "never" rather than overflow into precision noise.

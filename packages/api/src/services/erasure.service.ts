@@ -8,6 +8,7 @@ import {
   type ErasureStatus,
   type ErasureStep,
   GONE_TOMBSTONE_STATUS,
+  isBehindTombstone,
   type Preflight,
   parseErasureRow,
   parseTombstoneRow,
@@ -17,6 +18,7 @@ import {
   requestAuditEntry,
   storedErasureStatus,
   storedTombstoneStatus,
+  type TombstoneFacts,
   toStored,
   type WrittenTombstone,
 } from "@lastword/erasure";
@@ -291,13 +293,14 @@ export async function getErasureRequest(deps: ErasureDeps, identity: Identity, i
   // (apps/worker erasure-progress.ts), so the state is current whether or not anyone looks.
   const request = await loadRequest(deps.prisma, identity.tenantId, id);
   const topics = await deps.prisma.topic.findMany({ where: { id: { in: request.topicIds } } });
+  const tombstones = request.tombstones.map(parseTombstoneRow);
   const events = await deps.prisma.auditEvent.findMany({
     where: { organizationId: identity.tenantId, targetType: "erasureRequest", targetId: id },
     orderBy: { seq: "asc" },
   });
   return {
     ...summarize(request, topics, deps.clock.now()),
-    tombstones: request.tombstones.map(parseTombstoneRow).map((t) => ({
+    tombstones: tombstones.map((t) => ({
       topic: topics.find((topic) => topic.id === t.topicId)?.name ?? null,
       partition: t.partition,
       offset: t.offset,
@@ -312,6 +315,7 @@ export async function getErasureRequest(deps: ErasureDeps, identity: Identity, i
       expiryEvidence: t.expiryEvidence,
     })),
     laggingGroups: await laggingGroups(deps, identity.tenantId, request.tombstones, topics),
+    missedGroups: missedGroups(tombstones, topics),
     timeline: events.map((e) => ({
       seq: e.seq,
       action: e.action,
@@ -406,6 +410,23 @@ export async function extendErasureDeadline(
 }
 
 /**
+ * The groups each gone tombstone's expiry proof recorded as behind it: they never read the delete
+ * and may still hold the erased value, so they stay on the request after it closes.
+ */
+function missedGroups(tombstones: readonly TombstoneFacts[], topics: readonly Topic[]) {
+  return tombstones.flatMap((t) =>
+    (t.missedBy ?? []).map((m) => ({
+      group: m.group,
+      topic: topics.find((topic) => topic.id === t.topicId)?.name ?? t.topicId,
+      partition: t.partition,
+      tombstoneOffset: t.offset,
+      committedOffset: m.committedOffset,
+      expiredAt: t.expiredAt?.toISOString() ?? null,
+    })),
+  );
+}
+
+/**
  * Consumer groups whose committed offset (the next offset they read) is not past a pending
  * tombstone. Once the tombstone's delete horizon (first cleaning pass + delete.retention.ms) is
  * near they are flagged: a group that reads after the horizon never sees the delete and keeps the key.
@@ -433,7 +454,8 @@ export async function laggingGroups(
     const retention = parseTopicConfig(storedConfigs(topic.configs)).deleteRetentionMs;
     const horizonAt = t.purgedAt ? t.purgedAt.getTime() + retention : null;
     for (const o of offsets) {
-      if (o.topicId !== t.topicId || o.partitionIndex !== t.partitionIndex || o.offset > t.offset) continue;
+      if (o.topicId !== t.topicId || o.partitionIndex !== t.partitionIndex) continue;
+      if (!isBehindTombstone(o.offset, t.offset)) continue;
       flagged.push({
         group: o.group.name,
         topic: topic.name,

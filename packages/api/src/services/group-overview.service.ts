@@ -1,3 +1,4 @@
+import type { GroupMembership } from "@lastword/dataplane";
 import { parseTopicConfig } from "@lastword/logstore";
 import type { Identity } from "../auth/request-identity";
 import { AppError } from "../errors/app-error";
@@ -22,10 +23,63 @@ async function kafkaCoordinators(deps: GroupPositionDeps, tenantId: string) {
   );
 }
 
+type Coordinators = Awaited<ReturnType<typeof kafkaCoordinators>>;
+type Membership = Omit<GroupMembership, "groupId">;
+
+/** What a live coordinator holds no membership for has none: Kafka describes such a group as Empty. */
+const EMPTY_MEMBERSHIP: Membership = {
+  state: "Empty",
+  protocolType: null,
+  protocolName: null,
+  generationId: 0,
+  leaderId: null,
+  members: [],
+};
+
+/**
+ * The membership of the tenant's Kafka groups, asked of each worker that holds a live coordinator
+ * lease (membership lives in that worker's memory only). A worker that does not answer leaves its
+ * groups without membership and with the reason; the rest of the page still loads.
+ */
+async function kafkaMemberships(deps: GroupPositionDeps, tenantId: string, coordinators: Coordinators) {
+  const workers = new Set<string>();
+  for (const c of coordinators.values()) if (c.live && c.workerId !== null) workers.add(c.workerId);
+  const memberships = new Map<string, GroupMembership>();
+  const unavailable = new Map<string, string>();
+  await Promise.all(
+    [...workers].map(async (workerId) => {
+      try {
+        const answer = await deps.dataPlane.describeGroups({ tenantId, workerId });
+        for (const g of answer.groups) memberships.set(g.groupId, g);
+      } catch (error) {
+        // By name, as problem.ts tells data-plane errors apart.
+        if (!(error instanceof Error) || error.name !== "DataPlaneError") throw error;
+        unavailable.set(workerId, `Its coordinator (worker ${workerId}) did not answer: ${error.message}.`);
+      }
+    }),
+  );
+  return (group: string): { membership: Membership | null; membershipUnavailable: string | null } => {
+    const coordinator = coordinators.get(group);
+    if (!coordinator) return { membership: null, membershipUnavailable: null };
+    if (!coordinator.live || coordinator.workerId === null) {
+      return {
+        membership: null,
+        membershipUnavailable:
+          "No worker coordinates this group right now, so none of its consumers is connected.",
+      };
+    }
+    const reason = unavailable.get(coordinator.workerId);
+    if (reason) return { membership: null, membershipUnavailable: reason };
+    const { groupId: _, ...membership } = memberships.get(group) ?? { groupId: group, ...EMPTY_MEMBERSHIP };
+    return { membership, membershipUnavailable: null };
+  };
+}
+
 /**
  * Every consumer group of the tenant, Kafka-protocol and REST alike (one model: their committed
  * offsets), with lag per partition grouped by topic, the topic's delete.retention.ms (lag past it
- * may have missed tombstones) and, for a Kafka group, the worker whose lease coordinates it.
+ * may have missed tombstones) and, for a Kafka group, the worker whose lease coordinates it and
+ * the membership it holds. Kafka groups with members that have committed nothing yet follow.
  */
 export async function listGroups(deps: GroupPositionDeps, identity: Identity) {
   const [groups, coordinators] = await Promise.all([
@@ -38,42 +92,57 @@ export async function listGroups(deps: GroupPositionDeps, identity: Identity) {
     }),
     kafkaCoordinators(deps, identity.tenantId),
   ]);
-  return {
-    groups: await Promise.all(
-      groups.map(async (group) => {
-        const byTopic = new Map<
-          string,
-          { topic: string; deleteRetentionMs: number; partitions: PartitionLag[] }
-        >();
-        const lags = await Promise.all(
-          group.offsets.map((o) => partitionLag(deps, o.topic, o.partitionIndex, Number(o.offset))),
-        );
-        group.offsets.forEach((o, i) => {
-          let entry = byTopic.get(o.topic.name);
-          if (!entry) {
-            entry = {
-              topic: o.topic.name,
-              deleteRetentionMs: parseTopicConfig(storedConfigs(o.topic.configs)).deleteRetentionMs,
-              partitions: [],
-            };
-            byTopic.set(o.topic.name, entry);
-          }
-          entry.partitions.push(lags[i]!);
-        });
-        const lastCommit = group.offsets.reduce((n, o) => Math.max(n, o.committedAt.getTime()), 0);
-        const coordinator = coordinators.get(group.name) ?? null;
-        return {
-          group: group.name,
-          protocol: coordinator ? ("kafka" as const) : ("rest" as const),
-          coordinator,
-          totalLag: lags.reduce((n, p) => n + (p.lag ?? 0), 0),
-          maxLagMs: lags.reduce((n, p) => Math.max(n, p.lagMs ?? 0), 0),
-          lastCommitAt: lastCommit === 0 ? null : new Date(lastCommit).toISOString(),
-          topics: [...byTopic.values()],
-        };
-      }),
-    ),
-  };
+  const membershipOf = await kafkaMemberships(deps, identity.tenantId, coordinators);
+  const committed = await Promise.all(
+    groups.map(async (group) => {
+      const byTopic = new Map<
+        string,
+        { topic: string; deleteRetentionMs: number; partitions: PartitionLag[] }
+      >();
+      const lags = await Promise.all(
+        group.offsets.map((o) => partitionLag(deps, o.topic, o.partitionIndex, Number(o.offset))),
+      );
+      group.offsets.forEach((o, i) => {
+        let entry = byTopic.get(o.topic.name);
+        if (!entry) {
+          entry = {
+            topic: o.topic.name,
+            deleteRetentionMs: parseTopicConfig(storedConfigs(o.topic.configs)).deleteRetentionMs,
+            partitions: [],
+          };
+          byTopic.set(o.topic.name, entry);
+        }
+        entry.partitions.push(lags[i]!);
+      });
+      const lastCommit = group.offsets.reduce((n, o) => Math.max(n, o.committedAt.getTime()), 0);
+      const coordinator = coordinators.get(group.name) ?? null;
+      return {
+        group: group.name,
+        protocol: coordinator ? ("kafka" as const) : ("rest" as const),
+        coordinator,
+        ...membershipOf(group.name),
+        totalLag: lags.reduce((n, p) => n + (p.lag ?? 0), 0),
+        maxLagMs: lags.reduce((n, p) => Math.max(n, p.lagMs ?? 0), 0),
+        lastCommitAt: lastCommit === 0 ? null : new Date(lastCommit).toISOString(),
+        topics: [...byTopic.values()],
+      };
+    }),
+  );
+  const named = new Set(groups.map((g) => g.name));
+  const joinedOnly = [...coordinators]
+    .filter(([name]) => !named.has(name))
+    .map(([name, coordinator]) => ({
+      group: name,
+      protocol: "kafka" as const,
+      coordinator,
+      ...membershipOf(name),
+      totalLag: 0,
+      maxLagMs: 0,
+      lastCommitAt: null,
+      topics: [],
+    }))
+    .filter((g) => (g.membership?.members.length ?? 0) > 0);
+  return { groups: [...committed, ...joinedOnly] };
 }
 
 /**

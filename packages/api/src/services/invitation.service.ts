@@ -42,8 +42,9 @@ export function invitationLink(publicUrl: string, invitationId: string, token: s
 
 /**
  * Records a pending invitation (better-auth's table) with the hash of a secret token, and returns
- * the link carrying that token: shown once, like an API key's secret. A newer invitation to the
- * same address replaces a pending one, so a lost link is fixed by inviting again.
+ * the link carrying that token: shown once, like an API key's secret. One address has at most one
+ * pending invitation (409 otherwise): a lost link is fixed by revoking it and inviting again, so
+ * no second live link for the same person exists unnoticed.
  */
 export async function inviteMember(
   deps: InvitationDeps,
@@ -61,10 +62,23 @@ export async function inviteMember(
   if (existing) throw new AppError("INVALID_INPUT", `${email} is already a member.`);
   const token = `${INVITATION_TOKEN_PREFIX}${randomBytes(32).toString("base64url")}`;
   const invitation = await deps.prisma.$transaction(async (tx) => {
+    // Serialises invitations of one address, so two racing invites cannot both find none pending.
+    await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtextextended(${`invitation:${identity.tenantId}:${email}`}, 0))`;
+    // An expired one is no longer pending for anyone: it is closed here, not counted.
     await tx.invitation.updateMany({
-      where: { organizationId: identity.tenantId, email, status: "pending" },
+      where: { organizationId: identity.tenantId, email, status: "pending", expiresAt: { lte: now } },
       data: { status: "canceled" },
     });
+    const pending = await tx.invitation.findFirst({
+      where: { organizationId: identity.tenantId, email, status: "pending" },
+    });
+    if (pending) {
+      throw new AppError(
+        "INVITATION_PENDING",
+        `${email} already has a pending invitation (expires ${pending.expiresAt.toISOString()}); revoke it to send a new one.`,
+        { details: { email, invitationId: pending.id } },
+      );
+    }
     const row = await tx.invitation.create({
       data: {
         id: randomUUID(),
@@ -230,4 +244,41 @@ export async function declineInvitation(
     });
   });
   return { invitationId: row.id, declined: true as const };
+}
+
+/**
+ * Withdraws a pending invitation: its link stops working at once. Bound by the grant rule like
+ * inviting, so nobody revokes an invitation to a role they could not have sent.
+ */
+export async function revokeInvitation(
+  deps: Pick<InvitationDeps, "prisma" | "clock">,
+  identity: Identity,
+  invitationId: string,
+) {
+  const now = new Date(deps.clock.now());
+  const row = await deps.prisma.invitation.findFirst({
+    where: { id: invitationId, organizationId: identity.tenantId, status: "pending", expiresAt: { gt: now } },
+  });
+  if (!row) {
+    throw new AppError(
+      "INVITATION_NOT_FOUND",
+      `Invitation "${invitationId}" is not pending: it does not exist, was answered, expired or was already revoked.`,
+    );
+  }
+  const role = row.role && isRole(row.role) ? row.role : "admin";
+  assertCanGrant(identity, { role }, "revoke an invitation to");
+  await deps.prisma.$transaction(async (tx) => {
+    const { count } = await tx.invitation.updateMany({
+      where: { id: row.id, status: "pending" },
+      data: { status: "canceled" },
+    });
+    if (count === 0) throw new AppError("INVITATION_NOT_FOUND", NOT_OPEN);
+    await auditAs(tx, identity, {
+      action: "member.invitation.revoked",
+      target: { type: "invitation", id: row.id },
+      data: { email: row.email, role },
+      now,
+    });
+  });
+  return { id: row.id, email: row.email, revoked: true as const };
 }

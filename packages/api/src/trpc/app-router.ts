@@ -27,6 +27,7 @@ import { changeMemberRoleProcedure } from "../procedures/members/change-member-r
 import { inviteMemberProcedure } from "../procedures/members/invite-member";
 import { listMembersProcedure } from "../procedures/members/list-members";
 import { removeMemberProcedure } from "../procedures/members/remove-member";
+import { revokeInvitationProcedure } from "../procedures/members/revoke-invitation";
 import { deleteKeyProcedure } from "../procedures/records/delete-key";
 import { deleteRecordsProcedure } from "../procedures/records/delete-records";
 import { listOffsetsProcedure } from "../procedures/records/list-offsets";
@@ -37,6 +38,7 @@ import { currentTenantProcedure } from "../procedures/tenant/current-tenant";
 import { tenantUsageProcedure } from "../procedures/tenant/tenant-usage";
 import { addPartitionsProcedure } from "../procedures/topics/add-partitions";
 import { alterConfigsProcedure } from "../procedures/topics/alter-configs";
+import { configHistoryProcedure } from "../procedures/topics/config-history";
 import { createTopicProcedure } from "../procedures/topics/create-topic";
 import { deleteTopicProcedure } from "../procedures/topics/delete-topic";
 import { getTopicProcedure } from "../procedures/topics/get-topic";
@@ -58,6 +60,7 @@ export const appRouter = router({
     get: getTopicProcedure,
     delete: deleteTopicProcedure,
     alterConfigs: alterConfigsProcedure,
+    configHistory: configHistoryProcedure,
     addPartitions: addPartitionsProcedure,
     cleanerRuns: listCleanerRunsProcedure,
     kafkaClients: kafkaClientsProcedure,
@@ -77,6 +80,7 @@ export const appRouter = router({
     invite: inviteMemberProcedure,
     changeRole: changeMemberRoleProcedure,
     remove: removeMemberProcedure,
+    revokeInvitation: revokeInvitationProcedure,
   }),
   invitations: router({
     accept: acceptInvitationProcedure,

@@ -36,7 +36,7 @@ export function ApiKeyList() {
       label="API keys"
       head={
         <ColumnHeads
-          titles={["Name", "Key", "Scopes", "Created", "Actions"]}
+          titles={["Name", "Key", "Scopes", "Created", "Last used", "Actions"]}
           srOnly={["Actions"]}
           cellPadding="px-4 py-2"
         />
@@ -60,6 +60,10 @@ export function ApiKeyList() {
           </td>
           <td className="px-4 py-3 whitespace-nowrap text-muted">
             {dateFormat.format(new Date(key.createdAt))}
+          </td>
+          <td className="px-4 py-3 whitespace-nowrap text-muted">
+            {/* Kept to the minute by the API and the Kafka listener, so "just now" is within a minute. */}
+            {key.lastUsedAt ? dateFormat.format(new Date(key.lastUsedAt)) : "Never"}
           </td>
           <td className="px-4 py-3 text-right">
             {key.revoked ? (

@@ -1,7 +1,7 @@
 "use client";
 
 import { useState } from "react";
-import { API_KEY_SCOPES, type ApiKeyScope, DEFAULT_SCOPES } from "@/lib/api-key-scopes";
+import { API_KEY_SCOPES, type ApiKeyScope, defaultScopesFor, grantableBy } from "@/lib/api-key-scopes";
 import { useConsoleAccess } from "@/lib/console-access";
 import { onSubmit, useInput } from "@/lib/form-state";
 import { useRefreshingMutation } from "@/lib/refreshing-mutation";
@@ -19,8 +19,9 @@ export function CreateApiKeyForm() {
 
 function CreateForm() {
   const trpc = useTRPC();
+  const access = useConsoleAccess();
   const name = useInput("");
-  const [scopes, setScopes] = useState<ApiKeyScope[]>(DEFAULT_SCOPES);
+  const [scopes, setScopes] = useState<ApiKeyScope[]>(() => defaultScopesFor(access.role, access.scopes));
   const [revealed, setRevealed] = useState<{ id: string; name: string; secret: string } | null>(null);
   const create = useRefreshingMutation(trpc.apiKeys.create.mutationOptions(), {
     refresh: [trpc.apiKeys.list.queryKey()],
@@ -49,22 +50,34 @@ function CreateForm() {
             {...name.bind}
             hint="Say where it is used, for example “billing-service production”."
           />
-          <fieldset className="flex flex-col gap-2">
+          <fieldset className="flex flex-col gap-2" aria-describedby="key-scopes-hint">
             <legend className="mb-1 text-sm font-medium">Scopes</legend>
+            <p id="key-scopes-hint" className="text-xs text-muted">
+              A new key reads only; tick each write it needs. Scopes above your role (
+              {access.role ?? "unknown"}) cannot be granted.
+            </p>
             <div className="grid gap-2 sm:grid-cols-2">
-              {API_KEY_SCOPES.map((entry) => (
-                <label key={entry.scope} className="flex items-center gap-2 text-sm">
-                  <input
-                    type="checkbox"
-                    checked={scopes.includes(entry.scope)}
-                    onChange={(event) => toggle(entry.scope, event.target.checked)}
-                    className="size-4 accent-accent"
-                  />
-                  <span>
-                    {entry.label} <code className="font-mono text-xs text-muted">{entry.scope}</code>
-                  </span>
-                </label>
-              ))}
+              {API_KEY_SCOPES.map((entry) => {
+                const grantable = grantableBy(access.role, access.scopes, entry.scope);
+                return (
+                  <label
+                    key={entry.scope}
+                    className={`flex items-center gap-2 text-sm ${grantable ? "" : "text-muted"}`}
+                  >
+                    <input
+                      type="checkbox"
+                      checked={scopes.includes(entry.scope)}
+                      disabled={!grantable}
+                      onChange={(event) => toggle(entry.scope, event.target.checked)}
+                      className="size-4 accent-accent"
+                    />
+                    <span>
+                      {entry.label} <code className="font-mono text-xs text-muted">{entry.scope}</code>
+                      {grantable ? null : <span className="sr-only"> (above your role)</span>}
+                    </span>
+                  </label>
+                );
+              })}
             </div>
           </fieldset>
           {create.isError ? <ErrorNotice>{create.error.message}</ErrorNotice> : null}

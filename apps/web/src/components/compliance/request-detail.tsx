@@ -11,6 +11,7 @@ import { DeadlineBar } from "./deadline-bar";
 import { deadlineSentence, type ErasureDetail, formatTime } from "./erasure-stages";
 import { ExportLinks } from "./export-links";
 import { ExtendDeadlineForm } from "./extend-deadline-form";
+import { MissedGroups } from "./missed-groups";
 import { RequestTimeline } from "./request-timeline";
 import { StatusBadge } from "./status-badge";
 import { SubjectKeys } from "./subject-keys";
@@ -87,6 +88,7 @@ export function RequestDetail({ id }: { id: string }) {
         <RequestTimeline request={request} marks={marks} />
       </Card>
       {request.laggingGroups.length > 0 ? <LaggingGroups groups={request.laggingGroups} /> : null}
+      {request.missedGroups.length > 0 ? <MissedGroups groups={request.missedGroups} /> : null}
       <Card
         title="Topics in scope"
         description="Whether each topic's own configs meet this request's deadline."

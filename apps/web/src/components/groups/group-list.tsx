@@ -9,6 +9,7 @@ import { Badge } from "../ui/badge";
 import { Card } from "../ui/card";
 import { ErrorNotice, StatusNotice } from "../ui/notice";
 import { DeleteGroupDialog } from "./delete-group-dialog";
+import { GroupMembers } from "./group-members";
 import { PartitionPositions } from "./partition-positions";
 import { ResetOffsetsForm } from "./reset-offsets-form";
 
@@ -47,8 +48,8 @@ export function GroupList() {
   if (groups.data.groups.length === 0) {
     return (
       <StatusNotice>
-        No consumer group has committed a position yet. Kafka consumers and REST clients that commit offsets
-        appear here.
+        No consumer group has joined or committed a position yet. Kafka consumers that join a group and REST
+        clients that commit offsets appear here.
       </StatusNotice>
     );
   }
@@ -84,6 +85,7 @@ export function GroupList() {
                 </div>
               </dl>
               <p className="text-sm text-muted">{trendOf(history.current.get(g.group)?.lags ?? [])}</p>
+              <GroupMembers group={g} />
               {g.topics.map((t) => {
                 const maxLagMs = t.partitions.reduce((n, p) => Math.max(n, p.lagMs ?? 0), 0);
                 const label = lagRiskLabel(lagRisk(maxLagMs, t.deleteRetentionMs));

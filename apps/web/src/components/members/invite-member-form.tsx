@@ -34,7 +34,7 @@ function InviteForm() {
   return (
     <Card
       title="Invite a member"
-      description="Lastword sends no invitation email: pass the link on. It is shown once, here, and valid for 7 days; inviting the same address again replaces it."
+      description="Lastword sends no invitation email: pass the link on. It is shown once, here, and valid for 7 days. An address has one pending invitation at a time: to send a new link, revoke the pending one first."
     >
       <form aria-label="Invite a member" onSubmit={submit} className="grid gap-4 sm:grid-cols-2">
         <TextField label="Email" type="email" required {...email.bind} />

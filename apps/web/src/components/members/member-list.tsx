@@ -76,13 +76,26 @@ export function MemberList() {
         ) : (
           <ul aria-label="Pending invitations" className="flex flex-col divide-y divide-line text-sm">
             {invitations.map((invitation) => (
-              <li key={`${invitation.email} ${invitation.expiresAt}`} className="flex flex-col gap-2 py-3">
+              <li key={invitation.id ?? invitation.email} className="flex flex-col gap-2 py-3">
                 <div className="flex flex-wrap items-center gap-3">
                   <span className="font-medium">{invitation.email}</span>
                   <Badge>{invitation.role}</Badge>
                   <span className="text-muted">
                     expires {dateFormat.format(new Date(invitation.expiresAt))}
                   </span>
+                  {/* The id is listed only to those who manage invitations (members:write). */}
+                  {canManage && invitation.id ? (
+                    <span className="ml-auto">
+                      <RowAction
+                        verb="Revoke"
+                        gerund="Revoking"
+                        target={`the invitation for ${invitation.email}`}
+                        mutation={trpc.members.revokeInvitation.mutationOptions()}
+                        variables={{ invitationId: invitation.id }}
+                        refresh={[trpc.members.list.queryKey()]}
+                      />
+                    </span>
+                  ) : null}
                 </div>
               </li>
             ))}

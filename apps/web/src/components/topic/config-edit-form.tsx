@@ -2,49 +2,64 @@
 
 import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
-import { humanConfigValue } from "@/lib/config-units";
+import { configValueText } from "@/lib/config-units";
 import { onSubmit } from "@/lib/form-state";
+import { configField, type FieldInput, toInput, toRaw } from "@/lib/topic-config-form";
 import { useTRPC } from "@/lib/trpc";
+import { ConfigValueInput } from "../topics/config-value-input";
 import { Button } from "../ui/button";
-import { SelectField, TextField } from "../ui/field";
+import { Field, SelectField } from "../ui/field";
 import { ErrorNotice } from "../ui/notice";
-
-interface ConfigEntry {
-  name: string;
-  value: string;
-  default: string;
-  source: "set" | "default";
-}
+import { ConfigChangeSummary } from "./config-change-summary";
+import type { ConfigEntry } from "./config-entry";
 
 type Action = { kind: "set"; validateOnly: boolean } | { kind: "reset" };
 
-/** Changes one config at a time, so every change is a reviewable diff with its own warnings. */
+function inputFor(name: string, raw: string): FieldInput {
+  const field = configField(name);
+  return field ? toInput(field.name, raw) : { amount: raw, unit: "" };
+}
+
+function rawOf(name: string, input: FieldInput): string {
+  const field = configField(name);
+  return field ? toRaw(field.name, input) : input.amount.trim();
+}
+
+/**
+ * Changes one config at a time, so every change is a reviewable diff with its own warnings. The
+ * value is typed in the unit the create wizard uses (hours, MiB, "no limit"), and sent in Kafka's.
+ */
 export function ConfigEditForm({ topic, entries }: { topic: string; entries: readonly ConfigEntry[] }) {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
   const [name, setName] = useState(entries[0]?.name ?? "");
   const current = entries.find((entry) => entry.name === name);
-  const [value, setValue] = useState(current?.value ?? "");
+  const [input, setInput] = useState<FieldInput>(() => inputFor(name, current?.value ?? ""));
   const alter = useMutation(
     trpc.topics.alterConfigs.mutationOptions({
       onSuccess: (result) =>
         result.validateOnly
           ? undefined
-          : queryClient.invalidateQueries({ queryKey: trpc.topics.get.queryKey({ topic }) }),
+          : Promise.all([
+              queryClient.invalidateQueries({ queryKey: trpc.topics.get.queryKey({ topic }) }),
+              queryClient.invalidateQueries({ queryKey: trpc.topics.configHistory.pathKey() }),
+            ]),
     }),
   );
 
   const choose = (next: string) => {
     setName(next);
-    setValue(entries.find((entry) => entry.name === next)?.value ?? "");
+    setInput(inputFor(next, entries.find((entry) => entry.name === next)?.value ?? ""));
     alter.reset();
   };
+  const raw = rawOf(name, input);
   const run = (action: Action) => {
     if (action.kind === "reset") alter.mutate({ topic, reset: [name] });
-    else alter.mutate({ topic, set: { [name]: value.trim() }, validateOnly: action.validateOnly });
+    else alter.mutate({ topic, set: { [name]: raw }, validateOnly: action.validateOnly });
   };
   const submit = onSubmit(() => run({ kind: "set", validateOnly: false }));
-  const human = humanConfigValue(name, value.trim());
+  const field = configField(name);
+  const fallback = current?.default ? `Default: ${configValueText(name, current.default)}.` : "";
 
   return (
     <form
@@ -60,18 +75,34 @@ export function ConfigEditForm({ topic, entries }: { topic: string; entries: rea
           onChange={(event) => choose(event.target.value)}
           options={entries.map((entry) => ({ value: entry.name, label: entry.name }))}
         />
-        <TextField
+        <Field
           label="New value"
-          required
-          value={value}
-          onChange={(event) => setValue(event.target.value)}
-          hint={human ? `That is ${human}.` : `Default: ${current?.default ?? "none"}.`}
+          hint={`${raw === "" ? "" : `Sends ${name}=${raw}. `}${fallback}`}
+          control={(links) => (
+            <div className="flex flex-wrap items-center gap-2">
+              {field ? (
+                <ConfigValueInput
+                  id={links.id}
+                  field={field}
+                  input={input}
+                  describedBy={links["aria-describedby"]}
+                  onChange={setInput}
+                />
+              ) : (
+                <input
+                  {...links}
+                  required
+                  value={input.amount}
+                  onChange={(event) => setInput({ amount: event.target.value, unit: "" })}
+                  className="rounded-md border border-line bg-surface px-2 py-1.5 text-sm"
+                />
+              )}
+            </div>
+          )}
         />
       </div>
       {alter.isError ? <ErrorNotice>{alter.error.message}</ErrorNotice> : null}
-      {alter.data ? (
-        <ChangeSummary {...alter.data} defaultOf={(config) => defaultOf(entries, config)} />
-      ) : null}
+      {alter.data ? <ConfigChangeSummary {...alter.data} entries={entries} /> : null}
       <div className="flex flex-wrap gap-2">
         <Button type="submit" disabled={alter.isPending}>
           Save change
@@ -92,45 +123,5 @@ export function ConfigEditForm({ topic, entries }: { topic: string; entries: rea
         </Button>
       </div>
     </form>
-  );
-}
-
-function defaultOf(entries: readonly ConfigEntry[], name: string): string {
-  return entries.find((entry) => entry.name === name)?.default ?? "";
-}
-
-function ChangeSummary(props: {
-  changes: readonly { name: string; before: string | null; after: string | null }[];
-  warnings: readonly { code: string; message: string }[];
-  validateOnly: boolean;
-  defaultOf: (name: string) => string;
-}) {
-  // The API reports an unset config as null: say which value that means.
-  const shown = (name: string, value: string | null) => value ?? `default ${props.defaultOf(name)}`;
-  const lead = props.validateOnly ? "This change is valid and would set:" : "Saved:";
-  return (
-    <div role="status" className="flex flex-col gap-1 text-sm">
-      {props.changes.length === 0 ? (
-        <p className="text-muted">Nothing changes: the config already has that value.</p>
-      ) : (
-        <>
-          <p className="text-muted">{lead}</p>
-          <ul className="font-mono text-xs">
-            {props.changes.map((change) => (
-              <li key={change.name}>
-                {change.name}: {shown(change.name, change.before)} → {shown(change.name, change.after)}
-              </li>
-            ))}
-          </ul>
-        </>
-      )}
-      {props.warnings.length > 0 ? (
-        <ul className="list-disc pl-5 text-amber-700 dark:text-amber-300">
-          {props.warnings.map((warning) => (
-            <li key={warning.code}>{warning.message}</li>
-          ))}
-        </ul>
-      ) : null}
-    </div>
   );
 }

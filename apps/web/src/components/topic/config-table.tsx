@@ -3,16 +3,22 @@ import { Badge } from "../ui/badge";
 import { Card } from "../ui/card";
 import { DataTable } from "../ui/data-table";
 import { ConfigEditForm } from "./config-edit-form";
+import type { ConfigEntry } from "./config-entry";
+import { ConfigHistory } from "./config-history";
+import { ErasureFix } from "./erasure-fix";
 
-interface ConfigEntry {
-  name: string;
-  value: string;
-  default: string;
-  source: "set" | "default";
-  doc: string;
+/** The Configs tab: the erasure deadline check, the configs with their edit form, their history. */
+export function ConfigTable({ topic, entries }: { topic: string; entries: readonly ConfigEntry[] }) {
+  return (
+    <>
+      <ErasureFix topic={topic} entries={entries} />
+      <ConfigCard topic={topic} entries={entries} />
+      <ConfigHistory topic={topic} entries={entries} />
+    </>
+  );
 }
 
-export function ConfigTable({ topic, entries }: { topic: string; entries: readonly ConfigEntry[] }) {
+function ConfigCard({ topic, entries }: { topic: string; entries: readonly ConfigEntry[] }) {
   return (
     <Card title="Configs" description="Configs set on this topic, and the defaults it uses for the rest.">
       <DataTable label="Configs" titles={["Name", "Value", "Default", "Source"]}>

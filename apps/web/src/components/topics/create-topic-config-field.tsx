@@ -2,11 +2,9 @@
 
 import { useId } from "react";
 import { humanConfigValue } from "@/lib/config-units";
-import { type ConfigField, type FieldInput, type FieldSource, NEVER, toInput } from "@/lib/topic-config-form";
+import { type ConfigField, type FieldInput, type FieldSource, toInput } from "@/lib/topic-config-form";
 import { Badge } from "../ui/badge";
-
-const controlClass =
-  "rounded-md border border-line bg-surface px-2 py-1.5 text-sm text-ink focus:border-accent disabled:opacity-60";
+import { ConfigValueInput } from "./config-value-input";
 
 interface Props {
   field: ConfigField;
@@ -49,47 +47,14 @@ export function CreateTopicConfigField({
         {source === "edited" ? <Badge>edited</Badge> : null}
       </div>
       <div className="flex flex-wrap items-center gap-2">
-        {field.kind === "choice" ? (
-          <select
-            id={id}
-            className={controlClass}
-            value={input.amount}
-            aria-describedby={described}
-            onChange={(event) => onEdit({ amount: event.target.value, unit: "" })}
-          >
-            {field.choices.map((choice) => (
-              <option key={choice} value={choice}>
-                {choice}
-              </option>
-            ))}
-          </select>
-        ) : (
-          <input
-            id={id}
-            className={`${controlClass} w-40`}
-            inputMode="decimal"
-            value={input.unit === NEVER ? "" : input.amount}
-            disabled={input.unit === NEVER}
-            placeholder={input.unit === NEVER ? "no limit" : undefined}
-            aria-invalid={error ? true : undefined}
-            aria-describedby={described}
-            onChange={(event) => onEdit({ amount: event.target.value, unit: input.unit })}
-          />
-        )}
-        {field.units.length > 0 ? (
-          <select
-            aria-label={`${field.name} unit`}
-            className={controlClass}
-            value={input.unit}
-            onChange={(event) => onEdit({ amount: input.amount, unit: event.target.value })}
-          >
-            {field.units.map((unit) => (
-              <option key={unit.value} value={unit.value}>
-                {unit.label}
-              </option>
-            ))}
-          </select>
-        ) : null}
+        <ConfigValueInput
+          id={id}
+          field={field}
+          input={input}
+          describedBy={described}
+          invalid={error !== undefined}
+          onChange={onEdit}
+        />
         {source === "edited" ? (
           <button
             type="button"

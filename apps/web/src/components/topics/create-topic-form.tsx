@@ -7,11 +7,13 @@ import { CLEANUP_POLICIES, type CleanupPolicy, explainPolicy } from "@/lib/clean
 import {
   baseConfigs,
   configErrors,
+  configField,
   editedConfigs,
   type FieldErrors,
   type FieldInput,
   serverFieldErrors,
   sourceOf,
+  toInput,
   topicFieldErrors,
 } from "@/lib/topic-config-form";
 import { TOPIC_PRESET_CHOICES, type TopicPreset } from "@/lib/topic-presets";
@@ -73,6 +75,14 @@ export function CreateTopicForm() {
       else next[config] = input;
       return next;
     });
+  };
+  // The preview's erasure fix, typed into the fields in their units; the preview it came from is done.
+  const applyFix = (fix: Record<string, string>) => {
+    for (const [config, value] of Object.entries(fix)) {
+      const field = configField(config);
+      if (field) edit(field.name, toInput(field.name, value));
+    }
+    create.reset();
   };
   const send = (validateOnly: boolean) => {
     setAttempted(true);
@@ -188,7 +198,11 @@ export function CreateTopicForm() {
             </ErrorNotice>
           ) : null}
           {create.data && !create.isPending ? (
-            <CreateTopicOutcome outcome={create.data} erasureDeadlineDays={deadlineDays} />
+            <CreateTopicOutcome
+              outcome={create.data}
+              erasureDeadlineDays={deadlineDays}
+              onApplyFix={applyFix}
+            />
           ) : null}
           <div className="flex gap-2">
             <Button type="submit" disabled={create.isPending}>

@@ -1,6 +1,7 @@
-import { humanConfigValue } from "@/lib/config-units";
-import { erasureCheck, resultingConfigs } from "@/lib/topic-config-form";
+import { configValueText } from "@/lib/config-units";
+import { erasureCheckOf, resultingConfigs } from "@/lib/topic-config-form";
 import { Badge } from "../ui/badge";
+import { Button } from "../ui/button";
 import { ColumnHeads } from "../ui/column-heads";
 
 interface Outcome {
@@ -16,16 +17,23 @@ interface Outcome {
 export function CreateTopicOutcome({
   outcome,
   erasureDeadlineDays,
+  onApplyFix,
 }: {
   outcome: Outcome;
   erasureDeadlineDays: number | null;
+  /** Puts the erasure check's suggested configs into the form (offered on a preview only). */
+  onApplyFix: (fix: Record<string, string>) => void;
 }) {
   const { topic } = outcome;
   const configs = Object.entries(topic.configs)
     .map(([name, value]) => `${name}=${value}`)
     .join(", ");
-  const erasure = erasureDeadlineDays === null ? null : erasureCheck(topic.configs, erasureDeadlineDays);
-  const notes = [...outcome.warnings.map((warning) => warning.message), ...(erasure ? [erasure] : [])];
+  const erasure = erasureDeadlineDays === null ? null : erasureCheckOf(topic.configs, erasureDeadlineDays);
+  const notes = [
+    ...outcome.warnings.map((warning) => warning.message),
+    ...(erasure ? [erasure.message] : []),
+  ];
+  const fix = outcome.validateOnly ? (erasure?.fix ?? null) : null;
   return (
     <div role="status" className="flex flex-col gap-2 text-sm text-muted">
       <p>
@@ -42,6 +50,13 @@ export function CreateTopicOutcome({
       ) : (
         <p>No warnings.</p>
       )}
+      {fix ? (
+        <div>
+          <Button variant="secondary" onClick={() => onApplyFix(fix)}>
+            Apply suggested change
+          </Button>
+        </div>
+      ) : null}
       {outcome.validateOnly ? (
         <table aria-label="Resulting configs" className="w-full text-left text-xs">
           <ColumnHeads titles={["Config", "Value", "Source"]} />
@@ -51,7 +66,7 @@ export function CreateTopicOutcome({
                 <th scope="row" className="py-1 pr-4 font-mono font-medium">
                   {row.name}
                 </th>
-                <td className="py-1 pr-4 text-ink">{shown(row.name, row.value)}</td>
+                <td className="py-1 pr-4 text-ink">{configValueText(row.name, row.value)}</td>
                 <td className="py-1">
                   <Badge tone={row.source === "set" ? "accent" : "neutral"}>{row.source}</Badge>
                 </td>
@@ -62,12 +77,6 @@ export function CreateTopicOutcome({
       ) : null}
     </div>
   );
-}
-
-/** The human form first (7 d, 1.0 GiB), Kafka's exact value beside it. */
-function shown(name: string, value: string): string {
-  const human = humanConfigValue(name, value);
-  return human && human !== value ? `${human} (${value})` : value;
 }
 
 function plural(partitions: number): string {

@@ -5,13 +5,15 @@ const textSize = { sm: "text-sm", xs: "text-xs" } as const;
 
 /**
  * A console data table: a frame that scrolls sideways on narrow screens, one header row (the
- * column titles, or `head` where a table styles its own), and `children` as the body rows.
+ * column titles, or `head` where a table styles its own), and `children` as the body rows. The
+ * frame is positioned so a visually hidden column title (absolute) scrolls with the table instead
+ * of widening the page.
  */
 export function DataTable({
   label,
   titles,
   head,
-  frameClassName = "overflow-x-auto",
+  frameClassName = "relative overflow-x-auto",
   size = "sm",
   children,
 }: {

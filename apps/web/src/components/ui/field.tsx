@@ -16,13 +16,14 @@ interface FieldProps {
 }
 
 /** What ties a control to its label, hint and error, so a screen reader announces them together. */
-interface ControlLinks {
+export interface ControlLinks {
   id: string;
   "aria-invalid": true | undefined;
   "aria-describedby": string | undefined;
 }
 
-function Field({
+/** A labelled control of the caller's own (several inputs under one label), wired like the others. */
+export function Field({
   label,
   hint,
   error,

@@ -10,6 +10,7 @@ import {
 import { ErrorCode, type RequestBody, type ResponseInput } from "@lastword/kafka-protocol";
 import { deleteRecords } from "../../dataplane/dataplane-handlers";
 import type { KafkaBrokerContext, KafkaSession } from "../kafka-context";
+import { viewWriteRefusal } from "../latest-view";
 import { type AdminOutcome, ASSIGNMENTS_REFUSED, adminErrorOf, OK, scopeRefused } from "./admin-errors";
 
 type CreatePartitionsRequest = RequestBody<37>;
@@ -39,6 +40,11 @@ export async function handleCreatePartitions(
     const answer = (outcome: AdminOutcome) => ({ name: wanted.name, ...outcome });
     if (!hasScope(session.principal.scopes, "topics:write")) {
       results.push(answer(scopeRefused("topics:write")));
+      continue;
+    }
+    const view = await viewWriteRefusal(ctx.catalog, session.principal.tenantId, wanted.name);
+    if (view) {
+      results.push(answer(view));
       continue;
     }
     if (wanted.assignments !== null && wanted.assignments.length > 0) {
@@ -85,6 +91,7 @@ export async function handleDeleteRecords(
   const topics = await Promise.all(
     request.topics.map(async (t) => {
       const topic = await ctx.catalog.topic(tenantId, t.name);
+      const view = topic ? null : await viewWriteRefusal(ctx.catalog, tenantId, t.name);
       const partitions = await Promise.all(
         t.partitions.map(async (p) => {
           const answer = (errorCode: number, lowWatermark = -1n) => ({
@@ -93,6 +100,7 @@ export async function handleDeleteRecords(
             errorCode,
           });
           const partition = topic?.partitions.find((x) => x.index === p.partitionIndex);
+          if (view) return answer(view.errorCode);
           if (!partition) return answer(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION);
           if (!hasScope(scopes, "records:write")) return answer(ErrorCode.TOPIC_AUTHORIZATION_FAILED);
           if (!ctx.host.slot(partition.id)) return answer(ErrorCode.NOT_LEADER_OR_FOLLOWER);

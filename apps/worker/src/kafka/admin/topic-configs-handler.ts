@@ -10,6 +10,7 @@ import {
 } from "@lastword/api/topic-admin";
 import { ErrorCode, type RequestBody, type ResponseInput } from "@lastword/kafka-protocol";
 import type { KafkaBrokerContext, KafkaSession } from "../kafka-context";
+import { readableTopic, viewWriteRefusal } from "../latest-view";
 import { type AdminOutcome, adminErrorOf, OK, scopeRefused } from "./admin-errors";
 import { CONFIG_SOURCE, configTypeOf, effectiveValue, isListConfig } from "./config-entries";
 
@@ -39,7 +40,7 @@ const alterInputCode = (path: string): number =>
  * DescribeConfigs v1–v4 over the REST API's config model: every topic config with its value,
  * source (TOPIC_CONFIG 1 when set, DEFAULT_CONFIG 5 otherwise), synonyms (the override, then the
  * default) and, from v3, type and documentation. A broker resource is described as empty: the
- * fleet's settings are not a tenant's to see.
+ * fleet's settings are not a tenant's to see. A `.latest` view has its topic's configs, read-only.
  */
 export async function handleDescribeConfigs(
   ctx: KafkaBrokerContext,
@@ -56,7 +57,11 @@ export async function handleDescribeConfigs(
       }
       if (!hasScope(scopes, "topics:read")) return { ...base, ...scopeRefused("topics:read") };
       try {
-        const topic = await findTopic(ctx.prisma, tenantId, resource.resourceName);
+        // A view is described as its topic (read-only: changes are refused, see alterResources).
+        const found = await readableTopic(ctx.catalog, tenantId, resource.resourceName);
+        const name = found?.view ? found.topic.name : resource.resourceName;
+        const topic = await findTopic(ctx.prisma, tenantId, name);
+        const readOnly = found?.view === true;
         const wanted = resource.configurationKeys === null ? null : new Set(resource.configurationKeys);
         const entries = describeConfigs(storedConfigs(topic.configs)).filter(
           (e) => wanted === null || wanted.has(e.name),
@@ -64,7 +69,7 @@ export async function handleDescribeConfigs(
         const configs = entries.map((entry) => ({
           name: entry.name,
           value: entry.value,
-          readOnly: false,
+          readOnly,
           isDefault: entry.source === "default",
           configSource: CONFIG_SOURCE[entry.source],
           isSensitive: false,
@@ -127,6 +132,11 @@ async function alterResources<R extends ConfigResource>(
     }
     if (!hasScope(session.principal.scopes, "topics:write")) {
       responses.push(answer(scopeRefused("topics:write")));
+      continue;
+    }
+    const view = await viewWriteRefusal(ctx.catalog, identity.tenantId, resource.resourceName);
+    if (view) {
+      responses.push(answer(view));
       continue;
     }
     const twice = twiceNamed(resource.configs);

@@ -10,6 +10,7 @@ import {
 } from "@lastword/api/topic-admin";
 import { ErrorCode, type RequestBody, type ResponseInput } from "@lastword/kafka-protocol";
 import type { KafkaBrokerContext, KafkaSession } from "../kafka-context";
+import { viewWriteRefusal } from "../latest-view";
 import { type AdminOutcome, ASSIGNMENTS_REFUSED, adminErrorOf, OK, scopeRefused } from "./admin-errors";
 import { CONFIG_SOURCE } from "./config-entries";
 
@@ -183,8 +184,12 @@ export async function handleDeleteTopics(
       topicId: topic?.kafkaTopicId ?? topicId,
       ...outcome,
     });
+    const view = topic || !name ? null : await viewWriteRefusal(ctx.catalog, tenantId, name);
     if (!hasScope(scopes, "topics:write")) {
       responses.push(answer(scopeRefused("topics:write")));
+    } else if (view) {
+      // The view goes with its topic; deleting it alone would delete the topic.
+      responses.push(answer(view));
     } else if (!topic && !name) {
       responses.push(
         answer({ errorCode: ErrorCode.UNKNOWN_TOPIC_ID, errorMessage: `No topic has id ${topicId}.` }),

@@ -180,6 +180,21 @@ export class GroupCoordinator {
     return [...byGroup].filter(([, h]) => h.validUntil > now).map(([id]) => id);
   }
 
+  /**
+   * The tenant's groups this worker coordinates that have a membership in memory (the console's
+   * view). Looking does not count as use: a console left open must not keep an idle group held.
+   */
+  groupsOf(tenantId: string): GroupState[] {
+    const byGroup = this.#held.get(tenantId);
+    if (!byGroup) return [];
+    const now = performance.now();
+    const groups: GroupState[] = [];
+    for (const held of byGroup.values()) {
+      if (held.validUntil > now && held.group && held.group.state !== "Dead") groups.push(held.group);
+    }
+    return groups;
+  }
+
   #heldLive(tenantId: string, groupId: string): Held | null {
     const held = this.#held.get(tenantId)?.get(groupId);
     const now = performance.now();

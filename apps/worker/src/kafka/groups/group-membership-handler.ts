@@ -6,9 +6,12 @@ import type { GroupState } from "./group-state";
 // JoinGroup, SyncGroup, Heartbeat and LeaveGroup: the coordinator check, then the group's state
 // machine (group-state.ts) does the rest.
 
-/** The group when this worker coordinates it and the key may take part, else the error code. */
+/**
+ * The group when this worker coordinates it and the key may take part, else the error code.
+ * Taking part is consuming (Kafka's Group READ), so a read-only key's consumer can join.
+ */
 function coordinated(ctx: KafkaBrokerContext, session: KafkaSession, groupId: string): GroupState | number {
-  if (!hasScope(session.principal.scopes, "groups:write")) return ErrorCode.GROUP_AUTHORIZATION_FAILED;
+  if (!hasScope(session.principal.scopes, "groups:read")) return ErrorCode.GROUP_AUTHORIZATION_FAILED;
   if (groupId === "") return ErrorCode.INVALID_GROUP_ID;
   return ctx.groups.group(session.principal.tenantId, groupId) ?? ErrorCode.NOT_COORDINATOR;
 }

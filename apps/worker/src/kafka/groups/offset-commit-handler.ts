@@ -1,6 +1,7 @@
 import { hasScope } from "@lastword/api/key-auth";
 import { ErrorCode, type RequestBody, type ResponseInput } from "@lastword/kafka-protocol";
 import type { KafkaBrokerContext, KafkaSession } from "../kafka-context";
+import { readableTopic } from "../latest-view";
 import type { OffsetToStore } from "./group-offsets.repository";
 
 /** Kafka's offset.metadata.max.bytes. */
@@ -9,7 +10,9 @@ export const MAX_OFFSET_METADATA_CHARS = 4096;
 /**
  * OffsetCommit v2–v8 into the shared ConsumerGroupOffset rows. A member's commit must carry the
  * group's current generation; an empty member id with generation -1 is an admin (or
- * simple-consumer) commit, allowed while the group has no members, as Kafka's.
+ * simple-consumer) commit, allowed while the group has no members, as Kafka's. A member records its
+ * own progress with groups:read (consuming, as Kafka's Group READ); setting a group's offsets from
+ * outside it is what groups:write is for, as the REST commit and reset.
  */
 export async function handleOffsetCommit(
   ctx: KafkaBrokerContext,
@@ -24,10 +27,11 @@ export async function handleOffsetCommit(
       partitions: t.partitions.map((p) => ({ partitionIndex: p.partitionIndex, errorCode })),
     })),
   });
-  if (!hasScope(session.principal.scopes, "groups:write"))
+  const generation = request.generationIdOrMemberEpoch;
+  const asMember = request.memberId !== "" && generation >= 0;
+  if (!hasScope(session.principal.scopes, asMember ? "groups:read" : "groups:write"))
     return everyone(ErrorCode.GROUP_AUTHORIZATION_FAILED);
   if (!ctx.groups.coordinates(tenantId, request.groupId)) return everyone(ErrorCode.NOT_COORDINATOR);
-  const generation = request.generationIdOrMemberEpoch;
   const group = ctx.groups.existing(tenantId, request.groupId);
   const check = group
     ? group.commitCheck(request.memberId, generation, request.groupInstanceId ?? null)
@@ -39,7 +43,8 @@ export async function handleOffsetCommit(
   const toStore: OffsetToStore[] = [];
   const topics = await Promise.all(
     request.topics.map(async (t) => {
-      const topic = await ctx.catalog.topic(tenantId, t.name);
+      // An offset committed on a view is stored as the topic's: it is one of the topic's offsets.
+      const topic = (await readableTopic(ctx.catalog, tenantId, t.name))?.topic;
       return {
         name: t.name,
         partitions: t.partitions.map((p) => {

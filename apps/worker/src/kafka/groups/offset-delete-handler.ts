@@ -1,6 +1,7 @@
 import { hasScope } from "@lastword/api/key-auth";
 import { ErrorCode, type RequestBody, type ResponseInput } from "@lastword/kafka-protocol";
 import type { KafkaBrokerContext, KafkaSession } from "../kafka-context";
+import { latestViewName, readableTopic } from "../latest-view";
 import { subscribedTopics } from "./consumer-subscription";
 import type { OffsetToDelete } from "./group-offsets.repository";
 
@@ -34,13 +35,16 @@ export async function handleOffsetDelete(
   const toDelete: OffsetToDelete[] = [];
   const topics = await Promise.all(
     request.topics.map(async (t) => {
-      const topic = await ctx.catalog.topic(tenantId, t.name);
+      // A view's offsets are its topic's: deleting them on either name, while a member reads
+      // either, is the same act.
+      const topic = (await readableTopic(ctx.catalog, tenantId, t.name))?.topic;
+      const names = topic ? [topic.name, latestViewName(topic.name)] : [];
       return {
         name: t.name,
         partitions: t.partitions.map(({ partitionIndex }) => {
           if (!topic?.partitions.some((p) => p.index === partitionIndex))
             return { partitionIndex, errorCode: ErrorCode.UNKNOWN_TOPIC_OR_PARTITION };
-          if (subscribed.has(t.name))
+          if (names.some((name) => subscribed.has(name)))
             return { partitionIndex, errorCode: ErrorCode.GROUP_SUBSCRIBED_TO_TOPIC };
           toDelete.push({ topicId: topic.id, partitionIndex });
           return { partitionIndex, errorCode: 0 };

@@ -1,4 +1,5 @@
 import { hasScope } from "@lastword/api/key-auth";
+import { latestViewBase } from "@lastword/api/topic-admin";
 import { ErrorCode, type RequestBody, type ResponseInput } from "@lastword/kafka-protocol";
 import type { KafkaBrokerContext, KafkaSession } from "../kafka-context";
 
@@ -58,7 +59,11 @@ async function fetchGroup(
     topics: wanted.map((t) => ({
       name: t.name,
       partitions: t.partitionIndexes.map((partitionIndex) => {
-        const o = find.get(`${t.name}\0${partitionIndex}`);
+        // A view's offsets are its topic's (OffsetCommit stores them so).
+        const base = latestViewBase(t.name);
+        const o =
+          find.get(`${t.name}\0${partitionIndex}`) ??
+          (base === null ? undefined : find.get(`${base}\0${partitionIndex}`));
         return {
           partitionIndex,
           committedOffset: o?.offset ?? -1n,

@@ -29,10 +29,21 @@ export class ProducerIdRepository {
     this.#prisma = prisma;
   }
 
-  /** A fresh producer id at epoch 0. */
+  /** A fresh producer id at epoch 0, stamped by the database clock (as bumps are: `removeIdle`). */
   async issue(tenantId: string): Promise<{ producerId: number; producerEpoch: number }> {
-    const row = await this.#prisma.kafkaProducer.create({ data: { organizationId: tenantId } });
-    return { producerId: Number(row.producerId), producerEpoch: row.epoch };
+    const [row] = await this.#prisma.$queryRaw<{ producerId: bigint; epoch: number }[]>`
+      INSERT INTO "KafkaProducer" ("organizationId", "updatedAt") VALUES (${tenantId}, now())
+      RETURNING "producerId", "epoch"`;
+    return { producerId: Number(row!.producerId), producerEpoch: row!.epoch };
+  }
+
+  /**
+   * Forgets the ids neither issued nor bumped for `idleMs` on the database clock (Kafka's producer
+   * id expiration); answers how many. The sequence never hands a forgotten id out again.
+   */
+  async removeIdle(idleMs: number): Promise<number> {
+    return this.#prisma.$executeRaw`
+      DELETE FROM "KafkaProducer" WHERE "updatedAt" < now() - make_interval(secs => ${idleMs / 1000})`;
   }
 
   /**

@@ -3,11 +3,10 @@ import { scopeSchema } from "./api-key.schema";
 
 export const createApiKeyInput = z.object({
   name: z.string().trim().min(1).max(64),
-  scopes: z
-    .array(scopeSchema)
-    .min(1)
-    .optional()
-    .meta({ description: "Defaults to read/write on topics, records, groups" }),
+  scopes: z.array(scopeSchema).min(1).optional().meta({
+    description:
+      "Defaults to read-only: topics:read, records:read, groups:read (enough to consume, also in a Kafka group)",
+  }),
   expiresInDays: z.number().int().min(1).max(365).optional(),
 });
 

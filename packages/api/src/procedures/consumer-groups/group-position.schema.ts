@@ -1,3 +1,4 @@
+import { groupMembershipSchema } from "@lastword/dataplane";
 import { z } from "zod";
 import { topicNameSchema } from "../topics/topic.schema";
 import { groupNameSchema } from "./consumer-group.schema";
@@ -70,6 +71,14 @@ export const listGroupsOutput = z.object({
         .object({ workerId: z.string().nullable(), live: z.boolean() })
         .nullable()
         .meta({ description: "The worker whose lease coordinates the group (Kafka groups)" }),
+      membership: groupMembershipSchema.omit({ groupId: true }).nullable().meta({
+        description:
+          "A Kafka group's state, protocol, generation and members with their assigned partitions, from its coordinator's memory; null for REST groups and when the coordinator cannot say",
+      }),
+      membershipUnavailable: z
+        .string()
+        .nullable()
+        .meta({ description: "Why a Kafka group's membership could not be read" }),
       totalLag: z.number().int(),
       maxLagMs: z.number().int(),
       lastCommitAt: z.string().nullable(),

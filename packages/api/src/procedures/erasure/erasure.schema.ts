@@ -37,6 +37,17 @@ export const laggingGroupSchema = z.object({
   horizonNear: z.boolean(),
 });
 
+export const missedGroupSchema = z
+  .object({
+    group: z.string(),
+    topic: z.string(),
+    partition: z.number().int(),
+    tombstoneOffset: z.number(),
+    committedOffset: z.number().meta({ description: "The group's committed offset when the tombstone went" }),
+    expiredAt: z.string().nullable(),
+  })
+  .meta({ description: "A group that had not read past a tombstone when it was proven gone" });
+
 export const erasureSummarySchema = z.object({
   id: z.string(),
   status: erasureStatusSchema,
@@ -71,6 +82,7 @@ export const erasureDetailSchema = erasureSummarySchema.extend({
     }),
   ),
   laggingGroups: z.array(laggingGroupSchema),
+  missedGroups: z.array(missedGroupSchema),
   timeline: z.array(
     z.object({
       seq: z.number().int(),

@@ -1,12 +1,12 @@
 import { z } from "zod";
 import { TOPIC_PRESETS } from "../../services/topic-presets";
-import { configValuesSchema, topicNameSchema, topicSummarySchema, warningSchema } from "./topic.schema";
+import { configValuesSchema, newTopicNameSchema, topicSummarySchema, warningSchema } from "./topic.schema";
 
 /** Most partitions one topic may have; the tenant's partition quota applies on top. */
 export const MAX_PARTITIONS_PER_TOPIC = 256;
 
 export const createTopicInput = z.object({
-  name: topicNameSchema,
+  name: newTopicNameSchema,
   partitions: z.number().int().min(1).max(MAX_PARTITIONS_PER_TOPIC).default(1),
   preset: z
     .enum(TOPIC_PRESETS)

@@ -9,6 +9,24 @@ export const topicNameSchema = z
   .refine((name) => name !== "." && name !== "..", "may not be '.' or '..'")
   .meta({ description: "Topic name, unique within the tenant", example: "user-profiles" });
 
+/**
+ * The suffix of a compacted topic's read-only latest-value view over Kafka (`<topic>.latest`): a
+ * topic may not be named with it, so a view name never shadows a topic and means one topic only.
+ */
+export const LATEST_VIEW_SUFFIX = ".latest";
+
+/** The topic a view name reads (`orders.latest` → `orders`), or null for a name without the suffix. */
+export function latestViewBase(name: string): string | null {
+  if (!name.endsWith(LATEST_VIEW_SUFFIX) || name.length === LATEST_VIEW_SUFFIX.length) return null;
+  return name.slice(0, -LATEST_VIEW_SUFFIX.length);
+}
+
+/** A name a new topic may take: Kafka's rule, less the view suffix. */
+export const newTopicNameSchema = topicNameSchema.refine(
+  (name) => !name.endsWith(LATEST_VIEW_SUFFIX),
+  `may not end in '${LATEST_VIEW_SUFFIX}': that suffix names a compacted topic's read-only latest-value view over Kafka`,
+);
+
 export const configValuesSchema = z
   .record(z.string().max(64), z.union([z.string().max(256), z.number()]))
   .meta({ description: 'Kafka topic configs, e.g. {"cleanup.policy":"compact"}' });

@@ -1,0 +1,44 @@
+import { RECENT_CLIENTS_MS } from "@lastword/api/topic-admin";
+import type { PrismaClient } from "@lastword/db";
+import { type Clock, DEFAULT_PRODUCER_ID_EXPIRATION_MS } from "@lastword/logstore";
+import type { Logger } from "../logger";
+import { pruneSightings } from "./client-sightings";
+import { ProducerIdRepository } from "./producers/producer-ids.repository";
+
+/** How often, on the worker's clock, the Kafka listener's bookkeeping rows are pruned. */
+export const KAFKA_ROW_EXPIRY_INTERVAL_MS = 60 * 60 * 1000;
+
+/**
+ * Forgets the Kafka listener's rows nobody reads any more: producer ids idle past Kafka's
+ * `producer.id.expiration.ms` default (a day, on the database clock: Postgres stamps the rows) and
+ * client sightings older than the console's "recently" (on the worker's clock, which stamps them).
+ * A client that later bumps the epoch of a forgotten id is issued a fresh one, as a Kafka broker
+ * does for an expired id. Run from the worker's housekeeping, at most once per interval; every
+ * worker runs it, and a delete another worker already made deletes nothing.
+ */
+export class KafkaRowExpiry {
+  readonly #prisma: PrismaClient;
+  readonly #clock: Clock;
+  readonly #logger: Logger;
+  #dueAt = Number.NEGATIVE_INFINITY;
+
+  constructor(deps: { prisma: PrismaClient; clock: Clock; logger: Logger }) {
+    this.#prisma = deps.prisma;
+    this.#clock = deps.clock;
+    this.#logger = deps.logger;
+  }
+
+  /** Prunes when due; a failure (Postgres away) is thrown to housekeeping and retried at its next run. */
+  async runIfDue(): Promise<void> {
+    const now = this.#clock.now();
+    if (now < this.#dueAt) return;
+    const producers = await new ProducerIdRepository(this.#prisma).removeIdle(
+      DEFAULT_PRODUCER_ID_EXPIRATION_MS,
+    );
+    const sightings = await pruneSightings(this.#prisma, new Date(now - RECENT_CLIENTS_MS));
+    this.#dueAt = now + KAFKA_ROW_EXPIRY_INTERVAL_MS;
+    if (producers > 0 || sightings > 0) {
+      this.#logger.info({ producers, sightings }, "removed expired Kafka producer ids and client sightings");
+    }
+  }
+}

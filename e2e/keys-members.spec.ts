@@ -1,0 +1,184 @@
+import { SCOPES } from "@lastword/api/access-rules";
+import type { Page } from "playwright-core";
+import { describe, expect, inject, it } from "vitest";
+import {
+  inviteMember,
+  joinFromInvitation,
+  newAccount,
+  newConsolePage,
+  saveScreenshot,
+  saveScreenshotsAtWidths,
+  useConsolePage,
+  waitOrExplain,
+} from "./console-session";
+
+// The API keys and members pages: every scope the API defines is offered, reads ticked and writes
+// opt-in, nothing above the creator's role; keys show their last use; members change role, leave,
+// and pending invitations are revoked, one per address.
+
+const scopeBox = (page: Page, scope: string) =>
+  page
+    .getByRole("form", { name: "Create an API key" })
+    .getByRole("checkbox", { name: new RegExp(`${scope.replace(/[.:]/g, "\\$&")}( |$)`) });
+
+async function createKey(page: Page, name: string, tick: readonly string[] = []): Promise<string> {
+  await page.goto("/api-keys");
+  const form = page.getByRole("form", { name: "Create an API key" });
+  await form.getByLabel("Key name").fill(name);
+  for (const scope of tick) await scopeBox(page, scope).check();
+  await form.getByRole("button", { name: "Create key" }).click();
+  const secret = page.getByLabel("New API key secret");
+  await waitOrExplain(page, secret, `key-${name}`);
+  return secret.inputValue();
+}
+
+function keyRow(page: Page, name: string) {
+  return page.getByRole("table", { name: "API keys" }).getByRole("row", { name: new RegExp(name) });
+}
+
+async function rest(path: string, apiKey: string, init: RequestInit = {}): Promise<Response> {
+  return fetch(`${inject("baseUrl")}/api/v1${path}`, {
+    ...init,
+    headers: { authorization: `Bearer ${apiKey}`, "content-type": "application/json" },
+  });
+}
+
+describe("API keys", () => {
+  const OWNER = "Key Keeper";
+  const ui = useConsolePage({ account: OWNER });
+
+  it("offers every scope the API defines, reads ticked and writes opt-in; the new key reads only and shows its last use", async () => {
+    const { page } = ui;
+    await page.goto("/api-keys");
+    const form = page.getByRole("form", { name: "Create an API key" });
+    await form.getByLabel("Key name").waitFor();
+    expect(await form.getByRole("checkbox").count()).toBe(SCOPES.length);
+    for (const scope of SCOPES) {
+      const box = scopeBox(page, scope);
+      expect(await box.isChecked(), scope).toBe(
+        scope.endsWith(":read") && !/^(keys|members|erasure)/.test(scope),
+      );
+      // The owner holds every scope, so every box can be ticked.
+      expect(await box.isDisabled(), scope).toBe(false);
+    }
+    const overflow = await saveScreenshotsAtWidths(page, "api-keys-scopes");
+    expect(overflow).toEqual({ 1440: 0, 390: 0 });
+
+    const secret = await createKey(page, "dashboard reader");
+    const row = keyRow(page, "dashboard reader");
+    await row.waitFor();
+    expect(await row.getByRole("listitem").allTextContents()).toEqual([
+      "topics:read",
+      "records:read",
+      "groups:read",
+    ]);
+    expect(await row.getByRole("cell").nth(3).textContent()).toBe("Never");
+
+    expect((await rest("/topics", secret)).status).toBe(200);
+    const refused = await rest("/topics", secret, {
+      method: "POST",
+      body: JSON.stringify({ name: "from-a-reader", partitions: 1 }),
+    });
+    expect(refused.status).toBe(403);
+    await page.reload();
+    await keyRow(page, "dashboard reader").waitFor();
+    // Key, scopes, created, last used: the use just made, to the minute.
+    const lastUsed = keyRow(page, "dashboard reader").getByRole("cell").nth(3);
+    await expect.poll(() => lastUsed.textContent(), { timeout: 15_000 }).toMatch(/\d{4}, \d{1,2}:\d{2}/);
+    await saveScreenshot(page, "api-keys-last-used");
+  });
+
+  it("a developer is offered no scope above their role, and the API refuses one sent anyway", async () => {
+    const developer = newAccount("Key Developer");
+    const link = await inviteMember(ui.page, developer.email, "developer");
+    const page = await newConsolePage(ui.browser);
+    await joinFromInvitation(page, link, developer, OWNER);
+    await page.goto("/api-keys");
+    await scopeBox(page, "records:write").waitFor();
+    for (const scope of ["members:write", "members:read", "erasure:read", "erasure:write", "admin"]) {
+      expect(await scopeBox(page, scope).isDisabled(), scope).toBe(scope !== "members:read");
+    }
+    expect(await scopeBox(page, "records:write").isDisabled()).toBe(false);
+    await createKey(page, "ingest job", ["records:write"]);
+    expect(await keyRow(page, "ingest job").getByRole("listitem").allTextContents()).toEqual([
+      "topics:read",
+      "records:read",
+      "records:write",
+      "groups:read",
+    ]);
+    await saveScreenshot(page, "api-keys-developer");
+
+    // The grant rule holds behind the form: the same session asking for admin gets the API's refusal.
+    const escalate = await page.evaluate(async () => {
+      const res = await fetch("/api/v1/api-keys", {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ name: "sneaky", scopes: ["admin"] }),
+      });
+      return { status: res.status, body: (await res.json()) as { detail?: string } };
+    });
+    expect(escalate.status).toBe(403);
+    expect(escalate.body.detail).toContain("admin");
+    await page.reload();
+    await keyRow(page, "ingest job").waitFor();
+    expect(await keyRow(page, "sneaky").count()).toBe(0);
+  });
+});
+
+describe("members", () => {
+  const LEAD = "Team Lead";
+  const ui = useConsolePage({ account: LEAD });
+
+  it("changes a member's role, removes them, refuses a second invitation to one address and revokes a pending one", async () => {
+    const { page } = ui;
+    const colleague = newAccount("Casey Colleague");
+    const link = await inviteMember(page, colleague.email, "developer");
+    const other = await newConsolePage(ui.browser);
+    await joinFromInvitation(other, link, colleague, LEAD);
+
+    await page.goto("/members");
+    const role = page.getByLabel(`Role of ${colleague.name}`);
+    await waitOrExplain(page, role, "members-role-select");
+    expect(await role.inputValue()).toBe("developer");
+    const changed = page.waitForResponse((response) => response.url().includes("members.changeRole"));
+    await role.selectOption("viewer");
+    expect((await changed).status()).toBe(200);
+    await page.reload();
+    await expect
+      .poll(() => page.getByLabel(`Role of ${colleague.name}`).inputValue(), { timeout: 15_000 })
+      .toBe("viewer");
+
+    const pendingEmail = "pending.person@example.com";
+    await inviteMember(page, pendingEmail, "viewer");
+    const form = page.getByRole("form", { name: "Invite a member" });
+    await form.getByLabel("Email").fill(pendingEmail);
+    await form.getByLabel("Role").selectOption("admin");
+    await form.getByRole("button", { name: "Send invitation" }).click();
+    await form
+      .getByRole("alert")
+      .filter({ hasText: `${pendingEmail} already has a pending invitation` })
+      .waitFor();
+    const invitations = page.getByRole("list", { name: "Pending invitations" }).getByRole("listitem");
+    expect(await invitations.filter({ hasText: pendingEmail }).count()).toBe(1);
+    expect(await invitations.filter({ hasText: pendingEmail }).textContent()).toContain("viewer");
+    await saveScreenshot(page, "members-duplicate-invitation");
+
+    await page.getByRole("button", { name: `Revoke the invitation for ${pendingEmail}` }).click();
+    await page.getByRole("button", { name: `Confirm revoking the invitation for ${pendingEmail}` }).click();
+    await page.getByRole("status").filter({ hasText: "No invitations are waiting" }).waitFor();
+
+    await page.getByRole("button", { name: `Remove ${colleague.name}` }).click();
+    await page.getByRole("button", { name: `Confirm removing ${colleague.name}` }).click();
+    await page
+      .getByRole("table", { name: "Members" })
+      .getByRole("rowheader", { name: colleague.name })
+      .waitFor({
+        state: "detached",
+      });
+    expect(
+      await page.getByRole("table", { name: "Members" }).getByRole("rowheader").allTextContents(),
+    ).toEqual([LEAD]);
+    const overflow = await saveScreenshotsAtWidths(page, "members");
+    expect(overflow).toEqual({ 1440: 0, 390: 0 });
+  });
+});
