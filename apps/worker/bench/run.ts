@@ -1,14 +1,16 @@
-// Worker benchmarks (`npm run bench`): produce through the data plane vs in-process append, produce
-// with an object store (durable and relaxed), the cleaner scheduler over 2,000 partitions of 200
-// tenants, and the Kafka listener (cold start, fetch, produce with real clients). Needs Postgres and
-// Redis (like the tests), kcat and python3-confluent-kafka.
-// Arguments pick parts: `npm run bench -w @lastword/worker -- kafka` (default: produce durable scheduler kafka).
+// Worker benchmarks (`npm run bench`): produce through the data plane vs in-process append, the
+// cleaner scheduler over 2,000 partitions of 200 tenants, produce and cold start with an object store
+// (objects), 50 workers' Postgres load simulated (fleet), and the Kafka listener (cold start, fetch,
+// produce with real clients: kafka). Needs Postgres and Redis (like the tests), kcat and
+// python3-confluent-kafka. Arguments pick parts: `npm run bench -w @lastword/worker -- kafka`
+// (default: all of them).
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createTestDatabase, type TestDatabase } from "@lastword/db/testing";
-import { durableBenchmark } from "./durable-bench";
+import { fleetBenchmark } from "./fleet-bench";
 import { kafkaBenchmark } from "./kafka-bench";
+import { objectsBenchmark } from "./objects-bench";
 import { produceBenchmark } from "./produce-bench";
 import { schedulerBenchmark } from "./scheduler-bench";
 
@@ -20,8 +22,9 @@ async function main(): Promise<void> {
     const parts = process.argv.slice(2);
     const wanted = (name: string) => parts.length === 0 || parts.includes(name);
     if (wanted("produce")) await produceBenchmark({ db, dataDir: join(dataDir, "produce") });
-    if (wanted("durable")) await durableBenchmark({ db, dataDir: join(dataDir, "durable") });
     if (wanted("scheduler")) await schedulerBenchmark({ db, dataDir: join(dataDir, "scheduler") });
+    if (wanted("objects")) await objectsBenchmark({ dataDir: join(dataDir, "objects") });
+    if (wanted("fleet")) await fleetBenchmark();
     // Its own database and processes (bench/flag-states.ts of the client package); BENCH_KEYS scales it.
     if (wanted("kafka")) await kafkaBenchmark();
   } finally {

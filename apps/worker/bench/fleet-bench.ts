@@ -1,0 +1,61 @@
+import { availableParallelism, cpus } from "node:os";
+import { createTestDatabase } from "@lastword/db/testing";
+import { simulateFleet } from "./fleet-sim";
+
+const WORKERS = 50;
+/** BENCH_FLEET_SIZES=10000,30000,100000 (partitions); BENCH_FLEET_RATES=0,1 (produces/s per partition). */
+const sizes = (process.env.BENCH_FLEET_SIZES ?? "10000,30000,100000").split(",").map(Number);
+const rates = (process.env.BENCH_FLEET_RATES ?? "0,1").split(",").map(Number);
+const WARMUP_MS = 4_000;
+const MEASURE_MS = Number(process.env.BENCH_FLEET_MEASURE_MS ?? 10_000);
+
+/**
+ * Past one machine, by simulation (fleet-sim.ts): 50 workers' leases, heartbeats, load snapshots
+ * and manifest commits against this machine's Postgres, for growing partition counts, idle and
+ * under produce load. Each size gets a database of its own.
+ */
+export async function fleetBenchmark(): Promise<void> {
+  console.log(
+    `\nfleet simulation: ${WORKERS} workers' Postgres statements at the worker's cadences ` +
+      `(lease TTL 10 s, renewal every 3.3 s, claim tick 500 ms, commit window 10 ms); ` +
+      `${availableParallelism()} cores (${cpus()[0]?.model ?? "?"}), shared with Postgres and other work`,
+  );
+  console.log(
+    "  partitions | produces/s per partition | statements/s | commit p50 / p99 ms | window period p50 / p99 ms | " +
+      "partition commits/s done / offered | renew p50 / p99 ms | snapshot p50 / p99 ms | simulator cores",
+  );
+  for (const partitions of sizes) {
+    const db = await createTestDatabase("lastword_bench_fleet");
+    try {
+      let seed = true;
+      for (const rate of rates) {
+        const r = await simulateFleet({
+          databaseUrl: db.url,
+          prisma: db.prisma,
+          partitions,
+          workers: WORKERS,
+          producesPerPartitionPerSecond: rate,
+          warmupMs: WARMUP_MS,
+          measureMs: MEASURE_MS,
+          seed,
+        });
+        seed = false;
+        const s = r.statements;
+        const ms = (v: number) => (Number.isNaN(v) ? "–" : v.toFixed(1));
+        console.log(
+          `  ${partitions} | ${rate} | ${r.statementsPerSecond.toFixed(0)} | ${ms(s.commit.p50Ms)} / ${ms(s.commit.p99Ms)} | ` +
+            `${ms(r.windowPeriodP50Ms)} / ${ms(r.windowPeriodP99Ms)} | ` +
+            `${r.partitionCommitsPerSecond.toFixed(0)} / ${r.offeredPartitionCommitsPerSecond.toFixed(0)} | ` +
+            `${ms(s.renew.p50Ms)} / ${ms(s.renew.p99Ms)} | ${ms(s.snapshot.p50Ms)} / ${ms(s.snapshot.p99Ms)} | ` +
+            `${r.simulatorCores.toFixed(2)}` +
+            (r.fenced > 0 ? ` | FENCED ${r.fenced}` : "") +
+            (r.failures.size > 0
+              ? ` | failed: ${[...r.failures].map(([k, n]) => `${n} × ${k}`).join(", ")}`
+              : ""),
+        );
+      }
+    } finally {
+      await db.drop();
+    }
+  }
+}
