@@ -7,7 +7,9 @@ import { Kafka, logLevel, Partitioners } from "kafkajs";
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
+  compactedTopic,
   createTopic,
+  deletePolicyTopic,
   newAccount,
   newConsolePage,
   saveScreenshotsAtWidths,
@@ -52,10 +54,7 @@ async function clientRows(page: Page): Promise<string[][]> {
 describe("the topic page's Kafka clients and latest-value view", () => {
   const ui = useConsolePage({
     account: "Kafka Clients",
-    topics: [
-      { name: TOPIC, partitions: 1, cleanupPolicy: "compact" },
-      { name: EVENTS, partitions: 1, cleanupPolicy: "delete" },
-    ],
+    topics: [compactedTopic(TOPIC), deletePolicyTopic(EVENTS)],
   });
   let secret: string;
   /** kafkajs clients signed in with the key, one client id each (the clients card shows it). */
@@ -194,7 +193,7 @@ describe("the topic page's Kafka clients and latest-value view", () => {
     const other = await newConsolePage(ui.browser);
     try {
       await signUp(other, newAccount("Other Stock"));
-      await createTopic(other, { name: TOPIC, partitions: 1, cleanupPolicy: "compact" });
+      await createTopic(other, compactedTopic(TOPIC));
       await other.goto(`/topics/${TOPIC}`);
       await showTab(other, "Consumers");
       await other
