@@ -29,13 +29,16 @@ const WRITER = "stock-writer";
 const READER = "stock-reader";
 const KCAT = "stock-kcat";
 
-/** A new API key's secret, created through the console's own tRPC endpoint as the page's member. */
+/**
+ * A new API key's secret, created through the console's own tRPC endpoint as the page's member.
+ * Keys read only by default; this one also produces, so it asks for records:write.
+ */
 async function createKeySecret(page: Page, name: string): Promise<string> {
   return page.evaluate(async (name) => {
     const res = await fetch("/api/trpc/apiKeys.create", {
       method: "POST",
       headers: { "content-type": "application/json" },
-      body: JSON.stringify({ name }),
+      body: JSON.stringify({ name, scopes: ["topics:read", "records:read", "records:write", "groups:read"] }),
     });
     if (!res.ok) throw new Error(`apiKeys.create answered ${res.status}`);
     return ((await res.json()) as { result: { data: { key: string } } }).result.data.key;

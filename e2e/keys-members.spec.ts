@@ -101,6 +101,8 @@ describe("API keys", () => {
     }
     expect(await scopeBox(page, "records:write").isDisabled()).toBe(false);
     await createKey(page, "ingest job", ["records:write"]);
+    // The secret shows before the list refetches: wait for the row, as the owner's test does.
+    await keyRow(page, "ingest job").waitFor();
     expect(await keyRow(page, "ingest job").getByRole("listitem").allTextContents()).toEqual([
       "topics:read",
       "records:read",
