@@ -92,6 +92,20 @@ export interface ConsoleTopic {
   cleanupPolicy: "compact" | "delete" | "compact,delete";
 }
 
+/** A compacted topic, the kind most specs browse. */
+export const compactedTopic = (name: string, partitions = 1): ConsoleTopic => ({
+  name,
+  partitions,
+  cleanupPolicy: "compact",
+});
+
+/** A delete-policy topic: what the specs set against a compacted one. */
+export const deletePolicyTopic = (name: string, partitions = 1): ConsoleTopic => ({
+  name,
+  partitions,
+  cleanupPolicy: "delete",
+});
+
 export async function createTopic(page: Page, topic: ConsoleTopic): Promise<void> {
   await page.goto("/topics");
   const form = page.getByRole("form", { name: "Create a topic" });

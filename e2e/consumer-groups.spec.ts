@@ -1,17 +1,9 @@
 import { randomBytes } from "node:crypto";
 import { type Consumer, Kafka, logLevel } from "kafkajs";
-import type { Browser, Page } from "playwright-core";
+import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import {
-  callTrpc,
-  createTopic,
-  launchChromium,
-  newAccount,
-  newConsolePage,
-  saveScreenshotsAtWidths,
-  signUp,
-  waitOrExplain,
-} from "./console-session";
+import { waitForNotice } from "./console-notices";
+import { callTrpc, saveScreenshotsAtWidths, useConsolePage, waitOrExplain } from "./console-session";
 
 const TOPIC = `ledger-${randomBytes(3).toString("hex")}`;
 const REST_GROUP = "billing-rest";
@@ -25,30 +17,31 @@ function groupCard(page: Page, group: string) {
 }
 
 describe("consumer groups page: every group of the tenant, its lag, reset and delete", () => {
-  let browser: Browser;
-  let page: Page;
+  const ui = useConsolePage({
+    account: "Groups Person",
+    topics: [{ name: TOPIC, partitions: 2, cleanupPolicy: "compact" }],
+  });
   const consumers: Consumer[] = [];
   /** Kafka clients for the group's members, one client id each (the members table shows it). */
   let kafkaFor: (clientId: string) => Kafka;
 
   beforeAll(async () => {
-    browser = await launchChromium();
-    page = await newConsolePage(browser);
-    await signUp(page, newAccount("Groups Person"));
-    await createTopic(page, { name: TOPIC, partitions: 2, cleanupPolicy: "compact" });
     const records = [0, 0, 0, 1].map((partition, i) => ({
       partition,
       key: { type: "string", data: `k${i}` },
       value: { type: "string", data: `v${i}` },
       timestamp: OLD + i * 2_000,
     }));
-    expect(await callTrpc(page, "records.produce", { topic: TOPIC, records })).toBe(200);
+    expect(await callTrpc(ui.page, "records.produce", { topic: TOPIC, records })).toBe(200);
     // Tombstones kept one minute: a group ten minutes behind is past that.
     expect(
-      await callTrpc(page, "topics.alterConfigs", { topic: TOPIC, set: { "delete.retention.ms": 60_000 } }),
+      await callTrpc(ui.page, "topics.alterConfigs", {
+        topic: TOPIC,
+        set: { "delete.retention.ms": 60_000 },
+      }),
     ).toBe(200);
     expect(
-      await callTrpc(page, "consumerGroups.commitOffsets", {
+      await callTrpc(ui.page, "consumerGroups.commitOffsets", {
         group: REST_GROUP,
         offsets: [
           { topic: TOPIC, partition: 0, offset: 0 },
@@ -59,18 +52,17 @@ describe("consumer groups page: every group of the tenant, its lag, reset and de
   });
   afterAll(async () => {
     await Promise.all(consumers.map((c) => c.disconnect()));
-    await browser?.close();
   });
 
   it("lists a REST group from the navigation, its positions in words and its lag past tombstone expiry", async () => {
-    await page.goto("/topics");
-    await page
+    await ui.page.goto("/topics");
+    await ui.page
       .getByRole("navigation", { name: "Console" })
       .getByRole("link", { name: "Consumer groups" })
       .click();
-    await page.getByRole("heading", { name: "Consumer groups", level: 1 }).waitFor();
-    const card = groupCard(page, REST_GROUP);
-    await waitOrExplain(page, card, "groups-rest-card");
+    await ui.page.getByRole("heading", { name: "Consumer groups", level: 1 }).waitFor();
+    const card = groupCard(ui.page, REST_GROUP);
+    await waitOrExplain(ui.page, card, "groups-rest-card");
     expect(await card.textContent()).toContain("REST consumer (offsets committed over HTTP)");
     const onTopic = card.getByRole("region", { name: `${REST_GROUP} on ${TOPIC}` });
     const lines = await onTopic.getByRole("listitem").allTextContents();
@@ -78,17 +70,17 @@ describe("consumer groups page: every group of the tenant, its lag, reset and de
     expect(lines[1]).toBe("Partition 1: at offset 1, caught up");
     expect(await onTopic.textContent()).toContain("Past tombstone expiry: may have missed deletes");
     expect(await card.textContent()).toContain("3 records");
-    const overflow = await saveScreenshotsAtWidths(page, "consumer-groups");
+    const overflow = await saveScreenshotsAtWidths(ui.page, "consumer-groups");
     expect(overflow).toEqual({ 1440: 0, 390: 0 });
   });
 
   it("previews a reset to a time without moving the group, then applies it", async () => {
-    const card = groupCard(page, REST_GROUP);
+    const card = groupCard(ui.page, REST_GROUP);
     await card.getByText("Reset offsets").click();
     const form = card.getByRole("form", { name: `Reset offsets of ${REST_GROUP}` });
     await form.getByLabel("Move to").selectOption("timestamp");
     // Partition 0's records are stamped OLD, +2 s, +4 s; partition 1's one +6 s.
-    const at = await page.evaluate((ms) => {
+    const at = await ui.page.evaluate((ms) => {
       const d = new Date(ms);
       const two = (n: number) => String(n).padStart(2, "0");
       return `${d.getFullYear()}-${two(d.getMonth() + 1)}-${two(d.getDate())}T${two(d.getHours())}:${two(d.getMinutes())}:${two(d.getSeconds())}`;
@@ -96,7 +88,7 @@ describe("consumer groups page: every group of the tenant, its lag, reset and de
     await form.getByLabel("Time (local)").fill(at);
     await form.getByRole("button", { name: "Preview reset" }).click();
     const preview = form.getByRole("table", { name: `Reset preview of ${REST_GROUP}` });
-    await waitOrExplain(page, preview, "groups-reset-preview");
+    await waitOrExplain(ui.page, preview, "groups-reset-preview");
     const rows = await preview
       .getByRole("row")
       .evaluateAll((trs) => trs.slice(1).map((tr) => [...tr.children].map((c) => c.textContent)));
@@ -114,27 +106,24 @@ describe("consumer groups page: every group of the tenant, its lag, reset and de
   });
 
   it("refuses a reset to an offset that is not a number, in its own words", async () => {
-    const form = groupCard(page, REST_GROUP).getByRole("form", { name: `Reset offsets of ${REST_GROUP}` });
+    const form = groupCard(ui.page, REST_GROUP).getByRole("form", { name: `Reset offsets of ${REST_GROUP}` });
     await form.getByLabel("Move to").selectOption("offset");
     await form.getByLabel("Offset").fill("two");
     await form.getByRole("button", { name: "Preview reset" }).click();
-    await form
-      .getByRole("alert")
-      .filter({ hasText: "Enter the offset to move to: a whole number, 0 or more." })
-      .waitFor();
+    await waitForNotice(form, "alert", "Enter the offset to move to: a whole number, 0 or more.");
     expect(await form.getByRole("table").count()).toBe(0);
   });
 
   it("shows a Kafka consumer's group as coordinated, and refuses to delete it while it is active", async () => {
-    await page.goto("/api-keys");
-    const keyForm = page.getByRole("form", { name: "Create an API key" });
+    await ui.page.goto("/api-keys");
+    const keyForm = ui.page.getByRole("form", { name: "Create an API key" });
     await keyForm.getByLabel("Key name").fill("groups-app");
     await keyForm.getByRole("button", { name: "Create key" }).click();
-    const secret = await page.getByLabel("New API key secret").inputValue();
-    const block = page
+    const secret = await ui.page.getByLabel("New API key secret").inputValue();
+    const block = ui.page
       .getByRole("region", { name: "Kafka client settings for this key" })
       .getByRole("figure", { name: "librdkafka and kcat properties" });
-    await waitOrExplain(page, block, "groups-kafka-settings");
+    await waitOrExplain(ui.page, block, "groups-kafka-settings");
     const text = (await block.locator("pre").textContent()) ?? "";
     const prop = (name: string) =>
       new RegExp(`^${name.replaceAll(".", "\\.")}=(.*)$`, "m").exec(text)?.[1] ?? "";
@@ -158,21 +147,18 @@ describe("consumer groups page: every group of the tenant, its lag, reset and de
     });
     await expect.poll(() => seen, { timeout: 30_000 }).toBe(4);
 
-    await page.goto("/consumer-groups");
-    const card = groupCard(page, KAFKA_GROUP);
-    await waitOrExplain(page, card, "groups-kafka-card");
+    await ui.page.goto("/consumer-groups");
+    const card = groupCard(ui.page, KAFKA_GROUP);
+    await waitOrExplain(ui.page, card, "groups-kafka-card");
     await expect
       .poll(async () => card.textContent(), { timeout: 20_000 })
       .toContain("Kafka group, coordinated by worker");
     await card.getByRole("button", { name: "Delete group" }).click();
-    const dialog = page.getByRole("dialog");
+    const dialog = ui.page.getByRole("dialog");
     await dialog.getByRole("button", { name: `Delete ${KAFKA_GROUP}` }).click();
-    await dialog
-      .getByRole("alert")
-      .filter({ hasText: "Kafka refuses to delete a group that is still active" })
-      .waitFor();
+    await waitForNotice(dialog, "alert", "Kafka refuses to delete a group that is still active");
     await dialog.getByRole("button", { name: "Cancel" }).click();
-    expect(await groupCard(page, KAFKA_GROUP).count()).toBe(1);
+    expect(await groupCard(ui.page, KAFKA_GROUP).count()).toBe(1);
   });
 
   it("shows the Kafka group's state, protocol and generation, and each member's partitions in words", async () => {
@@ -182,7 +168,7 @@ describe("consumer groups page: every group of the tenant, its lag, reset and de
     await second.subscribe({ topic: TOPIC, fromBeginning: true });
     await second.run({ eachMessage: async () => undefined });
 
-    const card = groupCard(page, KAFKA_GROUP);
+    const card = groupCard(ui.page, KAFKA_GROUP);
     const members = card.getByRole("table", { name: `Members of ${KAFKA_GROUP}` });
     // The page refreshes every few seconds; the rebalance settles with one partition each.
     const rows = () =>
@@ -216,23 +202,23 @@ describe("consumer groups page: every group of the tenant, its lag, reset and de
     // One leader, marked.
     expect(table.filter((r) => r[0]?.includes("Leader"))).toHaveLength(1);
     // A REST group has no members to show, and says why.
-    expect(await groupCard(page, REST_GROUP).textContent()).toContain(
+    expect(await groupCard(ui.page, REST_GROUP).textContent()).toContain(
       "No members: REST clients commit offsets over HTTP.",
     );
-    const overflow = await saveScreenshotsAtWidths(page, "consumer-groups-members");
+    const overflow = await saveScreenshotsAtWidths(ui.page, "consumer-groups-members");
     expect(overflow).toEqual({ 1440: 0, 390: 0 });
   });
 
   it("deletes a group that no coordinator holds", async () => {
-    const card = groupCard(page, REST_GROUP);
+    const card = groupCard(ui.page, REST_GROUP);
     await card.getByRole("button", { name: "Delete group" }).click();
-    await page
+    await ui.page
       .getByRole("dialog")
       .getByRole("button", { name: `Delete ${REST_GROUP}` })
       .click();
     // The open dialog hides the page from role queries: wait for it to close before looking.
-    await page.getByRole("dialog").waitFor({ state: "detached" });
+    await ui.page.getByRole("dialog").waitFor({ state: "detached" });
     await expect.poll(() => card.count()).toBe(0);
-    expect(await groupCard(page, KAFKA_GROUP).count()).toBe(1);
+    expect(await groupCard(ui.page, KAFKA_GROUP).count()).toBe(1);
   });
 });

@@ -7,7 +7,9 @@ import { Kafka, logLevel, Partitioners } from "kafkajs";
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
+  compactedTopic,
   createTopic,
+  deletePolicyTopic,
   newAccount,
   newConsolePage,
   saveScreenshotsAtWidths,
@@ -27,13 +29,16 @@ const WRITER = "stock-writer";
 const READER = "stock-reader";
 const KCAT = "stock-kcat";
 
-/** A new API key's secret, created through the console's own tRPC endpoint as the page's member. */
+/**
+ * A new API key's secret, created through the console's own tRPC endpoint as the page's member.
+ * Keys read only by default; this one also produces, so it asks for records:write.
+ */
 async function createKeySecret(page: Page, name: string): Promise<string> {
   return page.evaluate(async (name) => {
     const res = await fetch("/api/trpc/apiKeys.create", {
       method: "POST",
       headers: { "content-type": "application/json" },
-      body: JSON.stringify({ name }),
+      body: JSON.stringify({ name, scopes: ["topics:read", "records:read", "records:write", "groups:read"] }),
     });
     if (!res.ok) throw new Error(`apiKeys.create answered ${res.status}`);
     return ((await res.json()) as { result: { data: { key: string } } }).result.data.key;
@@ -52,10 +57,7 @@ async function clientRows(page: Page): Promise<string[][]> {
 describe("the topic page's Kafka clients and latest-value view", () => {
   const ui = useConsolePage({
     account: "Kafka Clients",
-    topics: [
-      { name: TOPIC, partitions: 1, cleanupPolicy: "compact" },
-      { name: EVENTS, partitions: 1, cleanupPolicy: "delete" },
-    ],
+    topics: [compactedTopic(TOPIC), deletePolicyTopic(EVENTS)],
   });
   let secret: string;
   /** kafkajs clients signed in with the key, one client id each (the clients card shows it). */
@@ -194,7 +196,7 @@ describe("the topic page's Kafka clients and latest-value view", () => {
     const other = await newConsolePage(ui.browser);
     try {
       await signUp(other, newAccount("Other Stock"));
-      await createTopic(other, { name: TOPIC, partitions: 1, cleanupPolicy: "compact" });
+      await createTopic(other, compactedTopic(TOPIC));
       await other.goto(`/topics/${TOPIC}`);
       await showTab(other, "Consumers");
       await other

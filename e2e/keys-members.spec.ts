@@ -1,6 +1,7 @@
 import { SCOPES } from "@lastword/api/access-rules";
 import type { Page } from "playwright-core";
 import { describe, expect, inject, it } from "vitest";
+import { waitForNotice } from "./console-notices";
 import {
   inviteMember,
   joinFromInvitation,
@@ -100,6 +101,8 @@ describe("API keys", () => {
     }
     expect(await scopeBox(page, "records:write").isDisabled()).toBe(false);
     await createKey(page, "ingest job", ["records:write"]);
+    // The secret shows before the list refetches: wait for the row, as the owner's test does.
+    await keyRow(page, "ingest job").waitFor();
     expect(await keyRow(page, "ingest job").getByRole("listitem").allTextContents()).toEqual([
       "topics:read",
       "records:read",
@@ -154,10 +157,7 @@ describe("members", () => {
     await form.getByLabel("Email").fill(pendingEmail);
     await form.getByLabel("Role").selectOption("admin");
     await form.getByRole("button", { name: "Send invitation" }).click();
-    await form
-      .getByRole("alert")
-      .filter({ hasText: `${pendingEmail} already has a pending invitation` })
-      .waitFor();
+    await waitForNotice(form, "alert", `${pendingEmail} already has a pending invitation`);
     const invitations = page.getByRole("list", { name: "Pending invitations" }).getByRole("listitem");
     expect(await invitations.filter({ hasText: pendingEmail }).count()).toBe(1);
     expect(await invitations.filter({ hasText: pendingEmail }).textContent()).toContain("viewer");

@@ -1,5 +1,10 @@
 import { describe, expect, it } from "vitest";
-import { saveScreenshotsAtWidths, useConsolePage } from "./console-session";
+import {
+  compactedTopic,
+  deletePolicyTopic,
+  saveScreenshotsAtWidths,
+  useConsolePage,
+} from "./console-session";
 import { showTab } from "./topic-actions";
 
 const COMPACTED = "ledger";
@@ -8,10 +13,7 @@ const EVENTS = "click-stream";
 describe("topic actions: partitions and deletion", () => {
   const ui = useConsolePage({
     account: "Topic Admin",
-    topics: [
-      { name: COMPACTED, partitions: 1, cleanupPolicy: "compact" },
-      { name: EVENTS, partitions: 1, cleanupPolicy: "delete" },
-    ],
+    topics: [compactedTopic(COMPACTED), deletePolicyTopic(EVENTS)],
   });
 
   it("shows on a compacted topic why partitions cannot be added, before any click, in the API's words", async () => {

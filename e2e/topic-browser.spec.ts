@@ -2,6 +2,7 @@ import { randomBytes, randomUUID } from "node:crypto";
 import { createPrisma } from "@lastword/db";
 import type { Page } from "playwright-core";
 import { beforeAll, describe, expect, inject, it } from "vitest";
+import { waitForNotice } from "./console-notices";
 import {
   newAccount,
   newConsolePage,
@@ -61,10 +62,7 @@ describe("topic page: reading records by time, by key and as a table", () => {
       fill: { "From time (local)": await localDateTime(ui.page, Date.now() + 3_600_000) },
     });
     expect(later).toBe("Scanned 0 records to the end of the log; 0 shown.");
-    await ui.page
-      .getByRole("status")
-      .filter({ hasText: "No message matches in what was scanned." })
-      .waitFor();
+    await waitForNotice(ui.page, "status", "No message matches in what was scanned.");
 
     await searchMessages(ui.page, { select: { "Start from": "latest" } });
     expect(await shownOffsets(ui.page)).toEqual([0, 1, 2, 3, 4]);
@@ -75,10 +73,7 @@ describe("topic page: reading records by time, by key and as a table", () => {
     const result = ui.page.getByRole("region", { name: "Find a key" });
     await form.getByLabel("Key", { exact: true }).fill("k1");
     await form.getByRole("button", { name: "Find key" }).click();
-    await result
-      .getByRole("status")
-      .filter({ hasText: "“k1” lives in partition 0; its latest value is at offset 2." })
-      .waitFor();
+    await waitForNotice(result, "status", "“k1” lives in partition 0; its latest value is at offset 2.");
     const versions = result.getByRole("table", { name: "Versions of k1" });
     expect(await versions.getByRole("rowheader").allTextContents()).toEqual(["0", "2"]);
     expect(await versions.getByRole("row", { name: /^2 / }).textContent()).toContain("v1bLatest");

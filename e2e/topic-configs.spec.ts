@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { waitForNotice } from "./console-notices";
 import { saveScreenshot, saveScreenshotsAtWidths, useConsolePage, waitOrExplain } from "./console-session";
 import { showTab } from "./topic-actions";
 
@@ -34,10 +35,7 @@ describe("topic configs", () => {
     expect(await create.getByLabel("max.compaction.lag.ms", { exact: true }).inputValue()).toBe("14");
     expect(await create.getByLabel("max.compaction.lag.ms unit").inputValue()).toBe("d");
     await create.getByRole("button", { name: "Preview: check without creating" }).click();
-    await create
-      .getByRole("status")
-      .filter({ hasText: "inside the organization's 30-day erasure deadline" })
-      .waitFor();
+    await waitForNotice(create, "status", "inside the organization's 30-day erasure deadline");
     expect(await create.getByRole("button", { name: "Apply suggested change" }).count()).toBe(0);
 
     // …and so does the Configs tab.
@@ -60,10 +58,7 @@ describe("topic configs", () => {
     await form.getByLabel("New value").fill("12");
     await form.getByLabel("segment.ms unit").selectOption("h");
     await form.getByRole("button", { name: "Check without saving" }).click();
-    await form
-      .getByRole("status")
-      .filter({ hasText: "segment.ms: default 7 d (604800000) → 12 h (43200000)" })
-      .waitFor();
+    await waitForNotice(form, "status", "segment.ms: default 7 d (604800000) → 12 h (43200000)");
     await form.getByRole("button", { name: "Save change" }).click();
     await configRow("segment.ms").getByRole("cell", { name: "set" }).waitFor();
     expect(await configRow("segment.ms").getByRole("cell").first().textContent()).toBe("12 h (43200000)");

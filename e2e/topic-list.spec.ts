@@ -1,6 +1,13 @@
 import { randomBytes } from "node:crypto";
 import { describe, expect, it } from "vitest";
-import { saveScreenshot, useConsolePage, waitOrExplain } from "./console-session";
+import { waitForNotice } from "./console-notices";
+import {
+  compactedTopic,
+  deletePolicyTopic,
+  saveScreenshot,
+  useConsolePage,
+  waitOrExplain,
+} from "./console-session";
 import { produce, setConfig } from "./topic-actions";
 
 const tag = randomBytes(3).toString("hex");
@@ -10,10 +17,7 @@ const EVENTS = `clicks-${tag}`;
 describe("topics list", () => {
   const ui = useConsolePage({
     account: "List Tester",
-    topics: [
-      { name: STATE, partitions: 1, cleanupPolicy: "compact" },
-      { name: EVENTS, partitions: 2, cleanupPolicy: "delete" },
-    ],
+    topics: [compactedTopic(STATE), deletePolicyTopic(EVENTS, 2)],
   });
 
   it("shows per topic its policy, partitions, size, live vs dirty bytes, dirty ratio, last clean and warnings", async () => {
@@ -81,10 +85,7 @@ describe("topics list", () => {
     await ui.page.getByLabel("Search topics").fill("CLICKS");
     await expect.poll(names, { timeout: 10_000 }).toEqual([EVENTS]);
     await ui.page.getByLabel("Search topics").fill("nothing-like-this");
-    await ui.page
-      .getByRole("status")
-      .filter({ hasText: "No topic name contains “nothing-like-this”." })
-      .waitFor();
+    await waitForNotice(ui.page, "status", "No topic name contains “nothing-like-this”.");
   });
 
   it("keeps showing a topic when a background refresh fails, and says so until one succeeds", async () => {

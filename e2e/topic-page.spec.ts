@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { waitForNotice } from "./console-notices";
 import { saveScreenshot, saveScreenshotsAtWidths, useConsolePage, waitOrExplain } from "./console-session";
 import { messageCells, searchMessages, shownOffsets } from "./message-browser-actions";
 import { produce, produceUntilRolled, setConfig, showTab } from "./topic-actions";
@@ -28,15 +29,9 @@ describe("topic page", () => {
     await showTab(ui.page, "Overview");
     await ui.page.getByRole("table", { name: "Partitions" }).getByRole("rowheader", { name: "0" }).waitFor();
     await showTab(ui.page, "Segments & cleaner");
-    await ui.page
-      .getByRole("status")
-      .filter({ hasText: "The cleaner has not run on this topic yet." })
-      .waitFor();
+    await waitForNotice(ui.page, "status", "The cleaner has not run on this topic yet.");
     await showTab(ui.page, "Consumers");
-    await ui.page
-      .getByRole("status")
-      .filter({ hasText: "No consumer group has committed a position" })
-      .waitFor();
+    await waitForNotice(ui.page, "status", "No consumer group has committed a position");
   });
 
   it("keeps the open tab in the URL, through a reload and a shared link, and moves by arrow keys", async () => {
@@ -158,10 +153,7 @@ describe("topic page", () => {
     expect(await form.getByLabel("delete.retention.ms unit").inputValue()).toBe("d");
     await form.getByLabel("delete.retention.ms unit").selectOption("h");
     await form.getByRole("button", { name: "Check without saving" }).click();
-    await form
-      .getByRole("status")
-      .filter({ hasText: "delete.retention.ms: default 1 d (86400000) → 1 h (3600000)" })
-      .waitFor();
+    await waitForNotice(form, "status", "delete.retention.ms: default 1 d (86400000) → 1 h (3600000)");
     expect(await row.getByRole("cell").last().textContent()).toBe("default");
 
     await form.getByRole("button", { name: "Save change" }).click();

@@ -1,5 +1,6 @@
 import type { Page } from "playwright-core";
 import { beforeAll, describe, expect, it } from "vitest";
+import { waitForNotice } from "./console-notices";
 import { saveScreenshotsAtWidths, useConsolePage, waitOrExplain } from "./console-session";
 import { showTab } from "./topic-actions";
 
@@ -68,10 +69,7 @@ describe("produce form: encodings, headers, a timestamp, several records", () =>
     await form.getByLabel("Value format").selectOption("json");
     await form.getByLabel("Value", { exact: true }).fill('{"v":1}\n{"v":2}\n\n{"v":3}');
     await form.getByRole("button", { name: "Produce" }).click();
-    await form
-      .getByRole("status")
-      .filter({ hasText: "3 records written to partition 0 at offsets 1–3." })
-      .waitFor();
+    await waitForNotice(form, "status", "3 records written to partition 0 at offsets 1–3.");
     const values = (await readRecords(ui.page, "offset=1&valueFormat=json")).map((r) => r.value?.data);
     expect(values).toEqual([{ v: 1 }, { v: 2 }, { v: 3 }]);
     const overflow = await saveScreenshotsAtWidths(ui.page, "topic-produce-lines");

@@ -160,8 +160,7 @@ export function restClient(
   });
 }
 
-/** A string envelope, as the REST records routes take and answer keys, values and headers. */
-export const str = (data: string) => ({ type: "string", data });
+export { str } from "./record-envelopes";
 
 /**
  * A call to better-auth's own routes (`path` below /api/auth) with the session's cookie and our

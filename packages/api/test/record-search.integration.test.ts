@@ -1,12 +1,11 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import { provisionTenantKey, rest, str, trpc } from "./api-harness";
+import { provisionTenantKey, rest, trpc } from "./api-harness";
+import { json, MERGE_BY_TIME_RECORDS, str } from "./record-envelopes";
 import { useTenantWorld } from "./tenant-world";
 
 // The console's message browser: one bounded, filtered scan over every partition of a topic.
 const h = useTenantWorld("record_search", { topics: [{ name: "orders", partitions: 3, configs: {} }] });
 let otherKey: string;
-
-const json = (data: unknown) => ({ type: "json", data });
 
 interface Searched {
   records: { partition: number; offset: number; timestamp: number; key: unknown; value: unknown }[];
@@ -24,25 +23,7 @@ beforeAll(async () => {
   otherKey = (await provisionTenantKey(h.server, "Other")).key;
   // Timestamps set by hand: partition 2's records are older than partition 0's, so the merge shows.
   const records = [
-    {
-      partition: 0,
-      key: str("order-1"),
-      value: json({ customer: { id: "c-7" }, total: 12 }),
-      timestamp: 3_000,
-    },
-    {
-      partition: 2,
-      key: str("order-2"),
-      value: json({ customer: { id: "c-8" }, total: 40 }),
-      timestamp: 1_000,
-    },
-    {
-      partition: 1,
-      key: str("refund-1"),
-      value: str("Refund for ORDER-1"),
-      timestamp: 2_000,
-      headers: [{ key: "source", value: str("billing-service") }],
-    },
+    ...MERGE_BY_TIME_RECORDS,
     {
       partition: 2,
       key: str("order-3"),

@@ -1,15 +1,9 @@
+import type { RouterOutputs } from "@lastword/api";
 import Papa from "papaparse";
 import type { Envelope } from "./envelope";
 
-/** A record as the message browser shows it (records.search). */
-export interface BrowsedRecord {
-  partition: number;
-  offset: number;
-  timestamp: number;
-  key: Envelope | null;
-  value: Envelope | null;
-  headers: { key: string; value: Envelope | null }[];
-}
+/** A record as the message browser shows it: one of records.search's answer. */
+export type BrowsedRecord = RouterOutputs["records"]["search"]["records"][number];
 
 /** One JSON object a line, envelopes as the API gives them, so a line reads back as it was produced. */
 export function recordsAsJsonLines(records: readonly BrowsedRecord[]): string {

@@ -4,6 +4,7 @@ import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { type FormEvent, useState } from "react";
 import { useTRPC } from "@/lib/trpc";
 import { Button } from "../ui/button";
+import { DataTable } from "../ui/data-table";
 import { SelectField, TextField } from "../ui/field";
 import { ErrorNotice, StatusNotice } from "../ui/notice";
 
@@ -133,40 +134,23 @@ export function ResetOffsetsForm({ group, topics }: { group: string; topics: rea
       {error ? <ErrorNotice>{error}</ErrorNotice> : null}
       {applied ? <StatusNotice>{applied}</StatusNotice> : null}
       {preview ? (
-        <div className="overflow-x-auto">
-          <table aria-label={`Reset preview of ${group}`} className="w-full text-left text-sm">
-            <thead>
-              <tr className="border-b border-line text-xs text-muted uppercase">
-                <th scope="col" className="py-2 pr-4 font-medium">
-                  Partition
-                </th>
-                <th scope="col" className="py-2 pr-4 font-medium">
-                  Now at
-                </th>
-                <th scope="col" className="py-2 pr-4 font-medium">
-                  Moves to
-                </th>
-                <th scope="col" className="py-2 font-medium">
-                  Lag after
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {preview.offsets.map((o) => (
-                <tr key={o.partition} className="border-b border-line last:border-0">
-                  <th scope="row" className="py-2 pr-4 font-medium">
-                    {o.partition}
-                  </th>
-                  <td className="py-2 pr-4 tabular-nums">{o.previousOffset ?? "no position"}</td>
-                  <td className="py-2 pr-4 tabular-nums">{o.offset}</td>
-                  <td className="py-2 tabular-nums">
-                    {o.lagAfter.toLocaleString("en")} record{o.lagAfter === 1 ? "" : "s"}
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <DataTable
+          label={`Reset preview of ${group}`}
+          titles={["Partition", "Now at", "Moves to", "Lag after"]}
+        >
+          {preview.offsets.map((o) => (
+            <tr key={o.partition} className="border-b border-line last:border-0">
+              <th scope="row" className="py-2 pr-4 font-medium">
+                {o.partition}
+              </th>
+              <td className="py-2 pr-4 tabular-nums">{o.previousOffset ?? "no position"}</td>
+              <td className="py-2 pr-4 tabular-nums">{o.offset}</td>
+              <td className="py-2 tabular-nums">
+                {o.lagAfter.toLocaleString("en")} record{o.lagAfter === 1 ? "" : "s"}
+              </td>
+            </tr>
+          ))}
+        </DataTable>
       ) : null}
     </form>
   );

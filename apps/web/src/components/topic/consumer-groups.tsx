@@ -8,7 +8,7 @@ import { useTRPC } from "@/lib/trpc";
 import { PartitionPositions } from "../groups/partition-positions";
 import { Badge } from "../ui/badge";
 import { Card } from "../ui/card";
-import { ColumnHeads } from "../ui/column-heads";
+import { DataTable } from "../ui/data-table";
 import { ErrorNotice, StatusNotice } from "../ui/notice";
 
 const GROUPS_REFRESH_MS = 5_000;
@@ -39,36 +39,31 @@ export function ConsumerGroups({ topic, deleteRetentionMs }: { topic: string; de
         <StatusNotice>No consumer group has committed a position on this topic yet.</StatusNotice>
       ) : null}
       {groups.data && groups.data.groups.length > 0 ? (
-        <div className="overflow-x-auto">
-          <table aria-label="Consumer groups" className="w-full text-left text-sm">
-            <ColumnHeads titles={["Group", "Lag (records)", "Lag (time)", "Partitions"]} />
-            <tbody>
-              {groups.data.groups.map((group) => {
-                const risk = lagRisk(group.maxLagMs, deleteRetentionMs);
-                const label = lagRiskLabel(risk);
-                return (
-                  <tr key={group.group} className="border-b border-line last:border-0">
-                    <th scope="row" className="py-2 pr-4 font-mono font-medium">
-                      {group.group}
-                    </th>
-                    <td className="py-2 pr-4 tabular-nums">{group.totalLag}</td>
-                    <td className={`py-2 pr-4 tabular-nums ${riskStyle[risk]}`}>
-                      {humanDuration(group.maxLagMs)}
-                      {label ? (
-                        <span className="ml-2">
-                          <Badge tone="warning">{label}</Badge>
-                        </span>
-                      ) : null}
-                    </td>
-                    <td className="py-2">
-                      <PartitionPositions partitions={group.partitions} />
-                    </td>
-                  </tr>
-                );
-              })}
-            </tbody>
-          </table>
-        </div>
+        <DataTable label="Consumer groups" titles={["Group", "Lag (records)", "Lag (time)", "Partitions"]}>
+          {groups.data.groups.map((group) => {
+            const risk = lagRisk(group.maxLagMs, deleteRetentionMs);
+            const label = lagRiskLabel(risk);
+            return (
+              <tr key={group.group} className="border-b border-line last:border-0">
+                <th scope="row" className="py-2 pr-4 font-mono font-medium">
+                  {group.group}
+                </th>
+                <td className="py-2 pr-4 tabular-nums">{group.totalLag}</td>
+                <td className={`py-2 pr-4 tabular-nums ${riskStyle[risk]}`}>
+                  {humanDuration(group.maxLagMs)}
+                  {label ? (
+                    <span className="ml-2">
+                      <Badge tone="warning">{label}</Badge>
+                    </span>
+                  ) : null}
+                </td>
+                <td className="py-2">
+                  <PartitionPositions partitions={group.partitions} />
+                </td>
+              </tr>
+            );
+          })}
+        </DataTable>
       ) : null}
     </Card>
   );

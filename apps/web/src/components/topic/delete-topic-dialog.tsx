@@ -1,11 +1,11 @@
 "use client";
 
-import * as Dialog from "@radix-ui/react-dialog";
 import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { useRouter } from "next/navigation";
 import { type FormEvent, useState } from "react";
 import { useTRPC } from "@/lib/trpc";
 import { Button } from "../ui/button";
+import { DeleteDialog } from "../ui/delete-dialog";
 import { TextField } from "../ui/field";
 import { ErrorNotice } from "../ui/notice";
 import { SubmitButton } from "../ui/submit-button";
@@ -22,31 +22,25 @@ export function DeleteTopicDialog({ topic }: { topic: string }) {
     if (!next) setTyped("");
   };
   return (
-    <Dialog.Root open={open} onOpenChange={change}>
-      <Dialog.Trigger asChild>
-        <Button variant="danger">Delete topic</Button>
-      </Dialog.Trigger>
-      <Dialog.Portal>
-        <Dialog.Overlay className="fixed inset-0 z-40 bg-black/40" />
-        <Dialog.Content className="fixed top-1/2 left-1/2 z-50 flex max-h-[90vh] w-[min(32rem,calc(100vw-2rem))] -translate-x-1/2 -translate-y-1/2 flex-col gap-4 overflow-y-auto rounded-lg border border-line bg-surface p-5 text-ink shadow-lg">
-          <Dialog.Title className="text-base font-semibold">
-            Delete topic <span className="break-all font-mono">{topic}</span>?
-          </Dialog.Title>
-          <Dialog.Description asChild>
-            <div className="flex flex-col gap-2 text-sm text-muted">
-              <p>Its records and segment files are removed from every worker. This cannot be undone.</p>
-              <p>
-                Its consumers: every consumer group's committed offsets on this topic are removed. Kafka and
-                REST consumers still reading it get unknown-topic errors (Kafka{" "}
-                <code className="font-mono">UNKNOWN_TOPIC_OR_PARTITION</code>, REST 404) and must be restarted
-                or pointed at another topic; a topic created later with the same name starts empty.
-              </p>
-            </div>
-          </Dialog.Description>
-          <DeleteTopicForm topic={topic} typed={typed} onType={setTyped} onCancel={() => change(false)} />
-        </Dialog.Content>
-      </Dialog.Portal>
-    </Dialog.Root>
+    <DeleteDialog
+      kind="topic"
+      name={topic}
+      open={open}
+      onOpenChange={change}
+      consequences={
+        <>
+          <p>Its records and segment files are removed from every worker. This cannot be undone.</p>
+          <p>
+            Its consumers: every consumer group's committed offsets on this topic are removed. Kafka and REST
+            consumers still reading it get unknown-topic errors (Kafka{" "}
+            <code className="font-mono">UNKNOWN_TOPIC_OR_PARTITION</code>, REST 404) and must be restarted or
+            pointed at another topic; a topic created later with the same name starts empty.
+          </p>
+        </>
+      }
+    >
+      <DeleteTopicForm topic={topic} typed={typed} onType={setTyped} onCancel={() => change(false)} />
+    </DeleteDialog>
   );
 }
 

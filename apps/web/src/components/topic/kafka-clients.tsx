@@ -4,7 +4,7 @@ import { useQuery } from "@tanstack/react-query";
 import { useTRPC } from "@/lib/trpc";
 import { Badge } from "../ui/badge";
 import { Card } from "../ui/card";
-import { ColumnHeads } from "../ui/column-heads";
+import { DataTable } from "../ui/data-table";
 import { ErrorNotice, StatusNotice } from "../ui/notice";
 
 const CLIENTS_REFRESH_MS = 15_000;
@@ -30,32 +30,27 @@ export function KafkaClients({ topic }: { topic: string }) {
         <StatusNotice>No Kafka client produced to or consumed from this topic in the last day.</StatusNotice>
       ) : null}
       {clients.data && clients.data.clients.length > 0 ? (
-        <div className="overflow-x-auto">
-          <table aria-label="Kafka clients" className="w-full text-left text-sm">
-            <ColumnHeads titles={["Client id", "Role", "Software", "Last seen"]} />
-            <tbody>
-              {clients.data.clients.map((c) => (
-                <tr
-                  key={`${c.role}|${c.clientId}|${c.softwareName}|${c.softwareVersion}`}
-                  className="border-b border-line last:border-0"
-                >
-                  <th scope="row" className="py-2 pr-4 font-mono text-xs font-normal">
-                    {c.clientId || "(none)"}
-                  </th>
-                  <td className="py-2 pr-4">
-                    <Badge>{c.role}</Badge>
-                  </td>
-                  <td className="py-2 pr-4 text-xs">
-                    {c.softwareName ? `${c.softwareName} ${c.softwareVersion}` : "not reported"}
-                  </td>
-                  <td className="py-2 pr-4 text-xs whitespace-nowrap">
-                    {timeFormat.format(new Date(c.lastSeenAt))}
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <DataTable label="Kafka clients" titles={["Client id", "Role", "Software", "Last seen"]}>
+          {clients.data.clients.map((c) => (
+            <tr
+              key={`${c.role}|${c.clientId}|${c.softwareName}|${c.softwareVersion}`}
+              className="border-b border-line last:border-0"
+            >
+              <th scope="row" className="py-2 pr-4 font-mono text-xs font-normal">
+                {c.clientId || "(none)"}
+              </th>
+              <td className="py-2 pr-4">
+                <Badge>{c.role}</Badge>
+              </td>
+              <td className="py-2 pr-4 text-xs">
+                {c.softwareName ? `${c.softwareName} ${c.softwareVersion}` : "not reported"}
+              </td>
+              <td className="py-2 pr-4 text-xs whitespace-nowrap">
+                {timeFormat.format(new Date(c.lastSeenAt))}
+              </td>
+            </tr>
+          ))}
+        </DataTable>
       ) : null}
     </Card>
   );

@@ -56,8 +56,25 @@ export function MessageTable(props: {
     () => (props.showGaps ? gapsBetween(props.records, props.starts) : new Map<string, never>()),
     [props.showGaps, props.records, props.starts],
   );
-  const columns = useMemo<ColumnDef<BrowsedRecord>[]>(
-    () => [
+  const columns = useMemo<ColumnDef<BrowsedRecord>[]>(() => {
+    // Key and value cells expand one at a time, each under its own id.
+    const envelopeColumn = (part: "key" | "value", header: string): ColumnDef<BrowsedRecord> => ({
+      id: part,
+      header,
+      cell: (c) => {
+        const id = `${recordId(c.row.original)}:${part}`;
+        return (
+          <RecordText
+            envelope={c.row.original[part]}
+            part={part}
+            pretty={pretty}
+            expanded={expanded.has(id)}
+            onExpand={() => onExpand(id)}
+          />
+        );
+      },
+    });
+    return [
       { id: "partition", accessorKey: "partition", header: "Partition" },
       {
         id: "offset",
@@ -79,32 +96,8 @@ export function MessageTable(props: {
         header: "Timestamp",
         cell: (c) => timeFormat.format(new Date(c.row.original.timestamp)),
       },
-      {
-        id: "key",
-        header: "Key",
-        cell: (c) => (
-          <RecordText
-            envelope={c.row.original.key}
-            part="key"
-            pretty={pretty}
-            expanded={expanded.has(`${recordId(c.row.original)}:key`)}
-            onExpand={() => onExpand(`${recordId(c.row.original)}:key`)}
-          />
-        ),
-      },
-      {
-        id: "value",
-        header: "Value",
-        cell: (c) => (
-          <RecordText
-            envelope={c.row.original.value}
-            part="value"
-            pretty={pretty}
-            expanded={expanded.has(`${recordId(c.row.original)}:value`)}
-            onExpand={() => onExpand(`${recordId(c.row.original)}:value`)}
-          />
-        ),
-      },
+      envelopeColumn("key", "Key"),
+      envelopeColumn("value", "Value"),
       {
         id: "headers",
         header: "Headers",
@@ -119,9 +112,8 @@ export function MessageTable(props: {
             </span>
           ),
       },
-    ],
-    [pretty, expanded, onExpand, gaps],
-  );
+    ];
+  }, [pretty, expanded, onExpand, gaps]);
   const table = useReactTable({
     data: props.records as BrowsedRecord[],
     columns,
