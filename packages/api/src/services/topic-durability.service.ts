@@ -1,10 +1,10 @@
-import type { PrismaClient } from "@lastword/db";
 import { parseTopicConfig } from "@lastword/logstore";
 import type { Identity } from "../auth/request-identity";
 import type {
   TopicDurabilityInput,
   TopicDurabilityOutput,
 } from "../procedures/topics/topic-durability.schema";
+import { cachePerOwner, type LookupDeps } from "./lookup-cache";
 import { findTopic } from "./topic.service";
 import { storedConfigs } from "./topic-config";
 
@@ -22,7 +22,7 @@ function reportedLogEnd(stats: unknown): { logEndOffset: number; reportedAt: str
  * a tick: the offsets not yet uploaded never go below zero.
  */
 export async function topicDurability(
-  deps: { prisma: PrismaClient },
+  deps: LookupDeps,
   identity: Identity,
   input: TopicDurabilityInput,
 ): Promise<TopicDurabilityOutput> {
@@ -66,21 +66,31 @@ export async function topicDurability(
       .at(-1) ?? null;
   return {
     mode: parseTopicConfig(storedConfigs(topic.configs)).durability,
-    objectStore: rows.some((r) => r.durableEndOffset !== null) || (await fleetHasObjectStore(deps.prisma)),
+    objectStore: rows.some((r) => r.durableEndOffset !== null) || (await fleetHasObjectStore(deps)),
     lastObjectAt,
     partitions: rows,
   };
 }
 
 /**
+ * How long the fleet-wide answer is reused: without a store it is a scan of every partition row,
+ * and a store is configured by restarting the workers, not from one poll to the next.
+ */
+const FLEET_STORE_CACHE_MS = 30_000;
+const fleetStores = cachePerOwner<{ objectStore: boolean }>({ ttlMs: FLEET_STORE_CACHE_MS, maxEntries: 1 });
+
+/**
  * A worker with an object store sets the durable end of every partition it opens, so a fleet
  * without one has it null everywhere. Asked only when this topic shows none (a topic whose
  * partitions no such worker has opened yet, in a fleet that has a store).
  */
-async function fleetHasObjectStore(prisma: PrismaClient): Promise<boolean> {
-  const any = await prisma.partition.findFirst({
-    where: { durableEndOffset: { not: null } },
-    select: { id: true },
+async function fleetHasObjectStore(deps: LookupDeps): Promise<boolean> {
+  const answer = await fleetStores.of(deps.prisma, deps.clock).get("fleet", async () => {
+    const any = await deps.prisma.partition.findFirst({
+      where: { durableEndOffset: { not: null } },
+      select: { id: true },
+    });
+    return { objectStore: any !== null };
   });
-  return any !== null;
+  return answer.objectStore;
 }
