@@ -191,13 +191,18 @@ export function setActiveTenant(server: ApiServer, session: Session, organizatio
 /**
  * A real worker process on the harness's database, with its own data dir (remove it after) and
  * the harness's Redis prefix. With `tickMs` its scheduler (cleaner, erasure guard and request
- * progress) runs on that tick.
+ * progress) runs on that tick. With `objectStore` it keeps partitions in a filesystem object
+ * store of its own, `objectsDir` (remove it after too).
  */
 export async function startHarnessWorker(
   h: Harness,
   tickMs?: number,
-): Promise<{ worker: WorkerProcess; dataDir: string }> {
+  options: { objectStore?: boolean } = {},
+): Promise<{ worker: WorkerProcess; dataDir: string; objectsDir: string | null }> {
   const dataDir = mkdtempSync(join(tmpdir(), `lastword-api-${h.redisPrefix}-`));
+  const objectsDir = options.objectStore
+    ? mkdtempSync(join(tmpdir(), `lastword-api-objects-${h.redisPrefix}-`))
+    : null;
   const worker = await startWorkerProcess({
     databaseUrl: h.db.url,
     dataDir,
@@ -205,8 +210,9 @@ export async function startHarnessWorker(
     redisUrl: REDIS_URL,
     redisPrefix: h.redisPrefix,
     ...(tickMs === undefined ? {} : { tickMs }),
+    ...(objectsDir === null ? {} : { objectStore: objectsDir }),
   });
-  return { worker, dataDir };
+  return { worker, dataDir, objectsDir };
 }
 
 export interface Session {

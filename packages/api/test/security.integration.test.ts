@@ -62,6 +62,7 @@ function resourceInputs(): Record<string, { kind: "query" | "mutation"; input: u
     "topics.cleanerRuns": { kind: "query", input: { topic: "secret" } },
     "topics.history": { kind: "query", input: { topic: "secret" } },
     "topics.kafkaClients": { kind: "query", input: { topic: "secret" } },
+    "topics.durability": { kind: "query", input: { topic: "secret" } },
     // Without a topic it names only the brokers, the same for every tenant; with one, its view.
     "kafka.connection": { kind: "query", input: { topic: "secret" } },
     "topics.segments": { kind: "query", input: { topic: "secret", partition: 0 } },

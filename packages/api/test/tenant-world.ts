@@ -28,6 +28,8 @@ export interface TenantWorldOptions {
   /** Scopes of the world's key; omitted, the key has the default read/write scopes. */
   scopes?: Scope[];
   topics?: TopicSpec[];
+  /** The worker keeps partitions in a filesystem object store (the manifest is committed). */
+  objectStore?: boolean;
 }
 
 /**
@@ -69,11 +71,13 @@ export function worldKafka(world: TenantWorld, clientId: string, config: Partial
 
 export async function startTenantWorld(name: string, options: TenantWorldOptions = {}): Promise<TenantWorld> {
   const h = await startHarness(name, options.clock ? { clock: options.clock } : {});
-  const { worker, dataDir } = await startHarnessWorker(h, options.tickMs);
+  const { worker, dataDir, objectsDir } = await startHarnessWorker(h, options.tickMs, {
+    objectStore: options.objectStore ?? false,
+  });
   const stop = async () => {
     await worker.stop();
     await h.close();
-    rmSync(dataDir, { recursive: true, force: true });
+    for (const dir of [dataDir, objectsDir]) if (dir) rmSync(dir, { recursive: true, force: true });
   };
   try {
     const tenant = await provisionTenantKey(h.server, `World ${name}`, options.scopes);

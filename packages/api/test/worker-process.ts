@@ -28,6 +28,8 @@ export interface WorkerProcessOptions {
   /** Schedules cleaner, retention and erasure work on this tick; without it, no scheduling. */
   tickMs?: number;
   leaseTtlMs?: number;
+  /** LASTWORD_OBJECT_STORE: partitions kept in object storage (a directory: the filesystem store). */
+  objectStore?: string;
 }
 
 /** Starts `node --import tsx apps/worker/src/main.ts` and resolves on its "worker ready" log line. */
@@ -49,6 +51,7 @@ export function startWorkerProcess(options: WorkerProcessOptions): Promise<Worke
         ? { WORKER_SCHEDULING: "off" }
         : { WORKER_SCHEDULING: "on", WORKER_SCHEDULER_TICK_MS: String(options.tickMs) }),
       ...(options.leaseTtlMs === undefined ? {} : { WORKER_LEASE_TTL_MS: String(options.leaseTtlMs) }),
+      ...(options.objectStore === undefined ? {} : { LASTWORD_OBJECT_STORE: options.objectStore }),
     },
     stdio: ["ignore", "pipe", "inherit"],
   });

@@ -47,6 +47,7 @@ import { listCleanerRunsProcedure } from "../procedures/topics/list-cleaner-runs
 import { listTopicsProcedure } from "../procedures/topics/list-topics";
 import { partitionSegmentsProcedure } from "../procedures/topics/partition-segments";
 import { requestCleanProcedure } from "../procedures/topics/request-clean";
+import { topicDurabilityProcedure } from "../procedures/topics/topic-durability";
 import { topicHistoryProcedure } from "../procedures/topics/topic-history";
 import { router } from "./trpc";
 
@@ -68,6 +69,7 @@ export const appRouter = router({
     segments: partitionSegmentsProcedure,
     requestClean: requestCleanProcedure,
     history: topicHistoryProcedure,
+    durability: topicDurabilityProcedure,
   }),
   kafka: router({
     connection: kafkaConnectionProcedure,

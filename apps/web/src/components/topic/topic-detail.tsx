@@ -13,6 +13,7 @@ import { ConfigTable } from "./config-table";
 import { ConsumerGroups } from "./consumer-groups";
 import { DeleteKeyForm } from "./delete-key-form";
 import { DirtyRatioChart } from "./dirty-ratio-chart";
+import { DurabilityCard } from "./durability-card";
 import { KafkaClients } from "./kafka-clients";
 import { KeySearch } from "./key-search";
 import { LatestValues } from "./latest-values";
@@ -73,6 +74,7 @@ export function TopicDetail({ topic }: { topic: string }) {
                 compacted={compacted}
                 canClean={access.can("admin")}
               />
+              <DurabilityCard topic={data.name} />
               <TopicTrafficCharts topic={data.name} />
               <ListedKeyKafkaSettings topic={data.name} />
               {access.can("topics:write") ? (

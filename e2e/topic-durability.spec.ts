@@ -1,0 +1,45 @@
+import type { Page } from "playwright-core";
+import { describe, expect, it } from "vitest";
+import { saveScreenshotsAtWidths, useConsolePage, waitOrExplain } from "./console-session";
+import { produce, showTab } from "./topic-actions";
+
+// The e2e worker runs without an object store, so the card must say the topic is on local disk
+// only, whatever its lastword.durability; the object-store wording is the unit test's
+// (apps/web/src/lib/durability-wording.test.ts) and the API's facts the integration test's.
+const TOPIC = "durable-orders";
+
+/** The durability table's rows as [partition, log end, in storage up to, not uploaded, objects, last upload]. */
+async function durabilityRows(page: Page): Promise<string[][]> {
+  return page
+    .getByRole("table", { name: "Partition durability" })
+    .getByRole("row")
+    .evaluateAll((trs) => trs.slice(1).map((tr) => [...tr.children].map((c) => c.textContent ?? "")));
+}
+
+describe("the topic page's durability card", () => {
+  const ui = useConsolePage({
+    account: "Durability Viewer",
+    topics: [{ name: TOPIC, partitions: 1, cleanupPolicy: "compact" }],
+    open: TOPIC,
+  });
+
+  it("says a fleet without an object store keeps the topic on local disk only, with each partition's log end", async () => {
+    await produce(ui.page, { key: "order-1", value: "placed", offset: 0 });
+    await produce(ui.page, { key: "order-2", value: "placed", offset: 1 });
+    await showTab(ui.page, "Overview");
+    const card = ui.page.getByRole("region", { name: "Durability" });
+    await waitOrExplain(
+      ui.page,
+      card.getByText("Local disk only: no object store configured"),
+      "durability-mode",
+    );
+    await card.getByText("No recovery point: the partitions are only on their worker's disk").waitFor();
+    // The log end is the owner's stats report, refreshed every scheduler tick.
+    await expect
+      .poll(() => durabilityRows(ui.page), { timeout: 30_000 })
+      .toEqual([["0", "2", "—", "—", "0 (0 B)", "never"]]);
+    await card.scrollIntoViewIfNeeded();
+    const overflow = await saveScreenshotsAtWidths(ui.page, "topic-durability-card");
+    expect(overflow).toEqual({ 1440: 0, 390: 0 });
+  });
+});
