@@ -255,6 +255,76 @@ describe("object storage as the durable home", () => {
     await worker.stop();
   });
 
+  it("answers key lookups, key versions and snapshots from below the durable end while a commit is held", async () => {
+    const store = new UnavailableStore(join(root, "objects"));
+    store.failing = false;
+    const { worker } = await startMachine("keys-held", { objectStore: store });
+    const { partitionId } = await createTestPartition(harness.db.prisma, {});
+    await eventually("the partition open", 5_000, async () =>
+      worker.ownedPartitions().includes(partitionId) ? true : undefined,
+    );
+    await harness.client.produce({ partitionId, records: [record("k", "acked"), record("gone", "acked")] });
+    await harness.client.produce({ partitionId, records: [{ key: Buffer.from("gone"), value: null }] });
+    store.failing = true;
+    let answered = false;
+    const produced = harness.client
+      .produce({
+        partitionId,
+        records: [record("k", "pending"), record("new", "pending"), record("gone", "back")],
+      })
+      .finally(() => {
+        answered = true;
+      });
+    await eventually("appended locally, the window retrying", 5_000, async () => {
+      const { segments } = await harness.client.segments({ partitionId });
+      const local = segments.reduce((sum, segment) => sum + segment.records, 0);
+      return local === 6 && store.attempts >= 2 ? true : undefined;
+    });
+    const lookup = (key: string) => harness.client.lookupKey({ partitionId, key: Buffer.from(key) });
+    const valueIn = (answer: Awaited<ReturnType<typeof lookup>>) =>
+      answer.record && Buffer.from(answer.record.value, "base64").toString();
+    const snapshot = async () => {
+      const latest = new Map<string, string>();
+      for await (const frame of harness.client.streamPartition({ partitionId, mode: "snapshot" }))
+        if (frame.kind === "records")
+          for (const r of frame.records) latest.set(r.key!.toString(), r.value?.toString() ?? "");
+      return latest;
+    };
+
+    // Not acknowledged, so not served: each key answers what it did before that produce.
+    const held = await lookup("k");
+    expect([valueIn(held), held.record?.offset, held.logEndOffset]).toEqual(["acked", 0, 3]);
+    expect(await lookup("new")).toEqual({ record: null, logEndOffset: 3 });
+    expect(await lookup("gone")).toEqual({ record: null, logEndOffset: 3, tombstoneOffset: 2 });
+    const versions = await harness.client.keyVersions({ partitionId, key: Buffer.from("k") });
+    expect(versions.versions.map((v) => v.offset)).toEqual([0]);
+    expect(versions.logEndOffset).toBe(3);
+    // A snapshot waits for the held commit rather than serve it early.
+    let snapshotDone = false;
+    const snapshotted = snapshot().finally(() => {
+      snapshotDone = true;
+    });
+    await eventually("the window retried again", 5_000, async () => (store.attempts >= 4 ? true : undefined));
+    expect([answered, snapshotDone]).toEqual([false, false]);
+
+    store.failing = false;
+    expect((await produced).offsets).toEqual([3, 4, 5]);
+    expect(await snapshotted).toEqual(
+      new Map([
+        ["k", "pending"],
+        ["new", "pending"],
+        ["gone", "back"],
+      ]),
+    );
+    const acked = await lookup("k");
+    expect([valueIn(acked), acked.record?.offset, acked.logEndOffset]).toEqual(["pending", 3, 6]);
+    expect(valueIn(await lookup("new"))).toBe("pending");
+    expect(valueIn(await lookup("gone"))).toBe("back");
+    const after = await harness.client.keyVersions({ partitionId, key: Buffer.from("k") });
+    expect(after.versions.map((v) => v.offset)).toEqual([0, 3]);
+    await worker.stop();
+  });
+
   it("switches a partition from local to object durability by reopening it at the same epoch, keeping its log", async () => {
     const { worker } = await startMachine("switch", { commitWindowMs: 3_000 });
     const { partitionId, topicId } = await createTestPartition(harness.db.prisma, {

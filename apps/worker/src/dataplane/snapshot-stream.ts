@@ -170,7 +170,7 @@ export async function streamPartition(
 ): Promise<void> {
   // The log is taken, not held: a close under the stream fails its next read (LOG_CLOSED), and the
   // reader is told in an error frame, rather than the worker's shutdown waiting on a slow reader.
-  const log = await host.read(partitionId, async (l) => l);
+  let log = await host.read(partitionId, async (l) => l);
   // The readable end, not the log end: an append still being made durable cannot be read yet, and
   // an end past what the stream sent would move a tail's position past those records for good.
   let end = log.highWatermark;
@@ -181,6 +181,17 @@ export async function streamPartition(
     const frozen = await requireKeyIndex(log).freeze();
     release = frozen.release;
     end = frozen.endOffset;
+    // The index holds appends still waiting for their commit to object storage: the snapshot is
+    // the frozen one once they are durable (or fails as their produce does), never served before.
+    if (end > log.logEndOffset) {
+      try {
+        await host.durable(partitionId, end, "object");
+      } catch (error) {
+        release();
+        throw error;
+      }
+      log = await host.read(partitionId, async (l) => l);
+    }
     from = 0;
     // Sorted: an offset the index holds is its key's latest, and not a tombstone.
     live = frozen.index.liveOffsets();

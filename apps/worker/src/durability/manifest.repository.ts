@@ -93,7 +93,8 @@ export class ManifestRepository {
    * Commits one commit object's rows in one statement: each partition's durable end moves from the
    * entry's base offset past its last offset only if this worker still holds the lease at the
    * entry's epoch, and its row is inserted only then. Answers the partitions committed; the others
-   * are fenced (zero rows updated: never acknowledged).
+   * are fenced (zero rows updated: never acknowledged). The rows are locked first in id order, as
+   * every statement updating several of this worker's partitions does (`partition-row-locks.ts`).
    */
   async commit(objectKey: string, entries: readonly CommitEntry[]): Promise<Set<string>> {
     if (entries.length === 0) return new Set();
@@ -102,9 +103,13 @@ export class ManifestRepository {
       text: `WITH input AS (
                SELECT * FROM unnest($3::text[], $4::int[], $5::bigint[], $6::bigint[], $7::bigint[], $8::int[], $9::text[])
                  AS i("partitionId", "epoch", "baseOffset", "lastOffset", "position", "byteSize", "sha256")
+             ), locked AS MATERIALIZED (
+               SELECT i.* FROM "Partition" p JOIN input i ON p."id" = i."partitionId"
+               WHERE p."ownerWorkerId" = $1
+               ORDER BY p."id" FOR NO KEY UPDATE OF p
              ), moved AS (
                UPDATE "Partition" p SET "durableEndOffset" = i."lastOffset" + 1
-               FROM input i
+               FROM locked i
                WHERE p."id" = i."partitionId" AND p."ownerWorkerId" = $1 AND p."leaseEpoch" = i."epoch"
                  AND p."durableEndOffset" = i."baseOffset"
                RETURNING i.*

@@ -143,11 +143,16 @@ export class KeyIndexedLog {
   }
 }
 
-const indexed = new WeakMap<HostedLog, KeyIndexedLog>();
+/**
+ * Where a log opened through `withKeyIndex` carries its index: a property, not an identity, so
+ * views of the log that pass unknown members through (the durable-end view, `visible-log.ts`)
+ * still find it.
+ */
+const KEY_INDEX = Symbol("keyIndex");
 
-/** The key index of a log opened through `withKeyIndex`, if it was. */
+/** The key index of a log opened through `withKeyIndex` (or a view of one), if it was. */
 export function keyIndexOf(log: HostedLog): KeyIndexedLog | undefined {
-  return indexed.get(log);
+  return (log as HostedLog & { [KEY_INDEX]?: KeyIndexedLog })[KEY_INDEX];
 }
 
 /**
@@ -160,6 +165,7 @@ function indexedView(state: KeyIndexedLog): HostedLog {
       if (prop === "append") return state.append.bind(state);
       if (prop === "appendBatch") return state.appendBatch.bind(state);
       if (prop === "clean") return state.clean.bind(state);
+      if (prop === KEY_INDEX) return state;
       const value = Reflect.get(target, prop, target);
       return typeof value === "function" ? value.bind(target) : value;
     },
@@ -175,9 +181,7 @@ export function withKeyIndex(openLog: OpenLog): OpenLog {
   return async (options) => {
     const state = new KeyIndexedLog(await openLog(options));
     await state.rebuildIndex();
-    const view = indexedView(state);
-    indexed.set(view, state);
-    return view;
+    return indexedView(state);
   };
 }
 

@@ -1,5 +1,6 @@
 import type { PrismaClient } from "@lastword/db";
 import { type Clock, systemClock } from "@lastword/logstore";
+import { lockedOwnedPartitions } from "../ownership/partition-row-locks";
 import { FetchTally } from "./fetch-tally";
 
 /** What the console shows per partition (Partition.stats), refreshed by its owner every scheduler tick. */
@@ -45,15 +46,19 @@ export class PartitionStatsRepository {
     this.#fetched = fetched;
   }
 
-  /** One statement for all of this worker's partitions; rows it no longer owns are left alone. */
+  /**
+   * One statement for all of this worker's partitions, locked in id order like its other
+   * multi-row statements (`partition-row-locks.ts`); rows it no longer owns are left alone.
+   */
   async save(stats: ReadonlyMap<string, PartitionStats>): Promise<void> {
     if (stats.size === 0) return;
     const ids = [...stats.keys()];
     const values = [...stats.values()].map((s) => JSON.stringify(s));
     await this.#prisma.$executeRaw`
+      WITH ${lockedOwnedPartitions(this.#workerId, ids)}
       UPDATE "Partition" p SET "stats" = v."stats"
-      FROM unnest(${ids}::text[], ${values}::jsonb[]) AS v("id", "stats")
-      WHERE p."id" = v."id" AND p."ownerWorkerId" = ${this.#workerId}`;
+      FROM unnest(${ids}::text[], ${values}::jsonb[]) AS v("id", "stats"), "locked" l
+      WHERE p."id" = v."id" AND l."id" = p."id" AND p."ownerWorkerId" = ${this.#workerId}`;
     await this.#sample(stats);
   }
 

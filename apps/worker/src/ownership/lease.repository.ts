@@ -1,6 +1,7 @@
 import { Prisma } from "@lastword/db";
 import type { LoadSnapshot } from "./fair-share";
 import { DB_NOW, dbInterval, LeaseHolder } from "./lease-holder";
+import { lockedOwnedPartitions } from "./partition-row-locks";
 
 /** A partition this worker holds, with what it needs to open the log. */
 export interface ClaimedPartition {
@@ -53,6 +54,7 @@ export class LeaseRepository extends LeaseHolder {
   /**
    * Takes up to `limit` unowned or expired partitions, oldest-waiting first, bumping each epoch.
    * With `waitingLongerThanMs`, only partitions claimable for at least that long are taken.
+   * SKIP LOCKED never waits for a row lock, so this statement cannot be part of a deadlock.
    */
   async claim(limit: number, waitingLongerThanMs?: number): Promise<ClaimedPartition[]> {
     if (limit <= 0) return [];
@@ -90,14 +92,16 @@ export class LeaseRepository extends LeaseHolder {
   /**
    * Extends every lease this worker still holds. Owner unchanged means nobody took over (a takeover
    * sets a new owner and epoch), so extending an already-expired lease of ours is still safe.
+   * Rows are locked in id order like the manifest commit's (`partition-row-locks.ts`).
    */
   async renewAll(): Promise<RenewedLease[]> {
     const rows = await this.prisma.$queryRaw<
       Omit<ClaimRow, "topicId" | "organizationId" | "topicName" | "index">[]
     >`
+      WITH ${lockedOwnedPartitions(this.workerId)}
       UPDATE "Partition" p SET "leaseExpiresAt" = ${DB_NOW} + ${dbInterval(this.ttlMs)}
-      FROM "Topic" t
-      WHERE p."ownerWorkerId" = ${this.workerId} AND t."id" = p."topicId"
+      FROM "locked" l, "Topic" t
+      WHERE p."id" = l."id" AND p."ownerWorkerId" = ${this.workerId} AND t."id" = p."topicId"
       RETURNING p."id" AS "partitionId", p."leaseEpoch" AS "epoch", t."configs", t."updatedAt"`;
     return rows.map((row) => ({
       partitionId: row.partitionId,
@@ -114,10 +118,13 @@ export class LeaseRepository extends LeaseHolder {
       WHERE "id" = ${partitionId} AND "ownerWorkerId" = ${this.workerId} AND "leaseEpoch" = ${epoch}`;
   }
 
+  /** Gives back every partition this worker holds, locking them in id order (`partition-row-locks.ts`). */
   async releaseAll(): Promise<number> {
     return this.prisma.$executeRaw`
-      UPDATE "Partition" SET "ownerWorkerId" = NULL, "leaseExpiresAt" = NULL
-      WHERE "ownerWorkerId" = ${this.workerId}`;
+      WITH ${lockedOwnedPartitions(this.workerId)}
+      UPDATE "Partition" p SET "ownerWorkerId" = NULL, "leaseExpiresAt" = NULL
+      FROM "locked" l
+      WHERE p."id" = l."id" AND p."ownerWorkerId" = ${this.workerId}`;
   }
 
   /** Which of these partitions still have a row (the others were deleted with their topic). */
