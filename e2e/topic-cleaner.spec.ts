@@ -2,7 +2,7 @@ import { randomBytes } from "node:crypto";
 import { mkdir, readdir, rm } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { saveScreenshot, useConsolePage, waitOrExplain } from "./console-session";
+import { compactedTopic, saveScreenshot, useConsolePage, waitOrExplain } from "./console-session";
 import { messagesTable, searchMessages, shownOffsets } from "./message-browser-actions";
 import { partitionDir, produceUntilRolled, setConfig, showTab } from "./topic-actions";
 
@@ -22,7 +22,7 @@ async function blockCleanedCopies(dir: string): Promise<string[]> {
 describe("topic page: an uncleanable partition and its retry", () => {
   const ui = useConsolePage({
     account: "Cleaner Tester",
-    topics: [{ name: TOPIC, partitions: 1, cleanupPolicy: "compact" }],
+    topics: [compactedTopic(TOPIC)],
     open: TOPIC,
   });
 

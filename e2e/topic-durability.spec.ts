@@ -1,6 +1,6 @@
 import type { Page } from "playwright-core";
 import { describe, expect, it } from "vitest";
-import { saveScreenshotsAtWidths, useConsolePage, waitOrExplain } from "./console-session";
+import { compactedTopic, saveScreenshotsAtWidths, useConsolePage, waitOrExplain } from "./console-session";
 import { produce, showTab } from "./topic-actions";
 
 // The e2e worker runs without an object store, so the card must say the topic is on local disk
@@ -19,7 +19,7 @@ async function durabilityRows(page: Page): Promise<string[][]> {
 describe("the topic page's durability card", () => {
   const ui = useConsolePage({
     account: "Durability Viewer",
-    topics: [{ name: TOPIC, partitions: 1, cleanupPolicy: "compact" }],
+    topics: [compactedTopic(TOPIC)],
     open: TOPIC,
   });
 

@@ -1,6 +1,6 @@
 import type { Locator, Page } from "playwright-core";
 import { describe, expect, it } from "vitest";
-import { callTrpc, saveScreenshotsAtWidths, useConsolePage } from "./console-session";
+import { callTrpc, compactedTopic, saveScreenshotsAtWidths, useConsolePage } from "./console-session";
 import { searchMessages, shownOffsets } from "./message-browser-actions";
 import { showTab } from "./topic-actions";
 
@@ -27,7 +27,7 @@ const GROUP = "billing";
 describe("topic charts from the per-minute samples", () => {
   const ui = useConsolePage({
     account: "Chart Watcher",
-    topics: [{ name: TOPIC, partitions: 2, cleanupPolicy: "compact" }],
+    topics: [compactedTopic(TOPIC, 2)],
     open: TOPIC,
   });
 
