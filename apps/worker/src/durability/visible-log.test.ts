@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { PartitionLog, readBatchHeader } from "@lastword/logstore";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { visibleUpTo } from "./visible-log";
+import { hostedLogOf, visibleUpTo } from "./visible-log";
 
 let root: string;
 beforeAll(async () => {
@@ -36,6 +36,9 @@ describe("the read view up to the durable end", () => {
     for (const [n, count] of [3, 4, 2].entries()) await log.append(batch(n, count));
     const view = visibleUpTo(log, 7);
     expect([view.logEndOffset, view.highWatermark]).toEqual([7, 7]);
+    // Per-log caches see one log behind every read's view.
+    expect(hostedLogOf(view)).toBe(log);
+    expect(hostedLogOf(log)).toBe(log);
     expect(view.logStartOffset).toBe(0);
     const read = await view.readBatches(0, { maxBytes: 1 << 20 });
     expect(baseOffsets(read.bytes)).toEqual([0, 3]);

@@ -8,6 +8,17 @@ import type { HostedLog, LogRecord } from "../hosting/hosted-log";
  * (fetch, Kafka Fetch, list offsets, snapshots) get while appends past `end` wait for their commit,
  * so nothing is served that a takeover could still lose. Everything else is the log's own.
  */
+/** The proxy answers the log it views under this key (`hostedLogOf`). */
+const VIEWED = Symbol("viewed log");
+
+/**
+ * The hosted log behind a read view (or the log itself): what per-log caches key on, since every
+ * read under object durability gets a new view of the same log.
+ */
+export function hostedLogOf(log: HostedLog): HostedLog {
+  return (log as HostedLog & { [VIEWED]?: HostedLog })[VIEWED] ?? log;
+}
+
 export function visibleUpTo(log: HostedLog, end: number): HostedLog {
   if (end >= log.logEndOffset) return log;
   const readBatches: HostedLog["readBatches"] = async (from, options) => {
@@ -21,6 +32,7 @@ export function visibleUpTo(log: HostedLog, end: number): HostedLog {
   };
   return new Proxy(log, {
     get(target, prop) {
+      if (prop === VIEWED) return target;
       if (prop === "highWatermark") return Math.min(target.highWatermark, end);
       if (prop === "logEndOffset") return end;
       if (prop === "readBatches") return readBatches;

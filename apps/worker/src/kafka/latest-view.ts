@@ -2,6 +2,7 @@ import { createHash } from "node:crypto";
 import { LATEST_VIEW_SUFFIX, latestViewBase } from "@lastword/api/topic-admin";
 import { ErrorCode } from "@lastword/kafka-protocol";
 import { batchesBefore, batchField } from "@lastword/record-batch";
+import { hostedLogOf } from "../durability/visible-log";
 import type { HostedLog } from "../hosting/hosted-log";
 import { requireKeyIndex } from "../hosting/indexed-log";
 import type { CatalogTopic, KafkaCatalog } from "./kafka-catalog";
@@ -98,23 +99,25 @@ export class LatestViews {
   /** The freeze this connection reads `partitionId` through. */
   async pinned(pins: Map<string, LatestFreeze>, partitionId: string, log: HostedLog, fetchOffset: number) {
     const pin = pins.get(partitionId);
-    if (pin && pin.log === log) return pin;
+    if (pin && pin.log === hostedLogOf(log)) return pin;
     const freeze = await this.#fresh(log, fetchOffset);
     pins.set(partitionId, freeze);
     return freeze;
   }
 
   async #fresh(log: HostedLog, fetchOffset: number): Promise<LatestFreeze> {
-    const pending = this.#shared.get(log);
+    // Keyed on the hosted log, not the durable read view each read gets around it.
+    const hosted = hostedLogOf(log);
+    const pending = this.#shared.get(hosted);
     const shared = await pending?.catch(() => null);
     if (shared && !stale(shared, log, fetchOffset)) return shared;
     // Connections that found it stale together share one new freeze.
-    const current = this.#shared.get(log);
+    const current = this.#shared.get(hosted);
     if (current !== pending && current) return current;
     const next = freezeView(log);
-    this.#shared.set(log, next);
+    this.#shared.set(hosted, next);
     next.catch(() => {
-      if (this.#shared.get(log) === next) this.#shared.delete(log);
+      if (this.#shared.get(hosted) === next) this.#shared.delete(hosted);
     });
     return next;
   }
@@ -131,7 +134,7 @@ function stale(freeze: LatestFreeze, log: HostedLog, fetchOffset: number): boole
  */
 async function freezeView(log: HostedLog): Promise<LatestFreeze> {
   const { offsets, endOffset } = await requireKeyIndex(log).latestOffsets();
-  return { log, end: endOffset, offsets };
+  return { log: hostedLogOf(log), end: endOffset, offsets };
 }
 
 /** Bytes per stored read while a view is served: a dirty log keeps few records of each read. */

@@ -6,7 +6,7 @@ import { formatBytes } from "@/lib/partition-stats";
 import { useTRPC } from "@/lib/trpc";
 import { Card } from "../ui/card";
 import { ErrorNotice, StatusNotice } from "../ui/notice";
-import { TimeChart } from "../ui/time-chart";
+import { TimeChart, type TimeSeries } from "../ui/time-chart";
 
 /** Owners write one sample a minute (rewritten every few seconds); half a minute keeps up. */
 const HISTORY_REFRESH_MS = 30_000;
@@ -30,6 +30,34 @@ function HistoryState({ history, empty }: { history: ReturnType<typeof useTopicH
   return <StatusNotice>{empty}</StatusNotice>;
 }
 
+/** One chart of the traffic card under its heading, or the history's state in its place. */
+function HistoryPanel<Point extends { at: number }>({
+  title,
+  history,
+  kind,
+  points,
+  series,
+  format,
+}: {
+  title: string;
+  history: ReturnType<typeof useTopicHistory>;
+  kind?: "line" | "bar";
+  points: readonly Point[];
+  series: readonly TimeSeries[];
+  format: (value: number) => string;
+}) {
+  return (
+    <div className="min-w-0">
+      <h3 className="mb-2 text-sm font-medium">{title}</h3>
+      {points.length > 0 ? (
+        <TimeChart label={title} kind={kind} points={points} series={series} format={format} />
+      ) : (
+        <HistoryState history={history} empty="No samples yet: the partitions' owner writes one a minute." />
+      )}
+    </div>
+  );
+}
+
 /**
  * The last hour per minute: records produced (no bar for the first sampled minute, which has no
  * minute before it) and fetched, and stored against live bytes.
@@ -43,45 +71,27 @@ export function TopicTrafficCharts({ topic }: { topic: string }) {
       description="Per minute, from the partitions' owners: records appended to the topic and served to readers (REST and Kafka), and its stored bytes against the live ones (what compaction would keep)."
     >
       <div className="grid gap-6 lg:grid-cols-2">
-        <div className="min-w-0">
-          <h3 className="mb-2 text-sm font-medium">Records produced and fetched per minute</h3>
-          {minutes.length > 0 ? (
-            <TimeChart
-              label="Records produced and fetched per minute"
-              kind="bar"
-              points={minutes}
-              series={[
-                { key: "producedRecords", name: "Produced", color: "var(--color-accent)" },
-                { key: "fetchedRecords", name: "Fetched", color: "#0891b2" },
-              ]}
-              format={count}
-            />
-          ) : (
-            <HistoryState
-              history={history}
-              empty="No samples yet: the partitions' owner writes one a minute."
-            />
-          )}
-        </div>
-        <div className="min-w-0">
-          <h3 className="mb-2 text-sm font-medium">Stored vs live bytes</h3>
-          {minutes.length > 0 ? (
-            <TimeChart
-              label="Stored vs live bytes"
-              points={minutes}
-              series={[
-                { key: "sizeBytes", name: "Stored", color: "var(--color-accent)" },
-                { key: "liveBytes", name: "Live", color: "#059669" },
-              ]}
-              format={formatBytes}
-            />
-          ) : (
-            <HistoryState
-              history={history}
-              empty="No samples yet: the partitions' owner writes one a minute."
-            />
-          )}
-        </div>
+        <HistoryPanel
+          title="Records produced and fetched per minute"
+          history={history}
+          kind="bar"
+          points={minutes}
+          series={[
+            { key: "producedRecords", name: "Produced", color: "var(--color-accent)" },
+            { key: "fetchedRecords", name: "Fetched", color: "#0891b2" },
+          ]}
+          format={count}
+        />
+        <HistoryPanel
+          title="Stored vs live bytes"
+          history={history}
+          points={minutes}
+          series={[
+            { key: "sizeBytes", name: "Stored", color: "var(--color-accent)" },
+            { key: "liveBytes", name: "Live", color: "#059669" },
+          ]}
+          format={formatBytes}
+        />
       </div>
     </Card>
   );
