@@ -1,11 +1,6 @@
 import fs from "node:fs";
 import { promisify } from "node:util";
-import {
-  BATCH_HEADER_BYTES,
-  batchCrcMatches,
-  batchHeaderDefect,
-  LOG_OVERHEAD_BYTES,
-} from "@lastword/record-batch";
+import { BATCH_HEADER_BYTES, batchCrcMatches, batchField, batchHeaderDefect } from "@lastword/record-batch";
 import { CorruptSegmentError } from "./errors";
 import type { Segment } from "./segment";
 
@@ -112,7 +107,7 @@ export class CleanerSegmentReader {
     while (length - at >= BATCH_HEADER_BYTES) {
       const defect = batchHeaderDefect(buf, at);
       if (defect !== null) this.fail(this.position + at, defect);
-      const size = buf.readInt32BE(at + 8) + LOG_OVERHEAD_BYTES;
+      const size = batchField.sizeBytes(buf, at);
       if (at + size > length) break;
       if (this.verifyCrc && !batchCrcMatches(buf, at, size))
         this.fail(this.position + at, "CRC-32C mismatch");
@@ -120,7 +115,7 @@ export class CleanerSegmentReader {
     }
     if (at > 0) return at;
     if (length < BATCH_HEADER_BYTES) this.fail(this.position, "truncated batch header");
-    const size = buf.readInt32BE(8) + LOG_OVERHEAD_BYTES;
+    const size = batchField.sizeBytes(buf, 0);
     if (this.position + size > this.limit)
       this.fail(this.position, `batch of ${size} bytes runs past the end`);
     this.buffers = [Buffer.allocUnsafe(size), Buffer.allocUnsafe(size)];

@@ -1,5 +1,6 @@
 import { open, readdir, rename, unlink } from "node:fs/promises";
 import { join } from "node:path";
+import { BATCH_HEADER_BYTES, batchField } from "@lastword/record-batch";
 
 // Crash-safe replacement of a group of segments by one cleaned segment (Kafka's
 // LocalLog.replaceSegments and LogLoader's swap recovery). A group's new files are written as
@@ -19,7 +20,6 @@ export const SWAP_SUFFIX = ".swap";
 export const DELETED_SUFFIX = ".deleted";
 const RANGE_PREFIX = "swaprange-";
 const SEGMENT_FILE = /^(\d{20})\.([a-z]+(?:-\d{20})?)(\.cleaned|\.swap|\.deleted)?$/;
-const BATCH_HEADER_BYTES = 61;
 
 interface SegmentFile {
   name: string;
@@ -68,9 +68,9 @@ async function readNextOffset(path: string, baseOffset: number): Promise<number>
     let next = baseOffset;
     for (let pos = 0; pos + BATCH_HEADER_BYTES <= size; ) {
       await handle.read(header, 0, BATCH_HEADER_BYTES, pos);
-      const end = pos + 12 + header.readInt32BE(8);
+      const end = pos + batchField.sizeBytes(header, 0);
       if (end > size || end < pos + BATCH_HEADER_BYTES) break;
-      next = Number(header.readBigInt64BE(0)) + header.readInt32BE(23) + 1;
+      next = batchField.lastOffset(header, 0) + 1;
       pos = end;
     }
     return next;

@@ -7,7 +7,6 @@ import {
   batchField,
   batchHeaderDefect,
   countTombstones,
-  LOG_OVERHEAD_BYTES,
 } from "@lastword/record-batch";
 import { OffsetIndex } from "./offset-index";
 import { TimeIndex } from "./time-index";
@@ -121,7 +120,7 @@ export class BatchCursor {
       this.buf = this.header;
       this.bufPos = 0;
     }
-    const size = this.buf.readInt32BE(this.bufPos + 8) + LOG_OVERHEAD_BYTES;
+    const size = batchField.sizeBytes(this.buf, this.bufPos);
     const headerDefect = batchHeaderDefect(this.buf, this.bufPos);
     if (headerDefect) return this.fail(headerDefect);
     if (at + size > this.end) return this.fail(`batch of ${size} bytes runs past the end of the data`);
