@@ -1,36 +1,23 @@
 import {
-  BATCH_HEADER_BYTES,
+  BatchRebuild,
   batchCompression,
+  batchField,
   CONTROL_FLAG,
-  crc32c,
   DELETE_HORIZON_FLAG,
   inflateBatch,
-  LOG_OVERHEAD_BYTES,
   OFF_ATTRIBUTES,
   OFF_BASE_TIMESTAMP,
-  OFF_CRC,
-  OFF_LAST_OFFSET_DELTA,
-  OFF_LENGTH,
-  OFF_MAX_TIMESTAMP,
   OFF_PRODUCER_ID,
-  OFF_RECORD_COUNT,
+  RecordBatchWalk,
   readInt64,
-  TIMESTAMP_TYPE_FLAG,
-  varintSize,
-  writeInt64,
-  writeVarint,
 } from "@lastword/record-batch";
 import type { OffsetMap } from "./offset-map";
 
-// The cleaner's per-batch work, on raw bytes: scan a batch's records without decoding them into
-// objects, decide which survive (Kafka's cleanInto / shouldRetainRecord, reference §2.6–2.7), and
-// write the survivors into the output buffer. Unchanged batches are copied byte for byte; a
-// rebuilt batch keeps its base offset, last offset delta, base timestamp and producer fields, and
-// its surviving records' bytes, so only the header changes — unless a delete horizon is stamped,
-// which moves the base timestamp and so rewrites each record's timestamp delta.
-
-/** A restamped timestamp delta can grow from 1 to 10 varint bytes, and the length prefix by 1. */
-const MAX_GROWTH_PER_RECORD = 10;
+// The cleaner's per-batch work, on raw bytes: walk a batch's records without decoding them into
+// objects (RecordBatchWalk), decide which survive (Kafka's cleanInto / shouldRetainRecord,
+// reference §2.6–2.7), and write the survivors into the output buffer. Unchanged batches are
+// copied byte for byte; a changed one is rebuilt by record-batch's BatchRebuild (header kept, the
+// survivors' bytes copied, a delete horizon stamped when a tombstone stays).
 
 /** Per-pass inputs of the retain rule. */
 export interface RetainRule {
@@ -99,41 +86,10 @@ export class FilterCounters {
   }
 }
 
-/** Scratch space reused across batches: record boundaries and verdicts, grown on demand. */
-let recordStart = new Int32Array(1024);
-let recordEnd = new Int32Array(1024);
-let timestampEnd = new Int32Array(1024);
-let recordTimestamp = new Float64Array(1024);
+/** Which records of the batch being filtered stay, by index (grown on demand), and the tools on its bytes. */
 let recordKept = new Uint8Array(1024);
-let cursor = 0;
-
-function ensureScratch(count: number): void {
-  if (count <= recordStart.length) return;
-  const size = Math.max(count, recordStart.length * 2);
-  recordStart = new Int32Array(size);
-  recordEnd = new Int32Array(size);
-  timestampEnd = new Int32Array(size);
-  recordTimestamp = new Float64Array(size);
-  recordKept = new Uint8Array(size);
-}
-
-/** Reads a zigzag varint at `cursor` and advances it. */
-function readVarint(buf: Uint8Array): number {
-  let byte = buf[cursor++]!;
-  let value = byte & 0x7f;
-  let scale = 128;
-  while (byte >= 128) {
-    byte = buf[cursor++]!;
-    value += (byte & 0x7f) * scale;
-    scale *= 128;
-  }
-  return value % 2 === 1 ? -(value + 1) / 2 : value / 2;
-}
-
-/** Most bytes `filterBatch` can write for a source batch of `sizeBytes` holding `count` records. */
-export function filteredBatchBound(sizeBytes: number, count: number): number {
-  return sizeBytes + count * MAX_GROWTH_PER_RECORD;
-}
+const walk = new RecordBatchWalk();
+const rebuild = new BatchRebuild();
 
 /** Outcome of one batch, so the segment writer can index it. */
 export interface FilteredBatch {
@@ -148,8 +104,9 @@ export interface FilteredBatch {
 const filtered: FilteredBatch = { bytes: 0, maxTimestamp: -1, changed: false };
 
 /**
- * Filters the batch at `src[pos]` (validated, plain v2: `filterCompressedBatch` takes compressed ones) into `out[outPos]`, which must have
- * `filteredBatchBound` bytes free. Returns a shared result object (valid until the next call).
+ * Filters the batch at `src[pos]` (validated, plain v2: `filterCompressedBatch` takes compressed
+ * ones) into `out[outPos]`, which must have `rebuiltBatchBound` bytes free. Returns a shared result
+ * object (valid until the next call).
  */
 export function filterBatch(
   src: Buffer,
@@ -159,28 +116,31 @@ export function filterBatch(
   rule: RetainRule,
   counters: FilterCounters,
 ): FilteredBatch {
-  const size = src.readInt32BE(pos + OFF_LENGTH) + LOG_OVERHEAD_BYTES;
+  const size = batchField.sizeBytes(src, pos);
   const attributes = src.readInt16BE(pos + OFF_ATTRIBUTES);
-  const count = src.readInt32BE(pos + OFF_RECORD_COUNT);
+  const count = batchField.recordCount(src, pos);
   if ((attributes & CONTROL_FLAG) !== 0) return copyBatch(src, pos, size, out, outPos);
   if (count === 0) return retainsEmpty(src, pos, rule) ? copyBatch(src, pos, size, out, outPos) : dropBatch();
-  ensureScratch(count);
-  const verdict = judgeRecords(src, pos, count, attributes, rule, counters);
+  if (count > recordKept.length) recordKept = new Uint8Array(Math.max(count, recordKept.length * 2));
   const hasHorizon = (attributes & DELETE_HORIZON_FLAG) !== 0;
+  const horizon = hasHorizon ? readInt64(src, pos + OFF_BASE_TIMESTAMP) : null;
+  const verdict = judgeRecords(src, pos, size, horizon, rule, counters);
   const stamp = verdict.keptTombstone && !hasHorizon;
   if (verdict.kept === count && !stamp) {
-    if (hasHorizon && verdict.keptTombstone) counters.noteHorizon(readInt64(src, pos + OFF_BASE_TIMESTAMP));
+    if (horizon !== null && verdict.keptTombstone) counters.noteHorizon(horizon);
     return copyBatch(src, pos, size, out, outPos);
   }
-  if (verdict.kept === 0)
-    return retainsEmpty(src, pos, rule) ? writeEmptyBatch(src, pos, out, outPos) : dropBatch();
-  const horizon = stamp
-    ? rule.newDeleteHorizonMs
-    : hasHorizon
-      ? readInt64(src, pos + OFF_BASE_TIMESTAMP)
-      : null;
-  if (horizon !== null && verdict.keptTombstone) counters.noteHorizon(horizon);
-  return rebuildBatch(src, pos, count, attributes, out, outPos, stamp ? rule.newDeleteHorizonMs : null);
+  if (verdict.kept === 0) {
+    if (!retainsEmpty(src, pos, rule)) return dropBatch();
+    return written(rebuild.begin(src, pos, out, outPos).sealEmpty());
+  }
+  const batchHorizon = stamp ? rule.newDeleteHorizonMs : horizon;
+  if (batchHorizon !== null && verdict.keptTombstone) counters.noteHorizon(batchHorizon);
+  rebuild.begin(src, pos, out, outPos);
+  if (stamp) rebuild.stampDeleteHorizon(rule.newDeleteHorizonMs);
+  walk.reset(src, pos, pos + size).nextBatch();
+  for (let i = 0; walk.nextRecord(); i++) if (recordKept[i] === 1) rebuild.keep(walk);
+  return written(rebuild.seal());
 }
 
 /**
@@ -189,7 +149,7 @@ export function filterBatch(
  * an empty batch kept by an earlier pass once neither holds any more.
  */
 function retainsEmpty(src: Buffer, pos: number, rule: RetainRule): boolean {
-  const lastOffset = readInt64(src, pos) + src.readInt32BE(pos + OFF_LAST_OFFSET_DELTA);
+  const lastOffset = batchField.lastOffset(src, pos);
   if (lastOffset + 1 === rule.roundEndOffset) return true;
   return rule.producerLastBatchEnds.get(readInt64(src, pos + OFF_PRODUCER_ID)) === lastOffset;
 }
@@ -197,7 +157,7 @@ function retainsEmpty(src: Buffer, pos: number, rule: RetainRule): boolean {
 function copyBatch(src: Buffer, pos: number, size: number, out: Buffer, outPos: number): FilteredBatch {
   src.copy(out, outPos, pos, pos + size);
   filtered.bytes = size;
-  filtered.maxTimestamp = readInt64(src, pos + OFF_MAX_TIMESTAMP);
+  filtered.maxTimestamp = batchField.maxTimestamp(src, pos);
   filtered.changed = false;
   return filtered;
 }
@@ -209,67 +169,55 @@ function dropBatch(): FilteredBatch {
   return filtered;
 }
 
+/** The batch `rebuild` just sealed (`bytes` long). */
+function written(bytes: number): FilteredBatch {
+  filtered.bytes = bytes;
+  filtered.maxTimestamp = rebuild.maxTimestamp;
+  filtered.changed = true;
+  return filtered;
+}
+
 const verdictOut = { kept: 0, keptTombstone: false };
 
-/** Scans every record once, fills the scratch arrays and applies the retain rule to each. */
+/**
+ * Walks every record once, applies the retain rule to each and notes the verdicts in `recordKept`.
+ * `horizonMs`: the batch's delete horizon, null if it has none.
+ */
 function judgeRecords(
   src: Buffer,
   pos: number,
-  count: number,
-  attributes: number,
+  size: number,
+  horizonMs: number | null,
   rule: RetainRule,
   counters: FilterCounters,
 ): typeof verdictOut {
-  const baseOffset = readInt64(src, pos);
-  const baseTimestamp = readInt64(src, pos + OFF_BASE_TIMESTAMP);
-  const horizon = (attributes & DELETE_HORIZON_FLAG) !== 0 ? baseTimestamp : Number.POSITIVE_INFINITY;
-  // LogAppendTime batches carry their one timestamp in the max timestamp field.
-  const appendTime = (attributes & TIMESTAMP_TYPE_FLAG) !== 0 ? readInt64(src, pos + OFF_MAX_TIMESTAMP) : -1;
+  const horizon = horizonMs ?? Number.POSITIVE_INFINITY;
   let kept = 0;
   let keptTombstone = false;
-  cursor = pos + BATCH_HEADER_BYTES;
-  for (let i = 0; i < count; i++) {
-    recordStart[i] = cursor;
-    const length = readVarint(src);
-    const end = cursor + length;
-    cursor++; // record attributes, unused in v2
-    recordTimestamp[i] = baseTimestamp + readVarint(src);
-    timestampEnd[i] = cursor;
-    const offset = baseOffset + readVarint(src);
-    const keyLength = readVarint(src);
-    const keyStart = cursor;
-    cursor += Math.max(keyLength, 0);
-    const tombstone = readVarint(src) < 0;
-    const verdict = retain(
-      src,
-      offset,
-      keyLength < 0 ? -1 : keyStart,
-      keyStart + keyLength,
-      tombstone,
-      horizon,
-      rule,
-    );
+  let i = 0;
+  walk.reset(src, pos, pos + size).nextBatch();
+  for (; walk.nextRecord(); i++) {
+    const tombstone = walk.valueStart < 0;
+    const verdict = retain(src, walk.offset, walk.keyStart, walk.keyEnd, tombstone, horizon, rule);
     const keep = verdict === KEEP;
     if (verdict === DROP_KEYLESS) counters.keylessRemoved++;
     else if (!keep && tombstone) {
       counters.noteRemovedTombstone({
-        key: Buffer.from(src.subarray(keyStart, keyStart + keyLength)),
-        offset,
-        timestamp: appendTime >= 0 ? appendTime : recordTimestamp[i]!,
+        key: Buffer.from(src.subarray(walk.keyStart, walk.keyEnd)),
+        offset: walk.offset,
+        timestamp: walk.timestamp,
         reason: verdict === DROP_EXPIRED ? "delete-horizon" : "superseded",
-        horizonMs: Number.isFinite(horizon) ? horizon : null,
+        horizonMs,
       });
     }
-    recordEnd[i] = end;
     recordKept[i] = keep ? 1 : 0;
     if (keep) {
       kept++;
       if (tombstone) keptTombstone = true;
     }
-    cursor = end;
   }
-  counters.recordsRead += count;
-  counters.recordsRemoved += count - kept;
+  counters.recordsRead += i;
+  counters.recordsRemoved += i - kept;
   verdictOut.kept = kept;
   verdictOut.keptTombstone = keptTombstone;
   return verdictOut;
@@ -296,78 +244,6 @@ function retain(
   return tombstone && rule.nowMs >= horizonMs ? DROP_EXPIRED : KEEP;
 }
 
-/** Kafka's writeEmptyHeader: the batch's offsets and max timestamp, no records, no horizon. */
-function writeEmptyBatch(src: Buffer, pos: number, out: Buffer, outPos: number): FilteredBatch {
-  src.copy(out, outPos, pos, pos + BATCH_HEADER_BYTES);
-  const maxTimestamp = readInt64(src, pos + OFF_MAX_TIMESTAMP);
-  const attributes = src.readInt16BE(pos + OFF_ATTRIBUTES) & ~DELETE_HORIZON_FLAG;
-  out.writeInt16BE(attributes, outPos + OFF_ATTRIBUTES);
-  writeInt64(out, maxTimestamp, outPos + OFF_BASE_TIMESTAMP);
-  out.writeInt32BE(0, outPos + OFF_RECORD_COUNT);
-  return sealBatch(out, outPos, BATCH_HEADER_BYTES, maxTimestamp);
-}
-
-/** Writes the kept records behind a copy of the source header, then patches the header. */
-function rebuildBatch(
-  src: Buffer,
-  pos: number,
-  count: number,
-  attributes: number,
-  out: Buffer,
-  outPos: number,
-  stampHorizonMs: number | null,
-): FilteredBatch {
-  src.copy(out, outPos, pos, pos + BATCH_HEADER_BYTES);
-  const appendTime = (attributes & TIMESTAMP_TYPE_FLAG) !== 0;
-  let maxTimestamp = appendTime ? readInt64(src, pos + OFF_MAX_TIMESTAMP) : -1;
-  let at = outPos + BATCH_HEADER_BYTES;
-  let kept = 0;
-  for (let i = 0; i < count; i++) {
-    if (recordKept[i] === 0) continue;
-    kept++;
-    const ts = recordTimestamp[i]!;
-    if (!appendTime && ts > maxTimestamp) maxTimestamp = ts;
-    if (stampHorizonMs === null) {
-      at += src.copy(out, at, recordStart[i]!, recordEnd[i]!);
-    } else {
-      at = restampRecord(src, i, out, at, ts - stampHorizonMs);
-    }
-  }
-  if (stampHorizonMs !== null) {
-    out.writeInt16BE(attributes | DELETE_HORIZON_FLAG, outPos + OFF_ATTRIBUTES);
-    writeInt64(out, stampHorizonMs, outPos + OFF_BASE_TIMESTAMP);
-  }
-  out.writeInt32BE(kept, outPos + OFF_RECORD_COUNT);
-  return sealBatch(out, outPos, at - outPos, maxTimestamp);
-}
-
-/** Re-encodes record `i` with a new timestamp delta; everything after the delta is copied as is. */
-function restampRecord(src: Buffer, i: number, out: Buffer, at: number, timestampDelta: number): number {
-  cursor = recordStart[i]!;
-  const oldLength = readVarint(src);
-  const bodyStart = cursor;
-  cursor++;
-  const oldDeltaStart = cursor;
-  readVarint(src);
-  const rest = timestampEnd[i]!;
-  const length = oldLength - (rest - oldDeltaStart) + varintSize(timestampDelta);
-  let w = writeVarint(out, length, at);
-  out[w++] = src[bodyStart]!;
-  w = writeVarint(out, timestampDelta, w);
-  return w + src.copy(out, w, rest, recordEnd[i]!);
-}
-
-/** Sets length, max timestamp and CRC-32C (attributes..end) of the batch written at `outPos`. */
-function sealBatch(out: Buffer, outPos: number, size: number, maxTimestamp: number): FilteredBatch {
-  out.writeInt32BE(size - LOG_OVERHEAD_BYTES, outPos + OFF_LENGTH);
-  writeInt64(out, maxTimestamp, outPos + OFF_MAX_TIMESTAMP);
-  out.writeUInt32BE(crc32c(out.subarray(outPos + OFF_ATTRIBUTES, outPos + size)), outPos + OFF_CRC);
-  filtered.bytes = size;
-  filtered.maxTimestamp = maxTimestamp;
-  filtered.changed = true;
-  return filtered;
-}
-
 /** Result of `mapBatch`: whether the map filled, and the last offset put into it (or -1). */
 export const mapProgress = { full: false, lastPut: -1 };
 
@@ -382,25 +258,15 @@ export function mapBatch(src: Buffer, pos: number, map: OffsetMap, fromOffset: n
   mapProgress.full = false;
   mapProgress.lastPut = -1;
   if ((src.readInt16BE(pos + OFF_ATTRIBUTES) & CONTROL_FLAG) !== 0) return mapProgress;
-  const baseOffset = readInt64(src, pos);
-  const count = src.readInt32BE(pos + OFF_RECORD_COUNT);
-  cursor = pos + BATCH_HEADER_BYTES;
-  for (let i = 0; i < count; i++) {
-    const length = readVarint(src);
-    const end = cursor + length;
-    cursor++;
-    readVarint(src);
-    const offset = baseOffset + readVarint(src);
-    const keyLength = readVarint(src);
-    if (keyLength >= 0 && offset >= fromOffset) {
-      if (map.full) {
-        mapProgress.full = true;
-        return mapProgress;
-      }
-      map.put(src, cursor, cursor + keyLength, offset);
-      mapProgress.lastPut = offset;
+  walk.reset(src, pos, pos + batchField.sizeBytes(src, pos)).nextBatch();
+  while (walk.nextRecord()) {
+    if (walk.keyStart < 0 || walk.offset < fromOffset) continue;
+    if (map.full) {
+      mapProgress.full = true;
+      return mapProgress;
     }
-    cursor = end;
+    map.put(src, walk.keyStart, walk.keyEnd, walk.offset);
+    mapProgress.lastPut = walk.offset;
   }
   return mapProgress;
 }

@@ -1,11 +1,11 @@
-import { batchCompression, batchField, compressBatch, inflateBatch } from "@lastword/record-batch";
 import {
-  type FilterCounters,
-  type FilteredBatch,
-  filterBatch,
-  filteredBatchBound,
-  type RetainRule,
-} from "./cleaner-batch";
+  batchCompression,
+  batchField,
+  compressBatch,
+  inflateBatch,
+  rebuiltBatchBound,
+} from "@lastword/record-batch";
+import { type FilterCounters, type FilteredBatch, filterBatch, type RetainRule } from "./cleaner-batch";
 
 // The cleaner's filter for a batch whose records section is compressed: Kafka's cleaner reads such
 // a batch record by record and rewrites what survives compressed with the batch's own codec. Here
@@ -30,7 +30,7 @@ export function filterCompressedBatch(
 ): FilteredCompressedBatch {
   const size = batchField.sizeBytes(src, pos);
   const plain = inflateBatch(src, pos);
-  const out = Buffer.allocUnsafe(filteredBatchBound(plain.length, batchField.recordCount(plain, 0)));
+  const out = Buffer.allocUnsafe(rebuiltBatchBound(plain.length, batchField.recordCount(plain, 0)));
   const { bytes, maxTimestamp, changed } = filterBatch(plain, 0, out, 0, rule, counters);
   if (!changed) return { bytes: size, maxTimestamp, changed, batch: src.subarray(pos, pos + size) };
   if (bytes === 0) return { bytes, maxTimestamp, changed, batch: EMPTY };

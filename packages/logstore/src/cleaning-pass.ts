@@ -1,5 +1,5 @@
 import { randomInt } from "node:crypto";
-import { batchCompression, batchField } from "@lastword/record-batch";
+import { batchCompression, batchField, rebuiltBatchBound } from "@lastword/record-batch";
 import type { CleanableRange } from "./cleanable-range";
 import { CleanedSegmentWriter } from "./cleaned-segment-writer";
 import type { CleanableLog, CleanResult } from "./cleaner";
@@ -7,7 +7,6 @@ import {
   FilterCounters,
   type FilteredBatch,
   filterBatch,
-  filteredBatchBound,
   mapBatch,
   type RemovedTombstone,
   type RetainRule,
@@ -312,7 +311,7 @@ export class CleaningPass {
     rule: RetainRule,
   ): FilteredBatch {
     if (batchCompression(buf, at) === 0) {
-      writer.reserve(filteredBatchBound(size, batchField.recordCount(buf, at)));
+      writer.reserve(rebuiltBatchBound(size, batchField.recordCount(buf, at)));
       return filterBatch(buf, at, writer.buf, writer.length, rule, this.counters);
     }
     // Recompressed output has no bound known before it is written: it is made, then copied in.

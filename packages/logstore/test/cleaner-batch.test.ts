@@ -1,7 +1,7 @@
-import { type AppendRecord, decodeBatch, encodeRecordBatch } from "@lastword/record-batch";
+import { type AppendRecord, decodeBatch, encodeRecordBatch, rebuiltBatchBound } from "@lastword/record-batch";
 import { crc32c } from "@node-rs/crc32";
 import { describe, expect, it } from "vitest";
-import { FilterCounters, filterBatch, filteredBatchBound, type RetainRule } from "../src/cleaner-batch";
+import { FilterCounters, filterBatch, type RetainRule } from "../src/cleaner-batch";
 import { OffsetMap } from "../src/offset-map";
 
 const b = (s: string) => Buffer.from(s);
@@ -32,7 +32,7 @@ function ruleWith(latest: Record<string, number>, overrides: Partial<RetainRule>
 }
 
 function run(src: Buffer, rule: RetainRule, counters = new FilterCounters()) {
-  const out = Buffer.alloc(filteredBatchBound(src.length, 100));
+  const out = Buffer.alloc(rebuiltBatchBound(src.length, 100));
   const { bytes, maxTimestamp } = filterBatch(src, 0, out, 0, rule, counters);
   const written = out.subarray(0, bytes);
   return { written, maxTimestamp, counters, decoded: bytes > 0 ? decodeBatch(written) : null };

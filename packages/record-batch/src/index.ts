@@ -1,3 +1,4 @@
+export { BatchRebuild, rebuiltBatchBound } from "./batch-rebuild";
 export {
   CODEC_IDS,
   type CompressionCodec,

@@ -22,12 +22,13 @@ const overrun = () => new RecordBatchFormatError("a record that overruns its bat
 const EMPTY = new Uint8Array(0);
 
 /**
- * An in-place walk over the RecordBatch v2 batches in `buf[start, end)` and their records, for
- * readers of batches that came over a network (the data plane's and the REST API's stored frames):
- * positions only, in this one reused object (nothing allocated per record), every length checked
- * against its record, its batch and the range, nothing read past them. CRCs are not checked
- * (`batchCrcMatches` does that; the log store checked them when it read the batches). Uint8Array
- * only, so it runs in browsers.
+ * An in-place walk over the RecordBatch v2 batches in `buf[start, end)` and their records: the one
+ * record walk of every reader that works on batch bytes without decoding them (the data plane's and
+ * the REST API's stored frames, the log store's append validation and cleaner, the Kafka `.latest`
+ * view's filter; `BatchRebuild` writes the records it keeps). Positions only, in this one reused
+ * object (nothing allocated per record), every length checked against its record, its batch and
+ * the range, nothing read past them. CRCs are not checked (`batchCrcMatches` does that; the log
+ * store checked them when it read the batches). Uint8Array only, so it runs in browsers.
  *
  *   walk.reset(bytes, 0, bytes.length);
  *   while (walk.nextBatch()) while (walk.nextRecord()) use(walk.offset, walk.keyStart, …);
@@ -43,6 +44,10 @@ export class RecordBatchWalk {
   /** The current record: offset, timestamp (LogAppendTime resolved) and field positions in `buf`. */
   offset = 0;
   timestamp = 0;
+  /** The timestamp delta as stored, against the batch's base timestamp (a LogAppendTime batch's too). */
+  timestampDelta = 0;
+  /** Where the record starts (its length varint) and ends. */
+  recordStart = 0;
   /** -1 for a null key. */
   keyStart = -1;
   keyEnd = -1;
@@ -113,7 +118,7 @@ export class RecordBatchWalk {
     }
     this.#left--;
     const buf = this.buf;
-    at = this.#at;
+    at = this.recordStart = this.#at;
     const length = varint(buf, this.batchEnd);
     const recordEnd = at + length;
     if (length < 1 || recordEnd > this.batchEnd) throw overrun();
@@ -129,6 +134,7 @@ export class RecordBatchWalk {
     this.headerCount = varint(buf, recordEnd);
     this.headersStart = at;
     this.recordEnd = recordEnd;
+    this.timestampDelta = timestampDelta;
     this.timestamp = this.#appendTime ? this.#maxTimestamp : this.#baseTimestamp + timestampDelta;
     this.#at = recordEnd;
     return true;

@@ -2,17 +2,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { decodeBatchRecords, encodeRecordBatch, type LogRecord } from "../src/record-batch";
 import { batchesBefore, forEachHeader, RecordBatchFormatError, RecordBatchWalk } from "../src/record-walk";
-
-const bytesArb = fc.option(
-  fc.uint8Array({ maxLength: 300 }).map((b) => Buffer.from(b)),
-  { nil: null },
-);
-const recordArb = fc.record({
-  key: bytesArb,
-  value: bytesArb,
-  timestamp: fc.integer({ min: 0, max: 2 ** 45 }),
-  headers: fc.array(fc.record({ key: fc.string({ maxLength: 8 }), value: bytesArb }), { maxLength: 3 }),
-});
+import { recordArb } from "./record-arbitraries";
 
 /** What the walk sees, as the log store's decoder would return it. */
 function walked(bytes: Uint8Array): LogRecord[] {

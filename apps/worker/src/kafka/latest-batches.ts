@@ -1,21 +1,9 @@
 import {
-  BATCH_HEADER_BYTES,
-  COMPRESSION_MASK,
-  crc32c,
-  DELETE_HORIZON_FLAG,
+  BatchRebuild,
+  batchField,
   inflateBatch,
-  LOG_OVERHEAD_BYTES,
-  OFF_ATTRIBUTES,
-  OFF_BASE_TIMESTAMP,
-  OFF_CRC,
-  OFF_LENGTH,
-  OFF_MAX_TIMESTAMP,
-  OFF_RECORD_COUNT,
   RecordBatchWalk,
   readBatchHeader,
-  readInt64,
-  TIMESTAMP_TYPE_FLAG,
-  writeInt64,
 } from "@lastword/record-batch";
 
 /** What decides a kept record's fate beyond its offset: the view's end, and the time. */
@@ -38,50 +26,32 @@ export function firstAtOrAfter(offsets: Float64Array, offset: number): number {
 }
 
 const walk = new RecordBatchWalk();
+const rebuild = new BatchRebuild();
 
 /**
  * The batch at `bytes[pos]` with only the records whose offsets are in `keep` (ascending, all
- * within the batch), as Kafka's cleaner rebuilds one: same base offset, last offset delta,
- * timestamps and producer fields, the kept records' bytes copied as they are (their deltas stay
- * valid against the unchanged base), plain (a compressed batch is inflated first), new length, max
- * timestamp and CRC. Expired tombstones go too, except the record just below the view's end, which
- * stays so a client that advances by its last record's offset reaches the end. Null when nothing
- * is left.
+ * within the batch), rebuilt as Kafka's cleaner rebuilds one (record-batch's BatchRebuild: same
+ * base offset, last offset delta, timestamps and producer fields, the kept records' bytes as they
+ * are), plain (a compressed batch is inflated first). Expired tombstones go too, except the record
+ * just below the view's end, which stays so a client that advances by its last record's offset
+ * reaches the end. Null when nothing is left.
  */
 export function keptBatch(bytes: Buffer, pos: number, keep: Float64Array, rule: KeepRule): Buffer | null {
   const plain = inflateBatch(bytes, pos);
-  const size = plain.readInt32BE(OFF_LENGTH) + LOG_OVERHEAD_BYTES;
-  const attributes = plain.readInt16BE(OFF_ATTRIBUTES);
-  const horizon =
-    (attributes & DELETE_HORIZON_FLAG) !== 0
-      ? readInt64(plain, OFF_BASE_TIMESTAMP)
-      : Number.POSITIVE_INFINITY;
-  const expired = rule.nowMs >= horizon;
-  const appendTime = (attributes & TIMESTAMP_TYPE_FLAG) !== 0;
+  const size = batchField.sizeBytes(plain, 0);
+  const horizon = readBatchHeader(plain, 0).deleteHorizonMs;
+  const expired = horizon !== null && rule.nowMs >= horizon;
   const out = Buffer.allocUnsafe(size);
-  plain.copy(out, 0, 0, BATCH_HEADER_BYTES);
-  let at = BATCH_HEADER_BYTES;
-  let kept = 0;
-  let maxTimestamp = appendTime ? readInt64(plain, OFF_MAX_TIMESTAMP) : -1;
+  rebuild.begin(plain, 0, out, 0);
+  walk.reset(plain, 0, size).nextBatch();
   let k = 0;
-  walk.reset(plain, 0, size);
-  walk.nextBatch();
-  // A record starts where the one before it ended (its length varint first).
-  for (let start = BATCH_HEADER_BYTES; walk.nextRecord(); start = walk.recordEnd) {
+  while (walk.nextRecord()) {
     while (k < keep.length && keep[k]! < walk.offset) k++;
     if (k >= keep.length || keep[k] !== walk.offset) continue;
     if (expired && walk.valueStart < 0 && walk.offset !== rule.end - 1) continue;
-    at += plain.copy(out, at, start, walk.recordEnd);
-    kept++;
-    if (!appendTime && walk.timestamp > maxTimestamp) maxTimestamp = walk.timestamp;
+    rebuild.keep(walk);
   }
-  if (kept === 0) return null;
-  out.writeInt16BE(attributes & ~COMPRESSION_MASK, OFF_ATTRIBUTES);
-  out.writeInt32BE(kept, OFF_RECORD_COUNT);
-  out.writeInt32BE(at - LOG_OVERHEAD_BYTES, OFF_LENGTH);
-  writeInt64(out, maxTimestamp, OFF_MAX_TIMESTAMP);
-  out.writeUInt32BE(crc32c(out.subarray(OFF_ATTRIBUTES, at)), OFF_CRC);
-  return out.subarray(0, at);
+  return rebuild.recordCount === 0 ? null : out.subarray(0, rebuild.seal());
 }
 
 /**
