@@ -1,8 +1,8 @@
 import { encodeRecordFrames, encodeStoredHead } from "@lastword/frames";
+import { frameRecord, storedCase } from "@lastword/frames/testing";
 import { encodeRecordBatch } from "@lastword/record-batch";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { frameRecord, storedCase } from "../../frames/test/stored-frames.fixture";
 import { envelopeOf, FrameReader, headersOf, type RawRecord, textOf } from "./binary-frames";
 import { LastwordApiError } from "./problem-error";
 

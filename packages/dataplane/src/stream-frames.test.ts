@@ -1,8 +1,8 @@
 import { encodeEndFrame, encodeErrorFrame, encodeRecordFrames, encodeStoredHead } from "@lastword/frames";
+import { frameRecord, storedCase } from "@lastword/frames/testing";
 import { encodeRecordBatch } from "@lastword/record-batch";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { frameRecord, storedCase } from "../../frames/test/stored-frames.fixture";
 import { DataPlaneError } from "./errors";
 import type { FetchedRecord } from "./record-codec";
 import { decodeRecordBatch, decodeStreamFrames, splitStreamFrames } from "./stream-frames";
