@@ -1,5 +1,6 @@
 import { encodeProduceFrames, envelope, LastwordClient, type ProduceRecord } from "@lastword/client";
 import { DataPlaneClient } from "@lastword/dataplane";
+import { FRAME_LAYOUTS } from "@lastword/frames";
 import { beforeAll, describe, expect, it, vi } from "vitest";
 import { forgetTenantQuota } from "../src/services/rate-limit.service";
 import { createQuota, PUBLIC_URL, provisionTenantKey, rest } from "./api-harness";
@@ -323,13 +324,28 @@ describe("binary produce body", () => {
     }
   });
 
-  it("is documented in the OpenAPI document beside the JSON body", async () => {
+  it("is documented in the OpenAPI document beside the JSON body, in the frames package's layouts", async () => {
     const doc = await rest(h.server, {}, "GET", "/openapi.json");
-    const paths = doc.body.paths as Record<string, Record<string, { requestBody: { content: object } }>>;
-    expect(Object.keys(paths["/topics/{topic}/records"]!.post!.requestBody.content).sort()).toEqual([
-      "application/json",
-      FRAMES,
-    ]);
+    type Described = { description?: string; schema?: { description?: string } };
+    const paths = doc.body.paths as Record<
+      string,
+      Record<
+        string,
+        {
+          requestBody: { content: Record<string, Described> };
+          responses: Record<string, Described>;
+        }
+      >
+    >;
+    const body = paths["/topics/{topic}/records"]!.post!.requestBody.content;
+    expect(Object.keys(body).sort()).toEqual(["application/json", FRAMES]);
+    const produce = body[FRAMES]!.schema!.description!;
+    expect(produce).toContain(FRAME_LAYOUTS.partition);
+    expect(produce).toContain(FRAME_LAYOUTS.batch);
+    const stream = paths["/topics/{topic}/records/stream"]!.get!.responses["200"]!.description!;
+    for (const layout of [FRAME_LAYOUTS.partition, FRAME_LAYOUTS.stored, FRAME_LAYOUTS.offsets]) {
+      expect(stream).toContain(layout);
+    }
   });
 });
 

@@ -1,10 +1,10 @@
 import {
   decodeBatchFrame,
   decodeStoredFrame,
-  END_FRAME_BYTES,
-  FRAME_HEADER_BYTES,
   FRAME_KIND,
   FrameFormatError,
+  readStreamFrameHead,
+  streamFrameHeadBytes,
 } from "@lastword/frames";
 import { DataPlaneError, isDataPlaneErrorCode } from "./errors";
 import type { FetchedRecord } from "./record-codec";
@@ -59,26 +59,20 @@ export async function* splitStreamFrames(chunks: AsyncIterable<Buffer>): AsyncGe
           continue;
         }
         const kind = head.length ? head[0] : chunk[pos];
-        const headerBytes = kind === FRAME_KIND.END ? END_FRAME_BYTES : FRAME_HEADER_BYTES;
-        if (
-          kind !== FRAME_KIND.BATCH &&
-          kind !== FRAME_KIND.STORED &&
-          kind !== FRAME_KIND.END &&
-          kind !== FRAME_KIND.ERROR
-        ) {
-          throw new DataPlaneError("INTERNAL", `stream frame of unknown kind ${kind}`);
-        }
+        const headerBytes = streamFrameHeadBytes(kind);
+        if (headerBytes < 0) throw new DataPlaneError("INTERNAL", `stream frame of unknown kind ${kind}`);
         // A header split across chunks is gathered (a few bytes) before the frame is read.
         const take = Math.min(headerBytes - head.length, chunk.length - pos);
         head = Buffer.concat([head, chunk.subarray(pos, pos + take)]);
         pos += take;
         if (head.length < headerBytes) continue;
-        if (kind === FRAME_KIND.END) {
+        const frame = readStreamFrameHead(head);
+        if (frame.kind === "end") {
           ended = true;
-          yield { kind: "end", endOffset: head.readDoubleBE(1), logStartOffset: head.readDoubleBE(9) };
-        } else if (kind === FRAME_KIND.ERROR) {
+          yield { kind: "end", endOffset: frame.endOffset, logStartOffset: frame.logStartOffset };
+        } else if (frame.kind === "error") {
           // Rare and small: gather the JSON across chunks, then throw it.
-          const length = head.readUInt32BE(1);
+          const length = frame.bodyBytes;
           let json = chunk.subarray(pos, pos + length);
           pos += json.length;
           if (json.length < length) {
@@ -95,7 +89,7 @@ export async function* splitStreamFrames(chunks: AsyncIterable<Buffer>): AsyncGe
           }
           throw errorOf(json);
         } else {
-          remaining = head.readUInt32BE(1);
+          remaining = frame.bodyBytes;
           parts.push(head);
           if (remaining === 0) yield { kind: "batch", parts: parts.splice(0) };
         }

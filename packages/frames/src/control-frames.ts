@@ -1,9 +1,15 @@
-import { putF64, putI32, putU8, utf8 } from "./frame-bytes";
-import { END_FRAME_BYTES, FRAME_HEADER_BYTES, FRAME_KIND, OFFSETS_ENTRY_BYTES } from "./frame-kinds";
+import { f64, putF64, putI32, putU8, u32, utf8 } from "./frame-bytes";
+import {
+  END_FRAME_BYTES,
+  FRAME_HEADER_BYTES,
+  FRAME_KIND,
+  FrameFormatError,
+  OFFSETS_ENTRY_BYTES,
+} from "./frame-kinds";
 import { allocBytes } from "./frame-records";
 
 // The frames around the records: a stream's end, offsets and error frames, the REST stream's and a
-// produce body's partition frame.
+// produce body's partition frame; and the reading of a data-plane stream's frame heads.
 
 export function encodeEndFrame(endOffset: number, logStartOffset: number): Uint8Array {
   const out = allocBytes(END_FRAME_BYTES);
@@ -30,4 +36,40 @@ export function encodeOffsetsFrame(offsets: readonly { partition: number; offset
   let pos = putI32(out, offsets.length, putU8(out, FRAME_KIND.OFFSETS, 0));
   for (const o of offsets) pos = putF64(out, o.offset, putI32(out, o.partition, pos));
   return out;
+}
+
+/** A data-plane stream frame's head, read: the end frame whole, or the length of the body that follows. */
+export type StreamFrameHead =
+  | { kind: "end"; endOffset: number; logStartOffset: number }
+  | { kind: "batch" | "stored" | "error"; bodyBytes: number };
+
+/**
+ * How many bytes of a data-plane stream frame of `kind` (`STREAM_CONTENT_TYPE`) make its head: all
+ * of an end frame, the kind and length of the others. -1 for a kind that stream does not carry.
+ */
+export function streamFrameHeadBytes(kind: number | undefined): number {
+  switch (kind) {
+    case FRAME_KIND.END:
+      return END_FRAME_BYTES;
+    case FRAME_KIND.BATCH:
+    case FRAME_KIND.STORED:
+    case FRAME_KIND.ERROR:
+      return FRAME_HEADER_BYTES;
+    default:
+      return -1;
+  }
+}
+
+/** Reads the head of a data-plane stream frame (`streamFrameHeadBytes` of its kind, gathered). */
+export function readStreamFrameHead(head: Uint8Array): StreamFrameHead {
+  const kind = head[0];
+  const headBytes = streamFrameHeadBytes(kind);
+  if (headBytes < 0) throw new FrameFormatError(`stream frame of unknown kind ${kind}`);
+  if (head.length < headBytes) throw new FrameFormatError(`a stream frame head cut at ${head.length} bytes`);
+  if (kind === FRAME_KIND.END) return { kind: "end", endOffset: f64(head, 1), logStartOffset: f64(head, 9) };
+  const bodyBytes = u32(head, 1);
+  return {
+    kind: kind === FRAME_KIND.BATCH ? "batch" : kind === FRAME_KIND.STORED ? "stored" : "error",
+    bodyBytes,
+  };
 }

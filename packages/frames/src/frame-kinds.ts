@@ -1,21 +1,18 @@
 /**
  * The binary frames of the data plane (worker ↔ web) and of the REST API (web ↔ client): one table of
- * kinds, the sizes and limits every encoder and decoder of them uses. Big-endian throughout.
+ * kinds, the sizes and limits every encoder and decoder of them uses. Each frame's byte layout is
+ * written once, in `FRAME_LAYOUTS` (frame-layouts.ts). What the fields mean:
  *
- *   end:       u8 2 | f64 endOffset (records below it were all considered) | f64 logStartOffset
- *              (data plane stream only: its last frame)
- *   error:     u8 3 | u32 length | JSON   (a failure after the 200 was sent: the worker's
- *              { code, message, retriable }, or on the REST stream an RFC 9457 problem)
- *   batch:     u8 4 | u32 byteLength | records, each:
- *                f64 offset | f64 timestamp | i32 keyLen (-1 = null) | key | i32 valueLen (-1 = tombstone)
- *                | value | u16 headerCount | per header: u16 nameLen | name (UTF-8) | i32 valueLen (-1 = null) | value
- *   partition: u8 5 | u32 partition   (REST: the record frames that follow belong to it; in a produce
- *              body the batch frames that follow go to it, BY_KEY_PARTITION = back to the key hash)
- *   offsets:   u8 6 | u32 count | per partition: u32 partition | f64 next offset   (REST stream's last frame)
- *   stored:    u8 7 | u32 byteLength | f64 fromOffset | f64 endOffset | i32 keepCount (-1 = no list)
- *              | keepCount × f64 offset (ascending) | Kafka RecordBatch v2 batches, uncompressed, byte
- *              for byte as the log stores them (@lastword/record-batch). The records meant are those
- *              with fromOffset ≤ offset < endOffset and, with a list, whose offset it names.
+ *   end:       the data plane stream's last frame; records below endOffset were all considered.
+ *   error:     a failure after the 200 was sent: the worker's { code, message, retriable }, or on the
+ *              REST stream an RFC 9457 problem.
+ *   batch:     records one by one; a length of -1 is a null key, a tombstone or a null header value.
+ *   partition: REST: the record frames that follow belong to it; in a produce body the batch frames
+ *              that follow go to it, BY_KEY_PARTITION = back to the key hash.
+ *   offsets:   the REST stream's last frame: each partition's next offset.
+ *   stored:    Kafka RecordBatch v2 batches, uncompressed, byte for byte as the log stores them
+ *              (@lastword/record-batch). The records meant are those with fromOffset ≤ offset <
+ *              endOffset and, with a keep list, whose offset it names.
  *
  * Streams: the data plane's (`STREAM_CONTENT_TYPE`) is batch and stored frames, then end (or error);
  * the REST API's (`FRAMES_CONTENT_TYPE`) is a partition frame before each partition's batch and

@@ -6,7 +6,15 @@ export {
   readFrameRecord,
 } from "./batch-frames";
 export { BinaryRecordsError, decodeBinaryRecords, encodeBinaryRecords } from "./binary-records";
-export { encodeEndFrame, encodeErrorFrame, encodeOffsetsFrame, encodePartitionFrame } from "./control-frames";
+export {
+  encodeEndFrame,
+  encodeErrorFrame,
+  encodeOffsetsFrame,
+  encodePartitionFrame,
+  readStreamFrameHead,
+  type StreamFrameHead,
+  streamFrameHeadBytes,
+} from "./control-frames";
 export {
   BINARY_RECORDS_CONTENT_TYPE,
   BY_KEY_PARTITION,
@@ -21,6 +29,7 @@ export {
   STORED_HEAD_BYTES,
   STREAM_CONTENT_TYPE,
 } from "./frame-kinds";
+export { describeFrames, FRAME_LAYOUTS, type FrameName } from "./frame-layouts";
 export { FrameReader } from "./frame-reader";
 export type {
   EncodableFrameRecord,

@@ -1,4 +1,4 @@
-import { FRAMES_CONTENT_TYPE } from "@lastword/frames";
+import { describeFrames, FRAMES_CONTENT_TYPE } from "@lastword/frames";
 import type { OpenAPIObject } from "trpc-to-openapi";
 import { NDJSON_CONTENT_TYPE } from "./record-stream";
 
@@ -6,7 +6,7 @@ const problem = { "application/problem+json": { schema: { $ref: "#/components/sc
 
 const streamed = (what: string) => ({
   "200": {
-    description: `${what}. NDJSON (the default): one line per record {partition, offset, timestamp, key, value, headers}, then {"end":true,"offsets":[{partition, offset}]}; a failure after the 200 is a last line {"error": problem} and no offsets line. With \`Accept: ${FRAMES_CONTENT_TYPE}\`: binary frames (big-endian): partition u8 5|u32; batch u8 4|u32 length|records (f64 offset|f64 timestamp|i32 keyLen (-1 null)|key|i32 valueLen (-1 tombstone)|value|u16 headers|per header u16 nameLen|name|i32 valueLen|value); stored u8 7|u32 length|f64 from|f64 end|i32 keepCount (-1 none)|keepCount×f64 offset|Kafka RecordBatch v2 batches as stored, compressed ones sent plain (the records meant are those with from ≤ offset < end, and with a keep list only the listed offsets); offsets u8 6|u32 count|(u32 partition|f64 offset)…; error u8 3|u32 length|problem JSON. A reader must accept both batch and stored frames.`,
+    description: `${what}. NDJSON (the default): one line per record {partition, offset, timestamp, key, value, headers}, then {"end":true,"offsets":[{partition, offset}]}; a failure after the 200 is a last line {"error": problem} and no offsets line. With \`Accept: ${FRAMES_CONTENT_TYPE}\`: binary frames, big-endian: ${describeFrames(["partition", "batch", "stored", "offsets", "error"])}. A partition frame comes before each partition's record frames, the offsets frame (each partition's next offset) last; a stored frame's batches are sent as stored, compressed ones plain, and the records meant are those with fromOffset ≤ offset < endOffset and, with a keep list, only the listed offsets; an error frame's JSON is a problem document and no offsets frame follows. A reader must accept both batch and stored frames.`,
     content: {
       [NDJSON_CONTENT_TYPE]: { schema: { type: "string" } },
       [FRAMES_CONTENT_TYPE]: { schema: { type: "string", format: "binary" } },

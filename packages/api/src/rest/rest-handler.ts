@@ -1,4 +1,4 @@
-import { FRAMES_CONTENT_TYPE } from "@lastword/frames";
+import { BY_KEY_PARTITION, describeFrames, FRAMES_CONTENT_TYPE, NO_TIMESTAMP } from "@lastword/frames";
 import type { AnyTRPCRouter } from "@trpc/server";
 import { generateOpenApiDocument, type OpenAPIObject } from "trpc-to-openapi";
 import type { ApiDeps } from "../trpc/context";
@@ -83,10 +83,10 @@ function documentFramesProduce(document: OpenAPIObject): void {
       type: "string",
       format: "binary",
       description:
-        "Big-endian frames. `u8 5 | u32 partition` (0xFFFFFFFF = by key hash, the default) applies to the batch frames after it; " +
-        "`u8 4 | u32 byteLength | records`, each `f64 offset (ignored) | f64 timestamp (ms, -1 = server time) | " +
-        "i32 keyLen (-1 = null) | key | i32 valueLen (-1 = tombstone) | value | u16 headerCount | " +
-        "per header u16 nameLen | UTF-8 name | i32 valueLen (-1 = null) | value`. Same answer as the JSON body.",
+        `Big-endian frames: ${describeFrames(["partition", "batch"])}. A partition frame applies to ` +
+        `the batch frames after it (0x${BY_KEY_PARTITION.toString(16).toUpperCase()}: by key hash, ` +
+        `the default). In a record the offset is ignored and the timestamp is ms since the epoch, ` +
+        `${NO_TIMESTAMP} for the server's time. Same answer as the JSON body.`,
     },
   };
 }
