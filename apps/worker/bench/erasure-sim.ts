@@ -153,7 +153,7 @@ function simulate(withGuard: boolean): number[] {
     const naturalClose = Math.min(sizeRoll, timeRoll);
     const closedAt = withGuard ? Math.min(naturalClose, r.dueAt) : naturalClose;
     const pass = (byPartition.get(r.partition) ?? []).find((x) => x.start >= closedAt);
-    // Verified on the tick after the pass ends (the guard rescans once lastCleanAt moved).
+    // Verified on the tick after the pass ends (the guard rescans once a pass completed after its scan).
     r.verifiedAt = pass ? nextTick(pass.end) : null;
     slack.push(r.verifiedAt === null ? Number.NEGATIVE_INFINITY : r.deadlineAt - r.verifiedAt);
   }

@@ -199,6 +199,7 @@ export async function startWorker(config: WorkerConfig): Promise<RunningWorker> 
           host,
           tickMs: config.scheduling.tickMs ?? DEFAULT_SCHEDULER_TICK_MS,
           lastCleanAt: passes.lastCleanAt,
+          completedPasses: passes.completedPasses,
           requestClean: (partitionId, epoch) => cleaner.requestClean(partitionId, epoch),
           logger,
         }),
@@ -264,6 +265,7 @@ export async function startWorker(config: WorkerConfig): Promise<RunningWorker> 
       await rowExpiry.runIfDue();
     },
     housekeepingIntervalMs: config.housekeepingIntervalMs ?? 30_000,
+    clock,
   });
   await loop.tick();
   loop.start();

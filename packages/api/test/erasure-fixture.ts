@@ -2,15 +2,7 @@ import { rmSync } from "node:fs";
 import { type Harness, startHarness, startHarnessWorker } from "./api-harness";
 import type { WorkerProcess } from "./worker-process";
 
-/** The audit trail of a request that ran to its end, in order. */
-export const CLOSED_REQUEST_TIMELINE = [
-  "erasure.request.created",
-  "erasure.tombstones.written",
-  "erasure.pass.run",
-  "erasure.purged",
-  "erasure.tombstone.removed",
-  "erasure.closed",
-];
+export { CLOSED_REQUEST_TIMELINE } from "@lastword/erasure/testing";
 
 /** The erasure suites' world: a harness, a scheduling worker, one tenant with admin and DPO keys. */
 export interface ErasureFixture {

@@ -264,40 +264,6 @@ describe("erasure requests", () => {
     expect(String(trail.body.content)).toContain("erasure.closed");
   });
 
-  it("marks a request at risk, then failed with the reason, when min.compaction.lag.ms keeps the old value", async () => {
-    await rest(h.server, { apiKey: admin }, "POST", "/topics", {
-      name: "held",
-      partitions: 1,
-      configs: { "cleanup.policy": "compact", "min.compaction.lag.ms": 3_600_000 },
-    });
-    await produce("held", [["user-9", "kept by min lag"]]);
-    const created = await rest(h.server, { apiKey: compliance }, "POST", "/erasure-requests", {
-      keys: [{ type: "string", data: "user-9" }],
-      topics: ["held"],
-      deadlineAt: new Date(Date.now() + 12_000).toISOString(),
-    });
-    expect(created.status).toBe(201);
-    const id = (created.body as unknown as Detail).id;
-    expect((created.body as unknown as Detail).preflight.held?.fix).toMatchObject({
-      "min.compaction.lag.ms": "0",
-    });
-    const seen = new Set<string>();
-    type Failed = Detail & { statusReason: string | null };
-    const current = await eventually("the request failed", 25_000, async () => {
-      const res = await rest(h.server, { apiKey: compliance }, "GET", `/erasure-requests/${id}`);
-      const state = res.body as unknown as Failed;
-      seen.add(state.status);
-      return state.status === "failed" ? state : undefined;
-    });
-    expect(current.status).toBe("failed");
-    expect(seen.has("at-risk")).toBe(true);
-    expect(current.statusReason).toMatch(/deadline .* passed/);
-    expect(current.tombstones[0]?.status).toBe("tombstoned");
-    expect(current.timeline.map((e) => e.action).slice(-2)).toEqual(["erasure.at-risk", "erasure.failed"]);
-    const list = await rest(h.server, { apiKey: compliance }, "GET", "/erasure-requests?status=failed");
-    expect((list.body.requests as { id: string }[]).map((r) => r.id)).toEqual([id]);
-  }, 40_000);
-
   it("names the first broken link after an audit row is edited in the database", async () => {
     const clean = await rest(h.server, { apiKey: compliance }, "GET", "/audit/verify");
     expect(clean.body).toMatchObject({ ok: true, firstBrokenSeq: null });

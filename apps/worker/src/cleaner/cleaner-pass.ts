@@ -27,6 +27,11 @@ export interface CleanerPassesOptions {
  */
 export class CleanerPasses {
   readonly lastCleanAt = new Map<string, number>();
+  /**
+   * Passes completed per partition: a count, not a time, so "a pass ended after this" holds even
+   * when both happened in the same millisecond (or on a clock held still).
+   */
+  readonly completedPasses = new Map<string, number>();
   readonly #o: CleanerPassesOptions;
 
   constructor(options: CleanerPassesOptions) {
@@ -66,6 +71,7 @@ export class CleanerPasses {
     if (status === "completed") {
       health.recordSuccess(job.partitionId);
       this.lastCleanAt.set(job.partitionId, clock.now());
+      this.completedPasses.set(job.partitionId, (this.completedPasses.get(job.partitionId) ?? 0) + 1);
     }
     metrics.recordPass(result, clock.now());
     metrics.cleanerPasses.inc({ status });

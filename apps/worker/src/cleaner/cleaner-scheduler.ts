@@ -32,13 +32,18 @@ export interface CleanerSchedulerOptions {
   logger: Logger;
   /** Pending erasure tombstones: verified, and their passes forced, on every tick (erasure-guard.ts). */
   erasure?: { tick(nowMs: number): Promise<void> };
-  /** What plans read as now (the worker's clock, as its logs and passes). The tick cadence, watchdog
-   *  and log throttling stay on real timers: they pace work, they decide nothing. */
+  /**
+   * What plans and the Redis-warning throttle read as now (the worker's clock, as its logs and
+   * passes). The tick cadence and the watchdog are real timers: they pace work, and the watchdog
+   * counts its own intervals rather than reading a time.
+   */
   clock: Clock;
 }
 
 const TICK_SCHEDULER_ID = "tick";
 const REDIS_WARN_INTERVAL_MS = 30_000;
+/** Watchdog intervals (each one tick long) without a tick before the scheduler is re-created. */
+const MISSED_TICKS_MAX = 3;
 
 /**
  * BullMQ wiring for this worker's background work. A job scheduler (`upsertJobScheduler`) ticks every
@@ -55,7 +60,8 @@ export class CleanerScheduler {
   #schedulerWorker: Worker | null = null;
   #cleanerWorker: Worker | null = null;
   #watchdog: NodeJS.Timeout | null = null;
-  #lastTickAtMs = Date.now();
+  /** Watchdog intervals since the last tick ran. */
+  #intervalsSinceTick = 0;
   #lastRedisWarnAtMs = Number.NEGATIVE_INFINITY;
   #suppressedErrors = 0;
 
@@ -91,7 +97,7 @@ export class CleanerScheduler {
     this.#o.host.onRoll((partitionId) => void this.#checkNow(partitionId));
     void this.#ensureTick();
     this.#watchdog = setInterval(() => {
-      if (Date.now() - this.#lastTickAtMs > 3 * this.#o.tickMs) void this.#ensureTick();
+      if (++this.#intervalsSinceTick > MISSED_TICKS_MAX) void this.#ensureTick();
     }, this.#o.tickMs);
     this.#watchdog.unref();
   }
@@ -127,7 +133,7 @@ export class CleanerScheduler {
 
   /** Redis being away makes every connection complain on each retry: log one line per 30 s. */
   #redisTrouble(what: string, error: Error): void {
-    const now = Date.now();
+    const now = this.#o.clock.now();
     this.#suppressedErrors++;
     if (now - this.#lastRedisWarnAtMs < REDIS_WARN_INTERVAL_MS) return;
     this.#o.logger.warn({ err: error.message, similar: this.#suppressedErrors }, what);
@@ -149,7 +155,7 @@ export class CleanerScheduler {
 
   async #tick(): Promise<void> {
     const { host, health, passes, stats, metrics, workerId, logger } = this.#o;
-    this.#lastTickAtMs = Date.now();
+    this.#intervalsSinceTick = 0;
     const endTimer = metrics.schedulerTickSeconds.startTimer();
     const cpuAtStart = process.cpuUsage();
     const plan = await planTick({

@@ -25,6 +25,8 @@ export interface ErasureGuardOptions {
   tickMs: number;
   /** When the last pass of each partition finished (epoch ms), from the cleaner's job processor. */
   lastCleanAt: ReadonlyMap<string, number>;
+  /** How many passes of each partition have completed, from the same processor. */
+  completedPasses: ReadonlyMap<string, number>;
   /** Enqueues a forced pass (the cleaner's "requested" path, fenced and recorded like any pass). */
   requestClean(partitionId: string, epoch: number): Promise<void>;
   logger: Logger;
@@ -75,8 +77,11 @@ export function effectiveMaxCompactionLagMs(
  */
 export class ErasureGuard {
   readonly #o: ErasureGuardOptions;
-  /** When each tombstone was last scanned; a rescan waits for a pass after it. */
-  readonly #scannedAt = new Map<string, number>();
+  /**
+   * The partition's completed passes when each tombstone was last scanned: a rescan waits for a
+   * pass after it (counted, so a pass that ends in the scan's millisecond still counts as after).
+   */
+  readonly #scannedAfterPasses = new Map<string, number>();
 
   constructor(options: ErasureGuardOptions) {
     this.#o = options;
@@ -142,6 +147,8 @@ export class ErasureGuard {
         continue;
       }
       const { scan } = TOMBSTONE_SCANS[row.status];
+      // Counted before the scan reads: a pass ending while it reads still calls for a rescan.
+      const passesBefore = this.#o.completedPasses.get(slot.partitionId) ?? 0;
       const evidence = await scanForKey(
         log,
         slot.dir,
@@ -149,7 +156,7 @@ export class ErasureGuard {
         scan === "purge" ? Number(row.offset) : null,
         new Date(nowMs),
       );
-      this.#scannedAt.set(row.id, nowMs);
+      this.#scannedAfterPasses.set(row.id, passesBefore);
       if (evidence.result === "absent") {
         await this.#record(row, evidence, new Date(nowMs));
       } else {
@@ -191,9 +198,9 @@ export class ErasureGuard {
 
   /** A first scan always; later ones only after a pass that may have changed the files. */
   #scanDue(partitionId: string, rowId: string): boolean {
-    const scanned = this.#scannedAt.get(rowId);
-    if (scanned === undefined) return true;
-    return (this.#o.lastCleanAt.get(partitionId) ?? 0) > scanned;
+    const scannedAfter = this.#scannedAfterPasses.get(rowId);
+    if (scannedAfter === undefined) return true;
+    return (this.#o.completedPasses.get(partitionId) ?? 0) > scannedAfter;
   }
 
   #due(log: HostedLog, row: PendingTombstone, nowMs: number): boolean {

@@ -150,7 +150,12 @@ export class PartitionHost {
     this.#databaseDownSince ??= performance.now();
   }
 
-  /** True while the last renewal still covers this slot with the fencing margin to spare (no database trip). */
+  /**
+   * True while the last renewal still covers this slot with the fencing margin to spare (no database
+   * trip). Lease safety reads the monotonic clock, never the injected one: a lease lasts real elapsed
+   * time (Postgres expires it on its own clock), so neither a test clock held still nor a wall-clock
+   * step may stretch it.
+   */
   leaseFresh(slot: PartitionSlot): boolean {
     return slot.leaseValidUntil - performance.now() > this.#options.fenceMarginMs;
   }

@@ -1,3 +1,4 @@
+import type { Clock } from "@lastword/logstore";
 import type { PartitionHost } from "../hosting/partition-host";
 import type { Logger } from "../logger";
 import { freshClaimQuota, shouldShed } from "./fair-share";
@@ -20,12 +21,19 @@ export interface OwnershipOptions {
    */
   housekeeping?: () => Promise<void>;
   housekeepingIntervalMs?: number;
+  /**
+   * What the housekeeping cadence reads: the worker's clock, as the expiries it runs do, so a test
+   * that moves the clock past them sees the next tick run them.
+   */
+  clock: Clock;
 }
 
 /**
  * One sequential loop: every tick it claims unowned or expired partitions (up to its fair share,
  * or any that waited longer than half a TTL), and every TTL/3 it heartbeats and renews its leases,
- * closing at once any partition whose lease is gone. Ticks never overlap.
+ * closing at once any partition whose lease is gone. Ticks never overlap. Renewal and the lease
+ * deadlines it hands the host run on the monotonic clock, not the injected one: leases expire in
+ * real time (on Postgres's clock), so a test clock held still must not stop the renewals.
  */
 export class OwnershipLoop {
   readonly #o: OwnershipOptions;
@@ -120,8 +128,9 @@ export class OwnershipLoop {
 
   async #housekeep(): Promise<void> {
     const { housekeeping, housekeepingIntervalMs = 30_000 } = this.#o;
-    if (!housekeeping || performance.now() - this.#lastHousekeepingAt < housekeepingIntervalMs) return;
-    this.#lastHousekeepingAt = performance.now();
+    const now = this.#o.clock.now();
+    if (!housekeeping || now - this.#lastHousekeepingAt < housekeepingIntervalMs) return;
+    this.#lastHousekeepingAt = now;
     await housekeeping();
   }
 }
