@@ -86,10 +86,24 @@ export class FilterCounters {
   }
 }
 
-/** Which records of the batch being filtered stay, by index (grown on demand), and the tools on its bytes. */
-let recordKept = new Uint8Array(1024);
+/**
+ * Where the records of the batch being filtered that stay start and end, and their stored
+ * timestamp deltas, in order (grown on demand): the judging walk notes them so the rebuild need
+ * not walk the batch again.
+ */
+let keptStart = new Int32Array(1024);
+let keptEnd = new Int32Array(1024);
+let keptDelta = new Float64Array(1024);
 const walk = new RecordBatchWalk();
 const rebuild = new BatchRebuild();
+
+function ensureKeptRoom(count: number): void {
+  if (count <= keptStart.length) return;
+  const size = Math.max(count, keptStart.length * 2);
+  keptStart = new Int32Array(size);
+  keptEnd = new Int32Array(size);
+  keptDelta = new Float64Array(size);
+}
 
 /** Outcome of one batch, so the segment writer can index it. */
 export interface FilteredBatch {
@@ -121,7 +135,7 @@ export function filterBatch(
   const count = batchField.recordCount(src, pos);
   if ((attributes & CONTROL_FLAG) !== 0) return copyBatch(src, pos, size, out, outPos);
   if (count === 0) return retainsEmpty(src, pos, rule) ? copyBatch(src, pos, size, out, outPos) : dropBatch();
-  if (count > recordKept.length) recordKept = new Uint8Array(Math.max(count, recordKept.length * 2));
+  ensureKeptRoom(count);
   const hasHorizon = (attributes & DELETE_HORIZON_FLAG) !== 0;
   const horizon = hasHorizon ? readInt64(src, pos + OFF_BASE_TIMESTAMP) : null;
   const verdict = judgeRecords(src, pos, size, horizon, rule, counters);
@@ -138,8 +152,7 @@ export function filterBatch(
   if (batchHorizon !== null && verdict.keptTombstone) counters.noteHorizon(batchHorizon);
   rebuild.begin(src, pos, out, outPos);
   if (stamp) rebuild.stampDeleteHorizon(rule.newDeleteHorizonMs);
-  walk.reset(src, pos, pos + size).nextBatch();
-  for (let i = 0; walk.nextRecord(); i++) if (recordKept[i] === 1) rebuild.keep(walk);
+  for (let k = 0; k < verdict.kept; k++) rebuild.keepRecord(keptStart[k]!, keptEnd[k]!, keptDelta[k]!);
   return written(rebuild.seal());
 }
 
@@ -180,7 +193,7 @@ function written(bytes: number): FilteredBatch {
 const verdictOut = { kept: 0, keptTombstone: false };
 
 /**
- * Walks every record once, applies the retain rule to each and notes the verdicts in `recordKept`.
+ * Walks every record once, applies the retain rule to each and notes where the kept ones are.
  * `horizonMs`: the batch's delete horizon, null if it has none.
  */
 function judgeRecords(
@@ -210,8 +223,10 @@ function judgeRecords(
         horizonMs,
       });
     }
-    recordKept[i] = keep ? 1 : 0;
     if (keep) {
+      keptStart[kept] = walk.recordStart;
+      keptEnd[kept] = walk.recordEnd;
+      keptDelta[kept] = walk.timestampDelta;
       kept++;
       if (tombstone) keptTombstone = true;
     }

@@ -37,6 +37,9 @@ export function rebuiltBatchBound(sizeBytes: number, count: number): number {
  *   rebuild.begin(src, pos, out, outPos);
  *   while (walk.nextRecord()) if (kept(walk)) rebuild.keep(walk);
  *   const bytes = rebuild.seal();
+ *
+ * A caller that judges every record before writing (to know whether to stamp a horizon) keeps the
+ * positions the walk gave and appends them with `keepRecord`, so the batch is walked once.
  */
 export class BatchRebuild {
   #src: Buffer = Buffer.alloc(0);
@@ -83,28 +86,38 @@ export class BatchRebuild {
 
   /** Appends the walk's current record (of the batch `begin` was given). */
   keep(walk: RecordBatchWalk): void {
+    this.keepRecord(walk.recordStart, walk.recordEnd, walk.timestampDelta);
+  }
+
+  /**
+   * Appends the record at `src[recordStart, recordEnd)` of the source batch, whose stored timestamp
+   * delta is `timestampDelta` (RecordBatchWalk's positions, kept by a caller that judged every
+   * record before writing any).
+   */
+  keepRecord(recordStart: number, recordEnd: number, timestampDelta: number): void {
     this.#count++;
-    if (!this.#appendTime && walk.timestamp > this.maxTimestamp) this.maxTimestamp = walk.timestamp;
+    const timestamp = this.#sourceBaseTimestamp + timestampDelta;
+    if (!this.#appendTime && timestamp > this.maxTimestamp) this.maxTimestamp = timestamp;
     if (this.#horizonMs === null) {
-      this.#at += this.#src.copy(this.#out, this.#at, walk.recordStart, walk.recordEnd);
+      this.#at += this.#src.copy(this.#out, this.#at, recordStart, recordEnd);
     } else {
-      this.#restamp(walk, this.#sourceBaseTimestamp + walk.timestampDelta - this.#horizonMs);
+      this.#restamp(recordStart, recordEnd, timestamp - this.#horizonMs);
     }
   }
 
   /**
-   * Writes the walk's current record with a new timestamp delta: length, attributes byte, the new
-   * delta, then everything from the offset delta on as it is.
+   * Writes a record with a new timestamp delta: length, attributes byte, the new delta, then
+   * everything from the offset delta on as it is.
    */
-  #restamp(walk: RecordBatchWalk, timestampDelta: number): void {
+  #restamp(recordStart: number, recordEnd: number, timestampDelta: number): void {
     const src = this.#src;
-    const bodyStart = skipVarint(src, walk.recordStart);
+    const bodyStart = skipVarint(src, recordStart);
     const rest = skipVarint(src, bodyStart + 1);
-    const length = 1 + varintSize(timestampDelta) + (walk.recordEnd - rest);
+    const length = 1 + varintSize(timestampDelta) + (recordEnd - rest);
     let w = writeVarint(this.#out, length, this.#at);
     this.#out[w++] = src[bodyStart]!;
     w = writeVarint(this.#out, timestampDelta, w);
-    this.#at = w + src.copy(this.#out, w, rest, walk.recordEnd);
+    this.#at = w + src.copy(this.#out, w, rest, recordEnd);
   }
 
   /** Sets record count, length, max timestamp and CRC-32C; answers the batch's size in bytes. */

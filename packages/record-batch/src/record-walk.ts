@@ -147,15 +147,29 @@ let at = 0;
 /**
  * Kafka's zigzag varint at `at`, not past `limit`; a varint at `limit` (the key or value length
  * of a record whose key ran past its end, say) is refused there, so no length is ever trusted past
- * its record.
+ * its record. One and two bytes (every field of records up to 8 KiB) are decoded here with int32
+ * arithmetic, the limit checked in the same test, small enough for V8 to inline into the record
+ * loop; longer ones and refusals go through `varintLong`.
  */
 function varint(buf: Uint8Array, limit: number): number {
-  if (at >= limit) throw overrun();
-  const first = buf[at++]!;
-  if (first < 0x80) return (first >>> 1) ^ -(first & 1);
-  let value = first & 0x7f;
-  let scale = 128;
-  for (let i = 1; i < 10; i++) {
+  const first = buf[at]!;
+  if (first < 0x80 && at < limit) {
+    at++;
+    return (first >>> 1) ^ -(first & 1);
+  }
+  const second = buf[at + 1]!;
+  if (second < 0x80 && at + 1 < limit) {
+    at += 2;
+    const v = (first & 0x7f) | (second << 7);
+    return (v >>> 1) ^ -(v & 1);
+  }
+  return varintLong(buf, limit);
+}
+
+function varintLong(buf: Uint8Array, limit: number): number {
+  let value = 0;
+  let scale = 1;
+  for (let i = 0; i < 10; i++) {
     if (at >= limit) throw overrun();
     const byte = buf[at++]!;
     value += (byte & 0x7f) * scale;
