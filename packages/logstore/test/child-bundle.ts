@@ -21,7 +21,7 @@ export async function bundleChild(entryPoint: string, outfile: string): Promise<
     bundle: true,
     platform: "node",
     format: "cjs",
-    target: "node20",
+    target: "node24",
     logLevel: "error",
     plugins: [
       {
