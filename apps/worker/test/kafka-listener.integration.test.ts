@@ -1,8 +1,11 @@
 import { createRequire } from "node:module";
+import { crc32 } from "node:zlib";
 import { partitionForKey } from "@lastword/api/partitioner";
-import { ErrorCode } from "@lastword/kafka-protocol";
+import { ApiKey, decodeResponse, ErrorCode, encodeRequest } from "@lastword/kafka-protocol";
+import { encodeRecordBatch } from "@lastword/logstore";
 import { Kafka, type KafkaConfig, logLevel, type SASLOptions } from "kafkajs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ADVERTISED_APIS } from "../src/kafka/advertised-apis";
 import type { RunningWorker } from "../src/worker";
 import { createKafkaKey, createNamedTopic, fetchBody, RawKafka, startKafkaWorker } from "./kafka-client";
 import { eventually } from "./test-topics";
@@ -65,12 +68,13 @@ beforeAll(async () => {
     "segment.bytes": "100",
     "min.cleanable.dirty.ratio": "0.01",
   });
+  await createNamedTopic(h.db.prisma, ORG_A, "versions", 1);
   await createNamedTopic(h.db.prisma, ORG_B, "orders", 1);
   await createNamedTopic(h.db.prisma, ORG_B, "secret-b", 1);
   keyA = await createKafkaKey(h.db.prisma, ORG_A, ["topics:read", "records:read", "records:write"]);
   keyARead = await createKafkaKey(h.db.prisma, ORG_A, ["topics:read", "records:read"], { scram: false });
   keyB = await createKafkaKey(h.db.prisma, ORG_B, ["topics:read", "records:read", "records:write"]);
-  ({ worker, bootstrap } = await startKafkaWorker(h, 9));
+  ({ worker, bootstrap } = await startKafkaWorker(h, 10));
 });
 
 afterAll(async () => {
@@ -89,6 +93,7 @@ describe("connect and authenticate", () => {
       "small",
       "users",
       "users.latest",
+      "versions",
     ]);
     await admin.disconnect();
     const adminB = client(plain(keyB)).admin();
@@ -393,6 +398,106 @@ describe("compaction gaps", () => {
     const offsets = answer.responses[0]!.partitions[0]!.messages.map((m) => Number(m.offset));
     expect(offsets.filter((o) => o >= 1)).toEqual([2]);
     raw.close();
+  });
+});
+
+/** A magic 1 message set of one message (Kafka 0.10's format): offset, size, CRC-32, magic, … */
+function messageSetV1(value: string): Buffer {
+  const body = Buffer.alloc(1 + 1 + 8 + 4 + 4 + value.length);
+  body.writeInt8(1, 0);
+  body.writeBigInt64BE(BigInt(Date.now()), 2);
+  body.writeInt32BE(-1, 10);
+  body.writeInt32BE(value.length, 14);
+  body.write(value, 18);
+  const message = Buffer.alloc(12 + 4 + body.length);
+  message.writeInt32BE(4 + body.length, 8);
+  message.writeUInt32BE(crc32(body), 12);
+  body.copy(message, 16);
+  return message;
+}
+
+describe("advertised versions", () => {
+  it("Produce is advertised from v0 and every version v0–v9 appends a RecordBatch v2; a magic 1 message set under v0–v2 is refused per partition, nothing appended", async () => {
+    const raw = await RawKafka.login(worker.kafka!, keyA);
+    const versions = await raw.call(ApiKey.ApiVersions, 3, {
+      clientSoftwareName: "raw-test",
+      clientSoftwareVersion: "1",
+    });
+    const produce = versions.apiKeys.find((a) => a.apiKey === ApiKey.Produce)!;
+    expect([produce.minVersion, produce.maxVersion]).toEqual([0, 9]);
+    const produceAt = (version: number, records: Buffer) =>
+      raw.call(ApiKey.Produce, version, {
+        transactionalId: null,
+        acks: -1,
+        timeoutMs: 5000,
+        topicData: [{ name: "versions", partitionData: [{ index: 0, records }] }],
+      });
+    for (let version = produce.minVersion; version <= produce.maxVersion; version++) {
+      const batch = encodeRecordBatch([{ key: null, value: Buffer.from(`v${version}`) }], {
+        baseOffset: 0,
+        appendTimeMs: Date.now(),
+      });
+      const answer = await produceAt(version, batch);
+      expect(answer.responses[0]!.partitionResponses[0], `v${version}`).toMatchObject({
+        errorCode: 0,
+        baseOffset: BigInt(version),
+      });
+    }
+    for (const version of [0, 1, 2]) {
+      const refused = await produceAt(version, messageSetV1(`old-format-v${version}`));
+      expect(refused.responses[0]!.partitionResponses[0]!.errorCode).toBe(
+        ErrorCode.UNSUPPORTED_FOR_MESSAGE_FORMAT,
+      );
+    }
+    // From v3 the same bytes are Kafka's INVALID_RECORD, with its message (v8+ carries one).
+    const v9 = await produceAt(9, messageSetV1("old-format-v9"));
+    expect(v9.responses[0]!.partitionResponses[0]).toMatchObject({
+      errorCode: ErrorCode.INVALID_RECORD,
+      errorMessage:
+        "Produce requests with version 9 are only allowed to contain record batches with magic version 2",
+    });
+    expect(raw.closed).toBe(false);
+    raw.close();
+    const stored = await fetchAll(keyA, "versions", 0);
+    expect(stored.map((m) => m.value?.toString())).toEqual(Array.from({ length: 10 }, (_, v) => `v${v}`));
+  });
+
+  it("every advertised API at every advertised version is answered on an authenticated connection, never closed", async () => {
+    const raw = await RawKafka.login(worker.kafka!, keyA);
+    const sasl = new Set<number>([ApiKey.SaslHandshake, ApiKey.SaslAuthenticate]);
+    let correlationId = 1_000;
+    for (const api of ADVERTISED_APIS.filter((a) => !sasl.has(a.apiKey))) {
+      for (let version = api.minVersion; version <= api.maxVersion; version++) {
+        // Every field at its default (empty lists, empty names), but an answer asked for.
+        const body = api.apiKey === ApiKey.Produce ? { acks: -1 } : {};
+        raw.send(
+          encodeRequest(api.apiKey as ApiKey, version, { correlationId: ++correlationId }, body as never),
+        );
+        const frame = await raw.nextFrame();
+        const decoded = decodeResponse(api.apiKey as ApiKey, version, frame);
+        expect(decoded.correlationId, `api ${api.apiKey} v${version}`).toBe(correlationId);
+      }
+    }
+    expect(raw.closed).toBe(false);
+    raw.close();
+    // The SASL versions: SaslHandshake v0 (raw tokens), v1 with each SaslAuthenticate version.
+    const handshakeV0 = await RawKafka.open(worker.kafka!.host, worker.kafka!.port);
+    expect((await handshakeV0.call(ApiKey.SaslHandshake, 0, { mechanism: "PLAIN" })).errorCode).toBe(0);
+    const token = Buffer.from(`\0${keyA.id}\0${keyA.secret}`);
+    const framed = Buffer.alloc(4 + token.length);
+    framed.writeInt32BE(token.length, 0);
+    token.copy(framed, 4);
+    handshakeV0.send(framed);
+    expect((await handshakeV0.nextFrame()).length).toBe(0);
+    expect((await handshakeV0.call(ApiKey.Metadata, 9, { topics: null })).topics.length).toBeGreaterThan(0);
+    handshakeV0.close();
+    for (const version of [0, 1, 2]) {
+      const conn = await RawKafka.open(worker.kafka!.host, worker.kafka!.port);
+      expect((await conn.call(ApiKey.SaslHandshake, 1, { mechanism: "PLAIN" })).errorCode).toBe(0);
+      const answer = await conn.call(ApiKey.SaslAuthenticate, version, { authBytes: token });
+      expect(answer.errorCode, `SaslAuthenticate v${version}`).toBe(0);
+      conn.close();
+    }
   });
 });
 

@@ -22,7 +22,7 @@ import {
   handleIncrementalAlterConfigs,
 } from "./admin/topic-configs-handler";
 import { handleCreateTopics, handleDeleteTopics } from "./admin/topic-lifecycle-handler";
-import { API_VERSIONS_ANSWER, isAdvertised } from "./advertised-apis";
+import { ADVERTISED_APIS, isAdvertised } from "./advertised-apis";
 import type { ClientRole } from "./client-sightings";
 import { handleFetch } from "./fetch-handler";
 import { handleFindCoordinator } from "./groups/find-coordinator-handler";
@@ -214,7 +214,7 @@ export class KafkaConnection {
           version: request.body.clientSoftwareVersion,
         };
       }
-      reply({ errorCode: 0, apiKeys: API_VERSIONS_ANSWER, throttleTimeMs: 0 });
+      reply({ errorCode: 0, apiKeys: ADVERTISED_APIS, throttleTimeMs: 0 });
       return;
     }
     if (!isAdvertised(request.apiKey, request.apiVersion)) {
@@ -252,7 +252,7 @@ export class KafkaConnection {
           "producer",
           request.body.topicData.map((t) => t.name),
         );
-        const answer = await handleProduce(ctx, session, request.body);
+        const answer = await handleProduce(ctx, session, request.apiVersion, request.body);
         if (answer === DROP_CONNECTION) return this.close();
         if (answer) reply(answer);
         return;
@@ -340,7 +340,7 @@ export class KafkaConnection {
     this.#write(
       encodeResponse(ApiKey.ApiVersions, 0, correlationId, {
         errorCode: ErrorCode.UNSUPPORTED_VERSION,
-        apiKeys: API_VERSIONS_ANSWER,
+        apiKeys: ADVERTISED_APIS,
       }),
     );
   }
