@@ -68,6 +68,8 @@ export interface KafkaConnectionDeps {
    */
   admit(connection: KafkaConnection, principal: KafkaPrincipal): string | null;
   onClose(connection: KafkaConnection): void;
+  /** Told of each request this connection decoded and served, in order (the listener's `onRequest`). */
+  onRequest?(apiKey: number, version: number): void;
 }
 
 /**
@@ -101,6 +103,11 @@ export class KafkaConnection {
     socket.on("close", () => this.close());
     this.#authTimer = setTimeout(() => this.close(), AUTHENTICATION_TIMEOUT_MS);
     this.#authTimer.unref();
+  }
+
+  /** Answer bytes written to the socket that the kernel has not taken yet (a client not reading). */
+  get pendingResponseBytes(): number {
+    return this.#socket.writableLength;
   }
 
   get principal(): KafkaPrincipal | null {
@@ -186,6 +193,7 @@ export class KafkaConnection {
       return;
     }
     this.#clientId = request.header.clientId ?? null;
+    this.#deps.onRequest?.(request.apiKey, request.apiVersion);
     const started = performance.now();
     this.#bytesOut = 0;
     await this.#dispatch(request);
