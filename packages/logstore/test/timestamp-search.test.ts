@@ -215,7 +215,7 @@ describe("property: the indexed search agrees with a linear scan", () => {
     await fc.assert(
       fc.asyncProperty(
         fc.constantFrom("CreateTime", "LogAppendTime"),
-        fc.constantFrom(6_000, 20_000),
+        fc.constantFrom(10_000, 20_000),
         fc.array(opArb, { minLength: 1, maxLength: 40 }),
         async (timestampType, segmentBytes, ops) => {
           const config = {
