@@ -3,7 +3,7 @@ import { type ChildProcess, spawn, spawnSync } from "node:child_process";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { ensureDatabase, migrate } from "@lastword/db";
-import { childEnv, readStartEnv, workerSettings } from "./start/env";
+import { readStartEnv, sharedEnv, workerSettings } from "./start/env";
 import { checkPostgres, checkRedis } from "./start/preflight";
 import { BUILD_COMMAND, WEB_COMMAND, WORKER_COMMAND } from "./start/processes";
 import { localSecrets } from "./start/secrets";
@@ -99,12 +99,7 @@ async function main(): Promise<void> {
 
   const secrets = localSecrets(join(stateDir, "secrets.json"));
   const url = env.PUBLIC_URL ?? `http://localhost:${env.PORT}`;
-  const shared = childEnv({
-    DATABASE_URL: env.DATABASE_URL,
-    REDIS_URL: env.REDIS_URL,
-    REDIS_PREFIX: env.REDIS_PREFIX,
-    LASTWORD_INTERNAL_SECRET: secrets.internalSecret,
-  });
+  const shared = sharedEnv(env, secrets.internalSecret);
 
   if (env.LASTWORD_SKIP_BUILD === "0") {
     console.log("Building (next build)…");
@@ -125,17 +120,15 @@ async function main(): Promise<void> {
   await waitForHealth(url, 90_000);
 
   // Loaded late: the control plane pulls in auth and Prisma, which a failed preflight never needs.
-  const { seedDemo } = await import("./start/demo");
-  const demo = await seedDemo({
-    url,
-    file: join(stateDir, "demo.json"),
-    databaseUrl: env.DATABASE_URL,
-    redisUrl: env.REDIS_URL,
-    redisPrefix: env.REDIS_PREFIX,
-    authSecret: secrets.authSecret,
-    internalSecret: secrets.internalSecret,
-    kafkaBootstrap: worker.kafkaBootstrap,
-  });
+  const { demoSeedOptions, seedDemo } = await import("./start/demo");
+  const demo = await seedDemo(
+    demoSeedOptions(env, {
+      file: join(stateDir, "demo.json"),
+      url,
+      secrets,
+      kafkaBootstrap: worker.kafkaBootstrap,
+    }),
+  );
   console.log(
     [
       "",

@@ -6,6 +6,8 @@ import { DataPlaneClient } from "@lastword/dataplane";
 import { createPrisma } from "@lastword/db";
 import { Redis } from "ioredis";
 import { z } from "zod";
+import type { StartEnv } from "./env";
+import type { LocalSecrets } from "./secrets";
 
 export const DEMO_EMAIL = "demo@lastword.local";
 export const DEMO_PASSWORD = "lastword-demo-password";
@@ -32,6 +34,23 @@ interface SeedOptions {
   internalSecret: string;
   /** host:port of the worker's Kafka listener, as clients bootstrap with it. */
   kafkaBootstrap: string;
+}
+
+/** How `npm start` seeds: its settings, its secrets, the console's URL and the worker's bootstrap address. */
+export function demoSeedOptions(
+  env: StartEnv,
+  options: { file: string; url: string; secrets: LocalSecrets; kafkaBootstrap: string },
+): SeedOptions {
+  return {
+    url: options.url,
+    file: options.file,
+    databaseUrl: env.DATABASE_URL,
+    redisUrl: env.REDIS_URL,
+    redisPrefix: env.REDIS_PREFIX,
+    authSecret: options.secrets.authSecret,
+    internalSecret: options.secrets.internalSecret,
+    kafkaBootstrap: options.kafkaBootstrap,
+  };
 }
 
 /** The demo key from an earlier run, if it still authenticates (keys can be revoked). */

@@ -26,6 +26,16 @@ export function childEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
   return { ...process.env, NEXT_TELEMETRY_DISABLED: "1", ...extra };
 }
 
+/** What both of `npm start`'s processes get beyond the parent's environment: database, Redis, secret. */
+export function sharedEnv(env: StartEnv, internalSecret: string): NodeJS.ProcessEnv {
+  return childEnv({
+    DATABASE_URL: env.DATABASE_URL,
+    REDIS_URL: env.REDIS_URL,
+    REDIS_PREFIX: env.REDIS_PREFIX,
+    LASTWORD_INTERNAL_SECRET: internalSecret,
+  });
+}
+
 /**
  * What the one worker of `npm start` gets beyond the shared settings: its data dir and a Kafka
  * listener on loopback (plaintext SASL is allowed there only), and the bootstrap address it prints.

@@ -168,6 +168,27 @@ export class RawKafka {
     this.#socket.write(frame);
   }
 
+  /** The correlation id the next request will carry. */
+  get nextCorrelationId(): number {
+    return this.#correlation;
+  }
+
+  /** Sends a request without waiting for its answer (pipelining); returns its correlation id. */
+  sendRequest<K extends ApiKey>(apiKey: K, version: number, body: RequestInput<K>): number {
+    const correlationId = this.#correlation++;
+    this.send(encodeRequest(apiKey, version, { correlationId, clientId: "raw-test" }, body));
+    return correlationId;
+  }
+
+  /** Stops reading from the socket (a client that stalls): the server's answers back up. */
+  pauseReading(): void {
+    this.#socket.pause();
+  }
+
+  resumeReading(): void {
+    this.#socket.resume();
+  }
+
   /** Sends a request; returns the response payload after its correlation id (what kafkajs decodes). */
   async request<K extends ApiKey>(
     apiKey: K,
@@ -175,8 +196,7 @@ export class RawKafka {
     body: RequestInput<K>,
     headerBytes = 4,
   ): Promise<Buffer> {
-    const correlationId = this.#correlation++;
-    this.send(encodeRequest(apiKey, version, { correlationId, clientId: "raw-test" }, body));
+    const correlationId = this.sendRequest(apiKey, version, body);
     const frame = await this.nextFrame();
     if (frame.readInt32BE(0) !== correlationId) throw new Error("out-of-order response");
     return frame.subarray(headerBytes);
@@ -214,6 +234,12 @@ export class RawKafka {
   close(): void {
     this.#socket.destroy();
   }
+}
+
+/** The value of one Prometheus series (`name{labels}`) in a /metrics body, 0 when absent. */
+export function metricSample(body: string, series: string): number {
+  const line = body.split("\n").find((l) => l.startsWith(`${series} `));
+  return line ? Number(line.slice(series.length + 1)) : 0;
 }
 
 /** A Fetch (v4+) body for one partition, as kafkajs shapes it; `currentLeaderEpoch` -1 skips the epoch check. */

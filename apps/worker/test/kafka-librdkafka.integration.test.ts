@@ -1,11 +1,15 @@
 import { execFile, spawn } from "node:child_process";
 import { promisify } from "node:util";
+import { ApiKey } from "@lastword/kafka-protocol";
+import { CODEC_IDS, readBatchHeader } from "@lastword/record-batch";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { RunningWorker } from "../src/worker";
 import {
   createKafkaKey,
   createNamedTopic,
+  fetchBody,
   kcatSasl,
+  RawKafka,
   type SaslMechanism,
   startKafkaWorker,
 } from "./kafka-client";
@@ -53,8 +57,9 @@ beforeAll(async () => {
   h = await openWorkerHarness({ name: "rdkafka", secret: "rdkafka-test-secret" });
   await createNamedTopic(h.db.prisma, ORG, "flags", 3, { "cleanup.policy": "compact" });
   await createNamedTopic(h.db.prisma, ORG, "events", 1);
+  await createNamedTopic(h.db.prisma, ORG, "zipped", 1);
   key = await createKafkaKey(h.db.prisma, ORG, ["topics:read", "records:read", "records:write"]);
-  ({ worker } = await startKafkaWorker(h, 4));
+  ({ worker } = await startKafkaWorker(h, 5));
 });
 
 afterAll(async () => {
@@ -107,5 +112,48 @@ print(json.dumps(reports))
     expect(reports.every((r) => r.err === null && r.offset >= 0)).toBe(true);
     const rows = await kcatConsume("PLAIN", "flags");
     expect(rows.filter((r) => r.split("|")[3]?.startsWith("from-python-"))).toHaveLength(20);
+  });
+
+  it("4. kcat -z gzip and python3-confluent-kafka with compression.type=gzip store gzip batches: librdkafka compresses because Produce is advertised, and served, from v0", async () => {
+    // Compressible values: librdkafka sends a batch plain when gzip would not make it smaller.
+    const padding = "z".repeat(400);
+    await kcatProduce(
+      [...sasl("PLAIN"), "-P", "-t", "zipped", "-z", "gzip"],
+      [1, 2, 3].map((i) => `kcat-${i}-${padding}`),
+    );
+    const script = `
+import sys
+from confluent_kafka import Producer
+p = Producer({"bootstrap.servers": sys.argv[1], "security.protocol": "SASL_PLAINTEXT",
+              "sasl.mechanisms": "PLAIN", "sasl.username": sys.argv[2], "sasl.password": sys.argv[3],
+              "compression.type": "gzip", "linger.ms": 20})
+errors = []
+for i in range(3):
+    p.produce("zipped", value=f"python-{i}-" + "z" * 400, on_delivery=lambda err, msg: err and errors.append(str(err)))
+p.flush(20)
+if errors: raise SystemExit(errors)
+`;
+    await run(
+      "/usr/bin/python3",
+      ["-c", script, `${worker.kafka!.host}:${worker.kafka!.port}`, key.id, key.secret],
+      {
+        timeout: 60_000,
+      },
+    );
+    const raw = await RawKafka.login(worker.kafka!, key);
+    const fetched = await raw.call(ApiKey.Fetch, 11, fetchBody("zipped", 0, 0));
+    raw.close();
+    const records = fetched.responses[0]!.partitions[0]!.records!;
+    const codecs: number[] = [];
+    for (let pos = 0; pos < records.length; ) {
+      const header = readBatchHeader(records, pos);
+      codecs.push(header.attributes & 0x07);
+      pos += header.sizeBytes;
+    }
+    // The topic keeps the producer's codec: each client's batches arrive, and stay, gzip.
+    expect(codecs.length).toBeGreaterThanOrEqual(2);
+    expect(codecs.every((codec) => codec === CODEC_IDS.gzip)).toBe(true);
+    const values = (await kcatConsume("PLAIN", "zipped")).map((r) => r.split("|")[3]!.replace(padding, ""));
+    expect(values.sort()).toEqual(["kcat-1-", "kcat-2-", "kcat-3-", "python-0-", "python-1-", "python-2-"]);
   });
 });

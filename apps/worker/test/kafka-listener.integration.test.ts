@@ -1,10 +1,22 @@
 import { createRequire } from "node:module";
+import { crc32 } from "node:zlib";
 import { partitionForKey } from "@lastword/api/partitioner";
-import { ErrorCode } from "@lastword/kafka-protocol";
+import { ApiKey, decodeResponse, ErrorCode, encodeRequest } from "@lastword/kafka-protocol";
+import { encodeRecordBatch } from "@lastword/logstore";
 import { Kafka, type KafkaConfig, logLevel, type SASLOptions } from "kafkajs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ADVERTISED_APIS } from "../src/kafka/advertised-apis";
 import type { RunningWorker } from "../src/worker";
-import { createKafkaKey, createNamedTopic, fetchBody, RawKafka, startKafkaWorker } from "./kafka-client";
+import {
+  CLIENT_SCOPES,
+  createKafkaKey,
+  createNamedTopic,
+  fetchBody,
+  metricSample,
+  RawKafka,
+  startKafkaWorker,
+} from "./kafka-client";
+import { startScramPeer } from "./scram-peer";
 import { eventually } from "./test-topics";
 import { openWorkerHarness, type WorkerHarness } from "./worker-harness";
 
@@ -35,7 +47,13 @@ const ORG_B = "org_kafka_b";
 let keyA: { id: string; secret: string };
 let keyARead: { id: string; secret: string };
 let keyB: { id: string; secret: string };
+/** Keys of A with one scope each, for the per-API scope checks; and one a group member needs. */
+let keyATopicsOnly: { id: string; secret: string };
+let keyARecordsOnly: { id: string; secret: string };
+let keyAGroups: { id: string; secret: string };
 let gappyIds: string[];
+/** Every request the listener decoded, in order per connection (its `onRequest` hook). */
+const served: { connection: number; apiKey: number; version: number }[] = [];
 
 function client(sasl: SASLOptions, extra: Partial<KafkaConfig> = {}): Kafka {
   return new Kafka({
@@ -65,12 +83,25 @@ beforeAll(async () => {
     "segment.bytes": "100",
     "min.cleanable.dirty.ratio": "0.01",
   });
+  await createNamedTopic(h.db.prisma, ORG_A, "versions", 1);
+  await createNamedTopic(h.db.prisma, ORG_A, "stamps", 1);
+  await createNamedTopic(h.db.prisma, ORG_A, "bulk", 1);
   await createNamedTopic(h.db.prisma, ORG_B, "orders", 1);
   await createNamedTopic(h.db.prisma, ORG_B, "secret-b", 1);
   keyA = await createKafkaKey(h.db.prisma, ORG_A, ["topics:read", "records:read", "records:write"]);
   keyARead = await createKafkaKey(h.db.prisma, ORG_A, ["topics:read", "records:read"], { scram: false });
   keyB = await createKafkaKey(h.db.prisma, ORG_B, ["topics:read", "records:read", "records:write"]);
-  ({ worker, bootstrap } = await startKafkaWorker(h, 9));
+  keyATopicsOnly = await createKafkaKey(h.db.prisma, ORG_A, ["topics:read"], { scram: false });
+  keyARecordsOnly = await createKafkaKey(h.db.prisma, ORG_A, ["records:read"], { scram: false });
+  keyAGroups = await createKafkaKey(h.db.prisma, ORG_A, CLIENT_SCOPES, { scram: false });
+  ({ worker, bootstrap } = await startKafkaWorker(h, 12, {
+    kafka: {
+      host: "127.0.0.1",
+      port: 0,
+      groups: { initialRebalanceDelayMs: 0 },
+      onRequest: (request) => served.push(request),
+    },
+  }));
 });
 
 afterAll(async () => {
@@ -83,12 +114,15 @@ describe("connect and authenticate", () => {
     await admin.connect();
     // Each compacted one is listed with its read-only `.latest` view.
     expect((await admin.listTopics()).sort()).toEqual([
+      "bulk",
       "gappy",
       "gappy.latest",
       "orders",
       "small",
+      "stamps",
       "users",
       "users.latest",
+      "versions",
     ]);
     await admin.disconnect();
     const adminB = client(plain(keyB)).admin();
@@ -97,12 +131,55 @@ describe("connect and authenticate", () => {
     await adminB.disconnect();
   });
 
-  it("2. a bad secret is KafkaJSSASLAuthenticationError with our message, and the socket is closed", async () => {
+  it("1b. kafkajs's first socket sends ApiVersions v2, SaslHandshake v1, SaslAuthenticate v1; its Fetch socket starts at SaslHandshake (the versions are the seed's)", async () => {
+    const from = served.length;
+    const admin = client(plain(keyA)).admin();
+    await admin.connect();
+    const seed = served.slice(from);
+    expect(seed.slice(0, 3).map((r) => [r.connection, r.apiKey, r.version])).toEqual(
+      [ApiKey.ApiVersions, ApiKey.SaslHandshake, ApiKey.SaslAuthenticate].map((apiKey, i) => [
+        seed[0]!.connection,
+        apiKey,
+        i === 0 ? 2 : 1,
+      ]),
+    );
+    await admin.disconnect();
+
+    const fromConsumer = served.length;
+    const consumer = client(plain(keyAGroups)).consumer({
+      groupId: "scenario-1-fetch",
+      maxWaitTimeInMs: 100,
+    });
+    let received = 0;
+    await consumer.connect();
+    await consumer.subscribe({ topic: "stamps", fromBeginning: true });
+    await consumer.run({ eachMessage: async () => void received++ });
+    await producerSend("stamps", [{ value: "for the fetch socket" }]);
+    await eventually("the consumer fetched a record", 15_000, async () => (received > 0 ? true : undefined));
+    await consumer.disconnect();
+    const requests = served.slice(fromConsumer);
+    const fetchSockets = new Set(requests.filter((r) => r.apiKey === ApiKey.Fetch).map((r) => r.connection));
+    expect(fetchSockets.size).toBeGreaterThan(0);
+    for (const connection of fetchSockets) {
+      const onSocket = requests.filter((r) => r.connection === connection);
+      expect(onSocket.slice(0, 2).map((r) => [r.apiKey, r.version])).toEqual([
+        [ApiKey.SaslHandshake, 1],
+        [ApiKey.SaslAuthenticate, 1],
+      ]);
+      expect(onSocket.some((r) => r.apiKey === ApiKey.ApiVersions)).toBe(false);
+    }
+  });
+
+  it("2. a bad secret is KafkaJSSASLAuthenticationError with our message, tried once (no retry storm), and the socket is closed", async () => {
+    const from = served.length;
+    // The client's own retries (2 here) would each be another authentication: none may happen.
     const admin = client({ mechanism: "plain", username: keyA.id, password: "wrong" }).admin();
     await expect(admin.connect()).rejects.toMatchObject({
       name: "KafkaJSSASLAuthenticationError",
       message: expect.stringContaining("invalid API key id or secret"),
     });
+    const attempts = served.slice(from).filter((r) => r.apiKey === ApiKey.SaslAuthenticate);
+    expect(attempts).toHaveLength(1);
     const raw = await RawKafka.open(worker.kafka!.host, worker.kafka!.port);
     await raw.request(17, 1, { mechanism: "PLAIN" });
     const answer = await raw.request(36, 1, { authBytes: Buffer.from(`\0${keyA.id}\0nope`) });
@@ -126,6 +203,43 @@ describe("connect and authenticate", () => {
     const viaPlain = client(plain(keyARead)).admin();
     await viaPlain.connect();
     await viaPlain.disconnect();
+  });
+
+  it("3b. our server-first SCRAM message is r, s, i only; the same exchange with one more attribute makes kafkajs throw", async () => {
+    // Ours, as the listener sends it.
+    const raw = await RawKafka.open(worker.kafka!.host, worker.kafka!.port);
+    await raw.call(ApiKey.SaslHandshake, 1, { mechanism: "SCRAM-SHA-256" });
+    const first = await raw.call(ApiKey.SaslAuthenticate, 1, {
+      authBytes: Buffer.from(`n,,n=${keyA.id},r=clientnonce`),
+    });
+    expect(first.errorCode).toBe(0);
+    expect(first.authBytes.toString()).toMatch(/^r=clientnonce[^,]+,s=[A-Za-z0-9+/=]+,i=\d+$/);
+    raw.close();
+    // A test-only peer running the same exchange: kafkajs logs in, until an extension is added.
+    for (const extraAttribute of [undefined, "x=an-extension"]) {
+      const peer = await startScramPeer({
+        mechanism: "SCRAM-SHA-256",
+        kafkaMechanism: "SCRAM-SHA-256",
+        secret: keyA.secret,
+        ...(extraAttribute && { extraAttribute }),
+      });
+      const admin = new Kafka({
+        brokers: [`127.0.0.1:${peer.port}`],
+        sasl: { mechanism: "scram-sha-256", username: keyA.id, password: keyA.secret },
+        retry: { retries: 0 },
+        logLevel: logLevel.NOTHING,
+      }).admin();
+      try {
+        if (extraAttribute === undefined) {
+          await admin.connect();
+        } else {
+          await expect(admin.connect()).rejects.toMatchObject({ name: "KafkaJSSASLAuthenticationError" });
+        }
+      } finally {
+        await admin.disconnect();
+        await peer.close();
+      }
+    }
   });
 
   it("4. a mechanism we do not enable gets UNSUPPORTED_SASL_MECHANISM with the enabled list", async () => {
@@ -307,6 +421,166 @@ describe("produce", () => {
     });
     await producer.disconnect();
   });
+
+  it("scopes: without records:read Fetch and ListOffsets, without topics:read Metadata, are TOPIC_AUTHORIZATION_FAILED on the tenant's own topic", async () => {
+    const topicsOnly = await RawKafka.login(worker.kafka!, keyATopicsOnly);
+    const fetched = await topicsOnly.call(ApiKey.Fetch, 12, fetchBody("orders", 0, 0));
+    expect(fetched.responses[0]!.partitions[0]!).toMatchObject({
+      errorCode: ErrorCode.TOPIC_AUTHORIZATION_FAILED,
+      records: null,
+    });
+    const listed = await topicsOnly.call(ApiKey.ListOffsets, 7, listOffsetsBody("orders", -1n));
+    expect(listed.topics[0]!.partitions[0]!).toMatchObject({
+      errorCode: ErrorCode.TOPIC_AUTHORIZATION_FAILED,
+      offset: -1n,
+    });
+    // The topic itself may be seen with topics:read.
+    const seen = await topicsOnly.call(ApiKey.Metadata, 12, {
+      topics: [{ name: "orders", topicId: ZERO_UUID }],
+    });
+    expect(seen.topics[0]!.errorCode).toBe(0);
+    topicsOnly.close();
+    const recordsOnly = await RawKafka.login(worker.kafka!, keyARecordsOnly);
+    const named = await recordsOnly.call(ApiKey.Metadata, 12, {
+      topics: [{ name: "orders", topicId: ZERO_UUID }],
+    });
+    expect(named.topics[0]).toMatchObject({
+      errorCode: ErrorCode.TOPIC_AUTHORIZATION_FAILED,
+      partitions: [],
+    });
+    const everything = await recordsOnly.call(ApiKey.Metadata, 12, { topics: null });
+    expect(everything.topics).toEqual([]);
+    // A topic that does not exist stays unknown: the refusal names only the tenant's own topics.
+    const ghost = await recordsOnly.call(ApiKey.Metadata, 12, {
+      topics: [{ name: "ghost", topicId: ZERO_UUID }],
+    });
+    expect(ghost.topics[0]!.errorCode).toBe(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION);
+    recordsOnly.close();
+  });
+
+  it("Metadata v10+ answers each topic's stable id, and a lookup by that id finds it (v10 and v12)", async () => {
+    const row = await h.db.prisma.topic.findFirstOrThrow({
+      where: { organizationId: ORG_A, name: "orders" },
+    });
+    expect(row.kafkaTopicId).not.toBe(ZERO_UUID);
+    const raw = await RawKafka.login(worker.kafka!, keyA);
+    for (const version of [10, 12]) {
+      const byName = await raw.call(ApiKey.Metadata, version, {
+        topics: [{ name: "orders", topicId: ZERO_UUID }],
+      });
+      expect(byName.topics[0]).toMatchObject({ errorCode: 0, name: "orders", topicId: row.kafkaTopicId });
+      const byId = await raw.call(ApiKey.Metadata, version, {
+        topics: [{ name: null, topicId: row.kafkaTopicId }],
+      });
+      expect(byId.topics[0]).toMatchObject({ errorCode: 0, name: "orders", topicId: row.kafkaTopicId });
+      expect(byId.topics[0]!.partitions.map((p) => p.partitionIndex).sort()).toEqual([0, 1, 2]);
+    }
+    raw.close();
+  });
+
+  it("a Produce whose batch fails its CRC gets CORRUPT_MESSAGE and appends nothing", async () => {
+    const raw = await RawKafka.login(worker.kafka!, keyA);
+    const end = async () =>
+      (await raw.call(ApiKey.ListOffsets, 7, listOffsetsBody("orders", -1n))).topics[0]!.partitions[0]!
+        .offset;
+    const before = await end();
+    const batch = encodeRecordBatch([{ key: null, value: Buffer.from("bit-flipped") }], {
+      baseOffset: 0,
+      appendTimeMs: Date.now(),
+    });
+    batch[batch.length - 3]! ^= 0x20;
+    const answer = await raw.call(ApiKey.Produce, 9, {
+      transactionalId: null,
+      acks: -1,
+      timeoutMs: 5000,
+      topicData: [{ name: "orders", partitionData: [{ index: 0, records: batch }] }],
+    });
+    expect(answer.responses[0]!.partitionResponses[0]).toMatchObject({
+      errorCode: ErrorCode.CORRUPT_MESSAGE,
+      errorMessage: expect.stringMatching(/CRC/),
+    });
+    expect(await end()).toBe(before);
+    raw.close();
+    expect((await fetchAll(keyA, "orders", 0)).some((m) => m.value?.toString().includes("flipped"))).toBe(
+      false,
+    );
+  });
+
+  it("ListOffsets by timestamp answers the first record at or after it with that record's own timestamp", async () => {
+    const raw = await RawKafka.login(worker.kafka!, keyA);
+    const base = (await raw.call(ApiKey.ListOffsets, 7, listOffsetsBody("stamps", -1n))).topics[0]!
+      .partitions[0]!.offset;
+    // Later than anything written to the topic before, so the first match is one of these.
+    const t0 = Date.now() + 3_600_000;
+    const batch = encodeRecordBatch(
+      [t0 + 1000, t0 + 3000, t0 + 2000].map((timestamp, i) => ({
+        key: null,
+        value: Buffer.from(`s${i}`),
+        timestamp,
+      })),
+      { baseOffset: 0, appendTimeMs: Date.now() },
+    );
+    await raw.call(ApiKey.Produce, 9, {
+      transactionalId: null,
+      acks: -1,
+      timeoutMs: 5000,
+      topicData: [{ name: "stamps", partitionData: [{ index: 0, records: batch }] }],
+    });
+    const at = async (timestamp: number) =>
+      (await raw.call(ApiKey.ListOffsets, 7, listOffsetsBody("stamps", BigInt(timestamp)))).topics[0]!
+        .partitions[0]!;
+    expect(await at(t0 + 1500)).toMatchObject({ offset: base + 1n, timestamp: BigInt(t0 + 3000) });
+    expect(await at(t0 + 3000)).toMatchObject({ offset: base + 1n, timestamp: BigInt(t0 + 3000) });
+    expect(await at(t0 + 3001)).toMatchObject({ offset: -1n, timestamp: -1n });
+    // Max timestamp (-3, v7): the record holding it.
+    expect(await at(-3)).toMatchObject({ offset: base + 1n, timestamp: BigInt(t0 + 3000) });
+    raw.close();
+  });
+});
+
+describe("backpressure", () => {
+  it("a client that stops reading holds the worker to one unsent answer: later requests wait unread until it reads again", async () => {
+    const raw = await RawKafka.login(worker.kafka!, keyA);
+    const value = Buffer.alloc(1_000_000, 0x42);
+    for (let i = 0; i < 10; i++) {
+      const batch = encodeRecordBatch([{ key: null, value }], { baseOffset: 0, appendTimeMs: Date.now() });
+      const answer = await raw.call(ApiKey.Produce, 9, {
+        transactionalId: null,
+        acks: -1,
+        timeoutMs: 5000,
+        topicData: [{ name: "bulk", partitionData: [{ index: 0, records: batch }] }],
+      });
+      expect(answer.responses[0]!.partitionResponses[0]!.errorCode).toBe(0);
+    }
+    const answerBytes = 8 << 20;
+    const fetches = 4;
+    raw.pauseReading();
+    const from = served.length;
+    const firstCorrelation = raw.nextCorrelationId;
+    for (let i = 0; i < fetches; i++) {
+      raw.sendRequest(ApiKey.Fetch, 11, {
+        ...fetchBody("bulk", 0, 0, { partitionMaxBytes: answerBytes }),
+        maxBytes: answerBytes,
+      });
+    }
+    const pending = async () => metricSample(await workerMetrics(), "lastword_kafka_pending_response_bytes");
+    const fetchesRead = () => served.slice(from).filter((r) => r.apiKey === ApiKey.Fetch).length;
+    const stalled = await eventually("an answer waiting on the socket", 15_000, async () => {
+      const bytes = await pending();
+      return bytes > 0 ? bytes : undefined;
+    });
+    // One answer is at most `answerBytes` of batches: the worker holds no more than that, and it
+    // has not read the requests behind it (the kernel's socket buffers took what they could).
+    expect(stalled).toBeLessThanOrEqual(answerBytes + 1024);
+    expect(fetchesRead()).toBeLessThan(fetches);
+    raw.resumeReading();
+    const correlations: number[] = [];
+    for (let i = 0; i < fetches; i++) correlations.push((await raw.nextFrame()).readInt32BE(0));
+    expect(correlations).toEqual(Array.from({ length: fetches }, (_, i) => firstCorrelation + i));
+    expect(fetchesRead()).toBe(fetches);
+    await eventually("nothing left unsent", 15_000, async () => ((await pending()) === 0 ? true : undefined));
+    raw.close();
+  });
 });
 
 describe("fetch", () => {
@@ -403,6 +677,124 @@ describe("compaction gaps", () => {
     const offsets = answer.responses[0]!.partitions[0]!.messages.map((m) => Number(m.offset));
     expect(offsets.filter((o) => o >= 1)).toEqual([2]);
     raw.close();
+
+    // 25 with a consumer group: every surviving record once, and the committed offset ends at HW.
+    const consumer = client(plain(keyAGroups)).consumer({ groupId: "scenario-25", maxWaitTimeInMs: 100 });
+    const received: number[] = [];
+    await consumer.connect();
+    await consumer.subscribe({ topic: "gappy", fromBeginning: true });
+    await consumer.run({ eachMessage: async ({ message }) => void received.push(Number(message.offset)) });
+    const admin = client(plain(keyAGroups)).admin();
+    await admin.connect();
+    const high = (await admin.fetchTopicOffsets("gappy"))[0]!.high;
+    expect(high).toBe("5");
+    await eventually("the group committed the high watermark", 15_000, async () => {
+      const [committed] = await admin.fetchOffsets({ groupId: "scenario-25", topics: ["gappy"] });
+      return committed?.partitions[0]?.offset === high ? true : undefined;
+    });
+    await consumer.disconnect();
+    expect(received).toEqual([0, 2, 3, 4]);
+    await admin.disconnect();
+  });
+});
+
+/** A magic 1 message set of one message (Kafka 0.10's format): offset, size, CRC-32, magic, … */
+function messageSetV1(value: string): Buffer {
+  const body = Buffer.alloc(1 + 1 + 8 + 4 + 4 + value.length);
+  body.writeInt8(1, 0);
+  body.writeBigInt64BE(BigInt(Date.now()), 2);
+  body.writeInt32BE(-1, 10);
+  body.writeInt32BE(value.length, 14);
+  body.write(value, 18);
+  const message = Buffer.alloc(12 + 4 + body.length);
+  message.writeInt32BE(4 + body.length, 8);
+  message.writeUInt32BE(crc32(body), 12);
+  body.copy(message, 16);
+  return message;
+}
+
+describe("advertised versions", () => {
+  it("Produce is advertised from v0 and every version v0–v9 appends a RecordBatch v2; a magic 1 message set under v0–v2 is refused per partition, nothing appended", async () => {
+    const raw = await RawKafka.login(worker.kafka!, keyA);
+    const versions = await raw.call(ApiKey.ApiVersions, 3, {
+      clientSoftwareName: "raw-test",
+      clientSoftwareVersion: "1",
+    });
+    const produce = versions.apiKeys.find((a) => a.apiKey === ApiKey.Produce)!;
+    expect([produce.minVersion, produce.maxVersion]).toEqual([0, 9]);
+    const produceAt = (version: number, records: Buffer) =>
+      raw.call(ApiKey.Produce, version, {
+        transactionalId: null,
+        acks: -1,
+        timeoutMs: 5000,
+        topicData: [{ name: "versions", partitionData: [{ index: 0, records }] }],
+      });
+    for (let version = produce.minVersion; version <= produce.maxVersion; version++) {
+      const batch = encodeRecordBatch([{ key: null, value: Buffer.from(`v${version}`) }], {
+        baseOffset: 0,
+        appendTimeMs: Date.now(),
+      });
+      const answer = await produceAt(version, batch);
+      expect(answer.responses[0]!.partitionResponses[0], `v${version}`).toMatchObject({
+        errorCode: 0,
+        baseOffset: BigInt(version),
+      });
+    }
+    for (const version of [0, 1, 2]) {
+      const refused = await produceAt(version, messageSetV1(`old-format-v${version}`));
+      expect(refused.responses[0]!.partitionResponses[0]!.errorCode).toBe(
+        ErrorCode.UNSUPPORTED_FOR_MESSAGE_FORMAT,
+      );
+    }
+    // From v3 the same bytes are Kafka's INVALID_RECORD, with its message (v8+ carries one).
+    const v9 = await produceAt(9, messageSetV1("old-format-v9"));
+    expect(v9.responses[0]!.partitionResponses[0]).toMatchObject({
+      errorCode: ErrorCode.INVALID_RECORD,
+      errorMessage:
+        "Produce requests with version 9 are only allowed to contain record batches with magic version 2",
+    });
+    expect(raw.closed).toBe(false);
+    raw.close();
+    const stored = await fetchAll(keyA, "versions", 0);
+    expect(stored.map((m) => m.value?.toString())).toEqual(Array.from({ length: 10 }, (_, v) => `v${v}`));
+  });
+
+  it("every advertised API at every advertised version is answered on an authenticated connection, never closed", async () => {
+    const raw = await RawKafka.login(worker.kafka!, keyA);
+    const sasl = new Set<number>([ApiKey.SaslHandshake, ApiKey.SaslAuthenticate]);
+    let correlationId = 1_000;
+    for (const api of ADVERTISED_APIS.filter((a) => !sasl.has(a.apiKey))) {
+      for (let version = api.minVersion; version <= api.maxVersion; version++) {
+        // Every field at its default (empty lists, empty names), but an answer asked for.
+        const body = api.apiKey === ApiKey.Produce ? { acks: -1 } : {};
+        raw.send(
+          encodeRequest(api.apiKey as ApiKey, version, { correlationId: ++correlationId }, body as never),
+        );
+        const frame = await raw.nextFrame();
+        const decoded = decodeResponse(api.apiKey as ApiKey, version, frame);
+        expect(decoded.correlationId, `api ${api.apiKey} v${version}`).toBe(correlationId);
+      }
+    }
+    expect(raw.closed).toBe(false);
+    raw.close();
+    // The SASL versions: SaslHandshake v0 (raw tokens), v1 with each SaslAuthenticate version.
+    const handshakeV0 = await RawKafka.open(worker.kafka!.host, worker.kafka!.port);
+    expect((await handshakeV0.call(ApiKey.SaslHandshake, 0, { mechanism: "PLAIN" })).errorCode).toBe(0);
+    const token = Buffer.from(`\0${keyA.id}\0${keyA.secret}`);
+    const framed = Buffer.alloc(4 + token.length);
+    framed.writeInt32BE(token.length, 0);
+    token.copy(framed, 4);
+    handshakeV0.send(framed);
+    expect((await handshakeV0.nextFrame()).length).toBe(0);
+    expect((await handshakeV0.call(ApiKey.Metadata, 9, { topics: null })).topics.length).toBeGreaterThan(0);
+    handshakeV0.close();
+    for (const version of [0, 1, 2]) {
+      const conn = await RawKafka.open(worker.kafka!.host, worker.kafka!.port);
+      expect((await conn.call(ApiKey.SaslHandshake, 1, { mechanism: "PLAIN" })).errorCode).toBe(0);
+      const answer = await conn.call(ApiKey.SaslAuthenticate, version, { authBytes: token });
+      expect(answer.errorCode, `SaslAuthenticate v${version}`).toBe(0);
+      conn.close();
+    }
   });
 });
 
@@ -463,4 +855,27 @@ async function fetchAll(
   } finally {
     raw.close();
   }
+}
+
+const ZERO_UUID = "00000000-0000-0000-0000-000000000000";
+
+/** ListOffsets (v1+) for partition 0 of `topic` at `timestamp` (-1 latest, -2 earliest, -3 max). */
+function listOffsetsBody(topic: string, timestamp: bigint) {
+  return {
+    replicaId: -1,
+    isolationLevel: 0,
+    topics: [{ name: topic, partitions: [{ partitionIndex: 0, timestamp }] }],
+  };
+}
+
+async function workerMetrics(): Promise<string> {
+  return (await fetch(`${worker.address}/metrics`)).text();
+}
+
+/** Sends `messages` to `topic` with a kafkajs producer of key A. */
+async function producerSend(topic: string, messages: { value: string }[]): Promise<void> {
+  const producer = client(plain(keyA)).producer();
+  await producer.connect();
+  await producer.send({ topic, acks: -1, messages });
+  await producer.disconnect();
 }

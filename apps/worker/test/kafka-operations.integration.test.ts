@@ -2,7 +2,14 @@ import { decodeResponse, ErrorCode } from "@lastword/kafka-protocol";
 import { encodeRecordBatch } from "@lastword/logstore";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { RunningWorker } from "../src/worker";
-import { CLIENT_SCOPES, createKafkaKey, createNamedTopic, fetchBody, RawKafka } from "./kafka-client";
+import {
+  CLIENT_SCOPES,
+  createKafkaKey,
+  createNamedTopic,
+  fetchBody,
+  RawKafka,
+  metricSample as sample,
+} from "./kafka-client";
 import { eventually } from "./test-topics";
 import { openWorkerHarness, type WorkerHarness } from "./worker-harness";
 
@@ -43,12 +50,6 @@ afterAll(() => h?.close());
 
 async function metrics(): Promise<string> {
   return (await fetch(`${worker.address}/metrics`)).text();
-}
-
-/** The value of one series, 0 when absent. */
-function sample(body: string, series: string): number {
-  const line = body.split("\n").find((l) => l.startsWith(`${series} `));
-  return line ? Number(line.slice(series.length + 1)) : 0;
 }
 
 const open = () => RawKafka.open(worker.kafka!.host, worker.kafka!.port);

@@ -67,3 +67,4 @@ export {
 export type { ProducerStateRecovery } from "./producer-state-recovery";
 export type { RetentionReason } from "./retention";
 export { storedCodec } from "./stored-compression";
+export type { TimestampAndOffset } from "./timestamp-search";

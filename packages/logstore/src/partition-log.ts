@@ -34,6 +34,7 @@ import { deletableSegments, type RetentionReason, retentionRules } from "./reten
 import { drawRollJitterMs, rollReason, timeRollDueAt } from "./roll-policy";
 import { fsyncDirectory, Segment, type SegmentLimits, segmentLimits } from "./segment";
 import { storedCodec } from "./stored-compression";
+import { findOffsetByTimestamp, type TimestampAndOffset } from "./timestamp-search";
 import { writeTombstoneCounts } from "./tombstone-counts";
 
 /** `per-append`: every append fsyncs before it resolves. `group-commit`: concurrent appends share fsyncs. */
@@ -352,6 +353,19 @@ export class PartitionLog {
     const { into } = options;
     const maxBytes = into ? Math.min(options.maxBytes ?? into.length, into.length) : options.maxBytes;
     return readBatches(this.segmentList, fromOffset, this.readBounds(fromOffset, { maxBytes }), into);
+  }
+
+  /**
+   * Kafka's ListOffsets by timestamp: the first readable record (offset order, from the log start
+   * to the high watermark) whose timestamp is ≥ `timestampMs`, with that timestamp, found through
+   * the segments' time and offset indexes (timestamp-search.ts); null when none is that recent.
+   */
+  async offsetForTimestamp(timestampMs: number): Promise<TimestampAndOffset | null> {
+    this.assertOpen();
+    return findOffsetByTimestamp(this.segmentList, timestampMs, {
+      minOffset: this.startOffset,
+      endOffset: this.durableEndOffset,
+    });
   }
 
   private readBounds(fromOffset: number, options: ReadOptions): ReadBounds {

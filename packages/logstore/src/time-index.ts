@@ -42,6 +42,28 @@ export class TimeIndex {
     return true;
   }
 
+  /**
+   * Kafka's TimeIndex.lookup: the offset of the last entry whose timestamp is ≤ `timestamp`, or the
+   * base offset when there is none. Every record before that entry's batch is older than the entry
+   * (an entry is the first batch to reach its max timestamp), so a search for the first record at or
+   * after `timestamp` may start there without missing one.
+   */
+  lookup(timestamp: number): number {
+    let low = 0;
+    let high = this.entries - 1;
+    let found = -1;
+    while (low <= high) {
+      const mid = (low + high) >>> 1;
+      if (this.timestamps[mid]! <= timestamp) {
+        found = mid;
+        low = mid + 1;
+      } else {
+        high = mid - 1;
+      }
+    }
+    return this.baseOffset + (found < 0 ? 0 : this.relativeOffsets[found]!);
+  }
+
   truncateToOffset(nextOffset: number): void {
     while (this.entries > 0 && this.baseOffset + this.lastRelative() >= nextOffset) {
       this.timestamps.pop();

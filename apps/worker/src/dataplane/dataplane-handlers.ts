@@ -185,7 +185,7 @@ export function listOffsets(
   return host.read(partitionId, async (log: HostedLog) => {
     const answer: ListOffsetsResponse = { earliest: log.logStartOffset, latest: log.highWatermark };
     if (query.timestamp !== undefined)
-      answer.timestampOffset = await offsetForTimestamp(log, query.timestamp);
+      answer.timestampOffset = (await offsetForTimestamp(log, query.timestamp))?.offset ?? null;
     return answer;
   });
 }

@@ -9,6 +9,7 @@ import type {
   LogRecord,
   RetentionResult,
   SegmentInfo,
+  TimestampAndOffset,
   TopicConfig,
 } from "@lastword/logstore";
 
@@ -42,6 +43,12 @@ export interface HostedLog {
   read(fromOffset: number, options: { maxRecords?: number; maxBytes?: number }): Promise<LogRecord[]>;
   /** Whole stored batches from `fromOffset` (the first may start below it), for paged and pass-through reads. */
   readBatches(fromOffset: number, options?: { maxBytes?: number; into?: Buffer }): Promise<BatchRead>;
+  /**
+   * Kafka's ListOffsets by timestamp: the first readable record whose timestamp is ≥ `timestampMs`
+   * (offset and that timestamp), found through the time index; null when none is that recent.
+   * Async: a segment may have to be fetched back before it can be searched.
+   */
+  offsetForTimestamp(timestampMs: number): Promise<TimestampAndOffset | null>;
   segments(): LogSegment[] | Promise<LogSegment[]>;
   close(): Promise<void>;
   /** The parsed config in force (policy, retention limits). */

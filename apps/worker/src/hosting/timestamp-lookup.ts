@@ -1,22 +1,17 @@
+import type { TimestampAndOffset } from "@lastword/logstore";
 import type { HostedLog } from "./hosted-log";
 
-const SCAN_BATCH_RECORDS = 1_000;
-
 /**
- * Kafka's ListOffsets by timestamp: the first offset whose timestamp is ≥ `timestamp`, or null when
- * no record is that recent. Segments whose max timestamp is older are skipped whole; the scan then
- * reads forward from the first segment that can hold a match (timestamps need not be monotonic).
+ * Kafka's ListOffsets by timestamp, for REST offsets-by-time and Kafka ListOffsets alike: the first
+ * record whose timestamp is ≥ `timestamp` (its offset and timestamp), or null when no readable
+ * record is that recent. The log searches through its time index; a match at or past the high
+ * watermark `log` reports is not readable yet (a read view may end below the log's own), and every
+ * later record is past it too, so it is none.
  */
-export async function offsetForTimestamp(log: HostedLog, timestamp: number): Promise<number | null> {
-  const segments = await log.segments();
-  const first = segments.find((s) => s.maxTimestamp !== null && s.maxTimestamp >= timestamp && s.records > 0);
-  if (!first) return null;
-  let from = Math.max(first.baseOffset, log.logStartOffset);
-  while (from < log.logEndOffset) {
-    const records = await log.read(from, { maxRecords: SCAN_BATCH_RECORDS });
-    if (records.length === 0) return null;
-    for (const record of records) if (record.timestamp >= timestamp) return record.offset;
-    from = records[records.length - 1]!.offset + 1;
-  }
-  return null;
+export async function offsetForTimestamp(
+  log: HostedLog,
+  timestamp: number,
+): Promise<TimestampAndOffset | null> {
+  const found = await log.offsetForTimestamp(timestamp);
+  return found !== null && found.offset < log.highWatermark ? found : null;
 }

@@ -6,7 +6,11 @@ import { ApiKey, isVersionSupported } from "@lastword/kafka-protocol";
  * Everything else is left out, so a client fails fast instead of meeting a half-done API.
  */
 export const ADVERTISED_APIS: readonly { apiKey: number; minVersion: number; maxVersion: number }[] = [
-  { apiKey: ApiKey.Produce, minVersion: 3, maxVersion: 9 },
+  // From v0, and served from v0: librdkafka up to 2.x compresses a batch with gzip, snappy or lz4
+  // only when the broker's Produce range includes v0 (its table of the first Produce version each
+  // codec needs); advertised from v3 it sends them uncompressed. v0–v2 carry RecordBatch v2 as v3
+  // does; a magic 0 or 1 message set is refused per partition (produce-batches.ts).
+  { apiKey: ApiKey.Produce, minVersion: 0, maxVersion: 9 },
   { apiKey: ApiKey.Fetch, minVersion: 4, maxVersion: 12 },
   { apiKey: ApiKey.ListOffsets, minVersion: 1, maxVersion: 7 },
   { apiKey: ApiKey.Metadata, minVersion: 1, maxVersion: 12 },
@@ -44,16 +48,6 @@ for (const api of ADVERTISED_APIS) {
     );
   }
 }
-
-/**
- * What ApiVersions answers: the served ranges, except that Produce is announced from v0.
- * librdkafka up to 2.x compresses a batch with gzip, snappy or lz4 only when the broker's Produce
- * range overlaps v0 (its table of the first Produce version each codec needs: 0 for those three,
- * 7 for zstd); with the served minimum it sends them uncompressed. A request below the served
- * minimum still closes the connection, like any version not served.
- */
-export const API_VERSIONS_ANSWER: readonly { apiKey: number; minVersion: number; maxVersion: number }[] =
-  ADVERTISED_APIS.map((api) => (api.apiKey === ApiKey.Produce ? { ...api, minVersion: 0 } : api));
 
 export function isAdvertised(apiKey: number, version: number): boolean {
   return ADVERTISED_APIS.some(

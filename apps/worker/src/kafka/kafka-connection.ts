@@ -22,7 +22,7 @@ import {
   handleIncrementalAlterConfigs,
 } from "./admin/topic-configs-handler";
 import { handleCreateTopics, handleDeleteTopics } from "./admin/topic-lifecycle-handler";
-import { API_VERSIONS_ANSWER, isAdvertised } from "./advertised-apis";
+import { ADVERTISED_APIS, isAdvertised } from "./advertised-apis";
 import type { ClientRole } from "./client-sightings";
 import { handleFetch } from "./fetch-handler";
 import { handleFindCoordinator } from "./groups/find-coordinator-handler";
@@ -68,6 +68,8 @@ export interface KafkaConnectionDeps {
    */
   admit(connection: KafkaConnection, principal: KafkaPrincipal): string | null;
   onClose(connection: KafkaConnection): void;
+  /** Told of each request this connection decoded and served, in order (the listener's `onRequest`). */
+  onRequest?(apiKey: number, version: number): void;
 }
 
 /**
@@ -101,6 +103,11 @@ export class KafkaConnection {
     socket.on("close", () => this.close());
     this.#authTimer = setTimeout(() => this.close(), AUTHENTICATION_TIMEOUT_MS);
     this.#authTimer.unref();
+  }
+
+  /** Answer bytes written to the socket that the kernel has not taken yet (a client not reading). */
+  get pendingResponseBytes(): number {
+    return this.#socket.writableLength;
   }
 
   get principal(): KafkaPrincipal | null {
@@ -186,6 +193,7 @@ export class KafkaConnection {
       return;
     }
     this.#clientId = request.header.clientId ?? null;
+    this.#deps.onRequest?.(request.apiKey, request.apiVersion);
     const started = performance.now();
     this.#bytesOut = 0;
     await this.#dispatch(request);
@@ -214,7 +222,7 @@ export class KafkaConnection {
           version: request.body.clientSoftwareVersion,
         };
       }
-      reply({ errorCode: 0, apiKeys: API_VERSIONS_ANSWER, throttleTimeMs: 0 });
+      reply({ errorCode: 0, apiKeys: ADVERTISED_APIS, throttleTimeMs: 0 });
       return;
     }
     if (!isAdvertised(request.apiKey, request.apiVersion)) {
@@ -252,7 +260,7 @@ export class KafkaConnection {
           "producer",
           request.body.topicData.map((t) => t.name),
         );
-        const answer = await handleProduce(ctx, session, request.body);
+        const answer = await handleProduce(ctx, session, request.apiVersion, request.body);
         if (answer === DROP_CONNECTION) return this.close();
         if (answer) reply(answer);
         return;
@@ -340,7 +348,7 @@ export class KafkaConnection {
     this.#write(
       encodeResponse(ApiKey.ApiVersions, 0, correlationId, {
         errorCode: ErrorCode.UNSUPPORTED_VERSION,
-        apiKeys: API_VERSIONS_ANSWER,
+        apiKeys: ADVERTISED_APIS,
       }),
     );
   }

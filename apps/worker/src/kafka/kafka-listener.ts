@@ -19,6 +19,12 @@ export interface KafkaListenerConfig {
   maxConnections?: number;
   /** Authenticated connections one API key may hold here; one more is refused at SASL. */
   maxConnectionsPerKey?: number;
+  /**
+   * Called with each request a connection decoded, in the order it serves them; `connection`
+   * numbers this listener's connections from 1. For tests that check what a client sends on which
+   * socket (SASL order, retries), without reading logs.
+   */
+  onRequest?(request: { connection: number; apiKey: number; version: number }): void;
 }
 
 export const DEFAULT_MAX_CONNECTIONS = 10_000;
@@ -56,7 +62,16 @@ export async function startKafkaListener(
     );
   }
   const open = new Set<KafkaConnection>();
-  const metrics = new KafkaListenerMetrics(registry, () => open.size);
+  const metrics = new KafkaListenerMetrics(registry, {
+    openConnections: () => open.size,
+    pendingResponseBytes: () => {
+      let bytes = 0;
+      for (const connection of open) bytes += connection.pendingResponseBytes;
+      return bytes;
+    },
+    credentialLoads: () => principals.credentialLoads,
+  });
+  let accepted = 0;
   const maxConnections = config.maxConnections ?? DEFAULT_MAX_CONNECTIONS;
   const maxPerKey = config.maxConnectionsPerKey ?? DEFAULT_MAX_CONNECTIONS_PER_KEY;
   const admit = (connection: KafkaConnection, principal: KafkaPrincipal): string | null => {
@@ -80,12 +95,15 @@ export async function startKafkaListener(
       socket.destroy();
       return;
     }
+    const id = ++accepted;
+    const { onRequest } = config;
     const connection = new KafkaConnection(socket, {
       ctx,
       principals,
       metrics,
       admit,
       onClose: (c) => open.delete(c),
+      ...(onRequest && { onRequest: (apiKey, version) => onRequest({ connection: id, apiKey, version }) }),
     });
     open.add(connection);
   };

@@ -31,11 +31,17 @@ export class KafkaPrincipals {
   readonly #prisma: PrismaClient;
   readonly #now: () => number;
   readonly #cache: TtlCache<string, KeyRow | null>;
+  #loads = 0;
 
   constructor(prisma: PrismaClient, now: () => number) {
     this.#prisma = prisma;
     this.#now = now;
     this.#cache = new TtlCache({ ttlMs: KEY_CACHE_MS, now });
+  }
+
+  /** Keys looked up in Postgres so far (cache misses): what a reconnect storm costs the database. */
+  get credentialLoads(): number {
+    return this.#loads;
   }
 
   /** SASL PLAIN: the key id as user name, its secret as password. */
@@ -75,6 +81,7 @@ export class KafkaPrincipals {
   }
 
   async #load(keyId: string): Promise<KeyRow | null> {
+    this.#loads++;
     const key = await this.#prisma.apiKey.findUnique({
       where: { id: keyId },
       include: { scramCredentials: true },

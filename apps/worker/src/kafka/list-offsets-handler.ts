@@ -21,12 +21,12 @@ async function lookup(log: HostedLog, timestamp: number): Promise<{ offset: numb
   if (timestamp === MAX_TIMESTAMP) {
     const segments = await log.segments();
     const max = Math.max(-1, ...segments.filter((s) => s.records > 0).map((s) => s.maxTimestamp ?? -1));
-    const offset = max < 0 ? null : await offsetForTimestamp(log, max);
-    return offset === null ? { offset: -1, timestamp: -1 } : { offset, timestamp: max };
+    const found = max < 0 ? null : await offsetForTimestamp(log, max);
+    return found ?? { offset: -1, timestamp: -1 };
   }
-  const offset = await offsetForTimestamp(log, timestamp);
-  // -1 when no record is that recent; clients then use the high watermark (kafkajs does).
-  return offset === null ? { offset: -1, timestamp: -1 } : { offset, timestamp };
+  // -1 when no record is that recent; clients then use the high watermark (kafkajs does). Kafka
+  // answers the record's own timestamp, which may be later than the one asked for.
+  return (await offsetForTimestamp(log, timestamp)) ?? { offset: -1, timestamp: -1 };
 }
 
 /** ListOffsets v1+: earliest, latest, max timestamp (v7) and the first offset at or after a time. */

@@ -15,9 +15,11 @@ import {
   decodeBatch,
   inflateBatch,
   LOG_OVERHEAD_BYTES,
+  MAGIC_V2,
   OFF_ATTRIBUTES,
   OFF_BASE_SEQUENCE,
   OFF_LENGTH,
+  OFF_MAGIC,
   OFF_PRODUCER_EPOCH,
   OFF_PRODUCER_ID,
   readInt64,
@@ -60,16 +62,47 @@ export function appendsAsSent(batch: Buffer, config: TopicConfig): boolean {
   return keepsPlain && batchCompression(batch, 0) === NONE;
 }
 
+/** Where the magic byte sits in a RecordBatch v2 and in a v0/v1 message set's first message alike. */
+const MAGIC_PROBE_BYTES = OFF_MAGIC + 1;
+
 /**
- * Reads one partition's Produce data far enough to choose its append path: Produce v3+ carries
- * exactly one whole RecordBatch v2 (Kafka's ProduceRequest.validateRecords), whose producer id, if
- * any, must be one InitProducerId issued. Everything about the records themselves (CRC, sizes,
- * keys) is checked by the log store, for both paths; a compressed batch's CRC and size are checked
- * here first, since only its compressed bytes carry them.
+ * Produce v3+ must carry RecordBatch v2 (Kafka's ProduceRequest.validateRecords: INVALID_RECORD).
+ * v0–v2 may carry the older message sets (magic 0 and 1), which this broker does not store: they
+ * are refused as a message format it does not support, with nothing appended.
  */
-export function partitionPayload(data: Buffer | null, config: TopicConfig): PartitionPayload | BatchRefusal {
+function magicRefusal(data: Buffer, version: number): BatchRefusal | null {
+  const magic = data.readInt8(OFF_MAGIC);
+  if (magic === MAGIC_V2) return null;
+  if (version >= 3) {
+    return refuse(
+      ErrorCode.INVALID_RECORD,
+      `Produce requests with version ${version} are only allowed to contain record batches with magic version 2`,
+    );
+  }
+  return refuse(
+    ErrorCode.UNSUPPORTED_FOR_MESSAGE_FORMAT,
+    `message format with magic ${magic} is not supported: this broker stores RecordBatch v2 (magic 2) only`,
+  );
+}
+
+/**
+ * Reads one partition's Produce data far enough to choose its append path: one whole RecordBatch
+ * v2 (Kafka requires exactly one from Produce v3; v0–v2 are held to the same here), whose producer
+ * id, if any, must be one InitProducerId issued. Everything about the records themselves (CRC,
+ * sizes, keys) is checked by the log store, for both paths; a compressed batch's CRC and size are
+ * checked here first, since only its compressed bytes carry them.
+ */
+export function partitionPayload(
+  data: Buffer | null,
+  config: TopicConfig,
+  version: number,
+): PartitionPayload | BatchRefusal {
   if (data === null || data.length === 0)
     return refuse(ErrorCode.INVALID_RECORD, "the produce request holds no records");
+  if (data.length < MAGIC_PROBE_BYTES)
+    return refuse(ErrorCode.CORRUPT_MESSAGE, "a record batch is cut short");
+  const wrongMagic = magicRefusal(data, version);
+  if (wrongMagic) return wrongMagic;
   if (data.length < BATCH_HEADER_BYTES)
     return refuse(ErrorCode.CORRUPT_MESSAGE, "a record batch is cut short");
   const defect = batchHeaderDefect(data, 0);
@@ -81,7 +114,7 @@ export function partitionPayload(data: Buffer | null, config: TopicConfig): Part
   if (size < data.length) {
     return refuse(
       ErrorCode.INVALID_RECORD,
-      "Produce v3 and later carry exactly one record batch per partition",
+      `Produce requests carry exactly one record batch per partition (Kafka requires it from v3; this broker from v0), got more in ${data.length} bytes`,
     );
   }
   const producerId = readInt64(data, OFF_PRODUCER_ID);

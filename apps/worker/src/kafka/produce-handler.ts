@@ -39,6 +39,7 @@ function keylessRefusal(where: string, indexes: readonly number[], index: number
 async function producePartition(
   ctx: KafkaBrokerContext,
   session: KafkaSession,
+  version: number,
   topicName: string,
   data: PartitionData,
 ): Promise<{ response: PartitionResponse; appended: boolean }> {
@@ -60,7 +61,7 @@ async function producePartition(
       failed(data.index, ErrorCode.NOT_LEADER_OR_FOLLOWER, "this broker does not lead the partition"),
     );
   }
-  const payload = partitionPayload(data.records, topic.config);
+  const payload = partitionPayload(data.records, topic.config, version);
   if ("errorCode" in payload) {
     return refusal({
       ...failed(data.index, payload.errorCode, payload.message),
@@ -114,13 +115,14 @@ async function producePartition(
 export const DROP_CONNECTION = Symbol("drop the connection unanswered");
 
 /**
- * Produce v3+: each partition's batches validated, then appended as one append (consecutive
+ * Produce v0–v9: each partition's batch validated, then appended as one append (consecutive
  * offsets, durable when answered: acks 1 and -1 mean the same on a log that fsyncs per append).
  * `null` means no answer at all (acks=0).
  */
 export async function handleProduce(
   ctx: KafkaBrokerContext,
   session: KafkaSession,
+  version: number,
   request: ProduceRequest,
 ): Promise<ProduceResponse | null | typeof DROP_CONNECTION> {
   if (request.transactionalId !== null) {
@@ -142,7 +144,7 @@ export async function handleProduce(
       partitionResponses: await Promise.all(
         t.partitionData.map(async (p) => {
           if (!validAcks) return failed(p.index, ErrorCode.INVALID_REQUIRED_ACKS, "acks must be -1, 0 or 1");
-          const outcome = await producePartition(ctx, session, t.name, p);
+          const outcome = await producePartition(ctx, session, version, t.name, p);
           appended ||= outcome.appended;
           return outcome.response;
         }),

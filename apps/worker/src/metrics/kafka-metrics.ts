@@ -16,6 +16,14 @@ export interface KafkaRequestSample {
   bytesOut: number;
 }
 
+/** What the listener's gauges and collected counters read when /metrics is scraped. */
+export interface KafkaListenerSources {
+  openConnections(): number;
+  pendingResponseBytes(): number;
+  /** Monotonic: the principals' Postgres lookups so far. */
+  credentialLoads(): number;
+}
+
 /**
  * The Kafka listener's Prometheus metrics, in the worker's registry (served at /metrics). Counters
  * carry the tenant; the latency histogram does not, since each tenant would multiply its series by
@@ -29,8 +37,10 @@ export class KafkaListenerMetrics {
   readonly throttleSeconds: Counter<"api" | "tenant">;
   readonly refusedConnections: Counter<"reason">;
   readonly openConnections: Gauge;
+  readonly pendingResponseBytes: Gauge;
+  readonly credentialLoads: Counter;
 
-  constructor(registry: Registry, openConnections: () => number) {
+  constructor(registry: Registry, sources: KafkaListenerSources) {
     const registers = [registry];
     this.requests = new Counter({
       name: "lastword_kafka_requests_total",
@@ -69,7 +79,24 @@ export class KafkaListenerMetrics {
       name: "lastword_kafka_open_connections",
       help: "Open connections to this worker's Kafka listener",
       registers,
-      collect: () => this.openConnections.set(openConnections()),
+      collect: () => this.openConnections.set(sources.openConnections()),
+    });
+    this.pendingResponseBytes = new Gauge({
+      name: "lastword_kafka_pending_response_bytes",
+      help: "Answer bytes written for Kafka clients that their sockets have not taken yet (slow readers)",
+      registers,
+      collect: () => this.pendingResponseBytes.set(sources.pendingResponseBytes()),
+    });
+    let loadsReported = 0;
+    this.credentialLoads = new Counter({
+      name: "lastword_kafka_credential_loads_total",
+      help: "API keys looked up in Postgres for SASL (verification cache misses)",
+      registers,
+      collect: () => {
+        const loads = sources.credentialLoads();
+        this.credentialLoads.inc(loads - loadsReported);
+        loadsReported = loads;
+      },
     });
   }
 
