@@ -9,7 +9,8 @@ import { createKafkaKey, createNamedTopic, kcatProperties, kcatSasl, startKafkaW
 import { openWorkerHarness, type WorkerHarness } from "./worker-harness";
 
 // kafkajs 2.2.4 consumer groups against one worker (scenarios 18–20, 23 and 24 of
-// shared/reference/kafka-protocol.md §5.2), kcat -G, and offsets shared with REST consumer groups.
+// shared/reference/kafka-protocol.md §5.2) and kcat -G. Offsets shared with REST consumer groups
+// are packages/api's kafka-group-positions test (REST needs the api server).
 
 let h: WorkerHarness;
 let bootstrap: string;
@@ -95,7 +96,6 @@ beforeAll(async () => {
   await createNamedTopic(h.db.prisma, ORG_A, "admin-t", 2);
   await createNamedTopic(h.db.prisma, ORG_A, "shared", 1);
   await createNamedTopic(h.db.prisma, ORG_B, "shared", 1);
-  await createNamedTopic(h.db.prisma, ORG_A, "rest-t", 1);
   await createNamedTopic(h.db.prisma, ORG_A, "kcat-t", 2);
   const scopes = ["topics:read", "records:read", "records:write", "groups:read", "groups:write"] as const;
   keyA = await createKafkaKey(h.db.prisma, ORG_A, scopes);
@@ -254,57 +254,6 @@ describe("kafkajs consumer groups", () => {
     const groupsB = (await adminB.listGroups()).groups.map((g) => g.groupId);
     expect(groupsB).toEqual(["same"]);
     await adminB.disconnect();
-  });
-
-  it("a REST-committed offset (the same ConsumerGroupOffset row) is what kafkajs fetches and resumes from; a REST reset is seen by the next OffsetFetch", async () => {
-    await produce(
-      keyA,
-      "rest-t",
-      ["r0", "r1", "r2", "r3"].map((value) => ({ partition: 0, value })),
-    );
-    const topic = await h.db.prisma.topic.findFirstOrThrow({
-      where: { organizationId: ORG_A, name: "rest-t" },
-    });
-    // As packages/api's commitOffsets writes it.
-    await h.db.prisma.consumerGroup.create({
-      data: {
-        organizationId: ORG_A,
-        name: "g-rest",
-        offsets: { create: { topicId: topic.id, partitionIndex: 0, offset: 2n, metadata: "from rest" } },
-      },
-    });
-    const admin = kafka(keyA).admin();
-    await admin.connect();
-    expect(await admin.fetchOffsets({ groupId: "g-rest", topics: ["rest-t"] })).toEqual([
-      { topic: "rest-t", partitions: [{ partition: 0, offset: "2", metadata: "from rest" }] },
-    ]);
-    await admin.disconnect();
-    const first = consumer(keyA, "g-rest");
-    const r = await run(first, "rest-t", true);
-    await expect.poll(() => values(r), { timeout: 15_000 }).toEqual(["r2", "r3"]);
-    await expect
-      .poll(
-        async () =>
-          (
-            await h.db.prisma.consumerGroupOffset.findFirst({
-              where: { group: { organizationId: ORG_A, name: "g-rest" }, topicId: topic.id },
-            })
-          )?.offset,
-        { timeout: 10_000 },
-      )
-      .toBe(4n);
-    await first.disconnect();
-
-    // A REST reset (commitOffsets upserts the same row) is what the next OffsetFetch returns.
-    const group = await h.db.prisma.consumerGroup.findUniqueOrThrow({
-      where: { organizationId_name: { organizationId: ORG_A, name: "g-rest" } },
-    });
-    await h.db.prisma.consumerGroupOffset.update({
-      where: { groupId_topicId_partitionIndex: { groupId: group.id, topicId: topic.id, partitionIndex: 0 } },
-      data: { offset: 1n, metadata: null, committedAt: new Date() },
-    });
-    const again = await run(consumer(keyA, "g-rest"), "rest-t", true);
-    await expect.poll(() => values(again), { timeout: 15_000 }).toEqual(["r1", "r2", "r3"]);
   });
 });
 
