@@ -3,17 +3,39 @@ import { type Consumer, Kafka, logLevel } from "kafkajs";
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { waitForNotice } from "./console-notices";
-import { callTrpc, saveScreenshotsAtWidths, useConsolePage, waitOrExplain } from "./console-session";
+import {
+  callTrpc,
+  saveScreenshot,
+  saveScreenshotsAtWidths,
+  useConsolePage,
+  waitOrExplain,
+} from "./console-session";
 
 const TOPIC = `ledger-${randomBytes(3).toString("hex")}`;
 const REST_GROUP = "billing-rest";
 const KAFKA_GROUP = "billing-kafka";
+/** A kafkajs group that commits, then stops: its lag grows as records arrive. */
+const LAG_GROUP = "billing-kafka-lag";
+/** The groups page refreshes this often (group-list.tsx). */
+const REFRESH_MS = 5_000;
 const TEN_MINUTES = 10 * 60_000;
 /** The first record's timestamp, on a whole second (datetime-local inputs carry seconds). */
 const OLD = Math.floor((Date.now() - TEN_MINUTES) / 1_000) * 1_000;
 
 function groupCard(page: Page, group: string) {
   return page.getByRole("region", { name: group, exact: true });
+}
+
+/** A group card's headline facts (Protocol, Lag, Oldest unread, Last commit) by their terms. */
+async function groupFacts(page: Page, group: string): Promise<Record<string, string>> {
+  const pairs = await groupCard(page, group)
+    .locator("dl")
+    .first()
+    .locator(":scope > div")
+    .evaluateAll((divs) =>
+      divs.map((d) => [d.children[0]?.textContent ?? "", d.children[1]?.textContent ?? ""]),
+    );
+  return Object.fromEntries(pairs);
 }
 
 describe("consumer groups page: every group of the tenant, its lag, reset and delete", () => {
@@ -220,5 +242,66 @@ describe("consumer groups page: every group of the tenant, its lag, reset and de
     await ui.page.getByRole("dialog").waitFor({ state: "detached" });
     await expect.poll(() => card.count()).toBe(0);
     expect(await groupCard(ui.page, KAFKA_GROUP).count()).toBe(1);
+  });
+
+  it("shows a kafkajs group's committed lag in records and time within one refresh, and the compliance page names it behind an erasure tombstone", async () => {
+    const reader = kafkaFor("ledger-lag-reader").consumer({ groupId: LAG_GROUP, maxWaitTimeInMs: 100 });
+    consumers.push(reader);
+    await reader.connect();
+    await reader.subscribe({ topic: TOPIC, fromBeginning: true });
+    let seen = 0;
+    await reader.run({
+      eachMessage: async () => {
+        seen++;
+      },
+    });
+    await expect.poll(() => seen, { timeout: 30_000 }).toBe(4);
+    // Stopped with its position at the end of both partitions (kafkajs commits after each batch).
+    await reader.disconnect();
+    await ui.page.goto("/consumer-groups");
+    const card = groupCard(ui.page, LAG_GROUP);
+    await waitOrExplain(ui.page, card, "groups-kafka-lag-card");
+    const positions = () => card.getByRole("listitem").allTextContents();
+    await expect
+      .poll(positions, { timeout: 20_000 })
+      .toEqual(["Partition 0: at offset 3, caught up", "Partition 1: at offset 1, caught up"]);
+    expect((await groupFacts(ui.page, LAG_GROUP)).Lag).toBe("0 records");
+
+    // Two records stamped three hours ago land behind the group's position while the page is open.
+    const threeHoursAgo = Date.now() - 3 * 3_600_000;
+    const late = [4, 5].map((i) => ({
+      partition: 0,
+      key: { type: "string", data: `k${i}` },
+      value: { type: "string", data: `v${i}` },
+      timestamp: threeHoursAgo + i,
+    }));
+    expect(await callTrpc(ui.page, "records.produce", { topic: TOPIC, records: late })).toBe(200);
+    // Within one refresh of the page (plus the request it makes).
+    await expect
+      .poll(
+        async () => {
+          const facts = await groupFacts(ui.page, LAG_GROUP);
+          return [facts.Lag, /^3 h( \d+ min)?$/.test(facts["Oldest unread"] ?? "")];
+        },
+        { timeout: REFRESH_MS + 3_000, interval: 250 },
+      )
+      .toEqual(["2 records", true]);
+    expect((await positions())[0]).toMatch(/^Partition 0: at offset 3, 2 behind \(3 h( \d+ min)?\)$/);
+    await saveScreenshot(ui.page, "consumer-groups-kafka-lag");
+
+    // An erasure of k0 writes a tombstone after the group's position: the compliance page names it.
+    expect(
+      await callTrpc(ui.page, "erasure.create", { keys: [{ type: "string", data: "k0" }], topics: [TOPIC] }),
+    ).toBe(200);
+    await ui.page.goto("/compliance");
+    const behind = ui.page
+      .getByRole("list", { name: "Consumer groups behind tombstones" })
+      .getByRole("listitem")
+      .filter({ hasText: LAG_GROUP });
+    await waitOrExplain(ui.page, behind.first(), "compliance-kafka-group-behind");
+    expect(await behind.first().textContent()).toMatch(
+      new RegExp(`^${LAG_GROUP} has not read past the erasure tombstone in ${TOPIC} / [01]`),
+    );
+    await saveScreenshot(ui.page, "compliance-kafka-group-behind");
   });
 });

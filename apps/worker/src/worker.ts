@@ -395,6 +395,7 @@ async function startKafka(config: NonNullable<WorkerConfig["kafka"]>, parts: Kaf
     leaseTtlMs: parts.leaseTtlMs,
     timings: { ...DEFAULT_GROUP_TIMINGS, ...config.groups },
     self,
+    clock: parts.clock,
   });
   groups.start();
   const listener = await startKafkaListener(
@@ -408,7 +409,7 @@ async function startKafka(config: NonNullable<WorkerConfig["kafka"]>, parts: Kaf
       clock: parts.clock,
       groups,
       groupLeases,
-      groupOffsets: new GroupOffsetsRepository(parts.prisma, now),
+      groupOffsets: new GroupOffsetsRepository(parts.prisma, parts.id, now),
       producerIds: new ProducerIdRepository(parts.prisma),
       fetched: parts.fetched,
       ...(parts.faultPoint && { fault: { point: parts.faultPoint } }),

@@ -1,14 +1,15 @@
 import { ApiKey, ErrorCode } from "@lastword/kafka-protocol";
 import { type Consumer, Kafka, logLevel } from "kafkajs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { TestFaults } from "../src/kafka/test-faults";
 import type { RunningWorker } from "../src/worker";
 import { CLIENT_SCOPES, createKafkaKey, createNamedTopic, RawKafka } from "./kafka-client";
 import { eventually } from "./test-topics";
 import { openWorkerHarness, type WorkerHarness } from "./worker-harness";
 
 // The group coordinator across two workers: one lease per (tenant, group), NOT_COORDINATOR from
-// the other worker, the classic protocol's error codes on raw frames, and a coordinator failover
-// that kafkajs follows.
+// the other worker, the classic protocol's error codes on raw frames, offset writes fenced by the
+// lease, and a coordinator failover that kafkajs follows with generations numbered on.
 
 const LEASE_TTL_MS = 2_000;
 const ORG = "org_coord";
@@ -16,6 +17,8 @@ let h: WorkerHarness;
 let w1: RunningWorker;
 let w2: RunningWorker;
 let key: { id: string; secret: string };
+/** w1's test hooks (a commit's write held while the test moves the lease). */
+const faults = new TestFaults([]);
 
 function raw(worker: RunningWorker): Promise<RawKafka> {
   return RawKafka.login(worker.kafka!, key);
@@ -36,7 +39,7 @@ beforeAll(async () => {
   await createNamedTopic(h.db.prisma, ORG, "moving", 2);
   key = await createKafkaKey(h.db.prisma, ORG, CLIENT_SCOPES);
   const config = { kafka: { host: "127.0.0.1", port: 0 }, claimIntervalMs: 100, leaseTtlMs: LEASE_TTL_MS };
-  w1 = await h.startWorker(config);
+  w1 = await h.startWorker({ ...config, kafka: { ...config.kafka, testFaults: faults } });
   w2 = await h.startWorker(config);
 });
 
@@ -182,17 +185,71 @@ describe("coordinator ownership", () => {
   });
 });
 
+describe("offset writes fenced by the lease", () => {
+  it("a member's commit whose lease moves between its checks and its write changes nothing and is answered NOT_COORDINATOR", async () => {
+    const a = await raw(w1);
+    await a.call(ApiKey.FindCoordinator, 3, { key: "gfence", keyType: 0 });
+    const joined = await a.call(ApiKey.JoinGroup, 3, join("gfence", ""));
+    expect(joined).toMatchObject({ errorCode: 0, generationId: 1 });
+    await a.call(ApiKey.SyncGroup, 3, {
+      groupId: "gfence",
+      generationId: 1,
+      memberId: joined.memberId,
+      assignments: [],
+    });
+    const commit = (committedOffset: bigint) =>
+      a.call(ApiKey.OffsetCommit, 7, {
+        groupId: "gfence",
+        generationIdOrMemberEpoch: 1,
+        memberId: joined.memberId,
+        topics: [
+          { name: "moving", partitions: [{ partitionIndex: 0, committedOffset, committedMetadata: null }] },
+        ],
+      });
+    const stored = async () =>
+      (
+        await h.db.prisma.consumerGroupOffset.findFirst({
+          where: { group: { organizationId: ORG, name: "gfence" } },
+        })
+      )?.offset;
+    expect((await commit(3n)).topics[0]!.partitions[0]!.errorCode).toBe(0);
+    expect(await stored()).toBe(3n);
+
+    // The next commit passes every check on w1; before its write, w2 takes the lease over (as
+    // claimExpired does once w1's lease lapsed).
+    let moved = false;
+    faults.onNextOffsetWrite(async () => {
+      await h.db.prisma.$executeRaw`
+        UPDATE "KafkaGroup" SET "ownerWorkerId" = ${w2.id}, "epoch" = "epoch" + 1
+        WHERE "organizationId" = ${ORG} AND "groupId" = 'gfence'`;
+      moved = true;
+    });
+    const refused = await commit(9n);
+    expect(moved).toBe(true);
+    expect(refused.topics[0]!.partitions[0]!.errorCode).toBe(ErrorCode.NOT_COORDINATOR);
+    expect(await stored()).toBe(3n);
+    a.close();
+  });
+});
+
 describe("coordinator failover", () => {
   it("when the coordinator's worker dies the group moves within 2 x lease TTL; kafkajs follows and resumes from its commits", async () => {
     await eventually("both workers host a partition", 20_000, async () =>
       w1.ownedPartitions().length + w2.ownedPartitions().length === 2 ? true : undefined,
     );
+    /** The generation of each assignment kafkajs received (it logs them at debug level). */
+    const generations: number[] = [];
     const kafka = new Kafka({
       brokers: [w1, w2].map((w) => `${w.kafka!.host}:${w.kafka!.port}`),
       clientId: "failover-test",
       sasl: { mechanism: "plain", username: key.id, password: key.secret },
       retry: { retries: 8, initialRetryTime: 100 },
-      logLevel: logLevel.NOTHING,
+      logLevel: logLevel.DEBUG,
+      logCreator: () => (entry) => {
+        const log = entry.log as { message: string; groupId?: string; generationId?: number };
+        if (log.message === "Received assignment" && log.groupId === "gmove")
+          generations.push(log.generationId!);
+      },
     });
     const producer = kafka.producer();
     await producer.connect();
@@ -231,6 +288,8 @@ describe("coordinator failover", () => {
         },
       )
       .toBe(2);
+    const before = [...generations];
+    expect(before.length).toBeGreaterThan(0);
     await w1.kill();
     await eventually("w2 coordinates the group", 2 * LEASE_TTL_MS, async () => {
       const row = await h.db.prisma.kafkaGroup.findUnique({
@@ -253,6 +312,15 @@ describe("coordinator failover", () => {
     await expect
       .poll(() => [...new Set(received)].sort(), { timeout: 30_000 })
       .toEqual(["after-0", "after-1", "before-0", "before-1"]);
+    // kafkajs rejoins at w2 (its member id is unknown there): w2 numbered on from w1's last
+    // generation (recorded on the lease row) instead of from 1.
+    await expect.poll(() => generations.length, { timeout: 20_000 }).toBeGreaterThan(before.length);
+    const after = generations.slice(before.length);
+    expect(Math.min(...after)).toBeGreaterThan(Math.max(...before));
+    const row = await h.db.prisma.kafkaGroup.findUniqueOrThrow({
+      where: { organizationId_groupId: { organizationId: ORG, groupId: "gmove" } },
+    });
+    expect(row.generation).toBe(Math.max(...after));
     await consumer.disconnect();
     await producer.disconnect();
   });

@@ -4,12 +4,19 @@ import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 import { Kafka, logLevel } from "kafkajs";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { CLIENT_SCOPES, createKafkaKey, createNamedTopic, startKafkaWorker } from "./kafka-client";
+import {
+  CLIENT_SCOPES,
+  createKafkaKey,
+  createNamedTopic,
+  kcatProperties,
+  kcatSasl,
+  startKafkaWorker,
+} from "./kafka-client";
 import { openWorkerHarness, type WorkerHarness } from "./worker-harness";
 
-// librdkafka 2.0.2 consumer groups (python3-confluent-kafka) against one worker: the default
-// assignor (range) and cooperative-sticky, which librdkafka drives as two rounds of the classic
-// protocol (revoke, then assign).
+// librdkafka 2.0.2 consumer groups (python3-confluent-kafka, and kcat -G beside it) against one
+// worker: the default assignor (range) and cooperative-sticky, which librdkafka drives as two
+// rounds of the classic protocol (revoke, then assign).
 
 const PYTHON = "/usr/bin/python3";
 const ORG = "org_groups_rdk";
@@ -47,13 +54,16 @@ function member(groupId: string, topic: string, strategy: string): Member {
 
 const sorted = (s: Set<number>) => [...s].sort();
 
-async function produce(topic: string, messages: { partition: number; value: string }[]) {
-  const kafka = new Kafka({
+function kafka(): Kafka {
+  return new Kafka({
     brokers: [bootstrap],
     sasl: { mechanism: "plain", username: key.id, password: key.secret },
     logLevel: logLevel.NOTHING,
   });
-  const p = kafka.producer();
+}
+
+async function produce(topic: string, messages: { partition: number; value: string }[]) {
+  const p = kafka().producer();
   await p.connect();
   await p.send({ topic, messages });
   await p.disconnect();
@@ -63,8 +73,9 @@ beforeAll(async () => {
   h = await openWorkerHarness({ name: "kafka-groups-rdk", secret: "kafka-groups-rdk-secret" });
   await createNamedTopic(h.db.prisma, ORG, "range-t", 4);
   await createNamedTopic(h.db.prisma, ORG, "coop-t", 4);
+  await createNamedTopic(h.db.prisma, ORG, "kcat-coop", 4);
   key = await createKafkaKey(h.db.prisma, ORG, CLIENT_SCOPES);
-  ({ bootstrap } = await startKafkaWorker(h, 8));
+  ({ bootstrap } = await startKafkaWorker(h, 12));
 });
 
 afterEach(async () => {
@@ -103,5 +114,66 @@ describe.each(["range", "cooperative-sticky"])("librdkafka consumer group (%s)",
     b.child.kill("SIGINT");
     await once(b.child, "exit");
     await expect.poll(() => sorted(a.held), { timeout: 20_000 }).toEqual([0, 1, 2, 3]);
+  });
+});
+
+describe("kcat -G with cooperative-sticky beside a librdkafka member", () => {
+  it("the two split 4 partitions without overlap and read every record once", async () => {
+    const group = "g-kcat-coop";
+    const kcat = spawn(
+      "kcat",
+      [
+        ...kcatSasl(bootstrap, key),
+        ...kcatProperties({
+          "partition.assignment.strategy": "cooperative-sticky",
+          "auto.offset.reset": "earliest",
+          "session.timeout.ms": 6000,
+          "heartbeat.interval.ms": 500,
+          "fetch.wait.max.ms": 100,
+        }),
+        "-u",
+        "-G",
+        group,
+        "kcat-coop",
+        "-f",
+        "%p:%s\\n",
+        "-q",
+      ],
+      { stdio: ["ignore", "pipe", "ignore"] },
+    );
+    children.push(kcat);
+    const kcatRecords: [number, string][] = [];
+    createInterface({ input: kcat.stdout! }).on("line", (line) => {
+      const [partition, value] = line.split(":");
+      kcatRecords.push([Number(partition), value!]);
+    });
+    const admin = kafka().admin();
+    await admin.connect();
+    const described = async () => (await admin.describeGroups([group])).groups[0]!;
+    await expect.poll(async () => (await described()).members.length, { timeout: 20_000 }).toBe(1);
+
+    const python = member(group, "kcat-coop", "cooperative-sticky");
+    // Two members: once the librdkafka member holds two partitions, kcat holds the other two.
+    await expect.poll(() => python.held.size, { timeout: 30_000 }).toBe(2);
+    await expect
+      .poll(async () => [(await described()).state, (await described()).members.length], { timeout: 15_000 })
+      .toEqual(["Stable", 2]);
+    expect((await described()).protocol).toBe("cooperative-sticky");
+    await admin.disconnect();
+
+    await produce(
+      "kcat-coop",
+      [0, 1, 2, 3, 0, 1, 2, 3].map((partition, i) => ({ partition, value: `c${i}` })),
+    );
+    const everyValue = () => [...kcatRecords, ...python.records].map((r) => r[1]).sort();
+    await expect
+      .poll(everyValue, { timeout: 20_000 })
+      .toEqual(["c0", "c1", "c2", "c3", "c4", "c5", "c6", "c7"]);
+    // Each record once, each partition read by one member only: kcat's are the two the other lacks.
+    const kcatPartitions = new Set(kcatRecords.map(([p]) => p));
+    expect(sorted(kcatPartitions)).toEqual([0, 1, 2, 3].filter((p) => !python.held.has(p)));
+    for (const [p] of python.records) expect(kcatPartitions.has(p)).toBe(false);
+    expect(kcatRecords).toHaveLength(4);
+    expect(python.records).toHaveLength(4);
   });
 });

@@ -3,13 +3,14 @@ import { once } from "node:events";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 import { ErrorCode } from "@lastword/kafka-protocol";
-import { type Consumer, Kafka, type KafkaConfig, logLevel } from "kafkajs";
+import { type Consumer, type ConsumerConfig, Kafka, type KafkaConfig, logLevel } from "kafkajs";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { createKafkaKey, createNamedTopic, kcatProperties, kcatSasl, startKafkaWorker } from "./kafka-client";
 import { openWorkerHarness, type WorkerHarness } from "./worker-harness";
 
 // kafkajs 2.2.4 consumer groups against one worker (scenarios 18–20, 23 and 24 of
-// shared/reference/kafka-protocol.md §5.2), kcat -G, and offsets shared with REST consumer groups.
+// shared/reference/kafka-protocol.md §5.2) and kcat -G. Offsets shared with REST consumer groups
+// are packages/api's kafka-group-positions test (REST needs the api server).
 
 let h: WorkerHarness;
 let bootstrap: string;
@@ -33,13 +34,14 @@ function kafka(key: Key, extra: Partial<KafkaConfig> = {}): Kafka {
   });
 }
 
-function consumer(key: Key, groupId: string): Consumer {
+function consumer(key: Key, groupId: string, extra: Partial<ConsumerConfig> = {}): Consumer {
   const c = kafka(key).consumer({
     groupId,
     maxWaitTimeInMs: 100,
     sessionTimeout: 6000,
     heartbeatInterval: 500,
     retry: { retries: 3, initialRetryTime: 50 },
+    ...extra,
   });
   consumers.push(c);
   return c;
@@ -93,14 +95,17 @@ beforeAll(async () => {
   await createNamedTopic(h.db.prisma, ORG_A, "wide", 4);
   await createNamedTopic(h.db.prisma, ORG_A, "kill", 4);
   await createNamedTopic(h.db.prisma, ORG_A, "admin-t", 2);
+  await createNamedTopic(h.db.prisma, ORG_A, "admin-n", 2);
+  await createNamedTopic(h.db.prisma, ORG_A, "admin-m", 1);
+  await createNamedTopic(h.db.prisma, ORG_A, "wide-commit", 4);
+  await createNamedTopic(h.db.prisma, ORG_A, "scoped", 1);
   await createNamedTopic(h.db.prisma, ORG_A, "shared", 1);
   await createNamedTopic(h.db.prisma, ORG_B, "shared", 1);
-  await createNamedTopic(h.db.prisma, ORG_A, "rest-t", 1);
   await createNamedTopic(h.db.prisma, ORG_A, "kcat-t", 2);
   const scopes = ["topics:read", "records:read", "records:write", "groups:read", "groups:write"] as const;
   keyA = await createKafkaKey(h.db.prisma, ORG_A, scopes);
   keyB = await createKafkaKey(h.db.prisma, ORG_B, scopes);
-  ({ bootstrap } = await startKafkaWorker(h, 16));
+  ({ bootstrap } = await startKafkaWorker(h, 23));
 });
 
 afterEach(async () => {
@@ -168,6 +173,60 @@ describe("kafkajs consumer groups", () => {
     expect([...ra.outsideAssignment, ...rb.outsideAssignment]).toEqual([]);
     await b.disconnect();
     await expect.poll(() => latest(ra), { timeout: 20_000 }).toEqual([0, 1, 2, 3]);
+  });
+
+  it("19. when B joins, A's heartbeat sees REBALANCE_IN_PROGRESS and the commit kafkajs makes then (PreparingRebalance, A's generation) is stored", async () => {
+    const a = consumer(keyA, "g19-commit", { heartbeatInterval: 100 });
+    const events: string[] = [];
+    const commits: { generationId: number; offsets: string[] }[] = [];
+    const assignments: number[][] = [];
+    a.on(a.events.GROUP_JOIN, (e) => void assignments.push(e.payload.memberAssignment["wide-commit"] ?? []));
+    a.on(a.events.REBALANCING, () => void events.push("rebalancing"));
+    a.on(a.events.COMMIT_OFFSETS, (e) => {
+      events.push("commit");
+      const offsets = e.payload.topics.flatMap((t) => t.partitions.map((p) => `${p.partition}:${p.offset}`));
+      commits.push({ generationId: e.payload.groupGenerationId, offsets });
+    });
+    let holding = false;
+    await a.connect();
+    await a.subscribe({ topic: "wide-commit", fromBeginning: true });
+    await a.run({
+      eachBatch: async ({ batch, resolveOffset, heartbeat }) => {
+        for (const m of batch.messages) resolveOffset(m.offset);
+        holding = true;
+        // A slow batch: resolved but not yet committed while A keeps heartbeating. The heartbeat
+        // answered REBALANCE_IN_PROGRESS makes kafkajs commit what was resolved, then throws.
+        for (const until = Date.now() + 20_000; Date.now() < until; ) {
+          await heartbeat();
+          await new Promise((resolve) => setTimeout(resolve, 50));
+        }
+      },
+    });
+    await expect.poll(() => assignments.at(-1)?.length, { timeout: 15_000 }).toBe(4);
+    const lease = await h.db.prisma.kafkaGroup.findUniqueOrThrow({
+      where: { organizationId_groupId: { organizationId: ORG_A, groupId: "g19-commit" } },
+    });
+    await produce(keyA, "wide-commit", [
+      { partition: 0, value: "c0" },
+      { partition: 0, value: "c1" },
+    ]);
+    await expect.poll(() => holding, { timeout: 15_000 }).toBe(true);
+    expect(commits).toEqual([]);
+
+    const rb = await run(consumer(keyA, "g19-commit"), "wide-commit", true);
+    await expect
+      .poll(() => [assignments.at(-1)?.length, latest(rb).length], { timeout: 20_000 })
+      .toEqual([2, 2]);
+    // kafkajs committed under the generation A held, before it reported the rebalance and
+    // rejoined: the commit was accepted while the group was preparing the next generation.
+    expect(events.slice(0, 2)).toEqual(["commit", "rebalancing"]);
+    expect(commits[0]).toEqual({ generationId: lease.generation, offsets: ["0:2"] });
+    const stored = await h.db.prisma.consumerGroupOffset.findMany({
+      where: { group: { organizationId: ORG_A, name: "g19-commit" }, partitionIndex: 0 },
+    });
+    expect(stored.map((o) => o.offset)).toEqual([2n]);
+    // Whoever holds partition 0 now starts after the committed records.
+    expect(rb.received).toEqual([]);
   });
 
   it("20. a member SIGKILLed without LeaveGroup expires after the session timeout; the other takes its partitions", async () => {
@@ -241,6 +300,58 @@ describe("kafkajs consumer groups", () => {
     await admin.disconnect();
   });
 
+  it("23. setOffsets and resetOffsets on a brand-new (Dead) group and an Empty one, refused while it is Stable; fetchOffsets without topics answers every committed topic", async () => {
+    await produce(
+      keyA,
+      "admin-n",
+      [0, 0, 1, 1].map((partition, i) => ({ partition, value: `n${i}` })),
+    );
+    await produce(keyA, "admin-m", [{ partition: 0, value: "m0" }]);
+    const admin = kafka(keyA).admin();
+    await admin.connect();
+    const state = async () => (await admin.describeGroups(["g23-new"])).groups[0]!.state;
+    const all = async () =>
+      (await admin.fetchOffsets({ groupId: "g23-new" }))
+        .map((t) => [t.topic, t.partitions.map((p) => `${p.partition}:${p.offset}`).sort()])
+        .sort();
+    expect(await state()).toBe("Dead");
+    await admin.setOffsets({
+      groupId: "g23-new",
+      topic: "admin-n",
+      partitions: [{ partition: 0, offset: "1" }],
+    });
+    await admin.resetOffsets({ groupId: "g23-new", topic: "admin-m", earliest: true });
+    expect(await all()).toEqual([
+      ["admin-m", ["0:-2"]],
+      ["admin-n", ["0:1"]],
+    ]);
+
+    const c = consumer(keyA, "g23-new");
+    const r = await run(c, "admin-n", true);
+    // Partition 0 from the offset set above, partition 1 from the start.
+    await expect.poll(() => values(r).sort(), { timeout: 15_000 }).toEqual(["n1", "n2", "n3"]);
+    expect(await state()).toBe("Stable");
+    await expect(
+      admin.setOffsets({ groupId: "g23-new", topic: "admin-n", partitions: [{ partition: 0, offset: "0" }] }),
+    ).rejects.toThrow("The consumer group must have no running instances, current state: Stable");
+    await expect(
+      admin.resetOffsets({ groupId: "g23-new", topic: "admin-n", earliest: true }),
+    ).rejects.toThrow("current state: Stable");
+    await expect.poll(all, { timeout: 10_000 }).toEqual([
+      ["admin-m", ["0:-2"]],
+      ["admin-n", ["0:2", "1:2"]],
+    ]);
+
+    await c.disconnect();
+    await expect.poll(state, { timeout: 10_000 }).toBe("Empty");
+    await admin.resetOffsets({ groupId: "g23-new", topic: "admin-n", earliest: false });
+    expect(await all()).toEqual([
+      ["admin-m", ["0:-2"]],
+      ["admin-n", ["0:-1", "1:-1"]],
+    ]);
+    await admin.disconnect();
+  });
+
   it("24. the same group id in two tenants forms two independent groups", async () => {
     await produce(keyA, "shared", [{ partition: 0, value: "from-a" }]);
     await produce(keyB, "shared", [{ partition: 0, value: "from-b" }]);
@@ -256,55 +367,47 @@ describe("kafkajs consumer groups", () => {
     await adminB.disconnect();
   });
 
-  it("a REST-committed offset (the same ConsumerGroupOffset row) is what kafkajs fetches and resumes from; a REST reset is seen by the next OffsetFetch", async () => {
-    await produce(
-      keyA,
-      "rest-t",
-      ["r0", "r1", "r2", "r3"].map((value) => ({ partition: 0, value })),
-    );
-    const topic = await h.db.prisma.topic.findFirstOrThrow({
-      where: { organizationId: ORG_A, name: "rest-t" },
-    });
-    // As packages/api's commitOffsets writes it.
-    await h.db.prisma.consumerGroup.create({
-      data: {
-        organizationId: ORG_A,
-        name: "g-rest",
-        offsets: { create: { topicId: topic.id, partitionIndex: 0, offset: 2n, metadata: "from rest" } },
-      },
-    });
-    const admin = kafka(keyA).admin();
-    await admin.connect();
-    expect(await admin.fetchOffsets({ groupId: "g-rest", topics: ["rest-t"] })).toEqual([
-      { topic: "rest-t", partitions: [{ partition: 0, offset: "2", metadata: "from rest" }] },
-    ]);
-    await admin.disconnect();
-    const first = consumer(keyA, "g-rest");
-    const r = await run(first, "rest-t", true);
-    await expect.poll(() => values(r), { timeout: 15_000 }).toEqual(["r2", "r3"]);
-    await expect
-      .poll(
-        async () =>
-          (
-            await h.db.prisma.consumerGroupOffset.findFirst({
-              where: { group: { organizationId: ORG_A, name: "g-rest" }, topicId: topic.id },
-            })
-          )?.offset,
-        { timeout: 10_000 },
-      )
-      .toBe(4n);
-    await first.disconnect();
+  it("24. DescribeGroups and DeleteGroups stay within the key's tenant: B neither sees nor deletes A's group, and deleting its own same-named group leaves A's", async () => {
+    await produce(keyA, "scoped", [{ partition: 0, value: "a0" }]);
+    const memberA = consumer(keyA, "scoped-g");
+    const ra = await run(memberA, "scoped", true);
+    await expect.poll(() => values(ra), { timeout: 15_000 }).toEqual(["a0"]);
+    const adminA = kafka(keyA).admin();
+    const adminB = kafka(keyB).admin();
+    await Promise.all([adminA.connect(), adminB.connect()]);
+    const describe = async (admin: typeof adminA, groupId: string) =>
+      (await admin.describeGroups([groupId])).groups[0]!;
+    const described = await describe(adminA, "scoped-g");
+    expect(described).toMatchObject({ state: "Stable", protocolType: "consumer" });
 
-    // A REST reset (commitOffsets upserts the same row) is what the next OffsetFetch returns.
-    const group = await h.db.prisma.consumerGroup.findUniqueOrThrow({
-      where: { organizationId_name: { organizationId: ORG_A, name: "g-rest" } },
+    // B asks for A's group id: its own tenant has none.
+    expect(await describe(adminB, "scoped-g")).toMatchObject({ state: "Dead", members: [] });
+    await expect(adminB.deleteGroups(["scoped-g"])).rejects.toMatchObject({
+      groups: [expect.objectContaining({ groupId: "scoped-g", errorCode: ErrorCode.GROUP_ID_NOT_FOUND })],
     });
-    await h.db.prisma.consumerGroupOffset.update({
-      where: { groupId_topicId_partitionIndex: { groupId: group.id, topicId: topic.id, partitionIndex: 0 } },
-      data: { offset: 1n, metadata: null, committedAt: new Date() },
+
+    // B's own group of that id: its member only, and deleting it once empty touches nothing of A's.
+    await produce(keyB, "shared", [{ partition: 0, value: "b-scoped" }]);
+    const memberB = consumer(keyB, "scoped-g");
+    const rb = await run(memberB, "shared", true);
+    await expect.poll(() => values(rb).includes("b-scoped"), { timeout: 15_000 }).toBe(true);
+    const ofB = await describe(adminB, "scoped-g");
+    expect(ofB.state).toBe("Stable");
+    expect(ofB.members.map((m) => m.memberId)).not.toContain(described.members[0]!.memberId);
+    await memberB.disconnect();
+    await expect
+      .poll(async () => (await describe(adminB, "scoped-g")).state, { timeout: 10_000 })
+      .toBe("Empty");
+    await adminB.deleteGroups(["scoped-g"]);
+    expect((await describe(adminB, "scoped-g")).state).toBe("Dead");
+    expect(await describe(adminA, "scoped-g")).toMatchObject({
+      state: "Stable",
+      members: [expect.objectContaining({ memberId: described.members[0]!.memberId })],
     });
-    const again = await run(consumer(keyA, "g-rest"), "rest-t", true);
-    await expect.poll(() => values(again), { timeout: 15_000 }).toEqual(["r1", "r2", "r3"]);
+    expect(await adminA.fetchOffsets({ groupId: "scoped-g", topics: ["scoped"] })).toEqual([
+      { topic: "scoped", partitions: [{ partition: 0, offset: "1", metadata: null }] },
+    ]);
+    await Promise.all([adminA.disconnect(), adminB.disconnect()]);
   });
 });
 

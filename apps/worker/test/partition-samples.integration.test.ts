@@ -56,6 +56,11 @@ beforeAll(async () => {
   const group = await prisma.consumerGroup.create({ data: { organizationId: "org-a", name: "billing" } });
   groupId = group.id;
   await prisma.consumerGroupOffset.create({ data: { groupId, topicId, partitionIndex: 0, offset: 4n } });
+  // A Kafka client's "no position" (-1) on an owned partition: no lag, so no sample.
+  const lost = await prisma.consumerGroup.create({ data: { organizationId: "org-a", name: "reset" } });
+  await prisma.consumerGroupOffset.create({
+    data: { groupId: lost.id, topicId, partitionIndex: 1, offset: -1n },
+  });
 });
 
 afterAll(async () => {
@@ -63,7 +68,7 @@ afterAll(async () => {
 });
 
 describe("partition samples", () => {
-  it("keeps one row per owned partition per minute, its last stats, each group's lag, and prunes past a day", async () => {
+  it("keeps one row per owned partition per minute, its last stats, each group's lag (none without a committed position), and prunes past a day", async () => {
     const { prisma } = db;
     const clock = new ManualClock(START);
     const fetched = new FetchTally();

@@ -79,13 +79,16 @@ export const missedBySchema = z.array(missedTombstoneSchema);
 
 /**
  * Whether a group at this committed offset has yet to read the tombstone: a committed offset is
- * the next record the group reads, so a group at the tombstone's own offset has not read it.
+ * the next record the group reads, so a group at the tombstone's own offset has not read it. A
+ * negative one (−1/−2, a Kafka client's "no position") is no place in the log at all: where that
+ * consumer starts is its reset policy's choice, so it is not counted behind any tombstone (the
+ * rule is @lastword/db's committedPosition, which this package cannot import).
  */
 export function isBehindTombstone(
   committedOffset: number | bigint,
   tombstoneOffset: number | bigint,
 ): boolean {
-  return committedOffset <= tombstoneOffset;
+  return committedOffset >= 0 && committedOffset <= tombstoneOffset;
 }
 
 /** The columns of an `ErasureRequest` row the lifecycle reads (structural: no Prisma types here). */

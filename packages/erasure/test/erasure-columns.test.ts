@@ -62,6 +62,12 @@ describe("erasure JSON columns", () => {
     expect(isBehindTombstone(42, 41)).toBe(false);
   });
 
+  it("counts no group without a committed position (a Kafka client's -1 / -2) as behind any tombstone", () => {
+    expect(isBehindTombstone(-1n, 41n)).toBe(false);
+    expect(isBehindTombstone(-2, 0)).toBe(false);
+    expect(isBehindTombstone(0, 0)).toBe(true);
+  });
+
   it("accepts a tombstone not yet scanned (null evidence)", () => {
     const facts = parseTombstoneRow({
       ...tombstoneRow,

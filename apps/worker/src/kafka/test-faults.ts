@@ -32,6 +32,7 @@ export type InjectedFault = { kind: "answer"; body: object } | { kind: "throttle
 
 export class TestFaults {
   readonly #armed: TestFaultRule[];
+  #beforeOffsetWrite: (() => Promise<void>) | null = null;
 
   constructor(rules: readonly TestFaultRule[]) {
     this.#armed = [...rules];
@@ -56,6 +57,21 @@ export class TestFaults {
     const fault = faultFor(rule, request);
     if (fault) this.#armed.splice(at, 1);
     return fault;
+  }
+
+  /**
+   * Runs `hook` once, inside the next OffsetCommit after its checks passed and just before its
+   * write (an in-process test moves the group's lease there, as a takeover racing the commit).
+   */
+  onNextOffsetWrite(hook: () => Promise<void>): void {
+    this.#beforeOffsetWrite = hook;
+  }
+
+  /** The OffsetCommit handler's call: the hook set by onNextOffsetWrite, if any, disarmed. */
+  async beforeOffsetWrite(): Promise<void> {
+    const hook = this.#beforeOffsetWrite;
+    this.#beforeOffsetWrite = null;
+    await hook?.();
   }
 
   /** Whether a Produce that appended is to go unanswered (its connection closed), disarming the rule. */

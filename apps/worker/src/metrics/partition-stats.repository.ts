@@ -96,6 +96,8 @@ export class PartitionStatsRepository {
       FROM unnest(${ids}::text[], ${ends}::bigint[]) AS v("id", "end")
       JOIN "Partition" p ON p."id" = v."id" AND p."ownerWorkerId" = ${this.#workerId}
       JOIN "ConsumerGroupOffset" o ON o."topicId" = p."topicId" AND o."partitionIndex" = p."index"
+        -- A negative offset is no committed position (committedPosition): no lag to sample.
+        AND o."offset" >= 0
       ON CONFLICT ("groupId", "topicId", "partitionIndex", "at") DO UPDATE SET "lag" = EXCLUDED."lag"`;
     if (!newMinute) return;
     // Every worker prunes everything past the retention (deleted topics' rows included); idempotent.

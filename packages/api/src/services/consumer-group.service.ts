@@ -1,4 +1,4 @@
-import type { PrismaClient } from "@lastword/db";
+import { committedPosition, type PrismaClient } from "@lastword/db";
 import type { Identity } from "../auth/request-identity";
 import { AppError } from "../errors/app-error";
 import type { DataPlane } from "../records/data-plane";
@@ -91,7 +91,7 @@ export async function describeGroup(deps: ConsumerGroupDeps, identity: Identity,
   const offsets = await Promise.all(
     group.offsets.map(async (o) => {
       const end = await logEndOffset(deps, o.topicId, o.partitionIndex);
-      const offset = Number(o.offset);
+      const offset = committedPosition(o.offset);
       return {
         topic: o.topic.name,
         partition: o.partitionIndex,
@@ -99,7 +99,7 @@ export async function describeGroup(deps: ConsumerGroupDeps, identity: Identity,
         metadata: o.metadata,
         committedAt: o.committedAt.toISOString(),
         logEndOffset: end,
-        lag: end === null ? null : Math.max(0, end - offset),
+        lag: end === null || offset === null ? null : Math.max(0, end - offset),
       };
     }),
   );

@@ -428,7 +428,7 @@ function missedGroups(tombstones: readonly TombstoneFacts[], topics: readonly To
 
 /**
  * Consumer groups whose committed offset (the next offset they read) is not past a pending
- * tombstone. Once the tombstone's delete horizon (first cleaning pass + delete.retention.ms) is
+ * tombstone (one without a committed position there is not: see isBehindTombstone). Once the tombstone's delete horizon (first cleaning pass + delete.retention.ms) is
  * near they are flagged: a group that reads after the horizon never sees the delete and keeps the key.
  */
 export async function laggingGroups(

@@ -100,7 +100,7 @@ export async function listGroups(deps: GroupPositionDeps, identity: Identity) {
         { topic: string; deleteRetentionMs: number; partitions: PartitionLag[] }
       >();
       const lags = await Promise.all(
-        group.offsets.map((o) => partitionLag(deps, o.topic, o.partitionIndex, Number(o.offset))),
+        group.offsets.map((o) => partitionLag(deps, o.topic, o.partitionIndex, o.offset)),
       );
       group.offsets.forEach((o, i) => {
         let entry = byTopic.get(o.topic.name);

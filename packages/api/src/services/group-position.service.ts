@@ -1,4 +1,4 @@
-import type { PrismaClient } from "@lastword/db";
+import { committedPosition, type PrismaClient } from "@lastword/db";
 import type { Identity } from "../auth/request-identity";
 import { AppError } from "../errors/app-error";
 import type { DataPlane } from "../records/data-plane";
@@ -15,25 +15,32 @@ export interface GroupPositionDeps {
 export interface PartitionLag {
   topic: string;
   partition: number;
-  offset: number;
+  /** The next offset the group reads; null: no committed position (see committedPosition). */
+  offset: number | null;
   logStartOffset: number | null;
   logEndOffset: number | null;
-  /** Offsets between the committed position and the log end (Kafka's offset lag; gaps count). */
+  /**
+   * Offsets between the committed position and the log end (Kafka's offset lag; gaps count); null
+   * when the partition is unavailable or the group has no committed position there.
+   */
   lag: number | null;
-  /** Age of the next unread record (0 when caught up); null when the partition is unavailable. */
+  /** Age of the next unread record (0 when caught up); null whenever `lag` is. */
   lagMs: number | null;
 }
 
 /**
- * Lag of one committed position. A committed offset may sit inside a range compaction removed:
- * the next unread record is then the first retained one after it, which a fetch from there returns.
+ * Lag of one committed position, as stored (a negative one is no position: the log's ends are
+ * shown, the lag is not, as Kafka's tools print "-"; where that consumer starts is its reset
+ * policy's choice). A committed offset may sit inside a range compaction removed: the next
+ * unread record is then the first retained one after it, which a fetch from there returns.
  */
 export async function partitionLag(
   deps: GroupPositionDeps,
   topic: { id: string; name: string },
   partition: number,
-  offset: number,
+  stored: bigint,
 ): Promise<PartitionLag> {
+  const offset = committedPosition(stored);
   const unknown = { topic: topic.name, partition, offset, logStartOffset: null, logEndOffset: null };
   const row = await deps.prisma.partition.findUnique({
     where: { topicId_index: { topicId: topic.id, index: partition } },
@@ -43,6 +50,7 @@ export async function partitionLag(
   try {
     const { earliest, latest } = await deps.dataPlane.listOffsets({ partitionId: row.id });
     const known = { ...unknown, logStartOffset: earliest, logEndOffset: latest };
+    if (offset === null) return { ...known, lag: null, lagMs: null };
     if (offset >= latest) return { ...known, lag: 0, lagMs: 0 };
     const from = Math.max(offset, earliest);
     const { records } = await deps.dataPlane.fetch({ partitionId: row.id, offset: from, limit: 1 });
@@ -70,7 +78,7 @@ async function findGroup(prisma: PrismaClient, tenantId: string, name: string) {
 export async function groupLag(deps: GroupPositionDeps, identity: Identity, name: string) {
   const group = await findGroup(deps.prisma, identity.tenantId, name);
   const partitions = await Promise.all(
-    group.offsets.map((o) => partitionLag(deps, o.topic, o.partitionIndex, Number(o.offset))),
+    group.offsets.map((o) => partitionLag(deps, o.topic, o.partitionIndex, o.offset)),
   );
   return {
     group: group.name,
@@ -126,7 +134,7 @@ export async function resetOffsets(
       { details: { partition: missing } },
     );
   }
-  const before = new Map(group?.offsets.map((o) => [o.partitionIndex, Number(o.offset)]) ?? []);
+  const before = new Map(group?.offsets.map((o) => [o.partitionIndex, committedPosition(o.offset)]) ?? []);
   const offsets = await Promise.all(
     rows.map(async (row) => {
       const listed = await deps.dataPlane.listOffsets({
@@ -172,7 +180,7 @@ export async function listTopicGroups(deps: GroupPositionDeps, identity: Identit
     groups: await Promise.all(
       groups.map(async (g) => {
         const partitions = await Promise.all(
-          g.offsets.map((o) => partitionLag(deps, topic, o.partitionIndex, Number(o.offset))),
+          g.offsets.map((o) => partitionLag(deps, topic, o.partitionIndex, o.offset)),
         );
         return {
           group: g.name,

@@ -1,6 +1,7 @@
 import { hasScope } from "@lastword/api/key-auth";
 import { ErrorCode } from "@lastword/kafka-protocol";
 import type { KafkaHandler } from "../kafka-context";
+import { writeOffsets } from "./offset-requests";
 
 // DescribeGroups, ListGroups and DeleteGroups, all within the session's tenant.
 
@@ -92,11 +93,15 @@ export const handleDeleteGroups: KafkaHandler<42> = async (ctx, session, request
     request.groupsNames.map(async (groupId) => {
       if (!hasScope(scopes, "groups:write"))
         return { groupId, errorCode: ErrorCode.GROUP_AUTHORIZATION_FAILED };
-      if (!ctx.groups.coordinates(tenantId, groupId))
-        return { groupId, errorCode: ErrorCode.NOT_COORDINATOR };
+      const lease = ctx.groups.lease(tenantId, groupId);
+      if (!lease) return { groupId, errorCode: ErrorCode.NOT_COORDINATOR };
       const group = ctx.groups.existing(tenantId, groupId);
       if (group && group.memberCount > 0) return { groupId, errorCode: ErrorCode.NON_EMPTY_GROUP };
-      const deleted = await ctx.groupOffsets.delete(tenantId, groupId);
+      let deleted = false;
+      const written = await writeOffsets(ctx, groupId, "group delete", async () => {
+        deleted = await ctx.groupOffsets.delete(lease);
+      });
+      if (written !== 0) return { groupId, errorCode: written };
       ctx.groups.forget(tenantId, groupId);
       return { groupId, errorCode: deleted || group ? 0 : ErrorCode.GROUP_ID_NOT_FOUND };
     }),

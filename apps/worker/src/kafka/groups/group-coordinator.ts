@@ -1,7 +1,8 @@
 import { ErrorCode } from "@lastword/kafka-protocol";
+import type { Clock } from "@lastword/logstore";
 import type { Logger } from "../../logger";
 import type { KafkaBroker, KafkaCatalog } from "../kafka-catalog";
-import type { GroupLeaseRepository, HeldGroupLease } from "./group-lease.repository";
+import type { AdoptedGroupLease, GroupLeaseRepository, HeldGroupLease } from "./group-lease.repository";
 import { GroupState, type GroupTimings } from "./group-state";
 
 export const DEFAULT_GROUP_TIMINGS: GroupTimings = {
@@ -15,12 +16,18 @@ const EXPIRED_CLAIMS_PER_TICK = 50;
 
 interface Held {
   epoch: number;
-  /** Local monotonic deadline: past it this worker stops serving the group even before renewal fails. */
+  /**
+   * Local monotonic deadline (performance.now, as a partition slot's): past it this worker stops
+   * serving the group even before renewal fails. A bound on a lease the database's clock times
+   * must not follow the injected clock, which a test may hold still or move by days.
+   */
   validUntil: number;
-  /** When the claim had committed: a renewal that started before this may not have seen it. */
+  /** When the claim had committed (monotonic): a renewal that started before this may not have seen it. */
   adoptedAt: number;
+  /** The last generation recorded on the lease row: a new membership continues after it. */
+  generation: number;
   group: GroupState | null;
-  /** The last request that needed this group (find, join, commit, admin): idleness is measured from it. */
+  /** The last request that needed this group (find, join, commit, admin), on the clock: idleness is measured from it. */
   lastUsedAt: number;
 }
 
@@ -34,11 +41,15 @@ export type FindResult =
  * stop) and the in-memory membership of those groups. A group whose lease is lost is killed:
  * waiting members are answered NOT_COORDINATOR, look the coordinator up again and rejoin there.
  *
- * A group with no members that nobody asked about for a lease TTL is let go (its lease released),
- * and each tick deletes the KafkaGroup rows whose lease lapsed and that have no committed offsets:
- * a FindCoordinator for a group id that is never used, or a group whose members all left without
- * committing, leaves no row behind. A group with offsets keeps its row (unowned until a client asks
- * again), so its coordinator epoch keeps growing rather than restarting.
+ * Each group's generations are recorded on its lease row before members hear of them, and a new
+ * membership (after a takeover, a lost lease or a deleted group) starts after the last one, so a
+ * generation number names one assignment across the fleet.
+ *
+ * A group with no members that nobody asked about for a lease TTL (on the injected clock) is let
+ * go (its lease released), and each tick deletes the KafkaGroup rows the lease repository finds
+ * safe to forget (lapsed, no committed offsets, no member left that could hold a generation): a
+ * FindCoordinator for a group id never used leaves no row behind. A group with offsets keeps its
+ * row (unowned until a client asks again), so its epoch and generation keep growing.
  */
 export class GroupCoordinator {
   readonly #leases: GroupLeaseRepository;
@@ -47,6 +58,7 @@ export class GroupCoordinator {
   readonly #ttlMs: number;
   readonly timings: GroupTimings;
   readonly #self: () => KafkaBroker;
+  readonly #clock: Clock;
   /** Keyed by tenant id then group id: group ids are tenant-scoped. */
   readonly #held = new Map<string, Map<string, Held>>();
   #timer: NodeJS.Timeout | null = null;
@@ -58,6 +70,8 @@ export class GroupCoordinator {
     leaseTtlMs: number;
     timings: GroupTimings;
     self: () => KafkaBroker;
+    /** Session and rebalance deadlines and idleness are read from it. */
+    clock: Clock;
   }) {
     this.#leases = deps.leases;
     this.#catalog = deps.catalog;
@@ -65,6 +79,7 @@ export class GroupCoordinator {
     this.#ttlMs = deps.leaseTtlMs;
     this.timings = deps.timings;
     this.#self = deps.self;
+    this.#clock = deps.clock;
   }
 
   start(): void {
@@ -113,7 +128,7 @@ export class GroupCoordinator {
         }
       }
     }
-    const deleted = await this.#leases.deleteLapsedWithoutOffsets();
+    const deleted = await this.#leases.deleteLapsedWithoutOffsets(this.timings.maxSessionTimeoutMs);
     if (deleted > 0) this.#logger.debug({ deleted }, "deleted lapsed group leases without offsets");
     const takenAt = performance.now();
     for (const lease of await this.#leases.claimExpired(EXPIRED_CLAIMS_PER_TICK)) {
@@ -121,7 +136,7 @@ export class GroupCoordinator {
         { tenantId: lease.tenantId, groupId: lease.groupId },
         "took over an expired group lease",
       );
-      this.#adopt(lease.tenantId, lease.groupId, lease.epoch, takenAt);
+      this.#adopt(lease, takenAt);
     }
   }
 
@@ -132,7 +147,7 @@ export class GroupCoordinator {
     const startedAt = performance.now();
     const holder = await this.#leases.claimOrFind(tenantId, groupId);
     if (holder.ownerWorkerId === self.workerId && holder.live) {
-      this.#adopt(tenantId, groupId, holder.epoch, startedAt);
+      this.#adopt({ tenantId, groupId, epoch: holder.epoch, generation: holder.generation }, startedAt);
       return { errorCode: 0, broker: self };
     }
     const broker = (await this.#catalog.brokers()).find((b) => b.workerId === holder.ownerWorkerId);
@@ -149,13 +164,22 @@ export class GroupCoordinator {
   group(tenantId: string, groupId: string): GroupState | null {
     const held = this.#heldLive(tenantId, groupId);
     if (!held) return null;
-    if (!held.group || held.group.state === "Dead") held.group = new GroupState(groupId, this.timings);
+    if (!held.group || held.group.state === "Dead") held.group = this.#membership(tenantId, groupId, held);
     return held.group;
   }
 
   /** Whether this worker coordinates the group (for offset and admin requests). */
   coordinates(tenantId: string, groupId: string): boolean {
     return this.#heldLive(tenantId, groupId) !== null;
+  }
+
+  /**
+   * The lease this worker holds on the group, when it coordinates it: a write to the group's
+   * offsets is made only while the database still names this worker at this epoch.
+   */
+  lease(tenantId: string, groupId: string): HeldGroupLease | null {
+    const held = this.#heldLive(tenantId, groupId);
+    return held ? { tenantId, groupId, epoch: held.epoch } : null;
   }
 
   /** The group's in-memory state if it has any (DescribeGroups, ListGroups), without creating one. */
@@ -197,15 +221,35 @@ export class GroupCoordinator {
 
   #heldLive(tenantId: string, groupId: string): Held | null {
     const held = this.#held.get(tenantId)?.get(groupId);
-    const now = performance.now();
-    if (!held || held.validUntil <= now) return null;
-    held.lastUsedAt = now;
+    if (!held || held.validUntil <= performance.now()) return null;
+    held.lastUsedAt = this.#clock.now();
     return held;
+  }
+
+  /** A new in-memory membership, numbering after the group's last recorded generation. */
+  #membership(tenantId: string, groupId: string, held: Held): GroupState {
+    const lease = { tenantId, groupId, epoch: held.epoch };
+    return new GroupState(groupId, this.timings, {
+      clock: this.#clock,
+      generationId: held.generation,
+      recordGeneration: async (generation) => {
+        try {
+          const recorded = await this.#leases.recordGeneration(lease, generation);
+          if (recorded) held.generation = Math.max(held.generation, generation);
+          else
+            this.#logger.info({ tenantId, groupId }, "group lease moved before its generation was recorded");
+          return recorded;
+        } catch (error) {
+          this.#logger.warn({ err: error, tenantId, groupId }, "recording a group generation failed");
+          return false;
+        }
+      },
+    });
   }
 
   /** Releases the leases of groups without members that no request needed for a lease TTL. */
   async #releaseIdle(): Promise<void> {
-    const now = performance.now();
+    const now = this.#clock.now();
     const idle: HeldGroupLease[] = [];
     for (const [tenantId, byGroup] of this.#held) {
       for (const [groupId, held] of byGroup) {
@@ -218,7 +262,8 @@ export class GroupCoordinator {
     if (idle.length > 0) await this.#leases.release(idle);
   }
 
-  #adopt(tenantId: string, groupId: string, epoch: number, startedAt: number): void {
+  #adopt(lease: AdoptedGroupLease, startedAt: number): void {
+    const { tenantId, groupId, epoch } = lease;
     const byGroup = this.#held.get(tenantId) ?? new Map<string, Held>();
     this.#held.set(tenantId, byGroup);
     const old = byGroup.get(groupId);
@@ -231,8 +276,9 @@ export class GroupCoordinator {
       epoch,
       validUntil: startedAt + this.#ttlMs,
       adoptedAt: performance.now(),
+      generation: lease.generation,
       group: null,
-      lastUsedAt: performance.now(),
+      lastUsedAt: this.#clock.now(),
     });
   }
 

@@ -5,6 +5,8 @@ import { DB_NOW, dbInterval, LeaseHolder } from "../../ownership/lease-holder";
 export interface GroupLeaseHolder {
   ownerWorkerId: string | null;
   epoch: number;
+  /** The last generation handed out: a new holder's first rebalance makes the one after it. */
+  generation: number;
   /** The lease is unexpired on the database clock. */
   live: boolean;
 }
@@ -15,16 +17,27 @@ export interface HeldGroupLease {
   epoch: number;
 }
 
+/** A lease just claimed, with the group's last generation. */
+export interface AdoptedGroupLease extends HeldGroupLease {
+  generation: number;
+}
+
 /**
  * The coordinator lease on a (tenant, group id), the KafkaGroup table. A worker asked to find a
  * group's coordinator claims the group when nobody holds a live lease (bumping the epoch); the
  * holder renews all its leases together; a dead holder's leases expire and the next worker asked
- * takes them over.
+ * takes them over. The row also carries the group's last generation, so numbering survives a move.
+ *
+ * A released or expired row of a group without committed offsets is deleted once no member can
+ * still hold one of its generations: at once if it never handed one out, else after `keepMs`
+ * (the longest session timeout: a member unheard of for that long is out of the group).
  */
 export class GroupLeaseRepository extends LeaseHolder {
   /** Claims the group if it is free or its lease expired; answers the holder either way. */
   async claimOrFind(tenantId: string, groupId: string): Promise<GroupLeaseHolder> {
-    const claimed = await this.prisma.$queryRaw<{ ownerWorkerId: string; epoch: number }[]>`
+    const claimed = await this.prisma.$queryRaw<
+      { ownerWorkerId: string; epoch: number; generation: number }[]
+    >`
       INSERT INTO "KafkaGroup" ("organizationId", "groupId", "ownerWorkerId", "epoch", "leaseExpiresAt")
       VALUES (${tenantId}, ${groupId}, ${this.workerId}, 1, ${DB_NOW} + ${dbInterval(this.ttlMs)})
       ON CONFLICT ("organizationId", "groupId") DO UPDATE
@@ -32,14 +45,25 @@ export class GroupLeaseRepository extends LeaseHolder {
             "leaseExpiresAt" = EXCLUDED."leaseExpiresAt"
         WHERE "KafkaGroup"."ownerWorkerId" IS NULL OR "KafkaGroup"."leaseExpiresAt" IS NULL
            OR "KafkaGroup"."leaseExpiresAt" <= ${DB_NOW}
-      RETURNING "ownerWorkerId", "epoch"`;
+      RETURNING "ownerWorkerId", "epoch", "generation"`;
     if (claimed[0]) return { ...claimed[0], live: true };
-    const rows = await this.prisma.$queryRaw<
-      { ownerWorkerId: string | null; epoch: number; live: boolean }[]
-    >`
-      SELECT "ownerWorkerId", "epoch", ("leaseExpiresAt" > ${DB_NOW}) AS "live" FROM "KafkaGroup"
-      WHERE "organizationId" = ${tenantId} AND "groupId" = ${groupId}`;
-    return rows[0] ?? { ownerWorkerId: null, epoch: 0, live: false };
+    const rows = await this.prisma.$queryRaw<GroupLeaseHolder[]>`
+      SELECT "ownerWorkerId", "epoch", "generation", ("leaseExpiresAt" > ${DB_NOW}) AS "live"
+      FROM "KafkaGroup" WHERE "organizationId" = ${tenantId} AND "groupId" = ${groupId}`;
+    return rows[0] ?? { ownerWorkerId: null, epoch: 0, generation: 0, live: false };
+  }
+
+  /**
+   * Records a generation the holder is about to hand out, if it still holds the lease at `epoch`
+   * (false: it moved, and the generation must not be handed out). Never lowers the stored one, so
+   * two records racing each other leave the higher.
+   */
+  async recordGeneration(lease: HeldGroupLease, generation: number): Promise<boolean> {
+    const updated = await this.prisma.$executeRaw`
+      UPDATE "KafkaGroup" SET "generation" = GREATEST("generation", ${generation}::int)
+      WHERE "organizationId" = ${lease.tenantId} AND "groupId" = ${lease.groupId}
+        AND "ownerWorkerId" = ${this.workerId} AND "epoch" = ${lease.epoch}`;
+    return updated === 1;
   }
 
   /**
@@ -59,22 +83,32 @@ export class GroupLeaseRepository extends LeaseHolder {
    * and waits for a client to ask), so a dead worker's groups move within a lease TTL plus one
    * renewal period even before any client asks.
    */
-  async claimExpired(limit: number): Promise<HeldGroupLease[]> {
-    const rows = await this.prisma.$queryRaw<{ organizationId: string; groupId: string; epoch: number }[]>`
+  async claimExpired(limit: number): Promise<AdoptedGroupLease[]> {
+    const rows = await this.prisma.$queryRaw<
+      { organizationId: string; groupId: string; epoch: number; generation: number }[]
+    >`
       UPDATE "KafkaGroup" k SET "ownerWorkerId" = ${this.workerId}, "epoch" = k."epoch" + 1,
              "leaseExpiresAt" = ${DB_NOW} + ${dbInterval(this.ttlMs)}
       FROM (SELECT "organizationId", "groupId" FROM "KafkaGroup"
             WHERE "ownerWorkerId" IS NOT NULL AND "leaseExpiresAt" <= ${DB_NOW}
             ORDER BY "leaseExpiresAt" LIMIT ${limit} FOR UPDATE SKIP LOCKED) due
       WHERE k."organizationId" = due."organizationId" AND k."groupId" = due."groupId"
-      RETURNING k."organizationId", k."groupId", k."epoch"`;
-    return rows.map((r) => ({ tenantId: r.organizationId, groupId: r.groupId, epoch: r.epoch }));
+      RETURNING k."organizationId", k."groupId", k."epoch", k."generation"`;
+    return rows.map((r) => ({
+      tenantId: r.organizationId,
+      groupId: r.groupId,
+      epoch: r.epoch,
+      generation: r.generation,
+    }));
   }
 
-  /** On a graceful stop: the groups are free at once for the next worker a client asks. */
+  /**
+   * On a graceful stop: the groups are free at once for the next worker a client asks. The lease
+   * ends now rather than vanishing, so the row says when it lapsed.
+   */
   async releaseAll(): Promise<void> {
     await this.prisma.$executeRaw`
-      UPDATE "KafkaGroup" SET "ownerWorkerId" = NULL, "leaseExpiresAt" = NULL
+      UPDATE "KafkaGroup" SET "ownerWorkerId" = NULL, "leaseExpiresAt" = ${DB_NOW}
       WHERE "ownerWorkerId" = ${this.workerId}`;
   }
 
@@ -83,19 +117,22 @@ export class GroupLeaseRepository extends LeaseHolder {
     if (leases.length === 0) return;
     const keys = Prisma.join(leases.map((l) => Prisma.sql`(${l.tenantId}, ${l.groupId}, ${l.epoch}::int)`));
     await this.prisma.$executeRaw`
-      UPDATE "KafkaGroup" SET "ownerWorkerId" = NULL, "leaseExpiresAt" = NULL
+      UPDATE "KafkaGroup" SET "ownerWorkerId" = NULL, "leaseExpiresAt" = ${DB_NOW}
       WHERE "ownerWorkerId" = ${this.workerId}
         AND ("organizationId", "groupId", "epoch") IN (${keys})`;
   }
 
   /**
-   * Deletes the rows whose lease lapsed (released, or expired) of groups with no committed offsets:
-   * nothing is lost, and the next FindCoordinator for such a group id creates the row again.
+   * Deletes the lapsed rows (released, or expired) of groups with no committed offsets that no
+   * member can still hold a generation of (see the class comment): nothing is lost, and the next
+   * FindCoordinator for such a group id creates the row again.
    */
-  async deleteLapsedWithoutOffsets(): Promise<number> {
+  async deleteLapsedWithoutOffsets(keepMs: number): Promise<number> {
     return this.prisma.$executeRaw`
       DELETE FROM "KafkaGroup" k
       WHERE (k."ownerWorkerId" IS NULL OR k."leaseExpiresAt" IS NULL OR k."leaseExpiresAt" <= ${DB_NOW})
+        AND (k."generation" = 0 OR k."leaseExpiresAt" IS NULL
+             OR k."leaseExpiresAt" <= ${DB_NOW} - ${dbInterval(keepMs)})
         AND NOT EXISTS (SELECT 1 FROM "ConsumerGroup" g
                         WHERE g."organizationId" = k."organizationId" AND g."name" = k."groupId")`;
   }

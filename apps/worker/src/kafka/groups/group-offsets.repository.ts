@@ -1,4 +1,5 @@
-import type { PrismaClient } from "@lastword/db";
+import type { Prisma, PrismaClient } from "@lastword/db";
+import type { HeldGroupLease } from "./group-lease.repository";
 
 export interface StoredOffset {
   topic: string;
@@ -25,20 +26,29 @@ export interface OffsetToStore {
  * consumer-group model, so a REST reset is what the next OffsetFetch returns and a kafkajs group's
  * lag shows in the console. Offsets are stored as given, negative ones included (kafkajs commits
  * -1/-2 to mean "no position").
+ *
+ * Every write is fenced by the coordinator lease: it happens in one transaction with a share lock
+ * on the group's KafkaGroup row at this worker's epoch, so a request that passed its checks on a
+ * coordinator that was deposed meanwhile changes nothing (GroupLeaseMovedError, NOT_COORDINATOR
+ * to the client), and a takeover waits for a write already under way.
  */
 export class GroupOffsetsRepository {
   readonly #prisma: PrismaClient;
+  readonly #workerId: string;
   readonly #now: () => number;
 
-  constructor(prisma: PrismaClient, now: () => number) {
+  constructor(prisma: PrismaClient, workerId: string, now: () => number) {
     this.#prisma = prisma;
+    this.#workerId = workerId;
     this.#now = now;
   }
 
-  async commit(tenantId: string, groupName: string, offsets: readonly OffsetToStore[]): Promise<void> {
+  async commit(lease: HeldGroupLease, offsets: readonly OffsetToStore[]): Promise<void> {
     if (offsets.length === 0) return;
+    const { tenantId, groupId: groupName } = lease;
     const now = new Date(this.#now());
     await this.#prisma.$transaction(async (tx) => {
+      await this.#fence(tx, lease);
       const group = await tx.consumerGroup.upsert({
         where: { organizationId_name: { organizationId: tenantId, name: groupName } },
         create: { organizationId: tenantId, name: groupName, createdAt: now },
@@ -88,26 +98,50 @@ export class GroupOffsetsRepository {
   }
 
   /** Deletes the group and its offsets; false when there was none. */
-  async delete(tenantId: string, groupName: string): Promise<boolean> {
-    const { count } = await this.#prisma.consumerGroup.deleteMany({
-      where: { organizationId: tenantId, name: groupName },
+  async delete(lease: HeldGroupLease): Promise<boolean> {
+    return this.#prisma.$transaction(async (tx) => {
+      await this.#fence(tx, lease);
+      const { count } = await tx.consumerGroup.deleteMany({
+        where: { organizationId: lease.tenantId, name: lease.groupId },
+      });
+      return count > 0;
     });
-    return count > 0;
   }
 
   /** Deletes the given partitions' committed offsets (OffsetDelete); the group row itself stays. */
-  async deleteOffsets(
-    tenantId: string,
-    groupName: string,
-    offsets: readonly OffsetToDelete[],
-  ): Promise<number> {
+  async deleteOffsets(lease: HeldGroupLease, offsets: readonly OffsetToDelete[]): Promise<number> {
     if (offsets.length === 0) return 0;
-    const { count } = await this.#prisma.consumerGroupOffset.deleteMany({
-      where: {
-        group: { organizationId: tenantId, name: groupName },
-        OR: offsets.map((o) => ({ topicId: o.topicId, partitionIndex: o.partitionIndex })),
-      },
+    return this.#prisma.$transaction(async (tx) => {
+      await this.#fence(tx, lease);
+      const { count } = await tx.consumerGroupOffset.deleteMany({
+        where: {
+          group: { organizationId: lease.tenantId, name: lease.groupId },
+          OR: offsets.map((o) => ({ topicId: o.topicId, partitionIndex: o.partitionIndex })),
+        },
+      });
+      return count;
     });
-    return count;
+  }
+
+  /**
+   * Throws GroupLeaseMovedError unless this worker still holds the group's lease at `lease.epoch`;
+   * otherwise keeps it from moving (a takeover's UPDATE waits on the share lock) until the
+   * transaction ends.
+   */
+  async #fence(tx: Prisma.TransactionClient, lease: HeldGroupLease): Promise<void> {
+    const held = await tx.$queryRaw<{ held: number }[]>`
+      SELECT 1 AS "held" FROM "KafkaGroup"
+      WHERE "organizationId" = ${lease.tenantId} AND "groupId" = ${lease.groupId}
+        AND "ownerWorkerId" = ${this.#workerId} AND "epoch" = ${lease.epoch}
+      FOR SHARE`;
+    if (held.length === 0) throw new GroupLeaseMovedError(lease);
+  }
+}
+
+/** A write to a group's offsets found the coordinator lease no longer this worker's. */
+export class GroupLeaseMovedError extends Error {
+  constructor(lease: HeldGroupLease) {
+    super(`the coordinator lease of group "${lease.groupId}" moved from epoch ${lease.epoch}`);
+    this.name = "GroupLeaseMovedError";
   }
 }

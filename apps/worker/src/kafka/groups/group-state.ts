@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { ErrorCode } from "@lastword/kafka-protocol";
+import { type Clock, systemClock } from "@lastword/logstore";
 
 /**
  * One consumer group's classic-protocol membership, in the coordinator's memory (Kafka's
@@ -14,6 +15,14 @@ import { ErrorCode } from "@lastword/kafka-protocol";
  * without a rebalance when the group is Stable and the member's protocols are unchanged; requests
  * still carrying the old member id with that instance id are FENCED_INSTANCE_ID. Their session
  * timeout expires them like any member (a static member does not send LeaveGroup on close).
+ *
+ * Time: every deadline (sessions, the rebalance timeout, unused member ids, the initial delay) is
+ * a time on the injected clock; one real timer per group wakes it at the earliest and `runDue`
+ * acts on what the clock says is due, so a test on a ManualClock moves the clock and calls it.
+ *
+ * Generations: a new generation is recorded (`recordGeneration`, the coordinator's lease row)
+ * before any member is told it, and numbering starts after the last one recorded, so a group
+ * whose coordinator moved never hands the same generation out twice.
  */
 export type GroupStateName = "Empty" | "PreparingRebalance" | "CompletingRebalance" | "Stable" | "Dead";
 
@@ -22,6 +31,18 @@ export interface GroupTimings {
   initialRebalanceDelayMs: number;
   minSessionTimeoutMs: number;
   maxSessionTimeoutMs: number;
+}
+
+export interface GroupStateOptions {
+  /** What deadlines are read from; the system clock by default. */
+  clock?: Clock;
+  /** The last generation this group's coordinators handed out: the next rebalance makes one more. */
+  generationId?: number;
+  /**
+   * Makes a generation durable before its members hear of it: true once recorded; false (the
+   * lease moved, or the write failed) and the group dies with NOT_COORDINATOR instead.
+   */
+  recordGeneration?: (generationId: number) => Promise<boolean>;
 }
 
 export interface JoinInput {
@@ -59,7 +80,8 @@ interface Member extends Omit<JoinInput, "protocolType" | "requireKnownMemberId"
   assignment: Buffer;
   awaitingJoin: ((result: JoinResult) => void) | null;
   awaitingSync: ((result: SyncResult) => void) | null;
-  sessionTimer: NodeJS.Timeout | null;
+  /** When the member expires unless it is heard from (clock ms); null while its JoinGroup is open. */
+  sessionDeadline: number | null;
 }
 
 const EMPTY: Buffer = Buffer.alloc(0);
@@ -67,23 +89,36 @@ const EMPTY: Buffer = Buffer.alloc(0);
 export class GroupState {
   readonly groupId: string;
   readonly #timings: GroupTimings;
+  readonly #clock: Clock;
+  readonly #recordGeneration: (generationId: number) => Promise<boolean>;
   state: GroupStateName = "Empty";
-  generationId = 0;
+  generationId: number;
   protocolType: string | null = null;
   protocolName: string | null = null;
   leaderId: string | null = null;
   readonly #members = new Map<string, Member>();
-  /** Ids handed out with MEMBER_ID_REQUIRED, expiring after the session timeout if never used. */
-  readonly #pending = new Map<string, NodeJS.Timeout>();
+  /** Ids handed out with MEMBER_ID_REQUIRED → when they expire if never used (clock ms). */
+  readonly #pending = new Map<string, number>();
   /** Static members: group.instance.id → the member id that holds it now. */
   readonly #static = new Map<string, string>();
-  #rebalanceTimer: NodeJS.Timeout | null = null;
+  /** When a rebalance in PreparingRebalance completes without the members still missing (clock ms). */
+  #rebalanceDeadline: number | null = null;
   /** While the first rebalance of an Empty group waits for more members, it does not complete early. */
   #initialDelayUntil = 0;
+  /** The real timer that wakes the group at its earliest deadline, and that deadline. */
+  #timer: NodeJS.Timeout | null = null;
+  #timerAt = 0;
+  /** Whether the current generation is recorded; successful JoinGroup answers wait for it. */
+  #recorded: Promise<boolean> = Promise.resolve(true);
+  /** What members are told once the group is dead. */
+  #deathCode: number = ErrorCode.NOT_COORDINATOR;
 
-  constructor(groupId: string, timings: GroupTimings) {
+  constructor(groupId: string, timings: GroupTimings, options: GroupStateOptions = {}) {
     this.groupId = groupId;
     this.#timings = timings;
+    this.#clock = options.clock ?? systemClock;
+    this.generationId = options.generationId ?? 0;
+    this.#recordGeneration = options.recordGeneration ?? (() => Promise.resolve(true));
   }
 
   get memberCount(): number {
@@ -128,19 +163,14 @@ export class GroupState {
     if (input.memberId === "") {
       const memberId = this.#newMemberId(input);
       if (input.requireKnownMemberId) {
-        const timer = setTimeout(() => this.#expirePending(memberId), input.sessionTimeoutMs);
-        timer.unref();
-        this.#pending.set(memberId, timer);
+        const expiresAt = this.#clock.now() + input.sessionTimeoutMs;
+        this.#pending.set(memberId, expiresAt);
+        this.#wakeAt(expiresAt);
         return refuse(ErrorCode.MEMBER_ID_REQUIRED, memberId);
       }
       return this.#addMember(memberId, input);
     }
-    const pending = this.#pending.get(input.memberId);
-    if (pending) {
-      clearTimeout(pending);
-      this.#pending.delete(input.memberId);
-      return this.#addMember(input.memberId, input);
-    }
+    if (this.#pending.delete(input.memberId)) return this.#addMember(input.memberId, input);
     const member = this.#members.get(input.memberId);
     if (!member) return refuse(ErrorCode.UNKNOWN_MEMBER_ID);
     return this.#rejoin(member, input);
@@ -211,10 +241,7 @@ export class GroupState {
       if (memberId !== "" && memberId !== holder) return ErrorCode.FENCED_INSTANCE_ID;
       memberId = holder;
     }
-    const pending = this.#pending.get(memberId);
-    if (pending) {
-      clearTimeout(pending);
-      this.#pending.delete(memberId);
+    if (this.#pending.delete(memberId)) {
       this.#maybeCompleteJoin();
       return 0;
     }
@@ -238,19 +265,74 @@ export class GroupState {
     return 0;
   }
 
+  /**
+   * Acts on every deadline the clock has passed, earliest first: a rebalance timeout completes the
+   * rebalance without the members still missing, an unused member id lapses, a member whose
+   * session ran out leaves. The group's timer calls it; so does a test that moved a ManualClock.
+   */
+  runDue(): void {
+    const now = this.#clock.now();
+    for (let due = this.#earliest(); due !== null && due.at <= now; due = this.#earliest()) due.run();
+    this.#wakeAt(this.#earliest()?.at ?? null, true);
+  }
+
   /** The group is deleted or its coordinator moved: every waiting member is told to look again. */
   kill(errorCode: number = ErrorCode.NOT_COORDINATOR): void {
     this.state = "Dead";
-    if (this.#rebalanceTimer) clearTimeout(this.#rebalanceTimer);
-    for (const timer of this.#pending.values()) clearTimeout(timer);
+    this.#deathCode = errorCode;
+    this.#rebalanceDeadline = null;
+    if (this.#timer) clearTimeout(this.#timer);
+    this.#timer = null;
     this.#pending.clear();
     this.#static.clear();
     for (const m of this.#members.values()) {
-      if (m.sessionTimer) clearTimeout(m.sessionTimer);
       m.awaitingJoin?.(this.#joinAnswer(errorCode, m.memberId, []));
       m.awaitingSync?.({ errorCode, protocolType: null, protocolName: null, assignment: EMPTY });
     }
     this.#members.clear();
+  }
+
+  /** The earliest deadline and what to do at it (each action clears the deadline it acts on). */
+  #earliest(): { at: number; run: () => void } | null {
+    let next: { at: number; run: () => void } | null = null;
+    const consider = (at: number, run: () => void) => {
+      if (next === null || at < next.at) next = { at, run };
+    };
+    if (this.#rebalanceDeadline !== null) {
+      consider(this.#rebalanceDeadline, () => {
+        this.#rebalanceDeadline = null;
+        this.#completeJoin();
+      });
+    }
+    for (const [memberId, at] of this.#pending) consider(at, () => this.#expirePending(memberId));
+    for (const m of this.#members.values()) {
+      if (m.sessionDeadline === null) continue;
+      consider(m.sessionDeadline, () => {
+        m.sessionDeadline = null;
+        this.#expire(m);
+      });
+    }
+    return next;
+  }
+
+  /**
+   * Makes sure the timer wakes the group by `at`. A deadline that only moved later (a heartbeat)
+   * needs no new timer: the earlier wake-up finds nothing due and sets the next one.
+   */
+  #wakeAt(at: number | null, replace = false): void {
+    if (!replace && this.#timer && this.#timerAt <= (at ?? Number.POSITIVE_INFINITY)) return;
+    if (this.#timer) clearTimeout(this.#timer);
+    this.#timer = null;
+    if (at === null || this.state === "Dead") return;
+    this.#timerAt = at;
+    this.#timer = setTimeout(
+      () => {
+        this.#timer = null;
+        this.runDue();
+      },
+      Math.max(0, at - this.#clock.now()),
+    );
+    this.#timer.unref();
   }
 
   #newMemberId(input: JoinInput): string {
@@ -288,7 +370,6 @@ export class GroupState {
    */
   #replaceStatic(old: Member, memberId: string, input: JoinInput): Promise<JoinResult> {
     const same = sameProtocols(old.protocols, input.protocols);
-    if (old.sessionTimer) clearTimeout(old.sessionTimer);
     old.awaitingJoin?.(this.#joinAnswer(ErrorCode.FENCED_INSTANCE_ID, old.memberId, []));
     old.awaitingSync?.({
       errorCode: ErrorCode.FENCED_INSTANCE_ID,
@@ -307,16 +388,14 @@ export class GroupState {
       protocols: input.protocols,
       awaitingJoin: null,
       awaitingSync: null,
-      sessionTimer: null,
+      sessionDeadline: null,
     };
     this.#members.set(memberId, member);
     this.#static.set(member.groupInstanceId!, memberId);
     if (this.leaderId === old.memberId) this.leaderId = memberId;
     if (same && this.state === "Stable") {
       this.#touch(member);
-      return Promise.resolve(
-        this.#joinAnswer(0, memberId, memberId === this.leaderId ? this.#everyone() : []),
-      );
+      return this.#joined(memberId, memberId === this.leaderId ? this.#everyone() : []);
     }
     const result = this.#awaitJoin(member);
     this.#prepareRebalance();
@@ -361,7 +440,7 @@ export class GroupState {
       assignment: EMPTY,
       awaitingJoin: null,
       awaitingSync: null,
-      sessionTimer: null,
+      sessionDeadline: null,
     };
     this.#members.set(memberId, member);
     if (member.groupInstanceId !== null) this.#static.set(member.groupInstanceId, memberId);
@@ -383,7 +462,7 @@ export class GroupState {
       (this.state === "Stable" || this.state === "CompletingRebalance")
     ) {
       this.#touch(member);
-      return Promise.resolve(this.#joinAnswer(0, member.memberId, []));
+      return this.#joined(member.memberId, []);
     }
     const result = this.#awaitJoin(member);
     if (this.state !== "PreparingRebalance") this.#prepareRebalance();
@@ -392,8 +471,7 @@ export class GroupState {
   }
 
   #awaitJoin(member: Member): Promise<JoinResult> {
-    if (member.sessionTimer) clearTimeout(member.sessionTimer);
-    member.sessionTimer = null;
+    member.sessionDeadline = null;
     // A second JoinGroup from the same member replaces the first, which is answered as superseded.
     member.awaitingJoin?.(this.#joinAnswer(ErrorCode.REBALANCE_IN_PROGRESS, member.memberId, []));
     return new Promise<JoinResult>((resolve) => {
@@ -423,23 +501,22 @@ export class GroupState {
     const delay = initial
       ? Math.min(this.#timings.initialRebalanceDelayMs, rebalanceTimeoutMs)
       : rebalanceTimeoutMs;
-    if (this.#rebalanceTimer) clearTimeout(this.#rebalanceTimer);
-    this.#rebalanceTimer = setTimeout(() => this.#completeJoin(), delay);
-    this.#rebalanceTimer.unref();
-    this.#initialDelayUntil = initial ? Date.now() + delay : 0;
+    const now = this.#clock.now();
+    this.#rebalanceDeadline = now + delay;
+    this.#initialDelayUntil = initial ? now + delay : 0;
+    this.#wakeAt(this.#rebalanceDeadline);
   }
 
   #maybeCompleteJoin(): void {
     if (this.state !== "PreparingRebalance") return;
-    if (Date.now() < this.#initialDelayUntil) return;
+    if (this.#clock.now() < this.#initialDelayUntil) return;
     const all = [...this.#members.values()].every((m) => m.awaitingJoin !== null);
     if (all && this.#pending.size === 0) this.#completeJoin();
   }
 
   #completeJoin(): void {
     if (this.state !== "PreparingRebalance") return;
-    if (this.#rebalanceTimer) clearTimeout(this.#rebalanceTimer);
-    this.#rebalanceTimer = null;
+    this.#rebalanceDeadline = null;
     this.#initialDelayUntil = 0;
     // Members that did not rejoin within the rebalance timeout are out.
     for (const m of [...this.#members.values()]) {
@@ -458,13 +535,28 @@ export class GroupState {
     const candidates = this.#candidates();
     this.protocolName = leader.protocols.find((p) => candidates.has(p.name))!.name;
     this.state = "CompletingRebalance";
+    const generationId = this.generationId;
+    // A record that threw did not happen (the coordinator logs why).
+    const attempt = this.#recordGeneration(generationId).catch(() => false);
+    this.#recorded = attempt.then((recorded) => {
+      if (!recorded && this.state !== "Dead" && this.generationId === generationId) this.kill();
+      return recorded;
+    });
     const everyone = this.#everyone();
     for (const m of this.#members.values()) {
       const resolve = m.awaitingJoin!;
       m.awaitingJoin = null;
       this.#touch(m);
-      resolve(this.#joinAnswer(0, m.memberId, m.memberId === this.leaderId ? everyone : []));
+      void this.#joined(m.memberId, m.memberId === this.leaderId ? everyone : []).then(resolve);
     }
+  }
+
+  /** A successful JoinGroup answer, sent once the generation it names is recorded. */
+  #joined(memberId: string, members: JoinResult["members"]): Promise<JoinResult> {
+    const answer = this.#joinAnswer(0, memberId, members);
+    return this.#recorded.then((recorded) =>
+      recorded ? answer : this.#joinAnswer(this.#deathCode, memberId, []),
+    );
   }
 
   #joinAnswer(errorCode: number, memberId: string, members: JoinResult["members"]): JoinResult {
@@ -480,11 +572,10 @@ export class GroupState {
     };
   }
 
-  /** Restarts a member's session timer (any request from it counts as alive). */
+  /** Restarts a member's session (any request from it counts as alive). */
   #touch(member: Member): void {
-    if (member.sessionTimer) clearTimeout(member.sessionTimer);
-    member.sessionTimer = setTimeout(() => this.#expire(member), member.sessionTimeoutMs);
-    member.sessionTimer.unref();
+    member.sessionDeadline = this.#clock.now() + member.sessionTimeoutMs;
+    this.#wakeAt(member.sessionDeadline);
   }
 
   #expire(member: Member): void {
@@ -500,7 +591,6 @@ export class GroupState {
   }
 
   #drop(member: Member): void {
-    if (member.sessionTimer) clearTimeout(member.sessionTimer);
     this.#members.delete(member.memberId);
     if (member.groupInstanceId !== null && this.#static.get(member.groupInstanceId) === member.memberId) {
       this.#static.delete(member.groupInstanceId);

@@ -2,7 +2,7 @@ import { hasScope } from "@lastword/api/key-auth";
 import { ErrorCode, type RequestBody, type ResponseInput } from "@lastword/kafka-protocol";
 import type { KafkaHandler } from "../kafka-context";
 import type { OffsetToStore } from "./group-offsets.repository";
-import { offsetsWritten, perRequestedPartition } from "./offset-requests";
+import { perRequestedPartition, writeOffsets } from "./offset-requests";
 
 /** Kafka's offset.metadata.max.bytes. */
 export const MAX_OFFSET_METADATA_CHARS = 4096;
@@ -32,7 +32,8 @@ export const handleOffsetCommit: KafkaHandler<8> = async (ctx, session, request)
   const asMember = request.memberId !== "" && generation >= 0;
   if (!hasScope(session.principal.scopes, asMember ? "groups:read" : "groups:write"))
     return everyone(ErrorCode.GROUP_AUTHORIZATION_FAILED);
-  if (!ctx.groups.coordinates(tenantId, request.groupId)) return everyone(ErrorCode.NOT_COORDINATOR);
+  const lease = ctx.groups.lease(tenantId, request.groupId);
+  if (!lease) return everyone(ErrorCode.NOT_COORDINATOR);
   const group = ctx.groups.existing(tenantId, request.groupId);
   const check = group
     ? group.commitCheck(request.memberId, generation, request.groupInstanceId ?? null)
@@ -50,9 +51,9 @@ export const handleOffsetCommit: KafkaHandler<8> = async (ctx, session, request)
     toStore.push({ topicId, partitionIndex: p.partitionIndex, offset: BigInt(p.committedOffset), metadata });
     return 0;
   });
-  const write = () => ctx.groupOffsets.commit(tenantId, request.groupId, toStore);
-  if (!(await offsetsWritten(ctx, request.groupId, "offset commit", write))) {
-    return everyone(ErrorCode.COORDINATOR_NOT_AVAILABLE);
-  }
+  await ctx.testFaults?.beforeOffsetWrite();
+  const write = () => ctx.groupOffsets.commit(lease, toStore);
+  const written = await writeOffsets(ctx, request.groupId, "offset commit", write);
+  if (written !== 0) return everyone(written);
   return { throttleTimeMs: 0, topics };
 };

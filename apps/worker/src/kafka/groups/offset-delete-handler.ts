@@ -4,7 +4,7 @@ import type { KafkaHandler } from "../kafka-context";
 import { latestViewName } from "../latest-view";
 import { subscribedTopics } from "./consumer-subscription";
 import type { OffsetToDelete } from "./group-offsets.repository";
-import { offsetsWritten, perRequestedPartition } from "./offset-requests";
+import { perRequestedPartition, writeOffsets } from "./offset-requests";
 
 /**
  * OffsetDelete (v0) on the shared ConsumerGroupOffset rows, within the session's tenant. As Kafka's
@@ -18,7 +18,8 @@ export const handleOffsetDelete: KafkaHandler<47> = async (ctx, session, request
   const refuse = (errorCode: number): ResponseInput<47> => ({ errorCode, throttleTimeMs: 0, topics: [] });
   if (!hasScope(scopes, "groups:write")) return refuse(ErrorCode.GROUP_AUTHORIZATION_FAILED);
   if (request.groupId === "") return refuse(ErrorCode.INVALID_GROUP_ID);
-  if (!ctx.groups.coordinates(tenantId, request.groupId)) return refuse(ErrorCode.NOT_COORDINATOR);
+  const lease = ctx.groups.lease(tenantId, request.groupId);
+  if (!lease) return refuse(ErrorCode.NOT_COORDINATOR);
   const group = ctx.groups.existing(tenantId, request.groupId);
   const members = group?.members() ?? [];
   if (members.length === 0 && !(await ctx.groupOffsets.exists(tenantId, request.groupId)))
@@ -38,9 +39,8 @@ export const handleOffsetDelete: KafkaHandler<47> = async (ctx, session, request
     toDelete.push({ topicId, partitionIndex: p.partitionIndex });
     return 0;
   });
-  const write = () => ctx.groupOffsets.deleteOffsets(tenantId, request.groupId, toDelete);
-  if (!(await offsetsWritten(ctx, request.groupId, "offset delete", write))) {
-    return refuse(ErrorCode.COORDINATOR_NOT_AVAILABLE);
-  }
+  const write = () => ctx.groupOffsets.deleteOffsets(lease, toDelete);
+  const written = await writeOffsets(ctx, request.groupId, "offset delete", write);
+  if (written !== 0) return refuse(written);
   return { errorCode: 0, throttleTimeMs: 0, topics };
 };

@@ -1,6 +1,7 @@
 import { ErrorCode } from "@lastword/kafka-protocol";
 import type { KafkaBrokerContext } from "../kafka-context";
 import { readableTopic } from "../latest-view";
+import { GroupLeaseMovedError } from "./group-offsets.repository";
 
 // What OffsetCommit and OffsetDelete share: resolving the requested partitions, and the one write.
 
@@ -37,20 +38,26 @@ export async function perRequestedPartition<P extends RequestedPartition>(
 }
 
 /**
- * Runs a request's one write to the group's offset rows; false (logged as `what` failed) when it
- * threw, which the request answers as COORDINATOR_NOT_AVAILABLE so the client retries.
+ * Runs a request's one write to the group's offset rows and answers the error code for it: 0;
+ * NOT_COORDINATOR when the lease moved before the write (the client looks the coordinator up
+ * again); COORDINATOR_NOT_AVAILABLE when it threw otherwise (logged as `what` failed; the client
+ * retries).
  */
-export async function offsetsWritten(
+export async function writeOffsets(
   ctx: KafkaBrokerContext,
   groupId: string,
   what: string,
   write: () => Promise<unknown>,
-): Promise<boolean> {
+): Promise<number> {
   try {
     await write();
-    return true;
+    return 0;
   } catch (error) {
+    if (error instanceof GroupLeaseMovedError) {
+      ctx.logger.info({ groupId }, `${what} refused: the group's coordinator lease moved`);
+      return ErrorCode.NOT_COORDINATOR;
+    }
     ctx.logger.warn({ err: error, groupId }, `${what} failed`);
-    return false;
+    return ErrorCode.COORDINATOR_NOT_AVAILABLE;
   }
 }

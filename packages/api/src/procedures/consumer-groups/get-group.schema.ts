@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { groupNameSchema } from "./consumer-group.schema";
+import { committedOffsetSchema, groupNameSchema } from "./consumer-group.schema";
 
 export const getGroupInput = z.object({ group: groupNameSchema });
 
@@ -9,7 +9,7 @@ export const getGroupOutput = z.object({
     z.object({
       topic: z.string(),
       partition: z.number().int(),
-      offset: z.number().int(),
+      offset: committedOffsetSchema,
       metadata: z.string().nullable(),
       committedAt: z.string(),
       logEndOffset: z.number().int().nullable(),

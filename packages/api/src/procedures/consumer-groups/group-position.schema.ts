@@ -1,15 +1,18 @@
 import { groupMembershipSchema } from "@lastword/dataplane";
 import { z } from "zod";
 import { topicNameSchema } from "../topics/topic.schema";
-import { groupNameSchema } from "./consumer-group.schema";
+import { committedOffsetSchema, groupNameSchema } from "./consumer-group.schema";
 
 const partitionLagSchema = z.object({
   topic: z.string(),
   partition: z.number().int(),
-  offset: z.number().int().meta({ description: "Committed: the next offset the group reads" }),
+  offset: committedOffsetSchema,
   logStartOffset: z.number().int().nullable(),
   logEndOffset: z.number().int().nullable(),
-  lag: z.number().int().nullable().meta({ description: "Offsets behind the log end (gaps count)" }),
+  lag: z.number().int().nullable().meta({
+    description:
+      "Offsets behind the log end (gaps count); null when the partition is unavailable or there is no committed position",
+  }),
   lagMs: z.number().int().nullable().meta({ description: "Age of the next unread record; 0 when caught up" }),
 });
 

@@ -1,0 +1,3 @@
+-- AlterTable
+ALTER TABLE "KafkaGroup" ADD COLUMN     "generation" INTEGER NOT NULL DEFAULT 0;
+
