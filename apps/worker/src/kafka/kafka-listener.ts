@@ -56,7 +56,14 @@ export async function startKafkaListener(
     );
   }
   const open = new Set<KafkaConnection>();
-  const metrics = new KafkaListenerMetrics(registry, () => open.size);
+  const metrics = new KafkaListenerMetrics(registry, () => {
+    const byTenant = new Map<string, number>();
+    for (const c of open) {
+      const tenant = c.principal?.tenantId ?? "";
+      byTenant.set(tenant, (byTenant.get(tenant) ?? 0) + 1);
+    }
+    return byTenant;
+  });
   const maxConnections = config.maxConnections ?? DEFAULT_MAX_CONNECTIONS;
   const maxPerKey = config.maxConnectionsPerKey ?? DEFAULT_MAX_CONNECTIONS_PER_KEY;
   const admit = (connection: KafkaConnection, principal: KafkaPrincipal): string | null => {
