@@ -58,7 +58,6 @@ type Row = {
   seconds: number;
   /** The baseline's seconds for the same bytes, measured next to this row. */
   rawSeconds: number | null;
-  note?: string;
 };
 
 type PairSide = { path: string; read: () => Promise<{ seconds: number; keys?: number }> };
@@ -300,13 +299,11 @@ async function run(stack: FlagStack): Promise<void> {
 }
 
 function formatRow(row: Row): string {
-  const cells = Number.isNaN(row.seconds)
-    ? ["", "", row.note ?? ""]
-    : [
-        row.seconds.toFixed(2),
-        (row.mb / row.seconds).toFixed(0),
-        row.rawSeconds === null ? "1 (baseline)" : (row.rawSeconds / row.seconds).toFixed(2),
-      ];
+  const cells = [
+    row.seconds.toFixed(2),
+    (row.mb / row.seconds).toFixed(0),
+    row.rawSeconds === null ? "1 (baseline)" : (row.rawSeconds / row.seconds).toFixed(2),
+  ];
   return `| ${row.part} | ${row.path} | ${row.mb.toFixed(0)} | ${cells.join(" | ")} |`;
 }
 
