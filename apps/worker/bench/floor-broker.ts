@@ -17,7 +17,8 @@ import {
   FrameReader,
   MAX_FRAME_BYTES,
 } from "@lastword/kafka-protocol";
-import { readBatchHeader } from "@lastword/record-batch";
+import { inflateBatch, RecordBatchWalk, readBatchHeader } from "@lastword/record-batch";
+import { keptBatch, passesWhole } from "../src/kafka/latest-batches";
 
 const FLOOR_APIS = [
   { apiKey: ApiKey.Produce, minVersion: 3, maxVersion: 9 },
@@ -90,6 +91,43 @@ export function memoryTopic(files: readonly string[]): MemoryPartition[] {
           ),
         ),
     );
+}
+
+/**
+ * What the worker's `<topic>.latest` view serves of `topic` frozen at its end, as stored batches in
+ * memory: each key's latest record (tombstones included), the batches holding only such records as
+ * stored and the others rebuilt by the view's own `keptBatch`. The floor under the view's rows:
+ * the client's cost for exactly the view's bytes, without the listener.
+ */
+export function memoryView(topic: readonly MemoryPartition[], nowMs = Date.now()): MemoryPartition[] {
+  return topic.map((partition) => {
+    const { bytes } = partition;
+    const latest = new Map<string, number>();
+    const walk = new RecordBatchWalk();
+    for (const pos of partition.positions) {
+      const plain = inflateBatch(bytes, pos);
+      walk.reset(plain, 0, readBatchHeader(plain, 0).sizeBytes);
+      walk.nextBatch();
+      while (walk.nextRecord()) {
+        latest.set(Buffer.from(plain.subarray(walk.keyStart, walk.keyEnd)).toString("latin1"), walk.offset);
+      }
+    }
+    const offsets = Float64Array.from([...latest.values()].sort((a, b) => a - b));
+    const rule = { end: partition.endOffset, nowMs };
+    const kept: Buffer[] = [];
+    let i = 0;
+    for (const [b, pos] of partition.positions.entries()) {
+      const first = i;
+      while (i < offsets.length && offsets[i]! <= partition.lastOffsets[b]!) i++;
+      if (i === first) continue;
+      const size = readBatchHeader(bytes, pos).sizeBytes;
+      const batch = passesWhole(bytes, pos, i - first, rule)
+        ? bytes.subarray(pos, pos + size)
+        : keptBatch(bytes, pos, offsets.subarray(first, i), rule);
+      if (batch) kept.push(batch);
+    }
+    return new MemoryPartition(Buffer.concat(kept));
+  });
 }
 
 export interface FloorBroker {

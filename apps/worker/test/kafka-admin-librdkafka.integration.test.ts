@@ -33,6 +33,7 @@ interface Outcome {
   message?: string;
   value?: string;
   source?: number;
+  synonyms?: [string, string, number][];
 }
 
 describe("AdminClient of python3-confluent-kafka", () => {
@@ -56,7 +57,8 @@ for name, f in a.create_topics([NewTopic("made", 2, 1, config={"cleanup.policy":
 for r, f in a.describe_configs([ConfigResource("topic", "table")]).items():
     c = f.result()
     for n in ("cleanup.policy", "retention.ms"):
-        out.append({"op": "describe " + n, "ok": True, "value": c[n].value, "source": c[n].source})
+        out.append({"op": "describe " + n, "ok": True, "value": c[n].value, "source": c[n].source,
+                    "synonyms": [[s.name, s.value, s.source] for s in c[n].synonyms.values()]})
 for r, f in a.alter_configs([ConfigResource("topic", "table", set_config={"cleanup.policy": "delete"})]).items():
     settle("alter", f)
 for r, f in a.create_partitions([NewPartitions("table", 3)]).items():
@@ -77,8 +79,20 @@ print(json.dumps(out))
       code: "TOPIC_EXCEPTION",
       message: "name: may contain only letters, digits, '.', '_' and '-'",
     });
-    expect(by["describe cleanup.policy"]).toMatchObject({ value: "compact", source: 1 });
-    expect(by["describe retention.ms"]).toMatchObject({ value: "604800000", source: 5 });
+    // Synonyms: the override, then the default under its broker-level name (source DEFAULT_CONFIG 5).
+    expect(by["describe cleanup.policy"]).toMatchObject({
+      value: "compact",
+      source: 1,
+      synonyms: [
+        ["cleanup.policy", "compact", 1],
+        ["log.cleanup.policy", "delete", 5],
+      ],
+    });
+    expect(by["describe retention.ms"]).toMatchObject({
+      value: "604800000",
+      source: 5,
+      synonyms: [["log.retention.ms", "604800000", 5]],
+    });
     expect(by.alter).toMatchObject({
       ok: false,
       code: "POLICY_VIOLATION",

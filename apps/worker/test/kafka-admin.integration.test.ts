@@ -312,6 +312,26 @@ describe("configs (scenario 8)", () => {
       configSource: 5,
       isDefault: true,
     });
+    // With synonyms: the override, then the default under the broker-level name Kafka gives it.
+    const { resources: synonyms } = await a.describeConfigs({
+      resources: [
+        {
+          type: ConfigResourceTypes.TOPIC,
+          name: "compacted",
+          configNames: ["cleanup.policy", "retention.ms"],
+        },
+      ],
+      includeSynonyms: true,
+    });
+    expect(
+      Object.fromEntries(synonyms[0]!.configEntries.map((e) => [e.configName, e.configSynonyms])),
+    ).toEqual({
+      "cleanup.policy": [
+        { configName: "cleanup.policy", configValue: "compact", configSource: 1 },
+        { configName: "log.cleanup.policy", configValue: "delete", configSource: 5 },
+      ],
+      "retention.ms": [{ configName: "log.retention.ms", configValue: "604800000", configSource: 5 }],
+    });
 
     await a.alterConfigs({
       validateOnly: false,
@@ -410,11 +430,15 @@ describe("configs (scenario 8)", () => {
       readOnly: false,
       synonyms: [
         { name: "cleanup.policy", value: "delete", source: 1 },
-        { name: "cleanup.policy", value: "delete", source: 5 },
+        { name: "log.cleanup.policy", value: "delete", source: 5 },
       ],
     });
     expect(entries[0]!.documentation).toContain("compact keeps the latest value per key");
-    expect(entries[1]).toMatchObject({ configSource: 5, configType: 5, synonyms: [{ source: 5 }] });
+    expect(entries[1]).toMatchObject({
+      configSource: 5,
+      configType: 5,
+      synonyms: [{ name: "log.retention.ms", value: "604800000", source: 5 }],
+    });
     conn.close();
   });
 

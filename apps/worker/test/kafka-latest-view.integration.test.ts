@@ -1,4 +1,7 @@
-import { execFile } from "node:child_process";
+import { type ChildProcess, execFile, spawn } from "node:child_process";
+import { once } from "node:events";
+import { createInterface } from "node:readline";
+import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { decodeRecordBatch } from "@lastword/dataplane";
 import { ApiKey, decodeResponse, ErrorCode } from "@lastword/kafka-protocol";
@@ -90,9 +93,9 @@ interface Seen {
 const order = (rows: Seen[]) => [...rows].sort((a, b) => a.partition - b.partition || a.offset - b.offset);
 
 /** Each partition's snapshot from the worker's own stream (the REST snapshot's source). */
-async function snapshot(): Promise<Seen[]> {
+async function snapshot(ids = partitionIds): Promise<Seen[]> {
   const rows: Seen[] = [];
-  for (const [partition, partitionId] of partitionIds.entries()) {
+  for (const [partition, partitionId] of ids.entries()) {
     for await (const piece of h.client.streamPartitionPieces({ partitionId, mode: "snapshot" })) {
       if (piece.kind === "end") continue;
       for (const r of decodeRecordBatch(piece.parts)) {
@@ -403,5 +406,94 @@ describe("the <topic>.latest view", () => {
       [14, "k0", "z"],
     ]);
     raw.close();
+  });
+});
+
+describe("a librdkafka group on the view", () => {
+  /** A python3-confluent-kafka group member (librdkafka-member.py): what it reads, as it reads it. */
+  function member(groupId: string, topic: string) {
+    const script = fileURLToPath(new URL("./librdkafka-member.py", import.meta.url));
+    const child = spawn(
+      "/usr/bin/python3",
+      [script, bootstrap, key.id, key.secret, groupId, topic, "range"],
+      {
+        stdio: ["ignore", "pipe", "ignore"],
+      },
+    );
+    const received: Seen[] = [];
+    createInterface({ input: child.stdout! }).on("line", (line) => {
+      const event = JSON.parse(line) as { record?: [number, string | null]; offset?: number; key?: string };
+      if (!event.record) return;
+      const [partition, value] = event.record;
+      received.push({ partition, offset: event.offset!, key: event.key!, value });
+    });
+    return { child, received };
+  }
+
+  async function stop(child: ChildProcess): Promise<void> {
+    // SIGINT: the member closes its consumer, which commits what it read and leaves the group.
+    child.kill("SIGINT");
+    if (child.exitCode === null) await once(child, "exit");
+  }
+
+  it("reads exactly the snapshot's records and live tombstones, then new writes, commits; the group resumes on the topic after its commits", async () => {
+    const ids = await createNamedTopic(h.db.prisma, ORG, "quotes", 2, { "cleanup.policy": "compact" });
+    await eventually("the new partitions hosted", 20_000, async () =>
+      ids.every((id) => worker.ownedPartitions().includes(id)) ? true : undefined,
+    );
+    const producer = kafka().producer();
+    await producer.connect();
+    for (let round = 0; round < 4; round++) {
+      const messages = Array.from({ length: 30 }, (_, i) => ({ key: `q-${i}`, value: `q${round}-${i}` }));
+      await producer.send({ topic: "quotes", messages });
+    }
+    await producer.send({ topic: "quotes", messages: ["q-4", "q-20"].map((k) => ({ key: k, value: null })) });
+    const snap = await snapshot(ids);
+    expect(snap).toHaveLength(28);
+
+    const reader = member("rd-view", "quotes.latest");
+    await until(reader.received, 30, "the view read by librdkafka");
+    expect(order(reader.received.filter((r) => r.value !== null))).toEqual(snap);
+    expect(
+      reader.received
+        .filter((r) => r.value === null)
+        .map((r) => r.key)
+        .sort(),
+    ).toEqual(["q-20", "q-4"]);
+    await producer.send({
+      topic: "quotes",
+      messages: [
+        { key: "q-7", value: "fresh-7" },
+        { key: "q-new", value: "fresh-new" },
+      ],
+    });
+    await until(reader.received, 32, "the new writes through the view");
+    expect(reader.received.slice(30).map((r) => [r.key, r.value])).toEqual(
+      expect.arrayContaining([
+        ["q-7", "fresh-7"],
+        ["q-new", "fresh-new"],
+      ]),
+    );
+    expect(reader.received).toHaveLength(32);
+    await stop(reader.child);
+
+    // Its commits on the view are the topic's offsets, at the high watermarks.
+    const admin = kafka().admin();
+    await admin.connect();
+    const committed = await admin.fetchOffsets({ groupId: "rd-view", topics: ["quotes"] });
+    const ends = await admin.fetchTopicOffsets("quotes");
+    await admin.disconnect();
+    const byPartition = (o: { partition: number; offset: string }[]) =>
+      Object.fromEntries(o.map((p) => [p.partition, p.offset]));
+    expect(byPartition(committed[0]!.partitions)).toEqual(
+      byPartition(ends.map((e) => ({ ...e, offset: e.high }))),
+    );
+
+    await producer.send({ topic: "quotes", messages: [{ key: "q-9", value: "after-switch" }] });
+    await producer.disconnect();
+    const resumed = member("rd-view", "quotes");
+    await until(resumed.received, 1, "the record after the commits");
+    expect(resumed.received.map((r) => [r.key, r.value])).toEqual([["q-9", "after-switch"]]);
+    await stop(resumed.child);
   });
 });

@@ -52,6 +52,14 @@ async function metrics(): Promise<string> {
   return (await fetch(`${worker.address}/metrics`)).text();
 }
 
+/** Open connections over every tenant label (the gauge has one series per tenant with any). */
+function openConnections(body: string): number {
+  return body
+    .split("\n")
+    .filter((l) => l.startsWith("lastword_kafka_open_connections{"))
+    .reduce((n, l) => n + Number(l.slice(l.lastIndexOf(" ") + 1)), 0);
+}
+
 const open = () => RawKafka.open(worker.kafka!.host, worker.kafka!.port);
 
 async function saslAuthenticate(raw: RawKafka, k: { id: string; secret: string }) {
@@ -64,6 +72,8 @@ describe("listener metrics", () => {
   it("counts requests per API, version, outcome and tenant, with latency, bytes and open connections", async () => {
     const raw = await open();
     await raw.loginPlain(key.id, key.secret);
+    // Not logged in yet: counted under the empty tenant until it authenticates.
+    const anonymous = await open();
     const before = await metrics();
     const series = `lastword_kafka_requests_total{api="Metadata",version="9",outcome="ok",tenant="${ORG}"}`;
     for (let i = 0; i < 3; i++)
@@ -73,8 +83,8 @@ describe("listener metrics", () => {
     expect(
       sample(after, `lastword_kafka_request_seconds_count{api="Metadata",version="9",outcome="ok"}`),
     ).toBeGreaterThanOrEqual(3);
-    const bytesIn = `lastword_kafka_request_bytes_total{api="Metadata",tenant="${ORG}"}`;
-    const bytesOut = `lastword_kafka_response_bytes_total{api="Metadata",tenant="${ORG}"}`;
+    const bytesIn = `lastword_kafka_request_bytes_total{api="Metadata",version="9",tenant="${ORG}"}`;
+    const bytesOut = `lastword_kafka_response_bytes_total{api="Metadata",version="9",tenant="${ORG}"}`;
     expect(sample(after, bytesIn) - sample(before, bytesIn)).toBeGreaterThan(0);
     expect(sample(after, bytesOut) - sample(before, bytesOut)).toBeGreaterThan(
       sample(after, bytesIn) - sample(before, bytesIn),
@@ -83,10 +93,40 @@ describe("listener metrics", () => {
     expect(
       sample(after, `lastword_kafka_requests_total{api="SaslHandshake",version="1",outcome="ok",tenant=""}`),
     ).toBeGreaterThanOrEqual(1);
-    expect(sample(after, "lastword_kafka_open_connections")).toBe(1);
+    expect(sample(after, `lastword_kafka_open_connections{tenant="${ORG}"}`)).toBe(1);
+    expect(sample(after, `lastword_kafka_open_connections{tenant=""}`)).toBe(1);
+    await anonymous.loginPlain(otherKey.id, otherKey.secret);
+    expect(sample(await metrics(), `lastword_kafka_open_connections{tenant="${ORG}"}`)).toBe(2);
+    expect(sample(await metrics(), `lastword_kafka_open_connections{tenant=""}`)).toBe(0);
+    raw.close();
+    anonymous.close();
+    await eventually("the connections counted closed", 5_000, async () =>
+      openConnections(await metrics()) === 0 ? true : undefined,
+    );
+  });
+
+  it("counts an answer carrying a Kafka error code, at the top or for a topic or partition, as outcome error", async () => {
+    const raw = await open();
+    await raw.loginPlain(key.id, key.secret);
+    const series = (api: string, version: number, outcome: string) =>
+      `lastword_kafka_requests_total{api="${api}",version="${version}",outcome="${outcome}",tenant="${ORG}"}`;
+    const before = await metrics();
+    // A topic-level error (the topic does not exist) and a partition-level one (Fetch of it).
+    await raw.request(3, 9, { topics: [{ name: "nowhere" }], allowAutoTopicCreation: false }, 0);
+    await raw.request(1, 11, fetchBody("nowhere", 0, 0));
+    // A top-level one: a second SASL handshake on an authenticated connection.
+    await raw.request(17, 1, { mechanism: "PLAIN" });
+    await raw.request(3, 9, { topics: [{ name: "observed" }], allowAutoTopicCreation: false }, 0);
+    const after = await metrics();
+    const delta = (s: string) => sample(after, s) - sample(before, s);
+    expect(delta(series("Metadata", 9, "error"))).toBe(1);
+    expect(delta(series("Metadata", 9, "ok"))).toBe(1);
+    expect(delta(series("Fetch", 11, "error"))).toBe(1);
+    expect(delta(series("Fetch", 11, "ok"))).toBe(0);
+    expect(delta(series("SaslHandshake", 1, "error"))).toBe(1);
     raw.close();
     await eventually("the connection counted closed", 5_000, async () =>
-      sample(await metrics(), "lastword_kafka_open_connections") === 0 ? true : undefined,
+      openConnections(await metrics()) === 0 ? true : undefined,
     );
   });
 });
@@ -109,7 +149,7 @@ describe("connection limits", () => {
     expect((await saslAuthenticate(other, otherKey)).errorCode).toBe(0);
     held.push(other);
     await eventually("the refused one gone", 5_000, async () =>
-      sample(await metrics(), "lastword_kafka_open_connections") === 3 ? true : undefined,
+      openConnections(await metrics()) === 3 ? true : undefined,
     );
 
     // 3 open, limit 4: one more is accepted, the next closed at once, before any request.
@@ -121,7 +161,7 @@ describe("connection limits", () => {
     expect(sample(body, `lastword_kafka_refused_connections_total{reason="worker"}`)).toBe(1);
     for (const raw of held) raw.close();
     await eventually("every connection closed", 5_000, async () =>
-      sample(await metrics(), "lastword_kafka_open_connections") === 0 ? true : undefined,
+      openConnections(await metrics()) === 0 ? true : undefined,
     );
   });
 });

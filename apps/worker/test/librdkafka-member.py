@@ -1,7 +1,8 @@
 # A confluent_kafka (librdkafka) consumer-group member for the worker's group tests.
 # argv: bootstrap keyId secret groupId topic strategy. Prints one JSON line per event:
 # {"assigned": [...]} / {"revoked": [...]} (incremental under cooperative-sticky) and
-# {"record": [partition, value]}.
+# {"record": [partition, value], "offset": offset, "key": key} (null for a missing key or value).
+# Offsets are auto-committed, and once more by close() on SIGINT.
 import sys
 
 from confluent_kafka import Consumer
@@ -29,7 +30,12 @@ try:
         message = consumer.poll(0.1)
         if message is None or message.error():
             continue
-        emit({"record": [message.partition(), message.value().decode()]})
+        key, value = message.key(), message.value()
+        emit({
+            "record": [message.partition(), None if value is None else value.decode()],
+            "offset": message.offset(),
+            "key": None if key is None else key.decode(),
+        })
 except KeyboardInterrupt:
     pass
 finally:

@@ -12,16 +12,20 @@ import {
   readBatchHeader,
 } from "@lastword/record-batch";
 import "@lastword/record-batch/node-codecs";
+import LZ4Codec from "@2l/kafkajs-lz4";
 import { CompressionCodecs, CompressionTypes, type Kafka } from "kafkajs";
 import { beforeAll, describe, expect, it } from "vitest";
 import { drain, restClient } from "./api-harness";
 import { useTenantWorld, worldKafka } from "./tenant-world";
 
 // Compressed batches end to end against a real worker process: kafkajs (gzip built in, snappy by
-// the kafkajs-snappy plugin, lz4 and zstd by codecs registered here on the server's libraries, as
-// their kafkajs plugins build native code at install) and python3-confluent-kafka (librdkafka
-// 2.0.2) produce with each codec; Kafka Fetch, REST reads, key lookup and snapshot read back; the
-// cleaner compacts compressed batches; the topic's compression.type decides what is stored.
+// the kafkajs-snappy plugin, lz4 by the @2l/kafkajs-lz4 plugin on lz4-napi's prebuilt binaries, zstd
+// by a codec registered here on the server's own — node:zlib's zstd — since neither kafkajs zstd
+// plugin installs without a download: @kafkajs/zstd compiles cppzst with node-gyp, and
+// @sensejs/kafkajs-zstd-support's zstd-napi fetches its prebuilt binary at install or compiles)
+// and python3-confluent-kafka (librdkafka 2.0.2) produce with each codec; Kafka Fetch, REST reads,
+// key lookup and snapshot read back; the cleaner compacts compressed batches; the topic's
+// compression.type decides what is stored.
 
 const require = createRequire(import.meta.url);
 const run = promisify(execFile);
@@ -41,16 +45,16 @@ interface KafkajsEncoder {
   buffer: Buffer;
 }
 CompressionCodecs[CompressionTypes.Snappy] = require("kafkajs-snappy");
-/** A kafkajs codec on the server's own codec (the same libraries: lz4-napi, node:zlib's zstd). */
-function kafkajsCodec(id: number) {
-  const codec = compressionCodec(id);
-  return () => ({
+CompressionCodecs[CompressionTypes.LZ4] = new LZ4Codec().codec;
+/** kafkajs's zstd codec on the server's own (node:zlib's zstd): no plugin installs here, see above. */
+function serverZstd() {
+  const codec = compressionCodec(CODEC_IDS.zstd);
+  return {
     compress: async (encoder: KafkajsEncoder) => Buffer.from(codec.compress(encoder.buffer)),
     decompress: async (buffer: Buffer) => Buffer.from(codec.decompress(buffer, DEFAULT_MAX_INFLATED_BYTES)),
-  });
+  };
 }
-CompressionCodecs[CompressionTypes.LZ4] = kafkajsCodec(CODEC_IDS.lz4);
-CompressionCodecs[CompressionTypes.ZSTD] = kafkajsCodec(CODEC_IDS.zstd);
+CompressionCodecs[CompressionTypes.ZSTD] = serverZstd;
 
 function kafka(): Kafka {
   return worldKafka(h, "compression-test", { retry: { retries: 10, initialRetryTime: 100 } });

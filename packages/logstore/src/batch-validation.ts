@@ -3,8 +3,11 @@ import {
   batchCrcMatches,
   COMPRESSION_MASK,
   CONTROL_FLAG,
+  CompressionError,
+  compressionName,
   crc32c,
   forEachHeader,
+  inflateBatch,
   LOG_OVERHEAD_BYTES,
   MAGIC_V2,
   OFF_ATTRIBUTES,
@@ -28,11 +31,13 @@ import {
 import type { TopicConfig } from "./config";
 import { InvalidRecordError, RecordTooLargeError } from "./errors";
 import { NO_PRODUCER_ID, type ProducerAppend, validateProducerAppend } from "./producer-state";
+import { storedCodec } from "./stored-compression";
 
 // The one set of rules every batch meets before the log writes it, whoever built it: the log
 // store's own encoder (records appended through `append`) or a client (a Kafka Produce appended
 // as sent through `appendBatch`). Everything is checked where it lies, by the in-place record
-// walk; nothing is decoded into objects and nothing is re-encoded. The only bytes changed are
+// walk (a compressed batch's records on its inflated copy: the stored bytes stay the client's);
+// nothing is decoded into objects and nothing is re-encoded. The only bytes changed are
 // those Kafka's LogValidator changes: the timestamp type and max timestamp of a LogAppendTime
 // topic (then the CRC, which covers them) — the base offset is the log's to write, at append.
 
@@ -77,12 +82,13 @@ export class CorruptBatchError extends InvalidRecordError {}
 const walk = new RecordBatchWalk();
 
 /**
- * Validates `batch` (exactly one whole, uncompressed RecordBatch v2) for `config`, in place:
- * header fields, CRC-32C, sizes against max.message.bytes and segment.bytes, then every record by
- * the walk (lengths within their record, consecutive offset deltas, timestamps, header layout,
- * a key on every record of a compacted topic). Throws InvalidRecordError (or its per-record
- * subclass) and RecordTooLargeError; on success the batch may have been restamped for
- * LogAppendTime, nothing else changed.
+ * Validates `batch` (exactly one whole RecordBatch v2, plain or compressed) for `config`, in place:
+ * header fields, CRC-32C and sizes against max.message.bytes and segment.bytes (of the bytes as
+ * they are, compressed ones included), then every record by the walk — over the inflated copy of a
+ * compressed batch — (lengths within their record, consecutive offset deltas, timestamps, header
+ * layout, a key on every record of a compacted topic). Throws InvalidRecordError (or its
+ * per-record subclass) and RecordTooLargeError; on success the batch may have been restamped for
+ * LogAppendTime (its header only), nothing else changed.
  */
 export function validateBatch(
   batch: Buffer,
@@ -90,12 +96,13 @@ export function validateBatch(
   options: BatchValidationOptions,
 ): ValidatedBatch {
   const header = checkHeader(batch, config, options);
+  const plain = plainRecords(batch);
   const keyless: number[] = [];
   let tombstones = 0;
   let maxTimestamp = -1;
   let index = 0;
   try {
-    walk.reset(batch, 0, batch.length);
+    walk.reset(plain, 0, plain.length);
     walk.nextBatch();
     while (walk.nextRecord()) {
       if (walk.offset - walk.baseOffset !== index) {
@@ -109,7 +116,7 @@ export function validateBatch(
       if (walk.timestamp > maxTimestamp) maxTimestamp = walk.timestamp;
       if (walk.keyStart < 0) keyless.push(index);
       else if (walk.valueStart < 0) tombstones++;
-      checkHeadersEnd(batch, index);
+      checkHeadersEnd(plain, index);
       index++;
     }
   } catch (error) {
@@ -154,9 +161,8 @@ function checkHeader(
   if (batch[OFF_MAGIC] !== MAGIC_V2) throw new InvalidRecordError(`unsupported magic ${batch[OFF_MAGIC]}`);
   if (options.checkSize !== false) checkSize(size, config);
   const attributes = batch.readInt16BE(OFF_ATTRIBUTES);
-  if ((attributes & COMPRESSION_MASK) !== 0) {
-    throw new InvalidRecordError("a compressed batch must be decompressed before it is appended");
-  }
+  const codec = attributes & COMPRESSION_MASK;
+  if (compressionName(codec) === null) throw new InvalidRecordError(`unknown compression codec ${codec}`);
   if ((attributes & (TRANSACTIONAL_FLAG | CONTROL_FLAG)) !== 0) {
     throw new InvalidRecordError("transactional and control batches are not supported");
   }
@@ -176,6 +182,34 @@ function checkHeader(
     appendTime: config.messageTimestampType === "LogAppendTime",
     producer: producerOf(batch, recordCount),
   };
+}
+
+/** The batch itself when plain, else its inflated copy (the records the walk checks). */
+function plainRecords(batch: Buffer): Buffer {
+  if ((batch.readInt16BE(OFF_ATTRIBUTES) & COMPRESSION_MASK) === 0) return batch;
+  try {
+    return inflateBatch(batch, 0);
+  } catch (error) {
+    if (error instanceof CompressionError)
+      throw new CorruptBatchError(`the records do not decompress: ${error.message}`);
+    throw error;
+  }
+}
+
+/**
+ * A client's batch is stored as sent only in the codec the topic stores (Kafka's LogValidator
+ * keeps a compressed batch as it came when `compression.type` is `producer` or that codec); any
+ * other must have its records appended, to be encoded in the topic's codec.
+ */
+export function checkStoredCodec(batch: Buffer, config: TopicConfig): void {
+  const codec = batch.length >= BATCH_HEADER_BYTES ? batch.readInt16BE(OFF_ATTRIBUTES) & COMPRESSION_MASK : 0;
+  if (compressionName(codec) === null) throw new InvalidRecordError(`unknown compression codec ${codec}`);
+  const stored = storedCodec(config.compressionType, codec);
+  if (stored !== codec) {
+    throw new InvalidRecordError(
+      `a ${compressionName(codec)} batch cannot be stored as sent under compression.type=${config.compressionType}; append its records`,
+    );
+  }
 }
 
 /** The producer fields of the header; a producer id of -1 means none (epoch and sequence ignored). */

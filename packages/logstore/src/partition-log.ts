@@ -19,7 +19,12 @@ import {
   type LogRecord,
   setBaseOffset,
 } from "@lastword/record-batch";
-import { checkSize as checkBatchSize, type ValidatedBatch, validateBatch } from "./batch-validation";
+import {
+  checkSize as checkBatchSize,
+  checkStoredCodec,
+  type ValidatedBatch,
+  validateBatch,
+} from "./batch-validation";
 import {
   DEFAULT_PRODUCER_ID_EXPIRATION_MS,
   incrementSequence,
@@ -256,7 +261,8 @@ export class PartitionLog {
   }
 
   /**
-   * Appends one already-encoded, uncompressed RecordBatch v2 (a Kafka producer's) as it was sent:
+   * Appends one already-encoded RecordBatch v2 (a Kafka producer's) as it was sent, plain or
+   * compressed in the codec the topic stores (`checkStoredCodec`; any other is refused):
    * validated in place (batch-validation.ts: CRC-32C, sizes, every record by the in-place walk),
    * then its base offset is written into it (outside the CRC) and the bytes go to the segment
    * unchanged otherwise (a LogAppendTime topic restamps the header, as Kafka does). The producer
@@ -265,6 +271,7 @@ export class PartitionLog {
    */
   async appendBatch(batch: Buffer): Promise<AppendResult> {
     this.assertOpen();
+    checkStoredCodec(batch, this.config);
     // Outside the mutex: checking a large batch's CRC must not hold up other appends.
     const validated = validateBatch(batch, this.config, { appendTimeMs: this.clock.now(), checkCrc: true });
     const result = await this.mutex.run(() => {

@@ -1,6 +1,9 @@
 import { gzipSync } from "node:zlib";
 import {
   batchCrcMatches,
+  CODEC_IDS,
+  type CompressionName,
+  compressBatch,
   crc32c,
   encodeRecordBatch,
   OFF_ATTRIBUTES,
@@ -36,17 +39,25 @@ async function storedBytes(log: Awaited<ReturnType<typeof openLog>>): Promise<Bu
   return Buffer.from(read.bytes);
 }
 
+/**
+ * Appends `sent` after one record already in the log and checks it is stored as it was sent, but
+ * for its base offset (1): the stored batch, its header and records as they came.
+ */
+async function appendAsSent(log: Awaited<ReturnType<typeof openLog>>, sent: Buffer): Promise<Buffer> {
+  await log.append([kv("first", "1")]);
+  const copy = Buffer.from(sent);
+  expect(await log.appendBatch(sent)).toEqual({ baseOffset: 1, lastOffset: 3 });
+  const stored = await storedBytes(log);
+  const second = stored.subarray(stored.length - copy.length);
+  expect(second.readBigInt64BE(0)).toBe(1n);
+  expect(second.subarray(8)).toEqual(copy.subarray(8));
+  return second;
+}
+
 describe("appendBatch (a client's batch appended as sent)", () => {
   it("stores the batch byte for byte except its base offset, which the log assigns", async () => {
     const log = await openLog({ config: { "cleanup.policy": "compact" } });
-    await log.append([kv("first", "1")]);
-    const sent = clientBatch([kv("a", "1"), kv("b", null), kv("c", "")]);
-    const copy = Buffer.from(sent);
-    expect(await log.appendBatch(sent)).toEqual({ baseOffset: 1, lastOffset: 3 });
-    const stored = await storedBytes(log);
-    const second = stored.subarray(stored.length - copy.length);
-    expect(second.readBigInt64BE(0)).toBe(1n);
-    expect(second.subarray(8)).toEqual(copy.subarray(8));
+    const second = await appendAsSent(log, clientBatch([kv("a", "1"), kv("b", null), kv("c", "")]));
     expect(batchCrcMatches(second, 0, second.length)).toBe(true);
     const read = await log.read(1);
     expect(read.map((r) => [r.offset, text(r.key), text(r.value), r.timestamp])).toEqual([
@@ -57,7 +68,7 @@ describe("appendBatch (a client's batch appended as sent)", () => {
     expect(log.segments()[0]!.tombstones).toBe(1);
   });
 
-  it("refuses a bad CRC, a wrong lastOffsetDelta, two batches, a compressed batch; nothing is written", async () => {
+  it("refuses a bad CRC, a wrong lastOffsetDelta, two batches, records that do not decompress; nothing is written", async () => {
     const log = await openLog();
     const badCrc = clientBatch([kv("a", "1")]);
     badCrc[badCrc.length - 1]! ^= 0xff;
@@ -67,9 +78,11 @@ describe("appendBatch (a client's batch appended as sent)", () => {
     await expect(log.appendBatch(badDelta)).rejects.toMatchObject({ code: "INVALID_RECORD" });
     const two = Buffer.concat([clientBatch([kv("a", "1")]), clientBatch([kv("b", "2")])]);
     await expect(log.appendBatch(two)).rejects.toThrow(/exactly one batch/);
+    // Marked gzip with a right CRC, its records plain: the walk only runs on what decompresses.
     const compressed = clientBatch([kv("a", "1")]);
-    compressed.writeInt16BE(1, OFF_ATTRIBUTES);
-    await expect(log.appendBatch(compressed)).rejects.toThrow(/compressed/);
+    compressed.writeInt16BE(CODEC_IDS.gzip, OFF_ATTRIBUTES);
+    compressed.writeUInt32BE(crc32c(compressed.subarray(OFF_ATTRIBUTES)), OFF_CRC);
+    await expect(log.appendBatch(compressed)).rejects.toThrow(/the records do not decompress/);
     await expect(log.appendBatch(gzipSync("not a batch"))).rejects.toMatchObject({ code: "INVALID_RECORD" });
     expect(log.logEndOffset).toBe(0);
     expect(log.segments()[0]!.sizeBytes).toBe(0);
@@ -132,6 +145,52 @@ describe("appendBatch (a client's batch appended as sent)", () => {
     const header = readBatchHeader(stored, 0);
     expect(header.timestampType).toBe("LogAppendTime");
     expect(header.maxTimestamp).toBe(clock.now());
+    expect(batchCrcMatches(stored, 0, stored.length)).toBe(true);
+    expect((await log.read(0)).map((r) => r.timestamp)).toEqual([clock.now(), clock.now()]);
+  });
+
+  it("keeps a compressed batch as sent (each codec) when the topic stores the producer's codec: only the base offset changes", async () => {
+    const codecs: Exclude<CompressionName, "none">[] = ["gzip", "snappy", "lz4", "zstd"];
+    for (const codec of codecs) {
+      for (const type of ["producer", codec]) {
+        const log = await openLog({ config: { "cleanup.policy": "compact", "compression.type": type } });
+        const records = [kv("a", "1"), kv("b", null), kv("a", "3")];
+        await appendAsSent(log, compressBatch(clientBatch(records), CODEC_IDS[codec]));
+        expect((await log.read(1)).map((r) => [r.offset, text(r.key), text(r.value)])).toEqual([
+          [1, "a", "1"],
+          [2, "b", null],
+          [3, "a", "3"],
+        ]);
+        expect(log.segments()[0]!.tombstones).toBe(1);
+        await log.close();
+      }
+    }
+  });
+
+  it("refuses a batch in another codec than the topic stores (its records go the re-encoding way), and validates inside a compressed one", async () => {
+    const log = await openLog({ config: { "cleanup.policy": "compact", "compression.type": "zstd" } });
+    const lz4 = compressBatch(clientBatch([kv("a", "1")]), CODEC_IDS.lz4);
+    await expect(log.appendBatch(lz4)).rejects.toThrow(
+      /lz4 batch cannot be stored as sent under compression.type=zstd/,
+    );
+    await expect(log.appendBatch(clientBatch([kv("a", "1")]))).rejects.toThrow(/none batch cannot be stored/);
+    const keyless = compressBatch(clientBatch([kv("a", "1"), kv(null, "2")]), CODEC_IDS.zstd);
+    await expect(log.appendBatch(keyless)).rejects.toMatchObject({ recordIndexes: [1] });
+    expect(log.logEndOffset).toBe(0);
+  });
+
+  it("stamps a compressed batch's header on a LogAppendTime topic, its compressed records untouched", async () => {
+    const clock = new TestClock();
+    const log = await openLog({ clock, config: { "message.timestamp.type": "LogAppendTime" } });
+    const sent = compressBatch(clientBatch([kv("a", "1"), kv("b", "2")]), CODEC_IDS.gzip);
+    const records = Buffer.from(sent.subarray(61));
+    await log.appendBatch(sent);
+    const stored = await storedBytes(log);
+    expect(readBatchHeader(stored, 0)).toMatchObject({
+      timestampType: "LogAppendTime",
+      maxTimestamp: clock.now(),
+    });
+    expect(stored.subarray(61)).toEqual(records);
     expect(batchCrcMatches(stored, 0, stored.length)).toBe(true);
     expect((await log.read(0)).map((r) => r.timestamp)).toEqual([clock.now(), clock.now()]);
   });

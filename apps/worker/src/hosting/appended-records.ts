@@ -1,10 +1,10 @@
-import { batchField, RecordBatchWalk } from "@lastword/record-batch";
+import { batchField, inflateBatch, RecordBatchWalk } from "@lastword/record-batch";
 import type { AppendRecord } from "./hosted-log";
 
 /** What one produce appends: records to encode, or one client batch appended as it was sent. */
 export type ProducePayload = readonly AppendRecord[] | EncodedBatch;
 
-/** An uncompressed RecordBatch v2 as a Kafka client sent it (PartitionLog.appendBatch). */
+/** A RecordBatch v2 as a Kafka client sent it, plain or compressed (PartitionLog.appendBatch). */
 export interface EncodedBatch {
   batch: Buffer;
 }
@@ -27,8 +27,9 @@ const walk = new RecordBatchWalk();
 
 /**
  * Calls `visit` for every record of an append that wrote at `baseOffset`: from the records, or by
- * walking the batch in place (its base offset is the log's by now), so a batch appended as sent is
- * never decoded into objects. Keys are views of the batch, valid while it is.
+ * walking the batch in place (its base offset is the log's by now; a compressed one inflated first),
+ * so a batch appended as sent is never decoded into objects. Keys are views of the batch (or of its
+ * inflated copy), valid while it is.
  */
 export function forEachAppended(
   payload: ProducePayload,
@@ -42,7 +43,7 @@ export function forEachAppended(
     }
     return;
   }
-  const { batch } = payload;
+  const batch = inflateBatch(payload.batch, 0);
   walk.reset(batch, 0, batch.length);
   walk.nextBatch();
   while (walk.nextRecord()) {

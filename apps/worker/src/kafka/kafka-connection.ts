@@ -13,7 +13,7 @@ import {
   KafkaProtocolError,
   MAX_FRAME_BYTES,
 } from "@lastword/kafka-protocol";
-import type { KafkaListenerMetrics } from "../metrics/kafka-metrics";
+import { answeredWithError, type KafkaListenerMetrics, type KafkaOutcome } from "../metrics/kafka-metrics";
 import { handleDescribeCluster, handleDescribeLogDirs } from "./admin/cluster-handler";
 import { handleCreatePartitions, handleDeleteRecords } from "./admin/partition-admin-handler";
 import {
@@ -90,6 +90,8 @@ export class KafkaConnection {
   #muteMs = 0;
   /** Bytes written for the request being served (its answer), for the listener's metrics. */
   #bytesOut = 0;
+  /** Whether the answer to the request being served carried a Kafka error code. */
+  #answeredError = false;
   #clientId: string | null = null;
   readonly #authTimer: NodeJS.Timeout;
   clientSoftware: { name: string; version: string } | null = null;
@@ -196,11 +198,12 @@ export class KafkaConnection {
     this.#deps.onRequest?.(request.apiKey, request.apiVersion);
     const started = performance.now();
     this.#bytesOut = 0;
+    this.#answeredError = false;
     await this.#dispatch(request);
     this.#deps.metrics.request({
       apiKey: request.apiKey,
       version: request.apiVersion,
-      outcome: this.#closed.signal.aborted ? "closed" : this.#bytesOut > 0 ? "ok" : "no_answer",
+      outcome: this.#outcome(),
       tenantId: this.principal?.tenantId ?? "",
       seconds: (performance.now() - started) / 1000,
       // The frame plus its 4-byte size prefix, as on the wire.
@@ -209,10 +212,18 @@ export class KafkaConnection {
     });
   }
 
+  #outcome(): KafkaOutcome {
+    if (this.#closed.signal.aborted) return "closed";
+    if (this.#bytesOut === 0) return "no_answer";
+    return this.#answeredError ? "error" : "ok";
+  }
+
   async #dispatch(request: DecodedRequest): Promise<void> {
     const { correlationId } = request.header;
-    const reply = (body: object) =>
+    const reply = (body: object) => {
+      this.#answeredError = answeredWithError(body);
       this.#write(encodeResponse(request.apiKey, request.apiVersion, correlationId, body as never));
+    };
     if (request.apiKey === ApiKey.ApiVersions) {
       if (!isAdvertised(request.apiKey, request.apiVersion))
         return this.#unsupportedApiVersions(correlationId);
@@ -244,7 +255,7 @@ export class KafkaConnection {
       latestPins: this.#latestPins,
       throttle: (ms) => {
         this.#muteMs = Math.max(this.#muteMs, ms);
-        this.#deps.metrics.throttled(request.apiKey, principal.tenantId, ms);
+        this.#deps.metrics.throttled(request.apiKey, request.apiVersion, principal.tenantId, ms);
       },
     };
     const { ctx } = this.#deps;
@@ -345,6 +356,7 @@ export class KafkaConnection {
   // Kafka answers an ApiVersions version it does not serve in the v0 layout, without reading the
   // body, so the client can retry with a version from the list.
   #unsupportedApiVersions(correlationId: number): void {
+    this.#answeredError = true;
     this.#write(
       encodeResponse(ApiKey.ApiVersions, 0, correlationId, {
         errorCode: ErrorCode.UNSUPPORTED_VERSION,

@@ -63,7 +63,14 @@ export async function startKafkaListener(
   }
   const open = new Set<KafkaConnection>();
   const metrics = new KafkaListenerMetrics(registry, {
-    openConnections: () => open.size,
+    openConnections: () => {
+      const byTenant = new Map<string, number>();
+      for (const c of open) {
+        const tenant = c.principal?.tenantId ?? "";
+        byTenant.set(tenant, (byTenant.get(tenant) ?? 0) + 1);
+      }
+      return byTenant;
+    },
     pendingResponseBytes: () => {
       let bytes = 0;
       for (const connection of open) bytes += connection.pendingResponseBytes;

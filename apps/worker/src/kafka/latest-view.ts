@@ -137,15 +137,22 @@ async function freezeView(log: HostedLog): Promise<LatestFreeze> {
   return { log: hostedLogOf(log), end: endOffset, offsets };
 }
 
-/** Bytes per stored read while a view is served: a dirty log keeps few records of each read. */
-const VIEW_READ_BYTES = 256 << 10;
+/**
+ * The most one view read fills for a Fetch: a client asking more for a partition gets this much (it
+ * asks again), and a Fetch allocates no more than this per partition.
+ */
+const VIEW_FETCH_BYTES_MAX = 8 << 20;
 
 /**
- * The view's records from `from` (below `freeze.end`) within `maxBytes` (the first batch whole):
- * stored batches read from each kept offset on, sent as stored when every record in them is kept,
- * rebuilt with the kept ones otherwise; superseded stretches between kept offsets are not read.
- * When nothing is kept in [from, end), or nothing of it is stored any more, the real log from the
- * end (empty until something is appended there: the client long-polls at `from`).
+ * The view's records from `from` (below `freeze.end`) within `maxBytes` (the first batch whole),
+ * read into one buffer: each read starts at the next kept offset and takes what the room left
+ * allows, the log store sizing it by the batch headers (it stops before a batch that would not fit).
+ * A batch whose records are all kept stays where it was read, as stored; a batch holding none of
+ * them is dropped and the ones after it move up; any other is rebuilt in its place with the kept
+ * records (`keptBatch`). A new read is made only while the room left can take the largest batch
+ * met so far, so no batch is read only to be left out. When nothing is kept in [from, end), or
+ * nothing of it is stored any more, the real log from the end (empty until something is appended
+ * there: the client long-polls at `from`).
  */
 export async function readLatest(
   log: HostedLog,
@@ -155,37 +162,105 @@ export async function readLatest(
   nowMs: number,
   readTail: (from: number) => Promise<Buffer>,
 ): Promise<Buffer> {
-  const rule: KeepRule = { end: freeze.end, nowMs };
-  const { offsets, end } = freeze;
-  let i = firstAtOrAfter(offsets, Math.max(from, log.logStartOffset));
-  const chunks: Buffer[] = [];
-  let used = 0;
-  while (i < offsets.length && offsets[i]! < end && (chunks.length === 0 || used < maxBytes)) {
-    const read = await log.readBatches(offsets[i]!, {
-      maxBytes: Math.max(1, Math.min(VIEW_READ_BYTES, maxBytes - used)),
-    });
-    const cut = batchesBefore(read.bytes, end);
-    // Nothing stored is left in [offsets[i], end): a pass removed the rest of the view (each such
-    // record was superseded in the tail, which is where the client goes next).
+  const view = new ViewRead(freeze, { end: freeze.end, nowMs }, Math.min(maxBytes, VIEW_FETCH_BYTES_MAX));
+  view.i = firstAtOrAfter(freeze.offsets, Math.max(from, log.logStartOffset));
+  while (view.wantsMore()) {
+    const read = await log.readBatches(view.nextOffset, { into: view.room() });
+    const cut = batchesBefore(read.bytes, freeze.end);
+    // Nothing stored is left in [next kept offset, end): a pass removed the rest of the view (each
+    // such record was superseded in the tail, which is where the client goes next).
     if (cut.length === 0) break;
-    for (let pos = 0; pos < cut.length; pos += batchField.sizeBytes(read.bytes, pos)) {
-      const last = batchField.lastOffset(read.bytes, pos);
-      // Offsets below the batch are records a pass removed since the freeze: not this batch's.
-      while (i < offsets.length && offsets[i]! < batchField.baseOffset(read.bytes, pos)) i++;
-      const first = i;
-      while (i < offsets.length && offsets[i]! <= last) i++;
-      if (i === first) continue;
-      const whole = passesWhole(read.bytes, pos, i - first, rule);
-      const size = batchField.sizeBytes(read.bytes, pos);
-      const batch = whole
-        ? read.bytes.subarray(pos, pos + size)
-        : keptBatch(read.bytes, pos, offsets.subarray(first, i), rule);
-      if (!batch) continue;
-      if (chunks.length > 0 && used + batch.length > maxBytes) return Buffer.concat(chunks);
-      chunks.push(batch);
-      used += batch.length;
-    }
+    const alone = view.place(read.bytes.subarray(0, cut.length));
+    if (alone) return alone;
   }
-  if (chunks.length === 0) return readTail(end);
-  return chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
+  return view.used === 0 ? readTail(freeze.end) : view.out.subarray(0, view.used);
+}
+
+/** One Fetch's view read: the kept offsets still to serve and the buffer the batches go to. */
+class ViewRead {
+  readonly out: Buffer;
+  used = 0;
+  /** Index of the next kept offset to serve. */
+  i = 0;
+  #largest = 0;
+  #stopped = false;
+
+  constructor(
+    private readonly freeze: LatestFreeze,
+    private readonly rule: KeepRule,
+    bytes: number,
+  ) {
+    this.out = Buffer.allocUnsafeSlow(Math.max(1, bytes));
+  }
+
+  get nextOffset(): number {
+    return this.freeze.offsets[this.i]!;
+  }
+
+  wantsMore(): boolean {
+    const { offsets, end } = this.freeze;
+    if (this.#stopped || this.i >= offsets.length || offsets[this.i]! >= end) return false;
+    return this.used === 0 || this.out.length - this.used >= this.#largest;
+  }
+
+  room(): Buffer {
+    return this.out.subarray(this.used);
+  }
+
+  /**
+   * Serves the batches of one read (in `room()`, or in a buffer of its own when its first batch
+   * did not fit there). Returns a batch to answer alone: a first batch larger than the buffer.
+   */
+  place(read: Buffer): Buffer | null {
+    const inPlace = read.buffer === this.out.buffer && read.byteOffset === this.out.byteOffset + this.used;
+    if (!inPlace) return this.used === 0 ? this.#alone(read) : this.#stop();
+    const { offsets } = this.freeze;
+    const start = this.used;
+    for (let pos = 0; pos < read.length; ) {
+      const size = batchField.sizeBytes(read, pos);
+      this.#largest = Math.max(this.#largest, size);
+      const kept = this.#keptIn(read, pos);
+      if (kept > 0) {
+        const at = start + pos;
+        if (passesWhole(read, pos, kept, this.rule)) {
+          if (at !== this.used) this.out.copyWithin(this.used, at, at + size);
+          this.used += size;
+        } else {
+          const batch = keptBatch(read, pos, offsets.subarray(this.i - kept, this.i), this.rule);
+          // A rebuilt batch may be larger than its compressed original: it never overwrites the
+          // batches after it in this read.
+          if (batch && this.used + batch.length > at + size) return this.used === 0 ? batch : this.#stop();
+          if (batch) this.used += batch.copy(this.out, this.used);
+        }
+      }
+      pos += size;
+    }
+    return null;
+  }
+
+  /** How many kept offsets the batch at `pos` holds, moving `i` past them. */
+  #keptIn(bytes: Buffer, pos: number): number {
+    const { offsets } = this.freeze;
+    // Offsets below the batch are records a pass removed since the freeze: not this batch's.
+    const base = batchField.baseOffset(bytes, pos);
+    while (this.i < offsets.length && offsets[this.i]! < base) this.i++;
+    const first = this.i;
+    const last = batchField.lastOffset(bytes, pos);
+    while (this.i < offsets.length && offsets[this.i]! <= last) this.i++;
+    return this.i - first;
+  }
+
+  /** The read's single batch, larger than the buffer: served alone (KIP-74), or skipped when nothing of it is kept. */
+  #alone(read: Buffer): Buffer | null {
+    const size = batchField.sizeBytes(read, 0);
+    const kept = this.#keptIn(read, 0);
+    if (kept === 0) return null;
+    if (passesWhole(read, 0, kept, this.rule)) return read.subarray(0, size);
+    return keptBatch(read, 0, this.freeze.offsets.subarray(this.i - kept, this.i), this.rule);
+  }
+
+  #stop(): null {
+    this.#stopped = true;
+    return null;
+  }
 }

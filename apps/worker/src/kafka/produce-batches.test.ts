@@ -17,9 +17,15 @@ function batch(compression: number): Buffer {
 
 describe("Produce batches in every codec", () => {
   it.each(["gzip", "snappy", "lz4", "zstd"] as const)(
-    "decodes %s for re-encoding and names it as the client's codec",
+    "keeps %s as sent where the topic stores it, decodes it for re-encoding where the topic names another codec",
     (name) => {
-      const out = partitionPayload(batch(CODEC_IDS[name]), config, 9);
+      const sent = batch(CODEC_IDS[name]);
+      expect(partitionPayload(sent, config, 9)).toEqual({ kind: "as-sent", batch: sent });
+      expect(partitionPayload(sent, parseTopicConfig({ "compression.type": name }), 9)).toMatchObject({
+        kind: "as-sent",
+      });
+      const other = name === "zstd" ? "gzip" : "zstd";
+      const out = partitionPayload(sent, parseTopicConfig({ "compression.type": other }), 9);
       expect(out).toMatchObject({ kind: "re-encoded", codec: CODEC_IDS[name], producer: undefined });
       expect("records" in out && out.records.map((r) => r.value?.toString())).toEqual(
         records.map((r) => r.value.toString()),
@@ -33,12 +39,12 @@ describe("Produce batches in every codec", () => {
     expect(partitionPayload(batch(0), zstdTopic, 9)).toMatchObject({ kind: "re-encoded", codec: 0 });
   });
 
-  it("refuses a records section that does not decompress with CORRUPT_MESSAGE naming the codec", () => {
+  it("refuses a records section to re-encode that does not decompress with CORRUPT_MESSAGE naming the codec", () => {
     const data = batch(CODEC_IDS.zstd);
     data.fill(0x55, 70, 90);
     // Re-seal the CRC so the refusal is the codec's, not the checksum's.
     data.writeUInt32BE(crc32c(data.subarray(OFF_ATTRIBUTES)), OFF_CRC);
-    expect(partitionPayload(data, config, 9)).toMatchObject({
+    expect(partitionPayload(data, parseTopicConfig({ "compression.type": "gzip" }), 9)).toMatchObject({
       errorCode: ErrorCode.CORRUPT_MESSAGE,
       message: expect.stringContaining("zstd"),
     });

@@ -1,6 +1,6 @@
 import type { ProducerFields } from "@lastword/dataplane";
 import { ErrorCode } from "@lastword/kafka-protocol";
-import { NO_PRODUCER_ID, type TopicConfig } from "@lastword/logstore";
+import { NO_PRODUCER_ID, storedCodec, type TopicConfig } from "@lastword/logstore";
 // The four codecs client batches may come in (the log store installs the same ones).
 import "@lastword/record-batch/node-codecs";
 import {
@@ -27,7 +27,6 @@ import {
 } from "@lastword/record-batch";
 import { KAFKA_PRODUCER_ID_LIMIT } from "./producers/producer-ids.repository";
 
-const NONE = 0;
 const TRANSACTIONAL_OR_CONTROL = TRANSACTIONAL_FLAG | CONTROL_FLAG;
 
 export interface BatchRefusal {
@@ -39,9 +38,9 @@ export interface BatchRefusal {
 
 /**
  * What a partition's Produce data becomes: the client's batch itself, appended as sent, or the
- * records of a batch the log cannot store as it came (compressed, or a topic whose
- * `compression.type` names a codec), re-encoded by the log with the batch's producer fields so the
- * append stays idempotent, and `codec`, the client's, for the topic's `compression.type` rule.
+ * records of a batch the log cannot store as it came (the topic's `compression.type` names another
+ * codec than the batch's), re-encoded by the log with the batch's producer fields so the append
+ * stays idempotent, and `codec`, the client's, for the topic's `compression.type` rule.
  */
 export type PartitionPayload =
   | { kind: "as-sent"; batch: Buffer }
@@ -52,14 +51,15 @@ function refuse(errorCode: number, message: string): BatchRefusal {
 }
 
 /**
- * The one branch point between the two append paths: an uncompressed v2 batch is stored exactly as
- * the client sent it (the log store validates it in place and writes its base offset) unless the
- * topic's `compression.type` names a codec; a compressed batch is decoded here and its records
- * appended, to be re-encoded by the log store under the codec Kafka's LogValidator would pick.
+ * The one branch point between the two append paths, Kafka's LogValidator's: a batch whose codec
+ * is the one the topic stores (`compression.type` = `producer` or that codec, `uncompressed` for a
+ * plain batch) is stored exactly as the client sent it — the log store validates it in place (a
+ * compressed one by walking its inflated records) and writes its base offset; any other is decoded
+ * here and its records appended, to be encoded by the log store in the topic's codec.
  */
 export function appendsAsSent(batch: Buffer, config: TopicConfig): boolean {
-  const keepsPlain = config.compressionType === "producer" || config.compressionType === "uncompressed";
-  return keepsPlain && batchCompression(batch, 0) === NONE;
+  const codec = batchCompression(batch, 0);
+  return storedCodec(config.compressionType, codec) === codec;
 }
 
 /** Where the magic byte sits in a RecordBatch v2 and in a v0/v1 message set's first message alike. */
@@ -89,8 +89,8 @@ function magicRefusal(data: Buffer, version: number): BatchRefusal | null {
  * Reads one partition's Produce data far enough to choose its append path: one whole RecordBatch
  * v2 (Kafka requires exactly one from Produce v3; v0–v2 are held to the same here), whose producer
  * id, if any, must be one InitProducerId issued. Everything about the records themselves (CRC,
- * sizes, keys) is checked by the log store, for both paths; a compressed batch's CRC and size are
- * checked here first, since only its compressed bytes carry them.
+ * sizes, keys) is checked by the log store, for both paths; a batch to re-encode has its CRC and
+ * size checked here first, since only the bytes as sent carry them.
  */
 export function partitionPayload(
   data: Buffer | null,

@@ -1,8 +1,25 @@
 import { apiKeyName } from "@lastword/kafka-protocol";
 import { Counter, Gauge, Histogram, type Registry } from "prom-client";
 
-/** How a request ended: answered, deliberately not answered (acks=0), or the connection closed on it. */
-export type KafkaOutcome = "ok" | "no_answer" | "closed";
+/**
+ * How a request ended: answered, answered with a Kafka error code (at the top or for any topic,
+ * partition or resource), deliberately not answered (acks=0), or the connection closed on it.
+ */
+export type KafkaOutcome = "ok" | "error" | "no_answer" | "closed";
+
+/**
+ * Whether a response body carries a non-zero `errorCode` anywhere: at its top level or in any
+ * topic, partition, resource or member entry (record bytes are not looked into).
+ */
+export function answeredWithError(body: unknown): boolean {
+  if (Array.isArray(body)) return body.some(answeredWithError);
+  if (body === null || typeof body !== "object" || Buffer.isBuffer(body)) return false;
+  for (const [name, value] of Object.entries(body)) {
+    if (name === "errorCode" ? typeof value === "number" && value !== 0 : answeredWithError(value))
+      return true;
+  }
+  return false;
+}
 
 /** One request as the listener saw it, for `KafkaListenerMetrics.request`. */
 export interface KafkaRequestSample {
@@ -18,7 +35,8 @@ export interface KafkaRequestSample {
 
 /** What the listener's gauges and collected counters read when /metrics is scraped. */
 export interface KafkaListenerSources {
-  openConnections(): number;
+  /** Open connections per tenant ("" for those not authenticated yet). */
+  openConnections(): ReadonlyMap<string, number>;
   pendingResponseBytes(): number;
   /** Monotonic: the principals' Postgres lookups so far. */
   credentialLoads(): number;
@@ -28,15 +46,16 @@ export interface KafkaListenerSources {
  * The Kafka listener's Prometheus metrics, in the worker's registry (served at /metrics). Counters
  * carry the tenant; the latency histogram does not, since each tenant would multiply its series by
  * the bucket count — per-tenant latency is the request counter's rate next to the histogram's.
+ * `openConnections` answers the open connections per tenant ("" for those not authenticated yet).
  */
 export class KafkaListenerMetrics {
   readonly requests: Counter<"api" | "version" | "outcome" | "tenant">;
   readonly requestSeconds: Histogram<"api" | "version" | "outcome">;
-  readonly bytesIn: Counter<"api" | "tenant">;
-  readonly bytesOut: Counter<"api" | "tenant">;
-  readonly throttleSeconds: Counter<"api" | "tenant">;
+  readonly bytesIn: Counter<"api" | "version" | "tenant">;
+  readonly bytesOut: Counter<"api" | "version" | "tenant">;
+  readonly throttleSeconds: Counter<"api" | "version" | "tenant">;
   readonly refusedConnections: Counter<"reason">;
-  readonly openConnections: Gauge;
+  readonly openConnections: Gauge<"tenant">;
   readonly pendingResponseBytes: Gauge;
   readonly credentialLoads: Counter;
 
@@ -56,18 +75,18 @@ export class KafkaListenerMetrics {
       registers,
     });
     const perApiAndTenant = (name: string, help: string) =>
-      new Counter({ name, help, labelNames: ["api", "tenant"] as const, registers });
+      new Counter({ name, help, labelNames: ["api", "version", "tenant"] as const, registers });
     this.bytesIn = perApiAndTenant(
       "lastword_kafka_request_bytes_total",
-      "Bytes of Kafka request frames received, by API and tenant",
+      "Bytes of Kafka request frames received, by API, version and tenant",
     );
     this.bytesOut = perApiAndTenant(
       "lastword_kafka_response_bytes_total",
-      "Bytes of Kafka response frames sent, by API and tenant",
+      "Bytes of Kafka response frames sent, by API, version and tenant",
     );
     this.throttleSeconds = perApiAndTenant(
       "lastword_kafka_throttle_seconds_total",
-      "Throttle time answered (and the connection muted for) over quota, by API and tenant",
+      "Throttle time answered (and the connection muted for) over quota, by API, version and tenant",
     );
     this.refusedConnections = new Counter({
       name: "lastword_kafka_refused_connections_total",
@@ -77,9 +96,14 @@ export class KafkaListenerMetrics {
     });
     this.openConnections = new Gauge({
       name: "lastword_kafka_open_connections",
-      help: "Open connections to this worker's Kafka listener",
+      help: "Open connections to this worker's Kafka listener by tenant (empty before authentication)",
+      labelNames: ["tenant"] as const,
       registers,
-      collect: () => this.openConnections.set(sources.openConnections()),
+      collect: () => {
+        // A tenant whose last connection closed drops out rather than lingering at 0.
+        this.openConnections.reset();
+        for (const [tenant, count] of sources.openConnections()) this.openConnections.set({ tenant }, count);
+      },
     });
     this.pendingResponseBytes = new Gauge({
       name: "lastword_kafka_pending_response_bytes",
@@ -105,11 +129,16 @@ export class KafkaListenerMetrics {
     const version = String(sample.version);
     this.requests.inc({ api, version, outcome: sample.outcome, tenant: sample.tenantId });
     this.requestSeconds.observe({ api, version, outcome: sample.outcome }, sample.seconds);
-    this.bytesIn.inc({ api, tenant: sample.tenantId }, sample.bytesIn);
-    if (sample.bytesOut > 0) this.bytesOut.inc({ api, tenant: sample.tenantId }, sample.bytesOut);
+    const labels = { api, version, tenant: sample.tenantId };
+    this.bytesIn.inc(labels, sample.bytesIn);
+    if (sample.bytesOut > 0) this.bytesOut.inc(labels, sample.bytesOut);
   }
 
-  throttled(apiKey: number, tenantId: string, ms: number): void {
-    if (ms > 0) this.throttleSeconds.inc({ api: apiKeyName(apiKey), tenant: tenantId }, ms / 1000);
+  throttled(apiKey: number, version: number, tenantId: string, ms: number): void {
+    if (ms <= 0) return;
+    this.throttleSeconds.inc(
+      { api: apiKeyName(apiKey), version: String(version), tenant: tenantId },
+      ms / 1000,
+    );
   }
 }

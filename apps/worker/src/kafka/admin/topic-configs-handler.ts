@@ -11,7 +11,13 @@ import { AlterConfigOp, ConfigResourceType, ErrorCode, type ResponseInput } from
 import type { KafkaBrokerContext, KafkaHandler, KafkaSession } from "../kafka-context";
 import { readableTopic, viewWriteRefusal } from "../latest-view";
 import { type AdminOutcome, adminErrorOf, missingScope, OK, topicOr } from "./admin-errors";
-import { CONFIG_SOURCE, configTypeOf, effectiveValue, isListConfig } from "./config-entries";
+import {
+  CONFIG_SOURCE,
+  configTypeOf,
+  defaultSynonymName,
+  effectiveValue,
+  isListConfig,
+} from "./config-entries";
 
 type DescribedResource = NonNullable<ResponseInput<32>["results"]>[number];
 type AlterConfigsResponse = ResponseInput<33>;
@@ -27,7 +33,7 @@ const alterInputCode = topicOr(ErrorCode.INVALID_CONFIG);
 /**
  * DescribeConfigs v1–v4 over the REST API's config model: every topic config with its value,
  * source (TOPIC_CONFIG 1 when set, DEFAULT_CONFIG 5 otherwise), synonyms (the override, then the
- * default) and, from v3, type and documentation. A broker resource is described as empty: the
+ * default under its broker-level name, `log.cleanup.policy` for `cleanup.policy`) and, from v3, type and documentation. A broker resource is described as empty: the
  * fleet's settings are not a tenant's to see. A `.latest` view has its topic's configs, read-only.
  */
 export const handleDescribeConfigs: KafkaHandler<32> = async (ctx, session, request) => {
@@ -60,7 +66,7 @@ export const handleDescribeConfigs: KafkaHandler<32> = async (ctx, session, requ
                 ...(entry.source === "set"
                   ? [{ name: entry.name, value: entry.value, source: CONFIG_SOURCE.set }]
                   : []),
-                { name: entry.name, value: entry.default, source: CONFIG_SOURCE.default },
+                { name: defaultSynonymName(entry.name), value: entry.default, source: CONFIG_SOURCE.default },
               ]
             : [],
           configType: configTypeOf(entry.name),
