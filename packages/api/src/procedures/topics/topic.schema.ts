@@ -46,4 +46,10 @@ export type TopicSummary = z.infer<typeof topicSummarySchema>;
 
 export const topicPathSchema = z.object({ topic: topicNameSchema });
 
-export const warningSchema = z.object({ code: z.string(), message: z.string() });
+export const warningSchema = z.object({
+  code: z.string().meta({
+    description:
+      "RETENTION_BELOW_SEGMENT_MS, RETENTION_BYTES_PER_PARTITION, PARTITIONS_UNCLEANABLE, ERASURE_DEADLINE_MISSED, KEYS_LOOK_UNIQUE; DELETE_TO_COMPACT on a config change",
+  }),
+  message: z.string(),
+});
