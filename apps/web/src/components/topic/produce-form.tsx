@@ -25,7 +25,7 @@ const VALUE_HINTS: Record<RecordsMode, string> = {
   lines:
     "Each non-empty line is one record, in the value format above; all share the key, headers and timestamp.",
   "json-array":
-    "A JSON array: each element is one record's JSON value; all share the key, headers and timestamp.",
+    'A JSON array, in one of two shapes. Values: each element is one record\'s JSON value, and all share the key and headers above. Records: every element an object with "value" and optionally "key" and "headers", as in [{"key": "user-1", "value": {"plan": "pro"}, "headers": {"source": "import"}}]; a text key is read in the key format above, other JSON is a JSON key, "value": null is a tombstone, and its headers come after the ones above. The timestamp is shared.',
 };
 
 const ENCODINGS = [
