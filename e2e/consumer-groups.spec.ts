@@ -41,7 +41,7 @@ async function openGroup(page: Page, group: string): Promise<Locator> {
 async function groupCells(page: Page, group: string): Promise<string[]> {
   const row = groupsTable(page)
     .getByRole("row")
-    .filter({ has: groupButton(page, group) });
+    .filter({ has: page.getByRole("button", { name: group, exact: true }) });
   await row.waitFor();
   return row.getByRole("cell").allTextContents();
 }
