@@ -100,7 +100,8 @@ function SegmentBlocks({ partition, segments }: { partition: number; segments: r
   return (
     // Radix Tooltip: opens on hover and keyboard focus, closes on Escape, names itself in the
     // block's aria-describedby while open, and floats in a portal, so the bar never changes height.
-    <Tooltip.Provider delayDuration={TOOLTIP_DELAY_MS}>
+    // The facts hold nothing to click: leaving the block closes them (no hoverable content).
+    <Tooltip.Provider delayDuration={TOOLTIP_DELAY_MS} disableHoverableContent>
       <ul
         aria-label={`Partition ${partition} segments`}
         className="flex h-8 w-full rounded-sm border border-line bg-canvas"
