@@ -62,7 +62,7 @@ export function GroupTable(props: {
               aria-expanded={open}
               aria-controls={open ? detailsId : undefined}
               onClick={() => onSelect(open ? null : name)}
-              className="text-left font-mono break-all text-accent underline-offset-2 hover:underline"
+              className="text-left font-mono break-all text-accent underline-offset-2 hover:underline sm:whitespace-nowrap"
             >
               {name}
             </button>
