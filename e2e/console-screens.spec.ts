@@ -1,6 +1,13 @@
 import type { Locator, Page } from "playwright-core";
 import { describe, expect, inject, it } from "vitest";
-import { saveScreenshot, saveScreenshotsAtWidths, useConsolePage, waitOrExplain } from "./console-session";
+import {
+  inviteMember,
+  newConsolePage,
+  saveScreenshot,
+  saveScreenshotsAtWidths,
+  useConsolePage,
+  waitOrExplain,
+} from "./console-session";
 
 const TOPIC = "screens";
 
@@ -26,6 +33,17 @@ const PAGES: { name: string; path: string; ready: (page: Page) => Locator }[] = 
     ready: (p) => p.locator(".lastword-api-reference").getByText("Lastword API").first(),
   },
 ];
+
+/** Each cell of a stacked row: its display and the column title drawn before it. */
+function stackedCells(row: Locator) {
+  return row.locator(":scope > td, :scope > th").evaluateAll((elements) =>
+    elements.map((el) => ({
+      display: getComputedStyle(el).display,
+      label: getComputedStyle(el, "::before").content,
+      width: el.getBoundingClientRect().width,
+    })),
+  );
+}
 
 const NAV_LABELS = ["Topics", "Consumer groups", "API keys", "Compliance", "Members", "API"];
 
@@ -84,13 +102,7 @@ describe("the console on a laptop and a phone", () => {
     await page.goto("/topics");
     const row = page.getByRole("table", { name: "Topics" }).locator("tbody tr").first();
     await row.waitFor();
-    const cells = await row.locator(":scope > td, :scope > th").evaluateAll((elements) =>
-      elements.map((el) => ({
-        display: getComputedStyle(el).display,
-        label: getComputedStyle(el, "::before").content,
-        width: el.getBoundingClientRect().width,
-      })),
-    );
+    const cells = await stackedCells(row);
     const rowWidth = await row.evaluate((el) => el.getBoundingClientRect().width);
     expect(cells.map((cell) => cell.display)).toEqual(cells.map(() => "flex"));
     expect(cells.slice(0, 3).map((cell) => cell.label)).toEqual(['"Name"', '"Policy"', '"Partitions"']);
@@ -107,6 +119,64 @@ describe("the console on a laptop and a phone", () => {
           .evaluate((el) => getComputedStyle(el).display),
       )
       .toBe("table-cell");
+
+    await page.setViewportSize({ width: 390, height: 844 });
+    // The API keys and members tables stack the same way, each cell under its title (the actions
+    // column has none: its buttons say what they do).
+    await page.goto("/api-keys");
+    const keyForm = page.getByRole("form", { name: "Create an API key" });
+    await keyForm.getByLabel("Key name").fill("stacked");
+    await keyForm.getByRole("button", { name: "Create key" }).click();
+    const keyRow = page
+      .getByRole("table", { name: "API keys" })
+      .locator("tbody tr")
+      // A stacked cell's title is generated content, part of the row's accessible name: match the text.
+      .filter({ hasText: "stacked" });
+    await keyRow.waitFor();
+    const keyCells = await stackedCells(keyRow);
+    expect(keyCells.map((cell) => cell.display)).toEqual(keyCells.map(() => "flex"));
+    expect(keyCells.map((cell) => cell.label)).toEqual([
+      '"Name"',
+      '"Key"',
+      '"Scopes"',
+      '"Created"',
+      '"Last used"',
+      "none",
+    ]);
+    await saveScreenshot(page, "api-keys-stacked-390");
+    await page.goto("/members");
+    const memberRow = page.getByRole("table", { name: "Members" }).locator("tbody tr").first();
+    await memberRow.waitFor();
+    const memberCells = await stackedCells(memberRow);
+    expect(memberCells.map((cell) => cell.label)).toEqual([
+      '"Name"',
+      '"Email"',
+      '"Role"',
+      '"Joined"',
+      "none",
+    ]);
+    await saveScreenshot(page, "members-stacked-390");
+    await page.setViewportSize({ width: 1440, height: 900 });
+  });
+
+  it("fits the sign-up page and an invitation link in 1440 and 390 px, saving a screenshot of each", async () => {
+    const link = await inviteMember(ui.page, "screens.invitee@example.com", "viewer");
+    const visitor = await newConsolePage(ui.browser);
+    try {
+      await visitor.goto("/sign-up");
+      await visitor.getByRole("heading", { name: "Create your account" }).waitFor();
+      expect(await saveScreenshotsAtWidths(visitor, "page-sign-up")).toEqual({ 1440: 0, 390: 0 });
+      await visitor.goto(link);
+      await waitOrExplain(
+        visitor,
+        visitor.getByRole("link", { name: "Create an account" }),
+        "screens-invitation",
+      );
+      expect(await visitor.textContent("body")).toContain("screens.invitee@example.com");
+      expect(await saveScreenshotsAtWidths(visitor, "page-invitation")).toEqual({ 1440: 0, 390: 0 });
+    } finally {
+      await visitor.context().close();
+    }
   });
 
   it("renders the API reference with schemas, curl and a try-it client that calls our API", async () => {
@@ -141,6 +211,12 @@ describe("the console on a laptop and a phone", () => {
     await expect
       .poll(async () => createSnippet(await reference.getByRole("code").allTextContents()))
       .toBe(true);
+    // The request body in the snippet is the schema's example (zod meta), not a placeholder.
+    const snippet = (await reference.getByRole("code").allTextContents()).find(
+      (code) => code.startsWith(`curl ${baseUrl}/api/v1/topics `) && code.includes("--request POST"),
+    );
+    expect(snippet).toContain('"preset": "gdpr-table"');
+    expect(snippet).toContain('"min.cleanable.dirty.ratio": "0.1"');
     await expect.poll(async () => (await reference.textContent()) ?? "").toContain("cleanupPolicy");
     await saveScreenshot(page, "api-reference-topics");
 

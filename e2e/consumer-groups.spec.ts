@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { type Consumer, Kafka, logLevel } from "kafkajs";
-import type { Page } from "playwright-core";
+import type { Locator, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { waitForNotice } from "./console-notices";
 import {
@@ -22,11 +22,63 @@ const TEN_MINUTES = 10 * 60_000;
 /** The first record's timestamp, on a whole second (datetime-local inputs carry seconds). */
 const OLD = Math.floor((Date.now() - TEN_MINUTES) / 1_000) * 1_000;
 
-function groupCard(page: Page, group: string) {
+const groupsTable = (page: Page) => page.getByRole("table", { name: "Consumer groups" });
+const groupButton = (page: Page, group: string) =>
+  groupsTable(page).getByRole("button", { name: group, exact: true });
+
+/** The group's details, opened from its name in the table (one group is open at a time). */
+function groupCard(page: Page, group: string): Locator {
   return page.getByRole("region", { name: group, exact: true });
 }
 
-/** A group card's headline facts (Protocol, Lag, Oldest unread, Last commit) by their terms. */
+async function openGroup(page: Page, group: string): Promise<Locator> {
+  const card = groupCard(page, group);
+  if ((await card.count()) === 0) {
+    await waitOrExplain(page, groupButton(page, group), `groups-row-${group}`);
+    await groupButton(page, group).click();
+  }
+  await card.waitFor();
+  return card;
+}
+
+/** A group's row in the table: its cells after the name, as shown. */
+async function groupCells(page: Page, group: string): Promise<string[]> {
+  const row = groupsTable(page)
+    .getByRole("row")
+    .filter({ has: page.getByRole("button", { name: group, exact: true }) });
+  await row.waitFor();
+  return row.getByRole("cell").allTextContents();
+}
+
+/** Previews a reset of REST_GROUP on TOPIC and answers the preview's rows (partition, now, after, lag after). */
+async function previewReset(form: Locator, to: string, offset?: string): Promise<string[][]> {
+  await form.getByLabel("Move to").selectOption(to);
+  if (offset !== undefined) await form.getByLabel("Offset").fill(offset);
+  await form.getByRole("button", { name: "Preview reset" }).click();
+  const preview = form.getByRole("table", { name: `Reset preview of ${REST_GROUP}` });
+  await preview.waitFor();
+  return preview
+    .getByRole("row")
+    .evaluateAll((trs) => trs.slice(1).map((tr) => [...tr.children].map((c) => c.textContent ?? "")));
+}
+
+async function applyReset(card: Locator, form: Locator, moved: string, position0: RegExp): Promise<void> {
+  await form.getByRole("button", { name: "Apply reset" }).click();
+  await form.getByRole("status").filter({ hasText: moved }).waitFor();
+  await expect
+    .poll(
+      async () =>
+        (
+          await card
+            .getByRole("region", { name: `${REST_GROUP} on ${TOPIC}` })
+            .getByRole("listitem")
+            .allTextContents()
+        )[0],
+    )
+    .toMatch(position0);
+}
+
+/** An open group's headline facts (Protocol, Lag, Oldest unread, Last commit) by their terms. */
 async function groupFacts(page: Page, group: string): Promise<Record<string, string>> {
   const pairs = await groupCard(page, group)
     .locator("dl")
@@ -83,8 +135,12 @@ describe("consumer groups page: every group of the tenant, its lag, reset and de
       .getByRole("link", { name: "Consumer groups" })
       .click();
     await ui.page.getByRole("heading", { name: "Consumer groups", level: 1 }).waitFor();
-    const card = groupCard(ui.page, REST_GROUP);
-    await waitOrExplain(ui.page, card, "groups-rest-card");
+    // The table row: protocol, state, members, lag in records and in time, trend, tombstones, last commit.
+    const cells = await groupCells(ui.page, REST_GROUP);
+    expect(cells.slice(0, 5)).toEqual(["REST", "—", "—", "3 records", expect.stringMatching(/^1[01] min$/)]);
+    expect(cells[6]).toBe("Past tombstone expiry: may have missed deletes");
+    const card = await openGroup(ui.page, REST_GROUP);
+    expect(await groupButton(ui.page, REST_GROUP).getAttribute("aria-expanded")).toBe("true");
     expect(await card.textContent()).toContain("REST consumer (offsets committed over HTTP)");
     const onTopic = card.getByRole("region", { name: `${REST_GROUP} on ${TOPIC}` });
     const lines = await onTopic.getByRole("listitem").allTextContents();
@@ -96,8 +152,30 @@ describe("consumer groups page: every group of the tenant, its lag, reset and de
     expect(overflow).toEqual({ 1440: 0, 390: 0 });
   });
 
+  it("draws the lag trend from the samples the workers store, there at once after a reload", async () => {
+    // The partitions' owner writes the group's lag every few seconds into the minute's sample; a
+    // reload then shows it straight from the API, with nothing sampled by this page.
+    await expect
+      .poll(
+        async () => {
+          await ui.page.reload();
+          return (await groupCells(ui.page, REST_GROUP))[5];
+        },
+        { timeout: 45_000, interval: 1_000 },
+      )
+      .toMatch(/^(One sample so far: 3 records behind|Steady at 3 records over \d+ min)$/);
+    const card = await openGroup(ui.page, REST_GROUP);
+    const chart = card.getByRole("figure", { name: `Lag of ${REST_GROUP} over the last hour` });
+    await chart.waitFor();
+    expect(Number(await chart.getAttribute("data-points"))).toBeGreaterThanOrEqual(1);
+    expect(await card.getByRole("heading", { name: /^Lag over the last hour: / }).textContent()).toMatch(
+      /3 records/,
+    );
+    await saveScreenshotsAtWidths(ui.page, "consumer-groups-lag-trend");
+  });
+
   it("previews a reset to a time without moving the group, then applies it", async () => {
-    const card = groupCard(ui.page, REST_GROUP);
+    const card = await openGroup(ui.page, REST_GROUP);
     await card.getByText("Reset offsets").click();
     const form = card.getByRole("form", { name: `Reset offsets of ${REST_GROUP}` });
     await form.getByLabel("Move to").selectOption("timestamp");
@@ -119,16 +197,57 @@ describe("consumer groups page: every group of the tenant, its lag, reset and de
       ["1", "1", "0", "1 record"],
     ]);
     // Nothing moved yet.
-    expect((await card.getByRole("listitem").allTextContents())[0]).toMatch(/^Partition 0: at offset 0,/);
+    const positions = card.getByRole("region", { name: `${REST_GROUP} on ${TOPIC}` }).getByRole("listitem");
+    expect((await positions.allTextContents())[0]).toMatch(/^Partition 0: at offset 0,/);
     await form.getByRole("button", { name: "Apply reset" }).click();
     await form.getByRole("status").filter({ hasText: "partition 0 to offset 2" }).waitFor();
     await expect
-      .poll(async () => (await card.getByRole("listitem").allTextContents())[0])
+      .poll(async () => (await positions.allTextContents())[0])
       .toMatch(/^Partition 0: at offset 2, 1 behind/);
   });
 
+  it("previews and applies resets to the earliest, the latest and a chosen offset", async () => {
+    const card = await openGroup(ui.page, REST_GROUP);
+    const form = card.getByRole("form", { name: `Reset offsets of ${REST_GROUP}` });
+    // After the time reset partition 0 is at 2 of 3, partition 1 at 0 of 1.
+    expect(await previewReset(form, "earliest")).toEqual([
+      ["0", "2", "0", "3 records"],
+      ["1", "0", "0", "1 record"],
+    ]);
+    await applyReset(
+      card,
+      form,
+      "partition 0 to offset 0, partition 1 to offset 0",
+      /^Partition 0: at offset 0, 3 behind/,
+    );
+    expect(await previewReset(form, "latest")).toEqual([
+      ["0", "0", "3", "0 records"],
+      ["1", "0", "1", "0 records"],
+    ]);
+    await applyReset(
+      card,
+      form,
+      "partition 0 to offset 3, partition 1 to offset 1",
+      /^Partition 0: at offset 3, caught up$/,
+    );
+    // A chosen offset moves every partition there, kept within its log: partition 1 ends at 1.
+    expect(await previewReset(form, "offset", "1")).toEqual([
+      ["0", "3", "1", "2 records"],
+      ["1", "1", "1", "0 records"],
+    ]);
+    await applyReset(
+      card,
+      form,
+      "partition 0 to offset 1, partition 1 to offset 1",
+      /^Partition 0: at offset 1, 2 behind/,
+    );
+    expect((await groupCells(ui.page, REST_GROUP))[3]).toBe("2 records");
+  });
+
   it("refuses a reset to an offset that is not a number, in its own words", async () => {
-    const form = groupCard(ui.page, REST_GROUP).getByRole("form", { name: `Reset offsets of ${REST_GROUP}` });
+    const form = (await openGroup(ui.page, REST_GROUP)).getByRole("form", {
+      name: `Reset offsets of ${REST_GROUP}`,
+    });
     await form.getByLabel("Move to").selectOption("offset");
     await form.getByLabel("Offset").fill("two");
     await form.getByRole("button", { name: "Preview reset" }).click();
@@ -170,8 +289,7 @@ describe("consumer groups page: every group of the tenant, its lag, reset and de
     await expect.poll(() => seen, { timeout: 30_000 }).toBe(4);
 
     await ui.page.goto("/consumer-groups");
-    const card = groupCard(ui.page, KAFKA_GROUP);
-    await waitOrExplain(ui.page, card, "groups-kafka-card");
+    const card = await openGroup(ui.page, KAFKA_GROUP);
     await expect
       .poll(async () => card.textContent(), { timeout: 20_000 })
       .toContain("Kafka group, coordinated by worker");
@@ -190,7 +308,7 @@ describe("consumer groups page: every group of the tenant, its lag, reset and de
     await second.subscribe({ topic: TOPIC, fromBeginning: true });
     await second.run({ eachMessage: async () => undefined });
 
-    const card = groupCard(ui.page, KAFKA_GROUP);
+    const card = await openGroup(ui.page, KAFKA_GROUP);
     const members = card.getByRole("table", { name: `Members of ${KAFKA_GROUP}` });
     // The page refreshes every few seconds; the rebalance settles with one partition each.
     const rows = () =>
@@ -223,8 +341,9 @@ describe("consumer groups page: every group of the tenant, its lag, reset and de
     }
     // One leader, marked.
     expect(table.filter((r) => r[0]?.includes("Leader"))).toHaveLength(1);
-    // A REST group has no members to show, and says why.
-    expect(await groupCard(ui.page, REST_GROUP).textContent()).toContain(
+    // The table says the same; a REST group has no members to show, and says why.
+    expect((await groupCells(ui.page, KAFKA_GROUP)).slice(0, 3)).toEqual(["Kafka", "Stable", "2"]);
+    expect(await (await openGroup(ui.page, REST_GROUP)).textContent()).toContain(
       "No members: REST clients commit offsets over HTTP.",
     );
     const overflow = await saveScreenshotsAtWidths(ui.page, "consumer-groups-members");
@@ -232,7 +351,7 @@ describe("consumer groups page: every group of the tenant, its lag, reset and de
   });
 
   it("deletes a group that no coordinator holds", async () => {
-    const card = groupCard(ui.page, REST_GROUP);
+    const card = await openGroup(ui.page, REST_GROUP);
     await card.getByRole("button", { name: "Delete group" }).click();
     await ui.page
       .getByRole("dialog")
@@ -241,8 +360,60 @@ describe("consumer groups page: every group of the tenant, its lag, reset and de
     // The open dialog hides the page from role queries: wait for it to close before looking.
     await ui.page.getByRole("dialog").waitFor({ state: "detached" });
     await expect.poll(() => card.count()).toBe(0);
-    expect(await groupCard(ui.page, KAFKA_GROUP).count()).toBe(1);
+    await expect.poll(() => groupButton(ui.page, REST_GROUP).count()).toBe(0);
+    expect(await groupButton(ui.page, KAFKA_GROUP).count()).toBe(1);
   });
+
+  it("keeps only the rows in view in the page, however many groups there are", async () => {
+    const FILLERS = 1_200;
+    // Every filler group caught up on partition 1 (one record), committed through the console's API.
+    const committed = await ui.page.evaluate(
+      async ({ topic, count }) => {
+        let ok = 0;
+        const commit = async (i: number) => {
+          const res = await fetch("/api/trpc/consumerGroups.commitOffsets", {
+            method: "POST",
+            headers: { "content-type": "application/json" },
+            body: JSON.stringify({
+              group: `filler-${String(i).padStart(4, "0")}`,
+              offsets: [{ topic, partition: 1, offset: 1 }],
+            }),
+          });
+          if (res.ok) ok++;
+        };
+        for (let i = 0; i < count; i += 12) {
+          await Promise.all(Array.from({ length: Math.min(12, count - i) }, (_, j) => commit(i + j)));
+        }
+        return ok;
+      },
+      { topic: TOPIC, count: FILLERS },
+    );
+    expect(committed).toBe(FILLERS);
+    await ui.page.reload();
+    const table = groupsTable(ui.page);
+    // The fillers and the Kafka group.
+    await expect
+      .poll(() => table.getAttribute("aria-rowcount"), { timeout: 30_000 })
+      .toBe(String(FILLERS + 2));
+    expect(await table.locator("tbody tr").count()).toBeLessThan(100);
+    // Sorted by name: the Kafka group first, then the fillers; the last one is drawn once scrolled to.
+    await table.evaluate((el) => {
+      const scroller = el.parentElement!;
+      scroller.scrollTop = scroller.scrollHeight;
+    });
+    const last = table.locator(`tbody tr[aria-rowindex='${FILLERS + 2}']`);
+    await expect.poll(() => last.count()).toBe(1);
+    expect(await last.getByRole("button").textContent()).toBe(
+      `filler-${String(FILLERS - 1).padStart(4, "0")}`,
+    );
+    expect(await table.locator("tbody tr").count()).toBeLessThan(100);
+    // Sorting by lag from the keyboard: the header's button, and aria-sort says which way.
+    const lagHeader = table.getByRole("columnheader", { name: "Lag", exact: true });
+    await lagHeader.getByRole("button").focus();
+    await ui.page.keyboard.press("Enter");
+    await expect.poll(() => lagHeader.getAttribute("aria-sort")).toMatch(/^(ascending|descending)$/);
+    await saveScreenshot(ui.page, "consumer-groups-many");
+  }, 120_000);
 
   it("shows a kafkajs group's committed lag in records and time within one refresh, and the compliance page names it behind an erasure tombstone", async () => {
     const reader = kafkaFor("ledger-lag-reader").consumer({ groupId: LAG_GROUP, maxWaitTimeInMs: 100 });
@@ -259,8 +430,7 @@ describe("consumer groups page: every group of the tenant, its lag, reset and de
     // Stopped with its position at the end of both partitions (kafkajs commits after each batch).
     await reader.disconnect();
     await ui.page.goto("/consumer-groups");
-    const card = groupCard(ui.page, LAG_GROUP);
-    await waitOrExplain(ui.page, card, "groups-kafka-lag-card");
+    const card = await openGroup(ui.page, LAG_GROUP);
     const positions = () => card.getByRole("listitem").allTextContents();
     await expect
       .poll(positions, { timeout: 20_000 })

@@ -1,5 +1,5 @@
 import { SCOPES } from "@lastword/api/access-rules";
-import type { Page } from "playwright-core";
+import type { Locator, Page } from "playwright-core";
 import { describe, expect, inject, it } from "vitest";
 import { waitForNotice } from "./console-notices";
 import {
@@ -36,6 +36,18 @@ async function createKey(page: Page, name: string, tick: readonly string[] = [])
 function keyRow(page: Page, name: string) {
   return page.getByRole("table", { name: "API keys" }).getByRole("row", { name: new RegExp(name) });
 }
+
+/** The sentence a field is described by when it refuses (its aria-describedby error), or null. */
+function fieldError(field: Locator): Promise<string | null> {
+  return field.evaluate((el) => {
+    const ids = (el.getAttribute("aria-describedby") ?? "").split(" ");
+    const error = ids.find((id) => id.endsWith("-error"));
+    return error ? (document.getElementById(error)?.textContent ?? null) : null;
+  });
+}
+
+/** Whether the browser's constraint validation is off for the form (no tooltip can show). */
+const validatesItself = (form: Locator) => form.evaluate((el) => (el as HTMLFormElement).noValidate);
 
 async function rest(path: string, apiKey: string, init: RequestInit = {}): Promise<Response> {
   return fetch(`${inject("baseUrl")}/api/v1${path}`, {
@@ -87,6 +99,35 @@ describe("API keys", () => {
     const lastUsed = keyRow(page, "dashboard reader").getByRole("cell").nth(3);
     await expect.poll(() => lastUsed.textContent(), { timeout: 15_000 }).toMatch(/\d{4}, \d{1,2}:\d{2}/);
     await saveScreenshot(page, "api-keys-last-used");
+  });
+
+  it("refuses a key without a name or scopes in the form's own words, not the browser's tooltip", async () => {
+    const { page } = ui;
+    await page.goto("/api-keys");
+    const form = page.getByRole("form", { name: "Create an API key" });
+    const name = form.getByLabel("Key name");
+    await name.waitFor();
+    expect(await validatesItself(form)).toBe(true);
+    const sent: string[] = [];
+    page.on("request", (request) => {
+      if (request.url().includes("apiKeys.create")) sent.push(request.url());
+    });
+    await form.getByRole("button", { name: "Create key" }).click();
+    // The browser would have stopped the submit at the empty required field; ours names it and focuses it.
+    await expect
+      .poll(() => fieldError(name))
+      .toBe("Name the key, for example after the program that uses it.");
+    expect(await name.getAttribute("aria-invalid")).toBe("true");
+    expect(await name.evaluate((el) => el === document.activeElement)).toBe(true);
+
+    await name.fill("no scopes");
+    for (const scope of ["topics:read", "records:read", "groups:read"]) await scopeBox(page, scope).uncheck();
+    await form.getByRole("button", { name: "Create key" }).click();
+    await form.getByText("Tick at least one scope: a key without scopes can do nothing.").waitFor();
+    expect(await fieldError(name)).toBeNull();
+    await saveScreenshot(page, "api-keys-refused");
+    expect(sent).toEqual([]);
+    expect(await keyRow(page, "no scopes").count()).toBe(0);
   });
 
   it("a developer is offered no scope above their role, and the API refuses one sent anyway", async () => {
@@ -180,5 +221,35 @@ describe("members", () => {
     ).toEqual([LEAD]);
     const overflow = await saveScreenshotsAtWidths(page, "members");
     expect(overflow).toEqual({ 1440: 0, 390: 0 });
+  });
+
+  it("refuses an empty or malformed address in the form's own words, not the browser's tooltip", async () => {
+    const { page } = ui;
+    await page.goto("/members");
+    const form = page.getByRole("form", { name: "Invite a member" });
+    const email = form.getByLabel("Email");
+    await email.waitFor();
+    expect(await validatesItself(form)).toBe(true);
+    // The field still says what it wants to assistive tech and the keyboard.
+    expect(await email.getAttribute("type")).toBe("email");
+    expect(await email.getAttribute("required")).not.toBeNull();
+    const sent: string[] = [];
+    page.on("request", (request) => {
+      if (request.url().includes("members.invite")) sent.push(request.url());
+    });
+    await form.getByRole("button", { name: "Send invitation" }).click();
+    await expect.poll(() => fieldError(email)).toBe("Enter the email address of the person to invite.");
+    expect(await email.evaluate((el) => el === document.activeElement)).toBe(true);
+    await email.fill("casey@");
+    await email.press("Enter");
+    await expect.poll(() => fieldError(email)).toBe("Enter an email address such as name@example.com.");
+    await saveScreenshot(page, "members-invite-refused");
+    expect(sent).toEqual([]);
+
+    await email.fill("casey.second@example.com");
+    await form.getByRole("button", { name: "Send invitation" }).click();
+    await waitForNotice(form, "status", "Invited casey.second@example.com as developer");
+    expect(await fieldError(email)).toBeNull();
+    expect(sent).toHaveLength(1);
   });
 });

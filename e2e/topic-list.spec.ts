@@ -2,6 +2,7 @@ import { randomBytes } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import { waitForNotice } from "./console-notices";
 import {
+  callTrpc,
   compactedTopic,
   deletePolicyTopic,
   saveScreenshot,
@@ -58,7 +59,9 @@ describe("topics list", () => {
     expect(cells[2]).toMatch(/^[1-9]\d* B$/);
     expect(cells[4]).toMatch(/\d+%$/);
     expect(cells[5]).toBe("Never");
-    expect(cells[6]).toBe("None");
+    // Kafka's compaction defaults never force a pass: the erasure deadline's verdict is a warning here too.
+    expect(cells[6]).toContain("1 warning");
+    expect(cells[6]).toContain("Cannot meet the 30-day erasure deadline");
     expect(await stateRow.getByRole("meter", { name: `${STATE} dirty ratio` }).count()).toBe(1);
 
     const eventsRow = table.getByRole("row", { name: new RegExp(`^${EVENTS} `) });
@@ -102,5 +105,61 @@ describe("topics list", () => {
     await ui.page.unroute(topicRefresh);
     await notice.waitFor({ state: "detached", timeout: 30_000 });
     expect(await heading.isVisible()).toBe(true);
+  });
+});
+
+describe("topics list warnings against the compliance page", () => {
+  const SLOW = `slow-${tag}`;
+  const READY = `ready-${tag}`;
+  const ui = useConsolePage({ account: "Verdict Checker", topics: [compactedTopic(SLOW)] });
+
+  /** Per topic, what the list's Warnings column says. */
+  async function listed(): Promise<Record<string, string>> {
+    await ui.page.goto("/topics");
+    const table = ui.page.getByRole("table", { name: "Topics" });
+    const row = (name: string) => table.getByRole("row", { name: new RegExp(`^${name} `) });
+    await row(READY).waitFor();
+    // The last cell: before a worker reports, the usage columns are one cell.
+    const warnings = async (name: string) =>
+      (await row(name).getByRole("cell").allTextContents()).at(-1) ?? "";
+    return { [SLOW]: await warnings(SLOW), [READY]: await warnings(READY) };
+  }
+
+  /** Per topic, the compliance page's deadline verdict. */
+  async function verdicts(): Promise<Record<string, string>> {
+    await ui.page.goto("/compliance");
+    const preflight = ui.page.getByRole("table", { name: "Topic deadline preflight" });
+    const verdict = async (name: string) => {
+      const row = preflight.getByRole("row", { name: new RegExp(`^${name} `) });
+      await row.waitFor();
+      return (await row.getByRole("cell").allTextContents())[2] ?? "";
+    };
+    return { [SLOW]: await verdict(SLOW), [READY]: await verdict(READY) };
+  }
+
+  it("warns on the topics the compliance page says cannot meet the deadline, and only on those", async () => {
+    // gdpr-table bounds the compaction lag by the deadline; the plain compacted topic does not.
+    expect(
+      await callTrpc(ui.page, "topics.create", { name: READY, partitions: 1, preset: "gdpr-table" }),
+    ).toBe(200);
+    expect(await verdicts()).toEqual({ [SLOW]: "Cannot meet the deadline", [READY]: "Meets the deadline" });
+    const before = await listed();
+    expect(before[READY]).toBe("None");
+    expect(before[SLOW]).toContain("1 warning");
+    expect(before[SLOW]).toContain("Cannot meet the 30-day erasure deadline");
+    await saveScreenshot(ui.page, "topics-list-deadline-warning");
+
+    // The topic page shows the same set.
+    await ui.page.goto(`/topics/${SLOW}`);
+    const warnings = ui.page.getByRole("region", { name: "1 warning" });
+    await waitOrExplain(ui.page, warnings, "topic-page-deadline-warning");
+    expect(
+      await warnings.locator("li").evaluateAll((items) => items.map((li) => li.getAttribute("data-code"))),
+    ).toEqual(["ERASURE_DEADLINE_MISSED"]);
+
+    // The fix the compliance page suggests clears the warning in both places.
+    await setConfig(ui.page, "max.compaction.lag.ms", String(86_400_000));
+    expect(await verdicts()).toEqual({ [SLOW]: "Meets the deadline", [READY]: "Meets the deadline" });
+    expect(await listed()).toEqual({ [SLOW]: "None", [READY]: "None" });
   });
 });

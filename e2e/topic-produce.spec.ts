@@ -100,4 +100,66 @@ describe("produce form: encodings, headers, a timestamp, several records", () =>
     const overflow = await saveScreenshotsAtWidths(ui.page, "topic-produce-no-key");
     expect(overflow).toEqual({ 1440: 0, 390: 0 });
   });
+
+  it("sends a base64 key as its bytes", async () => {
+    const form = ui.page.getByRole("form", { name: "Produce a record" });
+    await form.getByLabel("Key format").selectOption("base64");
+    // "user-2" in base64.
+    await form.getByLabel("Key", { exact: true }).fill("dXNlci0y");
+    await form.getByLabel("Value", { exact: true }).fill("from bytes");
+    await form.getByRole("button", { name: "Produce" }).click();
+    await waitForNotice(form, "status", "Record written to partition 0 at offset 4.");
+    const [asBytes] = await readRecords(ui.page, "offset=4&limit=1&keyFormat=base64");
+    expect(asBytes?.key).toEqual({ type: "base64", data: "dXNlci0y" });
+    const [asText] = await readRecords(ui.page, "offset=4&limit=1&keyFormat=string");
+    expect(asText?.key).toEqual({ type: "string", data: "user-2" });
+  });
+
+  it("sends a JSON array of several records, each with its own key and headers", async () => {
+    const form = ui.page.getByRole("form", { name: "Produce a record" });
+    await form.getByLabel("Key format").selectOption("string");
+    await form.getByLabel("Key", { exact: true }).fill("user-5");
+    await form.getByLabel("Headers").fill("batch: 1");
+    await form.getByLabel("Records").selectOption("json-array");
+    const value = form.getByLabel("Value", { exact: true });
+    expect(await value.getAttribute("aria-describedby")).toBeTruthy();
+    const hint = await value.evaluate(
+      (el) => document.getElementById(el.getAttribute("aria-describedby") ?? "")?.textContent,
+    );
+    expect(hint).toContain('"value": null is a tombstone');
+    await value.fill(
+      JSON.stringify([
+        { key: "user-3", value: { plan: "pro" }, headers: { source: "import" } },
+        { key: "user-4", value: { plan: "free" } },
+        { value: null },
+      ]),
+    );
+    await form.getByRole("button", { name: "Produce" }).click();
+    await waitForNotice(form, "status", "3 records written to partition 0 at offsets 5–7.");
+    const records = await readRecords(ui.page, "offset=5&limit=3&keyFormat=string&valueFormat=json");
+    expect(
+      records.map((r) => [
+        r.key?.data,
+        r.value?.data ?? null,
+        r.headers.map((h) => `${h.key}=${h.value?.data}`),
+      ]),
+    ).toEqual([
+      ["user-3", { plan: "pro" }, ["batch=1", "source=import"]],
+      ["user-4", { plan: "free" }, ["batch=1"]],
+      // No key of its own: the form's; a null value: a tombstone.
+      ["user-5", null, ["batch=1"]],
+    ]);
+    expect(records[2]?.value).toBeNull();
+
+    // Elements that are not all records are values sharing the form's key.
+    await value.fill('[{"plan": "team"}, 3]');
+    await form.getByRole("button", { name: "Produce" }).click();
+    await waitForNotice(form, "status", "2 records written to partition 0 at offsets 8–9.");
+    const values = await readRecords(ui.page, "offset=8&limit=2&keyFormat=string&valueFormat=json");
+    expect(values.map((r) => [r.key?.data, r.value?.data])).toEqual([
+      ["user-5", { plan: "team" }],
+      ["user-5", 3],
+    ]);
+    await saveScreenshotsAtWidths(ui.page, "topic-produce-json-array");
+  });
 });

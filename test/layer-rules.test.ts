@@ -87,6 +87,12 @@ const violations: Plant[] = [
     says: "Computed import",
   },
   {
+    rule: "console forms are Form, never a bare <form>",
+    path: "apps/web/src/components/planted-form.tsx",
+    source: 'export function Planted() {\n  return <form aria-label="planted">planted</form>;\n}\n',
+    says: "Bare <form>",
+  },
+  {
     rule: "process.env only in env.ts",
     path: "packages/db/src/planted.ts",
     source: "export const url = process.env.DATABASE_URL;\n",

@@ -10,6 +10,7 @@ let worker: WorkerProcess;
 const dataDirs: string[] = [];
 let key: string;
 let organizationId: string;
+let userId: string;
 
 beforeAll(async () => {
   h = await startHarness("topic-console");
@@ -20,6 +21,7 @@ beforeAll(async () => {
     password: "con-pass-1",
   });
   organizationId = tenant.organizationId;
+  userId = tenant.userId;
   key = (await h.server.createApiKey({ ...tenant, name: "rw" })).key;
   for (const [name, configs] of [
     ["table", { "cleanup.policy": "compact" }],
@@ -101,7 +103,8 @@ describe("topic list usage", () => {
       lastCleanAt: "2026-11-30T02:00:00.000Z",
       uncleanablePartitions: 1,
     });
-    expect(table.warnings.map((w) => w.code)).toEqual(["PARTITIONS_UNCLEANABLE"]);
+    // Kafka's defaults never force a pass, so the compacted table also misses the erasure deadline.
+    expect(table.warnings.map((w) => w.code)).toEqual(["PARTITIONS_UNCLEANABLE", "ERASURE_DEADLINE_MISSED"]);
     const events = topics.find((t) => t.name === "events")!;
     expect(events.usage).toMatchObject({
       reportedPartitions: 0,
@@ -111,6 +114,49 @@ describe("topic list usage", () => {
     });
     expect(events.warnings.map((w) => w.code)).toEqual(["RETENTION_BYTES_PER_PARTITION"]);
     await startOwnWorker();
+  });
+});
+
+describe("topic warnings", () => {
+  it("are one set: the list, the topic page and the compliance report agree on the erasure deadline", async () => {
+    const erasureKey = (
+      await h.server.createApiKey({
+        organizationId,
+        userId,
+        name: "erasure-reader",
+        scopes: ["topics:read", "topics:write", "erasure:read"],
+      })
+    ).key;
+    const verdicts = async () => {
+      const list = await rest(h.server, { apiKey: erasureKey }, "GET", "/topics");
+      const page = await rest(h.server, { apiKey: erasureKey }, "GET", "/topics/table");
+      const report = await rest(h.server, { apiKey: erasureKey }, "GET", "/erasure-topics");
+      const codes = (warnings: unknown) => (warnings as { code: string }[]).map((w) => w.code);
+      const listed = (list.body.topics as { name: string; warnings: unknown }[]).find(
+        (t) => t.name === "table",
+      )!;
+      const preflight = (
+        report.body.topics as { topic: string; preflight: { meetsDeadline: boolean } }[]
+      ).find((t) => t.topic === "table")!.preflight;
+      return {
+        list: codes(listed.warnings),
+        page: codes(page.body.warnings),
+        meets: preflight.meetsDeadline,
+      };
+    };
+    const before = await verdicts();
+    expect(before.meets).toBe(false);
+    expect(before.list).toContain("ERASURE_DEADLINE_MISSED");
+    expect(before.page).toEqual(before.list);
+
+    const fixed = await rest(h.server, { apiKey: erasureKey }, "PATCH", "/topics/table/configs", {
+      set: { "max.compaction.lag.ms": String(86_400_000) },
+    });
+    expect(fixed.status).toBe(200);
+    const after = await verdicts();
+    expect(after.meets).toBe(true);
+    expect(after.list).not.toContain("ERASURE_DEADLINE_MISSED");
+    expect(after.page).toEqual(after.list);
   });
 });
 

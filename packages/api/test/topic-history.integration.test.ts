@@ -111,3 +111,42 @@ describe("GET /topics/{topic}/history", () => {
     expect(tooLong.status).toBe(400);
   });
 });
+
+describe("GET /consumer-group-lag-history", () => {
+  it("answers each group's lag per minute over every topic it committed on, for the caller's tenant only", async () => {
+    const created = await rest(h.server, { apiKey: key }, "POST", "/topics", {
+      name: "events",
+      partitions: 1,
+      configs: { "cleanup.policy": "delete" },
+    });
+    expect(created.status).toBe(201);
+    const group = await h.db.prisma.consumerGroup.findFirstOrThrow({ where: { name: "billing" } });
+    const events = await h.db.prisma.topic.findFirstOrThrow({ where: { name: "events" } });
+    const lastMinute = new Date(Math.floor(NOW / M) * M - M);
+    await h.db.prisma.groupLagSample.create({
+      data: { groupId: group.id, topicId: events.id, partitionIndex: 0, at: lastMinute, lag: 7n },
+    });
+
+    const res = await rest(h.server, { apiKey: key }, "GET", "/consumer-group-lag-history?minutes=3");
+    expect(res.status).toBe(200);
+    // orders' 6 then 0, and events' 7 in the last minute: one series over both topics.
+    expect(res.body).toEqual({
+      groups: [
+        {
+          group: "billing",
+          lag: [
+            { at: "2026-12-01T11:58:00.000Z", records: 6 },
+            { at: "2026-12-01T11:59:00.000Z", records: 7 },
+          ],
+        },
+      ],
+    });
+    const recent = await rest(h.server, { apiKey: key }, "GET", "/consumer-group-lag-history?minutes=2");
+    expect(recent.body).toEqual({
+      groups: [{ group: "billing", lag: [{ at: "2026-12-01T11:59:00.000Z", records: 7 }] }],
+    });
+    const other = await rest(h.server, { apiKey: otherKey }, "GET", "/consumer-group-lag-history");
+    expect(other.status).toBe(200);
+    expect(other.body).toEqual({ groups: [] });
+  });
+});

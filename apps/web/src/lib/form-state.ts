@@ -1,4 +1,5 @@
-import { type ChangeEvent, type FormEvent, useState } from "react";
+import { type ChangeEvent, useState } from "react";
+import { type CheckedFields, fieldProblems } from "./field-checks";
 
 type Control = HTMLInputElement | HTMLSelectElement | HTMLTextAreaElement;
 
@@ -12,10 +13,24 @@ export function useInput<T extends string = string>(initial: T) {
   return { value, set, bind };
 }
 
-/** A form's submit handler: the browser's own submit (a page load) is always prevented. */
-export function onSubmit(run: () => void) {
-  return (event: FormEvent<HTMLFormElement>) => {
-    event.preventDefault();
-    run();
+/**
+ * A form's own checks (`lib/field-checks.ts`): `errors` go to the fields' `error`, shown once a
+ * submit was tried; `guard(run)` is a `Form`'s `onSubmit` that refuses (false) while a field is
+ * wrong and runs otherwise.
+ */
+export function useFieldChecks<K extends string>(fields: CheckedFields<K>) {
+  const [tried, setTried] = useState(false);
+  const problems = fieldProblems(fields);
+  const refused = Object.keys(problems).length > 0;
+  return {
+    errors: tried ? problems : ({} as Partial<Record<K, string>>),
+    guard: (run: () => void) => (): boolean => {
+      setTried(true);
+      if (refused) return false;
+      run();
+      return true;
+    },
+    /** After a success, so an emptied field is not refused before anyone types. */
+    reset: () => setTried(false),
   };
 }

@@ -33,6 +33,69 @@ describe("produce draft", () => {
     });
   });
 
+  it("takes a JSON array of whole records, each with its own key and headers", () => {
+    const built = buildDraft({
+      ...DRAFT,
+      key: "c2hhcmVk",
+      keyEncoding: "base64",
+      headers: "source: form",
+      mode: "json-array",
+      value: JSON.stringify([
+        { key: "AAE=", value: { plan: "pro" }, headers: { trace: "1" } },
+        { key: 7, value: [1, 2] },
+        { value: null },
+        { key: null, value: "x" },
+      ]),
+    });
+    expect("records" in built && built.records).toEqual([
+      {
+        key: { type: "base64", data: "AAE=" },
+        value: { type: "json", data: { plan: "pro" } },
+        headers: [
+          { key: "source", value: { type: "string", data: "form" } },
+          { key: "trace", value: { type: "string", data: "1" } },
+        ],
+      },
+      {
+        key: { type: "json", data: 7 },
+        value: { type: "json", data: [1, 2] },
+        headers: [{ key: "source", value: { type: "string", data: "form" } }],
+      },
+      // No key of its own: the form's key; a null value is a tombstone.
+      {
+        key: { type: "base64", data: "c2hhcmVk" },
+        value: null,
+        headers: [{ key: "source", value: { type: "string", data: "form" } }],
+      },
+      {
+        key: null,
+        value: { type: "json", data: "x" },
+        headers: [{ key: "source", value: { type: "string", data: "form" } }],
+      },
+    ]);
+    // Objects that are not all records stay values.
+    const mixed = buildDraft({ ...DRAFT, mode: "json-array", value: '[{"value": 1}, {"name": "ada"}]' });
+    expect("records" in mixed && mixed.records.map((r) => r.value)).toEqual([
+      { type: "json", data: { value: 1 } },
+      { type: "json", data: { name: "ada" } },
+    ]);
+    expect(
+      buildDraft({
+        ...DRAFT,
+        key: "",
+        keyEncoding: "base64",
+        mode: "json-array",
+        value: '[{"key": "no!", "value": 1}]',
+      }),
+    ).toEqual({ field: "value", problem: "Record 1 in the array's key is not valid base64." });
+    expect(
+      buildDraft({ ...DRAFT, mode: "json-array", value: '[{"value": 1, "headers": {"n": 2}}]' }),
+    ).toEqual({
+      field: "value",
+      problem: 'Record 1 in the array\'s header "n" must be text.',
+    });
+  });
+
   it("carries headers and an explicit timestamp; a tombstone is one null value", () => {
     const built = buildDraft({
       ...DRAFT,

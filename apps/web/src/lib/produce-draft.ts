@@ -81,32 +81,91 @@ function parseHeaders(text: string): DraftRecord["headers"] | string {
   return headers;
 }
 
-/** The values to send: one, one per non-empty line, or one per element of a JSON array. */
-function values(draft: ProduceDraft): (Envelope | null)[] | string {
-  if (draft.tombstone) return [null];
+/** One record's own parts; a key or headers left out are the form's. */
+interface RecordParts {
+  value: Envelope | null;
+  key?: Envelope | null;
+  headers?: NonNullable<DraftRecord["headers"]>;
+}
+
+const RECORD_MEMBERS = new Set(["key", "value", "headers"]);
+
+/** An array element that is a whole record: an object with a "value" and nothing but key, value, headers. */
+function isRecordObject(element: unknown): element is { key?: Json; value: Json; headers?: Json } {
+  if (typeof element !== "object" || element === null || Array.isArray(element)) return false;
+  const members = Object.keys(element);
+  return members.includes("value") && members.every((member) => RECORD_MEMBERS.has(member));
+}
+
+/**
+ * A record object's parts: its key (text in the form's key format; other JSON as a JSON key; null
+ * for none), its value (JSON; null is a tombstone) and its headers (an object of text values).
+ */
+function recordParts(
+  element: { key?: Json; value: Json; headers?: Json },
+  keyEncoding: Encoding,
+  what: string,
+): RecordParts | string {
+  const parts: RecordParts = { value: element.value === null ? null : { type: "json", data: element.value } };
+  if ("key" in element) {
+    const key = element.key ?? null;
+    if (key === null) parts.key = null;
+    else if (typeof key === "string") {
+      const encoded = encode(key, keyEncoding, `${what}'s key`);
+      if (typeof encoded === "string") return encoded;
+      parts.key = encoded;
+    } else parts.key = { type: "json", data: key };
+  }
+  if (element.headers !== undefined) {
+    const { headers } = element;
+    if (typeof headers !== "object" || headers === null || Array.isArray(headers))
+      return `${what}'s headers must be an object of names and text, as in {"source": "import"}.`;
+    parts.headers = [];
+    for (const [name, value] of Object.entries(headers)) {
+      if (typeof value !== "string") return `${what}'s header "${name}" must be text.`;
+      parts.headers.push({ key: name, value: { type: "string", data: value } });
+    }
+  }
+  return parts;
+}
+
+/** The elements of a JSON array: whole records when every one is a record object, values otherwise. */
+function arrayRecords(text: string, keyEncoding: Encoding): RecordParts[] | string {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch (error) {
+    return `The records are not a valid JSON array: ${reason(error)}`;
+  }
+  if (!Array.isArray(parsed) || parsed.length === 0)
+    return "Write the records as a JSON array with at least one element.";
+  if (!parsed.every(isRecordObject))
+    return parsed.map((element) => ({ value: { type: "json", data: element } }));
+  const out: RecordParts[] = [];
+  for (const [index, element] of parsed.entries()) {
+    const parts = recordParts(element, keyEncoding, `Record ${index + 1} in the array`);
+    if (typeof parts === "string") return parts;
+    out.push(parts);
+  }
+  return out;
+}
+
+/** The records to send: one, one per non-empty line, or one per element of a JSON array. */
+function values(draft: ProduceDraft): RecordParts[] | string {
+  if (draft.tombstone) return [{ value: null }];
   if (draft.mode === "one") {
     const one = encode(draft.value, draft.valueEncoding, "The value");
-    return typeof one === "string" ? one : [one];
+    return typeof one === "string" ? one : [{ value: one }];
   }
-  if (draft.mode === "json-array") {
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(draft.value);
-    } catch (error) {
-      return `The records are not a valid JSON array: ${reason(error)}`;
-    }
-    if (!Array.isArray(parsed) || parsed.length === 0)
-      return "Write the records as a JSON array with at least one element.";
-    return parsed.map((element) => ({ type: "json" as const, data: element as Json }));
-  }
+  if (draft.mode === "json-array") return arrayRecords(draft.value, draft.keyEncoding);
   const lines = draft.value.split("\n").map((line, index) => ({ line, number: index + 1 }));
   const filled = lines.filter(({ line }) => line.trim() !== "");
   if (filled.length === 0) return "Write one record per line; every line is empty.";
-  const out: Envelope[] = [];
+  const out: RecordParts[] = [];
   for (const { line, number } of filled) {
     const one = encode(line, draft.valueEncoding, `Line ${number}`);
     if (typeof one === "string") return one;
-    out.push(one);
+    out.push({ value: one });
   }
   return out;
 }
@@ -130,13 +189,16 @@ export function buildDraft(draft: ProduceDraft): BuiltDraft {
   const sent = values(draft);
   if (typeof sent === "string") return { field: "value", problem: sent };
   return {
-    records: sent.map((value) => ({
-      key,
-      value,
-      ...(headers && headers.length > 0 ? { headers } : {}),
-      ...(timestamp === undefined ? {} : { timestamp }),
-      ...(draft.partition === null ? {} : { partition: draft.partition }),
-    })),
+    records: sent.map((parts) => {
+      const all = [...(headers ?? []), ...(parts.headers ?? [])];
+      return {
+        key: parts.key === undefined ? key : parts.key,
+        value: parts.value,
+        ...(all.length > 0 ? { headers: all } : {}),
+        ...(timestamp === undefined ? {} : { timestamp }),
+        ...(draft.partition === null ? {} : { partition: draft.partition }),
+      };
+    }),
   };
 }
 

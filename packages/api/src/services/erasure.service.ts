@@ -31,10 +31,10 @@ import type { DataPlane } from "../records/data-plane";
 import { bytesToEnvelope, type Envelope, envelopeToBytes } from "../records/envelope";
 import { assertKeySize } from "../records/key-limit";
 import type { Clock } from "../trpc/context";
-import { erasurePreflight } from "./erasure-preflight";
 import { tombstonePartitions, topicsInScope } from "./erasure-scope";
 import { tenantQuota } from "./rate-limit.service";
 import { storedConfigs } from "./topic-config";
+import { topicPreflights } from "./topic-deadline";
 
 export interface ErasureDeps {
   prisma: PrismaClient;
@@ -67,25 +67,6 @@ function keyBytes(envelope: Envelope): Buffer {
   return bytes;
 }
 
-/** Pass time measured on the topic's partitions (the slowest of its recent passes). */
-async function passEstimateMs(prisma: PrismaClient, topicId: string): Promise<number | undefined> {
-  const run = await prisma.cleanerRun.findFirst({
-    where: { partition: { topicId }, durationMs: { not: null } },
-    orderBy: { durationMs: "desc" },
-    select: { durationMs: true },
-  });
-  return run?.durationMs ?? undefined;
-}
-
-export async function topicPreflight(
-  prisma: PrismaClient,
-  topic: Topic,
-  deadlineMs: number,
-): Promise<Preflight> {
-  const config = parseTopicConfig(storedConfigs(topic.configs));
-  return erasurePreflight({ config, deadlineMs, passEstimateMs: await passEstimateMs(prisma, topic.id) });
-}
-
 /**
  * Receives a request, then writes the tombstones: per topic in scope, one batch per partition with
  * every subject key that partition must forget, and records each tombstone's offset. Each step is
@@ -105,8 +86,10 @@ export async function createErasureRequest(deps: ErasureDeps, identity: Identity
   if (early) throw refused(early);
   const topics = await topicsInScope(prisma, identity.tenantId, input);
   const deadlineMs = deadlineAt.getTime() - now.getTime();
-  const preflight: Record<string, Preflight> = {};
-  for (const topic of topics) preflight[topic.name] = await topicPreflight(prisma, topic, deadlineMs);
+  const preflights = await topicPreflights(prisma, topics, deadlineMs);
+  const preflight: Record<string, Preflight> = Object.fromEntries(
+    topics.map((topic) => [topic.name, preflights.get(topic.id)!]),
+  );
   const subjectKeys = keys.map((k) => k.toString("base64"));
   const requestedBy = input.requester ?? identity.userId ?? identity.actor.id;
   const received = receiveErasureRequest(
@@ -478,11 +461,12 @@ export async function erasureTopicsReport(deps: ErasureDeps, identity: Identity)
   const tombstones = await deps.prisma.erasureTombstone.findMany({
     where: { organizationId: identity.tenantId, status: { not: toStored(GONE_TOMBSTONE_STATUS) } },
   });
+  const preflights = await topicPreflights(deps.prisma, topics, deadlineMs);
   const report = [];
   for (const topic of topics) {
     report.push({
       topic: topic.name,
-      preflight: await topicPreflight(deps.prisma, topic, deadlineMs),
+      preflight: preflights.get(topic.id)!,
       pendingTombstones: tombstones.filter((t) => t.topicId === topic.id).length,
       laggingGroups: await laggingGroups(
         deps,
@@ -511,8 +495,7 @@ export async function previewErasure(
     ? new Date(input.deadlineAt).getTime()
     : now + quota.erasureDeadlineDays * DAY_MS;
   const topics = await topicsInScope(deps.prisma, identity.tenantId, input);
-  const report = [];
-  for (const topic of topics)
-    report.push({ topic: topic.name, preflight: await topicPreflight(deps.prisma, topic, deadlineAt - now) });
+  const preflights = await topicPreflights(deps.prisma, topics, deadlineAt - now);
+  const report = topics.map((topic) => ({ topic: topic.name, preflight: preflights.get(topic.id)! }));
   return { deadlineAt: new Date(deadlineAt).toISOString(), topics: report };
 }

@@ -93,15 +93,24 @@ export async function listGroups(deps: GroupPositionDeps, identity: Identity) {
     kafkaCoordinators(deps, identity.tenantId),
   ]);
   const membershipOf = await kafkaMemberships(deps, identity.tenantId, coordinators);
+  // Groups often stand at the same position (caught up at the log end): one look-up per position.
+  const positions = new Map<string, Promise<PartitionLag>>();
+  const lagAt = (topic: { id: string; name: string }, partition: number, offset: bigint) => {
+    const key = `${topic.id}:${partition}:${offset}`;
+    let lag = positions.get(key);
+    if (!lag) {
+      lag = partitionLag(deps, topic, partition, offset);
+      positions.set(key, lag);
+    }
+    return lag;
+  };
   const committed = await Promise.all(
     groups.map(async (group) => {
       const byTopic = new Map<
         string,
         { topic: string; deleteRetentionMs: number; partitions: PartitionLag[] }
       >();
-      const lags = await Promise.all(
-        group.offsets.map((o) => partitionLag(deps, o.topic, o.partitionIndex, o.offset)),
-      );
+      const lags = await Promise.all(group.offsets.map((o) => lagAt(o.topic, o.partitionIndex, o.offset)));
       group.offsets.forEach((o, i) => {
         let entry = byTopic.get(o.topic.name);
         if (!entry) {

@@ -1,6 +1,7 @@
 import type { PrismaClient } from "@lastword/db";
 import type { Clock } from "@lastword/logstore";
 import type { Identity } from "../auth/request-identity";
+import { firstShownMinuteMs, groupLagSeries } from "./group-lag-history";
 import { findTopic } from "./topic.service";
 import { topicMinutes } from "./topic-history";
 
@@ -18,19 +19,14 @@ export async function topicHistory(
   const topic = await findTopic(deps.prisma, identity.tenantId, input.topic);
   // The current minute and the `minutes - 1` before it, read from one minute earlier so that the
   // first shown minute has a produce rate.
-  const shownFromMs = Math.floor(deps.clock.now() / MINUTE_MS) * MINUTE_MS - (input.minutes - 1) * MINUTE_MS;
+  const shownFromMs = firstShownMinuteMs(deps.clock.now(), input.minutes);
   const since = new Date(shownFromMs - MINUTE_MS);
-  const [samples, lags] = await Promise.all([
+  const [samples, groups] = await Promise.all([
     deps.prisma.partitionSample.findMany({
       where: { partition: { topicId: topic.id }, at: { gte: since } },
       orderBy: { at: "asc" },
     }),
-    deps.prisma.groupLagSample.groupBy({
-      by: ["groupId", "at"],
-      where: { topicId: topic.id, at: { gte: since }, group: { organizationId: identity.tenantId } },
-      _sum: { lag: true },
-      orderBy: { at: "asc" },
-    }),
+    groupLagSeries(deps.prisma, identity.tenantId, { sinceMs: shownFromMs, topicId: topic.id }),
   ]);
   const minutes = topicMinutes(
     samples.map((s) => ({
@@ -42,23 +38,5 @@ export async function topicHistory(
       fetchedRecords: Number(s.fetchedRecords),
     })),
   ).filter((minute) => Date.parse(minute.at) >= shownFromMs);
-  const groupIds = [...new Set(lags.map((l) => l.groupId))];
-  const names = new Map(
-    (
-      await deps.prisma.consumerGroup.findMany({
-        where: { id: { in: groupIds }, organizationId: identity.tenantId },
-        select: { id: true, name: true },
-      })
-    ).map((g) => [g.id, g.name]),
-  );
-  const groups = groupIds
-    .filter((id) => names.has(id))
-    .map((id) => ({
-      group: names.get(id) ?? id,
-      lag: lags
-        .filter((l) => l.groupId === id && l.at.getTime() >= shownFromMs)
-        .map((l) => ({ at: l.at.toISOString(), records: Number(l._sum.lag ?? 0) })),
-    }))
-    .sort((a, b) => a.group.localeCompare(b.group));
   return { minutes, groups };
 }

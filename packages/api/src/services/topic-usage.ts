@@ -1,7 +1,3 @@
-import { parseTopicConfig } from "@lastword/logstore";
-import type { ExplicitConfigs } from "./topic-config";
-import { type ConfigWarning, configWarnings } from "./topic-guardrails";
-
 /** The parts of a worker's Partition.stats report the topic list adds up (written by apps/worker). */
 interface ReportedStats {
   sizeBytes: number;
@@ -55,20 +51,4 @@ export function topicUsage(partitionStats: readonly unknown[]): TopicUsage {
     lastCleanAt: cleans.length > 0 ? cleans.sort().at(-1)! : null,
     uncleanablePartitions: reports.filter((r) => r.uncleanable !== null).length,
   };
-}
-
-/** The list's warnings: the config guardrails, and partitions the cleaner has given up on. */
-export function topicListWarnings(
-  explicit: ExplicitConfigs,
-  partitions: number,
-  usage: TopicUsage,
-): ConfigWarning[] {
-  const warnings = configWarnings(parseTopicConfig(explicit), partitions);
-  if (usage.uncleanablePartitions > 0) {
-    warnings.push({
-      code: "PARTITIONS_UNCLEANABLE",
-      message: `${usage.uncleanablePartitions} of ${partitions} partitions cannot be cleaned: their cleaner passes fail.`,
-    });
-  }
-  return warnings;
 }

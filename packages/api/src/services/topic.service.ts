@@ -3,6 +3,7 @@ import type { Identity } from "../auth/request-identity";
 import { AppError } from "../errors/app-error";
 import type { CreateTopicInput } from "../procedures/topics/create-topic.schema";
 import type { TopicSummary } from "../procedures/topics/topic.schema";
+import type { DataPlane } from "../records/data-plane";
 import type { Clock } from "../trpc/context";
 import { auditAs } from "./audit-as";
 import { decodeCursor, encodeCursor } from "./cursor";
@@ -11,7 +12,8 @@ import { tenantQuota } from "./rate-limit.service";
 import { cleanupPolicyOf, isCompacted, storedConfigs, validateConfigs } from "./topic-config";
 import { type ConfigWarning, configWarnings } from "./topic-guardrails";
 import { presetConfigs } from "./topic-presets";
-import { type TopicUsage, topicListWarnings, topicUsage } from "./topic-usage";
+import { type TopicUsage, topicUsage } from "./topic-usage";
+import { loadTopicWarnings } from "./topic-warnings";
 
 type TopicListItem = TopicSummary & { usage: TopicUsage; warnings: ConfigWarning[] };
 
@@ -234,7 +236,7 @@ export async function createTopic(
 }
 
 export async function listTopics(
-  deps: TopicDeps,
+  deps: TopicDeps & { dataPlane: DataPlane },
   identity: Identity,
   input: { limit: number; cursor?: string | undefined },
 ): Promise<{ topics: TopicListItem[]; nextCursor: string | null }> {
@@ -244,16 +246,21 @@ export async function listTopics(
     where,
     orderBy: { name: "asc" },
     take: input.limit + 1,
-    include: { partitions: { select: { stats: true } } },
+    include: { partitions: { select: { id: true, ownerWorkerId: true, stats: true } } },
   });
   const page = rows.slice(0, input.limit);
   const last = page.at(-1);
+  const warnings = await loadTopicWarnings(
+    deps,
+    identity,
+    page.map(({ partitions, ...topic }) => ({ topic, partitions })),
+  );
   return {
-    topics: page.map(({ partitions, ...topic }) => {
-      const summary = topicSummary(topic);
-      const usage = topicUsage(partitions.map((p) => p.stats));
-      return { ...summary, usage, warnings: topicListWarnings(summary.configs, summary.partitions, usage) };
-    }),
+    topics: page.map(({ partitions, ...topic }) => ({
+      ...topicSummary(topic),
+      usage: topicUsage(partitions.map((p) => p.stats)),
+      warnings: warnings.get(topic.id) ?? [],
+    })),
     nextCursor: rows.length > input.limit && last ? encodeCursor("topics", [last.name]) : null,
   };
 }

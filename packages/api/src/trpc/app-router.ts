@@ -8,6 +8,7 @@ import { commitOffsetsProcedure } from "../procedures/consumer-groups/commit-off
 import { deleteGroupProcedure } from "../procedures/consumer-groups/delete-group";
 import { getGroupProcedure } from "../procedures/consumer-groups/get-group";
 import { groupLagProcedure } from "../procedures/consumer-groups/group-lag";
+import { groupLagHistoryProcedure } from "../procedures/consumer-groups/group-lag-history";
 import { listGroupsProcedure } from "../procedures/consumer-groups/list-groups";
 import { listTopicGroupsProcedure } from "../procedures/consumer-groups/list-topic-groups";
 import { resetOffsetsProcedure } from "../procedures/consumer-groups/reset-offsets";
@@ -94,6 +95,7 @@ export const appRouter = router({
     commitOffsets: commitOffsetsProcedure,
     get: getGroupProcedure,
     lag: groupLagProcedure,
+    lagHistory: groupLagHistoryProcedure,
     reset: resetOffsetsProcedure,
     listForTopic: listTopicGroupsProcedure,
     list: listGroupsProcedure,

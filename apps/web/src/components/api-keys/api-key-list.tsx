@@ -10,6 +10,7 @@ import { ErrorNotice, StatusNotice } from "../ui/notice";
 import { RowAction } from "../ui/row-action";
 
 const dateFormat = new Intl.DateTimeFormat("en", { dateStyle: "medium", timeStyle: "short" });
+const KEY_COLUMNS = ["Name", "Key", "Scopes", "Created", "Last used", "Actions"];
 
 export function ApiKeyList() {
   const trpc = useTRPC();
@@ -34,13 +35,9 @@ export function ApiKeyList() {
   return (
     <DataTable
       label="API keys"
-      head={
-        <ColumnHeads
-          titles={["Name", "Key", "Scopes", "Created", "Last used", "Actions"]}
-          srOnly={["Actions"]}
-          cellPadding="px-4 py-2"
-        />
-      }
+      titles={KEY_COLUMNS}
+      srOnly={["Actions"]}
+      head={<ColumnHeads titles={KEY_COLUMNS} srOnly={["Actions"]} cellPadding="px-4 py-2" />}
       frameClassName="relative overflow-x-auto rounded-lg border border-line bg-surface"
     >
       {keys.data.apiKeys.map((key) => (

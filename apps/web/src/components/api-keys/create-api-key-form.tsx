@@ -3,11 +3,13 @@
 import { useState } from "react";
 import { API_KEY_SCOPES, type ApiKeyScope, defaultScopesFor, grantableBy } from "@/lib/api-key-scopes";
 import { useConsoleAccess } from "@/lib/console-access";
-import { onSubmit, useInput } from "@/lib/form-state";
+import { filled } from "@/lib/field-checks";
+import { useFieldChecks, useInput } from "@/lib/form-state";
 import { useRefreshingMutation } from "@/lib/refreshing-mutation";
 import { useTRPC } from "@/lib/trpc";
 import { Card } from "../ui/card";
 import { TextField } from "../ui/field";
+import { Form } from "../ui/form";
 import { ErrorNotice } from "../ui/notice";
 import { SubmitButton } from "../ui/submit-button";
 import { NewKeySecret } from "./new-key-secret";
@@ -22,18 +24,23 @@ function CreateForm() {
   const access = useConsoleAccess();
   const name = useInput("");
   const [scopes, setScopes] = useState<ApiKeyScope[]>(() => defaultScopesFor(access.role, access.scopes));
+  const checks = useFieldChecks({
+    name: [name.value, [filled("Name the key, for example after the program that uses it.")]],
+    scopes: [scopes.join(","), [filled("Tick at least one scope: a key without scopes can do nothing.")]],
+  });
   const [revealed, setRevealed] = useState<{ id: string; name: string; secret: string } | null>(null);
   const create = useRefreshingMutation(trpc.apiKeys.create.mutationOptions(), {
     refresh: [trpc.apiKeys.list.queryKey()],
     reset: (created) => {
       setRevealed({ id: created.id, name: created.name, secret: created.key });
       name.set("");
+      checks.reset();
     },
   });
 
   const toggle = (scope: ApiKeyScope, on: boolean) =>
     setScopes((current) => (on ? [...current, scope] : current.filter((entry) => entry !== scope)));
-  const submit = onSubmit(() => create.mutate({ name: name.value, scopes }));
+  const submit = checks.guard(() => create.mutate({ name: name.value, scopes }));
 
   return (
     <Card
@@ -42,20 +49,29 @@ function CreateForm() {
     >
       <div className="flex flex-col gap-4">
         {revealed ? <NewKeySecret {...revealed} onDone={() => setRevealed(null)} /> : null}
-        <form aria-label="Create an API key" onSubmit={submit} className="flex flex-col gap-4">
+        <Form aria-label="Create an API key" onSubmit={submit} className="flex flex-col gap-4">
           <TextField
             label="Key name"
             required
             maxLength={64}
+            error={checks.errors.name}
             {...name.bind}
             hint="Say where it is used, for example “billing-service production”."
           />
-          <fieldset className="flex flex-col gap-2" aria-describedby="key-scopes-hint">
+          <fieldset
+            className="flex flex-col gap-2"
+            aria-describedby={checks.errors.scopes ? "key-scopes-hint key-scopes-error" : "key-scopes-hint"}
+          >
             <legend className="mb-1 text-sm font-medium">Scopes</legend>
             <p id="key-scopes-hint" className="text-xs text-muted">
               A new key reads only; tick each write it needs. Scopes above your role (
               {access.role ?? "unknown"}) cannot be granted.
             </p>
+            {checks.errors.scopes ? (
+              <p id="key-scopes-error" className="text-xs text-danger">
+                {checks.errors.scopes}
+              </p>
+            ) : null}
             <div className="grid gap-2 sm:grid-cols-2">
               {API_KEY_SCOPES.map((entry) => {
                 const grantable = grantableBy(access.role, access.scopes, entry.scope);
@@ -82,14 +98,9 @@ function CreateForm() {
           </fieldset>
           {create.isError ? <ErrorNotice>{create.error.message}</ErrorNotice> : null}
           <div>
-            <SubmitButton
-              label="Create key"
-              pendingLabel="Creating key…"
-              pending={create.isPending}
-              disabled={scopes.length === 0}
-            />
+            <SubmitButton label="Create key" pendingLabel="Creating key…" pending={create.isPending} />
           </div>
-        </form>
+        </Form>
       </div>
     </Card>
   );

@@ -1,7 +1,8 @@
 import Link from "next/link";
 import { useRouter } from "next/navigation";
-import type { FormEvent, ReactNode } from "react";
+import type { ReactNode } from "react";
 import { type AuthCallResult, useAuthAction } from "@/lib/auth-action";
+import { Form } from "../ui/form";
 import { ErrorNotice } from "../ui/notice";
 import { SubmitButton } from "../ui/submit-button";
 import { type AuthEntry, afterAuthPath, authEntryQuery } from "./after-auth";
@@ -20,12 +21,13 @@ export function AuthFormFrame(props: {
   fallbackError: string;
   /** The other form ("New to Lastword?" → "Create an account"); the link keeps the invitation. */
   other: { prompt: string; path: "/sign-in" | "/sign-up"; label: string };
+  /** The fields' own checks (`useFieldChecks`): the call is made only once they pass. */
+  guard: (run: () => void) => () => boolean;
   children: ReactNode;
 }) {
   const router = useRouter();
   const action = useAuthAction();
-  const submit = (event: FormEvent<HTMLFormElement>) => {
-    event.preventDefault();
+  const submit = props.guard(() => {
     void action.run(true, props.call, {
       fallback: props.fallbackError,
       staysPending: true,
@@ -34,9 +36,9 @@ export function AuthFormFrame(props: {
         router.refresh();
       },
     });
-  };
+  });
   return (
-    <form
+    <Form
       onSubmit={submit}
       aria-labelledby="auth-title"
       className="flex flex-col gap-4 rounded-lg border border-line bg-surface p-6 shadow-sm"
@@ -56,6 +58,6 @@ export function AuthFormFrame(props: {
           {props.other.label}
         </Link>
       </p>
-    </form>
+    </Form>
   );
 }

@@ -1,7 +1,8 @@
 "use client";
 
 import { authClient } from "@/lib/auth-client";
-import { useInput } from "@/lib/form-state";
+import { emailAddress, filled } from "@/lib/field-checks";
+import { useFieldChecks, useInput } from "@/lib/form-state";
 import { TextField } from "../ui/field";
 import type { AuthEntry } from "./after-auth";
 import { AuthFormFrame } from "./auth-form-frame";
@@ -9,6 +10,10 @@ import { AuthFormFrame } from "./auth-form-frame";
 export function SignInForm({ entry }: { entry: AuthEntry }) {
   const email = useInput(entry.email ?? "");
   const password = useInput("");
+  const checks = useFieldChecks({
+    email: [email.value, [filled("Enter the email address you signed up with."), emailAddress]],
+    password: [password.value, [filled("Enter your password.")]],
+  });
 
   return (
     <AuthFormFrame
@@ -19,13 +24,22 @@ export function SignInForm({ entry }: { entry: AuthEntry }) {
       call={() => authClient.signIn.email({ email: email.value, password: password.value })}
       fallbackError="We could not sign you in. Check your email and password."
       other={{ prompt: "New to Lastword?", path: "/sign-up", label: "Create an account" }}
+      guard={checks.guard}
     >
-      <TextField label="Email" type="email" autoComplete="email" required {...email.bind} />
+      <TextField
+        label="Email"
+        type="email"
+        autoComplete="email"
+        required
+        error={checks.errors.email}
+        {...email.bind}
+      />
       <TextField
         label="Password"
         type="password"
         autoComplete="current-password"
         required
+        error={checks.errors.password}
         {...password.bind}
       />
     </AuthFormFrame>

@@ -1,7 +1,8 @@
 "use client";
 
 import { authClient } from "@/lib/auth-client";
-import { useInput } from "@/lib/form-state";
+import { atLeast, emailAddress, filled } from "@/lib/field-checks";
+import { useFieldChecks, useInput } from "@/lib/form-state";
 import { TextField } from "../ui/field";
 import type { AuthEntry } from "./after-auth";
 import { AuthFormFrame } from "./auth-form-frame";
@@ -12,6 +13,14 @@ export function SignUpForm({ entry }: { entry: AuthEntry }) {
   const name = useInput("");
   const email = useInput(entry.email ?? "");
   const password = useInput("");
+  const checks = useFieldChecks({
+    name: [name.value, [filled("Enter your name.")]],
+    email: [email.value, [filled("Enter your email address."), emailAddress]],
+    password: [
+      password.value,
+      [atLeast(MIN_PASSWORD_LENGTH, `Choose a password of at least ${MIN_PASSWORD_LENGTH} characters.`)],
+    ],
+  });
 
   // Signing up also creates the user's organization (tenant); the session starts inside it.
   return (
@@ -23,15 +32,24 @@ export function SignUpForm({ entry }: { entry: AuthEntry }) {
       call={() => authClient.signUp.email({ name: name.value, email: email.value, password: password.value })}
       fallbackError="We could not create your account. Please try again."
       other={{ prompt: "Already have an account?", path: "/sign-in", label: "Sign in" }}
+      guard={checks.guard}
     >
       <TextField
         label="Name"
         autoComplete="name"
         required
         hint="Your organization starts with this name."
+        error={checks.errors.name}
         {...name.bind}
       />
-      <TextField label="Email" type="email" autoComplete="email" required {...email.bind} />
+      <TextField
+        label="Email"
+        type="email"
+        autoComplete="email"
+        required
+        error={checks.errors.email}
+        {...email.bind}
+      />
       <TextField
         label="Password"
         type="password"
@@ -39,6 +57,7 @@ export function SignUpForm({ entry }: { entry: AuthEntry }) {
         required
         minLength={MIN_PASSWORD_LENGTH}
         hint={`At least ${MIN_PASSWORD_LENGTH} characters.`}
+        error={checks.errors.password}
         {...password.bind}
       />
     </AuthFormFrame>

@@ -1,9 +1,11 @@
 "use client";
 
-import { onSubmit, useInput } from "@/lib/form-state";
+import { filled } from "@/lib/field-checks";
+import { useFieldChecks, useInput } from "@/lib/form-state";
 import { useRefreshingMutation } from "@/lib/refreshing-mutation";
 import { useTRPC } from "@/lib/trpc";
 import { TextAreaField, TextField } from "../ui/field";
+import { Form } from "../ui/form";
 import { ErrorNotice } from "../ui/notice";
 import { SubmitButton } from "../ui/submit-button";
 
@@ -12,28 +14,41 @@ export function ExtendDeadlineForm({ id }: { id: string }) {
   const trpc = useTRPC();
   const deadline = useInput("");
   const reason = useInput("");
+  const checks = useFieldChecks({
+    // A datetime-local input holds "" until its date and time are both complete.
+    deadline: [deadline.value, [filled("Choose the new deadline: a date and a time.")]],
+    reason: [reason.value, [filled("Say why the deadline is extended; it is kept in the audit trail.")]],
+  });
   const extend = useRefreshingMutation(trpc.erasure.extend.mutationOptions(), {
     refresh: [trpc.erasure.get.queryKey({ id })],
     reset: () => {
       deadline.set("");
       reason.set("");
+      checks.reset();
     },
   });
-  const submit = onSubmit(() =>
+  const submit = checks.guard(() =>
     extend.mutate({ id, deadlineAt: new Date(deadline.value).toISOString(), reason: reason.value }),
   );
   return (
-    <form
+    <Form
       aria-label="Extend the deadline"
       onSubmit={submit}
       className="mt-4 flex flex-col gap-3 border-t border-line pt-4"
     >
-      <TextField label="New deadline" type="datetime-local" required {...deadline.bind} />
+      <TextField
+        label="New deadline"
+        type="datetime-local"
+        required
+        error={checks.errors.deadline}
+        {...deadline.bind}
+      />
       <TextAreaField
         label="Reason for the extension"
         hint="Recorded with the request and in the audit trail (Art. 12(3) allows two more months for complex requests)."
         required
         rows={2}
+        error={checks.errors.reason}
         {...reason.bind}
       />
       {extend.isError ? (
@@ -44,10 +59,9 @@ export function ExtendDeadlineForm({ id }: { id: string }) {
           label="Extend deadline"
           pendingLabel="Extending…"
           pending={extend.isPending}
-          disabled={deadline.value === "" || reason.value.trim() === ""}
           variant="secondary"
         />
       </div>
-    </form>
+    </Form>
   );
 }

@@ -4,11 +4,13 @@ import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useRouter } from "next/navigation";
 import { useState } from "react";
 import { useConsoleAccess } from "@/lib/console-access";
-import { onSubmit, useInput } from "@/lib/form-state";
+import { filled } from "@/lib/field-checks";
+import { useFieldChecks, useInput } from "@/lib/form-state";
 import { useTRPC } from "@/lib/trpc";
 import { Button } from "../ui/button";
 import { Card } from "../ui/card";
 import { TextAreaField, TextField } from "../ui/field";
+import { Form } from "../ui/form";
 import { ErrorNotice, StatusNotice } from "../ui/notice";
 import { SubmitButton } from "../ui/submit-button";
 import { TopicPreflight } from "./topic-preflight";
@@ -50,7 +52,10 @@ export function FileRequestForm() {
     ...(allCompacted ? { allCompacted: true } : { topics: chosen }),
     ...(deadline.value ? { deadlineAt: new Date(deadline.value).toISOString() } : {}),
   };
-  const submit = onSubmit(() =>
+  const checks = useFieldChecks({
+    keys: [subjectKeys.join("\n"), [filled("Enter at least one subject key, one per line.")]],
+  });
+  const submit = checks.guard(() =>
     create.mutate({
       keys: subjectKeys.map((data) => ({ type: "string" as const, data })),
       ...scope,
@@ -75,12 +80,13 @@ export function FileRequestForm() {
       title="File an erasure request"
       description="Tombstones are written at once in every partition that holds the key; the workers then prove the old values gone before the deadline."
     >
-      <form aria-label="File an erasure request" onSubmit={submit} className="flex flex-col gap-4">
+      <Form aria-label="File an erasure request" onSubmit={submit} className="flex flex-col gap-4">
         <TextAreaField
           label="Subject keys"
           hint="One key per line, exactly as producers write it."
           required
           rows={3}
+          error={checks.errors.keys}
           {...keys.bind}
         />
         <fieldset className="flex flex-col gap-2">
@@ -153,7 +159,7 @@ export function FileRequestForm() {
             label="File request"
             pendingLabel="Writing tombstones…"
             pending={create.isPending}
-            disabled={subjectKeys.length === 0 || scopeMissing}
+            disabled={scopeMissing}
           />
           <Button
             variant="secondary"
@@ -166,7 +172,7 @@ export function FileRequestForm() {
             <p className="text-xs text-muted">Choose at least one topic, or all compacted topics.</p>
           ) : null}
         </div>
-      </form>
+      </Form>
     </Card>
   );
 }

@@ -3,8 +3,10 @@
 import { slugFor } from "@lastword/api/tenant-slug";
 import { useAuthAction } from "@/lib/auth-action";
 import { authClient } from "@/lib/auth-client";
-import { onSubmit, useInput } from "@/lib/form-state";
+import { filled } from "@/lib/field-checks";
+import { useFieldChecks, useInput } from "@/lib/form-state";
 import { TextField } from "../ui/field";
+import { Form } from "../ui/form";
 import { ErrorNotice } from "../ui/notice";
 import { SubmitButton } from "../ui/submit-button";
 
@@ -12,7 +14,8 @@ import { SubmitButton } from "../ui/submit-button";
 export function CreateOrganizationForm({ onCreated }: { onCreated: () => void }) {
   const name = useInput("");
   const create = useAuthAction();
-  const submit = onSubmit(() => {
+  const checks = useFieldChecks({ name: [name.value, [filled("Name the new organization.")]] });
+  const submit = checks.guard(() => {
     const trimmed = name.value.trim();
     void create.run(
       true,
@@ -21,29 +24,26 @@ export function CreateOrganizationForm({ onCreated }: { onCreated: () => void })
         fallback: "We could not create the organization. Please try again.",
         onSuccess: () => {
           name.set("");
+          checks.reset();
           onCreated();
         },
       },
     );
   });
   return (
-    <form aria-label="Create an organization" onSubmit={submit} className="flex flex-col gap-2">
+    <Form aria-label="Create an organization" onSubmit={submit} className="flex flex-col gap-2">
       <TextField
         label="New organization name"
         required
         maxLength={100}
+        error={checks.errors.name}
         {...name.bind}
         hint="You become its owner; it starts with no topics, keys or other members."
       />
       {create.error ? <ErrorNotice>{create.error}</ErrorNotice> : null}
       <div>
-        <SubmitButton
-          label="Create organization"
-          pendingLabel="Creating…"
-          pending={create.busy}
-          disabled={name.value.trim() === ""}
-        />
+        <SubmitButton label="Create organization" pendingLabel="Creating…" pending={create.busy} />
       </div>
-    </form>
+    </Form>
   );
 }

@@ -1,46 +1,41 @@
 "use client";
 
 import { useQuery } from "@tanstack/react-query";
-import { useRef } from "react";
-import { humanDuration } from "@/lib/human-duration";
-import { lagRisk, lagRiskLabel } from "@/lib/lag-risk";
+import { useCallback, useEffect, useId, useMemo, useRef, useState } from "react";
+import type { LagPoint } from "@/lib/lag-trend";
 import { useTRPC } from "@/lib/trpc";
-import { Badge } from "../ui/badge";
-import { Card } from "../ui/card";
 import { ErrorNotice, StatusNotice } from "../ui/notice";
-import { DeleteGroupDialog } from "./delete-group-dialog";
-import { GroupMembers } from "./group-members";
-import { PartitionPositions } from "./partition-positions";
-import { ResetOffsetsForm } from "./reset-offsets-form";
+import { GroupDetail } from "./group-detail";
+import { GroupTable } from "./group-table";
 
 const REFRESH_MS = 5_000;
-/** Lag samples kept per group for the trend: the last minute at one per refresh. */
-const TREND_SAMPLES = 12;
+/** The workers write one lag sample a minute (rewritten every few seconds); a quarter minute keeps up. */
+const TREND_REFRESH_MS = 15_000;
+const TREND_MINUTES = 60;
 
-function trendOf(samples: readonly number[]): string {
-  if (samples.length < 2) return "Trend: measuring…";
-  const change = samples.at(-1)! - samples[0]!;
-  const over = humanDuration((samples.length - 1) * REFRESH_MS);
-  if (change === 0) return `Trend: steady over the last ${over}`;
-  return `Trend: ${change > 0 ? "growing" : "shrinking"} by ${Math.abs(change).toLocaleString("en")} records over the last ${over}`;
-}
-
-/** Every consumer group of the tenant, Kafka-protocol and REST alike, refreshed every few seconds. */
+/**
+ * Every consumer group of the tenant, Kafka-protocol and REST alike, refreshed every few seconds:
+ * the table of all of them, the lag trend from the samples the workers store, and the group picked
+ * in the table opened below it.
+ */
 export function GroupList() {
   const trpc = useTRPC();
   const groups = useQuery({ ...trpc.consumerGroups.list.queryOptions(), refetchInterval: REFRESH_MS });
-  // The lag trend: total lag as sampled on each refresh while the page is open.
-  const history = useRef(new Map<string, { at: number; lags: number[] }>());
-  if (groups.data) {
-    for (const g of groups.data.groups) {
-      const entry = history.current.get(g.group) ?? { at: 0, lags: [] };
-      if (entry.at !== groups.dataUpdatedAt) {
-        entry.at = groups.dataUpdatedAt;
-        entry.lags = [...entry.lags, g.totalLag].slice(-TREND_SAMPLES);
-        history.current.set(g.group, entry);
-      }
-    }
-  }
+  const history = useQuery({
+    ...trpc.consumerGroups.lagHistory.queryOptions({ minutes: TREND_MINUTES }),
+    refetchInterval: TREND_REFRESH_MS,
+  });
+  const trends = useMemo(
+    () => new Map<string, readonly LagPoint[]>((history.data?.groups ?? []).map((g) => [g.group, g.lag])),
+    [history.data],
+  );
+  const [selected, setSelected] = useState<string | null>(null);
+  const detailsId = useId();
+  const details = useRef<HTMLDivElement>(null);
+  const select = useCallback((group: string | null) => setSelected(group), []);
+  useEffect(() => {
+    if (selected !== null) details.current?.scrollIntoView({ block: "nearest" });
+  }, [selected]);
 
   if (groups.isPending) return <StatusNotice>Loading consumer groups…</StatusNotice>;
   if (groups.isError)
@@ -53,69 +48,24 @@ export function GroupList() {
       </StatusNotice>
     );
   }
+  const open = groups.data.groups.find((g) => g.group === selected);
   return (
     <div className="flex flex-col gap-4">
-      {groups.data.groups.map((g) => {
-        const state = g.coordinator
-          ? g.coordinator.live
-            ? `Kafka group, coordinated by worker ${g.coordinator.workerId}`
-            : "Kafka group, no live coordinator"
-          : "REST consumer (offsets committed over HTTP)";
-        return (
-          <Card key={g.group} title={g.group} description={state}>
-            <div className="flex flex-col gap-4">
-              <dl className="grid gap-3 text-sm sm:grid-cols-4">
-                <div>
-                  <dt className="text-muted">Protocol</dt>
-                  <dd>
-                    <Badge tone="accent">{g.protocol === "kafka" ? "Kafka" : "REST"}</Badge>
-                  </dd>
-                </div>
-                <div>
-                  <dt className="text-muted">Lag</dt>
-                  <dd className="tabular-nums">{g.totalLag.toLocaleString("en")} records</dd>
-                </div>
-                <div>
-                  <dt className="text-muted">Oldest unread</dt>
-                  <dd className="tabular-nums">{humanDuration(g.maxLagMs)}</dd>
-                </div>
-                <div>
-                  <dt className="text-muted">Last commit</dt>
-                  <dd>{g.lastCommitAt ? new Date(g.lastCommitAt).toLocaleString("en") : "never"}</dd>
-                </div>
-              </dl>
-              <p className="text-sm text-muted">{trendOf(history.current.get(g.group)?.lags ?? [])}</p>
-              <GroupMembers group={g} />
-              {g.topics.map((t) => {
-                const maxLagMs = t.partitions.reduce((n, p) => Math.max(n, p.lagMs ?? 0), 0);
-                const label = lagRiskLabel(lagRisk(maxLagMs, t.deleteRetentionMs));
-                return (
-                  <section
-                    key={t.topic}
-                    aria-label={`${g.group} on ${t.topic}`}
-                    className="flex flex-col gap-2"
-                  >
-                    <h3 className="flex flex-wrap items-center gap-2 text-sm font-semibold">
-                      <span className="font-mono">{t.topic}</span>
-                      {label ? <Badge tone="warning">{label}</Badge> : null}
-                    </h3>
-                    <PartitionPositions partitions={t.partitions} />
-                  </section>
-                );
-              })}
-              <details className="rounded-md border border-line p-3">
-                <summary className="cursor-pointer text-sm font-medium">Reset offsets</summary>
-                <div className="mt-3">
-                  <ResetOffsetsForm group={g.group} topics={g.topics.map((t) => t.topic)} />
-                </div>
-              </details>
-              <div>
-                <DeleteGroupDialog group={g.group} />
-              </div>
-            </div>
-          </Card>
-        );
-      })}
+      <p className="text-sm text-muted">
+        {groups.data.groups.length.toLocaleString("en")}{" "}
+        {groups.data.groups.length === 1 ? "group" : "groups"}. Open one by its name for its members,
+        positions, lag over the last hour, offset resets and deletion.
+      </p>
+      <GroupTable
+        groups={groups.data.groups}
+        trends={trends}
+        selected={selected}
+        detailsId={detailsId}
+        onSelect={select}
+      />
+      <div id={detailsId} ref={details}>
+        {open ? <GroupDetail group={open} trend={trends.get(open.group) ?? []} /> : null}
+      </div>
     </div>
   );
 }

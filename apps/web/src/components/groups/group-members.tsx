@@ -1,13 +1,15 @@
-import type { AppRouter } from "@lastword/api";
-import type { inferRouterOutputs } from "@trpc/server";
-import { Badge } from "../ui/badge";
-import { DataTable } from "../ui/data-table";
+"use client";
 
-type ListedGroup = inferRouterOutputs<AppRouter>["consumerGroups"]["list"]["groups"][number];
+import { type ColumnDef, getCoreRowModel, useReactTable } from "@tanstack/react-table";
+import { useMemo } from "react";
+import { Badge } from "../ui/badge";
+import { VirtualTable } from "../ui/virtual-table";
+import type { ListedGroup } from "./listed-group";
+
 type Membership = NonNullable<ListedGroup["membership"]>;
 type Member = Membership["members"][number];
 
-const STATE_LABELS: Record<Membership["state"], string> = {
+export const STATE_LABELS: Record<Membership["state"], string> = {
   Empty: "Empty (no members)",
   PreparingRebalance: "Preparing rebalance",
   CompletingRebalance: "Completing rebalance",
@@ -34,6 +36,59 @@ function AssignedPartitions({ state, member }: { state: Membership["state"]; mem
         </li>
       ))}
     </ul>
+  );
+}
+
+/** A group's members (TanStack Table, only the rows in view drawn: a group may have thousands). */
+function MemberTable({ group, membership }: { group: string; membership: Membership }) {
+  const columns = useMemo<ColumnDef<Member>[]>(
+    () => [
+      {
+        id: "member",
+        header: "Member",
+        cell: (c) => (
+          <>
+            {c.row.original.memberId}
+            {c.row.original.memberId === membership.leaderId ? (
+              <span className="ml-2">
+                <Badge>Leader</Badge>
+              </span>
+            ) : null}
+          </>
+        ),
+      },
+      { id: "instance", header: "group.instance.id", cell: (c) => c.row.original.groupInstanceId ?? "—" },
+      { id: "client", header: "Client id", cell: (c) => c.row.original.clientId },
+      { id: "host", header: "Client host", cell: (c) => c.row.original.clientHost },
+      {
+        id: "partitions",
+        header: "Assigned partitions",
+        cell: (c) => <AssignedPartitions state={membership.state} member={c.row.original} />,
+      },
+    ],
+    [membership],
+  );
+  const table = useReactTable({
+    data: membership.members,
+    columns,
+    getCoreRowModel: getCoreRowModel(),
+    getRowId: (m) => m.memberId,
+  });
+  return (
+    <VirtualTable
+      table={table}
+      label={`Members of ${group}`}
+      rowHeader="member"
+      stacked
+      frameClassName="max-h-96 text-xs"
+      cellClassName={(column) =>
+        column === "member"
+          ? "min-w-48 font-mono font-normal break-all"
+          : column === "partitions"
+            ? ""
+            : "font-mono whitespace-nowrap"
+      }
+    />
   );
 }
 
@@ -68,32 +123,7 @@ export function GroupMembers({ group }: { group: ListedGroup }) {
           </div>
         ))}
       </dl>
-      {m.members.length > 0 ? (
-        <DataTable
-          label={`Members of ${group.group}`}
-          titles={["Member", "group.instance.id", "Client id", "Client host", "Assigned partitions"]}
-          size="xs"
-        >
-          {m.members.map((member) => (
-            <tr key={member.memberId} className="border-b border-line align-top last:border-0">
-              <th scope="row" className="min-w-48 py-2 pr-4 font-mono font-normal break-all">
-                {member.memberId}
-                {member.memberId === m.leaderId ? (
-                  <span className="ml-2">
-                    <Badge>Leader</Badge>
-                  </span>
-                ) : null}
-              </th>
-              <td className="py-2 pr-4 font-mono">{member.groupInstanceId ?? "—"}</td>
-              <td className="py-2 pr-4 font-mono whitespace-nowrap">{member.clientId}</td>
-              <td className="py-2 pr-4 font-mono whitespace-nowrap">{member.clientHost}</td>
-              <td className="py-2">
-                <AssignedPartitions state={m.state} member={member} />
-              </td>
-            </tr>
-          ))}
-        </DataTable>
-      ) : null}
+      {m.members.length > 0 ? <MemberTable group={group.group} membership={m} /> : null}
     </div>
   );
 }

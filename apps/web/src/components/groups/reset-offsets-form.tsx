@@ -1,11 +1,12 @@
 "use client";
 
 import { useMutation, useQueryClient } from "@tanstack/react-query";
-import { type FormEvent, useState } from "react";
+import { useState } from "react";
 import { useTRPC } from "@/lib/trpc";
 import { Button } from "../ui/button";
 import { DataTable } from "../ui/data-table";
 import { SelectField, TextField } from "../ui/field";
+import { Form } from "../ui/form";
 import { ErrorNotice, StatusNotice } from "../ui/notice";
 
 type Target = "earliest" | "latest" | "timestamp" | "offset";
@@ -70,10 +71,7 @@ export function ResetOffsetsForm({ group, topics }: { group: string; topics: rea
     }
   };
 
-  const onSubmit = (event: FormEvent<HTMLFormElement>) => {
-    event.preventDefault();
-    void run(true);
-  };
+  const onSubmit = () => void run(true);
   // A change to what the reset does voids the preview: "Apply" commits only what was previewed.
   const edit = <T,>(setter: (value: T) => void, value: T) => {
     setter(value);
@@ -81,12 +79,7 @@ export function ResetOffsetsForm({ group, topics }: { group: string; topics: rea
   };
 
   return (
-    <form
-      aria-label={`Reset offsets of ${group}`}
-      noValidate
-      onSubmit={onSubmit}
-      className="flex flex-col gap-3"
-    >
+    <Form aria-label={`Reset offsets of ${group}`} onSubmit={onSubmit} className="flex flex-col gap-3">
       <div className="grid items-end gap-3 sm:grid-cols-2 lg:grid-cols-4">
         <SelectField label="Topic" value={topic} onChange={(e) => edit(setTopic, e.target.value)}>
           {topics.map((t) => (
@@ -152,6 +145,6 @@ export function ResetOffsetsForm({ group, topics }: { group: string; topics: rea
           ))}
         </DataTable>
       ) : null}
-    </form>
+    </Form>
   );
 }

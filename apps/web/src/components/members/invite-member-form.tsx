@@ -1,12 +1,14 @@
 "use client";
 
 import { useConsoleAccess } from "@/lib/console-access";
-import { onSubmit, useInput } from "@/lib/form-state";
+import { emailAddress, filled } from "@/lib/field-checks";
+import { useFieldChecks, useInput } from "@/lib/form-state";
 import { ASSIGNABLE_ROLES, type AssignableRole } from "@/lib/member-roles";
 import { useRefreshingMutation } from "@/lib/refreshing-mutation";
 import { useTRPC } from "@/lib/trpc";
 import { Card } from "../ui/card";
 import { SelectField, TextField } from "../ui/field";
+import { Form } from "../ui/form";
 import { ErrorNotice, StatusNotice } from "../ui/notice";
 import { SubmitButton } from "../ui/submit-button";
 import { InvitationLink } from "./invitation-link";
@@ -26,18 +28,24 @@ function InviteForm() {
   const trpc = useTRPC();
   const email = useInput("");
   const role = useInput<AssignableRole>("developer");
+  const checks = useFieldChecks({
+    email: [email.value, [filled("Enter the email address of the person to invite."), emailAddress]],
+  });
   const invite = useRefreshingMutation(trpc.members.invite.mutationOptions(), {
     refresh: [trpc.members.list.queryKey()],
-    reset: () => email.set(""),
+    reset: () => {
+      email.set("");
+      checks.reset();
+    },
   });
-  const submit = onSubmit(() => invite.mutate({ email: email.value, role: role.value }));
+  const submit = checks.guard(() => invite.mutate({ email: email.value, role: role.value }));
   return (
     <Card
       title="Invite a member"
       description="Lastword sends no invitation email: pass the link on. It is shown once, here, and valid for 7 days. An address has one pending invitation at a time: to send a new link, revoke the pending one first."
     >
-      <form aria-label="Invite a member" onSubmit={submit} className="grid gap-4 sm:grid-cols-2">
-        <TextField label="Email" type="email" required {...email.bind} />
+      <Form aria-label="Invite a member" onSubmit={submit} className="grid gap-4 sm:grid-cols-2">
+        <TextField label="Email" type="email" required error={checks.errors.email} {...email.bind} />
         <SelectField label="Role" {...role.bind} options={ASSIGNABLE_ROLES} />
         <div className="flex flex-col gap-3 sm:col-span-2">
           {invite.isError ? <ErrorNotice>{invite.error.message}</ErrorNotice> : null}
@@ -54,7 +62,7 @@ function InviteForm() {
             <SubmitButton label="Send invitation" pendingLabel="Inviting…" pending={invite.isPending} />
           </div>
         </div>
-      </form>
+      </Form>
     </Card>
   );
 }

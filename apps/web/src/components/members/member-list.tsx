@@ -6,7 +6,6 @@ import { ASSIGNABLE_ROLES, type AssignableRole, isAssignableRole } from "@/lib/m
 import { useTRPC } from "@/lib/trpc";
 import { Badge } from "../ui/badge";
 import { Card } from "../ui/card";
-import { ColumnHeads } from "../ui/column-heads";
 import { DataTable } from "../ui/data-table";
 import { ErrorNotice, StatusNotice } from "../ui/notice";
 import { RowAction } from "../ui/row-action";
@@ -37,7 +36,8 @@ export function MemberList() {
       <Card title="People">
         <DataTable
           label="Members"
-          head={<ColumnHeads titles={["Name", "Email", "Role", "Joined", "Actions"]} srOnly={["Actions"]} />}
+          titles={["Name", "Email", "Role", "Joined", "Actions"]}
+          srOnly={["Actions"]}
         >
           {members.data.members.map((member) => (
             <tr key={member.id} className="border-b border-line last:border-0">

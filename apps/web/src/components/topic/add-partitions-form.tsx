@@ -1,11 +1,12 @@
 "use client";
 
 import { MAX_PARTITIONS_PER_TOPIC, PARTITIONS_FROZEN_EXPLANATION } from "@lastword/api/topic-rules";
-import { type FormEvent, useId, useState } from "react";
+import { useId, useState } from "react";
 import { useRefreshingMutation } from "@/lib/refreshing-mutation";
 import { useTRPC } from "@/lib/trpc";
 import { Button } from "../ui/button";
 import { TextField } from "../ui/field";
+import { Form } from "../ui/form";
 import { ErrorNotice } from "../ui/notice";
 import { SubmitButton } from "../ui/submit-button";
 
@@ -59,16 +60,15 @@ function AddPartitionsForm({ topic, partitions }: AddPartitionsProps) {
   const add = useRefreshingMutation(trpc.topics.addPartitions.mutationOptions(), {
     refresh: [trpc.topics.get.queryKey({ topic }), trpc.topics.list.pathKey()],
   });
-  const submit = (event: FormEvent<HTMLFormElement>) => {
-    event.preventDefault();
+  const submit = () => {
     const found = countProblem(count, partitions);
     setProblem(found);
     if (found === null) add.mutate({ topic, count: Number(count), force: false });
     else add.reset();
+    return found === null;
   };
   return (
-    // noValidate: the count is checked here, in our words, not by the browser's tooltip.
-    <form aria-label="Add partitions" noValidate onSubmit={submit} className="flex flex-col gap-3">
+    <Form aria-label="Add partitions" onSubmit={submit} className="flex flex-col gap-3">
       <TextField
         label="New partition count"
         type="number"
@@ -94,6 +94,6 @@ function AddPartitionsForm({ topic, partitions }: AddPartitionsProps) {
           variant="secondary"
         />
       </div>
-    </form>
+    </Form>
   );
 }

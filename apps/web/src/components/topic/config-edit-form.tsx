@@ -3,12 +3,14 @@
 import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
 import { configValueText } from "@/lib/config-units";
-import { onSubmit } from "@/lib/form-state";
+import { filled } from "@/lib/field-checks";
+import { useFieldChecks } from "@/lib/form-state";
 import { configField, type FieldInput, toInput, toRaw } from "@/lib/topic-config-form";
 import { useTRPC } from "@/lib/trpc";
 import { ConfigValueInput } from "../topics/config-value-input";
 import { Button } from "../ui/button";
 import { Field, SelectField } from "../ui/field";
+import { Form } from "../ui/form";
 import { ErrorNotice } from "../ui/notice";
 import { ConfigChangeSummary } from "./config-change-summary";
 import type { ConfigEntry } from "./config-entry";
@@ -47,22 +49,30 @@ export function ConfigEditForm({ topic, entries }: { topic: string; entries: rea
     }),
   );
 
+  const raw = rawOf(name, input);
+  const field = configField(name);
+  // A config the wizard knows has its own input (units, "no limit"); any other is typed as Kafka's text.
+  const checks = useFieldChecks({
+    value: [
+      input.amount,
+      field ? [] : [filled(`Type the new value of ${name}, or reset it to its default.`)],
+    ],
+  });
   const choose = (next: string) => {
     setName(next);
     setInput(inputFor(next, entries.find((entry) => entry.name === next)?.value ?? ""));
     alter.reset();
+    checks.reset();
   };
-  const raw = rawOf(name, input);
   const run = (action: Action) => {
     if (action.kind === "reset") alter.mutate({ topic, reset: [name] });
     else alter.mutate({ topic, set: { [name]: raw }, validateOnly: action.validateOnly });
   };
-  const submit = onSubmit(() => run({ kind: "set", validateOnly: false }));
-  const field = configField(name);
+  const submit = checks.guard(() => run({ kind: "set", validateOnly: false }));
   const fallback = current?.default ? `Default: ${configValueText(name, current.default)}.` : "";
 
   return (
-    <form
+    <Form
       aria-label="Change a config"
       onSubmit={submit}
       className="mt-6 flex flex-col gap-4 border-t border-line pt-4"
@@ -77,6 +87,7 @@ export function ConfigEditForm({ topic, entries }: { topic: string; entries: rea
         />
         <Field
           label="New value"
+          error={checks.errors.value}
           hint={`${raw === "" ? "" : `Sends ${name}=${raw}. `}${fallback}`}
           control={(links) => (
             <div className="flex flex-wrap items-center gap-2">
@@ -110,7 +121,7 @@ export function ConfigEditForm({ topic, entries }: { topic: string; entries: rea
         <Button
           variant="secondary"
           disabled={alter.isPending}
-          onClick={() => run({ kind: "set", validateOnly: true })}
+          onClick={checks.guard(() => run({ kind: "set", validateOnly: true }))}
         >
           Check without saving
         </Button>
@@ -122,6 +133,6 @@ export function ConfigEditForm({ topic, entries }: { topic: string; entries: rea
           Reset to default
         </Button>
       </div>
-    </form>
+    </Form>
   );
 }

@@ -1,6 +1,16 @@
 "use client";
 
+import type { AppRouter } from "@lastword/api";
 import { useQuery } from "@tanstack/react-query";
+import {
+  type ColumnDef,
+  getCoreRowModel,
+  getSortedRowModel,
+  type SortingState,
+  useReactTable,
+} from "@tanstack/react-table";
+import type { inferRouterOutputs } from "@trpc/server";
+import { useMemo, useState } from "react";
 import { formatDurationMs } from "@/lib/config-units";
 import { humanDuration } from "@/lib/human-duration";
 import { type LagRisk, lagRisk, lagRiskLabel } from "@/lib/lag-risk";
@@ -8,10 +18,12 @@ import { useTRPC } from "@/lib/trpc";
 import { PartitionPositions } from "../groups/partition-positions";
 import { Badge } from "../ui/badge";
 import { Card } from "../ui/card";
-import { DataTable } from "../ui/data-table";
 import { ErrorNotice, StatusNotice } from "../ui/notice";
+import { VirtualTable } from "../ui/virtual-table";
 
 const GROUPS_REFRESH_MS = 5_000;
+
+type TopicGroup = inferRouterOutputs<AppRouter>["consumerGroups"]["listForTopic"]["groups"][number];
 
 const riskStyle: Record<LagRisk, string> = {
   ok: "",
@@ -19,6 +31,65 @@ const riskStyle: Record<LagRisk, string> = {
   near: "font-semibold text-danger",
   past: "font-semibold text-danger",
 };
+
+/** The topic's groups (TanStack Table, only the rows in view drawn), sortable by name and lag. */
+function TopicGroupTable({ groups, deleteRetentionMs }: { groups: TopicGroup[]; deleteRetentionMs: number }) {
+  const [sorting, setSorting] = useState<SortingState>([{ id: "group", desc: false }]);
+  const columns = useMemo<ColumnDef<TopicGroup>[]>(
+    () => [
+      { id: "group", header: "Group", accessorKey: "group" },
+      { id: "lag", header: "Lag (records)", accessorKey: "totalLag" },
+      {
+        id: "lagTime",
+        header: "Lag (time)",
+        accessorKey: "maxLagMs",
+        cell: (c) => {
+          const risk = lagRisk(c.row.original.maxLagMs, deleteRetentionMs);
+          const label = lagRiskLabel(risk);
+          return (
+            <span className={riskStyle[risk]}>
+              {humanDuration(c.row.original.maxLagMs)}
+              {label ? (
+                <span className="ml-2">
+                  <Badge tone="warning">{label}</Badge>
+                </span>
+              ) : null}
+            </span>
+          );
+        },
+      },
+      {
+        id: "partitions",
+        header: "Partitions",
+        enableSorting: false,
+        cell: (c) => <PartitionPositions partitions={c.row.original.partitions} />,
+      },
+    ],
+    [deleteRetentionMs],
+  );
+  const table = useReactTable({
+    data: groups,
+    columns,
+    state: { sorting },
+    onSortingChange: setSorting,
+    getCoreRowModel: getCoreRowModel(),
+    getSortedRowModel: getSortedRowModel(),
+    getRowId: (g) => g.group,
+  });
+  return (
+    <VirtualTable
+      table={table}
+      label="Consumer groups"
+      rowHeader="group"
+      sortable
+      stacked
+      frameClassName="max-h-[60vh]"
+      cellClassName={(column) =>
+        column === "group" ? "font-mono font-medium" : column === "partitions" ? "" : "tabular-nums"
+      }
+    />
+  );
+}
 
 export function ConsumerGroups({ topic, deleteRetentionMs }: { topic: string; deleteRetentionMs: number }) {
   const trpc = useTRPC();
@@ -39,31 +110,7 @@ export function ConsumerGroups({ topic, deleteRetentionMs }: { topic: string; de
         <StatusNotice>No consumer group has committed a position on this topic yet.</StatusNotice>
       ) : null}
       {groups.data && groups.data.groups.length > 0 ? (
-        <DataTable label="Consumer groups" titles={["Group", "Lag (records)", "Lag (time)", "Partitions"]}>
-          {groups.data.groups.map((group) => {
-            const risk = lagRisk(group.maxLagMs, deleteRetentionMs);
-            const label = lagRiskLabel(risk);
-            return (
-              <tr key={group.group} className="border-b border-line last:border-0">
-                <th scope="row" className="py-2 pr-4 font-mono font-medium">
-                  {group.group}
-                </th>
-                <td className="py-2 pr-4 tabular-nums">{group.totalLag}</td>
-                <td className={`py-2 pr-4 tabular-nums ${riskStyle[risk]}`}>
-                  {humanDuration(group.maxLagMs)}
-                  {label ? (
-                    <span className="ml-2">
-                      <Badge tone="warning">{label}</Badge>
-                    </span>
-                  ) : null}
-                </td>
-                <td className="py-2">
-                  <PartitionPositions partitions={group.partitions} />
-                </td>
-              </tr>
-            );
-          })}
-        </DataTable>
+        <TopicGroupTable groups={groups.data.groups} deleteRetentionMs={deleteRetentionMs} />
       ) : null}
     </Card>
   );

@@ -1,10 +1,12 @@
 "use client";
 
-import { onSubmit, useInput } from "@/lib/form-state";
+import { filled } from "@/lib/field-checks";
+import { useFieldChecks, useInput } from "@/lib/form-state";
 import { useRefreshingMutation } from "@/lib/refreshing-mutation";
 import { useTRPC } from "@/lib/trpc";
 import { Card } from "../ui/card";
 import { TextField } from "../ui/field";
+import { Form } from "../ui/form";
 import { ErrorNotice } from "../ui/notice";
 import { SubmitButton } from "../ui/submit-button";
 
@@ -14,14 +16,15 @@ export function DeleteKeyForm({ topic }: { topic: string }) {
   const remove = useRefreshingMutation(trpc.records.deleteKey.mutationOptions(), {
     refresh: [trpc.records.read.pathKey()],
   });
-  const submit = onSubmit(() => remove.mutate({ topic, key: key.value, keyType: "string" }));
+  const checks = useFieldChecks({ key: [key.value, [filled("Type the key whose tombstone to write.")]] });
+  const submit = checks.guard(() => remove.mutate({ topic, key: key.value, keyType: "string" }));
   return (
     <Card
       title="Delete a key"
       description="Writes the key's tombstone. The cleaner removes its earlier values, then, after delete.retention.ms, the tombstone."
     >
-      <form aria-label="Delete a key" onSubmit={submit} className="flex flex-col gap-4">
-        <TextField label="Key to delete" required {...key.bind} />
+      <Form aria-label="Delete a key" onSubmit={submit} className="flex flex-col gap-4">
+        <TextField label="Key to delete" required error={checks.errors.key} {...key.bind} />
         {remove.isError ? <ErrorNotice>{remove.error.message}</ErrorNotice> : null}
         {remove.data ? (
           <p role="status" className="text-sm text-muted">
@@ -33,11 +36,10 @@ export function DeleteKeyForm({ topic }: { topic: string }) {
             label="Delete key"
             pendingLabel="Deleting…"
             pending={remove.isPending}
-            disabled={key.value === ""}
             variant="danger"
           />
         </div>
-      </form>
+      </Form>
     </Card>
   );
 }

@@ -2,11 +2,12 @@
 
 import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { useRouter } from "next/navigation";
-import { type FormEvent, useState } from "react";
+import { useState } from "react";
 import { useTRPC } from "@/lib/trpc";
 import { Button } from "../ui/button";
 import { DeleteDialog } from "../ui/delete-dialog";
 import { TextField } from "../ui/field";
+import { Form } from "../ui/form";
 import { ErrorNotice } from "../ui/notice";
 import { SubmitButton } from "../ui/submit-button";
 
@@ -63,12 +64,11 @@ function DeleteTopicForm(props: {
     }),
   );
   const matches = props.typed === props.topic;
-  const submit = (event: FormEvent<HTMLFormElement>) => {
-    event.preventDefault();
+  const submit = () => {
     if (matches) remove.mutate({ topic: props.topic });
   };
   return (
-    <form aria-label="Confirm topic deletion" onSubmit={submit} className="flex flex-col gap-4">
+    <Form aria-label="Confirm topic deletion" onSubmit={submit} className="flex flex-col gap-4">
       <TextField
         label={`Type ${props.topic} to confirm`}
         autoComplete="off"
@@ -89,6 +89,6 @@ function DeleteTopicForm(props: {
           variant="danger"
         />
       </div>
-    </form>
+    </Form>
   );
 }

@@ -1,13 +1,16 @@
 "use client";
 
 import { useQuery } from "@tanstack/react-query";
-import { type FormEvent, useState } from "react";
+import { useState } from "react";
+import { filled } from "@/lib/field-checks";
+import { useFieldChecks } from "@/lib/form-state";
 import { useTRPC } from "@/lib/trpc";
 import { Badge } from "../ui/badge";
 import { Button } from "../ui/button";
 import { Card } from "../ui/card";
 import { DataTable } from "../ui/data-table";
 import { TextField } from "../ui/field";
+import { Form } from "../ui/form";
 import { ErrorNotice, StatusNotice } from "../ui/notice";
 import { EnvelopeView } from "./envelope-view";
 
@@ -20,23 +23,25 @@ const timeFormat = new Intl.DateTimeFormat("en", { dateStyle: "short", timeStyle
 export function KeySearch({ topic }: { topic: string }) {
   const [typed, setTyped] = useState("");
   const [searched, setSearched] = useState<string | null>(null);
-  const submit = (event: FormEvent<HTMLFormElement>) => {
-    event.preventDefault();
-    setSearched(typed);
-  };
+  const checks = useFieldChecks({ key: [typed, [filled("Type the key to find.")]] });
+  const submit = checks.guard(() => setSearched(typed));
   return (
     <Card
       title="Find a key"
       description="An exact key (as text): its latest value and every version the log still holds, tombstones included."
     >
-      <form aria-label="Find a key" onSubmit={submit} className="flex flex-wrap items-end gap-4">
+      <Form aria-label="Find a key" onSubmit={submit} className="flex flex-wrap items-end gap-4">
         <div className="min-w-64 flex-1">
-          <TextField label="Key" required value={typed} onChange={(event) => setTyped(event.target.value)} />
+          <TextField
+            label="Key"
+            required
+            error={checks.errors.key}
+            value={typed}
+            onChange={(event) => setTyped(event.target.value)}
+          />
         </div>
-        <Button type="submit" disabled={typed === ""}>
-          Find key
-        </Button>
-      </form>
+        <Button type="submit">Find key</Button>
+      </Form>
       <div className="mt-4">
         {searched === null ? (
           <StatusNotice>Type a key to see its value and its versions.</StatusNotice>

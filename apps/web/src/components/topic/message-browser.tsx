@@ -1,13 +1,14 @@
 "use client";
 
 import { useQueryClient } from "@tanstack/react-query";
-import { type FormEvent, useCallback, useEffect, useRef, useState } from "react";
+import { useCallback, useEffect, useRef, useState } from "react";
 import { partitionNumbers } from "@/lib/partition-numbers";
 import { type BrowsedRecord, downloadText, recordsAsCsv, recordsAsJsonLines } from "@/lib/record-export";
 import { useTRPC } from "@/lib/trpc";
 import { Button } from "../ui/button";
 import { Card } from "../ui/card";
 import { SelectField, TextField } from "../ui/field";
+import { Form } from "../ui/form";
 import { ErrorNotice, StatusNotice } from "../ui/notice";
 import { type SearchForm, type SearchInput, searchInput } from "./message-search-input";
 import { type MessageOrder, MessageTable } from "./message-table";
@@ -98,13 +99,16 @@ export function MessageBrowser(props: { topic: string; partitions: number }) {
     [queryClient, trpc],
   );
 
-  const submit = async (event: FormEvent<HTMLFormElement>) => {
-    event.preventDefault();
+  const submit = () => {
     const built = searchInput(props.topic, form);
     if ("error" in built) {
       setFormError(built.error);
-      return;
+      return false;
     }
+    void search(built.input);
+    return true;
+  };
+  const search = async (input: SearchInput) => {
     setFormError(null);
     setReadError(null);
     setFollowing(false);
@@ -112,11 +116,11 @@ export function MessageBrowser(props: { topic: string; partitions: number }) {
     setRecords([]);
     setBusy(true);
     try {
-      const answer = await run(built.input);
+      const answer = await run(input);
       setRecords(answer.records);
       setExpanded(new Set());
       setScan({
-        input: built.input,
+        input,
         ...answer,
         logStarts: new Map(answer.positions.map((p) => [p.partition, p.logStartOffset])),
       });
@@ -206,7 +210,7 @@ export function MessageBrowser(props: { topic: string; partitions: number }) {
       title="Messages"
       description="Search every partition at once, or one: by key, value, header or a JSON path, in a time range, from an offset per partition. The scan runs on the server and stops at the limit you set."
     >
-      <form aria-label="Browse messages" noValidate onSubmit={submit} className="flex flex-col gap-4">
+      <Form aria-label="Browse messages" onSubmit={submit} className="flex flex-col gap-4">
         <div className="grid items-end gap-4 sm:grid-cols-2 lg:grid-cols-4">
           <SelectField
             label="Partitions"
@@ -311,7 +315,7 @@ export function MessageBrowser(props: { topic: string; partitions: number }) {
           </Button>
         </div>
         {formError ? <ErrorNotice>{formError}</ErrorNotice> : null}
-      </form>
+      </Form>
       <div className="mt-4 flex flex-col gap-3">
         {readError ? <ErrorNotice>{readError}</ErrorNotice> : null}
         <div className="flex flex-wrap items-center gap-4 text-sm">

@@ -2,16 +2,15 @@
 
 import {
   type ColumnDef,
-  flexRender,
   getCoreRowModel,
   getSortedRowModel,
   type SortingState,
   useReactTable,
 } from "@tanstack/react-table";
-import { useVirtualizer } from "@tanstack/react-virtual";
-import { useEffect, useMemo, useRef } from "react";
+import { useMemo } from "react";
 import type { BrowsedRecord } from "@/lib/record-export";
 import { describeGap, gapsBetween } from "@/lib/record-gaps";
+import { VirtualTable } from "../ui/virtual-table";
 import { envelopeText, RecordText } from "./record-text";
 
 export type MessageOrder = "timestamp" | "offset";
@@ -31,12 +30,18 @@ const SORTS: Record<MessageOrder, SortingState> = {
   ],
 };
 
+const CELL_CLASSES: Record<string, string> = {
+  offset: "font-mono tabular-nums",
+  partition: "tabular-nums",
+  timestamp: "text-xs whitespace-nowrap text-muted",
+};
+
 export const recordId = (r: BrowsedRecord) => `${r.partition}:${r.offset}`;
 
 /**
- * The message browser's rows: TanStack Table for the columns and sorting, TanStack Virtual so only
- * the rows in view are in the DOM (a tail can hold thousands). Rows are measured as drawn, since a
- * pretty-printed or expanded value is taller than one line.
+ * The message browser's rows: TanStack Table for the columns and sorting, drawn by VirtualTable so
+ * only the rows in view are in the DOM (a tail can hold thousands; a pretty-printed or expanded
+ * value makes its row taller, which the table measures).
  */
 export function MessageTable(props: {
   records: readonly BrowsedRecord[];
@@ -122,80 +127,13 @@ export function MessageTable(props: {
     getSortedRowModel: getSortedRowModel(),
     getRowId: recordId,
   });
-  const rows = table.getRowModel().rows;
-  const scroller = useRef<HTMLDivElement>(null);
-  const virtualizer = useVirtualizer({
-    count: rows.length,
-    getScrollElement: () => scroller.current,
-    estimateSize: () => 44,
-    overscan: 12,
-    getItemKey: (index) => rows[index]?.id ?? index,
-  });
-  useEffect(() => {
-    if (props.follow && rows.length > 0) virtualizer.scrollToIndex(rows.length - 1, { align: "end" });
-  }, [props.follow, rows.length, virtualizer]);
-
-  const items = virtualizer.getVirtualItems();
-  const before = items[0]?.start ?? 0;
-  const after = virtualizer.getTotalSize() - (items.at(-1)?.end ?? 0);
   return (
-    <div ref={scroller} className="max-h-[70vh] overflow-auto rounded-md border border-line">
-      <table aria-label="Messages" aria-rowcount={rows.length + 1} className="w-full text-left text-sm">
-        <thead className="sticky top-0 z-10 bg-surface">
-          {table.getHeaderGroups().map((group) => (
-            <tr key={group.id} className="border-b border-line">
-              {group.headers.map((header) => (
-                <th
-                  key={header.id}
-                  scope="col"
-                  className="px-3 py-2 text-xs font-medium text-muted uppercase"
-                >
-                  {flexRender(header.column.columnDef.header, header.getContext())}
-                </th>
-              ))}
-            </tr>
-          ))}
-        </thead>
-        <tbody>
-          {before > 0 ? (
-            <tr>
-              <td colSpan={6} style={{ height: before }} />
-            </tr>
-          ) : null}
-          {items.map((item) => {
-            const row = rows[item.index]!;
-            return (
-              <tr
-                key={row.id}
-                data-index={item.index}
-                ref={virtualizer.measureElement}
-                aria-rowindex={item.index + 2}
-                className="border-b border-line align-top"
-              >
-                {row.getVisibleCells().map((cell) =>
-                  cell.column.id === "offset" ? (
-                    <th key={cell.id} scope="row" className="px-3 py-2 font-mono tabular-nums">
-                      {flexRender(cell.column.columnDef.cell, cell.getContext())}
-                    </th>
-                  ) : (
-                    <td
-                      key={cell.id}
-                      className={`px-3 py-2 ${cell.column.id === "timestamp" ? "text-xs whitespace-nowrap text-muted" : ""} ${cell.column.id === "partition" ? "tabular-nums" : ""}`}
-                    >
-                      {flexRender(cell.column.columnDef.cell, cell.getContext())}
-                    </td>
-                  ),
-                )}
-              </tr>
-            );
-          })}
-          {after > 0 ? (
-            <tr>
-              <td colSpan={6} style={{ height: after }} />
-            </tr>
-          ) : null}
-        </tbody>
-      </table>
-    </div>
+    <VirtualTable
+      table={table}
+      label="Messages"
+      rowHeader="offset"
+      follow={props.follow}
+      cellClassName={(column) => CELL_CLASSES[column] ?? ""}
+    />
   );
 }

@@ -1,6 +1,6 @@
 "use client";
 
-import { type ChangeEvent, type FormEvent, useState } from "react";
+import { type ChangeEvent, useState } from "react";
 import { partitionNumbers } from "@/lib/partition-numbers";
 import {
   buildDraft,
@@ -16,6 +16,7 @@ import { useRefreshingMutation } from "@/lib/refreshing-mutation";
 import { useTRPC } from "@/lib/trpc";
 import { Card } from "../ui/card";
 import { SelectField, TextAreaField, TextField } from "../ui/field";
+import { Form } from "../ui/form";
 import { ErrorNotice } from "../ui/notice";
 import { SubmitButton } from "../ui/submit-button";
 
@@ -24,7 +25,7 @@ const VALUE_HINTS: Record<RecordsMode, string> = {
   lines:
     "Each non-empty line is one record, in the value format above; all share the key, headers and timestamp.",
   "json-array":
-    "A JSON array: each element is one record's JSON value; all share the key, headers and timestamp.",
+    'A JSON array, in one of two shapes. Values: each element is one record\'s JSON value, and all share the key and headers above. Records: every element an object with "value" and optionally "key" and "headers", as in [{"key": "user-1", "value": {"plan": "pro"}, "headers": {"source": "import"}}]; a text key is read in the key format above, other JSON is a JSON key, "value": null is a tombstone, and its headers come after the ones above. The timestamp is shared.',
 };
 
 const ENCODINGS = [
@@ -54,17 +55,17 @@ export function ProduceForm({ topic, partitions }: { topic: string; partitions: 
       set(name, event.target.value as ProduceDraft[K]),
   });
 
-  const submit = (event: FormEvent<HTMLFormElement>) => {
-    event.preventDefault();
+  const submit = () => {
     const built = buildDraft(draft);
     if ("problem" in built) {
       setInvalid(built);
       // The last success line belongs to another record: it goes with the refusal.
       produce.reset();
-      return;
+      return false;
     }
     setInvalid(null);
     produce.mutate({ topic, records: built.records });
+    return true;
   };
 
   const results = produce.data?.results ?? [];
@@ -77,8 +78,7 @@ export function ProduceForm({ topic, partitions }: { topic: string; partitions: 
       title="Produce a record"
       description="Send one record or several; they are acknowledged once on disk."
     >
-      {/* noValidate: every refusal is the form's own sentence at its field, not a browser tooltip. */}
-      <form aria-label="Produce a record" noValidate onSubmit={submit} className="flex flex-col gap-4">
+      <Form aria-label="Produce a record" onSubmit={submit} className="flex flex-col gap-4">
         <div className="grid gap-4 sm:grid-cols-[2fr_1fr]">
           <TextField
             label="Key"
@@ -171,7 +171,7 @@ export function ProduceForm({ topic, partitions }: { topic: string; partitions: 
         <div>
           <SubmitButton label="Produce" pendingLabel="Producing…" pending={produce.isPending} />
         </div>
-      </form>
+      </Form>
     </Card>
   );
 }

@@ -39,7 +39,8 @@ export function RecordText(props: {
   const text = envelopeText(envelope, props.pretty);
   if (text === "") return <Badge>{part === "value" ? "Empty value" : "Empty key"}</Badge>;
   const cut = !props.expanded && text.length > SHOWN_CHARS;
-  // A key is an identifier: it wraps only at spaces, never inside a word.
+  // A key is an identifier: kept on its lines as written (never wrapped, so never broken inside a
+  // word; the table scrolls sideways for a long one). A value wraps anywhere.
   const wrap = part === "key" ? "whitespace-pre" : "whitespace-pre-wrap [overflow-wrap:anywhere]";
   return (
     <span className="flex flex-col items-start gap-1">

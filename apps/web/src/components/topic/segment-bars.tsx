@@ -1,13 +1,14 @@
 "use client";
 
 import type { RouterOutputs } from "@lastword/api";
+import * as Tooltip from "@radix-ui/react-tooltip";
 import { useQuery } from "@tanstack/react-query";
-import { useId, useState } from "react";
 import { partitionNumbers } from "@/lib/partition-numbers";
 import { formatBytes } from "@/lib/partition-stats";
 import { segmentWidths } from "@/lib/segment-widths";
 import { useTRPC } from "@/lib/trpc";
 import { Card } from "../ui/card";
+import { FLOATING_PANEL, FLOATING_PLACEMENT } from "../ui/floating-panel";
 
 type Segment = RouterOutputs["topics"]["segments"]["segments"][number];
 type SegmentState = Segment["state"];
@@ -16,6 +17,8 @@ type SegmentState = Segment["state"];
 const SEGMENTS_REFRESH_MS = 3_000;
 /** A 60-byte active segment beside a 1 GiB one must stay visible and big enough to point at. */
 const MIN_BLOCK_PERCENT = 2;
+/** Hovering along the bar shows each segment's facts without a wait; a pass by on the way elsewhere does not. */
+const TOOLTIP_DELAY_MS = 150;
 
 const STATE_STYLE: Record<SegmentState, string> = {
   clean: "bg-emerald-500 dark:bg-emerald-400",
@@ -85,8 +88,6 @@ function PartitionSegmentBar({ topic, partition }: { topic: string; partition: n
 }
 
 function SegmentBlocks({ partition, segments }: { partition: number; segments: readonly Segment[] }) {
-  const [shown, setShown] = useState<number | null>(null);
-  const tooltipId = useId();
   // An empty log (its one active segment holds 0 bytes) is an empty bar with a sliver to focus,
   // not a full one: proportional widths have no bytes to share out, and equal shares would read as full.
   const empty = segments.every((s) => s.sizeBytes === 0);
@@ -96,10 +97,11 @@ function SegmentBlocks({ partition, segments }: { partition: number; segments: r
         segments.map((s) => s.sizeBytes),
         MIN_BLOCK_PERCENT,
       );
-  const starts = widths.map((_, i) => widths.slice(0, i).reduce((sum, w) => sum + w, 0));
-  const current = shown === null ? undefined : segments[shown];
   return (
-    <>
+    // Radix Tooltip: opens on hover and keyboard focus, closes on Escape, names itself in the
+    // block's aria-describedby while open, and floats in a portal, so the bar never changes height.
+    // The facts hold nothing to click: leaving the block closes them (no hoverable content).
+    <Tooltip.Provider delayDuration={TOOLTIP_DELAY_MS} disableHoverableContent>
       <ul
         aria-label={`Partition ${partition} segments`}
         className="flex h-8 w-full rounded-sm border border-line bg-canvas"
@@ -110,34 +112,29 @@ function SegmentBlocks({ partition, segments }: { partition: number; segments: r
             style={{ width: `${widths[i]}%` }}
             className="h-full shrink-0 border-r border-surface last:border-r-0"
           >
-            <button
-              type="button"
-              data-state={segment.state}
-              aria-label={segmentLabel(segment)}
-              aria-describedby={shown === i ? tooltipId : undefined}
-              className={`block size-full focus-visible:relative focus-visible:z-10 ${STATE_STYLE[segment.state]}`}
-              onMouseEnter={() => setShown(i)}
-              onMouseLeave={() => setShown(null)}
-              onFocus={() => setShown(i)}
-              onBlur={() => setShown(null)}
-              onKeyDown={(event) => {
-                if (event.key === "Escape") setShown(null);
-              }}
-            />
+            <Tooltip.Root>
+              <Tooltip.Trigger asChild>
+                <button
+                  type="button"
+                  data-state={segment.state}
+                  aria-label={segmentLabel(segment)}
+                  className={`block size-full focus-visible:relative focus-visible:z-10 ${STATE_STYLE[segment.state]}`}
+                />
+              </Tooltip.Trigger>
+              <Tooltip.Portal>
+                <Tooltip.Content
+                  side="bottom"
+                  {...FLOATING_PLACEMENT}
+                  className={`${FLOATING_PANEL} w-72 p-3 text-xs`}
+                >
+                  <SegmentFacts segment={segment} />
+                </Tooltip.Content>
+              </Tooltip.Portal>
+            </Tooltip.Root>
           </li>
         ))}
       </ul>
-      {current && shown !== null ? (
-        <div
-          id={tooltipId}
-          role="tooltip"
-          style={{ left: `${Math.min(starts[shown] ?? 0, 60)}%` }}
-          className="pointer-events-none absolute top-full z-20 mt-1 w-72 rounded-md border border-line bg-surface p-3 text-xs shadow-lg"
-        >
-          <SegmentFacts segment={current} />
-        </div>
-      ) : null}
-    </>
+    </Tooltip.Provider>
   );
 }
 

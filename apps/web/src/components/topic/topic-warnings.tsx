@@ -3,7 +3,11 @@ interface Warning {
   message: string;
 }
 
-/** Guardrail warnings: the topic works, but a config probably does not do what was meant. */
+/**
+ * The topic's warnings, the same set the topics list shows (the API computes them in one place):
+ * the topic works, but a config, the cleaner, the erasure deadline or its keys say it may not do
+ * what was meant.
+ */
 export function TopicWarnings({ warnings }: { warnings: readonly Warning[] }) {
   if (warnings.length === 0) return null;
   return (

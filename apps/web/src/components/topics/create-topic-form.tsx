@@ -2,7 +2,7 @@
 
 import type { TopicConfigName } from "@lastword/api/topic-rules";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
-import { type FormEvent, useState } from "react";
+import { useState } from "react";
 import { CLEANUP_POLICIES, type CleanupPolicy, explainPolicy } from "@/lib/cleanup-policy";
 import {
   baseConfigs,
@@ -21,6 +21,7 @@ import { useTRPC } from "@/lib/trpc";
 import { Button } from "../ui/button";
 import { Card } from "../ui/card";
 import { SelectField, TextField } from "../ui/field";
+import { Form } from "../ui/form";
 import { ErrorNotice } from "../ui/notice";
 import { CreateTopicConfigs } from "./create-topic-configs";
 import { CreateTopicOutcome } from "./create-topic-outcome";
@@ -88,7 +89,7 @@ export function CreateTopicForm() {
     setAttempted(true);
     setRefused(null);
     const blocking = { ...topicFieldErrors(name, partitions), ...configErrors(base.configs, edits) };
-    if (Object.keys(blocking).length > 0) return;
+    if (Object.keys(blocking).length > 0) return false;
     // A preset brings its own cleanup.policy; without one the chosen policy is set explicitly.
     const configs = { ...(chosenPreset ? {} : { "cleanup.policy": policy }), ...editedConfigs(edits) };
     create.mutate({
@@ -99,10 +100,7 @@ export function CreateTopicForm() {
       validateOnly,
     });
   };
-  const submit = (event: FormEvent<HTMLFormElement>) => {
-    event.preventDefault();
-    send(false);
-  };
+  const submit = () => send(false);
   const presetHint =
     preset === CUSTOM
       ? "Choose the cleanup policy yourself."
@@ -114,8 +112,7 @@ export function CreateTopicForm() {
       title="Create a topic"
       description="You can change configs later; compacted topics keep their partition count."
     >
-      {/* noValidate: a bad name or count gets our sentence at the field, not the browser's "Please match the requested format". */}
-      <form aria-label="Create a topic" noValidate onSubmit={submit} className="grid gap-4 sm:grid-cols-2">
+      <Form aria-label="Create a topic" onSubmit={submit} className="grid gap-4 sm:grid-cols-2">
         <TextField
           label="Topic name"
           required
@@ -213,7 +210,7 @@ export function CreateTopicForm() {
             </Button>
           </div>
         </div>
-      </form>
+      </Form>
     </Card>
   );
 }

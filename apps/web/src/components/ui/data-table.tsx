@@ -8,11 +8,18 @@ const textSize = { sm: "text-sm", xs: "text-xs" } as const;
  * shows its column's title before it. The titles come from here, as nth-child rules scoped to this
  * table, so cells need no label of their own and the page renders them on the server as it is.
  */
-function stackedLabels(scope: string, titles: readonly string[], hidden: readonly string[]): string {
+export function stackedLabels(
+  scope: string,
+  titles: readonly string[],
+  hidden: readonly string[] = [],
+): string {
+  // Spacer rows (aria-hidden, a virtual table's) carry no labels.
   const rules = titles.flatMap((title, i) =>
     hidden.includes(title)
       ? []
-      : [`[data-stack="${scope}"] tr > :nth-child(${i + 1})::before{content:${JSON.stringify(title)}}`],
+      : [
+          `[data-stack="${scope}"] tr:not([aria-hidden]) > :nth-child(${i + 1})::before{content:${JSON.stringify(title)}}`,
+        ],
   );
   return `@media (width < 40rem){${rules.join("")}}`;
 }

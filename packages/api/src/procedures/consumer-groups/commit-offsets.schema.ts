@@ -14,7 +14,15 @@ export const commitOffsetsInput = z.object({
       }),
     )
     .min(1)
-    .max(10_000),
+    .max(10_000)
+    .meta({
+      example: [
+        { topic: "user-profiles", partition: 0, offset: 42 },
+        { topic: "user-profiles", partition: 1, offset: 17 },
+      ],
+    }),
 });
 
-export const commitOffsetsOutput = z.object({ group: z.string(), committed: z.number().int() });
+export const commitOffsetsOutput = z
+  .object({ group: z.string(), committed: z.number().int() })
+  .meta({ example: { group: "billing-service", committed: 2 } });

@@ -16,12 +16,31 @@ const partitionLagSchema = z.object({
   lagMs: z.number().int().nullable().meta({ description: "Age of the next unread record; 0 when caught up" }),
 });
 
-const groupLagSchema = z.object({
-  group: z.string(),
-  partitions: z.array(partitionLagSchema),
-  totalLag: z.number().int(),
-  maxLagMs: z.number().int(),
-});
+const groupLagSchema = z
+  .object({
+    group: z.string(),
+    partitions: z.array(partitionLagSchema),
+    totalLag: z.number().int(),
+    maxLagMs: z.number().int(),
+  })
+  .meta({
+    example: {
+      group: "billing-service",
+      partitions: [
+        {
+          topic: "user-profiles",
+          partition: 0,
+          offset: 40,
+          logStartOffset: 0,
+          logEndOffset: 44,
+          lag: 4,
+          lagMs: 480_000,
+        },
+      ],
+      totalLag: 4,
+      maxLagMs: 480_000,
+    },
+  });
 
 export const groupLagInput = z.object({ group: groupNameSchema });
 export const groupLagOutput = groupLagSchema;
@@ -29,8 +48,13 @@ export const groupLagOutput = groupLagSchema;
 export const resetOffsetsInput = z.object({
   group: groupNameSchema,
   topic: topicNameSchema,
-  to: z.enum(["earliest", "latest", "timestamp", "offset"]),
-  timestamp: z.number().int().min(0).optional().meta({ description: "Epoch ms, for to=timestamp" }),
+  to: z.enum(["earliest", "latest", "timestamp", "offset"]).meta({ example: "timestamp" }),
+  timestamp: z
+    .number()
+    .int()
+    .min(0)
+    .optional()
+    .meta({ description: "Epoch ms, for to=timestamp", example: 1767605400000 }),
   offset: z
     .number()
     .int()
@@ -38,26 +62,37 @@ export const resetOffsetsInput = z.object({
     .optional()
     .meta({ description: "For to=offset: every named partition moves there, kept within its log" }),
   partitions: z.array(z.number().int().min(0)).min(1).optional().meta({ description: "Default: all" }),
-  dryRun: z.boolean().optional().meta({ description: "Answer the new positions without committing them" }),
+  dryRun: z
+    .boolean()
+    .optional()
+    .meta({ description: "Answer the new positions without committing them", example: true }),
 });
 
-export const resetOffsetsOutput = z.object({
-  group: z.string(),
-  dryRun: z.boolean(),
-  offsets: z.array(
-    z.object({
-      topic: z.string(),
-      partition: z.number().int(),
-      offset: z.number().int(),
-      previousOffset: z
-        .number()
-        .int()
-        .nullable()
-        .meta({ description: "The committed position before; null: none" }),
-      lagAfter: z.number().int().meta({ description: "Offsets behind the log end at the new position" }),
-    }),
-  ),
-});
+export const resetOffsetsOutput = z
+  .object({
+    group: z.string(),
+    dryRun: z.boolean(),
+    offsets: z.array(
+      z.object({
+        topic: z.string(),
+        partition: z.number().int(),
+        offset: z.number().int(),
+        previousOffset: z
+          .number()
+          .int()
+          .nullable()
+          .meta({ description: "The committed position before; null: none" }),
+        lagAfter: z.number().int().meta({ description: "Offsets behind the log end at the new position" }),
+      }),
+    ),
+  })
+  .meta({
+    example: {
+      group: "billing-service",
+      dryRun: true,
+      offsets: [{ topic: "user-profiles", partition: 0, offset: 12, previousOffset: 40, lagAfter: 32 }],
+    },
+  });
 
 export const listTopicGroupsInput = z.object({ topic: topicNameSchema });
 export const listTopicGroupsOutput = z.object({ topic: z.string(), groups: z.array(groupLagSchema) });

@@ -6,13 +6,21 @@ import { headerSchema, MAX_HEADERS_PER_RECORD, problemItemSchema } from "./recor
 /** Most records one produce call may carry. */
 export const MAX_RECORDS_PER_PRODUCE = 5000;
 
-export const produceRecordSchema = z.object({
-  key: envelopeSchema.nullable().optional().meta({ description: "null or absent: no key" }),
-  value: envelopeSchema.nullable().optional().meta({ description: "null or absent: a tombstone" }),
-  partition: z.number().int().min(0).optional().meta({ description: "Defaults to Kafka's key hash" }),
-  timestamp: z.number().int().min(0).optional().meta({ description: "Milliseconds since the epoch" }),
-  headers: z.array(headerSchema).max(MAX_HEADERS_PER_RECORD).optional(),
-});
+export const produceRecordSchema = z
+  .object({
+    key: envelopeSchema.nullable().optional().meta({ description: "null or absent: no key" }),
+    value: envelopeSchema.nullable().optional().meta({ description: "null or absent: a tombstone" }),
+    partition: z.number().int().min(0).optional().meta({ description: "Defaults to Kafka's key hash" }),
+    timestamp: z.number().int().min(0).optional().meta({ description: "Milliseconds since the epoch" }),
+    headers: z.array(headerSchema).max(MAX_HEADERS_PER_RECORD).optional(),
+  })
+  .meta({
+    example: {
+      key: { type: "string", data: "user-42" },
+      value: { type: "json", data: { plan: "pro", email: "ada@example.com" } },
+      headers: [{ key: "source", value: { type: "string", data: "billing" } }],
+    },
+  });
 
 export const produceRecordsInput = z.object({
   topic: topicNameSchema,
@@ -27,6 +35,8 @@ export const produceResultSchema = z.object({
   error: problemItemSchema.optional().meta({ description: "Present when this record was not written" }),
 });
 
-export const produceRecordsOutput = z.object({ results: z.array(produceResultSchema) });
+export const produceRecordsOutput = z
+  .object({ results: z.array(produceResultSchema) })
+  .meta({ example: { results: [{ partition: 1, offset: 42 }] } });
 
 export type ProduceResultItem = z.infer<typeof produceResultSchema>;

@@ -25,9 +25,33 @@ export const readRecordSchema = z.object({
   headers: z.array(headerSchema),
 });
 
-export const readRecordsOutput = z.object({
-  records: z.array(readRecordSchema),
-  nextOffset: z.number().int().meta({ description: "Offset to read from next; offsets may have gaps" }),
-  logStartOffset: z.number().int(),
-  logEndOffset: z.number().int(),
-});
+export const readRecordsOutput = z
+  .object({
+    records: z.array(readRecordSchema),
+    nextOffset: z.number().int().meta({ description: "Offset to read from next; offsets may have gaps" }),
+    logStartOffset: z.number().int(),
+    logEndOffset: z.number().int(),
+  })
+  .meta({
+    example: {
+      records: [
+        {
+          offset: 41,
+          timestamp: 1767605400000,
+          key: { type: "string", data: "user-42" },
+          value: { type: "json", data: { plan: "pro", email: "ada@example.com" } },
+          headers: [{ key: "source", value: { type: "string", data: "billing" } }],
+        },
+        {
+          offset: 43,
+          timestamp: 1767605460000,
+          key: { type: "string", data: "user-7" },
+          value: null,
+          headers: [],
+        },
+      ],
+      nextOffset: 44,
+      logStartOffset: 0,
+      logEndOffset: 44,
+    },
+  });

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { groupLagSeriesSchema } from "../consumer-groups/group-lag-history.schema";
 import { topicNameSchema } from "./topic.schema";
 
 export const topicHistoryInput = z.object({
@@ -27,10 +28,5 @@ export const topicHistoryOutput = z.object({
         .meta({ description: "Records served to readers (REST and Kafka) in the minute" }),
     }),
   ),
-  groups: z.array(
-    z.object({
-      group: z.string(),
-      lag: z.array(z.object({ at: z.string(), records: z.number() })),
-    }),
-  ),
+  groups: z.array(groupLagSeriesSchema),
 });

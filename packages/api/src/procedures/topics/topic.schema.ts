@@ -31,19 +31,44 @@ export const configValuesSchema = z
   .record(z.string().max(64), z.union([z.string().max(256), z.number()]))
   .meta({ description: 'Kafka topic configs, e.g. {"cleanup.policy":"compact"}' });
 
-export const topicSummarySchema = z.object({
-  id: z.string(),
-  name: z.string(),
-  partitions: z.number().int(),
-  cleanupPolicy: z.string(),
-  configs: z
-    .record(z.string(), z.string())
-    .meta({ description: "Configs set explicitly; the rest are defaults" }),
-  createdAt: z.string().meta({ description: "RFC 3339" }),
-});
+export const topicSummarySchema = z
+  .object({
+    id: z.string(),
+    name: z.string(),
+    partitions: z.number().int(),
+    cleanupPolicy: z.string(),
+    configs: z
+      .record(z.string(), z.string())
+      .meta({ description: "Configs set explicitly; the rest are defaults" }),
+    createdAt: z.string().meta({ description: "RFC 3339" }),
+  })
+  .meta({
+    example: {
+      id: "cm5topic0000user0profiles01",
+      name: "user-profiles",
+      partitions: 3,
+      cleanupPolicy: "compact",
+      configs: { "cleanup.policy": "compact", "max.compaction.lag.ms": "1296000000" },
+      createdAt: "2026-01-05T09:30:00.000Z",
+    },
+  });
 
 export type TopicSummary = z.infer<typeof topicSummarySchema>;
 
 export const topicPathSchema = z.object({ topic: topicNameSchema });
 
-export const warningSchema = z.object({ code: z.string(), message: z.string() });
+export const warningSchema = z
+  .object({
+    code: z.string().meta({
+      description:
+        "RETENTION_BELOW_SEGMENT_MS, RETENTION_BYTES_PER_PARTITION, PARTITIONS_UNCLEANABLE, ERASURE_DEADLINE_MISSED, KEYS_LOOK_UNIQUE; DELETE_TO_COMPACT on a config change",
+    }),
+    message: z.string(),
+  })
+  .meta({
+    example: {
+      code: "RETENTION_BYTES_PER_PARTITION",
+      message:
+        "retention.bytes applies per partition: this topic may keep up to 3000000000 bytes (3 × 1000000000).",
+    },
+  });
