@@ -43,6 +43,8 @@ export interface CleanableLog {
   scheduleFileDeletion(paths: string[]): void;
   /** Each live idempotent producer's last batch, by its last offset: kept even when emptied. */
   producerLastBatchEnds(): ReadonlyMap<number, number>;
+  /** Makes an evicted segment local again (the pass reads segment files). */
+  fetchBack(segment: Segment): Promise<void>;
 }
 
 export interface CleanableStats {
@@ -194,6 +196,11 @@ export class LogCleaner {
     return this.passes.run(() => this.pass(options.force ?? false));
   }
 
+  /** Runs `fn` while no pass runs (evicting a segment must not pull a file from under a pass). */
+  exclusive<T>(fn: () => Promise<T>): Promise<T> {
+    return this.passes.run(fn);
+  }
+
   private async pass(force: boolean): Promise<CleanResult> {
     const startedAtMs = this.log.clock.now();
     const wallStart = performance.now();
@@ -210,6 +217,13 @@ export class LogCleaner {
       return result;
     }
     result.trigger = due ?? "forced";
+    // The pass reads every closed segment below the uncleanable offset: evicted ones come back
+    // first (the remote tier's copies are replaced by the cleaned segments once uploaded again).
+    for (const segment of [...this.log.segmentObjects]) {
+      if (segment.remote !== null && segment.baseOffset < range.firstUncleanableOffset) {
+        await this.log.fetchBack(segment);
+      }
+    }
     const run = new CleaningPass(this.log, range, startedAtMs, result);
     try {
       const next = await run.execute();
