@@ -1,6 +1,7 @@
 import type { CleanPartitionPayload, RetainPartitionPayload } from "@lastword/jobs";
 import type { CleanResult, Clock } from "@lastword/logstore";
 import type { TombstoneAudit } from "../erasure/tombstone-audit";
+import type { FaultPoint } from "../fault-points";
 import type { PartitionHost } from "../hosting/partition-host";
 import type { Logger } from "../logger";
 import type { WorkerMetrics } from "../metrics/metrics";
@@ -18,6 +19,10 @@ export interface CleanerPassesOptions {
   logger: Logger;
   /** The worker's clock (the one its logs read): pass times, backoff and audit removal times. */
   clock: Clock;
+  /** A pass or retention changed the partition's segment files (object storage follows them). */
+  filesChanged?: (partitionId: string) => void;
+  /** Tests only: crash points (fault-points.ts). */
+  fault?: (point: FaultPoint) => void;
 }
 
 /**
@@ -60,6 +65,10 @@ export class CleanerPasses {
       );
       return "failed";
     }
+    if (result.segmentsWritten > 0) {
+      this.#o.fault?.("after-clean-before-upload");
+      this.#o.filesChanged?.(job.partitionId);
+    }
     // Tombstones the pass swapped out (an aborted pass reports those of the groups it did swap).
     audit.removed(slot.audited, runId, result.removedTombstones, new Date(clock.now()));
     const status = await runs.finish(runId, result, dirtyRatioAfter);
@@ -81,6 +90,7 @@ export class CleanerPasses {
     if (!slot || slot.epoch !== job.epoch) return "moved";
     const result = await this.#o.host.background(job.partitionId, (log) => log.applyRetention());
     if (result.deleted.length) {
+      this.#o.filesChanged?.(job.partitionId);
       this.#o.logger.info(
         {
           partitionId: job.partitionId,

@@ -1,5 +1,6 @@
 import type pg from "pg";
 import { boundedPool } from "../ownership/bounded-pool";
+import { parseSegmentObjectStats, type SegmentObjectStats } from "./segment-objects";
 
 const MANIFEST_TIMEOUT_MS = 5_000;
 
@@ -14,12 +15,18 @@ export interface ManifestRow {
   baseOffset: number;
   lastOffset: number;
   epoch: number;
+  /** A segment row's bookkeeping (segment-objects.ts); null on commit rows. */
+  stats: SegmentObjectStats | null;
+  /** When the row was committed (the database's clock). */
+  createdAtMs: number;
 }
 
 /** What the manifest says about one partition: its durable end and the rows up to it, in offset order. */
 export interface PartitionManifest {
   /** Null until a worker first opened the partition with an object store. */
   durableEndOffset: number | null;
+  /** Offsets below are gone (retention, deleteRecords); null: from the first row on. */
+  durableStartOffset: number | null;
   rows: ManifestRow[];
 }
 
@@ -50,29 +57,7 @@ export class ManifestRepository {
   }
 
   async load(partitionId: string): Promise<PartitionManifest> {
-    const partition = await this.#pool.query<{ end: string | null }>(
-      `SELECT "durableEndOffset" AS "end" FROM "Partition" WHERE "id" = $1`,
-      [partitionId],
-    );
-    const end = partition.rows[0]?.end ?? null;
-    const rows = await this.#pool.query<Record<keyof ManifestRow, string>>(
-      `SELECT "kind", "objectKey", "position", "byteSize", "sha256", "baseOffset", "lastOffset", "epoch"
-       FROM "PartitionObject" WHERE "partitionId" = $1 ORDER BY "baseOffset"`,
-      [partitionId],
-    );
-    return {
-      durableEndOffset: end === null ? null : Number(end),
-      rows: rows.rows.map((row) => ({
-        kind: row.kind as ManifestRow["kind"],
-        objectKey: row.objectKey,
-        position: Number(row.position),
-        byteSize: Number(row.byteSize),
-        sha256: row.sha256,
-        baseOffset: Number(row.baseOffset),
-        lastOffset: Number(row.lastOffset),
-        epoch: Number(row.epoch),
-      })),
-    };
+    return loadManifest(this.#pool, partitionId);
   }
 
   /**
@@ -164,4 +149,45 @@ export class ManifestRepository {
   close(): Promise<void> {
     return this.#pool.end();
   }
+}
+
+/** A partition's manifest as of one read (`client` may be a transaction's, its rows then locked by it). */
+export async function loadManifest(
+  client: Pick<pg.Pool, "query">,
+  partitionId: string,
+  lock = false,
+): Promise<PartitionManifest> {
+  const partition = await client.query<{ end: string | null; start: string | null }>(
+    `SELECT "durableEndOffset" AS "end", "durableStartOffset" AS "start" FROM "Partition" WHERE "id" = $1`,
+    [partitionId],
+  );
+  const end = partition.rows[0]?.end ?? null;
+  const start = partition.rows[0]?.start ?? null;
+  const rows = await client.query<
+    Record<Exclude<keyof ManifestRow, "stats" | "createdAtMs">, string> & {
+      stats: unknown;
+      createdAt: Date;
+    }
+  >(
+    `SELECT "kind", "objectKey", "position", "byteSize", "sha256", "baseOffset", "lastOffset", "epoch",
+            "stats", "createdAt"
+     FROM "PartitionObject" WHERE "partitionId" = $1 ORDER BY "baseOffset"${lock ? " FOR UPDATE" : ""}`,
+    [partitionId],
+  );
+  return {
+    durableEndOffset: end === null ? null : Number(end),
+    durableStartOffset: start === null ? null : Number(start),
+    rows: rows.rows.map((row) => ({
+      kind: row.kind as ManifestRow["kind"],
+      objectKey: row.objectKey,
+      position: Number(row.position),
+      byteSize: Number(row.byteSize),
+      sha256: row.sha256,
+      baseOffset: Number(row.baseOffset),
+      lastOffset: Number(row.lastOffset),
+      epoch: Number(row.epoch),
+      stats: row.kind === "segment" ? parseSegmentObjectStats(row.stats) : null,
+      createdAtMs: row.createdAt.getTime(),
+    })),
+  };
 }

@@ -23,7 +23,7 @@ export function visibleUpTo(log: HostedLog, end: number): HostedLog {
   if (end >= log.logEndOffset) return log;
   const readBatches: HostedLog["readBatches"] = async (from, options) => {
     if (from >= end) return { bytes: Buffer.alloc(0), nextOffset: from };
-    return trimmed(await log.readBatches(from, options), end);
+    return batchesBefore(await log.readBatches(from, options), end);
   };
   const read: HostedLog["read"] = async (from, options) => {
     if (from >= end) return [];
@@ -43,9 +43,13 @@ export function visibleUpTo(log: HostedLog, end: number): HostedLog {
   });
 }
 
-/** The batches of `read` that start below `end` (commits end on batch boundaries). */
-function trimmed(read: BatchRead, end: number): BatchRead {
+/**
+ * The whole batches of `read` that start below `end` (commits end on batch boundaries, and so do
+ * segments): what a read past a committed end or a segment's end may keep.
+ */
+export function batchesBefore(read: BatchRead, end: number): BatchRead {
   const { bytes } = read;
+  if (read.nextOffset <= end) return read;
   let pos = 0;
   while (pos < bytes.length) {
     const header = readBatchHeader(bytes, pos);

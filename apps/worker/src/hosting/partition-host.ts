@@ -131,13 +131,16 @@ export class PartitionHost {
     else await durability.window.durable(partitionId, slot.epoch, endOffset);
   }
 
-  /** Background work that changes files (a cleaner pass, retention): fenced like a write, not waited on at close. */
+  /**
+   * Background work that changes files (a cleaner pass, retention, object-storage tiering): fenced
+   * like a write, one at a time per partition, not waited on at close.
+   */
   background<T>(partitionId: string, fn: (log: HostedLog) => Promise<T>): Promise<T> {
     const slot = this.#require(partitionId);
-    return slot.use(async (log) => {
+    return slot.exclusive(async (log) => {
       await this.#fence(slot, "background");
       return fn(log);
-    }, "background");
+    });
   }
 
   /** True while the database answered the last lease renewal or fencing check (false during an outage). */

@@ -35,6 +35,8 @@ export class PartitionSlot {
   #inflight = 0;
   #drained: (() => void)[] = [];
   #lifecycle: Promise<void> = Promise.resolve();
+  /** Background work that changes files, one at a time (see `exclusive`). */
+  #exclusive: Promise<unknown> = Promise.resolve();
   readonly #openLog: (options: Omit<OpenLogOptions, "clock">) => Promise<HostedLog>;
   readonly #workerId: string;
 
@@ -113,6 +115,20 @@ export class PartitionSlot {
       this.#inflight--;
       if (this.#inflight === 0) for (const resolve of this.#drained.splice(0)) resolve();
     }
+  }
+
+  /**
+   * Runs background work that changes the partition's files (a cleaner pass, retention, moving
+   * segments to and from object storage) after the one before it finished: they read files the
+   * others replace, and the manifest follows the files only if they take turns.
+   */
+  exclusive<T>(fn: (log: HostedLog) => Promise<T>): Promise<T> {
+    const run = this.#exclusive.then(
+      () => this.use(fn, "background"),
+      () => this.use(fn, "background"),
+    );
+    this.#exclusive = run.catch(() => undefined);
+    return run;
   }
 
   /** Reopens the log with a changed topic config (the config passed to open is the one in force). */

@@ -1,0 +1,28 @@
+-- AlterTable
+ALTER TABLE "Partition" ADD COLUMN     "durableStartOffset" BIGINT;
+
+-- AlterTable
+ALTER TABLE "PartitionObject" ADD COLUMN     "stats" JSONB;
+
+-- CreateTable
+CREATE TABLE "SupersededObject" (
+    "id" BIGSERIAL NOT NULL,
+    "objectKey" TEXT NOT NULL,
+    "partitionId" TEXT NOT NULL,
+    "reason" TEXT NOT NULL,
+    "sha256" TEXT NOT NULL,
+    "supersededAt" TIMESTAMP(3) NOT NULL DEFAULT CURRENT_TIMESTAMP,
+    "deletedAt" TIMESTAMP(3),
+
+    CONSTRAINT "SupersededObject_pkey" PRIMARY KEY ("id")
+);
+
+-- CreateIndex
+CREATE INDEX "SupersededObject_deletedAt_supersededAt_idx" ON "SupersededObject"("deletedAt", "supersededAt");
+
+-- CreateIndex
+CREATE INDEX "SupersededObject_partitionId_idx" ON "SupersededObject"("partitionId");
+
+-- CreateIndex
+CREATE INDEX "SupersededObject_objectKey_idx" ON "SupersededObject"("objectKey");
+
