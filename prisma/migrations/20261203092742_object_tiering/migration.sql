@@ -2,7 +2,8 @@
 ALTER TABLE "Partition" ADD COLUMN     "durableStartOffset" BIGINT;
 
 -- AlterTable
-ALTER TABLE "PartitionObject" ADD COLUMN     "stats" JSONB;
+ALTER TABLE "PartitionObject" ADD COLUMN     "startsSegment" BOOLEAN NOT NULL DEFAULT false,
+ADD COLUMN     "stats" JSONB;
 
 -- CreateTable
 CREATE TABLE "SupersededObject" (

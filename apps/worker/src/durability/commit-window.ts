@@ -4,7 +4,7 @@ import type { ObjectStore } from "@lastword/object-store";
 import type { HostedLog } from "../hosting/hosted-log";
 import type { Logger } from "../logger";
 import type { CommitEntry, ManifestRepository } from "./manifest.repository";
-import { batchesBefore } from "./visible-log";
+import { readBelow } from "./visible-log";
 
 /** What the window needs of a hosted partition: its lease epoch and its log while it is open. */
 export interface CommittedPartition {
@@ -52,6 +52,7 @@ interface Part {
   chunks: Buffer[];
   baseOffset: number;
   lastOffset: number;
+  startsSegment: boolean;
 }
 
 const READ_CHUNK_BYTES = 4 << 20;
@@ -251,10 +252,11 @@ export class CommitWindow {
     let from = tracked.durableEnd;
     // A row never spans two segments: one ending at a segment's end is replaced whole when that
     // segment is uploaded as one object (segment-tiering.ts). The rest goes in the next window.
-    const end = Math.min(log.logEndOffset, log.nextSegmentBase(from) ?? Number.POSITIVE_INFINITY);
+    const segmentEnd = log.nextSegmentBase(from);
+    const end = Math.min(log.logEndOffset, segmentEnd ?? Number.POSITIVE_INFINITY);
     let bytes = 0;
     while (from < end && bytes < MAX_PART_BYTES) {
-      const read = batchesBefore(await log.readBatches(from, { maxBytes: READ_CHUNK_BYTES }), end);
+      const read = readBelow(await log.readBatches(from, { maxBytes: READ_CHUNK_BYTES }), end);
       if (read.bytes.length === 0 || read.nextOffset <= from) break;
       chunks.push(read.bytes);
       bytes += read.bytes.length;
@@ -262,7 +264,14 @@ export class CommitWindow {
     }
     if (from < log.logEndOffset) this.#dirty.add(partitionId);
     if (chunks.length === 0) return null;
-    return { partitionId, tracked, chunks, baseOffset: tracked.durableEnd, lastOffset: from - 1 };
+    return {
+      partitionId,
+      tracked,
+      chunks,
+      baseOffset: tracked.durableEnd,
+      lastOffset: from - 1,
+      startsSegment: log.nextSegmentBase(tracked.durableEnd - 1) === tracked.durableEnd,
+    };
   }
 
   #assemble(parts: readonly Part[]): { key: string; entries: CommitEntry[]; body: Buffer } {
@@ -283,6 +292,7 @@ export class CommitWindow {
         position,
         byteSize,
         sha256: hash.digest("hex"),
+        startsSegment: part.startsSegment,
       });
       position += byteSize;
     }

@@ -124,6 +124,8 @@ export class DurablePartitions {
       }
       next = row.lastOffset + 1;
       if (row.kind === "commit") {
+        // The writer began a segment here: so does the rebuilt log (the one before is closed and uploaded).
+        if (row.startsSegment) flush();
         run.push(row);
         continue;
       }

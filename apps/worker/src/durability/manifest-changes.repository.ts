@@ -15,6 +15,7 @@ export interface NewManifestRow {
   baseOffset: number;
   lastOffset: number;
   stats: SegmentObjectStats | null;
+  startsSegment: boolean;
 }
 
 /** Why an object stopped being named (kept with it for the erasure evidence). */
@@ -166,11 +167,11 @@ export class ManifestChangesRepository {
     if (rows.length === 0) return;
     await client.query(
       `INSERT INTO "PartitionObject"
-         ("partitionId", "kind", "objectKey", "position", "byteSize", "sha256", "baseOffset", "lastOffset", "epoch", "stats")
+         ("partitionId", "kind", "objectKey", "position", "byteSize", "sha256", "baseOffset", "lastOffset", "epoch", "stats", "startsSegment")
        SELECT $1, i."kind"::"PartitionObjectKind", i."objectKey", i."position", i."byteSize", i."sha256",
-              i."baseOffset", i."lastOffset", $2, i."stats"
-       FROM unnest($3::text[], $4::text[], $5::bigint[], $6::int[], $7::text[], $8::bigint[], $9::bigint[], $10::jsonb[])
-         AS i("kind", "objectKey", "position", "byteSize", "sha256", "baseOffset", "lastOffset", "stats")`,
+              i."baseOffset", i."lastOffset", $2, i."stats", i."startsSegment"
+       FROM unnest($3::text[], $4::text[], $5::bigint[], $6::int[], $7::text[], $8::bigint[], $9::bigint[], $10::jsonb[], $11::bool[])
+         AS i("kind", "objectKey", "position", "byteSize", "sha256", "baseOffset", "lastOffset", "stats", "startsSegment")`,
       [
         partitionId,
         epoch,
@@ -182,6 +183,7 @@ export class ManifestChangesRepository {
         rows.map((r) => r.baseOffset),
         rows.map((r) => r.lastOffset),
         rows.map((r) => (r.stats === null ? null : JSON.stringify(r.stats))),
+        rows.map((r) => r.startsSegment),
       ],
     );
   }

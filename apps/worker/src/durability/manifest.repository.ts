@@ -17,6 +17,8 @@ export interface ManifestRow {
   epoch: number;
   /** A segment row's bookkeeping (segment-objects.ts); null on commit rows. */
   stats: SegmentObjectStats | null;
+  /** The row begins where its writer began a segment. */
+  startsSegment: boolean;
   /** When the row was committed (the database's clock). */
   createdAtMs: number;
 }
@@ -39,6 +41,8 @@ export interface CommitEntry {
   position: number;
   byteSize: number;
   sha256: string;
+  /** The entry begins where the writer began a segment. */
+  startsSegment: boolean;
 }
 
 /**
@@ -86,8 +90,8 @@ export class ManifestRepository {
     const result = await this.#pool.query<{ partitionId: string }>({
       name: "lastword_manifest_commit",
       text: `WITH input AS (
-               SELECT * FROM unnest($3::text[], $4::int[], $5::bigint[], $6::bigint[], $7::bigint[], $8::int[], $9::text[])
-                 AS i("partitionId", "epoch", "baseOffset", "lastOffset", "position", "byteSize", "sha256")
+               SELECT * FROM unnest($3::text[], $4::int[], $5::bigint[], $6::bigint[], $7::bigint[], $8::int[], $9::text[], $10::bool[])
+                 AS i("partitionId", "epoch", "baseOffset", "lastOffset", "position", "byteSize", "sha256", "startsSegment")
              ), locked AS MATERIALIZED (
                SELECT i.* FROM "Partition" p JOIN input i ON p."id" = i."partitionId"
                WHERE p."ownerWorkerId" = $1
@@ -100,8 +104,8 @@ export class ManifestRepository {
                RETURNING i.*
              )
              INSERT INTO "PartitionObject"
-               ("partitionId", "kind", "objectKey", "position", "byteSize", "sha256", "baseOffset", "lastOffset", "epoch")
-             SELECT m."partitionId", 'commit', $2, m."position", m."byteSize", m."sha256", m."baseOffset", m."lastOffset", m."epoch"
+               ("partitionId", "kind", "objectKey", "position", "byteSize", "sha256", "baseOffset", "lastOffset", "epoch", "startsSegment")
+             SELECT m."partitionId", 'commit', $2, m."position", m."byteSize", m."sha256", m."baseOffset", m."lastOffset", m."epoch", m."startsSegment"
              FROM moved m
              RETURNING "partitionId"`,
       values: [
@@ -114,6 +118,7 @@ export class ManifestRepository {
         entries.map((e) => e.position),
         entries.map((e) => e.byteSize),
         entries.map((e) => e.sha256),
+        entries.map((e) => e.startsSegment),
       ],
     });
     return new Set(result.rows.map((row) => row.partitionId));
@@ -164,13 +169,14 @@ export async function loadManifest(
   const end = partition.rows[0]?.end ?? null;
   const start = partition.rows[0]?.start ?? null;
   const rows = await client.query<
-    Record<Exclude<keyof ManifestRow, "stats" | "createdAtMs">, string> & {
+    Record<Exclude<keyof ManifestRow, "stats" | "createdAtMs" | "startsSegment">, string> & {
       stats: unknown;
       createdAt: Date;
+      startsSegment: boolean;
     }
   >(
     `SELECT "kind", "objectKey", "position", "byteSize", "sha256", "baseOffset", "lastOffset", "epoch",
-            "stats", "createdAt"
+            "stats", "createdAt", "startsSegment"
      FROM "PartitionObject" WHERE "partitionId" = $1 ORDER BY "baseOffset"${lock ? " FOR UPDATE" : ""}`,
     [partitionId],
   );
@@ -188,6 +194,7 @@ export async function loadManifest(
       epoch: Number(row.epoch),
       stats: row.kind === "segment" ? parseSegmentObjectStats(row.stats) : null,
       createdAtMs: row.createdAt.getTime(),
+      startsSegment: row.startsSegment,
     })),
   };
 }

@@ -20,7 +20,7 @@ import {
   segmentObjectKey,
   tailObjectKey,
 } from "./segment-objects";
-import { batchesBefore } from "./visible-log";
+import { readBelow } from "./visible-log";
 
 export interface SegmentTieringOptions {
   store: ObjectStore;
@@ -257,6 +257,7 @@ export class SegmentTiering {
           baseOffset: segment.baseOffset,
           lastOffset: rangeEnd,
           stats,
+          startsSegment: true,
         },
       ],
       reason: replaced.some((r) => r.kind === "segment") ? "cleaner" : "upload",
@@ -330,6 +331,7 @@ export class SegmentTiering {
           baseOffset: first.baseOffset,
           lastOffset: last.lastOffset,
           stats: null,
+          startsSegment: first.startsSegment,
         },
       ],
       reason: "consolidation",
@@ -417,7 +419,7 @@ async function rowBytes(log: HostedLog, rows: readonly ManifestRow[]): Promise<B
     const chunks: Buffer[] = [];
     let from = row.baseOffset;
     while (from <= row.lastOffset) {
-      const read = batchesBefore(await log.readBatches(from, { maxBytes: row.byteSize }), row.lastOffset + 1);
+      const read = readBelow(await log.readBatches(from, { maxBytes: row.byteSize }), row.lastOffset + 1);
       if (read.bytes.length === 0) break;
       chunks.push(read.bytes);
       from = read.nextOffset;

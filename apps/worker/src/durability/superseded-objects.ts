@@ -13,7 +13,7 @@ export interface SupersededObjectsOptions {
    * the change (a rebuild, a fetch of an evicted segment) may still be reading it.
    */
   graceMs?: number;
-  /** How often a pass runs (default 10 s). */
+  /** How often a pass runs (default 10 s, or the grace period when shorter, but at least 100 ms). */
   intervalMs?: number;
   /** Tests only: crash points (fault-points.ts). */
   fault?: (point: FaultPoint) => void;
@@ -35,7 +35,8 @@ export class SupersededObjects {
   constructor(options: SupersededObjectsOptions) {
     this.#o = options;
     this.#graceMs = options.graceMs ?? 5 * 60_000;
-    this.#intervalMs = options.intervalMs ?? 10_000;
+    // A short grace (tests, or an operator who wants objects gone fast) is not held up by the pass interval.
+    this.#intervalMs = options.intervalMs ?? Math.min(10_000, Math.max(100, this.#graceMs));
   }
 
   start(): void {
