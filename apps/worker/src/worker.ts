@@ -40,7 +40,7 @@ import { PartitionStatsRepository } from "./metrics/partition-stats.repository";
 import { FenceRepository } from "./ownership/fence.repository";
 import { LeaseRepository } from "./ownership/lease.repository";
 import { OwnershipLoop } from "./ownership/ownership";
-import { removeOrphanedPartitions } from "./ownership/partition-janitor";
+import { removeOrphanedPartitions, removeStaleCopies } from "./ownership/partition-janitor";
 import { WorkerRegistry } from "./ownership/worker-registry";
 import { ShutdownSequence } from "./shutdown";
 
@@ -90,6 +90,11 @@ export interface WorkerConfig {
    * grace, every 10 min), segment tiering and the superseded objects' grace (durability/).
    */
   objectTimings?: ObjectStorageTimings;
+  /**
+   * With an object store: an erasure rewrites only the segments whose key filter may hold the key
+   * (default); false makes it request a pass over the whole partition, as without a store.
+   */
+  erasureKeyFilters?: boolean;
 }
 
 export interface SchedulingConfig {
@@ -135,6 +140,7 @@ export async function startWorker(config: WorkerConfig): Promise<RunningWorker> 
         store: config.objectStore,
         databaseUrl: config.databaseUrl,
         workerId: id,
+        liveWithinMs: 2 * leaseTtlMs,
         logger,
         clock,
         host: () => host,
@@ -189,6 +195,24 @@ export async function startWorker(config: WorkerConfig): Promise<RunningWorker> 
           lastCleanAt: passes.lastCleanAt,
           requestClean: (partitionId, epoch) => cleaner.requestClean(partitionId, epoch),
           logger,
+          ...(objects && {
+            objects: objects.evidence,
+            ...(config.erasureKeyFilters !== false && {
+              targeted: async (slot, log, key, belowOffset) =>
+                passes.purge({
+                  partitionId: slot.partitionId,
+                  epoch: slot.epoch,
+                  key,
+                  belowOffset,
+                  bases: await objects.evidence.candidates(
+                    slot.partitionId,
+                    key,
+                    belowOffset,
+                    await log.segments(),
+                  ),
+                }),
+            }),
+          }),
         }),
       })
     : null;
@@ -249,6 +273,7 @@ export async function startWorker(config: WorkerConfig): Promise<RunningWorker> 
     housekeeping: async () => {
       objects?.sweeper.maybeSweep();
       await removeOrphanedPartitions(config.dataDir, prisma, logger);
+      if (objects) await removeStaleCopies(config.dataDir, prisma, id, logger);
       await rowExpiry.runIfDue();
     },
     housekeepingIntervalMs: config.housekeepingIntervalMs ?? 30_000,

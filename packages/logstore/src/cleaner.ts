@@ -59,7 +59,7 @@ export interface CleanableStats {
 }
 
 /** Why a pass ran; "forced" when only `force` made it run. */
-export type CleanTrigger = "dirty-ratio" | "max-compaction-lag" | "delete-horizon" | "forced";
+export type CleanTrigger = "dirty-ratio" | "max-compaction-lag" | "delete-horizon" | "forced" | "targeted";
 
 export interface CleanResult {
   cleaned: boolean;
@@ -194,6 +194,44 @@ export class LogCleaner {
   /** One pass when due (or whenever `force`); passes on one log never overlap. */
   clean(options: { force?: boolean } = {}): Promise<CleanResult> {
     return this.passes.run(() => this.pass(options.force ?? false));
+  }
+
+  /**
+   * A targeted rewrite (beyond Kafka, for erasure): the closed segments at `baseOffsets` that lie
+   * below the uncleanable offset (min.compaction.lag.ms holds) and start below `belowOffset` are
+   * rewritten without the records of `key` below `belowOffset` — what a round would remove for
+   * that key — and what a round always removes there (tombstones past their horizon, keyless
+   * records). Evicted ones are fetched back first. The dirty offset does not move; horizons it
+   * stamps are kept in the checkpoint so their pass becomes due.
+   */
+  purge(key: Buffer, belowOffset: number, baseOffsets: readonly number[]): Promise<CleanResult> {
+    return this.passes.run(async () => {
+      const startedAtMs = this.log.clock.now();
+      const wallStart = performance.now();
+      const range = this.range(startedAtMs);
+      const result = emptyResult(range, startedAtMs);
+      if (this.log.isClosed || !this.log.config.cleanupPolicy.compact) return result;
+      const bases = new Set(baseOffsets.filter((base) => base < belowOffset));
+      for (const segment of [...this.log.segmentObjects]) {
+        if (segment.remote !== null && bases.has(segment.baseOffset)) await this.log.fetchBack(segment);
+      }
+      result.trigger = "targeted";
+      const run = new CleaningPass(this.log, range, startedAtMs, result, { key, offset: belowOffset, bases });
+      try {
+        await run.execute();
+        result.cleaned = result.segmentsWritten > 0;
+      } catch (error) {
+        if (!(error instanceof PassAborted)) throw error;
+        result.abortedReason = error.message;
+      } finally {
+        this.keepHorizon(range.firstDirtyOffset, run.earliestDeleteHorizonMs);
+        if (this.checkpoint && !this.log.isClosed) writeCleanerCheckpoint(this.log.dir, this.checkpoint);
+        if (result.segmentsWritten > 0 && !this.log.isClosed) this.log.checkpointTombstoneCounts();
+        result.durationMs = performance.now() - wallStart;
+        result.recopyPercent = (100 * result.bytesWritten) / Math.max(result.bytesRead, 1);
+      }
+      return result;
+    });
   }
 
   /** Runs `fn` while no pass runs (evicting a segment must not pull a file from under a pass). */

@@ -638,6 +638,19 @@ export class PartitionLog {
     this.pendingDeletes.set(timer, paths);
   }
 
+  /**
+   * Unlinks retired `.deleted` files now instead of after file.delete.delay.ms. Nothing reads them
+   * (their descriptors closed when they were retired; reads hold no file across awaits): the delay
+   * is Kafka's, kept by default, and an erasure that must prove old bytes gone need not wait for it.
+   */
+  deleteRetiredFiles(): void {
+    for (const [timer, paths] of this.pendingDeletes) {
+      clearTimeout(timer);
+      unlinkAll(paths);
+    }
+    this.pendingDeletes.clear();
+  }
+
   /** The cleaner's view of this log now (Kafka's cleanable range, dirty ratio and compaction delay). */
   cleanableStats(): CleanableStats {
     this.assertOpen();
@@ -648,6 +661,15 @@ export class PartitionLog {
   async clean(options: { force?: boolean } = {}): Promise<CleanResult> {
     this.assertOpen();
     return this.cleaner.clean(options);
+  }
+
+  /**
+   * Rewrites the closed segments at `baseOffsets` without the records of `key` below `belowOffset`
+   * (an erasure's targeted rewrite; cleaner.ts `purge`).
+   */
+  async purgeKey(key: Buffer, belowOffset: number, baseOffsets: readonly number[]): Promise<CleanResult> {
+    this.assertOpen();
+    return this.cleaner.purge(key, belowOffset, baseOffsets);
   }
 
   /** Earliest time a pass becomes due without new writes (max lag, min lag, a delete horizon), or null. */

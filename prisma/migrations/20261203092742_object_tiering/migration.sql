@@ -12,6 +12,8 @@ CREATE TABLE "SupersededObject" (
     "partitionId" TEXT NOT NULL,
     "reason" TEXT NOT NULL,
     "sha256" TEXT NOT NULL,
+    "baseOffset" BIGINT NOT NULL,
+    "lastOffset" BIGINT NOT NULL,
     "supersededAt" TIMESTAMP(3) NOT NULL DEFAULT CURRENT_TIMESTAMP,
     "deletedAt" TIMESTAMP(3),
 
@@ -27,3 +29,15 @@ CREATE INDEX "SupersededObject_partitionId_idx" ON "SupersededObject"("partition
 -- CreateIndex
 CREATE INDEX "SupersededObject_objectKey_idx" ON "SupersededObject"("objectKey");
 
+
+-- CreateTable
+CREATE TABLE "PartitionCache" (
+    "partitionId" TEXT NOT NULL,
+    "workerId" TEXT NOT NULL,
+    "openedAt" TIMESTAMP(3) NOT NULL DEFAULT CURRENT_TIMESTAMP,
+
+    CONSTRAINT "PartitionCache_pkey" PRIMARY KEY ("partitionId","workerId")
+);
+
+-- AddForeignKey
+ALTER TABLE "PartitionCache" ADD CONSTRAINT "PartitionCache_partitionId_fkey" FOREIGN KEY ("partitionId") REFERENCES "Partition"("id") ON DELETE CASCADE ON UPDATE CASCADE;

@@ -10,6 +10,15 @@ import type { CleanerRunRepository } from "./cleaner-run.repository";
 
 export type PassOutcome = "moved" | "held" | "completed" | "skipped" | "aborted" | "failed";
 
+/** A targeted rewrite for one erasure tombstone: the segments that may hold the key, below it. */
+export interface PurgeJob {
+  partitionId: string;
+  epoch: number;
+  key: Buffer;
+  belowOffset: number;
+  bases: readonly number[];
+}
+
 export interface CleanerPassesOptions {
   host: PartitionHost;
   health: CleanerHealthBook;
@@ -81,6 +90,40 @@ export class CleanerPasses {
     logger.info(
       { partitionId: job.partitionId, reason: job.reason, status, ...summary(result) },
       "cleaner pass",
+    );
+    return status;
+  }
+
+  /**
+   * An erasure's targeted rewrite (the log store's `purgeKey`): the segments at `bases` lose the
+   * key's records below `belowOffset`. Fenced and recorded like a pass (trigger `targeted`), its
+   * removed tombstones audited, and object storage told the files changed.
+   */
+  async purge(job: PurgeJob): Promise<PassOutcome> {
+    const { host, runs, audit, metrics, logger, clock } = this.#o;
+    const slot = host.slot(job.partitionId);
+    if (!slot || slot.epoch !== job.epoch) return "moved";
+    const runId = await runs.start(job.partitionId);
+    const started = performance.now();
+    let result: CleanResult;
+    try {
+      result = await host.background(job.partitionId, (log) =>
+        log.purgeKey(job.key, job.belowOffset, job.bases),
+      );
+    } catch (error) {
+      const message = error instanceof Error ? error.message : String(error);
+      await runs.fail(runId, message, performance.now() - started);
+      logger.error({ partitionId: job.partitionId, err: error }, "targeted rewrite failed");
+      return "failed";
+    }
+    if (result.segmentsWritten > 0) this.#o.filesChanged?.(job.partitionId);
+    audit.removed(slot.audited, runId, result.removedTombstones, new Date(clock.now()));
+    const status = await runs.finish(runId, result, null);
+    if (status === "completed") this.lastCleanAt.set(job.partitionId, clock.now());
+    metrics.cleanerPasses.inc({ status });
+    logger.info(
+      { partitionId: job.partitionId, status, segments: job.bases.length, ...summary(result) },
+      "targeted rewrite",
     );
     return status;
   }

@@ -14,7 +14,7 @@ import { decodeSegmentRef, remoteEntryOf, SNAPSHOT_SUFFIX } from "./segment-obje
 
 export interface DurablePartitionsOptions {
   store: ObjectStore;
-  manifest: Pick<ManifestRepository, "load" | "start">;
+  manifest: Pick<ManifestRepository, "load" | "start" | "registerCache" | "forgetCache">;
   window: CommitWindow;
   logger: Logger;
 }
@@ -58,6 +58,8 @@ export class DurablePartitions {
     // A reopen (config change) at the same epoch: the log and the window already agree.
     if (window.tracks(partitionId, epoch)) return openLog(opening);
     const state = await manifest.load(partitionId);
+    // Before anything is laid down: an erasure's proof then knows this disk may hold the partition.
+    await manifest.registerCache(partitionId);
     // Read before the slot records its own epoch: the epoch of whoever last wrote this directory.
     const localEpoch = LeaderEpochHistory.load(options.dir).latestEpoch;
     let log = await openLog(opening).catch((error: unknown) => {
@@ -103,6 +105,16 @@ export class DurablePartitions {
     });
     const epochs = LeaderEpochHistory.load(dir);
     for (const row of state.rows) epochs.assign(row.epoch, row.baseOffset);
+  }
+
+  /**
+   * Removes this worker's copy of a partition another worker took over (with an object store the
+   * disk is only a cache; the bucket and the new owner's disk hold the partition), unless another
+   * owner's epoch is in the directory (a data directory shared between workers: it is theirs now).
+   */
+  async evictCopy(partitionId: string, dir: string, ours: boolean): Promise<void> {
+    if (ours) await rm(dir, { recursive: true, force: true });
+    await this.#options.manifest.forgetCache(partitionId);
   }
 
   /**

@@ -23,6 +23,23 @@ export type SupersedeReason = "upload" | "consolidation" | "cleaner" | "retentio
 
 export type ChangeOutcome = "done" | "fenced" | "conflict";
 
+/** A superseded object, deleted or not (`deletedAt`). */
+export interface SupersededRow {
+  objectKey: string;
+  sha256: string;
+  baseOffset: number;
+  lastOffset: number;
+  reason: string;
+  deletedAt: Date | null;
+}
+
+/** A worker whose disk may hold a copy of a partition; null heartbeat: the worker row is gone. */
+export interface CopyRow {
+  workerId: string;
+  heartbeatAt: Date | null;
+  stoppedAt: Date | null;
+}
+
 /** An object whose grace period passed and that no row names any more: it may be deleted. */
 export interface DueObject {
   objectKey: string;
@@ -130,6 +147,43 @@ export class ManifestChangesRepository {
     );
   }
 
+  /**
+   * Objects the manifest stopped naming for the partition that held offsets below `below`: every
+   * one not yet deleted, and those deleted that were superseded since `since`.
+   */
+  async supersededBelow(partitionId: string, below: number, since: Date): Promise<SupersededRow[]> {
+    const result = await this.#pool.query<{
+      objectKey: string;
+      sha256: string;
+      baseOffset: string;
+      lastOffset: string;
+      reason: string;
+      deletedAt: Date | null;
+    }>(
+      `SELECT "objectKey", "sha256", "baseOffset", "lastOffset", "reason", "deletedAt"
+       FROM "SupersededObject"
+       WHERE "partitionId" = $1 AND "baseOffset" < $2 AND ("deletedAt" IS NULL OR "supersededAt" >= $3)
+       ORDER BY "baseOffset", "supersededAt"`,
+      [partitionId, Number.isFinite(below) ? below : Number.MAX_SAFE_INTEGER, since],
+    );
+    return result.rows.map((row) => ({
+      ...row,
+      baseOffset: Number(row.baseOffset),
+      lastOffset: Number(row.lastOffset),
+    }));
+  }
+
+  /** The workers whose disk may hold a copy of the partition, with when each was last heard of. */
+  async copiesOf(partitionId: string): Promise<CopyRow[]> {
+    const result = await this.#pool.query<CopyRow>(
+      `SELECT c."workerId", w."heartbeatAt", w."stoppedAt"
+       FROM "PartitionCache" c LEFT JOIN "Worker" w ON w."id" = c."workerId"
+       WHERE c."partitionId" = $1 ORDER BY c."workerId"`,
+      [partitionId],
+    );
+    return result.rows;
+  }
+
   close(): Promise<void> {
     return this.#pool.end();
   }
@@ -211,8 +265,15 @@ async function supersede(
 ): Promise<void> {
   if (rows.length === 0) return;
   await client.query(
-    `INSERT INTO "SupersededObject" ("objectKey", "partitionId", "reason", "sha256")
-     SELECT k, $1, $2, h FROM unnest($3::text[], $4::text[]) AS i(k, h)`,
-    [partitionId, reason, rows.map((row) => row.objectKey), rows.map((row) => row.sha256)],
+    `INSERT INTO "SupersededObject" ("objectKey", "partitionId", "reason", "sha256", "baseOffset", "lastOffset")
+     SELECT k, $1, $2, h, b, l FROM unnest($3::text[], $4::text[], $5::bigint[], $6::bigint[]) AS i(k, h, b, l)`,
+    [
+      partitionId,
+      reason,
+      rows.map((row) => row.objectKey),
+      rows.map((row) => row.sha256),
+      rows.map((row) => row.baseOffset),
+      rows.map((row) => row.lastOffset),
+    ],
   );
 }

@@ -141,6 +141,23 @@ export class ManifestRepository {
     return new Map(result.rows.map((row) => [row.id, Number(row.end)]));
   }
 
+  /** Records that this worker's disk holds a copy of the partition (see PartitionCache). */
+  async registerCache(partitionId: string): Promise<void> {
+    await this.#pool.query(
+      `INSERT INTO "PartitionCache" ("partitionId", "workerId") VALUES ($1, $2)
+       ON CONFLICT ("partitionId", "workerId") DO NOTHING`,
+      [partitionId, this.#workerId],
+    );
+  }
+
+  /** Records that this worker's copy of the partition is gone. */
+  async forgetCache(partitionId: string): Promise<void> {
+    await this.#pool.query(`DELETE FROM "PartitionCache" WHERE "partitionId" = $1 AND "workerId" = $2`, [
+      partitionId,
+      this.#workerId,
+    ]);
+  }
+
   /** Which of these object keys a manifest row still names. */
   async referenced(objectKeys: readonly string[]): Promise<Set<string>> {
     if (objectKeys.length === 0) return new Set();

@@ -7,6 +7,7 @@ import { CommitWindow } from "./commit-window";
 import { DurablePartitions } from "./durable-partitions";
 import { ManifestRepository } from "./manifest.repository";
 import { ManifestChangesRepository } from "./manifest-changes.repository";
+import { ObjectEvidenceScanner } from "./object-evidence";
 import { OrphanSweeper } from "./orphan-sweeper";
 import { SegmentTiering, type SegmentTieringOptions } from "./segment-tiering";
 import { SupersededObjects } from "./superseded-objects";
@@ -23,6 +24,8 @@ export interface ObjectStorageOptions extends ObjectStorageTimings {
   store: ObjectStore;
   databaseUrl: string;
   workerId: string;
+  /** A worker heard of within this long holds its copies (an erasure waits for them to go). */
+  liveWithinMs: number;
   logger: Logger;
   clock: Clock;
   /** The worker's partitions (built after this, which it is handed to). */
@@ -43,6 +46,7 @@ export class ObjectStorage {
   readonly tiering: SegmentTiering;
   readonly superseded: SupersededObjects;
   readonly sweeper: OrphanSweeper;
+  readonly evidence: ObjectEvidenceScanner;
   readonly #store: ObjectStore;
 
   constructor(options: ObjectStorageOptions) {
@@ -83,6 +87,13 @@ export class ObjectStorage {
       ...options.superseded,
     });
     this.sweeper = new OrphanSweeper({ store, manifest: this.manifest, logger, ...options.orphanSweep });
+    this.evidence = new ObjectEvidenceScanner({
+      store,
+      manifest: this.manifest,
+      changes: this.changes,
+      workerId,
+      liveWithinMs: options.liveWithinMs,
+    });
   }
 
   /** Starts the background loops once the worker serves; partitions are synced as they open and roll. */

@@ -11,10 +11,12 @@ import type { PartitionSlot } from "../hosting/partition-slot";
 import type { Logger } from "../logger";
 import { COMMIT_PREFIX, type CommitWindow } from "./commit-window";
 import { manifestStart } from "./durable-partitions";
+import { buildKeyFilter } from "./key-filter";
 import type { ManifestRepository, ManifestRow, PartitionManifest } from "./manifest.repository";
 import type { ChangeOutcome, ManifestChangesRepository } from "./manifest-changes.repository";
 import {
   encodeSegmentRef,
+  KEY_FILTER_SUFFIX,
   type SegmentObjectStats,
   SNAPSHOT_SUFFIX,
   segmentObjectKey,
@@ -229,8 +231,11 @@ export class SegmentTiering {
     const sha256 = createHash("sha256").update(bytes).digest("hex");
     const key = segmentObjectKey(slot.partitionId, segment.baseOffset, slot.epoch, clock.now());
     const snapshot = log.producerSnapshotAt(rangeEnd + 1);
+    // Only keys matter to an erasure or a tombstone: only compacted topics get a key filter.
+    const filter = log.config.cleanupPolicy.compact ? buildKeyFilter(bytes) : null;
     await store.put(key, bytes);
     if (snapshot) await store.put(`${key}${SNAPSHOT_SUFFIX}`, snapshot);
+    if (filter) await store.put(`${key}${KEY_FILTER_SUFFIX}`, filter);
     this.#o.fault?.("before-segment-swap");
     const stats: SegmentObjectStats = {
       nextOffset: entry.nextOffset,
@@ -241,7 +246,7 @@ export class SegmentTiering {
       offsetOfMaxTimestamp: entry.offsetOfMaxTimestamp,
       largestTimestampMs: entry.largestTimestampMs,
       snapshot: snapshot !== null,
-      keyFilter: false,
+      keyFilter: filter !== null,
     };
     const replaced = rows.filter((r) => r.lastOffset >= segment.baseOffset && r.baseOffset <= rangeEnd);
     const outcome = await this.#o.changes.replaceRange(slot.partitionId, slot.epoch, {
@@ -264,7 +269,8 @@ export class SegmentTiering {
     });
     if (outcome !== "done") {
       // Never named by a row: remove at once (the orphan sweeper would, later).
-      await Promise.all([store.delete(key), store.delete(`${key}${SNAPSHOT_SUFFIX}`)]).catch(() => undefined);
+      const keys = [key, `${key}${SNAPSHOT_SUFFIX}`, `${key}${KEY_FILTER_SUFFIX}`];
+      await Promise.all(keys.map((k) => store.delete(k))).catch(() => undefined);
       if (outcome === "conflict") {
         this.#o.logger.warn(
           { partitionId: slot.partitionId, baseOffset: segment.baseOffset, rangeEnd },

@@ -58,6 +58,10 @@ export interface HostedLog {
   applyRetention(): Promise<RetentionResult>;
   /** Kafka's deleteRecords: moves the log start offset forward (POLICY_VIOLATION on compact-only topics). */
   deleteRecordsBefore(offset: number): Promise<{ logStartOffset: number }>;
+  /** An erasure's targeted rewrite: the segments at `baseOffsets` without the key's records below `belowOffset`. */
+  purgeKey(key: Buffer, belowOffset: number, baseOffsets: readonly number[]): Promise<CleanResult>;
+  /** Unlinks files retired by a pass or retention now rather than after file.delete.delay.ms. */
+  deleteRetiredFiles(): void;
   /** The base of the first segment starting after `offset` (where a commit row must end), or null. */
   nextSegmentBase(offset: number): number | null;
   /** A closed local segment's bookkeeping as the remote tier keeps it, or null. */

@@ -46,6 +46,8 @@ export class PartitionSlot {
     openLog: (options: Omit<OpenLogOptions, "clock">) => Promise<HostedLog>,
     leaseValidUntil: number,
     workerId: string,
+    /** What must finish before the directory is touched (the removal of an earlier copy). */
+    after: Promise<unknown> = Promise.resolve(),
   ) {
     this.partitionId = claim.partitionId;
     this.dir = dir;
@@ -64,7 +66,8 @@ export class PartitionSlot {
     this.leaseValidUntil = leaseValidUntil;
     this.#openLog = openLog;
     this.#workerId = workerId;
-    this.#lifecycle = this.#open();
+    const open = () => this.#open();
+    this.#lifecycle = after.then(open, open);
   }
 
   get state(): SlotState {
