@@ -199,6 +199,7 @@ export async function simulateFleet(options: FleetSimOptions): Promise<FleetSimR
         position: i * BYTES_PER_PRODUCE,
         byteSize: BYTES_PER_PRODUCE,
         sha256: SHA256,
+        startsSegment: false,
       }));
       const committed = await timed("commit", () =>
         worker.manifest.commit(commitObjectKey(worker.id), entries),

@@ -3,6 +3,7 @@ import { fileURLToPath } from "node:url";
 import { DEV_INTERNAL_SECRET } from "@lastword/dataplane/dev-secret";
 import { parseEnv } from "@lastword/db";
 import { z } from "zod";
+import { FAULT_POINTS } from "./fault-points";
 import { testFaultRuleSchema } from "./kafka/test-faults";
 
 const repoRoot = fileURLToPath(new URL("../../../", import.meta.url));
@@ -27,6 +28,10 @@ const schema = z
     AWS_SESSION_TOKEN: z.string().min(1).optional(),
     // How long appends gather before one commit object carries them all.
     WORKER_COMMIT_WINDOW_MS: z.coerce.number().int().min(1).max(1_000).default(10),
+    // How long a partition's rows stay in shared commit objects before they move to one of its own.
+    WORKER_CONSOLIDATE_AFTER_MS: z.coerce.number().int().min(0).default(30_000),
+    // How long an object the manifest stopped naming stays for readers of an older manifest.
+    WORKER_OBJECT_GRACE_MS: z.coerce.number().int().min(0).default(300_000),
     WORKER_ID: z
       .string()
       .regex(/^[A-Za-z0-9._-]{1,64}$/)
@@ -64,7 +69,7 @@ const schema = z
     LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
     // Tests only: `after-append` SIGKILLs the worker between a produce's append and its answer;
     // `before-manifest-commit` SIGKILLs it after a commit window's PUT, before its manifest commit.
-    LASTWORD_FAULT_POINT: z.enum(["after-append", "before-manifest-commit"]).optional(),
+    LASTWORD_FAULT_POINT: z.enum(FAULT_POINTS).optional(),
     // Tests only: a JSON list of Kafka listener faults, each answering one request (kafka/test-faults.ts).
     WORKER_KAFKA_TEST_FAULTS: z
       .string()

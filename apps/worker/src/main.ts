@@ -1,5 +1,6 @@
 // The worker process: `node --import tsx apps/worker/src/main.ts`. Configuration comes from env.ts only.
 import { openObjectStore, parseObjectStoreLocation } from "@lastword/object-store";
+import type { ObjectStorageTimings } from "./durability/object-storage";
 import { DEV_INTERNAL_SECRET, readWorkerEnv, type WorkerEnv } from "./env";
 import { partitionLogOpener } from "./hosting/log-opener";
 import { TestFaults } from "./kafka/test-faults";
@@ -29,7 +30,7 @@ async function main(): Promise<void> {
   const objectStore = await openConfiguredObjectStore(env);
   if (objectStore) logger.info({ kind: objectStore.kind }, "partitions are durable in object storage");
   const worker = await startWorker({
-    ...(objectStore && { objectStore, commitWindowMs: env.WORKER_COMMIT_WINDOW_MS }),
+    ...(objectStore && { objectStore, objectTimings: objectTimingsOf(env) }),
     databaseUrl: env.DATABASE_URL,
     dataDir: env.LASTWORD_DATA_DIR,
     secret: env.LASTWORD_INTERNAL_SECRET ?? DEV_INTERNAL_SECRET,
@@ -69,6 +70,14 @@ async function main(): Promise<void> {
   });
   stop = () => worker.stop();
   if (stopping) await stop().then(() => process.exit(0));
+}
+
+function objectTimingsOf(env: WorkerEnv): ObjectStorageTimings {
+  return {
+    commitWindowMs: env.WORKER_COMMIT_WINDOW_MS,
+    tiering: { consolidateAfterMs: env.WORKER_CONSOLIDATE_AFTER_MS },
+    superseded: { graceMs: env.WORKER_OBJECT_GRACE_MS },
+  };
 }
 
 function openConfiguredObjectStore(env: WorkerEnv) {

@@ -11,12 +11,10 @@ import { CleanerRunRepository } from "./cleaner/cleaner-run.repository";
 import { CleanerScheduler } from "./cleaner/cleaner-scheduler";
 import type { CleanerView } from "./dataplane/dataplane-handlers";
 import { closeServer, createDataPlaneServer, type FaultPoint, listen } from "./dataplane/dataplane-server";
-import { CommitWindow } from "./durability/commit-window";
-import { DurablePartitions } from "./durability/durable-partitions";
-import { ManifestRepository } from "./durability/manifest.repository";
-import { OrphanSweeper } from "./durability/orphan-sweeper";
+import { ObjectStorage, type ObjectStorageTimings } from "./durability/object-storage";
 import { ErasureGuard } from "./erasure/erasure-guard";
 import { TombstoneAudit } from "./erasure/tombstone-audit";
+import { crashAt } from "./fault-points";
 import type { OpenLog } from "./hosting/hosted-log";
 import { withKeyIndex } from "./hosting/indexed-log";
 import { PartitionHost } from "./hosting/partition-host";
@@ -42,7 +40,7 @@ import { PartitionStatsRepository } from "./metrics/partition-stats.repository";
 import { FenceRepository } from "./ownership/fence.repository";
 import { LeaseRepository } from "./ownership/lease.repository";
 import { OwnershipLoop } from "./ownership/ownership";
-import { removeOrphanedPartitions } from "./ownership/partition-janitor";
+import { removeOrphanedPartitions, removeStaleCopies } from "./ownership/partition-janitor";
 import { WorkerRegistry } from "./ownership/worker-registry";
 import { ShutdownSequence } from "./shutdown";
 
@@ -87,10 +85,16 @@ export interface WorkerConfig {
    * the local fsync and a partition lives only on this worker's disk. Closed by the worker at stop.
    */
   objectStore?: ObjectStore;
-  /** How long appends gather before one commit object carries them (WORKER_COMMIT_WINDOW_MS). */
-  commitWindowMs?: number;
-  /** The orphaned commit objects' sweeper (orphan-sweeper.ts; 15 min grace, every 10 min by default). */
-  orphanSweep?: { graceMs?: number; intervalMs?: number };
+  /**
+   * With an object store: the commit window (WORKER_COMMIT_WINDOW_MS), the orphan sweeper (15 min
+   * grace, every 10 min), segment tiering and the superseded objects' grace (durability/).
+   */
+  objectTimings?: ObjectStorageTimings;
+  /**
+   * With an object store: an erasure rewrites only the segments whose key filter may hold the key
+   * (default); false makes it request a pass over the whole partition, as without a store.
+   */
+  erasureKeyFilters?: boolean;
 }
 
 export interface SchedulingConfig {
@@ -131,33 +135,21 @@ export async function startWorker(config: WorkerConfig): Promise<RunningWorker> 
   const leases = new LeaseRepository(prisma, id, leaseTtlMs);
   const registry = new WorkerRegistry(prisma, id);
   const fence = new FenceRepository(config.databaseUrl, id);
-  const manifest = config.objectStore ? new ManifestRepository(config.databaseUrl, id) : null;
-  const durability =
-    config.objectStore && manifest
-      ? new DurablePartitions({
-          store: config.objectStore,
-          manifest,
-          logger,
-          window: new CommitWindow({
-            workerId: id,
-            store: config.objectStore,
-            manifest,
-            logger,
-            windowMs: config.commitWindowMs,
-            partition: (partitionId) => host.slot(partitionId),
-            fenced: (partitionId) => void host.drop(partitionId, "lease lost"),
-            ...(config.faultPoint === "before-manifest-commit" && {
-              afterUpload: () => process.kill(process.pid, "SIGKILL"),
-            }),
-          }),
-        })
-      : undefined;
-  const sweeper =
-    config.objectStore && manifest
-      ? new OrphanSweeper({ store: config.objectStore, manifest, logger, ...config.orphanSweep })
-      : null;
+  const objects = config.objectStore
+    ? new ObjectStorage({
+        store: config.objectStore,
+        databaseUrl: config.databaseUrl,
+        workerId: id,
+        liveWithinMs: 2 * leaseTtlMs,
+        logger,
+        clock,
+        host: () => host,
+        ...config.objectTimings,
+        ...(config.faultPoint && { fault: crashAt(config.faultPoint) }),
+      })
+    : null;
   const host: PartitionHost = new PartitionHost({
-    durability,
+    durability: objects?.partitions,
     dataDir: config.dataDir,
     workerId: id,
     openLog: withKeyIndex(config.openLog),
@@ -180,6 +172,8 @@ export async function startWorker(config: WorkerConfig): Promise<RunningWorker> 
     metrics,
     logger,
     clock,
+    filesChanged: (partitionId) => objects?.tiering.touch(partitionId),
+    ...(config.faultPoint && { fault: crashAt(config.faultPoint) }),
   });
   const scheduler = config.scheduling
     ? new CleanerScheduler({
@@ -202,6 +196,24 @@ export async function startWorker(config: WorkerConfig): Promise<RunningWorker> 
           completedPasses: passes.completedPasses,
           requestClean: (partitionId, epoch) => cleaner.requestClean(partitionId, epoch),
           logger,
+          ...(objects && {
+            objects: objects.evidence,
+            ...(config.erasureKeyFilters !== false && {
+              targeted: async (slot, log, key, belowOffset) =>
+                passes.purge({
+                  partitionId: slot.partitionId,
+                  epoch: slot.epoch,
+                  key,
+                  belowOffset,
+                  bases: await objects.evidence.candidates(
+                    slot.partitionId,
+                    key,
+                    belowOffset,
+                    await log.segments(),
+                  ),
+                }),
+            }),
+          }),
         }),
       })
     : null;
@@ -260,8 +272,9 @@ export async function startWorker(config: WorkerConfig): Promise<RunningWorker> 
     claimIntervalMs: config.claimIntervalMs ?? DEFAULT_CLAIM_INTERVAL_MS,
     maxClaimsPerTick: config.maxClaimsPerTick ?? 256,
     housekeeping: async () => {
-      sweeper?.maybeSweep();
+      objects?.sweeper.maybeSweep();
       await removeOrphanedPartitions(config.dataDir, prisma, logger);
+      if (objects) await removeStaleCopies(config.dataDir, prisma, id, logger);
       await rowExpiry.runIfDue();
     },
     housekeepingIntervalMs: config.housekeepingIntervalMs ?? 30_000,
@@ -270,6 +283,7 @@ export async function startWorker(config: WorkerConfig): Promise<RunningWorker> 
   await loop.tick();
   loop.start();
   scheduler?.start();
+  objects?.start(host);
   const kafkaAddress = kafka ? { ...kafka.advertised, nodeId, tls: kafka.listener.tls } : null;
   logger.info({ address, kafka: kafkaAddress, dataDir: config.dataDir, leaseTtlMs }, "worker ready");
   const parts: Parts = {
@@ -283,9 +297,7 @@ export async function startWorker(config: WorkerConfig): Promise<RunningWorker> 
     registry,
     prisma,
     fence,
-    manifest,
-    sweeper,
-    objectStore: config.objectStore ?? null,
+    objects,
     audit,
   };
   const shutdown = gracefulShutdown(parts);
@@ -311,9 +323,7 @@ interface Parts {
   registry: WorkerRegistry;
   prisma: PrismaClient;
   fence: FenceRepository;
-  manifest: ManifestRepository | null;
-  sweeper: OrphanSweeper | null;
-  objectStore: ObjectStore | null;
+  objects: ObjectStorage | null;
   audit: TombstoneAudit;
 }
 
@@ -324,6 +334,7 @@ function gracefulShutdown(parts: Parts): ShutdownSequence {
   sequence.add("stop ownership loop", () => parts.loop.stop());
   sequence.add("stop data plane", () => closeServer(parts.server));
   sequence.add("stop job workers and queues", () => parts.scheduler?.stop());
+  sequence.add("stop object storage loops", () => parts.objects?.stop());
   sequence.add("close partition logs", () => parts.host.closeAll());
   sequence.add("release leases", () => parts.leases.releaseAll().then(() => undefined));
   sequence.add("write queued audit events", () => parts.audit.stop(AUDIT_FLUSH_MS));
@@ -343,18 +354,14 @@ async function kill(parts: Omit<Parts, "leases" | "registry">): Promise<void> {
   parts.server.close();
   await parts.loop.stop();
   await parts.scheduler?.halt();
+  await parts.objects?.stop();
   await parts.host.closeAll();
   await closeConnections(parts);
 }
 
 async function closeConnections(parts: Omit<Parts, "leases" | "registry">): Promise<void> {
-  await parts.sweeper?.stop();
-  await Promise.all([
-    parts.prisma.$disconnect(),
-    parts.fence.close(),
-    parts.manifest?.close(),
-    parts.objectStore?.close(),
-  ]);
+  await parts.objects?.stop();
+  await Promise.all([parts.prisma.$disconnect(), parts.fence.close(), parts.objects?.close()]);
 }
 
 function advertise(boundAddress: string, host: string): string {

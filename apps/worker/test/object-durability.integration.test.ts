@@ -35,8 +35,8 @@ async function startMachine(name: string, options: Partial<WorkerConfig> = {}) {
     dataDir,
     objectStore: new FsObjectStore(join(root, "objects")),
     leaseTtlMs: LEASE_TTL_MS,
-    commitWindowMs: 10,
     ...options,
+    objectTimings: { commitWindowMs: 10, ...options.objectTimings },
   });
   return { worker, dataDir };
 }
@@ -74,7 +74,7 @@ const record = (key: string, value: string) => ({ key: Buffer.from(key), value: 
 
 describe("object storage as the durable home", () => {
   it("acknowledges a produce once its bytes are in an object under a committed manifest row, one object per window", async () => {
-    const { worker } = await startMachine("ack", { commitWindowMs: 100 });
+    const { worker } = await startMachine("ack", { objectTimings: { commitWindowMs: 100 } });
     const topic = await createTestTopic(harness.db.prisma, { partitions: 4 });
     await eventually("all four partitions open", 5_000, async () =>
       worker.ownedPartitions().length === 4 ? true : undefined,
@@ -147,7 +147,7 @@ describe("object storage as the durable home", () => {
 
   it("never acknowledges nor keeps an append whose owner lost its lease before the commit", async () => {
     // A long window: the lease is taken away between the local append and the commit.
-    const a = await startMachine("fenced", { commitWindowMs: 1_500 });
+    const a = await startMachine("fenced", { objectTimings: { commitWindowMs: 1_500 } });
     const { partitionId } = await createTestPartition(harness.db.prisma, {});
     await eventually("a owns the partition", 5_000, async () =>
       a.worker.ownedPartitions().includes(partitionId) ? true : undefined,
@@ -181,7 +181,7 @@ describe("object storage as the durable home", () => {
   });
 
   it("acknowledges a lastword.durability=local topic on the local fsync and uploads it with the next window", async () => {
-    const { worker } = await startMachine("relaxed", { commitWindowMs: 3_000 });
+    const { worker } = await startMachine("relaxed", { objectTimings: { commitWindowMs: 3_000 } });
     const { partitionId } = await createTestPartition(harness.db.prisma, { "lastword.durability": "local" });
     await eventually("the partition open", 5_000, async () =>
       worker.ownedPartitions().includes(partitionId) ? true : undefined,
@@ -326,7 +326,7 @@ describe("object storage as the durable home", () => {
   });
 
   it("switches a partition from local to object durability by reopening it at the same epoch, keeping its log", async () => {
-    const { worker } = await startMachine("switch", { commitWindowMs: 3_000 });
+    const { worker } = await startMachine("switch", { objectTimings: { commitWindowMs: 3_000 } });
     const { partitionId, topicId } = await createTestPartition(harness.db.prisma, {
       "lastword.durability": "local",
     });

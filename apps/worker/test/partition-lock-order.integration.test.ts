@@ -82,6 +82,7 @@ describe("one worker's multi-row Partition statements", () => {
         position: i * 100,
         byteSize: 100,
         sha256: "0".repeat(64),
+        startsSegment: false,
       };
     });
 

@@ -16,6 +16,7 @@ const segment = (
   firstTimestamp: maxTimestamp,
   maxTimestamp,
   active: false,
+  remote: false,
 });
 const policy = (p: { compact?: boolean; delete?: boolean }) => ({
   compact: p.compact ?? false,

@@ -30,6 +30,8 @@ export interface WorkerProcessOptions {
   leaseTtlMs?: number;
   /** LASTWORD_OBJECT_STORE: partitions kept in object storage (a directory: the filesystem store). */
   objectStore?: string;
+  /** Further settings (the worker's env.ts names). */
+  env?: Record<string, string>;
 }
 
 /** Starts `node --import tsx apps/worker/src/main.ts` and resolves on its "worker ready" log line. */
@@ -52,6 +54,7 @@ export function startWorkerProcess(options: WorkerProcessOptions): Promise<Worke
         : { WORKER_SCHEDULING: "on", WORKER_SCHEDULER_TICK_MS: String(options.tickMs) }),
       ...(options.leaseTtlMs === undefined ? {} : { WORKER_LEASE_TTL_MS: String(options.leaseTtlMs) }),
       ...(options.objectStore === undefined ? {} : { LASTWORD_OBJECT_STORE: options.objectStore }),
+      ...options.env,
     },
     stdio: ["ignore", "pipe", "inherit"],
   });

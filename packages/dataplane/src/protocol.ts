@@ -130,6 +130,8 @@ export const segmentInfoSchema = z.looseObject({
   firstTimestamp: z.number().int().nullable(),
   maxTimestamp: z.number().int().nullable(),
   active: z.boolean(),
+  /** Evicted from the worker's disk: its bytes are in object storage only (a worker without one says false). */
+  remote: z.boolean().default(false),
 });
 
 export const cleanerStateSchema = z.object({

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import type { AuditActor, AuditEventInput } from "./audit-chain";
-import { deadlineExtensionSchema, segmentEvidenceSchema } from "./erasure-columns";
+import { deadlineExtensionSchema, objectStoreEvidenceSchema, segmentEvidenceSchema } from "./erasure-columns";
 import { erasureStatusSchema } from "./erasure-status";
 
 // The audit events the erasure lifecycle appends to the tenant's hash chain: action → payload.
@@ -31,6 +31,7 @@ export const tombstoneEvidenceSchema = z.object({
   result: z.enum(["absent", "present"]).nullable(),
   bytesScanned: z.number().int().nonnegative(),
   segments: z.array(segmentEvidenceSchema),
+  objects: objectStoreEvidenceSchema.optional(),
 });
 export type TombstoneEvidence = z.infer<typeof tombstoneEvidenceSchema>;
 

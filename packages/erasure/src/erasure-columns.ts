@@ -51,6 +51,50 @@ export const segmentEvidenceSchema = z.object({
 });
 export type SegmentEvidence = z.infer<typeof segmentEvidenceSchema>;
 
+/** An object of the partition's manifest the scan covered: its bytes read, or its key filter consulted. */
+export const objectEvidenceSchema = z.object({
+  key: z.string().min(1),
+  baseOffset: z.number().int().nonnegative(),
+  lastOffset: z.number().int(),
+  sizeBytes: z.number().int().nonnegative(),
+  /** Of the partition's bytes in the object, as its manifest row records and the scan found them. */
+  sha256: z.string().regex(/^[0-9a-f]{64}$/),
+  /** `scanned`: its bytes were read and hashed; `filtered`: its key filter proved the key absent. */
+  check: z.enum(["scanned", "filtered"]),
+});
+export type ObjectEvidence = z.infer<typeof objectEvidenceSchema>;
+
+/** An object that held the partition's bytes below the tombstone and was deleted from the store. */
+export const deletedObjectEvidenceSchema = z.object({
+  key: z.string().min(1),
+  sha256: z.string().regex(/^[0-9a-f]{64}$/),
+  baseOffset: z.number().int().nonnegative(),
+  lastOffset: z.number().int(),
+  /** What replaced it: a cleaner pass, a targeted rewrite, retention, an upload, a consolidation. */
+  reason: z.string(),
+  deletedAt: isoTime,
+});
+export type DeletedObjectEvidence = z.infer<typeof deletedObjectEvidenceSchema>;
+
+/**
+ * A worker disk that held a copy of the partition: the owner's (scanned above), or a worker that
+ * stopped answering (unreachable: it removes the copy before it serves again).
+ */
+export const cacheEvidenceSchema = z.object({
+  workerId: z.string(),
+  state: z.enum(["owner", "unreachable"]),
+  lastHeartbeatAt: isoTime,
+});
+export type CacheEvidence = z.infer<typeof cacheEvidenceSchema>;
+
+/** With an object store: the bucket's side of the proof. */
+export const objectStoreEvidenceSchema = z.object({
+  scanned: z.array(objectEvidenceSchema),
+  deleted: z.array(deletedObjectEvidenceSchema),
+  caches: z.array(cacheEvidenceSchema),
+});
+export type ObjectStoreEvidence = z.infer<typeof objectStoreEvidenceSchema>;
+
 /** What one verification scan proved about one key in one partition (`purgeEvidence`, `expiryEvidence`). */
 export const scanEvidenceSchema = z.object({
   scannedAt: isoTime,
@@ -62,6 +106,8 @@ export const scanEvidenceSchema = z.object({
   result: z.enum(["absent", "present"]),
   segments: z.array(segmentEvidenceSchema),
   bytesScanned: z.number().int().nonnegative(),
+  /** With an object store: every object holding the partition scanned, those deleted, the disks. */
+  objects: objectStoreEvidenceSchema.optional(),
 });
 export type ScanEvidence = z.infer<typeof scanEvidenceSchema>;
 

@@ -22,6 +22,7 @@ export function tombstoneEvidence(t: TombstoneFacts, scan: ScanKind): TombstoneE
     result: evidence?.result ?? null,
     bytesScanned: evidence?.bytesScanned ?? 0,
     segments: evidence?.segments ?? [],
+    ...(evidence?.objects && { objects: evidence.objects }),
   };
 }
 

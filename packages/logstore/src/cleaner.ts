@@ -43,6 +43,8 @@ export interface CleanableLog {
   scheduleFileDeletion(paths: string[]): void;
   /** Each live idempotent producer's last batch, by its last offset: kept even when emptied. */
   producerLastBatchEnds(): ReadonlyMap<number, number>;
+  /** Makes an evicted segment local again (the pass reads segment files). */
+  fetchBack(segment: Segment): Promise<void>;
 }
 
 export interface CleanableStats {
@@ -57,7 +59,7 @@ export interface CleanableStats {
 }
 
 /** Why a pass ran; "forced" when only `force` made it run. */
-export type CleanTrigger = "dirty-ratio" | "max-compaction-lag" | "delete-horizon" | "forced";
+export type CleanTrigger = "dirty-ratio" | "max-compaction-lag" | "delete-horizon" | "forced" | "targeted";
 
 export interface CleanResult {
   cleaned: boolean;
@@ -194,6 +196,49 @@ export class LogCleaner {
     return this.passes.run(() => this.pass(options.force ?? false));
   }
 
+  /**
+   * A targeted rewrite (beyond Kafka, for erasure): the closed segments at `baseOffsets` that lie
+   * below the uncleanable offset (min.compaction.lag.ms holds) and start below `belowOffset` are
+   * rewritten without the records of `key` below `belowOffset` — what a round would remove for
+   * that key — and what a round always removes there (tombstones past their horizon, keyless
+   * records). Evicted ones are fetched back first. The dirty offset does not move; horizons it
+   * stamps are kept in the checkpoint so their pass becomes due.
+   */
+  purge(key: Buffer, belowOffset: number, baseOffsets: readonly number[]): Promise<CleanResult> {
+    return this.passes.run(async () => {
+      const startedAtMs = this.log.clock.now();
+      const wallStart = performance.now();
+      const range = this.range(startedAtMs);
+      const result = emptyResult(range, startedAtMs);
+      if (this.log.isClosed || !this.log.config.cleanupPolicy.compact) return result;
+      const bases = new Set(baseOffsets.filter((base) => base < belowOffset));
+      for (const segment of [...this.log.segmentObjects]) {
+        if (segment.remote !== null && bases.has(segment.baseOffset)) await this.log.fetchBack(segment);
+      }
+      result.trigger = "targeted";
+      const run = new CleaningPass(this.log, range, startedAtMs, result, { key, offset: belowOffset, bases });
+      try {
+        await run.execute();
+        result.cleaned = result.segmentsWritten > 0;
+      } catch (error) {
+        if (!(error instanceof PassAborted)) throw error;
+        result.abortedReason = error.message;
+      } finally {
+        this.keepHorizon(range.firstDirtyOffset, run.earliestDeleteHorizonMs);
+        if (this.checkpoint && !this.log.isClosed) writeCleanerCheckpoint(this.log.dir, this.checkpoint);
+        if (result.segmentsWritten > 0 && !this.log.isClosed) this.log.checkpointTombstoneCounts();
+        result.durationMs = performance.now() - wallStart;
+        result.recopyPercent = (100 * result.bytesWritten) / Math.max(result.bytesRead, 1);
+      }
+      return result;
+    });
+  }
+
+  /** Runs `fn` while no pass runs (evicting a segment must not pull a file from under a pass). */
+  exclusive<T>(fn: () => Promise<T>): Promise<T> {
+    return this.passes.run(fn);
+  }
+
   private async pass(force: boolean): Promise<CleanResult> {
     const startedAtMs = this.log.clock.now();
     const wallStart = performance.now();
@@ -210,6 +255,13 @@ export class LogCleaner {
       return result;
     }
     result.trigger = due ?? "forced";
+    // The pass reads every closed segment below the uncleanable offset: evicted ones come back
+    // first (the remote tier's copies are replaced by the cleaned segments once uploaded again).
+    for (const segment of [...this.log.segmentObjects]) {
+      if (segment.remote !== null && segment.baseOffset < range.firstUncleanableOffset) {
+        await this.log.fetchBack(segment);
+      }
+    }
     const run = new CleaningPass(this.log, range, startedAtMs, result);
     try {
       const next = await run.execute();

@@ -41,6 +41,16 @@ interface Carry {
 export class PassAborted extends Error {}
 
 /**
+ * A targeted rewrite instead of a round: only the segments at `bases`, each on its own, with a map
+ * holding one key at `offset` (its records below it go, as a round would remove them).
+ */
+export interface PassTarget {
+  key: Buffer;
+  offset: number;
+  bases: ReadonlySet<number>;
+}
+
+/**
  * Kafka's groupSegmentsBySize: consecutive segments whose log bytes fit `segment.bytes`, whose
  * index bytes fit `segment.index.bytes`, and whose offsets span ≤ Int.MaxValue from the group base
  * (the span is not checked for an empty candidate, KAFKA-12889). Each group becomes one segment.
@@ -100,12 +110,14 @@ export class CleaningPass {
     private readonly range: CleanableRange,
     private readonly startedAtMs: number,
     private readonly result: CleanResult,
+    private readonly target: PassTarget | null = null,
   ) {
     this.segments = [...log.segmentObjects];
   }
 
   /** Runs the round; returns the checkpoint to write. Throws PassAborted if the log changed. */
   async execute(): Promise<CleanerCheckpoint> {
+    if (this.target) return this.executeTarget(this.target);
     const { firstDirtyOffset, firstUncleanableOffset } = this.range;
     const expectedKeys = recordsOverlapping(this.segments, firstDirtyOffset, firstUncleanableOffset);
     const map = acquireOffsetMap(this.log.dedupeBufferBytes, randomInt(2 ** 31), expectedKeys);
@@ -141,6 +153,41 @@ export class CleaningPass {
         );
       }
       return { firstDirtyOffset: endOffset, earliestDeleteHorizonMs: this.counters.earliestDeleteHorizonMs };
+    } finally {
+      releaseOffsetMap(map);
+      this.tally();
+    }
+  }
+
+  /**
+   * The targeted rewrite: each chosen closed segment below the uncleanable offset is filtered on
+   * its own against a one-key map and swapped in if anything changed. The checkpoint is the one the
+   * log had: the dirty section is still the next round's.
+   */
+  private async executeTarget(target: PassTarget): Promise<CleanerCheckpoint> {
+    const { firstDirtyOffset, firstUncleanableOffset } = this.range;
+    const map = acquireOffsetMap(this.log.dedupeBufferBytes, randomInt(2 ** 31), 1);
+    try {
+      map.put(target.key, 0, target.key.length, target.offset);
+      const config = this.log.config;
+      const rule: RetainRule = {
+        map,
+        latestOffset: target.offset,
+        nowMs: this.startedAtMs,
+        newDeleteHorizonMs: Math.min(this.startedAtMs + config.deleteRetentionMs, Number.MAX_SAFE_INTEGER),
+        roundEndOffset: firstUncleanableOffset,
+        producerLastBatchEnds: this.log.producerLastBatchEnds(),
+      };
+      for (let i = 0; i + 1 < this.segments.length; i++) {
+        const segment = this.segments[i]!;
+        if (
+          !target.bases.has(segment.baseOffset) ||
+          this.segments[i + 1]!.baseOffset > firstUncleanableOffset
+        )
+          continue;
+        await this.cleanGroup([segment], rule, null, false);
+      }
+      return { firstDirtyOffset, earliestDeleteHorizonMs: this.counters.earliestDeleteHorizonMs };
     } finally {
       releaseOffsetMap(map);
       this.tally();

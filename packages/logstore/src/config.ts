@@ -19,6 +19,10 @@ export interface TopicConfig {
   cleanupPolicy: CleanupPolicy;
   retentionMs: number;
   retentionBytes: number;
+  /** Kafka's local.retention.ms: -2 = retention.ms, -1 = no limit (see localRetention). */
+  localRetentionMs: number;
+  /** Kafka's local.retention.bytes: -2 = retention.bytes, -1 = no limit (see localRetention). */
+  localRetentionBytes: number;
   segmentMs: number;
   segmentBytes: number;
   segmentJitterMs: number;
@@ -61,6 +65,8 @@ export type TopicConfigName =
   | "cleanup.policy"
   | "retention.ms"
   | "retention.bytes"
+  | "local.retention.ms"
+  | "local.retention.bytes"
   | "segment.ms"
   | "segment.bytes"
   | "segment.jitter.ms"
@@ -199,6 +205,24 @@ export const TOPIC_CONFIG_DEFINITIONS: readonly TopicConfigDefinition[] = [
     unit: "bytes",
     doc: "size a partition may reach before its oldest segments are deleted (negative = no limit); delete policy only",
     parse: longAtLeast("retention.bytes", -LONG_MAX_MS, "an integer"),
+  },
+  {
+    name: "local.retention.ms",
+    field: "localRetentionMs",
+    type: "long",
+    default: "-2",
+    unit: "ms",
+    doc: "with an object store: how long a segment stays on the worker's disk after it is uploaded (-2 = retention.ms, -1 = no limit); evicted segments are fetched back when read",
+    parse: longAtLeast("local.retention.ms", -2, "-2, -1 or ≥ 0"),
+  },
+  {
+    name: "local.retention.bytes",
+    field: "localRetentionBytes",
+    type: "long",
+    default: "-2",
+    unit: "bytes",
+    doc: "with an object store: how many bytes of uploaded segments a partition keeps on the worker's disk (-2 = retention.bytes, -1 = no limit)",
+    parse: longAtLeast("local.retention.bytes", -2, "-2, -1 or ≥ 0"),
   },
   {
     name: "segment.ms",
@@ -356,7 +380,33 @@ export function parseTopicConfig(input: Readonly<Record<string, unknown>> = {}):
       `min.compaction.lag.ms (${parsed.minCompactionLagMs}) must not be greater than max.compaction.lag.ms (${parsed.maxCompactionLagMs})`,
     );
   }
+  // Kafka's rule: the local copy may not outlive the log itself.
+  for (const [local, total, name] of [
+    [parsed.localRetentionMs, parsed.retentionMs, "ms"],
+    [parsed.localRetentionBytes, parsed.retentionBytes, "bytes"],
+  ] as const) {
+    if (total >= 0 && (local === -1 || local > total)) {
+      throw new InvalidConfigError(
+        `local.retention.${name} (${local}) must not exceed retention.${name} (${total}): the local copy cannot outlive the log`,
+      );
+    }
+  }
   return parsed;
+}
+
+/**
+ * The local-disk bounds in force for uploaded segments: local.retention.* with -2 resolved to
+ * retention.*, and any negative result meaning no limit (null).
+ */
+export function localRetention(config: TopicConfig): { ms: number | null; bytes: number | null } {
+  const resolve = (local: number, total: number) => {
+    const value = local === -2 ? total : local;
+    return value < 0 ? null : value;
+  };
+  return {
+    ms: resolve(config.localRetentionMs, config.retentionMs),
+    bytes: resolve(config.localRetentionBytes, config.retentionBytes),
+  };
 }
 
 /** The config back in Kafka's names and notation (LONG_MAX_MS printed as Long.MAX_VALUE). */

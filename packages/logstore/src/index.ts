@@ -25,6 +25,7 @@ export {
   defaultTopicConfig,
   formatTopicConfig,
   LONG_MAX_MS,
+  localRetention,
   maxSegmentMs,
   parseTopicConfig,
   TOPIC_CONFIG_DEFINITIONS,
@@ -44,7 +45,7 @@ export {
 } from "./errors";
 export type { RecoveryReport } from "./log-loader";
 export type { BatchRead } from "./log-reader";
-export { seedLog } from "./log-seed";
+export { type SeedOptions, type SeedPart, seedLog } from "./log-seed";
 export type {
   AppendOptions,
   AppendResult,
@@ -65,6 +66,7 @@ export {
   ProducerStateManager,
 } from "./producer-state";
 export type { ProducerStateRecovery } from "./producer-state-recovery";
+export type { RemoteSegmentEntry, RemoteSegmentSource } from "./remote-segments";
 export type { RetentionReason } from "./retention";
 export { storedCodec } from "./stored-compression";
 export type { TimestampAndOffset } from "./timestamp-search";

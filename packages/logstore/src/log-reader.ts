@@ -30,6 +30,11 @@ export interface ReadBounds {
   maxRecords: number;
   /** Batch bytes, as Kafka's fetch counts them; the first batch is served even when larger. */
   maxBytes: number;
+  /**
+   * A read stops at a segment whose bytes are in a remote tier only (it has no file to read);
+   * that segment is left here, so the caller can fetch it back and read on.
+   */
+  stoppedAt?: { remote: Segment | null };
 }
 
 /** Index of the last segment whose base offset is ≤ `offset` (0 when none is). */
@@ -212,6 +217,10 @@ function runRead(segments: readonly Segment[], from: number, state: ReadState): 
   for (let i = floorSegmentIndex(segments, from); i < segments.length; i++) {
     const segment = segments[i]!;
     if (segment.baseOffset >= state.bounds.endOffset) break;
+    if (segment.remote !== null) {
+      if (state.bounds.stoppedAt) state.bounds.stoppedAt.remote = segment;
+      break;
+    }
     if (!readSegment(segment, from, state)) break;
   }
   const defect = state.defect;

@@ -3,11 +3,13 @@ import { LOG_START_OFFSET_CHECKPOINT, RECOVERY_POINT_CHECKPOINT, writeCheckpoint
 import { type CleanableStats, type CleanResult, LogCleaner, validateDedupeBufferBytes } from "./cleaner";
 import { type Clock, systemClock } from "./clock";
 import { parseTopicConfig, type TopicConfig } from "./config";
-import { LogClosedError, OffsetOutOfRangeError, PolicyViolationError } from "./errors";
+import { CorruptSegmentError, LogClosedError, OffsetOutOfRangeError, PolicyViolationError } from "./errors";
 import { GroupCommit } from "./group-commit";
 import { loadLog, type RecoveryReport } from "./log-loader";
 import { type BatchRead, type ReadBounds, readBatches, readRecords } from "./log-reader";
 import { Mutex } from "./mutex";
+import { type RemoteSegmentEntry, type RemoteSegmentSource, writeRemoteSegments } from "./remote-segments";
+import { discard, fetchSegment, install } from "./segment-fetch";
 import "./native-crc32c";
 // Every codec a stored batch may use, for this process's reads, cleaner passes and appends.
 import "@lastword/record-batch/node-codecs";
@@ -32,10 +34,14 @@ import {
   ProducerStateManager,
   validateProducerAppend,
 } from "./producer-state";
-import { type ProducerStateRecovery, recoverProducerState } from "./producer-state-recovery";
-import { writeProducerSnapshot } from "./producer-state-snapshot";
+import {
+  type ProducerStateRecovery,
+  RemoteSegmentNeeded,
+  recoverProducerState,
+} from "./producer-state-recovery";
+import { readProducerSnapshotBytes, writeProducerSnapshot } from "./producer-state-snapshot";
 import { validateAppendRecords } from "./record-validation";
-import { deletableSegments, type RetentionReason, retentionRules } from "./retention";
+import { deletableSegments, largestTimestamp, type RetentionReason, retentionRules } from "./retention";
 import { drawRollJitterMs, rollReason, timeRollDueAt } from "./roll-policy";
 import { fsyncDirectory, Segment, type SegmentLimits, segmentLimits } from "./segment";
 import { storedCodec } from "./stored-compression";
@@ -64,6 +70,11 @@ export interface PartitionLogOptions {
    * else runs, so a new owner's recovery never races an append queued behind an fsync.
    */
   beforeWrite?: () => void;
+  /**
+   * Where segments evicted with `evictSegment` are fetched back from when a read, a cleaner pass
+   * or recovery needs their bytes. A log with evicted segments and no source fails those reads.
+   */
+  remote?: RemoteSegmentSource;
 }
 
 export interface AppendOptions {
@@ -109,6 +120,8 @@ export interface SegmentInfo {
   firstTimestamp: number | null;
   maxTimestamp: number | null;
   active: boolean;
+  /** The bytes are in the remote tier only (evicted); they are fetched back when read. */
+  remote: boolean;
 }
 
 export interface DeletedSegment extends SegmentInfo {
@@ -152,6 +165,9 @@ export class PartitionLog {
   private closed = false;
   private readonly cleaner: LogCleaner;
   private readonly beforeWrite: (() => void) | undefined;
+  private readonly remoteSource: RemoteSegmentSource | undefined;
+  /** Evicted segments being fetched back, so concurrent readers share one fetch. */
+  private readonly fetching = new Map<Segment, Promise<void>>();
 
   private constructor(
     options: PartitionLogOptions,
@@ -166,6 +182,7 @@ export class PartitionLog {
     this.durability = options.durability ?? "per-append";
     this.random = options.random ?? Math.random;
     this.beforeWrite = options.beforeWrite;
+    this.remoteSource = options.remote;
     this.limits = segmentLimits(config.segmentIndexBytes);
     this.segmentList = loaded.segments;
     this.startOffset = loaded.logStartOffset;
@@ -186,12 +203,25 @@ export class PartitionLog {
     const config = parseTopicConfig(options.config ?? {});
     if (options.dedupeBufferBytes !== undefined) validateDedupeBufferBytes(options.dedupeBufferBytes);
     const nowMs = (options.clock ?? systemClock).now();
-    const loaded = await loadLog(options.dir, segmentLimits(config.segmentIndexBytes), nowMs);
-    const state = new ProducerStateManager(
-      options.producerIdExpirationMs ?? DEFAULT_PRODUCER_ID_EXPIRATION_MS,
-    );
-    const recovery = recoverProducerState(options.dir, loaded.segments, state, nowMs);
-    return new PartitionLog(options, config, loaded, { state, recovery });
+    const limits = segmentLimits(config.segmentIndexBytes);
+    const loaded = await loadLog(options.dir, limits, nowMs);
+    for (;;) {
+      const state = new ProducerStateManager(
+        options.producerIdExpirationMs ?? DEFAULT_PRODUCER_ID_EXPIRATION_MS,
+      );
+      try {
+        const recovery = recoverProducerState(options.dir, loaded.segments, state, nowMs);
+        return new PartitionLog(options, config, loaded, { state, recovery });
+      } catch (error) {
+        // The producer state must be replayed from a segment that was evicted (no snapshot after
+        // it): fetch it back and start over. Each round makes one more segment local.
+        if (!(error instanceof RemoteSegmentNeeded) || !options.remote) throw error;
+        const fetched = await fetchSegment(error.segment, options.remote, limits, nowMs);
+        install(fetched);
+        loaded.segments[loaded.segments.indexOf(error.segment)] = fetched;
+        writeRemoteSegments(options.dir, remoteEntriesOf(loaded.segments));
+      }
+    }
   }
 
   get logStartOffset(): number {
@@ -346,9 +376,19 @@ export class PartitionLog {
     this.durableEndOffset = Math.max(this.durableEndOffset, end);
   }
 
-  /** Records from `fromOffset` on (first offset ≥ it), bounded by maxRecords/maxBytes. */
+  /**
+   * Records from `fromOffset` on (first offset ≥ it), bounded by maxRecords/maxBytes. A read that
+   * reaches an evicted segment within its bounds fetches it back and is made again (the batches
+   * before it are read twice, once per segment fetched: rare, and it keeps the read exact).
+   */
   async read(fromOffset: number, options: ReadOptions = {}): Promise<LogRecord[]> {
-    return readRecords(this.segmentList, fromOffset, this.readBounds(fromOffset, options));
+    for (;;) {
+      const stoppedAt = { remote: null as Segment | null };
+      const bounds = { ...this.readBounds(fromOffset, options), stoppedAt };
+      const records = readRecords(this.segmentList, fromOffset, bounds);
+      if (stoppedAt.remote === null) return records;
+      await this.fetchBack(stoppedAt.remote);
+    }
   }
 
   /**
@@ -359,7 +399,114 @@ export class PartitionLog {
   async readBatches(fromOffset: number, options: ReadBatchesOptions = {}): Promise<BatchRead> {
     const { into } = options;
     const maxBytes = into ? Math.min(options.maxBytes ?? into.length, into.length) : options.maxBytes;
-    return readBatches(this.segmentList, fromOffset, this.readBounds(fromOffset, { maxBytes }), into);
+    for (;;) {
+      const stoppedAt = { remote: null as Segment | null };
+      const bounds = { ...this.readBounds(fromOffset, { maxBytes }), stoppedAt };
+      const read = readBatches(this.segmentList, fromOffset, bounds, into);
+      if (stoppedAt.remote === null) return read;
+      await this.fetchBack(stoppedAt.remote);
+    }
+  }
+
+  /**
+   * Fetches an evicted segment's bytes back from the remote source and makes it a local segment
+   * again (concurrent callers share the fetch). The bytes are checked first (CRC of every batch,
+   * the same offsets and records as when evicted); the swap into the list is quick and under the
+   * mutex. A segment removed meanwhile (retention) is not brought back.
+   */
+  fetchBack(segment: Segment): Promise<void> {
+    let pending = this.fetching.get(segment);
+    if (pending === undefined) {
+      pending = this.fetchBackOnce(segment).finally(() => this.fetching.delete(segment));
+      this.fetching.set(segment, pending);
+    }
+    return pending;
+  }
+
+  private async fetchBackOnce(placeholder: Segment): Promise<void> {
+    this.assertOpen();
+    if (!this.remoteSource) {
+      throw new CorruptSegmentError(
+        placeholder.baseOffset,
+        0,
+        "the segment is evicted and this log has no remote source",
+      );
+    }
+    const fetched = await fetchSegment(placeholder, this.remoteSource, this.limits, this.clock.now());
+    await this.mutex.run(() => {
+      const index = this.segmentList.indexOf(placeholder);
+      if (this.closed || index < 0) {
+        discard(fetched);
+        return;
+      }
+      install(fetched);
+      this.segmentList[index] = fetched;
+      writeRemoteSegments(this.dir, remoteEntriesOf(this.segmentList));
+    });
+  }
+
+  /**
+   * Evicts a closed segment to the remote tier: its bookkeeping is recorded with `ref` (the
+   * caller's name for bytes it already keeps elsewhere, e.g. an object key), then its files are
+   * removed; reads fetch it back through the remote source. Waits for a running cleaner pass (a
+   * pass reads closed segments without the mutex). False when the segment is not a closed, local,
+   * uncorrupted segment of this log.
+   */
+  async evictSegment(baseOffset: number, ref: string): Promise<boolean> {
+    this.assertOpen();
+    return this.cleaner.exclusive(() =>
+      this.mutex.run(() => {
+        this.assertOpen();
+        const index = this.segmentList.findIndex((segment) => segment.baseOffset === baseOffset);
+        const segment = this.segmentList[index];
+        if (!segment || segment === this.activeSegment || segment.remote || segment.corruption) return false;
+        const entry = segment.remoteEntry(ref, largestTimestamp(segment));
+        const placeholder = Segment.remote(this.dir, entry, this.limits);
+        // Recorded before the files go: a crash in between finds the file, which wins at open.
+        writeRemoteSegments(this.dir, [...remoteEntriesOf(this.segmentList), entry]);
+        this.segmentList[index] = placeholder;
+        discard(segment);
+        fsyncDirectory(this.dir);
+        return true;
+      }),
+    );
+  }
+
+  /** The base offset of the first segment starting after `offset`, or null when none does. */
+  nextSegmentBase(offset: number): number | null {
+    const list = this.segmentList;
+    let low = 0;
+    let high = list.length - 1;
+    let found: number | null = null;
+    while (low <= high) {
+      const mid = (low + high) >>> 1;
+      if (list[mid]!.baseOffset > offset) {
+        found = list[mid]!.baseOffset;
+        high = mid - 1;
+      } else {
+        low = mid + 1;
+      }
+    }
+    return found;
+  }
+
+  /**
+   * The bookkeeping a remote tier keeps for a closed, local segment (what `evictSegment` records
+   * and `seedLog` lays down), naming its bytes `ref`; null for any other segment.
+   */
+  remoteEntryOf(baseOffset: number, ref: string): RemoteSegmentEntry | null {
+    const segment = this.segmentList.find((s) => s.baseOffset === baseOffset);
+    if (!segment || segment === this.activeSegment || segment.remote || segment.corruption) return null;
+    return segment.remoteEntry(ref, largestTimestamp(segment));
+  }
+
+  /**
+   * The producer-state snapshot file written when the log end was `offset` (at a roll or close),
+   * while it is still kept beside the segments; null otherwise. For a remote tier that keeps it
+   * with the segment ending there, so a log rebuilt from that tier need not replay what it evicted.
+   */
+  producerSnapshotAt(offset: number): Buffer | null {
+    return readProducerSnapshotBytes(this.dir, offset);
   }
 
   /**
@@ -495,7 +642,10 @@ export class PartitionLog {
     this.segmentList = this.segmentList.filter((segment) => !gone.has(segment));
     const firstBase = this.segmentList[0]!.baseOffset;
     if (firstBase > this.startOffset) this.setLogStartOffset(firstBase);
-    for (const segment of doomed) this.scheduleFileDeletion(segment.retire());
+    for (const segment of doomed) if (segment.remote === null) this.scheduleFileDeletion(segment.retire());
+    if (doomed.some((segment) => segment.remote !== null)) {
+      writeRemoteSegments(this.dir, remoteEntriesOf(this.segmentList));
+    }
     fsyncDirectory(this.dir);
   }
 
@@ -509,6 +659,19 @@ export class PartitionLog {
     this.pendingDeletes.set(timer, paths);
   }
 
+  /**
+   * Unlinks retired `.deleted` files now instead of after file.delete.delay.ms. Nothing reads them
+   * (their descriptors closed when they were retired; reads hold no file across awaits): the delay
+   * is Kafka's, kept by default, and an erasure that must prove old bytes gone need not wait for it.
+   */
+  deleteRetiredFiles(): void {
+    for (const [timer, paths] of this.pendingDeletes) {
+      clearTimeout(timer);
+      unlinkAll(paths);
+    }
+    this.pendingDeletes.clear();
+  }
+
   /** The cleaner's view of this log now (Kafka's cleanable range, dirty ratio and compaction delay). */
   cleanableStats(): CleanableStats {
     this.assertOpen();
@@ -519,6 +682,15 @@ export class PartitionLog {
   async clean(options: { force?: boolean } = {}): Promise<CleanResult> {
     this.assertOpen();
     return this.cleaner.clean(options);
+  }
+
+  /**
+   * Rewrites the closed segments at `baseOffsets` without the records of `key` below `belowOffset`
+   * (an erasure's targeted rewrite; cleaner.ts `purge`).
+   */
+  async purgeKey(key: Buffer, belowOffset: number, baseOffsets: readonly number[]): Promise<CleanResult> {
+    this.assertOpen();
+    return this.cleaner.purge(key, belowOffset, baseOffsets);
   }
 
   /** Earliest time a pass becomes due without new writes (max lag, min lag, a delete horizon), or null. */
@@ -576,8 +748,19 @@ export class PartitionLog {
       firstTimestamp: segment.firstBatchTimestamp >= 0 ? segment.firstBatchTimestamp : null,
       maxTimestamp: segment.maxTimestamp >= 0 ? segment.maxTimestamp : null,
       active: segment === this.activeSegment,
+      remote: segment.remote !== null,
     };
   }
+}
+
+/** The remote-tier entries of the evicted segments in `segments`. */
+function remoteEntriesOf(segments: readonly Segment[]): RemoteSegmentEntry[] {
+  const entries: RemoteSegmentEntry[] = [];
+  for (const segment of segments) {
+    if (segment.remote)
+      entries.push(segment.remoteEntry(segment.remote.ref, segment.remote.largestTimestampMs));
+  }
+  return entries;
 }
 
 function unlinkAll(paths: readonly string[]): void {

@@ -18,6 +18,13 @@ import {
 } from "./producer-state-snapshot";
 import type { Segment } from "./segment";
 
+/** Recovery has to replay a segment that is evicted to a remote tier: fetch it back, then retry. */
+export class RemoteSegmentNeeded extends Error {
+  constructor(readonly segment: Segment) {
+    super(`producer state recovery needs evicted segment ${segment.baseOffset}`);
+  }
+}
+
 export interface ProducerStateRecovery {
   /** The snapshot the state started from, or null when it was rebuilt from the log start. */
   snapshotOffset: number | null;
@@ -73,6 +80,7 @@ export function replayProducerBatches(
   let replayed = 0;
   for (const segment of segments) {
     if (segment.nextOffset <= from) continue;
+    if (segment.remote !== null) throw new RemoteSegmentNeeded(segment);
     const cursor = segment.batchHeaders(segment.baseOffset >= from ? 0 : segment.lookup(from));
     while (cursor.next()) {
       const { buf, bufPos } = cursor;

@@ -131,6 +131,16 @@ export function readProducerSnapshot(dir: string, offset: number): ProducerSnaps
   return snapshot;
 }
 
+/** The snapshot file's bytes as written, or null when there is none at `offset`. */
+export function readProducerSnapshotBytes(dir: string, offset: number): Buffer | null {
+  try {
+    return fs.readFileSync(path.join(dir, snapshotFileName(offset)));
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return null;
+    throw error;
+  }
+}
+
 export function deleteSnapshot(dir: string, offset: number): void {
   fs.rmSync(path.join(dir, snapshotFileName(offset)), { force: true });
 }

@@ -13,6 +13,7 @@ export interface RetentionRule {
 /** Kafka's largestTimestamp: the max record timestamp, or the file mtime when there is none. */
 export function largestTimestamp(segment: Segment): number {
   if (segment.maxTimestamp >= 0) return segment.maxTimestamp;
+  if (segment.remote) return segment.remote.largestTimestampMs;
   return fs.statSync(segment.filePath("log")).mtimeMs;
 }
 

@@ -9,6 +9,7 @@ import {
   countTombstones,
 } from "@lastword/record-batch";
 import { OffsetIndex } from "./offset-index";
+import type { RemoteSegmentEntry } from "./remote-segments";
 import { TimeIndex } from "./time-index";
 
 const fdatasync = promisify(fs.fdatasync);
@@ -216,6 +217,12 @@ export class Segment {
   corruption: { position: number; reason: string } | null = null;
   /** Set by reads: every batch before `position` holds offsets ≤ `afterOffset` (see scanStart). */
   readHint: { afterOffset: number; position: number } | null = null;
+  /**
+   * Set while the segment's bytes live only in a remote tier (evicted from the local disk): what
+   * the tier needs to fetch them back, opaque to the log. Its files are gone and its descriptors
+   * closed; only the bookkeeping above is kept (remote-segments.ts).
+   */
+  remote: { ref: string; largestTimestampMs: number } | null = null;
   readonly offsetIndex: OffsetIndex;
   readonly timeIndex: TimeIndex;
   private bytesSinceLastIndexEntry = 0;
@@ -231,15 +238,54 @@ export class Segment {
     private suffix: string,
     limits: SegmentLimits,
     readonly createdMs: number,
+    openFiles = true,
   ) {
     this.nextOffset = baseOffset;
-    this.offsetIndex = new OffsetIndex(baseOffset, limits.offsetIndexMaxEntries);
-    this.timeIndex = new TimeIndex(baseOffset, limits.timeIndexMaxEntries);
+    this.offsetIndex = new OffsetIndex(baseOffset, openFiles ? limits.offsetIndexMaxEntries : 0);
+    this.timeIndex = new TimeIndex(baseOffset, openFiles ? limits.timeIndexMaxEntries : 0);
+    if (!openFiles) {
+      this.logFd = this.indexFd = this.timeIndexFd = -1;
+      return;
+    }
     // Read-write without O_APPEND: positional writes must land where they are aimed.
     const flags = fs.constants.O_RDWR | fs.constants.O_CREAT;
     this.logFd = fs.openSync(this.filePath("log"), flags);
     this.indexFd = fs.openSync(this.filePath("index"), flags);
     this.timeIndexFd = fs.openSync(this.filePath("timeindex"), flags);
+  }
+
+  /**
+   * A closed segment whose bytes are in a remote tier only: its bookkeeping, no files. Reads
+   * must fetch it back first (`PartitionLog` does); its file descriptors are invalid.
+   */
+  static remote(dir: string, entry: RemoteSegmentEntry, limits: SegmentLimits): Segment {
+    const segment = new Segment(dir, entry.baseOffset, "", limits, entry.largestTimestampMs, false);
+    segment.nextOffset = entry.nextOffset;
+    segment.sizeBytes = entry.sizeBytes;
+    segment.recordCount = entry.records;
+    segment.tombstoneCount = entry.tombstones;
+    segment.firstBatchTimestamp = entry.firstBatchTimestamp;
+    segment.maxTimestamp = entry.maxTimestamp;
+    segment.offsetOfMaxTimestamp = entry.offsetOfMaxTimestamp;
+    segment.crcVerifiedEnd = entry.sizeBytes;
+    segment.remote = { ref: entry.ref, largestTimestampMs: entry.largestTimestampMs };
+    return segment;
+  }
+
+  /** The bookkeeping of this (closed, local) segment as a remote entry naming `ref`. */
+  remoteEntry(ref: string, largestTimestampMs: number): RemoteSegmentEntry {
+    return {
+      baseOffset: this.baseOffset,
+      nextOffset: this.nextOffset,
+      sizeBytes: this.sizeBytes,
+      records: this.recordCount,
+      tombstones: this.tombstoneCount,
+      firstBatchTimestamp: this.firstBatchTimestamp,
+      maxTimestamp: this.maxTimestamp,
+      offsetOfMaxTimestamp: this.offsetOfMaxTimestamp,
+      largestTimestampMs,
+      ref,
+    };
   }
 
   /** Creates empty files (replacing any at that name) for a new segment. */
@@ -259,9 +305,9 @@ export class Segment {
     dir: string,
     baseOffset: number,
     limits: SegmentLimits,
-    options: { nowMs: number; verifyCrc: boolean; truncateTail: boolean; sealed: boolean },
+    options: { nowMs: number; verifyCrc: boolean; truncateTail: boolean; sealed: boolean; suffix?: string },
   ): SegmentLoadResult {
-    const segment = new Segment(dir, baseOffset, "", limits, options.nowMs);
+    const segment = new Segment(dir, baseOffset, options.suffix ?? "", limits, options.nowMs);
     const fileSize = fs.fstatSync(segment.logFd).size;
     const cursor = new BatchCursor(segment.logFd, 0, fileSize, {
       verifyCrc: options.verifyCrc,
@@ -464,6 +510,7 @@ export class Segment {
   }
 
   close(): void {
+    if (this.logFd === -1) return;
     for (const fd of [this.logFd, this.indexFd, this.timeIndexFd]) fs.closeSync(fd);
     this.logFd = this.indexFd = this.timeIndexFd = -1;
   }

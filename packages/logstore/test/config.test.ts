@@ -3,6 +3,7 @@ import {
   formatTopicConfig,
   InvalidConfigError,
   LONG_MAX_MS,
+  localRetention,
   maxSegmentMs,
   parseTopicConfig,
   TOPIC_CONFIG_DEFINITIONS,
@@ -25,6 +26,8 @@ describe("topic config", () => {
       cleanupPolicy: { compact: false, delete: true },
       retentionMs: 604_800_000,
       retentionBytes: -1,
+      localRetentionMs: -2,
+      localRetentionBytes: -2,
       segmentMs: 604_800_000,
       segmentBytes: 1_073_741_824,
       segmentJitterMs: 0,
@@ -39,6 +42,22 @@ describe("topic config", () => {
       compressionType: "producer",
       durability: "object",
     });
+  });
+
+  it("1b. local.retention.* default to retention.*, may not outlive it, and resolve to the bounds in force", () => {
+    expect(localRetention(parseTopicConfig({}))).toEqual({ ms: 604_800_000, bytes: null });
+    expect(
+      localRetention(
+        parseTopicConfig({ "retention.ms": -1, "local.retention.bytes": 0, "local.retention.ms": -1 }),
+      ),
+    ).toEqual({ ms: null, bytes: 0 });
+    expect(message({ "retention.bytes": 1000, "local.retention.bytes": 2000 })).toBe(
+      "local.retention.bytes (2000) must not exceed retention.bytes (1000): the local copy cannot outlive the log",
+    );
+    expect(message({ "local.retention.ms": -1 })).toMatch(
+      /local.retention.ms \(-1\) must not exceed retention.ms/,
+    );
+    expect(message({ "local.retention.ms": -3 })).toBe("local.retention.ms must be -2, -1 or ≥ 0, got -3");
   });
 
   it("2. strings and numbers are both accepted, with Kafka names", () => {

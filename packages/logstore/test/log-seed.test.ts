@@ -22,7 +22,7 @@ describe("seedLog", () => {
     // From offset 4: what a manifest started there holds.
     const batches = await storedBatches(source, 4);
     const dir = tempDir();
-    await seedLog(dir, 4, batches);
+    await seedLog(dir, { logStartOffset: 4, parts: [{ kind: "local", baseOffset: 4, batches }] });
     const seeded = await openLog({ dir, config: { "compression.type": "gzip" } });
     expect([seeded.logStartOffset, seeded.logEndOffset]).toEqual([4, 11]);
     const records = await replayLog(seeded);
@@ -42,6 +42,8 @@ describe("seedLog", () => {
     const log = await openLog();
     await log.append([kv("k", "v")]);
     await log.close();
-    await expect(seedLog(log.dir, 0, [])).rejects.toThrow(/already holds segments/);
+    await expect(
+      seedLog(log.dir, { logStartOffset: 0, parts: [{ kind: "local", baseOffset: 0, batches: [] }] }),
+    ).rejects.toThrow(/already holds segments/);
   });
 });

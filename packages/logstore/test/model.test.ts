@@ -1,7 +1,9 @@
+import fs from "node:fs";
+import path from "node:path";
 import { encodeRecordBatch } from "@lastword/record-batch";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import type { PartitionLog } from "../src/index";
+import type { PartitionLog, RemoteSegmentSource } from "../src/index";
 import { openLog, TestClock, tempDir } from "./helpers";
 
 // A plain in-memory model of the log: records by offset plus segment boundaries, following
@@ -116,6 +118,7 @@ type Op =
   | { kind: "retention" }
   | { kind: "deleteBefore"; back: number }
   | { kind: "maybeRoll" }
+  | { kind: "evict"; pick: number }
   | { kind: "read"; back: number; maxRecords: number };
 
 const opArb: fc.Arbitrary<Op> = fc.oneof(
@@ -149,6 +152,10 @@ const opArb: fc.Arbitrary<Op> = fc.oneof(
   },
   { weight: 1, arbitrary: fc.constant({ kind: "maybeRoll" as const }) },
   {
+    weight: 2,
+    arbitrary: fc.record({ kind: fc.constant("evict" as const), pick: fc.nat({ max: 20 }) }),
+  },
+  {
     weight: 3,
     arbitrary: fc.record({
       kind: fc.constant("read" as const),
@@ -177,7 +184,35 @@ function assertSameShape(log: PartitionLog, model: LogModel): void {
   );
 }
 
-async function step(state: { log: PartitionLog; model: LogModel; clock: TestClock; dir: string }, op: Op) {
+/** A remote tier in memory: what a segment's file held when it was evicted, by ref. */
+class MemoryTier implements RemoteSegmentSource {
+  readonly objects = new Map<string, Buffer>();
+  fetches = 0;
+
+  async fetch(ref: string): Promise<Uint8Array> {
+    this.fetches++;
+    const bytes = this.objects.get(ref);
+    if (!bytes) throw new Error(`no object ${ref}`);
+    return bytes;
+  }
+
+  /** Keeps the segment file's bytes, as an upload would, and names them. */
+  keep(dir: string, baseOffset: number): string {
+    const ref = `segments/${baseOffset}-${this.objects.size}`;
+    this.objects.set(ref, fs.readFileSync(path.join(dir, `${String(baseOffset).padStart(20, "0")}.log`)));
+    return ref;
+  }
+}
+
+interface ModelState {
+  log: PartitionLog;
+  model: LogModel;
+  clock: TestClock;
+  dir: string;
+  tier: MemoryTier;
+}
+
+async function step(state: ModelState, op: Op) {
   const { model, clock } = state;
   const config = MODEL_CONFIG;
   switch (op.kind) {
@@ -206,8 +241,18 @@ async function step(state: { log: PartitionLog; model: LogModel; clock: TestCloc
       break;
     case "reopen":
       await state.log.close();
-      state.log = await openLog({ dir: state.dir, clock, config });
+      state.log = await openLog({ dir: state.dir, clock, config, remote: state.tier });
       break;
+    case "evict": {
+      // Any closed segment, local or already evicted: only a local one is evicted (again).
+      const closed = state.log.segments().filter((s) => !s.active);
+      const target = closed[op.pick % Math.max(1, closed.length)];
+      if (!target) break;
+      const ref = target.remote ? "unused" : state.tier.keep(state.dir, target.baseOffset);
+      expect(await state.log.evictSegment(target.baseOffset, ref)).toBe(!target.remote);
+      expect(state.log.segments().find((s) => s.baseOffset === target.baseOffset)?.remote).toBe(true);
+      break;
+    }
     case "advance":
       clock.advance(op.ms);
       break;
@@ -258,16 +303,18 @@ async function step(state: { log: PartitionLog; model: LogModel; clock: TestCloc
 }
 
 describe("model", () => {
-  it("1. random append/roll/reopen/read/retention/deleteRecords sequences agree with the model", async () => {
+  it("1. random append/roll/reopen/read/retention/deleteRecords/evict sequences agree with the model", async () => {
     await fc.assert(
       fc.asyncProperty(fc.array(opArb, { minLength: 5, maxLength: 45, size: "max" }), async (ops) => {
         const dir = tempDir();
         const clock = new TestClock(100_000);
-        const state = {
-          log: await openLog({ dir, clock, config: MODEL_CONFIG }),
+        const tier = new MemoryTier();
+        const state: ModelState = {
+          log: await openLog({ dir, clock, config: MODEL_CONFIG, remote: tier }),
           model: new LogModel(),
           clock,
           dir,
+          tier,
         };
         for (const op of ops) await step(state, op);
         await state.log.close();

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import {
+  AS_RETENTION,
   baseConfigs,
   CONFIG_FIELDS,
   configErrors,
@@ -18,7 +19,7 @@ import {
 describe("config fields", () => {
   it("lists every config the API accepts with its kind, units and the API's explanation", () => {
     expect(CONFIG_FIELDS.map((field) => field.name)).toContain("min.compaction.lag.ms");
-    expect(CONFIG_FIELDS).toHaveLength(16);
+    expect(CONFIG_FIELDS).toHaveLength(18);
     const retention = CONFIG_FIELDS.find((field) => field.name === "retention.ms");
     expect(retention?.kind).toBe("duration");
     expect(retention?.units.map((unit) => unit.value)).toEqual(["ms", "s", "min", "h", "d", NEVER]);
@@ -61,6 +62,14 @@ describe("units", () => {
     expect(toRaw("retention.ms", { amount: "", unit: NEVER })).toBe("-1");
     expect(toRaw("max.compaction.lag.ms", { amount: "3", unit: NEVER })).toBe("9223372036854775807");
     expect(toRaw("retention.bytes", { amount: "", unit: NEVER })).toBe("-1");
+  });
+
+  it("tells local.retention.*'s -2 (as retention.*) from its -1 (no limit)", () => {
+    expect(toInput("local.retention.bytes", "-2")).toEqual({ amount: "", unit: AS_RETENTION });
+    expect(toInput("local.retention.ms", "-1")).toEqual({ amount: "", unit: NEVER });
+    expect(toRaw("local.retention.ms", { amount: "", unit: AS_RETENTION })).toBe("-2");
+    expect(toRaw("local.retention.bytes", { amount: "", unit: NEVER })).toBe("-1");
+    expect(toRaw("local.retention.bytes", { amount: "1", unit: "GiB" })).toBe(String(1024 ** 3));
   });
 
   it("turns an amount and unit into Kafka's value, fractions included", () => {
@@ -155,7 +164,7 @@ describe("validation", () => {
 
   it("lists the resulting configs with their source", () => {
     const rows = resultingConfigs({ "cleanup.policy": "compact" });
-    expect(rows).toHaveLength(16);
+    expect(rows).toHaveLength(18);
     expect(rows[0]).toEqual({ name: "cleanup.policy", value: "compact", source: "set" });
     expect(rows.find((row) => row.name === "segment.ms")).toEqual({
       name: "segment.ms",

@@ -42,6 +42,8 @@ export interface FieldInput {
 export type FieldSource = "default" | "preset" | "edited";
 
 export const NEVER = "never";
+/** local.retention.*'s -2: the same bound as retention.*. */
+export const AS_RETENTION = "as-retention";
 const LONG_MAX_TEXT = "9223372036854775807";
 
 const DURATION_FACTORS: Record<string, number> = {
@@ -53,12 +55,33 @@ const DURATION_FACTORS: Record<string, number> = {
 };
 const BYTE_FACTORS: Record<string, number> = { B: 1, KiB: 1024, MiB: 1024 ** 2, GiB: 1024 ** 3 };
 
-// Kafka's "no limit" differs per config: -1 where it allows it, Long.MAX where it does not.
-const NEVER_VALUES: Partial<Record<TopicConfigName, { raw: string; label: string }>> = {
-  "retention.ms": { raw: "-1", label: "never (keep forever)" },
-  "max.compaction.lag.ms": { raw: LONG_MAX_TEXT, label: "never (no limit)" },
-  "retention.bytes": { raw: "-1", label: "no limit" },
+interface SpecialValue {
+  /** The sentinel "unit" the input shows for it. */
+  unit: string;
+  raw: string;
+  label: string;
+}
+
+// Values that are not amounts. Kafka's "no limit" differs per config: -1 where it allows it,
+// Long.MAX where it does not; local.retention.* also take -2, "as retention.*".
+const SPECIAL_VALUES: Partial<Record<TopicConfigName, readonly SpecialValue[]>> = {
+  "retention.ms": [{ unit: NEVER, raw: "-1", label: "never (keep forever)" }],
+  "max.compaction.lag.ms": [{ unit: NEVER, raw: LONG_MAX_TEXT, label: "never (no limit)" }],
+  "retention.bytes": [{ unit: NEVER, raw: "-1", label: "no limit" }],
+  "local.retention.ms": [
+    { unit: AS_RETENTION, raw: "-2", label: "as retention.ms" },
+    { unit: NEVER, raw: "-1", label: "no limit" },
+  ],
+  "local.retention.bytes": [
+    { unit: AS_RETENTION, raw: "-2", label: "as retention.bytes" },
+    { unit: NEVER, raw: "-1", label: "no limit" },
+  ],
 };
+
+/** Whether an input's unit stands for a value that is not an amount (its amount is ignored). */
+export function isSpecialUnit(unit: string): boolean {
+  return unit === NEVER || unit === AS_RETENTION;
+}
 
 const CHOICES: Partial<Record<TopicConfigName, readonly string[]>> = {
   "cleanup.policy": ["delete", "compact", "compact,delete"],
@@ -69,8 +92,11 @@ const CHOICES: Partial<Record<TopicConfigName, readonly string[]>> = {
 
 function unitsOf(name: TopicConfigName, factors: Record<string, number>): UnitChoice[] {
   const units = Object.keys(factors).map((unit) => ({ value: unit, label: unit }));
-  const never = NEVER_VALUES[name];
-  return never ? [...units, { value: NEVER, label: never.label }] : units;
+  const specials = (SPECIAL_VALUES[name] ?? []).map((special) => ({
+    value: special.unit,
+    label: special.label,
+  }));
+  return [...units, ...specials];
 }
 
 export const CONFIG_FIELDS: readonly ConfigField[] = TOPIC_CONFIG_DEFINITIONS.map((definition) => {
@@ -111,9 +137,12 @@ export function toInput(name: TopicConfigName, raw: string): FieldInput {
   const field = FIELDS_BY_NAME.get(name);
   const factors = field && factorsOf(field.kind);
   if (!field || !factors) return { amount: raw, unit: "" };
-  const never = NEVER_VALUES[name];
   const number = Number(raw);
-  if (never && (raw === never.raw || number >= LONG_MAX_MS || (never.raw === "-1" && number < 0))) {
+  const specials = SPECIAL_VALUES[name] ?? [];
+  const exact = specials.find((special) => special.raw === raw);
+  if (exact) return { amount: "", unit: exact.unit };
+  const never = specials.find((special) => special.unit === NEVER);
+  if (never && (number >= LONG_MAX_MS || (never.raw === "-1" && number < 0))) {
     return { amount: "", unit: NEVER };
   }
   const units = Object.entries(factors).sort(([, a], [, b]) => b - a);
@@ -130,8 +159,8 @@ export function toInput(name: TopicConfigName, raw: string): FieldInput {
  * API's validator names the config and the value in its own sentence.
  */
 export function toRaw(name: TopicConfigName, input: FieldInput): string {
-  const never = NEVER_VALUES[name];
-  if (input.unit === NEVER && never) return never.raw;
+  const special = SPECIAL_VALUES[name]?.find((s) => s.unit === input.unit);
+  if (special) return special.raw;
   const amount = input.amount.trim();
   const field = FIELDS_BY_NAME.get(name);
   const factor = field ? factorsOf(field.kind)?.[input.unit] : undefined;

@@ -1,6 +1,7 @@
 import type { CleanPartitionPayload, RetainPartitionPayload } from "@lastword/jobs";
 import type { CleanResult, Clock } from "@lastword/logstore";
 import type { TombstoneAudit } from "../erasure/tombstone-audit";
+import type { FaultPoint } from "../fault-points";
 import type { PartitionHost } from "../hosting/partition-host";
 import type { Logger } from "../logger";
 import type { WorkerMetrics } from "../metrics/metrics";
@@ -8,6 +9,15 @@ import type { CleanerHealthBook } from "./cleaner-health";
 import type { CleanerRunRepository } from "./cleaner-run.repository";
 
 export type PassOutcome = "moved" | "held" | "completed" | "skipped" | "aborted" | "failed";
+
+/** A targeted rewrite for one erasure tombstone: the segments that may hold the key, below it. */
+export interface PurgeJob {
+  partitionId: string;
+  epoch: number;
+  key: Buffer;
+  belowOffset: number;
+  bases: readonly number[];
+}
 
 export interface CleanerPassesOptions {
   host: PartitionHost;
@@ -18,6 +28,10 @@ export interface CleanerPassesOptions {
   logger: Logger;
   /** The worker's clock (the one its logs read): pass times, backoff and audit removal times. */
   clock: Clock;
+  /** A pass or retention changed the partition's segment files (object storage follows them). */
+  filesChanged?: (partitionId: string) => void;
+  /** Tests only: crash points (fault-points.ts). */
+  fault?: (point: FaultPoint) => void;
 }
 
 /**
@@ -65,6 +79,10 @@ export class CleanerPasses {
       );
       return "failed";
     }
+    if (result.segmentsWritten > 0) {
+      this.#o.fault?.("after-clean-before-upload");
+      this.#o.filesChanged?.(job.partitionId);
+    }
     // Tombstones the pass swapped out (an aborted pass reports those of the groups it did swap).
     audit.removed(slot.audited, runId, result.removedTombstones, new Date(clock.now()));
     const status = await runs.finish(runId, result, dirtyRatioAfter);
@@ -82,11 +100,49 @@ export class CleanerPasses {
     return status;
   }
 
+  /**
+   * An erasure's targeted rewrite (the log store's `purgeKey`): the segments at `bases` lose the
+   * key's records below `belowOffset`. Fenced and recorded like a pass (trigger `targeted`), its
+   * removed tombstones audited, and object storage told the files changed.
+   */
+  async purge(job: PurgeJob): Promise<PassOutcome> {
+    const { host, runs, audit, metrics, logger, clock } = this.#o;
+    const slot = host.slot(job.partitionId);
+    if (!slot || slot.epoch !== job.epoch) return "moved";
+    const runId = await runs.start(job.partitionId);
+    const started = performance.now();
+    let result: CleanResult;
+    try {
+      result = await host.background(job.partitionId, (log) =>
+        log.purgeKey(job.key, job.belowOffset, job.bases),
+      );
+    } catch (error) {
+      const message = error instanceof Error ? error.message : String(error);
+      await runs.fail(runId, message, performance.now() - started);
+      logger.error({ partitionId: job.partitionId, err: error }, "targeted rewrite failed");
+      return "failed";
+    }
+    if (result.segmentsWritten > 0) this.#o.filesChanged?.(job.partitionId);
+    audit.removed(slot.audited, runId, result.removedTombstones, new Date(clock.now()));
+    const status = await runs.finish(runId, result, null);
+    if (status === "completed") {
+      this.lastCleanAt.set(job.partitionId, clock.now());
+      this.completedPasses.set(job.partitionId, (this.completedPasses.get(job.partitionId) ?? 0) + 1);
+    }
+    metrics.cleanerPasses.inc({ status });
+    logger.info(
+      { partitionId: job.partitionId, status, segments: job.bases.length, ...summary(result) },
+      "targeted rewrite",
+    );
+    return status;
+  }
+
   async retain(job: RetainPartitionPayload): Promise<number | "moved"> {
     const slot = this.#o.host.slot(job.partitionId);
     if (!slot || slot.epoch !== job.epoch) return "moved";
     const result = await this.#o.host.background(job.partitionId, (log) => log.applyRetention());
     if (result.deleted.length) {
+      this.#o.filesChanged?.(job.partitionId);
       this.#o.logger.info(
         {
           partitionId: job.partitionId,

@@ -62,7 +62,9 @@ export interface DataPlaneServerOptions {
   faultPoint?: FaultPoint;
 }
 
-export type FaultPoint = "after-append" | "before-manifest-commit";
+import type { FaultPoint } from "../fault-points";
+
+export type { FaultPoint };
 
 const ROUTE =
   /^\/v1\/partitions\/([^/]+)\/(produce|records|offsets|segments|clean|delete-records|key|key-versions|stream)$/;

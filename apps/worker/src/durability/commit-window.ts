@@ -4,6 +4,7 @@ import type { ObjectStore } from "@lastword/object-store";
 import type { HostedLog } from "../hosting/hosted-log";
 import type { Logger } from "../logger";
 import type { CommitEntry, ManifestRepository } from "./manifest.repository";
+import { readBelow } from "./visible-log";
 
 /** What the window needs of a hosted partition: its lease epoch and its log while it is open. */
 export interface CommittedPartition {
@@ -27,6 +28,8 @@ export interface CommitWindowOptions {
   ackTimeoutMs?: number;
   /** Tests only (the `before-manifest-commit` fault point): runs between the PUT and the commit. */
   afterUpload?: () => void;
+  /** Called for each partition whose rows a window committed (its commit rows may be consolidated later). */
+  committed?: (partitionId: string) => void;
 }
 
 interface Waiter {
@@ -49,6 +52,7 @@ interface Part {
   chunks: Buffer[];
   baseOffset: number;
   lastOffset: number;
+  startsSegment: boolean;
 }
 
 const READ_CHUNK_BYTES = 4 << 20;
@@ -100,6 +104,18 @@ export class CommitWindow {
   track(partitionId: string, epoch: number, durableEnd: number): void {
     this.#forget(partitionId, notOwner(partitionId));
     this.#tracked.set(partitionId, { epoch, durableEnd, waiters: [] });
+  }
+
+  /**
+   * Moves a tracked partition's committed end forward to `end` without a row: the manifest's end
+   * already moved there (retention deleted records before they were uploaded; see
+   * ManifestChangesRepository.trimBelow). Waiters below it are answered.
+   */
+  advance(partitionId: string, epoch: number, end: number): void {
+    const tracked = this.#tracked.get(partitionId);
+    if (!tracked || tracked.epoch !== epoch || end <= tracked.durableEnd) return;
+    tracked.durableEnd = end;
+    this.#release(tracked);
   }
 
   /** Stops tracking (the partition was closed); waiters are refused. */
@@ -213,6 +229,7 @@ export class CommitWindow {
     for (const part of parts) {
       const id = part.partitionId;
       this.#settle(part, committed.has(id) ? part.lastOffset + 1 : (held.get(id) ?? null));
+      if (committed.has(id)) this.#options.committed?.(id);
     }
   }
 
@@ -233,9 +250,13 @@ export class CommitWindow {
     }
     const chunks: Buffer[] = [];
     let from = tracked.durableEnd;
+    // A row never spans two segments: one ending at a segment's end is replaced whole when that
+    // segment is uploaded as one object (segment-tiering.ts). The rest goes in the next window.
+    const segmentEnd = log.nextSegmentBase(from);
+    const end = Math.min(log.logEndOffset, segmentEnd ?? Number.POSITIVE_INFINITY);
     let bytes = 0;
-    while (from < log.logEndOffset && bytes < MAX_PART_BYTES) {
-      const read = await log.readBatches(from, { maxBytes: READ_CHUNK_BYTES });
+    while (from < end && bytes < MAX_PART_BYTES) {
+      const read = readBelow(await log.readBatches(from, { maxBytes: READ_CHUNK_BYTES }), end);
       if (read.bytes.length === 0 || read.nextOffset <= from) break;
       chunks.push(read.bytes);
       bytes += read.bytes.length;
@@ -243,7 +264,14 @@ export class CommitWindow {
     }
     if (from < log.logEndOffset) this.#dirty.add(partitionId);
     if (chunks.length === 0) return null;
-    return { partitionId, tracked, chunks, baseOffset: tracked.durableEnd, lastOffset: from - 1 };
+    return {
+      partitionId,
+      tracked,
+      chunks,
+      baseOffset: tracked.durableEnd,
+      lastOffset: from - 1,
+      startsSegment: log.nextSegmentBase(tracked.durableEnd - 1) === tracked.durableEnd,
+    };
   }
 
   #assemble(parts: readonly Part[]): { key: string; entries: CommitEntry[]; body: Buffer } {
@@ -264,6 +292,7 @@ export class CommitWindow {
         position,
         byteSize,
         sha256: hash.digest("hex"),
+        startsSegment: part.startsSegment,
       });
       position += byteSize;
     }
@@ -283,6 +312,11 @@ export class CommitWindow {
     // Not ours but still held: an earlier commit whose answer was lost had moved the end already.
     const stale = durableEnd !== part.lastOffset + 1;
     tracked.durableEnd = Math.max(tracked.durableEnd, durableEnd);
+    if (this.#release(tracked) || stale) this.#dirty.add(partitionId);
+  }
+
+  /** Answers the waiters at or below the committed end; true when some still wait. */
+  #release(tracked: Tracked): boolean {
     const still: Waiter[] = [];
     for (const waiter of tracked.waiters) {
       if (waiter.endOffset > tracked.durableEnd) {
@@ -293,7 +327,7 @@ export class CommitWindow {
       waiter.resolve();
     }
     tracked.waiters = still;
-    if (still.length > 0 || stale) this.#dirty.add(partitionId);
+    return still.length > 0;
   }
 
   #forget(partitionId: string, error: Error): void {

@@ -2,34 +2,45 @@ import { createHash } from "node:crypto";
 import { readdir, rm } from "node:fs/promises";
 import { join } from "node:path";
 import { DataPlaneError } from "@lastword/dataplane";
-import { seedLog } from "@lastword/logstore";
-import type { ObjectStore } from "@lastword/object-store";
+import { type RemoteSegmentSource, type SeedPart, seedLog } from "@lastword/logstore";
+import { type ObjectStore, ObjectStoreError } from "@lastword/object-store";
 import type { HostedLog, OpenLog, OpenLogOptions } from "../hosting/hosted-log";
 import { LeaderEpochHistory } from "../hosting/leader-epochs";
 import type { Logger } from "../logger";
 import { FENCE_FILE } from "../ownership/storage-fence";
 import type { CommitWindow } from "./commit-window";
 import type { ManifestRepository, ManifestRow, PartitionManifest } from "./manifest.repository";
+import { decodeSegmentRef, remoteEntryOf, SNAPSHOT_SUFFIX } from "./segment-objects";
 
 export interface DurablePartitionsOptions {
   store: ObjectStore;
-  manifest: Pick<ManifestRepository, "load" | "start">;
+  manifest: Pick<ManifestRepository, "load" | "start" | "registerCache" | "forgetCache">;
   window: CommitWindow;
   logger: Logger;
 }
 
 /**
  * Partitions whose durable home is object storage. Opening one reconciles its local directory with
- * the manifest first: a directory that is missing, behind, ahead (appends never committed) or
- * written by an older owner than the manifest's last writer is rebuilt from the manifest's objects;
- * only a log ending exactly at the manifest's end, last written at an epoch no older than the
- * manifest's, is served as it is.
+ * the manifest first: only a log that ends exactly at the manifest's end, reaches back to its
+ * start, and was last written at an epoch no older than any row's is served as it is; anything
+ * else (missing, behind, ahead with appends never committed, written by an older owner) is laid
+ * down again from the manifest — segment rows as evicted segments (fetched back when read),
+ * commit rows as local segments from their bytes. Evicted segments are fetched through the same
+ * store, their bytes checked against the row's length and SHA-256.
  */
 export class DurablePartitions {
   readonly #options: DurablePartitionsOptions;
+  /** The log store's remote tier: a segment object by its ref, checked before it is handed over. */
+  readonly remote: RemoteSegmentSource;
 
   constructor(options: DurablePartitionsOptions) {
     this.#options = options;
+    this.remote = {
+      fetch: async (ref) => {
+        const { key, sha256, size } = decodeSegmentRef(ref);
+        return checked(await options.store.get(key), { objectKey: key, sha256, byteSize: size });
+      },
+    };
   }
 
   get window(): CommitWindow {
@@ -43,27 +54,36 @@ export class DurablePartitions {
     openLog: OpenLog,
   ): Promise<HostedLog> {
     const { window, manifest } = this.#options;
+    const opening = { ...options, remote: this.remote };
     // A reopen (config change) at the same epoch: the log and the window already agree.
-    if (window.tracks(partitionId, epoch)) return openLog(options);
+    if (window.tracks(partitionId, epoch)) return openLog(opening);
     const state = await manifest.load(partitionId);
+    // Before anything is laid down: an erasure's proof then knows this disk may hold the partition.
+    await manifest.registerCache(partitionId);
     // Read before the slot records its own epoch: the epoch of whoever last wrote this directory.
     const localEpoch = LeaderEpochHistory.load(options.dir).latestEpoch;
-    let log = await openLog(options);
+    let log = await openLog(opening).catch((error: unknown) => {
+      // A directory the log store cannot open is rebuilt when the manifest has the partition.
+      if (state.durableEndOffset === null) throw error;
+      this.#options.logger.warn({ partitionId, err: error }, "local partition directory unreadable");
+      return null;
+    });
     let end = state.durableEndOffset;
     if (end === null) {
-      if (!(await manifest.start(partitionId, epoch, log.logEndOffset))) {
-        await log.close();
+      const opened = log!;
+      if (!(await manifest.start(partitionId, epoch, opened.logEndOffset))) {
+        await opened.close();
         throw lostLease(partitionId);
       }
-      end = log.logEndOffset;
-    } else if (log.logEndOffset !== end || lastWriterEpoch(state) > localEpoch) {
+      end = opened.logEndOffset;
+    } else if (log === null || !(await agrees(log, state, localEpoch))) {
       this.#options.logger.info(
-        { partitionId, localEnd: log.logEndOffset, durableEnd: end, rows: state.rows.length },
+        { partitionId, localEnd: log?.logEndOffset ?? null, durableEnd: end, rows: state.rows.length },
         "rebuilding partition from object storage",
       );
-      await log.close();
+      await log?.close();
       await this.#rebuild(options.dir, state, end);
-      log = await openLog(options);
+      log = await openLog(opening);
       if (log.logEndOffset !== end) {
         await log.close();
         throw new DataPlaneError(
@@ -73,43 +93,117 @@ export class DurablePartitions {
       }
     }
     window.track(partitionId, epoch, end);
-    return log;
+    return log!;
   }
 
   async #rebuild(dir: string, state: PartitionManifest, end: number): Promise<void> {
     await clearLogFiles(dir);
-    const start = state.rows[0]?.baseOffset ?? end;
-    await seedLog(dir, start, this.#batches(state.rows, start, end));
+    await seedLog(dir, {
+      logStartOffset: manifestStart(state, end),
+      parts: this.#parts(state.rows, end),
+      producerSnapshot: (await this.#producerSnapshot(state.rows)) ?? undefined,
+    });
     const epochs = LeaderEpochHistory.load(dir);
     for (const row of state.rows) epochs.assign(row.epoch, row.baseOffset);
   }
 
-  /** The rows' bytes in offset order, each checked against its length and hash. */
-  async *#batches(rows: readonly ManifestRow[], start: number, end: number): AsyncGenerator<Buffer> {
-    let next = start;
+  /**
+   * Removes this worker's copy of a partition another worker took over (with an object store the
+   * disk is only a cache; the bucket and the new owner's disk hold the partition), unless another
+   * owner's epoch is in the directory (a data directory shared between workers: it is theirs now).
+   */
+  async evictCopy(partitionId: string, dir: string, ours: boolean): Promise<void> {
+    if (ours) await rm(dir, { recursive: true, force: true });
+    await this.#options.manifest.forgetCache(partitionId);
+  }
+
+  /**
+   * The rows as the log store lays them down: each segment row an evicted segment, each run of
+   * commit rows one local segment; an empty active segment at the end after a segment row.
+   */
+  #parts(rows: readonly ManifestRow[], end: number): SeedPart[] {
+    const parts: SeedPart[] = [];
+    let next = rows[0]?.baseOffset ?? end;
+    let run: ManifestRow[] = [];
+    const flush = () => {
+      if (run.length === 0) return;
+      parts.push({ kind: "local", baseOffset: run[0]!.baseOffset, batches: this.#batches(run) });
+      run = [];
+    };
     for (const row of rows) {
       if (row.baseOffset !== next) {
         throw new Error(`manifest gap: a row starts at ${row.baseOffset}, the previous one ended at ${next}`);
       }
+      next = row.lastOffset + 1;
+      if (row.kind === "commit") {
+        // The writer began a segment here: so does the rebuilt log (the one before is closed and uploaded).
+        if (row.startsSegment) flush();
+        run.push(row);
+        continue;
+      }
+      flush();
+      if (row.stats === null) throw new Error(`segment row at ${row.baseOffset} has no bookkeeping`);
+      parts.push({ kind: "remote", entry: remoteEntryOf({ ...row, stats: row.stats }) });
+    }
+    if (next !== end) throw new Error(`the manifest's rows end at ${next}, its durable end is ${end}`);
+    flush();
+    if (parts.at(-1)?.kind !== "local") parts.push({ kind: "local", baseOffset: end, batches: [] });
+    return parts;
+  }
+
+  /** The rows' bytes in offset order, each checked against its length and hash. */
+  async *#batches(rows: readonly ManifestRow[]): AsyncGenerator<Buffer> {
+    for (const row of rows) {
       const bytes = await this.#options.store.get(row.objectKey, {
         offset: row.position,
         length: row.byteSize,
       });
-      const sha256 = createHash("sha256").update(bytes).digest("hex");
-      if (bytes.length !== row.byteSize || sha256 !== row.sha256) {
-        throw new Error(
-          `object ${row.objectKey} does not hold the bytes its manifest row names (offset ${row.baseOffset})`,
-        );
-      }
-      yield bytes;
-      next = row.lastOffset + 1;
+      yield checked(bytes, row);
     }
-    if (next !== end) throw new Error(`the manifest's rows end at ${next}, its durable end is ${end}`);
+  }
+
+  /**
+   * The producer-state snapshot kept beside the newest segment row that has one, so recovery
+   * replays only what follows it; null when none was kept (recovery then fetches what it replays).
+   */
+  async #producerSnapshot(rows: readonly ManifestRow[]): Promise<Buffer | null> {
+    const row = rows.findLast((r) => r.kind === "segment" && r.stats?.snapshot);
+    if (!row) return null;
+    try {
+      return await this.#options.store.get(`${row.objectKey}${SNAPSHOT_SUFFIX}`);
+    } catch (error) {
+      if (error instanceof ObjectStoreError && error.code === "NOT_FOUND") return null;
+      throw error;
+    }
   }
 }
 
-function lastWriterEpoch(state: PartitionManifest): number {
-  return state.rows.at(-1)?.epoch ?? -1;
+/** Where the manifest says the partition's log starts. */
+export function manifestStart(state: PartitionManifest, end: number): number {
+  return Math.max(state.rows[0]?.baseOffset ?? end, state.durableStartOffset ?? 0);
+}
+
+/**
+ * Whether the local log may be served as it is: it ends at the manifest's end, reaches back to the
+ * manifest's start (nothing missing below), keeps nothing the manifest says is gone, and its last
+ * writer is no older than any row's.
+ */
+async function agrees(log: HostedLog, state: PartitionManifest, localEpoch: number): Promise<boolean> {
+  const end = state.durableEndOffset!;
+  const start = manifestStart(state, end);
+  const first = (await log.segments())[0]?.baseOffset ?? log.logStartOffset;
+  const newestEpoch = Math.max(-1, ...state.rows.map((row) => row.epoch));
+  return (
+    log.logEndOffset === end && first <= start && log.logStartOffset >= start && newestEpoch <= localEpoch
+  );
+}
+
+function checked(bytes: Buffer, row: { objectKey: string; sha256: string; byteSize: number }): Buffer {
+  const sha256 = createHash("sha256").update(bytes).digest("hex");
+  if (bytes.length !== row.byteSize || sha256 !== row.sha256) {
+    throw new Error(`object ${row.objectKey} does not hold the bytes its manifest row names`);
+  }
+  return bytes;
 }
 
 /** Everything in a partition directory but the storage fence its new owner already wrote. */

@@ -1,5 +1,6 @@
 import type pg from "pg";
 import { boundedPool } from "../ownership/bounded-pool";
+import { parseSegmentObjectStats, type SegmentObjectStats } from "./segment-objects";
 
 const MANIFEST_TIMEOUT_MS = 5_000;
 
@@ -14,12 +15,20 @@ export interface ManifestRow {
   baseOffset: number;
   lastOffset: number;
   epoch: number;
+  /** A segment row's bookkeeping (segment-objects.ts); null on commit rows. */
+  stats: SegmentObjectStats | null;
+  /** The row begins where its writer began a segment. */
+  startsSegment: boolean;
+  /** When the row was committed (the database's clock). */
+  createdAtMs: number;
 }
 
 /** What the manifest says about one partition: its durable end and the rows up to it, in offset order. */
 export interface PartitionManifest {
   /** Null until a worker first opened the partition with an object store. */
   durableEndOffset: number | null;
+  /** Offsets below are gone (retention, deleteRecords); null: from the first row on. */
+  durableStartOffset: number | null;
   rows: ManifestRow[];
 }
 
@@ -32,6 +41,8 @@ export interface CommitEntry {
   position: number;
   byteSize: number;
   sha256: string;
+  /** The entry begins where the writer began a segment. */
+  startsSegment: boolean;
 }
 
 /**
@@ -50,29 +61,7 @@ export class ManifestRepository {
   }
 
   async load(partitionId: string): Promise<PartitionManifest> {
-    const partition = await this.#pool.query<{ end: string | null }>(
-      `SELECT "durableEndOffset" AS "end" FROM "Partition" WHERE "id" = $1`,
-      [partitionId],
-    );
-    const end = partition.rows[0]?.end ?? null;
-    const rows = await this.#pool.query<Record<keyof ManifestRow, string>>(
-      `SELECT "kind", "objectKey", "position", "byteSize", "sha256", "baseOffset", "lastOffset", "epoch"
-       FROM "PartitionObject" WHERE "partitionId" = $1 ORDER BY "baseOffset"`,
-      [partitionId],
-    );
-    return {
-      durableEndOffset: end === null ? null : Number(end),
-      rows: rows.rows.map((row) => ({
-        kind: row.kind as ManifestRow["kind"],
-        objectKey: row.objectKey,
-        position: Number(row.position),
-        byteSize: Number(row.byteSize),
-        sha256: row.sha256,
-        baseOffset: Number(row.baseOffset),
-        lastOffset: Number(row.lastOffset),
-        epoch: Number(row.epoch),
-      })),
-    };
+    return loadManifest(this.#pool, partitionId);
   }
 
   /**
@@ -101,8 +90,8 @@ export class ManifestRepository {
     const result = await this.#pool.query<{ partitionId: string }>({
       name: "lastword_manifest_commit",
       text: `WITH input AS (
-               SELECT * FROM unnest($3::text[], $4::int[], $5::bigint[], $6::bigint[], $7::bigint[], $8::int[], $9::text[])
-                 AS i("partitionId", "epoch", "baseOffset", "lastOffset", "position", "byteSize", "sha256")
+               SELECT * FROM unnest($3::text[], $4::int[], $5::bigint[], $6::bigint[], $7::bigint[], $8::int[], $9::text[], $10::bool[])
+                 AS i("partitionId", "epoch", "baseOffset", "lastOffset", "position", "byteSize", "sha256", "startsSegment")
              ), locked AS MATERIALIZED (
                SELECT i.* FROM "Partition" p JOIN input i ON p."id" = i."partitionId"
                WHERE p."ownerWorkerId" = $1
@@ -115,8 +104,8 @@ export class ManifestRepository {
                RETURNING i.*
              )
              INSERT INTO "PartitionObject"
-               ("partitionId", "kind", "objectKey", "position", "byteSize", "sha256", "baseOffset", "lastOffset", "epoch")
-             SELECT m."partitionId", 'commit', $2, m."position", m."byteSize", m."sha256", m."baseOffset", m."lastOffset", m."epoch"
+               ("partitionId", "kind", "objectKey", "position", "byteSize", "sha256", "baseOffset", "lastOffset", "epoch", "startsSegment")
+             SELECT m."partitionId", 'commit', $2, m."position", m."byteSize", m."sha256", m."baseOffset", m."lastOffset", m."epoch", m."startsSegment"
              FROM moved m
              RETURNING "partitionId"`,
       values: [
@@ -129,6 +118,7 @@ export class ManifestRepository {
         entries.map((e) => e.position),
         entries.map((e) => e.byteSize),
         entries.map((e) => e.sha256),
+        entries.map((e) => e.startsSegment),
       ],
     });
     return new Set(result.rows.map((row) => row.partitionId));
@@ -151,6 +141,23 @@ export class ManifestRepository {
     return new Map(result.rows.map((row) => [row.id, Number(row.end)]));
   }
 
+  /** Records that this worker's disk holds a copy of the partition (see PartitionCache). */
+  async registerCache(partitionId: string): Promise<void> {
+    await this.#pool.query(
+      `INSERT INTO "PartitionCache" ("partitionId", "workerId") VALUES ($1, $2)
+       ON CONFLICT ("partitionId", "workerId") DO NOTHING`,
+      [partitionId, this.#workerId],
+    );
+  }
+
+  /** Records that this worker's copy of the partition is gone. */
+  async forgetCache(partitionId: string): Promise<void> {
+    await this.#pool.query(`DELETE FROM "PartitionCache" WHERE "partitionId" = $1 AND "workerId" = $2`, [
+      partitionId,
+      this.#workerId,
+    ]);
+  }
+
   /** Which of these object keys a manifest row still names. */
   async referenced(objectKeys: readonly string[]): Promise<Set<string>> {
     if (objectKeys.length === 0) return new Set();
@@ -164,4 +171,47 @@ export class ManifestRepository {
   close(): Promise<void> {
     return this.#pool.end();
   }
+}
+
+/** A partition's manifest as of one read (`client` may be a transaction's, its rows then locked by it). */
+export async function loadManifest(
+  client: Pick<pg.Pool, "query">,
+  partitionId: string,
+  lock = false,
+): Promise<PartitionManifest> {
+  const partition = await client.query<{ end: string | null; start: string | null }>(
+    `SELECT "durableEndOffset" AS "end", "durableStartOffset" AS "start" FROM "Partition" WHERE "id" = $1`,
+    [partitionId],
+  );
+  const end = partition.rows[0]?.end ?? null;
+  const start = partition.rows[0]?.start ?? null;
+  const rows = await client.query<
+    Record<Exclude<keyof ManifestRow, "stats" | "createdAtMs" | "startsSegment">, string> & {
+      stats: unknown;
+      createdAt: Date;
+      startsSegment: boolean;
+    }
+  >(
+    `SELECT "kind", "objectKey", "position", "byteSize", "sha256", "baseOffset", "lastOffset", "epoch",
+            "stats", "createdAt", "startsSegment"
+     FROM "PartitionObject" WHERE "partitionId" = $1 ORDER BY "baseOffset"${lock ? " FOR UPDATE" : ""}`,
+    [partitionId],
+  );
+  return {
+    durableEndOffset: end === null ? null : Number(end),
+    durableStartOffset: start === null ? null : Number(start),
+    rows: rows.rows.map((row) => ({
+      kind: row.kind as ManifestRow["kind"],
+      objectKey: row.objectKey,
+      position: Number(row.position),
+      byteSize: Number(row.byteSize),
+      sha256: row.sha256,
+      baseOffset: Number(row.baseOffset),
+      lastOffset: Number(row.lastOffset),
+      epoch: Number(row.epoch),
+      stats: row.kind === "segment" ? parseSegmentObjectStats(row.stats) : null,
+      createdAtMs: row.createdAt.getTime(),
+      startsSegment: row.startsSegment,
+    })),
+  };
 }

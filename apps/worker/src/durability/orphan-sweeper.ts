@@ -2,6 +2,7 @@ import type { ObjectStore } from "@lastword/object-store";
 import type { Logger } from "../logger";
 import { COMMIT_PREFIX, commitObjectTime } from "./commit-window";
 import type { ManifestRepository } from "./manifest.repository";
+import { mainObjectKey, partitionObjectTime, SEGMENT_PREFIX, TAIL_PREFIX } from "./segment-objects";
 
 export interface OrphanSweeperOptions {
   store: ObjectStore;
@@ -19,9 +20,11 @@ export interface OrphanSweeperOptions {
 const CHECK_BATCH = 500;
 
 /**
- * Deletes commit objects no manifest row names once they are older than the grace period: what a
- * writer fenced or crashed between its PUT and its commit left behind. An object is only ever
- * named by rows committed right after its PUT, so one unnamed past the grace period stays unnamed.
+ * Deletes objects no manifest row names once they are older than the grace period: what a writer
+ * fenced or crashed between its PUT and its commit (or its segment upload's row swap) left
+ * behind, and a deleted topic's. An object is only ever named by rows committed right after its
+ * PUT, so one unnamed past the grace period stays unnamed. A sidecar (`.snapshot`, `.keys`) goes
+ * with its segment object.
  */
 export class OrphanSweeper {
   readonly #options: OrphanSweeperOptions;
@@ -60,27 +63,33 @@ export class OrphanSweeper {
     await this.#running;
   }
 
-  /** One pass over every commit object; answers how many it deleted. */
+  /** One pass over every commit, segment and tail object; answers how many it deleted. */
   async sweep(now = Date.now()): Promise<number> {
     let deleted = 0;
-    let candidates: string[] = [];
-    for await (const object of this.#options.store.list(COMMIT_PREFIX)) {
-      const writtenAt = commitObjectTime(object.key);
-      if (writtenAt === null || now - writtenAt < this.#graceMs) continue;
-      candidates.push(object.key);
-      if (candidates.length >= CHECK_BATCH) {
-        deleted += await this.#deleteUnreferenced(candidates);
-        candidates = [];
+    for (const [prefix, timeOf] of [
+      [COMMIT_PREFIX, commitObjectTime],
+      [SEGMENT_PREFIX, partitionObjectTime],
+      [TAIL_PREFIX, partitionObjectTime],
+    ] as const) {
+      let candidates: string[] = [];
+      for await (const object of this.#options.store.list(prefix)) {
+        const writtenAt = timeOf(object.key);
+        if (writtenAt === null || now - writtenAt < this.#graceMs) continue;
+        candidates.push(object.key);
+        if (candidates.length >= CHECK_BATCH) {
+          deleted += await this.#deleteUnreferenced(candidates);
+          candidates = [];
+        }
       }
+      deleted += await this.#deleteUnreferenced(candidates);
     }
-    deleted += await this.#deleteUnreferenced(candidates);
-    if (deleted > 0) this.#options.logger.info({ deleted }, "orphaned commit objects deleted");
+    if (deleted > 0) this.#options.logger.info({ deleted }, "orphaned objects deleted");
     return deleted;
   }
 
   async #deleteUnreferenced(keys: readonly string[]): Promise<number> {
-    const referenced = await this.#options.manifest.referenced(keys);
-    const orphans = keys.filter((key) => !referenced.has(key));
+    const referenced = await this.#options.manifest.referenced(keys.map(mainObjectKey));
+    const orphans = keys.filter((key) => !referenced.has(mainObjectKey(key)));
     for (const key of orphans) await this.#options.store.delete(key);
     return orphans.length;
   }

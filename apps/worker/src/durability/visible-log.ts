@@ -1,4 +1,5 @@
-import { type BatchRead, readBatchHeader } from "@lastword/logstore";
+import type { BatchRead } from "@lastword/logstore";
+import { batchesBefore } from "@lastword/record-batch";
 import type { HostedLog, LogRecord } from "../hosting/hosted-log";
 
 /**
@@ -23,7 +24,7 @@ export function visibleUpTo(log: HostedLog, end: number): HostedLog {
   if (end >= log.logEndOffset) return log;
   const readBatches: HostedLog["readBatches"] = async (from, options) => {
     if (from >= end) return { bytes: Buffer.alloc(0), nextOffset: from };
-    return trimmed(await log.readBatches(from, options), end);
+    return readBelow(await log.readBatches(from, options), end);
   };
   const read: HostedLog["read"] = async (from, options) => {
     if (from >= end) return [];
@@ -43,14 +44,11 @@ export function visibleUpTo(log: HostedLog, end: number): HostedLog {
   });
 }
 
-/** The batches of `read` that start below `end` (commits end on batch boundaries). */
-function trimmed(read: BatchRead, end: number): BatchRead {
-  const { bytes } = read;
-  let pos = 0;
-  while (pos < bytes.length) {
-    const header = readBatchHeader(bytes, pos);
-    if (header.baseOffset >= end) return { bytes: bytes.subarray(0, pos), nextOffset: end };
-    pos += header.sizeBytes;
-  }
-  return read;
+/**
+ * The whole batches of `read` that start below `end` (commits end on batch boundaries, and so do
+ * segments): what a read past a committed end or a segment's end may keep.
+ */
+export function readBelow(read: BatchRead, end: number): BatchRead {
+  if (read.nextOffset <= end) return read;
+  return { bytes: read.bytes.subarray(0, batchesBefore(read.bytes, end).length), nextOffset: end };
 }

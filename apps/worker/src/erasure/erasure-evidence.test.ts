@@ -18,7 +18,12 @@ describe.each(["zstd", "gzip", "snappy", "lz4"] as const)("erasure scan of %s ba
   it("finds an old value of the subject inside a compressed batch, then proves it gone after cleaning", async () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), "erasure-evidence-"));
     dirs.push(dir);
-    const config = { "cleanup.policy": "compact", "compression.type": codec, "delete.retention.ms": 0 };
+    const config = {
+      "cleanup.policy": "compact",
+      "compression.type": codec,
+      "delete.retention.ms": 0,
+      "file.delete.delay.ms": 0,
+    };
     const log = await PartitionLog.open({ dir, config });
     try {
       const filler = Array.from({ length: 20 }, (_, i) => ({
@@ -37,17 +42,50 @@ describe.each(["zstd", "gzip", "snappy", "lz4"] as const)("erasure scan of %s ba
       expect(onDisk.includes(Buffer.from(OLD_VALUE))).toBe(false);
       expect(onDisk[22]! & 0x07).toBe(CODEC_IDS[codec]);
 
-      const before = await scanForKey(log, dir, SUBJECT, erasure.baseOffset, new Date(0));
+      const scan = async () =>
+        (await scanForKey({ log, dir, key: SUBJECT, belowOffset: erasure.baseOffset, now: new Date(0) }))
+          .evidence;
+      const before = await scan();
       expect(before.result).toBe("present");
       expect(before.matches).toEqual([10]);
 
       await log.clean({ force: true });
-      const after = await scanForKey(log, dir, SUBJECT, erasure.baseOffset, new Date(0));
+      // The pass's retired files are unlinked after file.delete.delay.ms: until then they still hold it.
+      await expect.poll(() => fs.readdirSync(dir).some((name) => name.endsWith(".deleted"))).toBe(false);
+      const after = await scan();
       expect(after.result).toBe("absent");
       expect(after.matches).toEqual([]);
       // The rest of that batch survived, still compressed with the same codec.
       const [first] = await log.read(0, { maxRecords: 1 });
       expect(first?.key?.toString()).toBe("other-0");
+    } finally {
+      await log.close();
+    }
+  });
+});
+
+describe("erasure scan of retired files", () => {
+  it("finds the old value in a segment a pass retired until the file is unlinked", async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "erasure-evidence-"));
+    dirs.push(dir);
+    const config = { "cleanup.policy": "compact", "delete.retention.ms": 0, "file.delete.delay.ms": 60_000 };
+    const log = await PartitionLog.open({ dir, config });
+    try {
+      await log.append([{ key: SUBJECT, value: Buffer.from(OLD_VALUE) }]);
+      const erasure = await log.append([{ key: SUBJECT, value: null }]);
+      await log.roll();
+      await log.clean({ force: true });
+      expect(fs.readdirSync(dir).some((name) => name.endsWith(".log.deleted"))).toBe(true);
+      const scan = await scanForKey({
+        log,
+        dir,
+        key: SUBJECT,
+        belowOffset: erasure.baseOffset,
+        now: new Date(0),
+      });
+      // No live record is left, so no pass would help: the proof waits for the file to go.
+      expect([scan.evidence.result, scan.evidence.matches]).toEqual(["present", []]);
+      expect(scan.blockedBy).toMatch(/retired segment files still on disk hold offsets 0/);
     } finally {
       await log.close();
     }

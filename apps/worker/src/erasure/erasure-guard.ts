@@ -12,6 +12,8 @@ import {
   toStored,
   WRITTEN_TOMBSTONE_STATUS,
 } from "@lastword/erasure";
+import type { PassOutcome } from "../cleaner/cleaner-pass";
+import type { ObjectEvidenceScanner } from "../durability/object-evidence";
 import type { HostedLog } from "../hosting/hosted-log";
 import type { PartitionHost } from "../hosting/partition-host";
 import type { PartitionSlot } from "../hosting/partition-slot";
@@ -30,7 +32,17 @@ export interface ErasureGuardOptions {
   /** Enqueues a forced pass (the cleaner's "requested" path, fenced and recorded like any pass). */
   requestClean(partitionId: string, epoch: number): Promise<void>;
   logger: Logger;
+  /** With an object store: the bucket's side of each proof (durability/object-evidence.ts). */
+  objects?: ObjectEvidenceScanner;
+  /**
+   * With key filters: instead of a pass over the whole partition, rewrite only the segments below
+   * the tombstone whose filter may hold the key (the log store's targeted rewrite).
+   */
+  targeted?: (slot: PartitionSlot, log: HostedLog, key: Buffer, belowOffset: number) => Promise<PassOutcome>;
 }
+
+/** A proof held up by something a pass cannot change (retired files, objects not deleted yet) is tried again this often. */
+const BLOCKED_RESCAN_MS = 10_000;
 
 interface PendingTombstone {
   id: string;
@@ -82,6 +94,12 @@ export class ErasureGuard {
    * pass after it (counted, so a pass that ends in the scan's millisecond still counts as after).
    */
   readonly #scannedAfterPasses = new Map<string, number>();
+  /** Tombstones whose last scan found nothing live but could not prove it yet: when to scan again. */
+  readonly #blockedUntil = new Map<string, number>();
+  /** Partitions with a targeted rewrite running (it is not waited for in the tick). */
+  readonly #rewriting = new Set<string>();
+  /** Tombstones a targeted rewrite did not clear: they get a whole pass instead. */
+  readonly #wholePass = new Set<string>();
 
   constructor(options: ErasureGuardOptions) {
     this.#o = options;
@@ -140,34 +158,53 @@ export class ErasureGuard {
   async #guard(slot: PartitionSlot, log: HostedLog, rows: PendingTombstone[], nowMs: number): Promise<void> {
     const activeBase =
       (await log.segments()).find((segment) => segment.active)?.baseOffset ?? log.logEndOffset;
-    let needsPass = false;
+    const passFor: PendingTombstone[] = [];
     for (const row of rows) {
-      if (!this.#scanDue(slot.partitionId, row.id)) {
-        needsPass ||= this.#needsPass(slot.partitionId, log, row, activeBase, nowMs);
+      if (!this.#scanDue(slot.partitionId, row.id, nowMs)) {
+        if (
+          !this.#blockedUntil.has(row.id) &&
+          this.#needsPass(slot.partitionId, log, row, activeBase, nowMs)
+        ) {
+          passFor.push(row);
+        }
         continue;
       }
-      const { scan } = TOMBSTONE_SCANS[row.status];
       // Counted before the scan reads: a pass ending while it reads still calls for a rescan.
       const passesBefore = this.#o.completedPasses.get(slot.partitionId) ?? 0;
-      const evidence = await scanForKey(
-        log,
-        slot.dir,
-        Buffer.from(row.subjectKey, "base64"),
-        scan === "purge" ? Number(row.offset) : null,
-        new Date(nowMs),
-      );
+      let scanned = await this.#scan(slot, log, row, nowMs);
+      if (scanned.retiredFiles) {
+        // Old bytes in files a pass retired: nothing reads them any more, so they go now.
+        log.deleteRetiredFiles();
+        scanned = await this.#scan(slot, log, row, nowMs);
+      }
+      const { evidence, blockedBy } = scanned;
       this.#scannedAfterPasses.set(row.id, passesBefore);
+      this.#blockedUntil.delete(row.id);
       if (evidence.result === "absent") {
         await this.#record(row, evidence, new Date(nowMs));
-      } else {
-        needsPass ||= this.#needsPass(slot.partitionId, log, row, activeBase, nowMs);
+      } else if (blockedBy !== null) {
+        this.#blockedUntil.set(row.id, nowMs + BLOCKED_RESCAN_MS);
+        this.#o.logger.info(
+          { partitionId: slot.partitionId, tombstone: row.id, blockedBy },
+          "erasure proof waits",
+        );
+      } else if (this.#needsPass(slot.partitionId, log, row, activeBase, nowMs)) {
+        passFor.push(row);
       }
     }
-    if (!needsPass) return;
+    if (passFor.length === 0) return;
     // The active segment is never cleaned: roll it when a pending tombstone sits in it.
     const inActive = rows.some((row) => Number(row.offset) >= activeBase);
     if (inActive && this.#o.host.leaseFresh(slot)) await log.roll();
-    await this.#o.requestClean(slot.partitionId, slot.epoch);
+    const targeted = this.#o.targeted;
+    const rewrite = passFor.filter(
+      (row) => row.status === WRITTEN_TOMBSTONE_STATUS && !this.#wholePass.has(row.id),
+    );
+    if (targeted && rewrite.length === passFor.length) {
+      if (!this.#rewriting.has(slot.partitionId)) this.#rewrite(slot, log, rewrite, targeted);
+    } else {
+      await this.#o.requestClean(slot.partitionId, slot.epoch);
+    }
     await this.#o.prisma.erasureTombstone.updateMany({
       where: {
         partitionId: slot.partitionId,
@@ -176,6 +213,30 @@ export class ErasureGuard {
       },
       data: { passRequestedAt: new Date(nowMs) },
     });
+  }
+
+  /**
+   * Targeted rewrites for `rows`, one tombstone after another, in the background: a rewrite that
+   * changed nothing (the key's old records lie where no filter led) leaves its tombstone to a
+   * whole pass next time. A rescan follows each (the rewrite counts as a pass).
+   */
+  #rewrite(
+    slot: PartitionSlot,
+    log: HostedLog,
+    rows: readonly PendingTombstone[],
+    targeted: NonNullable<ErasureGuardOptions["targeted"]>,
+  ): void {
+    this.#rewriting.add(slot.partitionId);
+    void (async () => {
+      for (const row of rows) {
+        const outcome = await targeted(slot, log, Buffer.from(row.subjectKey, "base64"), Number(row.offset));
+        if (outcome !== "completed") this.#wholePass.add(row.id);
+      }
+    })()
+      .catch((error: unknown) =>
+        this.#o.logger.warn({ partitionId: slot.partitionId, err: error }, "targeted rewrite failed"),
+      )
+      .finally(() => this.#rewriting.delete(slot.partitionId));
   }
 
   /**
@@ -196,10 +257,30 @@ export class ErasureGuard {
     return Number(row.offset) >= activeBase || lastPassAt < row.writtenAt.getTime();
   }
 
-  /** A first scan always; later ones only after a pass that may have changed the files. */
-  #scanDue(partitionId: string, rowId: string): boolean {
+  /** The partition's files, and with an object store its objects, scanned for the tombstone's key. */
+  #scan(slot: PartitionSlot, log: HostedLog, row: PendingTombstone, nowMs: number) {
+    const key = Buffer.from(row.subjectKey, "base64");
+    const now = new Date(nowMs);
+    const { objects } = this.#o;
+    return scanForKey({
+      log,
+      dir: slot.dir,
+      key,
+      belowOffset: TOMBSTONE_SCANS[row.status].scan === "purge" ? Number(row.offset) : null,
+      now,
+      ...(objects && { objects: (below) => objects.scan(slot.partitionId, key, below, row.writtenAt, now) }),
+    });
+  }
+
+  /**
+   * A first scan always; later ones after a pass that may have changed the files, or once a proof
+   * held up by what no pass changes may have cleared.
+   */
+  #scanDue(partitionId: string, rowId: string, nowMs: number): boolean {
     const scannedAfter = this.#scannedAfterPasses.get(rowId);
     if (scannedAfter === undefined) return true;
+    const blockedUntil = this.#blockedUntil.get(rowId);
+    if (blockedUntil !== undefined && nowMs >= blockedUntil) return true;
     return (this.#o.completedPasses.get(partitionId) ?? 0) > scannedAfter;
   }
 

@@ -7,6 +7,8 @@ import type {
   CleanResult,
   Clock,
   LogRecord,
+  RemoteSegmentEntry,
+  RemoteSegmentSource,
   RetentionResult,
   SegmentInfo,
   TimestampAndOffset,
@@ -63,6 +65,18 @@ export interface HostedLog {
   applyRetention(): Promise<RetentionResult>;
   /** Kafka's deleteRecords: moves the log start offset forward (POLICY_VIOLATION on compact-only topics). */
   deleteRecordsBefore(offset: number): Promise<{ logStartOffset: number }>;
+  /** An erasure's targeted rewrite: the segments at `baseOffsets` without the key's records below `belowOffset`. */
+  purgeKey(key: Buffer, belowOffset: number, baseOffsets: readonly number[]): Promise<CleanResult>;
+  /** Unlinks files retired by a pass or retention now rather than after file.delete.delay.ms. */
+  deleteRetiredFiles(): void;
+  /** The base of the first segment starting after `offset` (where a commit row must end), or null. */
+  nextSegmentBase(offset: number): number | null;
+  /** A closed local segment's bookkeeping as the remote tier keeps it, or null. */
+  remoteEntryOf(baseOffset: number, ref: string): RemoteSegmentEntry | null;
+  /** The producer-state snapshot file as of log end `offset`, while it is kept. */
+  producerSnapshotAt(offset: number): Buffer | null;
+  /** Evicts an uploaded closed segment from the local disk (fetched back through `remote` when read). */
+  evictSegment(baseOffset: number, ref: string): Promise<boolean>;
 }
 
 export interface OpenLogOptions {
@@ -75,6 +89,8 @@ export interface OpenLogOptions {
    * store's `beforeWrite`); a throw refuses the append. The partition's storage fence check.
    */
   beforeWrite?: () => void;
+  /** Where evicted segments are fetched back from (with an object store). */
+  remote?: RemoteSegmentSource;
 }
 
 export type OpenLog = (options: OpenLogOptions) => Promise<HostedLog>;

@@ -5,12 +5,13 @@ import type { HostedLog, OpenLog } from "./hosted-log";
 export function partitionLogOpener(
   options: { durability?: Durability; dedupeBufferBytes?: number } = {},
 ): OpenLog {
-  return async ({ dir, config, clock, beforeWrite }): Promise<HostedLog> =>
+  return async ({ dir, config, clock, beforeWrite, remote }): Promise<HostedLog> =>
     PartitionLog.open({
       dir,
       config,
       clock,
       beforeWrite,
+      remote,
       durability: options.durability,
       dedupeBufferBytes: options.dedupeBufferBytes,
     });

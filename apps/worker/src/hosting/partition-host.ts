@@ -39,6 +39,8 @@ export class PartitionHost {
   readonly #appendListeners: ((partitionId: string) => void)[] = [];
   readonly #openListeners: ((slot: PartitionSlot) => void)[] = [];
   readonly #options: PartitionHostOptions;
+  /** Copies of lost partitions being removed: a new claim of one waits for its removal. */
+  readonly #evicting = new Map<string, Promise<void>>();
   /** performance.now() of the first failed database check since the last success; null when reachable. */
   #databaseDownSince: number | null = null;
 
@@ -76,6 +78,7 @@ export class PartitionHost {
       },
       leaseValidUntil,
       this.#options.workerId,
+      this.#evicting.get(claim.partitionId),
     );
     this.#slots.set(claim.partitionId, slot);
     void slot.settled().then(() => this.#logOpened(slot));
@@ -131,13 +134,16 @@ export class PartitionHost {
     else await durability.window.durable(partitionId, slot.epoch, endOffset);
   }
 
-  /** Background work that changes files (a cleaner pass, retention): fenced like a write, not waited on at close. */
+  /**
+   * Background work that changes files (a cleaner pass, retention, object-storage tiering): fenced
+   * like a write, one at a time per partition, not waited on at close.
+   */
   background<T>(partitionId: string, fn: (log: HostedLog) => Promise<T>): Promise<T> {
     const slot = this.#require(partitionId);
-    return slot.use(async (log) => {
+    return slot.exclusive(async (log) => {
       await this.#fence(slot, "background");
       return fn(log);
-    }, "background");
+    });
   }
 
   /** True while the database answered the last lease renewal or fencing check (false during an outage). */
@@ -222,6 +228,17 @@ export class PartitionHost {
     this.#options.logger.info({ partitionId, epoch: slot.epoch, reason }, "partition closed");
     await slot.close();
     if (reason === "partition deleted") await rm(slot.dir, { recursive: true, force: true });
+    else if (reason === "lease lost" && this.#options.durability) {
+      // Housekeeping removes what this cannot (removeStaleCopies): a failure here is not the drop's.
+      const eviction = this.#options.durability
+        .evictCopy(partitionId, slot.dir, slot.supersededBy() === null)
+        .catch((error: unknown) =>
+          this.#options.logger.warn({ partitionId, err: error }, "copy of a lost partition not removed"),
+        )
+        .finally(() => this.#evicting.delete(partitionId));
+      this.#evicting.set(partitionId, eviction);
+      await eviction;
+    }
   }
 
   /** Closes every log (shutdown); leases are released by the caller afterwards. */

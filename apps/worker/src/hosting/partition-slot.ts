@@ -35,6 +35,8 @@ export class PartitionSlot {
   #inflight = 0;
   #drained: (() => void)[] = [];
   #lifecycle: Promise<void> = Promise.resolve();
+  /** Background work that changes files, one at a time (see `exclusive`). */
+  #exclusive: Promise<unknown> = Promise.resolve();
   readonly #openLog: (options: Omit<OpenLogOptions, "clock">) => Promise<HostedLog>;
   readonly #workerId: string;
 
@@ -44,6 +46,8 @@ export class PartitionSlot {
     openLog: (options: Omit<OpenLogOptions, "clock">) => Promise<HostedLog>,
     leaseValidUntil: number,
     workerId: string,
+    /** What must finish before the directory is touched (the removal of an earlier copy). */
+    after: Promise<unknown> = Promise.resolve(),
   ) {
     this.partitionId = claim.partitionId;
     this.dir = dir;
@@ -62,7 +66,8 @@ export class PartitionSlot {
     this.leaseValidUntil = leaseValidUntil;
     this.#openLog = openLog;
     this.#workerId = workerId;
-    this.#lifecycle = this.#open();
+    const open = () => this.#open();
+    this.#lifecycle = after.then(open, open);
   }
 
   get state(): SlotState {
@@ -113,6 +118,20 @@ export class PartitionSlot {
       this.#inflight--;
       if (this.#inflight === 0) for (const resolve of this.#drained.splice(0)) resolve();
     }
+  }
+
+  /**
+   * Runs background work that changes the partition's files (a cleaner pass, retention, moving
+   * segments to and from object storage) after the one before it finished: they read files the
+   * others replace, and the manifest follows the files only if they take turns.
+   */
+  exclusive<T>(fn: (log: HostedLog) => Promise<T>): Promise<T> {
+    const run = this.#exclusive.then(
+      () => this.use(fn, "background"),
+      () => this.use(fn, "background"),
+    );
+    this.#exclusive = run.catch(() => undefined);
+    return run;
   }
 
   /** Reopens the log with a changed topic config (the config passed to open is the one in force). */

@@ -3,6 +3,7 @@ import { join } from "node:path";
 import type { PrismaClient } from "@lastword/db";
 import { isSafePathSegment } from "../hosting/partition-paths";
 import type { Logger } from "../logger";
+import { fencedEpoch } from "./storage-fence";
 
 interface TopicDir {
   organizationId: string;
@@ -41,6 +42,47 @@ export async function removeOrphanedPartitions(
     }
   }
   if (removed.length) logger.info({ dirs: removed }, "removed files of deleted partitions");
+  return removed;
+}
+
+/**
+ * With an object store (the disk a cache): removes this worker's copies of partitions another
+ * worker claimed since (a lease epoch above the one in the directory's fence), which the drop on
+ * lease loss could not remove (the worker was down or cut off then), and forgets them in
+ * PartitionCache. Partitions nobody claimed since are kept for this worker's next claim.
+ */
+export async function removeStaleCopies(
+  dataDir: string,
+  prisma: PrismaClient,
+  workerId: string,
+  logger: Logger,
+): Promise<string[]> {
+  const topics = await listTopicDirs(dataDir);
+  if (topics.length === 0) return [];
+  const rows = await prisma.$queryRaw<
+    {
+      id: string;
+      topicId: string;
+      index: number;
+      organizationId: string;
+      ownerWorkerId: string | null;
+      leaseEpoch: number;
+    }[]
+  >`
+    SELECT p."id", p."topicId", p."index", t."organizationId", p."ownerWorkerId", p."leaseEpoch"
+    FROM "Partition" p JOIN "Topic" t ON t."id" = p."topicId"
+    WHERE p."topicId" = ANY(${topics.map((t) => t.topicId)}::text[])`;
+  const removed: string[] = [];
+  for (const row of rows) {
+    if (row.ownerWorkerId === workerId) continue;
+    const dir = join(dataDir, row.organizationId, row.topicId, String(row.index));
+    const fenced = await fencedEpoch(dir).catch(() => null);
+    if (fenced === null || fenced >= row.leaseEpoch) continue;
+    await rm(dir, { recursive: true, force: true });
+    await prisma.partitionCache.deleteMany({ where: { partitionId: row.id, workerId } });
+    removed.push(dir);
+  }
+  if (removed.length) logger.info({ dirs: removed }, "removed copies of partitions other workers took over");
   return removed;
 }
 

@@ -91,6 +91,11 @@ export class StaleEpochError extends Error {
   }
 }
 
+/** The fencing epoch written in a partition directory, or null when it has none. */
+export async function fencedEpoch(dir: string): Promise<number | null> {
+  return (await readFence(join(dir, FENCE_FILE)))?.epoch ?? null;
+}
+
 async function readFence(path: string): Promise<FenceContent | null> {
   try {
     return parseFence(await readFile(path, "utf8"));

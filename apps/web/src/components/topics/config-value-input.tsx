@@ -1,6 +1,6 @@
 "use client";
 
-import { type ConfigField, type FieldInput, NEVER } from "@/lib/topic-config-form";
+import { type ConfigField, type FieldInput, isSpecialUnit } from "@/lib/topic-config-form";
 
 const controlClass =
   "rounded-md border border-line bg-surface px-2 py-1.5 text-sm text-ink focus:border-accent disabled:opacity-60";
@@ -42,9 +42,13 @@ export function ConfigValueInput({ id, field, input, describedBy, invalid, onCha
           id={id}
           className={`${controlClass} w-40`}
           inputMode="decimal"
-          value={input.unit === NEVER ? "" : input.amount}
-          disabled={input.unit === NEVER}
-          placeholder={input.unit === NEVER ? "no limit" : undefined}
+          value={isSpecialUnit(input.unit) ? "" : input.amount}
+          disabled={isSpecialUnit(input.unit)}
+          placeholder={
+            isSpecialUnit(input.unit)
+              ? field.units.find((unit) => unit.value === input.unit)?.label
+              : undefined
+          }
           aria-invalid={invalid ? true : undefined}
           aria-describedby={describedBy}
           onChange={(event) => onChange({ amount: event.target.value, unit: input.unit })}

@@ -28,6 +28,8 @@ const BROKER_SYNONYM: Record<Exclude<TopicConfigName, "lastword.durability">, st
   "cleanup.policy": "log.cleanup.policy",
   "retention.ms": "log.retention.ms",
   "retention.bytes": "log.retention.bytes",
+  "local.retention.ms": "log.local.retention.ms",
+  "local.retention.bytes": "log.local.retention.bytes",
   "segment.ms": "log.roll.ms",
   "segment.bytes": "log.segment.bytes",
   "segment.jitter.ms": "log.roll.jitter.ms",

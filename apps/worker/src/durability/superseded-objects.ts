@@ -1,0 +1,84 @@
+import type { ObjectStore } from "@lastword/object-store";
+import type { FaultPoint } from "../fault-points";
+import type { Logger } from "../logger";
+import type { ManifestChangesRepository } from "./manifest-changes.repository";
+import { KEY_FILTER_SUFFIX, SEGMENT_PREFIX, SNAPSHOT_SUFFIX } from "./segment-objects";
+
+export interface SupersededObjectsOptions {
+  store: ObjectStore;
+  changes: Pick<ManifestChangesRepository, "due" | "markDeleted">;
+  logger: Logger;
+  /**
+   * How long a superseded object stays (default 5 min): a worker that loaded the manifest before
+   * the change (a rebuild, a fetch of an evicted segment) may still be reading it.
+   */
+  graceMs?: number;
+  /** How often a pass runs (default 10 s, or the grace period when shorter, but at least 100 ms). */
+  intervalMs?: number;
+  /** Tests only: crash points (fault-points.ts). */
+  fault?: (point: FaultPoint) => void;
+}
+
+/**
+ * Deletes objects the manifest stopped naming (a cleaner pass's old segments, consolidated commit
+ * objects once no partition's row names them, retention's) after the grace period, sidecars with
+ * segment objects, and records when: the erasure evidence lists them. Every worker runs it; a
+ * deletion twice is harmless (deleting a missing object is not an error).
+ */
+export class SupersededObjects {
+  readonly #o: SupersededObjectsOptions;
+  readonly #graceMs: number;
+  readonly #intervalMs: number;
+  #timer: NodeJS.Timeout | null = null;
+  #running: Promise<void> | null = null;
+
+  constructor(options: SupersededObjectsOptions) {
+    this.#o = options;
+    this.#graceMs = options.graceMs ?? 5 * 60_000;
+    // A short grace (tests, or an operator who wants objects gone fast) is not held up by the pass interval.
+    this.#intervalMs = options.intervalMs ?? Math.min(10_000, Math.max(100, this.#graceMs));
+  }
+
+  start(): void {
+    if (this.#timer) return;
+    this.#timer = setInterval(() => {
+      if (this.#running) return;
+      this.#running = this.deleteDue()
+        .then(
+          () => undefined,
+          (error: unknown) => this.#o.logger.warn({ err: error }, "superseded object deletion failed"),
+        )
+        .finally(() => {
+          this.#running = null;
+        });
+    }, this.#intervalMs);
+    this.#timer.unref();
+  }
+
+  async stop(): Promise<void> {
+    if (this.#timer) clearInterval(this.#timer);
+    this.#timer = null;
+    await this.#running;
+  }
+
+  /** One pass; answers how many objects it deleted. */
+  async deleteDue(): Promise<number> {
+    let deleted = 0;
+    for (;;) {
+      const due = await this.#o.changes.due(this.#graceMs);
+      if (due.length === 0) break;
+      for (const object of due) {
+        this.#o.fault?.("before-superseded-delete");
+        const keys = [object.objectKey];
+        if (object.objectKey.startsWith(SEGMENT_PREFIX)) {
+          keys.push(`${object.objectKey}${SNAPSHOT_SUFFIX}`, `${object.objectKey}${KEY_FILTER_SUFFIX}`);
+        }
+        for (const key of keys) await this.#o.store.delete(key);
+        await this.#o.changes.markDeleted(object.ids);
+        deleted++;
+      }
+    }
+    if (deleted > 0) this.#o.logger.info({ deleted }, "superseded objects deleted");
+    return deleted;
+  }
+}

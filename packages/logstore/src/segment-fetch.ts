@@ -1,0 +1,77 @@
+import fs from "node:fs";
+import path from "node:path";
+import { CorruptSegmentError } from "./errors";
+import { RESTORING_SUFFIX } from "./log-loader";
+import type { RemoteSegmentSource } from "./remote-segments";
+import { fsyncDirectory, Segment, type SegmentLimits, segmentFileName } from "./segment";
+
+/**
+ * Fetches an evicted segment's bytes back into `<base>.log.restoring` and loads them (every batch
+ * CRC-checked, indexes rebuilt into `.restoring` files). The result must describe the same
+ * segment the placeholder did (offsets, size, records): anything else is refused as corrupt and
+ * its files removed. Nothing live changes here: `install` makes it the live segment.
+ */
+export async function fetchSegment(
+  placeholder: Segment,
+  source: RemoteSegmentSource,
+  limits: SegmentLimits,
+  nowMs: number,
+): Promise<Segment> {
+  const { dir, baseOffset } = placeholder;
+  const remote = placeholder.remote;
+  if (remote === null) throw new Error(`segment ${baseOffset} is not evicted`);
+  const bytes = await source.fetch(remote.ref, baseOffset);
+  if (bytes.length !== placeholder.sizeBytes) {
+    throw new CorruptSegmentError(
+      baseOffset,
+      0,
+      `fetched ${bytes.length} bytes for an evicted segment of ${placeholder.sizeBytes}`,
+    );
+  }
+  const file = await fs.promises.open(
+    path.join(dir, segmentFileName(baseOffset, "log", RESTORING_SUFFIX)),
+    "w",
+  );
+  try {
+    await file.writeFile(bytes);
+    await file.sync();
+  } finally {
+    await file.close();
+  }
+  const { segment } = Segment.load(dir, baseOffset, limits, {
+    nowMs,
+    verifyCrc: true,
+    truncateTail: false,
+    sealed: true,
+    suffix: RESTORING_SUFFIX,
+  });
+  const defect = segment.corruption?.reason ?? differences(segment, placeholder);
+  if (defect !== null) {
+    discard(segment);
+    throw new CorruptSegmentError(baseOffset, segment.corruption?.position ?? 0, `fetched back: ${defect}`);
+  }
+  return segment;
+}
+
+/** Renames a fetched segment's files to their live names (the `.log` first: a crash after it keeps the file). */
+export function install(segment: Segment): void {
+  segment.renameTo("");
+  fsyncDirectory(segment.dir);
+}
+
+/** Closes and removes a fetched segment that is not wanted any more. */
+export function discard(segment: Segment): void {
+  segment.close();
+  for (const kind of ["log", "index", "timeindex"] as const)
+    fs.rmSync(segment.filePath(kind), { force: true });
+}
+
+function differences(fetched: Segment, placeholder: Segment): string | null {
+  if (fetched.nextOffset !== placeholder.nextOffset) {
+    return `it ends at offset ${fetched.nextOffset}, the evicted segment at ${placeholder.nextOffset}`;
+  }
+  if (fetched.recordCount !== placeholder.recordCount) {
+    return `it holds ${fetched.recordCount} records, the evicted segment ${placeholder.recordCount}`;
+  }
+  return null;
+}
