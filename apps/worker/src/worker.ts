@@ -256,6 +256,16 @@ export async function startWorker(config: WorkerConfig): Promise<RunningWorker> 
       })
     : null;
   if (kafka) registry.advertiseKafka(kafka.advertised.host, kafka.advertised.port);
+  if (config.objectStore) {
+    const kept = await config.objectStore.keptVersions();
+    registry.describeObjectStore({ kind: config.objectStore.kind, ...kept });
+    if (kept.versioning !== "disabled" && kept.noncurrentExpiryDays === null) {
+      logger.warn(
+        { versioning: kept.versioning },
+        "the bucket keeps old versions of deleted objects with no expiry: erasure deadlines cannot be promised",
+      );
+    }
+  }
   groupCoordinator = kafka?.groups ?? null;
   // Leases a previous run under the same id still holds: nothing of them is open here.
   await leases.releaseAll();

@@ -169,4 +169,43 @@ describe("erasure with partitions in object storage", () => {
       return ["purged", "tombstone-expired", "closed"].includes(status) ? true : undefined;
     });
   });
+
+  it("refuses to promise a deadline while a live worker's bucket keeps old versions with no expiry", async () => {
+    const worker = await startMachine();
+    const preflight = async () => {
+      const res = await rest(h.server, { apiKey: compliance }, "POST", "/erasure-preflight", {
+        topics: ["people"],
+        deadlineAt: new Date(Date.now() + 30 * 86_400_000).toISOString(),
+      });
+      expect(res.status).toBe(200);
+      return (
+        res.body.topics as {
+          preflight: { meetsDeadline: boolean; explanation: string; bucketKeepsVersionsMs?: number | null };
+        }[]
+      )[0]!.preflight;
+    };
+    // The worker read its store at start: the filesystem keeps nothing of a deleted object.
+    const row = await h.db.prisma.worker.findUniqueOrThrow({ where: { id: worker.id } });
+    expect(row.objectStore).toEqual({ kind: "fs", versioning: "disabled", noncurrentExpiryDays: null });
+    expect((await preflight()).bucketKeepsVersionsMs).toBe(0);
+    // Another worker of the fleet on a versioned bucket with no lifecycle rule, as it registers itself.
+    await h.db.prisma.worker.create({
+      data: {
+        id: "versioned-bucket-worker",
+        address: "http://127.0.0.1:1",
+        objectStore: { kind: "s3", versioning: "enabled", noncurrentExpiryDays: null },
+      },
+    });
+    const refused = await preflight();
+    expect(refused.meetsDeadline).toBe(false);
+    expect(refused.bucketKeepsVersionsMs).toBeNull();
+    expect(refused.explanation).toMatch(/keeps old versions of deleted objects with no expiry/);
+    // With a rule that expires noncurrent versions after a day, the bucket adds that day.
+    await h.db.prisma.worker.update({
+      where: { id: "versioned-bucket-worker" },
+      data: { objectStore: { kind: "s3", versioning: "enabled", noncurrentExpiryDays: 1 } },
+    });
+    expect((await preflight()).bucketKeepsVersionsMs).toBe(86_400_000);
+    await h.db.prisma.worker.delete({ where: { id: "versioned-bucket-worker" } });
+  });
 });

@@ -49,8 +49,9 @@ const TENANT_WIDE_PROCEDURES = [
   "erasure.topics",
   "audit.verify",
   "audit.export",
-  // Lists the caller's own groups.
+  // List the caller's own groups, and their lag over time.
   "consumerGroups.list",
+  "consumerGroups.lagHistory",
 ];
 
 // Answered by the person an invitation names, whatever tenant they are in (grants.integration.test.ts).

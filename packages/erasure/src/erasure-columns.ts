@@ -21,6 +21,17 @@ export const deadlineExtensionSchema = z.object({
 export type DeadlineExtension = z.infer<typeof deadlineExtensionSchema>;
 export const deadlineExtensionsSchema = z.array(deadlineExtensionSchema);
 
+/**
+ * `Worker.objectStore`: a worker's object store and what it keeps of deleted objects, read at
+ * start. Old versions kept with no expiry, or past the deadline, keep erased values in the bucket.
+ */
+export const objectStoreReportSchema = z.object({
+  kind: z.enum(["fs", "s3"]),
+  versioning: z.enum(["disabled", "enabled", "suspended"]),
+  noncurrentExpiryDays: z.number().nonnegative().nullable(),
+});
+export type ObjectStoreReport = z.infer<typeof objectStoreReportSchema>;
+
 /** Whether a topic's configs alone can meet a deadline (the api computes it; `ErasureRequest.preflight`). */
 export const preflightSchema = z.object({
   deadlineMs: z.number(),
@@ -38,6 +49,11 @@ export const preflightSchema = z.object({
   /** Configs that bring the worst case inside the deadline (half of it, the other half as margin). */
   fix: z.record(z.string(), z.string()).nullable(),
   explanation: z.string(),
+  /**
+   * How long the bucket keeps an old version of a deleted object: 0 without versioning, the
+   * noncurrent-version expiry, or null when versions are kept with no expiry (no deadline holds).
+   */
+  bucketKeepsVersionsMs: z.number().nullable().optional(),
 });
 export type Preflight = z.infer<typeof preflightSchema>;
 /** Topic name → its preflight when the request was received. */

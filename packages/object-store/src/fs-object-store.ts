@@ -5,6 +5,7 @@ import {
   assertObjectKey,
   assertRange,
   type ByteRange,
+  type KeptVersions,
   type ObjectInfo,
   type ObjectStore,
   ObjectStoreError,
@@ -183,6 +184,11 @@ export class FsObjectStore implements ObjectStore {
     await syncDir(dirname(path)).catch((error) =>
       isCode(error, "ENOENT") ? undefined : Promise.reject(error),
     );
+  }
+
+  /** A deleted file is gone: nothing is kept. */
+  async keptVersions(): Promise<KeptVersions> {
+    return { versioning: "disabled", noncurrentExpiryDays: null };
   }
 
   async close(): Promise<void> {}

@@ -2,6 +2,7 @@ export { FsObjectStore } from "./fs-object-store";
 export {
   assertObjectKey,
   type ByteRange,
+  type KeptVersions,
   OBJECT_KEY_MAX_BYTES,
   type ObjectInfo,
   type ObjectStore,
@@ -10,4 +11,10 @@ export {
   type PutOptions,
 } from "./object-store";
 export { type ObjectStoreLocation, openObjectStore, parseObjectStoreLocation } from "./open-object-store";
-export { type BucketVersioning, S3ObjectStore, type S3StoreConfig } from "./s3-object-store";
+export {
+  type BucketVersioning,
+  type LifecycleRuleView,
+  noncurrentExpiryDays,
+  S3ObjectStore,
+  type S3StoreConfig,
+} from "./s3-object-store";

@@ -41,7 +41,20 @@ export interface ObjectStore {
   list(prefix: string): AsyncIterable<ObjectInfo>;
   /** Removes the object; removing one that does not exist is not an error (as S3). */
   delete(key: string): Promise<void>;
+  /**
+   * Whether a deleted or replaced object's bytes live on as an old version, and for how long: an
+   * erasure cannot promise a deadline on a store that keeps them without an expiry inside it.
+   */
+  keptVersions(): Promise<KeptVersions>;
   close(): Promise<void>;
+}
+
+/** What a store keeps of deleted and replaced objects. */
+export interface KeptVersions {
+  /** `enabled` or `suspended` (old versions made while enabled remain): old bytes outlive a delete. */
+  versioning: "disabled" | "enabled" | "suspended";
+  /** An enabled lifecycle rule covering our keys expires noncurrent versions after this many days; null: none. */
+  noncurrentExpiryDays: number | null;
 }
 
 /** Longest key accepted: S3's limit. */

@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto";
 import {
   DeleteObjectCommand,
+  GetBucketLifecycleConfigurationCommand,
   GetBucketVersioningCommand,
   GetObjectCommand,
   HeadBucketCommand,
@@ -14,6 +15,7 @@ import {
   assertObjectKey,
   assertRange,
   type ByteRange,
+  type KeptVersions,
   type ObjectInfo,
   type ObjectStore,
   ObjectStoreError,
@@ -213,7 +215,48 @@ export class S3ObjectStore implements ObjectStore {
     return out.Status === "Suspended" ? "suspended" : "disabled";
   }
 
+  /** Versioning and the lifecycle rules that expire noncurrent versions under our prefix. */
+  async keptVersions(): Promise<KeptVersions> {
+    const versioning = await this.versioning();
+    const rules = await this.client
+      .send(new GetBucketLifecycleConfigurationCommand({ Bucket: this.config.bucket }))
+      .then((out) => out.Rules ?? [])
+      .catch((error: unknown) => {
+        // No lifecycle configuration at all is an answer, not a failure.
+        if (error instanceof S3ServiceException && error.name === "NoSuchLifecycleConfiguration") return [];
+        return translate(error, this.config.bucket);
+      });
+    return { versioning, noncurrentExpiryDays: noncurrentExpiryDays(rules, this.config.prefix ?? "") };
+  }
+
   async close(): Promise<void> {
     this.client.destroy();
   }
+}
+
+/** The part of an S3 lifecycle rule that decides how long noncurrent versions of our keys stay. */
+export interface LifecycleRuleView {
+  Status?: string;
+  Prefix?: string;
+  Filter?: { Prefix?: string; Tag?: unknown; And?: { Prefix?: string; Tags?: unknown } };
+  NoncurrentVersionExpiration?: { NoncurrentDays?: number };
+}
+
+/**
+ * The fewest days after which an enabled rule expires noncurrent versions of every key under
+ * `prefix` (a rule's prefix must be a prefix of ours; tag-filtered rules do not cover all keys), or
+ * null when no rule does.
+ */
+export function noncurrentExpiryDays(rules: readonly LifecycleRuleView[], prefix: string): number | null {
+  let days: number | null = null;
+  for (const rule of rules) {
+    const expiry = rule.NoncurrentVersionExpiration?.NoncurrentDays;
+    if (rule.Status !== "Enabled" || expiry === undefined) continue;
+    const filter = rule.Filter;
+    const tagged = filter?.Tag !== undefined || filter?.And?.Tags !== undefined;
+    const rulePrefix = filter?.Prefix ?? filter?.And?.Prefix ?? rule.Prefix ?? "";
+    if (tagged || !prefix.startsWith(rulePrefix)) continue;
+    days = days === null ? expiry : Math.min(days, expiry);
+  }
+  return days;
 }

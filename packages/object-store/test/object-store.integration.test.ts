@@ -1,10 +1,16 @@
 import { mkdtemp, readdir, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import {
+  DeleteBucketLifecycleCommand,
+  PutBucketLifecycleConfigurationCommand,
+  S3Client,
+} from "@aws-sdk/client-s3";
 import { type FauxqsServer, startFauxqs } from "fauxqs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   FsObjectStore,
+  noncurrentExpiryDays,
   type ObjectInfo,
   type ObjectStore,
   ObjectStoreError,
@@ -135,6 +141,79 @@ describe("conditional writes", () => {
     // A store that trusted the header would let a fencing test pass against a server that never
     // refuses; the probe's verdict is what callers read.
     expect(stores.s3.conditionalWrites).toBe(false);
+  });
+});
+
+describe("what a store keeps of deleted objects", () => {
+  it("1. the filesystem store keeps nothing", async () => {
+    expect(await stores.fs.keptVersions()).toEqual({ versioning: "disabled", noncurrentExpiryDays: null });
+  });
+
+  it("2. the S3 store reads the lifecycle rule that expires noncurrent versions under its prefix", async () => {
+    const client = new S3Client({
+      region: "us-east-1",
+      endpoint: server.address,
+      forcePathStyle: true,
+      credentials,
+    });
+    expect((await stores.s3.keptVersions()).noncurrentExpiryDays).toBeNull();
+    await client.send(
+      new PutBucketLifecycleConfigurationCommand({
+        Bucket: "lastword-test",
+        LifecycleConfiguration: {
+          Rules: [
+            {
+              ID: "other",
+              Status: "Enabled",
+              Filter: { Prefix: "cluster-b/" },
+              NoncurrentVersionExpiration: { NoncurrentDays: 1 },
+            },
+            {
+              ID: "ours",
+              Status: "Enabled",
+              Filter: { Prefix: "cluster-a" },
+              NoncurrentVersionExpiration: { NoncurrentDays: 7 },
+            },
+          ],
+        },
+      }),
+    );
+    try {
+      expect((await stores.s3.keptVersions()).noncurrentExpiryDays).toBe(7);
+    } finally {
+      await client.send(new DeleteBucketLifecycleCommand({ Bucket: "lastword-test" }));
+      client.destroy();
+    }
+  });
+
+  it("3. a rule covers the store's keys only if its prefix is one of theirs, its status enabled and no tag narrows it", () => {
+    const rule = (prefix: string, days: number, extra: object = {}) => ({
+      Status: "Enabled",
+      Filter: { Prefix: prefix },
+      NoncurrentVersionExpiration: { NoncurrentDays: days },
+      ...extra,
+    });
+    expect(noncurrentExpiryDays([rule("", 30), rule("lastword/", 3)], "lastword/prod")).toBe(3);
+    expect(noncurrentExpiryDays([rule("other/", 3)], "lastword/prod")).toBeNull();
+    expect(noncurrentExpiryDays([{ ...rule("", 3), Status: "Disabled" }], "")).toBeNull();
+    expect(
+      noncurrentExpiryDays(
+        [
+          {
+            Status: "Enabled",
+            Filter: { And: { Prefix: "", Tags: [] } },
+            NoncurrentVersionExpiration: { NoncurrentDays: 2 },
+          },
+        ],
+        "",
+      ),
+    ).toBeNull();
+    expect(
+      noncurrentExpiryDays(
+        [{ Status: "Enabled", Prefix: "", NoncurrentVersionExpiration: { NoncurrentDays: 5 } }],
+        "x",
+      ),
+    ).toBe(5);
   });
 });
 

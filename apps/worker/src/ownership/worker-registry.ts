@@ -1,10 +1,12 @@
 import type { PrismaClient } from "@lastword/db";
+import type { ObjectStoreReport } from "@lastword/erasure";
 
 /** The Worker row: who we are and where our data plane listens, kept alive by heartbeats. */
 export class WorkerRegistry {
   readonly #prisma: PrismaClient;
   readonly #workerId: string;
   #kafka: { host: string; port: number } | null = null;
+  #objectStore: ObjectStoreReport | null = null;
 
   constructor(prisma: PrismaClient, workerId: string) {
     this.#prisma = prisma;
@@ -16,17 +18,24 @@ export class WorkerRegistry {
     this.#kafka = { host, port };
   }
 
+  /** The object store and what it keeps of deleted objects, written with every (re-)registration. */
+  describeObjectStore(report: ObjectStoreReport): void {
+    this.#objectStore = report;
+  }
+
   /** Upserts our row; returns our Kafka node id (stable for a worker id: the row keeps it). */
   async register(address: string): Promise<number> {
     const kafkaHost = this.#kafka?.host ?? null;
     const kafkaPort = this.#kafka?.port ?? null;
+    const objectStore = this.#objectStore === null ? null : JSON.stringify(this.#objectStore);
     const rows = await this.#prisma.$queryRaw<{ nodeId: number }[]>`
-      INSERT INTO "Worker" ("id", "address", "startedAt", "heartbeatAt", "stoppedAt", "kafkaHost", "kafkaPort")
+      INSERT INTO "Worker" ("id", "address", "startedAt", "heartbeatAt", "stoppedAt", "kafkaHost", "kafkaPort", "objectStore")
       VALUES (${this.#workerId}, ${address}, now() AT TIME ZONE 'UTC', now() AT TIME ZONE 'UTC', NULL,
-        ${kafkaHost}, ${kafkaPort})
+        ${kafkaHost}, ${kafkaPort}, ${objectStore}::jsonb)
       ON CONFLICT ("id") DO UPDATE SET "address" = EXCLUDED."address", "startedAt" = EXCLUDED."startedAt",
         "heartbeatAt" = EXCLUDED."heartbeatAt", "stoppedAt" = NULL,
-        "kafkaHost" = EXCLUDED."kafkaHost", "kafkaPort" = EXCLUDED."kafkaPort"
+        "kafkaHost" = EXCLUDED."kafkaHost", "kafkaPort" = EXCLUDED."kafkaPort",
+        "objectStore" = EXCLUDED."objectStore"
       RETURNING "nodeId"`;
     return rows[0]!.nodeId;
   }

@@ -80,4 +80,25 @@ describe("erasure preflight", () => {
     // (3 d − 6 s) / 2 is just under 1.5 d: whole days would give up a third, so 35 h.
     expect(fixFor(3 * DAY)).toEqual({ "max.compaction.lag.ms": "126000000", "segment.ms": "126000000" });
   });
+
+  it("adds what the object store's bucket keeps of deleted objects, and refuses any deadline when it keeps them forever", () => {
+    const config = {
+      segmentMs: DAY,
+      maxCompactionLagMs: 2 * DAY,
+      deleteRetentionMs: DAY,
+      minCompactionLagMs: 0,
+    };
+    const base = { config, deadlineMs: 30 * DAY, schedulerTickMs: 5_000, passEstimateMs: 1_000 };
+    const unversioned = erasurePreflight({ ...base, bucketKeepsVersionsMs: 0 });
+    expect([unversioned.meetsDeadline, unversioned.worstCasePurgeMs]).toEqual([true, 2 * DAY + 6_000]);
+    const expiring = erasurePreflight({ ...base, bucketKeepsVersionsMs: 7 * DAY });
+    expect([expiring.meetsDeadline, expiring.worstCasePurgeMs]).toEqual([true, 9 * DAY + 6_000]);
+    const late = erasurePreflight({ ...base, bucketKeepsVersionsMs: 40 * DAY });
+    expect(late.meetsDeadline).toBe(false);
+    const forever = erasurePreflight({ ...base, bucketKeepsVersionsMs: null });
+    expect(forever.meetsDeadline).toBe(false);
+    expect(forever.fix).toBeNull();
+    expect(forever.bucketKeepsVersionsMs).toBeNull();
+    expect(forever.explanation).toMatch(/keeps old versions of deleted objects with no expiry/);
+  });
 });

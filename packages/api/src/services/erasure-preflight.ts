@@ -11,6 +11,11 @@ export interface PreflightInput {
   deadlineMs: number;
   schedulerTickMs?: number;
   passEstimateMs?: number;
+  /**
+   * With an object store: how long its bucket keeps an old version of a deleted object (0 without
+   * versioning), null when versions are kept with no expiry; undefined without an object store.
+   */
+  bucketKeepsVersionsMs?: number | null;
 }
 
 /**
@@ -24,16 +29,19 @@ export function erasurePreflight(input: PreflightInput): Preflight {
   const tick = input.schedulerTickMs ?? ASSUMED_SCHEDULER_TICK_MS;
   const pass = input.passEstimateMs ?? DEFAULT_PASS_ESTIMATE_MS;
   const { segmentMs, maxCompactionLagMs, deleteRetentionMs, minCompactionLagMs } = input.config;
+  const keeps = input.bucketKeepsVersionsMs;
+  // Old versions the bucket keeps are copies of the purged bytes until they expire.
   const worstCasePurgeMs = saturatingSum(
     Math.max(segmentMs, maxCompactionLagMs, minCompactionLagMs),
     tick,
     pass,
+    keeps === null ? Number.MAX_SAFE_INTEGER : (keeps ?? 0),
   );
   const worstCaseTombstoneGoneMs = saturatingSum(worstCasePurgeMs, deleteRetentionMs, tick, pass);
   const meetsDeadline = worstCasePurgeMs <= input.deadlineMs;
   const target = sensibleBelow(Math.floor((input.deadlineMs - tick - pass) / 2));
   let fix: Record<string, string> | null = null;
-  if (!meetsDeadline && target > 0) {
+  if (!meetsDeadline && target > 0 && keeps !== null) {
     fix = {};
     if (maxCompactionLagMs > target) fix["max.compaction.lag.ms"] = String(target);
     if (segmentMs > target) fix["segment.ms"] = String(target);
@@ -51,15 +59,18 @@ export function erasurePreflight(input: PreflightInput): Preflight {
     meetsDeadline,
     tombstoneOutlivesDeadline: worstCaseTombstoneGoneMs > input.deadlineMs,
     fix,
+    ...(keeps !== undefined && { bucketKeepsVersionsMs: keeps }),
     explanation: meetsDeadline
       ? `Old values are purged within ${worstCasePurgeMs} ms at worst, inside the ${input.deadlineMs} ms deadline.`
-      : `max(segment.ms, max.compaction.lag.ms) + tick + pass = ${worstCasePurgeMs} ms exceeds the ${input.deadlineMs} ms deadline${
-          fix
-            ? `; set ${Object.entries(fix)
-                .map(([k, v]) => `${k}=${v}`)
-                .join(", ")}`
-            : "; the deadline is shorter than a tick and a pass"
-        }.`,
+      : keeps === null
+        ? "The object store's bucket keeps old versions of deleted objects with no expiry (versioning with no NoncurrentVersionExpiration rule), so erased values stay in the bucket: no deadline can be promised. Add a lifecycle rule that expires noncurrent versions inside the deadline, or turn versioning off."
+        : `max(segment.ms, max.compaction.lag.ms) + tick + pass${keeps ? " + the bucket's noncurrent-version expiry" : ""} = ${worstCasePurgeMs} ms exceeds the ${input.deadlineMs} ms deadline${
+            fix
+              ? `; set ${Object.entries(fix)
+                  .map(([k, v]) => `${k}=${v}`)
+                  .join(", ")}`
+              : "; the deadline is shorter than a tick and a pass"
+          }.`,
   };
 }
 

@@ -1,5 +1,5 @@
 import type { PrismaClient, Topic } from "@lastword/db";
-import type { Preflight } from "@lastword/erasure";
+import { objectStoreReportSchema, type Preflight } from "@lastword/erasure";
 import { parseTopicConfig } from "@lastword/logstore";
 import { erasurePreflight } from "./erasure-preflight";
 import { storedConfigs } from "./topic-config";
@@ -21,19 +21,51 @@ async function passEstimatesMs(
   return new Map(rows.flatMap((r) => (r.ms === null ? [] : [[r.topicId, Number(r.ms)]])));
 }
 
+/** A worker heard of within this long counts: its object store is the fleet's. */
+const LIVE_WORKER_MS = 30_000;
+
 /**
- * Each topic's erasure preflight against a deadline `deadlineMs` away, from its configs and its
- * measured pass time: what the compliance page, an erasure request and the topic warnings all use.
+ * How long the fleet's object store keeps an old version of a deleted object, from what the live
+ * workers read of it at start (the longest): 0 without versioning, null with versions kept and no
+ * expiry, undefined when no live worker has an object store.
+ */
+async function bucketKeepsVersionsMs(prisma: PrismaClient): Promise<number | null | undefined> {
+  const workers = await prisma.$queryRaw<{ objectStore: unknown }[]>`
+    SELECT "objectStore" FROM "Worker"
+    WHERE "objectStore" IS NOT NULL AND "stoppedAt" IS NULL
+      AND "heartbeatAt" > now() AT TIME ZONE 'UTC' - ${LIVE_WORKER_MS} * interval '1 millisecond'`;
+  let longest: number | null | undefined;
+  for (const { objectStore } of workers) {
+    const report = objectStoreReportSchema.parse(objectStore);
+    const keeps =
+      report.versioning === "disabled"
+        ? 0
+        : report.noncurrentExpiryDays === null
+          ? null
+          : report.noncurrentExpiryDays * 86_400_000;
+    if (keeps === null || longest === null) longest = null;
+    else longest = Math.max(longest ?? 0, keeps);
+  }
+  return longest;
+}
+
+/**
+ * Each topic's erasure preflight against a deadline `deadlineMs` away, from its configs, its
+ * measured pass time and the fleet's object store: what the compliance page, an erasure request
+ * and the topic warnings all use.
  */
 export async function topicPreflights(
   prisma: PrismaClient,
   topics: readonly Pick<Topic, "id" | "configs">[],
   deadlineMs: number,
 ): Promise<Map<string, Preflight>> {
-  const passes = await passEstimatesMs(
-    prisma,
-    topics.map((t) => t.id),
-  );
+  const [passes, keeps] = await Promise.all([
+    passEstimatesMs(
+      prisma,
+      topics.map((t) => t.id),
+    ),
+    bucketKeepsVersionsMs(prisma),
+  ]);
   return new Map(
     topics.map((topic) => [
       topic.id,
@@ -41,6 +73,7 @@ export async function topicPreflights(
         config: parseTopicConfig(storedConfigs(topic.configs)),
         deadlineMs,
         passEstimateMs: passes.get(topic.id),
+        bucketKeepsVersionsMs: keeps,
       }),
     ]),
   );

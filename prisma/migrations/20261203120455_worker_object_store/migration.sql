@@ -1,0 +1,3 @@
+-- AlterTable
+ALTER TABLE "Worker" ADD COLUMN     "objectStore" JSONB;
+
