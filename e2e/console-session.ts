@@ -3,7 +3,7 @@ import { mkdir } from "node:fs/promises";
 import { join } from "node:path";
 import { eventually } from "@lastword/db/testing";
 import { type Browser, chromium, type Locator, type Page } from "playwright-core";
-import { afterAll, beforeAll, expect, inject } from "vitest";
+import { afterAll, beforeAll, inject } from "vitest";
 
 const CHROMIUM_ARGS = [
   "--no-sandbox",
