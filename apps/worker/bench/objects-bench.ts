@@ -100,7 +100,7 @@ function benchWorker(db: TestDatabase, dataDir: string, store: ObjectStore | nul
     secret: SECRET,
     openLog: partitionLogOpener(),
     logLevel: "silent",
-    ...(store && { objectStore: store, commitWindowMs: COMMIT_WINDOW_MS }),
+    ...(store && { objectStore: store, objectTimings: { commitWindowMs: COMMIT_WINDOW_MS } }),
   });
 }
 

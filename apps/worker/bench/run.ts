@@ -1,6 +1,7 @@
 // Worker benchmarks (`npm run bench`): produce through the data plane vs in-process append, the
 // cleaner scheduler over 2,000 partitions of 200 tenants, produce and cold start with an object store
-// (objects), 50 workers' Postgres load simulated (fleet), and the Kafka listener (cold start, fetch,
+// (objects), the cleaner and an erasure over remote segments (tiering), 50 workers' Postgres load
+// simulated (fleet), and the Kafka listener (cold start, fetch,
 // produce with real clients: kafka). Needs Postgres and Redis (like the tests), kcat and
 // python3-confluent-kafka. Arguments pick parts: `npm run bench -w @lastword/worker -- kafka`
 // (default: all of them).
@@ -13,6 +14,7 @@ import { kafkaBenchmark } from "./kafka-bench";
 import { objectsBenchmark } from "./objects-bench";
 import { produceBenchmark } from "./produce-bench";
 import { schedulerBenchmark } from "./scheduler-bench";
+import { tieringBenchmark } from "./tiering-bench";
 
 async function main(): Promise<void> {
   const db: TestDatabase = await createTestDatabase("lastword_bench_worker");
@@ -25,6 +27,7 @@ async function main(): Promise<void> {
     if (wanted("scheduler")) await schedulerBenchmark({ db, dataDir: join(dataDir, "scheduler") });
     if (wanted("objects")) await objectsBenchmark({ dataDir: join(dataDir, "objects") });
     if (wanted("fleet")) await fleetBenchmark();
+    if (wanted("tiering")) await tieringBenchmark({ dataDir: join(dataDir, "tiering") });
     // Its own database and processes (bench/flag-states.ts of the client package); BENCH_KEYS scales it.
     if (wanted("kafka")) await kafkaBenchmark();
   } finally {

@@ -1,0 +1,322 @@
+import { mkdir } from "node:fs/promises";
+import { join } from "node:path";
+import { createApiServer } from "@lastword/api";
+import { DataPlaneClient } from "@lastword/dataplane";
+import { createTestDatabase, type TestDatabase } from "@lastword/db/testing";
+import { FsObjectStore, type ObjectStore } from "@lastword/object-store";
+import { Redis } from "ioredis";
+import { partitionLogOpener } from "../src/hosting/log-opener";
+import { type RunningWorker, startWorker, type WorkerConfig } from "../src/worker";
+import { seedTenants, waitFor } from "./bench-topics";
+
+// Object storage across tiers: (1) the cleaner over a partition whose every segment is remote, next
+// to a raw copy of the same objects; (2) an erasure on a topic whose segments are remote, from the
+// request to the proven purge, with the key filters' targeted rewrites and with a pass over the
+// whole partition instead. One worker in this process on the filesystem store.
+
+const SECRET = "bench-tiering-secret";
+/** The cleaner part's partition (BENCH_TIERING_BYTES, default 1 GiB) of 1 KiB records over 100,000 keys. */
+const CLEAN_BYTES = Number(process.env.BENCH_TIERING_BYTES ?? 1 << 30);
+const CLEAN_KEYS = 100_000;
+const RECORD_BYTES = 1024;
+/** The erasure part's keys (the seeds' figure is 340,000 × ~1.2 KiB: BENCH_KEYS=340000). */
+const ERASURE_KEYS = Number(process.env.BENCH_KEYS ?? 60_000);
+const ERASURE_PARTITIONS = 12;
+const ERASURE_VALUE_BYTES = 1200;
+const BATCH = 500;
+const parts = (process.env.BENCH_TIERING_PARTS ?? "clean,erasure").split(",");
+
+const TIMINGS: WorkerConfig["objectTimings"] = {
+  commitWindowMs: 10,
+  tiering: { consolidateAfterMs: 0, intervalMs: 100, fullScanMs: 1_000 },
+  superseded: { graceMs: 0, intervalMs: 100 },
+};
+
+export async function tieringBenchmark(options: { dataDir: string }): Promise<void> {
+  if (parts.includes("clean")) await remoteClean(join(options.dataDir, "clean"));
+  if (parts.includes("erasure")) await remoteErasure(join(options.dataDir, "erasure"));
+}
+
+async function world<T>(
+  name: string,
+  run: (db: TestDatabase, client: DataPlaneClient) => Promise<T>,
+): Promise<T> {
+  const db = await createTestDatabase(`lastword_bench_${name}`);
+  const client = new DataPlaneClient({ prisma: db.prisma, secret: SECRET, ownerWaitMs: 60_000 });
+  try {
+    return await run(db, client);
+  } finally {
+    client.close();
+    await db.drop();
+  }
+}
+
+function worker(db: TestDatabase, dataDir: string, store: ObjectStore, extra: Partial<WorkerConfig> = {}) {
+  return startWorker({
+    databaseUrl: db.url,
+    dataDir,
+    secret: SECRET,
+    openLog: partitionLogOpener(),
+    logLevel: "silent",
+    objectStore: store,
+    objectTimings: TIMINGS,
+    ...extra,
+  });
+}
+
+/** Produces `count` records in batches of BATCH, 8 outstanding, keys and values from `record`. */
+async function produceAll(
+  client: DataPlaneClient,
+  partitionOf: (n: number) => string,
+  count: number,
+  record: (n: number) => { key: Buffer; value: Buffer },
+): Promise<void> {
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: 8 }, async () => {
+      while (next * BATCH < count) {
+        const batch = next++;
+        const first = batch * BATCH;
+        const records = Array.from({ length: Math.min(BATCH, count - first) }, (_, i) => record(first + i));
+        await client.produce({ partitionId: partitionOf(batch), records });
+      }
+    }),
+  );
+}
+
+/** Every closed segment of every partition is in object storage only, and the manifest names it. */
+async function allRemote(
+  db: TestDatabase,
+  client: DataPlaneClient,
+  partitions: readonly string[],
+): Promise<boolean> {
+  for (const partitionId of partitions) {
+    const { segments } = await client.segments({ partitionId });
+    const closed = segments.filter((s) => !s.active);
+    if (!closed.every((s) => s.remote)) return false;
+    const rows = await db.prisma.partitionObject.count({ where: { partitionId, kind: "segment" } });
+    if (rows !== closed.length) return false;
+  }
+  return true;
+}
+
+async function remoteClean(dataDir: string): Promise<void> {
+  await world("tiering_clean", async (db, client) => {
+    const [partitionId] = await seedTenants(db.prisma, {
+      tenants: 1,
+      partitionsPerTenant: 1,
+      configs: {
+        "cleanup.policy": "compact",
+        "segment.bytes": String(64 << 20),
+        "local.retention.bytes": "0",
+        "lastword.durability": "local",
+        "min.cleanable.dirty.ratio": "1",
+      },
+      tag: "clean",
+    });
+    await mkdir(dataDir, { recursive: true });
+    const store = new FsObjectStore(join(dataDir, "objects"));
+    const w = await worker(db, join(dataDir, "worker"), store);
+    try {
+      await waitFor("the partition claimed", 60_000, async () => w.ownedPartitions().length === 1);
+      const value = Buffer.alloc(RECORD_BYTES - 24, 5);
+      const count = Math.floor(CLEAN_BYTES / RECORD_BYTES);
+      await produceAll(
+        client,
+        () => partitionId!,
+        count,
+        (n) => ({ key: Buffer.from(`key-${String(n % CLEAN_KEYS).padStart(8, "0")}`), value }),
+      );
+      await waitFor("every segment remote", 30 * 60_000, () => allRemote(db, client, [partitionId!]));
+      const rows = await db.prisma.partitionObject.findMany({
+        where: { partitionId: partitionId!, kind: "segment" },
+      });
+      const bytes = rows.reduce((sum, row) => sum + row.byteSize, 0);
+      // The baseline: a raw copy of the same objects (read each, write it under another key).
+      const copyStarted = performance.now();
+      for (const row of rows) await store.put(`bench-copy/${row.baseOffset}`, await store.get(row.objectKey));
+      const copySeconds = (performance.now() - copyStarted) / 1000;
+      const started = performance.now();
+      await client.requestClean({ partitionId: partitionId! });
+      const passSeconds = (performance.now() - started) / 1000;
+      const before = new Set(rows.map((row) => row.objectKey));
+      await waitFor("the cleaned segments are the manifest", 30 * 60_000, async () => {
+        const now = await db.prisma.partitionObject.findMany({
+          where: { partitionId: partitionId!, kind: "segment" },
+        });
+        return (
+          now.length > 0 &&
+          now.every((row) => !before.has(row.objectKey)) &&
+          (await allRemote(db, client, [partitionId!]))
+        );
+      });
+      const doneSeconds = (performance.now() - started) / 1000;
+      const mib = bytes / (1 << 20);
+      console.log(
+        `\nremote cleaner: ${mib.toFixed(0)} MiB in ${rows.length} segment objects (filesystem store), every one evicted`,
+      );
+      console.log("  row | seconds | MiB/s | × raw copy");
+      console.log(
+        `  raw copy of the objects (get + put) | ${copySeconds.toFixed(2)} | ${(mib / copySeconds).toFixed(0)} | 1`,
+      );
+      console.log(
+        `  pass (fetch back, clean) | ${passSeconds.toFixed(2)} | ${(mib / passSeconds).toFixed(0)} | ${(copySeconds / passSeconds).toFixed(2)}`,
+      );
+      console.log(
+        `  pass + upload + swap (the bucket holds the cleaned log) | ${doneSeconds.toFixed(2)} | ${(mib / doneSeconds).toFixed(0)} | ${(copySeconds / doneSeconds).toFixed(2)}`,
+      );
+    } finally {
+      await w.stop();
+    }
+  });
+}
+
+/**
+ * An erasure of one key on a topic whose segments are all remote, filed through the REST API; the
+ * request's deadline makes the guard act at once, so the time is the rewrite, the upload, the
+ * deletion of what it replaced and the proof. Measured with key filters (targeted rewrites) and,
+ * on the same data taken over by a second worker, without (a pass over the whole partition).
+ */
+async function remoteErasure(dataDir: string): Promise<void> {
+  await world("tiering_erasure", async (db, client) => {
+    const redis = new Redis(process.env.REDIS_URL ?? "redis://127.0.0.1:6379");
+    const redisPrefix = `lastword-bench-tiering-${process.pid}`;
+    const server = createApiServer({
+      prisma: db.prisma,
+      redis,
+      dataPlane: client,
+      publicUrl: "http://localhost:3999",
+      authSecret: "bench-auth-secret-bench-auth-secret",
+      redisPrefix,
+    });
+    const tenant = await server.provisionTenant({
+      name: "Bench",
+      email: "bench@example.com",
+      password: "bench-pass-1",
+    });
+    await db.prisma.quota.create({
+      data: {
+        organizationId: tenant.organizationId,
+        maxPartitions: 1000,
+        maxStoredBytes: 1n << 50n,
+        produceBytesPerSecond: 2_000_000_000,
+        requestsPerSecond: 100_000,
+      },
+    });
+    const { key } = await server.createApiKey({ ...tenant, name: "bench", scopes: ["admin"] });
+    const call = async (method: string, path: string, body?: unknown) => {
+      const response = await server.handleRest(
+        new Request(`http://localhost:3999/api/v1${path}`, {
+          method,
+          headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+          body: body === undefined ? undefined : JSON.stringify(body),
+        }),
+      );
+      return { status: response.status, body: (await response.json()) as Record<string, unknown> };
+    };
+    const scheduling = {
+      redisUrl: process.env.REDIS_URL ?? "redis://127.0.0.1:6379",
+      redisPrefix,
+      tickMs: 250,
+    };
+    await mkdir(dataDir, { recursive: true });
+    const store = new FsObjectStore(join(dataDir, "objects"));
+    let w: RunningWorker | null = await worker(db, join(dataDir, "filters"), store, { scheduling });
+    try {
+      const created = await call("POST", "/topics", {
+        name: "flags",
+        partitions: ERASURE_PARTITIONS,
+        configs: {
+          "cleanup.policy": "compact",
+          "segment.bytes": 4 << 20,
+          "local.retention.bytes": 0,
+          "lastword.durability": "local",
+          // Only the erasures rewrite: no pass by ratio or lag.
+          "min.cleanable.dirty.ratio": 1,
+          "file.delete.delay.ms": 0,
+        },
+      });
+      if (created.status !== 201)
+        throw new Error(`bench topic: ${created.status} ${JSON.stringify(created.body)}`);
+      const partitions = (
+        await db.prisma.partition.findMany({ where: { topic: { name: "flags" } }, orderBy: { index: "asc" } })
+      ).map((p) => p.id);
+      await waitFor(
+        "every partition claimed",
+        60_000,
+        async () => w!.ownedPartitions().length === ERASURE_PARTITIONS,
+      );
+      const value = Buffer.alloc(ERASURE_VALUE_BYTES, 9);
+      await produceAll(
+        client,
+        (batch) => partitions[batch % ERASURE_PARTITIONS]!,
+        ERASURE_KEYS,
+        (n) => ({ key: Buffer.from(`flag-${n}`), value }),
+      );
+      await waitFor("every segment remote", 30 * 60_000, () => allRemote(db, client, partitions));
+      const objects = await db.prisma.partitionObject.count({ where: { kind: "segment" } });
+      console.log(
+        `\nremote erasure: ${ERASURE_KEYS} keys × ${ERASURE_VALUE_BYTES} B over ${ERASURE_PARTITIONS} partitions, ` +
+          `${objects} segment objects, every one evicted; one key erased, deadline 60 s (the guard acts at ~30 s)`,
+      );
+      console.log(
+        "  rewrite | request → pass asked s | pass asked → purged s | segments rewritten | objects scanned / filtered",
+      );
+      await eraseOne(db, call, "flag-7", "key filters (targeted rewrite)");
+      await w.stop();
+      w = null;
+      // The same data, taken over by a worker that rewrites whole partitions.
+      w = await worker(db, join(dataDir, "whole"), store, { scheduling, erasureKeyFilters: false });
+      await waitFor(
+        "every partition claimed",
+        120_000,
+        async () => w!.ownedPartitions().length === ERASURE_PARTITIONS,
+      );
+      // Its key index read every segment back at open: wait until the cache is trimmed again.
+      await waitFor("every segment remote again", 30 * 60_000, () => allRemote(db, client, partitions));
+      await eraseOne(db, call, "flag-8", "none (a pass over the whole partition)");
+    } finally {
+      await w?.stop();
+      const keys = await redis.keys(`${redisPrefix}:*`);
+      if (keys.length > 0) await redis.del(...keys);
+      redis.disconnect();
+    }
+  });
+}
+
+async function eraseOne(
+  db: TestDatabase,
+  call: (
+    method: string,
+    path: string,
+    body?: unknown,
+  ) => Promise<{ status: number; body: Record<string, unknown> }>,
+  subject: string,
+  label: string,
+): Promise<void> {
+  const filed = await call("POST", "/erasure-requests", {
+    keys: [{ type: "string", data: subject }],
+    topics: ["flags"],
+    deadlineAt: new Date(Date.now() + 60_000).toISOString(),
+  });
+  if (filed.status !== 201) throw new Error(`erasure request: ${filed.status} ${JSON.stringify(filed.body)}`);
+  const requestId = filed.body.id as string;
+  const received = await db.prisma.erasureRequest.findUniqueOrThrow({ where: { id: requestId } });
+  let tombstone = await db.prisma.erasureTombstone.findFirstOrThrow({ where: { requestId } });
+  await waitFor(`${subject} purged`, 10 * 60_000, async () => {
+    tombstone = await db.prisma.erasureTombstone.findFirstOrThrow({ where: { requestId } });
+    return tombstone.purgedAt !== null;
+  });
+  const runs = await db.prisma.cleanerRun.findMany({
+    where: { partitionId: tombstone.partitionId, startedAt: { gte: received.receivedAt } },
+  });
+  const evidence = tombstone.purgeEvidence as { objects?: { scanned: { check: string }[] } };
+  const scanned = evidence.objects?.scanned ?? [];
+  const asked = tombstone.passRequestedAt ?? tombstone.purgedAt!;
+  console.log(
+    `  ${label} | ${((asked.getTime() - received.receivedAt.getTime()) / 1000).toFixed(1)} | ` +
+      `${((tombstone.purgedAt!.getTime() - asked.getTime()) / 1000).toFixed(1)} | ` +
+      `${runs.map((r) => `${r.trigger}: ${Number(r.bytesRead) >> 10} KiB read`).join(", ")} | ` +
+      `${scanned.filter((o) => o.check === "scanned").length} / ${scanned.filter((o) => o.check === "filtered").length}`,
+  );
+}
