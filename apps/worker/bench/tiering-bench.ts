@@ -17,8 +17,11 @@ import { seedTenants, waitFor } from "./bench-topics";
 const SECRET = "bench-tiering-secret";
 /** The cleaner part's partition (BENCH_TIERING_BYTES, default 1 GiB) of 1 KiB records over 100,000 keys. */
 const CLEAN_BYTES = Number(process.env.BENCH_TIERING_BYTES ?? 1 << 30);
-const CLEAN_KEYS = 100_000;
 const RECORD_BYTES = 1024;
+/** Ten writes per key at least, so a smaller run still has old values for the pass to drop. */
+const CLEAN_KEYS = Math.max(1, Math.min(100_000, Math.floor(CLEAN_BYTES / RECORD_BYTES / 10)));
+/** 64 MiB segments (16 of them at 1 GiB); a smaller run keeps 16 closed segments to clean. */
+const CLEAN_SEGMENT_BYTES = Math.min(64 << 20, Math.max(1 << 20, Math.floor(CLEAN_BYTES / 16)));
 /** The erasure part's keys (the seeds' figure is 340,000 × ~1.2 KiB: BENCH_KEYS=340000). */
 const ERASURE_KEYS = Number(process.env.BENCH_KEYS ?? 60_000);
 const ERASURE_PARTITIONS = 12;
@@ -93,7 +96,7 @@ async function allRemote(
   for (const partitionId of partitions) {
     const { segments } = await client.segments({ partitionId });
     const closed = segments.filter((s) => !s.active);
-    if (!closed.every((s) => s.remote)) return false;
+    if (closed.length === 0 || !closed.every((s) => s.remote)) return false;
     const rows = await db.prisma.partitionObject.count({ where: { partitionId, kind: "segment" } });
     if (rows !== closed.length) return false;
   }
@@ -107,7 +110,7 @@ async function remoteClean(dataDir: string): Promise<void> {
       partitionsPerTenant: 1,
       configs: {
         "cleanup.policy": "compact",
-        "segment.bytes": String(64 << 20),
+        "segment.bytes": String(CLEAN_SEGMENT_BYTES),
         "local.retention.bytes": "0",
         "lastword.durability": "local",
         "min.cleanable.dirty.ratio": "1",
@@ -144,11 +147,9 @@ async function remoteClean(dataDir: string): Promise<void> {
         const now = await db.prisma.partitionObject.findMany({
           where: { partitionId: partitionId!, kind: "segment" },
         });
-        return (
-          now.length > 0 &&
-          now.every((row) => !before.has(row.objectKey)) &&
-          (await allRemote(db, client, [partitionId!]))
-        );
+        // A segment that held only latest values comes out of the pass unchanged and keeps its
+        // object; the rest are replaced by cleaned objects, and every closed segment is remote again.
+        return now.some((row) => !before.has(row.objectKey)) && (await allRemote(db, client, [partitionId!]));
       });
       const doneSeconds = (performance.now() - started) / 1000;
       const mib = bytes / (1 << 20);
@@ -257,10 +258,10 @@ async function remoteErasure(dataDir: string): Promise<void> {
       const objects = await db.prisma.partitionObject.count({ where: { kind: "segment" } });
       console.log(
         `\nremote erasure: ${ERASURE_KEYS} keys × ${ERASURE_VALUE_BYTES} B over ${ERASURE_PARTITIONS} partitions, ` +
-          `${objects} segment objects, every one evicted; one key erased, deadline 60 s (the guard acts at ~30 s)`,
+          `${objects} segment objects, every one evicted; one key erased, deadline 60 s (the guard acts at ~29 s)`,
       );
       console.log(
-        "  rewrite | request → pass asked s | pass asked → purged s | segments rewritten | objects scanned / filtered",
+        "  rewrite | request → purged s | of which until the guard asked a pass s | cleaner runs | objects scanned / filtered out",
       );
       await eraseOne(db, call, "flag-7", "key filters (targeted rewrite)");
       await w.stop();
@@ -302,21 +303,33 @@ async function eraseOne(
   if (filed.status !== 201) throw new Error(`erasure request: ${filed.status} ${JSON.stringify(filed.body)}`);
   const requestId = filed.body.id as string;
   const received = await db.prisma.erasureRequest.findUniqueOrThrow({ where: { id: requestId } });
-  let tombstone = await db.prisma.erasureTombstone.findFirstOrThrow({ where: { requestId } });
+  // One tombstone per partition the request reaches (the key's own partition and every partition
+  // that may hold it); the request is purged when the last of them is.
+  let tombstones = await db.prisma.erasureTombstone.findMany({ where: { requestId } });
   await waitFor(`${subject} purged`, 10 * 60_000, async () => {
-    tombstone = await db.prisma.erasureTombstone.findFirstOrThrow({ where: { requestId } });
-    return tombstone.purgedAt !== null;
+    tombstones = await db.prisma.erasureTombstone.findMany({ where: { requestId } });
+    return tombstones.length > 0 && tombstones.every((t) => t.purgedAt !== null);
   });
-  const runs = await db.prisma.cleanerRun.findMany({
-    where: { partitionId: tombstone.partitionId, startedAt: { gte: received.receivedAt } },
-  });
-  const evidence = tombstone.purgeEvidence as { objects?: { scanned: { check: string }[] } };
-  const scanned = evidence.objects?.scanned ?? [];
-  const asked = tombstone.passRequestedAt ?? tombstone.purgedAt!;
+  const purgedAt = Math.max(...tombstones.map((t) => t.purgedAt!.getTime()));
+  const asked = tombstones.flatMap((t) => (t.passRequestedAt ? [t.passRequestedAt.getTime()] : []));
+  // The runs that purged: on a tombstone's partition between the request and that tombstone's purge
+  // (a later pass only ages the tombstone itself).
+  const runs = (
+    await Promise.all(
+      tombstones.map((t) =>
+        db.prisma.cleanerRun.findMany({
+          where: { partitionId: t.partitionId, startedAt: { gte: received.receivedAt, lte: t.purgedAt! } },
+        }),
+      ),
+    )
+  ).flat();
+  const scanned = tombstones.flatMap(
+    (t) => (t.purgeEvidence as { objects?: { scanned: { check: string }[] } }).objects?.scanned ?? [],
+  );
+  const seconds = (ms: number) => ((ms - received.receivedAt.getTime()) / 1000).toFixed(1);
   console.log(
-    `  ${label} | ${((asked.getTime() - received.receivedAt.getTime()) / 1000).toFixed(1)} | ` +
-      `${((tombstone.purgedAt!.getTime() - asked.getTime()) / 1000).toFixed(1)} | ` +
-      `${runs.map((r) => `${r.trigger}: ${Number(r.bytesRead) >> 10} KiB read`).join(", ")} | ` +
+    `  ${label} | ${seconds(purgedAt)} | ${asked.length > 0 ? seconds(Math.min(...asked)) : "none"} | ` +
+      `${runs.map((r) => `${r.trigger}: ${Number(r.bytesRead) >> 10} KiB read in ${r.durationMs} ms`).join(", ") || "none"} | ` +
       `${scanned.filter((o) => o.check === "scanned").length} / ${scanned.filter((o) => o.check === "filtered").length}`,
   );
 }

@@ -92,7 +92,8 @@ export interface WorkerConfig {
   objectTimings?: ObjectStorageTimings;
   /**
    * With an object store: an erasure rewrites only the segments whose key filter may hold the key
-   * (default); false makes it request a pass over the whole partition, as without a store.
+   * and its proof reads only those objects (default); false makes it request a pass over the whole
+   * partition and read every object, as if the filters did not exist.
    */
   erasureKeyFilters?: boolean;
 }
@@ -141,6 +142,7 @@ export async function startWorker(config: WorkerConfig): Promise<RunningWorker> 
         databaseUrl: config.databaseUrl,
         workerId: id,
         liveWithinMs: 2 * leaseTtlMs,
+        keyFilters: config.erasureKeyFilters !== false,
         logger,
         clock,
         host: () => host,
