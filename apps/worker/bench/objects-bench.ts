@@ -1,7 +1,7 @@
 import { mkdir } from "node:fs/promises";
 import { join } from "node:path";
-import { DataPlaneClient, DataPlaneError } from "@lastword/dataplane";
-import { createTestDatabase, type TestDatabase } from "@lastword/db/testing";
+import { type DataPlaneClient, DataPlaneError } from "@lastword/dataplane";
+import type { TestDatabase } from "@lastword/db/testing";
 import {
   FsObjectStore,
   type ObjectStore,
@@ -12,6 +12,7 @@ import { startFauxqs } from "fauxqs";
 import { partitionLogOpener } from "../src/hosting/log-opener";
 import { type RunningWorker, startWorker } from "../src/worker";
 import { percentile, seedTenants, waitFor } from "./bench-topics";
+import { withBenchWorld } from "./bench-world";
 
 const SECRET = "bench-objects-secret";
 const PARTITIONS = 12;
@@ -82,17 +83,6 @@ export async function objectsBenchmark(options: { dataDir: string }): Promise<vo
   }
 }
 
-async function withBenchWorld<T>(run: (db: TestDatabase, client: DataPlaneClient) => Promise<T>): Promise<T> {
-  const db = await createTestDatabase("lastword_bench_objects");
-  const client = new DataPlaneClient({ prisma: db.prisma, secret: SECRET, ownerWaitMs: 20_000 });
-  try {
-    return await run(db, client);
-  } finally {
-    client.close();
-    await db.drop();
-  }
-}
-
 function benchWorker(db: TestDatabase, dataDir: string, store: ObjectStore | null): Promise<RunningWorker> {
   return startWorker({
     databaseUrl: db.url,
@@ -110,7 +100,7 @@ async function produceRows(
   storeName: string,
   modes: readonly ("object" | "local" | "local-only")[],
 ): Promise<void> {
-  await withBenchWorld(async (db, client) => {
+  await withBenchWorld({ name: "objects", secret: SECRET, ownerWaitMs: 20_000 }, async (db, client) => {
     const topics = new Map<string, string[]>();
     for (const mode of modes) {
       const configs: Record<string, string> = mode === "local-only" ? {} : { "lastword.durability": mode };
@@ -198,7 +188,7 @@ async function countCommitObjects(store: ObjectStore): Promise<number> {
 }
 
 async function coldStart(options: { dataDir: string }, store: StoreUnderTest): Promise<void> {
-  await withBenchWorld(async (db, client) => {
+  await withBenchWorld({ name: "objects", secret: SECRET, ownerWaitMs: 20_000 }, async (db, client) => {
     const partitions = await seedTenants(db.prisma, {
       tenants: 1,
       partitionsPerTenant: PARTITIONS,

@@ -3,13 +3,12 @@ import { mkdir } from "node:fs/promises";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
-import { createApiServer } from "@lastword/api";
 import { DataPlaneClient } from "@lastword/dataplane";
 import type { TestDatabase } from "@lastword/db/testing";
 import { encodeRecordFrames } from "@lastword/frames";
 import { PartitionLog } from "@lastword/logstore";
-import { Redis } from "ioredis";
 import { seedTenants } from "./bench-topics";
+import { benchRestTenant } from "./bench-world";
 
 const BATCHES = 40;
 const ROUNDS = 5;
@@ -46,48 +45,9 @@ function framesBody(records: ReturnType<typeof batch>): Buffer {
   return Buffer.concat([partition, frames]);
 }
 
-/**
- * The web's REST handler in this process (what `apps/web` mounts at /api/v1), a tenant with an API
- * key and a one-partition topic, over the bench database, Redis and the worker process.
- */
+/** The REST tenant of `benchRestTenant` with a one-partition topic, producing to the worker process. */
 async function restProducer(options: { db: TestDatabase }, client: DataPlaneClient) {
-  const redis = new Redis(process.env.REDIS_URL ?? "redis://127.0.0.1:6379");
-  const redisPrefix = `lastword-bench-rest-${process.pid}`;
-  const server = createApiServer({
-    prisma: options.db.prisma,
-    redis,
-    dataPlane: client,
-    publicUrl: "http://localhost:3999",
-    authSecret: "bench-auth-secret-bench-auth-secret",
-    redisPrefix,
-  });
-  const tenant = await server.provisionTenant({
-    name: "Bench",
-    email: "bench@example.com",
-    password: "bench-pass-1",
-  });
-  // The default 64 MiB/s produce-bytes quota would throttle the bench itself.
-  await options.db.prisma.quota.create({
-    data: {
-      organizationId: tenant.organizationId,
-      maxPartitions: 1000,
-      maxStoredBytes: 1n << 50n,
-      produceBytesPerSecond: 2_000_000_000,
-      requestsPerSecond: 100_000,
-    },
-  });
-  const { key } = await server.createApiKey({ ...tenant, name: "bench" });
-  const call = (method: string, path: string, body: string | Buffer) =>
-    server.handleRest(
-      new Request(`http://localhost:3999/api/v1${path}`, {
-        method,
-        headers: {
-          authorization: `Bearer ${key}`,
-          "content-type": typeof body === "string" ? "application/json" : "application/vnd.lastword.frames",
-        },
-        body,
-      }),
-    );
+  const { call, close } = await benchRestTenant({ db: options.db, client, tag: "rest" });
   const created = await call("POST", "/topics", JSON.stringify({ name: "bench", partitions: 1 }));
   if (created.status !== 201) throw new Error(`bench topic: ${created.status} ${await created.text()}`);
   return {
@@ -98,11 +58,7 @@ async function restProducer(options: { db: TestDatabase }, client: DataPlaneClie
         throw new Error(`REST produce: ${response.status} ${await response.text()}`);
       await response.arrayBuffer();
     },
-    async close(): Promise<void> {
-      const keys = await redis.keys(`${redisPrefix}:*`);
-      if (keys.length > 0) await redis.del(...keys);
-      redis.disconnect();
-    },
+    close,
   };
 }
 

@@ -1,13 +1,12 @@
 import { mkdir } from "node:fs/promises";
 import { join } from "node:path";
-import { createApiServer } from "@lastword/api";
-import { DataPlaneClient } from "@lastword/dataplane";
-import { createTestDatabase, type TestDatabase } from "@lastword/db/testing";
+import type { DataPlaneClient } from "@lastword/dataplane";
+import type { TestDatabase } from "@lastword/db/testing";
 import { FsObjectStore, type ObjectStore } from "@lastword/object-store";
-import { Redis } from "ioredis";
 import { partitionLogOpener } from "../src/hosting/log-opener";
 import { type RunningWorker, startWorker, type WorkerConfig } from "../src/worker";
 import { seedTenants, waitFor } from "./bench-topics";
+import { benchRestTenant, withBenchWorld } from "./bench-world";
 
 // Object storage across tiers: (1) the cleaner over a partition whose every segment is remote, next
 // to a raw copy of the same objects; (2) an erasure on a topic whose segments are remote, from the
@@ -38,20 +37,6 @@ const TIMINGS: WorkerConfig["objectTimings"] = {
 export async function tieringBenchmark(options: { dataDir: string }): Promise<void> {
   if (parts.includes("clean")) await remoteClean(join(options.dataDir, "clean"));
   if (parts.includes("erasure")) await remoteErasure(join(options.dataDir, "erasure"));
-}
-
-async function world<T>(
-  name: string,
-  run: (db: TestDatabase, client: DataPlaneClient) => Promise<T>,
-): Promise<T> {
-  const db = await createTestDatabase(`lastword_bench_${name}`);
-  const client = new DataPlaneClient({ prisma: db.prisma, secret: SECRET, ownerWaitMs: 60_000 });
-  try {
-    return await run(db, client);
-  } finally {
-    client.close();
-    await db.drop();
-  }
 }
 
 function worker(db: TestDatabase, dataDir: string, store: ObjectStore, extra: Partial<WorkerConfig> = {}) {
@@ -104,7 +89,7 @@ async function allRemote(
 }
 
 async function remoteClean(dataDir: string): Promise<void> {
-  await world("tiering_clean", async (db, client) => {
+  await withBenchWorld({ name: "tiering_clean", secret: SECRET, ownerWaitMs: 60_000 }, async (db, client) => {
     const [partitionId] = await seedTenants(db.prisma, {
       tenants: 1,
       partitionsPerTenant: 1,
@@ -179,110 +164,84 @@ async function remoteClean(dataDir: string): Promise<void> {
  * on the same data taken over by a second worker, without (a pass over the whole partition).
  */
 async function remoteErasure(dataDir: string): Promise<void> {
-  await world("tiering_erasure", async (db, client) => {
-    const redis = new Redis(process.env.REDIS_URL ?? "redis://127.0.0.1:6379");
-    const redisPrefix = `lastword-bench-tiering-${process.pid}`;
-    const server = createApiServer({
-      prisma: db.prisma,
-      redis,
-      dataPlane: client,
-      publicUrl: "http://localhost:3999",
-      authSecret: "bench-auth-secret-bench-auth-secret",
-      redisPrefix,
-    });
-    const tenant = await server.provisionTenant({
-      name: "Bench",
-      email: "bench@example.com",
-      password: "bench-pass-1",
-    });
-    await db.prisma.quota.create({
-      data: {
-        organizationId: tenant.organizationId,
-        maxPartitions: 1000,
-        maxStoredBytes: 1n << 50n,
-        produceBytesPerSecond: 2_000_000_000,
-        requestsPerSecond: 100_000,
-      },
-    });
-    const { key } = await server.createApiKey({ ...tenant, name: "bench", scopes: ["admin"] });
-    const call = async (method: string, path: string, body?: unknown) => {
-      const response = await server.handleRest(
-        new Request(`http://localhost:3999/api/v1${path}`, {
-          method,
-          headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
-          body: body === undefined ? undefined : JSON.stringify(body),
-        }),
-      );
-      return { status: response.status, body: (await response.json()) as Record<string, unknown> };
-    };
-    const scheduling = {
-      redisUrl: process.env.REDIS_URL ?? "redis://127.0.0.1:6379",
-      redisPrefix,
-      tickMs: 250,
-    };
-    await mkdir(dataDir, { recursive: true });
-    const store = new FsObjectStore(join(dataDir, "objects"));
-    let w: RunningWorker | null = await worker(db, join(dataDir, "filters"), store, { scheduling });
-    try {
-      const created = await call("POST", "/topics", {
-        name: "flags",
-        partitions: ERASURE_PARTITIONS,
-        configs: {
-          "cleanup.policy": "compact",
-          "segment.bytes": 4 << 20,
-          "local.retention.bytes": 0,
-          "lastword.durability": "local",
-          // Only the erasures rewrite: no pass by ratio or lag.
-          "min.cleanable.dirty.ratio": 1,
-          "file.delete.delay.ms": 0,
-        },
-      });
-      if (created.status !== 201)
-        throw new Error(`bench topic: ${created.status} ${JSON.stringify(created.body)}`);
-      const partitions = (
-        await db.prisma.partition.findMany({ where: { topic: { name: "flags" } }, orderBy: { index: "asc" } })
-      ).map((p) => p.id);
-      await waitFor(
-        "every partition claimed",
-        60_000,
-        async () => w!.ownedPartitions().length === ERASURE_PARTITIONS,
-      );
-      const value = Buffer.alloc(ERASURE_VALUE_BYTES, 9);
-      await produceAll(
-        client,
-        (batch) => partitions[batch % ERASURE_PARTITIONS]!,
-        ERASURE_KEYS,
-        (n) => ({ key: Buffer.from(`flag-${n}`), value }),
-      );
-      await waitFor("every segment remote", 30 * 60_000, () => allRemote(db, client, partitions));
-      const objects = await db.prisma.partitionObject.count({ where: { kind: "segment" } });
-      console.log(
-        `\nremote erasure: ${ERASURE_KEYS} keys × ${ERASURE_VALUE_BYTES} B over ${ERASURE_PARTITIONS} partitions, ` +
-          `${objects} segment objects, every one evicted; one key erased, deadline 60 s (the guard acts at ~29 s)`,
-      );
-      console.log(
-        "  rewrite | request → purged s | of which until the guard asked a pass s | cleaner runs | objects scanned / filtered out",
-      );
-      await eraseOne(db, call, "flag-7", "key filters (targeted rewrite)");
-      await w.stop();
-      w = null;
-      // The same data, taken over by a worker that rewrites whole partitions.
-      w = await worker(db, join(dataDir, "whole"), store, { scheduling, erasureKeyFilters: false });
-      await waitFor(
-        "every partition claimed",
-        120_000,
-        async () => w!.ownedPartitions().length === ERASURE_PARTITIONS,
-      );
-      // Its key index read every segment back at open: wait until the cache is trimmed again.
-      await waitFor("every segment remote again", 30 * 60_000, () => allRemote(db, client, partitions));
-      await eraseOne(db, call, "flag-8", "none (a pass over the whole partition)");
-    } finally {
-      await w?.stop();
-      const keys = await redis.keys(`${redisPrefix}:*`);
-      if (keys.length > 0) await redis.del(...keys);
-      redis.disconnect();
-    }
-  });
+  await withBenchWorld(
+    { name: "tiering_erasure", secret: SECRET, ownerWaitMs: 60_000 },
+    async (db, client) => {
+      const rest = await benchRestTenant({ db, client, tag: "tiering", scopes: ["admin"] });
+      const call = async (method: string, path: string, body?: unknown) => {
+        const response = await rest.call(method, path, body === undefined ? undefined : JSON.stringify(body));
+        return { status: response.status, body: (await response.json()) as Record<string, unknown> };
+      };
+      const scheduling = {
+        redisUrl: process.env.REDIS_URL ?? "redis://127.0.0.1:6379",
+        redisPrefix: rest.redisPrefix,
+        tickMs: 250,
+      };
+      await mkdir(dataDir, { recursive: true });
+      const store = new FsObjectStore(join(dataDir, "objects"));
+      let w: RunningWorker | null = await worker(db, join(dataDir, "filters"), store, { scheduling });
+      try {
+        const created = await call("POST", "/topics", {
+          name: "flags",
+          partitions: ERASURE_PARTITIONS,
+          configs: {
+            "cleanup.policy": "compact",
+            "segment.bytes": 4 << 20,
+            "local.retention.bytes": 0,
+            "lastword.durability": "local",
+            // Only the erasures rewrite: no pass by ratio or lag.
+            "min.cleanable.dirty.ratio": 1,
+            "file.delete.delay.ms": 0,
+          },
+        });
+        if (created.status !== 201)
+          throw new Error(`bench topic: ${created.status} ${JSON.stringify(created.body)}`);
+        const partitions = (
+          await db.prisma.partition.findMany({
+            where: { topic: { name: "flags" } },
+            orderBy: { index: "asc" },
+          })
+        ).map((p) => p.id);
+        await waitFor(
+          "every partition claimed",
+          60_000,
+          async () => w!.ownedPartitions().length === ERASURE_PARTITIONS,
+        );
+        const value = Buffer.alloc(ERASURE_VALUE_BYTES, 9);
+        await produceAll(
+          client,
+          (batch) => partitions[batch % ERASURE_PARTITIONS]!,
+          ERASURE_KEYS,
+          (n) => ({ key: Buffer.from(`flag-${n}`), value }),
+        );
+        await waitFor("every segment remote", 30 * 60_000, () => allRemote(db, client, partitions));
+        const objects = await db.prisma.partitionObject.count({ where: { kind: "segment" } });
+        console.log(
+          `\nremote erasure: ${ERASURE_KEYS} keys × ${ERASURE_VALUE_BYTES} B over ${ERASURE_PARTITIONS} partitions, ` +
+            `${objects} segment objects, every one evicted; one key erased, deadline 60 s (the guard acts at ~29 s)`,
+        );
+        console.log(
+          "  rewrite | request → purged s | of which until the guard asked a pass s | cleaner runs | objects scanned / filtered out",
+        );
+        await eraseOne(db, call, "flag-7", "key filters (targeted rewrite)");
+        await w.stop();
+        w = null;
+        // The same data, taken over by a worker that rewrites whole partitions.
+        w = await worker(db, join(dataDir, "whole"), store, { scheduling, erasureKeyFilters: false });
+        await waitFor(
+          "every partition claimed",
+          120_000,
+          async () => w!.ownedPartitions().length === ERASURE_PARTITIONS,
+        );
+        // Its key index read every segment back at open: wait until the cache is trimmed again.
+        await waitFor("every segment remote again", 30 * 60_000, () => allRemote(db, client, partitions));
+        await eraseOne(db, call, "flag-8", "none (a pass over the whole partition)");
+      } finally {
+        await w?.stop();
+        await rest.close();
+      }
+    },
+  );
 }
 
 async function eraseOne(
