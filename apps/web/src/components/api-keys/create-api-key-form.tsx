@@ -10,8 +10,7 @@ import { useTRPC } from "@/lib/trpc";
 import { Card } from "../ui/card";
 import { TextField } from "../ui/field";
 import { Form } from "../ui/form";
-import { ErrorNotice } from "../ui/notice";
-import { SubmitButton } from "../ui/submit-button";
+import { FormFooter } from "../ui/form-footer";
 import { NewKeySecret } from "./new-key-secret";
 
 export function CreateApiKeyForm() {
@@ -96,10 +95,12 @@ function CreateForm() {
               })}
             </div>
           </fieldset>
-          {create.isError ? <ErrorNotice>{create.error.message}</ErrorNotice> : null}
-          <div>
-            <SubmitButton label="Create key" pendingLabel="Creating key…" pending={create.isPending} />
-          </div>
+          <FormFooter
+            error={create.isError ? create.error.message : null}
+            label="Create key"
+            pendingLabel="Creating key…"
+            pending={create.isPending}
+          />
         </Form>
       </div>
     </Card>

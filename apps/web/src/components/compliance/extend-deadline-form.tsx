@@ -6,8 +6,7 @@ import { useRefreshingMutation } from "@/lib/refreshing-mutation";
 import { useTRPC } from "@/lib/trpc";
 import { TextAreaField, TextField } from "../ui/field";
 import { Form } from "../ui/form";
-import { ErrorNotice } from "../ui/notice";
-import { SubmitButton } from "../ui/submit-button";
+import { FormFooter } from "../ui/form-footer";
 
 /** Moves an open request's deadline later; the reason is kept on the request and in the audit trail. */
 export function ExtendDeadlineForm({ id }: { id: string }) {
@@ -51,17 +50,13 @@ export function ExtendDeadlineForm({ id }: { id: string }) {
         error={checks.errors.reason}
         {...reason.bind}
       />
-      {extend.isError ? (
-        <ErrorNotice>We could not extend the deadline: {extend.error.message}</ErrorNotice>
-      ) : null}
-      <div>
-        <SubmitButton
-          label="Extend deadline"
-          pendingLabel="Extending…"
-          pending={extend.isPending}
-          variant="secondary"
-        />
-      </div>
+      <FormFooter
+        error={extend.isError ? <>We could not extend the deadline: {extend.error.message}</> : null}
+        label="Extend deadline"
+        pendingLabel="Extending…"
+        pending={extend.isPending}
+        variant="secondary"
+      />
     </Form>
   );
 }

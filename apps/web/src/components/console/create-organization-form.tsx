@@ -7,8 +7,7 @@ import { filled } from "@/lib/field-checks";
 import { useFieldChecks, useInput } from "@/lib/form-state";
 import { TextField } from "../ui/field";
 import { Form } from "../ui/form";
-import { ErrorNotice } from "../ui/notice";
-import { SubmitButton } from "../ui/submit-button";
+import { FormFooter } from "../ui/form-footer";
 
 /** A new organization (tenant) owned by the signed-in user; better-auth makes it the active one. */
 export function CreateOrganizationForm({ onCreated }: { onCreated: () => void }) {
@@ -40,10 +39,12 @@ export function CreateOrganizationForm({ onCreated }: { onCreated: () => void })
         {...name.bind}
         hint="You become its owner; it starts with no topics, keys or other members."
       />
-      {create.error ? <ErrorNotice>{create.error}</ErrorNotice> : null}
-      <div>
-        <SubmitButton label="Create organization" pendingLabel="Creating…" pending={create.busy} />
-      </div>
+      <FormFooter
+        error={create.error}
+        label="Create organization"
+        pendingLabel="Creating…"
+        pending={create.busy}
+      />
     </Form>
   );
 }

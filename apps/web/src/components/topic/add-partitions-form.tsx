@@ -7,8 +7,7 @@ import { useTRPC } from "@/lib/trpc";
 import { Button } from "../ui/button";
 import { TextField } from "../ui/field";
 import { Form } from "../ui/form";
-import { ErrorNotice } from "../ui/notice";
-import { SubmitButton } from "../ui/submit-button";
+import { FormFooter } from "../ui/form-footer";
 
 interface AddPartitionsProps {
   topic: string;
@@ -80,20 +79,18 @@ function AddPartitionsForm({ topic, partitions }: AddPartitionsProps) {
         error={problem ?? undefined}
         hint="The total after the change. Records already written stay in their partitions; from now on a key may land in a different partition than before."
       />
-      {add.isError ? <ErrorNotice>{add.error.message}</ErrorNotice> : null}
-      {add.data && !add.isError && problem === null ? (
-        <p role="status" className="text-sm text-muted">
-          The topic now has {add.data.topic.partitions} partitions.
-        </p>
-      ) : null}
-      <div>
-        <SubmitButton
-          label="Add partitions"
-          pendingLabel="Adding…"
-          pending={add.isPending}
-          variant="secondary"
-        />
-      </div>
+      <FormFooter
+        error={add.isError ? add.error.message : null}
+        done={
+          add.data && !add.isError && problem === null ? (
+            <>The topic now has {add.data.topic.partitions} partitions.</>
+          ) : null
+        }
+        label="Add partitions"
+        pendingLabel="Adding…"
+        pending={add.isPending}
+        variant="secondary"
+      />
     </Form>
   );
 }

@@ -7,8 +7,7 @@ import { useTRPC } from "@/lib/trpc";
 import { Card } from "../ui/card";
 import { TextField } from "../ui/field";
 import { Form } from "../ui/form";
-import { ErrorNotice } from "../ui/notice";
-import { SubmitButton } from "../ui/submit-button";
+import { FormFooter } from "../ui/form-footer";
 
 export function DeleteKeyForm({ topic }: { topic: string }) {
   const trpc = useTRPC();
@@ -25,20 +24,20 @@ export function DeleteKeyForm({ topic }: { topic: string }) {
     >
       <Form aria-label="Delete a key" onSubmit={submit} className="flex flex-col gap-4">
         <TextField label="Key to delete" required error={checks.errors.key} {...key.bind} />
-        {remove.isError ? <ErrorNotice>{remove.error.message}</ErrorNotice> : null}
-        {remove.data ? (
-          <p role="status" className="text-sm text-muted">
-            Tombstone written to partition {remove.data.partition} at offset {remove.data.offset}.
-          </p>
-        ) : null}
-        <div>
-          <SubmitButton
-            label="Delete key"
-            pendingLabel="Deleting…"
-            pending={remove.isPending}
-            variant="danger"
-          />
-        </div>
+        <FormFooter
+          error={remove.isError ? remove.error.message : null}
+          done={
+            remove.data ? (
+              <>
+                Tombstone written to partition {remove.data.partition} at offset {remove.data.offset}.
+              </>
+            ) : null
+          }
+          label="Delete key"
+          pendingLabel="Deleting…"
+          pending={remove.isPending}
+          variant="danger"
+        />
       </Form>
     </Card>
   );
