@@ -3,9 +3,9 @@
 import { authClient } from "@/lib/auth-client";
 import { emailAddress, filled } from "@/lib/field-checks";
 import { useFieldChecks, useInput } from "@/lib/form-state";
-import { TextField } from "../ui/field";
 import type { AuthEntry } from "./after-auth";
 import { AuthFormFrame } from "./auth-form-frame";
+import { EmailField, PasswordField } from "./credential-fields";
 
 export function SignInForm({ entry }: { entry: AuthEntry }) {
   const email = useInput(entry.email ?? "");
@@ -26,22 +26,8 @@ export function SignInForm({ entry }: { entry: AuthEntry }) {
       other={{ prompt: "New to Lastword?", path: "/sign-up", label: "Create an account" }}
       guard={checks.guard}
     >
-      <TextField
-        label="Email"
-        type="email"
-        autoComplete="email"
-        required
-        error={checks.errors.email}
-        {...email.bind}
-      />
-      <TextField
-        label="Password"
-        type="password"
-        autoComplete="current-password"
-        required
-        error={checks.errors.password}
-        {...password.bind}
-      />
+      <EmailField error={checks.errors.email} {...email.bind} />
+      <PasswordField autoComplete="current-password" error={checks.errors.password} {...password.bind} />
     </AuthFormFrame>
   );
 }

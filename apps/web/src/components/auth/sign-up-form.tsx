@@ -6,6 +6,7 @@ import { useFieldChecks, useInput } from "@/lib/form-state";
 import { TextField } from "../ui/field";
 import type { AuthEntry } from "./after-auth";
 import { AuthFormFrame } from "./auth-form-frame";
+import { EmailField, PasswordField } from "./credential-fields";
 
 const MIN_PASSWORD_LENGTH = 8;
 
@@ -42,19 +43,9 @@ export function SignUpForm({ entry }: { entry: AuthEntry }) {
         error={checks.errors.name}
         {...name.bind}
       />
-      <TextField
-        label="Email"
-        type="email"
-        autoComplete="email"
-        required
-        error={checks.errors.email}
-        {...email.bind}
-      />
-      <TextField
-        label="Password"
-        type="password"
+      <EmailField error={checks.errors.email} {...email.bind} />
+      <PasswordField
         autoComplete="new-password"
-        required
         minLength={MIN_PASSWORD_LENGTH}
         hint={`At least ${MIN_PASSWORD_LENGTH} characters.`}
         error={checks.errors.password}
