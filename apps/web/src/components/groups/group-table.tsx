@@ -1,18 +1,12 @@
 "use client";
 
-import {
-  type ColumnDef,
-  getCoreRowModel,
-  getSortedRowModel,
-  type SortingState,
-  useReactTable,
-} from "@tanstack/react-table";
-import { useMemo, useState } from "react";
+import type { ColumnDef } from "@tanstack/react-table";
+import { useMemo } from "react";
 import { humanDuration } from "@/lib/human-duration";
 import { lagRiskLabel } from "@/lib/lag-risk";
 import { type LagPoint, lagChange, lagTrend } from "@/lib/lag-trend";
 import { Badge } from "../ui/badge";
-import { VirtualTable } from "../ui/virtual-table";
+import { ConsumerGroupsTable } from "./consumer-groups-table";
 import { STATE_LABELS } from "./group-members";
 import { type ListedGroup, worstRisk } from "./listed-group";
 
@@ -42,7 +36,6 @@ export function GroupTable(props: {
   onSelect: (group: string | null) => void;
 }) {
   const { selected, detailsId, onSelect } = props;
-  const [sorting, setSorting] = useState<SortingState>([{ id: "group", desc: false }]);
   const rows = useMemo(
     () => props.groups.map((group) => ({ group, trend: props.trends.get(group.group) ?? [] })),
     [props.groups, props.trends],
@@ -126,23 +119,11 @@ export function GroupTable(props: {
     ],
     [selected, detailsId, onSelect],
   );
-  const table = useReactTable({
-    data: rows,
-    columns,
-    state: { sorting },
-    onSortingChange: setSorting,
-    getCoreRowModel: getCoreRowModel(),
-    getSortedRowModel: getSortedRowModel(),
-    getRowId: (r) => r.group.group,
-  });
   return (
-    <VirtualTable
-      table={table}
-      label="Consumer groups"
-      rowHeader="group"
-      sortable
-      stacked
-      frameClassName="max-h-[60vh]"
+    <ConsumerGroupsTable
+      rows={rows}
+      columns={columns}
+      getRowId={(r) => r.group.group}
       cellClassName={(column) =>
         ["lag", "lagTime", "members"].includes(column)
           ? "tabular-nums whitespace-nowrap"

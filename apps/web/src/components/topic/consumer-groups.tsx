@@ -2,24 +2,18 @@
 
 import type { AppRouter } from "@lastword/api";
 import { useQuery } from "@tanstack/react-query";
-import {
-  type ColumnDef,
-  getCoreRowModel,
-  getSortedRowModel,
-  type SortingState,
-  useReactTable,
-} from "@tanstack/react-table";
+import type { ColumnDef } from "@tanstack/react-table";
 import type { inferRouterOutputs } from "@trpc/server";
-import { useMemo, useState } from "react";
+import { useMemo } from "react";
 import { formatDurationMs } from "@/lib/config-units";
 import { humanDuration } from "@/lib/human-duration";
 import { type LagRisk, lagRisk, lagRiskLabel } from "@/lib/lag-risk";
 import { useTRPC } from "@/lib/trpc";
+import { ConsumerGroupsTable } from "../groups/consumer-groups-table";
 import { PartitionPositions } from "../groups/partition-positions";
 import { Badge } from "../ui/badge";
 import { Card } from "../ui/card";
 import { ErrorNotice, StatusNotice } from "../ui/notice";
-import { VirtualTable } from "../ui/virtual-table";
 
 const GROUPS_REFRESH_MS = 5_000;
 
@@ -34,7 +28,6 @@ const riskStyle: Record<LagRisk, string> = {
 
 /** The topic's groups (TanStack Table, only the rows in view drawn), sortable by name and lag. */
 function TopicGroupTable({ groups, deleteRetentionMs }: { groups: TopicGroup[]; deleteRetentionMs: number }) {
-  const [sorting, setSorting] = useState<SortingState>([{ id: "group", desc: false }]);
   const columns = useMemo<ColumnDef<TopicGroup>[]>(
     () => [
       { id: "group", header: "Group", accessorKey: "group" },
@@ -67,23 +60,11 @@ function TopicGroupTable({ groups, deleteRetentionMs }: { groups: TopicGroup[]; 
     ],
     [deleteRetentionMs],
   );
-  const table = useReactTable({
-    data: groups,
-    columns,
-    state: { sorting },
-    onSortingChange: setSorting,
-    getCoreRowModel: getCoreRowModel(),
-    getSortedRowModel: getSortedRowModel(),
-    getRowId: (g) => g.group,
-  });
   return (
-    <VirtualTable
-      table={table}
-      label="Consumer groups"
-      rowHeader="group"
-      sortable
-      stacked
-      frameClassName="max-h-[60vh]"
+    <ConsumerGroupsTable
+      rows={groups}
+      columns={columns}
+      getRowId={(g) => g.group}
       cellClassName={(column) =>
         column === "group" ? "font-mono font-medium" : column === "partitions" ? "" : "tabular-nums"
       }

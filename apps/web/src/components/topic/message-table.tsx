@@ -1,15 +1,10 @@
 "use client";
 
-import {
-  type ColumnDef,
-  getCoreRowModel,
-  getSortedRowModel,
-  type SortingState,
-  useReactTable,
-} from "@tanstack/react-table";
+import type { ColumnDef, SortingState } from "@tanstack/react-table";
 import { useMemo } from "react";
 import type { BrowsedRecord } from "@/lib/record-export";
 import { describeGap, gapsBetween } from "@/lib/record-gaps";
+import { useSortedTable } from "../ui/sorted-table";
 import { VirtualTable } from "../ui/virtual-table";
 import { envelopeText, RecordText } from "./record-text";
 
@@ -119,12 +114,10 @@ export function MessageTable(props: {
       },
     ];
   }, [pretty, expanded, onExpand, gaps]);
-  const table = useReactTable({
+  const table = useSortedTable({
     data: props.records as BrowsedRecord[],
     columns,
-    state: { sorting: SORTS[props.order] },
-    getCoreRowModel: getCoreRowModel(),
-    getSortedRowModel: getSortedRowModel(),
+    sorting: SORTS[props.order],
     getRowId: recordId,
   });
   return (
