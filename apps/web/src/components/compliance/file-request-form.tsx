@@ -10,7 +10,7 @@ import { useTRPC } from "@/lib/trpc";
 import { Button } from "../ui/button";
 import { Card } from "../ui/card";
 import { TextAreaField, TextField } from "../ui/field";
-import { Form } from "../ui/form";
+import { FormCard } from "../ui/form-card";
 import { ErrorNotice, StatusNotice } from "../ui/notice";
 import { SubmitButton } from "../ui/submit-button";
 import { TopicPreflight } from "./topic-preflight";
@@ -76,103 +76,98 @@ export function FileRequestForm() {
     );
   }
   return (
-    <Card
+    <FormCard
       title="File an erasure request"
       description="Tombstones are written at once in every partition that holds the key; the workers then prove the old values gone before the deadline."
+      onSubmit={submit}
+      className="flex flex-col gap-4"
     >
-      <Form aria-label="File an erasure request" onSubmit={submit} className="flex flex-col gap-4">
-        <TextAreaField
-          label="Subject keys"
-          hint="One key per line, exactly as producers write it."
-          required
-          rows={3}
-          error={checks.errors.keys}
-          {...keys.bind}
-        />
-        <fieldset className="flex flex-col gap-2">
-          <legend className="text-sm font-medium">Scope</legend>
-          <label className="flex items-center gap-2 text-sm">
-            <input
-              type="radio"
-              name="scope"
-              checked={!allCompacted}
-              onChange={() => setAllCompacted(false)}
-            />
-            Chosen topics
-          </label>
-          {!allCompacted ? (
-            <div className="ml-6 flex flex-col gap-1">
-              {topics.isPending ? <p className="text-sm text-muted">Loading compacted topics…</p> : null}
-              {topics.isError ? (
-                <ErrorNotice>We could not load the compacted topics: {topics.error.message}</ErrorNotice>
-              ) : null}
-              {topics.data && compacted.length === 0 ? (
-                <p className="text-sm text-muted">This organization has no compacted topics yet.</p>
-              ) : null}
-              {compacted.map((topic) => (
-                <label key={topic} className="flex items-center gap-2 font-mono text-sm">
-                  <input
-                    type="checkbox"
-                    checked={chosen.includes(topic)}
-                    onChange={(event) => toggle(topic, event.target.checked)}
-                  />
-                  {topic}
-                </label>
-              ))}
-            </div>
-          ) : null}
-          <label className="flex items-center gap-2 text-sm">
-            <input type="radio" name="scope" checked={allCompacted} onChange={() => setAllCompacted(true)} />
-            All compacted topics
-          </label>
-        </fieldset>
-        <TextField
-          label="Deadline"
-          type="datetime-local"
-          hint={
-            topics.data
-              ? `Optional. Without one: ${topics.data.deadlineDays} days after the request is received.`
-              : "Optional. Without one: the organization's default deadline."
-          }
-          {...deadline.bind}
-        />
-        <TextField label="Requester" {...requester.bind} />
-        <TextAreaField label="Notes" rows={2} {...notes.bind} />
-        {preflight.isError ? (
-          <ErrorNotice>We could not check the deadline: {preflight.error.message}</ErrorNotice>
-        ) : null}
-        {preflight.data ? (
-          <div role="status" aria-label="Deadline check" className="flex flex-col gap-2">
-            <p className="text-sm">
-              {preflight.data.topics.every((t) => t.preflight.meetsDeadline)
-                ? "Every topic in scope meets this deadline with its own configs."
-                : "Some topics cannot meet this deadline with their own configs: the workers will force their passes, and the change shown fixes the topic for good."}
-            </p>
-            <TopicPreflight entries={preflight.data.topics} label="Deadline check per topic" />
+      <TextAreaField
+        label="Subject keys"
+        hint="One key per line, exactly as producers write it."
+        required
+        rows={3}
+        error={checks.errors.keys}
+        {...keys.bind}
+      />
+      <fieldset className="flex flex-col gap-2">
+        <legend className="text-sm font-medium">Scope</legend>
+        <label className="flex items-center gap-2 text-sm">
+          <input type="radio" name="scope" checked={!allCompacted} onChange={() => setAllCompacted(false)} />
+          Chosen topics
+        </label>
+        {!allCompacted ? (
+          <div className="ml-6 flex flex-col gap-1">
+            {topics.isPending ? <p className="text-sm text-muted">Loading compacted topics…</p> : null}
+            {topics.isError ? (
+              <ErrorNotice>We could not load the compacted topics: {topics.error.message}</ErrorNotice>
+            ) : null}
+            {topics.data && compacted.length === 0 ? (
+              <p className="text-sm text-muted">This organization has no compacted topics yet.</p>
+            ) : null}
+            {compacted.map((topic) => (
+              <label key={topic} className="flex items-center gap-2 font-mono text-sm">
+                <input
+                  type="checkbox"
+                  checked={chosen.includes(topic)}
+                  onChange={(event) => toggle(topic, event.target.checked)}
+                />
+                {topic}
+              </label>
+            ))}
           </div>
         ) : null}
-        {create.isError ? (
-          <ErrorNotice>We could not file the request: {create.error.message}</ErrorNotice>
-        ) : null}
-        <div className="flex items-center gap-3">
-          <SubmitButton
-            label="File request"
-            pendingLabel="Writing tombstones…"
-            pending={create.isPending}
-            disabled={scopeMissing}
-          />
-          <Button
-            variant="secondary"
-            disabled={preflight.isPending || scopeMissing}
-            onClick={() => preflight.mutate(scope)}
-          >
-            {preflight.isPending ? "Checking…" : "Check the deadline"}
-          </Button>
-          {scopeMissing ? (
-            <p className="text-xs text-muted">Choose at least one topic, or all compacted topics.</p>
-          ) : null}
+        <label className="flex items-center gap-2 text-sm">
+          <input type="radio" name="scope" checked={allCompacted} onChange={() => setAllCompacted(true)} />
+          All compacted topics
+        </label>
+      </fieldset>
+      <TextField
+        label="Deadline"
+        type="datetime-local"
+        hint={
+          topics.data
+            ? `Optional. Without one: ${topics.data.deadlineDays} days after the request is received.`
+            : "Optional. Without one: the organization's default deadline."
+        }
+        {...deadline.bind}
+      />
+      <TextField label="Requester" {...requester.bind} />
+      <TextAreaField label="Notes" rows={2} {...notes.bind} />
+      {preflight.isError ? (
+        <ErrorNotice>We could not check the deadline: {preflight.error.message}</ErrorNotice>
+      ) : null}
+      {preflight.data ? (
+        <div role="status" aria-label="Deadline check" className="flex flex-col gap-2">
+          <p className="text-sm">
+            {preflight.data.topics.every((t) => t.preflight.meetsDeadline)
+              ? "Every topic in scope meets this deadline with its own configs."
+              : "Some topics cannot meet this deadline with their own configs: the workers will force their passes, and the change shown fixes the topic for good."}
+          </p>
+          <TopicPreflight entries={preflight.data.topics} label="Deadline check per topic" />
         </div>
-      </Form>
-    </Card>
+      ) : null}
+      {create.isError ? (
+        <ErrorNotice>We could not file the request: {create.error.message}</ErrorNotice>
+      ) : null}
+      <div className="flex items-center gap-3">
+        <SubmitButton
+          label="File request"
+          pendingLabel="Writing tombstones…"
+          pending={create.isPending}
+          disabled={scopeMissing}
+        />
+        <Button
+          variant="secondary"
+          disabled={preflight.isPending || scopeMissing}
+          onClick={() => preflight.mutate(scope)}
+        >
+          {preflight.isPending ? "Checking…" : "Check the deadline"}
+        </Button>
+        {scopeMissing ? (
+          <p className="text-xs text-muted">Choose at least one topic, or all compacted topics.</p>
+        ) : null}
+      </div>
+    </FormCard>
   );
 }

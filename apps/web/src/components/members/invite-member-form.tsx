@@ -6,9 +6,8 @@ import { useFieldChecks, useInput } from "@/lib/form-state";
 import { ASSIGNABLE_ROLES, type AssignableRole } from "@/lib/member-roles";
 import { useRefreshingMutation } from "@/lib/refreshing-mutation";
 import { useTRPC } from "@/lib/trpc";
-import { Card } from "../ui/card";
 import { SelectField, TextField } from "../ui/field";
-import { Form } from "../ui/form";
+import { FormCard } from "../ui/form-card";
 import { ErrorNotice, StatusNotice } from "../ui/notice";
 import { SubmitButton } from "../ui/submit-button";
 import { InvitationLink } from "./invitation-link";
@@ -40,29 +39,29 @@ function InviteForm() {
   });
   const submit = checks.guard(() => invite.mutate({ email: email.value, role: role.value }));
   return (
-    <Card
+    <FormCard
       title="Invite a member"
       description="Lastword sends no invitation email: pass the link on. It is shown once, here, and valid for 7 days. An address has one pending invitation at a time: to send a new link, revoke the pending one first."
+      onSubmit={submit}
+      className="grid gap-4 sm:grid-cols-2"
     >
-      <Form aria-label="Invite a member" onSubmit={submit} className="grid gap-4 sm:grid-cols-2">
-        <TextField label="Email" type="email" required error={checks.errors.email} {...email.bind} />
-        <SelectField label="Role" {...role.bind} options={ASSIGNABLE_ROLES} />
-        <div className="flex flex-col gap-3 sm:col-span-2">
-          {invite.isError ? <ErrorNotice>{invite.error.message}</ErrorNotice> : null}
-          {invite.data ? (
-            <>
-              <p role="status" className="text-sm text-muted">
-                Invited {invite.data.email} as {invite.data.role}. Copy their link now (it is not shown again)
-                and send it to them; they sign in or sign up with that email and accept.
-              </p>
-              <InvitationLink link={invite.data.link} email={invite.data.email} />
-            </>
-          ) : null}
-          <div>
-            <SubmitButton label="Send invitation" pendingLabel="Inviting…" pending={invite.isPending} />
-          </div>
+      <TextField label="Email" type="email" required error={checks.errors.email} {...email.bind} />
+      <SelectField label="Role" {...role.bind} options={ASSIGNABLE_ROLES} />
+      <div className="flex flex-col gap-3 sm:col-span-2">
+        {invite.isError ? <ErrorNotice>{invite.error.message}</ErrorNotice> : null}
+        {invite.data ? (
+          <>
+            <p role="status" className="text-sm text-muted">
+              Invited {invite.data.email} as {invite.data.role}. Copy their link now (it is not shown again)
+              and send it to them; they sign in or sign up with that email and accept.
+            </p>
+            <InvitationLink link={invite.data.link} email={invite.data.email} />
+          </>
+        ) : null}
+        <div>
+          <SubmitButton label="Send invitation" pendingLabel="Inviting…" pending={invite.isPending} />
         </div>
-      </Form>
-    </Card>
+      </div>
+    </FormCard>
   );
 }

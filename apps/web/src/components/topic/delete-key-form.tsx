@@ -4,9 +4,8 @@ import { filled } from "@/lib/field-checks";
 import { useFieldChecks, useInput } from "@/lib/form-state";
 import { useRefreshingMutation } from "@/lib/refreshing-mutation";
 import { useTRPC } from "@/lib/trpc";
-import { Card } from "../ui/card";
 import { TextField } from "../ui/field";
-import { Form } from "../ui/form";
+import { FormCard } from "../ui/form-card";
 import { FormFooter } from "../ui/form-footer";
 
 export function DeleteKeyForm({ topic }: { topic: string }) {
@@ -18,27 +17,27 @@ export function DeleteKeyForm({ topic }: { topic: string }) {
   const checks = useFieldChecks({ key: [key.value, [filled("Type the key whose tombstone to write.")]] });
   const submit = checks.guard(() => remove.mutate({ topic, key: key.value, keyType: "string" }));
   return (
-    <Card
+    <FormCard
       title="Delete a key"
       description="Writes the key's tombstone. The cleaner removes its earlier values, then, after delete.retention.ms, the tombstone."
+      onSubmit={submit}
+      className="flex flex-col gap-4"
     >
-      <Form aria-label="Delete a key" onSubmit={submit} className="flex flex-col gap-4">
-        <TextField label="Key to delete" required error={checks.errors.key} {...key.bind} />
-        <FormFooter
-          error={remove.isError ? remove.error.message : null}
-          done={
-            remove.data ? (
-              <>
-                Tombstone written to partition {remove.data.partition} at offset {remove.data.offset}.
-              </>
-            ) : null
-          }
-          label="Delete key"
-          pendingLabel="Deleting…"
-          pending={remove.isPending}
-          variant="danger"
-        />
-      </Form>
-    </Card>
+      <TextField label="Key to delete" required error={checks.errors.key} {...key.bind} />
+      <FormFooter
+        error={remove.isError ? remove.error.message : null}
+        done={
+          remove.data ? (
+            <>
+              Tombstone written to partition {remove.data.partition} at offset {remove.data.offset}.
+            </>
+          ) : null
+        }
+        label="Delete key"
+        pendingLabel="Deleting…"
+        pending={remove.isPending}
+        variant="danger"
+      />
+    </FormCard>
   );
 }

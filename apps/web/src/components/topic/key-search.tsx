@@ -7,10 +7,9 @@ import { useFieldChecks } from "@/lib/form-state";
 import { useTRPC } from "@/lib/trpc";
 import { Badge } from "../ui/badge";
 import { Button } from "../ui/button";
-import { Card } from "../ui/card";
 import { DataTable } from "../ui/data-table";
 import { TextField } from "../ui/field";
-import { Form } from "../ui/form";
+import { FormCard } from "../ui/form-card";
 import { ErrorNotice, StatusNotice } from "../ui/notice";
 import { EnvelopeView } from "./envelope-view";
 
@@ -26,30 +25,32 @@ export function KeySearch({ topic }: { topic: string }) {
   const checks = useFieldChecks({ key: [typed, [filled("Type the key to find.")]] });
   const submit = checks.guard(() => setSearched(typed));
   return (
-    <Card
+    <FormCard
       title="Find a key"
       description="An exact key (as text): its latest value and every version the log still holds, tombstones included."
-    >
-      <Form aria-label="Find a key" onSubmit={submit} className="flex flex-wrap items-end gap-4">
-        <div className="min-w-64 flex-1">
-          <TextField
-            label="Key"
-            required
-            error={checks.errors.key}
-            value={typed}
-            onChange={(event) => setTyped(event.target.value)}
-          />
+      onSubmit={submit}
+      className="flex flex-wrap items-end gap-4"
+      after={
+        <div className="mt-4">
+          {searched === null ? (
+            <StatusNotice>Type a key to see its value and its versions.</StatusNotice>
+          ) : (
+            <KeyResult topic={topic} keyText={searched} />
+          )}
         </div>
-        <Button type="submit">Find key</Button>
-      </Form>
-      <div className="mt-4">
-        {searched === null ? (
-          <StatusNotice>Type a key to see its value and its versions.</StatusNotice>
-        ) : (
-          <KeyResult topic={topic} keyText={searched} />
-        )}
+      }
+    >
+      <div className="min-w-64 flex-1">
+        <TextField
+          label="Key"
+          required
+          error={checks.errors.key}
+          value={typed}
+          onChange={(event) => setTyped(event.target.value)}
+        />
       </div>
-    </Card>
+      <Button type="submit">Find key</Button>
+    </FormCard>
   );
 }
 

@@ -19,9 +19,8 @@ import {
 import { TOPIC_PRESET_CHOICES, type TopicPreset } from "@/lib/topic-presets";
 import { useTRPC } from "@/lib/trpc";
 import { Button } from "../ui/button";
-import { Card } from "../ui/card";
 import { SelectField, TextField } from "../ui/field";
-import { Form } from "../ui/form";
+import { FormCard } from "../ui/form-card";
 import { ErrorNotice } from "../ui/notice";
 import { CreateTopicConfigs } from "./create-topic-configs";
 import { CreateTopicOutcome } from "./create-topic-outcome";
@@ -108,109 +107,107 @@ export function CreateTopicForm() {
   const invalidCount = Object.keys(errors).length;
 
   return (
-    <Card
+    <FormCard
       title="Create a topic"
       description="You can change configs later; compacted topics keep their partition count."
+      onSubmit={submit}
+      className="grid gap-4 sm:grid-cols-2"
     >
-      <Form aria-label="Create a topic" onSubmit={submit} className="grid gap-4 sm:grid-cols-2">
-        <TextField
-          label="Topic name"
-          required
-          maxLength={249}
-          pattern={TOPIC_NAME_PATTERN}
-          value={name}
-          onChange={(event) => {
-            setName(event.target.value);
-            setRefused(null);
-          }}
-          hint="Letters, digits, dots, underscores and dashes."
-          error={errors.name}
-        />
-        <TextField
-          label="Partitions"
-          type="number"
-          required
-          min={1}
-          max={256}
-          value={partitions}
-          onChange={(event) => {
-            setPartitions(event.target.value);
-            setRefused(null);
-          }}
-          hint="Records with the same key always land in the same partition."
-          error={errors.partitions}
-        />
-        <SelectField
-          label="Preset"
-          value={preset}
-          onChange={(event) => {
-            setPreset(event.target.value as TopicPreset | typeof CUSTOM);
-            setRefused(null);
-          }}
-          hint={presetHint}
-          error={base.error ?? undefined}
-          options={TOPIC_PRESET_CHOICES}
-        >
-          <option value={CUSTOM}>Custom</option>
-        </SelectField>
-        <SelectField
-          label="Cleanup policy"
-          value={chosenPreset ? (base.configs["cleanup.policy"] ?? policy) : policy}
-          disabled={preset !== CUSTOM}
-          onChange={(event) => setPolicy(event.target.value as CleanupPolicy)}
-          hint={preset === CUSTOM ? explainPolicy(policy) : "Set by the preset."}
-          options={CLEANUP_POLICIES}
-        />
-        <ul className="flex flex-col gap-1 text-xs text-muted sm:col-span-2">
-          {TOPIC_PRESET_CHOICES.map((choice) => (
-            <li key={choice.value}>
-              <span className="font-medium text-ink">{choice.label}</span>: {choice.explanation}
-            </li>
-          ))}
-        </ul>
-        {presetPending ? (
-          <p role="status" className="text-xs text-muted sm:col-span-2">
-            Loading the organization's erasure deadline for the preset's values…
-          </p>
+      <TextField
+        label="Topic name"
+        required
+        maxLength={249}
+        pattern={TOPIC_NAME_PATTERN}
+        value={name}
+        onChange={(event) => {
+          setName(event.target.value);
+          setRefused(null);
+        }}
+        hint="Letters, digits, dots, underscores and dashes."
+        error={errors.name}
+      />
+      <TextField
+        label="Partitions"
+        type="number"
+        required
+        min={1}
+        max={256}
+        value={partitions}
+        onChange={(event) => {
+          setPartitions(event.target.value);
+          setRefused(null);
+        }}
+        hint="Records with the same key always land in the same partition."
+        error={errors.partitions}
+      />
+      <SelectField
+        label="Preset"
+        value={preset}
+        onChange={(event) => {
+          setPreset(event.target.value as TopicPreset | typeof CUSTOM);
+          setRefused(null);
+        }}
+        hint={presetHint}
+        error={base.error ?? undefined}
+        options={TOPIC_PRESET_CHOICES}
+      >
+        <option value={CUSTOM}>Custom</option>
+      </SelectField>
+      <SelectField
+        label="Cleanup policy"
+        value={chosenPreset ? (base.configs["cleanup.policy"] ?? policy) : policy}
+        disabled={preset !== CUSTOM}
+        onChange={(event) => setPolicy(event.target.value as CleanupPolicy)}
+        hint={preset === CUSTOM ? explainPolicy(policy) : "Set by the preset."}
+        options={CLEANUP_POLICIES}
+      />
+      <ul className="flex flex-col gap-1 text-xs text-muted sm:col-span-2">
+        {TOPIC_PRESET_CHOICES.map((choice) => (
+          <li key={choice.value}>
+            <span className="font-medium text-ink">{choice.label}</span>: {choice.explanation}
+          </li>
+        ))}
+      </ul>
+      {presetPending ? (
+        <p role="status" className="text-xs text-muted sm:col-span-2">
+          Loading the organization's erasure deadline for the preset's values…
+        </p>
+      ) : null}
+      <CreateTopicConfigs
+        base={base.configs}
+        edits={edits}
+        errors={errors}
+        sourceOf={(config, withEdits) => sourceOf(config, chosenPreset, base.configs, withEdits ? edits : {})}
+        onEdit={edit}
+      />
+      <div className="flex flex-col gap-3 sm:col-span-2">
+        {attempted && invalidCount > 0 && !refused ? (
+          <ErrorNotice>
+            {invalidCount === 1 ? "One field needs" : `${invalidCount} fields need`} a change first: see the
+            messages next to them.
+          </ErrorNotice>
         ) : null}
-        <CreateTopicConfigs
-          base={base.configs}
-          edits={edits}
-          errors={errors}
-          sourceOf={(config, withEdits) =>
-            sourceOf(config, chosenPreset, base.configs, withEdits ? edits : {})
-          }
-          onEdit={edit}
-        />
-        <div className="flex flex-col gap-3 sm:col-span-2">
-          {attempted && invalidCount > 0 && !refused ? (
-            <ErrorNotice>
-              {invalidCount === 1 ? "One field needs" : `${invalidCount} fields need`} a change first: see the
-              messages next to them.
-            </ErrorNotice>
-          ) : null}
-          {refused ? (
-            <ErrorNotice>
-              {refused.rest ?? "The server refused the topic: see the messages next to the fields."}
-            </ErrorNotice>
-          ) : null}
-          {create.data && !create.isPending ? (
-            <CreateTopicOutcome
-              outcome={create.data}
-              erasureDeadlineDays={deadlineDays}
-              onApplyFix={applyFix}
-            />
-          ) : null}
-          <div className="flex gap-2">
-            <Button type="submit" disabled={create.isPending}>
-              {create.isPending ? "Working…" : "Create topic"}
-            </Button>
-            <Button variant="secondary" disabled={create.isPending} onClick={() => send(true)}>
-              Preview: check without creating
-            </Button>
-          </div>
+        {refused ? (
+          <ErrorNotice>
+            {refused.rest ?? "The server refused the topic: see the messages next to the fields."}
+          </ErrorNotice>
+        ) : null}
+        {create.data && !create.isPending ? (
+          <CreateTopicOutcome
+            outcome={create.data}
+            erasureDeadlineDays={deadlineDays}
+            onApplyFix={applyFix}
+          />
+        ) : null}
+        <div className="flex gap-2">
+          <Button type="submit" disabled={create.isPending}>
+            {create.isPending ? "Working…" : "Create topic"}
+          </Button>
+          <Button variant="secondary" disabled={create.isPending} onClick={() => send(true)}>
+            Preview: check without creating
+          </Button>
         </div>
-      </Form>
-    </Card>
+      </div>
+    </FormCard>
   );
 }
