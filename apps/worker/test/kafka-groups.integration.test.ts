@@ -3,7 +3,7 @@ import { once } from "node:events";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 import { ErrorCode } from "@lastword/kafka-protocol";
-import { type Consumer, type ConsumerConfig, type Kafka, type KafkaConfig } from "kafkajs";
+import type { Consumer, ConsumerConfig, Kafka, KafkaConfig } from "kafkajs";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import {
   createKafkaKey,

@@ -1,6 +1,6 @@
 import { DEFAULT_API_KEY_SCOPES } from "@lastword/api/key-auth";
 import { ManualClock } from "@lastword/logstore";
-import { type Kafka, type KafkaConfig } from "kafkajs";
+import type { Kafka, KafkaConfig } from "kafkajs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { RunningWorker } from "../src/worker";
 import { CLIENT_SCOPES, createKafkaKey, createNamedTopic, plainKafkajs, RawKafka } from "./kafka-client";
