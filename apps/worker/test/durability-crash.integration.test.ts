@@ -1,20 +1,14 @@
 import { rm } from "node:fs/promises";
 import { join } from "node:path";
-import { FsObjectStore } from "@lastword/object-store";
 import { describe, expect, it } from "vitest";
-import { ManifestRepository } from "../src/durability/manifest.repository";
-import { OrphanSweeper } from "../src/durability/orphan-sweeper";
-import { createLogger } from "../src/logger";
 import { useMachines } from "./machines";
 import { createTestPartition, eventually } from "./test-topics";
 
 // Worker processes SIGKILLed at a step of the durable acknowledgement, each with a data dir of its
 // own, all on one filesystem object store; the next owner starts from an empty disk.
-const SECRET = "durability-crash-secret";
 const LEASE_TTL_MS = 1_500;
 const machines = useMachines({
   name: "durability-crash",
-  secret: SECRET,
   leaseTtlMs: LEASE_TTL_MS,
   env: { WORKER_SCHEDULING: "off" },
 });
@@ -24,10 +18,7 @@ const spawnMachine = machines.spawn;
 /** Produces one record through a worker that dies on the way; the produce must fail. */
 async function produceIntoCrash(id: string, fault: string, partitionId: string): Promise<void> {
   const worker = await spawnMachine(id, { LASTWORD_FAULT_POINT: fault });
-  await eventually(`${id} owns the partition`, 5_000, async () => {
-    const row = await harness.db.prisma.partition.findUniqueOrThrow({ where: { id: partitionId } });
-    return row.ownerWorkerId === id ? true : undefined;
-  });
+  await machines.awaitOwner(id, partitionId, 5_000);
   const exited = new Promise((resolve) => worker.child.once("exit", resolve));
   await expect(
     harness.client.produce({ partitionId, records: [{ key: Buffer.from("k"), value: Buffer.from(fault) }] }),
@@ -44,35 +35,11 @@ async function servedBy(id: string, partitionId: string) {
     if (row.ownerWorkerId !== id) return undefined;
     return harness.client.fetch({ partitionId, offset: 0, limit: 10 }).catch(() => undefined);
   });
-  const exited = new Promise((resolve) => worker.child.once("exit", resolve));
-  worker.child.kill("SIGTERM");
-  await exited;
+  await machines.stop(worker);
   return page;
 }
 
-/** One sweep pass over the store with the given grace period; answers how many objects it deleted. */
-async function sweep(graceMs: number): Promise<number> {
-  const store = new FsObjectStore(join(machines.root, "objects"));
-  const manifest = new ManifestRepository(harness.db.url, "sweep-test");
-  try {
-    return await new OrphanSweeper({
-      store,
-      manifest,
-      logger: createLogger("sweep-test", "silent"),
-      graceMs,
-    }).sweep();
-  } finally {
-    await Promise.all([store.close(), manifest.close()]);
-  }
-}
-
-async function objectsOf(workerId: string): Promise<string[]> {
-  const store = new FsObjectStore(join(machines.root, "objects"));
-  const keys: string[] = [];
-  for await (const object of store.list(`commit/${workerId}/`)) keys.push(object.key);
-  await store.close();
-  return keys;
-}
+const objectsOf = (workerId: string) => machines.objectKeys(`commit/${workerId}/`);
 
 describe("crashes during the durable acknowledgement", () => {
   it("after the upload, before the manifest commit: nothing acknowledged, nothing served, the object left an orphan", async () => {
@@ -84,8 +51,8 @@ describe("crashes during the durable acknowledgement", () => {
     expect(page.records).toEqual([]);
     expect(page.logEndOffset).toBe(0);
     // The sweeper leaves it alone inside the grace period, and deletes it past it.
-    expect(await sweep(60 * 60_000)).toBe(0);
-    expect(await sweep(0)).toBe(1);
+    expect(await machines.sweep(60 * 60_000)).toBe(0);
+    expect(await machines.sweep(0)).toBe(1);
     expect(await objectsOf("put-then-die")).toEqual([]);
   });
 
@@ -98,7 +65,7 @@ describe("crashes during the durable acknowledgement", () => {
     expect(page.records.map((r) => [r.offset, r.value?.toString()])).toEqual([[0, "after-append"]]);
     expect(page.logEndOffset).toBe(1);
     // A committed object is no orphan, however old.
-    expect(await sweep(0)).toBe(0);
+    expect(await machines.sweep(0)).toBe(0);
     expect(await objectsOf("commit-then-die")).toHaveLength(1);
   });
 });

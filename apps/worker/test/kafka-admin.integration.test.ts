@@ -3,7 +3,7 @@ import { ApiKey, ErrorCode } from "@lastword/kafka-protocol";
 import { type Admin, ConfigResourceTypes, Kafka, logLevel, type SASLOptions } from "kafkajs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { RunningWorker } from "../src/worker";
-import { createKafkaKey, createNamedTopic, RawKafka } from "./kafka-client";
+import { createKafkaKey, createNamedTopic, plainKafkajs, RawKafka } from "./kafka-client";
 import { eventually } from "./test-topics";
 import { openWorkerHarness, testScheduling, type WorkerHarness } from "./worker-harness";
 
@@ -26,15 +26,7 @@ const open: Admin[] = [];
 const plain = (key: Key): SASLOptions => ({ mechanism: "plain", username: key.id, password: key.secret });
 
 async function admin(key: Key): Promise<Admin> {
-  const kafka = new Kafka({
-    brokers: [bootstrap],
-    clientId: "kafka-admin-test",
-    sasl: plain(key),
-    connectionTimeout: 3000,
-    retry: { retries: 2, initialRetryTime: 50 },
-    logLevel: logLevel.NOTHING,
-  });
-  const a = kafka.admin();
+  const a = plainKafkajs(bootstrap, key, { clientId: "kafka-admin-test" }).admin();
   await a.connect();
   open.push(a);
   return a;

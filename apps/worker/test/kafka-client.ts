@@ -14,6 +14,7 @@ import {
   type RequestInput,
   type ResponseBody,
 } from "@lastword/kafka-protocol";
+import { Kafka, type KafkaConfig, logLevel } from "kafkajs";
 import type { RunningWorker, WorkerConfig } from "../src/worker";
 import type { WorkerHarness } from "./worker-harness";
 
@@ -89,6 +90,26 @@ export async function startKafkaWorker(
     worker.ownedPartitions().length === partitions ? true : undefined,
   );
   return { worker, bootstrap: `${worker.kafka!.host}:${worker.kafka!.port}` };
+}
+
+/**
+ * A quiet kafkajs client dialling `bootstrap` as `key` over SASL PLAIN, with the short connection
+ * timeout and quick retries the single-worker listener tests want (a refusal surfaces in seconds,
+ * not after kafkajs's default back-off); `options` override any of it.
+ */
+export function plainKafkajs(
+  bootstrap: string,
+  key: { id: string; secret: string },
+  options: Partial<KafkaConfig> & { clientId: string },
+): Kafka {
+  return new Kafka({
+    brokers: [bootstrap],
+    sasl: { mechanism: "plain", username: key.id, password: key.secret },
+    connectionTimeout: 3000,
+    retry: { retries: 2, initialRetryTime: 50 },
+    logLevel: logLevel.NOTHING,
+    ...options,
+  });
 }
 
 export type SaslMechanism = "PLAIN" | "SCRAM-SHA-256" | "SCRAM-SHA-512";

@@ -3,9 +3,16 @@ import { once } from "node:events";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 import { ErrorCode } from "@lastword/kafka-protocol";
-import { type Consumer, type ConsumerConfig, Kafka, type KafkaConfig, logLevel } from "kafkajs";
+import type { Consumer, ConsumerConfig, Kafka, KafkaConfig } from "kafkajs";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { createKafkaKey, createNamedTopic, kcatProperties, kcatSasl, startKafkaWorker } from "./kafka-client";
+import {
+  createKafkaKey,
+  createNamedTopic,
+  kcatProperties,
+  kcatSasl,
+  plainKafkajs,
+  startKafkaWorker,
+} from "./kafka-client";
 import { openWorkerHarness, type WorkerHarness } from "./worker-harness";
 
 // kafkajs 2.2.4 consumer groups against one worker (scenarios 18–20, 23 and 24 of
@@ -23,13 +30,9 @@ const consumers: Consumer[] = [];
 const children: ChildProcess[] = [];
 
 function kafka(key: Key, extra: Partial<KafkaConfig> = {}): Kafka {
-  return new Kafka({
-    brokers: [bootstrap],
+  return plainKafkajs(bootstrap, key, {
     clientId: "kafka-groups-test",
-    sasl: { mechanism: "plain", username: key.id, password: key.secret },
-    connectionTimeout: 3000,
     retry: { retries: 3, initialRetryTime: 50 },
-    logLevel: logLevel.NOTHING,
     ...extra,
   });
 }

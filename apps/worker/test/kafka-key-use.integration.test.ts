@@ -1,9 +1,9 @@
 import { DEFAULT_API_KEY_SCOPES } from "@lastword/api/key-auth";
 import { ManualClock } from "@lastword/logstore";
-import { Kafka, type KafkaConfig, logLevel } from "kafkajs";
+import type { Kafka, KafkaConfig } from "kafkajs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { RunningWorker } from "../src/worker";
-import { CLIENT_SCOPES, createKafkaKey, createNamedTopic, RawKafka } from "./kafka-client";
+import { CLIENT_SCOPES, createKafkaKey, createNamedTopic, plainKafkajs, RawKafka } from "./kafka-client";
 import { eventually } from "./test-topics";
 import { openWorkerHarness, type WorkerHarness } from "./worker-harness";
 
@@ -20,13 +20,8 @@ let writer: Key;
 let reader: Key;
 
 function kafka(key: Key, extra: Partial<KafkaConfig> = {}): Kafka {
-  return new Kafka({
-    brokers: [`${worker.kafka!.host}:${worker.kafka!.port}`],
+  return plainKafkajs(`${worker.kafka!.host}:${worker.kafka!.port}`, key, {
     clientId: "key-use-test",
-    sasl: { mechanism: "plain", username: key.id, password: key.secret },
-    connectionTimeout: 3000,
-    retry: { retries: 2, initialRetryTime: 50 },
-    logLevel: logLevel.NOTHING,
     ...extra,
   });
 }

@@ -6,11 +6,9 @@ import { createTestTopic, eventually } from "./test-topics";
 
 // Two worker processes as two machines: each its own data directory, both the same object store
 // (the filesystem one) and Postgres. Losing one machine, disk and all, must lose no acknowledged record.
-const SECRET = "machine-loss-secret";
 const LEASE_TTL_MS = 2_000;
 const machines = useMachines({
   name: "machine-loss",
-  secret: SECRET,
   leaseTtlMs: LEASE_TTL_MS,
   env: {
     WORKER_SCHEDULER_TICK_MS: "200",

@@ -1,45 +1,23 @@
 import { createHash } from "node:crypto";
-import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { rm } from "node:fs/promises";
 import { join } from "node:path";
 import { FsObjectStore, type ObjectStore, ObjectStoreError } from "@lastword/object-store";
 import { CompressionTypes, Kafka, logLevel } from "kafkajs";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { WorkerConfig } from "../src/worker";
+import { describe, expect, it } from "vitest";
 import { CLIENT_SCOPES, createKafkaKey, createNamedTopic } from "./kafka-client";
+import { useInProcessMachines } from "./machines";
 import { createTestPartition, createTestTopic, eventually } from "./test-topics";
-import { useWorkerHarness } from "./worker-harness";
 
 // In-process workers, each with a data directory of its own (separate "machines") and one shared
 // filesystem object store: what is acknowledged must be in the store under a committed manifest row.
-const SECRET = "object-durability-secret";
 const LEASE_TTL_MS = 1_500;
-const harness = useWorkerHarness({
+const machines = useInProcessMachines({
   name: "object-durability",
-  secret: SECRET,
-  ownerWaitMs: 8 * LEASE_TTL_MS,
+  leaseTtlMs: LEASE_TTL_MS,
+  objectTimings: { commitWindowMs: 10 },
 });
-let root: string;
-
-beforeAll(async () => {
-  root = await mkdtemp(join(tmpdir(), "lastword-objects-"));
-});
-afterAll(async () => {
-  await rm(root, { recursive: true, force: true });
-});
-
-async function startMachine(name: string, options: Partial<WorkerConfig> = {}) {
-  const dataDir = join(root, name);
-  const worker = await harness.startWorker({
-    workerId: `${name}-${Math.random().toString(36).slice(2, 8)}`,
-    dataDir,
-    objectStore: new FsObjectStore(join(root, "objects")),
-    leaseTtlMs: LEASE_TTL_MS,
-    ...options,
-    objectTimings: { commitWindowMs: 10, ...options.objectTimings },
-  });
-  return { worker, dataDir };
-}
+const { harness } = machines;
+const startMachine = machines.start;
 
 /** The filesystem store whose PUTs fail as an unavailable S3 answers (503) while `failing` is set. */
 class UnavailableStore extends FsObjectStore {
@@ -52,23 +30,7 @@ class UnavailableStore extends FsObjectStore {
   }
 }
 
-function manifestRows(partitionId: string) {
-  return harness.db.prisma.partitionObject.findMany({
-    where: { partitionId },
-    orderBy: { baseOffset: "asc" },
-  });
-}
-
-async function fetchAll(partitionId: string): Promise<Map<number, string>> {
-  const stored = new Map<number, string>();
-  for (let offset = 0; ; ) {
-    const page = await harness.client.fetch({ partitionId, offset, limit: 10_000, maxBytes: 32 << 20 });
-    for (const r of page.records) stored.set(r.offset, r.value?.toString() ?? "");
-    if (page.records.length === 0 || page.nextOffset >= page.logEndOffset) break;
-    offset = page.nextOffset;
-  }
-  return stored;
-}
+const { manifestRows, fetchAll } = machines;
 
 const record = (key: string, value: string) => ({ key: Buffer.from(key), value: Buffer.from(value) });
 
@@ -90,7 +52,7 @@ describe("object storage as the durable home", () => {
       ),
     );
     expect(answers).toHaveLength(20);
-    const store = new FsObjectStore(join(root, "objects"));
+    const store = new FsObjectStore(join(machines.root, "objects"));
     const keys = new Set<string>();
     for (const partitionId of topic.partitionIds) {
       const rows = await manifestRows(partitionId);
@@ -236,7 +198,7 @@ describe("object storage as the durable home", () => {
   });
 
   it("holds the answer while the store refuses PUTs, retrying, and answers once the object is in", async () => {
-    const store = new UnavailableStore(join(root, "objects"));
+    const store = new UnavailableStore(join(machines.root, "objects"));
     const { worker } = await startMachine("unavailable", { objectStore: store });
     const { partitionId } = await createTestPartition(harness.db.prisma, {});
     await eventually("the partition open", 5_000, async () =>
@@ -256,7 +218,7 @@ describe("object storage as the durable home", () => {
   });
 
   it("answers key lookups, key versions and snapshots from below the durable end while a commit is held", async () => {
-    const store = new UnavailableStore(join(root, "objects"));
+    const store = new UnavailableStore(join(machines.root, "objects"));
     store.failing = false;
     const { worker } = await startMachine("keys-held", { objectStore: store });
     const { partitionId } = await createTestPartition(harness.db.prisma, {});

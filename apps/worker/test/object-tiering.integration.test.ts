@@ -1,49 +1,28 @@
 import { createHash } from "node:crypto";
 import { existsSync, readFileSync } from "node:fs";
-import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { rm } from "node:fs/promises";
 import { join } from "node:path";
-import { FsObjectStore } from "@lastword/object-store";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { partitionDir } from "../src/hosting/partition-paths";
-import type { WorkerConfig } from "../src/worker";
+import { useInProcessMachines } from "./machines";
 import { createTestPartition, createTestTopic, eventually } from "./test-topics";
-import { useWorkerHarness } from "./worker-harness";
 
 // Object storage as the partitions' whole home: closed segments become segment objects exactly as
 // on disk, the active segment's commit rows move out of shared commit objects, uploaded segments
 // leave the disk under local.retention.*, and every object the manifest stops naming is deleted
 // after the grace period. In-process workers with data directories of their own, one filesystem store.
-const SECRET = "object-tiering-secret";
 const LEASE_TTL_MS = 1_500;
-const harness = useWorkerHarness({ name: "object-tiering", secret: SECRET, ownerWaitMs: 8 * LEASE_TTL_MS });
-let root: string;
-
-beforeAll(async () => {
-  root = await mkdtemp(join(tmpdir(), "lastword-tiering-"));
+const machines = useInProcessMachines({
+  name: "object-tiering",
+  leaseTtlMs: LEASE_TTL_MS,
+  objectTimings: {
+    commitWindowMs: 10,
+    tiering: { consolidateAfterMs: 0, intervalMs: 50, fullScanMs: 200 },
+    superseded: { graceMs: 0, intervalMs: 100 },
+  },
 });
-afterAll(async () => {
-  await rm(root, { recursive: true, force: true });
-});
-
-const FAST = {
-  commitWindowMs: 10,
-  tiering: { consolidateAfterMs: 0, intervalMs: 50, fullScanMs: 200 },
-  superseded: { graceMs: 0, intervalMs: 100 },
-};
-
-async function startMachine(name: string, options: Partial<WorkerConfig> = {}) {
-  const dataDir = join(root, name);
-  const worker = await harness.startWorker({
-    workerId: `${name}-${Math.random().toString(36).slice(2, 8)}`,
-    dataDir,
-    objectStore: new FsObjectStore(join(root, "objects")),
-    leaseTtlMs: LEASE_TTL_MS,
-    objectTimings: FAST,
-    ...options,
-  });
-  return { worker, dataDir };
-}
+const { harness } = machines;
+const startMachine = machines.start;
 
 async function owned(worker: { ownedPartitions(): string[] }, partitionIds: readonly string[]) {
   await eventually("the worker serves the partitions", 8 * LEASE_TTL_MS, async () =>
@@ -67,32 +46,14 @@ async function produce(partitionId: string, count: number, keys = 5): Promise<Ma
   return acked;
 }
 
+/** Every record the partition still holds (retention may have moved its start past 0). */
 async function fetchAll(partitionId: string): Promise<Map<number, string>> {
-  const stored = new Map<number, string>();
   const { earliest } = await harness.client.listOffsets({ partitionId });
-  for (let offset = earliest; ; ) {
-    const page = await harness.client.fetch({ partitionId, offset, limit: 10_000, maxBytes: 32 << 20 });
-    for (const r of page.records) stored.set(r.offset, r.value?.toString() ?? "");
-    if (page.records.length === 0 || page.nextOffset >= page.logEndOffset) break;
-    offset = page.nextOffset;
-  }
-  return stored;
+  return machines.fetchAll(partitionId, earliest);
 }
 
-function rows(partitionId: string) {
-  return harness.db.prisma.partitionObject.findMany({
-    where: { partitionId },
-    orderBy: { baseOffset: "asc" },
-  });
-}
-
-async function storeKeys(prefix: string): Promise<string[]> {
-  const store = new FsObjectStore(join(root, "objects"));
-  const keys: string[] = [];
-  for await (const object of store.list(prefix)) keys.push(object.key);
-  await store.close();
-  return keys;
-}
+const rows = (partitionId: string) => machines.manifestRows(partitionId);
+const storeKeys = (prefix: string) => machines.objectKeys(prefix);
 
 function sha256(bytes: Buffer): string {
   return createHash("sha256").update(bytes).digest("hex");
@@ -149,11 +110,7 @@ describe("segments in object storage", () => {
     });
     expect(superseded.length).toBeGreaterThan(0);
     await eventually("superseded objects deleted", 10_000, async () =>
-      (await harness.db.prisma.supersededObject.count({
-        where: { partitionId: topic.partitionId, deletedAt: null },
-      })) === 0
-        ? true
-        : undefined,
+      (await machines.pendingSuperseded(topic.partitionId)) === 0 ? true : undefined,
     );
     expect(await fetchAll(topic.partitionId)).toEqual(acked);
     await worker.stop();
@@ -216,10 +173,7 @@ describe("segments in object storage", () => {
     expect(await fetchAll(tiered.partitionId)).toEqual(expected);
     // The cleaned segments replace the dirty ones in the manifest; the dirty objects are deleted.
     await eventually("the cleaned segments are the manifest", 15_000, async () =>
-      (await settled(tiered.partitionId)) &&
-      (await harness.db.prisma.supersededObject.count({
-        where: { partitionId: tiered.partitionId, deletedAt: null },
-      })) === 0
+      (await settled(tiered.partitionId)) && (await machines.pendingSuperseded(tiered.partitionId)) === 0
         ? true
         : undefined,
     );

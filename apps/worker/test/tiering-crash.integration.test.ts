@@ -2,9 +2,6 @@ import { rm } from "node:fs/promises";
 import { join } from "node:path";
 import { FsObjectStore } from "@lastword/object-store";
 import { afterEach, describe, expect, it } from "vitest";
-import { ManifestRepository } from "../src/durability/manifest.repository";
-import { OrphanSweeper } from "../src/durability/orphan-sweeper";
-import { createLogger } from "../src/logger";
 import { useMachines } from "./machines";
 import { createTestPartition, eventually } from "./test-topics";
 
@@ -12,11 +9,9 @@ import { createTestPartition, eventually } from "./test-topics";
 // segment upload, a consolidation, a cleaner pass's upload, the deletion of what they replaced).
 // After each crash the manifest must be the old set or the new one, never a mix, and a worker
 // with an empty disk must serve every acknowledged record, then finish the step itself.
-const SECRET = "tiering-crash-secret";
 const LEASE_TTL_MS = 1_500;
 const machines = useMachines({
   name: "tiering-crash",
-  secret: SECRET,
   leaseTtlMs: LEASE_TTL_MS,
   env: { WORKER_SCHEDULING: "off", WORKER_OBJECT_GRACE_MS: "0" },
 });
@@ -58,10 +53,7 @@ async function crashAt(
   const { partitionId } = await createTestPartition(harness.db.prisma, CONFIGS);
   const worker = await spawn(id, { LASTWORD_FAULT_POINT: fault, ...options.env });
   const exited = new Promise((resolve) => worker.child.once("exit", resolve));
-  await eventually(`${id} owns the partition`, 5_000, async () => {
-    const row = await harness.db.prisma.partition.findUniqueOrThrow({ where: { id: partitionId } });
-    return row.ownerWorkerId === id ? true : undefined;
-  });
+  await machines.awaitOwner(id, partitionId, 5_000);
   const acked = new Map<number, string>();
   for (
     let n = 0;
@@ -78,12 +70,7 @@ async function crashAt(
   return { partitionId, acked };
 }
 
-async function rows(partitionId: string) {
-  return harness.db.prisma.partitionObject.findMany({
-    where: { partitionId },
-    orderBy: { baseOffset: "asc" },
-  });
-}
+const rows = (partitionId: string) => machines.manifestRows(partitionId);
 
 /** Rows tile [0, durable end) with no gap or overlap, every object holding what its row says. */
 async function expectWholeManifest(partitionId: string): Promise<void> {
@@ -107,50 +94,12 @@ async function takeOver(id: string, crash: Crash, env: Record<string, string> = 
   const served = await eventually(`${id} serves the partition`, 10 * LEASE_TTL_MS, async () => {
     const row = await harness.db.prisma.partition.findUniqueOrThrow({ where: { id: crash.partitionId } });
     if (row.ownerWorkerId !== id) return undefined;
-    return fetchAll(crash.partitionId).catch(() => undefined);
+    return machines.fetchAll(crash.partitionId).catch(() => undefined);
   });
   return { worker, served };
 }
 
-async function fetchAll(partitionId: string): Promise<Map<number, string>> {
-  const stored = new Map<number, string>();
-  for (let offset = 0; ; ) {
-    const page = await harness.client.fetch({ partitionId, offset, limit: 10_000, maxBytes: 32 << 20 });
-    for (const r of page.records) stored.set(r.offset, r.value?.toString() ?? "");
-    if (page.records.length === 0 || page.nextOffset >= page.logEndOffset) break;
-    offset = page.nextOffset;
-  }
-  return stored;
-}
-
-async function storeKeys(prefix: string): Promise<string[]> {
-  const store = new FsObjectStore(join(machines.root, "objects"));
-  const keys: string[] = [];
-  for await (const object of store.list(prefix)) keys.push(object.key);
-  await store.close();
-  return keys;
-}
-
-async function sweep(): Promise<number> {
-  const store = new FsObjectStore(join(machines.root, "objects"));
-  const manifest = new ManifestRepository(harness.db.url, "sweep-test");
-  try {
-    return await new OrphanSweeper({
-      store,
-      manifest,
-      logger: createLogger("sweep", "silent"),
-      graceMs: 0,
-    }).sweep();
-  } finally {
-    await Promise.all([store.close(), manifest.close()]);
-  }
-}
-
-async function stop(worker: Awaited<ReturnType<typeof machines.spawn>>): Promise<void> {
-  const exited = new Promise((resolve) => worker.child.once("exit", resolve));
-  worker.child.kill("SIGTERM");
-  await exited;
-}
+const storeKeys = (prefix: string) => machines.objectKeys(prefix);
 
 describe("crashes while a partition moves into objects of its own", () => {
   it("after a segment object's upload, before its rows swap: the commit rows stay, the object is an orphan", async () => {
@@ -165,8 +114,8 @@ describe("crashes while a partition moves into objects of its own", () => {
       (await rows(crash.partitionId)).some((row) => row.kind === "segment") ? true : undefined,
     );
     await expectWholeManifest(crash.partitionId);
-    await stop(worker);
-    expect(await sweep()).toBeGreaterThanOrEqual(orphans.length);
+    await machines.stop(worker);
+    expect(await machines.sweep(0)).toBeGreaterThanOrEqual(orphans.length);
     for (const key of orphans) expect(await storeKeys(key)).toEqual([]);
   });
 
@@ -184,7 +133,7 @@ describe("crashes while a partition moves into objects of its own", () => {
       (await rows(crash.partitionId)).every((row) => row.objectKey.startsWith("tails/")) ? true : undefined,
     );
     await expectWholeManifest(crash.partitionId);
-    await stop(worker);
+    await machines.stop(worker);
   });
 
   it("after a cleaner pass on disk, before its upload: the dirty but whole segments stay the manifest", async () => {
@@ -217,10 +166,10 @@ describe("crashes while a partition moves into objects of its own", () => {
         : undefined;
     });
     await expectWholeManifest(crash.partitionId);
-    const cleaned = await fetchAll(crash.partitionId);
+    const cleaned = await machines.fetchAll(crash.partitionId);
     for (const offset of latest.values()) expect(cleaned.get(offset)).toBe(crash.acked.get(offset));
     expect(cleaned.size).toBeLessThan(served.size);
-    await stop(worker);
+    await machines.stop(worker);
   });
 
   it("after the rows swap, before the replaced objects are deleted: the new set serves, the next worker deletes them", async () => {
@@ -234,16 +183,12 @@ describe("crashes while a partition moves into objects of its own", () => {
     const { worker, served } = await takeOver("delete-after", crash);
     for (const [offset, text] of crash.acked) expect(served.get(offset)).toBe(text);
     await eventually("the replaced objects are deleted", 15_000, async () =>
-      (await harness.db.prisma.supersededObject.count({
-        where: { partitionId: crash.partitionId, deletedAt: null },
-      })) === 0
-        ? true
-        : undefined,
+      (await machines.pendingSuperseded(crash.partitionId)) === 0 ? true : undefined,
     );
     for (const object of pending) {
       if ((await rows(crash.partitionId)).some((row) => row.objectKey === object.objectKey)) continue;
       expect(await storeKeys(object.objectKey)).toEqual([]);
     }
-    await stop(worker);
+    await machines.stop(worker);
   });
 });

@@ -1,7 +1,8 @@
 import type pg from "pg";
-import { boundedPool } from "../ownership/bounded-pool";
+import { WorkerPoolRepository } from "../ownership/bounded-pool";
 import { loadManifest, type ManifestRow } from "./manifest.repository";
 import type { SegmentObjectStats } from "./segment-objects";
+import { unnestColumns } from "./unnest-columns";
 
 const CHANGE_TIMEOUT_MS = 10_000;
 
@@ -55,13 +56,9 @@ export interface DueObject {
  * row's base to the durable end, or the change is refused ("conflict"). On its own pool, so a
  * change never queues a produce's commit.
  */
-export class ManifestChangesRepository {
-  readonly #pool: pg.Pool;
-  readonly #workerId: string;
-
+export class ManifestChangesRepository extends WorkerPoolRepository {
   constructor(databaseUrl: string, workerId: string, maxConnections = 2) {
-    this.#pool = boundedPool(databaseUrl, maxConnections, CHANGE_TIMEOUT_MS);
-    this.#workerId = workerId;
+    super(databaseUrl, workerId, maxConnections, CHANGE_TIMEOUT_MS);
   }
 
   /**
@@ -128,7 +125,7 @@ export class ManifestChangesRepository {
    * the grace period to finish.
    */
   async due(graceMs: number, limit = 200): Promise<DueObject[]> {
-    const result = await this.#pool.query<{ objectKey: string; ids: string[] }>(
+    const result = await this.pool.query<{ objectKey: string; ids: string[] }>(
       `SELECT s."objectKey", array_agg(s."id"::text) AS "ids"
        FROM "SupersededObject" s
        WHERE s."deletedAt" IS NULL AND s."supersededAt" < now() - ($1::bigint * interval '1 millisecond')
@@ -141,7 +138,7 @@ export class ManifestChangesRepository {
 
   async markDeleted(ids: readonly string[]): Promise<void> {
     if (ids.length === 0) return;
-    await this.#pool.query(
+    await this.pool.query(
       `UPDATE "SupersededObject" SET "deletedAt" = now() WHERE "id" = ANY($1::bigint[]) AND "deletedAt" IS NULL`,
       [ids],
     );
@@ -152,7 +149,7 @@ export class ManifestChangesRepository {
    * one not yet deleted, and those deleted that were superseded since `since`.
    */
   async supersededBelow(partitionId: string, below: number, since: Date): Promise<SupersededRow[]> {
-    const result = await this.#pool.query<{
+    const result = await this.pool.query<{
       objectKey: string;
       sha256: string;
       baseOffset: string;
@@ -175,7 +172,7 @@ export class ManifestChangesRepository {
 
   /** The workers whose disk may hold a copy of the partition, with when each was last heard of. */
   async copiesOf(partitionId: string): Promise<CopyRow[]> {
-    const result = await this.#pool.query<CopyRow>(
+    const result = await this.pool.query<CopyRow>(
       `SELECT c."workerId", w."heartbeatAt", w."stoppedAt"
        FROM "PartitionCache" c LEFT JOIN "Worker" w ON w."id" = c."workerId"
        WHERE c."partitionId" = $1 ORDER BY c."workerId"`,
@@ -184,22 +181,18 @@ export class ManifestChangesRepository {
     return result.rows;
   }
 
-  close(): Promise<void> {
-    return this.#pool.end();
-  }
-
   async #underLease(
     partitionId: string,
     epoch: number,
     change: (client: pg.PoolClient) => Promise<ChangeOutcome>,
   ): Promise<ChangeOutcome> {
-    const client = await this.#pool.connect();
+    const client = await this.pool.connect();
     try {
       await client.query("BEGIN");
       const held = await client.query(
         `SELECT 1 FROM "Partition" WHERE "id" = $1 AND "ownerWorkerId" = $2 AND "leaseEpoch" = $3
          FOR NO KEY UPDATE`,
-        [partitionId, this.#workerId, epoch],
+        [partitionId, this.workerId, epoch],
       );
       const outcome = held.rowCount === 1 ? await change(client) : "fenced";
       await client.query(outcome === "done" ? "COMMIT" : "ROLLBACK");
@@ -229,13 +222,15 @@ export class ManifestChangesRepository {
       [
         partitionId,
         epoch,
-        rows.map((r) => r.kind),
-        rows.map((r) => r.objectKey),
-        rows.map((r) => r.position),
-        rows.map((r) => r.byteSize),
-        rows.map((r) => r.sha256),
-        rows.map((r) => r.baseOffset),
-        rows.map((r) => r.lastOffset),
+        ...unnestColumns(rows, [
+          "kind",
+          "objectKey",
+          "position",
+          "byteSize",
+          "sha256",
+          "baseOffset",
+          "lastOffset",
+        ]),
         rows.map((r) => (r.stats === null ? null : JSON.stringify(r.stats))),
         rows.map((r) => r.startsSegment),
       ],
@@ -267,13 +262,6 @@ async function supersede(
   await client.query(
     `INSERT INTO "SupersededObject" ("objectKey", "partitionId", "reason", "sha256", "baseOffset", "lastOffset")
      SELECT k, $1, $2, h, b, l FROM unnest($3::text[], $4::text[], $5::bigint[], $6::bigint[]) AS i(k, h, b, l)`,
-    [
-      partitionId,
-      reason,
-      rows.map((row) => row.objectKey),
-      rows.map((row) => row.sha256),
-      rows.map((row) => row.baseOffset),
-      rows.map((row) => row.lastOffset),
-    ],
+    [partitionId, reason, ...unnestColumns(rows, ["objectKey", "sha256", "baseOffset", "lastOffset"])],
   );
 }

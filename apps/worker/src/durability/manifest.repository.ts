@@ -1,6 +1,7 @@
 import type pg from "pg";
-import { boundedPool } from "../ownership/bounded-pool";
+import { WorkerPoolRepository } from "../ownership/bounded-pool";
 import { parseSegmentObjectStats, type SegmentObjectStats } from "./segment-objects";
+import { unnestColumns } from "./unnest-columns";
 
 const MANIFEST_TIMEOUT_MS = 5_000;
 
@@ -51,17 +52,13 @@ export interface CommitEntry {
  * Every change is conditional on the writer's lease: owner and epoch unchanged, and the durable end
  * still the one it extends. A partition whose condition fails is fenced; nothing of it is written.
  */
-export class ManifestRepository {
-  readonly #pool: pg.Pool;
-  readonly #workerId: string;
-
+export class ManifestRepository extends WorkerPoolRepository {
   constructor(databaseUrl: string, workerId: string, maxConnections = 2) {
-    this.#pool = boundedPool(databaseUrl, maxConnections, MANIFEST_TIMEOUT_MS);
-    this.#workerId = workerId;
+    super(databaseUrl, workerId, maxConnections, MANIFEST_TIMEOUT_MS);
   }
 
   async load(partitionId: string): Promise<PartitionManifest> {
-    return loadManifest(this.#pool, partitionId);
+    return loadManifest(this.pool, partitionId);
   }
 
   /**
@@ -70,10 +67,10 @@ export class ManifestRepository {
    * or already started.
    */
   async start(partitionId: string, epoch: number, endOffset: number): Promise<boolean> {
-    const result = await this.#pool.query(
+    const result = await this.pool.query(
       `UPDATE "Partition" SET "durableEndOffset" = $4
        WHERE "id" = $1 AND "ownerWorkerId" = $2 AND "leaseEpoch" = $3 AND "durableEndOffset" IS NULL`,
-      [partitionId, this.#workerId, epoch, endOffset],
+      [partitionId, this.workerId, epoch, endOffset],
     );
     return result.rowCount === 1;
   }
@@ -87,7 +84,7 @@ export class ManifestRepository {
    */
   async commit(objectKey: string, entries: readonly CommitEntry[]): Promise<Set<string>> {
     if (entries.length === 0) return new Set();
-    const result = await this.#pool.query<{ partitionId: string }>({
+    const result = await this.pool.query<{ partitionId: string }>({
       name: "lastword_manifest_commit",
       text: `WITH input AS (
                SELECT * FROM unnest($3::text[], $4::int[], $5::bigint[], $6::bigint[], $7::bigint[], $8::int[], $9::text[], $10::bool[])
@@ -109,16 +106,18 @@ export class ManifestRepository {
              FROM moved m
              RETURNING "partitionId"`,
       values: [
-        this.#workerId,
+        this.workerId,
         objectKey,
-        entries.map((e) => e.partitionId),
-        entries.map((e) => e.epoch),
-        entries.map((e) => e.baseOffset),
-        entries.map((e) => e.lastOffset),
-        entries.map((e) => e.position),
-        entries.map((e) => e.byteSize),
-        entries.map((e) => e.sha256),
-        entries.map((e) => e.startsSegment),
+        ...unnestColumns(entries, [
+          "partitionId",
+          "epoch",
+          "baseOffset",
+          "lastOffset",
+          "position",
+          "byteSize",
+          "sha256",
+          "startsSegment",
+        ]),
       ],
     });
     return new Set(result.rows.map((row) => row.partitionId));
@@ -132,44 +131,40 @@ export class ManifestRepository {
     entries: readonly Pick<CommitEntry, "partitionId" | "epoch">[],
   ): Promise<Map<string, number>> {
     if (entries.length === 0) return new Map();
-    const result = await this.#pool.query<{ id: string; end: string }>(
+    const result = await this.pool.query<{ id: string; end: string }>(
       `SELECT p."id", p."durableEndOffset" AS "end"
        FROM "Partition" p JOIN unnest($2::text[], $3::int[]) AS i("partitionId", "epoch") ON p."id" = i."partitionId"
        WHERE p."ownerWorkerId" = $1 AND p."leaseEpoch" = i."epoch" AND p."durableEndOffset" IS NOT NULL`,
-      [this.#workerId, entries.map((e) => e.partitionId), entries.map((e) => e.epoch)],
+      [this.workerId, entries.map((e) => e.partitionId), entries.map((e) => e.epoch)],
     );
     return new Map(result.rows.map((row) => [row.id, Number(row.end)]));
   }
 
   /** Records that this worker's disk holds a copy of the partition (see PartitionCache). */
   async registerCache(partitionId: string): Promise<void> {
-    await this.#pool.query(
+    await this.pool.query(
       `INSERT INTO "PartitionCache" ("partitionId", "workerId") VALUES ($1, $2)
        ON CONFLICT ("partitionId", "workerId") DO NOTHING`,
-      [partitionId, this.#workerId],
+      [partitionId, this.workerId],
     );
   }
 
   /** Records that this worker's copy of the partition is gone. */
   async forgetCache(partitionId: string): Promise<void> {
-    await this.#pool.query(`DELETE FROM "PartitionCache" WHERE "partitionId" = $1 AND "workerId" = $2`, [
+    await this.pool.query(`DELETE FROM "PartitionCache" WHERE "partitionId" = $1 AND "workerId" = $2`, [
       partitionId,
-      this.#workerId,
+      this.workerId,
     ]);
   }
 
   /** Which of these object keys a manifest row still names. */
   async referenced(objectKeys: readonly string[]): Promise<Set<string>> {
     if (objectKeys.length === 0) return new Set();
-    const result = await this.#pool.query<{ objectKey: string }>(
+    const result = await this.pool.query<{ objectKey: string }>(
       `SELECT DISTINCT "objectKey" FROM "PartitionObject" WHERE "objectKey" = ANY($1::text[])`,
       [objectKeys],
     );
     return new Set(result.rows.map((row) => row.objectKey));
-  }
-
-  close(): Promise<void> {
-    return this.#pool.end();
   }
 }
 

@@ -1,5 +1,6 @@
 import type { ObjectStore } from "@lastword/object-store";
 import type { Logger } from "../logger";
+import { BackgroundPass } from "./background-pass";
 import { COMMIT_PREFIX, commitObjectTime } from "./commit-window";
 import type { ManifestRepository } from "./manifest.repository";
 import { mainObjectKey, partitionObjectTime, SEGMENT_PREFIX, TAIL_PREFIX } from "./segment-objects";
@@ -30,13 +31,14 @@ export class OrphanSweeper {
   readonly #options: OrphanSweeperOptions;
   readonly #graceMs: number;
   readonly #intervalMs: number;
+  readonly #pass: BackgroundPass;
   #lastStartedAt = Number.NEGATIVE_INFINITY;
-  #running: Promise<void> | null = null;
 
   constructor(options: OrphanSweeperOptions) {
     this.#options = options;
     this.#graceMs = options.graceMs ?? 15 * 60_000;
     this.#intervalMs = options.intervalMs ?? 10 * 60_000;
+    this.#pass = new BackgroundPass(() => this.sweep(), options.logger, "orphan sweep failed");
   }
 
   /**
@@ -45,22 +47,15 @@ export class OrphanSweeper {
    * at the next interval.
    */
   maybeSweep(): void {
-    if (this.#running || performance.now() - this.#lastStartedAt < this.#intervalMs) return;
+    if (this.#pass.running || performance.now() - this.#lastStartedAt < this.#intervalMs) return;
     this.#lastStartedAt = performance.now();
-    this.#running = this.sweep()
-      .then(
-        () => undefined,
-        (error: unknown) => this.#options.logger.warn({ err: error }, "orphan sweep failed"),
-      )
-      .finally(() => {
-        this.#running = null;
-      });
+    this.#pass.start();
   }
 
   /** Waits for a running pass (shutdown). */
   async stop(): Promise<void> {
     this.#lastStartedAt = Number.POSITIVE_INFINITY;
-    await this.#running;
+    await this.#pass.settled();
   }
 
   /** One pass over every commit, segment and tail object; answers how many it deleted. */

@@ -1,6 +1,7 @@
 import type { ObjectStore } from "@lastword/object-store";
 import type { FaultPoint } from "../fault-points";
 import type { Logger } from "../logger";
+import { BackgroundPass } from "./background-pass";
 import type { ManifestChangesRepository } from "./manifest-changes.repository";
 import { KEY_FILTER_SUFFIX, SEGMENT_PREFIX, SNAPSHOT_SUFFIX } from "./segment-objects";
 
@@ -29,36 +30,31 @@ export class SupersededObjects {
   readonly #o: SupersededObjectsOptions;
   readonly #graceMs: number;
   readonly #intervalMs: number;
+  readonly #pass: BackgroundPass;
   #timer: NodeJS.Timeout | null = null;
-  #running: Promise<void> | null = null;
 
   constructor(options: SupersededObjectsOptions) {
     this.#o = options;
     this.#graceMs = options.graceMs ?? 5 * 60_000;
     // A short grace (tests, or an operator who wants objects gone fast) is not held up by the pass interval.
     this.#intervalMs = options.intervalMs ?? Math.min(10_000, Math.max(100, this.#graceMs));
+    this.#pass = new BackgroundPass(
+      () => this.deleteDue(),
+      options.logger,
+      "superseded object deletion failed",
+    );
   }
 
   start(): void {
     if (this.#timer) return;
-    this.#timer = setInterval(() => {
-      if (this.#running) return;
-      this.#running = this.deleteDue()
-        .then(
-          () => undefined,
-          (error: unknown) => this.#o.logger.warn({ err: error }, "superseded object deletion failed"),
-        )
-        .finally(() => {
-          this.#running = null;
-        });
-    }, this.#intervalMs);
+    this.#timer = setInterval(() => this.#pass.start(), this.#intervalMs);
     this.#timer.unref();
   }
 
   async stop(): Promise<void> {
     if (this.#timer) clearInterval(this.#timer);
     this.#timer = null;
-    await this.#running;
+    await this.#pass.settled();
   }
 
   /** One pass; answers how many objects it deleted. */

@@ -16,3 +16,22 @@ export function boundedPool(databaseUrl: string, maxConnections: number, timeout
   pool.on("error", () => undefined);
   return pool;
 }
+
+/**
+ * A repository that writes as one worker on a bounded pool of its own (the fencing check, the
+ * manifest commit, the manifest changes): each statement's lease condition names `workerId`, and
+ * close() ends the pool with the worker.
+ */
+export abstract class WorkerPoolRepository {
+  protected readonly pool: pg.Pool;
+  protected readonly workerId: string;
+
+  constructor(databaseUrl: string, workerId: string, maxConnections: number, timeoutMs: number) {
+    this.pool = boundedPool(databaseUrl, maxConnections, timeoutMs);
+    this.workerId = workerId;
+  }
+
+  close(): Promise<void> {
+    return this.pool.end();
+  }
+}
