@@ -1,11 +1,11 @@
 // `npm start`: check Postgres and Redis, migrate, build, start web + one worker, seed the demo tenant.
-import { type ChildProcess, spawn, spawnSync } from "node:child_process";
+import { type ChildProcess, spawnSync } from "node:child_process";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { ensureDatabase, migrate } from "@lastword/db";
 import { readStartEnv, sharedEnv, workerSettings } from "./start/env";
 import { checkPostgres, checkRedis } from "./start/preflight";
-import { BUILD_COMMAND, WEB_COMMAND, WORKER_COMMAND } from "./start/processes";
+import { BUILD_COMMAND, spawnInProcessGroup, WEB_COMMAND, WORKER_COMMAND } from "./start/processes";
 import { localSecrets } from "./start/secrets";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
@@ -30,15 +30,7 @@ function fail(sentence: string): never {
 }
 
 function run(name: string, command: string, env: NodeJS.ProcessEnv): ChildProcess {
-  // Own process group: `npm run` → shell → node is a chain, and a signal to the shell alone would
-  // leave the server running; stopping signals the whole group.
-  const child = spawn(command, {
-    cwd: root,
-    env,
-    shell: true,
-    detached: true,
-    stdio: ["ignore", "pipe", "pipe"],
-  });
+  const child = spawnInProcessGroup(command, root, env);
   const prefix = `[${name}] `;
   child.stdout?.on("data", (chunk: Buffer) => process.stdout.write(prefixLines(prefix, chunk)));
   child.stderr?.on("data", (chunk: Buffer) => process.stderr.write(prefixLines(prefix, chunk)));

@@ -15,7 +15,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { freePort, type Service, tailOf, waitForOutput } from "../e2e/services";
 import { type DemoFile, demoSeedOptions, seedDemo } from "../scripts/start/demo";
 import { readStartEnv, sharedEnv, workerSettings } from "../scripts/start/env";
-import { WORKER_COMMAND } from "../scripts/start/processes";
+import { spawnInProcessGroup, WORKER_COMMAND } from "../scripts/start/processes";
 import { localSecrets } from "../scripts/start/secrets";
 
 // The root README's Kafka examples, run as written: its sh blocks are extracted from README.md
@@ -193,13 +193,7 @@ afterAll(async () => {
 /** `npm start`'s worker: the same command, in a process group of its own as start.ts runs it. */
 function startWorkerCommand(env: NodeJS.ProcessEnv): Service {
   const logPath = join(workDir, "worker.log");
-  const child = spawn(WORKER_COMMAND, {
-    cwd: root,
-    env,
-    shell: true,
-    detached: true,
-    stdio: ["ignore", "pipe", "pipe"],
-  });
+  const child = spawnInProcessGroup(WORKER_COMMAND, root, env);
   const log = createWriteStream(logPath);
   child.stdout?.pipe(log, { end: false });
   child.stderr?.pipe(log, { end: false });

@@ -1,14 +1,18 @@
 import { z } from "zod";
 
-export const groupLagHistoryInput = z.object({
-  minutes: z
-    .number()
-    .int()
-    .min(2)
-    .max(24 * 60)
-    .default(60)
-    .meta({ description: "How far back, in minutes (samples are kept for a day)" }),
-});
+/**
+ * The window of a minute-sampled history: the topic history reads the same per-minute samples
+ * (and this group lag series with them), so both routes take one window with one bound.
+ */
+export const historyMinutesSchema = z
+  .number()
+  .int()
+  .min(2)
+  .max(24 * 60)
+  .default(60)
+  .meta({ description: "How far back, in minutes (samples are kept for a day)" });
+
+export const groupLagHistoryInput = z.object({ minutes: historyMinutesSchema });
 
 export const groupLagSeriesSchema = z.object({
   group: z.string(),

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { ENVELOPE_FORMATS, envelopeSchema } from "../../records/envelope";
 import { MAX_KEY_BYTES, MAX_KEY_TEXT_LENGTH } from "../../records/key-limit";
-import { headerSchema } from "../records/record.schema";
+import { headerSchema, partitionLogRangeSchema } from "../records/record.schema";
 import { topicNameSchema } from "../topics/topic.schema";
 
 /**
@@ -51,10 +51,7 @@ export const getKeyOutput = z.object({
   headers: z.array(headerSchema),
 });
 
-export const keyVersionsOutput = z.object({
-  partition: z.number().int(),
-  logStartOffset: z.number().int(),
-  logEndOffset: z.number().int(),
+export const keyVersionsOutput = partitionLogRangeSchema.extend({
   versions: z.array(
     z.object({
       offset: z.number().int(),

@@ -10,6 +10,17 @@ export const headerSchema = z.object({
   value: envelopeSchema.nullable(),
 });
 
+/**
+ * A partition with the range its log holds now (first offset still kept; the next offset to be
+ * written): how every per-partition answer that reports the log's bounds (a key's versions, a
+ * partition's segments) starts, so the routes agree on it.
+ */
+export const partitionLogRangeSchema = z.object({
+  partition: z.number().int(),
+  logStartOffset: z.number().int(),
+  logEndOffset: z.number().int(),
+});
+
 export const problemItemSchema = z.object({
   code: z.string(),
   status: z.number().int(),

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { partitionLogRangeSchema } from "../records/record.schema";
 import { topicNameSchema } from "./topic.schema";
 
 export const partitionSegmentsInput = z.object({
@@ -12,10 +13,7 @@ const epochMs = z.number().int().nullable();
 
 export const segmentStateSchema = z.enum(["clean", "dirty", "active"]);
 
-export const partitionSegmentsOutput = z.object({
-  partition: z.number().int(),
-  logStartOffset: z.number().int(),
-  logEndOffset: z.number().int(),
+export const partitionSegmentsOutput = partitionLogRangeSchema.extend({
   segments: z.array(
     z.object({
       baseOffset: z.number().int(),

@@ -1,16 +1,10 @@
 import { z } from "zod";
-import { groupLagSeriesSchema } from "../consumer-groups/group-lag-history.schema";
+import { groupLagSeriesSchema, historyMinutesSchema } from "../consumer-groups/group-lag-history.schema";
 import { topicNameSchema } from "./topic.schema";
 
 export const topicHistoryInput = z.object({
   topic: topicNameSchema,
-  minutes: z
-    .number()
-    .int()
-    .min(2)
-    .max(24 * 60)
-    .default(60)
-    .meta({ description: "How far back, in minutes (samples are kept for a day)" }),
+  minutes: historyMinutesSchema,
 });
 
 export const topicHistoryOutput = z.object({
