@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { type Consumer, Kafka, logLevel } from "kafkajs";
+import { type Consumer, type ConsumerConfig, Kafka, logLevel } from "kafkajs";
 import type { Locator, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { waitForNotice } from "./console-notices";
@@ -98,6 +98,23 @@ describe("consumer groups page: every group of the tenant, its lag, reset and de
   const consumers: Consumer[] = [];
   /** Kafka clients for the group's members, one client id each (the members table shows it). */
   let kafkaFor: (clientId: string) => Kafka;
+  /**
+   * A kafkajs member of a group reading the topic from the beginning (disconnected after the file
+   * unless the test does it first); `seen()` counts the records it consumed.
+   */
+  async function joinLedger(clientId: string, config: ConsumerConfig) {
+    const consumer = kafkaFor(clientId).consumer(config);
+    consumers.push(consumer);
+    await consumer.connect();
+    await consumer.subscribe({ topic: TOPIC, fromBeginning: true });
+    let seen = 0;
+    await consumer.run({
+      eachMessage: async () => {
+        seen++;
+      },
+    });
+    return { consumer, seen: () => seen };
+  }
 
   beforeAll(async () => {
     const records = [0, 0, 0, 1].map((partition, i) => ({
@@ -276,17 +293,8 @@ describe("consumer groups page: every group of the tenant, its lag, reset and de
         logLevel: logLevel.NOTHING,
         retry: { retries: 3 },
       });
-    const consumer = kafkaFor("ledger-reader-1").consumer({ groupId: KAFKA_GROUP });
-    consumers.push(consumer);
-    await consumer.connect();
-    await consumer.subscribe({ topic: TOPIC, fromBeginning: true });
-    let seen = 0;
-    await consumer.run({
-      eachMessage: async () => {
-        seen++;
-      },
-    });
-    await expect.poll(() => seen, { timeout: 30_000 }).toBe(4);
+    const first = await joinLedger("ledger-reader-1", { groupId: KAFKA_GROUP });
+    await expect.poll(first.seen, { timeout: 30_000 }).toBe(4);
 
     await ui.page.goto("/consumer-groups");
     const card = await openGroup(ui.page, KAFKA_GROUP);
@@ -302,11 +310,7 @@ describe("consumer groups page: every group of the tenant, its lag, reset and de
   });
 
   it("shows the Kafka group's state, protocol and generation, and each member's partitions in words", async () => {
-    const second = kafkaFor("ledger-reader-2").consumer({ groupId: KAFKA_GROUP });
-    consumers.push(second);
-    await second.connect();
-    await second.subscribe({ topic: TOPIC, fromBeginning: true });
-    await second.run({ eachMessage: async () => undefined });
+    await joinLedger("ledger-reader-2", { groupId: KAFKA_GROUP });
 
     const card = await openGroup(ui.page, KAFKA_GROUP);
     const members = card.getByRole("table", { name: `Members of ${KAFKA_GROUP}` });
@@ -416,19 +420,10 @@ describe("consumer groups page: every group of the tenant, its lag, reset and de
   }, 120_000);
 
   it("shows a kafkajs group's committed lag in records and time within one refresh, and the compliance page names it behind an erasure tombstone", async () => {
-    const reader = kafkaFor("ledger-lag-reader").consumer({ groupId: LAG_GROUP, maxWaitTimeInMs: 100 });
-    consumers.push(reader);
-    await reader.connect();
-    await reader.subscribe({ topic: TOPIC, fromBeginning: true });
-    let seen = 0;
-    await reader.run({
-      eachMessage: async () => {
-        seen++;
-      },
-    });
-    await expect.poll(() => seen, { timeout: 30_000 }).toBe(4);
+    const reader = await joinLedger("ledger-lag-reader", { groupId: LAG_GROUP, maxWaitTimeInMs: 100 });
+    await expect.poll(reader.seen, { timeout: 30_000 }).toBe(4);
     // Stopped with its position at the end of both partitions (kafkajs commits after each batch).
-    await reader.disconnect();
+    await reader.consumer.disconnect();
     await ui.page.goto("/consumer-groups");
     const card = await openGroup(ui.page, LAG_GROUP);
     const positions = () => card.getByRole("listitem").allTextContents();

@@ -2,6 +2,8 @@ import { createApiServer } from "@lastword/api";
 import { DataPlaneClient } from "@lastword/dataplane";
 import { createTestDatabase, type TestDatabase } from "@lastword/db/testing";
 import { Redis } from "ioredis";
+import { partitionLogOpener } from "../src/hosting/log-opener";
+import { type RunningWorker, startWorker, type WorkerConfig } from "../src/worker";
 
 /**
  * A bench's own database (dropped after `run`) and a data-plane client over it that signs with
@@ -92,4 +94,20 @@ export async function benchRestTenant(options: {
       redis.disconnect();
     },
   };
+}
+
+/** A quiet worker in this process over the bench database, signing with `secret`; `extra` adds to its config. */
+export function startBenchWorker(
+  db: TestDatabase,
+  options: { dataDir: string; secret: string },
+  extra: Partial<WorkerConfig> = {},
+): Promise<RunningWorker> {
+  return startWorker({
+    databaseUrl: db.url,
+    dataDir: options.dataDir,
+    secret: options.secret,
+    openLog: partitionLogOpener(),
+    logLevel: "silent",
+    ...extra,
+  });
 }

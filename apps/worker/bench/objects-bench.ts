@@ -9,10 +9,9 @@ import {
   parseObjectStoreLocation,
 } from "@lastword/object-store";
 import { startFauxqs } from "fauxqs";
-import { partitionLogOpener } from "../src/hosting/log-opener";
-import { type RunningWorker, startWorker } from "../src/worker";
+import type { RunningWorker } from "../src/worker";
 import { percentile, seedTenants, waitFor } from "./bench-topics";
-import { withBenchWorld } from "./bench-world";
+import { startBenchWorker, withBenchWorld } from "./bench-world";
 
 const SECRET = "bench-objects-secret";
 const PARTITIONS = 12;
@@ -84,14 +83,11 @@ export async function objectsBenchmark(options: { dataDir: string }): Promise<vo
 }
 
 function benchWorker(db: TestDatabase, dataDir: string, store: ObjectStore | null): Promise<RunningWorker> {
-  return startWorker({
-    databaseUrl: db.url,
-    dataDir,
-    secret: SECRET,
-    openLog: partitionLogOpener(),
-    logLevel: "silent",
-    ...(store && { objectStore: store, objectTimings: { commitWindowMs: COMMIT_WINDOW_MS } }),
-  });
+  return startBenchWorker(
+    db,
+    { dataDir, secret: SECRET },
+    store ? { objectStore: store, objectTimings: { commitWindowMs: COMMIT_WINDOW_MS } } : {},
+  );
 }
 
 async function produceRows(

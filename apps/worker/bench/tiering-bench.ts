@@ -3,10 +3,9 @@ import { join } from "node:path";
 import type { DataPlaneClient } from "@lastword/dataplane";
 import type { TestDatabase } from "@lastword/db/testing";
 import { FsObjectStore, type ObjectStore } from "@lastword/object-store";
-import { partitionLogOpener } from "../src/hosting/log-opener";
-import { type RunningWorker, startWorker, type WorkerConfig } from "../src/worker";
+import type { RunningWorker, WorkerConfig } from "../src/worker";
 import { seedTenants, waitFor } from "./bench-topics";
-import { benchRestTenant, withBenchWorld } from "./bench-world";
+import { benchRestTenant, startBenchWorker, withBenchWorld } from "./bench-world";
 
 // Object storage across tiers: (1) the cleaner over a partition whose every segment is remote, next
 // to a raw copy of the same objects; (2) an erasure on a topic whose segments are remote, from the
@@ -40,16 +39,11 @@ export async function tieringBenchmark(options: { dataDir: string }): Promise<vo
 }
 
 function worker(db: TestDatabase, dataDir: string, store: ObjectStore, extra: Partial<WorkerConfig> = {}) {
-  return startWorker({
-    databaseUrl: db.url,
-    dataDir,
-    secret: SECRET,
-    openLog: partitionLogOpener(),
-    logLevel: "silent",
-    objectStore: store,
-    objectTimings: TIMINGS,
-    ...extra,
-  });
+  return startBenchWorker(
+    db,
+    { dataDir, secret: SECRET },
+    { objectStore: store, objectTimings: TIMINGS, ...extra },
+  );
 }
 
 /** Produces `count` records in batches of BATCH, 8 outstanding, keys and values from `record`. */
