@@ -4,12 +4,20 @@ import { type Browser, chromium } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 let browser: Browser;
+// Chromium's start under a busy CI machine (the integration suites run beside this unit file) has
+// taken over the default 10 s hook timeout; the flags keep it from reaching for the network.
 beforeAll(async () => {
   browser = await chromium.launch({
     executablePath: "/usr/bin/chromium",
-    args: ["--no-sandbox", "--disable-gpu"],
+    args: [
+      "--no-sandbox",
+      "--disable-gpu",
+      "--disable-background-networking",
+      "--disable-component-update",
+      "--no-first-run",
+    ],
   });
-});
+}, 60_000);
 afterAll(() => browser?.close());
 
 describe("the REST client in a browser (no Node Buffer, no Node built-ins)", () => {
