@@ -1,4 +1,5 @@
 import { readTextFile, writeFileAtomically } from "./checkpoint-file";
+import type { Segment } from "./segment";
 
 /**
  * The bookkeeping of a closed segment whose bytes were evicted to a remote tier: everything the
@@ -29,17 +30,21 @@ export interface RemoteSegmentSource {
 export const REMOTE_SEGMENTS_FILE = "remote-segments.json";
 const VERSION = 1;
 
-const FIELDS = [
-  "baseOffset",
-  "nextOffset",
-  "sizeBytes",
-  "records",
-  "tombstones",
-  "firstBatchTimestamp",
-  "maxTimestamp",
-  "offsetOfMaxTimestamp",
-  "largestTimestampMs",
-] as const;
+/**
+ * Each entry field copied to and from a segment's own bookkeeping, and the segment field it is:
+ * the one list `Segment.remote`, `Segment.remoteEntry` and the file's check below go by.
+ */
+export const SEGMENT_FIELD_OF_ENTRY = {
+  nextOffset: "nextOffset",
+  sizeBytes: "sizeBytes",
+  records: "recordCount",
+  tombstones: "tombstoneCount",
+  firstBatchTimestamp: "firstBatchTimestamp",
+  maxTimestamp: "maxTimestamp",
+  offsetOfMaxTimestamp: "offsetOfMaxTimestamp",
+} as const satisfies Partial<Record<keyof RemoteSegmentEntry, keyof Segment>>;
+
+const FIELDS = ["baseOffset", ...Object.keys(SEGMENT_FIELD_OF_ENTRY), "largestTimestampMs"];
 
 /**
  * The evicted segments recorded in `dir`, by base offset. A missing file is an empty list; an

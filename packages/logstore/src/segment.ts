@@ -9,7 +9,7 @@ import {
   countTombstones,
 } from "@lastword/record-batch";
 import { OffsetIndex } from "./offset-index";
-import type { RemoteSegmentEntry } from "./remote-segments";
+import { type RemoteSegmentEntry, SEGMENT_FIELD_OF_ENTRY } from "./remote-segments";
 import { TimeIndex } from "./time-index";
 
 const fdatasync = promisify(fs.fdatasync);
@@ -19,6 +19,10 @@ export const INDEX_INTERVAL_BYTES = 4096;
 /** Read window when only headers are needed (open-time scans of trusted segments). */
 const HEADER_SCAN_WINDOW_BYTES = 16 * 1024;
 const SEGMENT_FILE = /^(\d{20})\.(log|index|timeindex)$/;
+const entryFields = Object.entries(SEGMENT_FIELD_OF_ENTRY) as [
+  keyof typeof SEGMENT_FIELD_OF_ENTRY,
+  (typeof SEGMENT_FIELD_OF_ENTRY)[keyof typeof SEGMENT_FIELD_OF_ENTRY],
+][];
 
 export type SegmentFileKind = "log" | "index" | "timeindex";
 
@@ -260,13 +264,7 @@ export class Segment {
    */
   static remote(dir: string, entry: RemoteSegmentEntry, limits: SegmentLimits): Segment {
     const segment = new Segment(dir, entry.baseOffset, "", limits, entry.largestTimestampMs, false);
-    segment.nextOffset = entry.nextOffset;
-    segment.sizeBytes = entry.sizeBytes;
-    segment.recordCount = entry.records;
-    segment.tombstoneCount = entry.tombstones;
-    segment.firstBatchTimestamp = entry.firstBatchTimestamp;
-    segment.maxTimestamp = entry.maxTimestamp;
-    segment.offsetOfMaxTimestamp = entry.offsetOfMaxTimestamp;
+    for (const [field, own] of entryFields) segment[own] = entry[field];
     segment.crcVerifiedEnd = entry.sizeBytes;
     segment.remote = { ref: entry.ref, largestTimestampMs: entry.largestTimestampMs };
     return segment;
@@ -274,18 +272,9 @@ export class Segment {
 
   /** The bookkeeping of this (closed, local) segment as a remote entry naming `ref`. */
   remoteEntry(ref: string, largestTimestampMs: number): RemoteSegmentEntry {
-    return {
-      baseOffset: this.baseOffset,
-      nextOffset: this.nextOffset,
-      sizeBytes: this.sizeBytes,
-      records: this.recordCount,
-      tombstones: this.tombstoneCount,
-      firstBatchTimestamp: this.firstBatchTimestamp,
-      maxTimestamp: this.maxTimestamp,
-      offsetOfMaxTimestamp: this.offsetOfMaxTimestamp,
-      largestTimestampMs,
-      ref,
-    };
+    const entry = { baseOffset: this.baseOffset, largestTimestampMs, ref } as RemoteSegmentEntry;
+    for (const [field, own] of entryFields) entry[field] = this[own];
+    return entry;
   }
 
   /** Creates empty files (replacing any at that name) for a new segment. */
