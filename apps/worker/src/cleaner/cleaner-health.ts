@@ -81,12 +81,6 @@ export class CleanerHealthBook {
   }
 }
 
-function stateOf(entry: Entry): UncleanableState {
-  return {
-    error: entry.error,
-    failures: entry.failures,
-    retryAtMs: entry.retryAtMs,
-    held: entry.held,
-    sinceMs: entry.sinceMs,
-  };
+function stateOf({ configVersion: _, ...state }: Entry): UncleanableState {
+  return state;
 }

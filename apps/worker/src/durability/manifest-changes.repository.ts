@@ -1,23 +1,12 @@
 import type pg from "pg";
 import { WorkerPoolRepository } from "../ownership/bounded-pool";
 import { loadManifest, type ManifestRow } from "./manifest.repository";
-import type { SegmentObjectStats } from "./segment-objects";
 import { unnestColumns } from "./unnest-columns";
 
 const CHANGE_TIMEOUT_MS = 10_000;
 
-/** A row a change inserts. */
-export interface NewManifestRow {
-  kind: ManifestRow["kind"];
-  objectKey: string;
-  position: number;
-  byteSize: number;
-  sha256: string;
-  baseOffset: number;
-  lastOffset: number;
-  stats: SegmentObjectStats | null;
-  startsSegment: boolean;
-}
+/** A row a change inserts: the epoch and commit time are the change's own. */
+export type NewManifestRow = Omit<ManifestRow, "epoch" | "createdAtMs">;
 
 /** Why an object stopped being named (kept with it for the erasure evidence). */
 export type SupersedeReason = "upload" | "consolidation" | "cleaner" | "retention" | "rewrite";
