@@ -5,7 +5,7 @@ import { useQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { useTRPC } from "@/lib/trpc";
 import { Card } from "../ui/card";
-import { DataTable } from "../ui/data-table";
+import { DataRow, DataTable } from "../ui/data-table";
 import { ErrorNotice, RefreshFailedNotice, StatusNotice } from "../ui/notice";
 import { countdown, type ErasureSummary, formatTime } from "./erasure-stages";
 import { StatusBadge, statusLabel } from "./status-badge";
@@ -81,8 +81,10 @@ function RequestTable({ requests, nowMs }: { requests: ErasureSummary[]; nowMs: 
   return (
     <DataTable label="Erasure requests" titles={["Subject keys", "Scope", "Status", "Received", "Deadline"]}>
       {requests.map((r) => (
-        <tr key={r.id} className="border-b border-line last:border-0">
-          <th scope="row" className="py-2 pr-4 font-normal">
+        <DataRow
+          key={r.id}
+          headClassName="font-normal"
+          head={
             <Link
               href={`/compliance/requests/${r.id}`}
               className="text-accent hover:underline"
@@ -90,7 +92,8 @@ function RequestTable({ requests, nowMs }: { requests: ErasureSummary[]; nowMs: 
             >
               <SubjectKeys keys={r.subjectKeys} />
             </Link>
-          </th>
+          }
+        >
           <td className="py-2 pr-4">
             {r.scope.allCompacted ? "All compacted topics" : r.scope.topics.join(", ")}
           </td>
@@ -104,7 +107,7 @@ function RequestTable({ requests, nowMs }: { requests: ErasureSummary[]; nowMs: 
               <span className="ml-2 text-xs text-muted">{countdown(Date.parse(r.deadlineAt) - nowMs)}</span>
             ) : null}
           </td>
-        </tr>
+        </DataRow>
       ))}
     </DataTable>
   );

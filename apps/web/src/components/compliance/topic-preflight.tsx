@@ -1,4 +1,4 @@
-import { DataTable } from "../ui/data-table";
+import { DataRow, DataTable } from "../ui/data-table";
 import { roughDuration } from "./erasure-stages";
 
 /** Beyond this the worst case comes from a "never" config (Kafka's Long.MAX max lag): say so. */
@@ -39,10 +39,7 @@ export function TopicPreflight({
       titles={["Topic", "Worst-case purge", "Deadline", "Verdict", "Config change that fixes it"]}
     >
       {entries.map(({ topic, preflight }) => (
-        <tr key={topic} className="border-b border-line align-top last:border-0">
-          <th scope="row" className="py-2 pr-4 font-mono font-medium">
-            {topic}
-          </th>
+        <DataRow key={topic} top headClassName="font-mono font-medium" head={topic}>
           <td className="py-2 pr-4 whitespace-nowrap">{worstCase(preflight.worstCasePurgeMs)}</td>
           <td className="py-2 pr-4 whitespace-nowrap">{roughDuration(preflight.deadlineMs)}</td>
           <td className="py-2 pr-4" title={preflight.explanation}>
@@ -62,7 +59,7 @@ export function TopicPreflight({
                 ))
               : "None needed"}
           </td>
-        </tr>
+        </DataRow>
       ))}
     </DataTable>
   );

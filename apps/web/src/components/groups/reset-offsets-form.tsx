@@ -4,7 +4,7 @@ import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
 import { useTRPC } from "@/lib/trpc";
 import { Button } from "../ui/button";
-import { DataTable } from "../ui/data-table";
+import { DataRow, DataTable } from "../ui/data-table";
 import { SelectField, TextField } from "../ui/field";
 import { Form } from "../ui/form";
 import { ErrorNotice, StatusNotice } from "../ui/notice";
@@ -132,16 +132,13 @@ export function ResetOffsetsForm({ group, topics }: { group: string; topics: rea
           titles={["Partition", "Now at", "Moves to", "Lag after"]}
         >
           {preview.offsets.map((o) => (
-            <tr key={o.partition} className="border-b border-line last:border-0">
-              <th scope="row" className="py-2 pr-4 font-medium">
-                {o.partition}
-              </th>
+            <DataRow key={o.partition} head={o.partition}>
               <td className="py-2 pr-4 tabular-nums">{o.previousOffset ?? "no position"}</td>
               <td className="py-2 pr-4 tabular-nums">{o.offset}</td>
               <td className="py-2 tabular-nums">
                 {o.lagAfter.toLocaleString("en")} record{o.lagAfter === 1 ? "" : "s"}
               </td>
-            </tr>
+            </DataRow>
           ))}
         </DataTable>
       ) : null}

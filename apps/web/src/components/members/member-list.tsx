@@ -6,7 +6,7 @@ import { ASSIGNABLE_ROLES, type AssignableRole, isAssignableRole } from "@/lib/m
 import { useTRPC } from "@/lib/trpc";
 import { Badge } from "../ui/badge";
 import { Card } from "../ui/card";
-import { DataTable } from "../ui/data-table";
+import { DataRow, DataTable } from "../ui/data-table";
 import { ErrorNotice, StatusNotice } from "../ui/notice";
 import { RowAction } from "../ui/row-action";
 
@@ -40,10 +40,7 @@ export function MemberList() {
           srOnly={["Actions"]}
         >
           {members.data.members.map((member) => (
-            <tr key={member.id} className="border-b border-line last:border-0">
-              <th scope="row" className="py-2 pr-4 font-medium">
-                {member.name}
-              </th>
+            <DataRow key={member.id} head={member.name}>
               <td className="py-2 pr-4">{member.email}</td>
               <td className="py-2 pr-4">
                 {canManage && isAssignableRole(member.role) ? (
@@ -66,7 +63,7 @@ export function MemberList() {
                   />
                 ) : null}
               </td>
-            </tr>
+            </DataRow>
           ))}
         </DataTable>
       </Card>

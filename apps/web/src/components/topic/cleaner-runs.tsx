@@ -6,7 +6,7 @@ import { formatBytes } from "@/lib/partition-stats";
 import { useTRPC } from "@/lib/trpc";
 import { Badge } from "../ui/badge";
 import { Card } from "../ui/card";
-import { DataTable } from "../ui/data-table";
+import { DataRow, DataTable } from "../ui/data-table";
 import { ErrorNotice, StatusNotice } from "../ui/notice";
 
 const RUNS_REFRESH_MS = 5_000;
@@ -40,10 +40,11 @@ export function CleanerRuns({ topic }: { topic: string }) {
           ]}
         >
           {runs.data.runs.map((run) => (
-            <tr key={run.id} className="border-b border-line last:border-0">
-              <th scope="row" className="py-2 pr-4 text-xs font-normal whitespace-nowrap">
-                {timeFormat.format(new Date(run.startedAt))}
-              </th>
+            <DataRow
+              key={run.id}
+              headClassName="text-xs font-normal whitespace-nowrap"
+              head={timeFormat.format(new Date(run.startedAt))}
+            >
               <td className="py-2 pr-4 tabular-nums">{run.partition}</td>
               <td className="py-2 pr-4 tabular-nums">
                 {run.durationMs === null ? "Running" : formatDurationMs(run.durationMs)}
@@ -65,7 +66,7 @@ export function CleanerRuns({ topic }: { topic: string }) {
                   <Badge>{run.status}</Badge>
                 )}
               </td>
-            </tr>
+            </DataRow>
           ))}
         </DataTable>
       ) : null}

@@ -1,7 +1,7 @@
 import { humanConfigValue } from "@/lib/config-units";
 import { Badge } from "../ui/badge";
 import { Card } from "../ui/card";
-import { DataTable } from "../ui/data-table";
+import { DataRow, DataTable } from "../ui/data-table";
 import { ConfigEditForm } from "./config-edit-form";
 import type { ConfigEntry } from "./config-entry";
 import { ConfigHistory } from "./config-history";
@@ -23,10 +23,12 @@ function ConfigCard({ topic, entries }: { topic: string; entries: readonly Confi
     <Card title="Configs" description="Configs set on this topic, and the defaults it uses for the rest.">
       <DataTable label="Configs" titles={["Name", "Value", "Default", "Source"]}>
         {entries.map((entry) => (
-          <tr key={entry.name} className="border-b border-line align-top last:border-0">
-            <th scope="row" className="py-2 pr-4 font-mono text-xs font-medium">
-              <span title={entry.doc}>{entry.name}</span>
-            </th>
+          <DataRow
+            key={entry.name}
+            top
+            headClassName="font-mono text-xs font-medium"
+            head={<span title={entry.doc}>{entry.name}</span>}
+          >
             <td className="py-2 pr-4 text-xs">
               <ConfigValue name={entry.name} value={entry.value} />
             </td>
@@ -36,7 +38,7 @@ function ConfigCard({ topic, entries }: { topic: string; entries: readonly Confi
             <td className="py-2">
               <Badge tone={entry.source === "set" ? "accent" : "neutral"}>{entry.source}</Badge>
             </td>
-          </tr>
+          </DataRow>
         ))}
       </DataTable>
       <ConfigEditForm topic={topic} entries={entries} />

@@ -6,7 +6,7 @@ import { humanDuration } from "@/lib/human-duration";
 import { formatBytes } from "@/lib/partition-stats";
 import { useTRPC } from "@/lib/trpc";
 import { Card } from "../ui/card";
-import { DataTable } from "../ui/data-table";
+import { DataRow, DataTable } from "../ui/data-table";
 import { ErrorNotice, StatusNotice } from "../ui/notice";
 
 /** Commits land every window and log ends every scheduler tick; the card follows at the stats' pace. */
@@ -51,10 +51,7 @@ export function DurabilityCard({ topic }: { topic: string }) {
           </dl>
           <DataTable label="Partition durability" titles={TITLES}>
             {d.partitions.map((p) => (
-              <tr key={p.partition} className="border-b border-line last:border-0">
-                <th scope="row" className="py-2 pr-4 font-mono font-normal">
-                  {p.partition}
-                </th>
+              <DataRow key={p.partition} headClassName="font-mono font-normal" head={p.partition}>
                 <td className="py-2 pr-4 font-mono">{p.logEndOffset ?? "not reported"}</td>
                 <td className="py-2 pr-4 font-mono">{offsetBefore(p.durableEndOffset)}</td>
                 <td className="py-2 pr-4 font-mono">{p.pendingOffsets ?? "—"}</td>
@@ -66,7 +63,7 @@ export function DurabilityCard({ topic }: { topic: string }) {
                     ? "never"
                     : `${humanDuration(now - Date.parse(p.lastObjectAt))} ago`}
                 </td>
-              </tr>
+              </DataRow>
             ))}
           </DataTable>
         </div>

@@ -7,7 +7,7 @@ import { useFieldChecks } from "@/lib/form-state";
 import { useTRPC } from "@/lib/trpc";
 import { Badge } from "../ui/badge";
 import { Button } from "../ui/button";
-import { DataTable } from "../ui/data-table";
+import { DataRow, DataTable } from "../ui/data-table";
 import { TextField } from "../ui/field";
 import { FormCard } from "../ui/form-card";
 import { ErrorNotice, StatusNotice } from "../ui/notice";
@@ -98,10 +98,7 @@ function KeyResult({ topic, keyText }: { topic: string; keyText: string }) {
       {found.versions.length > 0 ? (
         <DataTable label={`Versions of ${keyText}`} titles={["Offset", "Timestamp", "Value", "Segment"]}>
           {found.versions.map((version, i) => (
-            <tr key={version.offset} className="border-b border-line align-top last:border-0">
-              <th scope="row" className="py-2 pr-4 font-mono tabular-nums">
-                {version.offset}
-              </th>
+            <DataRow key={version.offset} top headClassName="font-mono tabular-nums" head={version.offset}>
               <td className="py-2 pr-4 text-xs whitespace-nowrap text-muted">
                 {timeFormat.format(new Date(version.timestamp))}
               </td>
@@ -112,7 +109,7 @@ function KeyResult({ topic, keyText }: { topic: string; keyText: string }) {
                 </span>
               </td>
               <td className="py-2 font-mono text-xs tabular-nums text-muted">{version.segment.baseOffset}</td>
-            </tr>
+            </DataRow>
           ))}
         </DataTable>
       ) : null}

@@ -5,7 +5,7 @@ import { useState } from "react";
 import { fetchSnapshotPage } from "@/lib/snapshot-page";
 import { Button } from "../ui/button";
 import { Card } from "../ui/card";
-import { DataTable } from "../ui/data-table";
+import { DataRow, DataTable } from "../ui/data-table";
 import { ErrorNotice, StatusNotice } from "../ui/notice";
 import { EnvelopeView } from "./envelope-view";
 
@@ -67,10 +67,12 @@ function SnapshotTable(props: { topic: string; page: number; onPage: (page: numb
       </p>
       <DataTable label="Latest value per key" titles={["Key", "Value", "Partition", "Offset", "Timestamp"]}>
         {rows.map((row) => (
-          <tr key={`${row.partition}-${row.offset}`} className="border-b border-line align-top last:border-0">
-            <th scope="row" className="py-2 pr-4 font-normal">
-              <EnvelopeView envelope={row.key} part="key" />
-            </th>
+          <DataRow
+            key={`${row.partition}-${row.offset}`}
+            top
+            headClassName="font-normal"
+            head={<EnvelopeView envelope={row.key} part="key" />}
+          >
             <td className="py-2 pr-4">
               <EnvelopeView envelope={row.value} part="value" />
             </td>
@@ -79,7 +81,7 @@ function SnapshotTable(props: { topic: string; page: number; onPage: (page: numb
             <td className="py-2 text-xs whitespace-nowrap text-muted">
               {timeFormat.format(new Date(row.timestamp))}
             </td>
-          </tr>
+          </DataRow>
         ))}
       </DataTable>
       <div className="flex flex-wrap items-center gap-3">

@@ -59,3 +59,28 @@ export function DataTable({
     </div>
   );
 }
+
+/**
+ * A body row whose first cell names it (`<th scope="row">`, what screen readers announce with each
+ * cell): the console tables' one row style. `top` aligns tall cells to the row's top.
+ */
+export function DataRow({
+  head,
+  headClassName = "font-medium",
+  top = false,
+  children,
+}: {
+  head: ReactNode;
+  headClassName?: string;
+  top?: boolean;
+  children: ReactNode;
+}) {
+  return (
+    <tr className={`border-b border-line last:border-0${top ? " align-top" : ""}`}>
+      <th scope="row" className={`py-2 pr-4 ${headClassName}`}>
+        {head}
+      </th>
+      {children}
+    </tr>
+  );
+}
