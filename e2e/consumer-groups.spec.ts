@@ -226,38 +226,27 @@ describe("consumer groups page: every group of the tenant, its lag, reset and de
   it("previews and applies resets to the earliest, the latest and a chosen offset", async () => {
     const card = await openGroup(ui.page, REST_GROUP);
     const form = card.getByRole("form", { name: `Reset offsets of ${REST_GROUP}` });
-    // After the time reset partition 0 is at 2 of 3, partition 1 at 0 of 1.
-    expect(await previewReset(form, "earliest")).toEqual([
-      ["0", "2", "0", "3 records"],
-      ["1", "0", "0", "1 record"],
-    ]);
-    await applyReset(
-      card,
-      form,
-      "partition 0 to offset 0, partition 1 to offset 0",
-      /^Partition 0: at offset 0, 3 behind/,
-    );
-    expect(await previewReset(form, "latest")).toEqual([
-      ["0", "0", "3", "0 records"],
-      ["1", "0", "1", "0 records"],
-    ]);
-    await applyReset(
-      card,
-      form,
-      "partition 0 to offset 3, partition 1 to offset 1",
-      /^Partition 0: at offset 3, caught up$/,
-    );
-    // A chosen offset moves every partition there, kept within its log: partition 1 ends at 1.
-    expect(await previewReset(form, "offset", "1")).toEqual([
-      ["0", "3", "1", "2 records"],
-      ["1", "1", "1", "0 records"],
-    ]);
-    await applyReset(
-      card,
-      form,
-      "partition 0 to offset 1, partition 1 to offset 1",
-      /^Partition 0: at offset 1, 2 behind/,
-    );
+    // After the time reset partition 0 is at 2 of 3, partition 1 at 0 of 1; each step starts where
+    // the one before left the group. A chosen offset moves every partition there, kept within its
+    // log: partition 1 ends at 1.
+    const ends = [3, 1];
+    let at = [2, 0];
+    const steps = [
+      { to: "earliest", moveTo: [0, 0] },
+      { to: "latest", moveTo: [3, 1] },
+      { to: "offset", offset: "1", moveTo: [1, 1] },
+    ];
+    const records = (n: number) => `${n} record${n === 1 ? "" : "s"}`;
+    for (const { to, offset, moveTo } of steps) {
+      const lag = ends.map((end, p) => end - moveTo[p]!);
+      expect(await previewReset(form, to, offset)).toEqual(
+        moveTo.map((o, p) => [String(p), String(at[p]), String(o), records(lag[p]!)]),
+      );
+      const moved = moveTo.map((o, p) => `partition ${p} to offset ${o}`).join(", ");
+      const behind = lag[0] === 0 ? "caught up$" : `${lag[0]} behind`;
+      await applyReset(card, form, moved, new RegExp(`^Partition 0: at offset ${moveTo[0]}, ${behind}`));
+      at = moveTo;
+    }
     expect((await groupCells(ui.page, REST_GROUP))[3]).toBe("2 records");
   });
 
