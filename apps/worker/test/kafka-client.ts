@@ -141,7 +141,7 @@ export function kcatSasl(
 }
 
 // Topic rows come from the worker tests' one helper; re-exported so Kafka tests import one module.
-export { createNamedTopic } from "./test-topics";
+export { createNamedTopic, createNamedTopics } from "./test-topics";
 
 /**
  * A minimal Kafka connection speaking our own codec, for requests a test wants to shape exactly

@@ -1,7 +1,7 @@
 import { ApiKey, ErrorCode } from "@lastword/kafka-protocol";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { RunningWorker } from "../src/worker";
-import { CLIENT_SCOPES, createKafkaKey, createNamedTopic, RawKafka } from "./kafka-client";
+import { CLIENT_SCOPES, createKafkaKey, createNamedTopic, createNamedTopics, RawKafka } from "./kafka-client";
 import { openWorkerHarness, type WorkerHarness } from "./worker-harness";
 
 // A group's life beyond join/sync on raw frames: static membership (KIP-345), OffsetDelete with
@@ -77,8 +77,7 @@ async function leaseRow(groupId: string, organizationId = ORG) {
 
 beforeAll(async () => {
   h = await openWorkerHarness({ name: "kafka-group-life", secret: "kafka-group-life-secret" });
-  await createNamedTopic(h.db.prisma, ORG, "life", 2);
-  await createNamedTopic(h.db.prisma, ORG, "spare", 1);
+  await createNamedTopics(h.db.prisma, ORG, { life: 2, spare: 1 });
   await createNamedTopic(h.db.prisma, OTHER_ORG, "life", 2);
   key = await createKafkaKey(h.db.prisma, ORG, CLIENT_SCOPES);
   otherKey = await createKafkaKey(h.db.prisma, OTHER_ORG, CLIENT_SCOPES);

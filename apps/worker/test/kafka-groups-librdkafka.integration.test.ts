@@ -7,7 +7,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import {
   CLIENT_SCOPES,
   createKafkaKey,
-  createNamedTopic,
+  createNamedTopics,
   kcatProperties,
   kcatSasl,
   startKafkaWorker,
@@ -71,9 +71,7 @@ async function produce(topic: string, messages: { partition: number; value: stri
 
 beforeAll(async () => {
   h = await openWorkerHarness({ name: "kafka-groups-rdk", secret: "kafka-groups-rdk-secret" });
-  await createNamedTopic(h.db.prisma, ORG, "range-t", 4);
-  await createNamedTopic(h.db.prisma, ORG, "coop-t", 4);
-  await createNamedTopic(h.db.prisma, ORG, "kcat-coop", 4);
+  await createNamedTopics(h.db.prisma, ORG, { "range-t": 4, "coop-t": 4, "kcat-coop": 4 });
   key = await createKafkaKey(h.db.prisma, ORG, CLIENT_SCOPES);
   ({ bootstrap } = await startKafkaWorker(h, 12));
 });

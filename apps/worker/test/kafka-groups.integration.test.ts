@@ -8,6 +8,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import {
   createKafkaKey,
   createNamedTopic,
+  createNamedTopics,
   kcatProperties,
   kcatSasl,
   plainKafkajs,
@@ -94,17 +95,19 @@ const latest = (r: Running) => r.assignments.at(-1) ?? [];
 
 beforeAll(async () => {
   h = await openWorkerHarness({ name: "kafka-groups", secret: "kafka-groups-secret" });
-  await createNamedTopic(h.db.prisma, ORG_A, "events", 1);
-  await createNamedTopic(h.db.prisma, ORG_A, "wide", 4);
-  await createNamedTopic(h.db.prisma, ORG_A, "kill", 4);
-  await createNamedTopic(h.db.prisma, ORG_A, "admin-t", 2);
-  await createNamedTopic(h.db.prisma, ORG_A, "admin-n", 2);
-  await createNamedTopic(h.db.prisma, ORG_A, "admin-m", 1);
-  await createNamedTopic(h.db.prisma, ORG_A, "wide-commit", 4);
-  await createNamedTopic(h.db.prisma, ORG_A, "scoped", 1);
-  await createNamedTopic(h.db.prisma, ORG_A, "shared", 1);
+  await createNamedTopics(h.db.prisma, ORG_A, {
+    events: 1,
+    wide: 4,
+    kill: 4,
+    "admin-t": 2,
+    "admin-n": 2,
+    "admin-m": 1,
+    "wide-commit": 4,
+    scoped: 1,
+    shared: 1,
+    "kcat-t": 2,
+  });
   await createNamedTopic(h.db.prisma, ORG_B, "shared", 1);
-  await createNamedTopic(h.db.prisma, ORG_A, "kcat-t", 2);
   const scopes = ["topics:read", "records:read", "records:write", "groups:read", "groups:write"] as const;
   keyA = await createKafkaKey(h.db.prisma, ORG_A, scopes);
   keyB = await createKafkaKey(h.db.prisma, ORG_B, scopes);

@@ -41,6 +41,17 @@ export async function createNamedTopic(
   return (await insertTopic(prisma, organizationId, name, { partitions, configs })).partitionIds;
 }
 
+/** Several topics of one organization with default configs, by name → partition count, one after another. */
+export async function createNamedTopics(
+  prisma: PrismaClient,
+  organizationId: string,
+  partitionsByName: Record<string, number>,
+): Promise<void> {
+  for (const [name, partitions] of Object.entries(partitionsByName)) {
+    await createNamedTopic(prisma, organizationId, name, partitions);
+  }
+}
+
 /** The organization (created when missing), the topic and its partitions, as the control plane writes them. */
 async function insertTopic(
   prisma: PrismaClient,
