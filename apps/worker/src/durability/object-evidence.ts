@@ -15,7 +15,7 @@ export interface ObjectEvidenceOptions {
   /** A worker heard of within this long is alive: its copy must be gone before a proof. */
   liveWithinMs: number;
   /** False: no filter proves a key absent, every object is read (the bench's baseline). */
-  keyFilters?: boolean;
+  keyFilters: boolean;
 }
 
 /** Key filters kept in memory, by object key (an object's filter never changes). */
@@ -50,7 +50,7 @@ export class ObjectEvidenceScanner {
         sizeBytes: row.byteSize,
         sha256: row.sha256,
       };
-      if (this.#o.keyFilters !== false && row.stats?.keyFilter && !mayHoldKey(await this.#filter(row), key)) {
+      if (this.#o.keyFilters && row.stats?.keyFilter && !mayHoldKey(await this.#filter(row), key)) {
         scanned.push({ ...evidence, check: "filtered" });
         continue;
       }

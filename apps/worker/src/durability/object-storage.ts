@@ -26,8 +26,8 @@ export interface ObjectStorageOptions extends ObjectStorageTimings {
   workerId: string;
   /** A worker heard of within this long holds its copies (an erasure waits for them to go). */
   liveWithinMs: number;
-  /** The key filters beside segment objects narrow erasure proofs (default); false reads every object. */
-  keyFilters?: boolean;
+  /** The key filters beside segment objects narrow erasure proofs; false reads every object. */
+  keyFilters: boolean;
   logger: Logger;
   clock: Clock;
   /** The worker's partitions (built after this, which it is handed to). */
@@ -95,7 +95,7 @@ export class ObjectStorage {
       changes: this.changes,
       workerId,
       liveWithinMs: options.liveWithinMs,
-      keyFilters: options.keyFilters ?? true,
+      keyFilters: options.keyFilters,
     });
   }
 
