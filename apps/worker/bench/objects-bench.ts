@@ -14,6 +14,7 @@ import { percentile, seedTenants, waitFor } from "./bench-topics";
 import { startBenchWorker, withBenchWorld } from "./bench-world";
 
 const SECRET = "bench-objects-secret";
+const WORLD = { name: "objects", secret: SECRET, ownerWaitMs: 20_000 };
 const PARTITIONS = 12;
 const CONCURRENCY = [1, 16, 64];
 const RECORDS_PER_PRODUCE = 10;
@@ -96,7 +97,7 @@ async function produceRows(
   storeName: string,
   modes: readonly ("object" | "local" | "local-only")[],
 ): Promise<void> {
-  await withBenchWorld({ name: "objects", secret: SECRET, ownerWaitMs: 20_000 }, async (db, client) => {
+  await withBenchWorld(WORLD, async (db, client) => {
     const topics = new Map<string, string[]>();
     for (const mode of modes) {
       const configs: Record<string, string> = mode === "local-only" ? {} : { "lastword.durability": mode };
@@ -184,7 +185,7 @@ async function countCommitObjects(store: ObjectStore): Promise<number> {
 }
 
 async function coldStart(options: { dataDir: string }, store: StoreUnderTest): Promise<void> {
-  await withBenchWorld({ name: "objects", secret: SECRET, ownerWaitMs: 20_000 }, async (db, client) => {
+  await withBenchWorld(WORLD, async (db, client) => {
     const partitions = await seedTenants(db.prisma, {
       tenants: 1,
       partitionsPerTenant: PARTITIONS,
