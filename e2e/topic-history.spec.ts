@@ -8,7 +8,9 @@ const TOPIC = "traffic";
 
 /**
  * Reloads until `chart` shows in `card`: the owner's next sample (within seconds) feeds it, and a
- * reload refetches at once instead of at the card's half-minute refresh.
+ * reload refetches at once instead of at the card's half-minute refresh. The card asks for the
+ * history only once it shows, so each look first waits for that answer (its loading notice gone):
+ * a slow answer on a busy machine is not "no samples yet".
  */
 async function shownAfterReload(page: Page, card: Locator, chart: Locator): Promise<void> {
   await expect
@@ -16,11 +18,14 @@ async function shownAfterReload(page: Page, card: Locator, chart: Locator): Prom
       async () => {
         await page.reload();
         await card.waitFor();
+        await card.getByText("Loading the last hour…").first().waitFor({ state: "detached" });
         return chart.isVisible();
       },
       { timeout: 45_000, interval: 2_000 },
     )
     .toBe(true);
+  // Recharts draws into the figure once its container has been measured.
+  await chart.locator(".recharts-surface").first().waitFor();
 }
 const GROUP = "billing";
 
@@ -47,7 +52,7 @@ describe("topic charts from the per-minute samples", () => {
     // Two series (stored, live), one dot per point each.
     const points = Number(await bytes.getAttribute("data-points"));
     expect(points).toBeGreaterThan(0);
-    expect(await bytes.locator(".recharts-line-dot").count()).toBe(2 * points);
+    await expect.poll(() => bytes.locator(".recharts-line-dot").count()).toBe(2 * points);
     expect((await bytes.locator(".recharts-legend-item-text").allTextContents()).sort()).toEqual([
       "Live",
       "Stored",
