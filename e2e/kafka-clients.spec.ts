@@ -85,6 +85,8 @@ describe("the topic page's Kafka clients and latest-value view", () => {
     await waitOrExplain(ui.page, view, "kafka-clients-view");
     expect(await view.getByRole("heading").textContent()).toBe(`Latest-value view: ${VIEW}`);
     expect(await view.textContent()).toContain("each key's latest record");
+    // The user name (the key's id) comes from the key list, which may answer after the figure.
+    await card.getByLabel("API key").waitFor();
 
     const properties = (await card
       .getByRole("figure", { name: "librdkafka and kcat properties" })

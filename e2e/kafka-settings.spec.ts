@@ -79,7 +79,8 @@ describe("Kafka client settings", () => {
     await showTab(ui.page, "Overview");
     const onTopic = ui.page.getByRole("region", { name: "Kafka client settings", exact: true });
     const topicBlock = onTopic.getByRole("figure", { name: "librdkafka and kcat properties" });
-    await topicBlock.waitFor();
+    // The key's name and secret placeholder come from the key list, which answers after the figure.
+    await onTopic.getByLabel("API key").waitFor();
     expect(await topicBlock.textContent()).toContain(`kcat -F lastword.properties -C -t ${TOPIC}`);
     expect((await properties(topicBlock)).get("sasl.password")).toBe(`<secret of key ${KEY_NAME}>`);
     await onTopic.scrollIntoViewIfNeeded();

@@ -71,7 +71,7 @@ describe("topic charts from the per-minute samples", () => {
       .poll(
         async () => {
           await page.reload();
-          await rate.waitFor();
+          await rate.locator(".recharts-surface").first().waitFor();
           return rate.locator(".recharts-bar-rectangle").count();
         },
         { timeout: 45_000, interval: 2_000 },
