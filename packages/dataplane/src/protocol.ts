@@ -119,8 +119,10 @@ export const listOffsetsResponseSchema = z.object({
   timestampOffset: offset.nullable().optional(),
 });
 
-// Loose: the log store may describe segments with more fields (clean/dirty state) than we pin here.
-export const segmentInfoSchema = z.looseObject({
+/** "clean": behind the cleaner checkpoint; "dirty": not yet compacted; "active": being written. */
+export const segmentStateSchema = z.enum(["clean", "dirty", "active"]);
+
+export const segmentInfoSchema = z.object({
   baseOffset: offset,
   lastOffset: z.number().int(),
   sizeBytes: z.number().int().nonnegative(),
@@ -132,6 +134,7 @@ export const segmentInfoSchema = z.looseObject({
   active: z.boolean(),
   /** Evicted from the worker's disk: its bytes are in object storage only (a worker without one says false). */
   remote: z.boolean().default(false),
+  state: segmentStateSchema,
 });
 
 export const cleanerStateSchema = z.object({
@@ -155,7 +158,6 @@ export const cleanerStateSchema = z.object({
 export const segmentsResponseSchema = z.object({
   logStartOffset: offset,
   logEndOffset: offset,
-  /** Each segment also carries `state`: "clean" (before the cleaner checkpoint), "dirty" or "active". */
   segments: z.array(segmentInfoSchema),
   /** Null on topics without compaction. */
   cleaner: cleanerStateSchema.nullable(),
@@ -185,6 +187,7 @@ export type ProduceRequest = z.infer<typeof produceRequestSchema>;
 export type ProduceResponse = z.infer<typeof produceResponseSchema>;
 export type FetchQuery = z.infer<typeof fetchQuerySchema>;
 export type ListOffsetsResponse = z.infer<typeof listOffsetsResponseSchema>;
+export type SegmentState = z.infer<typeof segmentStateSchema>;
 export type SegmentInfo = z.infer<typeof segmentInfoSchema>;
 export type SegmentsResponse = z.infer<typeof segmentsResponseSchema>;
 export type CleanerState = z.infer<typeof cleanerStateSchema>;

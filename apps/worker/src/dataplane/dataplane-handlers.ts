@@ -8,6 +8,7 @@ import {
   type ListOffsetsResponse,
   type ProduceResponse,
   type ProducerFields,
+  type SegmentState,
   type SegmentsResponse,
 } from "@lastword/dataplane";
 import { encodeEndFrame, encodeRecordFrames, STREAM_CONTENT_TYPE } from "@lastword/frames";
@@ -205,14 +206,14 @@ export function listSegments(
 ): Promise<SegmentsResponse> {
   return host.read(partitionId, async (log) => {
     const stats = log.config.cleanupPolicy.compact ? log.cleanableStats() : null;
-    const segments = (await log.segments()).map((segment) => ({
-      ...segment,
-      state: segment.active
+    const segments = (await log.segments()).map((segment) => {
+      const state: SegmentState = segment.active
         ? "active"
         : stats && segment.lastOffset < stats.firstDirtyOffset
           ? "clean"
-          : "dirty",
-    }));
+          : "dirty";
+      return { ...segment, state };
+    });
     return {
       logStartOffset: log.logStartOffset,
       logEndOffset: log.logEndOffset,

@@ -1,5 +1,4 @@
-import type { DescribeGroupsResponse } from "@lastword/dataplane";
-import type { SegmentInfo } from "@lastword/logstore";
+import type { CleanerState, DescribeGroupsResponse, SegmentInfo } from "@lastword/dataplane";
 /**
  * What the control plane needs of the data plane (the worker helper's DataPlaneClient satisfies
  * it); typed here so services can be given any implementation with the same contract.
@@ -103,22 +102,10 @@ export interface DataPlane {
   }): AsyncIterable<DataPlaneStreamPiece>;
 }
 
-/** A segment as the log store describes it, plus the worker's clean/dirty/active classification. */
-export type DataPlaneSegment = SegmentInfo & {
-  /** "clean" (before the cleaner checkpoint) | "dirty" | "active"; typed loosely on the wire. */
-  state?: unknown;
-};
+/** A segment as its owner describes it, with its clean/dirty/active state (the data plane's wire shape). */
+export type DataPlaneSegment = SegmentInfo;
 
-export interface DataPlaneCleanerState {
-  dirtyRatio: number;
-  cleanable: boolean;
-  firstDirtyOffset: number;
-  firstUncleanableOffset: number;
-  maxCompactionDelayMs: number;
-  nextCleanDueAt: number | null;
-  lastCleanAt: number | null;
-  uncleanable: { error: string; failures: number; held: boolean; retryAt: number | null } | null;
-}
+export type DataPlaneCleanerState = CleanerState;
 
 interface WireHeader {
   key: string;

@@ -4,7 +4,7 @@ import type {
   PartitionSegmentsInput,
   PartitionSegmentsOutput,
 } from "../procedures/topics/partition-segments.schema";
-import type { DataPlane, DataPlaneSegment } from "../records/data-plane";
+import type { DataPlane } from "../records/data-plane";
 import { findPartition } from "./topic.service";
 
 /** One partition's segment layout as its owning worker sees it now (the console's segment bar). */
@@ -27,14 +27,8 @@ export async function listPartitionSegments(
       tombstones: s.tombstones,
       firstTimestamp: s.firstTimestamp,
       maxTimestamp: s.maxTimestamp,
-      state: segmentState(s),
+      state: s.state,
     })),
     cleaner: layout.cleaner,
   };
-}
-
-// The worker names the state; an older worker that does not is read from `active` alone.
-function segmentState(s: DataPlaneSegment): "clean" | "dirty" | "active" {
-  if (s.state === "clean" || s.state === "dirty" || s.state === "active") return s.state;
-  return s.active ? "active" : "dirty";
 }

@@ -1,3 +1,4 @@
+import { segmentStateSchema } from "@lastword/dataplane";
 import { z } from "zod";
 import { partitionLogRangeSchema } from "../records/record.schema";
 import { topicNameSchema } from "./topic.schema";
@@ -10,8 +11,6 @@ export const partitionSegmentsInput = z.object({
 export type PartitionSegmentsInput = z.infer<typeof partitionSegmentsInput>;
 
 const epochMs = z.number().int().nullable();
-
-export const segmentStateSchema = z.enum(["clean", "dirty", "active"]);
 
 export const partitionSegmentsOutput = partitionLogRangeSchema.extend({
   segments: z.array(
