@@ -139,12 +139,11 @@ function SegmentBlocks({ partition, segments }: { partition: number; segments: r
 }
 
 function SegmentFacts({ segment }: { segment: Segment }) {
-  const tombstones = tombstonesOf(segment);
   const rows: [string, string][] = [
     ["Offsets", offsetRange(segment)],
     ["Size", formatBytes(segment.sizeBytes)],
     ["Records", String(segment.records)],
-    ...(tombstones === null ? [] : ([["Tombstones", String(tombstones)]] as [string, string][])),
+    ["Tombstones", String(segment.tombstones)],
     ["Time", timeRange(segment)],
   ];
   return (
@@ -160,15 +159,6 @@ function SegmentFacts({ segment }: { segment: Segment }) {
       </dl>
     </>
   );
-}
-
-/**
- * Tombstones in the segment, when the API reports them (the worker's segment listing is gaining the
- * count; older workers omit it, and the tooltip then leaves the row out rather than say 0).
- */
-function tombstonesOf(segment: Segment): number | null {
-  const count = (segment as Segment & { tombstones?: number | null }).tombstones;
-  return typeof count === "number" ? count : null;
 }
 
 function offsetRange(segment: Segment): string {
