@@ -18,8 +18,12 @@ const KEYS = ["customer-1", "customer-2", "customer-3"] as const;
 const TOMBSTONED_KEY = "customer-2";
 const ERASED_KEY = "customer-3";
 
-/** Partition 0's segment bar as the page shows it: each block's state and its record count (from its label). */
-async function segmentBar(page: Page): Promise<{ states: string[]; records: number }> {
+/**
+ * Partition 0's segment bar as the page shows it: each block's state, the records in all of them and
+ * the log's end (both from the blocks' labels). The tab first shows its cached layout, so a caller
+ * waiting for a layout checks `end` to know it is looking at one taken after its last write.
+ */
+async function segmentBar(page: Page): Promise<{ states: string[]; records: number; end: number }> {
   await showTab(page, "Segments & cleaner");
   await page.getByRole("list", { name: "Partition 0 segments" }).waitFor();
   const blocks = await page
@@ -32,7 +36,15 @@ async function segmentBar(page: Page): Promise<{ states: string[]; records: numb
       })),
     );
   const records = blocks.reduce((sum, b) => sum + Number(/(\d+) records?/.exec(b.label)?.[1] ?? 0), 0);
-  return { states: blocks.map((b) => b.state), records };
+  // "offsets 4–7" ends at 8; an empty active segment says "starts at 8".
+  const end = Math.max(
+    0,
+    ...blocks.map((b) => {
+      const range = /offsets \d+–(\d+)/.exec(b.label);
+      return range ? Number(range[1]) + 1 : Number(/starts at (\d+)/.exec(b.label)?.[1] ?? 0);
+    }),
+  );
+  return { states: blocks.map((b) => b.state), records, end };
 }
 
 /** Reads partition 0 from its earliest offset in the message browser. */
@@ -87,13 +99,17 @@ describe("the console story: sign up to a cleaned, browsed, erased topic", () =>
     }
     await saveScreenshot(ui.page, "story-2-produced");
 
-    // Every closed segment clean and only the active one left to the writer: the pass has landed.
+    // Every closed segment clean and only the active one left to the writer, in a layout that has
+    // every record produced: the pass has landed.
     await expect
       .poll(
         async () => {
-          const { states } = await segmentBar(ui.page);
+          const { states, end } = await segmentBar(ui.page);
           return (
-            states.length > 1 && states.at(-1) === "active" && states.slice(0, -1).every((s) => s === "clean")
+            end === nextOffset &&
+            states.length > 1 &&
+            states.at(-1) === "active" &&
+            states.slice(0, -1).every((s) => s === "clean")
           );
         },
         { timeout: 45_000, interval: 500 },

@@ -55,7 +55,11 @@ export async function setConfig(page: Page, name: string, value: string): Promis
     await form.getByLabel(`${name} unit`).selectOption(name.endsWith(".ms") ? "ms" : "B");
   }
   await form.getByLabel("New value").fill(value);
+  // The saved answer, then the table's "set" badge: a config set before (a preset's) has its badge
+  // already, so the badge alone would not say this change landed.
+  const saved = page.waitForResponse((response) => response.url().includes("/topics.alterConfigs"));
   await form.getByRole("button", { name: "Save change" }).click();
+  expect((await saved).status(), `saving ${name}=${value}`).toBe(200);
   await page
     .getByRole("table", { name: "Configs" })
     .getByRole("row", { name: new RegExp(`^${name.replaceAll(".", "\\.")} `) })
