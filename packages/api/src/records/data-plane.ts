@@ -1,4 +1,4 @@
-import type { CleanerState, DescribeGroupsResponse, SegmentInfo } from "@lastword/dataplane";
+import type { DescribeGroupsResponse, SegmentsResponse } from "@lastword/dataplane";
 /**
  * What the control plane needs of the data plane (the worker helper's DataPlaneClient satisfies
  * it); typed here so services can be given any implementation with the same contract.
@@ -80,12 +80,7 @@ export interface DataPlane {
     logEndOffset: number;
   }>;
   /** The partition's segments and, on compacted topics, its cleaner state (times in epoch ms). */
-  segments(input: { partitionId: string }): Promise<{
-    logStartOffset: number;
-    logEndOffset: number;
-    segments: readonly DataPlaneSegment[];
-    cleaner: DataPlaneCleanerState | null;
-  }>;
+  segments(input: { partitionId: string }): Promise<SegmentsResponse>;
   /** The Kafka groups one worker coordinates for the tenant, from its memory (WORKER_UNAVAILABLE when it is gone). */
   describeGroups(input: { tenantId: string; workerId: string }): Promise<DescribeGroupsResponse>;
   /** Streamed replay (every record from `offset`) or snapshot (latest live record per key). */
@@ -101,11 +96,6 @@ export interface DataPlane {
     offset?: number;
   }): AsyncIterable<DataPlaneStreamPiece>;
 }
-
-/** A segment as its owner describes it, with its clean/dirty/active state (the data plane's wire shape). */
-export type DataPlaneSegment = SegmentInfo;
-
-export type DataPlaneCleanerState = CleanerState;
 
 interface WireHeader {
   key: string;
