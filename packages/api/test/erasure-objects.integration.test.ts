@@ -102,7 +102,7 @@ describe("erasure with partitions in object storage", () => {
       ).toBe(200);
     }
     const id = await partitionId();
-    await eventually("every closed segment is in object storage only", 20_000, async () => {
+    await eventually("every closed segment is in object storage only", 60_000, async () => {
       const { segments } = await dataPlane.segments({ partitionId: id });
       const closed = segments.filter((s) => !s.active);
       return closed.length >= 3 && closed.every((s) => s.remote) ? true : undefined;
