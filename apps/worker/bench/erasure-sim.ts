@@ -3,13 +3,15 @@
  * worker's scheduling, not the log store's bytes: ticks, per-worker single-threaded cleaner queues
  * (priority 1 for forced/overdue passes, as @lastword/jobs orders them), natural passes from write
  * traffic, size and guard rolls, pass durations, and the verification scan on the tick after a pass.
- * The guard's decision is the worker's own code (effectiveMaxCompactionLagMs, erasureSafetyMarginMs).
- * Topic configs are Kafka's defaults (max.compaction.lag.ms = never, segment.ms = 7 d), the worst
- * case: without the guard an idle partition never purges.
+ * The guard's decision is the worker's own rule (@lastword/erasure purgeWaitMs, proofDelays): a
+ * tombstone's rewrite is due at once unless min.compaction.lag.ms holds it, and never later than the
+ * deadline less the proof's time. Topic configs are Kafka's defaults (max.compaction.lag.ms = never,
+ * segment.ms = 7 d, min.compaction.lag.ms = 0), the worst case: without the guard an idle partition
+ * never purges.
  *
  *   node --import tsx apps/worker/bench/erasure-sim.ts [requests] [partitions] [seed] [deadline hours]
  */
-import { effectiveMaxCompactionLagMs, erasureSafetyMarginMs } from "../src/erasure/erasure-guard";
+import { proofDelays, purgeWaitMs, totalDelayMs } from "@lastword/erasure";
 
 const SECOND = 1_000;
 const MINUTE = 60 * SECOND;
@@ -23,7 +25,7 @@ const WORKERS = 8;
 const TICK_MS = 5 * SECOND;
 const DEADLINE_MS = Number(process.argv[5] ?? 30 * 24) * HOUR;
 const SEGMENT_MS = 7 * DAY;
-const MAX_LAG_MS = Number.MAX_SAFE_INTEGER;
+const MIN_LAG_MS = 0;
 const HORIZON_MS = 70 * DAY;
 
 function random(): number {
@@ -84,19 +86,15 @@ interface Request {
 }
 
 const nextTick = (t: number) => Math.ceil(t / TICK_MS) * TICK_MS;
-const margin = erasureSafetyMarginMs(TICK_MS, 60 * SECOND);
+const margin = totalDelayMs(proofDelays({ tickMs: TICK_MS, passMs: 60 * SECOND }));
 
 // Requests arrive uniformly over the first 30 days; each tombstone goes to one partition.
 const reqs: Request[] = [];
 for (let i = 0; i < requests; i++) {
   const writtenAt = random() * 30 * DAY;
   const deadlineAt = writtenAt + DEADLINE_MS;
-  // The guard's test on each tick: due once age ≥ min(max lag, deadline − now − margin).
-  let dueAt = nextTick(writtenAt);
-  while (dueAt - writtenAt < effectiveMaxCompactionLagMs(MAX_LAG_MS, deadlineAt, dueAt, margin)) {
-    const gap = effectiveMaxCompactionLagMs(MAX_LAG_MS, deadlineAt, dueAt, margin) - (dueAt - writtenAt);
-    dueAt = nextTick(dueAt + Math.max(TICK_MS, gap / 2));
-  }
+  // The guard's test on each tick: due once min lag (capped by the deadline less the proof) passed.
+  const dueAt = nextTick(writtenAt + purgeWaitMs(MIN_LAG_MS, writtenAt, deadlineAt, margin));
   reqs.push({ partition: Math.floor(random() * partitions), writtenAt, deadlineAt, dueAt, verifiedAt: null });
 }
 

@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto";
 import type { Server } from "node:http";
 import { createPrisma, type PrismaClient } from "@lastword/db";
+import { DEFAULT_PROOF_TIMINGS, proofDelays, totalDelayMs } from "@lastword/erasure";
 import { DEFAULT_SCHEDULER_TICK_MS } from "@lastword/jobs";
 import { type Clock, systemClock } from "@lastword/logstore";
 import type { ObjectStore } from "@lastword/object-store";
@@ -12,7 +13,7 @@ import { CleanerScheduler } from "./cleaner/cleaner-scheduler";
 import type { CleanerView } from "./dataplane/dataplane-handlers";
 import { closeServer, createDataPlaneServer, type FaultPoint, listen } from "./dataplane/dataplane-server";
 import { ObjectStorage, type ObjectStorageTimings } from "./durability/object-storage";
-import { ErasureGuard } from "./erasure/erasure-guard";
+import { closedBasesBelow, ErasureGuard } from "./erasure/erasure-guard";
 import { TombstoneAudit } from "./erasure/tombstone-audit";
 import { crashAt } from "./fault-points";
 import type { OpenLog } from "./hosting/hosted-log";
@@ -169,7 +170,7 @@ export async function startWorker(config: WorkerConfig): Promise<RunningWorker> 
   const passes = new CleanerPasses({
     host,
     health,
-    runs: new CleanerRunRepository(prisma, id),
+    runs: new CleanerRunRepository(prisma, id, clock),
     audit,
     metrics,
     logger,
@@ -177,10 +178,11 @@ export async function startWorker(config: WorkerConfig): Promise<RunningWorker> 
     filesChanged: (partitionId) => objects?.tiering.touch(partitionId),
     ...(config.faultPoint && { fault: crashAt(config.faultPoint) }),
   });
+  const tickMs = config.scheduling?.tickMs ?? DEFAULT_SCHEDULER_TICK_MS;
   const scheduler = config.scheduling
     ? new CleanerScheduler({
         ...config.scheduling,
-        tickMs: config.scheduling.tickMs ?? DEFAULT_SCHEDULER_TICK_MS,
+        tickMs,
         cleanerThreads: config.scheduling.cleanerThreads ?? 1,
         workerId: id,
         host,
@@ -193,28 +195,41 @@ export async function startWorker(config: WorkerConfig): Promise<RunningWorker> 
         erasure: new ErasureGuard({
           prisma,
           host,
-          tickMs: config.scheduling.tickMs ?? DEFAULT_SCHEDULER_TICK_MS,
+          tickMs,
+          proofMs: totalDelayMs(
+            proofDelays({
+              tickMs,
+              passMs: DEFAULT_PROOF_TIMINGS.passMs,
+              objects: objects?.tiering.proofTimings,
+            }),
+          ),
           lastCleanAt: passes.lastCleanAt,
           completedPasses: passes.completedPasses,
           requestClean: (partitionId, epoch) => cleaner.requestClean(partitionId, epoch),
           logger,
           ...(objects && {
             objects: objects.evidence,
-            ...(config.erasureKeyFilters !== false && {
-              targeted: async (slot, log, key, belowOffset) =>
-                passes.purge({
-                  partitionId: slot.partitionId,
-                  epoch: slot.epoch,
-                  key,
-                  belowOffset,
-                  bases: await objects.evidence.candidates(
-                    slot.partitionId,
-                    key,
-                    belowOffset,
-                    await log.segments(),
-                  ),
-                }),
-            }),
+            deleteReplaced: (partitionId, below) => objects.superseded.deleteBelow(partitionId, below),
+            consolidateAfterMs: objects.tiering.proofTimings.consolidateAfterMs,
+          }),
+          ...(config.erasureKeyFilters !== false && {
+            targeted: async (slot, log, key, belowOffset) =>
+              passes.purge({
+                partitionId: slot.partitionId,
+                epoch: slot.epoch,
+                key,
+                belowOffset,
+                // The rewrite runs when the deadline calls for it (erasure-guard.ts): min lag is not a reason to wait then.
+                ignoreMinCompactionLag: true,
+                bases: objects
+                  ? await objects.evidence.candidates(
+                      slot.partitionId,
+                      key,
+                      belowOffset,
+                      await log.segments(),
+                    )
+                  : closedBasesBelow(await log.segments(), belowOffset),
+              }),
           }),
         }),
       })
@@ -260,7 +275,12 @@ export async function startWorker(config: WorkerConfig): Promise<RunningWorker> 
   if (kafka) registry.advertiseKafka(kafka.advertised.host, kafka.advertised.port);
   if (config.objectStore) {
     const kept = await config.objectStore.keptVersions();
-    registry.describeObjectStore({ kind: config.objectStore.kind, ...kept });
+    registry.describeObjectStore({
+      kind: config.objectStore.kind,
+      ...kept,
+      tickMs,
+      ...objects?.tiering.proofTimings,
+    });
     if (kept.versioning !== "disabled" && kept.noncurrentExpiryDays === null) {
       logger.warn(
         { versioning: kept.versioning },

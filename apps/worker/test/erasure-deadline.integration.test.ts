@@ -1,12 +1,18 @@
 import { randomBytes } from "node:crypto";
 import { type ApiServer, createApiServer } from "@lastword/api";
 import { partitionForKey } from "@lastword/api/partitioner";
-import { type ErasureStatus, storedErasureStatus, storedTombstoneStatus } from "@lastword/erasure";
+import { alterTopicConfigs } from "@lastword/api/topic-admin";
+import {
+  type ErasureStatus,
+  proofDelays,
+  storedErasureStatus,
+  storedTombstoneStatus,
+  totalDelayMs,
+} from "@lastword/erasure";
 import { CLOSED_REQUEST_TIMELINE } from "@lastword/erasure/testing";
 import { ManualClock } from "@lastword/logstore";
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { erasureSafetyMarginMs } from "../src/erasure/erasure-guard";
 import { eventually } from "./test-topics";
 import { openWorkerHarness, testScheduling, type WorkerHarness } from "./worker-harness";
 
@@ -20,6 +26,8 @@ const PUBLIC_URL = "http://localhost:3999";
 const TICK_MS = 300;
 const RETENTION_MS = 3_000;
 const KEY = "user-7";
+/** Every wait of a proof on this worker (no object store): the guard overrides min lag with this much left. */
+const PROOF_MS = totalDelayMs(proofDelays({ tickMs: TICK_MS, passMs: 1_000 }));
 
 const clock = new ManualClock();
 const redisPrefix = `lwtest-erasure-deadline-${randomBytes(4).toString("hex")}`;
@@ -28,6 +36,7 @@ let redis: Redis;
 let server: ApiServer;
 let admin: string;
 let compliance: string;
+let owner: { tenantId: string; userId: string };
 
 /** A REST call to the in-process control plane as `apiKey`; the JSON answer. */
 async function rest(apiKey: string, method: string, path: string, body?: unknown) {
@@ -127,6 +136,7 @@ beforeAll(async () => {
     email: "dpo@erasure-deadline.example",
     password: "erasure-pass-1",
   });
+  owner = { tenantId: tenant.organizationId, userId: tenant.userId };
   admin = (await server.createApiKey({ ...tenant, name: "admin", scopes: ["admin"] })).key;
   compliance = (
     await server.createApiKey({
@@ -170,22 +180,16 @@ describe("erasure deadlines on the shared clock", () => {
       [partitionForKey(Buffer.from(KEY), 3), stray].sort(),
     );
 
-    // The pass under the old value becomes due when the deadline, less the guard's safety margin,
-    // is near: the guard rolls the segment and forces it.
-    clock.advance(deadlineInMs - erasureSafetyMarginMs(TICK_MS));
-    await eventually("the guard forced a pass on the stray partition", 30_000, async () => {
-      const row = await h.db.prisma.erasureTombstone.findFirstOrThrow({
-        where: { requestId: id, partitionIndex: stray },
-      });
-      return row.passRequestedAt ?? undefined;
-    });
-    // A rescan follows a pass that ended after the last scan: time moves on by a millisecond.
-    clock.advance(1);
+    // The clock stands still: the guard rolls the segment and rewrites the key's old records as
+    // soon as it sees the tombstone (min.compaction.lag.ms is 0), whatever segment.ms and
+    // max.compaction.lag.ms say, and proves it on the next tick.
+    const filedAt = clock.now();
     const purged = await waitForRow(id, "purged", (s) => s !== "tombstoned" && s !== "received");
     expect(purged.status).toBe("purged");
     const verified = await h.db.prisma.erasureTombstone.findMany({ where: { requestId: id } });
     for (const t of verified) {
-      expect(t.purgedAt!.getTime()).toBeLessThan(purged.deadlineAt.getTime());
+      expect(t.passRequestedAt?.getTime() ?? filedAt).toBe(filedAt);
+      expect(t.purgedAt!.getTime()).toBe(filedAt);
       expect((t.purgeEvidence as { result: string }).result).toBe("absent");
     }
     const strayRow = verified.find((t) => t.partitionIndex === stray)!;
@@ -212,33 +216,143 @@ describe("erasure deadlines on the shared clock", () => {
     expect(forgotten.tombstoneOffset).toBeUndefined();
   }, 90_000);
 
-  it("marks a request at risk in the last tenth of its window, then failed with the reason, when min.compaction.lag.ms keeps the old value", async () => {
+  it("flags a request at risk at filing when min.compaction.lag.ms would miss it, then overrides the setting for the key and purges it before the deadline", async () => {
     await createTopic("held", 1, { "cleanup.policy": "compact", "min.compaction.lag.ms": 3_600_000 });
     await produce("held", "user-9", "kept by min lag");
     const deadlineInMs = 12_000;
     const id = await requestErasure("user-9", "held", deadlineInMs);
 
-    // A second before the deadline: inside the last tenth (1.2 s) of the window, still unpurged.
-    clock.advance(deadlineInMs - 1_000);
-    const atRisk = await waitForRow(id, "at risk", (s) => s !== "tombstoned");
-    expect(atRisk.status).toBe("at-risk");
-    expect(atRisk.statusReason).toBe(
-      "1 partition(s) not yet verified purged with less than 1 s to the deadline.",
-    );
-
-    clock.advance(1_001);
-    const failed = await waitForRow(id, "failed", (s) => s !== "at-risk");
-    expect(failed.status).toBe("failed");
-    expect(failed.statusReason).toMatch(/deadline .* passed/);
-    const tombstones = await h.db.prisma.erasureTombstone.findMany({ where: { requestId: id } });
-    expect(tombstones.map((t) => storedTombstoneStatus(t.status))).toEqual(["tombstoned"]);
-    const actions = await h.db.prisma.auditEvent.findMany({
-      where: { targetType: "erasureRequest", targetId: id },
-      orderBy: { seq: "asc" },
-      select: { action: true },
+    // At risk from the moment it is filed, with the preflight's reason and fix.
+    const filed = await rest(compliance, "GET", `/erasure-requests/${id}`);
+    expect(filed.body.status).toBe("at-risk");
+    expect(filed.body.statusReason).toMatch(/^Filed at risk: held — min\.compaction\.lag\.ms \(1 h\)/);
+    expect(filed.body.statusReason).toMatch(/Fix: min\.compaction\.lag\.ms=\d+\./);
+    const [tombstone] = await h.db.prisma.erasureTombstone.findMany({ where: { requestId: id } });
+    const overrideAt = tombstone!.writtenAt.getTime() + deadlineInMs - PROOF_MS;
+    // The guard says what it waits for, and until when.
+    const waiting = await eventually("the tombstone says what it waits for", 30_000, async () => {
+      const row = await h.db.prisma.erasureTombstone.findUniqueOrThrow({ where: { id: tombstone!.id } });
+      return (row.waitingFor as { reason: string; until: string } | null) ?? undefined;
     });
-    expect(actions.map((e) => e.action).slice(-2)).toEqual(["erasure.at-risk", "erasure.failed"]);
-    const list = await rest(compliance, "GET", "/erasure-requests?status=failed");
-    expect((list.body.requests as { id: string }[]).map((r) => r.id)).toEqual([id]);
+    expect(waiting.reason).toMatch(/min\.compaction\.lag\.ms \(1 h\) protects the key's records/);
+    expect(new Date(waiting.until).getTime()).toBe(overrideAt);
+    expect(await values("held", 0)).toEqual(["kept by min lag", null]);
+
+    // Once only the proof's own time is left, the rewrite ignores min lag for this key.
+    clock.advance(overrideAt - clock.now());
+    const purged = await waitForRow(id, "purged", (s) => s === "purged" || s === "failed");
+    expect(purged.status).toBe("purged");
+    const [proven] = await h.db.prisma.erasureTombstone.findMany({ where: { requestId: id } });
+    expect(proven!.purgedAt!.getTime()).toBeLessThanOrEqual(purged.deadlineAt.getTime());
+    expect(await values("held", 0)).toEqual([null]);
+  }, 60_000);
+
+  it("fails a request past its deadline with a reason people read, then re-verifies it once purged, and reopens another with an extension", async () => {
+    await createTopic("late", 1, { "cleanup.policy": "compact", "min.compaction.lag.ms": 3_600_000 });
+    await produce("late", "user-11", "old");
+    await produce("late", "user-12", "old");
+    const first = await requestErasure("user-11", "late", 12_000);
+    const second = await requestErasure("user-12", "late", 12_000);
+    // Past both deadlines before the guard could rewrite: both fail.
+    clock.advance(12_001);
+    for (const id of [first, second]) {
+      const failed = await waitForRow(id, "failed", (s) => s === "failed");
+      expect(failed.statusReason).toMatch(/^The deadline \(\d+ \w+ \d{4}, \d\d:\d\d:\d\d UTC\) passed/);
+    }
+    // The guard still purges a failed request's keys (the override was due before the deadline).
+    await eventually("both tombstones purged after the deadline", 30_000, async () => {
+      const rows = await h.db.prisma.erasureTombstone.findMany({
+        where: { requestId: { in: [first, second] } },
+      });
+      return rows.every((r) => storedTombstoneStatus(r.status) !== "tombstoned") || undefined;
+    });
+
+    // Re-verify: proven purged since, so the request is purged, late, by the caller.
+    const reverified = await rest(compliance, "POST", `/erasure-requests/${first}/reverify`, {});
+    expect(reverified.status, JSON.stringify(reverified.body)).toBe(200);
+    expect(reverified.body).toMatchObject({ verified: true, unpurgedPartitions: 0 });
+    const purgedEvent = await h.db.prisma.auditEvent.findFirstOrThrow({
+      where: { targetId: first, action: "erasure.purged" },
+    });
+    expect(purgedEvent.actorType).toBe("apiKey");
+    expect((purgedEvent.data as { beforeDeadlineMs: number }).beforeDeadlineMs).toBeLessThan(0);
+
+    // Extend: a failed request whose tombstones were written goes back to work with more time.
+    const extended = await rest(compliance, "POST", `/erasure-requests/${second}/extensions`, {
+      deadlineAt: new Date(clock.now() + 60_000).toISOString(),
+      reason: "the controller agreed to a new date",
+    });
+    expect(extended.status, JSON.stringify(extended.body)).toBe(200);
+    expect(["tombstoned", "purged"]).toContain(extended.body.status);
+    const reopened = await waitForRow(second, "purged again", (s) => s === "purged");
+    expect(reopened.extensions).toHaveLength(1);
+    const events = await h.db.prisma.auditEvent.findMany({
+      where: { targetId: second },
+      orderBy: { seq: "asc" },
+      select: { action: true, actorType: true },
+    });
+    const steps = events.filter((e) => e.action !== "erasure.pass.run");
+    expect(steps.map((e) => e.action).slice(-3)).toEqual([
+      "erasure.failed",
+      "erasure.deadline.extended",
+      "erasure.purged",
+    ]);
+    expect(steps.at(-2)!.actorType).toBe("apiKey");
+  }, 60_000);
+
+  it("refuses a config change that would make a pending request miss its deadline, naming it, unless an owner overrides it; the key is purged in time either way", async () => {
+    // 5 s of min lag: the request meets its 60 s deadline, and stays pending while the clock stands.
+    await createTopic("guarded", 1, { "cleanup.policy": "compact", "min.compaction.lag.ms": 5_000 });
+    await produce("guarded", "user-13", "private");
+    const deadlineInMs = 60_000;
+    const id = await requestErasure("user-13", "guarded", deadlineInMs);
+    expect((await rest(compliance, "GET", `/erasure-requests/${id}`)).body.status).toBe("tombstoned");
+
+    const huge = { set: { "min.compaction.lag.ms": "9000000000000" } };
+    const refused = await rest(admin, "PATCH", "/topics/guarded/configs", huge);
+    expect(refused.status).toBe(422);
+    expect(refused.body.detail).toContain(id);
+    expect(refused.body.erasureRequests).toEqual([{ id, deadlineAt: expect.any(String) }]);
+    // An API key is not an owner: asking for the override is refused too.
+    const keyOverride = await rest(admin, "PATCH", "/topics/guarded/configs", {
+      ...huge,
+      overrideErasureDeadlines: true,
+    });
+    expect(keyOverride.status).toBe(422);
+    const configs = await rest(admin, "GET", "/topics/guarded");
+    expect(JSON.stringify(configs.body)).not.toContain("9000000000000");
+
+    // The owner overrides it explicitly: allowed, audited with the request it endangers.
+    const changed = await alterTopicConfigs(
+      { prisma: h.db.prisma, clock },
+      {
+        tenantId: owner.tenantId,
+        actor: { type: "user", id: owner.userId },
+        role: "owner",
+        scopes: ["admin"],
+        userId: owner.userId,
+      },
+      { topic: "guarded", set: huge.set, reset: [], validateOnly: false, overrideErasureDeadlines: true },
+    );
+    expect(changed.overriddenErasures).toEqual([{ id, deadlineAt: expect.any(String) }]);
+    const audit = await h.db.prisma.auditEvent.findFirstOrThrow({
+      where: { action: "topic.configs.erasure-override" },
+    });
+    expect(audit.actorId).toBe(owner.userId);
+    expect(audit.data).toMatchObject({ erasureRequests: [{ id }] });
+
+    // The guard purges the key anyway, overriding the setting once only the proof's time is left.
+    const [tombstone] = await h.db.prisma.erasureTombstone.findMany({ where: { requestId: id } });
+    await eventually("the worker reopened the partition with the new configs", 30_000, async () => {
+      const row = await h.db.prisma.erasureTombstone.findUniqueOrThrow({ where: { id: tombstone!.id } });
+      const waiting = row.waitingFor as { reason: string } | null;
+      return waiting?.reason.includes("min.compaction.lag.ms (") && waiting.reason.includes(" d)")
+        ? true
+        : undefined;
+    });
+    clock.advance(tombstone!.writtenAt.getTime() + deadlineInMs - PROOF_MS - clock.now());
+    const purged = await waitForRow(id, "purged", (s) => s === "purged" || s === "failed");
+    expect(purged.status).toBe("purged");
+    expect(await values("guarded", 0)).toEqual([null]);
   }, 60_000);
 });

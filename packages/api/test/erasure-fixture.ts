@@ -2,7 +2,7 @@ import { rmSync } from "node:fs";
 import { type Harness, startHarness, startHarnessWorker } from "./api-harness";
 import type { WorkerProcess } from "./worker-process";
 
-export { CLOSED_REQUEST_TIMELINE } from "@lastword/erasure/testing";
+export { CLOSED_AT_RISK_TIMELINE, CLOSED_REQUEST_TIMELINE } from "@lastword/erasure/testing";
 
 /** The erasure suites' world: a harness, a scheduling worker, one tenant with admin and DPO keys. */
 export interface ErasureFixture {
@@ -14,10 +14,8 @@ export interface ErasureFixture {
   close(): Promise<void>;
 }
 
-/** A worker that ticks every `tickMs` (the guard and request progress run on that tick). */
-export async function startErasureFixture(name: string, tickMs: number): Promise<ErasureFixture> {
-  const h = await startHarness(name);
-  const { worker, dataDir } = await startHarnessWorker(h, tickMs);
+/** One tenant with an admin key and a DPO key (the compliance role's scopes). */
+export async function provisionErasureTenant(h: Harness, name: string) {
   const tenant = await h.server.provisionTenant({
     name: `Erasure ${name}`,
     email: `dpo@${name.replaceAll("_", "-")}.example`,
@@ -31,12 +29,17 @@ export async function startErasureFixture(name: string, tickMs: number): Promise
       scopes: ["topics:read", "groups:read", "erasure:read", "erasure:write"],
     })
   ).key;
+  return { organizationId: tenant.organizationId, admin, compliance };
+}
+
+/** A worker that ticks every `tickMs` (the guard and request progress run on that tick). */
+export async function startErasureFixture(name: string, tickMs: number): Promise<ErasureFixture> {
+  const h = await startHarness(name);
+  const { worker, dataDir } = await startHarnessWorker(h, tickMs);
   return {
     h,
     worker,
-    organizationId: tenant.organizationId,
-    admin,
-    compliance,
+    ...(await provisionErasureTenant(h, name)),
     async close() {
       await worker.stop();
       await h.close();

@@ -35,7 +35,9 @@ function startMachine(): Promise<WorkerProcess & { dataDir: string }> {
     tickMs: TICK_MS,
     leaseTtlMs: LEASE_TTL_MS,
     objectStore: objects,
-    env: { WORKER_CONSOLIDATE_AFTER_MS: "0", WORKER_OBJECT_GRACE_MS: "0" },
+    // Superseded objects keep the default 5-minute grace: an erasure deletes those below its
+    // tombstone at once anyway.
+    env: { WORKER_CONSOLIDATE_AFTER_MS: "0" },
   }).then((worker) => {
     running.push(worker);
     return { ...worker, dataDir };
@@ -186,7 +188,15 @@ describe("erasure with partitions in object storage", () => {
     };
     // The worker read its store at start: the filesystem keeps nothing of a deleted object.
     const row = await h.db.prisma.worker.findUniqueOrThrow({ where: { id: worker.id } });
-    expect(row.objectStore).toEqual({ kind: "fs", versioning: "disabled", noncurrentExpiryDays: null });
+    expect(row.objectStore).toEqual({
+      kind: "fs",
+      versioning: "disabled",
+      noncurrentExpiryDays: null,
+      // What its erasure proofs wait for: the preflight adds the same delays.
+      tickMs: TICK_MS,
+      syncIntervalMs: 1_000,
+      consolidateAfterMs: 0,
+    });
     expect((await preflight()).bucketKeepsVersionsMs).toBe(0);
     // Another worker of the fleet on a versioned bucket with no lifecycle rule, as it registers itself.
     await h.db.prisma.worker.create({

@@ -2,7 +2,7 @@ import { eventually } from "@lastword/db/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { partitionForKey } from "../src/index";
 import { type Harness, rest } from "./api-harness";
-import { CLOSED_REQUEST_TIMELINE, type ErasureFixture, startErasureFixture } from "./erasure-fixture";
+import { CLOSED_AT_RISK_TIMELINE, type ErasureFixture, startErasureFixture } from "./erasure-fixture";
 
 // Configs in seconds: a 300 ms scheduler tick, tombstones kept 4 s, a 20 s deadline.
 const TICK_MS = 300;
@@ -33,6 +33,7 @@ interface Tombstone {
 interface Detail {
   id: string;
   status: string;
+  statusReason: string | null;
   deadlineAt: string;
   tombstones: Tombstone[];
   laggingGroups: { group: string; topic: string; horizonNear: boolean }[];
@@ -76,11 +77,17 @@ function strayPartition(): number {
 beforeAll(async () => {
   fixture = await startErasureFixture("erasure", TICK_MS);
   ({ h, admin, compliance, organizationId } = fixture);
-  // people: Kafka's default max lag (never), a 60 s segment.ms: idle partitions would keep old values.
+  // people: Kafka's default max lag (never), a 60 s segment.ms, and a min.compaction.lag.ms longer
+  // than the deadline: its own configs would keep old values past it.
   await rest(h.server, { apiKey: admin }, "POST", "/topics", {
     name: "people",
     partitions: 3,
-    configs: { "cleanup.policy": "compact", "segment.ms": 60_000, "delete.retention.ms": 4_000 },
+    configs: {
+      "cleanup.policy": "compact",
+      "segment.ms": 60_000,
+      "min.compaction.lag.ms": 25_000,
+      "delete.retention.ms": 4_000,
+    },
   });
   // orders: its configs meet the deadline on their own.
   await rest(h.server, { apiKey: admin }, "POST", "/topics", {
@@ -136,7 +143,7 @@ describe("erasure requests", () => {
       ),
     );
     expect(byTopic.people?.meetsDeadline).toBe(false);
-    expect(Object.keys(byTopic.people?.fix ?? {})).toEqual(["max.compaction.lag.ms", "segment.ms"]);
+    expect(Object.keys(byTopic.people?.fix ?? {})).toEqual(["min.compaction.lag.ms"]);
     expect(byTopic.orders?.meetsDeadline).toBe(true);
     const report = await rest(h.server, { apiKey: compliance }, "GET", "/erasure-topics");
     expect(
@@ -161,7 +168,9 @@ describe("erasure requests", () => {
     });
     expect(res.status).toBe(201);
     detail = res.body as unknown as Detail;
-    expect(detail.status).toBe("tombstoned");
+    // people's preflight misses the deadline: at risk from filing, with the reason and its fix.
+    expect(detail.status).toBe("at-risk");
+    expect(detail.statusReason).toMatch(/^Filed at risk: people — .* Fix: min\.compaction\.lag\.ms=\d+\.$/);
     expect(detail.tombstones).toHaveLength(5);
     expect(detail.tombstones.every((t) => t.offset >= 0 && t.status === "tombstoned")).toBe(true);
     expect(detail.tombstones.map((t) => `${t.topic}/${t.partition}`).sort()).toEqual(
@@ -177,6 +186,7 @@ describe("erasure requests", () => {
     expect(detail.timeline.map((e) => e.action)).toEqual([
       "erasure.request.created",
       "erasure.tombstones.written",
+      "erasure.at-risk",
     ]);
   });
 
@@ -209,10 +219,11 @@ describe("erasure requests", () => {
       expect(t.purgeEvidence?.bytesScanned).toBeGreaterThan(0);
       expect(t.purgeEvidence?.segments.every((s) => /^[0-9a-f]{64}$/.test(s.sha256))).toBe(true);
       expect(t.expiryEvidence?.result).toBe("absent");
-      // people never compacts by its own configs: only the guard's forced pass can have purged it.
+      // people never compacts by its own configs: only the guard's rewrite, overriding
+      // min.compaction.lag.ms once only the proof's time was left, can have purged it.
       if (t.topic === "people") expect(t.passRequestedAt).not.toBeNull();
     }
-    expect(current.timeline.map((e) => e.action)).toEqual(CLOSED_REQUEST_TIMELINE);
+    expect(current.timeline.map((e) => e.action)).toEqual(CLOSED_AT_RISK_TIMELINE);
     // Closed, nothing pending: slow-reader (committed 0 in user-1's partition, never moved) stays
     // flagged for each tombstone there, with what it missed as the expiry proof recorded it; no
     // other group and no other partition is named.

@@ -5,6 +5,7 @@ import {
   storedTombstoneStatus,
   type TombstoneStatus,
 } from "./erasure-status";
+import { proofDelaySchema } from "./proof-delays";
 
 // What the erasure tables' JSON columns hold. Prisma types them as JsonValue, so every read goes
 // through these schemas: a row that does not match is a bug worth a loud error, not a cast.
@@ -29,6 +30,10 @@ export const objectStoreReportSchema = z.object({
   kind: z.enum(["fs", "s3"]),
   versioning: z.enum(["disabled", "enabled", "suspended"]),
   noncurrentExpiryDays: z.number().nonnegative().nullable(),
+  /** The worker's proof timings (proof-delays.ts), so the preflight promises what it runs. */
+  tickMs: z.number().int().positive().optional(),
+  syncIntervalMs: z.number().int().nonnegative().optional(),
+  consolidateAfterMs: z.number().int().nonnegative().optional(),
 });
 export type ObjectStoreReport = z.infer<typeof objectStoreReportSchema>;
 
@@ -40,8 +45,15 @@ export const preflightSchema = z.object({
   segmentMs: z.number(),
   maxCompactionLagMs: z.number(),
   deleteRetentionMs: z.number(),
-  /** Worst case from the topic's configs alone: the tombstone's segment rolls, max lag forces a pass. */
+  /** Older preflights lack it: it is what holds a targeted rewrite back (never past the deadline). */
+  minCompactionLagMs: z.number().optional(),
+  /**
+   * Worst case, filed → purge proven on every tier: min.compaction.lag.ms, then every wait the proof
+   * makes (`delays`), then the bucket's kept versions.
+   */
   worstCasePurgeMs: z.number(),
+  /** The waits `worstCasePurgeMs` adds up (older preflights lack them). */
+  delays: z.array(proofDelaySchema).optional(),
   /** … and the tombstone itself is removed by the pass after its delete horizon. */
   worstCaseTombstoneGoneMs: z.number(),
   meetsDeadline: z.boolean(),
@@ -198,7 +210,13 @@ export interface ErasureTombstoneRow {
   expiredAt: Date | null;
   expiryEvidence: unknown;
   missedBy: unknown;
+  /** Older callers select no such column. */
+  waitingFor?: unknown;
 }
+
+/** What a tombstone's proof waits for now, written by its worker each tick it changes. */
+export const waitingForSchema = z.object({ reason: z.string(), until: z.iso.datetime() });
+export type WaitingFor = z.infer<typeof waitingForSchema>;
 
 /** One tombstone as the lifecycle sees it: where it is, how far it got, and the scans that prove it. */
 export interface TombstoneFacts {
@@ -216,6 +234,8 @@ export interface TombstoneFacts {
   expiryEvidence: ScanEvidence | null;
   /** The groups behind the tombstone when it was proven gone (null until then). */
   missedBy: readonly MissedTombstone[] | null;
+  /** What its proof waits for now (null once gone, or before a worker looked). */
+  waitingFor: WaitingFor | null;
 }
 
 export function parseTombstoneRow(row: ErasureTombstoneRow): TombstoneFacts {
@@ -232,5 +252,6 @@ export function parseTombstoneRow(row: ErasureTombstoneRow): TombstoneFacts {
     expiredAt: row.expiredAt,
     expiryEvidence: scanEvidenceSchema.nullable().parse(row.expiryEvidence),
     missedBy: missedBySchema.nullable().parse(row.missedBy),
+    waitingFor: waitingForSchema.nullable().parse(row.waitingFor ?? null),
   };
 }

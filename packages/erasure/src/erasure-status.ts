@@ -30,7 +30,10 @@ export const DEADLINE_OPEN_STATUSES: readonly ErasureStatus[] = ["received", "to
 const AWAITING_PURGE: readonly ErasureStatus[] = ["tombstoned", "at-risk"];
 const NEEDS_ATTENTION: readonly ErasureStatus[] = ["at-risk", "failed"];
 
-/** Nothing moves a closed or failed request again. */
+/**
+ * The workers never move a closed or failed request again; a person may reopen a failed one whose
+ * tombstones were written (an extension), or re-verify it once its partitions are proven purged.
+ */
 export function isTerminal(status: ErasureStatus): boolean {
   return TERMINAL.includes(status);
 }

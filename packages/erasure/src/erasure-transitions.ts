@@ -13,8 +13,14 @@ export type ErasureEvent =
   | { type: "all-expired"; evidence: readonly TombstoneEvidence[] }
   | { type: "close" }
   | { type: "deadline-near"; unpurgedPartitions: number }
+  /** At filing: a topic's preflight cannot meet the deadline (the reason names it and its fix). */
+  | { type: "filed-at-risk"; reason: string }
   | { type: "deadline-passed" }
-  | { type: "deadline-extended"; deadlineAt: Date; reason: string };
+  /**
+   * More time, with its reason. A failed request whose tombstones were written (`reopens`) comes
+   * back to tombstoned: its partitions are still purged and proven, now against the new deadline.
+   */
+  | { type: "deadline-extended"; deadlineAt: Date; reason: string; tombstonesWritten?: boolean };
 export type ErasureEventType = ErasureEvent["type"];
 
 export interface ErasureStep {
@@ -41,13 +47,15 @@ export interface ErasureRefusal {
 export const ALLOWED_FROM: Readonly<Record<ErasureEventType, readonly ErasureStatus[]>> = {
   "tombstones-written": ["received"],
   "tombstones-failed": ["received"],
-  "all-purged": ["tombstoned", "at-risk"],
+  // From failed only when a person re-verifies it (the workers never move a failed request).
+  "all-purged": ["tombstoned", "at-risk", "failed"],
   "all-expired": ["purged"],
   close: ["tombstone-expired"],
   "deadline-near": ["tombstoned"],
-  // Only an unproven request can miss its deadline, and only then may it get more time.
+  "filed-at-risk": ["tombstoned"],
+  // Only an unproven request can miss its deadline, and only then (or once it failed) may it get more time.
   "deadline-passed": DEADLINE_OPEN_STATUSES,
-  "deadline-extended": DEADLINE_OPEN_STATUSES,
+  "deadline-extended": [...DEADLINE_OPEN_STATUSES, "failed"],
 };
 
 /** The audit action each event's transition appends. */
@@ -58,6 +66,7 @@ export const EVENT_ACTIONS = {
   "all-expired": "erasure.tombstone.removed",
   close: "erasure.closed",
   "deadline-near": "erasure.at-risk",
+  "filed-at-risk": "erasure.at-risk",
   "deadline-passed": "erasure.failed",
   "deadline-extended": "erasure.deadline.extended",
 } as const satisfies Record<ErasureEventType, ErasureAction>;
@@ -119,12 +128,19 @@ export function refusalOf(state: ErasureState, event: ErasureEvent, now: Date): 
   // An extension that does not move the deadline is wrong whatever the state: say that first.
   if (event.type === "deadline-extended" && event.deadlineAt.getTime() <= state.deadlineAt.getTime())
     return refuse("DEADLINE_NOT_LATER", "An extension must move the deadline later.");
+  if (event.type === "deadline-extended" && event.deadlineAt.getTime() <= now.getTime())
+    return refuse("DEADLINE_NOT_IN_FUTURE", "The new deadline must be in the future.");
   if (!ALLOWED_FROM[event.type].includes(state.status))
     return refuse(
       "NOT_ALLOWED_FROM_STATUS",
       event.type === "deadline-extended"
         ? `A ${state.status} request cannot be extended.`
         : `A ${state.status} request cannot take "${event.type}".`,
+    );
+  if (event.type === "deadline-extended" && state.status === "failed" && !event.tombstonesWritten)
+    return refuse(
+      "NOT_ALLOWED_FROM_STATUS",
+      "This request's tombstones were never written, so more time cannot help it: file a new request.",
     );
   const msLeft = state.deadlineAt.getTime() - now.getTime();
   if (event.type === "deadline-passed" && msLeft >= 0)
@@ -203,11 +219,16 @@ export function applyErasureEvent(
         },
       );
     }
+    case "filed-at-risk":
+      return step(
+        { ...state, status: "at-risk", statusReason: event.reason },
+        { action: "erasure.at-risk", data: { from, to: "at-risk", reason: event.reason } },
+      );
     case "deadline-passed": {
       const reason =
         from === INITIAL_ERASURE_STATUS
           ? "The tombstones were never written (the request was received but not carried out)."
-          : `The deadline ${state.deadlineAt.toISOString()} passed before every partition was verified purged.`;
+          : `The deadline (${formatDate(state.deadlineAt)}) passed before every partition was verified purged.`;
       return step(
         { ...state, status: "failed", statusReason: reason },
         {
@@ -223,14 +244,32 @@ export function applyErasureEvent(
         to: event.deadlineAt.toISOString(),
         reason: event.reason,
       };
-      // More time takes a request out of "at risk": the window is measured against the new deadline.
-      const back = from === "at-risk" ? { status: "tombstoned" as const, statusReason: null } : {};
+      // More time takes a request out of "at risk" (the window is measured against the new
+      // deadline), and a failed one whose tombstones were written back to work.
+      const back =
+        from === "at-risk" || from === "failed" ? { status: "tombstoned" as const, statusReason: null } : {};
       return step(
         { ...state, ...back, deadlineAt: event.deadlineAt, extensions: [...state.extensions, extension] },
         { action: "erasure.deadline.extended", data: extension },
       );
     }
   }
+}
+
+/** A moment as people read it in a reason: "7 Dec 2026, 23:05:12 UTC". */
+export function formatDate(date: Date): string {
+  return date
+    .toLocaleString("en-GB", {
+      timeZone: "UTC",
+      day: "numeric",
+      month: "short",
+      year: "numeric",
+      hour: "2-digit",
+      minute: "2-digit",
+      second: "2-digit",
+      hour12: false,
+    })
+    .concat(" UTC");
 }
 
 function step(state: ErasureState, audit: ErasureAuditEvent): ErasureStep {

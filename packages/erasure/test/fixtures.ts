@@ -45,6 +45,7 @@ export function tombstone(over: Partial<TombstoneFacts> = {}): TombstoneFacts {
     expiredAt: null,
     expiryEvidence: null,
     missedBy: null,
+    waitingFor: null,
     ...over,
   };
 }

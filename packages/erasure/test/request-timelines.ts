@@ -12,3 +12,14 @@ export const CLOSED_REQUEST_TIMELINE: readonly ErasureAction[] = [
   "erasure.tombstone.removed",
   "erasure.closed",
 ];
+
+/** The same, for a request filed on a topic whose preflight misses the deadline: at risk from filing. */
+export const CLOSED_AT_RISK_TIMELINE: readonly ErasureAction[] = [
+  "erasure.request.created",
+  "erasure.tombstones.written",
+  "erasure.at-risk",
+  "erasure.pass.run",
+  "erasure.purged",
+  "erasure.tombstone.removed",
+  "erasure.closed",
+];

@@ -132,6 +132,12 @@ function summarize(segments: readonly Segment[]): SegmentSummary[] {
   }));
 }
 
+/** How a targeted rewrite may go beyond a round's rules (erasure only). */
+export interface PurgeOptions {
+  /** Rewrite segments min.compaction.lag.ms still protects (their other keys are kept as they are). */
+  ignoreMinCompactionLag?: boolean;
+}
+
 export class LogCleaner {
   private checkpoint: CleanerCheckpoint | null;
   private readonly passes = new Mutex();
@@ -140,14 +146,14 @@ export class LogCleaner {
     this.checkpoint = readCleanerCheckpoint(log.dir);
   }
 
-  private range(nowMs: number): CleanableRange {
+  private range(nowMs: number, timing: CompactionTimingConfig = timingOf(this.log.config)): CleanableRange {
     const log = this.log;
     return computeCleanableRange(
       summarize(log.segmentObjects),
       this.checkpoint?.firstDirtyOffset ?? null,
       log.logStartOffset,
       log.logEndOffset,
-      timingOf(log.config),
+      timing,
       nowMs,
     );
   }
@@ -202,13 +208,24 @@ export class LogCleaner {
    * rewritten without the records of `key` below `belowOffset` — what a round would remove for
    * that key — and what a round always removes there (tombstones past their horizon, keyless
    * records). Evicted ones are fetched back first. The dirty offset does not move; horizons it
-   * stamps are kept in the checkpoint so their pass becomes due.
+   * stamps are kept in the checkpoint so their pass becomes due. `ignoreMinCompactionLag`: an
+   * erasure that would otherwise miss its deadline removes the key's records however young their
+   * segments are (only the active segment stays out of reach); the other keys are untouched.
    */
-  purge(key: Buffer, belowOffset: number, baseOffsets: readonly number[]): Promise<CleanResult> {
+  purge(
+    key: Buffer,
+    belowOffset: number,
+    baseOffsets: readonly number[],
+    options: PurgeOptions = {},
+  ): Promise<CleanResult> {
     return this.passes.run(async () => {
       const startedAtMs = this.log.clock.now();
       const wallStart = performance.now();
-      const range = this.range(startedAtMs);
+      const timing = timingOf(this.log.config);
+      const range = this.range(
+        startedAtMs,
+        options.ignoreMinCompactionLag ? { ...timing, minCompactionLagMs: 0 } : timing,
+      );
       const result = emptyResult(range, startedAtMs);
       if (this.log.isClosed || !this.log.config.cleanupPolicy.compact) return result;
       const bases = new Set(baseOffsets.filter((base) => base < belowOffset));

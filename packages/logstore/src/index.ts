@@ -8,7 +8,7 @@ export type {
 export { decodeBatch, encodeRecordBatch, readBatchHeader } from "@lastword/record-batch";
 export { CorruptBatchError, InvalidBatchRecordsError, type ValidatedBatch } from "./batch-validation";
 export { readTextFile, writeFileAtomically } from "./checkpoint-file";
-export type { CleanableStats, CleanResult, CleanTrigger } from "./cleaner";
+export type { CleanableStats, CleanResult, CleanTrigger, PurgeOptions } from "./cleaner";
 export type { RemovedTombstone, TombstoneRemovalReason } from "./cleaner-batch";
 export { type Clock, ManualClock, systemClock } from "./clock";
 export type {

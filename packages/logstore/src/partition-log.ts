@@ -1,6 +1,12 @@
 import fs from "node:fs";
 import { LOG_START_OFFSET_CHECKPOINT, RECOVERY_POINT_CHECKPOINT, writeCheckpoint } from "./checkpoint-file";
-import { type CleanableStats, type CleanResult, LogCleaner, validateDedupeBufferBytes } from "./cleaner";
+import {
+  type CleanableStats,
+  type CleanResult,
+  LogCleaner,
+  type PurgeOptions,
+  validateDedupeBufferBytes,
+} from "./cleaner";
 import { type Clock, systemClock } from "./clock";
 import { parseTopicConfig, type TopicConfig } from "./config";
 import { CorruptSegmentError, LogClosedError, OffsetOutOfRangeError, PolicyViolationError } from "./errors";
@@ -688,9 +694,14 @@ export class PartitionLog {
    * Rewrites the closed segments at `baseOffsets` without the records of `key` below `belowOffset`
    * (an erasure's targeted rewrite; cleaner.ts `purge`).
    */
-  async purgeKey(key: Buffer, belowOffset: number, baseOffsets: readonly number[]): Promise<CleanResult> {
+  async purgeKey(
+    key: Buffer,
+    belowOffset: number,
+    baseOffsets: readonly number[],
+    options: PurgeOptions = {},
+  ): Promise<CleanResult> {
     this.assertOpen();
-    return this.cleaner.purge(key, belowOffset, baseOffsets);
+    return this.cleaner.purge(key, belowOffset, baseOffsets, options);
   }
 
   /** Earliest time a pass becomes due without new writes (max lag, min lag, a delete horizon), or null. */

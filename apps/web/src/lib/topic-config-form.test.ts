@@ -178,20 +178,25 @@ describe("erasure check", () => {
   it("says whether a compacted topic's configs purge erased keys within the deadline", () => {
     const gdpr = baseConfigs("gdpr-table", "compact", 30).configs;
     expect(erasureCheckOf(gdpr, 30)?.message).toMatch(
-      /^Erasure deadline: .* purged within 15 d at worst, inside the organization's 30-day/,
+      /^Erasure deadline: .* purged and proven gone within 44 s at worst, inside the organization's 30-day/,
     );
-    const plain = erasureCheckOf({ "cleanup.policy": "compact" }, 30)?.message;
-    expect(plain).toMatch(/may never be purged/);
-    expect(plain).toMatch(/set max\.compaction\.lag\.ms=1209600000 \(14 d\) to meet it\.$/);
+    // Kafka's defaults (max.compaction.lag.ms never) do not hold an erasure back.
+    expect(erasureCheckOf({ "cleanup.policy": "compact" }, 30)?.meetsDeadline).toBe(true);
+    const held = erasureCheckOf(
+      { "cleanup.policy": "compact", "min.compaction.lag.ms": String(40 * 86_400_000) },
+      30,
+    );
+    expect(held?.message).toMatch(/may survive up to 40 d/);
+    expect(held?.message).toMatch(/set min\.compaction\.lag\.ms=2505600000 \(29 d\) to meet it\.$/);
     expect(erasureCheckOf({ "cleanup.policy": "delete" }, 30)).toBeNull();
   });
 
   it("offers the fix in whole units, and the fixed configs meet the deadline", () => {
-    const slow = { "cleanup.policy": "compact", "segment.ms": String(3 * 86_400_000) };
+    const slow = { "cleanup.policy": "compact", "min.compaction.lag.ms": String(3 * 86_400_000) };
     const check = erasureCheckOf(slow, 1);
     expect(check?.meetsDeadline).toBe(false);
-    // Half of a day less a tick and a pass is just under 12 h: 11 h, not 43197000 ms.
-    expect(check?.fix).toEqual({ "max.compaction.lag.ms": "39600000", "segment.ms": "39600000" });
+    // A day less the proof's 44 s is just under 24 h: 23 h, not 86356000 ms.
+    expect(check?.fix).toEqual({ "min.compaction.lag.ms": "82800000" });
     expect(erasureCheckOf({ ...slow, ...check?.fix }, 1)).toMatchObject({ meetsDeadline: true, fix: null });
   });
 });

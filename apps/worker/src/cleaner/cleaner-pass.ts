@@ -17,6 +17,8 @@ export interface PurgeJob {
   key: Buffer;
   belowOffset: number;
   bases: readonly number[];
+  /** The erasure would miss its deadline waiting for min.compaction.lag.ms: rewrite anyway. */
+  ignoreMinCompactionLag: boolean;
 }
 
 export interface CleanerPassesOptions {
@@ -114,7 +116,9 @@ export class CleanerPasses {
     let result: CleanResult;
     try {
       result = await host.background(job.partitionId, (log) =>
-        log.purgeKey(job.key, job.belowOffset, job.bases),
+        log.purgeKey(job.key, job.belowOffset, job.bases, {
+          ignoreMinCompactionLag: job.ignoreMinCompactionLag,
+        }),
       );
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);

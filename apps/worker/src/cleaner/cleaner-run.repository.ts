@@ -1,5 +1,5 @@
 import type { PrismaClient } from "@lastword/db";
-import type { CleanResult } from "@lastword/logstore";
+import { type CleanResult, type Clock, systemClock } from "@lastword/logstore";
 
 export type CleanerRunStatus = "running" | "completed" | "skipped" | "aborted" | "failed";
 
@@ -7,15 +7,23 @@ export type CleanerRunStatus = "running" | "completed" | "skipped" | "aborted" |
 export class CleanerRunRepository {
   readonly #prisma: PrismaClient;
   readonly #workerId: string;
+  /** The worker's clock: a run's times compare with the erasure proofs' (erasure-progress.ts). */
+  readonly #clock: Clock;
 
-  constructor(prisma: PrismaClient, workerId: string) {
+  constructor(prisma: PrismaClient, workerId: string, clock: Clock = systemClock) {
     this.#prisma = prisma;
     this.#workerId = workerId;
+    this.#clock = clock;
   }
 
   async start(partitionId: string): Promise<string> {
     const run = await this.#prisma.cleanerRun.create({
-      data: { partitionId, workerId: this.#workerId, status: "running" },
+      data: {
+        partitionId,
+        workerId: this.#workerId,
+        status: "running",
+        startedAt: new Date(this.#clock.now()),
+      },
       select: { id: true },
     });
     return run.id;
@@ -32,7 +40,7 @@ export class CleanerRunRepository {
       where: { id: runId },
       data: {
         status,
-        finishedAt: new Date(),
+        finishedAt: new Date(this.#clock.now()),
         bytesRead: BigInt(result.bytesRead),
         bytesWritten: BigInt(result.bytesWritten),
         recordsRemoved: result.recordsRemoved,
@@ -51,7 +59,12 @@ export class CleanerRunRepository {
   async fail(runId: string, error: string, durationMs: number): Promise<void> {
     await this.#prisma.cleanerRun.update({
       where: { id: runId },
-      data: { status: "failed", finishedAt: new Date(), durationMs: Math.round(durationMs), error },
+      data: {
+        status: "failed",
+        finishedAt: new Date(this.#clock.now()),
+        durationMs: Math.round(durationMs),
+        error,
+      },
     });
   }
 }

@@ -125,6 +125,23 @@ export class ManifestChangesRepository extends WorkerPoolRepository {
     return result.rows;
   }
 
+  /**
+   * The partition's superseded objects below `below` not deleted yet (what an erasure's proof
+   * waits for), each with whether a manifest row still names it (a commit object shared with
+   * partitions that have not consolidated yet: it must stay until they do).
+   */
+  async pendingBelow(partitionId: string, below: number): Promise<(DueObject & { named: boolean })[]> {
+    const result = await this.pool.query<{ objectKey: string; ids: string[]; named: boolean }>(
+      `SELECT s."objectKey", array_agg(s."id"::text) AS "ids",
+         EXISTS (SELECT 1 FROM "PartitionObject" o WHERE o."objectKey" = s."objectKey") AS "named"
+       FROM "SupersededObject" s
+       WHERE s."partitionId" = $1 AND s."baseOffset" < $2 AND s."deletedAt" IS NULL
+       GROUP BY s."objectKey"`,
+      [partitionId, Number.isFinite(below) ? below : Number.MAX_SAFE_INTEGER],
+    );
+    return result.rows;
+  }
+
   async markDeleted(ids: readonly string[]): Promise<void> {
     if (ids.length === 0) return;
     await this.pool.query(

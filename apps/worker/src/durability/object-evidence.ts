@@ -92,9 +92,9 @@ export class ObjectEvidenceScanner {
     }
     const blockedBy =
       pending.length > 0
-        ? `${pending.length} replaced object(s) not deleted yet: ${pending.map((s) => s.objectKey).join(", ")}`
+        ? `${pending.length} replaced object(s) holding offsets below the tombstone are deleted: ${pending.map((s) => s.objectKey).join(", ")}`
         : live.length > 0
-          ? `worker(s) ${live.join(", ")} still hold a copy of the partition`
+          ? `worker(s) ${live.join(", ")} still hold a copy of the partition and remove it`
           : null;
     return { matches, evidence: { scanned, deleted, caches }, bytesScanned, blockedBy };
   }

@@ -90,6 +90,11 @@ export class SegmentTiering {
   }
 
   /** Asks for a sync of the partition at `atMs` (now by default); an earlier request wins. */
+  /** What an erasure proof waits for here (a sync's cadence, shared objects' consolidation). */
+  get proofTimings(): { syncIntervalMs: number; consolidateAfterMs: number } {
+    return { syncIntervalMs: this.#intervalMs, consolidateAfterMs: this.#consolidateAfterMs };
+  }
+
   touch(partitionId: string, atMs = this.#o.clock.now()): void {
     const current = this.#due.get(partitionId);
     if (current === undefined || atMs < current) this.#due.set(partitionId, atMs);

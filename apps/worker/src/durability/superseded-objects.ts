@@ -2,12 +2,12 @@ import type { ObjectStore } from "@lastword/object-store";
 import type { FaultPoint } from "../fault-points";
 import type { Logger } from "../logger";
 import { BackgroundPass } from "./background-pass";
-import type { ManifestChangesRepository } from "./manifest-changes.repository";
+import type { DueObject, ManifestChangesRepository } from "./manifest-changes.repository";
 import { KEY_FILTER_SUFFIX, SEGMENT_PREFIX, SNAPSHOT_SUFFIX } from "./segment-objects";
 
 export interface SupersededObjectsOptions {
   store: ObjectStore;
-  changes: Pick<ManifestChangesRepository, "due" | "markDeleted">;
+  changes: Pick<ManifestChangesRepository, "due" | "markDeleted" | "pendingBelow">;
   logger: Logger;
   /**
    * How long a superseded object stays (default 5 min): a worker that loaded the manifest before
@@ -63,18 +63,34 @@ export class SupersededObjects {
     for (;;) {
       const due = await this.#o.changes.due(this.#graceMs);
       if (due.length === 0) break;
-      for (const object of due) {
-        this.#o.fault?.("before-superseded-delete");
-        const keys = [object.objectKey];
-        if (object.objectKey.startsWith(SEGMENT_PREFIX)) {
-          keys.push(`${object.objectKey}${SNAPSHOT_SUFFIX}`, `${object.objectKey}${KEY_FILTER_SUFFIX}`);
-        }
-        for (const key of keys) await this.#o.store.delete(key);
-        await this.#o.changes.markDeleted(object.ids);
-        deleted++;
-      }
+      for (const object of due) await this.#delete(object);
+      deleted += due.length;
     }
     if (deleted > 0) this.#o.logger.info({ deleted }, "superseded objects deleted");
     return deleted;
+  }
+
+  /**
+   * An erasure's objects: the partition's superseded objects below the tombstone go now, without
+   * the grace period (a reader still holding an older manifest gets a retriable error and reads
+   * the new objects on its retry: hosting/log-errors.ts). Objects a manifest row still names (a
+   * commit object shared with partitions that have not consolidated) stay; answers how many.
+   */
+  async deleteBelow(partitionId: string, below: number): Promise<{ deleted: number; shared: number }> {
+    const pending = await this.#o.changes.pendingBelow(partitionId, below);
+    const free = pending.filter((object) => !object.named);
+    for (const object of free) await this.#delete(object);
+    if (free.length > 0) this.#o.logger.info({ partitionId, deleted: free.length }, "erased objects deleted");
+    return { deleted: free.length, shared: pending.length - free.length };
+  }
+
+  async #delete(object: DueObject): Promise<void> {
+    this.#o.fault?.("before-superseded-delete");
+    const keys = [object.objectKey];
+    if (object.objectKey.startsWith(SEGMENT_PREFIX)) {
+      keys.push(`${object.objectKey}${SNAPSHOT_SUFFIX}`, `${object.objectKey}${KEY_FILTER_SUFFIX}`);
+    }
+    for (const key of keys) await this.#o.store.delete(key);
+    await this.#o.changes.markDeleted(object.ids);
   }
 }

@@ -94,7 +94,7 @@ export async function scanForKey(input: ScanInput): Promise<ScanOutcome> {
     : retired.length > 0
       ? `retired segment files still on disk hold offsets ${retired.join(", ")} (removed after file.delete.delay.ms)`
       : stale.length > 0
-        ? `objects not yet replaced by the cleaned segments hold offsets ${stale.join(", ")}`
+        ? `the rewritten segments are uploaded to object storage, replacing the objects that hold offsets ${stale.join(", ")}`
         : (objects?.blockedBy ?? null);
   const present = needsPass || blockedBy !== null;
   const evidence: ScanEvidence = {

@@ -1,9 +1,11 @@
 import assert from "node:assert/strict";
-import type { PrismaClient } from "@lastword/db";
+import { Prisma, type PrismaClient } from "@lastword/db";
 import {
+  formatMs,
   isBehindTombstone,
   isTombstoneScanned,
   type MissedTombstone,
+  purgeWaitMs,
   SCANNED_TOMBSTONE_STATUSES,
   type ScanEvidence,
   type ScannedTombstoneStatus,
@@ -35,14 +37,26 @@ export interface ErasureGuardOptions {
   /** With an object store: the bucket's side of each proof (durability/object-evidence.ts). */
   objects?: ObjectEvidenceScanner;
   /**
-   * With key filters: instead of a pass over the whole partition, rewrite only the segments below
-   * the tombstone whose filter may hold the key (the log store's targeted rewrite).
+   * Instead of a pass over the whole partition, rewrite only the segments below the tombstone that
+   * may hold the key (the log store's targeted rewrite; with an object store, those whose key
+   * filter may hold it), ignoring min.compaction.lag.ms for that key.
    */
   targeted?: (slot: PartitionSlot, log: HostedLog, key: Buffer, belowOffset: number) => Promise<PassOutcome>;
+  /**
+   * Every wait between a written tombstone and its proof (`proofDelays` of @lastword/erasure, summed):
+   * a rewrite min.compaction.lag.ms holds back runs anyway once only this much is left before the
+   * deadline, so the proof still lands by it.
+   */
+  proofMs: number;
+  /**
+   * With an object store: deletes the partition's replaced objects below an offset now (not after
+   * the grace period): they may hold the erased key. Answers how many went and how many a row of
+   * another partition still names (shared commit objects, deleted once those consolidate).
+   */
+  deleteReplaced?: (partitionId: string, below: number) => Promise<{ deleted: number; shared: number }>;
+  /** With an object store: how long a shared commit object may still be named by other partitions. */
+  consolidateAfterMs?: number;
 }
-
-/** A proof held up by something a pass cannot change (retired files, objects not deleted yet) is tried again this often. */
-const BLOCKED_RESCAN_MS = 10_000;
 
 interface PendingTombstone {
   id: string;
@@ -58,24 +72,21 @@ interface PendingTombstone {
 }
 
 /**
- * The time a pass may still need once it is due: two ticks (to notice, then to enqueue) and a
- * pass. The deadline guarantee subtracts it so the pass that purges starts early enough.
+ * Without key filters (no object store) every closed segment below the tombstone may hold the key:
+ * the targeted rewrite reads them all, as a pass would, but removes only that key.
  */
-export function erasureSafetyMarginMs(tickMs: number, passEstimateMs = 1_000): number {
-  return 2 * tickMs + passEstimateMs;
+export function closedBasesBelow(
+  segments: readonly { baseOffset: number; active: boolean }[],
+  below: number,
+): number[] {
+  return segments.filter((s) => !s.active && s.baseOffset < below).map((s) => s.baseOffset);
 }
 
-/**
- * Kafka's max.compaction.lag.ms, tightened for a partition holding a pending erasure tombstone:
- * min(topic setting, deadline − now − margin). Never negative: at or past the margin it is due now.
- */
-export function effectiveMaxCompactionLagMs(
-  maxCompactionLagMs: number,
-  deadlineAtMs: number,
-  nowMs: number,
-  marginMs: number,
-): number {
-  return Math.min(maxCompactionLagMs, Math.max(0, deadlineAtMs - nowMs - marginMs));
+/** What a tombstone's proof waits for now, as the request page shows it (`ErasureTombstone.waitingFor`). */
+interface Waiting {
+  reason: string;
+  /** When it is expected to be over (ISO). */
+  until: string;
 }
 
 /**
@@ -100,6 +111,8 @@ export class ErasureGuard {
   readonly #rewriting = new Set<string>();
   /** Tombstones a targeted rewrite did not clear: they get a whole pass instead. */
   readonly #wholePass = new Set<string>();
+  /** What each tombstone's row says it waits for, so it is written only when it changes. */
+  readonly #waiting = new Map<string, string>();
 
   constructor(options: ErasureGuardOptions) {
     this.#o = options;
@@ -161,12 +174,9 @@ export class ErasureGuard {
     const passFor: PendingTombstone[] = [];
     for (const row of rows) {
       if (!this.#scanDue(slot.partitionId, row.id, nowMs)) {
-        if (
-          !this.#blockedUntil.has(row.id) &&
-          this.#needsPass(slot.partitionId, log, row, activeBase, nowMs)
-        ) {
-          passFor.push(row);
-        }
+        if (this.#blockedUntil.has(row.id)) continue;
+        if (this.#needsPass(slot.partitionId, log, row, activeBase, nowMs)) passFor.push(row);
+        else if (row.status === WRITTEN_TOMBSTONE_STATUS) await this.#waitForMinLag(log, row);
         continue;
       }
       // Counted before the scan reads: a pass ending while it reads still calls for a rescan.
@@ -177,19 +187,36 @@ export class ErasureGuard {
         log.deleteRetiredFiles();
         scanned = await this.#scan(slot, log, row, nowMs);
       }
+      let shared = 0;
+      if (scanned.blockedBy !== null && this.#o.deleteReplaced) {
+        // Replaced objects below the tombstone may hold the key: they go now, not after the grace.
+        const below =
+          TOMBSTONE_SCANS[row.status].scan === "purge" ? Number(row.offset) : Number.POSITIVE_INFINITY;
+        const replaced = await this.#o.deleteReplaced(slot.partitionId, below);
+        shared = replaced.shared;
+        if (replaced.deleted > 0) scanned = await this.#scan(slot, log, row, nowMs);
+      }
       const { evidence, blockedBy } = scanned;
       this.#scannedAfterPasses.set(row.id, passesBefore);
       this.#blockedUntil.delete(row.id);
       if (evidence.result === "absent") {
-        await this.#record(row, evidence, new Date(nowMs));
+        await this.#record(row, evidence, log, new Date(nowMs));
       } else if (blockedBy !== null) {
-        this.#blockedUntil.set(row.id, nowMs + BLOCKED_RESCAN_MS);
-        this.#o.logger.info(
-          { partitionId: slot.partitionId, tombstone: row.id, blockedBy },
-          "erasure proof waits",
+        // Rescanned every tick: what blocks it (an upload, another worker's copy) clears on its own.
+        this.#blockedUntil.set(row.id, nowMs + this.#o.tickMs);
+        await this.#waitFor(
+          row,
+          shared > 0
+            ? {
+                reason: `${shared} replaced commit object(s) shared with other partitions are deleted once those partitions move their records to their own objects`,
+                until: new Date(nowMs + (this.#o.consolidateAfterMs ?? this.#o.tickMs)).toISOString(),
+              }
+            : { reason: blockedBy, until: new Date(nowMs + this.#o.tickMs).toISOString() },
         );
       } else if (this.#needsPass(slot.partitionId, log, row, activeBase, nowMs)) {
         passFor.push(row);
+      } else if (row.status === WRITTEN_TOMBSTONE_STATUS) {
+        await this.#waitForMinLag(log, row);
       }
     }
     if (passFor.length === 0) return;
@@ -204,6 +231,15 @@ export class ErasureGuard {
       if (!this.#rewriting.has(slot.partitionId)) this.#rewrite(slot, log, rewrite, targeted);
     } else {
       await this.#o.requestClean(slot.partitionId, slot.epoch);
+    }
+    for (const row of passFor) {
+      await this.#waitFor(row, {
+        reason:
+          row.status === WRITTEN_TOMBSTONE_STATUS
+            ? "the rewrite of the segments that may hold the key runs, then the next tick proves it"
+            : "a cleaner pass stamps the tombstone's delete horizon",
+        until: new Date(nowMs + 2 * this.#o.tickMs).toISOString(),
+      });
     }
     await this.#o.prisma.erasureTombstone.updateMany({
       where: {
@@ -285,14 +321,39 @@ export class ErasureGuard {
   }
 
   #due(log: HostedLog, row: PendingTombstone, nowMs: number): boolean {
-    const margin = erasureSafetyMarginMs(this.#o.tickMs);
-    const lag = effectiveMaxCompactionLagMs(
-      log.config.maxCompactionLagMs,
-      row.deadlineAt.getTime(),
-      nowMs,
-      margin,
+    return nowMs >= this.#dueAt(log, row);
+  }
+
+  /**
+   * A tombstone's rewrite is due at once, or once min.compaction.lag.ms no longer protects the
+   * key's records (all older than the tombstone), but never later than the deadline less the
+   * proof's own time: the rewrite ignores the lag for that key, so no setting can stop the purge.
+   */
+  #dueAt(log: HostedLog, row: PendingTombstone): number {
+    const writtenAt = row.writtenAt.getTime();
+    return (
+      writtenAt +
+      purgeWaitMs(log.config.minCompactionLagMs, writtenAt, row.deadlineAt.getTime(), this.#o.proofMs)
     );
-    return nowMs - row.writtenAt.getTime() >= lag;
+  }
+
+  /** Not due yet: min.compaction.lag.ms holds the rewrite back (the topic's configs may change meanwhile). */
+  #waitForMinLag(log: HostedLog, row: PendingTombstone): Promise<void> {
+    return this.#waitFor(row, {
+      reason: `min.compaction.lag.ms (${formatMs(log.config.minCompactionLagMs)}) protects the key's records until its targeted rewrite`,
+      until: new Date(this.#dueAt(log, row)).toISOString(),
+    });
+  }
+
+  /** Records what the tombstone's proof waits for now (the request page says it), when it changed. */
+  async #waitFor(row: PendingTombstone, waiting: Waiting): Promise<void> {
+    const said = JSON.stringify(waiting);
+    if (this.#waiting.get(row.id) === said) return;
+    await this.#o.prisma.erasureTombstone.updateMany({
+      where: { id: row.id, status: toStored(row.status) },
+      data: { waitingFor: { ...waiting } },
+    });
+    this.#waiting.set(row.id, said);
   }
 
   /**
@@ -300,15 +361,28 @@ export class ErasureGuard {
    * was). With the expiry proof go the groups still behind the tombstone: once it is gone they can
    * no longer read the delete, and the request keeps them flagged after it closes.
    */
-  async #record(row: PendingTombstone, evidence: ScanEvidence, at: Date) {
+  async #record(row: PendingTombstone, evidence: ScanEvidence, log: HostedLog, at: Date) {
     const { scan, next } = TOMBSTONE_SCANS[row.status];
+    // A purged tombstone stays delete.retention.ms after the pass that stamps its horizon, so
+    // consumers read the delete; then a pass removes it and a tick proves it gone.
+    const retention = log.config.deleteRetentionMs;
+    const waitingFor: Waiting | null =
+      scan === "purge"
+        ? {
+            reason: `the tombstone stays delete.retention.ms (${formatMs(retention)}) so consumers read the delete, then a cleaner pass removes it`,
+            until: new Date(
+              Math.min(at.getTime() + retention + 2 * this.#o.tickMs + this.#o.proofMs, 8.64e15),
+            ).toISOString(),
+          }
+        : null;
     const proof =
       scan === "purge"
         ? { purgedAt: at, purgeEvidence: evidence }
         : { expiredAt: at, expiryEvidence: evidence, missedBy: await this.#groupsBehind(row) };
+    this.#waiting.delete(row.id);
     return this.#o.prisma.erasureTombstone.updateMany({
       where: { id: row.id, status: toStored(row.status) },
-      data: { status: toStored(next), ...proof },
+      data: { status: toStored(next), ...proof, waitingFor: waitingFor ? { ...waitingFor } : Prisma.DbNull },
     });
   }
 

@@ -7,6 +7,7 @@ import type {
   CleanResult,
   Clock,
   LogRecord,
+  PurgeOptions,
   RemoteSegmentEntry,
   RemoteSegmentSource,
   RetentionResult,
@@ -66,7 +67,12 @@ export interface HostedLog {
   /** Kafka's deleteRecords: moves the log start offset forward (POLICY_VIOLATION on compact-only topics). */
   deleteRecordsBefore(offset: number): Promise<{ logStartOffset: number }>;
   /** An erasure's targeted rewrite: the segments at `baseOffsets` without the key's records below `belowOffset`. */
-  purgeKey(key: Buffer, belowOffset: number, baseOffsets: readonly number[]): Promise<CleanResult>;
+  purgeKey(
+    key: Buffer,
+    belowOffset: number,
+    baseOffsets: readonly number[],
+    options?: PurgeOptions,
+  ): Promise<CleanResult>;
   /** Unlinks files retired by a pass or retention now rather than after file.delete.delay.ms. */
   deleteRetiredFiles(): void;
   /** The base of the first segment starting after `offset` (where a commit row must end), or null. */

@@ -1,5 +1,6 @@
 import { DataPlaneError, isDataPlaneErrorCode } from "@lastword/dataplane";
 import { FrameFormatError } from "@lastword/frames";
+import { ObjectStoreError } from "@lastword/object-store";
 import { ZodError } from "zod";
 
 /**
@@ -15,6 +16,15 @@ export function dataPlaneErrorOf(error: unknown): DataPlaneError {
     const issue = error.issues[0];
     const where = issue?.path.length ? `${issue.path.join(".")}: ` : "";
     return new DataPlaneError("BAD_REQUEST", `invalid request: ${where}${issue?.message ?? "malformed"}`);
+  }
+  // An object deleted under a reader that held an older manifest (an erasure deletes the objects
+  // holding the erased key at once): the partition's current objects answer the retry.
+  if (error instanceof ObjectStoreError && error.code === "NOT_FOUND") {
+    return new DataPlaneError(
+      "PARTITION_UNAVAILABLE",
+      `${error.message}: the object was replaced (a cleaner pass or an erasure); retry`,
+      { cause: error },
+    );
   }
   const code = error instanceof Error ? (error as Error & { code?: unknown }).code : undefined;
   const message = error instanceof Error ? error.message : String(error);

@@ -2,44 +2,64 @@ import { describe, expect, it } from "vitest";
 import { erasurePreflight } from "./erasure-preflight";
 
 const DAY = 86_400_000;
+const KAFKA_DEFAULTS = {
+  segmentMs: 7 * DAY,
+  maxCompactionLagMs: Number.MAX_SAFE_INTEGER,
+  deleteRetentionMs: DAY,
+  minCompactionLagMs: 0,
+};
+const OBJECTS = { syncIntervalMs: 1_000, consolidateAfterMs: 30_000 };
 
 describe("erasure preflight", () => {
-  it("passes a topic whose roll and max lag fit inside the deadline", () => {
+  it("meets a deadline on Kafka's defaults: segment.ms and max.compaction.lag.ms do not delay an erasure", () => {
     const p = erasurePreflight({
-      config: { segmentMs: DAY, maxCompactionLagMs: 2 * DAY, deleteRetentionMs: DAY, minCompactionLagMs: 0 },
+      config: KAFKA_DEFAULTS,
       deadlineMs: 30 * DAY,
       schedulerTickMs: 5_000,
       passEstimateMs: 1_000,
     });
-    expect(p.worstCasePurgeMs).toBe(2 * DAY + 6_000);
-    expect(p.worstCaseTombstoneGoneMs).toBe(3 * DAY + 12_000);
+    // A tick, the rewrite, the proving tick.
+    expect(p.worstCasePurgeMs).toBe(11_000);
+    expect(p.delays?.map((d) => d.ms)).toEqual([5_000, 1_000, 5_000]);
     expect(p.meetsDeadline).toBe(true);
     expect(p.fix).toBeNull();
+    expect(p.explanation).toMatch(/^Old values are purged and proven gone within 11 s at worst/);
   });
 
-  it("flags Kafka's default max lag (never) and offers configs that fix it", () => {
+  it("adds every wait of object storage: the upload and the shared commit objects' consolidation", () => {
     const p = erasurePreflight({
-      config: {
-        segmentMs: 7 * DAY,
-        maxCompactionLagMs: Number.MAX_SAFE_INTEGER,
-        deleteRetentionMs: DAY,
-        minCompactionLagMs: 0,
-      },
+      config: KAFKA_DEFAULTS,
+      deadlineMs: 60_000,
+      schedulerTickMs: 5_000,
+      passEstimateMs: 1_000,
+      bucketKeepsVersionsMs: 0,
+      objects: OBJECTS,
+    });
+    expect(p.worstCasePurgeMs).toBe(5_000 + 1_000 + 2_000 + 31_000 + 5_000);
+    expect(p.meetsDeadline).toBe(true);
+    const tight = erasurePreflight({
+      ...{ config: KAFKA_DEFAULTS, bucketKeepsVersionsMs: 0, objects: OBJECTS },
+      deadlineMs: 30_000,
+    });
+    expect(tight.meetsDeadline).toBe(false);
+    expect(tight.fix).toBeNull();
+    expect(tight.explanation).toMatch(/shorter than what a proof takes at worst/);
+  });
+
+  it("counts min.compaction.lag.ms, and offers a value that fits when it would miss the deadline", () => {
+    const p = erasurePreflight({
+      config: { ...KAFKA_DEFAULTS, minCompactionLagMs: 40 * DAY },
       deadlineMs: 30 * DAY,
       schedulerTickMs: 5_000,
       passEstimateMs: 1_000,
     });
+    expect(p.worstCasePurgeMs).toBe(40 * DAY + 11_000);
     expect(p.meetsDeadline).toBe(false);
-    // Half of what the deadline leaves after a tick and a pass, rounded down to whole days.
-    const target = 14 * DAY;
-    expect(p.fix).toEqual({ "max.compaction.lag.ms": String(target) });
+    // What the deadline leaves after the proof's waits, rounded down to whole days.
+    expect(p.fix).toEqual({ "min.compaction.lag.ms": String(29 * DAY) });
+    expect(p.explanation).toMatch(/overrides min\.compaction\.lag\.ms for its key/);
     const fixed = erasurePreflight({
-      config: {
-        segmentMs: 7 * DAY,
-        maxCompactionLagMs: target,
-        deleteRetentionMs: DAY,
-        minCompactionLagMs: 0,
-      },
+      config: { ...KAFKA_DEFAULTS, minCompactionLagMs: 29 * DAY },
       deadlineMs: 30 * DAY,
       schedulerTickMs: 5_000,
       passEstimateMs: 1_000,
@@ -47,52 +67,29 @@ describe("erasure preflight", () => {
     expect(fixed.meetsDeadline).toBe(true);
   });
 
-  it("lowers segment.ms too when the roll alone is too slow", () => {
+  it("keeps the tombstone delete.retention.ms after the purge", () => {
     const p = erasurePreflight({
-      config: {
-        segmentMs: 60_000,
-        maxCompactionLagMs: 1_000,
-        deleteRetentionMs: 1_000,
-        minCompactionLagMs: 0,
-      },
-      deadlineMs: 20_000,
-      schedulerTickMs: 1_000,
+      config: { ...KAFKA_DEFAULTS, deleteRetentionMs: 3_000 },
+      deadlineMs: 30 * DAY,
+      schedulerTickMs: 5_000,
       passEstimateMs: 1_000,
     });
-    expect(p.fix).toEqual({ "segment.ms": "9000" });
-  });
-
-  it("rounds a suggestion down to the largest unit that keeps most of the bound", () => {
-    const fixFor = (deadlineMs: number) =>
-      erasurePreflight({
-        config: {
-          segmentMs: 7 * DAY,
-          maxCompactionLagMs: 7 * DAY,
-          deleteRetentionMs: 0,
-          minCompactionLagMs: 0,
-        },
-        deadlineMs,
-        schedulerTickMs: 5_000,
-        passEstimateMs: 1_000,
-      }).fix;
-    // (1 d − 6 s) / 2 is just under 12 h: 11 h, not 43197000 ms.
-    expect(fixFor(DAY)).toEqual({ "max.compaction.lag.ms": "39600000", "segment.ms": "39600000" });
-    // (3 d − 6 s) / 2 is just under 1.5 d: whole days would give up a third, so 35 h.
-    expect(fixFor(3 * DAY)).toEqual({ "max.compaction.lag.ms": "126000000", "segment.ms": "126000000" });
+    expect(p.worstCaseTombstoneGoneMs).toBe(11_000 + 3_000 + 6_000);
   });
 
   it("adds what the object store's bucket keeps of deleted objects, and refuses any deadline when it keeps them forever", () => {
-    const config = {
-      segmentMs: DAY,
-      maxCompactionLagMs: 2 * DAY,
-      deleteRetentionMs: DAY,
-      minCompactionLagMs: 0,
+    const base = {
+      config: KAFKA_DEFAULTS,
+      deadlineMs: 30 * DAY,
+      schedulerTickMs: 5_000,
+      passEstimateMs: 1_000,
+      objects: OBJECTS,
     };
-    const base = { config, deadlineMs: 30 * DAY, schedulerTickMs: 5_000, passEstimateMs: 1_000 };
+    const proof = 44_000;
     const unversioned = erasurePreflight({ ...base, bucketKeepsVersionsMs: 0 });
-    expect([unversioned.meetsDeadline, unversioned.worstCasePurgeMs]).toEqual([true, 2 * DAY + 6_000]);
+    expect([unversioned.meetsDeadline, unversioned.worstCasePurgeMs]).toEqual([true, proof]);
     const expiring = erasurePreflight({ ...base, bucketKeepsVersionsMs: 7 * DAY });
-    expect([expiring.meetsDeadline, expiring.worstCasePurgeMs]).toEqual([true, 9 * DAY + 6_000]);
+    expect([expiring.meetsDeadline, expiring.worstCasePurgeMs]).toEqual([true, 7 * DAY + proof]);
     const late = erasurePreflight({ ...base, bucketKeepsVersionsMs: 40 * DAY });
     expect(late.meetsDeadline).toBe(false);
     const forever = erasurePreflight({ ...base, bucketKeepsVersionsMs: null });

@@ -19,7 +19,9 @@ import {
   storedErasureStatus,
   storedTombstoneStatus,
   type TombstoneFacts,
+  tombstoneEvidence,
   toStored,
+  WRITTEN_TOMBSTONE_STATUS,
   type WrittenTombstone,
 } from "@lastword/erasure";
 import type { AuditActor } from "@lastword/erasure/audit-chain";
@@ -127,8 +129,44 @@ export async function createErasureRequest(deps: ErasureDeps, identity: Identity
     await appendAuditEvent(tx, requestAuditEntry(received.audit, by(identity), row.id, now));
     return row;
   });
-  await writeTombstones(deps, request, received.state, topics, keys);
+  const tombstoned = await writeTombstones(deps, request, received.state, topics, keys);
+  if (tombstoned) await flagAtFiling(deps, request, tombstoned, preflight);
   return getErasureRequest(deps, identity, request.id);
+}
+
+/**
+ * A request the preflight says a topic cannot meet is at risk from the moment it is filed, with
+ * the reason and the config change that fixes it (the console offers it as one click).
+ */
+async function flagAtFiling(
+  deps: ErasureDeps,
+  request: ErasureRequest,
+  state: ErasureState,
+  preflight: Record<string, Preflight>,
+) {
+  const missed = Object.entries(preflight).filter(([, p]) => !p.meetsDeadline);
+  if (missed.length === 0) return;
+  const reason = `Filed at risk: ${missed
+    .map(([topic, p]) => `${topic} — ${p.explanation}${p.fix ? ` Fix: ${fixText(p.fix)}.` : ""}`)
+    .join(" ")}`;
+  const now = new Date(deps.clock.now());
+  const step = applyErasureEvent(state, { type: "filed-at-risk", reason }, now);
+  if (!step.ok) return;
+  await deps.prisma.$transaction(async (tx) => {
+    const moved = await tx.erasureRequest.updateMany({
+      where: { id: request.id, status: toStored(state.status) },
+      data: storedState(step),
+    });
+    if (moved.count !== 1) return;
+    const system = { organizationId: request.organizationId, actor: SYSTEM };
+    await appendAuditEvent(tx, requestAuditEntry(step.audit, system, request.id, now));
+  });
+}
+
+function fixText(fix: Record<string, string>): string {
+  return Object.entries(fix)
+    .map(([name, value]) => `${name}=${value}`)
+    .join(", ");
 }
 
 /**
@@ -150,13 +188,14 @@ async function partitionsHoldingKey(
   return found.filter((index): index is number => index !== null);
 }
 
+/** Writes the tombstones; the request's state after them, or null when writing them failed. */
 async function writeTombstones(
   deps: ErasureDeps,
   request: ErasureRequest,
   state: ErasureState,
   topics: Topic[],
   keys: Buffer[],
-) {
+): Promise<ErasureState | null> {
   const { prisma } = deps;
   const rows: Prisma.ErasureTombstoneCreateManyInput[] = [];
   try {
@@ -203,9 +242,12 @@ async function writeTombstones(
       reason,
       tombstones: written(rows),
     });
-    return;
+    return null;
   }
-  await saveTombstones(deps, request, state, rows, { type: "tombstones-written", tombstones: written(rows) });
+  return saveTombstones(deps, request, state, rows, {
+    type: "tombstones-written",
+    tombstones: written(rows),
+  });
 }
 
 function written(rows: readonly Prisma.ErasureTombstoneCreateManyInput[]): WrittenTombstone[] {
@@ -224,7 +266,7 @@ async function saveTombstones(
   state: ErasureState,
   rows: Prisma.ErasureTombstoneCreateManyInput[],
   event: ErasureEvent,
-) {
+): Promise<ErasureState> {
   const now = new Date(deps.clock.now());
   const step = applyErasureEvent(state, event, now);
   if (!step.ok) throw refused(step);
@@ -234,6 +276,7 @@ async function saveTombstones(
     const system = { organizationId: request.organizationId, actor: SYSTEM };
     await appendAuditEvent(tx, requestAuditEntry(step.audit, system, request.id, now));
   });
+  return step.state;
 }
 
 /** The columns a step changes, in the client's spelling. */
@@ -296,6 +339,7 @@ export async function getErasureRequest(deps: ErasureDeps, identity: Identity, i
       expiredAt: t.expiredAt?.toISOString() ?? null,
       purgeEvidence: t.purgeEvidence,
       expiryEvidence: t.expiryEvidence,
+      waitingFor: t.status === GONE_TOMBSTONE_STATUS ? null : t.waitingFor,
     })),
     laggingGroups: await laggingGroups(deps, identity.tenantId, request.tombstones, topics),
     missedGroups: missedGroups(tombstones, topics),
@@ -370,7 +414,12 @@ export async function extendErasureDeadline(
   for (let attempt = 0; attempt < EXTEND_ATTEMPTS; attempt++) {
     const request = await loadRequest(deps.prisma, identity.tenantId, input.id);
     const now = new Date(deps.clock.now());
-    const event = { type: "deadline-extended", deadlineAt: to, reason: input.reason } as const;
+    const event = {
+      type: "deadline-extended",
+      deadlineAt: to,
+      reason: input.reason,
+      tombstonesWritten: request.tombstones.length > 0,
+    } as const;
     const step = applyErasureEvent(parseErasureRow(request), event, now);
     if (!step.ok) throw refused(step);
     const applied = await deps.prisma.$transaction(async (tx) => {
@@ -390,6 +439,74 @@ export async function extendErasureDeadline(
     "POLICY_VIOLATION",
     "The request kept changing while its deadline was being extended; try again.",
   );
+}
+
+/**
+ * A failed request looked at again: when every partition has been proven purged since (the
+ * workers keep purging and proving a failed request's tombstones), it moves to purged, its event
+ * saying how late; otherwise passes are requested on the partitions still unproven, and the answer
+ * says how many. Either way the caller's act is in the audit trail.
+ */
+export async function reverifyErasureRequest(deps: ErasureDeps, identity: Identity, input: { id: string }) {
+  const request = await loadRequest(deps.prisma, identity.tenantId, input.id);
+  const state = parseErasureRow(request);
+  if (state.status !== "failed") {
+    throw new AppError(
+      "POLICY_VIOLATION",
+      `A ${state.status} request is verified by the workers on every tick; only a failed one is re-verified by hand.`,
+    );
+  }
+  const tombstones = request.tombstones.map(parseTombstoneRow);
+  if (tombstones.length === 0) {
+    throw new AppError(
+      "POLICY_VIOLATION",
+      "This request's tombstones were never written: there is nothing to verify. File a new request.",
+    );
+  }
+  const unpurged = request.tombstones.filter(
+    (t) => storedTombstoneStatus(t.status) === WRITTEN_TOMBSTONE_STATUS,
+  );
+  const now = new Date(deps.clock.now());
+  if (unpurged.length === 0) {
+    const purgedAt = new Date(Math.max(...tombstones.map((t) => t.purgedAt?.getTime() ?? now.getTime())));
+    const event = {
+      type: "all-purged",
+      evidence: tombstones.map((t) => tombstoneEvidence(t, "purge")),
+      purgedAt,
+    } as const;
+    const step = applyErasureEvent(state, event, now);
+    if (!step.ok) throw refused(step);
+    await deps.prisma.$transaction(async (tx) => {
+      const moved = await tx.erasureRequest.updateMany({
+        where: { id: request.id, status: request.status },
+        data: storedState(step),
+      });
+      if (moved.count !== 1)
+        throw new AppError("POLICY_VIOLATION", "The request changed meanwhile; try again.");
+      await appendAuditEvent(tx, requestAuditEntry(step.audit, by(identity), request.id, now));
+    });
+    return {
+      verified: true,
+      unpurgedPartitions: 0,
+      request: await getErasureRequest(deps, identity, request.id),
+    };
+  }
+  const partitions = [...new Set(unpurged.map((t) => t.partitionId))];
+  await Promise.all(partitions.map((partitionId) => deps.dataPlane.requestClean({ partitionId })));
+  await deps.prisma.$transaction((tx) =>
+    appendAuditEvent(tx, {
+      ...by(identity),
+      action: "erasure.reverify.requested",
+      target: { type: "erasureRequest", id: request.id },
+      data: { unpurgedPartitions: partitions.length, passesRequested: partitions.length },
+      now,
+    }),
+  );
+  return {
+    verified: false,
+    unpurgedPartitions: partitions.length,
+    request: await getErasureRequest(deps, identity, request.id),
+  };
 }
 
 /**

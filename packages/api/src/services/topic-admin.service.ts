@@ -4,6 +4,7 @@ import { hasScope } from "../auth/scopes";
 import { AppError } from "../errors/app-error";
 import type { AlterConfigsInput } from "../procedures/topics/alter-configs.schema";
 import { auditAs } from "./audit-as";
+import { erasuresEndangeredBy } from "./erasure-config-guard";
 import { PARTITIONS_FROZEN_EXPLANATION } from "./partitions-frozen";
 import {
   assertPartitionQuota,
@@ -55,6 +56,17 @@ export async function alterTopicConfigs(deps: TopicDeps, identity: Identity, inp
   const { explicit, parsed } = validateConfigs(next);
   assertKeepsCompaction(topic.name, before, parsed);
   const changes = diffConfigs(before, explicit);
+  const overridden =
+    changes.length === 0
+      ? []
+      : await erasuresEndangeredBy(
+          deps.prisma,
+          identity,
+          topic,
+          before,
+          explicit,
+          input.overrideErasureDeadlines,
+        );
   const warnings: ConfigWarning[] = [
     ...changeWarnings(parseTopicConfig(before), parsed),
     ...configWarnings(parsed, topic.partitionCount),
@@ -65,6 +77,7 @@ export async function alterTopicConfigs(deps: TopicDeps, identity: Identity, inp
       changes,
       warnings,
       validateOnly: input.validateOnly,
+      overriddenErasures: overridden,
     };
   }
   const now = new Date(deps.clock.now());
@@ -79,11 +92,30 @@ export async function alterTopicConfigs(deps: TopicDeps, identity: Identity, inp
       data: { name: topic.name, changes: changes.map((c) => ({ ...c })) },
       now,
     });
+    if (overridden.length > 0) {
+      // The owner's explicit override, its own event: what it put at risk and why it was allowed.
+      await auditAs(tx, identity, {
+        action: "topic.configs.erasure-override",
+        target: { type: "topic", id: topic.id },
+        data: {
+          name: topic.name,
+          changes: changes.map((c) => ({ ...c })),
+          erasureRequests: overridden.map((e) => ({ ...e })),
+        },
+        now,
+      });
+    }
     return row;
   });
   // Produce reads the cleanup policy (null keys on compacted topics) from the cached routing.
   forgetTopicRouting(deps.prisma, identity.tenantId, topic.name);
-  return { topic: topicSummary(updated), changes, warnings, validateOnly: false };
+  return {
+    topic: topicSummary(updated),
+    changes,
+    warnings,
+    validateOnly: false,
+    overriddenErasures: overridden,
+  };
 }
 
 /**

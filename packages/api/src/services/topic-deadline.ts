@@ -1,5 +1,5 @@
 import type { PrismaClient, Topic } from "@lastword/db";
-import { objectStoreReportSchema, type Preflight } from "@lastword/erasure";
+import { DEFAULT_PROOF_TIMINGS, objectStoreReportSchema, type Preflight } from "@lastword/erasure";
 import { parseTopicConfig } from "@lastword/logstore";
 import { erasurePreflight } from "./erasure-preflight";
 import { storedConfigs } from "./topic-config";
@@ -24,17 +24,25 @@ async function passEstimatesMs(
 /** A worker heard of within this long counts: its object store is the fleet's. */
 const LIVE_WORKER_MS = 30_000;
 
+/** What the live workers reported of their object store and proof timings (the slowest of each). */
+interface FleetProof {
+  /** 0 without versioning, null with versions kept and no expiry, undefined without an object store. */
+  keeps: number | null | undefined;
+  tickMs: number | undefined;
+  objects: { syncIntervalMs: number; consolidateAfterMs: number } | undefined;
+}
+
 /**
  * How long the fleet's object store keeps an old version of a deleted object, from what the live
- * workers read of it at start (the longest): 0 without versioning, null with versions kept and no
- * expiry, undefined when no live worker has an object store.
+ * workers read of it at start (the longest), and the slowest tick and tiering timings they run
+ * with: what the proof of an erasure waits for.
  */
-async function bucketKeepsVersionsMs(prisma: PrismaClient): Promise<number | null | undefined> {
+async function fleetProof(prisma: PrismaClient): Promise<FleetProof> {
   const workers = await prisma.$queryRaw<{ objectStore: unknown }[]>`
     SELECT "objectStore" FROM "Worker"
     WHERE "objectStore" IS NOT NULL AND "stoppedAt" IS NULL
       AND "heartbeatAt" > now() AT TIME ZONE 'UTC' - ${LIVE_WORKER_MS} * interval '1 millisecond'`;
-  let longest: number | null | undefined;
+  const fleet: FleetProof = { keeps: undefined, tickMs: undefined, objects: undefined };
   for (const { objectStore } of workers) {
     const report = objectStoreReportSchema.parse(objectStore);
     const keeps =
@@ -43,10 +51,22 @@ async function bucketKeepsVersionsMs(prisma: PrismaClient): Promise<number | nul
         : report.noncurrentExpiryDays === null
           ? null
           : report.noncurrentExpiryDays * 86_400_000;
-    if (keeps === null || longest === null) longest = null;
-    else longest = Math.max(longest ?? 0, keeps);
+    if (keeps === null || fleet.keeps === null) fleet.keeps = null;
+    else fleet.keeps = Math.max(fleet.keeps ?? 0, keeps);
+    if (report.tickMs !== undefined) fleet.tickMs = Math.max(fleet.tickMs ?? 0, report.tickMs);
+    const defaults = DEFAULT_PROOF_TIMINGS.objects;
+    fleet.objects = {
+      syncIntervalMs: Math.max(
+        fleet.objects?.syncIntervalMs ?? 0,
+        report.syncIntervalMs ?? defaults.syncIntervalMs,
+      ),
+      consolidateAfterMs: Math.max(
+        fleet.objects?.consolidateAfterMs ?? 0,
+        report.consolidateAfterMs ?? defaults.consolidateAfterMs,
+      ),
+    };
   }
-  return longest;
+  return fleet;
 }
 
 /**
@@ -59,12 +79,12 @@ export async function topicPreflights(
   topics: readonly Pick<Topic, "id" | "configs">[],
   deadlineMs: number,
 ): Promise<Map<string, Preflight>> {
-  const [passes, keeps] = await Promise.all([
+  const [passes, fleet] = await Promise.all([
     passEstimatesMs(
       prisma,
       topics.map((t) => t.id),
     ),
-    bucketKeepsVersionsMs(prisma),
+    fleetProof(prisma),
   ]);
   return new Map(
     topics.map((topic) => [
@@ -73,7 +93,9 @@ export async function topicPreflights(
         config: parseTopicConfig(storedConfigs(topic.configs)),
         deadlineMs,
         passEstimateMs: passes.get(topic.id),
-        bucketKeepsVersionsMs: keeps,
+        schedulerTickMs: fleet.tickMs,
+        bucketKeepsVersionsMs: fleet.keeps,
+        objects: fleet.objects,
       }),
     ]),
   );

@@ -19,6 +19,7 @@ import { extendErasureDeadlineProcedure } from "../procedures/erasure/extend-era
 import { getErasureRequestProcedure } from "../procedures/erasure/get-erasure-request";
 import { listErasureRequestsProcedure } from "../procedures/erasure/list-erasure-requests";
 import { previewErasureProcedure } from "../procedures/erasure/preview-erasure";
+import { reverifyErasureRequestProcedure } from "../procedures/erasure/reverify-erasure-request";
 import { acceptInvitationProcedure } from "../procedures/invitations/accept-invitation";
 import { declineInvitationProcedure } from "../procedures/invitations/decline-invitation";
 import { kafkaConnectionProcedure } from "../procedures/kafka/kafka-connection";
@@ -118,6 +119,7 @@ export const appRouter = router({
     list: listErasureRequestsProcedure,
     get: getErasureRequestProcedure,
     extend: extendErasureDeadlineProcedure,
+    reverify: reverifyErasureRequestProcedure,
     evidence: exportErasureEvidenceProcedure,
     preflight: previewErasureProcedure,
     topics: erasureTopicsProcedure,

@@ -4,6 +4,7 @@ import {
   preflightSchema,
   scanEvidenceSchema,
   tombstoneStatusSchema,
+  waitingForSchema,
 } from "@lastword/erasure";
 import { z } from "zod";
 import { envelopeSchema } from "../../records/envelope";
@@ -79,6 +80,9 @@ export const erasureDetailSchema = erasureSummarySchema.extend({
       expiredAt: z.string().nullable(),
       purgeEvidence: scanEvidenceSchema.nullable(),
       expiryEvidence: scanEvidenceSchema.nullable(),
+      waitingFor: waitingForSchema.nullable().meta({
+        description: "What this partition's proof waits for now, and when that is expected to be over",
+      }),
     }),
   ),
   laggingGroups: z.array(laggingGroupSchema),
@@ -109,6 +113,14 @@ export const listErasureOutput = z.object({
 export const extendErasureInput = erasureIdInput.extend({
   deadlineAt: z.iso.datetime(),
   reason: z.string().min(1).max(2000),
+});
+
+export const reverifyErasureOutput = z.object({
+  /** True when every partition was proven purged and the request moved to purged. */
+  verified: z.boolean(),
+  /** Partitions still unproven (a pass was requested on each). */
+  unpurgedPartitions: z.number().int(),
+  request: erasureDetailSchema,
 });
 
 export const exportInput = z.object({ format: z.enum(["json", "csv"]).default("json") });

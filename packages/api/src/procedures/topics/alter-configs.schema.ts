@@ -10,6 +10,10 @@ export const alterConfigsInput = z.object({
     .default([])
     .meta({ description: "Configs to return to their default" }),
   validateOnly: z.boolean().default(false),
+  overrideErasureDeadlines: z.boolean().default(false).meta({
+    description:
+      "Owners only: make a change that would make a pending erasure request miss its deadline (refused otherwise; audited). The erasure is still purged in time: the worker overrides the setting for the erased key.",
+  }),
 });
 
 export type AlterConfigsInput = z.infer<typeof alterConfigsInput>;
@@ -21,4 +25,6 @@ export const alterConfigsOutput = z.object({
   ),
   warnings: z.array(warningSchema),
   validateOnly: z.boolean(),
+  /** The pending erasure requests an owner's override let this change put at risk (empty otherwise). */
+  overriddenErasures: z.array(z.object({ id: z.string(), deadlineAt: z.string() })).default([]),
 });

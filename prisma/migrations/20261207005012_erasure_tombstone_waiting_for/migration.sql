@@ -1,0 +1,3 @@
+-- AlterTable
+ALTER TABLE "ErasureTombstone" ADD COLUMN     "waitingFor" JSONB;
+
