@@ -1,6 +1,7 @@
 // Worker benchmarks (`npm run bench`): produce through the data plane vs in-process append, the
 // cleaner scheduler over 2,000 partitions of 200 tenants, produce and cold start with an object store
-// (objects), the cleaner and an erasure over remote segments (tiering), 50 workers' Postgres load
+// (objects), the cleaner and an erasure over remote segments (tiering), erasure requests filed →
+// proven on npm start's setup (erasure), 50 workers' Postgres load
 // simulated (fleet), and the Kafka listener (cold start, fetch,
 // produce with real clients: kafka). Needs Postgres and Redis (like the tests), kcat and
 // python3-confluent-kafka. Arguments pick parts: `npm run bench -w @lastword/worker -- kafka`
@@ -9,6 +10,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createTestDatabase, type TestDatabase } from "@lastword/db/testing";
+import { erasureProofBenchmark } from "./erasure-proof-bench";
 import { fleetBenchmark } from "./fleet-bench";
 import { kafkaBenchmark } from "./kafka-bench";
 import { objectsBenchmark } from "./objects-bench";
@@ -28,6 +30,7 @@ async function main(): Promise<void> {
     if (wanted("objects")) await objectsBenchmark({ dataDir: join(dataDir, "objects") });
     if (wanted("fleet")) await fleetBenchmark();
     if (wanted("tiering")) await tieringBenchmark({ dataDir: join(dataDir, "tiering") });
+    if (wanted("erasure")) await erasureProofBenchmark({ dataDir: join(dataDir, "erasure") });
     // Its own database and processes (bench/flag-states.ts of the client package); BENCH_KEYS scales it.
     if (wanted("kafka")) await kafkaBenchmark();
   } finally {
