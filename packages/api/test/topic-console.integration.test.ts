@@ -181,6 +181,10 @@ describe("cleaner runs of one partition", () => {
           trigger: "dirty-ratio",
           dirtyRatioBefore: 0.8,
           dirtyRatioAfter: 0,
+          bytesRead: 3_000n,
+          bytesWritten: 2_900n,
+          bytesBefore: 2_950n,
+          bytesAfter: 2_900n,
         },
         {
           partitionId: p1,
@@ -197,8 +201,13 @@ describe("cleaner runs of one partition", () => {
     expect(runs.map((r) => [r.partition, r.trigger, r.dirtyRatioBefore, r.dirtyRatioAfter])).toEqual([
       [0, "dirty-ratio", 0.8, 0],
     ]);
+    // Reclaimed is what the partition shrank by (before − after), not read − written.
+    expect(runs[0]!.reclaimedBytes).toBe(50);
     const all = await rest(h.server, { apiKey: key }, "GET", "/topics/table/cleaner-runs");
-    expect((all.body.runs as unknown[]).length).toBe(2);
+    expect((all.body.runs as { reclaimedBytes: number | null }[]).map((r) => r.reclaimedBytes)).toEqual([
+      null,
+      50,
+    ]);
   });
 });
 

@@ -12,6 +12,9 @@ export function cleanerRunFigures(run: CleanerRun) {
     finishedAt: run.finishedAt?.toISOString() ?? null,
     bytesRead: Number(run.bytesRead),
     bytesWritten: Number(run.bytesWritten),
+    /** What the partition shrank by (its closed segments before − after); null for older rows. */
+    reclaimedBytes:
+      run.bytesBefore === null || run.bytesAfter === null ? null : Number(run.bytesBefore - run.bytesAfter),
     recordsRemoved: run.recordsRemoved,
     tombstonesRemoved: run.tombstonesRemoved,
   };

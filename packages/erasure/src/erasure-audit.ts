@@ -45,6 +45,8 @@ export const passRunSchema = z.object({
   finishedAt: isoTime.nullable(),
   bytesRead: z.number(),
   bytesWritten: z.number(),
+  /** The partition's closed segments' bytes before − after (older events lack it). */
+  reclaimedBytes: z.number().nullable().optional(),
   recordsRemoved: z.number(),
   tombstonesRemoved: z.number(),
 });

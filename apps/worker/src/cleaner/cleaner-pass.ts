@@ -2,6 +2,7 @@ import type { CleanPartitionPayload, RetainPartitionPayload } from "@lastword/jo
 import type { CleanResult, Clock } from "@lastword/logstore";
 import type { TombstoneAudit } from "../erasure/tombstone-audit";
 import type { FaultPoint } from "../fault-points";
+import type { HostedLog } from "../hosting/hosted-log";
 import type { PartitionHost } from "../hosting/partition-host";
 import type { Logger } from "../logger";
 import type { WorkerMetrics } from "../metrics/metrics";
@@ -64,10 +65,13 @@ export class CleanerPasses {
     const started = performance.now();
     let result: CleanResult;
     let dirtyRatioAfter: number | null = null;
+    let size: PassSize | null = null;
     try {
       result = await host.background(job.partitionId, async (log) => {
+        const measure = await closedBytes(log);
         const pass = await log.clean({ force: requested });
         dirtyRatioAfter = log.isClosed ? null : log.cleanableStats().dirtyRatio;
+        size = log.isClosed ? null : await measure.after();
         return pass;
       });
     } catch (error) {
@@ -87,7 +91,7 @@ export class CleanerPasses {
     }
     // Tombstones the pass swapped out (an aborted pass reports those of the groups it did swap).
     audit.removed(slot.audited, runId, result.removedTombstones, new Date(clock.now()));
-    const status = await runs.finish(runId, result, dirtyRatioAfter);
+    const status = await runs.finish(runId, result, dirtyRatioAfter, size);
     if (status === "completed") {
       health.recordSuccess(job.partitionId);
       this.lastCleanAt.set(job.partitionId, clock.now());
@@ -114,12 +118,16 @@ export class CleanerPasses {
     const runId = await runs.start(job.partitionId);
     const started = performance.now();
     let result: CleanResult;
+    let size: PassSize | null = null;
     try {
-      result = await host.background(job.partitionId, (log) =>
-        log.purgeKey(job.key, job.belowOffset, job.bases, {
+      result = await host.background(job.partitionId, async (log) => {
+        const measure = await closedBytes(log);
+        const rewrite = await log.purgeKey(job.key, job.belowOffset, job.bases, {
           ignoreMinCompactionLag: job.ignoreMinCompactionLag,
-        }),
-      );
+        });
+        size = log.isClosed ? null : await measure.after();
+        return rewrite;
+      });
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
       await runs.fail(runId, message, performance.now() - started);
@@ -128,7 +136,7 @@ export class CleanerPasses {
     }
     if (result.segmentsWritten > 0) this.#o.filesChanged?.(job.partitionId);
     audit.removed(slot.audited, runId, result.removedTombstones, new Date(clock.now()));
-    const status = await runs.finish(runId, result, null);
+    const status = await runs.finish(runId, result, null, size);
     if (status === "completed") {
       this.lastCleanAt.set(job.partitionId, clock.now());
       this.completedPasses.set(job.partitionId, (this.completedPasses.get(job.partitionId) ?? 0) + 1);
@@ -158,6 +166,25 @@ export class CleanerPasses {
     }
     return result.deleted.length;
   }
+}
+
+/** A partition's closed segments' bytes before and after a pass: what it reclaimed. */
+export interface PassSize {
+  before: number;
+  after: number;
+}
+
+/**
+ * The bytes of the segments that were closed when a pass started, now and (`after`) once it ended:
+ * appends and rolls during the pass land above them, so only what the pass itself did is counted.
+ */
+async function closedBytes(log: HostedLog): Promise<{ after(): Promise<PassSize> }> {
+  const segments = await log.segments();
+  const end = segments.find((s) => s.active)?.baseOffset ?? log.logEndOffset;
+  const below = (list: typeof segments) =>
+    list.filter((s) => !s.active && s.baseOffset < end).reduce((sum, s) => sum + s.sizeBytes, 0);
+  const before = below(segments);
+  return { after: async () => ({ before, after: below(await log.segments()) }) };
 }
 
 function summary(result: CleanResult) {

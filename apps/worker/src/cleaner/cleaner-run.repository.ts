@@ -34,6 +34,7 @@ export class CleanerRunRepository {
     runId: string,
     result: CleanResult,
     dirtyRatioAfter: number | null,
+    size: { before: number; after: number } | null = null,
   ): Promise<"completed" | "skipped" | "aborted"> {
     const status = result.abortedReason ? "aborted" : result.cleaned ? "completed" : "skipped";
     await this.#prisma.cleanerRun.update({
@@ -51,6 +52,8 @@ export class CleanerRunRepository {
         trigger: result.trigger,
         dirtyRatioBefore: finiteOrNull(result.dirtyRatio),
         dirtyRatioAfter: dirtyRatioAfter === null ? null : finiteOrNull(dirtyRatioAfter),
+        bytesBefore: size === null ? null : BigInt(size.before),
+        bytesAfter: size === null ? null : BigInt(size.after),
       },
     });
     return status;

@@ -51,9 +51,9 @@ export function CleanerRuns({ topic }: { topic: string }) {
               </td>
               <td
                 className="py-2 pr-4 tabular-nums"
-                title={`${run.bytesRead} B read, ${run.bytesWritten} B written`}
+                title={`The partition shrank by this much (${run.bytesRead} B read, ${run.bytesWritten} B written)`}
               >
-                {formatBytes(Math.max(0, run.bytesRead - run.bytesWritten))}
+                {run.reclaimedBytes === null ? "—" : formatBytes(run.reclaimedBytes)}
               </td>
               <td className="py-2 pr-4 tabular-nums">{run.recordsRemoved}</td>
               <td className="py-2 pr-4 tabular-nums">{run.tombstonesRemoved}</td>

@@ -22,6 +22,10 @@ export const listCleanerRunsOutput = z.object({
       finishedAt: z.string().nullable(),
       bytesRead: z.number(),
       bytesWritten: z.number(),
+      reclaimedBytes: z.number().nullable().meta({
+        description:
+          "What the partition shrank by: its closed segments' bytes before the pass minus after (bytesRead − bytesWritten also counts what the pass re-read); null for passes recorded before it was measured",
+      }),
       recordsRemoved: z.number().int(),
       tombstonesRemoved: z.number().int(),
       mapUtilisation: z.number().nullable(),

@@ -1,0 +1,4 @@
+-- AlterTable
+ALTER TABLE "CleanerRun" ADD COLUMN     "bytesAfter" BIGINT,
+ADD COLUMN     "bytesBefore" BIGINT;
+
