@@ -263,7 +263,10 @@ describe("erasure requests", () => {
     );
     const lines = String(csv.body.content).trim().split("\r\n");
     expect(lines[0]).toContain("segmentSha256");
+    // Every row names its subject key as text, next to its bytes.
+    expect(lines[0]).toContain("subjectKey,subjectKeyIsText,subjectKeyBase64");
     expect(lines.slice(1).every((l) => l.includes(",absent,"))).toBe(true);
+    expect(lines.slice(1).every((l) => /,user-[12],true,/.test(l))).toBe(true);
     const json = await rest(
       h.server,
       { apiKey: compliance },
@@ -273,6 +276,57 @@ describe("erasure requests", () => {
     expect(JSON.parse(String(json.body.content)).status).toBe("closed");
     const trail = await rest(h.server, { apiKey: compliance }, "GET", "/audit/export?format=csv");
     expect(String(trail.body.content)).toContain("erasure.closed");
+    // The export names each actor: the DPO's key with the member who created it.
+    expect(String(trail.body.content)).toMatch(
+      /,apiKey,[^,]+,"?API key ""dpo"" \(created by [^)]+\)"?,erasure\.request\.created,/,
+    );
+  });
+
+  it("leads the request with one verdict per key and topic, and names who did each step", async () => {
+    const res = await rest(h.server, { apiKey: compliance }, "GET", `/erasure-requests/${detail.id}`);
+    const body = res.body as {
+      verdicts: { key: { text: string }; topic: string; valuesLeft: number | null; tiers: string[] }[];
+      timeline: { action: string; actor: { type: string; name: string } }[];
+    };
+    expect(body.verdicts.map((v) => [v.key.text, v.topic, v.valuesLeft, v.tiers])).toEqual(
+      expect.arrayContaining([
+        ["user-1", "people", 0, ["disk"]],
+        ["user-2", "people", 0, ["disk"]],
+        ["user-1", "orders", 0, ["disk"]],
+        ["user-2", "orders", 0, ["disk"]],
+      ]),
+    );
+    expect(body.verdicts).toHaveLength(4);
+    expect(body.timeline[0]!.actor).toMatchObject({
+      type: "apiKey",
+      name: expect.stringMatching(/^API key "dpo" \(created by .+ <dpo@erasure\.example>\)$/),
+    });
+    expect(body.timeline.at(-1)!.actor.type).toBe("system");
+  });
+
+  it("lists the audit trail filtered, each event's actor named", async () => {
+    const res = await rest(h.server, { apiKey: compliance }, "GET", "/audit/events?action=erasure.&limit=3");
+    expect(res.status).toBe(200);
+    const page = res.body as {
+      events: { seq: number; action: string; actor: { name: string } }[];
+      nextBeforeSeq: number | null;
+    };
+    expect(page.events).toHaveLength(3);
+    expect(page.events.every((e) => e.action.startsWith("erasure."))).toBe(true);
+    expect(page.events[0]!.seq).toBeGreaterThan(page.events[2]!.seq);
+    expect(page.nextBeforeSeq).toBe(page.events[2]!.seq);
+    const byKey = await rest(h.server, { apiKey: compliance }, "GET", "/audit/events?actorType=apiKey");
+    const named = (byKey.body as { events: { actor: { name: string } }[] }).events.map((e) => e.actor.name);
+    expect(named.some((n) => n.startsWith('API key "dpo" (created by '))).toBe(true);
+    const next = await rest(
+      h.server,
+      { apiKey: compliance },
+      "GET",
+      `/audit/events?action=erasure.&beforeSeq=${page.nextBeforeSeq}`,
+    );
+    expect(
+      (next.body as { events: { seq: number }[] }).events.every((e) => e.seq < page.nextBeforeSeq!),
+    ).toBe(true);
   });
 
   it("names the first broken link after an audit row is edited in the database", async () => {

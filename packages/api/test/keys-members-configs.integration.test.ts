@@ -204,12 +204,13 @@ describe("config history", () => {
     }[];
     expect(entries.map((e) => e.action)).toEqual(["altered", "altered", "created"]);
     expect(entries[0]).toMatchObject({
-      actor: { type: "apiKey", name: expect.stringContaining("API key ops") },
+      // A key is named with the member who created it.
+      actor: { type: "apiKey", name: expect.stringMatching(/^API key "ops" \(created by .+ <.+@.+>\)$/) },
       changes: [{ name: "segment.ms", before: "7200000", after: null }],
     });
     expect(entries[1]).toMatchObject({
       at: new Date(clock.now() - 1_000).toISOString(),
-      actor: { type: "user", name: "Owner (owner@keys.example)" },
+      actor: { type: "user", name: "Owner <owner@keys.example>" },
       changes: [
         { name: "max.compaction.lag.ms", before: null, after: "86400000" },
         { name: "segment.ms", before: "3600000", after: "7200000" },

@@ -27,7 +27,8 @@ function bearerToken(headers: Headers): string | null {
   return match[1]!;
 }
 
-function createdBy(metadata: string | null): string | null {
+/** The member who created an API key (its metadata), or null for keys made before it was recorded. */
+export function createdBy(metadata: string | null): string | null {
   if (!metadata) return null;
   try {
     const parsed: unknown = JSON.parse(metadata);

@@ -1,5 +1,6 @@
 import type { PrismaClient } from "@lastword/db";
 import type { Identity } from "../auth/request-identity";
+import { auditActorNames } from "./audit-actors";
 import { type ErasureDeps, getErasureRequest } from "./erasure.service";
 
 export type ExportFormat = "json" | "csv";
@@ -31,6 +32,8 @@ const EVIDENCE_COLUMNS = [
   "topic",
   "partition",
   "tombstoneOffset",
+  "subjectKey",
+  "subjectKeyIsText",
   "subjectKeyBase64",
   "stage",
   "verifiedAt",
@@ -67,6 +70,8 @@ export async function exportErasureEvidence(
         topic: t.topic,
         partition: t.partition,
         tombstoneOffset: t.offset,
+        subjectKey: t.subjectKeyName.text,
+        subjectKeyIsText: t.subjectKeyName.isText,
         subjectKeyBase64: t.subjectKeyBase64,
         stage,
         verifiedAt: at,
@@ -97,6 +102,7 @@ const TRAIL_COLUMNS = [
   "createdAt",
   "actorType",
   "actorId",
+  "actorName",
   "action",
   "targetType",
   "targetId",
@@ -115,11 +121,13 @@ export async function exportAuditTrail(
     where: { organizationId: identity.tenantId },
     orderBy: { seq: "asc" },
   });
+  const nameOf = await auditActorNames(prisma, identity.tenantId, events);
   const rows = events.map((e) => ({
     seq: e.seq,
     createdAt: e.createdAt.toISOString(),
     actorType: e.actorType,
     actorId: e.actorId,
+    actorName: nameOf(e).name,
     action: e.action,
     targetType: e.targetType,
     targetId: e.targetId,

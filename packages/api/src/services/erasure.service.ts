@@ -33,7 +33,9 @@ import type { DataPlane } from "../records/data-plane";
 import { bytesToEnvelope, type Envelope, envelopeToBytes } from "../records/envelope";
 import { assertKeySize } from "../records/key-limit";
 import type { Clock } from "../trpc/context";
+import { auditActorNames } from "./audit-actors";
 import { tombstonePartitions, topicsInScope } from "./erasure-scope";
+import { erasureVerdicts, keyName } from "./erasure-verdicts";
 import { tenantQuota } from "./rate-limit.service";
 import { storedConfigs } from "./topic-config";
 import { topicPreflights } from "./topic-deadline";
@@ -324,14 +326,20 @@ export async function getErasureRequest(deps: ErasureDeps, identity: Identity, i
     where: { organizationId: identity.tenantId, targetType: "erasureRequest", targetId: id },
     orderBy: { seq: "asc" },
   });
+  const nameOf = await auditActorNames(deps.prisma, identity.tenantId, events);
+  const topicName = (topicId: string) => topics.find((topic) => topic.id === topicId)?.name ?? null;
   return {
     ...summarize(request, topics, deps.clock.now()),
+    verdicts: erasureVerdicts(
+      tombstones.map((t) => ({ ...t, topic: topicName(t.topicId), subjectKeyBase64: t.subjectKey })),
+    ),
     tombstones: tombstones.map((t) => ({
-      topic: topics.find((topic) => topic.id === t.topicId)?.name ?? null,
+      topic: topicName(t.topicId),
       partition: t.partition,
       offset: t.offset,
       subjectKey: bytesToEnvelope(Buffer.from(t.subjectKey, "base64"), "auto") as Envelope,
       subjectKeyBase64: t.subjectKey,
+      subjectKeyName: keyName(t.subjectKey),
       status: t.status,
       writtenAt: t.writtenAt.toISOString(),
       passRequestedAt: t.passRequestedAt?.toISOString() ?? null,
@@ -348,6 +356,7 @@ export async function getErasureRequest(deps: ErasureDeps, identity: Identity, i
       action: e.action,
       at: e.createdAt.toISOString(),
       actorType: e.actorType,
+      actor: nameOf(e),
       data: auditDataSchema.parse(e.data),
     })),
   };

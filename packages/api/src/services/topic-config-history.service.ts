@@ -1,6 +1,7 @@
 import type { PrismaClient } from "@lastword/db";
 import { z } from "zod";
 import type { Identity } from "../auth/request-identity";
+import { type AuditActorName, auditActorNames } from "./audit-actors";
 import { findTopic } from "./topic.service";
 import type { ConfigChange } from "./topic-admin.service";
 
@@ -20,7 +21,7 @@ export interface ConfigHistoryEntry {
   seq: number;
   at: string;
   action: "created" | "altered";
-  actor: { type: string; id: string | null; name: string | null };
+  actor: AuditActorName;
   changes: ConfigChange[];
 }
 
@@ -34,36 +35,10 @@ function changesOf(action: string, data: unknown): ConfigChange[] {
   return alteredData.parse(data ?? {}).changes;
 }
 
-/** Who an actor is, in words: a member's name and email, or a key's name and prefix. */
-async function actorNames(
-  prisma: PrismaClient,
-  tenantId: string,
-  actors: readonly { actorType: string; actorId: string | null }[],
-): Promise<Map<string, string>> {
-  const ids = (type: string) => [
-    ...new Set(actors.filter((a) => a.actorType === type && a.actorId).map((a) => a.actorId!)),
-  ];
-  const [users, keys] = await Promise.all([
-    prisma.user.findMany({
-      where: { id: { in: ids("user") }, members: { some: { organizationId: tenantId } } },
-      select: { id: true, name: true, email: true },
-    }),
-    prisma.apiKey.findMany({
-      where: { id: { in: ids("apiKey") }, referenceId: tenantId },
-      select: { id: true, name: true, start: true },
-    }),
-  ]);
-  const names = new Map<string, string>();
-  for (const u of users) names.set(`user:${u.id}`, `${u.name} (${u.email})`);
-  for (const k of keys) names.set(`apiKey:${k.id}`, `API key ${k.name ?? "unnamed"} (${k.start ?? k.id}…)`);
-  return names;
-}
-
 /**
  * A topic's config history, newest first, read from the tenant's audit chain: every change, over
  * REST, the console or Kafka's AlterConfigs, is audited with its before/after diff in the same
- * transaction that makes it, so the chain is the history and nothing is recorded twice. A member
- * who has left is named by id only.
+ * transaction that makes it, so the chain is the history and nothing is recorded twice.
  */
 export async function listConfigHistory(
   deps: { prisma: PrismaClient },
@@ -81,17 +56,13 @@ export async function listConfigHistory(
     orderBy: { seq: "desc" },
     take: input.limit,
   });
-  const names = await actorNames(deps.prisma, identity.tenantId, events);
+  const nameOf = await auditActorNames(deps.prisma, identity.tenantId, events);
   return {
     entries: events.map((event) => ({
       seq: event.seq,
       at: event.createdAt.toISOString(),
       action: event.action === "topic.created" ? "created" : "altered",
-      actor: {
-        type: event.actorType,
-        id: event.actorId,
-        name: names.get(`${event.actorType}:${event.actorId}`) ?? null,
-      },
+      actor: nameOf(event),
       changes: changesOf(event.action, event.data),
     })),
   };

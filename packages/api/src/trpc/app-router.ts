@@ -3,6 +3,7 @@ import { createApiKeyProcedure } from "../procedures/api-keys/create-api-key";
 import { listApiKeysProcedure } from "../procedures/api-keys/list-api-keys";
 import { revokeApiKeyProcedure } from "../procedures/api-keys/revoke-api-key";
 import { exportAuditProcedure } from "../procedures/audit/export-audit";
+import { listAuditProcedure } from "../procedures/audit/list-audit";
 import { verifyAuditProcedure } from "../procedures/audit/verify-audit";
 import { commitOffsetsProcedure } from "../procedures/consumer-groups/commit-offsets";
 import { deleteGroupProcedure } from "../procedures/consumer-groups/delete-group";
@@ -125,6 +126,7 @@ export const appRouter = router({
     topics: erasureTopicsProcedure,
   }),
   audit: router({
+    list: listAuditProcedure,
     verify: verifyAuditProcedure,
     export: exportAuditProcedure,
   }),

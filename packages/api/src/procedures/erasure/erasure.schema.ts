@@ -65,7 +65,26 @@ export const erasureSummarySchema = z.object({
   closedAt: z.string().nullable(),
 });
 
+const keyNameSchema = z
+  .object({ text: z.string(), isText: z.boolean(), base64: z.string() })
+  .meta({ description: "A subject key as people read it: its text, or 0x… hex for a binary key" });
+
 export const erasureDetailSchema = erasureSummarySchema.extend({
+  verdicts: z
+    .array(
+      z.object({
+        key: keyNameSchema,
+        topic: z.string(),
+        partitions: z.number().int(),
+        provenPartitions: z.number().int(),
+        valuesLeft: z.number().int().nullable(),
+        tiers: z.array(z.string()),
+        lastProofAt: z.string().nullable(),
+      }),
+    )
+    .meta({
+      description: "One line per key and topic: proven gone or not, where the proofs looked, when last",
+    }),
   tombstones: z.array(
     z.object({
       topic: z.string().nullable(),
@@ -73,6 +92,7 @@ export const erasureDetailSchema = erasureSummarySchema.extend({
       offset: z.number(),
       subjectKey: envelopeSchema,
       subjectKeyBase64: z.string(),
+      subjectKeyName: keyNameSchema,
       status: tombstoneStatusSchema,
       writtenAt: z.string(),
       passRequestedAt: z.string().nullable(),
@@ -93,6 +113,7 @@ export const erasureDetailSchema = erasureSummarySchema.extend({
       action: z.string(),
       at: z.string(),
       actorType: z.string(),
+      actor: z.object({ type: z.string(), id: z.string().nullable(), name: z.string() }),
       data: z.record(z.string(), z.unknown()),
     }),
   ),

@@ -15,10 +15,10 @@ export const configHistoryOutput = z.object({
       actor: z.object({
         type: z.string().meta({ description: "user | apiKey | system" }),
         id: z.string().nullable(),
-        name: z
-          .string()
-          .nullable()
-          .meta({ description: "A member's name and email, or a key's name and prefix; null once gone" }),
+        name: z.string().nullable().meta({
+          description:
+            "A member's name and e-mail, a key's name and its creator, or the system's id (audit-actors.ts)",
+        }),
       }),
       changes: z.array(
         z.object({
