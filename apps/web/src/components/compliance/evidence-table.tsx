@@ -7,8 +7,8 @@ type Tombstone = ErasureDetail["tombstones"][number];
 
 /**
  * What a verification scan proved, per tombstone: the segments it read (base offset, size,
- * SHA-256 of the file as it was on disk), the bytes scanned and the result. Offsets and hashes
- * only — never a record's value.
+ * SHA-256 of the file as it was on disk), the bytes scanned and the result, each row naming the
+ * subject key (its text, or its bytes in hex). Keys, offsets and hashes only — never a record's value.
  */
 export function EvidenceTable({ stage, tombstones }: { stage: ScanKind; tombstones: Tombstone[] }) {
   const rows = tombstones.flatMap((t) => {
@@ -20,7 +20,15 @@ export function EvidenceTable({ stage, tombstones }: { stage: ScanKind; tombston
   return (
     <DataTable
       label={name}
-      titles={["Topic / partition", "Tombstone offset", "Scanned", "Result", "Bytes scanned", "Segments"]}
+      titles={[
+        "Topic / partition",
+        "Key",
+        "Tombstone offset",
+        "Scanned",
+        "Result",
+        "Bytes scanned",
+        "Segments",
+      ]}
       size="xs"
     >
       {rows.map(({ t, evidence }) => (
@@ -31,6 +39,10 @@ export function EvidenceTable({ stage, tombstones }: { stage: ScanKind; tombston
           <th scope="row" className="py-2 pr-4 font-mono font-normal whitespace-nowrap">
             {t.topic ?? "(deleted topic)"} / {t.partition}
           </th>
+          <td className="py-2 pr-4 font-mono break-all" title={`bytes (base64): ${t.subjectKeyBase64}`}>
+            {t.subjectKeyName.text}
+            {t.subjectKeyName.isText ? null : <span className="block text-muted">binary key (hex)</span>}
+          </td>
           <td className="py-2 pr-4 tabular-nums">{t.offset}</td>
           <td className="py-2 pr-4 whitespace-nowrap">{formatTime(evidence.scannedAt, "short")}</td>
           <td className="py-2 pr-4">

@@ -12,10 +12,13 @@ import { deadlineSentence, type ErasureDetail, formatTime } from "./erasure-stag
 import { ExportLinks } from "./export-links";
 import { ExtendDeadlineForm } from "./extend-deadline-form";
 import { MissedGroups } from "./missed-groups";
+import { RequestActions } from "./request-actions";
 import { RequestTimeline } from "./request-timeline";
+import { RequestVerdicts } from "./request-verdicts";
 import { StatusBadge } from "./status-badge";
 import { SubjectKeys } from "./subject-keys";
 import { TopicPreflight } from "./topic-preflight";
+import { WaitingFor } from "./waiting-for";
 
 /** Workers advance requests every scheduler tick (5 s by default); refresh a little faster. */
 const DETAIL_REFRESH_MS = 3_000;
@@ -58,6 +61,20 @@ export function RequestDetail({ id }: { id: string }) {
         {detail.isError ? <RefreshFailedNotice error={detail.error} /> : null}
       </div>
       <Card
+        title="Verdict"
+        description="Per key and topic: proven gone or not, where the proofs looked, and when."
+      >
+        <RequestVerdicts verdicts={request.verdicts} />
+      </Card>
+      {!isTerminal(request.status) && request.status !== "closed" ? (
+        <Card
+          title="Waiting for"
+          description="What each partition's proof waits for now, and when that is expected to be over."
+        >
+          <WaitingFor tombstones={request.tombstones} />
+        </Card>
+      ) : null}
+      <Card
         title="Request"
         description="Who asked for what, and by when. Keys and metadata only: record values are never shown."
       >
@@ -77,7 +94,9 @@ export function RequestDetail({ id }: { id: string }) {
           marks={marks}
           nowMs={nowMs}
         />
-        {isDeadlineOpen(request.status) && access.can("erasure:write") ? (
+        <RequestActions request={request} />
+        {(isDeadlineOpen(request.status) || (request.status === "failed" && request.tombstones.length > 0)) &&
+        access.can("erasure:write") ? (
           <ExtendDeadlineForm id={request.id} />
         ) : null}
       </Card>

@@ -42,7 +42,7 @@ export function RequestTimeline({ request, marks }: { request: ErasureDetail; ma
                 {isErasureAction(event.action) ? ERASURE_ACTION_LABELS[event.action] : event.action}
               </span>
               <span className="text-muted">{formatTime(event.at)}</span>
-              <span className="text-xs text-muted">by {event.actorType}</span>
+              <span className="text-xs text-muted">by {event.actor.name}</span>
             </li>
           ))}
         </ol>

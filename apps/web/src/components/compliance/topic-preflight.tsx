@@ -16,14 +16,15 @@ interface PreflightEntry {
     meetsDeadline: boolean;
     fix: Record<string, string> | null;
     explanation: string;
+    delays?: { step: string; ms: number }[] | undefined;
   };
   pendingTombstones?: number;
 }
 
 /**
- * Each topic's worst-case purge time from its own configs against the deadline, and for those that
- * miss it the config change that fixes it. (While a request is pending the workers' guard forces
- * the pass anyway; this says whether the topic meets the deadline without that help.)
+ * Each topic's worst case from filing to a purge proven on every tier (min.compaction.lag.ms and
+ * every wait of the proof, listed), against the deadline, and for those that miss it the config
+ * change that fixes it.
  */
 export function TopicPreflight({
   entries,
@@ -40,7 +41,21 @@ export function TopicPreflight({
     >
       {entries.map(({ topic, preflight }) => (
         <DataRow key={topic} top headClassName="font-mono font-medium" head={topic}>
-          <td className="py-2 pr-4 whitespace-nowrap">{worstCase(preflight.worstCasePurgeMs)}</td>
+          <td className="py-2 pr-4">
+            <span className="whitespace-nowrap">{worstCase(preflight.worstCasePurgeMs)}</span>
+            {preflight.delays ? (
+              <details className="mt-1 text-xs text-muted">
+                <summary>What it adds up</summary>
+                <ul>
+                  {preflight.delays.map((d) => (
+                    <li key={d.step}>
+                      {d.step}: {roughDuration(d.ms)}
+                    </li>
+                  ))}
+                </ul>
+              </details>
+            ) : null}
+          </td>
           <td className="py-2 pr-4 whitespace-nowrap">{roughDuration(preflight.deadlineMs)}</td>
           <td className="py-2 pr-4" title={preflight.explanation}>
             {preflight.meetsDeadline ? (

@@ -1,4 +1,5 @@
 import type { Metadata } from "next";
+import Link from "next/link";
 import { ComplianceDashboard } from "@/components/compliance/compliance-dashboard";
 import { ExportLinks } from "@/components/compliance/export-links";
 import { FileRequestForm } from "@/components/compliance/file-request-form";
@@ -23,6 +24,12 @@ export default function CompliancePage() {
       <TopicReadiness />
       <FileRequestForm />
       <Card title="Audit trail" description="Every event of this organization, hash-chained, as CSV or JSON.">
+        <p className="mb-3 text-sm">
+          <Link href="/compliance/audit" className="text-accent hover:underline">
+            Open the audit trail
+          </Link>{" "}
+          to filter events, see who made each, and verify the chain.
+        </p>
         <ExportLinks />
       </Card>
     </ConsolePage>
