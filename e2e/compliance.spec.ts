@@ -1,5 +1,6 @@
+import { createPrisma } from "@lastword/db";
 import type { Browser, Page } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import {
   callTrpc,
   createTopic,
@@ -16,8 +17,13 @@ import {
 import { produce, setConfig } from "./topic-actions";
 
 const TOPIC = "customers";
-// Kafka's defaults (max.compaction.lag.ms never, segment.ms 7 d): cannot promise a 30-day purge.
+// min.compaction.lag.ms of 40 days: its own configs hold an erased key's old values past a 30-day
+// deadline (the worker overrides it for the key only when the deadline is that close).
 const SLOW_TOPIC = "legacy-profiles";
+const DAY_MS = 86_400_000;
+// The subject of a request filed with a 2-second deadline: no proof takes less than two 5-second
+// worker ticks (one to rewrite, one to prove), so it is at risk from filing and then fails.
+const DOOMED_SUBJECT = "doomed-7";
 const SUBJECT = "subject-42";
 // Values the compliance role must never be shown, on any of its pages.
 const VALUES = [
@@ -26,8 +32,9 @@ const VALUES = [
   "kept-value-7",
   "Slow Subject, 1 Old Lane",
 ];
-// The subject of the request that stays open: it has a value in the slow topic, which no pass
-// removes soon, so its purge cannot be proven (a key never written would be purged at once).
+// The subject of the request that stays open: it has a value in the slow topic, which
+// min.compaction.lag.ms protects for 40 days, so its purge waits (a key never written would be
+// proven purged at once).
 const SLOW_SUBJECT = "subject-slow";
 // A consumer group that committed before the subject's records and never reads on: it misses the
 // erasure tombstone, and the closed request keeps saying so.
@@ -51,16 +58,19 @@ async function expectNoValues(page: Page) {
 describe("compliance pages", () => {
   let browser: Browser;
   let officer: Page;
+  let owner: Page;
+  const officerAccount = newAccount("Compliance Officer");
 
   beforeAll(async () => {
     browser = await launchChromium();
-    const owner = await newConsolePage(browser);
+    owner = await newConsolePage(browser);
     const ownerAccount = newAccount("Data Owner");
     await signUp(owner, ownerAccount);
     await createTopic(owner, { name: SLOW_TOPIC, partitions: 1, cleanupPolicy: "compact" });
     await owner.goto(`/topics/${SLOW_TOPIC}`);
     await owner.getByRole("heading", { name: SLOW_TOPIC, level: 1 }).waitFor();
     await produce(owner, { key: SLOW_SUBJECT, value: VALUES[3], offset: 0 });
+    await setConfig(owner, "min.compaction.lag.ms", String(40 * DAY_MS));
     await createTopic(owner, { name: TOPIC, partitions: 1, cleanupPolicy: "compact" });
     await owner.getByRole("table", { name: "Topics" }).getByRole("link", { name: TOPIC }).click();
     await owner.waitForURL(`**/topics/${TOPIC}`);
@@ -77,7 +87,6 @@ describe("compliance pages", () => {
       }),
     ).toBe(200);
 
-    const officerAccount = newAccount("Compliance Officer");
     const link = await inviteMember(owner, officerAccount.email, "compliance");
     officer = await newConsolePage(browser);
     await joinFromInvitation(officer, link, officerAccount, ownerAccount.name);
@@ -94,12 +103,12 @@ describe("compliance pages", () => {
     const preflight = officer.getByRole("table", { name: "Topic deadline preflight" });
     const row = preflight.getByRole("row", { name: new RegExp(`^${TOPIC} `) });
     await row.waitFor();
-    // max.compaction.lag.ms=2 s meets a 30-day deadline on its own; Kafka's defaults do not, and
-    // the page names the config change that fixes it.
+    // customers meets a 30-day deadline; a 40-day min.compaction.lag.ms does not, and the page
+    // names the config change that fixes it.
     expect(await row.textContent()).toContain("Meets the deadline");
     const slow = await preflight.getByRole("row", { name: new RegExp(`^${SLOW_TOPIC} `) }).textContent();
     expect(slow).toContain("Cannot meet the deadline");
-    expect(slow).toMatch(/max\.compaction\.lag\.ms=\d+/);
+    expect(slow).toMatch(/min\.compaction\.lag\.ms=\d+/);
     await expectNoValues(officer);
   });
 
@@ -143,6 +152,19 @@ describe("compliance pages", () => {
     const evidence = officer.getByRole("table", { name: "Purge evidence" });
     await evidence.waitFor();
     expect(await evidence.getByRole("row").nth(1).textContent()).toContain("No earlier record of the key");
+    // Each evidence row names the key as text, and the page leads with the verdict per key and topic.
+    expect(await evidence.getByRole("row").nth(1).textContent()).toContain(SUBJECT);
+    const verdicts = officer.getByRole("list", { name: "Verdicts" });
+    expect(await verdicts.textContent()).toMatch(
+      new RegExp(
+        `^${SUBJECT}: 0 values left in ${TOPIC}, 1 tier checked \\(disk\\) in 1 partition, last proof `,
+      ),
+    );
+    // Each audit event names who did it: the officer who filed, the system for the rest.
+    const events = officer.getByRole("list", { name: "Audit events" });
+    expect(await events.getByRole("listitem").first().textContent()).toContain(
+      `by ${officerAccount.name} <${officerAccount.email}>`,
+    );
     expect(await evidence.locator("li").first().textContent()).toMatch(/sha256 [0-9a-f]{64}/);
     // Purged long before its deadline: the deadline is still ahead, and said so.
     const deadline =
@@ -197,8 +219,22 @@ describe("compliance pages", () => {
     await form.getByRole("checkbox", { name: SLOW_TOPIC }).check();
     await form.getByRole("button", { name: "File request" }).click();
     await officer.waitForURL("**/compliance/requests/*");
-    // Kafka's defaults: the guard forces this pass only near half the 30-day window, so it stays open.
-    await officer.getByTestId("request-status").filter({ hasText: "Tombstoned" }).waitFor();
+    // The preflight said the slow topic cannot meet it: at risk from filing, with the reason and
+    // the fix, and the page says what the purge waits for and until when.
+    await officer.getByTestId("request-status").filter({ hasText: "At risk" }).waitFor();
+    expect(await officer.getByRole("alert").filter({ hasText: "Filed at risk" }).textContent()).toMatch(
+      new RegExp(
+        `^Filed at risk: ${SLOW_TOPIC} — min\\.compaction\\.lag\\.ms \\(40 d\\).* Fix: min\\.compaction\\.lag\\.ms=\\d+\\.$`,
+      ),
+    );
+    const waiting = officer.getByRole("list", { name: "Waiting for" });
+    await waitOrExplain(officer, waiting.getByRole("listitem").first(), "erasure-waiting-for");
+    expect(await waiting.textContent()).toMatch(
+      new RegExp(
+        `^${SLOW_TOPIC} / 0 \\(${SLOW_SUBJECT}\\): min\\.compaction\\.lag\\.ms \\(40 d\\) protects the key's records until its targeted rewrite — by \\w{3} \\d+, \\d{4}`,
+      ),
+    );
+    await saveScreenshot(officer, "compliance-request-waiting-for");
     const later = new Date(Date.now() + 45 * 86_400_000);
     const pad = (n: number) => String(n).padStart(2, "0");
     const local = `${later.getFullYear()}-${pad(later.getMonth() + 1)}-${pad(later.getDate())}T${pad(later.getHours())}:${pad(later.getMinutes())}`;
@@ -221,7 +257,51 @@ describe("compliance pages", () => {
     expect(
       await officer.getByRole("img", { name: /^Deadline timeline:/ }).getAttribute("aria-label"),
     ).toMatch(/\(4[45] d( \d+ h)? left\)/);
+    // More time takes it out of "at risk".
+    await officer.getByTestId("request-status").filter({ hasText: "Tombstoned" }).waitFor();
   });
+
+  it("flags a doomed request at risk at filing, fails it at its deadline, and extends it from its failed page", async () => {
+    await owner.goto(`/topics/${TOPIC}`);
+    await owner.getByRole("heading", { name: TOPIC, level: 1 }).waitFor();
+    await produce(owner, { key: DOOMED_SUBJECT, value: "doomed value", offset: 4 });
+    expect(
+      await callTrpc(officer, "erasure.create", {
+        keys: [{ type: "string", data: DOOMED_SUBJECT }],
+        topics: [TOPIC],
+        deadlineAt: new Date(Date.now() + 2_000).toISOString(),
+      }),
+    ).toBe(200);
+    await openRequest(officer, DOOMED_SUBJECT);
+    const status = officer.getByTestId("request-status");
+    await waitOrExplain(officer, status.filter({ hasText: /^Failed$/ }), "doomed-request-failed");
+    // It was at risk from the moment it was filed, before it failed; the reason gives the time
+    // for people.
+    const events = officer.getByRole("list", { name: "Audit events" });
+    const actions = await events.getByRole("listitem").allTextContents();
+    const riskAt = actions.findIndex((a) => a.includes("Marked at risk"));
+    expect(riskAt).toBe(2);
+    expect(actions.findIndex((a) => a.includes("Marked failed"))).toBeGreaterThan(riskAt);
+    expect(await officer.getByRole("alert").first().textContent()).toMatch(
+      /^The deadline \(\d+ \w{3} \d{4}, \d\d:\d\d:\d\d UTC\) passed before every partition was verified purged\.$/,
+    );
+    await officer.getByRole("button", { name: "Re-verify" }).waitFor();
+    await saveScreenshot(officer, "compliance-request-failed");
+    const later = new Date(Date.now() + 7 * DAY_MS);
+    const pad = (n: number) => String(n).padStart(2, "0");
+    const local = `${later.getFullYear()}-${pad(later.getMonth() + 1)}-${pad(later.getDate())}T${pad(later.getHours())}:${pad(later.getMinutes())}`;
+    const extend = officer.getByRole("form", { name: "Extend the deadline" });
+    await extend.getByLabel("New deadline").fill(local);
+    await extend.getByLabel("Reason for the extension").fill("Controller agreed a new date");
+    await extend.getByRole("button", { name: "Extend deadline" }).click();
+    // Back to work with more time: the worker proves it purged on its next tick.
+    await waitOrExplain(
+      officer,
+      status.filter({ hasText: /^(Purged|Tombstone expired|Closed)$/ }),
+      "doomed-request-extended-purged",
+    );
+    expect(await events.textContent()).toContain("Deadline extended");
+  }, 90_000);
 
   it("exports the request's evidence as CSV", async () => {
     await openRequest(officer, SUBJECT);
@@ -229,5 +309,54 @@ describe("compliance pages", () => {
     await officer.getByRole("button", { name: "Export evidence (CSV)" }).click();
     const file = await download;
     expect(file.suggestedFilename()).toMatch(/\.csv$/);
+  });
+
+  it("lists the audit trail with its actors named, verifies the chain, and names the first broken link after a row is edited", async () => {
+    await officer.goto("/compliance");
+    await officer.getByRole("link", { name: "Open the audit trail" }).click();
+    await officer.waitForURL("**/compliance/audit");
+    const table = officer.getByRole("table", { name: "Audit events" });
+    await table.waitFor();
+    const filter = officer.getByRole("form", { name: "Filter audit events" });
+    await filter.getByLabel("Action").fill("erasure.request.created");
+    await filter.getByRole("button", { name: "Filter" }).click();
+    const rows = table.locator("tbody tr");
+    await expect
+      .poll(async () => (await rows.allTextContents()).every((r) => r.includes("erasure.request.created")))
+      .toBe(true);
+    expect(await table.textContent()).toContain(`${officerAccount.name} <${officerAccount.email}>`);
+
+    await officer.getByRole("button", { name: "Verify chain" }).click();
+    await officer
+      .getByRole("status")
+      .filter({ hasText: /^The chain is intact: \d+ events verified\.$/ })
+      .waitFor();
+
+    // Someone edits an audit row behind the application's back.
+    const prisma = createPrisma(inject("databaseUrl"), { maxConnections: 1 });
+    try {
+      const me = await prisma.user.findUniqueOrThrow({ where: { email: officerAccount.email } });
+      const event = await prisma.auditEvent.findFirstOrThrow({
+        where: { actorType: "user", actorId: me.id, action: "erasure.request.created" },
+        orderBy: { seq: "asc" },
+      });
+      await prisma.$transaction([
+        prisma.$executeRawUnsafe(`ALTER TABLE "AuditEvent" DISABLE TRIGGER "AuditEvent_append_only"`),
+        prisma.$executeRawUnsafe(
+          `UPDATE "AuditEvent" SET "createdAt" = "createdAt" - interval '1 day' WHERE "id" = $1`,
+          event.id,
+        ),
+        prisma.$executeRawUnsafe(`ALTER TABLE "AuditEvent" ENABLE TRIGGER "AuditEvent_append_only"`),
+      ]);
+      await officer.getByRole("button", { name: "Verify chain" }).click();
+      const broken = officer.getByRole("alert").filter({ hasText: "The chain is broken" });
+      await broken.waitFor();
+      expect(await broken.textContent()).toMatch(
+        new RegExp(`^The chain is broken at event #${event.seq}: erasure\\.request\\.created of `),
+      );
+      await saveScreenshot(officer, "compliance-audit-broken-chain");
+    } finally {
+      await prisma.$disconnect();
+    }
   });
 });

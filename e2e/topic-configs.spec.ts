@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { waitForNotice } from "./console-notices";
 import { saveScreenshot, saveScreenshotsAtWidths, useConsolePage, waitOrExplain } from "./console-session";
-import { showTab } from "./topic-actions";
+import { setConfig, showTab } from "./topic-actions";
 
 // The topic page's Configs tab: values edited in the units of the create wizard, the erasure
 // deadline's suggested change (in whole units) applied with one button, and the config history.
@@ -28,12 +28,15 @@ describe("topic configs", () => {
     await create.getByText("All configs").click();
     expect(await create.getByLabel("segment.ms unit").inputValue()).toBe("d");
     expect(await create.getByLabel("segment.bytes unit").inputValue()).toBe("GiB");
-    // A compacted topic's preview misses the erasure deadline; its suggestion goes into the fields.
+    // A compacted topic whose min.compaction.lag.ms outlasts the deadline: its preview misses the
+    // erasure deadline, and the suggestion goes into the fields.
     await create.getByLabel("Topic name").fill("preview-only");
+    await create.getByLabel("min.compaction.lag.ms", { exact: true }).fill("40");
+    await create.getByLabel("min.compaction.lag.ms unit").selectOption("d");
     await create.getByRole("button", { name: "Preview: check without creating" }).click();
     await create.getByRole("button", { name: "Apply suggested change" }).click();
-    expect(await create.getByLabel("max.compaction.lag.ms", { exact: true }).inputValue()).toBe("14");
-    expect(await create.getByLabel("max.compaction.lag.ms unit").inputValue()).toBe("d");
+    expect(await create.getByLabel("min.compaction.lag.ms", { exact: true }).inputValue()).toBe("29");
+    expect(await create.getByLabel("min.compaction.lag.ms unit").inputValue()).toBe("d");
     await create.getByRole("button", { name: "Preview: check without creating" }).click();
     await waitForNotice(create, "status", "inside the organization's 30-day erasure deadline");
     expect(await create.getByRole("button", { name: "Apply suggested change" }).count()).toBe(0);
@@ -68,20 +71,25 @@ describe("topic configs", () => {
     const { page } = ui;
     const card = page.getByRole("region", { name: "Erasure deadline" });
     await waitOrExplain(page, card, "configs-erasure-card");
-    // Kafka's default max.compaction.lag.ms never forces a pass: the 30-day deadline is missed.
+    // Kafka's defaults meet the deadline (the worker rewrites an erased key at once)…
+    await card.getByText(/purged and proven gone within .* at worst/).waitFor();
+    // …a min.compaction.lag.ms of 40 days does not: it holds the key's old values past 30 days.
+    await setConfig(page, "min.compaction.lag.ms", String(40 * 86_400_000));
     const suggestion = card.getByRole("list", { name: "Suggested config change" });
     await suggestion.waitFor();
     expect(await suggestion.getByRole("listitem").allTextContents()).toEqual([
-      "max.compaction.lag.ms: unlimited (9223372036854775807) → 14 d (1209600000)",
+      "min.compaction.lag.ms: 40 d (3456000000) → 29 d (2505600000)",
     ]);
     await saveScreenshot(page, "topic-configs-erasure-suggestion");
     await card.getByRole("button", { name: "Apply suggested change" }).click();
     await card
-      .getByText(/purged within .* at worst, inside the organization's 30-day erasure deadline/)
+      .getByText(
+        /purged and proven gone within .* at worst, inside the organization's 30-day erasure deadline/,
+      )
       .waitFor();
     expect(await card.getByRole("button", { name: "Apply suggested change" }).count()).toBe(0);
-    expect(await configRow("max.compaction.lag.ms").getByRole("cell").first().textContent()).toBe(
-      "14 d (1209600000)",
+    expect(await configRow("min.compaction.lag.ms").getByRole("cell").first().textContent()).toBe(
+      "29 d (2505600000)",
     );
   });
 
@@ -90,13 +98,14 @@ describe("topic configs", () => {
     const history = page.getByRole("table", { name: "Config history" });
     await waitOrExplain(page, history, "configs-history");
     const rows = history.getByRole("row");
-    // Header, three changes and the creation.
-    await expect.poll(() => rows.count(), { timeout: 15_000 }).toBe(5);
+    // Header, four changes and the creation.
+    await expect.poll(() => rows.count(), { timeout: 15_000 }).toBe(6);
     const changes = await history
       .locator("tbody tr")
       .evaluateAll((trs) => trs.map((tr) => (tr.querySelector("td:last-child")?.textContent ?? "").trim()));
     expect(changes).toEqual([
-      "max.compaction.lag.ms: default unlimited (9223372036854775807) → 14 d (1209600000)",
+      "min.compaction.lag.ms: 40 d (3456000000) → 29 d (2505600000)",
+      "min.compaction.lag.ms: default 0 ms (0) → 40 d (3456000000)",
       "segment.ms: default 7 d (604800000) → 12 h (43200000)",
       "segment.bytes: default 1.0 GiB (1073741824) → 64.0 MiB (67108864)",
       "Created withcleanup.policy: default delete → compact",
