@@ -302,6 +302,13 @@ describe("erasure requests", () => {
       name: expect.stringMatching(/^API key "dpo" \(created by .+ <dpo@erasure\.example>\)$/),
     });
     expect(body.timeline.at(-1)!.actor.type).toBe("system");
+    // A request filed without a requester names its caller, not an id.
+    const unnamed = await rest(h.server, { apiKey: compliance }, "POST", "/erasure-requests", {
+      keys: [{ type: "string", data: "user-3" }],
+      topics: ["orders"],
+      deadlineAt: new Date(Date.now() + DEADLINE_MS).toISOString(),
+    });
+    expect((unnamed.body as { requester: string }).requester).toMatch(/^API key "dpo" \(created by .+\)$/);
   });
 
   it("lists the audit trail filtered, each event's actor named", async () => {

@@ -95,7 +95,10 @@ export async function createErasureRequest(deps: ErasureDeps, identity: Identity
     topics.map((topic) => [topic.name, preflights.get(topic.id)!]),
   );
   const subjectKeys = keys.map((k) => k.toString("base64"));
-  const requestedBy = input.requester ?? identity.userId ?? identity.actor.id;
+  // Unless the form names the data subject's requester, the caller: by name, not by id.
+  const requestedBy =
+    input.requester ??
+    (await auditActorNames(prisma, identity.tenantId, [callerRef(identity)]))(callerRef(identity)).name;
   const received = receiveErasureRequest(
     {
       receivedAt,
@@ -290,6 +293,11 @@ function storedState({ state }: ErasureStep) {
     closedAt: state.closedAt,
     extensions: [...state.extensions],
   };
+}
+
+/** The caller as an audit event records its actor. */
+function callerRef(identity: Identity) {
+  return { actorType: identity.actor.type, actorId: identity.actor.id };
 }
 
 /** Who an event of this caller's is by, in the audit trail. */
