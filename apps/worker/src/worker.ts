@@ -209,7 +209,7 @@ export async function startWorker(config: WorkerConfig): Promise<RunningWorker> 
           logger,
           ...(objects && {
             objects: objects.evidence,
-            deleteReplaced: (partitionId, below) => objects.superseded.deleteBelow(partitionId, below),
+            deleteReplaced: (partitionId, below) => objects.eraseReplaced(partitionId, below),
             consolidateAfterMs: objects.tiering.proofTimings.consolidateAfterMs,
           }),
           ...(config.erasureKeyFilters !== false && {

@@ -142,6 +142,21 @@ export class ManifestChangesRepository extends WorkerPoolRepository {
     return result.rows;
   }
 
+  /**
+   * The other partitions whose rows still name an object this partition stopped naming below
+   * `below` (they share a commit object it is waiting to delete).
+   */
+  async sharersBelow(partitionId: string, below: number): Promise<string[]> {
+    const result = await this.pool.query<{ partitionId: string }>(
+      `SELECT DISTINCT o."partitionId" FROM "PartitionObject" o
+       WHERE o."partitionId" <> $1 AND o."objectKey" IN (
+         SELECT s."objectKey" FROM "SupersededObject" s
+         WHERE s."partitionId" = $1 AND s."baseOffset" < $2 AND s."deletedAt" IS NULL)`,
+      [partitionId, Number.isFinite(below) ? below : Number.MAX_SAFE_INTEGER],
+    );
+    return result.rows.map((row) => row.partitionId);
+  }
+
   async markDeleted(ids: readonly string[]): Promise<void> {
     if (ids.length === 0) return;
     await this.pool.query(

@@ -99,6 +99,17 @@ export class ObjectStorage {
     });
   }
 
+  /**
+   * An erasure's replaced objects below `below`: deleted now (superseded-objects.ts), and the
+   * partitions on this worker that still share a commit object with them consolidate at once
+   * (another worker's do so within `consolidateAfterMs`).
+   */
+  async eraseReplaced(partitionId: string, below: number): Promise<{ deleted: number; shared: number }> {
+    const replaced = await this.superseded.deleteBelow(partitionId, below);
+    if (replaced.shared > 0) this.tiering.consolidateNow(await this.changes.sharersBelow(partitionId, below));
+    return replaced;
+  }
+
   /** Starts the background loops once the worker serves; partitions are synced as they open and roll. */
   start(host: PartitionHost): void {
     host.onOpened((slot) => this.tiering.touch(slot.partitionId));

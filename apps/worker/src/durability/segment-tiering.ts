@@ -69,6 +69,8 @@ const MAX_CONSOLIDATION_BYTES = 64 << 20;
 export class SegmentTiering {
   readonly #o: SegmentTieringOptions;
   readonly #due = new Map<string, number>();
+  /** Partitions whose shared commit rows are consolidated on their next sync whatever their age. */
+  readonly #eager = new Set<string>();
   readonly #known = new Map<string, Map<number, KnownFile>>();
   /** Segments this worker evicted, by partition: seen local again means a reader fetched it back. */
   readonly #evicted = new Map<string, Map<number, number | null>>();
@@ -98,6 +100,18 @@ export class SegmentTiering {
   touch(partitionId: string, atMs = this.#o.clock.now()): void {
     const current = this.#due.get(partitionId);
     if (current === undefined || atMs < current) this.#due.set(partitionId, atMs);
+  }
+
+  /**
+   * An erasure waits for a commit object these partitions share with it: consolidate their rows in
+   * shared commit objects on their next sync, however young, so the object can be deleted.
+   */
+  consolidateNow(partitionIds: readonly string[]): void {
+    for (const id of partitionIds) {
+      if (!this.#o.host.slot(id)) continue;
+      this.#eager.add(id);
+      this.touch(id);
+    }
   }
 
   /** A partition's commit rows were committed: consolidate them once they are old enough. */
@@ -302,7 +316,8 @@ export class SegmentTiering {
     activeBase: number,
     manifest: PartitionManifest,
   ): Promise<boolean> {
-    const cutoff = this.#o.clock.now() - this.#consolidateAfterMs;
+    const now = this.#o.clock.now();
+    const cutoff = this.#eager.delete(slot.partitionId) ? now : now - this.#consolidateAfterMs;
     const run: ManifestRow[] = [];
     let bytes = 0;
     for (const row of manifest.rows) {
