@@ -34,6 +34,7 @@ const REST_BODIES: Record<string, unknown> = {
   "POST /topics/{topic}/partitions/{partition}/delete-records": { beforeOffset: 0 },
   "POST /topics/{topic}/partitions/{partition}/clean": {},
   "POST /erasure-requests/{id}/extensions": { deadlineAt: "2099-01-01T00:00:00.000Z", reason: "r" },
+  "POST /erasure-requests/{id}/reverify": {},
 };
 
 const TENANT_WIDE_PROCEDURES = [
@@ -47,6 +48,7 @@ const TENANT_WIDE_PROCEDURES = [
   "tenant.usage",
   "erasure.list",
   "erasure.topics",
+  "audit.list",
   "audit.verify",
   "audit.export",
   // List the caller's own groups, and their lag over time.
@@ -100,6 +102,7 @@ function resourceInputs(): Record<string, { kind: "query" | "mutation"; input: u
       kind: "mutation",
       input: { id: keyIdA, deadlineAt: "2099-01-01T00:00:00.000Z", reason: "r" },
     },
+    "erasure.reverify": { kind: "mutation", input: { id: keyIdA } },
     "members.changeRole": { kind: "mutation", input: { memberId: memberIdA, role: "viewer" } },
     "members.remove": { kind: "mutation", input: { memberId: memberIdA } },
     "members.revokeInvitation": { kind: "mutation", input: { invitationId: invitationIdA } },
@@ -187,6 +190,12 @@ describe("tenant isolation", () => {
     }
     expect(walked).toBeGreaterThanOrEqual(10);
     expect(await snapshotOfA()).toBe(before);
+    // The audit listing is tenant-wide: B sees its own trail, none of A's events.
+    const trail = await rest(h.server, { apiKey: keyB }, "GET", "/audit/events?limit=500");
+    expect(trail.status).toBe(200);
+    const targets = (trail.body.events as { targetId: string | null }[]).map((e) => e.targetId);
+    expect(targets).not.toContain(keyIdA);
+    expect(targets).not.toContain(invitationIdA);
   });
 
   it("answers 404 on every tRPC procedure that names another tenant's resource", async () => {
