@@ -478,6 +478,68 @@ describe("configs (scenario 8)", () => {
     expect(await configsOf(ORG_A, "both")).toEqual({ "cleanup.policy": "compact,delete" });
     conn.close();
   });
+
+  it("AlterConfigs refuses a change that would make a pending erasure miss its deadline, naming the request (issue 28.3)", async () => {
+    await createNamedTopic(h.db.prisma, ORG_A, "erased", 1, { "cleanup.policy": "compact" });
+    const topic = await h.db.prisma.topic.findFirstOrThrow({
+      where: { organizationId: ORG_A, name: "erased" },
+    });
+    const deadlineAt = new Date(Date.now() + 60_000);
+    const request = await h.db.prisma.erasureRequest.create({
+      data: {
+        organizationId: ORG_A,
+        subjectKey: Buffer.from("user-1"),
+        subjectKeys: [Buffer.from("user-1").toString("base64")],
+        topicIds: [topic.id],
+        status: "tombstoned",
+        deadlineAt,
+      },
+    });
+    // Pending, on no partition this worker guards (so nothing proves it purged under the test).
+    await h.db.prisma.erasureTombstone.create({
+      data: {
+        requestId: request.id,
+        organizationId: ORG_A,
+        topicId: topic.id,
+        partitionId: "unhosted",
+        partitionIndex: 0,
+        subjectKey: Buffer.from("user-1").toString("base64"),
+        offset: 0n,
+        writtenAt: new Date(),
+        deadlineAt,
+      },
+    });
+    const conn = await raw(keyA);
+    const answer = await conn.call(ApiKey.IncrementalAlterConfigs, 1, {
+      resources: [
+        {
+          resourceType: 2,
+          resourceName: "erased",
+          configs: [{ name: "min.compaction.lag.ms", configOperation: 0, value: "9000000000000" }],
+        },
+      ],
+      validateOnly: false,
+    });
+    expect(answer.responses[0]).toMatchObject({
+      errorCode: ErrorCode.POLICY_VIOLATION,
+      errorMessage: expect.stringContaining(`pending erasure request(s) ${request.id}`),
+    });
+    expect(await configsOf(ORG_A, "erased")).toEqual({ "cleanup.policy": "compact" });
+    // A change that keeps the deadline is not held up by the request.
+    const fine = await conn.call(ApiKey.IncrementalAlterConfigs, 1, {
+      resources: [
+        {
+          resourceType: 2,
+          resourceName: "erased",
+          configs: [{ name: "min.compaction.lag.ms", configOperation: 0, value: "1000" }],
+        },
+      ],
+      validateOnly: false,
+    });
+    expect(fine.responses[0]!.errorCode).toBe(0);
+    await h.db.prisma.erasureRequest.delete({ where: { id: request.id } });
+    conn.close();
+  });
 });
 
 describe("partitions and records (scenario 10)", () => {
