@@ -1,6 +1,7 @@
 import type { ErasureAction, ErasureAuditEvent, TombstoneEvidence, WrittenTombstone } from "./erasure-audit";
 import type { DeadlineExtension, ErasureState } from "./erasure-columns";
 import { DEADLINE_OPEN_STATUSES, type ErasureStatus, INITIAL_ERASURE_STATUS } from "./erasure-status";
+import { formatMs } from "./proof-delays";
 
 const DAY_MS = 86_400_000;
 
@@ -209,8 +210,8 @@ export function applyErasureEvent(
         },
       );
     case "deadline-near": {
-      const windowS = Math.round(atRiskWindowMs(state.receivedAt, state.deadlineAt) / 1000);
-      const reason = `${event.unpurgedPartitions} partition(s) not yet verified purged with less than ${windowS} s to the deadline.`;
+      const window = formatMs(atRiskWindowMs(state.receivedAt, state.deadlineAt));
+      const reason = `${event.unpurgedPartitions} partition(s) not yet verified purged with less than ${window} to the deadline (${formatDate(state.deadlineAt)}).`;
       return step(
         { ...state, status: "at-risk", statusReason: reason },
         {
