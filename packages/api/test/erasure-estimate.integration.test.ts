@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { eventually } from "@lastword/db/testing";
+import { scanEvidenceSchema } from "@lastword/erasure";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Harness, REDIS_URL, rest, startHarness } from "./api-harness";
 import { provisionErasureTenant } from "./erasure-fixture";
@@ -95,4 +96,61 @@ describe("erasure estimates", () => {
     expect(measuredMs).toBeLessThanOrEqual(preflight.worstCasePurgeMs);
     expect(measuredMs).toBeLessThan(60_000);
   }, 120_000);
+
+  it("deletes a commit object the key shares with other partitions without waiting for their 30 s consolidation", async () => {
+    for (const [name, partitions] of [
+      ["profiles", 1],
+      ["orders", 3],
+    ] as const) {
+      const res = await rest(h.server, { apiKey: admin }, "POST", "/topics", {
+        name,
+        partitions,
+        configs: { "cleanup.policy": "compact" },
+      });
+      expect(res.status).toBe(201);
+    }
+    const record = (key: string, value: string) => ({
+      key: { type: "string", data: key },
+      value: { type: "string", data: value },
+    });
+    const profiles = await h.db.prisma.partition.findFirstOrThrow({ where: { topic: { name: "profiles" } } });
+    // Produce to both topics at once until a commit object holds both the key's old value and
+    // another partition's records (the commit window is shared by every partition of the worker).
+    const shared = await eventually("a commit object shared with another partition", 30_000, async () => {
+      await Promise.all([
+        rest(h.server, { apiKey: admin }, "POST", "/topics/profiles/records", {
+          records: [record("user-7", "old address")],
+        }),
+        ...[0, 1, 2].map((partition) =>
+          rest(h.server, { apiKey: admin }, "POST", "/topics/orders/records", {
+            records: [{ ...record(`order-${partition}`, "an order"), partition }],
+          }),
+        ),
+      ]);
+      const rows = await h.db.prisma.partitionObject.findMany({
+        where: { kind: "commit", objectKey: { startsWith: "commit/" } },
+        select: { partitionId: true, objectKey: true, createdAt: true },
+      });
+      const mine = rows.filter((r) => r.partitionId === profiles.id);
+      return mine.find((m) => rows.some((r) => r.objectKey === m.objectKey && r.partitionId !== profiles.id));
+    });
+    const filed = await rest(h.server, { apiKey: compliance }, "POST", "/erasure-requests", {
+      keys: [{ type: "string", data: "user-7" }],
+      topics: ["profiles"],
+      deadlineAt: new Date(Date.now() + 60_000).toISOString(),
+    });
+    expect(filed.status).toBe(201);
+    const tombstone = await eventually("the purge is proven", 90_000, async () => {
+      const row = await h.db.prisma.erasureTombstone.findFirst({
+        where: { requestId: (filed.body as { id: string }).id, purgedAt: { not: null } },
+      });
+      return row ?? undefined;
+    });
+    const deleted = scanEvidenceSchema.parse(tombstone.purgeEvidence).objects!.deleted;
+    const gone = deleted.find((d) => d.key === shared.objectKey);
+    expect(gone).toBeDefined();
+    // The partitions sharing it consolidated at once (this worker hosts them), well before the
+    // 30 s their rows would otherwise wait.
+    expect(Date.parse(gone!.deletedAt)).toBeLessThan(shared.createdAt.getTime() + 30_000);
+  }, 150_000);
 });
