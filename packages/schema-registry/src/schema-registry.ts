@@ -54,27 +54,42 @@ export interface CompatibilityResult {
  * append, and apply what they appended, so ids and versions are allocated once.
  */
 export class SchemaRegistry {
-  readonly state = new RegistryState();
+  private folded = new RegistryState();
   private syncing: Promise<void> | null = null;
 
   constructor(private readonly log: RegistryLog) {}
 
+  /** The state folded so far (as of the last catch-up). */
+  get state(): RegistryState {
+    return this.folded;
+  }
+
   /** The state as of the log's end now. Concurrent callers share one catch-up. */
   async current(): Promise<RegistryState> {
     const end = await this.log.endOffset();
-    while (this.state.endOffset < end) {
+    // A log that is shorter than what was folded was replaced (restored elsewhere): fold it anew.
+    if (end < this.folded.endOffset) this.folded = new RegistryState();
+    while (this.folded.endOffset < end) {
+      const before = this.folded.endOffset;
       this.syncing ??= this.catchUp(end).finally(() => {
         this.syncing = null;
       });
       await this.syncing;
+      if (this.folded.endOffset === before) {
+        throw new RegistryError(
+          "STORE_ERROR",
+          `The registry's log did not advance past offset ${before} (its end is ${end}).`,
+        );
+      }
     }
-    return this.state;
+    return this.folded;
   }
 
   private async catchUp(end: number): Promise<void> {
-    for await (const page of this.log.read(this.state.endOffset, end)) {
-      for (const record of page.records) this.state.applyRecord(record.key, record.value);
-      this.state.endOffset = Math.max(this.state.endOffset, page.end);
+    const state = this.folded;
+    for await (const page of this.log.read(state.endOffset, end)) {
+      for (const record of page.records) state.applyRecord(record.key, record.value);
+      state.endOffset = Math.max(state.endOffset, page.end);
     }
   }
 

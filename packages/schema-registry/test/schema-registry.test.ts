@@ -5,7 +5,10 @@ import { MemoryLog } from "./memory-log";
 
 const avro = (fields: unknown[]) => JSON.stringify({ type: "record", name: "User", fields });
 const V1 = avro([{ name: "id", type: "string" }]);
-const V2 = avro([{ name: "id", type: "string" }, { name: "age", type: "int", default: 0 }]);
+const V2 = avro([
+  { name: "id", type: "string" },
+  { name: "age", type: "int", default: 0 },
+]);
 const BREAKING = avro([{ name: "id", type: "int" }]);
 const input = (schema: string) => ({ schema, schemaType: "AVRO" as const, references: [] });
 
@@ -25,7 +28,10 @@ describe("SchemaRegistry over its log", () => {
     expect(await registry.register("a-value", input(V2))).toEqual({ id: 2, version: 2 });
     expect(await registry.register("b-value", input(V1))).toEqual({ id: 1, version: 1 });
     // Whitespace does not make another schema.
-    expect(await registry.register("a-value", input(` ${V1.replace(",", ", ")}`))).toEqual({ id: 1, version: 1 });
+    expect(await registry.register("a-value", input(` ${V1.replace(",", ", ")}`))).toEqual({
+      id: 1,
+      version: 1,
+    });
   });
 
   it("refuses an incompatible schema with 409 and the reason, and writes nothing", async () => {
@@ -62,26 +68,61 @@ describe("SchemaRegistry over its log", () => {
     expect((await refusal(registry.register("s", input(V2)))).errorCode).toBe(42205);
     expect((await refusal(registry.setMode(null, "IMPORT"))).errorCode).toBe(42205);
     await registry.setMode(null, "IMPORT", true);
-    expect(await registry.register("imported", { ...input(V2), id: 100, version: 7 })).toEqual({ id: 100, version: 7 });
+    expect(await registry.register("imported", { ...input(V2), id: 100, version: 7 })).toEqual({
+      id: 100,
+      version: 7,
+    });
     await registry.setMode(null, "READWRITE");
-    expect(await registry.register("next", input(avro([{ name: "x", type: "long" }])))).toEqual({ id: 101, version: 1 });
+    expect(await registry.register("next", input(avro([{ name: "x", type: "long" }])))).toEqual({
+      id: 101,
+      version: 1,
+    });
     expect((await refusal(registry.register("next", { ...input(V1), id: 5 }))).errorCode).toBe(42205);
   });
 
   it("resolves references and refuses to delete a referenced version (42206)", async () => {
     const registry = new SchemaRegistry(new MemoryLog());
-    await registry.register("address", input(JSON.stringify({ type: "record", name: "Address", namespace: "acme", fields: [{ name: "city", type: "string" }] })));
-    const user = JSON.stringify({ type: "record", name: "User", namespace: "acme", fields: [{ name: "home", type: "acme.Address" }] });
+    await registry.register(
+      "address",
+      input(
+        JSON.stringify({
+          type: "record",
+          name: "Address",
+          namespace: "acme",
+          fields: [{ name: "city", type: "string" }],
+        }),
+      ),
+    );
+    const user = JSON.stringify({
+      type: "record",
+      name: "User",
+      namespace: "acme",
+      fields: [{ name: "home", type: "acme.Address" }],
+    });
     const references = [{ name: "acme.Address", subject: "address", version: 1 }];
-    expect(await registry.register("user", { schema: user, schemaType: "AVRO", references })).toEqual({ id: 2, version: 1 });
-    expect((await refusal(registry.register("other", { schema: user, schemaType: "AVRO", references: [] }))).errorCode).toBe(42201);
+    expect(await registry.register("user", { schema: user, schemaType: "AVRO", references })).toEqual({
+      id: 2,
+      version: 1,
+    });
+    expect(
+      (await refusal(registry.register("other", { schema: user, schemaType: "AVRO", references: [] })))
+        .errorCode,
+    ).toBe(42201);
     expect((await refusal(registry.deleteVersion("address", 1, false))).errorCode).toBe(42206);
   });
 
   it("a second registry over the same log, also after compaction, holds the same state (fast-check)", async () => {
     const op = fc.oneof(
-      fc.record({ kind: fc.constant("register" as const), subject: fc.constantFrom("a", "b", "c"), field: fc.integer({ min: 0, max: 5 }) }),
-      fc.record({ kind: fc.constant("delete" as const), subject: fc.constantFrom("a", "b", "c"), permanent: fc.boolean() }),
+      fc.record({
+        kind: fc.constant("register" as const),
+        subject: fc.constantFrom("a", "b", "c"),
+        field: fc.integer({ min: 0, max: 5 }),
+      }),
+      fc.record({
+        kind: fc.constant("delete" as const),
+        subject: fc.constantFrom("a", "b", "c"),
+        permanent: fc.boolean(),
+      }),
     );
     await fc.assert(
       fc.asyncProperty(fc.array(op, { maxLength: 25 }), async (ops) => {
@@ -96,7 +137,8 @@ describe("SchemaRegistry over its log", () => {
           await done.catch((e: unknown) => expect(e).toBeInstanceOf(RegistryError));
         }
         const state = await writer.current();
-        const view = (s: typeof state) => JSON.stringify([...s.subjects].map(([k, v]) => [k, [...v.entries()]]).sort());
+        const view = (s: typeof state) =>
+          JSON.stringify([...s.subjects].map(([k, v]) => [k, [...v.entries()]]).sort());
         const reader = new SchemaRegistry(log);
         expect(view(await reader.current())).toEqual(view(state));
         log.compact();

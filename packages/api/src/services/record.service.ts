@@ -12,6 +12,7 @@ import { restProducer } from "../records/idempotent-producer";
 import { assertKeySize } from "../records/key-limit";
 import { partitionForKey } from "../records/partitioner";
 import type { Clock } from "../trpc/context";
+import { assertNotProtected } from "./protected-topics";
 import { takeDeferredRequestCount } from "./rate-limit.service";
 import { recheckTopicRouting, routedPartition, type TopicRouting, topicRouting } from "./topic.service";
 import { admitProduce, recordUsage } from "./usage.service";
@@ -199,6 +200,7 @@ export async function produceBatch(
   idempotencyKey: string | null = null,
 ): Promise<{ results: ProduceResultItem[] }> {
   const tenantId = identity.tenantId;
+  assertNotProtected(topicName, "produced to");
   // Each partition's batch is its own idempotent unit of this producer (idempotent-producer.ts).
   const producer = idempotencyKey === null ? undefined : restProducer(tenantId, idempotencyKey);
   const count = "frames" in batch ? batch.count : batch.records.length;
