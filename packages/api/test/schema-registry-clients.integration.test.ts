@@ -3,8 +3,8 @@ import { promisify } from "node:util";
 import { SchemaRegistry, SchemaType } from "@kafkajs/confluent-schema-registry";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SCHEMA_REGISTRY_BASE_PATH } from "../src/index";
-import { serveOverHttp } from "./api-harness";
-import { createTopic, useTenantWorld, worldKafka } from "./tenant-world";
+import { rest, serveOverHttp } from "./api-harness";
+import { createTopic, issueKey, useTenantWorld, worldKafka } from "./tenant-world";
 
 const run = promisify(execFile);
 const h = useTenantWorld("sr_clients");
@@ -102,6 +102,27 @@ describe("@kafkajs/confluent-schema-registry against the registry", () => {
     });
     await consumer.disconnect();
     expect(decoded).toEqual({ id: "u-7", age: 41 });
+
+    // The REST read decodes on request, naming the schema (TopicNameStrategy: users-value).
+    const path = "/topics/users/partitions/0/records?offset=0&decode=true";
+    const read = await rest(h.server, { apiKey: h.key }, "GET", path);
+    expect(read.status, JSON.stringify(read.body)).toBe(200);
+    expect((read.body.records as unknown[])[0]).toMatchObject({
+      key: { type: "string", data: "u-7" },
+      value: { type: "json", data: { id: "u-7", age: 41 } },
+      schemas: { value: { id, schemaType: "AVRO", subject: "users-value", version: 2 } },
+    });
+    const plain = await rest(
+      h.server,
+      { apiKey: h.key },
+      "GET",
+      "/topics/users/partitions/0/records?offset=0",
+    );
+    const undecoded = (plain.body.records as { value: { type: string } }[])[0]!;
+    expect(undecoded.value.type).not.toBe("json");
+    expect(undecoded).not.toHaveProperty("schemas");
+    const recordsOnly = await issueKey(h, "records-only", ["records:read"]);
+    expect((await rest(h.server, { apiKey: recordsOnly }, "GET", path)).status).toBe(403);
   });
 });
 

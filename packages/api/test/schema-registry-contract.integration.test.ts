@@ -1,8 +1,7 @@
-import { randomBytes } from "node:crypto";
 import { REGISTRY_ROUTES } from "@lastword/schema-registry";
 import { beforeAll, describe, expect, it } from "vitest";
-import { type ApiServer, createApiServer, SCHEMA_REGISTRY_TOPIC } from "../src/index";
-import { PUBLIC_URL, provisionTenantKey, rest } from "./api-harness";
+import { type ApiServer, SCHEMA_REGISTRY_TOPIC } from "../src/index";
+import { anotherWebProcess, PUBLIC_URL, provisionTenantKey, rest } from "./api-harness";
 import { issueKey, useTenantWorld, worldKafka } from "./tenant-world";
 
 const h = useTenantWorld("sr_contract");
@@ -335,14 +334,7 @@ describe("storage: the tenant's _schemas topic", () => {
   });
 
   it("a write in one web process is read by the next request in another; concurrent registrations get distinct ids", async () => {
-    const second = createApiServer({
-      prisma: h.db.prisma,
-      redis: h.redis,
-      dataPlane: h.dataPlane,
-      publicUrl: PUBLIC_URL,
-      authSecret: randomBytes(32).toString("hex"),
-      redisPrefix: h.redisPrefix,
-    });
+    const second = anotherWebProcess(h);
     const written = await call(second, owner(), "POST", "/subjects/cross/versions", {
       schema: avro([{ name: "c", type: "int" }], "Cross"),
     });

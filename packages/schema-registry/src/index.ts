@@ -25,9 +25,12 @@ export type { RegistryLog, RegistryLogRecord } from "./registry-log";
 export {
   decodeRegistryRecord,
   encodeRegistryKey,
+  encodeRegistryValue,
+  ID_COUNTER_KEY,
   type RegistryKey,
   type SchemaReference,
   type SchemaValue,
+  schemaKey,
 } from "./registry-records";
 export {
   MAX_SUBJECT_LENGTH,

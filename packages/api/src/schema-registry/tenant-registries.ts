@@ -1,7 +1,6 @@
 import { SchemaRegistry } from "@lastword/schema-registry";
 import { LRUCache } from "lru-cache";
-import type { ApiDeps } from "../trpc/context";
-import { topicRegistryLog } from "./registry-topic-log";
+import { type RegistryLogDeps, topicRegistryLog } from "./registry-topic-log";
 
 /**
  * Tenants whose folded registry a web process keeps; past it the least recently used is dropped and
@@ -10,10 +9,11 @@ import { topicRegistryLog } from "./registry-topic-log";
  */
 export const MAX_CACHED_REGISTRIES = 1000;
 
-const perServer = new WeakMap<ApiDeps, LRUCache<string, SchemaRegistry>>();
+// Keyed by the server's dependencies object: one cache per API server (tests run several in one process).
+const perServer = new WeakMap<RegistryLogDeps, LRUCache<string, SchemaRegistry>>();
 
 /** The tenant's registry in this process (one per server's dependencies, so tests may run several). */
-export function tenantRegistry(deps: ApiDeps, tenantId: string): SchemaRegistry {
+export function tenantRegistry(deps: RegistryLogDeps, tenantId: string): SchemaRegistry {
   let cache = perServer.get(deps);
   if (!cache) {
     cache = new LRUCache({ max: MAX_CACHED_REGISTRIES });

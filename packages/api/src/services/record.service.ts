@@ -2,6 +2,7 @@ import type { PrismaClient } from "@lastword/db";
 import type { ProduceFrames } from "@lastword/frames";
 import type { Redis } from "ioredis";
 import type { Identity } from "../auth/request-identity";
+import { hasScope } from "../auth/scopes";
 import { AppError } from "../errors/app-error";
 import { toAppError, toProblem } from "../errors/problem";
 import type { ProduceRecordsInput, ProduceResultItem } from "../procedures/records/produce-records.schema";
@@ -11,6 +12,7 @@ import { bytesToEnvelope, envelopeToBytes } from "../records/envelope";
 import { restProducer } from "../records/idempotent-producer";
 import { assertKeySize } from "../records/key-limit";
 import { partitionForKey } from "../records/partitioner";
+import { recordDecoder } from "../schema-registry/record-decoder";
 import type { Clock } from "../trpc/context";
 import { assertNotProtected } from "./protected-topics";
 import { takeDeferredRequestCount } from "./rate-limit.service";
@@ -299,6 +301,41 @@ function writeFailure(error: unknown, idempotent: boolean): unknown {
   });
 }
 
+/** `decode=true`: framed keys and values through the tenant's schema registry (schema-registry/record-decoder.ts). */
+async function decodeFramedRecords<R extends { key: unknown; value: unknown }>(
+  deps: RecordDeps,
+  identity: Identity,
+  topic: string,
+  fetched: readonly { key: Buffer | null; value: Buffer | null }[],
+  records: R[],
+): Promise<R[]> {
+  if (!hasScope(identity.scopes, "schemas:read")) {
+    throw new AppError(
+      "INSUFFICIENT_SCOPE",
+      "decode=true reads the schema registry: it needs the schemas:read scope.",
+      {
+        details: { requiredScope: "schemas:read" },
+      },
+    );
+  }
+  const decode = recordDecoder(deps, identity.tenantId, topic);
+  return Promise.all(
+    records.map(async (record, i) => {
+      const schemas: Record<string, unknown> = {};
+      const out: Record<string, unknown> = { ...record };
+      for (const role of ["key", "value"] as const) {
+        const decoded = await decode(fetched[i]![role], role);
+        if (!decoded) continue;
+        if (decoded.ok) {
+          out[role] = { type: "json", data: decoded.value };
+          schemas[role] = decoded.schema;
+        } else schemas[role] = { id: decoded.schemaId, error: decoded.error };
+      }
+      return (Object.keys(schemas).length > 0 ? { ...out, schemas } : out) as R;
+    }),
+  );
+}
+
 export async function readRecords(deps: RecordDeps, identity: Identity, input: ReadRecordsInput) {
   const { routing, partitionId } = await routedPartition(
     deps,
@@ -312,14 +349,17 @@ export async function readRecords(deps: RecordDeps, identity: Identity, input: R
       await recheckTopicRouting(deps.prisma, identity.tenantId, routing);
       throw error;
     });
+  const records = fetched.records.slice(0, input.limit).map((r) => ({
+    offset: r.offset,
+    timestamp: r.timestamp,
+    key: bytesToEnvelope(r.key, input.keyFormat),
+    value: bytesToEnvelope(r.value, input.valueFormat),
+    headers: r.headers.map((h) => ({ key: h.key, value: bytesToEnvelope(h.value, "auto") })),
+  }));
   return {
-    records: fetched.records.slice(0, input.limit).map((r) => ({
-      offset: r.offset,
-      timestamp: r.timestamp,
-      key: bytesToEnvelope(r.key, input.keyFormat),
-      value: bytesToEnvelope(r.value, input.valueFormat),
-      headers: r.headers.map((h) => ({ key: h.key, value: bytesToEnvelope(h.value, "auto") })),
-    })),
+    records: input.decode
+      ? await decodeFramedRecords(deps, identity, input.topic, fetched.records, records)
+      : records,
     nextOffset: fetched.nextOffset,
     logStartOffset: fetched.logStartOffset,
     logEndOffset: fetched.logEndOffset,
