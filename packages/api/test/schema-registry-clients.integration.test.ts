@@ -3,7 +3,7 @@ import { promisify } from "node:util";
 import { SchemaRegistry, SchemaType } from "@kafkajs/confluent-schema-registry";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SCHEMA_REGISTRY_BASE_PATH } from "../src/index";
-import { rest, serveOverHttp } from "./api-harness";
+import { rest, serveOverHttp, trpc } from "./api-harness";
 import { createTopic, issueKey, useTenantWorld, worldKafka } from "./tenant-world";
 
 const run = promisify(execFile);
@@ -123,6 +123,26 @@ describe("@kafkajs/confluent-schema-registry against the registry", () => {
     expect(undecoded).not.toHaveProperty("schemas");
     const recordsOnly = await issueKey(h, "records-only", ["records:read"]);
     expect((await rest(h.server, { apiKey: recordsOnly }, "GET", path)).status).toBe(403);
+
+    // The console's search filters on decoded fields: a JSON path into the Avro record.
+    const search = (jsonPath: { path: string; equals: string }, decode: boolean) =>
+      trpc(h.server, { apiKey: h.key }, "query", "records.search", { topic: "users", jsonPath, decode });
+    const found = await search({ path: "$.age", equals: "41" }, true);
+    expect(found.body.result?.data).toMatchObject({
+      records: [
+        {
+          key: { data: "u-7" },
+          value: { type: "json", data: { id: "u-7", age: 41 } },
+          schemas: { value: { id } },
+        },
+      ],
+    });
+    expect((await search({ path: "$.age", equals: "40" }, true)).body.result?.data).toMatchObject({
+      records: [],
+    });
+    expect((await search({ path: "$.age", equals: "41" }, false)).body.result?.data).toMatchObject({
+      records: [],
+    });
   });
 });
 

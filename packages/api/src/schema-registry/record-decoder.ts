@@ -5,6 +5,9 @@ import {
   readConfluentFrame,
   type SchemaRegistry,
 } from "@lastword/schema-registry";
+import type { Identity } from "../auth/request-identity";
+import { hasScope } from "../auth/scopes";
+import { AppError } from "../errors/app-error";
 import type { RegistryLogDeps } from "./registry-topic-log";
 import { tenantRegistry } from "./tenant-registries";
 
@@ -77,4 +80,52 @@ export function recordDecoder(deps: RegistryLogDeps, tenantId: string, topic: st
       };
     }
   };
+}
+
+/** What a record's `schemas` says of a framed key or value: the schema that decoded it, or why none did. */
+export type SchemaNote = DecodedWith | { id: number; error: string };
+export interface RecordSchemas {
+  key?: SchemaNote;
+  value?: SchemaNote;
+}
+
+/** Decoding reads the registry: a caller needs schemas:read as well as the read's own scope. */
+export function assertCanDecode(identity: Identity): void {
+  if (!hasScope(identity.scopes, "schemas:read")) {
+    throw new AppError(
+      "INSUFFICIENT_SCOPE",
+      "Decoding with the schema registry needs the schemas:read scope.",
+      {
+        details: { requiredScope: "schemas:read" },
+      },
+    );
+  }
+}
+
+/**
+ * The records with each framed key and value replaced by its decoded value as JSON bytes, so the
+ * search's filters (text, JSON path) and the envelopes see the decoded JSON; `notes` gets which
+ * schema decoded what. Bytes that do not decode stay as they are, with the reason noted.
+ */
+export async function decodeFetched<R extends { key: Buffer | null; value: Buffer | null }>(
+  decode: ReturnType<typeof recordDecoder>,
+  records: readonly R[],
+  notes: WeakMap<object, RecordSchemas>,
+): Promise<R[]> {
+  return Promise.all(
+    records.map(async (record) => {
+      const schemas: RecordSchemas = {};
+      const out = { ...record };
+      for (const role of ["key", "value"] as const) {
+        const decoded = await decode(record[role], role);
+        if (!decoded) continue;
+        if (decoded.ok) {
+          out[role] = Buffer.from(JSON.stringify(decoded.value));
+          schemas[role] = decoded.schema;
+        } else schemas[role] = { id: decoded.schemaId, error: decoded.error };
+      }
+      if (schemas.key || schemas.value) notes.set(out, schemas);
+      return out;
+    }),
+  );
 }

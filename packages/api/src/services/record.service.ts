@@ -2,17 +2,22 @@ import type { PrismaClient } from "@lastword/db";
 import type { ProduceFrames } from "@lastword/frames";
 import type { Redis } from "ioredis";
 import type { Identity } from "../auth/request-identity";
-import { hasScope } from "../auth/scopes";
 import { AppError } from "../errors/app-error";
 import { toAppError, toProblem } from "../errors/problem";
 import type { ProduceRecordsInput, ProduceResultItem } from "../procedures/records/produce-records.schema";
 import type { ReadRecordsInput } from "../procedures/records/read-records.schema";
 import type { DataPlane, DataPlaneProduceRecord, DataPlaneProducer } from "../records/data-plane";
-import { bytesToEnvelope, envelopeToBytes } from "../records/envelope";
+import { bytesToEnvelope, type EnvelopeFormat, envelopeToBytes } from "../records/envelope";
 import { restProducer } from "../records/idempotent-producer";
 import { assertKeySize } from "../records/key-limit";
 import { partitionForKey } from "../records/partitioner";
-import { recordDecoder } from "../schema-registry/record-decoder";
+import {
+  assertCanDecode,
+  decodeFetched,
+  type RecordSchemas,
+  recordDecoder,
+  type SchemaNote,
+} from "../schema-registry/record-decoder";
 import type { Clock } from "../trpc/context";
 import { assertNotProtected } from "./protected-topics";
 import { takeDeferredRequestCount } from "./rate-limit.service";
@@ -301,39 +306,9 @@ function writeFailure(error: unknown, idempotent: boolean): unknown {
   });
 }
 
-/** `decode=true`: framed keys and values through the tenant's schema registry (schema-registry/record-decoder.ts). */
-async function decodeFramedRecords<R extends { key: unknown; value: unknown }>(
-  deps: RecordDeps,
-  identity: Identity,
-  topic: string,
-  fetched: readonly { key: Buffer | null; value: Buffer | null }[],
-  records: R[],
-): Promise<R[]> {
-  if (!hasScope(identity.scopes, "schemas:read")) {
-    throw new AppError(
-      "INSUFFICIENT_SCOPE",
-      "decode=true reads the schema registry: it needs the schemas:read scope.",
-      {
-        details: { requiredScope: "schemas:read" },
-      },
-    );
-  }
-  const decode = recordDecoder(deps, identity.tenantId, topic);
-  return Promise.all(
-    records.map(async (record, i) => {
-      const schemas: Record<string, unknown> = {};
-      const out: Record<string, unknown> = { ...record };
-      for (const role of ["key", "value"] as const) {
-        const decoded = await decode(fetched[i]![role], role);
-        if (!decoded) continue;
-        if (decoded.ok) {
-          out[role] = { type: "json", data: decoded.value };
-          schemas[role] = decoded.schema;
-        } else schemas[role] = { id: decoded.schemaId, error: decoded.error };
-      }
-      return (Object.keys(schemas).length > 0 ? { ...out, schemas } : out) as R;
-    }),
-  );
+/** A decoded key or value is JSON whatever format was asked for; the rest as asked. */
+export function decodedFormat(note: SchemaNote | undefined, asked: EnvelopeFormat): EnvelopeFormat {
+  return note && !("error" in note) ? "json" : asked;
 }
 
 export async function readRecords(deps: RecordDeps, identity: Identity, input: ReadRecordsInput) {
@@ -349,17 +324,25 @@ export async function readRecords(deps: RecordDeps, identity: Identity, input: R
       await recheckTopicRouting(deps.prisma, identity.tenantId, routing);
       throw error;
     });
-  const records = fetched.records.slice(0, input.limit).map((r) => ({
-    offset: r.offset,
-    timestamp: r.timestamp,
-    key: bytesToEnvelope(r.key, input.keyFormat),
-    value: bytesToEnvelope(r.value, input.valueFormat),
-    headers: r.headers.map((h) => ({ key: h.key, value: bytesToEnvelope(h.value, "auto") })),
-  }));
+  let page = fetched.records.slice(0, input.limit);
+  // decode=true: framed keys and values come back as their decoded JSON, with the schema noted.
+  const notes = new WeakMap<object, RecordSchemas>();
+  if (input.decode) {
+    assertCanDecode(identity);
+    page = await decodeFetched(recordDecoder(deps, identity.tenantId, input.topic), page, notes);
+  }
   return {
-    records: input.decode
-      ? await decodeFramedRecords(deps, identity, input.topic, fetched.records, records)
-      : records,
+    records: page.map((r) => {
+      const schemas = notes.get(r);
+      return {
+        offset: r.offset,
+        timestamp: r.timestamp,
+        key: bytesToEnvelope(r.key, decodedFormat(schemas?.key, input.keyFormat)),
+        value: bytesToEnvelope(r.value, decodedFormat(schemas?.value, input.valueFormat)),
+        headers: r.headers.map((h) => ({ key: h.key, value: bytesToEnvelope(h.value, "auto") })),
+        ...(schemas ? { schemas } : {}),
+      };
+    }),
     nextOffset: fetched.nextOffset,
     logStartOffset: fetched.logStartOffset,
     logEndOffset: fetched.logEndOffset,
