@@ -50,7 +50,7 @@ export function SchemasPage() {
             <tbody>
               {list.map((s) => (
                 <tr key={s.subject} className="border-t border-line">
-                  <th scope="row" className="py-2 pr-4 font-mono font-normal">
+                  <th scope="row" className="py-2 pr-4 font-mono font-normal break-all">
                     <button
                       type="button"
                       onClick={() => setChosen(s.subject)}

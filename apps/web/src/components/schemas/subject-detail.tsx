@@ -97,7 +97,7 @@ export function SubjectDetail(props: { subject: string; canWrite: boolean; onGon
         <div className="overflow-x-auto rounded-md border border-line">
           <table
             aria-label={`Diff of v${left.version} and v${right.version}`}
-            className="w-full font-mono text-xs"
+            className="w-full table-fixed font-mono text-xs"
           >
             <thead className="text-muted">
               <tr>
@@ -109,8 +109,8 @@ export function SubjectDetail(props: { subject: string; canWrite: boolean; onGon
               {rows.map((row, i) => (
                 // biome-ignore lint/suspicious/noArrayIndexKey: a diff's rows are positional and never reorder.
                 <tr key={i} data-change={row.change} className={ROW_TONES[row.change]}>
-                  <td className="px-2 align-top whitespace-pre">{row.left ?? ""}</td>
-                  <td className="px-2 align-top whitespace-pre">{row.right ?? ""}</td>
+                  <td className="px-2 align-top break-all whitespace-pre-wrap">{row.left ?? ""}</td>
+                  <td className="px-2 align-top break-all whitespace-pre-wrap">{row.right ?? ""}</td>
                 </tr>
               ))}
             </tbody>
