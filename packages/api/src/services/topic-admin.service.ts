@@ -6,6 +6,7 @@ import type { AlterConfigsInput } from "../procedures/topics/alter-configs.schem
 import { auditAs } from "./audit-as";
 import { erasuresEndangeredBy } from "./erasure-config-guard";
 import { PARTITIONS_FROZEN_EXPLANATION } from "./partitions-frozen";
+import { assertNotProtected } from "./protected-topics";
 import {
   assertPartitionQuota,
   findTopic,
@@ -49,6 +50,7 @@ function assertKeepsCompaction(name: string, before: ExplicitConfigs, after: Top
  * new configs when they see Topic.updatedAt change.
  */
 export async function alterTopicConfigs(deps: TopicDeps, identity: Identity, input: AlterConfigsInput) {
+  assertNotProtected(input.topic, "reconfigured");
   const topic = await findTopic(deps.prisma, identity.tenantId, input.topic);
   const before = storedConfigs(topic.configs);
   const next: Record<string, string | number> = { ...before, ...input.set };
@@ -128,6 +130,7 @@ export async function addPartitions(
   identity: Identity,
   input: { topic: string; count: number; force: boolean; validateOnly?: boolean },
 ) {
+  assertNotProtected(input.topic, "given partitions");
   const topic = await findTopic(deps.prisma, identity.tenantId, input.topic);
   if (input.count <= topic.partitionCount) {
     throw new AppError(
