@@ -10,7 +10,6 @@ import {
   type ProducerFields,
   type SegmentState,
   type SegmentsResponse,
-  writeUncertain,
 } from "@lastword/dataplane";
 import { encodeEndFrame, encodeRecordFrames, STREAM_CONTENT_TYPE } from "@lastword/frames";
 import type { CleanableStats } from "@lastword/logstore";
@@ -23,7 +22,6 @@ import {
   type ProducePayload,
 } from "../hosting/appended-records";
 import type { HostedLog } from "../hosting/hosted-log";
-import { dataPlaneErrorOf } from "../hosting/log-errors";
 import type { PartitionHost } from "../hosting/partition-host";
 import { offsetForTimestamp } from "../hosting/timestamp-lookup";
 import type { Logger } from "../logger";
@@ -65,12 +63,8 @@ export function produce(
       throw new Error(`append of ${count} records returned offsets ${baseOffset}..${lastOffset}`);
     }
     // A resend of a batch still waiting for its commit is answered once that commit is in, too.
-    // The batch is in the log from here on: a failure now (the partition handed over while its
-    // commit was in flight, the commit refused) says the write may have happened, so no one
-    // resends it blindly.
-    await host.durable(partitionId, lastOffset + 1, log.config.durability).catch((error: unknown) => {
-      throw writeUncertain(dataPlaneErrorOf(error));
-    });
+    // Refused meanwhile, it says whether the write may have happened (commit-window.ts).
+    await host.durable(partitionId, lastOffset + 1, log.config.durability);
     const { logStartOffset } = log;
     if (duplicate) return { baseOffset, count, duplicate: true, logStartOffset };
     if (compacted) auditTombstones(host, audit, partitionId, log, payload, baseOffset);
