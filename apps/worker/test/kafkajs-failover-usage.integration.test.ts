@@ -1,8 +1,6 @@
-import { execFile } from "node:child_process";
-import { promisify } from "node:util";
 import { Kafka, logLevel } from "kafkajs";
 import { beforeAll, describe, expect, it } from "vitest";
-import { createKafkaKey, createNamedTopic, kcatSasl } from "./kafka-client";
+import { createKafkaKey, createNamedTopic, kcatReadAll } from "./kafka-client";
 import { eventually } from "./test-topics";
 import { useWorkerHarness } from "./worker-harness";
 import type { WorkerProcess } from "./worker-process";
@@ -17,7 +15,6 @@ import type { WorkerProcess } from "./worker-process";
 // is only ever retried with the same records, which the broker answers as the duplicate they are.
 // Three worker processes on one data directory; the leader of most partitions is SIGKILLed twice
 // while every partition is being produced to; nothing acknowledged may be lost or written twice.
-const run = promisify(execFile);
 const LEASE_TTL_MS = 2_000;
 const ORG = "org_kafkajs_usage";
 const TOPIC = "usage";
@@ -125,26 +122,11 @@ describe("kafkajs through SIGKILLed leaders, used as the README says", () => {
     expect(failures).toBe(0);
 
     const [reader] = [...live.values()];
-    const { stdout } = await run(
-      "kcat",
-      [
-        ...kcatSasl(`${reader!.kafka.host}:${reader!.kafka.port}`, key),
-        "-C",
-        "-t",
-        TOPIC,
-        "-e",
-        "-q",
-        "-f",
-        "%p|%o|%s\\n",
-      ],
-      { timeout: 60_000, maxBuffer: 64 << 20 },
-    );
     const stored = Array.from({ length: PARTITIONS }, () => new Map<number, string>());
     const copies = new Map<string, number>();
-    for (const line of stdout.split("\n").filter(Boolean)) {
-      const [p, o, v] = line.split("|");
-      stored[Number(p)]!.set(Number(o), v!);
-      copies.set(v!, (copies.get(v!) ?? 0) + 1);
+    for (const [p, o, v] of await kcatReadAll(`${reader!.kafka.host}:${reader!.kafka.port}`, key, TOPIC)) {
+      stored[p]!.set(o, v);
+      copies.set(v, (copies.get(v) ?? 0) + 1);
     }
     for (let p = 0; p < PARTITIONS; p++) {
       expect(acked[p]!.size).toBeGreaterThan(0);
