@@ -332,8 +332,9 @@ describe("a partition moving to another worker", () => {
     const after = [0, 1, 2, 3].flatMap((p) => values(`p${p}-after-`, 1, p));
     await produce(kafkajs([bootstrap, `${second.kafka!.host}:${second.kafka!.port}`], key), "moving", after);
     const everything = [...before, ...after].map((r) => `${r.partition}|${r.value}`).sort();
+    const jsSeen = () => new Set(js.map(([p, , v]) => `${p}|${v}`));
     await eventually("every reader read all eight", 60_000, async () =>
-      kcat.lines.length >= 8 && reader.records.length >= 8 && js.length >= 8 ? true : undefined,
+      kcat.lines.length >= 8 && reader.records.length >= 8 && jsSeen().size >= 8 ? true : undefined,
     );
     expect(
       kcat.lines
@@ -342,7 +343,8 @@ describe("a partition moving to another worker", () => {
         .sort(),
     ).toEqual(everything);
     expect(reader.records.map(([p, , v]) => `${p}|${v}`).sort()).toEqual(everything);
-    expect(js.map(([p, , v]) => `${p}|${v}`).sort()).toEqual(everything);
+    // A group member may see a record again after a rebalance (at-least-once, from the last commit).
+    expect([...jsSeen()].sort()).toEqual(everything);
     expect(await reader.exited).toBe(0);
     expect(reader.debug()).not.toContain("parse failure");
   });
