@@ -292,7 +292,10 @@ export class DataPlaneClient {
       const error = toError(outcome, owner);
       mayHaveWritten ||= error.writeMayHaveHappened;
       this.#owners.invalidate(partitionId);
-      if (attempt > 0 || !error.retriable || !(idempotent || !error.writeMayHaveHappened)) {
+      // Resent once, and only what cannot be written twice: an idempotent request, or one that
+      // provably was not written (never delivered, or refused before the append).
+      const mayResend = idempotent || !error.writeMayHaveHappened;
+      if (attempt > 0 || !error.retriable || !mayResend) {
         throw mayHaveWritten ? writeUncertain(error) : error;
       }
       try {
