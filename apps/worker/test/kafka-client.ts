@@ -1,6 +1,8 @@
+import { execFile } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { once } from "node:events";
 import { connect, type Socket } from "node:net";
+import { promisify } from "node:util";
 import { hashApiKey, type Scope, scopesToPermissions } from "@lastword/api/key-auth";
 import type { PrismaClient } from "@lastword/db";
 import { eventually } from "@lastword/db/testing";
@@ -138,6 +140,26 @@ export function kcatSasl(
       "sasl.password": key.secret,
     }),
   ];
+}
+
+/** Every record of `topic` as kcat reads it to the end over SASL PLAIN: `[partition, offset, value]`. */
+export async function kcatReadAll(
+  bootstrap: string,
+  key: { id: string; secret: string },
+  topic: string,
+): Promise<[number, number, string][]> {
+  const { stdout } = await promisify(execFile)(
+    "kcat",
+    [...kcatSasl(bootstrap, key), "-C", "-t", topic, "-e", "-q", "-f", "%p|%o|%s\\n"],
+    { timeout: 60_000, maxBuffer: 64 << 20 },
+  );
+  return stdout
+    .split("\n")
+    .filter(Boolean)
+    .map((line) => {
+      const [p, o, v] = line.split("|");
+      return [Number(p), Number(o), v!];
+    });
 }
 
 // Topic rows come from the worker tests' one helper; re-exported so Kafka tests import one module.

@@ -1,16 +1,13 @@
-import { execFile } from "node:child_process";
-import { promisify } from "node:util";
 import { partitionForKey } from "@lastword/api/partitioner";
 import { Kafka, logLevel, Partitioners } from "kafkajs";
 import { beforeAll, describe, expect, it } from "vitest";
-import { createKafkaKey, createNamedTopic, kcatSasl } from "./kafka-client";
+import { createKafkaKey, createNamedTopic, kcatReadAll } from "./kafka-client";
 import { eventually } from "./test-topics";
 import { useWorkerHarness } from "./worker-harness";
 
 // Failover with a real client: a partition's leader dies (SIGKILL) under an unmodified kafkajs producer with
 // acks=-1. Nothing it acknowledged may be lost, and it must find the new leader by itself (Metadata
 // names the lease owner) once the lease expired and the other worker claimed the partition.
-const run = promisify(execFile);
 const LEASE_TTL_MS = 2_000;
 const ORG = "org_kafka_failover";
 const TOPIC = "orders";
@@ -135,24 +132,9 @@ describe("failover under a kafkajs producer", () => {
     expect(failures).toBe(0);
 
     // Every acknowledged record, through Kafka Fetch (librdkafka's consumer, no group) …
-    const { stdout } = await run(
-      "kcat",
-      [
-        ...kcatSasl(`${w2!.kafka.host}:${w2!.kafka.port}`, key),
-        "-C",
-        "-t",
-        TOPIC,
-        "-e",
-        "-q",
-        "-f",
-        "%p|%o|%s\\n",
-      ],
-      { timeout: 60_000, maxBuffer: 64 << 20 },
-    );
     const overKafka = new Map<string, string>();
-    for (const line of stdout.split("\n").filter(Boolean)) {
-      const [p, o, v] = line.split("|");
-      overKafka.set(`${p}|${o}`, v!);
+    for (const [p, o, v] of await kcatReadAll(`${w2!.kafka.host}:${w2!.kafka.port}`, key, TOPIC)) {
+      overKafka.set(`${p}|${o}`, v);
     }
     // … and through the data plane that REST reads with.
     for (const [p, records] of acked) {

@@ -427,7 +427,7 @@ describe("produce", () => {
     const fetched = await topicsOnly.call(ApiKey.Fetch, 12, fetchBody("orders", 0, 0));
     expect(fetched.responses[0]!.partitions[0]!).toMatchObject({
       errorCode: ErrorCode.TOPIC_AUTHORIZATION_FAILED,
-      records: null,
+      records: Buffer.alloc(0),
     });
     const listed = await topicsOnly.call(ApiKey.ListOffsets, 7, listOffsetsBody("orders", -1n));
     expect(listed.topics[0]!.partitions[0]!).toMatchObject({

@@ -7,7 +7,7 @@
 import sys
 
 from confluent_kafka import Consumer, TopicPartition, libversion
-from librdkafka_common import emit, sasl_plain
+from librdkafka_common import emit, read_records, sasl_plain
 
 bootstrap, username, password, topic, count = sys.argv[1:6]
 
@@ -22,16 +22,4 @@ consumer = Consumer({
 })
 emit({"librdkafka": libversion()[0]})
 consumer.assign([TopicPartition(topic, 0, 0)])
-read = 0
-try:
-    while read < int(count):
-        message = consumer.poll(0.1)
-        if message is None:
-            continue
-        if message.error():
-            emit({"error": str(message.error())})
-            continue
-        read += 1
-        emit({"record": [message.offset(), message.value().decode()]})
-finally:
-    consumer.close()
+read_records(consumer, int(count), lambda m: [m.offset(), m.value().decode()])

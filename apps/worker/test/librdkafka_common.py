@@ -16,3 +16,21 @@ def sasl_plain(bootstrap, username, password):
 def emit(event):
     sys.stdout.write(json.dumps(event) + "\n")
     sys.stdout.flush()
+
+
+def read_records(consumer, count, describe):
+    """Polls until `count` records were read, emitting {"record": describe(message)} for each and
+    {"error": ...} for every error event; closes the consumer."""
+    read = 0
+    try:
+        while read < count:
+            message = consumer.poll(0.1)
+            if message is None:
+                continue
+            if message.error():
+                emit({"error": str(message.error())})
+                continue
+            read += 1
+            emit({"record": describe(message)})
+    finally:
+        consumer.close()

@@ -17,7 +17,7 @@ export { deleteRecordsInput } from "./procedures/records/delete-records.schema";
 export { addPartitionsInput } from "./procedures/topics/add-partitions.schema";
 export { alterConfigsInput } from "./procedures/topics/alter-configs.schema";
 export { createTopicInput, MAX_PARTITIONS_PER_TOPIC } from "./procedures/topics/create-topic.schema";
-export { LATEST_VIEW_SUFFIX, latestViewBase } from "./procedures/topics/topic.schema";
+export { LATEST_VIEW_SUFFIX, latestViewBase, topicNameSchema } from "./procedures/topics/topic.schema";
 export { deleteRecordsBefore } from "./services/delete-records.service";
 /** How far back the console lists a topic's Kafka clients: older sightings may be pruned. */
 export { RECENT_CLIENTS_MS } from "./services/kafka-clients.service";

@@ -1,6 +1,6 @@
 import { BINARY_RECORDS_CONTENT_TYPE, encodeBinaryRecords, FRAMES_CONTENT_TYPE } from "@lastword/frames";
 import type { z } from "zod";
-import { DataPlaneError } from "./errors";
+import { DataPlaneError, writeUncertain } from "./errors";
 import { type DescribeGroupsResponse, describeGroupsResponseSchema, groupPath } from "./group-protocol";
 import { HttpTransport, type TransportOutcome, type TransportRequest } from "./http-transport";
 import {
@@ -292,19 +292,21 @@ export class DataPlaneClient {
       const error = toError(outcome, owner);
       mayHaveWritten ||= error.writeMayHaveHappened;
       this.#owners.invalidate(partitionId);
-      if (attempt > 0 || !error.retriable || !this.#mayResend(outcome, idempotent)) {
+      // Resent once, and only what cannot be written twice: an idempotent request, or one that
+      // provably was not written (never delivered, or refused before the append).
+      const mayResend = idempotent || !error.writeMayHaveHappened;
+      if (attempt > 0 || !error.retriable || !mayResend) {
         throw mayHaveWritten ? writeUncertain(error) : error;
       }
       try {
         owner = await this.#nextOwner(partitionId, deadlineMs, owner, error, outcome);
       } catch (next) {
-        throw mayHaveWritten && next instanceof DataPlaneError ? writeUncertain(next) : next;
+        // A failure looking for the next owner (the database, say) must not hide that the write
+        // may have happened: the caller is told about the write.
+        if (!mayHaveWritten) throw next;
+        throw writeUncertain(next instanceof DataPlaneError ? next : error);
       }
     }
-  }
-
-  #mayResend(outcome: TransportOutcome, idempotent: boolean): boolean {
-    return idempotent || outcome.kind === "response" || !outcome.delivered;
   }
 
   async #nextOwner(
@@ -322,15 +324,6 @@ export class DataPlaneClient {
     }
     return this.#owners.resolve(partitionId, deadlineMs, failed);
   }
-}
-
-function writeUncertain(error: DataPlaneError): DataPlaneError {
-  if (error.writeMayHaveHappened) return error;
-  return new DataPlaneError(error.code, error.message, {
-    retriable: error.retriable,
-    cause: error.cause,
-    writeMayHaveHappened: true,
-  });
 }
 
 function withProducer(request: TransportRequest, producer: ProducerFields | undefined): TransportRequest {
@@ -367,9 +360,10 @@ function toError(outcome: TransportOutcome, owner: Called): DataPlaneError {
       writeMayHaveHappened: true,
     });
   }
-  // Every coded refusal is decided before the append; only an unexpected failure may follow one.
+  // A coded refusal is decided before the append unless the worker says otherwise (a failure after
+  // it: the partition handed over while its commit was in flight); an unexpected one may follow it.
   return new DataPlaneError(parsed.data.code, parsed.data.message, {
     retriable: parsed.data.retriable,
-    writeMayHaveHappened: parsed.data.code === "INTERNAL",
+    writeMayHaveHappened: parsed.data.writeMayHaveHappened ?? parsed.data.code === "INTERNAL",
   });
 }

@@ -71,6 +71,24 @@ export class DataPlaneError extends Error {
   }
 }
 
+/**
+ * The same failure, marked as one after which the write may be in the log: a produce that failed
+ * after its append (its commit refused or cut short, its partition handed over meanwhile), or whose
+ * resend failed. Anything else thrown there becomes INTERNAL, keeping it as the cause.
+ */
+export function writeUncertain(error: unknown): DataPlaneError {
+  if (error instanceof DataPlaneError) {
+    if (error.writeMayHaveHappened) return error;
+    return new DataPlaneError(error.code, error.message, {
+      retriable: error.retriable,
+      cause: error.cause,
+      writeMayHaveHappened: true,
+    });
+  }
+  const message = error instanceof Error ? error.message : String(error);
+  return new DataPlaneError("INTERNAL", message, { cause: error, writeMayHaveHappened: true });
+}
+
 export function isDataPlaneErrorCode(value: unknown): value is DataPlaneErrorCode {
   return typeof value === "string" && (DATA_PLANE_ERROR_CODES as readonly string[]).includes(value);
 }

@@ -12,6 +12,7 @@ export {
   type DataPlaneErrorCode,
   HTTP_STATUS_BY_CODE,
   isDataPlaneErrorCode,
+  writeUncertain,
 } from "./errors";
 export * from "./group-protocol";
 export * from "./key-protocol";

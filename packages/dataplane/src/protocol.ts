@@ -173,6 +173,8 @@ export const errorBodySchema = z.object({
   code: z.enum(DATA_PLANE_ERROR_CODES),
   message: z.string(),
   retriable: z.boolean(),
+  /** A produce that failed after its append: the records may be in the log (never resent by the client). */
+  writeMayHaveHappened: z.boolean().optional(),
 });
 
 export const healthResponseSchema = z.object({

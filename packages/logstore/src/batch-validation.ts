@@ -28,7 +28,7 @@ import {
   TRANSACTIONAL_FLAG,
   writeInt64,
 } from "@lastword/record-batch";
-import type { TopicConfig } from "./config";
+import { type TopicConfig, timestampBounds } from "./config";
 import { InvalidRecordError, RecordTooLargeError } from "./errors";
 import { NO_PRODUCER_ID, type ProducerAppend, validateProducerAppend } from "./producer-state";
 import { storedCodec } from "./stored-compression";
@@ -74,6 +74,13 @@ export class InvalidBatchRecordsError extends InvalidRecordError {
 }
 
 /**
+ * A batch with records whose CreateTime timestamps lie outside the topic's bounds around the append
+ * time (`message.timestamp.before.max.ms` / `after.max.ms` / `difference.max.ms`): Kafka's
+ * INVALID_TIMESTAMP, each such record named.
+ */
+export class InvalidTimestampError extends InvalidBatchRecordsError {}
+
+/**
  * A batch whose bytes are not what its own fields say (CRC-32C mismatch, a record overrunning
  * itself): damaged on the way, where the other refusals are well-formed batches the log will not take.
  */
@@ -97,6 +104,8 @@ export function validateBatch(
 ): ValidatedBatch {
   const header = checkHeader(batch, config, options);
   const plain = plainRecords(batch);
+  const bounds = header.appendTime ? { min: null, max: null } : timestampBounds(config, options.appendTimeMs);
+  const untimely: number[] = [];
   const keyless: number[] = [];
   let tombstones = 0;
   let maxTimestamp = -1;
@@ -114,6 +123,11 @@ export function validateBatch(
         throw new InvalidRecordError(`record ${index} has a negative timestamp (${walk.timestamp})`);
       }
       if (walk.timestamp > maxTimestamp) maxTimestamp = walk.timestamp;
+      if (
+        (bounds.min !== null && walk.timestamp < bounds.min) ||
+        (bounds.max !== null && walk.timestamp > bounds.max)
+      )
+        untimely.push(index);
       if (walk.keyStart < 0) keyless.push(index);
       else if (walk.valueStart < 0) tombstones++;
       checkHeadersEnd(plain, index);
@@ -132,6 +146,13 @@ export function validateBatch(
     throw new InvalidBatchRecordsError(
       `record ${keyless[0]} has a null key; a compacted topic needs a key on every record (nothing was appended)`,
       keyless,
+    );
+  }
+  if (untimely.length > 0) {
+    const range = `[${bounds.min ?? "-∞"}, ${bounds.max ?? "∞"}]`;
+    throw new InvalidTimestampError(
+      `record ${untimely[0]}'s timestamp is out of range for this topic: it must be within ${range} (the append time bounded by message.timestamp.before.max.ms / after.max.ms); nothing was appended`,
+      untimely,
     );
   }
   if (header.appendTime) {

@@ -34,6 +34,12 @@ export interface TopicConfig {
   maxMessageBytes: number;
   fileDeleteDelayMs: number;
   messageTimestampType: TimestampType;
+  /** Kafka's older bound (deprecated in 3.6) on a CreateTime record's distance from the append time, either way. */
+  messageTimestampDifferenceMaxMs: number;
+  /** How far before the append time a CreateTime record's timestamp may be (see timestampBounds). */
+  messageTimestampBeforeMaxMs: number;
+  /** How far after the append time a CreateTime record's timestamp may be (see timestampBounds). */
+  messageTimestampAfterMaxMs: number;
   compressionType: CompressionType;
   /** Lastword's `lastword.durability`: read by the worker, not by the log (see DurabilityMode). */
   durability: DurabilityMode;
@@ -79,6 +85,9 @@ export type TopicConfigName =
   | "max.message.bytes"
   | "file.delete.delay.ms"
   | "message.timestamp.type"
+  | "message.timestamp.difference.max.ms"
+  | "message.timestamp.before.max.ms"
+  | "message.timestamp.after.max.ms"
   | "compression.type";
 
 export type TopicConfigInput = Partial<Record<TopicConfigName, string | number>>;
@@ -324,6 +333,33 @@ export const TOPIC_CONFIG_DEFINITIONS: readonly TopicConfigDefinition[] = [
     parse: parseTimestampType,
   },
   {
+    name: "message.timestamp.difference.max.ms",
+    field: "messageTimestampDifferenceMaxMs",
+    type: "long",
+    default: "9223372036854775807",
+    unit: "ms",
+    doc: "CreateTime only: the largest distance of a record's timestamp from the append time, either way, where the before/after bounds are not set (deprecated in Kafka 3.6 for them)",
+    parse: longAtLeast("message.timestamp.difference.max.ms", 0, "≥ 0"),
+  },
+  {
+    name: "message.timestamp.before.max.ms",
+    field: "messageTimestampBeforeMaxMs",
+    type: "long",
+    default: "9223372036854775807",
+    unit: "ms",
+    doc: "CreateTime only: how far before the append time a record's timestamp may be; older ones are refused (INVALID_TIMESTAMP)",
+    parse: longAtLeast("message.timestamp.before.max.ms", 0, "≥ 0"),
+  },
+  {
+    name: "message.timestamp.after.max.ms",
+    field: "messageTimestampAfterMaxMs",
+    type: "long",
+    default: "9223372036854775807",
+    unit: "ms",
+    doc: "CreateTime only: how far after the append time a record's timestamp may be; later ones are refused (INVALID_TIMESTAMP)",
+    parse: longAtLeast("message.timestamp.after.max.ms", 0, "≥ 0"),
+  },
+  {
     name: "compression.type",
     field: "compressionType",
     type: "string",
@@ -392,6 +428,24 @@ export function parseTopicConfig(input: Readonly<Record<string, unknown>> = {}):
     }
   }
   return parsed;
+}
+
+/**
+ * The record timestamps a CreateTime topic accepts around the append time `nowMs`, as Kafka's
+ * LogConfig resolves them: `message.timestamp.before.max.ms` / `after.max.ms`, each falling back to
+ * `message.timestamp.difference.max.ms` while it is at its default (no limit). Null: no bound.
+ */
+export function timestampBounds(
+  config: TopicConfig,
+  nowMs: number,
+): { min: number | null; max: number | null } {
+  const bound = (side: number) => (side === LONG_MAX_MS ? config.messageTimestampDifferenceMaxMs : side);
+  const before = bound(config.messageTimestampBeforeMaxMs);
+  const after = bound(config.messageTimestampAfterMaxMs);
+  return {
+    min: before === LONG_MAX_MS ? null : nowMs - before,
+    max: after === LONG_MAX_MS ? null : nowMs + after,
+  };
 }
 
 /**

@@ -6,7 +6,12 @@ export type {
   TimestampType,
 } from "@lastword/record-batch";
 export { decodeBatch, encodeRecordBatch, readBatchHeader } from "@lastword/record-batch";
-export { CorruptBatchError, InvalidBatchRecordsError, type ValidatedBatch } from "./batch-validation";
+export {
+  CorruptBatchError,
+  InvalidBatchRecordsError,
+  InvalidTimestampError,
+  type ValidatedBatch,
+} from "./batch-validation";
 export { readTextFile, writeFileAtomically } from "./checkpoint-file";
 export type { CleanableStats, CleanResult, CleanTrigger, PurgeOptions } from "./cleaner";
 export type { RemovedTombstone, TombstoneRemovalReason } from "./cleaner-batch";
@@ -29,6 +34,7 @@ export {
   maxSegmentMs,
   parseTopicConfig,
   TOPIC_CONFIG_DEFINITIONS,
+  timestampBounds,
 } from "./config";
 export type { LogStoreErrorCode } from "./errors";
 export {

@@ -7,6 +7,7 @@ import {
   maxSegmentMs,
   parseTopicConfig,
   TOPIC_CONFIG_DEFINITIONS,
+  timestampBounds,
 } from "../src/index";
 
 function message(input: Record<string, unknown>): string {
@@ -39,9 +40,30 @@ describe("topic config", () => {
       maxMessageBytes: 1_048_588,
       fileDeleteDelayMs: 60_000,
       messageTimestampType: "CreateTime",
+      messageTimestampDifferenceMaxMs: LONG_MAX_MS,
+      messageTimestampBeforeMaxMs: LONG_MAX_MS,
+      messageTimestampAfterMaxMs: LONG_MAX_MS,
       compressionType: "producer",
       durability: "object",
     });
+  });
+
+  it("1c. message.timestamp.before/after.max.ms bound CreateTime records around the append time, falling back to difference.max.ms", () => {
+    const now = 1_000_000_000;
+    expect(timestampBounds(parseTopicConfig({}), now)).toEqual({ min: null, max: null });
+    expect(timestampBounds(parseTopicConfig({ "message.timestamp.difference.max.ms": 500 }), now)).toEqual({
+      min: now - 500,
+      max: now + 500,
+    });
+    const both = {
+      "message.timestamp.difference.max.ms": 500,
+      "message.timestamp.before.max.ms": 100,
+      "message.timestamp.after.max.ms": "9223372036854775807",
+    };
+    expect(timestampBounds(parseTopicConfig(both), now)).toEqual({ min: now - 100, max: now + 500 });
+    expect(() => parseTopicConfig({ "message.timestamp.after.max.ms": -1 })).toThrow(
+      "message.timestamp.after.max.ms must be ≥ 0, got -1",
+    );
   });
 
   it("1b. local.retention.* default to retention.*, may not outlive it, and resolve to the bounds in force", () => {

@@ -19,7 +19,7 @@ import {
 describe("config fields", () => {
   it("lists every config the API accepts with its kind, units and the API's explanation", () => {
     expect(CONFIG_FIELDS.map((field) => field.name)).toContain("min.compaction.lag.ms");
-    expect(CONFIG_FIELDS).toHaveLength(18);
+    expect(CONFIG_FIELDS).toHaveLength(21);
     const retention = CONFIG_FIELDS.find((field) => field.name === "retention.ms");
     expect(retention?.kind).toBe("duration");
     expect(retention?.units.map((unit) => unit.value)).toEqual(["ms", "s", "min", "h", "d", NEVER]);
@@ -164,7 +164,7 @@ describe("validation", () => {
 
   it("lists the resulting configs with their source", () => {
     const rows = resultingConfigs({ "cleanup.policy": "compact" });
-    expect(rows).toHaveLength(18);
+    expect(rows).toHaveLength(21);
     expect(rows[0]).toEqual({ name: "cleanup.policy", value: "compact", source: "set" });
     expect(rows.find((row) => row.name === "segment.ms")).toEqual({
       name: "segment.ms",

@@ -67,6 +67,9 @@ interface SpecialValue {
 const SPECIAL_VALUES: Partial<Record<TopicConfigName, readonly SpecialValue[]>> = {
   "retention.ms": [{ unit: NEVER, raw: "-1", label: "never (keep forever)" }],
   "max.compaction.lag.ms": [{ unit: NEVER, raw: LONG_MAX_TEXT, label: "never (no limit)" }],
+  "message.timestamp.difference.max.ms": [{ unit: NEVER, raw: LONG_MAX_TEXT, label: "no limit" }],
+  "message.timestamp.before.max.ms": [{ unit: NEVER, raw: LONG_MAX_TEXT, label: "no limit" }],
+  "message.timestamp.after.max.ms": [{ unit: NEVER, raw: LONG_MAX_TEXT, label: "no limit" }],
   "retention.bytes": [{ unit: NEVER, raw: "-1", label: "no limit" }],
   "local.retention.ms": [
     { unit: AS_RETENTION, raw: "-2", label: "as retention.ms" },

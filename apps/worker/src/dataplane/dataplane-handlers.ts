@@ -63,6 +63,7 @@ export function produce(
       throw new Error(`append of ${count} records returned offsets ${baseOffset}..${lastOffset}`);
     }
     // A resend of a batch still waiting for its commit is answered once that commit is in, too.
+    // Refused meanwhile, it says whether the write may have happened (commit-window.ts).
     await host.durable(partitionId, lastOffset + 1, log.config.durability);
     const { logStartOffset } = log;
     if (duplicate) return { baseOffset, count, duplicate: true, logStartOffset };

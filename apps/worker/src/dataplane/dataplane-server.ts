@@ -283,7 +283,12 @@ function sendJson(res: ServerResponse, status: number, body: unknown): void {
 function sendError(logger: Logger, res: ServerResponse, error: unknown): void {
   const failure = dataPlaneErrorOf(error);
   if (failure.code === "INTERNAL") logger.error({ err: error }, "data plane request failed");
-  const body: ErrorBody = { code: failure.code, message: failure.message, retriable: failure.retriable };
+  const body: ErrorBody = {
+    code: failure.code,
+    message: failure.message,
+    retriable: failure.retriable,
+    ...(failure.writeMayHaveHappened && { writeMayHaveHappened: true }),
+  };
   if (res.headersSent) {
     res.destroy(failure);
     return;

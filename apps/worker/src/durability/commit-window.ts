@@ -76,6 +76,8 @@ export class CommitWindow {
   readonly #options: CommitWindowOptions;
   readonly #tracked = new Map<string, Tracked>();
   readonly #dirty = new Set<string>();
+  /** The partitions the flush under way collected: their commit may be in flight. */
+  #committing = new Set<string>();
   readonly #windowMs: number;
   readonly #ackTimeoutMs: number;
   #timer: NodeJS.Timeout | null = null;
@@ -118,9 +120,14 @@ export class CommitWindow {
     this.#release(tracked);
   }
 
-  /** Stops tracking (the partition was closed); waiters are refused. */
+  /**
+   * Stops tracking (the partition was closed: handed back, lost, the worker stopping); waiters are
+   * refused. With a commit of the partition in flight their appends may yet be committed, and the
+   * refusal says so (the client must not resend them); otherwise nothing will commit them.
+   */
   untrack(partitionId: string): void {
-    this.#forget(partitionId, notOwner(partitionId));
+    const inFlight = this.#committing.has(partitionId);
+    this.#forget(partitionId, inFlight ? closedUnderAppend(partitionId) : notOwner(partitionId));
   }
 
   /** Schedules the partition's appended batches for the next window without waiting (relaxed mode). */
@@ -133,7 +140,7 @@ export class CommitWindow {
   /** Resolves once every offset below `endOffset` of the partition is committed to the manifest. */
   durable(partitionId: string, epoch: number, endOffset: number): Promise<void> {
     const tracked = this.#tracked.get(partitionId);
-    if (!tracked || tracked.epoch !== epoch) return Promise.reject(notOwner(partitionId));
+    if (!tracked || tracked.epoch !== epoch) return Promise.reject(closedUnderAppend(partitionId));
     if (tracked.durableEnd >= endOffset) return Promise.resolve();
     return new Promise<void>((resolve, reject) => {
       const timer = setTimeout(() => {
@@ -178,6 +185,7 @@ export class CommitWindow {
         )
         .finally(() => {
           this.#flushing = null;
+          this.#committing = new Set();
           if (this.#dirty.size > 0) this.#arm(this.#retryDelay());
         });
     }, delayMs);
@@ -191,6 +199,7 @@ export class CommitWindow {
   async #flush(): Promise<void> {
     const ids = [...this.#dirty];
     this.#dirty.clear();
+    this.#committing = new Set(ids);
     const parts: Part[] = [];
     try {
       let unreadable: unknown = null;
@@ -356,6 +365,15 @@ export const COMMIT_PREFIX = "commit/";
 export function commitObjectTime(key: string): number | null {
   const match = /^commit\/[^/]+\/([0-9a-z]{9})-[0-9a-f-]{36}$/.exec(key);
   return match ? Number.parseInt(match[1]!, 36) : null;
+}
+
+/** An append whose partition closed before its commit was known: it may still be committed. */
+function closedUnderAppend(partitionId: string): DataPlaneError {
+  return new DataPlaneError(
+    "NOT_OWNER",
+    `partition ${partitionId} was closed on this worker while the append waited for its commit; it may still be committed`,
+    { writeMayHaveHappened: true },
+  );
 }
 
 function notOwner(partitionId: string): DataPlaneError {

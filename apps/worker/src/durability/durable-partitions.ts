@@ -5,7 +5,7 @@ import { DataPlaneError } from "@lastword/dataplane";
 import { type RemoteSegmentSource, type SeedPart, seedLog } from "@lastword/logstore";
 import { type ObjectStore, ObjectStoreError } from "@lastword/object-store";
 import type { HostedLog, OpenLog, OpenLogOptions } from "../hosting/hosted-log";
-import { LeaderEpochHistory } from "../hosting/leader-epochs";
+import { type EpochEntry, LeaderEpochHistory } from "../hosting/leader-epochs";
 import type { Logger } from "../logger";
 import { FENCE_FILE } from "../ownership/storage-fence";
 import type { CommitWindow } from "./commit-window";
@@ -14,7 +14,10 @@ import { decodeSegmentRef, remoteEntryOf, SNAPSHOT_SUFFIX } from "./segment-obje
 
 export interface DurablePartitionsOptions {
   store: ObjectStore;
-  manifest: Pick<ManifestRepository, "load" | "start" | "registerCache" | "forgetCache">;
+  manifest: Pick<
+    ManifestRepository,
+    "load" | "start" | "registerCache" | "forgetCache" | "leaderEpochs" | "recordLeaderEpochs"
+  >;
   window: CommitWindow;
   logger: Logger;
 }
@@ -26,7 +29,10 @@ export interface DurablePartitionsOptions {
  * else (missing, behind, ahead with appends never committed, written by an older owner) is laid
  * down again from the manifest — segment rows as evicted segments (fetched back when read),
  * commit rows as local segments from their bytes. Evicted segments are fetched through the same
- * store, their bytes checked against the row's length and SHA-256.
+ * store, their bytes checked against the row's length and SHA-256. The partition's leader epochs
+ * come along from Postgres (each owner's lease epoch where its writes began), not from the rows,
+ * whose epoch is the lease that committed them: a row the next owner uploaded or consolidated
+ * holds batches earlier epochs appended.
  */
 export class DurablePartitions {
   readonly #options: DurablePartitionsOptions;
@@ -57,11 +63,15 @@ export class DurablePartitions {
     const opening = { ...options, remote: this.remote };
     // A reopen (config change) at the same epoch: the log and the window already agree.
     if (window.tracks(partitionId, epoch)) return openLog(opening);
-    const state = await manifest.load(partitionId);
+    const [state, keptEpochs] = await Promise.all([
+      manifest.load(partitionId),
+      manifest.leaderEpochs(partitionId),
+    ]);
     // Before anything is laid down: an erasure's proof then knows this disk may hold the partition.
     await manifest.registerCache(partitionId);
     // Read before the slot records its own epoch: the epoch of whoever last wrote this directory.
-    const localEpoch = LeaderEpochHistory.load(options.dir).latestEpoch;
+    const localEpochs = LeaderEpochHistory.load(options.dir);
+    let rebuilt = false;
     let log = await openLog(opening).catch((error: unknown) => {
       // A directory the log store cannot open is rebuilt when the manifest has the partition.
       if (state.durableEndOffset === null) throw error;
@@ -76,13 +86,14 @@ export class DurablePartitions {
         throw lostLease(partitionId);
       }
       end = opened.logEndOffset;
-    } else if (log === null || !(await agrees(log, state, localEpoch))) {
+    } else if (log === null || !(await agrees(log, state, localEpochs.latestEpoch))) {
       this.#options.logger.info(
         { partitionId, localEnd: log?.logEndOffset ?? null, durableEnd: end, rows: state.rows.length },
         "rebuilding partition from object storage",
       );
       await log?.close();
       await this.#rebuild(options.dir, state, end);
+      rebuilt = true;
       log = await openLog(opening);
       if (log.logEndOffset !== end) {
         await log.close();
@@ -91,6 +102,15 @@ export class DurablePartitions {
           `partition ${partitionId} rebuilt from object storage ends at ${log.logEndOffset}, the manifest at ${end}`,
         );
       }
+    }
+    // Our epoch leads from the end we open at, in the kept history (the directory's own before
+    // one was kept; a rebuilt one's, then, as its rows tell it) and on disk, where the slot reads it.
+    const known = keptEpochs ?? (rebuilt ? epochsOfRows(state.rows) : localEpochs.entries);
+    const history = LeaderEpochHistory.write(options.dir, known);
+    history.assign(epoch, end);
+    if (!(await manifest.recordLeaderEpochs(partitionId, epoch, history.entries))) {
+      await log!.close();
+      throw lostLease(partitionId);
     }
     window.track(partitionId, epoch, end);
     return log!;
@@ -103,8 +123,6 @@ export class DurablePartitions {
       parts: this.#parts(state.rows, end),
       producerSnapshot: (await this.#producerSnapshot(state.rows)) ?? undefined,
     });
-    const epochs = LeaderEpochHistory.load(dir);
-    for (const row of state.rows) epochs.assign(row.epoch, row.baseOffset);
   }
 
   /**
@@ -176,6 +194,19 @@ export class DurablePartitions {
       throw error;
     }
   }
+}
+
+/**
+ * The best a manifest without kept leader epochs tells (one written before they were kept): each
+ * row's committing epoch from its base offset.
+ */
+function epochsOfRows(rows: readonly ManifestRow[]): EpochEntry[] {
+  const entries: EpochEntry[] = [];
+  for (const row of rows) {
+    if (row.epoch > (entries.at(-1)?.epoch ?? -1))
+      entries.push({ epoch: row.epoch, startOffset: row.baseOffset });
+  }
+  return entries;
 }
 
 /** Where the manifest says the partition's log starts. */

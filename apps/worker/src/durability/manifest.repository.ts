@@ -1,9 +1,15 @@
 import type pg from "pg";
+import { z } from "zod";
+import type { EpochEntry } from "../hosting/leader-epochs";
 import { WorkerPoolRepository } from "../ownership/bounded-pool";
 import { parseSegmentObjectStats, type SegmentObjectStats } from "./segment-objects";
 import { unnestColumns } from "./unnest-columns";
 
 const MANIFEST_TIMEOUT_MS = 5_000;
+
+const epochEntriesSchema = z.array(
+  z.object({ epoch: z.number().int().nonnegative(), startOffset: z.number().int().nonnegative() }),
+);
 
 /** A manifest row: where one contiguous range of a partition's stored batches is kept. */
 export interface ManifestRow {
@@ -59,6 +65,33 @@ export class ManifestRepository extends WorkerPoolRepository {
 
   async load(partitionId: string): Promise<PartitionManifest> {
     return loadManifest(this.pool, partitionId);
+  }
+
+  /** The partition's leader epochs as its owners recorded them; null when none was kept yet. */
+  async leaderEpochs(partitionId: string): Promise<EpochEntry[] | null> {
+    const result = await this.pool.query<{ leaderEpochs: unknown }>(
+      `SELECT "leaderEpochs" FROM "Partition" WHERE "id" = $1`,
+      [partitionId],
+    );
+    const stored = result.rows[0]?.leaderEpochs;
+    return stored === null || stored === undefined ? null : epochEntriesSchema.parse(stored);
+  }
+
+  /**
+   * Keeps `entries` (the history with this owner's epoch added) as the partition's leader epochs,
+   * only while this worker holds the lease at `epoch`. False when fenced.
+   */
+  async recordLeaderEpochs(
+    partitionId: string,
+    epoch: number,
+    entries: readonly EpochEntry[],
+  ): Promise<boolean> {
+    const result = await this.pool.query(
+      `UPDATE "Partition" SET "leaderEpochs" = $4::jsonb
+       WHERE "id" = $1 AND "ownerWorkerId" = $2 AND "leaseEpoch" = $3`,
+      [partitionId, this.workerId, epoch, JSON.stringify(entries)],
+    );
+    return result.rowCount === 1;
   }
 
   /**

@@ -37,6 +37,16 @@ export class LeaderEpochHistory {
     return new LeaderEpochHistory(dir, parse(readTextFile(dir, LEADER_EPOCH_CHECKPOINT)));
   }
 
+  /**
+   * Replaces the checkpoint with `entries` (a history kept elsewhere: the manifest's, which a new
+   * owner's disk takes over) and persists it before returning.
+   */
+  static write(dir: string, entries: readonly EpochEntry[]): LeaderEpochHistory {
+    const history = new LeaderEpochHistory(dir, [...entries]);
+    history.#persist();
+    return history;
+  }
+
   get entries(): readonly EpochEntry[] {
     return this.#entries;
   }
@@ -53,6 +63,10 @@ export class LeaderEpochHistory {
   assign(epoch: number, startOffset: number): void {
     if (epoch <= this.latestEpoch) return;
     this.#entries = [...this.#entries.filter((e) => e.startOffset < startOffset), { epoch, startOffset }];
+    this.#persist();
+  }
+
+  #persist(): void {
     const lines = this.#entries.map((e) => `${e.epoch} ${e.startOffset}`);
     writeFileAtomically(
       this.#dir,

@@ -129,9 +129,10 @@ export class PartitionHost {
   async durable(partitionId: string, endOffset: number, mode: DurabilityMode): Promise<void> {
     const { durability } = this.#options;
     if (!durability) return;
-    const slot = this.#require(partitionId);
     if (mode === "local") durability.window.schedule(partitionId);
-    else await durability.window.durable(partitionId, slot.epoch, endOffset);
+    // Called after the append: a partition closed since is answered by the window as one whose
+    // append may still be committed, never as a plain NOT_OWNER the client would resend.
+    else await durability.window.durable(partitionId, this.#slots.get(partitionId)?.epoch ?? -1, endOffset);
   }
 
   /**

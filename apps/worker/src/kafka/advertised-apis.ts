@@ -12,7 +12,7 @@ export const ADVERTISED_APIS: readonly { apiKey: number; minVersion: number; max
   // does; a magic 0 or 1 message set is refused per partition (produce-batches.ts).
   { apiKey: ApiKey.Produce, minVersion: 0, maxVersion: 9 },
   { apiKey: ApiKey.Fetch, minVersion: 4, maxVersion: 12 },
-  { apiKey: ApiKey.ListOffsets, minVersion: 1, maxVersion: 7 },
+  { apiKey: ApiKey.ListOffsets, minVersion: 0, maxVersion: 7 },
   { apiKey: ApiKey.Metadata, minVersion: 1, maxVersion: 12 },
   { apiKey: ApiKey.OffsetCommit, minVersion: 2, maxVersion: 8 },
   { apiKey: ApiKey.OffsetFetch, minVersion: 1, maxVersion: 8 },

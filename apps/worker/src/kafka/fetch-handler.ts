@@ -68,6 +68,12 @@ async function readFrom(log: HostedLog, from: number, maxBytes: number): Promise
   return chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks);
 }
 
+/**
+ * A partition's answer. Records are never null, errors included: Kafka sends an empty record set
+ * with an error (FetchResponse.partitionResponse), and librdkafka 2.0.x reads a null one as an
+ * invalid MessageSetSize -1, drops the whole response unread and refetches without ever seeing the
+ * error (so it never resets an out-of-range offset nor looks for a new leader).
+ */
 function answer(index: number, errorCode: number, extra: Partial<PartitionAnswer> = {}): PartitionAnswer {
   return {
     partitionIndex: index,
@@ -77,7 +83,7 @@ function answer(index: number, errorCode: number, extra: Partial<PartitionAnswer
     logStartOffset: -1n,
     abortedTransactions: [],
     preferredReadReplica: -1,
-    records: null,
+    records: Buffer.alloc(0),
     ...extra,
   };
 }

@@ -287,7 +287,7 @@ export class KafkaConnection {
           ...(fault?.kind === "throttle" ? { throttleTimeMs: fault.throttleTimeMs } : {}),
         });
       case ApiKey.ListOffsets:
-        return reply(await handleListOffsets(ctx, session, request.body));
+        return reply(await handleListOffsets(ctx, session, request.body, request.apiVersion));
       case ApiKey.OffsetForLeaderEpoch:
         return reply(await handleOffsetForLeaderEpoch(ctx, session, request.body));
       case ApiKey.FindCoordinator:

@@ -29,11 +29,35 @@ async function lookup(log: HostedLog, timestamp: number): Promise<{ offset: numb
   return (await offsetForTimestamp(log, timestamp)) ?? { offset: -1, timestamp: -1 };
 }
 
-/** ListOffsets v1+: earliest, latest, max timestamp (v7) and the first offset at or after a time. */
+/**
+ * ListOffsets v0's answer (Kafka's legacy fetchOffsetsBefore): up to `maxNumOffsets` offsets, newest
+ * first, from the segment base offsets (and the log end) at or before the time asked for. Latest:
+ * the log end, then every segment's base; earliest: the log start; a time: the bases of the
+ * segments whose records are all at or before it. A segment's largest record timestamp stands in
+ * for Kafka's segment file time.
+ */
+async function oldStyleOffsets(log: HostedLog, timestamp: number, maxNumOffsets: number): Promise<bigint[]> {
+  if (timestamp === EARLIEST) return maxNumOffsets > 0 ? [BigInt(log.logStartOffset)] : [];
+  const points = (await log.segments()).map((s) => ({ offset: s.baseOffset, time: s.maxTimestamp ?? -1 }));
+  if (log.highWatermark > (points.at(-1)?.offset ?? -1))
+    points.push({ offset: log.highWatermark, time: Infinity });
+  const eligible = timestamp === LATEST ? points : points.filter((p) => p.time <= timestamp);
+  return eligible
+    .map((p) => BigInt(Math.max(p.offset, log.logStartOffset)))
+    .reverse()
+    .filter((offset, i, all) => i === 0 || offset !== all[i - 1])
+    .slice(0, Math.max(0, maxNumOffsets));
+}
+
+/**
+ * ListOffsets: earliest, latest, max timestamp (v7) and the first offset at or after a time (v1+);
+ * v0 answers its list of offsets instead (`oldStyleOffsets`).
+ */
 export async function handleListOffsets(
   ctx: KafkaBrokerContext,
   session: KafkaSession,
   request: ListOffsetsRequest,
+  version: number,
 ): Promise<ListOffsetsResponse> {
   const mayRead = hasScope(session.principal.scopes, "records:read");
   const topics = await Promise.all(
@@ -42,7 +66,13 @@ export async function handleListOffsets(
       const topic = (await readableTopic(ctx.catalog, session.principal.tenantId, t.name))?.topic;
       const partitions = await Promise.all(
         t.partitions.map(async (p) => {
-          const base = { partitionIndex: p.partitionIndex, timestamp: -1n, offset: -1n, leaderEpoch: -1 };
+          const base = {
+            partitionIndex: p.partitionIndex,
+            timestamp: -1n,
+            offset: -1n,
+            leaderEpoch: -1,
+            oldStyleOffsets: [] as bigint[],
+          };
           const partition = topic?.partitions.find((x) => x.index === p.partitionIndex);
           if (!partition) return { ...base, errorCode: ErrorCode.UNKNOWN_TOPIC_OR_PARTITION };
           if (!mayRead) return { ...base, errorCode: ErrorCode.TOPIC_AUTHORIZATION_FAILED };
@@ -51,6 +81,12 @@ export async function handleListOffsets(
           const fenced = leaderEpochError(slot.epoch, p.currentLeaderEpoch ?? -1);
           if (fenced !== null) return { ...base, errorCode: fenced };
           try {
+            if (version === 0) {
+              const offsets = await ctx.host.read(partition.id, (log) =>
+                oldStyleOffsets(log, Number(p.timestamp), p.maxNumOffsets ?? 1),
+              );
+              return { ...base, errorCode: 0, oldStyleOffsets: offsets };
+            }
             const found = await ctx.host.read(partition.id, (log) => lookup(log, Number(p.timestamp)));
             return {
               ...base,

@@ -1,4 +1,5 @@
 import { hasScope } from "@lastword/api/key-auth";
+import { topicNameSchema } from "@lastword/api/topic-admin";
 import { ErrorCode, type RequestBody, type ResponseInput } from "@lastword/kafka-protocol";
 import { type CatalogTopic, clusterIdOf, type KafkaBroker } from "./kafka-catalog";
 import type { KafkaBrokerContext, KafkaSession } from "./kafka-context";
@@ -63,9 +64,14 @@ export async function handleMetadata(
           ? listed.find((l) => l.entry.name === wanted.name)
           : listed.find((l) => l.entry.topicId === wanted.topicId);
       if (!found) {
-        return wanted.name
-          ? missing(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, wanted.name)
-          : missing(ErrorCode.UNKNOWN_TOPIC_ID, null, wanted.topicId);
+        if (!wanted.name) return missing(ErrorCode.UNKNOWN_TOPIC_ID, null, wanted.topicId);
+        // A name no topic can have is INVALID_TOPIC_EXCEPTION, as Kafka answers (not retriable;
+        // UNKNOWN_TOPIC_OR_PARTITION is, and clients would retry it until their timeout).
+        const valid = topicNameSchema.safeParse(wanted.name).success;
+        return missing(
+          valid ? ErrorCode.UNKNOWN_TOPIC_OR_PARTITION : ErrorCode.INVALID_TOPIC_EXCEPTION,
+          wanted.name,
+        );
       }
       const { name, topicId } = found.entry;
       if (!mayRead) return missing(ErrorCode.TOPIC_AUTHORIZATION_FAILED, name ?? null, topicId);

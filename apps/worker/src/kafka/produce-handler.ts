@@ -1,7 +1,7 @@
 import { hasScope } from "@lastword/api/key-auth";
 import { isProtectedTopic } from "@lastword/api/topic-admin";
 import { ErrorCode, type RequestBody, type ResponseInput } from "@lastword/kafka-protocol";
-import { CorruptBatchError, InvalidBatchRecordsError } from "@lastword/logstore";
+import { CorruptBatchError, InvalidBatchRecordsError, InvalidTimestampError } from "@lastword/logstore";
 import { produce } from "../dataplane/dataplane-handlers";
 import type { KafkaBrokerContext, KafkaSession } from "./kafka-context";
 import { kafkaErrorOf } from "./kafka-errors";
@@ -31,8 +31,18 @@ function failed(index: number, errorCode: number, errorMessage: string | null): 
 /** Kafka's per-record error for a null key on a compacted topic (LogValidator.validateKey's wording). */
 function keylessRefusal(where: string, indexes: readonly number[], index: number): PartitionResponse {
   const message = `Compacted topic cannot accept message without key in topic partition ${where}.`;
+  return recordsRefusal(index, ErrorCode.INVALID_RECORD, message, indexes);
+}
+
+/** A partition refused for some of its batch's records, each named (Produce v8+ record errors). */
+function recordsRefusal(
+  index: number,
+  errorCode: number,
+  message: string,
+  indexes: readonly number[],
+): PartitionResponse {
   return {
-    ...failed(index, ErrorCode.INVALID_RECORD, message),
+    ...failed(index, errorCode, message),
     recordErrors: indexes.map((batchIndex) => ({ batchIndex, batchIndexErrorMessage: message })),
   };
 }
@@ -103,6 +113,11 @@ async function producePartition(
       appended: !answer.duplicate,
     };
   } catch (error) {
+    if (error instanceof InvalidTimestampError) {
+      return refusal(
+        recordsRefusal(data.index, ErrorCode.INVALID_TIMESTAMP, error.message, error.recordIndexes),
+      );
+    }
     if (error instanceof InvalidBatchRecordsError) {
       return refusal(keylessRefusal(`${topicName}-${data.index}`, error.recordIndexes, data.index));
     }

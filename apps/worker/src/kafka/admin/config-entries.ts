@@ -41,6 +41,9 @@ const BROKER_SYNONYM: Record<Exclude<TopicConfigName, "lastword.durability">, st
   "max.message.bytes": "message.max.bytes",
   "file.delete.delay.ms": "log.segment.delete.delay.ms",
   "message.timestamp.type": "log.message.timestamp.type",
+  "message.timestamp.difference.max.ms": "log.message.timestamp.difference.max.ms",
+  "message.timestamp.before.max.ms": "log.message.timestamp.before.max.ms",
+  "message.timestamp.after.max.ms": "log.message.timestamp.after.max.ms",
   "compression.type": "compression.type",
 };
 

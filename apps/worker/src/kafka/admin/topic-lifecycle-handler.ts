@@ -10,15 +10,10 @@ import {
 import { ErrorCode, type RequestBody, type ResponseInput } from "@lastword/kafka-protocol";
 import type { KafkaBrokerContext, KafkaHandler, KafkaSession } from "../kafka-context";
 import { viewWriteRefusal } from "../latest-view";
-import {
-  type AdminOutcome,
-  ASSIGNMENTS_REFUSED,
-  adminErrorOf,
-  missingScope,
-  OK,
-  outcomeOf,
-} from "./admin-errors";
+import { withSelf } from "../metadata-handler";
+import { type AdminOutcome, adminErrorOf, missingScope, OK, outcomeOf } from "./admin-errors";
 import { CONFIG_SOURCE } from "./config-entries";
+import { leadersReady } from "./topic-leaders";
 
 type CreatableTopic = RequestBody<19>["topics"][number];
 type CreatedTopic = NonNullable<ResponseInput<19>["topics"]>[number];
@@ -49,22 +44,53 @@ function duplicates(names: readonly (string | null)[]): Set<string | null> {
   return twice;
 }
 
+/**
+ * A manual replica assignment, checked as Kafka checks one: instead of a partition count and
+ * replication factor, partitions 0…n−1 each once, each on one broker of this cluster (one replica
+ * per partition: the service keeps durability itself). Answers the partition count; the service
+ * still places the partitions on its workers itself (a broker named is not pinned).
+ */
+function assignedPartitions(topic: CreatableTopic, brokerIds: ReadonlySet<number>): number | AdminOutcome {
+  if (topic.numPartitions !== -1 || topic.replicationFactor !== -1) {
+    return {
+      errorCode: ErrorCode.INVALID_REQUEST,
+      errorMessage:
+        "A replica assignment replaces numPartitions and replicationFactor: both must be -1 with it.",
+    };
+  }
+  const indexes = topic.assignments.map((a) => a.partitionIndex).sort((a, b) => a - b);
+  if (indexes.some((index, i) => index !== i)) {
+    return {
+      errorCode: ErrorCode.INVALID_REPLICA_ASSIGNMENT,
+      errorMessage: `A replica assignment must name partitions 0 to ${indexes.length - 1} once each, got ${indexes.join(", ")}.`,
+    };
+  }
+  for (const { partitionIndex, brokerIds: replicas } of topic.assignments) {
+    const [broker] = replicas;
+    if (replicas.length !== 1 || broker === undefined || !brokerIds.has(broker)) {
+      return {
+        errorCode: ErrorCode.INVALID_REPLICA_ASSIGNMENT,
+        errorMessage: `Partition ${partitionIndex} must have exactly one replica, on one of this cluster's brokers (${[...brokerIds].join(", ")}); got [${replicas.join(", ")}].`,
+      };
+    }
+  }
+  return topic.assignments.length;
+}
+
 /** Kafka's CreateTopics request fields as the REST create input, or why they cannot be one. */
 function restInput(
   topic: CreatableTopic,
   validateOnly: boolean,
+  brokerIds: ReadonlySet<number>,
 ): { input: object } | { refused: AdminOutcome } {
+  const assigned = topic.assignments.length > 0 ? assignedPartitions(topic, brokerIds) : null;
+  if (assigned !== null && typeof assigned !== "number") return { refused: assigned };
   if (topic.replicationFactor !== -1 && topic.replicationFactor !== 1) {
     return {
       refused: {
         errorCode: ErrorCode.INVALID_REPLICATION_FACTOR,
         errorMessage: `${REPLICATION_FACTOR_REFUSAL}, got ${topic.replicationFactor}.`,
       },
-    };
-  }
-  if (topic.assignments.length > 0) {
-    return {
-      refused: { errorCode: ErrorCode.INVALID_REPLICA_ASSIGNMENT, errorMessage: ASSIGNMENTS_REFUSED },
     };
   }
   const configs: Record<string, string> = {};
@@ -82,19 +108,25 @@ function restInput(
     configs[name] = value;
   }
   // -1 partitions is Kafka's "the broker's default": the REST input's own default.
-  const partitions = topic.numPartitions === -1 ? undefined : topic.numPartitions;
+  const partitions = assigned ?? (topic.numPartitions === -1 ? undefined : topic.numPartitions);
   return { input: { name: topic.name, partitions, configs, validateOnly } };
 }
 
 /**
  * CreateTopics v2–v7 through the REST API's createTopic (its validation, quota, audit and
  * messages). Replication is not a topic setting here; v5+ answers each topic's configs as
- * DescribeConfigs would, v7 its topic id.
+ * DescribeConfigs would, v7 its topic id. As Kafka, the answer waits (within the request's
+ * timeoutMs; none when it is 0 or less) until the new partitions have leaders, so the client's
+ * next Metadata names them; a topic whose leaders did not come in time is REQUEST_TIMED_OUT
+ * (it exists all the same, and gets its leaders within a claim interval or two).
  */
 export const handleCreateTopics: KafkaHandler<19> = async (ctx, session, request) => {
+  const deadlineMs = Date.now() + request.timeoutMs;
   const identity = apiKeyIdentity(session.principal);
   const twice = duplicates(request.topics.map((t) => t.name));
   const topics: CreatedTopic[] = [];
+  const created: { at: number; topicId: string; partitions: number }[] = [];
+  const brokerIds = new Set(withSelf(await ctx.catalog.brokers(), ctx.self()).map((b) => b.nodeId));
   // One at a time: each creation counts against the tenant's partition quota the next one checks.
   for (const wanted of request.topics) {
     const refused = (outcome: AdminOutcome): CreatedTopic => ({
@@ -115,30 +147,31 @@ export const handleCreateTopics: KafkaHandler<19> = async (ctx, session, request
       topics.push(refused(refusal));
       continue;
     }
-    const converted = restInput(wanted, request.validateOnly);
+    const converted = restInput(wanted, request.validateOnly, brokerIds);
     if ("refused" in converted) {
       topics.push(refused(converted.refused));
       continue;
     }
     try {
-      const created = await createTopic(
+      const made = await createTopic(
         { prisma: ctx.prisma, clock: ctx.clock },
         identity,
         parseAdminInput(createTopicInput, converted.input),
       );
-      const row = created.validateOnly
+      const row = made.validateOnly
         ? null
         : await ctx.prisma.topic.findUnique({
-            where: { id: created.topic.id },
+            where: { id: made.topic.id },
             select: { kafkaTopicId: true },
           });
+      if (row) created.push({ at: topics.length, topicId: made.topic.id, partitions: made.topic.partitions });
       topics.push({
-        name: created.topic.name,
+        name: made.topic.name,
         topicId: row?.kafkaTopicId ?? NULL_TOPIC_ID,
         ...OK,
-        numPartitions: created.topic.partitions,
+        numPartitions: made.topic.partitions,
         replicationFactor: 1,
-        configs: describeConfigs(storedConfigs(created.topic.configs)).map((entry) => ({
+        configs: describeConfigs(storedConfigs(made.topic.configs)).map((entry) => ({
           name: entry.name,
           value: entry.value,
           readOnly: false,
@@ -148,6 +181,16 @@ export const handleCreateTopics: KafkaHandler<19> = async (ctx, session, request
       });
     } catch (error) {
       topics.push(refused(adminErrorOf(error, createInputCode)));
+    }
+  }
+  if (request.timeoutMs > 0) {
+    for (const { at, topicId, partitions } of created) {
+      if (await leadersReady(ctx.prisma, topicId, partitions, deadlineMs)) continue;
+      topics[at] = {
+        ...(topics[at] as CreatedTopic),
+        errorCode: ErrorCode.REQUEST_TIMED_OUT,
+        errorMessage: `The topic was created, but its partitions had no leader within the request's ${request.timeoutMs} ms; they get one shortly.`,
+      };
     }
   }
   if (!request.validateOnly) ctx.catalog.invalidate();

@@ -1,0 +1,164 @@
+import { join } from "node:path";
+import { DataPlaneClient, DataPlaneError, type ProduceResult } from "@lastword/dataplane";
+import { createPrisma } from "@lastword/db";
+import { TcpProxy } from "@lastword/db/testing";
+import { FsObjectStore, type ObjectStore } from "@lastword/object-store";
+import { describe, expect, it } from "vitest";
+import { COMMIT_PREFIX } from "../src/durability/commit-window";
+import { useInProcessMachines } from "./machines";
+import { createTestTopic, eventually } from "./test-topics";
+
+// A produce whose partition is handed back (a rebalance when a worker joins) while its commit to
+// object storage is still in flight: its batch is in the old owner's log and may yet be committed,
+// so the answer says the write may have happened, and the data-plane client never resends it on
+// its own (the web did, and wrote one record twice after a single 200). The old owner's commit is
+// held at its object PUT; a second worker joins, and the first hands one of its two partitions back.
+const LEASE_TTL_MS = 2_000;
+const machines = useInProcessMachines({
+  name: "produce-handback",
+  leaseTtlMs: LEASE_TTL_MS,
+  objectTimings: { commitWindowMs: 10 },
+});
+const { harness } = machines;
+
+/** The shared filesystem store whose commit-object PUTs wait while it is held. */
+class GatedStore extends FsObjectStore {
+  #gate: Promise<void> | null = null;
+  #open = () => {};
+  /** A commit PUT is waiting at the gate. */
+  reached = false;
+
+  hold(): void {
+    this.#gate = new Promise((resolve) => (this.#open = resolve));
+  }
+
+  release(): void {
+    this.#gate = null;
+    this.#open();
+  }
+
+  override async put(...args: Parameters<ObjectStore["put"]>) {
+    const gate = this.#gate;
+    if (gate && args[0].startsWith(COMMIT_PREFIX)) {
+      this.reached = true;
+      await gate;
+    }
+    return super.put(...args);
+  }
+}
+
+type Outcome = { ok: ProduceResult } | { error: unknown };
+
+function settle(p: Promise<ProduceResult>): { outcome: Outcome | null } {
+  const s: { outcome: Outcome | null } = { outcome: null };
+  p.then(
+    (ok) => (s.outcome = { ok }),
+    (error: unknown) => (s.outcome = { error }),
+  );
+  return s;
+}
+
+const record = (value: string) => ({ key: Buffer.from(value), value: Buffer.from(value) });
+
+/**
+ * Two partitions on a worker whose commits are held, one produce to each through `client`, then a
+ * second worker joins: returns the partitions' produces and the one that was handed back.
+ */
+async function handBackDuringCommit(
+  name: string,
+  client: DataPlaneClient,
+  options: { idempotent: boolean; beforeJoin?: () => void },
+) {
+  const store = new GatedStore(join(machines.root, "objects"));
+  const { worker: first } = await machines.start(`${name}-a`, { objectStore: store });
+  const topic = await createTestTopic(harness.db.prisma, { partitions: 2 });
+  await eventually("the first worker hosts both partitions", 10_000, async () =>
+    first.ownedPartitions().length === 2 ? true : undefined,
+  );
+  store.hold();
+  const produces = topic.partitionIds.map((partitionId, i) =>
+    settle(
+      client.produce({
+        partitionId,
+        records: [record(`${name}-${i}`)],
+        ...(options.idempotent && { producer: { producerId: 77 + i, producerEpoch: 0, baseSequence: 0 } }),
+      }),
+    ),
+  );
+  await eventually("a commit is held at its PUT", 10_000, async () => (store.reached ? true : undefined));
+  options.beforeJoin?.();
+  const { worker: second } = await machines.start(`${name}-b`);
+  const handed = await eventually("one partition handed back", 20_000, async () =>
+    first.ownedPartitions().length === 1
+      ? topic.partitionIds.findIndex((id) => !first.ownedPartitions().includes(id))
+      : undefined,
+  );
+  return { store, first, second, topic, produces, handed };
+}
+
+describe("a produce whose partition is handed back while its commit is in flight", () => {
+  it("is answered writeMayHaveHappened by the old owner, never resent to the new one; nothing is written twice", async () => {
+    const { store, first, second, topic, produces, handed } = await handBackDuringCommit(
+      "plain",
+      harness.client,
+      {
+        idempotent: false,
+      },
+    );
+    const moved = produces[handed]!;
+    await eventually("the handed-back produce answered", 20_000, async () => moved.outcome ?? undefined);
+    const error = (moved.outcome as { error?: unknown }).error;
+    expect(error).toBeInstanceOf(DataPlaneError);
+    expect(error).toMatchObject({ writeMayHaveHappened: true, retriable: true });
+    // The other partition stayed: its produce is answered once its commit is in.
+    store.release();
+    const stayed = produces[1 - handed]!;
+    await eventually("the other produce answered", 20_000, async () => stayed.outcome ?? undefined);
+    expect(stayed.outcome).toMatchObject({ ok: { offsets: [0] } });
+
+    // Each partition holds its record at most once (the handed-back one: once if the old owner's
+    // commit got in before the lease moved, else not at all), wherever it lives now.
+    for (const [i, partitionId] of topic.partitionIds.entries()) {
+      const fetched = await harness.client.fetch({ partitionId, offset: 0 });
+      const values = fetched.records.map((r) => r.value!.toString());
+      if (i === handed) expect(values.length).toBeLessThanOrEqual(1);
+      else expect(values).toEqual([`plain-${i}`]);
+    }
+    await second.stop();
+    await first.stop();
+    // The next test's workers are to host only its own topic.
+    await harness.db.prisma.topic.delete({ where: { id: topic.topicId } });
+  });
+
+  it("an idempotent produce is resent, and when the database fails on the way the caller still hears that the write may have happened", async () => {
+    const url = new URL(harness.db.url);
+    const proxy = await TcpProxy.start(url.hostname, Number(url.port));
+    const prisma = createPrisma(proxy.relayUrl(harness.db.url), { maxConnections: 2 });
+    const client = new DataPlaneClient({ prisma, secret: harness.secret, ownerWaitMs: 8 * LEASE_TTL_MS });
+    try {
+      const { store, first, second, produces, handed } = await handBackDuringCommit("keyed", client, {
+        idempotent: true,
+        // The client found both owners already; its next lookup (for the new owner) fails.
+        beforeJoin: () => proxy.cut(),
+      });
+      const moved = produces[handed]!;
+      await eventually("the handed-back produce answered", 30_000, async () => moved.outcome ?? undefined);
+      const error = (moved.outcome as { error?: unknown }).error;
+      // Not the database's error: the write's, marked as one that may have happened.
+      expect(error).toBeInstanceOf(DataPlaneError);
+      expect(error).toMatchObject({ writeMayHaveHappened: true });
+      store.release();
+      await eventually(
+        "the other produce answered",
+        20_000,
+        async () => produces[1 - handed]!.outcome ?? undefined,
+      );
+      await second.stop();
+      await first.stop();
+    } finally {
+      client.close();
+      await prisma.$disconnect();
+      await proxy.close();
+    }
+  });
+});

@@ -1,0 +1,3 @@
+-- AlterTable
+ALTER TABLE "Partition" ADD COLUMN     "leaderEpochs" JSONB;
+
