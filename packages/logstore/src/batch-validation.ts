@@ -61,6 +61,8 @@ export interface BatchValidationOptions {
    * apply to the stored, compressed bytes, and the caller checks them with `checkSize`.
    */
   checkSize?: boolean;
+  /** The plain copy of a compressed `batch`, already inflated by the caller: walked instead of inflating here. */
+  inflated?: Buffer;
 }
 
 /** A refused batch's records, by their index in the batch (Kafka's per-record errors, Produce v8+). */
@@ -96,7 +98,7 @@ export function validateBatch(
   options: BatchValidationOptions,
 ): ValidatedBatch {
   const header = checkHeader(batch, config, options);
-  const plain = plainRecords(batch);
+  const plain = options.inflated ?? plainRecords(batch);
   const keyless: number[] = [];
   let tombstones = 0;
   let maxTimestamp = -1;

@@ -614,6 +614,14 @@ export function batchCompression(buf: Uint8Array, pos: number): number {
   return buf[pos + OFF_ATTRIBUTES + 1]! & COMPRESSION_MASK;
 }
 
+/**
+ * The batch at `pos` with `records` as its records section in codec `codec` (its header copied,
+ * length and CRC-32C recomputed): what inflating or compressing a batch's section makes of it.
+ */
+export function batchWithRecords(buf: Uint8Array, pos: number, records: Uint8Array, codec: number): Buffer {
+  return batchCopy(buf, pos, records, codec);
+}
+
 function batchCopy(buf: Uint8Array, pos: number, records: Uint8Array, codec: number): Buffer {
   const out = Buffer.allocUnsafe(BATCH_HEADER_BYTES + records.length);
   out.set(buf.subarray(pos, pos + BATCH_HEADER_BYTES), 0);

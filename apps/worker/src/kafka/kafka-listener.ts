@@ -141,7 +141,7 @@ export async function startKafkaListener(
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       for (const c of open) c.close();
       await closed;
-      await Promise.all([ctx.quotas?.close(), ctx.sightings.close()]);
+      await Promise.all([ctx.quotas?.close(), ctx.sightings.close(), ctx.inflation.close()]);
     },
   };
 }
