@@ -60,12 +60,14 @@ async function highWatermark(raw: RawKafka, topic: string, partition: number): P
 }
 
 let redis: Redis;
+let storedPartition: string;
 
 beforeAll(async () => {
   h = await openWorkerHarness({ name: "kafka-bombs" });
   await createNamedTopic(h.db.prisma, ORG, "bombs", 4);
   await createNamedTopic(h.db.prisma, ORG, "plain-only", 1, { "compression.type": "uncompressed" });
   await createNamedTopic(h.db.prisma, ORG_OTHER, "calm", 1);
+  [storedPartition] = (await createNamedTopic(h.db.prisma, ORG, "stored", 1)) as [string];
   await createNamedTopic(h.db.prisma, ORG_METERED, "metered", 1);
   await h.db.prisma.quota.create({
     data: { organizationId: ORG_METERED, ...DEFAULT_QUOTA, produceBytesPerSecond: 1 << 20 },
@@ -75,7 +77,7 @@ beforeAll(async () => {
   otherKey = await createKafkaKey(h.db.prisma, ORG_OTHER, scopes, { scram: false });
   meteredKey = await createKafkaKey(h.db.prisma, ORG_METERED, scopes, { scram: false });
   redis = new Redis(REDIS_URL);
-  ({ worker } = await startKafkaWorker(h, 7, {
+  ({ worker } = await startKafkaWorker(h, 8, {
     kafka: { host: "127.0.0.1", port: 0, quotas: { redisUrl: REDIS_URL, redisPrefix: prefix } },
   }));
 });
@@ -153,5 +155,28 @@ describe("the produce quota", () => {
     // (8 MiB − 1 MiB) / 1 MiB × 1 s, as Kafka computes a throttle.
     expect(answer.throttleTimeMs).toBeGreaterThanOrEqual(6_000);
     raw.close();
+  });
+});
+
+describe("reading back what inflates", () => {
+  it("a data-plane read (REST's) of stored compressed batches is bounded by the bytes it sends, not the few KiB stored", async () => {
+    const raw = await RawKafka.login(worker.kafka!, key);
+    // Ten batches of 8 MiB of zeros each (within the quota), ~10 KiB each as stored.
+    for (let i = 0; i < 10; i++) {
+      const answer = await raw.call(0, 8, produce("stored", [zeros(128, 64 << 10)]));
+      expect(answer.responses[0]!.partitionResponses[0]!.errorCode).toBe(0);
+    }
+    raw.close();
+    const read = await h.client.fetch({
+      partitionId: storedPartition,
+      offset: 0,
+      limit: 1000,
+      maxBytes: 1 << 20,
+    });
+    const sent = read.records.reduce((n, r) => n + (r.value?.length ?? 0) + (r.key?.length ?? 0), 0);
+    // The first batch is served whole (at least one batch, as Kafka's fetch), and nothing more.
+    expect(read.records).toHaveLength(128);
+    expect(sent).toBeLessThanOrEqual((8 << 20) + (64 << 10));
+    expect(read.nextOffset).toBe(128);
   });
 });

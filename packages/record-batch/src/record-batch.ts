@@ -663,7 +663,7 @@ export function compressBatch(plain: Uint8Array, codec: number): Buffer {
  * `bytes` (whole batches) with every compressed batch inflated, for readers that cannot
  * decompress (the REST client in a browser): the same buffer when none is compressed.
  */
-export function inflateBatches(bytes: Uint8Array): Uint8Array {
+export function inflateBatches(bytes: Uint8Array, maxBytesEach = DEFAULT_MAX_INFLATED_BYTES): Uint8Array {
   let compressed = false;
   for (
     let pos = 0;
@@ -674,6 +674,6 @@ export function inflateBatches(bytes: Uint8Array): Uint8Array {
   if (!compressed) return bytes;
   const parts: Uint8Array[] = [];
   for (let pos = 0; pos < bytes.length; pos += readInt32(bytes, pos + OFF_LENGTH) + LOG_OVERHEAD_BYTES)
-    parts.push(inflateBatch(bytes, pos));
+    parts.push(inflateBatch(bytes, pos, maxBytesEach));
   return Buffer.concat(parts);
 }
