@@ -2,7 +2,7 @@
 // cleaner scheduler over 2,000 partitions of 200 tenants, produce and cold start with an object store
 // (objects), the cleaner and an erasure over remote segments (tiering), 50 workers' Postgres load
 // simulated (fleet), and the Kafka listener (cold start, fetch,
-// produce with real clients: kafka). Needs Postgres and Redis (like the tests), kcat and
+// produce with real clients: kafka), and one tenant's latency under another's flood (noisy). Needs Postgres and Redis (like the tests), kcat and
 // python3-confluent-kafka. Arguments pick parts: `npm run bench -w @lastword/worker -- kafka`
 // (default: all of them).
 import { mkdtemp, rm } from "node:fs/promises";
@@ -11,6 +11,7 @@ import { join } from "node:path";
 import { createTestDatabase, type TestDatabase } from "@lastword/db/testing";
 import { fleetBenchmark } from "./fleet-bench";
 import { kafkaBenchmark } from "./kafka-bench";
+import { noisyNeighbourBenchmark } from "./noisy-bench";
 import { objectsBenchmark } from "./objects-bench";
 import { produceBenchmark } from "./produce-bench";
 import { schedulerBenchmark } from "./scheduler-bench";
@@ -30,6 +31,8 @@ async function main(): Promise<void> {
     if (wanted("tiering")) await tieringBenchmark({ dataDir: join(dataDir, "tiering") });
     // Its own database and processes (bench/flag-states.ts of the client package); BENCH_KEYS scales it.
     if (wanted("kafka")) await kafkaBenchmark();
+    // Tenant A's latency alone and under tenant B's flood, one worker process (issue 27).
+    if (wanted("noisy")) await noisyNeighbourBenchmark();
   } finally {
     await db.drop();
     await rm(dataDir, { recursive: true, force: true });
