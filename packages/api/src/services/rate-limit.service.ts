@@ -40,6 +40,22 @@ export interface TenantQuota {
   maxBatchRecords: number;
 }
 
+/** The quota as JSON numbers (Postgres keeps the stored-bytes limit as a bigint), every limit named. */
+export function quotaView(quota: TenantQuota) {
+  return {
+    maxPartitions: quota.maxPartitions,
+    maxStoredBytes: Number(quota.maxStoredBytes),
+    produceBytesPerSecond: quota.produceBytesPerSecond,
+    requestsPerSecond: quota.requestsPerSecond,
+    erasureDeadlineDays: quota.erasureDeadlineDays,
+    maxConnectionsPerWorker: quota.maxConnectionsPerWorker,
+    connectionsPerSecond: quota.connectionsPerSecond,
+    maxBatchInflatedBytes: quota.maxBatchInflatedBytes,
+    maxRequestInflatedBytes: quota.maxRequestInflatedBytes,
+    maxBatchRecords: quota.maxBatchRecords,
+  };
+}
+
 /**
  * How long a tenant's quota is reused per process: every request reads it (request rate, produce
  * admission), and it changes rarely; a change made elsewhere takes effect within this.
