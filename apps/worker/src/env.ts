@@ -67,6 +67,10 @@ const schema = z
       .min(1 << 20)
       .max(1 << 30)
       .default(100 << 20),
+    // The threads compressed Produce batches are inflated in, and how many batches may wait for one
+    // (inflation/inflate-pool.ts; 0 threads: one per core but one).
+    WORKER_INFLATE_THREADS: z.coerce.number().int().min(0).max(64).default(0),
+    WORKER_INFLATE_QUEUE: z.coerce.number().int().min(1).default(1_024),
     // Kafka's group.initial.rebalance.delay.ms: the first rebalance of an empty group waits this
     // long for more members (tests start workers in-process with 0).
     WORKER_KAFKA_GROUP_INITIAL_REBALANCE_DELAY_MS: z.coerce.number().int().min(0).max(300_000).default(3_000),

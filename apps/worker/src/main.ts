@@ -62,6 +62,10 @@ async function main(): Promise<void> {
         socketRequestMaxBytes: env.WORKER_KAFKA_SOCKET_REQUEST_MAX_BYTES,
       },
       groups: { initialRebalanceDelayMs: env.WORKER_KAFKA_GROUP_INITIAL_REBALANCE_DELAY_MS },
+      inflatePool: {
+        ...(env.WORKER_INFLATE_THREADS > 0 && { threads: env.WORKER_INFLATE_THREADS }),
+        maxQueue: env.WORKER_INFLATE_QUEUE,
+      },
       ...(env.WORKER_KAFKA_TEST_FAULTS ? { testFaults: new TestFaults(env.WORKER_KAFKA_TEST_FAULTS) } : {}),
       // The same counters as the web's REST produce admission: one produce budget per tenant.
       quotas: { redisUrl: env.REDIS_URL, redisPrefix: env.REDIS_PREFIX },
