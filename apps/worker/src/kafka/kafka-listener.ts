@@ -1,4 +1,5 @@
 import { readFileSync } from "node:fs";
+import { performance } from "node:perf_hooks";
 import { createServer as createTcpServer, isIP, type Server, type Socket } from "node:net";
 import { createServer as createTlsServer } from "node:tls";
 import { tenantQuota } from "@lastword/api/tenant-quota";
@@ -79,7 +80,9 @@ export async function startKafkaListener(
     {
       metrics,
       logger: ctx.logger,
-      now: () => ctx.clock.now(),
+      // Wall time, not the worker's clock: a rate window must pass in real seconds even when a test
+      // holds the worker's clock still (as lease renewals do).
+      now: () => performance.now(),
       tenantQuota: (tenantId) => tenantQuota({ prisma: ctx.prisma, clock: ctx.clock }, tenantId),
     },
   );
