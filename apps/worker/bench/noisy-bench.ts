@@ -4,7 +4,8 @@
 // batches, connections and large fetches. A's produce and fetch latency is measured alone and then
 // under the flood, in the same run; with it the worker's event-loop delay (its own
 // monitorEventLoopDelay, from /metrics), the leases it lost, and what it refused B.
-// Knobs: BENCH_NOISY_SECONDS (per phase, default 20), BENCH_NOISY_PRODUCERS (B's, 4).
+// Knobs: BENCH_NOISY_SECONDS (per phase, default 20), BENCH_NOISY_PRODUCERS (B's, 4),
+// BENCH_NOISY_CPU_PROFILE (a directory for the worker's CPU profile).
 import { type ChildProcess, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { mkdtemp, rm } from "node:fs/promises";
@@ -36,7 +37,10 @@ interface Worker {
 }
 
 function spawnWorker(env: Record<string, string>): Promise<Worker> {
-  const child = spawn(process.execPath, ["--import", "tsx", "apps/worker/src/main.ts"], {
+  // BENCH_NOISY_CPU_PROFILE=<dir>: the worker writes a V8 CPU profile there (what its loop spent time on).
+  const profile = process.env.BENCH_NOISY_CPU_PROFILE;
+  const flags = profile ? ["--cpu-prof", `--cpu-prof-dir=${profile}`] : [];
+  const child = spawn(process.execPath, [...flags, "--import", "tsx", "apps/worker/src/main.ts"], {
     cwd: repoRoot,
     env: { ...process.env, LOG_LEVEL: "info", ...env },
     stdio: ["ignore", "pipe", "inherit"],

@@ -60,6 +60,7 @@ const schema = z
     WORKER_KAFKA_FAILED_LOGINS_PER_IP: z.coerce.number().int().min(1).default(30),
     WORKER_KAFKA_FAILED_LOGINS_PER_KEY: z.coerce.number().int().min(1).default(10),
     WORKER_KAFKA_FAILED_LOGIN_DELAY_MS: z.coerce.number().int().min(0).max(60_000).default(2_000),
+    WORKER_KAFKA_REFUSED_LOGIN_DELAY_MS: z.coerce.number().int().min(0).max(60_000).default(1_000),
     // Kafka's socket.request.max.bytes.
     WORKER_KAFKA_SOCKET_REQUEST_MAX_BYTES: z.coerce
       .number()

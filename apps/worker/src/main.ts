@@ -59,6 +59,7 @@ async function main(): Promise<void> {
         failedLoginsPerIp: env.WORKER_KAFKA_FAILED_LOGINS_PER_IP,
         failedLoginsPerKey: env.WORKER_KAFKA_FAILED_LOGINS_PER_KEY,
         failedLoginDelayMs: env.WORKER_KAFKA_FAILED_LOGIN_DELAY_MS,
+        refusedLoginDelayMs: env.WORKER_KAFKA_REFUSED_LOGIN_DELAY_MS,
         socketRequestMaxBytes: env.WORKER_KAFKA_SOCKET_REQUEST_MAX_BYTES,
       },
       groups: { initialRebalanceDelayMs: env.WORKER_KAFKA_GROUP_INITIAL_REBALANCE_DELAY_MS },

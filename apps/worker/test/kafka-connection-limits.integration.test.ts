@@ -20,6 +20,7 @@ const LIMITS = {
   failedLoginsPerIp: 3,
   failedLoginsPerKey: 2,
   failedLoginDelayMs: 300,
+  refusedLoginDelayMs: 200,
 };
 let h: WorkerHarness;
 let worker: RunningWorker;
@@ -38,7 +39,7 @@ beforeAll(async () => {
   h = await openWorkerHarness({ name: "kafka-conn-limits" });
   for (const org of [ORG_A, ORG_B, ORG_C]) await createNamedTopic(h.db.prisma, org, "t", 1);
   await quota(ORG_B, { maxConnectionsPerWorker: 3 });
-  await quota(ORG_C, { connectionsPerSecond: 2 });
+  await quota(ORG_C, { connectionsPerSecond: 1 });
   const scopes = ["topics:read"] as const;
   keyA = await createKafkaKey(h.db.prisma, ORG_A, scopes, { scram: false });
   keyGuessed = await createKafkaKey(h.db.prisma, ORG_A, scopes, { scram: false });

@@ -26,6 +26,13 @@ export interface ConnectionLimits {
   /** Failed SASL logins one key id may see per window; further failures on it are answered only after `failedLoginDelayMs`. */
   failedLoginsPerKey: number;
   failedLoginDelayMs: number;
+  /**
+   * A login refused by a connection limit (the key's, the tenant's count or creation rate) is
+   * answered after this (Kafka throttles connection creation rather than refusing at once): a client
+   * looping on reconnects makes one attempt per delay per socket instead of costing the listener a
+   * connection's accept, handshake and close at the speed of the loopback.
+   */
+  refusedLoginDelayMs: number;
   /** Kafka's socket.request.max.bytes: a larger frame closes the connection. */
   socketRequestMaxBytes: number;
 }
@@ -41,6 +48,7 @@ export const DEFAULT_CONNECTION_LIMITS: ConnectionLimits = {
   failedLoginsPerIp: 30,
   failedLoginsPerKey: 10,
   failedLoginDelayMs: 2_000,
+  refusedLoginDelayMs: 1_000,
   socketRequestMaxBytes: 100 * 1024 * 1024,
 };
 

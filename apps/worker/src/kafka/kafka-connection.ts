@@ -431,7 +431,10 @@ export class KafkaConnection {
     try {
       const outcome = await auth.sasl.next(token);
       const refused = outcome.done ? await guard.admit(this, outcome.principal) : null;
-      if (refused !== null) return refuse(refused);
+      if (refused !== null) {
+        await this.#hold(guard.limits.refusedLoginDelayMs);
+        return refuse(refused);
+      }
       if (outcome.done) this.#authenticated(outcome.principal);
       reply({ errorCode: 0, errorMessage: null, authBytes: outcome.reply, sessionLifetimeMs: 0n });
     } catch (error) {
@@ -443,8 +446,12 @@ export class KafkaConnection {
 
   /** Counts a failed login; a key id being guessed at has its failures answered only after a delay. */
   async #failedLogin(sasl: SaslStep): Promise<void> {
-    const delayMs = this.#deps.guard.loginFailed(this.remoteAddress, sasl.keyId);
-    if (delayMs > 0) await delay(delayMs, undefined, { signal: this.#closed.signal }).catch(() => undefined);
+    await this.#hold(this.#deps.guard.loginFailed(this.remoteAddress, sasl.keyId));
+  }
+
+  /** Waits `ms` before an answer (a throttled login's), or until the connection closes. */
+  async #hold(ms: number): Promise<void> {
+    if (ms > 0) await delay(ms, undefined, { signal: this.#closed.signal }).catch(() => undefined);
   }
 
   async #rawSaslToken(token: Buffer): Promise<void> {
@@ -454,8 +461,10 @@ export class KafkaConnection {
     try {
       const outcome = await sasl.next(token);
       // Raw SASL has no error field: over a limit, closing is the answer.
-      if (outcome.done && (await this.#deps.guard.admit(this, outcome.principal)) !== null)
+      if (outcome.done && (await this.#deps.guard.admit(this, outcome.principal)) !== null) {
+        await this.#hold(this.#deps.guard.limits.refusedLoginDelayMs);
         return this.close();
+      }
       if (outcome.done) this.#authenticated(outcome.principal);
       const framed = Buffer.allocUnsafe(4 + outcome.reply.length);
       framed.writeInt32BE(outcome.reply.length, 0);

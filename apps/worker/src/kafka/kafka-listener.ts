@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs";
-import { performance } from "node:perf_hooks";
 import { createServer as createTcpServer, isIP, type Server, type Socket } from "node:net";
+import { performance } from "node:perf_hooks";
 import { createServer as createTlsServer } from "node:tls";
 import { tenantQuota } from "@lastword/api/tenant-quota";
 import type { Registry } from "prom-client";
