@@ -1,4 +1,5 @@
 import { hasScope } from "@lastword/api/key-auth";
+import { isProtectedTopic } from "@lastword/api/topic-admin";
 import { ErrorCode, type RequestBody, type ResponseInput } from "@lastword/kafka-protocol";
 import { CorruptBatchError, InvalidBatchRecordsError } from "@lastword/logstore";
 import { produce } from "../dataplane/dataplane-handlers";
@@ -53,6 +54,10 @@ async function producePartition(
     if (view) return refusal(failed(data.index, view.errorCode, view.errorMessage));
   }
   if (!topic || !partition) return refusal(failed(data.index, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, null));
+  if (isProtectedTopic(topicName)) {
+    const message = `topic ${topicName} holds the schema registry's state and is written only through the registry`;
+    return refusal(failed(data.index, ErrorCode.TOPIC_AUTHORIZATION_FAILED, message));
+  }
   if (!hasScope(session.principal.scopes, "records:write")) {
     return refusal(
       failed(data.index, ErrorCode.TOPIC_AUTHORIZATION_FAILED, "this API key lacks the records:write scope"),
