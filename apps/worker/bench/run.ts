@@ -3,7 +3,7 @@
 // (objects), the cleaner and an erasure over remote segments (tiering), erasure requests filed →
 // proven on npm start's setup (erasure), 50 workers' Postgres load
 // simulated (fleet), and the Kafka listener (cold start, fetch,
-// produce with real clients: kafka). Needs Postgres and Redis (like the tests), kcat and
+// produce with real clients: kafka), and one tenant's latency under another's flood (noisy). Needs Postgres and Redis (like the tests), kcat and
 // python3-confluent-kafka. Arguments pick parts: `npm run bench -w @lastword/worker -- kafka`
 // (default: all of them).
 import { mkdtemp, rm } from "node:fs/promises";
@@ -13,6 +13,7 @@ import { createTestDatabase, type TestDatabase } from "@lastword/db/testing";
 import { erasureProofBenchmark } from "./erasure-proof-bench";
 import { fleetBenchmark } from "./fleet-bench";
 import { kafkaBenchmark } from "./kafka-bench";
+import { noisyNeighbourBenchmark } from "./noisy-bench";
 import { objectsBenchmark } from "./objects-bench";
 import { produceBenchmark } from "./produce-bench";
 import { schedulerBenchmark } from "./scheduler-bench";
@@ -33,6 +34,8 @@ async function main(): Promise<void> {
     if (wanted("erasure")) await erasureProofBenchmark({ dataDir: join(dataDir, "erasure") });
     // Its own database and processes (bench/flag-states.ts of the client package); BENCH_KEYS scales it.
     if (wanted("kafka")) await kafkaBenchmark();
+    // Tenant A's latency alone and under tenant B's flood, one worker process (issue 27).
+    if (wanted("noisy")) await noisyNeighbourBenchmark();
   } finally {
     await db.drop();
     await rm(dataDir, { recursive: true, force: true });

@@ -49,10 +49,31 @@ const schema = z
       .enum(["true", "false"])
       .default("false")
       .transform((v) => v === "true"),
-    // Kafka's group.initial.rebalance.delay.ms: the first rebalance of an empty group waits this
-    // long for more members (tests start workers in-process with 0).
+    // The listener's connection limits (kafka/connection-guard.ts, DEFAULT_CONNECTION_LIMITS).
     WORKER_KAFKA_MAX_CONNECTIONS: z.coerce.number().int().min(1).default(10_000),
     WORKER_KAFKA_MAX_CONNECTIONS_PER_KEY: z.coerce.number().int().min(1).default(1_000),
+    WORKER_KAFKA_MAX_UNAUTHENTICATED: z.coerce.number().int().min(1).default(1_000),
+    WORKER_KAFKA_MAX_UNAUTHENTICATED_PER_IP: z.coerce.number().int().min(1).default(50),
+    WORKER_KAFKA_AUTHENTICATION_TIMEOUT_MS: z.coerce.number().int().min(100).default(10_000),
+    // Kafka's connections.max.idle.ms.
+    WORKER_KAFKA_CONNECTIONS_MAX_IDLE_MS: z.coerce.number().int().min(100).default(600_000),
+    WORKER_KAFKA_FAILED_LOGINS_PER_IP: z.coerce.number().int().min(1).default(30),
+    WORKER_KAFKA_FAILED_LOGINS_PER_KEY: z.coerce.number().int().min(1).default(10),
+    WORKER_KAFKA_FAILED_LOGIN_DELAY_MS: z.coerce.number().int().min(0).max(60_000).default(2_000),
+    WORKER_KAFKA_REFUSED_LOGIN_DELAY_MS: z.coerce.number().int().min(0).max(60_000).default(1_000),
+    // Kafka's socket.request.max.bytes.
+    WORKER_KAFKA_SOCKET_REQUEST_MAX_BYTES: z.coerce
+      .number()
+      .int()
+      .min(1 << 20)
+      .max(1 << 30)
+      .default(100 << 20),
+    // The threads compressed Produce batches are inflated in, and how many batches may wait for one
+    // (inflation/inflate-pool.ts; 0 threads: one per core but one).
+    WORKER_INFLATE_THREADS: z.coerce.number().int().min(0).max(64).default(0),
+    WORKER_INFLATE_QUEUE: z.coerce.number().int().min(1).default(1_024),
+    // Kafka's group.initial.rebalance.delay.ms: the first rebalance of an empty group waits this
+    // long for more members (tests start workers in-process with 0).
     WORKER_KAFKA_GROUP_INITIAL_REBALANCE_DELAY_MS: z.coerce.number().int().min(0).max(300_000).default(3_000),
     WORKER_LEASE_TTL_MS: z.coerce.number().int().min(1000).default(10_000),
     WORKER_SCHEDULER_TICK_MS: z.coerce.number().int().min(100).default(5_000),

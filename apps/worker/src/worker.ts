@@ -1,5 +1,6 @@
 import { randomBytes } from "node:crypto";
 import type { Server } from "node:http";
+import { tenantQuota } from "@lastword/api/tenant-quota";
 import { createPrisma, type PrismaClient } from "@lastword/db";
 import { DEFAULT_PROOF_TIMINGS, proofDelays, totalDelayMs } from "@lastword/erasure";
 import { DEFAULT_SCHEDULER_TICK_MS } from "@lastword/jobs";
@@ -19,6 +20,7 @@ import { crashAt } from "./fault-points";
 import type { OpenLog } from "./hosting/hosted-log";
 import { withKeyIndex } from "./hosting/indexed-log";
 import { PartitionHost } from "./hosting/partition-host";
+import { DEFAULT_INFLATE_POOL, InflatePool, type InflatePoolConfig } from "./inflation/inflate-pool";
 import { AppendSignal } from "./kafka/append-signal";
 import { ClientSightings } from "./kafka/client-sightings";
 import { DEFAULT_GROUP_TIMINGS, GroupCoordinator } from "./kafka/groups/group-coordinator";
@@ -32,6 +34,7 @@ import { KafkaPrincipals } from "./kafka/kafka-principals";
 import { type KafkaQuotaConfig, KafkaQuotas } from "./kafka/kafka-quotas";
 import { KafkaRowExpiry } from "./kafka/kafka-row-expiry";
 import { LatestViews } from "./kafka/latest-view";
+import { ProduceInflation } from "./kafka/produce-inflation";
 import { ProducerIdRepository } from "./kafka/producers/producer-ids.repository";
 import type { TestFaults } from "./kafka/test-faults";
 import { createLogger, type Logger, type LogLevel } from "./logger";
@@ -78,6 +81,8 @@ export interface WorkerConfig {
     quotas?: KafkaQuotaConfig;
     /** How often the clients seen per topic are written (CLIENT_SIGHTINGS_FLUSH_MS by default). */
     clientSightingsFlushMs?: number;
+    /** The threads compressed Produce batches are inflated in (DEFAULT_INFLATE_POOL by default). */
+    inflatePool?: Partial<InflatePoolConfig>;
   };
   /** Test-only fault injection (LASTWORD_FAULT_POINT, dataplane-server.ts). */
   faultPoint?: FaultPoint;
@@ -460,6 +465,11 @@ async function startKafka(config: NonNullable<WorkerConfig["kafka"]>, parts: Kaf
       quotas: config.quotas
         ? new KafkaQuotas(config.quotas, { prisma: parts.prisma, clock: parts.clock, logger: parts.logger })
         : null,
+      inflation: new ProduceInflation(
+        new InflatePool({ ...DEFAULT_INFLATE_POOL, ...config.inflatePool }),
+        parts.registry,
+        (tenantId) => tenantQuota({ prisma: parts.prisma, clock: parts.clock }, tenantId),
+      ),
       self,
       testFaults: config.testFaults ?? null,
     },

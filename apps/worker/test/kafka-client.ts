@@ -191,8 +191,9 @@ export class RawKafka {
     socket.on("error", () => undefined);
   }
 
-  static async open(host: string, port: number): Promise<RawKafka> {
-    const socket = connect(port, host);
+  /** `localAddress` (another loopback address, 127.0.0.2 …) makes the connection come from elsewhere. */
+  static async open(host: string, port: number, localAddress?: string): Promise<RawKafka> {
+    const socket = connect({ port, host, ...(localAddress && { localAddress }) });
     await once(socket, "connect");
     return new RawKafka(socket);
   }

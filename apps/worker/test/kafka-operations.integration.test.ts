@@ -36,8 +36,7 @@ beforeAll(async () => {
     kafka: {
       host: "127.0.0.1",
       port: 0,
-      maxConnections: MAX_CONNECTIONS,
-      maxConnectionsPerKey: MAX_PER_KEY,
+      limits: { maxConnections: MAX_CONNECTIONS, maxConnectionsPerKey: MAX_PER_KEY },
       clientSightingsFlushMs: 100,
     },
   });
@@ -132,7 +131,7 @@ describe("listener metrics", () => {
 });
 
 describe("connection limits", () => {
-  it("a key over its limit is refused at SASL with a message; the worker over its limit closes new sockets", async () => {
+  it("a key over its limit is refused at SASL with a message; a full worker makes room by closing its oldest unauthenticated socket, and refuses new ones only when every slot is authenticated", async () => {
     const held: RawKafka[] = [];
     for (let i = 0; i < MAX_PER_KEY; i++) {
       const raw = await open();
@@ -152,13 +151,19 @@ describe("connection limits", () => {
       openConnections(await metrics()) === 3 ? true : undefined,
     );
 
-    // 3 open, limit 4: one more is accepted, the next closed at once, before any request.
-    held.push(await open());
+    // 3 open, limit 4: one more is accepted; the next takes the place of that unauthenticated one.
+    const idle = await open();
+    const next = await open();
+    await idle.closedByServer();
+    expect((await saslAuthenticate(next, otherKey)).errorCode).toBe(0);
+    held.push(next);
+    // 4 authenticated, limit 4: a new socket is closed at once, before any request.
     const beyond = await open();
     await beyond.closedByServer();
     const body = await metrics();
-    expect(sample(body, `lastword_kafka_refused_connections_total{reason="key"}`)).toBe(1);
-    expect(sample(body, `lastword_kafka_refused_connections_total{reason="worker"}`)).toBe(1);
+    expect(sample(body, `lastword_kafka_refused_connections_total{reason="key",tenant="${ORG}"}`)).toBe(1);
+    expect(sample(body, `lastword_kafka_refused_connections_total{reason="evicted",tenant=""}`)).toBe(1);
+    expect(sample(body, `lastword_kafka_refused_connections_total{reason="worker",tenant=""}`)).toBe(1);
     for (const raw of held) raw.close();
     await eventually("every connection closed", 5_000, async () =>
       openConnections(await metrics()) === 0 ? true : undefined,

@@ -1,5 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { type ApiServer, SCOPES, type Scope } from "@lastword/api";
+import { DEFAULT_QUOTA, quotaView } from "@lastword/api/tenant-quota";
 import type { PrismaClient } from "@lastword/db";
 
 export class UsageError extends Error {
@@ -79,6 +80,26 @@ export async function tenantCreate(deps: CommandDeps, args: ParsedArgs): Promise
     ...(args.flags.has("password") ? {} : { password }),
     apiKey: key.key,
     apiKeyId: key.id,
+  };
+}
+
+/**
+ * `tenant show --tenant <id>`: the tenant and every limit it is held to (its Quota row, or the
+ * service defaults where it has none), as the console's tenant settings show them.
+ */
+export async function tenantShow(deps: CommandDeps, args: ParsedArgs): Promise<unknown> {
+  const organizationId = required(args, "tenant");
+  const organization = await deps.prisma.organization.findUnique({
+    where: { id: organizationId },
+    include: { quota: true },
+  });
+  if (!organization) throw new UsageError(`no tenant ${organizationId}`);
+  return {
+    tenantId: organization.id,
+    name: organization.name,
+    slug: organization.slug,
+    quotaSource: organization.quota ? "tenant" : "defaults",
+    quota: quotaView(organization.quota ?? { ...DEFAULT_QUOTA }),
   };
 }
 

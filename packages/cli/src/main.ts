@@ -10,6 +10,7 @@ export interface CliIo {
 
 const USAGE = `usage: lastword <command>
   tenant create <name> --email <email> [--password <password>]   prints the tenant and an admin API key
+  tenant show --tenant <id>                                     the tenant's quotas (connections, rates, inflated bytes, …)
   apikey create --tenant <id> [--scopes topics:read,records:write,…] [--name <name>]
   topic list --tenant <id>
   worker list
@@ -18,6 +19,7 @@ Environment: DATABASE_URL, REDIS_URL, REDIS_PREFIX (defaults: local services), W
 
 const COMMANDS = {
   "tenant create": "tenantCreate",
+  "tenant show": "tenantShow",
   "apikey create": "apiKeyCreate",
   "topic list": "topicList",
   "worker list": "workerList",

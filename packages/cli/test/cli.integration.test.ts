@@ -74,6 +74,42 @@ describe("lastword CLI", () => {
     expect(status["w-stopped"]).toBe("stopped");
   });
 
+  it("tenant show lists every limit the tenant is held to: the defaults, then its own Quota row", async () => {
+    const created = await lastword("tenant", "create", "Quotas", "--email", "ops@quotas.test");
+    const { tenantId } = JSON.parse(created.stdout) as { tenantId: string };
+    const shown = JSON.parse((await lastword("tenant", "show", "--tenant", tenantId)).stdout);
+    expect(shown).toMatchObject({
+      tenantId,
+      quotaSource: "defaults",
+      quota: {
+        maxConnectionsPerWorker: 1000,
+        connectionsPerSecond: 100,
+        maxBatchInflatedBytes: 16 << 20,
+        maxRequestInflatedBytes: 64 << 20,
+        maxBatchRecords: 100_000,
+        produceBytesPerSecond: 64 << 20,
+      },
+    });
+    await db.prisma.quota.create({
+      data: {
+        organizationId: tenantId,
+        maxPartitions: 10,
+        maxStoredBytes: 1n << 30n,
+        produceBytesPerSecond: 1 << 20,
+        requestsPerSecond: 50,
+        maxConnectionsPerWorker: 20,
+      },
+    });
+    const own = JSON.parse((await lastword("tenant", "show", "--tenant", tenantId)).stdout);
+    expect(own).toMatchObject({
+      quotaSource: "tenant",
+      quota: { maxConnectionsPerWorker: 20, connectionsPerSecond: 100, maxStoredBytes: 1 << 30 },
+    });
+    const missing = await lastword("tenant", "show", "--tenant", "nope");
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toContain("no tenant nope");
+  });
+
   it("explains bad usage on stderr with exit code 2", async () => {
     const bad = await lastword("apikey", "create", "--scopes", "everything");
     expect(bad.code).toBe(2);

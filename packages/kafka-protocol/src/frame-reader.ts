@@ -35,6 +35,17 @@ export class FrameReader {
     this.buffered += chunk.length;
   }
 
+  /**
+   * Bytes still to arrive before `next()` has a frame to return (0 when one is complete). A reader
+   * that must stop reading while requests wait stops only when this is 0: a frame still arriving is
+   * never held back, whatever its size up to the cap.
+   */
+  get missingBytes(): number {
+    if (this.pendingSize >= 0) return Math.max(0, this.pendingSize - this.buffered);
+    if (this.buffered < SIZE_PREFIX_BYTES) return SIZE_PREFIX_BYTES - this.buffered;
+    return Math.max(0, SIZE_PREFIX_BYTES + this.peekSize() - this.buffered);
+  }
+
   /** The next complete frame's payload (without the size prefix), or undefined if none is complete. */
   next(): Buffer | undefined {
     if (this.pendingSize < 0) {
@@ -54,6 +65,14 @@ export class FrameReader {
       throw new KafkaProtocolError("FRAME_TOO_LARGE", `frame of ${size} bytes exceeds ${this.maxFrameBytes}`);
     }
     return size;
+  }
+
+  /** The size prefix at the front, not consumed (the caller checked 4 bytes are buffered). */
+  private peekSize(): number {
+    const first = this.chunks[0] as Buffer;
+    if (first.length >= SIZE_PREFIX_BYTES) return first.readInt32BE(0);
+    const prefix = Buffer.concat(this.chunks, SIZE_PREFIX_BYTES);
+    return prefix.readInt32BE(0);
   }
 
   /** Removes `n` buffered bytes (n <= buffered): a view when one chunk holds them, else one copy. */

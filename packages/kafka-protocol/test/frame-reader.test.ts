@@ -90,4 +90,18 @@ describe("frame reader", () => {
       }),
     );
   });
+
+  it("missingBytes counts what the frame in progress still needs, 0 once one is complete, across chunk cuts", () => {
+    const reader = new FrameReader({ maxFrameBytes: 1 << 20 });
+    expect(reader.missingBytes).toBe(4);
+    const big = frame(Buffer.alloc(3000, 7));
+    reader.push(big.subarray(0, 2));
+    expect(reader.missingBytes).toBe(2);
+    reader.push(big.subarray(2, 1000));
+    expect(reader.missingBytes).toBe(big.length - 1000);
+    reader.push(big.subarray(1000));
+    expect(reader.missingBytes).toBe(0);
+    expect(reader.next()?.length).toBe(3000);
+    expect(reader.missingBytes).toBe(4);
+  });
 });

@@ -61,6 +61,8 @@ export interface BatchValidationOptions {
    * apply to the stored, compressed bytes, and the caller checks them with `checkSize`.
    */
   checkSize?: boolean;
+  /** The plain copy of a compressed `batch`, already inflated by the caller: walked instead of inflating here. */
+  inflated?: Buffer;
 }
 
 /** A refused batch's records, by their index in the batch (Kafka's per-record errors, Produce v8+). */
@@ -103,7 +105,7 @@ export function validateBatch(
   options: BatchValidationOptions,
 ): ValidatedBatch {
   const header = checkHeader(batch, config, options);
-  const plain = plainRecords(batch);
+  const plain = options.inflated ?? plainRecords(batch);
   const bounds = header.appendTime ? { min: null, max: null } : timestampBounds(config, options.appendTimeMs);
   const untimely: number[] = [];
   const keyless: number[] = [];

@@ -304,12 +304,18 @@ export class PartitionLog {
    * unchanged otherwise (a LogAppendTime topic restamps the header, as Kafka does). The producer
    * fields come from the header: a batch with a producer id is idempotent exactly as `append` with
    * `producer` is. The caller's buffer is modified and must not be reused for anything else.
+   * `inflated`, the plain copy of a compressed batch its caller already made (off the event loop,
+   * within its own bounds), is walked instead of inflating the batch here.
    */
-  async appendBatch(batch: Buffer): Promise<AppendResult> {
+  async appendBatch(batch: Buffer, inflated?: Buffer): Promise<AppendResult> {
     this.assertOpen();
     checkStoredCodec(batch, this.config);
     // Outside the mutex: checking a large batch's CRC must not hold up other appends.
-    const validated = validateBatch(batch, this.config, { appendTimeMs: this.clock.now(), checkCrc: true });
+    const validated = validateBatch(batch, this.config, {
+      appendTimeMs: this.clock.now(),
+      checkCrc: true,
+      ...(inflated && { inflated }),
+    });
     const result = await this.mutex.run(() => {
       this.assertOpen();
       return this.writeBatch(batch, validated);

@@ -18,6 +18,7 @@ export {
   batchCrcMatches,
   batchField,
   batchHeaderDefect,
+  batchWithRecords,
   COMPRESSION_MASK,
   CONTROL_FLAG,
   compressBatch,

@@ -1,7 +1,29 @@
-import { constants, gunzipSync, gzipSync, zstdCompressSync, zstdDecompressSync } from "node:zlib";
+import {
+  constants,
+  createGunzip,
+  createZstdDecompress,
+  gunzipSync,
+  gzipSync,
+  zstdCompressSync,
+  zstdDecompressSync,
+} from "node:zlib";
 import { compressFrameSync, decompressFrameSync } from "lz4-napi";
 import { compressSync as snappyCompress, uncompressSync as snappyUncompress } from "snappy";
-import { type CompressionCodec, CompressionError, useCompressionCodecs } from "./compression";
+import {
+  CODEC_IDS,
+  type CompressionCodec,
+  CompressionError,
+  compressionCodec,
+  useCompressionCodecs,
+} from "./compression";
+import {
+  BATCH_HEADER_BYTES,
+  batchCompression,
+  batchWithRecords,
+  LOG_OVERHEAD_BYTES,
+  OFF_LENGTH,
+  readInt32,
+} from "./record-batch";
 
 // The four codecs for Node processes, installed by importing this module (the log store does):
 // gzip and zstd from node:zlib, snappy and lz4 from napi-rs packages whose binaries are npm
@@ -168,3 +190,73 @@ export const nodeCodecs: readonly CompressionCodec[] = [gzip, snappy, lz4, zstd]
 
 // Installed on import: every Node reader of batches (log store, worker) gets all four.
 useCompressionCodecs(nodeCodecs);
+
+/** A records section that would inflate past its bound: refused having inflated `inflatedBytes`, no more. */
+export class InflateLimitError extends CompressionError {
+  readonly inflatedBytes: number;
+  readonly maxBytes: number;
+
+  constructor(name: string, inflatedBytes: number, maxBytes: number) {
+    super(`the ${name} records section decompresses to more than ${maxBytes} bytes`);
+    this.inflatedBytes = inflatedBytes;
+    this.maxBytes = maxBytes;
+  }
+}
+
+/** Output chunk of the streaming inflaters: what one step may overshoot the bound by. */
+export const INFLATE_CHUNK_BYTES = 64 * 1024;
+
+/** Inflates a gzip or zstd section chunk by chunk, stopping (and throwing) as soon as the output passes `maxBytes`. */
+function streamInflate(section: Uint8Array, name: "gzip" | "zstd", maxBytes: number): Promise<Buffer> {
+  const options = { chunkSize: INFLATE_CHUNK_BYTES };
+  const stream = name === "gzip" ? createGunzip(options) : createZstdDecompress(options);
+  const parts: Buffer[] = [];
+  let total = 0;
+  return new Promise((resolve, reject) => {
+    stream.on("data", (chunk: Buffer) => {
+      total += chunk.length;
+      if (total > maxBytes) {
+        stream.destroy();
+        reject(new InflateLimitError(name, total, maxBytes));
+        return;
+      }
+      parts.push(chunk);
+    });
+    stream.on("error", (error) => reject(corrupt(name, error)));
+    stream.on("end", () => resolve(Buffer.concat(parts, total)));
+    stream.end(section);
+  });
+}
+
+/**
+ * The batch at `pos` with its records section inflated, never past `maxBytes` of output: gzip and
+ * zstd stream and stop at the bound (Kafka too inflates record by record rather than whole), snappy
+ * and lz4 refuse before allocating when the sizes their formats state exceed it. `inflatedBytes`
+ * is what was decompressed (0 for a plain batch, returned as a view). Throws InflateLimitError (it
+ * carries the bytes inflated before the stop) or CompressionError.
+ */
+export async function inflateBatchBounded(
+  buf: Uint8Array,
+  pos: number,
+  maxBytes: number,
+): Promise<{ batch: Buffer; inflatedBytes: number }> {
+  const size = readInt32(buf, pos + OFF_LENGTH) + LOG_OVERHEAD_BYTES;
+  const codec = batchCompression(buf, pos);
+  if (codec === 0) return { batch: Buffer.from(buf.buffer, buf.byteOffset + pos, size), inflatedBytes: 0 };
+  if (pos + size > buf.length) throw new CompressionError(`a compressed batch of ${size} bytes is cut short`);
+  const section = buf.subarray(pos + BATCH_HEADER_BYTES, pos + size);
+  let records: Uint8Array;
+  if (codec === CODEC_IDS.gzip || codec === CODEC_IDS.zstd) {
+    records = await streamInflate(section, codec === CODEC_IDS.gzip ? "gzip" : "zstd", maxBytes);
+  } else {
+    const found = compressionCodec(codec);
+    try {
+      records = found.decompress(section, maxBytes);
+    } catch (error) {
+      if (error instanceof CompressionError && error.message.includes("decompresses to more than"))
+        throw new InflateLimitError(found.name, 0, maxBytes);
+      throw error;
+    }
+  }
+  return { batch: batchWithRecords(buf, pos, records, 0), inflatedBytes: records.length };
+}

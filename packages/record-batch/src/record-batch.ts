@@ -614,6 +614,14 @@ export function batchCompression(buf: Uint8Array, pos: number): number {
   return buf[pos + OFF_ATTRIBUTES + 1]! & COMPRESSION_MASK;
 }
 
+/**
+ * The batch at `pos` with `records` as its records section in codec `codec` (its header copied,
+ * length and CRC-32C recomputed): what inflating or compressing a batch's section makes of it.
+ */
+export function batchWithRecords(buf: Uint8Array, pos: number, records: Uint8Array, codec: number): Buffer {
+  return batchCopy(buf, pos, records, codec);
+}
+
 function batchCopy(buf: Uint8Array, pos: number, records: Uint8Array, codec: number): Buffer {
   const out = Buffer.allocUnsafe(BATCH_HEADER_BYTES + records.length);
   out.set(buf.subarray(pos, pos + BATCH_HEADER_BYTES), 0);
@@ -655,7 +663,7 @@ export function compressBatch(plain: Uint8Array, codec: number): Buffer {
  * `bytes` (whole batches) with every compressed batch inflated, for readers that cannot
  * decompress (the REST client in a browser): the same buffer when none is compressed.
  */
-export function inflateBatches(bytes: Uint8Array): Uint8Array {
+export function inflateBatches(bytes: Uint8Array, maxBytesEach = DEFAULT_MAX_INFLATED_BYTES): Uint8Array {
   let compressed = false;
   for (
     let pos = 0;
@@ -666,6 +674,6 @@ export function inflateBatches(bytes: Uint8Array): Uint8Array {
   if (!compressed) return bytes;
   const parts: Uint8Array[] = [];
   for (let pos = 0; pos < bytes.length; pos += readInt32(bytes, pos + OFF_LENGTH) + LOG_OVERHEAD_BYTES)
-    parts.push(inflateBatch(bytes, pos));
+    parts.push(inflateBatch(bytes, pos, maxBytesEach));
   return Buffer.concat(parts);
 }

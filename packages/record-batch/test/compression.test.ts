@@ -3,7 +3,7 @@ import { compressFrameSync } from "lz4-napi";
 import { compressSync as snappyRaw } from "snappy";
 import { describe, expect, it } from "vitest";
 import { CODEC_IDS, CompressionError, type CompressionName, compressionCodec } from "../src/compression";
-import "../src/node-codecs";
+import { INFLATE_CHUNK_BYTES, InflateLimitError, inflateBatchBounded } from "../src/node-codecs";
 import {
   BATCH_HEADER_BYTES,
   batchCompression,
@@ -90,6 +90,58 @@ describe.each(CODECS)("%s batches", (name) => {
     expect(bomb.length).toBeLessThan(1 << 20);
     expect(() => compressionCodec(codec).decompress(bomb, 1 << 20)).toThrow(/more than 1048576 bytes/);
     expect(compressionCodec(codec).decompress(bomb, 8 << 20).length).toBe(8 << 20);
+  });
+});
+
+describe("bounded streaming inflation (inflateBatchBounded)", () => {
+  // The reported bomb: 900 records of 64 KiB of zeros, 56 MiB inflated, a few KiB sent.
+  const zeros = Array.from({ length: 900 }, (_, i) => ({
+    key: Buffer.from(`k${i}`),
+    value: Buffer.alloc(64 << 10),
+    timestamp: 1,
+    headers: [],
+  }));
+
+  it.each(["gzip", "zstd"] as const)(
+    "stops a %s bomb at the bound, having inflated no more than the bound and one chunk",
+    async (name) => {
+      const bomb = encodeRecordBatch(zeros, { baseOffset: 0, appendTimeMs: 1, compression: CODEC_IDS[name] });
+      expect(bomb.length).toBeLessThan(1 << 20);
+      const bound = 1 << 20;
+      const refusal = await inflateBatchBounded(bomb, 0, bound).catch((error: unknown) => error);
+      expect(refusal).toBeInstanceOf(InflateLimitError);
+      const { inflatedBytes } = refusal as InflateLimitError;
+      expect(inflatedBytes).toBeGreaterThan(bound);
+      expect(inflatedBytes).toBeLessThanOrEqual(bound + INFLATE_CHUNK_BYTES);
+    },
+  );
+
+  it.each(["snappy", "lz4"] as const)(
+    "refuses a %s bomb from the sizes it states, inflating nothing",
+    async (name) => {
+      const bomb = encodeRecordBatch(zeros, { baseOffset: 0, appendTimeMs: 1, compression: CODEC_IDS[name] });
+      const refusal = await inflateBatchBounded(bomb, 0, 1 << 20).catch((error: unknown) => error);
+      expect(refusal).toBeInstanceOf(InflateLimitError);
+      expect((refusal as InflateLimitError).inflatedBytes).toBe(0);
+    },
+  );
+
+  it.each(CODECS)("within the bound, a %s batch inflates to what inflateBatch makes of it", async (name) => {
+    const input = records(300);
+    const batch = encodeRecordBatch(input, { baseOffset: 7, appendTimeMs: 5, compression: CODEC_IDS[name] });
+    const { batch: plain, inflatedBytes } = await inflateBatchBounded(batch, 0, 1 << 20);
+    expect(plain.equals(inflateBatch(batch, 0))).toBe(true);
+    expect(inflatedBytes).toBe(plain.length - BATCH_HEADER_BYTES);
+  });
+
+  it("refuses a corrupt gzip or zstd section as a CompressionError that is not a limit", async () => {
+    const plain = encodeRecordBatch(records(3), { baseOffset: 0, appendTimeMs: 1 });
+    for (const name of ["gzip", "zstd"] as const) {
+      const garbage = withSection(plain, Buffer.from("not compressed".repeat(8)), CODEC_IDS[name]);
+      const error = await inflateBatchBounded(garbage, 0, 1 << 20).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(CompressionError);
+      expect(error).not.toBeInstanceOf(InflateLimitError);
+    }
   });
 });
 

@@ -55,7 +55,7 @@ export function produce(
     const segmentsBefore = compacted ? (await log.segments()).length : 0;
     const count = appendedCount(payload);
     const { baseOffset, lastOffset, duplicate } = isEncodedBatch(payload)
-      ? await log.appendBatch(payload.batch)
+      ? await log.appendBatch(payload.batch, payload.inflated)
       : await log.append(payload, { ...(producer && { producer }), ...stored });
     if (compacted && (await log.segments()).length !== segmentsBefore) host.notifyRolled(partitionId);
     // The answer promises consecutive offsets; an append that broke that must not be acknowledged.

@@ -1,4 +1,13 @@
+import { DataPlaneError } from "@lastword/dataplane";
 import { decodeBatch, type LogRecord } from "@lastword/logstore";
+import {
+  batchField,
+  CompressionError,
+  inflateBatch,
+  LOG_OVERHEAD_BYTES,
+  OFF_LENGTH,
+  readInt32,
+} from "@lastword/record-batch";
 import type { HostedLog } from "../hosting/hosted-log";
 
 /**
@@ -7,6 +16,13 @@ import type { HostedLog } from "../hosting/hosted-log";
  */
 export const FETCH_PAGE_BYTES = 256 << 10;
 
+/**
+ * The most one stored batch is inflated to when read: the default maxBatchInflatedBytes quota, so
+ * every batch a tenant could produce under it reads. A larger one (stored before that quota held) is
+ * refused with RECORD_TOO_LARGE, never inflated whole; Kafka consumers still read it as stored.
+ */
+export const READ_INFLATE_MAX_BYTES = 16 << 20;
+
 /** The slice of the log a fetch reads through: whole stored batches, so maxBytes counts what Kafka counts. */
 export type BatchReadingLog = Pick<HostedLog, "logStartOffset" | "readBatches">;
 
@@ -14,7 +30,11 @@ export interface FetchBounds {
   offset: number;
   /** Records. */
   limit: number;
-  /** Stored batch bytes, whole batches, at least one batch with a record in it (the log store's `read` rule). */
+  /**
+   * Batch bytes as they will be sent, whole batches, at least one batch with a record in it (the log
+   * store's `read` rule): a compressed batch counts what it inflates to, so a few stored KiB that
+   * inflate to many MiB cost the read what they cost to send.
+   */
   maxBytes: number;
   /** No record at or above this is served: the log end offset announced before the first byte. */
   endOffset: number;
@@ -84,17 +104,18 @@ export class FetchPager {
       if (page.bytes.length === 0) break;
       const minOffset = this.#from;
       for (let pos = 0; pos < page.bytes.length && !this.#done; ) {
-        const batch = decodeBatch(page.bytes, pos);
-        pos += batch.header.sizeBytes;
-        if (batch.header.baseOffset >= endOffset) {
+        if (batchField.baseOffset(page.bytes, pos) >= endOffset) {
           this.#done = true;
           break;
         }
-        if (this.#sent > 0 && this.#bytes + batch.header.sizeBytes > maxBytes) {
+        const plain = plainBatch(page.bytes, pos);
+        pos += readInt32(page.bytes, pos + OFF_LENGTH) + LOG_OVERHEAD_BYTES;
+        if (this.#sent > 0 && this.#bytes + plain.length > maxBytes) {
           this.#done = true;
           break;
         }
-        this.#bytes += batch.header.sizeBytes;
+        const batch = decodeBatch(plain, 0);
+        this.#bytes += plain.length;
         for (const record of batch.records) {
           if (record.offset < minOffset) continue;
           if (record.offset >= endOffset || this.#sent === limit) {
@@ -113,5 +134,19 @@ export class FetchPager {
     }
     if (records.length === 0) this.#done = true;
     return { records, done: this.#done };
+  }
+}
+
+/** The stored batch at `pos` plain, inflated no further than READ_INFLATE_MAX_BYTES. */
+function plainBatch(bytes: Buffer, pos: number): Buffer {
+  try {
+    return inflateBatch(bytes, pos, READ_INFLATE_MAX_BYTES);
+  } catch (error) {
+    if (!(error instanceof CompressionError) || !error.message.includes("decompresses to more than"))
+      throw error;
+    throw new DataPlaneError(
+      "RECORD_TOO_LARGE",
+      `the stored batch at offset ${batchField.baseOffset(bytes, pos)} decompresses to more than ${READ_INFLATE_MAX_BYTES} bytes, more than one read inflates; read it over Kafka, where it is sent as stored`,
+    );
   }
 }

@@ -14,6 +14,7 @@ import type { HostedLog, LogRecord } from "../hosting/hosted-log";
 import { requireKeyIndex } from "../hosting/indexed-log";
 import { dataPlaneErrorOf } from "../hosting/log-errors";
 import type { PartitionHost } from "../hosting/partition-host";
+import { READ_INFLATE_MAX_BYTES } from "./fetch-pager";
 
 /**
  * Bytes per stored frame, at most (a page holds whole batches; one larger than this comes alone):
@@ -118,7 +119,7 @@ async function* storedPages(
  * frames carry plain batches, which every reader (the browser's too) walks without a codec.
  */
 function writeStored(res: ServerResponse, page: StoredPage, end: number, buffers: PageBuffers): boolean {
-  const bytes = inflateBatches(page.bytes);
+  const bytes = inflateBatches(page.bytes, READ_INFLATE_MAX_BYTES);
   res.cork();
   res.write(encodeStoredHead(bytes.length, page.from, end, page.keep));
   const flowing = res.write(bytes, () => buffers.give(page.buffer));

@@ -1,4 +1,12 @@
-import { batchField, inflateBatch, RecordBatchWalk } from "@lastword/record-batch";
+import {
+  batchField,
+  COMPRESSION_MASK,
+  inflateBatch,
+  OFF_ATTRIBUTES,
+  OFF_MAX_TIMESTAMP,
+  RecordBatchWalk,
+  setBaseOffset,
+} from "@lastword/record-batch";
 import type { AppendRecord } from "./hosted-log";
 
 /** What one produce appends: records to encode, or one client batch appended as it was sent. */
@@ -7,6 +15,12 @@ export type ProducePayload = readonly AppendRecord[] | EncodedBatch;
 /** A RecordBatch v2 as a Kafka client sent it, plain or compressed (PartitionLog.appendBatch). */
 export interface EncodedBatch {
   batch: Buffer;
+  /**
+   * The batch's plain copy when it came compressed and was already inflated (Kafka Produce, in the
+   * pool): the log validates and indexes it instead of inflating the batch again. Internal: its
+   * CRC is not kept in step with the header fields the log writes.
+   */
+  inflated?: Buffer | undefined;
 }
 
 export function isEncodedBatch(payload: ProducePayload): payload is EncodedBatch {
@@ -43,7 +57,7 @@ export function forEachAppended(
     }
     return;
   }
-  const batch = inflateBatch(payload.batch, 0);
+  const batch = plainOf(payload, baseOffset);
   walk.reset(batch, 0, batch.length);
   walk.nextBatch();
   while (walk.nextRecord()) {
@@ -55,6 +69,19 @@ export function forEachAppended(
       timestamp: walk.timestamp,
     });
   }
+}
+
+/**
+ * The appended batch plain: inflated now, or its copy inflated before the append with what the log
+ * wrote into the batch since (the base offset; a LogAppendTime topic's timestamp type and time).
+ */
+function plainOf(payload: EncodedBatch, baseOffset: number): Buffer {
+  const { batch, inflated } = payload;
+  if (!inflated) return inflateBatch(batch, 0);
+  setBaseOffset(inflated, baseOffset);
+  inflated.writeInt16BE(batch.readInt16BE(OFF_ATTRIBUTES) & ~COMPRESSION_MASK, OFF_ATTRIBUTES);
+  batch.copy(inflated, OFF_MAX_TIMESTAMP, OFF_MAX_TIMESTAMP, OFF_MAX_TIMESTAMP + 8);
+  return inflated;
 }
 
 /** How many records an append of `payload` writes. */

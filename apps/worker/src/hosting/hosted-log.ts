@@ -42,7 +42,7 @@ export interface HostedLog {
    * One uncompressed RecordBatch v2 appended as sent (base offset written in place), validated by
    * the same rules as `append`; idempotent when its header carries a producer id.
    */
-  appendBatch(batch: Buffer): Promise<AppendResult>;
+  appendBatch(batch: Buffer, inflated?: Buffer): Promise<AppendResult>;
   read(fromOffset: number, options: { maxRecords?: number; maxBytes?: number }): Promise<LogRecord[]>;
   /** Whole stored batches from `fromOffset` (the first may start below it), for paged and pass-through reads. */
   readBatches(fromOffset: number, options?: { maxBytes?: number; into?: Buffer }): Promise<BatchRead>;

@@ -62,8 +62,8 @@ export class KeyIndexedLog {
     return this.#indexed(records, this.inner.append(records, options));
   }
 
-  appendBatch(batch: Buffer): Promise<AppendResult> {
-    return this.#indexed({ batch }, this.inner.appendBatch(batch));
+  appendBatch(batch: Buffer, inflated?: Buffer): Promise<AppendResult> {
+    return this.#indexed({ batch, inflated }, this.inner.appendBatch(batch, inflated));
   }
 
   async #indexed(payload: ProducePayload, pending: Promise<AppendResult>): Promise<AppendResult> {

@@ -11,7 +11,6 @@ import {
   encodeResponse,
   FrameReader,
   KafkaProtocolError,
-  MAX_FRAME_BYTES,
 } from "@lastword/kafka-protocol";
 import { answeredWithError, type KafkaListenerMetrics, type KafkaOutcome } from "../metrics/kafka-metrics";
 import { handleDescribeCluster, handleDescribeLogDirs } from "./admin/cluster-handler";
@@ -24,6 +23,7 @@ import {
 import { handleCreateTopics, handleDeleteTopics } from "./admin/topic-lifecycle-handler";
 import { ADVERTISED_APIS, isAdvertised } from "./advertised-apis";
 import type { ClientRole } from "./client-sightings";
+import type { ConnectionGuard } from "./connection-guard";
 import { handleFetch } from "./fetch-handler";
 import { handleFindCoordinator } from "./groups/find-coordinator-handler";
 import { handleDeleteGroups, handleDescribeGroups, handleListGroups } from "./groups/group-admin-handler";
@@ -48,9 +48,11 @@ import { isSaslMechanism, SASL_MECHANISMS, SaslStep } from "./sasl-step";
 
 /** Kafka's connection.failed.authentication.delay.ms: a failed login is answered, then closed after this. */
 export const FAILED_AUTH_CLOSE_DELAY_MS = 100;
-/** A connection that has not authenticated by then is closed (kafkajs's own authentication timeout is 10 s). */
-export const AUTHENTICATION_TIMEOUT_MS = 10_000;
-/** Received bytes held before the socket stops reading: requests are served one at a time. */
+/**
+ * Received bytes of whole requests held, waiting their turn, before the socket stops reading
+ * (requests are served one at a time). A request still arriving is always read to its end,
+ * whatever its size up to socket.request.max.bytes: only complete ones wait.
+ */
 const READ_PAUSE_BYTES = 1 << 20;
 
 type AuthState =
@@ -62,11 +64,8 @@ export interface KafkaConnectionDeps {
   ctx: KafkaBrokerContext;
   principals: KafkaPrincipals;
   metrics: KafkaListenerMetrics;
-  /**
-   * Asked once SASL succeeded: null admits the connection, a message refuses it (the key's open
-   * connections are at their limit); the client gets the message as an authentication error.
-   */
-  admit(connection: KafkaConnection, principal: KafkaPrincipal): string | null;
+  /** The listener's limits and admission of logins (connection-guard.ts). */
+  guard: ConnectionGuard;
   onClose(connection: KafkaConnection): void;
   /** Told of each request this connection decoded and served, in order (the listener's `onRequest`). */
   onRequest?(apiKey: number, version: number): void;
@@ -94,17 +93,26 @@ export class KafkaConnection {
   #answeredError = false;
   #clientId: string | null = null;
   readonly #authTimer: NodeJS.Timeout;
+  /** connections.max.idle.ms: refreshed by every byte received and every request answered. */
+  readonly #idleTimer: NodeJS.Timeout;
+  /** Set once a failed login's answer is out: nothing more is read or served before the close. */
+  #closing = false;
+  readonly remoteAddress: string;
   clientSoftware: { name: string; version: string } | null = null;
 
   constructor(socket: Socket, deps: KafkaConnectionDeps) {
     this.#socket = socket;
     this.#deps = deps;
+    this.remoteAddress = socket.remoteAddress ?? "";
     socket.setNoDelay(true);
     socket.on("data", (chunk: Buffer) => this.#received(chunk));
     socket.on("error", () => this.close());
     socket.on("close", () => this.close());
-    this.#authTimer = setTimeout(() => this.close(), AUTHENTICATION_TIMEOUT_MS);
+    const { limits } = deps.guard;
+    this.#authTimer = setTimeout(() => this.#closeFor("auth_timeout"), limits.authenticationTimeoutMs);
     this.#authTimer.unref();
+    this.#idleTimer = setTimeout(() => this.#closeFor("idle"), limits.idleMs);
+    this.#idleTimer.unref();
   }
 
   /** Answer bytes written to the socket that the kernel has not taken yet (a client not reading). */
@@ -120,13 +128,22 @@ export class KafkaConnection {
     if (this.#closed.signal.aborted) return;
     this.#closed.abort();
     clearTimeout(this.#authTimer);
+    clearTimeout(this.#idleTimer);
     this.#socket.destroy();
     this.#deps.onClose(this);
   }
 
+  #closeFor(reason: "auth_timeout" | "idle"): void {
+    if (this.#closed.signal.aborted) return;
+    this.#deps.guard.closing(reason, this);
+    this.close();
+  }
+
   #received(chunk: Buffer): void {
+    this.#idleTimer.refresh();
     this.#reader.push(chunk);
-    if (this.#reader.bufferedBytes > READ_PAUSE_BYTES) this.#socket.pause();
+    if (this.#reader.bufferedBytes > READ_PAUSE_BYTES && this.#reader.missingBytes === 0)
+      this.#socket.pause();
     void this.#pump();
   }
 
@@ -135,14 +152,16 @@ export class KafkaConnection {
     this.#busy = true;
     try {
       for (;;) {
-        if (this.#closed.signal.aborted) return;
+        if (this.#closed.signal.aborted || this.#closing) return;
         const frame = this.#nextFrame();
         if (!frame) break;
         await this.#serve(frame);
+        this.#idleTimer.refresh();
         if (this.#socket.writableNeedDrain) await once(this.#socket, "drain").catch(() => undefined);
         if (this.#muteMs > 0) await this.#mute();
       }
-      if (this.#socket.isPaused() && this.#reader.bufferedBytes <= READ_PAUSE_BYTES) this.#socket.resume();
+      // No whole request is waiting: read on, so the one arriving (of any size) completes.
+      if (this.#socket.isPaused()) this.#socket.resume();
     } catch (error) {
       this.#deps.ctx.logger.warn({ err: error }, "kafka connection closed after a failed request");
       this.close();
@@ -164,7 +183,11 @@ export class KafkaConnection {
     try {
       return this.#reader.next();
     } catch (error) {
-      this.#deps.ctx.logger.debug({ err: error }, "kafka frame refused");
+      // Kafka's InvalidReceiveException: a size over socket.request.max.bytes (or over the SASL
+      // frame limit before authentication) closes the connection; the guard logs it.
+      if (error instanceof KafkaProtocolError && error.code === "FRAME_TOO_LARGE") {
+        this.#deps.guard.closing("frame_too_large", this, { error: error.message });
+      } else this.#deps.ctx.logger.debug({ err: error }, "kafka frame refused");
       this.close();
       return undefined;
     }
@@ -394,37 +417,54 @@ export class KafkaConnection {
       this.#closeSoon();
       return;
     }
+    const refuse = (message: string) => {
+      reply({
+        errorCode: ErrorCode.SASL_AUTHENTICATION_FAILED,
+        errorMessage: message,
+        authBytes: Buffer.alloc(0),
+      });
+      this.#closeSoon();
+    };
+    const { guard } = this.#deps;
+    const throttled = guard.loginRefusal(this.remoteAddress);
+    if (throttled !== null) return refuse(throttled);
     try {
       const outcome = await auth.sasl.next(token);
-      const refused = outcome.done ? this.#deps.admit(this, outcome.principal) : null;
+      const refused = outcome.done ? await guard.admit(this, outcome.principal) : null;
       if (refused !== null) {
-        reply({
-          errorCode: ErrorCode.SASL_AUTHENTICATION_FAILED,
-          errorMessage: refused,
-          authBytes: Buffer.alloc(0),
-        });
-        this.#closeSoon();
-        return;
+        await this.#hold(guard.limits.refusedLoginDelayMs);
+        return refuse(refused);
       }
       if (outcome.done) this.#authenticated(outcome.principal);
       reply({ errorCode: 0, errorMessage: null, authBytes: outcome.reply, sessionLifetimeMs: 0n });
     } catch (error) {
       if (!(error instanceof SaslError)) throw error;
-      reply({
-        errorCode: ErrorCode.SASL_AUTHENTICATION_FAILED,
-        errorMessage: error.message,
-        authBytes: Buffer.alloc(0),
-      });
-      this.#closeSoon();
+      await this.#failedLogin(auth.sasl);
+      refuse(error.message);
     }
+  }
+
+  /** Counts a failed login; a key id being guessed at has its failures answered only after a delay. */
+  async #failedLogin(sasl: SaslStep): Promise<void> {
+    await this.#hold(this.#deps.guard.loginFailed(this.remoteAddress, sasl.keyId));
+  }
+
+  /** Waits `ms` before an answer (a throttled login's), or until the connection closes. */
+  async #hold(ms: number): Promise<void> {
+    if (ms > 0) await delay(ms, undefined, { signal: this.#closed.signal }).catch(() => undefined);
   }
 
   async #rawSaslToken(token: Buffer): Promise<void> {
     if (this.#auth.step !== "handshaken") return;
+    const { sasl } = this.#auth;
+    if (this.#deps.guard.loginRefusal(this.remoteAddress) !== null) return this.close();
     try {
-      const outcome = await this.#auth.sasl.next(token);
-      // Raw SASL has no error field: over the key's limit, closing is the answer.
-      if (outcome.done && this.#deps.admit(this, outcome.principal) !== null) return this.close();
+      const outcome = await sasl.next(token);
+      // Raw SASL has no error field: over a limit, closing is the answer.
+      if (outcome.done && (await this.#deps.guard.admit(this, outcome.principal)) !== null) {
+        await this.#hold(this.#deps.guard.limits.refusedLoginDelayMs);
+        return this.close();
+      }
       if (outcome.done) this.#authenticated(outcome.principal);
       const framed = Buffer.allocUnsafe(4 + outcome.reply.length);
       framed.writeInt32BE(outcome.reply.length, 0);
@@ -432,6 +472,7 @@ export class KafkaConnection {
       this.#write(framed);
     } catch (error) {
       if (!(error instanceof SaslError)) throw error;
+      await this.#failedLogin(sasl);
       // Raw SASL has no error field: closing the connection is the answer.
       this.close();
     }
@@ -440,10 +481,11 @@ export class KafkaConnection {
   #authenticated(principal: KafkaPrincipal): void {
     this.#auth = { step: "done", principal };
     clearTimeout(this.#authTimer);
-    this.#reader.maxFrameBytes = MAX_FRAME_BYTES;
+    this.#reader.maxFrameBytes = this.#deps.guard.limits.socketRequestMaxBytes;
   }
 
   #closeSoon(): void {
+    this.#closing = true;
     this.#socket.pause();
     setTimeout(() => this.close(), FAILED_AUTH_CLOSE_DELAY_MS).unref();
   }

@@ -15,6 +15,7 @@ import type { KafkaBroker, KafkaCatalog } from "./kafka-catalog";
 import type { KafkaPrincipal } from "./kafka-principals";
 import type { KafkaQuotas } from "./kafka-quotas";
 import type { LatestFreeze, LatestViews } from "./latest-view";
+import type { ProduceInflation } from "./produce-inflation";
 import type { ProducerIdRepository } from "./producers/producer-ids.repository";
 import type { TestFaults } from "./test-faults";
 
@@ -41,6 +42,8 @@ export interface KafkaBrokerContext {
   fault?: { point: FaultPoint };
   /** The tenants' produce quotas (null: nothing is throttled). */
   quotas: KafkaQuotas | null;
+  /** Produce's inflation of compressed batches, in the worker's pool, within the tenants' limits. */
+  inflation: ProduceInflation;
   /** The frozen key indexes the `<topic>.latest` views are served from. */
   latestViews: LatestViews;
   /** Records served per partition, for the console's throughput chart (the worker's metrics). */

@@ -1,11 +1,14 @@
 import { readFileSync } from "node:fs";
 import { createServer as createTcpServer, isIP, type Server, type Socket } from "node:net";
+import { performance } from "node:perf_hooks";
 import { createServer as createTlsServer } from "node:tls";
+import { tenantQuota } from "@lastword/api/tenant-quota";
 import type { Registry } from "prom-client";
 import { KafkaListenerMetrics } from "../metrics/kafka-metrics";
+import { ConnectionGuard, type ConnectionLimits, DEFAULT_CONNECTION_LIMITS } from "./connection-guard";
 import { KafkaConnection } from "./kafka-connection";
 import type { KafkaBrokerContext } from "./kafka-context";
-import type { KafkaPrincipal, KafkaPrincipals } from "./kafka-principals";
+import type { KafkaPrincipals } from "./kafka-principals";
 
 export interface KafkaListenerConfig {
   host: string;
@@ -15,10 +18,8 @@ export interface KafkaListenerConfig {
   tlsKeyFile?: string;
   /** Plaintext on an address other than loopback must be asked for: secrets would cross the network. */
   allowPlaintext?: boolean;
-  /** Open connections this listener accepts; one more is closed at once (Kafka's max.connections). */
-  maxConnections?: number;
-  /** Authenticated connections one API key may hold here; one more is refused at SASL. */
-  maxConnectionsPerKey?: number;
+  /** The listener's connection limits (connection-guard.ts); each unset one takes its default. */
+  limits?: Partial<ConnectionLimits>;
   /**
    * Called with each request a connection decoded, in the order it serves them; `connection`
    * numbers this listener's connections from 1. For tests that check what a client sends on which
@@ -26,9 +27,6 @@ export interface KafkaListenerConfig {
    */
   onRequest?(request: { connection: number; apiKey: number; version: number }): void;
 }
-
-export const DEFAULT_MAX_CONNECTIONS = 10_000;
-export const DEFAULT_MAX_CONNECTIONS_PER_KEY = 1_000;
 
 /** How often open connections' keys are checked: a revoked or expired key's connections close within this. */
 export const REVOCATION_SWEEP_MS = 2_000;
@@ -62,13 +60,12 @@ export async function startKafkaListener(
     );
   }
   const open = new Set<KafkaConnection>();
+  let guard: ConnectionGuard | null = null;
   const metrics = new KafkaListenerMetrics(registry, {
     openConnections: () => {
-      const byTenant = new Map<string, number>();
-      for (const c of open) {
-        const tenant = c.principal?.tenantId ?? "";
-        byTenant.set(tenant, (byTenant.get(tenant) ?? 0) + 1);
-      }
+      const byTenant = new Map(guard?.tenantConnections());
+      const authenticated = [...byTenant.values()].reduce((a, b) => a + b, 0);
+      byTenant.set("", open.size - authenticated);
       return byTenant;
     },
     pendingResponseBytes: () => {
@@ -78,27 +75,21 @@ export async function startKafkaListener(
     },
     credentialLoads: () => principals.credentialLoads,
   });
+  guard = new ConnectionGuard(
+    { ...DEFAULT_CONNECTION_LIMITS, ...config.limits },
+    {
+      metrics,
+      logger: ctx.logger,
+      // Wall time, not the worker's clock: a rate window must pass in real seconds even when a test
+      // holds the worker's clock still (as lease renewals do).
+      now: () => performance.now(),
+      tenantQuota: (tenantId) => tenantQuota({ prisma: ctx.prisma, clock: ctx.clock }, tenantId),
+    },
+  );
+  const connectionGuard = guard;
   let accepted = 0;
-  const maxConnections = config.maxConnections ?? DEFAULT_MAX_CONNECTIONS;
-  const maxPerKey = config.maxConnectionsPerKey ?? DEFAULT_MAX_CONNECTIONS_PER_KEY;
-  const admit = (connection: KafkaConnection, principal: KafkaPrincipal): string | null => {
-    let held = 0;
-    for (const c of open) if (c !== connection && c.principal?.keyId === principal.keyId) held++;
-    if (held < maxPerKey) return null;
-    metrics.refusedConnections.inc({ reason: "key" });
-    ctx.logger.warn(
-      { keyId: principal.keyId, tenantId: principal.tenantId, limit: maxPerKey },
-      "kafka connection refused: the API key holds its limit of open connections to this worker",
-    );
-    return `this API key already holds ${held} open connections to this broker, its limit; close some before opening more`;
-  };
   const accept = (socket: Socket) => {
-    if (open.size >= maxConnections) {
-      metrics.refusedConnections.inc({ reason: "worker" });
-      ctx.logger.warn(
-        { remote: socket.remoteAddress, limit: maxConnections },
-        "kafka connection refused: this worker's listener holds its limit of open connections",
-      );
+    if (!connectionGuard.accept(socket.remoteAddress ?? "")) {
       socket.destroy();
       return;
     }
@@ -108,11 +99,15 @@ export async function startKafkaListener(
       ctx,
       principals,
       metrics,
-      admit,
-      onClose: (c) => open.delete(c),
+      guard: connectionGuard,
+      onClose: (c) => {
+        open.delete(c);
+        connectionGuard.closed(c);
+      },
       ...(onRequest && { onRequest: (apiKey, version) => onRequest({ connection: id, apiKey, version }) }),
     });
     open.add(connection);
+    connectionGuard.opened(connection);
   };
   const server: Server = tls
     ? createTlsServer(
@@ -149,7 +144,7 @@ export async function startKafkaListener(
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       for (const c of open) c.close();
       await closed;
-      await Promise.all([ctx.quotas?.close(), ctx.sightings.close()]);
+      await Promise.all([ctx.quotas?.close(), ctx.sightings.close(), ctx.inflation.close()]);
     },
   };
 }

@@ -10,10 +10,7 @@ import {
   batchCrcMatches,
   batchHeaderDefect,
   CONTROL_FLAG,
-  CompressionError,
-  compressionName,
   decodeBatch,
-  inflateBatch,
   LOG_OVERHEAD_BYTES,
   MAGIC_V2,
   OFF_ATTRIBUTES,
@@ -25,6 +22,7 @@ import {
   readInt64,
   TRANSACTIONAL_FLAG,
 } from "@lastword/record-batch";
+import type { RequestInflation } from "./produce-inflation";
 import { KAFKA_PRODUCER_ID_LIMIT } from "./producers/producer-ids.repository";
 
 const TRANSACTIONAL_OR_CONTROL = TRANSACTIONAL_FLAG | CONTROL_FLAG;
@@ -43,7 +41,7 @@ export interface BatchRefusal {
  * stays idempotent, and `codec`, the client's, for the topic's `compression.type` rule.
  */
 export type PartitionPayload =
-  | { kind: "as-sent"; batch: Buffer }
+  | { kind: "as-sent"; batch: Buffer; inflated: Buffer | undefined }
   | { kind: "re-encoded"; records: AppendRecord[]; producer: ProducerFields | undefined; codec: number };
 
 function refuse(errorCode: number, message: string): BatchRefusal {
@@ -90,13 +88,16 @@ function magicRefusal(data: Buffer, version: number): BatchRefusal | null {
  * v2 (Kafka requires exactly one from Produce v3; v0–v2 are held to the same here), whose producer
  * id, if any, must be one InitProducerId issued. Everything about the records themselves (CRC,
  * sizes, keys) is checked by the log store, for both paths; a batch to re-encode has its CRC and
- * size checked here first, since only the bytes as sent carry them.
+ * size checked here first, since only the bytes as sent carry them. Before either, `inflation`
+ * holds the batch to the tenant's limits, inflating a compressed one in the pool (bounded): the
+ * plain copy goes along, so nothing inflates it again on the event loop.
  */
-export function partitionPayload(
+export async function partitionPayload(
   data: Buffer | null,
   config: TopicConfig,
   version: number,
-): PartitionPayload | BatchRefusal {
+  inflation: RequestInflation,
+): Promise<PartitionPayload | BatchRefusal> {
   if (data === null || data.length === 0)
     return refuse(ErrorCode.INVALID_RECORD, "the produce request holds no records");
   if (data.length < MAGIC_PROBE_BYTES)
@@ -124,8 +125,11 @@ export function partitionPayload(
       `producer id ${producerId} was not issued by InitProducerId`,
     );
   }
-  if (appendsAsSent(data, config)) return { kind: "as-sent", batch: data };
-  const records = decodedRecords(data, config);
+  const inspected = await inflation.inspect(data);
+  if ("errorCode" in inspected) return inspected;
+  if (appendsAsSent(data, config))
+    return { kind: "as-sent", batch: data, inflated: inspected.plain ?? undefined };
+  const records = decodedRecords(data, config, inspected.plain ?? data);
   if (!Array.isArray(records)) return records;
   const producer =
     producerId === NO_PRODUCER_ID
@@ -138,7 +142,8 @@ export function partitionPayload(
   return { kind: "re-encoded", records, producer, codec: batchCompression(data, 0) };
 }
 
-function decodedRecords(data: Buffer, config: TopicConfig): AppendRecord[] | BatchRefusal {
+/** The records of `data` (as sent) from `plain`, its inflated copy (or itself when plain). */
+function decodedRecords(data: Buffer, config: TopicConfig, plain: Buffer): AppendRecord[] | BatchRefusal {
   if (data.length > config.maxMessageBytes) {
     return refuse(
       ErrorCode.MESSAGE_TOO_LARGE,
@@ -150,15 +155,6 @@ function decodedRecords(data: Buffer, config: TopicConfig): AppendRecord[] | Bat
   const attributes = data.readInt16BE(OFF_ATTRIBUTES);
   if ((attributes & TRANSACTIONAL_OR_CONTROL) !== 0) {
     return refuse(ErrorCode.INVALID_RECORD, "transactional and control batches are not supported");
-  }
-  let plain: Buffer;
-  try {
-    // A compressed batch becomes the same batch plain, so one record decoder serves every codec.
-    plain = inflateBatch(data, 0);
-  } catch (error) {
-    if (!(error instanceof CompressionError)) throw error;
-    const known = compressionName(batchCompression(data, 0)) !== null;
-    return refuse(known ? ErrorCode.CORRUPT_MESSAGE : ErrorCode.UNSUPPORTED_COMPRESSION_TYPE, error.message);
   }
   try {
     const { header, records } = decodeBatch(plain, 0);

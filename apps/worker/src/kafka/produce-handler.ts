@@ -7,6 +7,7 @@ import type { KafkaBrokerContext, KafkaSession } from "./kafka-context";
 import { kafkaErrorOf } from "./kafka-errors";
 import { viewWriteRefusal } from "./latest-view";
 import { partitionPayload } from "./produce-batches";
+import type { RequestInflation } from "./produce-inflation";
 
 type ProduceRequest = RequestBody<0>;
 type ProduceResponse = ResponseInput<0>;
@@ -53,6 +54,7 @@ async function producePartition(
   version: number,
   topicName: string,
   data: PartitionData,
+  inflation: RequestInflation,
 ): Promise<{ response: PartitionResponse; appended: boolean }> {
   const refusal = (response: PartitionResponse) => ({ response, appended: false });
   const topic = await ctx.catalog.topic(session.principal.tenantId, topicName);
@@ -76,7 +78,7 @@ async function producePartition(
       failed(data.index, ErrorCode.NOT_LEADER_OR_FOLLOWER, "this broker does not lead the partition"),
     );
   }
-  const payload = partitionPayload(data.records, topic.config, version);
+  const payload = await partitionPayload(data.records, topic.config, version, inflation);
   if ("errorCode" in payload) {
     return refusal({
       ...failed(data.index, payload.errorCode, payload.message),
@@ -88,7 +90,12 @@ async function producePartition(
     // an as-sent batch carries its producer fields in its header, re-encoded records beside them.
     const answer =
       payload.kind === "as-sent"
-        ? await produce(ctx.host, ctx.audit, partition.id, Promise.resolve({ batch: payload.batch }))
+        ? await produce(
+            ctx.host,
+            ctx.audit,
+            partition.id,
+            Promise.resolve({ batch: payload.batch, inflated: payload.inflated }),
+          )
         : await produce(
             ctx.host,
             ctx.audit,
@@ -156,15 +163,14 @@ export async function handleProduce(
   }
   const validAcks = request.acks === 0 || request.acks === 1 || request.acks === -1;
   let appended = false;
-  // Counted alongside the append, never instead of it: over the quota the records still land.
-  const throttle = validAcks ? produceThrottle(ctx, session, request) : Promise.resolve(0);
+  const inflation = await ctx.inflation.forRequest(session.principal.tenantId);
   const responses = await Promise.all(
     request.topicData.map(async (t) => ({
       name: t.name,
       partitionResponses: await Promise.all(
         t.partitionData.map(async (p) => {
           if (!validAcks) return failed(p.index, ErrorCode.INVALID_REQUIRED_ACKS, "acks must be -1, 0 or 1");
-          const outcome = await producePartition(ctx, session, version, t.name, p);
+          const outcome = await producePartition(ctx, session, version, t.name, p, inflation);
           appended ||= outcome.appended;
           return outcome.response;
         }),
@@ -175,15 +181,15 @@ export async function handleProduce(
     ctx.logger.warn("injected a test fault: a Produce answer dropped");
     return DROP_CONNECTION;
   }
-  const throttleTimeMs = await throttle;
+  // Counted after the appends, never instead of them (over the quota the records still land), in
+  // inflated bytes: what the batches cost the worker, not what they cost the wire.
+  const throttleTimeMs = validAcks ? await produceThrottle(ctx, session, inflation.chargedBytes) : 0;
   session.throttle(throttleTimeMs);
   return request.acks === 0 ? null : { responses, throttleTimeMs };
 }
 
-/** The tenant's produce quota counts the record batches' bytes, as REST counts its request's. */
-function produceThrottle(ctx: KafkaBrokerContext, session: KafkaSession, request: ProduceRequest) {
+/** The tenant's produce quota counts the record batches' inflated bytes, as REST counts its request's. */
+function produceThrottle(ctx: KafkaBrokerContext, session: KafkaSession, bytes: number) {
   if (!ctx.quotas) return Promise.resolve(0);
-  let bytes = 0;
-  for (const t of request.topicData) for (const p of t.partitionData) bytes += p.records?.length ?? 0;
   return ctx.quotas.produced(session.principal.tenantId, bytes);
 }

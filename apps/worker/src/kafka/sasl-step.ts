@@ -28,6 +28,8 @@ export class SaslStep {
   readonly #principals: KafkaPrincipals;
   readonly #scram: ScramServerExchange | null;
   #principal: KafkaPrincipal | null = null;
+  /** The key id the client named (its SASL user name), once a token named one: failed logins are counted per key id. */
+  keyId: string | null = null;
 
   constructor(mechanism: SaslMechanism, principals: KafkaPrincipals) {
     this.mechanism = mechanism;
@@ -39,11 +41,13 @@ export class SaslStep {
     const scram = this.#scram;
     if (!scram) {
       const { username, password } = parsePlain(token);
+      this.keyId = username;
       const principal = await this.#principals.verifyPlain(username, password);
       return { done: true, reply: Buffer.alloc(0), principal };
     }
     if (this.#principal === null) {
       const { username } = scram.clientFirst(token);
+      this.keyId = username;
       const { principal, credential } = await this.#principals.scram(username, scram.mechanism);
       this.#principal = principal;
       return { done: false, reply: scram.serverFirst(credential) };

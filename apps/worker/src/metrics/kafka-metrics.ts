@@ -54,7 +54,7 @@ export class KafkaListenerMetrics {
   readonly bytesIn: Counter<"api" | "version" | "tenant">;
   readonly bytesOut: Counter<"api" | "version" | "tenant">;
   readonly throttleSeconds: Counter<"api" | "version" | "tenant">;
-  readonly refusedConnections: Counter<"reason">;
+  readonly refusedConnections: Counter<"reason" | "tenant">;
   readonly openConnections: Gauge<"tenant">;
   readonly pendingResponseBytes: Gauge;
   readonly credentialLoads: Counter;
@@ -90,8 +90,8 @@ export class KafkaListenerMetrics {
     );
     this.refusedConnections = new Counter({
       name: "lastword_kafka_refused_connections_total",
-      help: "Connections refused by a limit (worker: open connections; key: open connections per API key)",
-      labelNames: ["reason"] as const,
+      help: "Connections and logins refused or closed by a limit, by reason (connection-guard.ts RefusalReason) and tenant (empty before authentication)",
+      labelNames: ["reason", "tenant"] as const,
       registers,
     });
     this.openConnections = new Gauge({

@@ -1,5 +1,6 @@
 import { type CleanResult, type Clock, systemClock } from "@lastword/logstore";
 import { Counter, Gauge, Histogram, Registry } from "prom-client";
+import { exportEventLoopDelay } from "./event-loop-delay";
 import { FetchTally } from "./fetch-tally";
 
 /**
@@ -83,6 +84,7 @@ export class WorkerMetrics {
   constructor(cleanerThreads = 1, clock: Clock = systemClock) {
     this.#recentWindow = Math.max(1, cleanerThreads);
     this.#clock = clock;
+    exportEventLoopDelay(this.registry);
   }
 
   /** Kafka reports max clean time and buffer use over the last pass of each cleaner thread. */

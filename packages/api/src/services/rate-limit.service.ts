@@ -4,13 +4,22 @@ import { AppError } from "../errors/app-error";
 import type { Clock } from "../trpc/context";
 import { cachePerOwner, type LookupDeps } from "./lookup-cache";
 
-/** Service-wide defaults; a tenant's Quota row overrides them. */
+/**
+ * Service-wide defaults; a tenant's Quota row overrides them (its columns default to the same
+ * numbers). The capacity limits hold per worker: a worker's Kafka listener admits at most
+ * `WORKER_KAFKA_MAX_CONNECTIONS` (10,000) connections, so one tenant's 1,000 cannot fill it.
+ */
 export const DEFAULT_QUOTA = {
   maxPartitions: 1000,
   maxStoredBytes: 100n * 1024n ** 3n,
   produceBytesPerSecond: 64 * 1024 * 1024,
   requestsPerSecond: 500,
   erasureDeadlineDays: 30,
+  maxConnectionsPerWorker: 1000,
+  connectionsPerSecond: 100,
+  maxBatchInflatedBytes: 16 * 1024 * 1024,
+  maxRequestInflatedBytes: 64 * 1024 * 1024,
+  maxBatchRecords: 100_000,
 } as const;
 
 export interface TenantQuota {
@@ -19,6 +28,32 @@ export interface TenantQuota {
   produceBytesPerSecond: number;
   requestsPerSecond: number;
   erasureDeadlineDays: number;
+  /** Kafka connections the tenant may hold open to one worker. */
+  maxConnectionsPerWorker: number;
+  /** Kafka connections the tenant may open (authenticate) on one worker per second. */
+  connectionsPerSecond: number;
+  /** Bytes one record batch's records may inflate to (a compressed batch's decompressed size). */
+  maxBatchInflatedBytes: number;
+  /** Bytes the batches of one Produce request may inflate to, all partitions together. */
+  maxRequestInflatedBytes: number;
+  /** Records one batch may hold. */
+  maxBatchRecords: number;
+}
+
+/** The quota as JSON numbers (Postgres keeps the stored-bytes limit as a bigint), every limit named. */
+export function quotaView(quota: TenantQuota) {
+  return {
+    maxPartitions: quota.maxPartitions,
+    maxStoredBytes: Number(quota.maxStoredBytes),
+    produceBytesPerSecond: quota.produceBytesPerSecond,
+    requestsPerSecond: quota.requestsPerSecond,
+    erasureDeadlineDays: quota.erasureDeadlineDays,
+    maxConnectionsPerWorker: quota.maxConnectionsPerWorker,
+    connectionsPerSecond: quota.connectionsPerSecond,
+    maxBatchInflatedBytes: quota.maxBatchInflatedBytes,
+    maxRequestInflatedBytes: quota.maxRequestInflatedBytes,
+    maxBatchRecords: quota.maxBatchRecords,
+  };
 }
 
 /**

@@ -11,6 +11,7 @@ import {
   countInWindow,
   type DeferredRequestCount,
   PRODUCE_BYTES_METRIC,
+  quotaView,
   rateWindow,
   type TenantQuota,
   tenantQuota,
@@ -148,13 +149,7 @@ export async function tenantUsage(deps: UsageDeps, tenantId: string) {
     deps.prisma.usageCounter.findMany({ where: { organizationId: tenantId, day } }),
   ]);
   return {
-    quota: {
-      maxPartitions: quota.maxPartitions,
-      maxStoredBytes: Number(quota.maxStoredBytes),
-      produceBytesPerSecond: quota.produceBytesPerSecond,
-      requestsPerSecond: quota.requestsPerSecond,
-      erasureDeadlineDays: quota.erasureDeadlineDays,
-    },
+    quota: quotaView(quota),
     partitions: partitions._sum.partitionCount ?? 0,
     storedBytes: Number(stored),
     today: Object.fromEntries(counters.map((c) => [c.metric, Number(c.value)])),

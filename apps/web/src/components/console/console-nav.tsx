@@ -13,6 +13,7 @@ const LINKS = [
   { href: "/api-keys", label: "API keys" },
   { href: "/compliance", label: "Compliance" },
   { href: "/members", label: "Members" },
+  { href: "/settings", label: "Settings" },
   { href: "/api-reference", label: "API" },
 ] as const;
 

@@ -1,5 +1,8 @@
 import { z } from "zod";
 
+/** One named limit of the quota (the name its errors and metrics use). */
+const limit = (description: string) => z.number().int().meta({ description });
+
 export const tenantUsageInput = z.object({}).optional();
 
 export const tenantUsageOutput = z.object({
@@ -9,6 +12,13 @@ export const tenantUsageOutput = z.object({
     produceBytesPerSecond: z.number().int(),
     requestsPerSecond: z.number().int(),
     erasureDeadlineDays: z.number().int(),
+    maxConnectionsPerWorker: limit("Kafka connections the tenant may hold open to one worker"),
+    connectionsPerSecond: limit("Kafka connections the tenant may open on one worker per second"),
+    maxBatchInflatedBytes: limit("Bytes one compressed record batch may decompress to"),
+    maxRequestInflatedBytes: limit(
+      "Bytes the record batches of one Produce request may decompress to, together",
+    ),
+    maxBatchRecords: limit("Records one record batch may hold"),
   }),
   partitions: z.number().int(),
   storedBytes: z.number().meta({ description: "As the workers last reported" }),

@@ -1,0 +1,22 @@
+/** What the event loop hands a pool thread: one whole compressed batch (its own buffer) and the bound. */
+export interface InflateTask {
+  batch: Uint8Array;
+  maxBytes: number;
+}
+
+/**
+ * A pool thread's answer: the batch plain (header kept, codec bits cleared, CRC recomputed), or why
+ * not — `limit` (it would inflate past the bound: `inflatedBytes` is how far it got before it was
+ * stopped), `corrupt` (it does not decompress) or `unsupported` (no such codec).
+ */
+export type InflateOutcome = { ok: true; plain: Uint8Array; inflatedBytes: number } | InflateRefusal;
+
+export interface InflateRefusal {
+  ok: false;
+  kind: "limit" | "corrupt" | "unsupported";
+  message: string;
+  inflatedBytes: number;
+}
+
+/** What a thread returns: the plain batch itself (moved, not cloned: its own ArrayBuffer) or the refusal. */
+export type InflateReply = Uint8Array | InflateRefusal;
