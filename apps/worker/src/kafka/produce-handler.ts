@@ -1,7 +1,7 @@
-import { hasScope } from "@lastword/api/key-auth";
 import { ErrorCode, type RequestBody, type ResponseInput } from "@lastword/kafka-protocol";
 import { CorruptBatchError, InvalidBatchRecordsError } from "@lastword/logstore";
 import { produce } from "../dataplane/dataplane-handlers";
+import { refusal as refusalOf } from "./kafka-authorization";
 import type { KafkaBrokerContext, KafkaSession } from "./kafka-context";
 import { kafkaErrorOf } from "./kafka-errors";
 import { viewWriteRefusal } from "./latest-view";
@@ -44,6 +44,10 @@ async function producePartition(
   data: PartitionData,
 ): Promise<{ response: PartitionResponse; appended: boolean }> {
   const refusal = (response: PartitionResponse) => ({ response, appended: false });
+  const refused = refusalOf(session, "Produce", { name: topicName });
+  if (refused) {
+    return refusal(failed(data.index, ErrorCode.TOPIC_AUTHORIZATION_FAILED, refused.message));
+  }
   const topic = await ctx.catalog.topic(session.principal.tenantId, topicName);
   const partition = topic?.partitions.find((p) => p.index === data.index);
   if (!topic) {
@@ -51,11 +55,6 @@ async function producePartition(
     if (view) return refusal(failed(data.index, view.errorCode, view.errorMessage));
   }
   if (!topic || !partition) return refusal(failed(data.index, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, null));
-  if (!hasScope(session.principal.scopes, "records:write")) {
-    return refusal(
-      failed(data.index, ErrorCode.TOPIC_AUTHORIZATION_FAILED, "this API key lacks the records:write scope"),
-    );
-  }
   if (!ctx.host.slot(partition.id)) {
     return refusal(
       failed(data.index, ErrorCode.NOT_LEADER_OR_FOLLOWER, "this broker does not lead the partition"),

@@ -13,8 +13,8 @@ import { viewWriteRefusal } from "../latest-view";
 import {
   type AdminOutcome,
   ASSIGNMENTS_REFUSED,
+  actRefused,
   adminErrorOf,
-  missingScope,
   OK,
   outcomeOf,
 } from "./admin-errors";
@@ -110,7 +110,7 @@ export const handleCreateTopics: KafkaHandler<19> = async (ctx, session, request
           errorCode: ErrorCode.INVALID_REQUEST,
           errorMessage: `Topic "${wanted.name}" appears more than once in this request.`,
         }
-      : missingScope(session, "topics:write");
+      : actRefused(session, "CreateTopics", wanted.name);
     if (refusal) {
       topics.push(refused(refusal));
       continue;
@@ -182,7 +182,7 @@ export async function handleDeleteTopics(
     });
     const view = topic || !name ? null : await viewWriteRefusal(ctx.catalog, tenantId, name);
     const refused =
-      missingScope(session, "topics:write") ??
+      actRefused(session, "DeleteTopics", topic?.name ?? name ?? undefined) ??
       // The view goes with its topic; deleting it alone would delete the topic.
       view ??
       (!topic && !name
