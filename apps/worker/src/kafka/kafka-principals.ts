@@ -30,6 +30,8 @@ interface KeyRow {
   hash: string;
   enabled: boolean;
   expiresAt: number | null;
+  /** When Postgres answered this row: a copy served during an outage is refused past the grace. */
+  verifiedAt: number;
   scram: Map<string, ScramCredential>;
 }
 
@@ -56,9 +58,8 @@ export class KafkaPrincipals {
   readonly #now: () => number;
   readonly #cache: TtlCache<string, KeyRow | null>;
   /** The last row Postgres answered for each key, and when: what logins use while it is unreachable. */
-  readonly #verified = new Map<string, { row: KeyRow; at: number }>();
+  readonly #verified = new Map<string, KeyRow>();
   #loads = 0;
-  #staleLogins = 0;
 
   constructor(prisma: PrismaClient, now: () => number) {
     this.#prisma = prisma;
@@ -69,11 +70,6 @@ export class KafkaPrincipals {
   /** Keys looked up in Postgres so far (cache misses): what a reconnect storm costs the database. */
   get credentialLoads(): number {
     return this.#loads;
-  }
-
-  /** Logins answered from a verified copy because Postgres could not be reached. */
-  get staleLogins(): number {
-    return this.#staleLogins;
   }
 
   /** SASL PLAIN: the key id as user name, its secret as password. */
@@ -115,8 +111,16 @@ export class KafkaPrincipals {
     return fresh;
   }
 
-  #row(keyId: string): Promise<KeyRow | null> {
-    return this.#cache.get(keyId, () => this.#load(keyId));
+  async #row(keyId: string): Promise<KeyRow | null> {
+    const row = await this.#cache.get(keyId, () => this.#load(keyId));
+    if (row && this.#now() - row.verifiedAt > KEY_OUTAGE_GRACE_MS) {
+      this.#cache.forget(keyId);
+      // Not a refusal of the key: the connection closes and the client retries, as while unverified.
+      throw new Error(
+        `API key ${keyId} was last verified over ${KEY_OUTAGE_GRACE_MS} ms ago and Postgres is unreachable`,
+      );
+    }
+    return row;
   }
 
   async #load(keyId: string): Promise<KeyRow | null> {
@@ -126,9 +130,9 @@ export class KafkaPrincipals {
       return row ?? null;
     } catch (error) {
       const copy = this.#verified.get(keyId);
-      if (!isDatabaseUnreachable(error) || !copy || this.#now() - copy.at > KEY_OUTAGE_GRACE_MS) throw error;
-      this.#staleLogins++;
-      return copy.row;
+      if (!isDatabaseUnreachable(error) || !copy || this.#now() - copy.verifiedAt > KEY_OUTAGE_GRACE_MS)
+        throw error;
+      return copy;
     }
   }
 
@@ -179,21 +183,22 @@ export class KafkaPrincipals {
         hash: key.key,
         enabled: key.enabled !== false,
         expiresAt: key.expiresAt?.getTime() ?? null,
+        verifiedAt: now,
         scram,
       };
-      this.#remember(row, now);
+      this.#remember(row);
       return row;
     });
   }
 
-  #remember(row: KeyRow, at: number): void {
+  #remember(row: KeyRow): void {
     const id = row.principal.keyId;
     this.#verified.delete(id);
     if (this.#verified.size >= MAX_VERIFIED_KEYS) {
       const oldest = this.#verified.keys().next().value;
       if (oldest !== undefined) this.#verified.delete(oldest);
     }
-    this.#verified.set(id, { row, at });
+    this.#verified.set(id, row);
   }
 }
 
