@@ -5,7 +5,7 @@ import {
   type ResourceOperation,
   type Scope,
 } from "@lastword/api/key-auth";
-import { ErrorCode } from "@lastword/kafka-protocol";
+import { ApiKey, ErrorCode } from "@lastword/kafka-protocol";
 import type { KafkaSession } from "./kafka-context";
 
 /**
@@ -31,71 +31,166 @@ import type { KafkaSession } from "./kafka-context";
  * with their act's name and the names the request carries; nothing else checks rights.
  */
 export const KAFKA_ACTS = {
-  Metadata: { scope: "topics:read", on: "topic", rest: "GET /topics/{topic}" },
-  Produce: { scope: "records:write", on: "topic", rest: "POST /topics/{topic}/records" },
-  Fetch: { scope: "records:read", on: "topic", rest: "GET /topics/{topic}/partitions/{partition}/records" },
+  Metadata: { api: ApiKey.Metadata, scope: "topics:read", on: "topic", rest: "GET /topics/{topic}" },
+  Produce: { api: ApiKey.Produce, scope: "records:write", on: "topic", rest: "POST /topics/{topic}/records" },
+  Fetch: {
+    api: ApiKey.Fetch,
+    scope: "records:read",
+    on: "topic",
+    rest: "GET /topics/{topic}/partitions/{partition}/records",
+  },
   ListOffsets: {
+    api: ApiKey.ListOffsets,
     scope: "topics:read",
     on: "topic",
     rest: "GET /topics/{topic}/partitions/{partition}/offsets",
   },
   OffsetForLeaderEpoch: {
+    api: ApiKey.OffsetForLeaderEpoch,
     scope: "topics:read",
     on: "topic",
     rest: "GET /topics/{topic}/partitions/{partition}/offsets",
   },
-  FindCoordinator: { scope: "groups:read", on: "group", rest: "GET /consumer-groups/{group}" },
-  JoinGroup: { scope: "groups:read", on: "group", rest: "GET /consumer-groups/{group}" },
-  JoinGroupTakeover: { scope: "groups:write", on: "group", rest: "POST /consumer-groups/{group}/offsets" },
-  SyncGroup: { scope: "groups:read", on: "group", rest: "GET /consumer-groups/{group}" },
-  Heartbeat: { scope: "groups:read", on: "group", rest: "GET /consumer-groups/{group}" },
-  LeaveGroup: { scope: "groups:read", on: "group", rest: "GET /consumer-groups/{group}" },
-  OffsetCommit: { scope: "groups:read", on: "group", topics: "read", rest: "GET /consumer-groups/{group}" },
+  FindCoordinator: {
+    api: ApiKey.FindCoordinator,
+    scope: "groups:read",
+    on: "group",
+    rest: "GET /consumer-groups/{group}",
+  },
+  JoinGroup: {
+    api: ApiKey.JoinGroup,
+    scope: "groups:read",
+    on: "group",
+    rest: "GET /consumer-groups/{group}",
+  },
+  JoinGroupTakeover: {
+    api: ApiKey.JoinGroup,
+    scope: "groups:write",
+    on: "group",
+    rest: "POST /consumer-groups/{group}/offsets",
+  },
+  SyncGroup: {
+    api: ApiKey.SyncGroup,
+    scope: "groups:read",
+    on: "group",
+    rest: "GET /consumer-groups/{group}",
+  },
+  Heartbeat: {
+    api: ApiKey.Heartbeat,
+    scope: "groups:read",
+    on: "group",
+    rest: "GET /consumer-groups/{group}",
+  },
+  LeaveGroup: {
+    api: ApiKey.LeaveGroup,
+    scope: "groups:read",
+    on: "group",
+    rest: "GET /consumer-groups/{group}",
+  },
+  OffsetCommit: {
+    api: ApiKey.OffsetCommit,
+    scope: "groups:read",
+    on: "group",
+    topics: "read",
+    rest: "GET /consumer-groups/{group}",
+  },
   OffsetCommitOutsideGeneration: {
+    api: ApiKey.OffsetCommit,
     scope: "groups:write",
     on: "group",
     topics: "read",
     rest: "POST /consumer-groups/{group}/offsets",
   },
   OffsetFetch: {
+    api: ApiKey.OffsetFetch,
     scope: "groups:read",
     on: "group",
     topics: "describe",
     rest: "GET /consumer-groups/{group}",
   },
-  DescribeGroups: { scope: "groups:read", on: "group", rest: "GET /consumer-groups/{group}" },
+  DescribeGroups: {
+    api: ApiKey.DescribeGroups,
+    scope: "groups:read",
+    on: "group",
+    rest: "GET /consumer-groups/{group}",
+  },
   ListGroups: {
+    api: ApiKey.ListGroups,
     scope: "groups:read",
     on: null,
     code: ErrorCode.GROUP_AUTHORIZATION_FAILED,
     rest: "GET /consumer-groups",
   },
-  DeleteGroups: { scope: "groups:write", on: "group", rest: "DELETE /consumer-groups/{group}" },
+  DeleteGroups: {
+    api: ApiKey.DeleteGroups,
+    scope: "groups:write",
+    on: "group",
+    rest: "DELETE /consumer-groups/{group}",
+  },
   OffsetDelete: {
+    api: ApiKey.OffsetDelete,
     scope: "groups:write",
     on: "group",
     topics: "read",
     rest: "POST /consumer-groups/{group}/reset",
   },
-  InitProducerId: { scope: "records:write", on: null, rest: "POST /topics/{topic}/records" },
-  CreateTopics: { scope: "topics:write", on: "topic", rest: "POST /topics" },
-  DeleteTopics: { scope: "topics:write", on: "topic", rest: "DELETE /topics/{topic}" },
-  DescribeConfigs: { scope: "topics:read", on: "topic", rest: "GET /topics/{topic}" },
-  AlterConfigs: { scope: "topics:write", on: "topic", rest: "PATCH /topics/{topic}/configs" },
-  IncrementalAlterConfigs: { scope: "topics:write", on: "topic", rest: "PATCH /topics/{topic}/configs" },
-  CreatePartitions: { scope: "topics:write", on: "topic", rest: "POST /topics/{topic}/partitions" },
+  InitProducerId: {
+    api: ApiKey.InitProducerId,
+    scope: "records:write",
+    on: null,
+    rest: "POST /topics/{topic}/records",
+  },
+  CreateTopics: { api: ApiKey.CreateTopics, scope: "topics:write", on: "topic", rest: "POST /topics" },
+  DeleteTopics: {
+    api: ApiKey.DeleteTopics,
+    scope: "topics:write",
+    on: "topic",
+    rest: "DELETE /topics/{topic}",
+  },
+  DescribeConfigs: {
+    api: ApiKey.DescribeConfigs,
+    scope: "topics:read",
+    on: "topic",
+    rest: "GET /topics/{topic}",
+  },
+  AlterConfigs: {
+    api: ApiKey.AlterConfigs,
+    scope: "topics:write",
+    on: "topic",
+    rest: "PATCH /topics/{topic}/configs",
+  },
+  IncrementalAlterConfigs: {
+    api: ApiKey.IncrementalAlterConfigs,
+    scope: "topics:write",
+    on: "topic",
+    rest: "PATCH /topics/{topic}/configs",
+  },
+  CreatePartitions: {
+    api: ApiKey.CreatePartitions,
+    scope: "topics:write",
+    on: "topic",
+    rest: "POST /topics/{topic}/partitions",
+  },
   DeleteRecords: {
+    api: ApiKey.DeleteRecords,
     scope: "records:write",
     on: "topic",
     rest: "POST /topics/{topic}/partitions/{partition}/delete-records",
   },
-  DescribeLogDirs: { scope: "topics:read", on: null, rest: "GET /topics" },
-  DescribeAcls: { scope: "keys:read", on: null, rest: "GET /api-keys" },
-  CreateAcls: { scope: "keys:write", on: null, rest: "PUT /api-keys/{id}/rules" },
-  DeleteAcls: { scope: "keys:write", on: null, rest: "PUT /api-keys/{id}/rules" },
+  DescribeLogDirs: { api: ApiKey.DescribeLogDirs, scope: "topics:read", on: null, rest: "GET /topics" },
+  DescribeAcls: { api: ApiKey.DescribeAcls, scope: "keys:read", on: null, rest: "GET /api-keys" },
+  CreateAcls: { api: ApiKey.CreateAcls, scope: "keys:write", on: null, rest: "PUT /api-keys/{id}/rules" },
+  DeleteAcls: { api: ApiKey.DeleteAcls, scope: "keys:write", on: null, rest: "PUT /api-keys/{id}/rules" },
 } as const satisfies Record<
   string,
-  { scope: Scope; on: "topic" | "group" | null; topics?: ResourceOperation; code?: number; rest: string }
+  {
+    api: ApiKey;
+    scope: Scope;
+    on: "topic" | "group" | null;
+    topics?: ResourceOperation;
+    code?: number;
+    rest: string;
+  }
 >;
 
 export type KafkaAct = keyof typeof KAFKA_ACTS;

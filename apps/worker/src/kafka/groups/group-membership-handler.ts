@@ -13,7 +13,7 @@ import type { GroupState } from "./group-state";
 function coordinated(
   ctx: KafkaBrokerContext,
   session: KafkaSession,
-  act: "JoinGroup" | "SyncGroup" | "Heartbeat" | "LeaveGroup",
+  act: "JoinGroup" | "JoinGroupTakeover" | "SyncGroup" | "Heartbeat" | "LeaveGroup",
   groupId: string,
 ): GroupState | number {
   if (!allowed(session, act, { name: groupId })) return refusedCode(act);
@@ -22,16 +22,21 @@ function coordinated(
 }
 
 /**
- * A join is consuming, except the first Kafka membership of a group whose offsets were set over
- * REST (no Kafka generation yet, offsets stored): that takes the group over from its REST
- * consumers, which needs groups:write as REST's own commits do.
+ * A join is consuming (groups:read), except the first Kafka membership of a group whose offsets
+ * were set over REST (no Kafka generation yet, offsets stored): that takes the group over from its
+ * REST consumers, which needs groups:write, as REST's own commits do.
  */
 async function joinable(ctx: KafkaBrokerContext, session: KafkaSession, groupId: string) {
-  const group = coordinated(ctx, session, "JoinGroup", groupId);
-  if (typeof group === "number" || group.generationId > 0 || group.memberCount > 0) return group;
-  if (allowed(session, "JoinGroupTakeover", { name: groupId })) return group;
-  const usedOverRest = await ctx.groupOffsets.exists(session.principal.tenantId, groupId);
-  return usedOverRest ? refusedCode("JoinGroupTakeover") : group;
+  const { tenantId } = session.principal;
+  // The coordinator's state carries the last generation its lease recorded, so a Kafka group that
+  // moved or restarted is known as one (not coordinated here: the join is answered NOT_COORDINATOR).
+  const known = groupId === "" ? null : ctx.groups.group(tenantId, groupId);
+  const takeover =
+    known !== null &&
+    known.generationId === 0 &&
+    known.memberCount === 0 &&
+    (await ctx.groupOffsets.exists(tenantId, groupId));
+  return coordinated(ctx, session, takeover ? "JoinGroupTakeover" : "JoinGroup", groupId);
 }
 
 export async function handleJoinGroup(
