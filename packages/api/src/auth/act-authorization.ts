@@ -106,3 +106,15 @@ export function actRefusal(grantee: Grantee, act: Act): ActRefusal | null {
 export function mayAct(grantee: Grantee, act: Act): boolean {
   return actRefusal(grantee, act) === null;
 }
+
+/**
+ * Whether `grantee` may see that a topic (or group) exists: what lists show (REST's topic and group
+ * lists, Kafka's Metadata, ListGroups and DescribeLogDirs leave the others out, as Kafka lists only
+ * what a principal may DESCRIBE).
+ */
+export function mayDescribe(grantee: Grantee, type: ResourceType, name: string): boolean {
+  return mayAct(grantee, {
+    scope: type === "topic" ? "topics:read" : "groups:read",
+    resources: [{ type, name, operation: "describe" }],
+  });
+}
