@@ -129,6 +129,7 @@ async function main(): Promise<void> {
       `  demo login: ${demo.email} / ${demo.password}`,
       `  demo API key (tenant ${demo.tenant}): ${demo.apiKey}`,
       `  Kafka login: username ${demo.kafka.username}, password = the demo API key`,
+      `  Schema Registry: ${demo.schemaRegistry.url} (HTTP Basic: the same username and key)`,
       "  (also written to .lastword/demo.json)  Stop with Ctrl+C.",
       "",
     ].join("\n"),

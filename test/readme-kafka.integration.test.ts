@@ -103,8 +103,11 @@ async function expectRuns(script: string): Promise<string> {
   return result.stdout;
 }
 
-/** The console's REST routes: what the web app's `/api/v1/[[...path]]` route does, on node:http. */
-async function serveRest(port: number, handleRest: (request: Request) => Promise<Response>): Promise<Server> {
+/** The console's REST and schema-registry routes: what the web app's `/api/v1` and `/schema-registry` routes do, on node:http. */
+async function serveRest(
+  port: number,
+  handlers: Record<"rest" | "schemaRegistry", (request: Request) => Promise<Response>>,
+): Promise<Server> {
   const server = createServer((req: IncomingMessage, res: ServerResponse) => {
     const chunks: Buffer[] = [];
     req.on("data", (chunk: Buffer) => chunks.push(chunk));
@@ -116,8 +119,10 @@ async function serveRest(port: number, handleRest: (request: Request) => Promise
         ...(hasBody && { body: Buffer.concat(chunks) }),
       });
       const response = req.url?.startsWith("/api/v1")
-        ? await handleRest(request)
-        : new Response("not found", { status: 404 });
+        ? await handlers.rest(request)
+        : req.url?.startsWith("/schema-registry")
+          ? await handlers.schemaRegistry(request)
+          : new Response("not found", { status: 404 });
       res.writeHead(response.status, Object.fromEntries(response.headers));
       res.end(Buffer.from(await response.arrayBuffer()));
     });
@@ -164,7 +169,10 @@ beforeAll(async () => {
     authSecret: secrets.authSecret,
     mailSender: outboxMailSender(),
   });
-  web = await serveRest(env.PORT, (request) => api.handleRest(request));
+  web = await serveRest(env.PORT, {
+    rest: (request) => api.handleRest(request),
+    schemaRegistry: (request) => api.handleSchemaRegistry(request),
+  });
   closers.push(async () => {
     await new Promise((resolve) => web.close(resolve));
     await api.close(5_000);
@@ -222,11 +230,24 @@ describe("the README's Kafka examples, as written", () => {
     expect(README).toContain(DEFAULT_BOOTSTRAP);
     expect(README).toContain(DEFAULT_WEB);
     expect(README).toContain(
-      '`{"url","email","password","apiKey","tenant","kafka":{"bootstrap","username","password"}}`',
+      '`{"url","email","password","apiKey","tenant","kafka":{"bootstrap","username","password"},"schemaRegistry":{"url","username","password"}}`',
     );
-    expect(Object.keys(demo).sort()).toEqual(["apiKey", "email", "kafka", "password", "tenant", "url"]);
+    expect(Object.keys(demo).sort()).toEqual([
+      "apiKey",
+      "email",
+      "kafka",
+      "password",
+      "schemaRegistry",
+      "tenant",
+      "url",
+    ]);
     expect(Object.keys(demo.kafka).sort()).toEqual(["bootstrap", "password", "username"]);
     expect(demo.kafka.bootstrap).toBe(bootstrap);
+    expect(demo.schemaRegistry).toEqual({
+      url: `http://${webHost}/schema-registry`,
+      username: demo.kafka.username,
+      password: demo.apiKey,
+    });
   });
 
   it("the REST example, then the kafkajs example and kcat -C print what the README says", async () => {
@@ -289,6 +310,16 @@ describe("the README's Kafka examples, as written", () => {
     const lines = (await expectRuns(localized(prelude + block))).split("\n");
     const promised = promisedOutput(block);
     expect(promised).toEqual(["user-1=hello", "user-2=hi from kafkajs"]);
+    for (const line of promised) expect(lines).toContain(line);
+  });
+});
+
+describe("the README's schema-registry example, as written", () => {
+  it("registers Avro, produces it through Kafka, and the REST read decodes it as the README says", async () => {
+    const block = blockWith("@kafkajs/confluent-schema-registry");
+    const lines = (await expectRuns(localized(`${assignment("KEY")}\n${block}`))).split("\n");
+    const promised = promisedOutput(block);
+    expect(promised).toEqual(["registered profiles-value as schema 1", '{"name":"Ada","visits":3}']);
     for (const line of promised) expect(lines).toContain(line);
   });
 });

@@ -87,9 +87,16 @@ describe("npm start's Kafka listener", () => {
       apiKey: "lw_secret",
       tenant: "demo",
       kafka: { bootstrap: "127.0.0.1:9092", username: "key-id", password: "lw_secret" },
+      schemaRegistry: {
+        url: "http://localhost:3000/schema-registry",
+        username: "key-id",
+        password: "lw_secret",
+      },
     };
     expect(parseDemoFile(JSON.stringify(demo))).toEqual(demo);
     const { kafka: _, ...withoutKafka } = demo;
     expect(() => parseDemoFile(JSON.stringify(withoutKafka))).toThrow(/kafka/);
+    const { schemaRegistry: __, ...withoutRegistry } = demo;
+    expect(() => parseDemoFile(JSON.stringify(withoutRegistry))).toThrow(/schemaRegistry/);
   });
 });

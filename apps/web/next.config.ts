@@ -43,6 +43,7 @@ const config = (phase: string): NextConfig => ({
     "@lastword/db",
     "@lastword/erasure",
     "@lastword/logstore",
+    "@lastword/schema-registry",
   ],
   // Native drivers and the Prisma runtime load files at run time; bundling them breaks that. nodemailer
   // is imported only on the first SMTP send (auth/mail-sender.ts), so it stays a plain Node require.

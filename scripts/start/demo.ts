@@ -1,6 +1,6 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname } from "node:path";
-import { createApiServer, outboxMailSender } from "@lastword/api";
+import { createApiServer, outboxMailSender, SCHEMA_REGISTRY_BASE_PATH } from "@lastword/api";
 import { hashApiKey } from "@lastword/api/key-auth";
 import { DataPlaneClient } from "@lastword/dataplane";
 import { createPrisma } from "@lastword/db";
@@ -21,6 +21,8 @@ const demoFileSchema = z.object({
   tenant: z.string(),
   // The worker's Kafka listener: the demo key's id is the SASL user name, the key itself the password.
   kafka: z.object({ bootstrap: z.string(), username: z.string(), password: z.string() }),
+  // The schema registry (Confluent's API): HTTP Basic with the same key's id and secret.
+  schemaRegistry: z.object({ url: z.string(), username: z.string(), password: z.string() }),
 });
 export type DemoFile = z.infer<typeof demoFileSchema>;
 
@@ -56,15 +58,20 @@ export function demoSeedOptions(
 /** The demo key from an earlier run, if it still authenticates (keys can be revoked). */
 async function reusableDemo(options: SeedOptions): Promise<DemoFile | null> {
   if (!existsSync(options.file)) return null;
-  // An earlier run's file may predate the `kafka` entry: it is derived again below.
+  // An earlier run's file may predate the `kafka` and `schemaRegistry` entries: they are derived again below.
   const parsed = demoFileSchema
-    .omit({ kafka: true })
+    .omit({ kafka: true, schemaRegistry: true })
     .safeParse(JSON.parse(readFileSync(options.file, "utf8")));
   if (!parsed.success) return null;
   const response = await fetch(`${options.url}/api/v1/topics`, {
     headers: { authorization: `Bearer ${parsed.data.apiKey}` },
   });
   if (!response.ok) return null;
+  // A key made before the registry existed lacks its scopes: a new demo key is made instead.
+  const registry = await fetch(`${options.url}${SCHEMA_REGISTRY_BASE_PATH}/subjects`, {
+    headers: { authorization: `Bearer ${parsed.data.apiKey}` },
+  });
+  if (!registry.ok) return null;
   // The key's id is the Kafka user name; only the key's hash is stored, so it is found by that.
   const prisma = createPrisma(options.databaseUrl, { maxConnections: 1 });
   try {
@@ -73,7 +80,12 @@ async function reusableDemo(options: SeedOptions): Promise<DemoFile | null> {
       select: { id: true },
     });
     if (!row) return null;
-    return { ...parsed.data, url: options.url, kafka: kafkaLogin(options, row.id, parsed.data.apiKey) };
+    return {
+      ...parsed.data,
+      url: options.url,
+      kafka: kafkaLogin(options, row.id, parsed.data.apiKey),
+      schemaRegistry: registryLogin(options, row.id, parsed.data.apiKey),
+    };
   } finally {
     await prisma.$disconnect();
   }
@@ -81,6 +93,10 @@ async function reusableDemo(options: SeedOptions): Promise<DemoFile | null> {
 
 function kafkaLogin(options: SeedOptions, keyId: string, secret: string): DemoFile["kafka"] {
   return { bootstrap: options.kafkaBootstrap, username: keyId, password: secret };
+}
+
+function registryLogin(options: SeedOptions, keyId: string, secret: string): DemoFile["schemaRegistry"] {
+  return { url: `${options.url}${SCHEMA_REGISTRY_BASE_PATH}`, username: keyId, password: secret };
 }
 
 /** Reads `.lastword/demo.json` as `npm start` writes it (tests, scripts). */
@@ -129,6 +145,7 @@ async function createDemo(options: SeedOptions): Promise<DemoFile> {
       tenant: tenant.organizationSlug,
       // createApiKey (issueApiKey) derived the key's SCRAM credentials: PLAIN and SCRAM both log in.
       kafka: kafkaLogin(options, key.id, key.key),
+      schemaRegistry: registryLogin(options, key.id, key.key),
     };
   } finally {
     await prisma.$disconnect();

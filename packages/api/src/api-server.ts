@@ -9,6 +9,7 @@ import { retryAfterSeconds, toProblem } from "./errors/problem";
 import { MAX_AUTH_BODY_BYTES, MAX_TRPC_BODY_BYTES, withBodyLimit } from "./http/body-limit";
 import type { DataPlane } from "./records/data-plane";
 import { createRestHandler } from "./rest/rest-handler";
+import { handleSchemaRegistry } from "./schema-registry/registry-http";
 import { type CreatedApiKey, issueApiKey } from "./services/api-key.service";
 import { type ProvisionedTenant, provisionTenant } from "./services/provision.service";
 import { flushUsage } from "./services/usage.service";
@@ -74,6 +75,10 @@ export function createApiServer(options: ApiServerOptions) {
       });
     },
     handleRest,
+    /** `/schema-registry/*`: Confluent's Schema Registry API per tenant (schema-registry/registry-http.ts). */
+    handleSchemaRegistry(request: Request): Promise<Response> {
+      return handleSchemaRegistry(deps, request);
+    },
     /** `/api/auth/*` (better-auth), sign-in and sign-up included: bodies capped at MAX_AUTH_BODY_BYTES. */
     async handleAuth(request: Request): Promise<Response> {
       const req = await withBodyLimit(request, MAX_AUTH_BODY_BYTES);

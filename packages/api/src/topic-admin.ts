@@ -21,6 +21,7 @@ export { LATEST_VIEW_SUFFIX, latestViewBase } from "./procedures/topics/topic.sc
 export { deleteRecordsBefore } from "./services/delete-records.service";
 /** How far back the console lists a topic's Kafka clients: older sightings may be pruned. */
 export { RECENT_CLIENTS_MS } from "./services/kafka-clients.service";
+export { assertNotProtected, isProtectedTopic, SCHEMA_REGISTRY_TOPIC } from "./services/protected-topics";
 export { createTopic, deleteTopic, findTopic, topicSummary } from "./services/topic.service";
 export { addPartitions, alterTopicConfigs } from "./services/topic-admin.service";
 export { type ConfigEntry, describeConfigs, isCompacted, storedConfigs } from "./services/topic-config";

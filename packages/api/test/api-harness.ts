@@ -106,6 +106,18 @@ export async function startHarness(name: string, options: { clock?: Clock } = {}
   };
 }
 
+/** Another web process: an API server over the harness's database, Redis and data plane that has cached nothing. */
+export function anotherWebProcess(h: Harness): ApiServer {
+  return createApiServer({
+    prisma: h.db.prisma,
+    redis: h.redis,
+    dataPlane: h.dataPlane,
+    publicUrl: PUBLIC_URL,
+    authSecret: randomBytes(32).toString("hex"),
+    redisPrefix: h.redisPrefix,
+  });
+}
+
 /**
  * The file's harness, started before its tests and closed after them. The object is filled in by
  * `beforeAll`, so read its fields inside hooks and tests, not at the top level of the file.
@@ -197,12 +209,13 @@ export function setActiveTenant(server: ApiServer, session: Session, organizatio
 export async function startHarnessWorker(
   h: Harness,
   tickMs?: number,
-  options: { objectStore?: boolean } = {},
+  options: { objectStore?: boolean; objectsDir?: string; leaseTtlMs?: number } = {},
 ): Promise<{ worker: WorkerProcess; dataDir: string; objectsDir: string | null }> {
   const dataDir = mkdtempSync(join(tmpdir(), `lastword-api-${h.redisPrefix}-`));
-  const objectsDir = options.objectStore
-    ? mkdtempSync(join(tmpdir(), `lastword-api-objects-${h.redisPrefix}-`))
-    : null;
+  // `objectsDir`: another machine on the same object store (its own empty disk).
+  const objectsDir =
+    options.objectsDir ??
+    (options.objectStore ? mkdtempSync(join(tmpdir(), `lastword-api-objects-${h.redisPrefix}-`)) : null);
   const worker = await startWorkerProcess({
     databaseUrl: h.db.url,
     dataDir,
@@ -210,6 +223,7 @@ export async function startHarnessWorker(
     redisUrl: REDIS_URL,
     redisPrefix: h.redisPrefix,
     ...(tickMs === undefined ? {} : { tickMs }),
+    ...(options.leaseTtlMs === undefined ? {} : { leaseTtlMs: options.leaseTtlMs }),
     ...(objectsDir === null ? {} : { objectStore: objectsDir }),
   });
   return { worker, dataDir, objectsDir };

@@ -173,6 +173,7 @@ describe("members:write grants nothing above its holder", () => {
       "topics:read",
       "records:read",
       "groups:read",
+      "schemas:read",
     ]);
     const invited = await trpc(h.server, { apiKey: key }, "mutation", "members.invite", {
       email: "reader@example.com",

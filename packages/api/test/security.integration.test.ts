@@ -53,6 +53,12 @@ const TENANT_WIDE_PROCEDURES = [
   // List the caller's own groups, and their lag over time.
   "consumerGroups.list",
   "consumerGroups.lagHistory",
+  // The caller's own schema registry (its subjects; a topic's subjects by name, none for another's topic).
+  "schemas.subjects",
+  "schemas.check",
+  "schemas.register",
+  "schemas.setCompatibility",
+  "schemas.forTopic",
 ];
 
 // Answered by the person an invitation names, whatever tenant they are in (grants.integration.test.ts).
@@ -76,6 +82,9 @@ function resourceInputs(): Record<string, { kind: "query" | "mutation"; input: u
       input: { topic: "secret", records: [{ key: str("k"), value: str("v") }] },
     },
     "records.read": { kind: "query", input: { topic: "secret", partition: 0 } },
+    "schemas.subject": { kind: "query", input: { subject: "secret-value" } },
+    "schemas.delete": { kind: "mutation", input: { subject: "secret-value" } },
+    "schemas.encode": { kind: "mutation", input: { subject: "secret-value", value: {} } },
     "records.search": { kind: "query", input: { topic: "secret" } },
     "consumerGroups.delete": { kind: "mutation", input: { group: "g-secret" } },
     "records.offsets": { kind: "query", input: { topic: "secret", partition: 0, timestamp: 0 } },

@@ -15,6 +15,8 @@ const SCOPE_LABELS: Record<Scope, string> = {
   "members:write": "Invite members, change roles, remove members",
   "erasure:read": "Read erasure requests and the audit trail",
   "erasure:write": "File and extend erasure requests",
+  "schemas:read": "Read schema-registry subjects, schemas and configs",
+  "schemas:write": "Register and delete schemas; set compatibility and modes",
   admin: "Everything, including what later scopes add",
 };
 

@@ -1,3 +1,4 @@
+import { isProtectedTopic } from "@lastword/api/topic-admin";
 import { ErrorCode, type RequestBody, type ResponseInput } from "@lastword/kafka-protocol";
 import { CorruptBatchError, InvalidBatchRecordsError } from "@lastword/logstore";
 import { produce } from "../dataplane/dataplane-handlers";
@@ -55,6 +56,10 @@ async function producePartition(
     if (view) return refusal(failed(data.index, view.errorCode, view.errorMessage));
   }
   if (!topic || !partition) return refusal(failed(data.index, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, null));
+  if (isProtectedTopic(topicName)) {
+    const message = `topic ${topicName} holds the schema registry's state and is written only through the registry`;
+    return refusal(failed(data.index, ErrorCode.TOPIC_AUTHORIZATION_FAILED, message));
+  }
   if (!ctx.host.slot(partition.id)) {
     return refusal(
       failed(data.index, ErrorCode.NOT_LEADER_OR_FOLLOWER, "this broker does not lead the partition"),

@@ -58,7 +58,7 @@ describe("canGrant", () => {
     });
     expect(
       grantShortfall({ role: null, scopes: ["members:write"] }, { role: "viewer" }).missingScopes,
-    ).toEqual(["topics:read", "records:read", "groups:read"]);
+    ).toEqual(["topics:read", "records:read", "groups:read", "schemas:read"]);
     const admin = { role: "admin" as const, scopes: scopesOfRole("admin") };
     expect(grantShortfall(admin, { role: "owner" })).toEqual({ missingScopes: [], needsOwner: true });
     expect(canGrant({ role: "owner", scopes: scopesOfRole("owner") }, { role: "owner" })).toBe(true);

@@ -149,6 +149,14 @@ export async function resolveSessionUser(auth: Auth, headers: Headers): Promise<
   };
 }
 
+/** The identity of an API key's secret, however it was presented (the schema registry's Basic auth). */
+export function resolveApiKeySecret(
+  deps: { prisma: PrismaClient; clock: Clock },
+  secret: string,
+): Promise<Identity> {
+  return identityFromApiKey(deps.prisma, deps.clock, secret);
+}
+
 /** An API key in `Authorization: Bearer` wins over a session cookie. */
 export async function resolveIdentity(
   deps: { auth: Auth; prisma: PrismaClient; clock: Clock },

@@ -16,6 +16,9 @@ export const SCOPES = [
   "members:write",
   "erasure:read",
   "erasure:write",
+  // The schema registry (/schema-registry): reading subjects, versions and configs; registering, deleting, configuring.
+  "schemas:read",
+  "schemas:write",
   "admin",
 ] as const;
 
@@ -36,7 +39,7 @@ export const DEFAULT_API_KEY_SCOPES: readonly Scope[] = ["topics:read", "records
  * role's data rights, and what an operator-issued key (CLI, demo, `ApiServer.createApiKey`) gets.
  */
 export const DATA_SCOPES: readonly Scope[] = SCOPES.filter((scope) =>
-  ["topics", "records", "groups"].includes(scope.split(":")[0]!),
+  ["topics", "records", "groups", "schemas"].includes(scope.split(":")[0]!),
 );
 
 // compliance reads topic metadata and runs erasure requests (keys and metadata) but never reads record values.
@@ -45,7 +48,7 @@ const ROLE_SCOPES: Record<Role, readonly Scope[]> = {
   admin: ["admin"],
   developer: [...DATA_SCOPES, "keys:read", "keys:write", "members:read"],
   compliance: ["topics:read", "groups:read", "erasure:read", "erasure:write"],
-  viewer: ["topics:read", "records:read", "groups:read"],
+  viewer: ["topics:read", "records:read", "groups:read", "schemas:read"],
 };
 
 export function isRole(value: string): value is Role {

@@ -39,6 +39,9 @@ export const APP_ERROR_STATUS = {
   METHOD_NOT_ALLOWED: 405,
   QUOTA_EXCEEDED: 429,
   RATE_LIMITED: 429,
+  // The schema registry's refusals as the console's tRPC sees them (its HTTP API answers Confluent's bodies).
+  SCHEMA_INCOMPATIBLE: 409,
+  SCHEMA_INVALID: 422,
   PARTITION_UNAVAILABLE: 503,
   DATABASE_UNAVAILABLE: 503,
   INTERNAL: 500,

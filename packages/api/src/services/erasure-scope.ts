@@ -1,6 +1,7 @@
 import type { PrismaClient, Topic } from "@lastword/db";
 import { AppError } from "../errors/app-error";
 import { partitionForKey } from "../records/partitioner";
+import { assertNotProtected, isProtectedTopic } from "./protected-topics";
 import { findTopic } from "./topic.service";
 import { isCompacted, storedConfigs } from "./topic-config";
 
@@ -15,13 +16,14 @@ export async function topicsInScope(
       where: { organizationId: tenantId },
       orderBy: { name: "asc" },
     });
-    return all.filter((topic) => isCompacted(storedConfigs(topic.configs)));
+    return all.filter((topic) => isCompacted(storedConfigs(topic.configs)) && !isProtectedTopic(topic.name));
   }
   const names = [...new Set(scope.topics ?? [])];
   if (names.length === 0)
     throw new AppError("INVALID_INPUT", "Name the topics in scope, or set allCompacted: true.");
   const topics: Topic[] = [];
   for (const name of names) {
+    assertNotProtected(name, "erased from (schemas are deleted through the registry)");
     const topic = await findTopic(prisma, tenantId, name);
     if (!isCompacted(storedConfigs(topic.configs)))
       throw new AppError(

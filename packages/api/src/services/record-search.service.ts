@@ -5,7 +5,13 @@ import type { DataPlaneFetchedRecord } from "../records/data-plane";
 import { bytesToEnvelope } from "../records/envelope";
 import { mergeByTime } from "../records/merge-by-time";
 import { recordFilter } from "../records/record-filter";
-import type { RecordDeps } from "./record.service";
+import {
+  assertCanDecode,
+  decodeFetched,
+  type RecordSchemas,
+  recordDecoder,
+} from "../schema-registry/record-decoder";
+import { decodedFormat, type RecordDeps } from "./record.service";
 import { recheckTopicRouting, type TopicRouting, topicRouting } from "./topic.service";
 
 /** Records one data-plane fetch of a search asks for: small enough that a round stays near its share. */
@@ -98,6 +104,10 @@ export async function searchRecords(
   input: SearchRecordsInput,
 ): Promise<SearchRecordsOutput> {
   const matches = recordFilter(input);
+  // decode=true: framed keys and values are decoded before the filters see them.
+  const notes = new WeakMap<object, RecordSchemas>();
+  if (input.decode) assertCanDecode(identity);
+  const decode = input.decode ? recordDecoder(deps, identity.tenantId, input.topic) : null;
   const routing = await topicRouting(deps, identity.tenantId, input.topic);
   const partitions = chosenPartitions(routing, input.partitions);
   const scans = await startOffsets(deps, routing, partitions, input).catch(async (error: unknown) => {
@@ -130,7 +140,8 @@ export async function searchRecords(
       })),
     );
     for (const { scan, fetched } of reads) {
-      const records = fetched.records.slice(0, share);
+      const page = fetched.records.slice(0, share);
+      const records = decode ? await decodeFetched(decode, page, notes) : page;
       scanned += records.length;
       for (const record of records) if (matches(record)) scan.matches.push(record);
       scan.offset = Math.max(scan.offset, fetched.nextOffset);
@@ -159,14 +170,18 @@ export async function searchRecords(
     }
   }
   return {
-    records: merged.map(({ partition, record }) => ({
-      partition,
-      offset: record.offset,
-      timestamp: record.timestamp,
-      key: bytesToEnvelope(record.key, "auto"),
-      value: bytesToEnvelope(record.value, "auto"),
-      headers: record.headers.map((h) => ({ key: h.key, value: bytesToEnvelope(h.value, "auto") })),
-    })),
+    records: merged.map(({ partition, record }) => {
+      const schemas = notes.get(record);
+      return {
+        partition,
+        offset: record.offset,
+        timestamp: record.timestamp,
+        key: bytesToEnvelope(record.key, decodedFormat(schemas?.key, "auto")),
+        value: bytesToEnvelope(record.value, decodedFormat(schemas?.value, "auto")),
+        headers: record.headers.map((h) => ({ key: h.key, value: bytesToEnvelope(h.value, "auto") })),
+        ...(schemas ? { schemas } : {}),
+      };
+    }),
     scanned,
     positions: scans.map((s) => ({
       partition: s.partition,

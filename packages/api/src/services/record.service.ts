@@ -7,11 +7,19 @@ import { toAppError, toProblem } from "../errors/problem";
 import type { ProduceRecordsInput, ProduceResultItem } from "../procedures/records/produce-records.schema";
 import type { ReadRecordsInput } from "../procedures/records/read-records.schema";
 import type { DataPlane, DataPlaneProduceRecord, DataPlaneProducer } from "../records/data-plane";
-import { bytesToEnvelope, envelopeToBytes } from "../records/envelope";
+import { bytesToEnvelope, type EnvelopeFormat, envelopeToBytes } from "../records/envelope";
 import { restProducer } from "../records/idempotent-producer";
 import { assertKeySize } from "../records/key-limit";
 import { partitionForKey } from "../records/partitioner";
+import {
+  assertCanDecode,
+  decodeFetched,
+  type RecordSchemas,
+  recordDecoder,
+  type SchemaNote,
+} from "../schema-registry/record-decoder";
 import type { Clock } from "../trpc/context";
+import { assertNotProtected } from "./protected-topics";
 import { takeDeferredRequestCount } from "./rate-limit.service";
 import { recheckTopicRouting, routedPartition, type TopicRouting, topicRouting } from "./topic.service";
 import { admitProduce, recordUsage } from "./usage.service";
@@ -199,6 +207,7 @@ export async function produceBatch(
   idempotencyKey: string | null = null,
 ): Promise<{ results: ProduceResultItem[] }> {
   const tenantId = identity.tenantId;
+  assertNotProtected(topicName, "produced to");
   // Each partition's batch is its own idempotent unit of this producer (idempotent-producer.ts).
   const producer = idempotencyKey === null ? undefined : restProducer(tenantId, idempotencyKey);
   const count = "frames" in batch ? batch.count : batch.records.length;
@@ -297,6 +306,11 @@ function writeFailure(error: unknown, idempotent: boolean): unknown {
   });
 }
 
+/** A decoded key or value is JSON whatever format was asked for; the rest as asked. */
+export function decodedFormat(note: SchemaNote | undefined, asked: EnvelopeFormat): EnvelopeFormat {
+  return note && !("error" in note) ? "json" : asked;
+}
+
 export async function readRecords(deps: RecordDeps, identity: Identity, input: ReadRecordsInput) {
   const { routing, partitionId } = await routedPartition(
     deps,
@@ -310,14 +324,25 @@ export async function readRecords(deps: RecordDeps, identity: Identity, input: R
       await recheckTopicRouting(deps.prisma, identity.tenantId, routing);
       throw error;
     });
+  let page = fetched.records.slice(0, input.limit);
+  // decode=true: framed keys and values come back as their decoded JSON, with the schema noted.
+  const notes = new WeakMap<object, RecordSchemas>();
+  if (input.decode) {
+    assertCanDecode(identity);
+    page = await decodeFetched(recordDecoder(deps, identity.tenantId, input.topic), page, notes);
+  }
   return {
-    records: fetched.records.slice(0, input.limit).map((r) => ({
-      offset: r.offset,
-      timestamp: r.timestamp,
-      key: bytesToEnvelope(r.key, input.keyFormat),
-      value: bytesToEnvelope(r.value, input.valueFormat),
-      headers: r.headers.map((h) => ({ key: h.key, value: bytesToEnvelope(h.value, "auto") })),
-    })),
+    records: page.map((r) => {
+      const schemas = notes.get(r);
+      return {
+        offset: r.offset,
+        timestamp: r.timestamp,
+        key: bytesToEnvelope(r.key, decodedFormat(schemas?.key, input.keyFormat)),
+        value: bytesToEnvelope(r.value, decodedFormat(schemas?.value, input.valueFormat)),
+        headers: r.headers.map((h) => ({ key: h.key, value: bytesToEnvelope(h.value, "auto") })),
+        ...(schemas ? { schemas } : {}),
+      };
+    }),
     nextOffset: fetched.nextOffset,
     logStartOffset: fetched.logStartOffset,
     logEndOffset: fetched.logEndOffset,

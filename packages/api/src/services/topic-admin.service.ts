@@ -5,6 +5,7 @@ import { AppError } from "../errors/app-error";
 import type { AlterConfigsInput } from "../procedures/topics/alter-configs.schema";
 import { auditAs } from "./audit-as";
 import { PARTITIONS_FROZEN_EXPLANATION } from "./partitions-frozen";
+import { assertNotProtected } from "./protected-topics";
 import {
   assertPartitionQuota,
   findTopic,
@@ -48,6 +49,7 @@ function assertKeepsCompaction(name: string, before: ExplicitConfigs, after: Top
  * new configs when they see Topic.updatedAt change.
  */
 export async function alterTopicConfigs(deps: TopicDeps, identity: Identity, input: AlterConfigsInput) {
+  assertNotProtected(input.topic, "reconfigured");
   const topic = await findTopic(deps.prisma, identity.tenantId, input.topic);
   const before = storedConfigs(topic.configs);
   const next: Record<string, string | number> = { ...before, ...input.set };
@@ -96,6 +98,7 @@ export async function addPartitions(
   identity: Identity,
   input: { topic: string; count: number; force: boolean; validateOnly?: boolean },
 ) {
+  assertNotProtected(input.topic, "given partitions");
   const topic = await findTopic(deps.prisma, identity.tenantId, input.topic);
   if (input.count <= topic.partitionCount) {
     throw new AppError(

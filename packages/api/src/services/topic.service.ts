@@ -9,6 +9,7 @@ import type { Clock } from "../trpc/context";
 import { auditAs } from "./audit-as";
 import { decodeCursor, encodeCursor } from "./cursor";
 import { cachePerOwner, type LookupDeps } from "./lookup-cache";
+import { assertNotProtected } from "./protected-topics";
 import { tenantQuota } from "./rate-limit.service";
 import { cleanupPolicyOf, isCompacted, storedConfigs, validateConfigs } from "./topic-config";
 import { type ConfigWarning, configWarnings } from "./topic-guardrails";
@@ -184,6 +185,7 @@ export async function createTopic(
   identity: Identity,
   input: CreateTopicInput,
 ): Promise<{ topic: TopicSummary; validateOnly: boolean; warnings: ConfigWarning[] }> {
+  assertNotProtected(input.name, "created by a client");
   const quota = await tenantQuota(deps, identity.tenantId);
   const preset = input.preset ? presetConfigs(input.preset, quota.erasureDeadlineDays) : {};
   const { explicit, parsed } = validateConfigs({ ...preset, ...input.configs });
@@ -273,6 +275,7 @@ export async function deleteTopic(
   identity: Identity,
   name: string,
 ): Promise<{ name: string; deleted: true }> {
+  assertNotProtected(name, "deleted");
   const topic = await findTopic(deps.prisma, identity.tenantId, name);
   const now = new Date(deps.clock.now());
   await deps.prisma.$transaction(async (tx) => {

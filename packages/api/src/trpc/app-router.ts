@@ -36,6 +36,14 @@ import { listOffsetsProcedure } from "../procedures/records/list-offsets";
 import { produceRecordsProcedure } from "../procedures/records/produce-records";
 import { readRecordsProcedure } from "../procedures/records/read-records";
 import { searchRecordsProcedure } from "../procedures/records/search-records";
+import { checkSchemaProcedure } from "../procedures/schemas/check-schema";
+import { deleteSchemaProcedure } from "../procedures/schemas/delete-schema";
+import { encodeValueProcedure } from "../procedures/schemas/encode-value";
+import { getSubjectProcedure } from "../procedures/schemas/get-subject";
+import { listSubjectsProcedure } from "../procedures/schemas/list-subjects";
+import { registerSchemaProcedure } from "../procedures/schemas/register-schema";
+import { setCompatibilityProcedure } from "../procedures/schemas/set-compatibility";
+import { topicSubjectsProcedure } from "../procedures/schemas/topic-subjects";
 import { currentTenantProcedure } from "../procedures/tenant/current-tenant";
 import { tenantUsageProcedure } from "../procedures/tenant/tenant-usage";
 import { addPartitionsProcedure } from "../procedures/topics/add-partitions";
@@ -123,6 +131,17 @@ export const appRouter = router({
     evidence: exportErasureEvidenceProcedure,
     preflight: previewErasureProcedure,
     topics: erasureTopicsProcedure,
+  }),
+  // The schema registry for the console (programs use /schema-registry, Confluent's API).
+  schemas: router({
+    subjects: listSubjectsProcedure,
+    subject: getSubjectProcedure,
+    check: checkSchemaProcedure,
+    register: registerSchemaProcedure,
+    setCompatibility: setCompatibilityProcedure,
+    delete: deleteSchemaProcedure,
+    forTopic: topicSubjectsProcedure,
+    encode: encodeValueProcedure,
   }),
   audit: router({
     verify: verifyAuditProcedure,

@@ -9,6 +9,7 @@ import { FLOATING_PANEL, FLOATING_PLACEMENT } from "../ui/floating-panel";
 const LINKS = [
   { href: "/topics", label: "Topics" },
   { href: "/consumer-groups", label: "Consumer groups" },
+  { href: "/schemas", label: "Schemas" },
   { href: "/api-keys", label: "API keys" },
   { href: "/compliance", label: "Compliance" },
   { href: "/members", label: "Members" },

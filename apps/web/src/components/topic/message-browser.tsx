@@ -12,6 +12,7 @@ import { Form } from "../ui/form";
 import { ErrorNotice, StatusNotice } from "../ui/notice";
 import { type SearchForm, type SearchInput, searchInput } from "./message-search-input";
 import { type MessageOrder, MessageTable } from "./message-table";
+import { useSchemaDecoding } from "./schema-decoding";
 
 type StopReason = "end" | "limit" | "scanLimit";
 interface Position {
@@ -93,10 +94,16 @@ export function MessageBrowser(props: { topic: string; partitions: number }) {
   const set = <K extends keyof SearchForm>(name: K, value: SearchForm[K]) =>
     setForm((current) => ({ ...current, [name]: value }));
 
+  // Confluent-framed keys and values come back decoded (and filters match decoded fields) for members who may read schemas.
+  const decode = useSchemaDecoding();
   const run = useCallback(
     (input: SearchInput) =>
-      queryClient.fetchQuery({ ...trpc.records.search.queryOptions(input), staleTime: 0, retry: false }),
-    [queryClient, trpc],
+      queryClient.fetchQuery({
+        ...trpc.records.search.queryOptions({ ...input, decode }),
+        staleTime: 0,
+        retry: false,
+      }),
+    [queryClient, trpc, decode],
   );
 
   const submit = () => {

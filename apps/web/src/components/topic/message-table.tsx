@@ -7,6 +7,7 @@ import { describeGap, gapsBetween } from "@/lib/record-gaps";
 import { useSortedTable } from "../ui/sorted-table";
 import { VirtualTable } from "../ui/virtual-table";
 import { envelopeText, RecordText } from "./record-text";
+import { SchemaLabel } from "./schema-decoding";
 
 export type MessageOrder = "timestamp" | "offset";
 
@@ -64,13 +65,16 @@ export function MessageTable(props: {
       cell: (c) => {
         const id = `${recordId(c.row.original)}:${part}`;
         return (
-          <RecordText
-            envelope={c.row.original[part]}
-            part={part}
-            pretty={pretty}
-            expanded={expanded.has(id)}
-            onExpand={() => onExpand(id)}
-          />
+          <>
+            <RecordText
+              envelope={c.row.original[part]}
+              part={part}
+              pretty={pretty}
+              expanded={expanded.has(id)}
+              onExpand={() => onExpand(id)}
+            />
+            <SchemaLabel note={c.row.original.schemas?.[part]} />
+          </>
         );
       },
     });

@@ -18,6 +18,7 @@ import { SelectField, TextAreaField, TextField } from "../ui/field";
 import { FormCard } from "../ui/form-card";
 import { ErrorNotice } from "../ui/notice";
 import { SubmitButton } from "../ui/submit-button";
+import { SchemaValueSelect, useSchemaProduce } from "./schema-produce";
 
 const VALUE_HINTS: Record<RecordsMode, string> = {
   one: "An empty value is kept as an empty value; it does not delete the key.",
@@ -42,6 +43,7 @@ export function ProduceForm({ topic, partitions }: { topic: string; partitions: 
   const trpc = useTRPC();
   const [draft, setDraft] = useState<ProduceDraft>(EMPTY_DRAFT);
   const [invalid, setInvalid] = useState<{ field: DraftField; problem: string } | null>(null);
+  const schema = useSchemaProduce(topic);
   const produce = useRefreshingMutation(trpc.records.produce.mutationOptions(), {
     refresh: [trpc.records.read.pathKey(), trpc.topics.get.queryKey({ topic })],
   });
@@ -55,7 +57,8 @@ export function ProduceForm({ topic, partitions }: { topic: string; partitions: 
   });
 
   const submit = () => {
-    const built = buildDraft(draft);
+    // With a value schema the value is JSON, encoded by the server before it is produced.
+    const built = buildDraft(schema.subject ? { ...draft, valueEncoding: "json" } : draft);
     if ("problem" in built) {
       setInvalid(built);
       // The last success line belongs to another record: it goes with the refusal.
@@ -63,7 +66,14 @@ export function ProduceForm({ topic, partitions }: { topic: string; partitions: 
       return false;
     }
     setInvalid(null);
-    produce.mutate({ topic, records: built.records });
+    if (!schema.subject) {
+      produce.mutate({ topic, records: built.records });
+      return true;
+    }
+    schema.encodeRecords(built.records).then(
+      (records) => produce.mutate({ topic, records }),
+      (error: Error) => setInvalid({ field: "value", problem: error.message }),
+    );
     return true;
   };
 
@@ -115,6 +125,7 @@ export function ProduceForm({ topic, partitions }: { topic: string; partitions: 
           ))}
         </SelectField>
       </div>
+      <SchemaValueSelect schema={schema} />
       <TextAreaField
         label="Value"
         rows={4}

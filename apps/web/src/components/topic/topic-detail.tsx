@@ -23,6 +23,7 @@ import { ProduceForm } from "./produce-form";
 import { SegmentBars } from "./segment-bars";
 import { TopicAdminActions } from "./topic-admin-actions";
 import { GroupLagChart, TopicTrafficCharts } from "./topic-history-charts";
+import { TopicSchemas } from "./topic-schemas";
 import { TopicTabs } from "./topic-tabs";
 import { TopicWarnings } from "./topic-warnings";
 
@@ -75,6 +76,7 @@ export function TopicDetail({ topic }: { topic: string }) {
                 canClean={access.can("admin")}
               />
               <DurabilityCard topic={data.name} />
+              {access.can("schemas:read") ? <TopicSchemas topic={data.name} /> : null}
               <TopicTrafficCharts topic={data.name} />
               <ListedKeyKafkaSettings topic={data.name} />
               {access.can("topics:write") ? (

@@ -51,6 +51,8 @@ const KAFKA_CODE_BY_APP_CODE: Partial<Record<AppErrorCode, number>> = {
   TOPIC_NOT_FOUND: ErrorCode.UNKNOWN_TOPIC_OR_PARTITION,
   PARTITION_NOT_FOUND: ErrorCode.UNKNOWN_TOPIC_OR_PARTITION,
   INSUFFICIENT_SCOPE: ErrorCode.TOPIC_AUTHORIZATION_FAILED,
+  // A protected topic (the schema registry's `_schemas`): Kafka refuses internal topics to clients so.
+  FORBIDDEN: ErrorCode.TOPIC_AUTHORIZATION_FAILED,
   OFFSET_OUT_OF_RANGE: ErrorCode.OFFSET_OUT_OF_RANGE,
   // Kafka's policies (CreateTopicPolicy, AlterConfigPolicy) refuse with POLICY_VIOLATION; the
   // frozen partition count and the tenant's quota are ours.

@@ -13,9 +13,24 @@ export const readRecordsInput = z.object({
   limit: z.number().int().min(1).max(MAX_RECORDS_PER_READ).default(100),
   keyFormat: z.enum(ENVELOPE_FORMATS).default("auto"),
   valueFormat: z.enum(ENVELOPE_FORMATS).default("auto"),
+  decode: z.boolean().default(false).meta({
+    description:
+      "Decode keys and values framed in Confluent's wire format with the tenant's schema registry (needs schemas:read): they come back as json envelopes, with the schema in `schemas`",
+  }),
 });
 
 export type ReadRecordsInput = z.infer<typeof readRecordsInput>;
+
+const decodedWithSchema = z.object({
+  id: z.number().int(),
+  schemaType: z.string().optional(),
+  subject: z.string().nullable().optional(),
+  version: z.number().int().nullable().optional(),
+  error: z
+    .string()
+    .optional()
+    .meta({ description: "Why it was not decoded (the bytes are returned as they are)" }),
+});
 
 export const readRecordSchema = z.object({
   offset: z.number().int(),
@@ -23,6 +38,13 @@ export const readRecordSchema = z.object({
   key: envelopeSchema.nullable(),
   value: envelopeSchema.nullable().meta({ description: "null: a tombstone" }),
   headers: z.array(headerSchema),
+  schemas: z
+    .object({ key: decodedWithSchema.optional(), value: decodedWithSchema.optional() })
+    .optional()
+    .meta({
+      description:
+        "With decode=true, for a framed key or value: the registry schema that decoded it, or why it did not",
+    }),
 });
 
 export const readRecordsOutput = z

@@ -55,6 +55,10 @@ export const searchRecordsInput = z.object({
       description:
         "The value is JSON and the path (JSONPath, from `$`; no filter scripts) selects something, equal to `equals` when given (strings as they are, other values as JSON)",
     }),
+  decode: z.boolean().default(false).meta({
+    description:
+      "Decode keys and values framed in Confluent's wire format with the tenant's schema registry (needs schemas:read) before filtering: the filters and JSON path see the decoded JSON",
+  }),
   limit: z.number().int().min(1).max(MAX_SEARCH_RESULTS).default(100),
   scanLimit: z.number().int().min(1).max(MAX_SEARCH_SCAN).default(10_000),
 });
