@@ -33,6 +33,9 @@ async function createKey(page: Page, name: string, tick: readonly string[] = [])
   return secret.inputValue();
 }
 
+// A key row's cells after its name (the row header): key, scopes, rules, created by, created, last used.
+const LAST_USED_CELL = 5;
+
 function keyRow(page: Page, name: string) {
   return page.getByRole("table", { name: "API keys" }).getByRole("row", { name: new RegExp(name) });
 }
@@ -85,7 +88,7 @@ describe("API keys", () => {
       "records:read",
       "groups:read",
     ]);
-    expect(await row.getByRole("cell").nth(3).textContent()).toBe("Never");
+    expect(await row.getByRole("cell").nth(LAST_USED_CELL).textContent()).toBe("Never");
 
     expect((await rest("/topics", secret)).status).toBe(200);
     const refused = await rest("/topics", secret, {
@@ -95,10 +98,42 @@ describe("API keys", () => {
     expect(refused.status).toBe(403);
     await page.reload();
     await keyRow(page, "dashboard reader").waitFor();
-    // Key, scopes, created, last used: the use just made, to the minute.
-    const lastUsed = keyRow(page, "dashboard reader").getByRole("cell").nth(3);
+    // Last used: the use just made, to the minute.
+    const lastUsed = keyRow(page, "dashboard reader").getByRole("cell").nth(LAST_USED_CELL);
     await expect.poll(() => lastUsed.textContent(), { timeout: 15_000 }).toMatch(/\d{4}, \d{1,2}:\d{2}/);
     await saveScreenshot(page, "api-keys-last-used");
+  });
+
+  it("limits a key to topics by a prefix rule in the form, edits its rules, and lists who made each key", async () => {
+    const { page } = ui;
+    await page.goto("/api-keys");
+    const form = page.getByRole("form", { name: "Create an API key" });
+    await form.getByLabel("Key name").fill("orders reader");
+    await form.getByRole("button", { name: "Add a rule" }).click();
+    await form.getByLabel("Rule 1: name or prefix*").fill("orders.*");
+    await form.getByRole("button", { name: "Create key" }).click();
+    const secret = await page.getByLabel("New API key secret").inputValue();
+    const row = keyRow(page, "orders reader");
+    await row.waitFor();
+    expect(await row.getByRole("cell").nth(2).textContent()).toBe("read topic orders.*");
+    expect(await row.getByRole("cell").nth(3).textContent()).toMatch(/@.* \(owner\)$/);
+    // The rule holds on the API: a topic outside the prefix is refused, naming the rule's reach.
+    const refused = await rest("/topics/billing", secret);
+    expect(refused.status).toBe(403);
+    expect(((await refused.json()) as { detail: string }).detail).toContain("topic rules do not allow");
+
+    const edit = page.getByRole("form", { name: "Limit a key to topics and groups" });
+    const keySelect = edit.getByLabel("Key", { exact: true });
+    const option = await keySelect.locator("option", { hasText: "orders reader" }).getAttribute("value");
+    await keySelect.selectOption(option!);
+    await edit.getByLabel("Rule 1: name or prefix*").fill("billing");
+    await edit.getByLabel("Rule 1: allows").selectOption("write");
+    await edit.getByRole("button", { name: "Save rules" }).click();
+    await edit.getByRole("status").waitFor();
+    await expect
+      .poll(() => keyRow(page, "orders reader").getByRole("cell").nth(2).textContent(), { timeout: 10_000 })
+      .toBe("write topic billing");
+    await saveScreenshot(page, "api-keys-rules");
   });
 
   it("refuses a key without a name or scopes in the form's own words, not the browser's tooltip", async () => {

@@ -33,16 +33,46 @@ export const CLIENT_SCOPES = [
   "groups:write",
 ] as const satisfies readonly Scope[];
 
-/** An API key row as the control plane writes it (hash, permissions, SCRAM credentials). */
+/**
+ * The organization's creator of test keys, a member with `role` (an owner unless said; created on
+ * first use, its role set to `role` when given): a key acts with at most its creator's role.
+ */
+export async function keyCreator(
+  prisma: PrismaClient,
+  organizationId: string,
+  role?: string,
+): Promise<string> {
+  const userId = `user_${organizationId}`;
+  const now = new Date();
+  await prisma.organization.upsert({
+    where: { id: organizationId },
+    create: { id: organizationId, name: organizationId, slug: organizationId, createdAt: now },
+    update: {},
+  });
+  await prisma.user.upsert({
+    where: { id: userId },
+    create: { id: userId, name: userId, email: `${userId}@example.com` },
+    update: {},
+  });
+  await prisma.member.upsert({
+    where: { organizationId_userId: { organizationId, userId } },
+    create: { id: `member_${organizationId}`, organizationId, userId, role: role ?? "owner", createdAt: now },
+    update: role === undefined ? {} : { role },
+  });
+  return userId;
+}
+
+/** An API key row as the control plane writes it (hash, permissions, creator, SCRAM credentials). */
 export async function createKafkaKey(
   prisma: PrismaClient,
   organizationId: string,
   scopes: readonly Scope[],
-  options: { scram?: boolean; iterations?: number } = {},
+  options: { scram?: boolean; iterations?: number; createdByUserId?: string } = {},
 ): Promise<{ id: string; secret: string }> {
   const id = `key_${randomBytes(6).toString("hex")}`;
   const secret = `lw_${randomBytes(24).toString("base64url")}`;
   const now = new Date();
+  const createdByUserId = options.createdByUserId ?? (await keyCreator(prisma, organizationId));
   await prisma.apiKey.create({
     data: {
       id,
@@ -52,6 +82,7 @@ export async function createKafkaKey(
       start: secret.slice(0, 6),
       enabled: true,
       permissions: JSON.stringify(scopesToPermissions(scopes)),
+      createdByUserId,
       createdAt: now,
       updatedAt: now,
     },

@@ -6,6 +6,19 @@
 
 export { canGrant, type Granter } from "./auth/grant-rule";
 export {
+  describeRule,
+  type KeyRule,
+  keyRuleSchema,
+  MAX_RULES_PER_KEY,
+  PATTERN_TYPES,
+  type PatternType,
+  RESOURCE_TYPES,
+  type ResourceType,
+  RULE_OPERATIONS,
+  type RuleOperation,
+  WILDCARD,
+} from "./auth/resource-rules";
+export {
   DEFAULT_API_KEY_SCOPES,
   isRole,
   ROLES,

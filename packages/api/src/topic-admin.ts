@@ -1,6 +1,6 @@
 import type { z } from "zod";
+import type { Grantee } from "./auth/act-authorization";
 import type { Identity } from "./auth/request-identity";
-import type { Scope } from "./auth/scopes";
 import { AppError } from "./errors/app-error";
 import { inputDetail, issuePath } from "./errors/input-issues";
 
@@ -27,18 +27,18 @@ export { addPartitions, alterTopicConfigs } from "./services/topic-admin.service
 export { type ConfigEntry, describeConfigs, isCompacted, storedConfigs } from "./services/topic-config";
 export { reportedSizeBytes } from "./services/topic-usage";
 
-/** Who an API key acts as outside an HTTP request: its tenant and scopes, audited as the key. */
-export function apiKeyIdentity(principal: {
-  keyId: string;
-  tenantId: string;
-  scopes: readonly Scope[];
-}): Identity {
+/**
+ * Who an API key acts as outside an HTTP request: its tenant, its effective scopes and its limits
+ * (creator's role, rules), audited as the key.
+ */
+export function apiKeyIdentity(principal: { keyId: string; tenantId: string; grant: Grantee }): Identity {
   return {
     tenantId: principal.tenantId,
     actor: { type: "apiKey", id: principal.keyId },
     role: null,
-    scopes: [...principal.scopes],
+    scopes: [...principal.grant.scopes],
     userId: null,
+    ...(principal.grant.key ? { key: principal.grant.key } : {}),
   };
 }
 

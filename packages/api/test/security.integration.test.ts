@@ -35,6 +35,7 @@ const REST_BODIES: Record<string, unknown> = {
   "POST /topics/{topic}/partitions/{partition}/clean": {},
   "POST /erasure-requests/{id}/extensions": { deadlineAt: "2099-01-01T00:00:00.000Z", reason: "r" },
   "POST /erasure-requests/{id}/reverify": {},
+  "PUT /api-keys/{id}/rules": { rules: [] },
 };
 
 const TENANT_WIDE_PROCEDURES = [
@@ -103,6 +104,7 @@ function resourceInputs(): Record<string, { kind: "query" | "mutation"; input: u
     "keys.get": { kind: "query", input: { topic: "secret", key: "k" } },
     "keys.versions": { kind: "query", input: { topic: "secret", key: "k" } },
     "apiKeys.revoke": { kind: "mutation", input: { id: keyIdA } },
+    "apiKeys.setRules": { kind: "mutation", input: { id: keyIdA, rules: [] } },
     "erasure.create": { kind: "mutation", input: { keys: [str("k")], topics: ["secret"] } },
     "erasure.preflight": { kind: "mutation", input: { topics: ["secret"] } },
     "erasure.get": { kind: "query", input: { id: keyIdA } },

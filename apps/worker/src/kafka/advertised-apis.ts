@@ -39,6 +39,10 @@ export const ADVERTISED_APIS: readonly { apiKey: number; minVersion: number; max
   { apiKey: ApiKey.DescribeCluster, minVersion: 0, maxVersion: 1 },
   { apiKey: ApiKey.OffsetDelete, minVersion: 0, maxVersion: 0 },
   { apiKey: ApiKey.OffsetForLeaderEpoch, minVersion: 0, maxVersion: 4 },
+  // From v1 (pattern types; Kafka 4 serves Create/DeleteAcls from v1): API keys' resource rules.
+  { apiKey: ApiKey.DescribeAcls, minVersion: 1, maxVersion: 3 },
+  { apiKey: ApiKey.CreateAcls, minVersion: 1, maxVersion: 3 },
+  { apiKey: ApiKey.DeleteAcls, minVersion: 1, maxVersion: 3 },
 ];
 
 for (const api of ADVERTISED_APIS) {

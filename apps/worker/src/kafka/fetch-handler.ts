@@ -1,8 +1,8 @@
-import { hasScope } from "@lastword/api/key-auth";
 import { ErrorCode, type RequestBody, type ResponseInput } from "@lastword/kafka-protocol";
 import { decodeBatch, readBatchHeader } from "@lastword/record-batch";
 import type { HostedLog } from "../hosting/hosted-log";
 import { stampLeaderEpochs } from "./batch-epochs";
+import { allowed } from "./kafka-authorization";
 import type { KafkaBrokerContext, KafkaSession } from "./kafka-context";
 import { kafkaErrorOf } from "./kafka-errors";
 import { readableTopic, readLatest } from "./latest-view";
@@ -146,16 +146,16 @@ async function fetchPartition(
 }
 
 async function resolve(ctx: KafkaBrokerContext, session: KafkaSession, request: FetchRequest) {
-  const mayRead = hasScope(session.principal.scopes, "records:read");
   const wants: (Want | { topic: string; index: number; errorCode: number })[] = [];
   for (const t of request.topics) {
-    const found = await readableTopic(ctx.catalog, session.principal.tenantId, t.topic);
+    const mayRead = allowed(session, "Fetch", { name: t.topic });
+    const found = mayRead ? await readableTopic(ctx.catalog, session.principal.tenantId, t.topic) : null;
     for (const p of t.partitions) {
       const partition = found?.topic.partitions.find((x) => x.index === p.partition);
-      if (!found || !partition)
-        wants.push({ topic: t.topic, index: p.partition, errorCode: ErrorCode.UNKNOWN_TOPIC_OR_PARTITION });
-      else if (!mayRead)
+      if (!mayRead)
         wants.push({ topic: t.topic, index: p.partition, errorCode: ErrorCode.TOPIC_AUTHORIZATION_FAILED });
+      else if (!found || !partition)
+        wants.push({ topic: t.topic, index: p.partition, errorCode: ErrorCode.UNKNOWN_TOPIC_OR_PARTITION });
       else {
         wants.push({
           topic: t.topic,

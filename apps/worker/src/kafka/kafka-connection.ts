@@ -13,6 +13,7 @@ import {
   KafkaProtocolError,
 } from "@lastword/kafka-protocol";
 import { answeredWithError, type KafkaListenerMetrics, type KafkaOutcome } from "../metrics/kafka-metrics";
+import { handleCreateAcls, handleDeleteAcls, handleDescribeAcls } from "./admin/acl-handler";
 import { handleDescribeCluster, handleDescribeLogDirs } from "./admin/cluster-handler";
 import { handleCreatePartitions, handleDeleteRecords } from "./admin/partition-admin-handler";
 import {
@@ -355,6 +356,12 @@ export class KafkaConnection {
         return reply(await handleDescribeLogDirs(ctx, session, request.body));
       case ApiKey.OffsetDelete:
         return reply(await handleOffsetDelete(ctx, session, request.body));
+      case ApiKey.DescribeAcls:
+        return reply(await handleDescribeAcls(ctx, session, request.body));
+      case ApiKey.CreateAcls:
+        return reply(await handleCreateAcls(ctx, session, request.body));
+      case ApiKey.DeleteAcls:
+        return reply(await handleDeleteAcls(ctx, session, request.body));
       default:
         this.close();
     }

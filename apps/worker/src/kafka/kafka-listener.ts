@@ -28,7 +28,11 @@ export interface KafkaListenerConfig {
   onRequest?(request: { connection: number; apiKey: number; version: number }): void;
 }
 
-/** How often open connections' keys are checked: a revoked or expired key's connections close within this. */
+/**
+ * How often open connections' keys are checked: a revoked or expired key's connections (also those
+ * of a removed member's keys) close within this, and a creator's role change or a rule change
+ * reaches the key's open connections within it.
+ */
 export const REVOCATION_SWEEP_MS = 2_000;
 
 export interface KafkaListener {
@@ -37,7 +41,10 @@ export interface KafkaListener {
   port: number;
   tls: boolean;
   connections(): readonly KafkaConnection[];
-  /** Closes connections whose key was revoked or expired (also run every REVOCATION_SWEEP_MS). */
+  /**
+   * Closes connections whose key was revoked or expired and gives the others their key's current
+   * rights (also run every REVOCATION_SWEEP_MS).
+   */
   sweep(): Promise<void>;
   close(): Promise<void>;
 }
@@ -125,8 +132,12 @@ export async function startKafkaListener(
   const sweep = async () => {
     const authenticated = [...open].filter((c) => c.principal !== null);
     if (authenticated.length === 0) return;
-    const usable = await principals.stillUsable([...new Set(authenticated.map((c) => c.principal!.keyId))]);
-    for (const c of authenticated) if (!usable.has(c.principal!.keyId)) c.close();
+    const grants = await principals.refresh([...new Set(authenticated.map((c) => c.principal!.keyId))]);
+    for (const c of authenticated) {
+      const grant = grants.get(c.principal!.keyId);
+      if (grant) c.principal!.grant = grant;
+      else c.close();
+    }
   };
   const timer = setInterval(() => {
     sweep().catch((error: unknown) => ctx.logger.warn({ err: error }, "kafka key sweep failed"));

@@ -1,7 +1,7 @@
-import { hasScope } from "@lastword/api/key-auth";
 import { ErrorCode, type RequestBody, type ResponseInput } from "@lastword/kafka-protocol";
 import type { HostedLog } from "../hosting/hosted-log";
 import { offsetForTimestamp } from "../hosting/timestamp-lookup";
+import { allowed } from "./kafka-authorization";
 import type { KafkaBrokerContext, KafkaSession } from "./kafka-context";
 import { kafkaErrorOf } from "./kafka-errors";
 import { readableTopic } from "./latest-view";
@@ -59,9 +59,9 @@ export async function handleListOffsets(
   request: ListOffsetsRequest,
   version: number,
 ): Promise<ListOffsetsResponse> {
-  const mayRead = hasScope(session.principal.scopes, "records:read");
   const topics = await Promise.all(
     request.topics.map(async (t) => {
+      const mayDescribe = allowed(session, "ListOffsets", { name: t.name });
       // A view answers its topic's offsets: the offsets it serves are the topic's.
       const topic = (await readableTopic(ctx.catalog, session.principal.tenantId, t.name))?.topic;
       const partitions = await Promise.all(
@@ -73,9 +73,9 @@ export async function handleListOffsets(
             leaderEpoch: -1,
             oldStyleOffsets: [] as bigint[],
           };
+          if (!mayDescribe) return { ...base, errorCode: ErrorCode.TOPIC_AUTHORIZATION_FAILED };
           const partition = topic?.partitions.find((x) => x.index === p.partitionIndex);
           if (!partition) return { ...base, errorCode: ErrorCode.UNKNOWN_TOPIC_OR_PARTITION };
-          if (!mayRead) return { ...base, errorCode: ErrorCode.TOPIC_AUTHORIZATION_FAILED };
           const slot = ctx.host.slot(partition.id);
           if (!slot) return { ...base, errorCode: ErrorCode.NOT_LEADER_OR_FOLLOWER };
           const fenced = leaderEpochError(slot.epoch, p.currentLeaderEpoch ?? -1);

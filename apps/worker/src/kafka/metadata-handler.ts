@@ -1,6 +1,6 @@
-import { hasScope } from "@lastword/api/key-auth";
 import { topicNameSchema } from "@lastword/api/topic-admin";
 import { ErrorCode, type RequestBody, type ResponseInput } from "@lastword/kafka-protocol";
+import { allowed } from "./kafka-authorization";
 import { type CatalogTopic, clusterIdOf, type KafkaBroker } from "./kafka-catalog";
 import type { KafkaBrokerContext, KafkaSession } from "./kafka-context";
 import { latestViewName, latestViewTopicId, viewedTopics } from "./latest-view";
@@ -45,9 +45,8 @@ export async function handleMetadata(
   session: KafkaSession,
   request: MetadataRequest,
 ): Promise<MetadataResponse> {
-  const { tenantId, scopes } = session.principal;
+  const { tenantId } = session.principal;
   const brokers = withSelf(await ctx.catalog.brokers(), ctx.self());
-  const mayRead = hasScope(scopes, "topics:read");
   const topics = await ctx.catalog.topics(tenantId);
   // Every topic, then each compacted one's view: names and ids a request may ask for.
   const listed = [
@@ -56,13 +55,17 @@ export async function handleMetadata(
   ].map(({ topic, view }) => ({ topic, view, entry: topicEntry(topic, view) }));
   let entries: TopicEntry[];
   if (request.topics === null) {
-    entries = mayRead ? listed.map((l) => l.entry) : [];
+    // Every topic the key may see (Kafka lists the topics a principal may DESCRIBE).
+    entries = listed.filter((l) => allowed(session, "Metadata", { name: l.entry.name! })).map((l) => l.entry);
   } else {
     entries = request.topics.map((wanted) => {
-      const found =
-        wanted.name !== null && wanted.name !== undefined
-          ? listed.find((l) => l.entry.name === wanted.name)
-          : listed.find((l) => l.entry.topicId === wanted.topicId);
+      const byName = wanted.name !== null && wanted.name !== undefined;
+      // A name the key may not describe is refused whether or not it exists, as Kafka refuses it.
+      if (byName && !allowed(session, "Metadata", { name: wanted.name! }))
+        return missing(ErrorCode.TOPIC_AUTHORIZATION_FAILED, wanted.name!);
+      const found = byName
+        ? listed.find((l) => l.entry.name === wanted.name)
+        : listed.find((l) => l.entry.topicId === wanted.topicId);
       if (!found) {
         if (!wanted.name) return missing(ErrorCode.UNKNOWN_TOPIC_ID, null, wanted.topicId);
         // A name no topic can have is INVALID_TOPIC_EXCEPTION, as Kafka answers (not retriable;
@@ -74,7 +77,8 @@ export async function handleMetadata(
         );
       }
       const { name, topicId } = found.entry;
-      if (!mayRead) return missing(ErrorCode.TOPIC_AUTHORIZATION_FAILED, name ?? null, topicId);
+      if (!allowed(session, "Metadata", { name: name! }))
+        return missing(ErrorCode.TOPIC_AUTHORIZATION_FAILED, name ?? null, topicId);
       return found.entry;
     });
   }

@@ -1,5 +1,5 @@
-import { hasScope } from "@lastword/api/key-auth";
 import { ErrorCode, type RequestBody, type ResponseInput } from "@lastword/kafka-protocol";
+import { allowed } from "./kafka-authorization";
 import type { KafkaBrokerContext, KafkaSession } from "./kafka-context";
 import { kafkaErrorOf } from "./kafka-errors";
 import { readableTopic } from "./latest-view";
@@ -22,11 +22,11 @@ async function endOffset(
   topicName: string,
   p: PartitionRequest,
 ) {
+  if (!allowed(session, "OffsetForLeaderEpoch", { name: topicName }))
+    return failed(p.partition, ErrorCode.TOPIC_AUTHORIZATION_FAILED);
   const topic = (await readableTopic(ctx.catalog, session.principal.tenantId, topicName))?.topic;
   const partition = topic?.partitions.find((x) => x.index === p.partition);
   if (!partition) return failed(p.partition, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION);
-  if (!hasScope(session.principal.scopes, "records:read"))
-    return failed(p.partition, ErrorCode.TOPIC_AUTHORIZATION_FAILED);
   const slot = ctx.host.slot(partition.id);
   if (!slot) return failed(p.partition, ErrorCode.NOT_LEADER_OR_FOLLOWER);
   const fenced = leaderEpochError(slot.epoch, p.currentLeaderEpoch ?? -1);

@@ -1,8 +1,8 @@
-import { hasScope } from "@lastword/api/key-auth";
 import { isProtectedTopic } from "@lastword/api/topic-admin";
 import { ErrorCode, type RequestBody, type ResponseInput } from "@lastword/kafka-protocol";
 import { CorruptBatchError, InvalidBatchRecordsError, InvalidTimestampError } from "@lastword/logstore";
 import { produce } from "../dataplane/dataplane-handlers";
+import { refusal as refusalOf } from "./kafka-authorization";
 import type { KafkaBrokerContext, KafkaSession } from "./kafka-context";
 import { kafkaErrorOf } from "./kafka-errors";
 import { viewWriteRefusal } from "./latest-view";
@@ -57,6 +57,10 @@ async function producePartition(
   inflation: RequestInflation,
 ): Promise<{ response: PartitionResponse; appended: boolean }> {
   const refusal = (response: PartitionResponse) => ({ response, appended: false });
+  const refused = refusalOf(session, "Produce", { name: topicName });
+  if (refused) {
+    return refusal(failed(data.index, ErrorCode.TOPIC_AUTHORIZATION_FAILED, refused.message));
+  }
   const topic = await ctx.catalog.topic(session.principal.tenantId, topicName);
   const partition = topic?.partitions.find((p) => p.index === data.index);
   if (!topic) {
@@ -67,11 +71,6 @@ async function producePartition(
   if (isProtectedTopic(topicName)) {
     const message = `topic ${topicName} holds the schema registry's state and is written only through the registry`;
     return refusal(failed(data.index, ErrorCode.TOPIC_AUTHORIZATION_FAILED, message));
-  }
-  if (!hasScope(session.principal.scopes, "records:write")) {
-    return refusal(
-      failed(data.index, ErrorCode.TOPIC_AUTHORIZATION_FAILED, "this API key lacks the records:write scope"),
-    );
   }
   if (!ctx.host.slot(partition.id)) {
     return refusal(

@@ -44,4 +44,14 @@ describe("TtlCache", () => {
     const again = counting([9]);
     expect(await cache.get(1, again.load)).toBe(9);
   });
+
+  it("forget() drops one key: it loads again, the others stay", async () => {
+    const cache = new TtlCache<string, number>({ ttlMs: 10_000, now: () => 0 });
+    const source = counting([1, 2, 3]);
+    expect(await cache.get("a", source.load)).toBe(1);
+    expect(await cache.get("b", source.load)).toBe(2);
+    cache.forget("a");
+    expect(await cache.get("a", source.load)).toBe(3);
+    expect(await cache.get("b", source.load)).toBe(2);
+  });
 });

@@ -30,6 +30,11 @@ export class TtlCache<K, V> {
     return value;
   }
 
+  /** Forgets one entry: the next `get` of `key` loads again. */
+  forget(key: K): void {
+    this.#entries.delete(key);
+  }
+
   /** Forgets every entry: the next `get` of any key loads again. */
   clear(): void {
     this.#entries.clear();

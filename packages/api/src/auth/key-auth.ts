@@ -2,10 +2,32 @@ import { createHash } from "node:crypto";
 
 // What a process outside the control plane (the Kafka listener in the workers) needs to check an
 // API key the way the REST API does: how its secret is stored, and what its permissions grant.
+export { isDatabaseUnreachable } from "../errors/database-unavailable";
+export { STALE_IF_UNREACHABLE_MS } from "../services/lookup-cache";
+export {
+  type Act,
+  type ActRefusal,
+  type ActResource,
+  actRefusal,
+  effectiveScopes,
+  type Grantee,
+  type KeyLimits,
+  mayAct,
+} from "./act-authorization";
+export {
+  type KeyRule,
+  type PatternType,
+  type ResourceOperation,
+  type ResourceType,
+  type RuleOperation,
+  toKeyRule,
+} from "./resource-rules";
 export {
   DEFAULT_API_KEY_SCOPES,
   hasScope,
+  isRole,
   permissionsToScopes,
+  type Role,
   type Scope,
   scopesToPermissions,
 } from "./scopes";

@@ -4,8 +4,10 @@ import type { Clock } from "@lastword/logstore";
 import { AppError } from "../errors/app-error";
 import { isDatabaseUnreachable } from "../errors/database-unavailable";
 import { cachePerOwner } from "../services/lookup-cache";
+import { effectiveScopes, type KeyLimits } from "./act-authorization";
 import type { Auth } from "./auth";
 import { hashApiKey, LAST_USED_RESOLUTION_MS } from "./key-auth";
+import { type KeyRule, toKeyRule } from "./resource-rules";
 import { isRole, permissionsToScopes, type Role, type Scope, scopesOfRole } from "./scopes";
 
 /** Who is calling, for which tenant, with what rights. Built once per request, here only. */
@@ -14,9 +16,12 @@ export interface Identity {
   actor: AuditActor & { type: "user" | "apiKey"; id: string };
   /** The member's role for console sessions; null for API keys. */
   role: Role | null;
+  /** What the caller may do now: a role's scopes, or a key's scopes within its creator's current role. */
   scopes: Scope[];
   /** The user behind the call: the session's user, or the key's creator. */
   userId: string | null;
+  /** An API key's own scopes, its creator's role and its resource rules (absent for sessions). */
+  key?: KeyLimits;
 }
 
 function bearerToken(headers: Headers): string | null {
@@ -27,26 +32,24 @@ function bearerToken(headers: Headers): string | null {
   return match[1]!;
 }
 
-/** The member who created an API key (its metadata), or null for keys made before it was recorded. */
-export function createdBy(metadata: string | null): string | null {
-  if (!metadata) return null;
-  try {
-    const parsed: unknown = JSON.parse(metadata);
-    const value = typeof parsed === "string" ? JSON.parse(parsed) : parsed;
-    return typeof value?.createdByUserId === "string" ? value.createdByUserId : null;
-  } catch {
-    return null;
-  }
-}
-
 /**
  * How long a looked-up key row is reused. A revoked or deleted key is refused within this; expiry
  * is checked against the clock on every request.
  */
 export const API_KEY_CACHE_MS = 500;
-const apiKeyRows = cachePerOwner<ApiKey>({ ttlMs: API_KEY_CACHE_MS });
 
-/** A revocation in this process takes effect at once (other processes: within API_KEY_CACHE_MS). */
+/** A key row with what limits it now: its rules and its creator's current role in its tenant. */
+interface KeyRecord {
+  row: ApiKey;
+  rules: KeyRule[];
+  creatorRole: Role | null;
+}
+const apiKeyRows = cachePerOwner<KeyRecord>({ ttlMs: API_KEY_CACHE_MS });
+
+/**
+ * A revocation, a creator's role change or removal, or a rule change in this process takes effect
+ * at once (other processes: within API_KEY_CACHE_MS).
+ */
 export function forgetCachedApiKeys(prisma: PrismaClient): void {
   apiKeyRows.existing(prisma)?.clear();
 }
@@ -56,10 +59,9 @@ export { hashApiKey };
 async function identityFromApiKey(prisma: PrismaClient, clock: Clock, secret: string): Promise<Identity> {
   const now = new Date(clock.now());
   const hashed = hashApiKey(secret);
-  const key = await apiKeyRows
-    .of(prisma, clock)
-    .get(hashed, () => prisma.apiKey.findFirst({ where: { key: hashed } }));
-  if (!key || key.enabled === false || (key.expiresAt !== null && key.expiresAt <= now)) {
+  const record = await apiKeyRows.of(prisma, clock).get(hashed, () => loadKeyRecord(prisma, hashed));
+  const key = record?.row;
+  if (!record || !key || key.enabled === false || (key.expiresAt !== null && key.expiresAt <= now)) {
     throw new AppError("UNAUTHENTICATED", "The API key is invalid, expired or revoked.");
   }
   if (!key.lastRequest || now.getTime() - key.lastRequest.getTime() > LAST_USED_RESOLUTION_MS) {
@@ -73,12 +75,31 @@ async function identityFromApiKey(prisma: PrismaClient, clock: Clock, secret: st
       });
   }
   const permissions: unknown = key.permissions ? JSON.parse(key.permissions) : null;
+  const keyScopes = permissionsToScopes(permissions);
   return {
     tenantId: key.referenceId,
     actor: { type: "apiKey", id: key.id },
     role: null,
-    scopes: permissionsToScopes(permissions),
-    userId: createdBy(key.metadata),
+    scopes: effectiveScopes(keyScopes, record.creatorRole),
+    userId: key.createdByUserId,
+    key: { scopes: keyScopes, creatorRole: record.creatorRole, rules: record.rules },
+  };
+}
+
+async function loadKeyRecord(prisma: PrismaClient, hashed: string): Promise<KeyRecord | null> {
+  const row = await prisma.apiKey.findFirst({ where: { key: hashed }, include: { rules: true } });
+  if (!row) return null;
+  const { rules, ...key } = row;
+  const member = key.createdByUserId
+    ? await prisma.member.findFirst({
+        where: { organizationId: key.referenceId, userId: key.createdByUserId },
+        select: { role: true },
+      })
+    : null;
+  return {
+    row: key,
+    rules: rules.map(toKeyRule),
+    creatorRole: member && isRole(member.role) ? member.role : null,
   };
 }
 

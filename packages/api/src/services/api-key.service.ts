@@ -1,9 +1,10 @@
-import type { ApiKey as ApiKeyRow, PrismaClient } from "@lastword/db";
+import type { ApiKey as ApiKeyRow, Prisma, PrismaClient } from "@lastword/db";
 import { appendAuditEvent } from "@lastword/db";
 import { deriveScramCredential, SCRAM_MECHANISMS } from "@lastword/kafka-auth";
 import type { Auth } from "../auth/auth";
 import { assertCanGrant } from "../auth/grant-rule";
 import { forgetCachedApiKeys, type Identity } from "../auth/request-identity";
+import { describeRule, type KeyRule, rulesWithin, toKeyRule } from "../auth/resource-rules";
 import {
   DATA_SCOPES,
   DEFAULT_API_KEY_SCOPES,
@@ -31,6 +32,7 @@ export interface CreatedApiKey {
   prefix: string;
   name: string;
   scopes: Scope[];
+  rules: KeyRule[];
   expiresAt: string | null;
 }
 
@@ -39,6 +41,9 @@ export interface ApiKeySummary {
   name: string | null;
   prefix: string | null;
   scopes: Scope[];
+  rules: KeyRule[];
+  /** The member who made the key (it acts with at most their current role); null when unknown. */
+  createdBy: { userId: string; email: string | null; name: string | null; role: string | null } | null;
   createdAt: string;
   lastUsedAt: string | null;
   expiresAt: string | null;
@@ -57,11 +62,13 @@ export async function issueApiKey(
     userId: string;
     name: string;
     scopes?: readonly Scope[] | undefined;
+    rules?: readonly KeyRule[] | undefined;
     expiresInDays?: number | undefined;
     actor?: Identity["actor"];
   },
 ): Promise<CreatedApiKey> {
   const scopes = [...new Set(input.scopes ?? DATA_SCOPES)];
+  const rules = [...(input.rules ?? [])];
   const created = await deps.auth.api.createApiKey({
     body: {
       organizationId: input.organizationId,
@@ -75,6 +82,12 @@ export async function issueApiKey(
   // The secret exists only now: derive what a Kafka SCRAM login checks, for both mechanisms.
   const scram = await Promise.all(SCRAM_MECHANISMS.map((m) => deriveScramCredential(m, created.key)));
   await deps.prisma.$transaction(async (tx) => {
+    // The creator as a column (better-auth keeps it only in its metadata text): every request and
+    // Kafka login reads the creator's current role through it.
+    await tx.apiKey.update({ where: { id: created.id }, data: { createdByUserId: input.userId } });
+    if (rules.length > 0) {
+      await tx.apiKeyRule.createMany({ data: rules.map((r) => ({ apiKeyId: created.id, ...r })) });
+    }
     await tx.kafkaScramCredential.createMany({
       data: scram.map((c) => ({
         apiKeyId: created.id,
@@ -90,7 +103,12 @@ export async function issueApiKey(
       actor: input.actor ?? { type: "user", id: input.userId },
       action: "apiKey.created",
       target: { type: "apiKey", id: created.id },
-      data: { name: input.name, scopes, prefix: created.start },
+      data: {
+        name: input.name,
+        scopes,
+        prefix: created.start,
+        ...(rules.length > 0 ? { rules: rules.map(describeRule) } : {}),
+      },
       now: new Date(deps.clock.now()),
     });
   });
@@ -100,6 +118,7 @@ export async function issueApiKey(
     prefix: created.start ?? created.key.slice(0, 10),
     name: input.name,
     scopes,
+    rules,
     expiresAt: created.expiresAt ? new Date(created.expiresAt).toISOString() : null,
   };
 }
@@ -114,11 +133,19 @@ async function keyCreatorFor(prisma: PrismaClient, identity: Identity): Promise<
   return owner.userId;
 }
 
-/** A caller can hand out only rights it holds itself. */
+/**
+ * A caller can hand out only rights it holds itself: scopes within its own (a key's effective
+ * ones), and, for a key limited by rules, rules within its own (it passes its own on by default).
+ */
 export async function createApiKeyFor(
   deps: ApiKeyDeps,
   identity: Identity,
-  input: { name: string; scopes?: Scope[] | undefined; expiresInDays?: number | undefined },
+  input: {
+    name: string;
+    scopes?: Scope[] | undefined;
+    rules?: KeyRule[] | undefined;
+    expiresInDays?: number | undefined;
+  },
 ): Promise<CreatedApiKey> {
   const held = expandScopes(identity.scopes);
   const wanted = input.scopes ?? DEFAULT_API_KEY_SCOPES.filter((s) => held.includes(s));
@@ -129,12 +156,21 @@ export async function createApiKeyFor(
     );
   }
   assertCanGrant(identity, { scopes: wanted }, "create a key with");
+  const rules = rulesWithin(identity.key?.rules ?? [], input.rules ?? []);
+  if (rules === null) {
+    throw new AppError(
+      "INSUFFICIENT_SCOPE",
+      `This API key cannot create a key with rules beyond its own (${identity.key!.rules.map(describeRule).join(", ")}).`,
+      { details: { requiredScope: "keys:write" } },
+    );
+  }
   const userId = await keyCreatorFor(deps.prisma, identity);
   return issueApiKey(deps, {
     organizationId: identity.tenantId,
     userId,
     ...input,
     scopes: wanted,
+    rules,
     actor: identity.actor,
   });
 }
@@ -148,6 +184,7 @@ export async function listApiKeys(
     where: { referenceId: identity.tenantId, ...beforeCursor("apiKeys", input.cursor) },
     orderBy: [{ createdAt: "desc" }, { id: "desc" }],
     take: input.limit + 1,
+    include: { rules: { orderBy: [{ createdAt: "asc" }, { id: "asc" }] } },
   });
   const page = rows.slice(0, input.limit);
   const last = page.at(-1);
@@ -155,15 +192,50 @@ export async function listApiKeys(
     rows.length > input.limit && last
       ? encodeCursor("apiKeys", [last.createdAt.toISOString(), last.id])
       : null;
-  return { apiKeys: page.map(summarise), nextCursor };
+  const creatorIds = [...new Set(page.flatMap((k) => (k.createdByUserId ? [k.createdByUserId] : [])))];
+  const [users, members] = await Promise.all([
+    deps.prisma.user.findMany({
+      where: { id: { in: creatorIds } },
+      select: { id: true, email: true, name: true },
+    }),
+    deps.prisma.member.findMany({
+      where: { organizationId: identity.tenantId, userId: { in: creatorIds } },
+      select: { userId: true, role: true },
+    }),
+  ]);
+  const creators: Creators = {
+    users: new Map(users.map((u) => [u.id, u])),
+    roles: new Map(members.map((m) => [m.userId, m.role])),
+  };
+  return { apiKeys: page.map((row) => summarise(row, creators)), nextCursor };
 }
 
-function summarise(row: ApiKeyRow): ApiKeySummary {
+interface Creators {
+  users: Map<string, { email: string; name: string }>;
+  /** Creators still members, by user id: their role now. */
+  roles: Map<string, string>;
+}
+
+function summarise(
+  row: ApiKeyRow & { rules: Parameters<typeof toKeyRule>[0][] },
+  creators: Creators,
+): ApiKeySummary {
+  const creator = row.createdByUserId;
+  const user = creator ? creators.users.get(creator) : undefined;
   return {
     id: row.id,
     name: row.name,
     prefix: row.start,
     scopes: permissionsToScopes(row.permissions ? JSON.parse(row.permissions) : null),
+    rules: row.rules.map(toKeyRule),
+    createdBy: creator
+      ? {
+          userId: creator,
+          email: user?.email ?? null,
+          name: user?.name ?? null,
+          role: creators.roles.get(creator) ?? null,
+        }
+      : null,
     createdAt: row.createdAt.toISOString(),
     lastUsedAt: row.lastRequest?.toISOString() ?? null,
     expiresAt: row.expiresAt?.toISOString() ?? null,
@@ -197,4 +269,40 @@ export async function revokeApiKey(
   });
   forgetCachedApiKeys(deps.prisma);
   return { id, revoked: true };
+}
+
+/**
+ * Revokes every live key `userId` made in the caller's tenant, inside the transaction that removes
+ * them (a key acts for its creator, who no longer belongs here); each audited as `apiKey.revoked`
+ * with the reason. The caller forgets cached keys once the transaction commits.
+ */
+export async function revokeKeysOfCreator(
+  tx: Prisma.TransactionClient,
+  identity: Identity,
+  userId: string,
+  reason: string,
+  now: Date,
+): Promise<string[]> {
+  const keys = await tx.apiKey.findMany({
+    where: { referenceId: identity.tenantId, createdByUserId: userId, enabled: { not: false } },
+    select: { id: true, start: true, permissions: true },
+  });
+  if (keys.length === 0) return [];
+  await tx.apiKey.updateMany({
+    where: { id: { in: keys.map((k) => k.id) } },
+    data: { enabled: false, updatedAt: now },
+  });
+  for (const key of keys) {
+    await auditAs(tx, identity, {
+      action: "apiKey.revoked",
+      target: { type: "apiKey", id: key.id },
+      data: {
+        scopes: permissionsToScopes(key.permissions ? JSON.parse(key.permissions) : null),
+        prefix: key.start,
+        reason,
+      },
+      now,
+    });
+  }
+  return keys.map((k) => k.id);
 }

@@ -1,5 +1,4 @@
 import type { PrismaClient } from "@lastword/db";
-import { createdBy } from "../auth/request-identity";
 
 /** Who did something, as the audit trail's readers see it. */
 export interface AuditActorName {
@@ -35,9 +34,9 @@ export async function auditActorNames(
   ];
   const keys = await prisma.apiKey.findMany({
     where: { id: { in: ids("apiKey") }, referenceId: tenantId },
-    select: { id: true, name: true, metadata: true },
+    select: { id: true, name: true, createdByUserId: true },
   });
-  const creators = new Map(keys.map((k) => [k.id, createdBy(k.metadata)]));
+  const creators = new Map(keys.map((k) => [k.id, k.createdByUserId]));
   const userIds = [
     ...new Set([...ids("user"), ...[...creators.values()].filter((id): id is string => id !== null)]),
   ];

@@ -1,5 +1,6 @@
 import type { GroupMembership } from "@lastword/dataplane";
 import { parseTopicConfig } from "@lastword/logstore";
+import { mayDescribe } from "../auth/act-authorization";
 import type { Identity } from "../auth/request-identity";
 import { AppError } from "../errors/app-error";
 import { type GroupPositionDeps, type PartitionLag, partitionLag } from "./group-position.service";
@@ -151,7 +152,8 @@ export async function listGroups(deps: GroupPositionDeps, identity: Identity) {
       topics: [],
     }))
     .filter((g) => (g.membership?.members.length ?? 0) > 0);
-  return { groups: [...committed, ...joinedOnly] };
+  // A key limited by rules sees its rules' groups only.
+  return { groups: [...committed, ...joinedOnly].filter((g) => mayDescribe(identity, "group", g.group)) };
 }
 
 /**

@@ -1,9 +1,10 @@
 import type { PrismaClient } from "@lastword/db";
 import { assertCanGrant } from "../auth/grant-rule";
-import type { Identity } from "../auth/request-identity";
+import { forgetCachedApiKeys, type Identity } from "../auth/request-identity";
 import { hasScope, isRole } from "../auth/scopes";
 import { AppError } from "../errors/app-error";
 import type { Clock } from "../trpc/context";
+import { revokeKeysOfCreator } from "./api-key.service";
 import { auditAs } from "./audit-as";
 import type { AssignableRole } from "./invitation.service";
 
@@ -88,20 +89,29 @@ export async function changeMemberRole(
       now,
     });
   });
+  // Their keys act with at most the new role: at once here, within the caches' bounds elsewhere.
+  forgetCachedApiKeys(deps.prisma);
   return { id: member.id, role: input.role };
 }
 
+/**
+ * Removes the member and revokes every key they made here (the Kafka listeners close those keys'
+ * connections on their next sweep, as for any revocation).
+ */
 export async function removeMember(deps: MemberDeps, identity: Identity, memberId: string) {
   const member = await findMember(deps.prisma, identity, memberId, "remove a member with");
   const now = new Date(deps.clock.now());
-  await deps.prisma.$transaction(async (tx) => {
+  const revokedKeys = await deps.prisma.$transaction(async (tx) => {
     await tx.member.delete({ where: { id: member.id } });
+    const revoked = await revokeKeysOfCreator(tx, identity, member.userId, "member.removed", now);
     await auditAs(tx, identity, {
       action: "member.removed",
       target: { type: "member", id: member.id },
-      data: { userId: member.userId, role: member.role },
+      data: { userId: member.userId, role: member.role, revokedKeys: revoked },
       now,
     });
+    return revoked;
   });
-  return { id: member.id, removed: true as const };
+  forgetCachedApiKeys(deps.prisma);
+  return { id: member.id, removed: true as const, revokedKeys };
 }

@@ -1,4 +1,5 @@
 import type { Partition, Prisma, PrismaClient, Topic } from "@lastword/db";
+import { mayDescribe } from "../auth/act-authorization";
 import type { Identity } from "../auth/request-identity";
 import { AppError } from "../errors/app-error";
 import type { CreateTopicInput } from "../procedures/topics/create-topic.schema";
@@ -250,8 +251,10 @@ export async function listTopics(
     take: input.limit + 1,
     include: { partitions: { select: { id: true, ownerWorkerId: true, stats: true } } },
   });
-  const page = rows.slice(0, input.limit);
-  const last = page.at(-1);
+  // A key limited by rules sees its rules' topics only (the cursor still moves over every row).
+  const visible = rows.slice(0, input.limit);
+  const last = visible.at(-1);
+  const page = visible.filter((t) => mayDescribe(identity, "topic", t.name));
   const warnings = await loadTopicWarnings(
     deps,
     identity,

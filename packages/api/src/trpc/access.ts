@@ -1,5 +1,6 @@
+import { type ActResource, actRefusal } from "../auth/act-authorization";
 import { type Identity, resolveIdentity, resolveSessionUser } from "../auth/request-identity";
-import { hasScope, type Scope } from "../auth/scopes";
+import type { Scope } from "../auth/scopes";
 import { AppError } from "../errors/app-error";
 import { toAppError, toTrpcError } from "../errors/problem";
 import { isSameOriginRequest } from "../http/request-origin";
@@ -83,19 +84,39 @@ const selfCountingProcedure = publicProcedure.use(async ({ ctx, type, next }) =>
 });
 
 /**
- * Every tenant-facing procedure is built from this with the one scope it needs.
+ * The topics and groups a REST/tRPC act names, by the inputs' one naming convention: `topic` (or a
+ * new topic's `name`), `group`, and the topics of `offsets` (a commit). Read from the raw input:
+ * the schemas only validate these names, never rewrite them. A group act needs to read the topics
+ * whose offsets it sets (Kafka's OffsetCommit: Group READ and Topic READ), to see those it lists.
+ */
+function namedResources(scope: Scope, raw: unknown): ActResource[] {
+  if (typeof raw !== "object" || raw === null) return [];
+  const input = raw as Record<string, unknown>;
+  const resources: ActResource[] = [];
+  const groupAct = scope.startsWith("groups:");
+  const operation = scope === "groups:write" ? "read" : "describe";
+  const topic = (name: unknown) => {
+    if (typeof name === "string") resources.push({ type: "topic", name, ...(groupAct ? { operation } : {}) });
+  };
+  topic(input.topic ?? (scope === "topics:write" ? input.name : undefined));
+  if (Array.isArray(input.offsets)) for (const o of input.offsets) topic((o as { topic?: unknown })?.topic);
+  if (typeof input.group === "string") resources.push({ type: "group", name: input.group });
+  return resources;
+}
+
+/**
+ * Every tenant-facing procedure is built from this with the one scope it needs; an API key's
+ * resource rules are checked here too, on the topics and groups the input names
+ * (auth/act-authorization.ts decides, for the Kafka listener as well).
  * `countsRequestInAdmission`: the procedure's service takes the request's count into its produce
  * admission (services/record.service.ts `produceBatch`), as above.
  */
 export function protectedProcedure(scope: Scope, options: { countsRequestInAdmission?: boolean } = {}) {
   const base = options.countsRequestInAdmission ? selfCountingProcedure : authenticatedProcedure;
-  return base.use(({ ctx, next }) => {
-    if (!hasScope(ctx.identity.scopes, scope)) {
-      const who = ctx.identity.role ? `The ${ctx.identity.role} role` : "This API key";
-      throw new AppError("INSUFFICIENT_SCOPE", `${who} lacks the ${scope} scope this operation needs.`, {
-        details: { requiredScope: scope },
-      });
-    }
+  return base.use(async ({ ctx, next, getRawInput }) => {
+    const resources = ctx.identity.key ? namedResources(scope, await getRawInput()) : [];
+    const refused = actRefusal(ctx.identity, { scope, resources });
+    if (refused) throw new AppError("INSUFFICIENT_SCOPE", refused.message, { details: refused.details });
     return next();
   });
 }

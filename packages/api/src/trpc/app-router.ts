@@ -2,6 +2,7 @@ import type { inferRouterInputs, inferRouterOutputs } from "@trpc/server";
 import { createApiKeyProcedure } from "../procedures/api-keys/create-api-key";
 import { listApiKeysProcedure } from "../procedures/api-keys/list-api-keys";
 import { revokeApiKeyProcedure } from "../procedures/api-keys/revoke-api-key";
+import { setApiKeyRulesProcedure } from "../procedures/api-keys/set-api-key-rules";
 import { exportAuditProcedure } from "../procedures/audit/export-audit";
 import { listAuditProcedure } from "../procedures/audit/list-audit";
 import { verifyAuditProcedure } from "../procedures/audit/verify-audit";
@@ -89,6 +90,7 @@ export const appRouter = router({
     create: createApiKeyProcedure,
     list: listApiKeysProcedure,
     revoke: revokeApiKeyProcedure,
+    setRules: setApiKeyRulesProcedure,
   }),
   members: router({
     list: listMembersProcedure,

@@ -1,5 +1,6 @@
 "use client";
 
+import { describeRule } from "@lastword/api/access-rules";
 import { useQuery } from "@tanstack/react-query";
 import { useConsoleAccess } from "@/lib/console-access";
 import { useTRPC } from "@/lib/trpc";
@@ -10,7 +11,7 @@ import { ErrorNotice, StatusNotice } from "../ui/notice";
 import { RowAction } from "../ui/row-action";
 
 const dateFormat = new Intl.DateTimeFormat("en", { dateStyle: "medium", timeStyle: "short" });
-const KEY_COLUMNS = ["Name", "Key", "Scopes", "Created", "Last used", "Actions"];
+const KEY_COLUMNS = ["Name", "Key", "Scopes", "Rules", "Created by", "Created", "Last used", "Actions"];
 
 export function ApiKeyList() {
   const trpc = useTRPC();
@@ -54,6 +55,28 @@ export function ApiKeyList() {
                 </li>
               ))}
             </ul>
+          </td>
+          <td className="px-4 py-3">
+            {key.rules.length === 0 ? (
+              <span className="text-muted">Every topic and group</span>
+            ) : (
+              <ul className="flex flex-col gap-1 font-mono text-xs">
+                {key.rules.map((rule) => (
+                  <li key={describeRule(rule)}>{describeRule(rule)}</li>
+                ))}
+              </ul>
+            )}
+          </td>
+          <td className="px-4 py-3">
+            {/* A key acts with at most its creator's role now; a creator who left takes their keys with them. */}
+            {key.createdBy ? (
+              <>
+                <span>{key.createdBy.email ?? key.createdBy.userId}</span>{" "}
+                <span className="text-muted">({key.createdBy.role ?? "no longer a member"})</span>
+              </>
+            ) : (
+              <span className="text-muted">Unknown</span>
+            )}
           </td>
           <td className="px-4 py-3 whitespace-nowrap text-muted">
             {dateFormat.format(new Date(key.createdAt))}

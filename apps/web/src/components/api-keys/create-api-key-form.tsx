@@ -1,5 +1,6 @@
 "use client";
 
+import type { KeyRule } from "@lastword/api/access-rules";
 import { useState } from "react";
 import { API_KEY_SCOPES, type ApiKeyScope, defaultScopesFor, grantableBy } from "@/lib/api-key-scopes";
 import { useConsoleAccess } from "@/lib/console-access";
@@ -11,6 +12,7 @@ import { Card } from "../ui/card";
 import { TextField } from "../ui/field";
 import { Form } from "../ui/form";
 import { FormFooter } from "../ui/form-footer";
+import { KeyRulesEditor } from "./key-rules-editor";
 import { NewKeySecret } from "./new-key-secret";
 
 export function CreateApiKeyForm() {
@@ -23,6 +25,7 @@ function CreateForm() {
   const access = useConsoleAccess();
   const name = useInput("");
   const [scopes, setScopes] = useState<ApiKeyScope[]>(() => defaultScopesFor(access.role, access.scopes));
+  const [rules, setRules] = useState<KeyRule[]>([]);
   const checks = useFieldChecks({
     name: [name.value, [filled("Name the key, for example after the program that uses it.")]],
     scopes: [scopes.join(","), [filled("Tick at least one scope: a key without scopes can do nothing.")]],
@@ -33,13 +36,14 @@ function CreateForm() {
     reset: (created) => {
       setRevealed({ id: created.id, name: created.name, secret: created.key });
       name.set("");
+      setRules([]);
       checks.reset();
     },
   });
 
   const toggle = (scope: ApiKeyScope, on: boolean) =>
     setScopes((current) => (on ? [...current, scope] : current.filter((entry) => entry !== scope)));
-  const submit = checks.guard(() => create.mutate({ name: name.value, scopes }));
+  const submit = checks.guard(() => create.mutate({ name: name.value, scopes, rules }));
 
   return (
     <Card
@@ -95,6 +99,7 @@ function CreateForm() {
               })}
             </div>
           </fieldset>
+          <KeyRulesEditor rules={rules} onChange={setRules} idPrefix="new-key" />
           <FormFooter
             error={create.isError ? create.error.message : null}
             label="Create key"

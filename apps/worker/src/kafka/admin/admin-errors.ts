@@ -1,6 +1,6 @@
-import { hasScope, type Scope } from "@lastword/api/key-auth";
 import { AppError, type AppErrorCode } from "@lastword/api/topic-admin";
 import { ErrorCode } from "@lastword/kafka-protocol";
+import { type KafkaAct, refusal, refusedCode } from "../kafka-authorization";
 import type { KafkaSession } from "../kafka-context";
 import { kafkaErrorOf } from "../kafka-errors";
 
@@ -23,14 +23,13 @@ export const topicOr =
   (path) =>
     path === "topic" ? ErrorCode.INVALID_TOPIC_EXCEPTION : otherwise;
 
-/** The REST API's refusal text for a missing scope, as a Kafka authorization failure. */
-export function scopeRefused(scope: string, errorCode: number = ErrorCode.TOPIC_AUTHORIZATION_FAILED) {
-  return { errorCode, errorMessage: `This API key lacks the ${scope} scope this operation needs.` };
-}
-
-/** The session key's refusal when it lacks `scope`; null when it has it. */
-export function missingScope(session: KafkaSession, scope: Scope): AdminOutcome | null {
-  return hasScope(session.principal.scopes, scope) ? null : scopeRefused(scope);
+/**
+ * The session key's refusal of `act` on the resource `name` (kafka-authorization.ts decides), with
+ * the REST API's refusal text as the Kafka authorization failure's message; null when it may.
+ */
+export function actRefused(session: KafkaSession, act: KafkaAct, name?: string): AdminOutcome | null {
+  const refused = refusal(session, act, name === undefined ? {} : { name });
+  return refused ? { errorCode: refusedCode(act), errorMessage: refused.message } : null;
 }
 
 /** OK once `change` has run, else what it threw as `adminErrorOf` maps it. */

@@ -1,6 +1,6 @@
-import { hasScope } from "@lastword/api/key-auth";
 import { reportedSizeBytes } from "@lastword/api/topic-admin";
 import { ErrorCode, type RequestBody, type ResponseInput } from "@lastword/kafka-protocol";
+import { allowed, refusedCode, visible } from "../kafka-authorization";
 import { clusterIdOf } from "../kafka-catalog";
 import type { KafkaBrokerContext, KafkaSession } from "../kafka-context";
 import { withSelf } from "../metadata-handler";
@@ -59,15 +59,15 @@ export async function handleDescribeLogDirs(
   session: KafkaSession,
   request: DescribeLogDirsRequest,
 ): Promise<DescribeLogDirsResponse> {
-  const { tenantId, scopes } = session.principal;
-  if (!hasScope(scopes, "topics:read")) {
-    return { throttleTimeMs: 0, errorCode: ErrorCode.CLUSTER_AUTHORIZATION_FAILED, results: [] };
+  const { tenantId } = session.principal;
+  if (!allowed(session, "DescribeLogDirs")) {
+    return { throttleTimeMs: 0, errorCode: refusedCode("DescribeLogDirs"), results: [] };
   }
   const self = ctx.self();
   const wanted =
     request.topics === null ? null : new Map(request.topics.map((t) => [t.topic, new Set(t.partitions)]));
   const topics = (await ctx.catalog.topics(tenantId))
-    .filter((t) => wanted === null || wanted.has(t.name))
+    .filter((t) => (wanted === null || wanted.has(t.name)) && visible(session, "topic", t.name))
     .map((t) => ({
       name: t.name,
       partitions: t.partitions.filter(

@@ -1,4 +1,3 @@
-import { hasScope } from "@lastword/api/key-auth";
 import {
   addPartitions,
   addPartitionsInput,
@@ -9,9 +8,10 @@ import {
 } from "@lastword/api/topic-admin";
 import { ErrorCode, type ResponseInput } from "@lastword/kafka-protocol";
 import { deleteRecords } from "../../dataplane/dataplane-handlers";
+import { allowed } from "../kafka-authorization";
 import type { KafkaHandler } from "../kafka-context";
 import { viewWriteRefusal } from "../latest-view";
-import { ASSIGNMENTS_REFUSED, adminErrorOf, missingScope, outcomeOf, topicOr } from "./admin-errors";
+import { ASSIGNMENTS_REFUSED, actRefused, adminErrorOf, outcomeOf, topicOr } from "./admin-errors";
 
 type CreatePartitionsResponse = ResponseInput<37>;
 
@@ -30,7 +30,7 @@ export const handleCreatePartitions: KafkaHandler<37> = async (ctx, session, req
   const results: NonNullable<CreatePartitionsResponse["results"]>[number][] = [];
   for (const wanted of request.topics) {
     const refused =
-      missingScope(session, "topics:write") ??
+      actRefused(session, "CreatePartitions", wanted.name) ??
       (await viewWriteRefusal(ctx.catalog, session.principal.tenantId, wanted.name)) ??
       (wanted.assignments !== null && wanted.assignments.length > 0
         ? { errorCode: ErrorCode.INVALID_REPLICA_ASSIGNMENT, errorMessage: ASSIGNMENTS_REFUSED }
@@ -56,7 +56,7 @@ export const handleCreatePartitions: KafkaHandler<37> = async (ctx, session, req
  * log start offset.
  */
 export const handleDeleteRecords: KafkaHandler<21> = async (ctx, session, request) => {
-  const { tenantId, scopes } = session.principal;
+  const { tenantId } = session.principal;
   const identity = apiKeyIdentity(session.principal);
   const deps = {
     prisma: ctx.prisma,
@@ -68,8 +68,9 @@ export const handleDeleteRecords: KafkaHandler<21> = async (ctx, session, reques
   };
   const topics = await Promise.all(
     request.topics.map(async (t) => {
-      const topic = await ctx.catalog.topic(tenantId, t.name);
-      const view = topic ? null : await viewWriteRefusal(ctx.catalog, tenantId, t.name);
+      const mayDelete = allowed(session, "DeleteRecords", { name: t.name });
+      const topic = mayDelete ? await ctx.catalog.topic(tenantId, t.name) : null;
+      const view = topic || !mayDelete ? null : await viewWriteRefusal(ctx.catalog, tenantId, t.name);
       const partitions = await Promise.all(
         t.partitions.map(async (p) => {
           const answer = (errorCode: number, lowWatermark = -1n) => ({
@@ -78,9 +79,9 @@ export const handleDeleteRecords: KafkaHandler<21> = async (ctx, session, reques
             errorCode,
           });
           const partition = topic?.partitions.find((x) => x.index === p.partitionIndex);
+          if (!mayDelete) return answer(ErrorCode.TOPIC_AUTHORIZATION_FAILED);
           if (view) return answer(view.errorCode);
           if (!partition) return answer(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION);
-          if (!hasScope(scopes, "records:write")) return answer(ErrorCode.TOPIC_AUTHORIZATION_FAILED);
           if (!ctx.host.slot(partition.id)) return answer(ErrorCode.NOT_LEADER_OR_FOLLOWER);
           try {
             const beforeOffset =

@@ -10,7 +10,7 @@ import {
 import { AlterConfigOp, ConfigResourceType, ErrorCode, type ResponseInput } from "@lastword/kafka-protocol";
 import type { KafkaBrokerContext, KafkaHandler, KafkaSession } from "../kafka-context";
 import { readableTopic, viewWriteRefusal } from "../latest-view";
-import { type AdminOutcome, adminErrorOf, missingScope, OK, topicOr } from "./admin-errors";
+import { type AdminOutcome, actRefused, adminErrorOf, OK, topicOr } from "./admin-errors";
 import {
   CONFIG_SOURCE,
   configTypeOf,
@@ -42,7 +42,8 @@ export const handleDescribeConfigs: KafkaHandler<32> = async (ctx, session, requ
     request.resources.map(async (resource): Promise<DescribedResource> => {
       const base = { resourceType: resource.resourceType, resourceName: resource.resourceName, configs: [] };
       if (resource.resourceType === BROKER) return { ...base, ...OK };
-      const refused = notTopic(resource.resourceType) ?? missingScope(session, "topics:read");
+      const refused =
+        notTopic(resource.resourceType) ?? actRefused(session, "DescribeConfigs", resource.resourceName);
       if (refused) return { ...base, ...refused };
       try {
         // A view is described as its topic (read-only: changes are refused, see alterResources).
@@ -117,7 +118,7 @@ async function alterResources<R extends ConfigResource>(
       resource.resourceType === BROKER
         ? { errorCode: ErrorCode.CLUSTER_AUTHORIZATION_FAILED, errorMessage: BROKER_CONFIGS_REFUSED }
         : (notTopic(resource.resourceType) ??
-          missingScope(session, "topics:write") ??
+          actRefused(session, "AlterConfigs", resource.resourceName) ??
           (await viewWriteRefusal(ctx.catalog, identity.tenantId, resource.resourceName)) ??
           twiceNamed(resource.configs));
     if (refused) {

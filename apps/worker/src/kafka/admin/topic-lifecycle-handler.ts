@@ -11,7 +11,7 @@ import { ErrorCode, type RequestBody, type ResponseInput } from "@lastword/kafka
 import type { KafkaBrokerContext, KafkaHandler, KafkaSession } from "../kafka-context";
 import { viewWriteRefusal } from "../latest-view";
 import { withSelf } from "../metadata-handler";
-import { type AdminOutcome, adminErrorOf, missingScope, OK, outcomeOf } from "./admin-errors";
+import { type AdminOutcome, actRefused, adminErrorOf, OK, outcomeOf } from "./admin-errors";
 import { CONFIG_SOURCE } from "./config-entries";
 import { leadersReady } from "./topic-leaders";
 
@@ -142,7 +142,7 @@ export const handleCreateTopics: KafkaHandler<19> = async (ctx, session, request
           errorCode: ErrorCode.INVALID_REQUEST,
           errorMessage: `Topic "${wanted.name}" appears more than once in this request.`,
         }
-      : missingScope(session, "topics:write");
+      : actRefused(session, "CreateTopics", wanted.name);
     if (refusal) {
       topics.push(refused(refusal));
       continue;
@@ -225,7 +225,7 @@ export async function handleDeleteTopics(
     });
     const view = topic || !name ? null : await viewWriteRefusal(ctx.catalog, tenantId, name);
     const refused =
-      missingScope(session, "topics:write") ??
+      actRefused(session, "DeleteTopics", topic?.name ?? name ?? undefined) ??
       // The view goes with its topic; deleting it alone would delete the topic.
       view ??
       (!topic && !name

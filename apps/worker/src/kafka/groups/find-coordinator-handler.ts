@@ -1,5 +1,5 @@
-import { hasScope } from "@lastword/api/key-auth";
 import { ErrorCode, type RequestBody, type ResponseInput } from "@lastword/kafka-protocol";
+import { refusal, refusedCode } from "../kafka-authorization";
 import type { KafkaBrokerContext, KafkaSession } from "../kafka-context";
 
 type FindCoordinatorRequest = RequestBody<10>;
@@ -30,13 +30,8 @@ async function findOne(
       errorMessage: "Only group coordinators exist here: transactions are not supported.",
     };
   }
-  if (!hasScope(session.principal.scopes, "groups:read")) {
-    return {
-      ...none,
-      errorCode: ErrorCode.GROUP_AUTHORIZATION_FAILED,
-      errorMessage: "The API key lacks groups:read.",
-    };
-  }
+  const refused = refusal(session, "FindCoordinator", { name: key });
+  if (refused) return { ...none, errorCode: refusedCode("FindCoordinator"), errorMessage: refused.message };
   if (key === "")
     return { ...none, errorCode: ErrorCode.INVALID_GROUP_ID, errorMessage: "The group id is empty." };
   const found = await ctx.groups.find(session.principal.tenantId, key);

@@ -1,12 +1,12 @@
-import { hasScope } from "@lastword/api/key-auth";
 import { ErrorCode } from "@lastword/kafka-protocol";
+import { allowed, refusedCode, visible } from "../kafka-authorization";
 import type { KafkaHandler } from "../kafka-context";
 import { writeOffsets } from "./offset-requests";
 
 // DescribeGroups, ListGroups and DeleteGroups, all within the session's tenant.
 
 export const handleDescribeGroups: KafkaHandler<15> = async (ctx, session, request) => {
-  const { tenantId, scopes } = session.principal;
+  const { tenantId } = session.principal;
   const groups = await Promise.all(
     request.groups.map(async (groupId) => {
       const base = {
@@ -17,8 +17,8 @@ export const handleDescribeGroups: KafkaHandler<15> = async (ctx, session, reque
         members: [],
         authorizedOperations: -2147483648,
       };
-      if (!hasScope(scopes, "groups:read"))
-        return { ...base, errorCode: ErrorCode.GROUP_AUTHORIZATION_FAILED };
+      if (!allowed(session, "DescribeGroups", { name: groupId }))
+        return { ...base, errorCode: refusedCode("DescribeGroups") };
       if (!ctx.groups.coordinates(tenantId, groupId))
         return { ...base, errorCode: ErrorCode.NOT_COORDINATOR };
       const group = ctx.groups.existing(tenantId, groupId);
@@ -59,9 +59,9 @@ export const handleDescribeGroups: KafkaHandler<15> = async (ctx, session, reque
  * lowest node id, so every group appears exactly once.
  */
 export const handleListGroups: KafkaHandler<16> = async (ctx, session, request) => {
-  const { tenantId, scopes } = session.principal;
-  if (!hasScope(scopes, "groups:read"))
-    return { throttleTimeMs: 0, errorCode: ErrorCode.GROUP_AUTHORIZATION_FAILED, groups: [] };
+  const { tenantId } = session.principal;
+  if (!allowed(session, "ListGroups"))
+    return { throttleTimeMs: 0, errorCode: refusedCode("ListGroups"), groups: [] };
   const [stored, brokers] = await Promise.all([ctx.groupOffsets.names(tenantId), ctx.catalog.brokers()]);
   const storedSet = new Set(stored);
   const listed = new Map<string, { groupId: string; protocolType: string; groupState: string }>();
@@ -81,18 +81,20 @@ export const handleListGroups: KafkaHandler<16> = async (ctx, session, request) 
     }
   }
   const states = new Set(request.statesFilter.map((s) => s.toLowerCase()));
+  // The groups the key may see (Kafka lists the groups a principal may DESCRIBE).
   const groups = [...listed.values()].filter(
-    (g) => states.size === 0 || states.has(g.groupState.toLowerCase()),
+    (g) =>
+      (states.size === 0 || states.has(g.groupState.toLowerCase())) && visible(session, "group", g.groupId),
   );
   return { throttleTimeMs: 0, errorCode: 0, groups };
 };
 
 export const handleDeleteGroups: KafkaHandler<42> = async (ctx, session, request) => {
-  const { tenantId, scopes } = session.principal;
+  const { tenantId } = session.principal;
   const results = await Promise.all(
     request.groupsNames.map(async (groupId) => {
-      if (!hasScope(scopes, "groups:write"))
-        return { groupId, errorCode: ErrorCode.GROUP_AUTHORIZATION_FAILED };
+      if (!allowed(session, "DeleteGroups", { name: groupId }))
+        return { groupId, errorCode: refusedCode("DeleteGroups") };
       const lease = ctx.groups.lease(tenantId, groupId);
       if (!lease) return { groupId, errorCode: ErrorCode.NOT_COORDINATOR };
       const group = ctx.groups.existing(tenantId, groupId);

@@ -1,5 +1,5 @@
-import { hasScope } from "@lastword/api/key-auth";
 import { ErrorCode, type RequestBody, type ResponseInput } from "@lastword/kafka-protocol";
+import { allowed, refusedCode } from "../kafka-authorization";
 import type { KafkaBrokerContext, KafkaSession } from "../kafka-context";
 import type { GroupState } from "./group-state";
 
@@ -10,10 +10,33 @@ import type { GroupState } from "./group-state";
  * The group when this worker coordinates it and the key may take part, else the error code.
  * Taking part is consuming (Kafka's Group READ), so a read-only key's consumer can join.
  */
-function coordinated(ctx: KafkaBrokerContext, session: KafkaSession, groupId: string): GroupState | number {
-  if (!hasScope(session.principal.scopes, "groups:read")) return ErrorCode.GROUP_AUTHORIZATION_FAILED;
+function coordinated(
+  ctx: KafkaBrokerContext,
+  session: KafkaSession,
+  act: "JoinGroup" | "JoinGroupTakeover" | "SyncGroup" | "Heartbeat" | "LeaveGroup",
+  groupId: string,
+): GroupState | number {
+  if (!allowed(session, act, { name: groupId })) return refusedCode(act);
   if (groupId === "") return ErrorCode.INVALID_GROUP_ID;
   return ctx.groups.group(session.principal.tenantId, groupId) ?? ErrorCode.NOT_COORDINATOR;
+}
+
+/**
+ * A join is consuming (groups:read), except the first Kafka membership of a group whose offsets
+ * were set over REST (no Kafka generation yet, offsets stored): that takes the group over from its
+ * REST consumers, which needs groups:write, as REST's own commits do.
+ */
+async function joinable(ctx: KafkaBrokerContext, session: KafkaSession, groupId: string) {
+  const { tenantId } = session.principal;
+  // The coordinator's state carries the last generation its lease recorded, so a Kafka group that
+  // moved or restarted is known as one (not coordinated here: the join is answered NOT_COORDINATOR).
+  const known = groupId === "" ? null : ctx.groups.group(tenantId, groupId);
+  const takeover =
+    known !== null &&
+    known.generationId === 0 &&
+    known.memberCount === 0 &&
+    (await ctx.groupOffsets.exists(tenantId, groupId));
+  return coordinated(ctx, session, takeover ? "JoinGroupTakeover" : "JoinGroup", groupId);
 }
 
 export async function handleJoinGroup(
@@ -22,7 +45,7 @@ export async function handleJoinGroup(
   version: number,
   request: RequestBody<11>,
 ): Promise<ResponseInput<11>> {
-  const group = coordinated(ctx, session, request.groupId);
+  const group = await joinable(ctx, session, request.groupId);
   if (typeof group === "number") {
     return {
       throttleTimeMs: 0,
@@ -54,7 +77,7 @@ export async function handleSyncGroup(
   session: KafkaSession,
   request: RequestBody<14>,
 ): Promise<ResponseInput<14>> {
-  const group = coordinated(ctx, session, request.groupId);
+  const group = coordinated(ctx, session, "SyncGroup", request.groupId);
   if (typeof group === "number") return { throttleTimeMs: 0, errorCode: group, assignment: Buffer.alloc(0) };
   if (
     (request.protocolType != null && request.protocolType !== group.protocolType) ||
@@ -86,7 +109,7 @@ export function handleHeartbeat(
   session: KafkaSession,
   request: RequestBody<12>,
 ): ResponseInput<12> {
-  const group = coordinated(ctx, session, request.groupId);
+  const group = coordinated(ctx, session, "Heartbeat", request.groupId);
   if (typeof group === "number") return { throttleTimeMs: 0, errorCode: group };
   return {
     throttleTimeMs: 0,
@@ -100,7 +123,7 @@ export function handleLeaveGroup(
   version: number,
   request: RequestBody<13>,
 ): ResponseInput<13> {
-  const group = coordinated(ctx, session, request.groupId);
+  const group = coordinated(ctx, session, "LeaveGroup", request.groupId);
   if (typeof group === "number") return { throttleTimeMs: 0, errorCode: group, members: [] };
   if (version < 3) return { throttleTimeMs: 0, errorCode: group.leave(request.memberId) };
   const members = request.members.map((m) => ({

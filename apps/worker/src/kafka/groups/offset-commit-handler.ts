@@ -1,5 +1,5 @@
-import { hasScope } from "@lastword/api/key-auth";
 import { ErrorCode, type RequestBody, type ResponseInput } from "@lastword/kafka-protocol";
+import { allowed, refusedCode } from "../kafka-authorization";
 import type { KafkaHandler } from "../kafka-context";
 import type { OffsetToStore } from "./group-offsets.repository";
 import { perRequestedPartition, writeOffsets } from "./offset-requests";
@@ -30,8 +30,12 @@ export const handleOffsetCommit: KafkaHandler<8> = async (ctx, session, request)
   const everyone = (errorCode: number) => offsetCommitFailed(request, errorCode);
   const generation = request.generationIdOrMemberEpoch;
   const asMember = request.memberId !== "" && generation >= 0;
-  if (!hasScope(session.principal.scopes, asMember ? "groups:read" : "groups:write"))
-    return everyone(ErrorCode.GROUP_AUTHORIZATION_FAILED);
+  const act = asMember ? "OffsetCommit" : "OffsetCommitOutsideGeneration";
+  if (!allowed(session, act, { name: request.groupId })) return everyone(refusedCode(act));
+  // Kafka's Topic READ on each topic whose offsets are set: refused partitions only.
+  const unreadable = new Set(
+    request.topics.filter((t) => !allowed(session, act, { topics: [t.name] })).map((t) => t.name),
+  );
   const lease = ctx.groups.lease(tenantId, request.groupId);
   if (!lease) return everyone(ErrorCode.NOT_COORDINATOR);
   const group = ctx.groups.existing(tenantId, request.groupId);
@@ -43,7 +47,8 @@ export const handleOffsetCommit: KafkaHandler<8> = async (ctx, session, request)
   if (check !== 0) return everyone(check);
 
   const toStore: OffsetToStore[] = [];
-  const topics = await perRequestedPartition(ctx, tenantId, request.topics, (topicId, _, p) => {
+  const topics = await perRequestedPartition(ctx, tenantId, request.topics, (topicId, name, p) => {
+    if (unreadable.has(name)) return ErrorCode.TOPIC_AUTHORIZATION_FAILED;
     const metadata = p.committedMetadata ?? null;
     if (metadata !== null && metadata.length > MAX_OFFSET_METADATA_CHARS) {
       return ErrorCode.OFFSET_METADATA_TOO_LARGE;

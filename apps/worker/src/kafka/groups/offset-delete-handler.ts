@@ -1,5 +1,5 @@
-import { hasScope } from "@lastword/api/key-auth";
 import { ErrorCode, type ResponseInput } from "@lastword/kafka-protocol";
+import { allowed, refusedCode } from "../kafka-authorization";
 import type { KafkaHandler } from "../kafka-context";
 import { latestViewName } from "../latest-view";
 import { subscribedTopics } from "./consumer-subscription";
@@ -14,9 +14,10 @@ import { perRequestedPartition, writeOffsets } from "./offset-requests";
  * GROUP_ID_NOT_FOUND. A partition of a topic the tenant does not have is UNKNOWN_TOPIC_OR_PARTITION.
  */
 export const handleOffsetDelete: KafkaHandler<47> = async (ctx, session, request) => {
-  const { tenantId, scopes } = session.principal;
+  const { tenantId } = session.principal;
   const refuse = (errorCode: number): ResponseInput<47> => ({ errorCode, throttleTimeMs: 0, topics: [] });
-  if (!hasScope(scopes, "groups:write")) return refuse(ErrorCode.GROUP_AUTHORIZATION_FAILED);
+  if (!allowed(session, "OffsetDelete", { name: request.groupId }))
+    return refuse(refusedCode("OffsetDelete"));
   if (request.groupId === "") return refuse(ErrorCode.INVALID_GROUP_ID);
   const lease = ctx.groups.lease(tenantId, request.groupId);
   if (!lease) return refuse(ErrorCode.NOT_COORDINATOR);
@@ -32,6 +33,8 @@ export const handleOffsetDelete: KafkaHandler<47> = async (ctx, session, request
 
   const toDelete: OffsetToDelete[] = [];
   const topics = await perRequestedPartition(ctx, tenantId, request.topics, (topicId, name, p) => {
+    // Kafka's Topic READ on each topic whose offsets go.
+    if (!allowed(session, "OffsetDelete", { topics: [name] })) return ErrorCode.TOPIC_AUTHORIZATION_FAILED;
     // A view's offsets are its topic's: deleting them on either name, while a member reads
     // either, is the same act.
     if (subscribed.has(name) || subscribed.has(latestViewName(name)))

@@ -1,6 +1,6 @@
-import { hasScope } from "@lastword/api/key-auth";
 import { latestViewBase } from "@lastword/api/topic-admin";
 import { ErrorCode, type RequestBody, type ResponseInput } from "@lastword/kafka-protocol";
+import { allowed, refusedCode, visible } from "../kafka-authorization";
 import type { KafkaBrokerContext, KafkaSession } from "../kafka-context";
 
 interface TopicAnswer {
@@ -36,12 +36,13 @@ async function fetchGroup(
       })),
     })),
   });
-  if (!hasScope(session.principal.scopes, "groups:read")) return fail(ErrorCode.GROUP_AUTHORIZATION_FAILED);
+  if (!allowed(session, "OffsetFetch", { name: groupId })) return fail(refusedCode("OffsetFetch"));
   if (!ctx.groups.coordinates(tenantId, groupId)) return fail(ErrorCode.NOT_COORDINATOR);
   const stored = await ctx.groupOffsets.fetch(tenantId, groupId);
   if (wanted === null) {
     const byTopic = new Map<string, TopicAnswer>();
-    for (const o of stored) {
+    // Every committed topic the key may see (Kafka leaves out the topics a principal may not describe).
+    for (const o of stored.filter((s) => visible(session, "topic", s.topic))) {
       const t = byTopic.get(o.topic) ?? { name: o.topic, partitions: [] };
       byTopic.set(o.topic, t);
       t.partitions.push({
@@ -59,6 +60,14 @@ async function fetchGroup(
     topics: wanted.map((t) => ({
       name: t.name,
       partitions: t.partitionIndexes.map((partitionIndex) => {
+        if (!visible(session, "topic", t.name)) {
+          return {
+            partitionIndex,
+            committedOffset: -1n,
+            metadata: "",
+            errorCode: ErrorCode.TOPIC_AUTHORIZATION_FAILED,
+          };
+        }
         // A view's offsets are its topic's (OffsetCommit stores them so).
         const base = latestViewBase(t.name);
         const o =

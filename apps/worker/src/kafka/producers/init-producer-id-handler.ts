@@ -1,5 +1,5 @@
-import { hasScope } from "@lastword/api/key-auth";
 import { ErrorCode, type RequestBody, type ResponseInput } from "@lastword/kafka-protocol";
+import { allowed, refusedCode } from "../kafka-authorization";
 import type { KafkaBrokerContext, KafkaSession } from "../kafka-context";
 
 type InitProducerIdRequest = RequestBody<22>;
@@ -28,8 +28,7 @@ export async function handleInitProducerId(
 ): Promise<InitProducerIdResponse> {
   if (request.transactionalId !== null) return refused(ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED);
   // Kafka asks for idempotent-write rights: here, the right to produce at all.
-  if (!hasScope(session.principal.scopes, "records:write"))
-    return refused(ErrorCode.CLUSTER_AUTHORIZATION_FAILED);
+  if (!allowed(session, "InitProducerId")) return refused(refusedCode("InitProducerId"));
   const { tenantId } = session.principal;
   const givenId = request.producerId ?? NO_PRODUCER_ID;
   const givenEpoch = request.producerEpoch ?? NO_PRODUCER_EPOCH;

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { keyRuleSchema, keyRulesSchema } from "../../auth/resource-rules";
 import { scopeSchema } from "./api-key.schema";
 
 export const createApiKeyInput = z.object({
@@ -6,6 +7,10 @@ export const createApiKeyInput = z.object({
   scopes: z.array(scopeSchema).min(1).optional().meta({
     description:
       "Defaults to read-only: topics:read, records:read, groups:read (enough to consume, also in a Kafka group)",
+  }),
+  rules: keyRulesSchema.optional().meta({
+    description:
+      "Limits the key to topics and groups by literal name or prefix; a type with no rule is not limited. Defaults to none (or, for a key made by a rule-limited key, that key's rules)",
   }),
   expiresInDays: z.number().int().min(1).max(365).optional(),
 });
@@ -16,5 +21,6 @@ export const createApiKeyOutput = z.object({
   prefix: z.string(),
   name: z.string(),
   scopes: z.array(scopeSchema),
+  rules: z.array(keyRuleSchema),
   expiresAt: z.string().nullable(),
 });

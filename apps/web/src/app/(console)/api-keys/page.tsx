@@ -1,6 +1,7 @@
 import type { Metadata } from "next";
 import { ApiKeyList } from "@/components/api-keys/api-key-list";
 import { CreateApiKeyForm } from "@/components/api-keys/create-api-key-form";
+import { EditKeyRulesForm } from "@/components/api-keys/edit-key-rules-form";
 import { ListedKeyKafkaSettings } from "@/components/kafka/listed-key-kafka-settings";
 import { ConsolePage } from "@/components/ui/console-page";
 
@@ -20,6 +21,7 @@ export default function ApiKeysPage() {
     >
       <CreateApiKeyForm />
       <ApiKeyList />
+      <EditKeyRulesForm />
       <ListedKeyKafkaSettings />
     </ConsolePage>
   );
