@@ -5,15 +5,11 @@ import { AppError } from "../errors/app-error";
 import type { AlterConfigsInput } from "../procedures/topics/alter-configs.schema";
 import { auditAs } from "./audit-as";
 import { erasuresEndangeredBy } from "./erasure-config-guard";
+import { assertPartitionQuota, PARTITION_CHANGE_TRANSACTION, reservePartitions } from "./partition-quota";
 import { PARTITIONS_FROZEN_EXPLANATION } from "./partitions-frozen";
 import { assertNotProtected } from "./protected-topics";
-import {
-  assertPartitionQuota,
-  findTopic,
-  forgetTopicRouting,
-  type TopicDeps,
-  topicSummary,
-} from "./topic.service";
+import { tenantQuota } from "./rate-limit.service";
+import { findTopic, forgetTopicRouting, type TopicDeps, topicNotFound, topicSummary } from "./topic.service";
 import { type ExplicitConfigs, isCompacted, storedConfigs, validateConfigs } from "./topic-config";
 import { type ConfigWarning, changeWarnings, configWarnings } from "./topic-guardrails";
 
@@ -120,6 +116,14 @@ export async function alterTopicConfigs(deps: TopicDeps, identity: Identity, inp
   };
 }
 
+function assertGrows(name: string, current: number, count: number): void {
+  if (count > current) return;
+  throw new AppError(
+    "INVALID_INPUT",
+    `Topic "${name}" already has ${current} partitions; count is the new total and must be larger.`,
+  );
+}
+
 /**
  * Raises the partition count to `count`. Refused on compacted topics (409) unless a caller with
  * the admin scope forces it; the forced change is audited as such. `validateOnly` checks all of
@@ -132,12 +136,7 @@ export async function addPartitions(
 ) {
   assertNotProtected(input.topic, "given partitions");
   const topic = await findTopic(deps.prisma, identity.tenantId, input.topic);
-  if (input.count <= topic.partitionCount) {
-    throw new AppError(
-      "INVALID_INPUT",
-      `Topic "${topic.name}" already has ${topic.partitionCount} partitions; count is the new total and must be larger.`,
-    );
-  }
+  assertGrows(topic.name, topic.partitionCount, input.count);
   const compacted = isCompacted(storedConfigs(topic.configs));
   const forced = compacted && input.force && hasScope(identity.scopes, "admin");
   if (compacted && !forced) {
@@ -154,11 +153,24 @@ export async function addPartitions(
     return { topic: topicSummary({ ...topic, partitionCount: input.count }), forced };
   }
   const now = new Date(deps.clock.now());
+  const quota = await tenantQuota(deps, identity.tenantId);
   const updated = await deps.prisma.$transaction(async (tx) => {
+    // Read again under the tenant's partition lock: a concurrent growth of this topic may have committed.
+    let before = topic.partitionCount;
+    await reservePartitions(tx, quota, identity.tenantId, async () => {
+      const row = await tx.topic.findFirst({
+        where: { id: topic.id, organizationId: identity.tenantId },
+        select: { partitionCount: true },
+      });
+      if (!row) throw topicNotFound(topic.name);
+      before = row.partitionCount;
+      assertGrows(topic.name, before, input.count);
+      return input.count - before;
+    });
     await tx.partition.createMany({
-      data: Array.from({ length: input.count - topic.partitionCount }, (_, i) => ({
+      data: Array.from({ length: input.count - before }, (_, i) => ({
         topicId: topic.id,
-        index: topic.partitionCount + i,
+        index: before + i,
         createdAt: now,
       })),
     });
@@ -169,11 +181,11 @@ export async function addPartitions(
     await auditAs(tx, identity, {
       action: forced ? "topic.partitions.forced" : "topic.partitions.added",
       target: { type: "topic", id: topic.id },
-      data: { name: topic.name, before: topic.partitionCount, after: input.count, compacted },
+      data: { name: topic.name, before, after: input.count, compacted },
       now,
     });
     return row;
-  });
+  }, PARTITION_CHANGE_TRANSACTION);
   forgetTopicRouting(deps.prisma, identity.tenantId, topic.name);
   return { topic: topicSummary(updated), forced };
 }

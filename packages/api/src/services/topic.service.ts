@@ -9,6 +9,7 @@ import type { Clock } from "../trpc/context";
 import { auditAs } from "./audit-as";
 import { decodeCursor, encodeCursor } from "./cursor";
 import { cachePerOwner, type LookupDeps } from "./lookup-cache";
+import { assertPartitionQuota, PARTITION_CHANGE_TRANSACTION, reservePartitions } from "./partition-quota";
 import { assertNotProtected } from "./protected-topics";
 import { tenantQuota } from "./rate-limit.service";
 import { cleanupPolicyOf, isCompacted, storedConfigs, validateConfigs } from "./topic-config";
@@ -157,25 +158,6 @@ export async function findPartition(
   return { topic, partition };
 }
 
-export async function assertPartitionQuota(
-  deps: LookupDeps,
-  tenantId: string,
-  adding: number,
-): Promise<void> {
-  const [quota, used] = await Promise.all([
-    tenantQuota(deps, tenantId),
-    deps.prisma.topic.aggregate({ where: { organizationId: tenantId }, _sum: { partitionCount: true } }),
-  ]);
-  const total = (used._sum.partitionCount ?? 0) + adding;
-  if (total > quota.maxPartitions) {
-    throw new AppError(
-      "QUOTA_EXCEEDED",
-      `This would bring the tenant to ${total} partitions; its quota is ${quota.maxPartitions}.`,
-      { details: { quota: "partitions", limit: quota.maxPartitions }, retryAfterSeconds: 3600 },
-    );
-  }
-}
-
 function isUniqueViolation(error: unknown): boolean {
   return typeof error === "object" && error !== null && (error as { code?: unknown }).code === "P2002";
 }
@@ -208,6 +190,7 @@ export async function createTopic(
   }
   try {
     const topic = await deps.prisma.$transaction(async (tx) => {
+      await reservePartitions(tx, quota, identity.tenantId, input.partitions);
       const created = await tx.topic.create({ data: { ...draft, createdAt: now } });
       await tx.partition.createMany({
         data: Array.from({ length: input.partitions }, (_, index) => ({
@@ -228,7 +211,7 @@ export async function createTopic(
         now,
       });
       return created;
-    });
+    }, PARTITION_CHANGE_TRANSACTION);
     // "Not found" may be cached from a produce that came first.
     forgetTopicRouting(deps.prisma, identity.tenantId, input.name);
     return { topic: topicSummary(topic), validateOnly: false, warnings };
