@@ -153,6 +153,30 @@ describe("tombstone audit trail", () => {
     expect(await verifyAuditChain(db.prisma, topic.organizationId)).toBeNull();
   });
 
+  it("audits a tombstone whose key holds NUL by its bytes (base64): jsonb cannot hold U+0000", async () => {
+    const topic = await createTestTopic(db.prisma, { partitions: 1, configs: compacted });
+    const partitionId = topic.partitionIds[0]!;
+    const nulKey = text("user\u0000id");
+    const produced = await client.produce({
+      partitionId,
+      records: [
+        { key: nulKey, value: null },
+        { key: text("after"), value: null },
+      ],
+    });
+    // Waits for the write: on an insert that fails, the queue retries it and never becomes idle.
+    await worker.auditIdle();
+    const written = await events(topic.organizationId, "tombstones.written");
+    expect(written).toHaveLength(1);
+    const tombstones = (written[0]!.data as unknown as { tombstones: AuditedTombstone[] }).tombstones;
+    expect(tombstones.map((t) => [t.key, t.offset])).toEqual([
+      [{ type: "base64", data: nulKey.toString("base64") }, produced.offsets[0]],
+      [{ type: "string", data: "after" }, produced.offsets[1]],
+    ]);
+    expect(Buffer.from(tombstones[0]!.key.data, "base64").equals(nulKey)).toBe(true);
+    expect(await verifyAuditChain(db.prisma, topic.organizationId)).toBeNull();
+  });
+
   it("acknowledges a produce while Postgres is unreachable and writes its audit event once it returns", async () => {
     const topic = await createTestTopic(db.prisma, { partitions: 1, configs: compacted });
     const partitionId = topic.partitionIds[0]!;

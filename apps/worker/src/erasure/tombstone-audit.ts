@@ -22,7 +22,11 @@ interface Pending extends SpooledEvent {
   recovered: boolean;
 }
 
-/** A key as the compliance role sees keys elsewhere (api envelope "auto"): text when UTF-8, else base64. */
+/**
+ * A key as the compliance role sees keys elsewhere (api envelope "auto"): text when UTF-8, else
+ * base64. A key holding NUL is base64 too: Postgres jsonb cannot store U+0000, and an event that
+ * fails to insert would block the partition's audit queue behind it.
+ */
 export type AuditKey = { type: "string"; data: string } | { type: "base64"; data: string };
 
 /** Tombstones per event: one produce (or pass) is one event unless it holds more than this. */
@@ -34,10 +38,12 @@ const utf8 = new TextDecoder("utf-8", { fatal: true });
 
 export function auditKey(key: Buffer): AuditKey {
   try {
-    return { type: "string", data: utf8.decode(key) };
+    const text = utf8.decode(key);
+    if (!text.includes("\u0000")) return { type: "string", data: text };
   } catch {
-    return { type: "base64", data: key.toString("base64") };
+    // Not UTF-8: base64 below.
   }
+  return { type: "base64", data: key.toString("base64") };
 }
 
 /** What both events record of a tombstone: its key as the audit shows keys, its offset, when it was written. */

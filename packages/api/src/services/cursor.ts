@@ -1,4 +1,5 @@
 import { AppError } from "../errors/app-error";
+import { isStorableText } from "../procedures/stored-text.schema";
 
 /**
  * Opaque list cursors: the sort key of the last item returned, tagged with the list it belongs to,
@@ -19,7 +20,8 @@ export function decodeCursor(list: string, cursor: string, arity: number): strin
     !Array.isArray(parsed) ||
     parsed[0] !== list ||
     parsed.length !== arity + 1 ||
-    !parsed.every((p) => typeof p === "string")
+    // A forged cursor's parts go to Postgres: one holding NUL would fail there, not here.
+    !parsed.every((p) => typeof p === "string" && isStorableText(p))
   ) {
     throw new AppError("INVALID_INPUT", "The cursor is not one this list issued.");
   }

@@ -1,9 +1,10 @@
 import { z } from "zod";
 import { keyRuleSchema, keyRulesSchema } from "../../auth/resource-rules";
+import { storedText } from "../stored-text.schema";
 import { scopeSchema } from "./api-key.schema";
 
 export const createApiKeyInput = z.object({
-  name: z.string().trim().min(1).max(64),
+  name: storedText(64).trim().min(1),
   scopes: z.array(scopeSchema).min(1).optional().meta({
     description:
       "Defaults to read-only: topics:read, records:read, groups:read (enough to consume, also in a Kafka group)",

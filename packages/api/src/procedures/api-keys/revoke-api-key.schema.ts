@@ -1,5 +1,6 @@
 import { z } from "zod";
+import { idSchema } from "../stored-text.schema";
 
-export const revokeApiKeyInput = z.object({ id: z.string().min(1).max(128) });
+export const revokeApiKeyInput = z.object({ id: idSchema });
 
 export const revokeApiKeyOutput = z.object({ id: z.string(), revoked: z.literal(true) });

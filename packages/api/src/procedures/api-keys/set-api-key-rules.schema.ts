@@ -1,8 +1,9 @@
 import { z } from "zod";
 import { keyRuleSchema, keyRulesSchema } from "../../auth/resource-rules";
+import { idSchema } from "../stored-text.schema";
 
 export const setApiKeyRulesInput = z.object({
-  id: z.string().min(1).max(128),
+  id: idSchema,
   rules: keyRulesSchema.meta({ description: "The key's rules from now on; an empty list lifts every limit" }),
 });
 

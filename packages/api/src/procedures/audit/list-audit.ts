@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { listAuditEvents } from "../../services/audit-list.service";
 import { protectedProcedure } from "../../trpc/access";
+import { storedText } from "../stored-text.schema";
 
 const auditActorSchema = z.object({
   type: z.string().meta({ description: "user | apiKey | system" }),
@@ -17,9 +18,9 @@ export const listAuditInput = z.object({
     .optional()
     .meta({ description: 'An action, or a prefix ending in "." ("erasure." for every erasure event)' }),
   actorType: z.enum(["user", "apiKey", "system"]).optional(),
-  actorId: z.string().max(100).optional(),
-  targetType: z.string().max(50).optional(),
-  targetId: z.string().max(100).optional(),
+  actorId: storedText(100).optional(),
+  targetType: storedText(50).optional(),
+  targetId: storedText(100).optional(),
   since: z.iso.datetime().optional(),
   until: z.iso.datetime().optional(),
   beforeSeq: z.coerce.number().int().positive().optional(),

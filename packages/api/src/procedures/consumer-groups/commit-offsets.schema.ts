@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { storedText } from "../stored-text.schema";
 import { topicNameSchema } from "../topics/topic.schema";
 import { groupNameSchema } from "./consumer-group.schema";
 
@@ -10,7 +11,7 @@ export const commitOffsetsInput = z.object({
         topic: topicNameSchema,
         partition: z.number().int().min(0),
         offset: z.number().int().min(0).meta({ description: "The next offset to read" }),
-        metadata: z.string().max(1024).optional(),
+        metadata: storedText(1024).optional(),
       }),
     )
     .min(1)

@@ -8,6 +8,7 @@ import {
 } from "@lastword/erasure";
 import { z } from "zod";
 import { envelopeSchema } from "../../records/envelope";
+import { idSchema, storedText } from "../stored-text.schema";
 import { topicNameSchema } from "../topics/topic.schema";
 
 const keyEnvelope = z.discriminatedUnion("type", [
@@ -24,8 +25,8 @@ export const createErasureInput = erasureScopeInput.extend({
   keys: z.array(keyEnvelope).min(1).max(100),
   receivedAt: z.iso.datetime().optional(),
   deadlineAt: z.iso.datetime().optional(),
-  requester: z.string().max(200).optional(),
-  notes: z.string().max(4000).optional(),
+  requester: storedText(200).optional(),
+  notes: storedText(4000).optional(),
 });
 
 export const laggingGroupSchema = z.object({
@@ -119,7 +120,7 @@ export const erasureDetailSchema = erasureSummarySchema.extend({
   ),
 });
 
-export const erasureIdInput = z.object({ id: z.string().min(1).max(64) });
+export const erasureIdInput = z.object({ id: idSchema });
 
 export const listErasureInput = z.object({
   status: erasureStatusSchema.optional(),
@@ -133,7 +134,7 @@ export const listErasureOutput = z.object({
 
 export const extendErasureInput = erasureIdInput.extend({
   deadlineAt: z.iso.datetime(),
-  reason: z.string().min(1).max(2000),
+  reason: storedText(2000).min(1),
 });
 
 export const reverifyErasureOutput = z.object({

@@ -1,8 +1,9 @@
 import { z } from "zod";
+import { idSchema } from "../stored-text.schema";
 
 /** Accepting and declining name the invitation and, from the link, its token. */
 export const answerInvitationInput = z.object({
-  invitationId: z.string().min(1).max(128),
+  invitationId: idSchema,
   token: z.string().min(1).max(128).optional().meta({
     description: "The token of the invitation link; without it, the account's e-mail must be verified",
   }),

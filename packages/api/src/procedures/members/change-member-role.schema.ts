@@ -1,8 +1,9 @@
 import { z } from "zod";
+import { idSchema } from "../stored-text.schema";
 import { assignableRoleSchema } from "./member.schema";
 
 export const changeMemberRoleInput = z.object({
-  memberId: z.string().min(1).max(128),
+  memberId: idSchema,
   role: assignableRoleSchema,
 });
 

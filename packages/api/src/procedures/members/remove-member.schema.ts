@@ -1,6 +1,7 @@
 import { z } from "zod";
+import { idSchema } from "../stored-text.schema";
 
-export const removeMemberInput = z.object({ memberId: z.string().min(1).max(128) });
+export const removeMemberInput = z.object({ memberId: idSchema });
 
 export const removeMemberOutput = z.object({
   id: z.string(),

@@ -1,6 +1,7 @@
 import { z } from "zod";
+import { idSchema } from "../stored-text.schema";
 
-export const revokeInvitationInput = z.object({ invitationId: z.string().min(1).max(128) });
+export const revokeInvitationInput = z.object({ invitationId: idSchema });
 
 export const revokeInvitationOutput = z.object({
   id: z.string(),
