@@ -32,7 +32,24 @@ const securityHeaders = (development: boolean) => [
   { key: "Referrer-Policy", value: "strict-origin-when-cross-origin" },
 ];
 
+/**
+ * Next's default answer to a path ending in "/" is a 308 to the path without it. Under /api that
+ * is dangerous: URL parsers turn `DELETE /api/v1/topics/T/keys/..` (or `%2E%2E`) into
+ * `/api/v1/topics/T/`, and a client following the 308 would delete the topic. API routes never
+ * redirect (the REST handler answers such a path 404, packages/api rest-routes.ts); the console's
+ * pages keep the redirect through this rule, which leaves `/api/` out.
+ */
+export const PAGE_TRAILING_SLASH_REDIRECT = {
+  source: "/:path((?!api(?:/|$)).+)/",
+  destination: "/:path",
+  permanent: true,
+} as const;
+
 const config = (phase: string): NextConfig => ({
+  skipTrailingSlashRedirect: true,
+  async redirects() {
+    return [PAGE_TRAILING_SLASH_REDIRECT];
+  },
   async headers() {
     return [{ source: "/:path*", headers: securityHeaders(phase === PHASE_DEVELOPMENT_SERVER) }];
   },

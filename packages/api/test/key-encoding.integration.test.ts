@@ -1,10 +1,15 @@
+import { request } from "node:http";
 import { LastwordApiError, LastwordClient } from "@lastword/client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { serveOverHttp } from "./api-harness";
 import { useTenantWorld } from "./tenant-world";
 
 const h = useTenantWorld("key_encoding", {
-  topics: ["raw", "typed"].map((name) => ({ name, partitions: 3, configs: { "cleanup.policy": "compact" } })),
+  topics: ["raw", "typed", "dots"].map((name) => ({
+    name,
+    partitions: 3,
+    configs: { "cleanup.policy": "compact" },
+  })),
 });
 let http: { url: string; close(): Promise<void> };
 let client: LastwordClient;
@@ -129,5 +134,70 @@ describe("key routes through the typed client", () => {
     await client.records.deleteKey("typed", BINARY_KEY);
     const versions = (await client.keys.versions("typed", BINARY_KEY)).versions;
     expect(versions.map((v) => v.tombstone)).toEqual([false, true]);
+  });
+});
+
+/** One request over a socket with `path` exactly as written: node:http sends it unresolved. */
+function rawHttp(method: string, path: string): Promise<{ status: number; location?: string; body: string }> {
+  const { hostname, port } = new URL(http.url);
+  return new Promise((resolve, reject) => {
+    const req = request(
+      { hostname, port, method, path, headers: { authorization: `Bearer ${h.key}` } },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on("data", (chunk: Buffer) => chunks.push(chunk));
+        res.on("end", () =>
+          resolve({
+            status: res.statusCode ?? 0,
+            ...(res.headers.location ? { location: res.headers.location } : {}),
+            body: Buffer.concat(chunks).toString("utf8"),
+          }),
+        );
+      },
+    );
+    req.on("error", reject);
+    req.end();
+  });
+}
+
+// Issue 28.7: `DELETE /api/v1/topics/T/keys/..` reached the handler as `/api/v1/topics/T/` (URL
+// parsers resolve dot segments, also %2E%2E), which matched the topic's own route or (in Next.js)
+// a 308 to it: clients that follow redirects deleted the topic. No path ending in "/" names a
+// resource, and nothing redirects; the keys themselves are reached by base64 (tested above).
+describe("a dot-segment key never reaches its topic", () => {
+  it.each(["..", "%2E%2E", "%2e.", ".%2E", ".", "%2E"])(
+    "DELETE /topics/dots/keys/%s answers 404 naming the base64 form, and the topic keeps its records",
+    async (segment) => {
+      const produced = await call("POST", "/topics/dots/records", {
+        records: [{ key: { type: "string", data: segment }, value: { type: "string", data: "kept" } }],
+      });
+      expect(produced.status).toBe(200);
+      const answer = await rawHttp("DELETE", `/api/v1/topics/dots/keys/${segment}`);
+      expect(answer.status, answer.body).toBe(404);
+      expect(answer.location).toBeUndefined();
+      expect(JSON.parse(answer.body)).toMatchObject({ code: "NOT_FOUND" });
+      expect(JSON.parse(answer.body).detail).toContain("keyType=base64");
+      expect((await call("GET", "/topics/dots")).status, "the topic is still there").toBe(200);
+      const base64 = encodeURIComponent(Buffer.from(segment).toString("base64"));
+      const key = await call("GET", `/topics/dots/keys/${base64}?keyType=base64`);
+      expect(key.status, "nothing was deleted").toBe(200);
+      expect(key.body.value).toEqual({ type: "string", data: "kept" });
+    },
+  );
+
+  it("answers 404 for any API path ending in '/', the topic's own included", async () => {
+    for (const method of ["DELETE", "GET", "PATCH"]) {
+      const answer = await rawHttp(method, "/api/v1/topics/dots/");
+      expect(answer.status, `${method}: ${answer.body}`).toBe(404);
+      expect(answer.location).toBeUndefined();
+    }
+    expect((await call("GET", "/topics/dots")).status).toBe(200);
+    // The typed client sends . and .. as base64, so it deletes the key, never the topic.
+    await client.records.produce("dots", [
+      { key: { type: "string", data: ".." }, value: { type: "string", data: "v" } },
+    ]);
+    await client.records.deleteKey("dots", "..");
+    expect((await client.keys.versions("dots", "..")).versions.at(-1)?.tombstone).toBe(true);
+    expect((await call("GET", "/topics/dots")).status).toBe(200);
   });
 });

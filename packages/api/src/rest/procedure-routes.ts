@@ -67,7 +67,9 @@ export function matchRoute<R extends { method: string; pattern: RegExp }>(
   method: string,
   encodedPath: string,
 ): { route: R; params: Record<string, string> } | null {
-  const path = normalizePath(encodedPath);
+  // Matched exactly as sent, never with a trailing "/" dropped: `/topics/T/` is what URL parsers
+  // make of `/topics/T/keys/..`, and must not name the topic (rest-routes.ts says why).
+  const path = encodedPath.startsWith("/") ? encodedPath : `/${encodedPath}`;
   for (const route of routes) {
     if (route.method !== method) continue;
     const match = route.pattern.exec(path);

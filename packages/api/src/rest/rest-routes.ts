@@ -111,6 +111,18 @@ export function restRoutes(router: AnyTRPCRouter, deps: ApiDeps, document: () =>
   return [openapi, ...procedures];
 }
 
+/**
+ * A path ending in "/" is no route. Every URL parser (browsers, fetch, curl, Python's requests,
+ * Next.js) resolves a `.` or `..` segment, even written `%2E%2E`, before a request reaches us:
+ * `DELETE /topics/T/keys/..` arrives as `DELETE /topics/T/`. Were the slash dropped (or answered
+ * with a redirect to the path without it, as Next.js does by default), a key named `..` would
+ * delete its topic. Such keys are addressed by their base64 form (`?keyType=base64`).
+ */
+const TRAILING_SLASH =
+  "No such resource: API paths never end in '/'. A path segment '.' or '..' (also written %2E) is resolved " +
+  "by URL parsers before the request is sent, so a key or id of '.' or '..' cannot be named as text in a path: " +
+  "send a key as its base64 with ?keyType=base64 (the typed client does).";
+
 /** The table's answer to a request below `basePath`; 404 when no route matches (HEAD: 204, a warm-up). */
 export async function serveRestRoute(
   routes: readonly RestRoute[],
@@ -118,8 +130,12 @@ export async function serveRestRoute(
   req: Request,
 ): Promise<Response> {
   const url = new URL(req.url);
-  const matched = matchRoute(routes, req.method, url.pathname.slice(basePath.length));
+  const below = url.pathname.slice(basePath.length);
+  const matched = matchRoute(routes, req.method, below);
   if (matched) return matched.route.serve(req, url, matched.params);
   if (req.method === "HEAD") return new Response(null, { status: 204 });
+  if (below.length > 1 && below.endsWith("/")) {
+    throw new AppError("NOT_FOUND", TRAILING_SLASH, { details: { path: url.pathname } });
+  }
   throw new AppError("NOT_FOUND", "No such resource.");
 }
