@@ -272,6 +272,7 @@ export async function startWorker(config: WorkerConfig): Promise<RunningWorker> 
         leaseTtlMs,
         id,
         clock,
+        secret: config.secret,
         ...(config.faultPoint && { faultPoint: config.faultPoint }),
         registry: metrics.registry,
         fetched: metrics.fetched,
@@ -415,6 +416,8 @@ interface KafkaParts {
   leaseTtlMs: number;
   id: string;
   clock: Clock;
+  /** The workers' shared secret: keys the stand-in SCRAM salts of unknown key ids (kafka-principals.ts). */
+  secret: string;
   faultPoint?: FaultPoint;
   /** The worker's Prometheus registry: the listener's metrics join it. */
   registry: Registry;
@@ -473,7 +476,7 @@ async function startKafka(config: NonNullable<WorkerConfig["kafka"]>, parts: Kaf
       self,
       testFaults: config.testFaults ?? null,
     },
-    new KafkaPrincipals(parts.prisma, now),
+    new KafkaPrincipals(parts.prisma, now, parts.secret),
     config,
     parts.registry,
   );

@@ -3,6 +3,7 @@ export { SaslError } from "./sasl-error";
 export {
   deriveScramCredential,
   isScramMechanism,
+  mockScramCredential,
   SCRAM_ITERATIONS,
   SCRAM_MECHANISMS,
   SCRAM_MIN_ITERATIONS,

@@ -75,3 +75,30 @@ export async function deriveScramCredential(
     serverKey: hmac(mechanism, salted, "Server Key"),
   };
 }
+
+/**
+ * The stand-in credential for a user name with none (an unknown, revoked or expired key), as
+ * PostgreSQL's SCRAM does it: the exchange goes on exactly as for a real key with a wrong secret
+ * (server-first with a salt and the usual iterations, failure only at the client-final message),
+ * so nobody can tell which key ids exist. The salt is an HMAC of the name under a server secret:
+ * the same on every attempt and every broker sharing the secret, as a real key's stored salt is.
+ * The keys are random, so no proof ever matches.
+ */
+export function mockScramCredential(
+  mechanism: ScramMechanism,
+  username: string,
+  secret: string,
+): ScramCredential {
+  const salt = createHmac("sha256", secret)
+    .update(`lastword scram mock salt\u0000${mechanism}\u0000${username}`)
+    .digest()
+    .subarray(0, SALT_BYTES);
+  const { bytes } = scramDigest(mechanism);
+  return {
+    mechanism,
+    salt,
+    iterations: SCRAM_ITERATIONS,
+    storedKey: randomBytes(bytes),
+    serverKey: randomBytes(bytes),
+  };
+}

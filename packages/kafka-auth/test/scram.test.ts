@@ -3,7 +3,9 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import {
   deriveScramCredential,
+  mockScramCredential,
   SaslError,
+  SCRAM_ITERATIONS,
   type ScramCredential,
   type ScramMechanism,
   ScramServerExchange,
@@ -111,6 +113,26 @@ describe("SCRAM credentials and the server exchange", () => {
     await expect(kafkajsLogin("SCRAM-SHA-512", "k", "wrong", () => credential)).rejects.toThrow(
       /invalid credentials/,
     );
+  });
+
+  it("3b. an unknown user's stand-in credential: a stable salt, the usual iterations, refused only at client-final", async () => {
+    for (const mechanism of ["SCRAM-SHA-256", "SCRAM-SHA-512"] as const) {
+      const stand = mockScramCredential(mechanism, "key_unknown", "server secret");
+      expect(stand.iterations).toBe(SCRAM_ITERATIONS);
+      expect(stand.salt).toHaveLength(32);
+      expect(mockScramCredential(mechanism, "key_unknown", "server secret").salt).toEqual(stand.salt);
+      expect(mockScramCredential(mechanism, "key_other", "server secret").salt).not.toEqual(stand.salt);
+      expect(mockScramCredential(mechanism, "key_unknown", "another secret").salt).not.toEqual(stand.salt);
+      // kafkajs gets a server-first it accepts, then the very refusal a wrong secret gets.
+      let served = 0;
+      await expect(
+        kafkajsLogin(mechanism, "key_unknown", "any secret", () => {
+          served++;
+          return stand;
+        }),
+      ).rejects.toThrow(/invalid credentials/);
+      expect(served).toBe(1);
+    }
   });
 
   it("4. a credential of the other mechanism is refused", async () => {

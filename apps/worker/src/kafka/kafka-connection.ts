@@ -25,6 +25,7 @@ import { handleCreateTopics, handleDeleteTopics } from "./admin/topic-lifecycle-
 import { ADVERTISED_APIS, isAdvertised } from "./advertised-apis";
 import type { ClientRole } from "./client-sightings";
 import type { ConnectionGuard } from "./connection-guard";
+import { errorResponse } from "./error-response";
 import { handleFetch } from "./fetch-handler";
 import { handleFindCoordinator } from "./groups/find-coordinator-handler";
 import { handleDeleteGroups, handleDescribeGroups, handleListGroups } from "./groups/group-admin-handler";
@@ -55,6 +56,9 @@ export const FAILED_AUTH_CLOSE_DELAY_MS = 100;
  * whatever its size up to socket.request.max.bytes: only complete ones wait.
  */
 const READ_PAUSE_BYTES = 1 << 20;
+/** Kafka's own text for UNKNOWN_SERVER_ERROR; what failed is in the worker's log, not the answer. */
+const UNKNOWN_SERVER_ERROR_MESSAGE =
+  "The server experienced an unexpected error when processing the request.";
 
 type AuthState =
   | { step: "none" }
@@ -282,6 +286,34 @@ export class KafkaConnection {
         this.#deps.metrics.throttled(request.apiKey, request.apiVersion, principal.tenantId, ms);
       },
     };
+    let answered = false;
+    const answer = (body: object) => {
+      reply(body);
+      answered = true;
+    };
+    try {
+      await this.#handle(request, session, answer);
+    } catch (error) {
+      // The safety net: a handler's failure on a well-framed request is that API's
+      // UNKNOWN_SERVER_ERROR answer (as Kafka's KafkaApis answers it), not a closed connection.
+      // An acks=0 produce has no answer to carry it: closing is how Kafka tells that client.
+      if (answered || this.#closed.signal.aborted) throw error;
+      const noAnswer = request.apiKey === ApiKey.Produce && request.body.acks === 0;
+      this.#deps.ctx.logger.error(
+        { err: error, apiKey: request.apiKey, apiVersion: request.apiVersion, tenantId: principal.tenantId },
+        "kafka request failed; answered UNKNOWN_SERVER_ERROR",
+      );
+      if (noAnswer) return this.close();
+      reply(errorResponse(request, ErrorCode.UNKNOWN_SERVER_ERROR, UNKNOWN_SERVER_ERROR_MESSAGE));
+    }
+  }
+
+  async #handle(
+    request: DecodedRequest,
+    session: KafkaSession,
+    reply: (body: object) => void,
+  ): Promise<void> {
+    const { principal } = session;
     const { ctx } = this.#deps;
     const fault = ctx.testFaults?.take(request) ?? null;
     if (fault) ctx.logger.warn({ apiKey: request.apiKey, fault }, "injected a test fault");

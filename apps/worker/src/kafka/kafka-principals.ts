@@ -10,7 +10,12 @@ import {
   toKeyRule,
 } from "@lastword/api/key-auth";
 import type { PrismaClient } from "@lastword/db";
-import { SaslError, type ScramCredential, type ScramMechanism } from "@lastword/kafka-auth";
+import {
+  mockScramCredential,
+  SaslError,
+  type ScramCredential,
+  type ScramMechanism,
+} from "@lastword/kafka-auth";
 import { TtlCache } from "./ttl-cache";
 
 /**
@@ -56,13 +61,16 @@ const INVALID = "Authentication failed: invalid API key id or secret, or the key
 export class KafkaPrincipals {
   readonly #prisma: PrismaClient;
   readonly #now: () => number;
+  readonly #mockSecret: string;
   readonly #cache: TtlCache<string, KeyRow | null>;
   /** The last row Postgres answered for each key, and when: what logins use while it is unreachable. */
   readonly #verified = new Map<string, KeyRow>();
   #loads = 0;
 
-  constructor(prisma: PrismaClient, now: () => number) {
+  /** `mockSecret` keys the stand-in SCRAM salts of unknown key ids (the workers' shared secret). */
+  constructor(prisma: PrismaClient, now: () => number, mockSecret: string) {
     this.#prisma = prisma;
+    this.#mockSecret = mockSecret;
     this.#now = now;
     this.#cache = new TtlCache({ ttlMs: KEY_CACHE_MS, now });
   }
@@ -87,14 +95,19 @@ export class KafkaPrincipals {
     return row.principal;
   }
 
-  /** The stored SCRAM credential of a key; keys created before SCRAM existed have none (PLAIN only). */
+  /**
+   * The stored SCRAM credential of a key; keys created before SCRAM existed have none (PLAIN only).
+   * A key id with no usable credential (unknown, revoked, expired, PLAIN only) gets a stand-in and
+   * no principal: the exchange fails at its final message, exactly as a wrong secret does.
+   */
   async scram(
     keyId: string,
     mechanism: ScramMechanism,
-  ): Promise<{ principal: KafkaPrincipal; credential: ScramCredential }> {
+  ): Promise<{ principal: KafkaPrincipal | null; credential: ScramCredential }> {
     const row = await this.#row(keyId);
     const credential = row && usable(row, this.#now()) ? row.scram.get(mechanism) : undefined;
-    if (!row || !credential) throw new SaslError(INVALID);
+    if (!row || !credential)
+      return { principal: null, credential: mockScramCredential(mechanism, keyId, this.#mockSecret) };
     return { principal: row.principal, credential };
   }
 

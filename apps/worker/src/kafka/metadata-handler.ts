@@ -67,7 +67,8 @@ export async function handleMetadata(
         ? listed.find((l) => l.entry.name === wanted.name)
         : listed.find((l) => l.entry.topicId === wanted.topicId);
       if (!found) {
-        if (!wanted.name) return missing(ErrorCode.UNKNOWN_TOPIC_ID, null, wanted.topicId);
+        // By id alone (v10+); a name, even "", is answered under that name (not nullable before v12).
+        if (!byName) return missing(ErrorCode.UNKNOWN_TOPIC_ID, null, wanted.topicId);
         // A name no topic can have is INVALID_TOPIC_EXCEPTION, as Kafka answers (not retriable;
         // UNKNOWN_TOPIC_OR_PARTITION is, and clients would retry it until their timeout).
         const valid = topicNameSchema.safeParse(wanted.name).success;

@@ -27,7 +27,8 @@ export class SaslStep {
   readonly mechanism: SaslMechanism;
   readonly #principals: KafkaPrincipals;
   readonly #scram: ScramServerExchange | null;
-  #principal: KafkaPrincipal | null = null;
+  /** After the client-first message: the key's principal, or null for a key id with no credential. */
+  #principal: KafkaPrincipal | null | undefined;
   /** The key id the client named (its SASL user name), once a token named one: failed logins are counted per key id. */
   keyId: string | null = null;
 
@@ -45,7 +46,7 @@ export class SaslStep {
       const principal = await this.#principals.verifyPlain(username, password);
       return { done: true, reply: Buffer.alloc(0), principal };
     }
-    if (this.#principal === null) {
+    if (this.#principal === undefined) {
       const { username } = scram.clientFirst(token);
       this.keyId = username;
       const { principal, credential } = await this.#principals.scram(username, scram.mechanism);
@@ -53,6 +54,10 @@ export class SaslStep {
       return { done: false, reply: scram.serverFirst(credential) };
     }
     if (scram.done) throw new SaslError("the SCRAM exchange is already complete");
-    return { done: true, reply: scram.clientFinal(token), principal: this.#principal };
+    // An unknown key id ran on a stand-in credential no proof matches: clientFinal refuses it as
+    // it refuses a wrong secret (the same message); the check after it only makes that explicit.
+    const reply = scram.clientFinal(token);
+    if (this.#principal === null) throw new SaslError("invalid credentials");
+    return { done: true, reply, principal: this.#principal };
   }
 }

@@ -34,7 +34,11 @@ export async function handleInitProducerId(
   const givenEpoch = request.producerEpoch ?? NO_PRODUCER_EPOCH;
   if ((givenId === NO_PRODUCER_ID) !== (givenEpoch === NO_PRODUCER_EPOCH))
     return refused(ErrorCode.INVALID_REQUEST);
-  if (givenId !== NO_PRODUCER_ID) {
+  // Our ids come from a Postgres bigint sequence and are sent as JS numbers: one outside the safe
+  // integers (2^63−1, say) or below −1 was never issued. As Kafka does for any producer id of a
+  // non-transactional InitProducerId it does not know, the producer gets a fresh id.
+  const knowable = givenId > NO_PRODUCER_ID && givenId <= BigInt(Number.MAX_SAFE_INTEGER);
+  if (knowable) {
     const bump = await ctx.producerIds.bump(tenantId, Number(givenId), givenEpoch);
     if (bump.kind === "fenced") {
       return refused(
