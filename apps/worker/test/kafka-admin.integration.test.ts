@@ -265,6 +265,47 @@ describe("CreateTopics (scenario 7)", () => {
     conn.close();
   });
 
+  it("parallel CreateTopics and CreatePartitions over many connections never pass the partition quota", async () => {
+    // Issue 28.6: the quota is checked under a per-tenant lock in the create's own transaction.
+    const tenant = "org_admin_race";
+    await createNamedTopic(h.db.prisma, tenant, "grown", 1, { "cleanup.policy": "delete" });
+    await h.db.prisma.quota.create({
+      data: {
+        organizationId: tenant,
+        maxPartitions: 6,
+        maxStoredBytes: 1n << 30n,
+        produceBytesPerSecond: 1 << 20,
+        requestsPerSecond: 1000,
+      },
+    });
+    const key = await createKafkaKey(h.db.prisma, tenant, ["topics:read", "topics:write"], { scram: false });
+    const conns = await Promise.all(Array.from({ length: 12 }, () => raw(key)));
+    const answers = await Promise.all(
+      conns.map(async (conn, i) => {
+        if (i % 4 === 3) return (await createPartitions(conn, "grown", 3)).results[0]!;
+        const answer = await conn.call(ApiKey.CreateTopics, 4, {
+          topics: [creatable(`race-${i}`, 1)],
+          timeoutMs: 5000,
+          validateOnly: false,
+        });
+        return answer.topics[0]!;
+      }),
+    );
+    for (const conn of conns) conn.close();
+    for (const answer of answers) {
+      expect([0, ErrorCode.POLICY_VIOLATION, ErrorCode.INVALID_PARTITIONS]).toContain(answer.errorCode);
+    }
+    const used = await h.db.prisma.topic.aggregate({
+      where: { organizationId: tenant },
+      _sum: { partitionCount: true },
+    });
+    expect(used._sum.partitionCount).toBeLessThanOrEqual(6);
+    const rows = await h.db.prisma.partition.count({ where: { topic: { organizationId: tenant } } });
+    expect(rows).toBe(used._sum.partitionCount);
+    expect(answers.filter((a) => a.errorCode === ErrorCode.POLICY_VIOLATION).length).toBeGreaterThan(0);
+    await allHosted();
+  });
+
   it("a key without topics:write is refused with TOPIC_AUTHORIZATION_FAILED and the REST API's text", async () => {
     const conn = await raw(keyARead);
     const answer = await conn.call(ApiKey.CreateTopics, 5, {
