@@ -6,6 +6,29 @@ import { z } from "zod";
 // the package of the protocol both sides speak.
 const DEV_AUTH_SECRET = "lastword-development-secret-not-for-production";
 
+/**
+ * Secrets anyone can read (this repository's defaults, past and present): whoever knows the auth
+ * secret forges sessions and e-mail verification tokens, so production refuses them.
+ */
+const PUBLIC_SECRETS: readonly string[] = [
+  DEV_AUTH_SECRET,
+  DEV_INTERNAL_SECRET,
+  "change-me-auth-secret-at-least-32-chars",
+  "change-me-internal-secret",
+];
+
+/** Fewer distinct characters than this is a pattern (`aaaa…`, `abab…`), not a generated secret. */
+const MIN_DISTINCT_SECRET_CHARACTERS = 8;
+
+/** Why a secret may not be used in production, or null: a public default, a placeholder or a pattern. */
+export function publicOrWeakSecret(value: string): string | null {
+  if (PUBLIC_SECRETS.includes(value)) return "is a public default from the Lastword repository";
+  if (/change-?me|replace-?me|example|placeholder/i.test(value)) return "is a placeholder";
+  if (new Set(value).size < MIN_DISTINCT_SECRET_CHARACTERS)
+    return `has fewer than ${MIN_DISTINCT_SECRET_CHARACTERS} distinct characters (generate one: openssl rand -hex 32)`;
+  return null;
+}
+
 const serverEnvSchema = z
   .object({
     NODE_ENV: z.enum(["development", "production", "test"]).default("development"),
@@ -33,6 +56,13 @@ const serverEnvSchema = z
         path: ["LASTWORD_INTERNAL_SECRET"],
         message: "LASTWORD_INTERNAL_SECRET must not be the development default in production.",
       });
+    }
+    for (const name of ["BETTER_AUTH_SECRET", "LASTWORD_INTERNAL_SECRET"] as const) {
+      const value = env[name];
+      const reason =
+        production && value !== undefined && value !== DEV_INTERNAL_SECRET ? publicOrWeakSecret(value) : null;
+      if (reason)
+        ctx.addIssue({ code: "custom", path: [name], message: `${name} ${reason}; production refuses it.` });
     }
     return {
       ...env,
