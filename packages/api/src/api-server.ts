@@ -6,6 +6,7 @@ import { createAuth } from "./auth/auth";
 import { logMailSender, type MailSender } from "./auth/mail-sender";
 import type { Scope } from "./auth/scopes";
 import { retryAfterSeconds, toProblem } from "./errors/problem";
+import { defaultErrorLogger, type ErrorLogger, inRequestScope } from "./errors/unexpected-errors";
 import { MAX_AUTH_BODY_BYTES, MAX_TRPC_BODY_BYTES, withBodyLimit } from "./http/body-limit";
 import type { DataPlane } from "./records/data-plane";
 import { createRestHandler } from "./rest/rest-handler";
@@ -27,6 +28,8 @@ export interface ApiServerOptions {
   clock?: Clock;
   /** Verification mail; written to the log when not given (auth/mail-sender.ts). */
   mailSender?: MailSender;
+  /** Where unexpected errors (500s) go, each with its request id (default: pino on stdout). */
+  logger?: ErrorLogger;
 }
 
 export const TRPC_ENDPOINT = "/api/trpc";
@@ -50,12 +53,18 @@ export function createApiServer(options: ApiServerOptions) {
     clock,
     publicUrl: options.publicUrl,
   };
-  const handleRest = createRestHandler(appRouter, deps, options.publicUrl);
+  const restHandler = createRestHandler(appRouter, deps, options.publicUrl);
+  const logger = options.logger ?? defaultErrorLogger();
+  /** Each request runs with its own request id, which a 500's log line and problem body share. */
+  const scoped =
+    <A extends unknown[]>(handle: (...args: A) => Promise<Response>) =>
+    (...args: A): Promise<Response> =>
+      inRequestScope(logger, () => handle(...args));
   return {
     auth,
     router: appRouter,
     /** `/api/trpc/*`: the body read under MAX_TRPC_BODY_BYTES first (413 past it, never buffered whole). */
-    async handleTrpc(request: Request): Promise<Response> {
+    handleTrpc: scoped(async (request: Request): Promise<Response> => {
       const req = await withBodyLimit(request, MAX_TRPC_BODY_BYTES);
       if (req instanceof Response) return req;
       return fetchRequestHandler({
@@ -73,12 +82,12 @@ export function createApiServer(options: ApiServerOptions) {
           };
         },
       });
-    },
-    handleRest,
+    }),
+    handleRest: scoped(restHandler),
     /** `/schema-registry/*`: Confluent's Schema Registry API per tenant (schema-registry/registry-http.ts). */
-    handleSchemaRegistry(request: Request): Promise<Response> {
-      return handleSchemaRegistry(deps, request);
-    },
+    handleSchemaRegistry: scoped(
+      (request: Request): Promise<Response> => handleSchemaRegistry(deps, request),
+    ),
     /** `/api/auth/*` (better-auth), sign-in and sign-up included: bodies capped at MAX_AUTH_BODY_BYTES. */
     async handleAuth(request: Request): Promise<Response> {
       const req = await withBodyLimit(request, MAX_AUTH_BODY_BYTES);
