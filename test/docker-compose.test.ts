@@ -41,10 +41,11 @@ afterAll(() => rmSync(secretsDir, { recursive: true, force: true }));
 
 /** The environment `lastword.env` exports, as the services that source it see it. */
 function generatedEnv(dir = secretsDir): Record<string, string> {
-  return printedEnv(`. ${dir}/lastword.env && env -0`, {});
+  return printedEnv(`. ${dir}/lastword.env && env -0`, { NODE_ENV: "production" });
 }
 
-function printedEnv(script: string, env: Record<string, string | undefined>): Record<string, string> {
+/** What `script` leaves in its shell's environment, started with only PATH and `env`. */
+function printedEnv(script: string, env: NodeJS.ProcessEnv): Record<string, string> {
   const printed = execFileSync("sh", ["-c", script], {
     env: { PATH: process.env.PATH, ...env },
     encoding: "utf8",

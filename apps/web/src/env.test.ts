@@ -81,6 +81,22 @@ describe("parseServerEnv", () => {
     ).toThrow(/LASTWORD_INTERNAL_SECRET is a public default/);
   });
 
+  it("trusts no proxy by default, reads a CIDR list, and refuses a malformed entry by name", () => {
+    expect(parseServerEnv({}).trustedProxies.entries).toEqual([]);
+    const env = parseServerEnv({ TRUST_PROXY: "10.0.0.0/8, 127.0.0.1" });
+    expect(env.trustedProxies.contains("10.9.8.7")).toBe(true);
+    expect(env.trustedProxies.contains("192.0.2.1")).toBe(false);
+    expect(() => parseServerEnv({ TRUST_PROXY: "10.0.0.0/8, proxy.internal" })).toThrow(
+      /TRUST_PROXY: TRUST_PROXY entry "proxy.internal" is not an IP address or CIDR range/,
+    );
+  });
+
+  it("takes a positive MAX_ORGANIZATIONS_PER_USER, else leaves the API's default", () => {
+    expect(parseServerEnv({ MAX_ORGANIZATIONS_PER_USER: "5" }).MAX_ORGANIZATIONS_PER_USER).toBe(5);
+    expect(parseServerEnv({}).MAX_ORGANIZATIONS_PER_USER).toBeUndefined();
+    expect(() => parseServerEnv({ MAX_ORGANIZATIONS_PER_USER: "0" })).toThrow(/MAX_ORGANIZATIONS_PER_USER/);
+  });
+
   it("rejects a malformed database URL", () => {
     expect(() => parseServerEnv({ DATABASE_URL: "not a url" })).toThrow(/DATABASE_URL/);
   });

@@ -1,3 +1,4 @@
+import { parseTrustedProxies } from "@lastword/api/client-address";
 import { DEV_INTERNAL_SECRET } from "@lastword/dataplane/dev-secret";
 import { z } from "zod";
 
@@ -42,6 +43,11 @@ const serverEnvSchema = z
     // without it, messages are written to the server log.
     SMTP_URL: z.url().optional(),
     MAIL_FROM: z.string().min(3).default("Lastword <no-reply@localhost>"),
+    // Proxies whose X-Forwarded-For is believed: off (default) or a CIDR list (10.0.0.0/8, 127.0.0.1).
+    TRUST_PROXY: z.string().optional(),
+    // Organizations one user may own, the one sign-up makes included (each a tenant with the default
+    // quota); default @lastword/api's DEFAULT_MAX_ORGANIZATIONS_PER_USER (3).
+    MAX_ORGANIZATIONS_PER_USER: z.coerce.number().int().min(1).max(1000).optional(),
   })
   .transform((env, ctx) => {
     const production = env.NODE_ENV === "production";
@@ -64,8 +70,15 @@ const serverEnvSchema = z
       if (reason)
         ctx.addIssue({ code: "custom", path: [name], message: `${name} ${reason}; production refuses it.` });
     }
+    let trustedProxies = parseTrustedProxies(undefined);
+    try {
+      trustedProxies = parseTrustedProxies(env.TRUST_PROXY);
+    } catch (error) {
+      ctx.addIssue({ code: "custom", path: ["TRUST_PROXY"], message: (error as Error).message });
+    }
     return {
       ...env,
+      trustedProxies,
       BETTER_AUTH_SECRET: env.BETTER_AUTH_SECRET ?? DEV_AUTH_SECRET,
       LASTWORD_INTERNAL_SECRET: env.LASTWORD_INTERNAL_SECRET ?? DEV_INTERNAL_SECRET,
     };

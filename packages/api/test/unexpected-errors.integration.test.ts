@@ -1,10 +1,9 @@
-import { randomBytes } from "node:crypto";
 import { Writable } from "node:stream";
 import { pino } from "pino";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
-import { type ApiServer, createApiServer } from "../src/api-server";
+import type { ApiServer } from "../src/api-server";
 import { outboxMailSender } from "../src/auth/mail-sender";
-import { PUBLIC_URL, rest, type Session, signUp, trpc, useHarness } from "./api-harness";
+import { anotherWebProcess, rest, type Session, signUp, trpc, useHarness } from "./api-harness";
 
 // A 500 says nothing internal to the caller; the operator needs the log line it belongs to. Each
 // one is logged (pino, with the error's stack) under a request id the problem body carries.
@@ -21,16 +20,7 @@ beforeAll(async () => {
       done();
     },
   });
-  server = createApiServer({
-    prisma: h.db.prisma,
-    redis: h.redis,
-    dataPlane: h.dataPlane,
-    publicUrl: PUBLIC_URL,
-    authSecret: randomBytes(32).toString("hex"),
-    redisPrefix: h.redisPrefix,
-    logger: pino({ base: null }, sink),
-    mailSender: outboxMailSender(),
-  });
+  server = anotherWebProcess(h, { logger: pino({ base: null }, sink), mailSender: outboxMailSender() });
   owner = await signUp(server, "owner@example.com", "Owner");
   const created = await trpc(server, { cookie: owner.cookie }, "mutation", "apiKeys.create", {
     name: "reader",
