@@ -9,7 +9,8 @@ const serverScript = fileURLToPath(new URL("../../server.mjs", import.meta.url))
 
 function start(env: Record<string, string>) {
   return spawnSync(process.execPath, [serverScript], {
-    env: { PATH: process.env.PATH, NODE_ENV: "production", PORT: "0", ...env },
+    // Only what the test sets: not the developer's own secrets or TRUST_PROXY.
+    env: { NODE_ENV: "production", PORT: "0", ...env },
     encoding: "utf8",
     timeout: 30_000,
   });
@@ -17,10 +18,17 @@ function start(env: Record<string, string>) {
 
 describe("server.mjs", () => {
   it.each([
-    ["the old compose default", "change-me-auth-secret-at-least-32-chars", /BETTER_AUTH_SECRET is a public default/],
+    [
+      "the old compose default",
+      "change-me-auth-secret-at-least-32-chars",
+      /BETTER_AUTH_SECRET is a public default/,
+    ],
     ["a pattern", "ab".repeat(20), /BETTER_AUTH_SECRET has fewer than 8 distinct characters/],
   ])("refuses to start in production with %s as the auth secret", (_, secret, reason) => {
-    const run = start({ BETTER_AUTH_SECRET: secret, LASTWORD_INTERNAL_SECRET: randomBytes(16).toString("hex") });
+    const run = start({
+      BETTER_AUTH_SECRET: secret,
+      LASTWORD_INTERNAL_SECRET: randomBytes(16).toString("hex"),
+    });
     expect(run.status).toBe(1);
     expect(run.stderr).toMatch(/^lastword web: not starting\. Invalid environment for apps\/web: /);
     expect(run.stderr).toMatch(reason);
