@@ -63,4 +63,30 @@ describe("audit export and invitations", () => {
       "seq,createdAt,actorType,actorId,actorName,action,targetType,targetId,data,redacted,prevHash,hash",
     );
   });
+
+  it("names a tampered invitation event to the compliance role by its place in the chain, not its id", async () => {
+    const dpo = await signUp(h.server, "dpo2@example.com", "DPO 2");
+    const owner = await signUp(h.server, "owner2@example.com", "Owner 2");
+    const joined = await invite(h.server, { cookie: owner.cookie }, "dpo2@example.com", "compliance");
+    expect((await acceptInvitation(h.server, dpo, joined)).status).toBe(200);
+    const target = await h.db.prisma.auditEvent.findFirstOrThrow({
+      where: { targetId: joined.invitationId, action: "member.invited" },
+    });
+    await h.db.prisma.$transaction([
+      h.db.prisma.$executeRawUnsafe(`ALTER TABLE "AuditEvent" DISABLE TRIGGER "AuditEvent_append_only"`),
+      h.db.prisma.$executeRawUnsafe(
+        `UPDATE "AuditEvent" SET "createdAt" = "createdAt" - interval '1 day' WHERE "id" = $1`,
+        target.id,
+      ),
+      h.db.prisma.$executeRawUnsafe(`ALTER TABLE "AuditEvent" ENABLE TRIGGER "AuditEvent_append_only"`),
+    ]);
+    const seen = await rest(h.server, { cookie: dpo.cookie }, "GET", "/audit/verify");
+    expect(seen.body).toMatchObject({
+      ok: false,
+      firstBrokenSeq: target.seq,
+      firstBroken: { action: "member.invited", targetType: "invitation", targetId: null },
+    });
+    const owners = await rest(h.server, { cookie: owner.cookie }, "GET", "/audit/verify");
+    expect(owners.body).toMatchObject({ firstBroken: { targetId: joined.invitationId } });
+  });
 });
