@@ -6,12 +6,12 @@ import { CLIENT_ADDRESS_HEADER, createAuth, DEFAULT_MAX_ORGANIZATIONS_PER_USER }
 import { enforceAuthRate } from "./auth/auth-rate-limit";
 import { logMailSender, type MailSender } from "./auth/mail-sender";
 import type { Scope } from "./auth/scopes";
-import { retryAfterSeconds, toProblem } from "./errors/problem";
+import { type Problem, retryAfterSeconds, toProblem } from "./errors/problem";
 import { defaultErrorLogger, type ErrorLogger, inRequestScope } from "./errors/unexpected-errors";
 import { MAX_AUTH_BODY_BYTES, MAX_TRPC_BODY_BYTES, withBodyLimit } from "./http/body-limit";
 import { clientAddress, NO_TRUSTED_PROXIES, type TrustedProxies } from "./http/client-address";
 import type { DataPlane } from "./records/data-plane";
-import { errorResponse } from "./rest/problem-response";
+import { errorResponse, problemResponse } from "./rest/problem-response";
 import { createRestHandler } from "./rest/rest-handler";
 import { handleSchemaRegistry } from "./schema-registry/registry-http";
 import { type CreatedApiKey, issueApiKey } from "./services/api-key.service";
@@ -145,7 +145,10 @@ export function createApiServer(options: ApiServerOptions) {
           address,
         );
       } catch (error) {
-        return errorResponse(error);
+        // better-auth's client (the console's forms) shows an error body's `message`.
+        const refused = errorResponse(error);
+        const problem = (await refused.json()) as Problem;
+        return problemResponse({ ...problem, message: problem.detail }, refused.headers);
       }
       const req = await withBodyLimit(request, MAX_AUTH_BODY_BYTES);
       if (req instanceof Response) return req;
