@@ -139,6 +139,8 @@ describe("the console on a laptop and a phone", () => {
       '"Name"',
       '"Key"',
       '"Scopes"',
+      '"Rules"',
+      '"Created by"',
       '"Created"',
       '"Last used"',
       "none",

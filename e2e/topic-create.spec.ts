@@ -99,7 +99,9 @@ describe("create-topic wizard", () => {
     // A compacted preset adds the erasure deadline check of the resulting configs.
     await form.getByLabel("Preset").selectOption("gdpr-table");
     await form.getByRole("button", { name: "Preview" }).click();
-    await outcome.getByText(/^Erasure deadline: an erased key's old values are purged within/).waitFor();
+    await outcome
+      .getByText(/^Erasure deadline: an erased key's old values are purged and proven gone within/)
+      .waitFor();
     await form.getByLabel("Preset").selectOption("event-stream");
 
     // Still nothing in the list.

@@ -5,12 +5,13 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
-// The layer rules live in biome.json (noRestrictedImports per package, noProcessEnv, and the GritQL
-// plugins in biome-plugins/), so `npm run lint` (`biome ci .`, the first step of `npm test`) is what
-// enforces them. Here each rule meets a planted violation in the package it guards, and one
-// `biome ci` over the planted files, the lint command itself, has to fail naming that rule. The
-// plants go into a temporary directory holding the repository's lint configuration (biome.json,
-// its plugins, .gitignore) at the same paths, never into the source tree.
+// The layer rules live in biome.json (noRestrictedImports per package, noProcessEnv, noImportCycles
+// counting type-only imports too, and the GritQL plugins in biome-plugins/), so `npm run lint`
+// (`biome ci .`, the first step of `npm test`) is what enforces them. Here each rule meets a planted
+// violation in the package it guards, and one `biome ci` over the planted files, the lint command
+// itself, has to fail naming that rule. The plants go into a temporary directory holding the
+// repository's lint configuration (biome.json, its plugins, .gitignore) at the same paths, never
+// into the source tree.
 const root = fileURLToPath(new URL("..", import.meta.url));
 const LINT_CONFIG = ["biome.json", "biome-plugins", ".gitignore"];
 
@@ -93,6 +94,32 @@ const violations: Plant[] = [
     says: "Bare <form>",
   },
   {
+    rule: "no import cycles (one side)",
+    path: "packages/logstore/src/planted-cycle-a.ts",
+    source: 'import { b } from "./planted-cycle-b";\n\nexport const a = () => b;\n',
+    says: "lint/suspicious/noImportCycles",
+  },
+  {
+    rule: "no import cycles (the other side)",
+    path: "packages/logstore/src/planted-cycle-b.ts",
+    source: 'import { a } from "./planted-cycle-a";\n\nexport const b = () => a;\n',
+    says: "lint/suspicious/noImportCycles",
+  },
+  {
+    // Type-only imports vanish at runtime but still tangle the graph (as kafka-context ↔ test-faults did).
+    rule: "no import cycles through type-only imports",
+    path: "apps/worker/src/kafka/planted-context.ts",
+    source: 'import type { Hook } from "./planted-hook";\n\nexport interface Context {\n  hook: Hook;\n}\n',
+    says: "lint/suspicious/noImportCycles",
+  },
+  {
+    rule: "no import cycles through type-only imports (the other side)",
+    path: "apps/worker/src/kafka/planted-hook.ts",
+    source:
+      'import type { Context } from "./planted-context";\n\nexport type Hook = (ctx: Context) => void;\n',
+    says: "lint/suspicious/noImportCycles",
+  },
+  {
     rule: "process.env only in env.ts",
     path: "packages/db/src/planted.ts",
     source: "export const url = process.env.DATABASE_URL;\n",
@@ -100,7 +127,10 @@ const violations: Plant[] = [
   },
 ];
 
-/** Allowed: the same read inside an env.ts, and a relative import that climbs but stays in its package. */
+/**
+ * Allowed: the same read inside an env.ts, a relative import that climbs but stays in its package,
+ * and an import that goes one way only.
+ */
 const allowed: Plant[] = [
   {
     rule: "process.env in an env.ts",
@@ -112,6 +142,18 @@ const allowed: Plant[] = [
     rule: "a relative import within its package",
     path: "packages/client/src/planted/deep/inner.ts",
     source: 'import { fixture } from "../../../test/planted-fixture";\n\nexport const used = fixture;\n',
+    says: "",
+  },
+  {
+    rule: "an import one way only (no cycle)",
+    path: "packages/logstore/src/planted-down.ts",
+    source: 'import { leaf } from "./planted-leaf";\n\nexport const down = () => leaf;\n',
+    says: "",
+  },
+  {
+    rule: "the module it imports (no cycle)",
+    path: "packages/logstore/src/planted-leaf.ts",
+    source: "export const leaf = 1;\n",
     says: "",
   },
 ];

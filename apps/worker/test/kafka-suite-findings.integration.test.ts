@@ -102,6 +102,11 @@ describe("CreateTopics waits for leaders", () => {
       validateOnly: false,
     });
     expect(quick.topics[0]).toMatchObject({ name: "quick", errorCode: 0 });
+    // Its leader comes with the next claim; until then kafkajs's admin (which asks Metadata for
+    // every topic) would retry LEADER_NOT_AVAILABLE in the tests below.
+    await eventually("the quick topic led", 20_000, async () =>
+      (await metadata(raw, "quick")).partitions[0]?.errorCode === 0 ? true : undefined,
+    );
     raw.close();
   });
 });

@@ -232,6 +232,9 @@ describe("versions and keys", () => {
       [ApiKey.DescribeCluster, 0, 1],
       [ApiKey.DescribeLogDirs, 1, 4],
       [ApiKey.OffsetDelete, 0, 0],
+      [ApiKey.DescribeAcls, 1, 3],
+      [ApiKey.CreateAcls, 1, 3],
+      [ApiKey.DeleteAcls, 1, 3],
     ];
     for (const [apiKey, min, max] of needed) {
       const range = supportedVersions.find((entry) => entry.apiKey === apiKey);

@@ -58,7 +58,8 @@ function withoutErrorCodes(value: unknown): unknown {
 /**
  * Where its response objects differ from the Kafka JSON by design, not by bytes: FindCoordinator
  * v0-3 is reshaped into v4's `coordinators` list, Fetch v4-12 calls the topic name `topicId`
- * and parses records, ListOffsets v0 folds OldStyleOffsets, DescribeConfigs v0 drops IsDefault.
+ * and parses records, ListOffsets v0 folds OldStyleOffsets, DescribeConfigs v0 drops IsDefault,
+ * and Describe/DeleteAcls answers name Kafka's PatternType `resourcePatternType` (as its requests do).
  */
 function asPlatformaticShapes(apiKey: number, version: number, expected: Struct): Struct {
   const mapList = (list: unknown, fn: (s: Struct) => Struct) => (list as Struct[]).map(fn);
@@ -88,9 +89,23 @@ function asPlatformaticShapes(apiKey: number, version: number, expected: Struct)
       return version > 0 ? expected : dropNested("topics", "partitions", "oldStyleOffsets");
     case ApiKey.DescribeConfigs:
       return version > 0 ? expected : dropNested("results", "configs", "isDefault");
+    case ApiKey.DescribeAcls:
+      return { ...expected, resources: mapList(expected.resources, renamePatternType) };
+    case ApiKey.DeleteAcls:
+      return {
+        ...expected,
+        filterResults: mapList(expected.filterResults, (f) => ({
+          ...f,
+          matchingAcls: mapList(f.matchingAcls, renamePatternType),
+        })),
+      };
     default:
       return expected;
   }
+}
+
+function renamePatternType({ patternType, ...rest }: Struct): Struct {
+  return patternType === undefined ? rest : { ...rest, resourcePatternType: patternType };
 }
 
 /** Deep "received holds expected": Buffers by bytes, arrays by length and element. */

@@ -1,6 +1,6 @@
 import fs from "node:fs";
 import path from "node:path";
-import { fsyncDirectory } from "./segment";
+import { fsyncDirectory } from "./fsync-directory";
 
 /** Offset below which records are gone (deleteRecordsBefore, retention). */
 export const LOG_START_OFFSET_CHECKPOINT = "log-start-offset-checkpoint";

@@ -1,3 +1,5 @@
+import type { CleanResult, CleanTrigger } from "./clean-result";
+import type { CleanableLog } from "./cleanable-log";
 import {
   type CleanableRange,
   type CompactionTimingConfig,
@@ -6,11 +8,9 @@ import {
   nextCleanDueAt,
   type SegmentSummary,
 } from "./cleanable-range";
-import type { RemovedTombstone } from "./cleaner-batch";
 import { type CleanerCheckpoint, readCleanerCheckpoint, writeCleanerCheckpoint } from "./cleaner-checkpoint";
 import { reachFaultPoint } from "./cleaner-fault-points";
 import { CleaningPass, PassAborted } from "./cleaning-pass";
-import type { Clock } from "./clock";
 import type { TopicConfig } from "./config";
 import { InvalidConfigError } from "./errors";
 import { Mutex } from "./mutex";
@@ -26,27 +26,6 @@ import type { Segment } from "./segment";
 // checks that the group's segments are still live (retention or close may have removed them); if
 // not, the pass stops there, as Kafka aborts a round, and the checkpoint is not moved.
 
-/** What the cleaner needs from its PartitionLog. */
-export interface CleanableLog {
-  readonly dir: string;
-  readonly config: TopicConfig;
-  readonly clock: Clock;
-  readonly dedupeBufferBytes: number;
-  readonly mutex: Mutex;
-  readonly segmentObjects: readonly Segment[];
-  readonly logStartOffset: number;
-  readonly logEndOffset: number;
-  readonly isClosed: boolean;
-  replaceSegments(replacements: readonly Segment[], replaced: readonly Segment[]): void;
-  /** Persists the closed segments' tombstone counts (after swaps changed them). */
-  checkpointTombstoneCounts(): void;
-  scheduleFileDeletion(paths: string[]): void;
-  /** Each live idempotent producer's last batch, by its last offset: kept even when emptied. */
-  producerLastBatchEnds(): ReadonlyMap<number, number>;
-  /** Makes an evicted segment local again (the pass reads segment files). */
-  fetchBack(segment: Segment): Promise<void>;
-}
-
 export interface CleanableStats {
   cleanBytes: number;
   dirtyBytes: number;
@@ -56,53 +35,6 @@ export interface CleanableStats {
   maxCompactionDelayMs: number;
   /** A pass would run now (ratio strictly above the minimum, max lag overdue, or a horizon passed). */
   cleanable: boolean;
-}
-
-/** Why a pass ran; "forced" when only `force` made it run. */
-export type CleanTrigger = "dirty-ratio" | "max-compaction-lag" | "delete-horizon" | "forced" | "targeted";
-
-export interface CleanResult {
-  cleaned: boolean;
-  /** Bytes of the segments recopied (Kafka's bytesRead). */
-  bytesRead: number;
-  bytesWritten: number;
-  recordsRead: number;
-  recordsRemoved: number;
-  /** Tombstones removed: superseded ones and those whose delete horizon had passed. */
-  tombstonesRemoved: number;
-  /**
-   * Each tombstone counted in `tombstonesRemoved` (same length), in offset order, from the groups
-   * this pass swapped in (an aborted pass reports those swapped before it stopped).
-   */
-  removedTombstones: RemovedTombstone[];
-  /** Keys in the map / slots the budget allows (Kafka's buffer utilization). */
-  mapUtilization: number;
-  /**
-   * Bytes of the offset map this pass used: the budget, or less when the dirty range holds fewer
-   * records than the budget has entries (the map is sized to them and behaves identically).
-   */
-  mapBytes: number;
-  /** The new checkpoint: where the next pass's dirty section starts. */
-  nextDirtyOffset: number;
-  durationMs: number;
-  /** Bytes and records read while building the offset map (Kafka's mapBytesRead / mapMessagesRead). */
-  mapBytesRead: number;
-  mapRecordsRead: number;
-  /** Records without a key dropped (Kafka's invalidMessagesRead). */
-  keylessRecordsRemoved: number;
-  /** 100 × bytesWritten / max(bytesRead, 1): Kafka's cleaner-recopy-percent for this pass. */
-  recopyPercent: number;
-  /** The range and lag this pass was chosen on (Kafka's max-dirty-percent, max-compaction-delay-secs). */
-  dirtyRatio: number;
-  maxCompactionDelayMs: number;
-  firstDirtyOffset: number;
-  firstUncleanableOffset: number;
-  segmentsRead: number;
-  segmentsWritten: number;
-  trigger: CleanTrigger | null;
-  startedAtMs: number;
-  /** Set when the log changed under the pass (closed, or segments removed); nothing was checkpointed. */
-  abortedReason: string | null;
 }
 
 /** Throws INVALID_CONFIG when the budget cannot hold a single map entry (Kafka's cleaner check). */

@@ -1,8 +1,9 @@
 import { randomInt } from "node:crypto";
 import { batchCompression, batchField, rebuiltBatchBound } from "@lastword/record-batch";
+import type { CleanResult } from "./clean-result";
+import type { CleanableLog } from "./cleanable-log";
 import type { CleanableRange } from "./cleanable-range";
 import { CleanedSegmentWriter } from "./cleaned-segment-writer";
-import type { CleanableLog, CleanResult } from "./cleaner";
 import {
   FilterCounters,
   type FilteredBatch,
@@ -15,6 +16,7 @@ import type { CleanerCheckpoint } from "./cleaner-checkpoint";
 import { filterCompressedBatch } from "./cleaner-compressed";
 import { reachFaultPoint } from "./cleaner-fault-points";
 import { CleanerSegmentReader } from "./cleaner-segment-reader";
+import { fsyncDirectory } from "./fsync-directory";
 import {
   acquireOffsetMap,
   OFFSET_MAP_BYTES_PER_SLOT,
@@ -22,7 +24,7 @@ import {
   offsetMapSlots,
   releaseOffsetMap,
 } from "./offset-map";
-import { fsyncDirectory, type Segment, segmentLimits } from "./segment";
+import { type Segment, segmentLimits } from "./segment";
 import { DELETED_SUFFIX } from "./segment-swap";
 
 // One cleaning round over a snapshot of the log's segments (Kafka's Cleaner.doClean).

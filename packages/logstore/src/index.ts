@@ -13,7 +13,8 @@ export {
   type ValidatedBatch,
 } from "./batch-validation";
 export { readTextFile, writeFileAtomically } from "./checkpoint-file";
-export type { CleanableStats, CleanResult, CleanTrigger, PurgeOptions } from "./cleaner";
+export type { CleanResult, CleanTrigger } from "./clean-result";
+export type { CleanableStats, PurgeOptions } from "./cleaner";
 export type { RemovedTombstone, TombstoneRemovalReason } from "./cleaner-batch";
 export { type Clock, ManualClock, systemClock } from "./clock";
 export type {

@@ -6,8 +6,9 @@ import {
   readCheckpoint,
   writeCheckpoint,
 } from "./checkpoint-file";
+import { fsyncDirectory } from "./fsync-directory";
 import { readRemoteSegments, writeRemoteSegments } from "./remote-segments";
-import { fsyncDirectory, parseSegmentFileName, Segment, type SegmentLimits } from "./segment";
+import { parseSegmentFileName, Segment, type SegmentLimits } from "./segment";
 import { recoverSwapFiles } from "./segment-swap";
 import { resolveTombstoneCounts, writeTombstoneCounts } from "./tombstone-counts";
 

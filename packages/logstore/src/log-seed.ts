@@ -1,9 +1,10 @@
 import fs from "node:fs";
 import path from "node:path";
 import { LOG_START_OFFSET_CHECKPOINT, writeCheckpoint, writeFileAtomically } from "./checkpoint-file";
+import { fsyncDirectory } from "./fsync-directory";
 import { decodeProducerSnapshot, snapshotFileName } from "./producer-state-snapshot";
 import { type RemoteSegmentEntry, writeRemoteSegments } from "./remote-segments";
-import { fsyncDirectory, parseSegmentFileName, segmentFileName } from "./segment";
+import { parseSegmentFileName, segmentFileName } from "./segment";
 
 /** One stretch of a seeded log, in offset order. */
 export type SeedPart =

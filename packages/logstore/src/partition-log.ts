@@ -1,12 +1,7 @@
 import fs from "node:fs";
 import { LOG_START_OFFSET_CHECKPOINT, RECOVERY_POINT_CHECKPOINT, writeCheckpoint } from "./checkpoint-file";
-import {
-  type CleanableStats,
-  type CleanResult,
-  LogCleaner,
-  type PurgeOptions,
-  validateDedupeBufferBytes,
-} from "./cleaner";
+import type { CleanResult } from "./clean-result";
+import { type CleanableStats, LogCleaner, type PurgeOptions, validateDedupeBufferBytes } from "./cleaner";
 import { type Clock, systemClock } from "./clock";
 import { parseTopicConfig, type TopicConfig } from "./config";
 import { CorruptSegmentError, LogClosedError, OffsetOutOfRangeError, PolicyViolationError } from "./errors";
@@ -33,6 +28,7 @@ import {
   type ValidatedBatch,
   validateBatch,
 } from "./batch-validation";
+import { fsyncDirectory } from "./fsync-directory";
 import {
   DEFAULT_PRODUCER_ID_EXPIRATION_MS,
   incrementSequence,
@@ -49,7 +45,7 @@ import { readProducerSnapshotBytes, writeProducerSnapshot } from "./producer-sta
 import { validateAppendRecords } from "./record-validation";
 import { deletableSegments, largestTimestamp, type RetentionReason, retentionRules } from "./retention";
 import { drawRollJitterMs, rollReason, timeRollDueAt } from "./roll-policy";
-import { fsyncDirectory, Segment, type SegmentLimits, segmentLimits } from "./segment";
+import { Segment, type SegmentLimits, segmentLimits } from "./segment";
 import { storedCodec } from "./stored-compression";
 import { findOffsetByTimestamp, type TimestampAndOffset } from "./timestamp-search";
 import { writeTombstoneCounts } from "./tombstone-counts";

@@ -1,5 +1,4 @@
 import { readTextFile, writeFileAtomically } from "./checkpoint-file";
-import type { Segment } from "./segment";
 
 /**
  * The bookkeeping of a closed segment whose bytes were evicted to a remote tier: everything the
@@ -32,7 +31,9 @@ const VERSION = 1;
 
 /**
  * Each entry field copied to and from a segment's own bookkeeping, and the segment field it is:
- * the one list `Segment.remote`, `Segment.remoteEntry` and the file's check below go by.
+ * the one list `Segment.remote`, `Segment.remoteEntry` and the file's check below go by. The
+ * segment side is checked where `Segment` copies the fields (segment.ts imports this module, not
+ * the other way round).
  */
 export const SEGMENT_FIELD_OF_ENTRY = {
   nextOffset: "nextOffset",
@@ -42,7 +43,7 @@ export const SEGMENT_FIELD_OF_ENTRY = {
   firstBatchTimestamp: "firstBatchTimestamp",
   maxTimestamp: "maxTimestamp",
   offsetOfMaxTimestamp: "offsetOfMaxTimestamp",
-} as const satisfies Partial<Record<keyof RemoteSegmentEntry, keyof Segment>>;
+} as const satisfies Partial<Record<keyof RemoteSegmentEntry, string>>;
 
 const FIELDS = ["baseOffset", ...Object.keys(SEGMENT_FIELD_OF_ENTRY), "largestTimestampMs"];
 

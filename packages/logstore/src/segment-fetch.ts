@@ -1,9 +1,10 @@
 import fs from "node:fs";
 import path from "node:path";
 import { CorruptSegmentError } from "./errors";
+import { fsyncDirectory } from "./fsync-directory";
 import { RESTORING_SUFFIX } from "./log-loader";
 import type { RemoteSegmentSource } from "./remote-segments";
-import { fsyncDirectory, Segment, type SegmentLimits, segmentFileName } from "./segment";
+import { Segment, type SegmentLimits, segmentFileName } from "./segment";
 
 /**
  * Fetches an evicted segment's bytes back into `<base>.log.restoring` and loads them (every batch

@@ -50,15 +50,6 @@ export function segmentLimits(segmentIndexBytes: number): SegmentLimits {
   };
 }
 
-export function fsyncDirectory(dir: string): void {
-  const fd = fs.openSync(dir, "r");
-  try {
-    fs.fsyncSync(fd);
-  } finally {
-    fs.closeSync(fd);
-  }
-}
-
 function writeFully(fd: number, bytes: Buffer, position: number): void {
   let written = 0;
   while (written < bytes.length) {

@@ -51,6 +51,8 @@ interface KnownFile {
 }
 
 const MAX_CONSOLIDATION_BYTES = 64 << 20;
+/** How soon a sync that stopped short is tried again. */
+const RETRY_SHORT_MS = 1_000;
 
 /**
  * Makes object storage follow each hosted partition's local log, one partition at a time inside
@@ -160,42 +162,50 @@ export class SegmentTiering {
       return;
     }
     try {
-      await this.#o.host.background(partitionId, (log) => this.#sync(slot, log));
+      const finished = await this.#o.host.background(partitionId, (log) => this.#sync(slot, log));
+      // Stopped short (fenced, or a file replaced under the upload): nothing else may touch the
+      // partition again before the next full scan, a minute away, so look again soon.
+      if (!finished) this.touch(partitionId, this.#o.clock.now() + RETRY_SHORT_MS);
     } catch (error) {
       this.#o.logger.warn({ partitionId, err: error }, "object storage sync failed; retrying");
       this.touch(partitionId, this.#o.clock.now() + 5_000);
     }
   }
 
-  async #sync(slot: PartitionSlot, log: HostedLog): Promise<void> {
+  /** True when every step ran to its end; false when one stopped short and is worth retrying. */
+  async #sync(slot: PartitionSlot, log: HostedLog): Promise<boolean> {
     let manifest = await this.#o.manifest.load(slot.partitionId);
     const end = manifest.durableEndOffset;
-    if (end === null) return;
+    // Nothing durable yet: the first commit touches the partition.
+    if (end === null) return true;
     if (log.logStartOffset > manifestStart(manifest, end)) {
       if ((await this.#o.changes.trimBelow(slot.partitionId, slot.epoch, log.logStartOffset)) !== "done")
-        return;
+        return false;
       manifest = await this.#o.manifest.load(slot.partitionId);
       this.#o.window.advance(slot.partitionId, slot.epoch, manifest.durableEndOffset!);
     }
     const segments = await log.segments();
-    if (!(await this.#uploadClosed(slot, log, segments, manifest))) return;
+    const uploaded = await this.#uploadClosed(slot, log, segments, manifest);
+    if (uploaded === "fenced") return false;
     manifest = await this.#o.manifest.load(slot.partitionId);
-    if (!(await this.#consolidate(slot, log, segments.at(-1)!.baseOffset, manifest))) return;
+    if (!(await this.#consolidate(slot, log, segments.at(-1)!.baseOffset, manifest))) return false;
     await this.#evict(slot, log, await log.segments(), manifest);
+    return uploaded === "all";
   }
 
   /**
    * Step 2, newest segment first (so segments written before the manifest began are prepended in
-   * one sync). False when the lease was lost.
+   * one sync): "fenced" when the lease was lost, "partly" when a segment was left for a later sync.
    */
   async #uploadClosed(
     slot: PartitionSlot,
     log: HostedLog,
     segments: readonly LogSegment[],
     manifest: PartitionManifest,
-  ): Promise<boolean> {
+  ): Promise<"all" | "partly" | "fenced"> {
     const end = manifest.durableEndOffset!;
     let rows = manifest.rows;
+    let result: "all" | "partly" = "all";
     for (let i = segments.length - 2; i >= 0; i--) {
       const segment = segments[i]!;
       const rangeEnd = segments[i + 1]!.baseOffset - 1;
@@ -205,10 +215,12 @@ export class SegmentTiering {
       );
       if (row && (await this.#holds(slot, segment, row))) continue;
       const outcome = await this.#upload(slot, log, segment, rangeEnd, rows);
-      if (outcome === "fenced") return false;
+      if (outcome === "fenced") return "fenced";
       if (outcome === "done") rows = (await this.#o.manifest.load(slot.partitionId)).rows;
+      // A conflict stays one (left to commit rows, logged); a file replaced mid-read is worth another look.
+      else if (outcome === "replaced") result = "partly";
     }
-    return true;
+    return result;
   }
 
   /** Whether the row's object holds exactly the segment's file (by SHA-256, known per file identity). */
@@ -239,14 +251,14 @@ export class SegmentTiering {
     segment: LogSegment,
     rangeEnd: number,
     rows: readonly ManifestRow[],
-  ): Promise<ChangeOutcome> {
+  ): Promise<ChangeOutcome | "replaced"> {
     const { store, clock } = this.#o;
     const path = segmentPath(slot.dir, segment.baseOffset);
     const info = await stat(path);
     const bytes = await readFile(path);
     const entry = log.remoteEntryOf(segment.baseOffset, "");
     // Replaced under us (a pass cannot run now, but a reopen can): the next sync sees the new file.
-    if (entry === null || bytes.length !== entry.sizeBytes) return "conflict";
+    if (entry === null || bytes.length !== entry.sizeBytes) return "replaced";
     const sha256 = createHash("sha256").update(bytes).digest("hex");
     const key = segmentObjectKey(slot.partitionId, segment.baseOffset, slot.epoch, clock.now());
     const snapshot = log.producerSnapshotAt(rangeEnd + 1);

@@ -8,6 +8,7 @@ import type { Logger } from "../logger";
 import type { FetchTally } from "../metrics/fetch-tally";
 import type { AppendSignal } from "./append-signal";
 import type { ClientSightings } from "./client-sightings";
+import type { KafkaFaultHooks } from "./fault-hooks";
 import type { GroupCoordinator } from "./groups/group-coordinator";
 import type { GroupLeaseRepository } from "./groups/group-lease.repository";
 import type { GroupOffsetsRepository } from "./groups/group-offsets.repository";
@@ -17,7 +18,6 @@ import type { KafkaQuotas } from "./kafka-quotas";
 import type { LatestFreeze, LatestViews } from "./latest-view";
 import type { ProduceInflation } from "./produce-inflation";
 import type { ProducerIdRepository } from "./producers/producer-ids.repository";
-import type { TestFaults } from "./test-faults";
 
 /** What every request handler of this worker's listener shares. */
 export interface KafkaBrokerContext {
@@ -53,7 +53,7 @@ export interface KafkaBrokerContext {
   /** This worker as a broker (its node id is known once it registered). */
   self(): KafkaBroker;
   /** Injected faults (WORKER_KAFKA_TEST_FAULTS), null unless a test asked for them. */
-  testFaults: TestFaults | null;
+  testFaults: KafkaFaultHooks | null;
 }
 
 /**

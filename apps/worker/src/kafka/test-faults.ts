@@ -1,5 +1,6 @@
 import { ApiKey, type DecodedRequest } from "@lastword/kafka-protocol";
 import { z } from "zod";
+import type { InjectedFault, KafkaFaultHooks } from "./fault-hooks";
 import { offsetCommitFailed } from "./groups/offset-commit-handler";
 
 /**
@@ -27,10 +28,7 @@ const API_KEY_OF = {
   Fetch: ApiKey.Fetch,
 } as const;
 
-/** What the connection does with a request a rule matched. */
-export type InjectedFault = { kind: "answer"; body: object } | { kind: "throttle"; throttleTimeMs: number };
-
-export class TestFaults {
+export class TestFaults implements KafkaFaultHooks {
   readonly #armed: TestFaultRule[];
   #beforeOffsetWrite: (() => Promise<void>) | null = null;
 
