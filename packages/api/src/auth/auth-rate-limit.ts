@@ -1,6 +1,6 @@
+import type { Clock } from "@lastword/logstore";
 import type { Redis } from "ioredis";
 import { AppError } from "../errors/app-error";
-import type { Clock } from "@lastword/logstore";
 
 /**
  * Limits on better-auth's password and mail endpoints, per client address (http/client-address.ts:
