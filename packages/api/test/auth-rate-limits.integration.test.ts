@@ -210,6 +210,27 @@ describe("organizations per user", () => {
     expect(await h.db.prisma.member.count({ where: { userId: founder.userId, role: "owner" } })).toBe(3);
   });
 
+  it("holds the limit against one user's parallel creations", async () => {
+    const server = makeServer({ maxOrganizationsPerUser: 3 });
+    const racer = await signUp(server, "racer@example.com", "Racer");
+    const answers = await Promise.all(
+      Array.from({ length: 8 }, (_, i) => create(server, racer, `race-${i}`).then((r) => r.status)),
+    );
+    expect(answers.filter((status) => status === 200).length).toBeGreaterThanOrEqual(1);
+    expect(
+      answers.every((status) => [200, 403, 409].includes(status)),
+      answers.join(),
+    ).toBe(true);
+    expect(
+      await h.db.prisma.member.count({ where: { userId: racer.userId, role: "owner" } }),
+    ).toBeLessThanOrEqual(3);
+    // Once they are done, the count alone decides.
+    while ((await h.db.prisma.member.count({ where: { userId: racer.userId, role: "owner" } })) < 3) {
+      expect([200, 409]).toContain((await create(server, racer, "fill")).status);
+    }
+    expect((await create(server, racer, "over")).status).toBe(403);
+  });
+
   it("limits how fast one user creates them, per hour", async () => {
     const server = makeServer({ maxOrganizationsPerUser: 100 });
     const busy = await signUp(server, "busy@example.com", "Busy");

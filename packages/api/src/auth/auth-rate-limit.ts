@@ -95,3 +95,31 @@ export async function enforceOrganizationCreationRate(deps: RateCounterDeps, use
     );
   }
 }
+
+/**
+ * How long one user's organization creation holds its per-user lock at most (released when the
+ * organization and its owner row exist; this bound only matters when a creation dies half-way).
+ */
+export const ORGANIZATION_CREATION_LOCK_MS = 10_000;
+
+const creationLockKey = (deps: RateCounterDeps, userId: string) =>
+  `${deps.redisPrefix}:org-create-lock:${userId}`;
+
+/**
+ * Takes the user's creation lock, so the owned-organization count a creation checks cannot be
+ * raced by the same user's parallel creations; false when another one holds it.
+ */
+export async function lockOrganizationCreation(deps: RateCounterDeps, userId: string): Promise<boolean> {
+  const taken = await deps.redis.set(
+    creationLockKey(deps, userId),
+    "1",
+    "PX",
+    ORGANIZATION_CREATION_LOCK_MS,
+    "NX",
+  );
+  return taken === "OK";
+}
+
+export async function unlockOrganizationCreation(deps: RateCounterDeps, userId: string): Promise<void> {
+  await deps.redis.del(creationLockKey(deps, userId));
+}

@@ -8,7 +8,12 @@ import { organization } from "better-auth/plugins/organization";
 import { AppError } from "../errors/app-error";
 import { createTenantForUser } from "../services/tenant.service";
 import { accessControl, roles } from "./access-control";
-import { enforceOrganizationCreationRate, type RateCounterDeps } from "./auth-rate-limit";
+import {
+  enforceOrganizationCreationRate,
+  lockOrganizationCreation,
+  type RateCounterDeps,
+  unlockOrganizationCreation,
+} from "./auth-rate-limit";
 import type { MailSender } from "./mail-sender";
 
 export interface AuthOptions {
@@ -136,18 +141,28 @@ function organizationPlugin(options: AuthOptions) {
     // audit trail as sign-up does. Invitations are accepted through our procedure instead.
     organizationHooks: {
       // One person, many tenants, each with the full default quota: bounded in number (owned
-      // organizations) and in rate (per user, shared across web processes).
+      // organizations) and in rate (per user, shared across web processes). One creation per user
+      // at a time (a Redis lock, held until the owner row exists), so parallel ones cannot all
+      // pass the count.
       beforeCreateOrganization: async ({ user }) => {
-        const owned = await prisma.member.count({ where: { userId: user.id, role: "owner" } });
-        if (owned >= options.maxOrganizationsPerUser) {
-          throw new APIError("FORBIDDEN", {
-            code: "ORGANIZATION_LIMIT",
-            message: `You own ${owned} organizations, the most one person may own (${options.maxOrganizationsPerUser}).`,
+        const counters = options.rateCounters;
+        if (!(await lockOrganizationCreation(counters, user.id))) {
+          throw new APIError("CONFLICT", {
+            code: "ORGANIZATION_CREATION_IN_PROGRESS",
+            message: "Another organization of yours is being created; try again when it is done.",
           });
         }
         try {
-          await enforceOrganizationCreationRate(options.rateCounters, user.id);
+          const owned = await prisma.member.count({ where: { userId: user.id, role: "owner" } });
+          if (owned >= options.maxOrganizationsPerUser) {
+            throw new APIError("FORBIDDEN", {
+              code: "ORGANIZATION_LIMIT",
+              message: `You own ${owned} organizations, the most one person may own (${options.maxOrganizationsPerUser}).`,
+            });
+          }
+          await enforceOrganizationCreationRate(counters, user.id);
         } catch (error) {
+          await unlockOrganizationCreation(counters, user.id);
           if (!(error instanceof AppError)) throw error;
           throw new APIError(
             "TOO_MANY_REQUESTS",
@@ -157,16 +172,20 @@ function organizationPlugin(options: AuthOptions) {
         }
       },
       afterCreateOrganization: async ({ organization: org, user }) => {
-        await prisma.$transaction((tx) =>
-          appendAuditEvent(tx, {
-            organizationId: org.id,
-            actor: { type: "user", id: user.id },
-            action: "tenant.created",
-            target: { type: "organization", id: org.id },
-            data: { name: org.name, slug: org.slug },
-            now: options.now(),
-          }),
-        );
+        try {
+          await prisma.$transaction((tx) =>
+            appendAuditEvent(tx, {
+              organizationId: org.id,
+              actor: { type: "user", id: user.id },
+              action: "tenant.created",
+              target: { type: "organization", id: org.id },
+              data: { name: org.name, slug: org.slug },
+              now: options.now(),
+            }),
+          );
+        } finally {
+          await unlockOrganizationCreation(options.rateCounters, user.id);
+        }
       },
     },
   });
