@@ -37,7 +37,8 @@ export function newAccount(name: string): Account {
   return { name, email: `e2e-${tag}@example.com`, password: `pw-${randomBytes(8).toString("hex")}` };
 }
 
-// better-auth allows 3 sign-ins/sign-ups per 10 s per client address; every test browser here
+// The API allows 3 sign-ins/sign-ups per 10 s per client address (@lastword/api
+// auth/auth-rate-limit.ts, better-auth's own numbers); every test browser here
 // shares 127.0.0.1, so a spec that signs up several accounts may be refused for a while. A refused
 // attempt does not move the window, so the form is sent again until the server takes it.
 const AUTH_RATE_WINDOW_MS = 10_000;

@@ -74,8 +74,9 @@ export default async function setup(project: TestProject): Promise<() => Promise
       logDir: workDir,
     });
     services.push(worker);
-    const nextBin = join(repoRoot, "node_modules/next/dist/bin/next");
-    const web = startService("web", process.execPath, [nextBin, "start", "-p", String(port)], {
+    // The web's own server (apps/web/server.mjs, what `npm start` runs): Next behind the peer
+    // stamp the sign-in and sign-up limits key on. It listens on PORT.
+    const web = startService("web", process.execPath, [join(webDir, "server.mjs")], {
       cwd: webDir,
       env,
       logDir: workDir,

@@ -1,7 +1,9 @@
 import { execFileSync } from "node:child_process";
-import { readFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import { parse } from "yaml";
 import { BUILD_COMMAND, MIGRATE_COMMAND, WEB_COMMAND, WORKER_COMMAND } from "../scripts/start/processes";
 
@@ -23,13 +25,47 @@ const compose = parse(read("docker-compose.yml"), { merge: true }) as { services
 const commandOf = (service: Service) =>
   Array.isArray(service.command) ? service.command.join(" ") : (service.command ?? "");
 
+/** Where the containers mount the generated secrets (the `secrets` volume). */
+const SECRETS_DIR = "/run/lastword-secrets";
+/** A compose command as the container's shell runs it (compose turns `$$` into `$`), secrets read from `dir`. */
+const shellOf = (service: Service, dir: string) =>
+  commandOf(service)
+    .replace(/^sh -c /, "")
+    .replaceAll("$$", "$")
+    .replaceAll(SECRETS_DIR, dir);
+
+// The `secrets` service's script, run once here by a real shell as the container runs it at first start.
+const secretsDir = mkdtempSync(join(tmpdir(), "lastword-compose-secrets-"));
+execFileSync("sh", ["-c", shellOf(compose.services.secrets!, secretsDir)]);
+afterAll(() => rmSync(secretsDir, { recursive: true, force: true }));
+
+/** The environment `lastword.env` exports, as the services that source it see it. */
+function generatedEnv(dir = secretsDir): Record<string, string> {
+  return printedEnv(`. ${dir}/lastword.env && env -0`, { NODE_ENV: "production" });
+}
+
+/** What `script` leaves in its shell's environment, started with only PATH and `env`. */
+function printedEnv(script: string, env: NodeJS.ProcessEnv): Record<string, string> {
+  const printed = execFileSync("sh", ["-c", script], {
+    env: { PATH: process.env.PATH, ...env },
+    encoding: "utf8",
+  });
+  return Object.fromEntries(
+    printed
+      .split("\0")
+      .filter(Boolean)
+      .map((line) => [line.slice(0, line.indexOf("=")), line.slice(line.indexOf("=") + 1)]),
+  );
+}
+
 describe("docker-compose.yml", () => {
-  it("has exactly the six services: postgres, redis, minio, its one-shot bucket creation, web, worker", () => {
+  it("has exactly the seven services: secrets, postgres, redis, minio, its one-shot bucket creation, web, worker", () => {
     expect(Object.keys(compose.services).sort()).toEqual([
       "bucket",
       "minio",
       "postgres",
       "redis",
+      "secrets",
       "web",
       "worker",
     ]);
@@ -50,7 +86,9 @@ describe("docker-compose.yml", () => {
   });
 
   it("starts the same commands as npm start: migrate, then the web or worker script", () => {
-    expect(commandOf(compose.services.web!)).toContain(`${MIGRATE_COMMAND} && ${WEB_COMMAND}`);
+    expect(commandOf(compose.services.web!)).toContain(
+      `. ${SECRETS_DIR}/lastword.env && ${MIGRATE_COMMAND} && ${WEB_COMMAND}`,
+    );
     expect(commandOf(compose.services.worker!)).toContain(`${MIGRATE_COMMAND} && ${WORKER_COMMAND}`);
     const start = read("scripts/start.ts");
     expect(start).toMatch(/run\("worker", WORKER_COMMAND/);
@@ -73,10 +111,73 @@ describe("docker-compose.yml", () => {
   it("points both processes at the compose Postgres and Redis with one shared internal secret", () => {
     const web = compose.services.web!.environment!;
     const worker = compose.services.worker!.environment!;
-    expect(web.DATABASE_URL).toContain("@postgres:5432/");
     expect(web.REDIS_URL).toBe("redis://redis:6379");
-    expect(worker.DATABASE_URL).toBe(web.DATABASE_URL);
-    expect(worker.LASTWORD_INTERNAL_SECRET).toBe(web.LASTWORD_INTERNAL_SECRET);
+    expect(worker.REDIS_URL).toBe(web.REDIS_URL);
+    // Both source the one generated file: the same Postgres URL and internal secret.
+    for (const name of ["web", "worker"] as const) {
+      expect(commandOf(compose.services[name]!), name).toContain(`. ${SECRETS_DIR}/lastword.env &&`);
+      expect(compose.services[name]!.volumes, name).toContain(`secrets:${SECRETS_DIR}:ro`);
+    }
+    const generated = generatedEnv();
+    expect(generated.DATABASE_URL).toBe(
+      `postgresql://postgres:${generated.POSTGRES_PASSWORD}@postgres:5432/lastword`,
+    );
+  });
+
+  it("publishes only the console and the Kafka listeners; Postgres, Redis and MinIO stay on the compose network", () => {
+    const published = Object.entries(compose.services)
+      .filter(([, service]) => service.ports !== undefined)
+      .map(([name, service]) => [name, service.ports]);
+    expect(published).toEqual([
+      ["web", ["3000:3000"]],
+      ["worker", ["9092-9099:9092"]],
+    ]);
+  });
+
+  it("contains no usable secret: no literal password, secret or credential URL anywhere", () => {
+    const text = read("docker-compose.yml");
+    // The defaults it used to ship (public, so usable by anyone against a stack that kept them).
+    for (const known of ["change-me", "POSTGRES_PASSWORD: postgres", "postgres:postgres@"]) {
+      expect(text).not.toContain(known);
+    }
+    for (const [name, service] of Object.entries(compose.services)) {
+      for (const [key, value] of Object.entries(service.environment ?? {})) {
+        // Only *_FILE pointers to the generated secrets may name a password or secret.
+        if (/PASSWORD|SECRET|TOKEN/.test(key))
+          expect(`${name} ${key}=${value}`).toMatch(/_FILE=\/run\/lastword-secrets\//);
+        expect(String(value), `${name} ${key}`).not.toMatch(/:\/\/[^/@\s]*:[^/@\s]+@/);
+      }
+      // Commands pass credentials only as shell variables read from the generated file.
+      expect(commandOf(service), name).not.toMatch(/mc alias set \S+ \S+ (?!"\$)/);
+    }
+  });
+
+  it("generates each secret once, at random, and keeps it across restarts", () => {
+    const names = ["postgres_password", "minio_password", "auth_secret", "internal_secret"];
+    const secrets = names.map((name) => readFileSync(join(secretsDir, name), "utf8"));
+    for (const secret of secrets) expect(secret).toMatch(/^[0-9a-f]{64}$/);
+    expect(new Set(secrets).size).toBe(names.length);
+    // A restart runs the script again: nothing changes (Postgres keeps the password it was initialised with).
+    execFileSync("sh", ["-c", shellOf(compose.services.secrets!, secretsDir)]);
+    expect(names.map((name) => readFileSync(join(secretsDir, name), "utf8"))).toEqual(secrets);
+    // Another stack (another volume) gets other secrets.
+    const other = mkdtempSync(join(tmpdir(), "lastword-compose-secrets-"));
+    try {
+      execFileSync("sh", ["-c", shellOf(compose.services.secrets!, other)]);
+      expect(readFileSync(join(other, "auth_secret"), "utf8")).not.toBe(secrets[2]);
+    } finally {
+      rmSync(other, { recursive: true, force: true });
+    }
+  });
+
+  it("gives the web secrets its production checks accept, and Postgres its password from the volume", async () => {
+    const { parseServerEnv } = await import("../apps/web/src/env");
+    const env = parseServerEnv({ NODE_ENV: "production", ...generatedEnv() });
+    expect(env.BETTER_AUTH_SECRET).toBe(readFileSync(join(secretsDir, "auth_secret"), "utf8"));
+    const postgres = compose.services.postgres!;
+    expect(postgres.environment?.POSTGRES_PASSWORD_FILE).toBe(`${SECRETS_DIR}/postgres_password`);
+    expect(postgres.volumes).toContain(`secrets:${SECRETS_DIR}:ro`);
+    expect(postgres.depends_on?.secrets).toEqual({ condition: "service_completed_successfully" });
   });
 });
 
@@ -85,26 +186,14 @@ describe("docker-compose.yml", () => {
  * runs it (compose turns `$$` into `$`), printing the environment the worker would start with.
  */
 function workerStartEnv(extra: Record<string, string> = {}): Record<string, string> {
-  const command = commandOf(compose.services.worker!)
-    .replace(/^sh -c /, "")
-    .replaceAll("$$", "$");
+  const command = shellOf(compose.services.worker!, secretsDir);
   const prefix = command.slice(0, command.indexOf(MIGRATE_COMMAND));
-  const printed = execFileSync("sh", ["-c", `${prefix} env -0`], {
-    // The container's environment only (what the image runs with: NODE_ENV=production, Dockerfile).
-    env: {
-      PATH: process.env.PATH,
-      NODE_ENV: "production",
-      ...compose.services.worker!.environment,
-      ...extra,
-    },
-    encoding: "utf8",
+  // The container's environment only (what the image runs with: NODE_ENV=production, Dockerfile).
+  return printedEnv(`${prefix} env -0`, {
+    NODE_ENV: "production",
+    ...compose.services.worker!.environment,
+    ...extra,
   });
-  return Object.fromEntries(
-    printed
-      .split("\0")
-      .filter(Boolean)
-      .map((line) => [line.slice(0, line.indexOf("=")), line.slice(line.indexOf("=") + 1)]),
-  );
 }
 
 describe("docker-compose.yml worker environment", () => {
@@ -139,7 +228,7 @@ describe("docker-compose.yml worker environment", () => {
 
   it("scales: each replica has its own data directory (an anonymous volume) and no fixed worker id", () => {
     const worker = compose.services.worker!;
-    expect(worker.volumes).toEqual([worker.environment!.LASTWORD_DATA_DIR]);
+    expect(worker.volumes).toEqual([worker.environment!.LASTWORD_DATA_DIR, `secrets:${SECRETS_DIR}:ro`]);
     expect(worker.environment!.WORKER_ID).toBeUndefined();
   });
 
@@ -149,13 +238,22 @@ describe("docker-compose.yml worker environment", () => {
       expect(service.environment!.LASTWORD_OBJECT_STORE).toBe(
         "s3://lastword?region=us-east-1&endpoint=http://minio:9000&forcePathStyle=true",
       );
-      expect(service.environment!.AWS_ACCESS_KEY_ID).toBe(minio!.environment!.MINIO_ROOT_USER);
-      expect(service.environment!.AWS_SECRET_ACCESS_KEY).toBe(minio!.environment!.MINIO_ROOT_PASSWORD);
       expect(service.depends_on?.bucket).toEqual({ condition: "service_completed_successfully" });
     }
-    const creation = commandOf(bucket!);
+    // The worker's start (its command, with the generated file) holds MinIO's own credentials.
+    const generated = generatedEnv();
+    const started = workerStartEnv();
+    expect(started.AWS_ACCESS_KEY_ID).toBe(generated.MINIO_ROOT_USER);
+    expect(started.AWS_SECRET_ACCESS_KEY).toBe(generated.MINIO_ROOT_PASSWORD);
+    expect(started.AWS_SECRET_ACCESS_KEY).toBe(readFileSync(join(secretsDir, "minio_password"), "utf8"));
+    // MinIO and the bucket step read the same file; the bucket step logs in with those variables.
+    expect(commandOf(minio!)).toMatch(
+      new RegExp(`^\\. ${SECRETS_DIR}/lastword.env && exec minio server /data`),
+    );
+    const creation = shellOf(bucket!, secretsDir);
+    expect(creation).toContain(`. ${secretsDir}/lastword.env &&`);
     expect(creation).toContain(
-      `mc alias set local http://minio:9000 ${minio!.environment!.MINIO_ROOT_USER} ${minio!.environment!.MINIO_ROOT_PASSWORD}`,
+      'mc alias set local http://minio:9000 "$MINIO_ROOT_USER" "$MINIO_ROOT_PASSWORD"',
     );
     expect(creation).toContain("mc mb --ignore-existing local/lastword");
     expect(bucket!.depends_on?.minio).toEqual({ condition: "service_healthy" });

@@ -39,7 +39,7 @@ export function checkPostgres(databaseUrl: string): Promise<string | null> {
       await client.query("SELECT 1");
     },
     () => client.end().catch(() => {}),
-    `Cannot reach PostgreSQL at ${redact(databaseUrl)}: start it (\`docker compose up -d postgres\`, ` +
+    `Cannot reach PostgreSQL at ${redact(databaseUrl)}: start it (\`docker run -d -p 127.0.0.1:5432:5432 -e POSTGRES_HOST_AUTH_METHOD=trust -e POSTGRES_DB=lastword postgres:16\`, ` +
       "or `pg_ctlcluster --skip-systemctl-redirect $(ls /etc/postgresql) main start`) or set DATABASE_URL.",
   );
 }
@@ -58,7 +58,7 @@ export function checkRedis(redisUrl: string): Promise<string | null> {
       await redis.ping();
     },
     () => redis.disconnect(),
-    `Cannot reach Redis at ${redact(redisUrl)}: start it (\`docker compose up -d redis\`, ` +
+    `Cannot reach Redis at ${redact(redisUrl)}: start it (\`docker run -d -p 127.0.0.1:6379:6379 redis:7\`, ` +
       'or `redis-server --daemonize yes --bind 127.0.0.1 --port 6379 --save "" --appendonly no`) or set REDIS_URL.',
   );
 }

@@ -12,6 +12,7 @@ import { usePerFile } from "@lastword/db/testing-hooks";
 import { Redis } from "ioredis";
 import {
   type ApiServer,
+  type ApiServerOptions,
   type Clock,
   createApiServer,
   type MailMessage,
@@ -106,8 +107,11 @@ export async function startHarness(name: string, options: { clock?: Clock } = {}
   };
 }
 
-/** Another web process: an API server over the harness's database, Redis and data plane that has cached nothing. */
-export function anotherWebProcess(h: Harness): ApiServer {
+/**
+ * Another web process: an API server over the harness's database, Redis and data plane that has
+ * cached nothing (its own auth secret: the harness's sessions are not its), with `options` over that.
+ */
+export function anotherWebProcess(h: Harness, options: Partial<ApiServerOptions> = {}): ApiServer {
   return createApiServer({
     prisma: h.db.prisma,
     redis: h.redis,
@@ -115,6 +119,7 @@ export function anotherWebProcess(h: Harness): ApiServer {
     publicUrl: PUBLIC_URL,
     authSecret: randomBytes(32).toString("hex"),
     redisPrefix: h.redisPrefix,
+    ...options,
   });
 }
 

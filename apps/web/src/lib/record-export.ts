@@ -1,5 +1,5 @@
 import type { RouterOutputs } from "@lastword/api";
-import Papa from "papaparse";
+import { toCsv } from "@lastword/api/csv";
 import type { Envelope } from "./envelope";
 
 /** A record as the message browser shows it: one of records.search's answer. */
@@ -15,23 +15,27 @@ function cellText(envelope: Envelope | null): string {
   return envelope.type === "json" ? JSON.stringify(envelope.data) : envelope.data;
 }
 
+const RECORD_COLUMNS = ["partition", "offset", "timestamp", "key", "value", "tombstone", "headers"] as const;
+
 /**
  * CSV for a spreadsheet: one row a record, the time as ISO 8601, key and value as text (JSON
  * compact; a null key or tombstone empty, with `tombstone` saying which), headers as a JSON object.
  */
 export function recordsAsCsv(records: readonly BrowsedRecord[]): string {
-  return Papa.unparse({
-    fields: ["partition", "offset", "timestamp", "key", "value", "tombstone", "headers"],
-    data: records.map((r) => [
-      r.partition,
-      r.offset,
-      new Date(r.timestamp).toISOString(),
-      cellText(r.key),
-      cellText(r.value),
-      r.value === null || r.value.data === null ? "true" : "false",
-      JSON.stringify(Object.fromEntries(r.headers.map((h) => [h.key, cellText(h.value)]))),
-    ]),
-  });
+  // toCsv (@lastword/api/csv) defuses cells a spreadsheet would run as formulas: keys, values and
+  // headers are the tenant's producers' text.
+  return toCsv(
+    RECORD_COLUMNS,
+    records.map((r) => ({
+      partition: r.partition,
+      offset: r.offset,
+      timestamp: new Date(r.timestamp).toISOString(),
+      key: cellText(r.key),
+      value: cellText(r.value),
+      tombstone: r.value === null || r.value.data === null ? "true" : "false",
+      headers: JSON.stringify(Object.fromEntries(r.headers.map((h) => [h.key, cellText(h.value)]))),
+    })),
+  );
 }
 
 /** Hands `text` to the browser as a file download. */

@@ -32,5 +32,9 @@ function buildApiServer(): ApiServer {
     authSecret: env.BETTER_AUTH_SECRET,
     redisPrefix: env.REDIS_PREFIX,
     mailSender: env.SMTP_URL ? smtpMailSender({ url: env.SMTP_URL, from: env.MAIL_FROM }) : logMailSender(),
+    trustedProxies: env.trustedProxies,
+    ...(env.MAX_ORGANIZATIONS_PER_USER !== undefined && {
+      maxOrganizationsPerUser: env.MAX_ORGANIZATIONS_PER_USER,
+    }),
   });
 }

@@ -3,9 +3,17 @@ import type { PrismaClient } from "@lastword/db";
 import { appendAuditEvent } from "@lastword/db";
 import { betterAuth } from "better-auth";
 import { prismaAdapter } from "better-auth/adapters/prisma";
+import { APIError } from "better-auth/api";
 import { organization } from "better-auth/plugins/organization";
+import { AppError } from "../errors/app-error";
 import { createTenantForUser } from "../services/tenant.service";
 import { accessControl, roles } from "./access-control";
+import {
+  enforceOrganizationCreationRate,
+  lockOrganizationCreation,
+  type RateCounterDeps,
+  unlockOrganizationCreation,
+} from "./auth-rate-limit";
 import type { MailSender } from "./mail-sender";
 
 export interface AuthOptions {
@@ -15,7 +23,17 @@ export interface AuthOptions {
   now: () => Date;
   /** Where verification mail goes (auth/mail-sender.ts). */
   mailSender: MailSender;
+  /** The shared counters of the per-user organization creation rate (auth-rate-limit.ts). */
+  rateCounters: RateCounterDeps;
+  /** How many organizations a user may own, the one sign-up made included. */
+  maxOrganizationsPerUser: number;
 }
+
+/** Default of `maxOrganizationsPerUser` (the web's MAX_ORGANIZATIONS_PER_USER): each is a tenant with the default quota. */
+export const DEFAULT_MAX_ORGANIZATIONS_PER_USER = 3;
+
+/** The header handleAuth sets to the client address (http/client-address.ts); better-auth reads only it. */
+export const CLIENT_ADDRESS_HEADER = "x-lastword-client-address";
 
 /** Prefix of every API key, so a leaked key is recognisable (e.g. by secret scanners). */
 export const API_KEY_PREFIX = "lw_";
@@ -66,7 +84,13 @@ export function createAuth(options: AuthOptions) {
       // from baseURL; said here so the public URL, not a request arriving over http behind a TLS
       // proxy, is what decides.
       useSecureCookies: new URL(options.publicUrl).protocol === "https:",
+      // Sessions record the client address handleAuth derived from the TCP peer and the trusted
+      // proxies (never a client's own X-Forwarded-For); it overwrites this header on every request.
+      ipAddress: { ipAddressHeaders: [CLIENT_ADDRESS_HEADER] },
     },
+    // Ours replaces better-auth's limiter (in-memory per process, and on in production only):
+    // handleAuth counts attempts per client address in Redis (auth-rate-limit.ts).
+    rateLimit: { enabled: false },
     database: prismaAdapter(prisma, { provider: "postgresql" }),
     telemetry: { enabled: false },
     emailAndPassword: { enabled: true, autoSignIn: true, minPasswordLength: 8, maxPasswordLength: 128 },
@@ -116,17 +140,52 @@ function organizationPlugin(options: AuthOptions) {
     // The console creates organizations through better-auth directly; this starts the tenant's
     // audit trail as sign-up does. Invitations are accepted through our procedure instead.
     organizationHooks: {
+      // One person, many tenants, each with the full default quota: bounded in number (owned
+      // organizations) and in rate (per user, shared across web processes). One creation per user
+      // at a time (a Redis lock, held until the owner row exists), so parallel ones cannot all
+      // pass the count.
+      beforeCreateOrganization: async ({ user }) => {
+        const counters = options.rateCounters;
+        if (!(await lockOrganizationCreation(counters, user.id))) {
+          throw new APIError("CONFLICT", {
+            code: "ORGANIZATION_CREATION_IN_PROGRESS",
+            message: "Another organization of yours is being created; try again when it is done.",
+          });
+        }
+        try {
+          const owned = await prisma.member.count({ where: { userId: user.id, role: "owner" } });
+          if (owned >= options.maxOrganizationsPerUser) {
+            throw new APIError("FORBIDDEN", {
+              code: "ORGANIZATION_LIMIT",
+              message: `You own ${owned} organizations, the most one person may own (${options.maxOrganizationsPerUser}).`,
+            });
+          }
+          await enforceOrganizationCreationRate(counters, user.id);
+        } catch (error) {
+          await unlockOrganizationCreation(counters, user.id);
+          if (!(error instanceof AppError)) throw error;
+          throw new APIError(
+            "TOO_MANY_REQUESTS",
+            { code: error.code, message: error.message },
+            { "retry-after": String(error.retryAfterSeconds ?? 60) },
+          );
+        }
+      },
       afterCreateOrganization: async ({ organization: org, user }) => {
-        await prisma.$transaction((tx) =>
-          appendAuditEvent(tx, {
-            organizationId: org.id,
-            actor: { type: "user", id: user.id },
-            action: "tenant.created",
-            target: { type: "organization", id: org.id },
-            data: { name: org.name, slug: org.slug },
-            now: options.now(),
-          }),
-        );
+        try {
+          await prisma.$transaction((tx) =>
+            appendAuditEvent(tx, {
+              organizationId: org.id,
+              actor: { type: "user", id: user.id },
+              action: "tenant.created",
+              target: { type: "organization", id: org.id },
+              data: { name: org.name, slug: org.slug },
+              now: options.now(),
+            }),
+          );
+        } finally {
+          await unlockOrganizationCreation(options.rateCounters, user.id);
+        }
       },
     },
   });

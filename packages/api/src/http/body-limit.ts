@@ -1,5 +1,5 @@
 import { AppError } from "../errors/app-error";
-import { toProblem } from "../errors/problem";
+import { problemToSend } from "../errors/unexpected-errors";
 import { problemResponse } from "../rest/problem-response";
 
 /** Largest REST request body accepted (JSON or binary frames). */
@@ -59,6 +59,6 @@ export async function withBodyLimit(req: Request, maxBytes: number): Promise<Req
       signal: req.signal,
     });
   } catch (error) {
-    return problemResponse(toProblem(error));
+    return problemResponse(problemToSend(error));
   }
 }

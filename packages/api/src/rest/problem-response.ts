@@ -1,4 +1,5 @@
-import { type Problem, retryAfterSeconds, toProblem } from "../errors/problem";
+import { type Problem, retryAfterSeconds } from "../errors/problem";
+import { problemToSend } from "../errors/unexpected-errors";
 
 /** A problem document as the HTTP answer (application/problem+json, its status). */
 export function problemResponse(problem: Problem, headers: Headers = new Headers()): Response {
@@ -10,7 +11,7 @@ export function problemResponse(problem: Problem, headers: Headers = new Headers
 export function errorResponse(error: unknown): Response {
   const retryAfter = retryAfterSeconds(error);
   return problemResponse(
-    toProblem(error),
+    problemToSend(error),
     new Headers(retryAfter ? { "retry-after": String(retryAfter) } : {}),
   );
 }

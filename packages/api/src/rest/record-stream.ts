@@ -7,7 +7,7 @@ import {
 import { z } from "zod";
 import type { Identity } from "../auth/request-identity";
 import { AppError } from "../errors/app-error";
-import { toProblem } from "../errors/problem";
+import { problemToSend } from "../errors/unexpected-errors";
 import { topicNameSchema } from "../procedures/topics/topic.schema";
 import type { DataPlaneFetchedRecord } from "../records/data-plane";
 import { bytesToEnvelope, ENVELOPE_FORMATS, type EnvelopeFormat } from "../records/envelope";
@@ -228,7 +228,7 @@ async function* ndjsonLines(deps: ApiDeps, plan: StreamPlan, starts: number[]): 
     }
   } catch (error) {
     // Headers are gone already: the failure becomes the last line, and no offsets line follows.
-    yield encoder.encode(`${JSON.stringify({ error: toProblem(error) })}\n`);
+    yield encoder.encode(`${JSON.stringify({ error: problemToSend(error) })}\n`);
     return;
   }
   yield encoder.encode(`${JSON.stringify({ end: true, offsets })}\n`);
@@ -256,7 +256,7 @@ async function* binaryFrames(
     }
   } catch (error) {
     // Frames arrive whole, so the error frame starts at a frame boundary; no offsets frame follows.
-    yield encodeErrorFrame(toProblem(error));
+    yield encodeErrorFrame(problemToSend(error));
     return;
   }
   yield encodeOffsetsFrame(offsets);

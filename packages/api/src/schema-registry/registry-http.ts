@@ -3,6 +3,7 @@ import { type Identity, resolveApiKeySecret } from "../auth/request-identity";
 import { hasScope, type Scope } from "../auth/scopes";
 import { AppError } from "../errors/app-error";
 import { toAppError } from "../errors/problem";
+import { problemToSend } from "../errors/unexpected-errors";
 import { readBodyCapped } from "../http/body-limit";
 import { enforceRequestRate } from "../services/rate-limit.service";
 import type { ApiDeps } from "../trpc/context";
@@ -121,7 +122,11 @@ export async function handleSchemaRegistry(deps: ApiDeps, request: Request): Pro
     if (error instanceof RegistryError) return json(error.status, error.body);
     const app = toAppError(error);
     if (app) return appErrorResponse(app);
-    console.error("schema registry request failed", error);
-    return json(500, { error_code: 50001, message: "Error in the backend data store" });
+    // Logged with a request id (errors/unexpected-errors.ts) that the message names.
+    const { requestId } = problemToSend(error);
+    return json(500, {
+      error_code: 50001,
+      message: `Error in the backend data store (request ${requestId})`,
+    });
   }
 }

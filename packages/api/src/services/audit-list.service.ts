@@ -1,8 +1,8 @@
 import type { Prisma, PrismaClient } from "@lastword/db";
 import { z } from "zod";
 import type { Identity } from "../auth/request-identity";
-import { hasScope } from "../auth/scopes";
 import { auditActorNames } from "./audit-actors";
+import { auditRowVisibility } from "./audit-visibility";
 
 /** An event's payload is a JSON object whatever its action (older events predate some fields). */
 const dataSchema = z.record(z.string(), z.unknown());
@@ -24,8 +24,8 @@ export interface AuditListInput {
 
 /**
  * A page of the tenant's audit trail, newest first, filtered, each event with its actor named
- * (audit-actors.ts) and both hashes. Pending invitations' ids and e-mails are shown to callers who
- * manage members only, as the members list does.
+ * (audit-actors.ts) and both hashes. Invitations' ids and e-mails are shown to callers who manage
+ * members only, as the members list does (audit-visibility.ts, the exports' rule too).
  */
 export async function listAuditEvents(
   deps: { prisma: PrismaClient },
@@ -55,18 +55,18 @@ export async function listAuditEvents(
   });
   const page = events.slice(0, input.limit);
   const nameOf = await auditActorNames(deps.prisma, identity.tenantId, page);
-  const seesInvitations = hasScope(identity.scopes, "members:write");
+  const visible = auditRowVisibility(identity);
   return {
     events: page.map((e) => {
-      const hidden = e.targetType === "invitation" && !seesInvitations;
+      const shown = visible(e);
       return {
         seq: e.seq,
         at: e.createdAt.toISOString(),
         action: e.action,
         actor: nameOf(e),
         targetType: e.targetType,
-        targetId: hidden ? null : e.targetId,
-        data: hidden ? {} : dataSchema.parse(e.data),
+        targetId: shown.targetId,
+        data: dataSchema.parse(shown.data),
         prevHash: e.prevHash,
         hash: e.hash,
       };

@@ -1,6 +1,8 @@
 import type { PrismaClient } from "@lastword/db";
 import type { Identity } from "../auth/request-identity";
+import { toCsv } from "../csv";
 import { auditActorNames } from "./audit-actors";
+import { auditRowVisibility } from "./audit-visibility";
 import { type ErasureDeps, getErasureRequest } from "./erasure.service";
 
 export type ExportFormat = "json" | "csv";
@@ -9,22 +11,6 @@ export interface ExportDocument {
   filename: string;
   contentType: string;
   content: string;
-}
-
-function csvCell(value: unknown): string {
-  const text =
-    value === null || value === undefined
-      ? ""
-      : typeof value === "object"
-        ? JSON.stringify(value)
-        : String(value);
-  return /[",\n\r]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
-}
-
-/** RFC 4180: a header row, CRLF line ends, cells quoted when they hold a comma, quote or newline. */
-export function toCsv(columns: readonly string[], rows: readonly Record<string, unknown>[]): string {
-  const lines = [columns.join(","), ...rows.map((row) => columns.map((c) => csvCell(row[c])).join(","))];
-  return `${lines.join("\r\n")}\r\n`;
 }
 
 const EVIDENCE_COLUMNS = [
@@ -107,11 +93,16 @@ const TRAIL_COLUMNS = [
   "targetType",
   "targetId",
   "data",
+  "redacted",
   "prevHash",
   "hash",
 ] as const;
 
-/** The tenant's whole audit trail with both hashes, so an auditor can re-walk the chain offline. */
+/**
+ * The tenant's whole audit trail with both hashes, so an auditor can re-walk the chain offline;
+ * invitation ids and addresses only for callers who manage members (audit-visibility.ts), the
+ * rows cut for others marked `redacted`.
+ */
 export async function exportAuditTrail(
   prisma: PrismaClient,
   identity: Identity,
@@ -122,19 +113,24 @@ export async function exportAuditTrail(
     orderBy: { seq: "asc" },
   });
   const nameOf = await auditActorNames(prisma, identity.tenantId, events);
-  const rows = events.map((e) => ({
-    seq: e.seq,
-    createdAt: e.createdAt.toISOString(),
-    actorType: e.actorType,
-    actorId: e.actorId,
-    actorName: nameOf(e).name,
-    action: e.action,
-    targetType: e.targetType,
-    targetId: e.targetId,
-    data: e.data,
-    prevHash: e.prevHash,
-    hash: e.hash,
-  }));
+  const visible = auditRowVisibility(identity);
+  const rows = events.map((e) => {
+    const shown = visible(e);
+    return {
+      seq: e.seq,
+      createdAt: e.createdAt.toISOString(),
+      actorType: e.actorType,
+      actorId: e.actorId,
+      actorName: nameOf(e).name,
+      action: e.action,
+      targetType: e.targetType,
+      targetId: shown.targetId,
+      data: shown.data,
+      redacted: shown.redacted,
+      prevHash: e.prevHash,
+      hash: e.hash,
+    };
+  });
   return format === "json"
     ? {
         filename: "audit-trail.json",

@@ -3,7 +3,8 @@ import type { ProduceFrames } from "@lastword/frames";
 import type { Redis } from "ioredis";
 import type { Identity } from "../auth/request-identity";
 import { AppError } from "../errors/app-error";
-import { toAppError, toProblem } from "../errors/problem";
+import { toAppError } from "../errors/problem";
+import { problemToSend } from "../errors/unexpected-errors";
 import type { ProduceRecordsInput, ProduceResultItem } from "../procedures/records/produce-records.schema";
 import type { ReadRecordsInput } from "../procedures/records/read-records.schema";
 import type { DataPlane, DataPlaneProduceRecord, DataPlaneProducer } from "../records/data-plane";
@@ -246,7 +247,7 @@ export async function produceBatch(
       } catch (thrown) {
         const error = writeFailure(thrown, producer !== undefined);
         failures.push(error);
-        const { code, status, detail, writeMayHaveHappened } = toProblem(error);
+        const { code, status, detail, writeMayHaveHappened } = problemToSend(error);
         const item = {
           code,
           status,

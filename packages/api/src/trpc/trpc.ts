@@ -1,6 +1,6 @@
 import { initTRPC } from "@trpc/server";
 import type { OpenApiMeta } from "trpc-to-openapi";
-import { toProblem } from "../errors/problem";
+import { problemToSend } from "../errors/unexpected-errors";
 import type { RequestContext } from "./context";
 
 /** Procedure metadata: the REST mapping (trpc-to-openapi) plus the REST success status. */
@@ -17,7 +17,7 @@ const t = initTRPC
   .create({
     // tRPC callers get the same problem document REST callers get, under `data.problem`.
     errorFormatter({ shape, error }) {
-      const problem = toProblem(error);
+      const problem = problemToSend(error);
       return {
         ...shape,
         message: problem.detail,

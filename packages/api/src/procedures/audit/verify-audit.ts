@@ -14,4 +14,4 @@ export const verifyAuditProcedure = protectedProcedure("erasure:read")
   })
   .input(z.object({}))
   .output(auditVerifyOutput)
-  .query(({ ctx }) => verifyTenantAudit(ctx.deps.prisma, ctx.identity.tenantId));
+  .query(({ ctx }) => verifyTenantAudit(ctx.deps.prisma, ctx.identity));

@@ -1,8 +1,12 @@
 import { apiServer } from "@/server/api-server";
+import { PEER_ADDRESS_HEADER } from "../../../../../peer-stamp.mjs";
 
 export const dynamic = "force-dynamic";
 
-const handle = (request: Request): Promise<Response> => apiServer().handleAuth(request);
+// The sign-in and sign-up limits key on the TCP peer, which only the web's server knows: it
+// stamps every request with it (server.mjs), overwriting whatever a client sent under that name.
+const handle = (request: Request): Promise<Response> =>
+  apiServer().handleAuth(request, { peerAddress: request.headers.get(PEER_ADDRESS_HEADER) ?? undefined });
 
 export const GET = handle;
 export const POST = handle;
