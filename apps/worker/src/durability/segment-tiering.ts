@@ -188,7 +188,12 @@ export class SegmentTiering {
     const uploaded = await this.#uploadClosed(slot, log, segments, manifest);
     if (uploaded === "fenced") return false;
     manifest = await this.#o.manifest.load(slot.partitionId);
-    if (!(await this.#consolidate(slot, log, segments.at(-1)!.baseOffset, manifest))) return false;
+    // The active segment as of now, read after the manifest: a roll since `segments` was read would
+    // otherwise let one consolidated row straddle the new segment boundary, and the segment closed
+    // by it could then never replace its rows (an upload "conflict" for good). Rows in this manifest
+    // were appended before this read, so no later roll can split them.
+    const activeBase = (await log.segments()).at(-1)!.baseOffset;
+    if (!(await this.#consolidate(slot, log, activeBase, manifest))) return false;
     await this.#evict(slot, log, await log.segments(), manifest);
     return uploaded === "all";
   }
