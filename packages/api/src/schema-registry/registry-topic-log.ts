@@ -61,13 +61,37 @@ export function topicRegistryLog(deps: RegistryLogDeps, tenantId: string): Regis
       return answer.offsets;
     },
     exclusive(write) {
-      return deps.prisma.$transaction(
-        async (tx) => {
-          await tx.$queryRaw`SELECT 1 AS locked FROM (SELECT pg_advisory_xact_lock(${lockKey})) AS l`;
-          return write();
-        },
-        { maxWait: REGISTRY_WRITE_TIMEOUT_MS, timeout: REGISTRY_WRITE_TIMEOUT_MS },
-      );
+      return oneAtATime(tenantId, () => lockedWrite(deps, lockKey, write));
     },
   };
+}
+
+/**
+ * The tail of each tenant's in-process write queue. A writer waiting for the advisory lock holds a
+ * pooled connection in its transaction, while the lock's holder needs one more for its own reads
+ * (the partition lookup, the data plane's owner): a dozen concurrent registrations of one tenant
+ * in one process could take every connection and wait on each other until the pool timed out
+ * (503). Queued here first, one process has at most one such waiter per tenant.
+ */
+const writeQueues = new Map<string, Promise<unknown>>();
+
+function oneAtATime<T>(tenantId: string, run: () => Promise<T>): Promise<T> {
+  const previous = writeQueues.get(tenantId) ?? Promise.resolve();
+  const next = previous.then(run, run);
+  const tail = next.catch(() => undefined);
+  writeQueues.set(tenantId, tail);
+  void tail.then(() => {
+    if (writeQueues.get(tenantId) === tail) writeQueues.delete(tenantId);
+  });
+  return next;
+}
+
+function lockedWrite<T>(deps: RegistryLogDeps, lockKey: bigint, write: () => Promise<T>): Promise<T> {
+  return deps.prisma.$transaction(
+    async (tx) => {
+      await tx.$queryRaw`SELECT 1 AS locked FROM (SELECT pg_advisory_xact_lock(${lockKey})) AS l`;
+      return write();
+    },
+    { maxWait: REGISTRY_WRITE_TIMEOUT_MS, timeout: REGISTRY_WRITE_TIMEOUT_MS },
+  );
 }
