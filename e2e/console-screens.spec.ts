@@ -45,7 +45,16 @@ function stackedCells(row: Locator) {
   );
 }
 
-const NAV_LABELS = ["Topics", "Consumer groups", "API keys", "Compliance", "Members", "API"];
+const NAV_LABELS = [
+  "Topics",
+  "Consumer groups",
+  "Schemas",
+  "API keys",
+  "Compliance",
+  "Members",
+  "Settings",
+  "API",
+];
 
 describe("the console on a laptop and a phone", () => {
   const ui = useConsolePage({
