@@ -41,6 +41,9 @@ export function nextProgressEvent(
   const unpurged = tombstones.filter((t) => t.status === WRITTEN_TOMBSTONE_STATUS).length;
   if (isAwaitingPurge(state.status) && tombstones.length > 0 && unpurged === 0) {
     const purgedAt = Math.max(...tombstones.map((t) => t.purgedAt?.getTime() ?? nowMs));
+    // Proven only after the deadline (a late tick, a loaded worker): the deadline was missed, and
+    // the record says so first; an extension or a re-verification then takes it to purged.
+    if (purgedAt > state.deadlineAt.getTime()) return { type: "deadline-passed" };
     return {
       type: "all-purged",
       evidence: tombstones.map((t) => tombstoneEvidence(t, "purge")),

@@ -11,13 +11,27 @@ const gone = tombstone({
 });
 
 describe("what a request's tombstones call for next", () => {
-  it("purges once every partition is verified purged, at the latest proof, even past the deadline", () => {
-    const later = tombstone({ ...purged, partition: 1, purgedAt: at(31 * DAY_MS) });
+  it("purges once every partition is verified purged, at the latest proof", () => {
+    const later = tombstone({ ...purged, partition: 1, purgedAt: at(29 * DAY_MS) });
+    // The tick that sees it may come after the deadline: the proofs' own time is what counts.
     const event = nextProgressEvent(stateIn("at-risk"), [purged, later], at(32 * DAY_MS));
-    expect(event).toMatchObject({ type: "all-purged", purgedAt: at(31 * DAY_MS) });
+    expect(event).toMatchObject({ type: "all-purged", purgedAt: at(29 * DAY_MS) });
     expect(event?.type === "all-purged" && event.evidence[0]).toMatchObject({
       result: "absent",
       bytesScanned: 512,
+    });
+  });
+
+  it("fails a request whose last proof came after its deadline, then purges it once extended past the proof", () => {
+    const late = tombstone({ ...purged, partition: 1, purgedAt: at(31 * DAY_MS) });
+    expect(nextProgressEvent(stateIn("at-risk"), [purged, late], at(32 * DAY_MS))).toEqual({
+      type: "deadline-passed",
+    });
+    expect(nextProgressEvent(stateIn("failed"), [purged, late], at(32 * DAY_MS))).toBeNull();
+    const extended = { ...stateIn("tombstoned"), deadlineAt: at(40 * DAY_MS) };
+    expect(nextProgressEvent(extended, [purged, late], at(32 * DAY_MS))).toMatchObject({
+      type: "all-purged",
+      purgedAt: at(31 * DAY_MS),
     });
   });
 
