@@ -1,7 +1,7 @@
 import { eventually, TcpProxy } from "@lastword/db/testing";
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import type { ApiServer } from "../src/index";
+import { type ApiServer, REDIS_CLIENT_OPTIONS } from "../src/index";
 import {
   anotherWebProcess,
   type Harness,
@@ -26,8 +26,8 @@ beforeAll(async () => {
   h = await startHarness("redis-outage");
   key = (await provisionTenantKey(h.server, "Red")).key;
   relay = await TcpProxy.start(upstream.hostname, Number(upstream.port || 6379));
-  // As apps/web builds its client (src/server/api-server.ts): a command gives up after 3 reconnects.
-  redis = new Redis(relay.relayUrl(REDIS_URL), { maxRetriesPerRequest: 3 });
+  // As apps/web builds its client (src/server/api-server.ts).
+  redis = new Redis(relay.relayUrl(REDIS_URL), REDIS_CLIENT_OPTIONS);
   server = anotherWebProcess(h, {
     redis,
     logger: { error: (fields, message) => logged.push({ fields, message }) },
@@ -80,5 +80,23 @@ describe("REST while Redis is down", () => {
       "redis unreachable: requests that need it answer 503 until it is back",
       "redis reachable again",
     ]);
+  });
+
+  it("answers 503 REDIS_UNAVAILABLE within the command timeout while Redis stops answering, and serves once the connection is renewed", async () => {
+    expect((await listTopics()).status).toBe(200);
+    // The connection stays open and requests reach Redis; no answer comes back.
+    relay.muteReplies();
+    const started = performance.now();
+    const refused = await listTopics();
+    expect(refused.status).toBe(503);
+    expect(refused.body.code).toBe("REDIS_UNAVAILABLE");
+    expect(refused.headers.get("retry-after")).toBe("5");
+    expect(performance.now() - started).toBeLessThan(REDIS_CLIENT_OPTIONS.commandTimeout + 3_000);
+    // The path is back once the silent connection is dropped and the client reconnects.
+    relay.cut();
+    relay.restore();
+    await eventually("requests served again", 15_000, async () =>
+      (await listTopics()).status === 200 ? true : undefined,
+    );
   });
 });

@@ -5,10 +5,19 @@ import { AppError } from "./app-error";
 export const REDIS_RETRY_AFTER_SECONDS = 5;
 
 // What ioredis rejects a command with while it has no connection: the offline queue gave up after
-// `maxRetriesPerRequest` reconnection attempts, the connection closed under the command, or (with
-// the offline queue off) there was no connection to write to.
+// `maxRetriesPerRequest` reconnection attempts, the connection closed under the command, (with
+// the offline queue off) there was no connection to write to, or no answer came within
+// `commandTimeout` (a Redis that stopped answering on a connection still open).
 const IOREDIS_NAMES = new Set(["MaxRetriesPerRequestError"]);
-const IOREDIS_MESSAGES = [/^Connection is closed\.$/, /^Stream isn't writeable/];
+const IOREDIS_MESSAGES = [/^Connection is closed\.$/, /^Stream isn't writeable/, /^Command timed out$/];
+
+/**
+ * How the web process's Redis client is built (apps/web): a command gives up after 3 reconnects
+ * (~0.3 s while Redis refuses connections) or 2 s without an answer (Redis, or the network to it,
+ * silent), so a request that needs Redis answers 503 in seconds instead of waiting on it.
+ * Nothing the API sends Redis blocks (no BLPOP/XREAD), so 2 s is never a healthy command's time.
+ */
+export const REDIS_CLIENT_OPTIONS = { maxRetriesPerRequest: 3, commandTimeout: 2_000 } as const;
 
 /** True when `error` (or its `cause`) is ioredis saying Redis cannot be reached, not refusing a command. */
 export function isRedisUnreachable(error: unknown): boolean {
