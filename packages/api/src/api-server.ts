@@ -7,6 +7,7 @@ import { enforceAuthRate } from "./auth/auth-rate-limit";
 import { logMailSender, type MailSender } from "./auth/mail-sender";
 import type { Scope } from "./auth/scopes";
 import { type Problem, retryAfterSeconds, toProblem } from "./errors/problem";
+import { watchRedisConnection } from "./errors/redis-unavailable";
 import { defaultErrorLogger, type ErrorLogger, inRequestScope } from "./errors/unexpected-errors";
 import { MAX_AUTH_BODY_BYTES, MAX_TRPC_BODY_BYTES, withBodyLimit } from "./http/body-limit";
 import { clientAddress, NO_TRUSTED_PROXIES, type TrustedProxies } from "./http/client-address";
@@ -92,6 +93,7 @@ export function createApiServer(options: ApiServerOptions) {
   };
   const restHandler = createRestHandler(appRouter, deps, options.publicUrl);
   const logger = options.logger ?? defaultErrorLogger();
+  watchRedisConnection(options.redis, logger);
   /** Each request runs with its own request id, which a 500's log line and problem body share. */
   const scoped =
     <A extends unknown[]>(handle: (...args: A) => Promise<Response>) =>

@@ -12,6 +12,7 @@ export type { Identity } from "./auth/request-identity";
 export { DEFAULT_API_KEY_SCOPES, ROLES, type Role, SCOPES, type Scope } from "./auth/scopes";
 export { AppError, type AppErrorCode } from "./errors/app-error";
 export type { Problem } from "./errors/problem";
+export { REDIS_CLIENT_OPTIONS } from "./errors/redis-unavailable";
 export {
   MAX_AUTH_BODY_BYTES,
   MAX_REST_BODY_BYTES,

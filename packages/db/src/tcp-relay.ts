@@ -36,9 +36,16 @@ export class TcpProxy {
     });
   }
 
-  static async start(upstreamHost: string, upstreamPort: number): Promise<TcpProxy> {
+  /**
+   * `listenPort`: the port of a relay closed earlier, so a client that keeps its address reaches the
+   * server again (a close() refuses connections, as a stopped server does; this is its restart).
+   */
+  static async start(upstreamHost: string, upstreamPort: number, listenPort = 0): Promise<TcpProxy> {
     const proxy = new TcpProxy(upstreamHost, upstreamPort);
-    await new Promise<void>((resolve) => proxy.#server.listen(0, "127.0.0.1", resolve));
+    await new Promise<void>((resolve, reject) => {
+      proxy.#server.once("error", reject);
+      proxy.#server.listen(listenPort, "127.0.0.1", resolve);
+    });
     proxy.port = (proxy.#server.address() as { port: number }).port;
     return proxy;
   }

@@ -1,4 +1,4 @@
-import { createApiServer, logMailSender, smtpMailSender } from "@lastword/api";
+import { createApiServer, logMailSender, REDIS_CLIENT_OPTIONS, smtpMailSender } from "@lastword/api";
 import { DataPlaneClient } from "@lastword/dataplane";
 import { Redis } from "ioredis";
 import { serverEnv } from "../env";
@@ -22,7 +22,7 @@ export function builtApiServer(): ApiServer | undefined {
 function buildApiServer(): ApiServer {
   const env = serverEnv();
   const prisma = database();
-  const redis = new Redis(env.REDIS_URL, { maxRetriesPerRequest: 3 });
+  const redis = new Redis(env.REDIS_URL, REDIS_CLIENT_OPTIONS);
   const dataPlane = new DataPlaneClient({ prisma, secret: env.LASTWORD_INTERNAL_SECRET });
   return createApiServer({
     prisma,

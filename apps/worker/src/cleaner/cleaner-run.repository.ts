@@ -1,7 +1,8 @@
 import type { PrismaClient } from "@lastword/db";
 import { type CleanResult, type Clock, systemClock } from "@lastword/logstore";
 
-export type CleanerRunStatus = "running" | "completed" | "skipped" | "aborted" | "failed";
+/** `abandoned`: closed by the worker that claimed the partition after the pass's worker lost it (lease.repository.ts). */
+export type CleanerRunStatus = "running" | "completed" | "skipped" | "aborted" | "failed" | "abandoned";
 
 /** One CleanerRun row per pass: opened when the pass starts, closed with its numbers or its error. */
 export class CleanerRunRepository {

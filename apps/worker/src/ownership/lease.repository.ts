@@ -29,6 +29,21 @@ type ClaimRow = Omit<ClaimedPartition, "configs" | "configVersion"> & { configs:
 const CLAIMABLE = Prisma.sql`(p."ownerWorkerId" IS NULL OR p."leaseExpiresAt" IS NULL OR p."leaseExpiresAt" <= ${DB_NOW})`;
 
 /**
+ * Closes the cleaner passes still `running` on the partitions just claimed (from the `claimed` CTE):
+ * the claim proves their worker's lease is gone (expired or released), and a pass is fenced by that
+ * lease, so none of them can swap its segments in any more. A worker killed mid-pass never closes
+ * its row; without this it would stay `running` forever. An earlier owner still alive whose pass
+ * ends after all writes its real outcome over this one (its finish/fail update is by id).
+ */
+const ABANDON_RUNS = Prisma.sql`
+  UPDATE "CleanerRun" r
+  SET "status" = 'abandoned', "finishedAt" = ${DB_NOW},
+      "error" = 'abandoned: worker ' || COALESCE(r."workerId", 'unknown') ||
+                ' lost the partition''s lease before the pass finished (claimed again at lease epoch ' || c."epoch" || ')'
+  FROM claimed c
+  WHERE r."partitionId" = c."partitionId" AND r."status" = 'running'`;
+
+/**
  * The lease table (Partition.ownerWorkerId / leaseEpoch / leaseExpiresAt). leaseEpoch is the fencing
  * token: it grows by one on every takeover, and every write first proves owner + epoch + unexpired
  * lease in one statement (fence.repository.ts), so a worker that lost its lease cannot write.
@@ -52,7 +67,8 @@ export class LeaseRepository extends LeaseHolder {
   }
 
   /**
-   * Takes up to `limit` unowned or expired partitions, oldest-waiting first, bumping each epoch.
+   * Takes up to `limit` unowned or expired partitions, oldest-waiting first, bumping each epoch, and
+   * marks the passes their earlier owner left `running` as `abandoned` in the same statement.
    * With `waitingLongerThanMs`, only partitions claimable for at least that long are taken.
    * SKIP LOCKED never waits for a row lock, so this statement cannot be part of a deadlock.
    */
@@ -69,14 +85,18 @@ export class LeaseRepository extends LeaseHolder {
         ORDER BY COALESCE(p."leaseExpiresAt", p."createdAt"), p."id"
         LIMIT ${limit}
         FOR UPDATE OF p SKIP LOCKED
+      ), claimed AS (
+        UPDATE "Partition" p
+        SET "ownerWorkerId" = ${this.workerId}, "leaseEpoch" = p."leaseEpoch" + 1,
+            "leaseExpiresAt" = ${DB_NOW} + ${dbInterval(this.ttlMs)}
+        FROM candidates c, "Topic" t
+        WHERE p."id" = c."id" AND t."id" = p."topicId" AND ${CLAIMABLE}
+        RETURNING p."id" AS "partitionId", p."topicId", t."organizationId", t."name" AS "topicName", p."index",
+                  p."leaseEpoch" AS "epoch", t."configs", t."updatedAt"
+      ), abandoned AS (
+        ${ABANDON_RUNS}
       )
-      UPDATE "Partition" p
-      SET "ownerWorkerId" = ${this.workerId}, "leaseEpoch" = p."leaseEpoch" + 1,
-          "leaseExpiresAt" = ${DB_NOW} + ${dbInterval(this.ttlMs)}
-      FROM candidates c, "Topic" t
-      WHERE p."id" = c."id" AND t."id" = p."topicId" AND ${CLAIMABLE}
-      RETURNING p."id" AS "partitionId", p."topicId", t."organizationId", t."name" AS "topicName", p."index",
-                p."leaseEpoch" AS "epoch", t."configs", t."updatedAt"`;
+      SELECT * FROM claimed`;
     return rows.map((row) => ({
       partitionId: row.partitionId,
       topicId: row.topicId,

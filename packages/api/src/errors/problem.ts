@@ -3,6 +3,7 @@ import type { TRPC_ERROR_CODE_KEY } from "@trpc/server/rpc";
 import { AppError, type AppErrorCode } from "./app-error";
 import { databaseUnavailable, isDatabaseUnreachable } from "./database-unavailable";
 import { type InputIssue, inputDetail, issuePath } from "./input-issues";
+import { isRedisUnreachable, redisUnavailable } from "./redis-unavailable";
 
 /** RFC 9457 problem details, plus our stable `code` and any per-error members. */
 export interface Problem {
@@ -50,13 +51,15 @@ function dataPlaneError(error: unknown): AppError | null {
 
 /**
  * Our typed error for anything a service or the data plane threw on purpose, or for a lost
- * database connection (503 DATABASE_UNAVAILABLE, retriable, rather than a 500); null otherwise.
+ * database or Redis connection (503 DATABASE_UNAVAILABLE / REDIS_UNAVAILABLE, retriable, rather
+ * than a 500); null otherwise.
  */
 export function toAppError(error: unknown): AppError | null {
   if (error instanceof AppError) return error;
   const fromDataPlane = dataPlaneError(error);
   if (fromDataPlane) return fromDataPlane;
-  return isDatabaseUnreachable(error) || sessionLookupFailed(error) ? databaseUnavailable(error) : null;
+  if (isDatabaseUnreachable(error) || sessionLookupFailed(error)) return databaseUnavailable(error);
+  return isRedisUnreachable(error) ? redisUnavailable(error) : null;
 }
 
 /**

@@ -47,7 +47,12 @@ export function CleanerRuns({ topic }: { topic: string }) {
             >
               <td className="py-2 pr-4 tabular-nums">{run.partition}</td>
               <td className="py-2 pr-4 tabular-nums">
-                {run.durationMs === null ? "Running" : formatDurationMs(run.durationMs)}
+                {/* An abandoned pass (its worker died mid-pass) has no duration and is not running. */}
+                {run.durationMs !== null
+                  ? formatDurationMs(run.durationMs)
+                  : run.status === "running"
+                    ? "Running"
+                    : "—"}
               </td>
               <td
                 className="py-2 pr-4 tabular-nums"
@@ -60,7 +65,7 @@ export function CleanerRuns({ topic }: { topic: string }) {
               <td className="py-2">
                 {run.error ? (
                   <span title={run.error}>
-                    <Badge tone="warning">Failed</Badge>
+                    <Badge tone="warning">{run.status === "abandoned" ? "Abandoned" : "Failed"}</Badge>
                   </span>
                 ) : (
                   <Badge>{run.status}</Badge>

@@ -17,7 +17,10 @@ export const listCleanerRunsOutput = z.object({
     z.object({
       id: z.string(),
       partition: z.number().int(),
-      status: z.string(),
+      status: z.string().meta({
+        description:
+          "running | completed | skipped | aborted | failed | abandoned (its worker lost the partition mid-pass, e.g. killed: closed when another worker claimed the partition, `error` says which)",
+      }),
       startedAt: z.string(),
       finishedAt: z.string().nullable(),
       bytesRead: z.number(),
