@@ -431,6 +431,11 @@ async function startKafka(config: NonNullable<WorkerConfig["kafka"]>, parts: Kaf
   let nodeId = -1;
   let advertised = { host: config.advertisedHost ?? config.host, port: config.port };
   const catalog = new KafkaCatalog(parts.prisma, { leaseTtlMs: parts.leaseTtlMs, now });
+  // Metadata names lease owners as leaders: when this worker takes or gives up a partition, what it
+  // cached is wrong at once. Kept, it sent clients back here for a partition just handed away, and
+  // a non-idempotent producer's retry of the whole request wrote its other partitions twice.
+  parts.host.onOpened(() => catalog.invalidate());
+  parts.host.onClosed(() => catalog.invalidate());
   const self = () => ({ nodeId, workerId: parts.id, host: advertised.host, port: advertised.port });
   const groupLeases = new GroupLeaseRepository(parts.prisma, parts.id, parts.leaseTtlMs);
   // A previous run under this id held leases whose membership died with it.

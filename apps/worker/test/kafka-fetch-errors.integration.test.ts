@@ -321,6 +321,12 @@ describe("a partition moving to another worker", () => {
     });
     const rows = await h.db.prisma.partition.findMany({ where: { id: { in: moved } } });
     const raw = await RawKafka.login(first.kafka!, key);
+    // The old leader's own Metadata stops naming it at once: it forgot what it cached when it
+    // handed the partitions back (a stale answer sent a producer's retries here, writing twice).
+    const named = (
+      await raw.call(ApiKey.Metadata, 9, { topics: [{ name: "moving" }], allowAutoTopicCreation: false })
+    ).topics[0]!.partitions.filter((p) => rows.some((r) => r.index === p.partitionIndex));
+    expect(named.map((p) => p.leaderId)).not.toContain(first.kafka!.nodeId);
     for (const row of rows) {
       const answer = (await raw.call(ApiKey.Fetch, 11, fetchBody("moving", row.index, 0))).responses[0]!
         .partitions[0]!;

@@ -38,6 +38,7 @@ export class PartitionHost {
   readonly #rollListeners: ((partitionId: string) => void)[] = [];
   readonly #appendListeners: ((partitionId: string) => void)[] = [];
   readonly #openListeners: ((slot: PartitionSlot) => void)[] = [];
+  readonly #closeListeners: ((partitionId: string) => void)[] = [];
   readonly #options: PartitionHostOptions;
   /** Copies of lost partitions being removed: a new claim of one waits for its removal. */
   readonly #evicting = new Map<string, Promise<void>>();
@@ -177,6 +178,11 @@ export class PartitionHost {
     this.#openListeners.push(listener);
   }
 
+  /** Called each time this worker stops serving a partition (handed back, lost or deleted). */
+  onClosed(listener: (partitionId: string) => void): void {
+    this.#closeListeners.push(listener);
+  }
+
   notifyRolled(partitionId: string): void {
     for (const listener of this.#rollListeners) listener(partitionId);
   }
@@ -225,6 +231,7 @@ export class PartitionHost {
     const slot = this.#slots.get(partitionId);
     if (!slot) return;
     this.#slots.delete(partitionId);
+    for (const listener of this.#closeListeners) listener(partitionId);
     this.#options.durability?.window.untrack(partitionId);
     this.#options.logger.info({ partitionId, epoch: slot.epoch, reason }, "partition closed");
     await slot.close();
