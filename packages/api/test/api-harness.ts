@@ -52,6 +52,22 @@ export async function createQuota(
   });
 }
 
+/**
+ * Edits audit rows as an attacker with table rights would: past the append-only trigger, in one
+ * transaction (`sql` is an UPDATE of "AuditEvent" with `$1`… bound to `params`).
+ */
+export async function tamperAuditEvents(
+  prisma: PrismaClient,
+  sql: string,
+  ...params: unknown[]
+): Promise<void> {
+  await prisma.$transaction([
+    prisma.$executeRawUnsafe(`ALTER TABLE "AuditEvent" DISABLE TRIGGER "AuditEvent_append_only"`),
+    prisma.$executeRawUnsafe(sql, ...params),
+    prisma.$executeRawUnsafe(`ALTER TABLE "AuditEvent" ENABLE TRIGGER "AuditEvent_append_only"`),
+  ]);
+}
+
 export interface Harness {
   db: TestDatabase;
   redis: Redis;

@@ -1,5 +1,13 @@
 import { describe, expect, it } from "vitest";
-import { acceptInvitation, type Caller, invite, rest, signUp, useHarness } from "./api-harness";
+import {
+  acceptInvitation,
+  type Caller,
+  invite,
+  rest,
+  signUp,
+  tamperAuditEvents,
+  useHarness,
+} from "./api-harness";
 
 // The compliance role reads the audit trail (erasure:read) but manages no members: an export must
 // not hand it the ids, addresses and roles of invitations, which a takeover starts from.
@@ -72,14 +80,11 @@ describe("audit export and invitations", () => {
     const target = await h.db.prisma.auditEvent.findFirstOrThrow({
       where: { targetId: joined.invitationId, action: "member.invited" },
     });
-    await h.db.prisma.$transaction([
-      h.db.prisma.$executeRawUnsafe(`ALTER TABLE "AuditEvent" DISABLE TRIGGER "AuditEvent_append_only"`),
-      h.db.prisma.$executeRawUnsafe(
-        `UPDATE "AuditEvent" SET "createdAt" = "createdAt" - interval '1 day' WHERE "id" = $1`,
-        target.id,
-      ),
-      h.db.prisma.$executeRawUnsafe(`ALTER TABLE "AuditEvent" ENABLE TRIGGER "AuditEvent_append_only"`),
-    ]);
+    await tamperAuditEvents(
+      h.db.prisma,
+      `UPDATE "AuditEvent" SET "createdAt" = "createdAt" - interval '1 day' WHERE "id" = $1`,
+      target.id,
+    );
     const seen = await rest(h.server, { cookie: dpo.cookie }, "GET", "/audit/verify");
     expect(seen.body).toMatchObject({
       ok: false,

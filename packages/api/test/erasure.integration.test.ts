@@ -1,7 +1,7 @@
 import { eventually } from "@lastword/db/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { partitionForKey } from "../src/index";
-import { type Harness, rest } from "./api-harness";
+import { type Harness, rest, tamperAuditEvents } from "./api-harness";
 import { CLOSED_AT_RISK_TIMELINE, type ErasureFixture, startErasureFixture } from "./erasure-fixture";
 
 // Configs in seconds: a 300 ms scheduler tick, tombstones kept 4 s, a 20 s deadline.
@@ -342,14 +342,11 @@ describe("erasure requests", () => {
     const target = await h.db.prisma.auditEvent.findFirstOrThrow({
       where: { organizationId, action: "erasure.purged" },
     });
-    await h.db.prisma.$transaction([
-      h.db.prisma.$executeRawUnsafe(`ALTER TABLE "AuditEvent" DISABLE TRIGGER "AuditEvent_append_only"`),
-      h.db.prisma.$executeRawUnsafe(
-        `UPDATE "AuditEvent" SET "createdAt" = "createdAt" - interval '1 day' WHERE "id" = $1`,
-        target.id,
-      ),
-      h.db.prisma.$executeRawUnsafe(`ALTER TABLE "AuditEvent" ENABLE TRIGGER "AuditEvent_append_only"`),
-    ]);
+    await tamperAuditEvents(
+      h.db.prisma,
+      `UPDATE "AuditEvent" SET "createdAt" = "createdAt" - interval '1 day' WHERE "id" = $1`,
+      target.id,
+    );
     const broken = await rest(h.server, { apiKey: compliance }, "GET", "/audit/verify");
     expect(broken.body).toMatchObject({
       ok: false,

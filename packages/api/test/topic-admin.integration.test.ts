@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { verifyAuditChain } from "../src/index";
-import { rest, useHarness } from "./api-harness";
+import { rest, tamperAuditEvents, useHarness } from "./api-harness";
 
 const h = useHarness("admin");
 let admin: string;
@@ -120,14 +120,11 @@ describe("altering configs", () => {
         organizationId,
       ),
     ).rejects.toThrow(/append-only/);
-    await h.db.prisma.$transaction([
-      h.db.prisma.$executeRawUnsafe(`ALTER TABLE "AuditEvent" DISABLE TRIGGER "AuditEvent_append_only"`),
-      h.db.prisma.$executeRawUnsafe(
-        `UPDATE "AuditEvent" SET "data" = '{"name":"forged"}' WHERE "organizationId" = $1 AND "seq" = 2`,
-        organizationId,
-      ),
-      h.db.prisma.$executeRawUnsafe(`ALTER TABLE "AuditEvent" ENABLE TRIGGER "AuditEvent_append_only"`),
-    ]);
+    await tamperAuditEvents(
+      h.db.prisma,
+      `UPDATE "AuditEvent" SET "data" = '{"name":"forged"}' WHERE "organizationId" = $1 AND "seq" = 2`,
+      organizationId,
+    );
     expect(await verifyAuditChain(h.db.prisma, organizationId)).toBe(2);
   });
 });
