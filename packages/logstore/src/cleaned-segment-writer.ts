@@ -1,6 +1,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { reachFaultPoint } from "./cleaner-fault-points";
+import { invariant } from "./invariant";
 import { Segment, type SegmentLimits } from "./segment";
 import { CLEANED_SUFFIX, SWAP_SUFFIX, segmentStem, swapRangeFileName } from "./segment-swap";
 
@@ -61,9 +62,12 @@ export class CleanedSegmentWriter {
 
   flush(): void {
     if (this.length === 0) return;
-    this.segment!.append(this.buf.subarray(0, this.length));
+    const segment = this.segment;
+    invariant(segment !== null, "a cleaned segment is started before bytes are flushed to it");
+    segment.append(this.buf.subarray(0, this.length));
     this.bytesWritten += this.length;
     this.length = 0;
+    invariant(segment.sizeBytes === this.bytesWritten, "a cleaned segment holds every byte flushed to it");
     reachFaultPoint("cleaned-data-written");
   }
 

@@ -7,6 +7,7 @@ import {
   type LogRecord,
 } from "@lastword/record-batch";
 import { CorruptSegmentError } from "./errors";
+import { invariant } from "./invariant";
 import type { Segment } from "./segment";
 
 // The read path. Per segment a read costs two positional reads: a small probe for the headers up
@@ -177,6 +178,12 @@ function readWindow(segment: Segment, start: number, state: ReadState): boolean 
     }
     state.bytes += size;
     lastServed = batchField.lastOffset(window, pos);
+    // The read-back half of the append's check: a batch served from a segment lies in its offsets.
+    invariant(
+      batchField.baseOffset(window, pos) >= segment.baseOffset && lastServed < segment.nextOffset,
+      () =>
+        `segment ${segment.baseOffset} served a batch ending at ${lastServed}, past its end ${segment.nextOffset}`,
+    );
     const more = state.serve(window, pos, size);
     pos += size;
     if (!more) {

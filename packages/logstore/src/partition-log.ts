@@ -6,6 +6,7 @@ import { type Clock, systemClock } from "./clock";
 import { parseTopicConfig, type TopicConfig } from "./config";
 import { CorruptSegmentError, LogClosedError, OffsetOutOfRangeError, PolicyViolationError } from "./errors";
 import { GroupCommit } from "./group-commit";
+import { invariant } from "./invariant";
 import { loadLog, type RecoveryReport } from "./log-loader";
 import { type BatchRead, type ReadBounds, readBatches, readRecords } from "./log-reader";
 import { Mutex } from "./mutex";
@@ -717,10 +718,32 @@ export class PartitionLog {
    * `replacements` in the in-memory list, closing the replaced segments' files.
    */
   replaceSegments(replacements: readonly Segment[], replaced: readonly Segment[]): void {
+    const first = this.segmentList.indexOf(replaced[0]!);
+    invariant(
+      replaced.length > 0 &&
+        first >= 0 &&
+        replaced.every((segment, i) => this.segmentList[first + i] === segment),
+      "a swap replaces consecutive live segments",
+    );
+    const from = replaced[0]!.baseOffset;
+    const to = replaced[replaced.length - 1]!.nextOffset;
+    invariant(
+      replacements.every((segment) => segment.baseOffset >= from && segment.nextOffset <= to),
+      () => `a swap's new segments lie inside the range [${from}, ${to}) they replace`,
+    );
+    invariant(!replaced.includes(this.activeSegment), "a swap never replaces the active segment");
     const gone = new Set(replaced);
     const kept = this.segmentList.filter((segment) => !gone.has(segment));
     this.segmentList = [...kept, ...replacements].sort((a, b) => a.baseOffset - b.baseOffset);
     for (const segment of replaced) segment.close();
+    // The list the swap leaves: offsets in order without overlap, the active segment still last.
+    invariant(
+      this.segmentList.every(
+        (segment, i) => i === 0 || this.segmentList[i - 1]!.nextOffset <= segment.baseOffset,
+      ),
+      "segments after a swap hold offsets in order without overlap",
+    );
+    invariant(this.segmentList.at(-1) === this.activeSegment, "the active segment stays last after a swap");
   }
 
   /** Flushes, records a clean recovery point and closes every file. Later calls throw LOG_CLOSED. */

@@ -8,6 +8,7 @@ import {
   batchHeaderDefect,
   countTombstones,
 } from "@lastword/record-batch";
+import { invariant } from "./invariant";
 import { OffsetIndex } from "./offset-index";
 import { type RemoteSegmentEntry, SEGMENT_FIELD_OF_ENTRY } from "./remote-segments";
 import { TimeIndex } from "./time-index";
@@ -345,6 +346,12 @@ export class Segment {
    */
   append(batches: Buffer, tombstones?: number): void {
     const start = this.sizeBytes;
+    const nextBefore = this.nextOffset;
+    invariant(this.logFd !== -1, () => `append to segment ${this.baseOffset}, whose files are closed`);
+    invariant(
+      batches.length >= BATCH_HEADER_BYTES && batchField.baseOffset(batches, 0) >= nextBefore,
+      () => `append to segment ${this.baseOffset} of a batch below its next offset ${nextBefore}`,
+    );
     writeFully(this.logFd, batches, start);
     let at = 0;
     let counted = 0;
@@ -354,6 +361,10 @@ export class Segment {
       if (tombstones === undefined) counted += countTombstones(batches, at);
       at += size;
     }
+    invariant(
+      at === batches.length && this.nextOffset > nextBefore,
+      () => `segment ${this.baseOffset}: appended bytes are not whole batches (${at} of ${batches.length})`,
+    );
     this.tombstoneCount += tombstones ?? counted;
     this.sizeBytes = start + batches.length;
     if (this.crcVerifiedEnd === start) this.crcVerifiedEnd = this.sizeBytes;
