@@ -13,39 +13,14 @@ import {
   KafkaProtocolError,
 } from "@lastword/kafka-protocol";
 import { answeredWithError, type KafkaListenerMetrics, type KafkaOutcome } from "../metrics/kafka-metrics";
-import { handleCreateAcls, handleDeleteAcls, handleDescribeAcls } from "./admin/acl-handler";
-import { handleDescribeCluster, handleDescribeLogDirs } from "./admin/cluster-handler";
-import { handleCreatePartitions, handleDeleteRecords } from "./admin/partition-admin-handler";
-import {
-  handleAlterConfigs,
-  handleDescribeConfigs,
-  handleIncrementalAlterConfigs,
-} from "./admin/topic-configs-handler";
-import { handleCreateTopics, handleDeleteTopics } from "./admin/topic-lifecycle-handler";
 import { ADVERTISED_APIS, isAdvertised } from "./advertised-apis";
+import { DROP_CONNECTION, routeOf } from "./api-routes";
 import type { ClientRole } from "./client-sightings";
 import type { ConnectionGuard } from "./connection-guard";
 import { errorResponse } from "./error-response";
-import { handleFetch } from "./fetch-handler";
-import { handleFindCoordinator } from "./groups/find-coordinator-handler";
-import { handleDeleteGroups, handleDescribeGroups, handleListGroups } from "./groups/group-admin-handler";
-import {
-  handleHeartbeat,
-  handleJoinGroup,
-  handleLeaveGroup,
-  handleSyncGroup,
-} from "./groups/group-membership-handler";
-import { handleOffsetCommit } from "./groups/offset-commit-handler";
-import { handleOffsetDelete } from "./groups/offset-delete-handler";
-import { handleOffsetFetch } from "./groups/offset-fetch-handler";
 import type { KafkaBrokerContext, KafkaSession } from "./kafka-context";
 import type { KafkaPrincipal, KafkaPrincipals } from "./kafka-principals";
 import { type LatestFreeze, readableTopic } from "./latest-view";
-import { handleListOffsets } from "./list-offsets-handler";
-import { handleMetadata } from "./metadata-handler";
-import { handleOffsetForLeaderEpoch } from "./offset-for-leader-epoch-handler";
-import { DROP_CONNECTION, handleProduce } from "./produce-handler";
-import { handleInitProducerId } from "./producers/init-producer-id-handler";
 import { isSaslMechanism, SASL_MECHANISMS, SaslStep } from "./sasl-step";
 
 /** Kafka's connection.failed.authentication.delay.ms: a failed login is answered, then closed after this. */
@@ -318,85 +293,14 @@ export class KafkaConnection {
     const fault = ctx.testFaults?.take(request) ?? null;
     if (fault) ctx.logger.warn({ apiKey: request.apiKey, fault }, "injected a test fault");
     if (fault?.kind === "answer") return reply(fault.body);
-    switch (request.apiKey) {
-      case ApiKey.Metadata:
-        return reply(await handleMetadata(ctx, session, request.body));
-      case ApiKey.Produce: {
-        this.#sighted(
-          principal,
-          "producer",
-          request.body.topicData.map((t) => t.name),
-        );
-        const answer = await handleProduce(ctx, session, request.apiVersion, request.body);
-        if (answer === DROP_CONNECTION) return this.close();
-        if (answer) reply(answer);
-        return;
-      }
-      case ApiKey.Fetch:
-        this.#sighted(
-          principal,
-          "consumer",
-          request.body.topics.map((t) => t.topic),
-        );
-        return reply({
-          ...(await handleFetch(ctx, session, request.body)),
-          ...(fault?.kind === "throttle" ? { throttleTimeMs: fault.throttleTimeMs } : {}),
-        });
-      case ApiKey.ListOffsets:
-        return reply(await handleListOffsets(ctx, session, request.body, request.apiVersion));
-      case ApiKey.OffsetForLeaderEpoch:
-        return reply(await handleOffsetForLeaderEpoch(ctx, session, request.body));
-      case ApiKey.FindCoordinator:
-        return reply(await handleFindCoordinator(ctx, session, request.apiVersion, request.body));
-      case ApiKey.JoinGroup:
-        return reply(await handleJoinGroup(ctx, session, request.apiVersion, request.body));
-      case ApiKey.SyncGroup:
-        return reply(await handleSyncGroup(ctx, session, request.body));
-      case ApiKey.Heartbeat:
-        return reply(handleHeartbeat(ctx, session, request.body));
-      case ApiKey.LeaveGroup:
-        return reply(handleLeaveGroup(ctx, session, request.apiVersion, request.body));
-      case ApiKey.OffsetCommit:
-        return reply(await handleOffsetCommit(ctx, session, request.body));
-      case ApiKey.OffsetFetch:
-        return reply(await handleOffsetFetch(ctx, session, request.apiVersion, request.body));
-      case ApiKey.DescribeGroups:
-        return reply(await handleDescribeGroups(ctx, session, request.body));
-      case ApiKey.ListGroups:
-        return reply(await handleListGroups(ctx, session, request.body));
-      case ApiKey.DeleteGroups:
-        return reply(await handleDeleteGroups(ctx, session, request.body));
-      case ApiKey.InitProducerId:
-        return reply(await handleInitProducerId(ctx, session, request.apiVersion, request.body));
-      case ApiKey.CreateTopics:
-        return reply(await handleCreateTopics(ctx, session, request.body));
-      case ApiKey.DeleteTopics:
-        return reply(await handleDeleteTopics(ctx, session, request.apiVersion, request.body));
-      case ApiKey.DescribeConfigs:
-        return reply(await handleDescribeConfigs(ctx, session, request.body));
-      case ApiKey.AlterConfigs:
-        return reply(await handleAlterConfigs(ctx, session, request.body));
-      case ApiKey.IncrementalAlterConfigs:
-        return reply(await handleIncrementalAlterConfigs(ctx, session, request.body));
-      case ApiKey.CreatePartitions:
-        return reply(await handleCreatePartitions(ctx, session, request.body));
-      case ApiKey.DeleteRecords:
-        return reply(await handleDeleteRecords(ctx, session, request.body));
-      case ApiKey.DescribeCluster:
-        return reply(await handleDescribeCluster(ctx, session, request.apiVersion, request.body));
-      case ApiKey.DescribeLogDirs:
-        return reply(await handleDescribeLogDirs(ctx, session, request.body));
-      case ApiKey.OffsetDelete:
-        return reply(await handleOffsetDelete(ctx, session, request.body));
-      case ApiKey.DescribeAcls:
-        return reply(await handleDescribeAcls(ctx, session, request.body));
-      case ApiKey.CreateAcls:
-        return reply(await handleCreateAcls(ctx, session, request.body));
-      case ApiKey.DeleteAcls:
-        return reply(await handleDeleteAcls(ctx, session, request.body));
-      default:
-        this.close();
-    }
+    const route = routeOf(request);
+    if (!route) return this.close();
+    if (route.sighting) this.#sighted(principal, route.sighting.role, route.sighting.topics(request));
+    const answer = await route.serve(ctx, session, request);
+    if (answer === DROP_CONNECTION) return this.close();
+    if (answer === null) return;
+    // An injected throttle (Fetch only, test-faults.ts) rides on the real answer.
+    reply(fault?.kind === "throttle" ? { ...answer, throttleTimeMs: fault.throttleTimeMs } : answer);
   }
 
   /** Marks this client as a producer or consumer of the tenant's topics named (unknown names: nothing). */
