@@ -1,11 +1,24 @@
 import { describe, expect, it } from "vitest";
+import { jsonSchemaDifferences } from "../src/formats/json-schema-diff";
+import type { JsonSchemaHandle } from "../src/formats/json-schema-format";
+import { protobufDifferences } from "../src/formats/protobuf-diff";
+import type { ProtobufHandle } from "../src/formats/protobuf-format";
 import {
   COMPATIBILITY_LEVELS,
   type CompatibilityLevel,
   compatibilityIssues,
+  matchRegistryRoute,
+  type ParsedSchema,
   parseSchema,
+  SchemaRegistry,
   type SchemaType,
 } from "../src/index";
+import {
+  CONFLUENT_JSON_SCHEMA_DIFFERENCE_TYPES,
+  JSON_SCHEMA_DIFFERENCE_ROWS,
+} from "./json-schema-difference-rows";
+import { MemoryLog } from "./memory-log";
+import { CONFLUENT_PROTOBUF_DIFFERENCE_TYPES, PROTOBUF_DIFFERENCE_ROWS } from "./protobuf-difference-rows";
 
 /**
  * One row per schema change: whether a reader with the new schema reads data of the old one
@@ -168,13 +181,37 @@ const CHANGES: Change[] = [
     backward: "MULTIPLE_FIELDS_MOVED_TO_ONEOF",
     forward: true,
   },
+  {
+    name: "a field moved into an existing oneof",
+    type: "PROTOBUF",
+    before: proto("message User { int32 a = 1; oneof choice { string b = 2; bytes c = 3; } }"),
+    after: proto("message User { oneof choice { int32 a = 1; string b = 2; bytes c = 3; } }"),
+    backward: "FIELD_MOVED_TO_EXISTING_ONEOF",
+    forward: true,
+  },
+  {
+    name: "a numeric field made repeated",
+    type: "PROTOBUF",
+    before: proto("message User { optional int32 n = 1; }"),
+    after: proto("message User { repeated int32 n = 1; }"),
+    backward: "FIELD_NUMERIC_LABEL_CHANGED",
+    forward: "FIELD_NUMERIC_LABEL_CHANGED",
+  },
+  {
+    name: "a oneof member removed",
+    type: "PROTOBUF",
+    before: proto("message User { oneof choice { int32 a = 1; string b = 2; } }"),
+    after: proto("message User { oneof choice { int32 a = 1; } }"),
+    backward: "ONEOF_FIELD_REMOVED",
+    forward: true,
+  },
 
   {
     name: "property added to an open content model",
     type: "JSON",
     before: object({ a: { type: "string" } }),
     after: object({ a: { type: "string" }, b: { type: "number" } }),
-    backward: "PROPERTY_ADDED_TO_OPEN_CONTENT_MODEL",
+    backward: "OPTIONAL_PROPERTY_ADDED_TO_OPEN_CONTENT_MODEL",
     forward: true,
   },
   {
@@ -198,7 +235,39 @@ const CHANGES: Change[] = [
     type: "JSON",
     before: object({ s: { type: "string", maxLength: 10 } }),
     after: object({ s: { type: "string", maxLength: 5 } }),
-    backward: "MAX_LENGTH_CHANGED",
+    backward: "MAX_LENGTH_DECREASED",
+    forward: true,
+  },
+  {
+    name: "multipleOf made a multiple of the old step",
+    type: "JSON",
+    before: object({ n: { type: "number", multipleOf: 2 } }),
+    after: object({ n: { type: "number", multipleOf: 4 } }),
+    backward: "MULTIPLE_OF_EXPANDED",
+    forward: true,
+  },
+  {
+    name: "oneOf relaxed to anyOf",
+    type: "JSON",
+    before: { oneOf: [{ type: "string" }, { type: "number" }] },
+    after: { anyOf: [{ type: "string" }, { type: "number" }] },
+    backward: true,
+    forward: "COMBINED_TYPE_CHANGED",
+  },
+  {
+    name: "additional properties closed",
+    type: "JSON",
+    before: object({ a: { type: "string" } }),
+    after: object({ a: { type: "string" } }, { additionalProperties: false }),
+    backward: "ADDITIONAL_PROPERTIES_REMOVED",
+    forward: true,
+  },
+  {
+    name: "a tuple item added to an open array",
+    type: "JSON",
+    before: { type: "array", items: [{ type: "string" }] },
+    after: { type: "array", items: [{ type: "string" }, { type: "number" }] },
+    backward: "ITEM_ADDED_TO_OPEN_CONTENT_MODEL",
     forward: true,
   },
   {
@@ -301,5 +370,150 @@ describe("compatibility, per format and level, as Confluent decides", () => {
     const json = parseSchema("JSON", '{"type":"string"}', []);
     expect(compatibilityIssues("BACKWARD", json, [avro]).map((i) => i.type)).toEqual(["TYPE_MISMATCH"]);
     expect(compatibilityIssues("NONE", json, [avro])).toEqual([]);
+  });
+});
+
+const typesOf = (issues: readonly { type: string }[]) => [...new Set(issues.map((i) => i.type))];
+
+describe("JSON Schema: one row per difference Confluent names", () => {
+  it("covers every difference type of Confluent's JSON Schema diff", () => {
+    const covered = new Set(JSON_SCHEMA_DIFFERENCE_ROWS.map((row) => row.type));
+    expect(CONFLUENT_JSON_SCHEMA_DIFFERENCE_TYPES.filter((type) => !covered.has(type))).toEqual([]);
+  });
+
+  for (const row of JSON_SCHEMA_DIFFERENCE_ROWS) {
+    it(`${row.type}: ${JSON.stringify(row.before)} → ${JSON.stringify(row.after)} is ${row.compatible ? "compatible" : "refused"} under BACKWARD`, () => {
+      const before = parseSchema("JSON", text(row.before), []) as ParsedSchema<JsonSchemaHandle>;
+      const after = parseSchema("JSON", text(row.after), []) as ParsedSchema<JsonSchemaHandle>;
+      const differences = jsonSchemaDifferences(before.handle, after.handle);
+      expect(typesOf(differences)).toContain(row.type);
+      const issues = typesOf(compatibilityIssues("BACKWARD", after, [before]));
+      if (row.compatible) expect(issues).toEqual([]);
+      else expect(issues).toContain(row.type);
+    });
+  }
+
+  it("a recursive schema compares to a fixed point: unchanged is compatible, a change deep in it is found", () => {
+    const tree = (leaf: unknown) => ({
+      definitions: {
+        node: {
+          type: "object",
+          properties: { value: leaf, children: { type: "array", items: { $ref: "#/definitions/node" } } },
+        },
+      },
+      $ref: "#/definitions/node",
+    });
+    const v1 = parseSchema("JSON", text(tree({ type: "integer" })), []);
+    const widened = parseSchema("JSON", text(tree({ type: "number" })), []);
+    expect(compatibilityIssues("FULL", v1, [v1])).toEqual([]);
+    expect(compatibilityIssues("BACKWARD", widened, [v1])).toEqual([]);
+    expect(compatibilityIssues("FORWARD", widened, [v1])).toEqual([
+      expect.objectContaining({ type: "TYPE_NARROWED", location: "#/properties/value" }),
+    ]);
+  });
+
+  it("a transitive level finds what each step hid: a default dropped after a property became required", () => {
+    const closed = (a: unknown, required: string[] = []) => ({
+      type: "object",
+      properties: { a },
+      required,
+      additionalProperties: false,
+    });
+    const v1 = parseSchema("JSON", text(closed({ type: "string" })), []);
+    const v2 = parseSchema("JSON", text(closed({ type: "string", default: "x" }, ["a"])), []);
+    const v3 = parseSchema("JSON", text(closed({ type: "string" }, ["a"])), []);
+    expect(compatibilityIssues("BACKWARD", v3, [v1, v2])).toEqual([]);
+    expect(typesOf(compatibilityIssues("BACKWARD_TRANSITIVE", v3, [v1, v2]))).toEqual([
+      "REQUIRED_ATTRIBUTE_ADDED",
+    ]);
+  });
+});
+
+describe("Protobuf: one row per difference Confluent names", () => {
+  it("covers every difference type of Confluent's Protobuf diff", () => {
+    const covered = new Set(PROTOBUF_DIFFERENCE_ROWS.map((row) => row.type));
+    expect(CONFLUENT_PROTOBUF_DIFFERENCE_TYPES.filter((type) => !covered.has(type))).toEqual([]);
+  });
+
+  for (const row of PROTOBUF_DIFFERENCE_ROWS) {
+    const where = row.beforeReferences ? " (an imported message)" : "";
+    it(`${row.type}${where}: ${row.before.split("\n")[2]} → ${row.after.split("\n")[2]} is ${row.compatible ? "compatible" : "refused"} under BACKWARD`, () => {
+      const before = parseSchema(
+        "PROTOBUF",
+        row.before,
+        row.beforeReferences ?? [],
+      ) as ParsedSchema<ProtobufHandle>;
+      const after = parseSchema(
+        "PROTOBUF",
+        row.after,
+        row.afterReferences ?? [],
+      ) as ParsedSchema<ProtobufHandle>;
+      expect(typesOf(protobufDifferences(before.handle, after.handle))).toContain(row.type);
+      const issues = typesOf(compatibilityIssues("BACKWARD", after, [before]));
+      if (row.compatible) expect(issues).toEqual([]);
+      else expect(issues).toContain(row.type);
+    });
+  }
+
+  it("a transitive level finds what each step hid: a field removed, then its tag reused with another type", () => {
+    const v1 = parseSchema("PROTOBUF", proto("message User { int32 a = 1; }"), []);
+    const v2 = parseSchema("PROTOBUF", proto("message User { }"), []);
+    const v3 = parseSchema("PROTOBUF", proto("message User { string a = 1; }"), []);
+    expect(compatibilityIssues("FULL", v3, [v1, v2])).toEqual([]);
+    expect(typesOf(compatibilityIssues("FULL_TRANSITIVE", v3, [v1, v2]))).toEqual([
+      "FIELD_SCALAR_KIND_CHANGED",
+    ]);
+  });
+});
+
+describe("the compatibility endpoint lists the differences (verbose=true)", () => {
+  async function check(schemaType: SchemaType, v1: string, v2: string) {
+    const registry = new SchemaRegistry(new MemoryLog());
+    await registry.register("s", { schema: v1, schemaType, references: [] });
+    const segments = ["compatibility", "subjects", "s", "versions", "latest"];
+    const route = matchRegistryRoute("POST", segments);
+    if (!route) throw new Error("no compatibility route");
+    return route.run(registry, {
+      method: "POST",
+      segments,
+      query: new URLSearchParams("verbose=true"),
+      body: { schema: v2, schemaType },
+    });
+  }
+
+  it("JSON Schema: each incompatible difference with its location", async () => {
+    const v1 = JSON.stringify({ type: "object", properties: { a: { type: "string", maxLength: 10 } } });
+    const v2 = JSON.stringify({
+      type: "object",
+      properties: { a: { type: "string", maxLength: 5 }, b: { type: "number" } },
+    });
+    const answer = await check("JSON", v1, v2);
+    expect(answer.status).toBe(200);
+    expect(answer.body).toEqual({
+      is_compatible: false,
+      messages: [
+        expect.stringMatching(
+          /^\{errorType:'MAX_LENGTH_DECREASED', description:'.+', location:'#\/properties\/a\/maxLength'\}$/,
+        ),
+        expect.stringMatching(
+          /^\{errorType:'OPTIONAL_PROPERTY_ADDED_TO_OPEN_CONTENT_MODEL', .*location:'#\/properties\/b'\}$/,
+        ),
+      ],
+    });
+  });
+
+  it("Protobuf: each incompatible difference with its location; compatible ones are not listed", async () => {
+    const v1 = proto("message User { int32 a = 1; oneof choice { string b = 2; bytes c = 3; } }");
+    const v2 = proto("message User { oneof choice { int32 a = 1; string b = 2; } int64 d = 4; }");
+    const answer = await check("PROTOBUF", v1, v2);
+    expect(answer.body).toEqual({
+      is_compatible: false,
+      messages: [
+        expect.stringMatching(
+          /^\{errorType:'FIELD_MOVED_TO_EXISTING_ONEOF', .*location:'#\/User\/choice'\}$/,
+        ),
+        expect.stringMatching(/^\{errorType:'ONEOF_FIELD_REMOVED', .*location:'#\/User\/choice\/3'\}$/),
+      ],
+    });
   });
 });
