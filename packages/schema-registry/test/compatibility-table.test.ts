@@ -1,3 +1,4 @@
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { jsonSchemaDifferences } from "../src/formats/json-schema-diff";
 import type { JsonSchemaHandle } from "../src/formats/json-schema-format";
@@ -426,6 +427,115 @@ describe("JSON Schema: one row per difference Confluent names", () => {
     expect(typesOf(compatibilityIssues("BACKWARD_TRANSITIVE", v3, [v1, v2]))).toEqual([
       "REQUIRED_ATTRIBUTE_ADDED",
     ]);
+  });
+});
+
+/** JSON Schemas of every kind the diff knows, nested a few levels (fast-check). */
+const { schema: arbitrarySchema } = fc.letrec<{ schema: unknown }>((tie) => ({
+  schema: fc.oneof(
+    { depthSize: "small", withCrossShrink: true },
+    fc.constantFrom<unknown>(true, false, {}, { type: "boolean" }, { type: "null" }),
+    fc.record(
+      {
+        type: fc.constant("string"),
+        maxLength: fc.nat(8),
+        minLength: fc.nat(3),
+        pattern: fc.constantFrom("^a", "^b"),
+        title: fc.constantFrom("t", "u"),
+      },
+      { requiredKeys: ["type"] },
+    ),
+    fc.record(
+      {
+        type: fc.constantFrom("number", "integer"),
+        minimum: fc.integer({ min: -5, max: 5 }),
+        exclusiveMaximum: fc.integer({ min: 6, max: 9 }),
+        multipleOf: fc.constantFrom(0.5, 1, 2, 3),
+      },
+      { requiredKeys: ["type"] },
+    ),
+    fc.record(
+      {
+        type: fc.constant("object"),
+        properties: fc.dictionary(fc.constantFrom("a", "b", "s_c"), tie("schema"), { maxKeys: 3 }),
+        required: fc.subarray(["a", "b"]),
+        patternProperties: fc.record({ "^s_": tie("schema") }),
+        additionalProperties: fc.oneof(fc.boolean(), tie("schema")),
+        dependencies: fc.record(
+          { a: fc.constantFrom(["b"], ["b", "s_c"]), b: tie("schema") },
+          { requiredKeys: [] },
+        ),
+        maxProperties: fc.nat(4),
+      },
+      { requiredKeys: ["type"] },
+    ),
+    fc.record(
+      {
+        type: fc.constant("array"),
+        items: fc.oneof(tie("schema"), fc.array(tie("schema"), { minLength: 1, maxLength: 3 })),
+        additionalItems: fc.oneof(fc.boolean(), tie("schema")),
+        minItems: fc.nat(3),
+        uniqueItems: fc.boolean(),
+      },
+      { requiredKeys: ["type"] },
+    ),
+    fc.record({
+      enum: fc.uniqueArray(fc.constantFrom<unknown>("x", "y", 1, null, { k: 1 }), { minLength: 1 }),
+    }),
+    fc.record({ const: fc.constantFrom<unknown>("x", 2, [1]) }),
+    fc.record({ type: fc.subarray(["string", "number", "null", "object"], { minLength: 2 }) }),
+    fc
+      .record({
+        criterion: fc.constantFrom("allOf", "anyOf", "oneOf"),
+        branches: fc.array(tie("schema"), { minLength: 1, maxLength: 3 }),
+      })
+      .map(({ criterion, branches }) => ({ [criterion]: branches })),
+    fc.record({ not: tie("schema") }),
+    fc.record({ type: fc.constant("string"), enum: fc.constant(["x", "y"]) }),
+  ),
+}));
+
+describe("JSON Schema properties (fast-check)", () => {
+  const parse = (schema: unknown) => parseSchema("JSON", text(schema), []);
+
+  it("every schema is FULL-compatible with a fresh parse of itself", () => {
+    fc.assert(
+      fc.property(arbitrarySchema, (schema) => {
+        expect(compatibilityIssues("FULL", parse(schema), [parse(schema)])).toEqual([]);
+      }),
+      { numRuns: 60 },
+    );
+  });
+
+  it("the empty schema reads anything, and anything reads the data of false", () => {
+    fc.assert(
+      fc.property(arbitrarySchema, (schema) => {
+        expect(compatibilityIssues("BACKWARD", parse(true), [parse(schema)])).toEqual([]);
+        expect(compatibilityIssues("BACKWARD", parse(schema), [parse(false)])).toEqual([]);
+      }),
+      { numRuns: 60 },
+    );
+  });
+
+  it("a schema that is not itself a combination stays BACKWARD-compatible as one branch of an anyOf", () => {
+    // Confluent matches a combination branch to branch, so this holds for a plain schema only (a
+    // `type` with an `enum` is already the allOf of the two).
+    const combination = (s: unknown) =>
+      typeof s === "object" &&
+      s !== null &&
+      ("allOf" in s ||
+        "anyOf" in s ||
+        "oneOf" in s ||
+        Array.isArray((s as { type?: unknown }).type) ||
+        ("enum" in s && "type" in s));
+    fc.assert(
+      fc.property(arbitrarySchema, arbitrarySchema, (schema, other) => {
+        fc.pre(!combination(schema));
+        const widened = parse({ anyOf: [schema, other] });
+        expect(compatibilityIssues("BACKWARD", widened, [parse(schema)])).toEqual([]);
+      }),
+      { numRuns: 60 },
+    );
   });
 });
 
