@@ -14,6 +14,11 @@ interface Run {
   inProgress: Set<protobuf.Type>;
   /** Both files' own top-level types: what a field names outside them comes from an import. */
   own: ReadonlySet<protobuf.ReflectionObject>;
+  /**
+   * Imported message pairs already compared: their differences sit at the type's own path, the same
+   * wherever a field names it, so a type many fields use is compared once.
+   */
+  imported: Map<protobuf.Type, Map<protobuf.Type, Incompatibility[]>>;
 }
 
 /**
@@ -26,7 +31,7 @@ export function protobufDifferences(original: ProtobufSide, update: ProtobufSide
     differences.push({ type, location, description: describeProtobufChange(type, location) });
   if (original.packageName !== update.packageName) add("PACKAGE_CHANGED", "#/");
   const own = new Set([...original.types, ...update.types]);
-  typesDiff(original.types, update.types, "#", add, { inProgress: new Set(), own });
+  typesDiff(original.types, update.types, "#", add, { inProgress: new Set(), own, imported: new Map() });
   return differences;
 }
 
@@ -208,10 +213,20 @@ function importedDiff(
   run: Run,
 ): boolean {
   if (run.own.has(topLevel(before)) && run.own.has(topLevel(after))) return true;
-  const found: Incompatibility[] = [];
-  const collect: AddDifference = (type, location) =>
-    found.push({ type, location, description: describeProtobufChange(type, location) });
-  messageDiff(before, after, `#/${name.split(".").join("/")}`, collect, run);
+  let byAfter = run.imported.get(before);
+  if (!byAfter) {
+    byAfter = new Map();
+    run.imported.set(before, byAfter);
+  }
+  let found = byAfter.get(after);
+  if (!found) {
+    const collected: Incompatibility[] = [];
+    const collect: AddDifference = (type, location) =>
+      collected.push({ type, location, description: describeProtobufChange(type, location) });
+    messageDiff(before, after, `#/${name.split(".").join("/")}`, collect, run);
+    found = collected;
+    byAfter.set(after, found);
+  }
   for (const d of found) add(d.type, d.location);
   return found.every((d) => PROTOBUF_COMPATIBLE_CHANGES.has(d.type));
 }
