@@ -576,6 +576,98 @@ describe("Protobuf: one row per difference Confluent names", () => {
   });
 });
 
+/** A Protobuf field as the generator draws it: its type, label, whether a map value, whether in the oneof. */
+interface ProtoField {
+  type: string;
+  label: "" | "optional " | "repeated ";
+  map: boolean;
+}
+
+// Each scalar (and the enum) with its wire group; "Inner" is a message.
+const PROTO_TYPES: Record<string, string> = {
+  int32: "varint",
+  int64: "varint",
+  uint32: "varint",
+  bool: "varint",
+  Color: "varint",
+  sint32: "zigzag",
+  sint64: "zigzag",
+  string: "length",
+  bytes: "length",
+  fixed32: "fixed32",
+  sfixed32: "fixed32",
+  sfixed64: "fixed64",
+  float: "float",
+  double: "double",
+  Inner: "message",
+};
+
+const protoFieldArb = fc.record({
+  type: fc.constantFrom(...Object.keys(PROTO_TYPES)),
+  label: fc.constantFrom<ProtoField["label"]>("", "optional ", "repeated "),
+  map: fc.boolean(),
+});
+const protoFileArb = fc.record({
+  fields: fc.array(protoFieldArb, { minLength: 1, maxLength: 6 }),
+  inOneof: fc.nat(3),
+});
+
+/** The file: the last `inOneof` fields in a oneof (no labels, no maps there), tags 1…n in order. */
+function renderProto(fields: readonly ProtoField[], inOneof: number): string {
+  const split = Math.max(0, fields.length - inOneof);
+  const line = (f: ProtoField, tag: number, oneof: boolean) =>
+    oneof
+      ? `${f.type} f${tag} = ${tag};`
+      : f.map
+        ? `map<string, ${f.type}> f${tag} = ${tag};`
+        : `${f.label}${f.type} f${tag} = ${tag};`;
+  const plain = fields.slice(0, split).map((f, i) => line(f, i + 1, false));
+  const oneof = fields.slice(split).map((f, i) => line(f, split + i + 1, true));
+  const choice = oneof.length > 0 ? `oneof choice { ${oneof.join(" ")} }` : "";
+  return proto(
+    `message Event { ${plain.join(" ")} ${choice} message Inner { int32 v = 1; } }\nenum Color { RED = 0; BLUE = 1; }`,
+  );
+}
+
+describe("Protobuf properties (fast-check)", () => {
+  const parse = (text: string) => parseSchema("PROTOBUF", text, []);
+
+  it("every file is FULL-compatible with a fresh parse of itself, and with a field added", () => {
+    fc.assert(
+      fc.property(protoFileArb, protoFieldArb, ({ fields, inOneof }, extra) => {
+        const file = renderProto(fields, inOneof);
+        expect(compatibilityIssues("FULL", parse(file), [parse(file)])).toEqual([]);
+        // Outside the oneof, so with a tag of its own (the oneof's fields keep theirs only if it is empty).
+        const grown = renderProto([...fields, { ...extra }], 0);
+        const flat = renderProto(fields, 0);
+        expect(compatibilityIssues("FULL", parse(grown), [parse(flat)])).toEqual([]);
+      }),
+      { numRuns: 60 },
+    );
+  });
+
+  it("a field's type changes compatibly exactly within its wire group", () => {
+    fc.assert(
+      fc.property(
+        protoFileArb,
+        fc.nat(),
+        fc.constantFrom(...Object.keys(PROTO_TYPES)),
+        ({ fields, inOneof }, pick, type) => {
+          const index = pick % fields.length;
+          const changed = fields.map((f, i) => (i === index ? { ...f, type } : f));
+          const issues = compatibilityIssues("BACKWARD", parse(renderProto(changed, inOneof)), [
+            parse(renderProto(fields, inOneof)),
+          ]);
+          const sameGroup = PROTO_TYPES[fields[index]!.type] === PROTO_TYPES[type];
+          if (sameGroup) expect(issues).toEqual([]);
+          else expect(typesOf(issues)).toEqual([expect.stringMatching(/^FIELD_(SCALAR_)?KIND_CHANGED$/)]);
+        },
+      ),
+      { numRuns: 60 },
+    );
+  });
+});
+
 describe("the compatibility endpoint lists the differences (verbose=true)", () => {
   async function check(schemaType: SchemaType, v1: string, v2: string) {
     const registry = new SchemaRegistry(new MemoryLog());
