@@ -75,46 +75,50 @@ export const JSON_SCHEMA_COMPATIBLE_CHANGES: ReadonlySet<string> = new Set([
 const ADDED_KEYWORD =
   /^(MAXIMUM|MINIMUM|EXCLUSIVE_MAXIMUM|EXCLUSIVE_MINIMUM|MULTIPLE_OF|MAX_LENGTH|MIN_LENGTH|PATTERN|MAX_PROPERTIES|MIN_PROPERTIES|MAX_ITEMS|MIN_ITEMS|MAX_CONTAINS|MIN_CONTAINS|UNIQUE_ITEMS|DEPENDENCY_ARRAY|DEPENDENCY_SCHEMA)_ADDED$/;
 
-/** What an incompatible difference means for the data, in the words of the two schemas. */
+/**
+ * What an incompatible difference means for the data. The reader is the schema reading (the update),
+ * the writer the one the data was written with: under BACKWARD the new and the old schema, under
+ * FORWARD the other way round.
+ */
 export function describeJsonSchemaChange(type: string, location: string): string {
   if (ADDED_KEYWORD.test(type) || type === "REQUIRED_ATTRIBUTE_ADDED" || type === "SCHEMA_ADDED") {
-    return `the keyword at '${location}' in the new schema is not in the old one`;
+    return `the keyword at '${location}' in the reader's schema is not in the writer's`;
   }
   if (/_(REMOVED)$/.test(type) && /^(ADDITIONAL|UNEVALUATED)_/.test(type)) {
-    return `the new schema no longer allows what '${location}' allowed in the old one`;
+    return `the reader's schema no longer allows what '${location}' allowed in the writer's`;
   }
   if (/^(MIN_[A-Z]+|MINIMUM|EXCLUSIVE_MINIMUM)_INCREASED$|^MULTIPLE_OF_EXPANDED$/.test(type)) {
-    return `the value at '${location}' is higher in the new schema than in the old one`;
+    return `the value at '${location}' is higher in the reader's schema than in the writer's`;
   }
   if (/^(MAX_[A-Z]+|MAXIMUM|EXCLUSIVE_MAXIMUM)_DECREASED$/.test(type)) {
-    return `the value at '${location}' is lower in the new schema than in the old one`;
+    return `the value at '${location}' is lower in the reader's schema than in the writer's`;
   }
   if (/_CHANGED$/.test(type) && /^(PATTERN|MULTIPLE_OF|DEPENDENCY_ARRAY)_/.test(type)) {
-    return `the value at '${location}' differs between the old and the new schema`;
+    return `the value at '${location}' differs between the writer's and the reader's schema`;
   }
   if (/_NARROWED$/.test(type) && type !== "TYPE_NARROWED") {
-    return `the array or combined type at '${location}' accepts less in the new schema than in the old one`;
+    return `the array or combined type at '${location}' accepts less in the reader's schema than in the writer's`;
   }
   if (/_EXTENDED$/.test(type)) {
-    return `the array or combined type at '${location}' has more elements in the new schema than in the old one`;
+    return `the array or combined type at '${location}' has more elements in the reader's schema than in the writer's`;
   }
   if (/TYPE_CHANGED$|^TYPE_NARROWED$|^ENUM_ARRAY_CHANGED$|^COMBINED_TYPE_SUBSCHEMAS_CHANGED$/.test(type)) {
-    return `the type at '${location}' differs between the old and the new schema`;
+    return `the type at '${location}' differs between the writer's and the reader's schema`;
   }
   if (/_ADDED_TO_OPEN_CONTENT_MODEL$/.test(type)) {
-    return `the new schema has an open content model and a property or item at '${location}' the old one lacks`;
+    return `the reader's schema has an open content model and a property or item at '${location}' the writer's lacks`;
   }
   if (type === "REQUIRED_PROPERTY_ADDED_TO_UNOPEN_CONTENT_MODEL") {
-    return `the new schema has a closed or partially open content model and a required property at '${location}' without a default`;
+    return `the reader's schema has a closed or partially open content model and a required property at '${location}' without a default`;
   }
   if (/_REMOVED_FROM_CLOSED_CONTENT_MODEL$/.test(type)) {
-    return `the new schema has a closed content model and lacks the property or item at '${location}' of the old one`;
+    return `the reader's schema has a closed content model and lacks the property or item at '${location}' of the writer's`;
   }
   if (/_REMOVED_NOT_COVERED_BY_PARTIALLY_OPEN_CONTENT_MODEL$/.test(type)) {
-    return `the property or item at '${location}' of the old schema is gone and the new schema's partially open content model does not accept it`;
+    return `the property or item at '${location}' of the writer's schema is gone and the reader's partially open content model does not accept it`;
   }
   if (/_ADDED_NOT_COVERED_BY_PARTIALLY_OPEN_CONTENT_MODEL$/.test(type)) {
-    return `the property or item at '${location}' of the new schema is not accepted by the old schema's partially open content model`;
+    return `the property or item at '${location}' of the reader's schema is not accepted by the writer's partially open content model`;
   }
   return `${type.toLowerCase().replace(/_/g, " ")} at '${location}'`;
 }
