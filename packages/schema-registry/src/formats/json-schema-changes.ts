@@ -82,43 +82,43 @@ const ADDED_KEYWORD =
  */
 export function describeJsonSchemaChange(type: string, location: string): string {
   if (ADDED_KEYWORD.test(type) || type === "REQUIRED_ATTRIBUTE_ADDED" || type === "SCHEMA_ADDED") {
-    return `the keyword at '${location}' in the reader's schema is not in the writer's`;
+    return `the keyword at "${location}" in the reader schema is not in the writer schema`;
   }
   if (/_(REMOVED)$/.test(type) && /^(ADDITIONAL|UNEVALUATED)_/.test(type)) {
-    return `the reader's schema no longer allows what '${location}' allowed in the writer's`;
+    return `the reader schema no longer allows what "${location}" allowed in the writer schema`;
   }
   if (/^(MIN_[A-Z]+|MINIMUM|EXCLUSIVE_MINIMUM)_INCREASED$|^MULTIPLE_OF_EXPANDED$/.test(type)) {
-    return `the value at '${location}' is higher in the reader's schema than in the writer's`;
+    return `the value at "${location}" is higher in the reader schema than in the writer schema`;
   }
   if (/^(MAX_[A-Z]+|MAXIMUM|EXCLUSIVE_MAXIMUM)_DECREASED$/.test(type)) {
-    return `the value at '${location}' is lower in the reader's schema than in the writer's`;
+    return `the value at "${location}" is lower in the reader schema than in the writer schema`;
   }
   if (/_CHANGED$/.test(type) && /^(PATTERN|MULTIPLE_OF|DEPENDENCY_ARRAY)_/.test(type)) {
-    return `the value at '${location}' differs between the writer's and the reader's schema`;
+    return `the value at "${location}" differs between the writer and the reader schema`;
   }
   if (/_NARROWED$/.test(type) && type !== "TYPE_NARROWED") {
-    return `the array or combined type at '${location}' accepts less in the reader's schema than in the writer's`;
+    return `the array or combined type at "${location}" accepts less in the reader schema than in the writer schema`;
   }
   if (/_EXTENDED$/.test(type)) {
-    return `the array or combined type at '${location}' has more elements in the reader's schema than in the writer's`;
+    return `the array or combined type at "${location}" has more elements in the reader schema than in the writer schema`;
   }
   if (/TYPE_CHANGED$|^TYPE_NARROWED$|^ENUM_ARRAY_CHANGED$|^COMBINED_TYPE_SUBSCHEMAS_CHANGED$/.test(type)) {
-    return `the type at '${location}' differs between the writer's and the reader's schema`;
+    return `the type at "${location}" differs between the writer and the reader schema`;
   }
   if (/_ADDED_TO_OPEN_CONTENT_MODEL$/.test(type)) {
-    return `the reader's schema has an open content model and a property or item at '${location}' the writer's lacks`;
+    return `the reader schema has an open content model and a property or item at "${location}" the writer schema lacks`;
   }
   if (type === "REQUIRED_PROPERTY_ADDED_TO_UNOPEN_CONTENT_MODEL") {
-    return `the reader's schema has a closed or partially open content model and a required property at '${location}' without a default`;
+    return `the reader schema has a closed or partially open content model and a required property at "${location}" without a default`;
   }
   if (/_REMOVED_FROM_CLOSED_CONTENT_MODEL$/.test(type)) {
-    return `the reader's schema has a closed content model and lacks the property or item at '${location}' of the writer's`;
+    return `the reader schema has a closed content model and lacks the property or item at "${location}" of the writer schema`;
   }
   if (/_REMOVED_NOT_COVERED_BY_PARTIALLY_OPEN_CONTENT_MODEL$/.test(type)) {
-    return `the property or item at '${location}' of the writer's schema is gone and the reader's partially open content model does not accept it`;
+    return `the property or item at "${location}" of the writer schema is gone and the partially open content model of the reader schema does not accept it`;
   }
   if (/_ADDED_NOT_COVERED_BY_PARTIALLY_OPEN_CONTENT_MODEL$/.test(type)) {
-    return `the property or item at '${location}' of the reader's schema is not accepted by the writer's partially open content model`;
+    return `the property or item at "${location}" of the reader schema is not accepted by the partially open content model of the writer schema`;
   }
-  return `${type.toLowerCase().replace(/_/g, " ")} at '${location}'`;
+  return `${type.toLowerCase().replace(/_/g, " ")} at "${location}"`;
 }
