@@ -157,6 +157,47 @@ describe("the registry's HTTP API, against Confluent's documented shapes", () =>
     expectError(await sr("GET", "/config/contract-value"), 404, 40408);
   });
 
+  it("JSON Schema and Protobuf: a refusal names Confluent's difference, verbose lists each with its location", async () => {
+    const json = (properties: Record<string, unknown>) =>
+      JSON.stringify({ type: "object", properties, additionalProperties: false });
+    const proto = (body: string) => `syntax = "proto3";\npackage contract;\nmessage Event { ${body} }\n`;
+    const cases = [
+      {
+        subject: "contract-json-value",
+        schemaType: "JSON",
+        v1: json({ id: { type: "string" }, note: { type: "string" } }),
+        // Dropping a property from a closed content model: old data holding it no longer validates.
+        v2: json({ id: { type: "string" } }),
+        type: "PROPERTY_REMOVED_FROM_CLOSED_CONTENT_MODEL",
+        message:
+          /^\{errorType:'PROPERTY_REMOVED_FROM_CLOSED_CONTENT_MODEL', .*location:'#\/properties\/note'\}$/,
+      },
+      {
+        subject: "contract-proto-value",
+        schemaType: "PROTOBUF",
+        v1: proto("optional int64 count = 1;"),
+        // A numeric field made repeated changes its encoding (packed).
+        v2: proto("repeated int64 count = 1;"),
+        type: "FIELD_NUMERIC_LABEL_CHANGED",
+        message: /^\{errorType:'FIELD_NUMERIC_LABEL_CHANGED', .*location:'#\/Event\/1'\}$/,
+      },
+    ];
+    for (const { subject, schemaType, v1, v2, type, message } of cases) {
+      expect((await sr("POST", `/subjects/${subject}/versions`, { schema: v1, schemaType })).status).toBe(
+        200,
+      );
+      const check = await sr("POST", `/compatibility/subjects/${subject}/versions/latest?verbose=true`, {
+        schema: v2,
+        schemaType,
+      });
+      expect(check.body).toEqual({ is_compatible: false, messages: [expect.stringMatching(message)] });
+      const refused = await sr("POST", `/subjects/${subject}/versions`, { schema: v2, schemaType });
+      expectError(refused, 409, 409);
+      expect((refused.body as { message: string }).message).toContain(`errorType:'${type}'`);
+      expect((await sr("GET", `/subjects/${subject}/versions`)).body).toEqual([1]);
+    }
+  });
+
   it("references: a schema using another's type, referencedby, and a referenced version cannot be deleted", async () => {
     const address = JSON.stringify({
       type: "record",

@@ -1,62 +1,72 @@
+import { arrayDiff } from "./json-schema-array-diff";
+import { describeJsonSchemaChange, JSON_SCHEMA_COMPATIBLE_CHANGES } from "./json-schema-changes";
+import { combinedDiff } from "./json-schema-combined-diff";
+import type {
+  DiffContext,
+  JsonSchemaDifference,
+  JsonSchemaDocument,
+  JsonSchemaNode,
+  Schema,
+} from "./json-schema-diff-context";
+import { type SchemaView, viewOf } from "./json-schema-kinds";
+import { objectDiff } from "./json-schema-object-diff";
+import { constDiff, enumDiff, notDiff, numberDiff, stringDiff } from "./json-schema-scalar-diff";
 import type { Incompatibility } from "./schema-format";
+import { sortedJson } from "./schema-format";
 
-export type JsonSchemaDocument = boolean | { [keyword: string]: unknown };
-type Node = JsonSchemaDocument;
+export type { JsonSchemaDocument } from "./json-schema-diff-context";
 
 export interface JsonSchemaSide {
   document: JsonSchemaDocument;
   references: ReadonlyMap<string, JsonSchemaDocument>;
 }
 
-/** The depth past which a recursive `$ref` pair is taken as already compared. */
-const MAX_DIFF_DEPTH = 64;
+/** `$ref` hops followed before a reference is taken as unresolvable (a chain of refs to refs). */
+const MAX_REF_HOPS = 64;
 
-interface Context {
-  original: JsonSchemaSide;
-  update: JsonSchemaSide;
-  issues: Incompatibility[];
-  depth: number;
+type PairResult = JsonSchemaDifference[] | "in progress";
+
+/** What one comparison shares across its sub-comparisons: the memo and the cycle guard. */
+interface Run {
+  pairs: Map<JsonSchemaNode, Map<JsonSchemaNode, PairResult>>;
+  /** Counts cycles assumed compatible; a result computed under such an assumption is not memoised. */
+  assumptions: number;
 }
 
 /**
- * Confluent's JSON Schema rules (its json diff's COMPATIBLE_CHANGES): `original` is the schema the
- * data was written with, `update` the one reading it. Only what Confluent counts incompatible is
- * reported: a narrowed type, a property added to an open content model with a non-empty schema or
- * removed from a closed one, a newly required property without a default, tightened string,
- * number, array and object bounds, fewer enum values or sum-type branches.
+ * Every difference between the schema data was written with (`original`) and the one reading it
+ * (`update`), compatible or not, as Confluent's JSON Schema diff names them.
  */
+export function jsonSchemaDifferences(
+  original: JsonSchemaSide,
+  update: JsonSchemaSide,
+): JsonSchemaDifference[] {
+  const comparison = new Comparison(original, update, { pairs: new Map(), assumptions: 0 });
+  comparison.compare(original.document, update.document, "#");
+  return comparison.differences;
+}
+
+/** The differences that stop `update` from reading data written with `original` (Confluent's STRICT policy). */
 export function compareJsonSchemas(original: JsonSchemaSide, update: JsonSchemaSide): Incompatibility[] {
-  const ctx: Context = { original, update, issues: [], depth: 0 };
-  compare(ctx, original.document, update.document, "#");
-  return ctx.issues;
+  return jsonSchemaDifferences(original, update).filter((d) => !JSON_SCHEMA_COMPATIBLE_CHANGES.has(d.type));
 }
 
-function issue(ctx: Context, type: string, location: string, description: string): void {
-  ctx.issues.push({ type, location, description });
-}
-
-function isCompatible(ctx: Context, original: Node, update: Node, path: string): boolean {
-  const sub: Context = { ...ctx, issues: [], depth: ctx.depth + 1 };
-  compare(sub, original, update, path);
-  return sub.issues.length === 0;
-}
-
-function pointer(root: Node, fragment: string): Node | undefined {
+function pointer(root: JsonSchemaNode, fragment: string): JsonSchemaNode | undefined {
   let node: unknown = root;
   for (const raw of fragment.split("/").filter(Boolean)) {
     const part = decodeURIComponent(raw).replace(/~1/g, "/").replace(/~0/g, "~");
     if (node === null || typeof node !== "object") return undefined;
     node = (node as Record<string, unknown>)[part];
   }
-  return node as Node | undefined;
+  return node as JsonSchemaNode | undefined;
 }
 
 /** Follows `$ref`s (local pointers and referenced documents) to the schema they name. */
-function resolve(side: JsonSchemaSide, node: Node): Node {
+function resolve(side: JsonSchemaSide, node: JsonSchemaNode): JsonSchemaNode {
   let current = node;
   for (
     let hops = 0;
-    hops < MAX_DIFF_DEPTH && typeof current === "object" && typeof current.$ref === "string";
+    hops < MAX_REF_HOPS && typeof current === "object" && typeof current.$ref === "string";
     hops++
   ) {
     const [document, fragment = ""] = current.$ref.split("#") as [string, string?];
@@ -68,361 +78,177 @@ function resolve(side: JsonSchemaSide, node: Node): Node {
   return current;
 }
 
-type Kind =
-  | "false"
-  | "empty"
-  | "combined"
-  | "not"
-  | "enum"
-  | "const"
-  | "object"
-  | "array"
-  | "string"
-  | "number"
-  | "boolean"
-  | "null";
+type KindDiff = (ctx: DiffContext, original: Schema, update: Schema, path: string) => void;
 
-const KEYWORD_KINDS: [Kind, string[]][] = [
-  [
-    "object",
-    [
-      "properties",
-      "required",
-      "additionalProperties",
-      "patternProperties",
-      "minProperties",
-      "maxProperties",
-      "dependencies",
-    ],
-  ],
-  ["array", ["items", "prefixItems", "minItems", "maxItems", "uniqueItems", "contains"]],
-  ["string", ["minLength", "maxLength", "pattern", "format"]],
-  ["number", ["minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf"]],
-];
-
-function combinator(node: Node): "allOf" | "anyOf" | "oneOf" | null {
-  if (typeof node !== "object") return null;
-  if (Array.isArray(node.type) && node.type.length > 1) return "anyOf";
-  for (const key of ["allOf", "anyOf", "oneOf"] as const) if (Array.isArray(node[key])) return key;
-  return null;
-}
-
-function subschemas(node: Node): Node[] {
-  if (typeof node !== "object") return [];
-  if (Array.isArray(node.type) && node.type.length > 1) {
-    return node.type.map((type) => ({ ...node, type }));
-  }
-  const key = combinator(node);
-  return key ? (node[key] as Node[]) : [];
-}
-
-function kindOf(node: Node): Kind {
-  if (node === false) return "false";
-  if (node === true) return "empty";
-  if (combinator(node)) return "combined";
-  if ("not" in node) return "not";
-  if (Array.isArray(node.enum)) return "enum";
-  if ("const" in node) return "const";
-  const type = Array.isArray(node.type) ? node.type[0] : node.type;
-  if (type === "integer") return "number";
-  if (typeof type === "string") return type as Kind;
-  for (const [kind, keywords] of KEYWORD_KINDS) if (keywords.some((k) => k in node)) return kind;
-  return "empty";
-}
-
-function compare(ctx: Context, originalRaw: Node, updateRaw: Node, path: string): void {
-  if (ctx.depth > MAX_DIFF_DEPTH) return;
-  const original = resolve(ctx.original, originalRaw);
-  const update = resolve(ctx.update, updateRaw);
-  const originalKind = kindOf(original);
-  const updateKind = kindOf(update);
-  if (originalKind !== "combined" && updateKind === "combined") {
-    const subs = subschemas(update);
-    const sum = combinator(update) !== "allOf" || subs.length === 1;
-    if (sum && subs.some((sub) => isCompatible(ctx, original, sub, path))) return;
-  } else if (originalKind === "combined" && updateKind !== "combined") {
-    const subs = subschemas(original);
-    if (subs.length === 1 && isCompatible(ctx, subs[0]!, update, path)) return;
-  }
-  if (originalKind !== updateKind) {
-    if (originalKind === "false" || updateKind === "empty") return;
-    issue(ctx, "TYPE_CHANGED", path, `type changed from ${originalKind} to ${updateKind}`);
-    return;
-  }
-  if (typeof original !== "object" || typeof update !== "object") return;
-  KIND_DIFFS[originalKind]?.(ctx, original, update, path);
-}
-
-type Schema = { [keyword: string]: unknown };
-type KindDiff = (ctx: Context, original: Schema, update: Schema, path: string) => void;
-
-/** A bound that may only widen: `looser(original, update)` says the update accepts at least as much. */
-function bound(
-  ctx: Context,
-  original: Schema,
-  update: Schema,
-  path: string,
-  keyword: string,
-  looser: (before: number, after: number) => boolean,
-): void {
-  const before = original[keyword];
-  const after = update[keyword];
-  if (after === undefined || after === before) return;
-  if (typeof after === "boolean" || typeof before === "boolean") {
-    if (after === true && before !== true)
-      issue(ctx, `${keyword.toUpperCase()}_ADDED`, `${path}/${keyword}`, `${keyword} added`);
-    return;
-  }
-  if (before === undefined) {
-    issue(ctx, `${snake(keyword)}_ADDED`, `${path}/${keyword}`, `${keyword} ${String(after)} added`);
-  } else if (!looser(Number(before), Number(after))) {
-    issue(
-      ctx,
-      `${snake(keyword)}_CHANGED`,
-      `${path}/${keyword}`,
-      `${keyword} tightened from ${String(before)} to ${String(after)}`,
-    );
-  }
-}
-
-const snake = (keyword: string) => keyword.replace(/[A-Z]/g, (c) => `_${c}`).toUpperCase();
-const grows = (before: number, after: number) => after >= before;
-const shrinks = (before: number, after: number) => after <= before;
-
-const stringDiff: KindDiff = (ctx, original, update, path) => {
-  bound(ctx, original, update, path, "maxLength", grows);
-  bound(ctx, original, update, path, "minLength", shrinks);
-  if (update.pattern !== undefined && update.pattern !== original.pattern) {
-    issue(
-      ctx,
-      original.pattern === undefined ? "PATTERN_ADDED" : "PATTERN_CHANGED",
-      `${path}/pattern`,
-      "pattern added or changed",
-    );
-  }
-};
-
-const numberDiff: KindDiff = (ctx, original, update, path) => {
-  if (update.type === "integer" && original.type !== "integer") {
-    issue(ctx, "TYPE_NARROWED", path, "type narrowed from number to integer");
-  }
-  bound(ctx, original, update, path, "maximum", grows);
-  bound(ctx, original, update, path, "exclusiveMaximum", grows);
-  bound(ctx, original, update, path, "minimum", shrinks);
-  bound(ctx, original, update, path, "exclusiveMinimum", shrinks);
-  bound(ctx, original, update, path, "multipleOf", (before, after) => before % after === 0);
-};
-
-const enumDiff: KindDiff = (ctx, original, update, path) => {
-  const after = new Set((update.enum as unknown[]).map((v) => JSON.stringify(v)));
-  const missing = (original.enum as unknown[]).filter((v) => !after.has(JSON.stringify(v)));
-  if (missing.length > 0)
-    issue(ctx, "ENUM_ARRAY_NARROWED", `${path}/enum`, `enum lost ${JSON.stringify(missing)}`);
-};
-
-const constDiff: KindDiff = (ctx, original, update, path) => {
-  if (JSON.stringify(original.const) !== JSON.stringify(update.const))
-    issue(ctx, "CONST_CHANGED", `${path}/const`, "const changed");
-};
-
-const notDiff: KindDiff = (ctx, original, update, path) => {
-  // The negation reverses the direction: the update may exclude less, never more.
-  if (
-    !isCompatible(
-      { ...ctx, original: ctx.update, update: ctx.original },
-      update.not as Node,
-      original.not as Node,
-      `${path}/not`,
-    )
-  ) {
-    issue(ctx, "NOT_TYPE_EXTENDED", `${path}/not`, "the excluded schema was extended");
-  }
-};
-
-function matchAll(ctx: Context, from: Node[], to: Node[], path: string, fromIsOriginal: boolean): boolean {
-  const used = new Set<number>();
-  return from.every((sub) => {
-    const index = to.findIndex(
-      (candidate, i) =>
-        !used.has(i) &&
-        (fromIsOriginal ? isCompatible(ctx, sub, candidate, path) : isCompatible(ctx, candidate, sub, path)),
-    );
-    if (index < 0) return false;
-    used.add(index);
-    return true;
-  });
-}
-
-const combinedDiff: KindDiff = (ctx, original, update, path) => {
-  const before = combinator(original)!;
-  const after = combinator(update)!;
-  if (before !== after && !(before === "oneOf" && after === "anyOf")) {
-    issue(ctx, "COMBINED_TYPE_CHANGED", path, `${before} changed to ${after}`);
-    return;
-  }
-  const originalSubs = subschemas(original);
-  const updateSubs = subschemas(update);
-  if (after === "allOf") {
-    if (!matchAll(ctx, updateSubs, originalSubs, path, false)) {
-      issue(ctx, "PRODUCT_TYPE_EXTENDED", path, "allOf gained or changed a subschema");
-    }
-  } else if (updateSubs.length < originalSubs.length) {
-    issue(ctx, "SUM_TYPE_NARROWED", path, `${after} lost a subschema`);
-  } else if (!matchAll(ctx, originalSubs, updateSubs, path, true)) {
-    issue(ctx, "COMBINED_TYPE_SUBSCHEMAS_CHANGED", path, `a subschema of ${after} changed incompatibly`);
-  }
-};
-
-const properties = (schema: Schema) => (schema.properties ?? {}) as Record<string, Node>;
-const required = (schema: Schema) => new Set((schema.required ?? []) as string[]);
-const hasDefault = (node: Node | undefined) => typeof node === "object" && "default" in node;
-/** Additional properties as a schema of their own (null: unconstrained or forbidden). */
-const additionalSchema = (schema: Schema) =>
-  typeof schema.additionalProperties === "object" ? (schema.additionalProperties as Node) : null;
-const permitsAdditional = (schema: Schema) => schema.additionalProperties !== false;
-const isOpen = (schema: Schema) =>
-  Object.keys((schema.patternProperties ?? {}) as object).length === 0 &&
-  additionalSchema(schema) === null &&
-  permitsAdditional(schema);
-
-function partialSchema(schema: Schema, key: string): Node | null {
-  for (const [pattern, node] of Object.entries((schema.patternProperties ?? {}) as Record<string, Node>)) {
-    if (new RegExp(pattern, "u").test(key)) return node;
-  }
-  return additionalSchema(schema);
-}
-
-function isEmptySchema(node: Node): boolean {
-  return node === true || (typeof node === "object" && kindOf(node) === "empty");
-}
-
-const objectDiff: KindDiff = (ctx, original, update, path) => {
-  const before = properties(original);
-  const after = properties(update);
-  const beforeRequired = required(original);
-  const afterRequired = required(update);
-  for (const key of Object.keys(before)) {
-    if (key in after && !beforeRequired.has(key) && afterRequired.has(key) && !hasDefault(after[key])) {
-      issue(
-        ctx,
-        "REQUIRED_ATTRIBUTE_ADDED",
-        `${path}/required/${key}`,
-        `property "${key}" became required without a default`,
-      );
-    }
-  }
-  for (const key of new Set([...Object.keys(before), ...Object.keys(after)])) {
-    const where = `${path}/properties/${key}`;
-    const was = before[key];
-    const now = after[key];
-    if (was !== undefined && now !== undefined) compare(ctx, was, now, where);
-    else if (was !== undefined) propertyRemoved(ctx, update, key, was, where);
-    else if (now !== undefined) propertyAdded(ctx, original, update, key, now, where);
-  }
-  additionalDiff(ctx, original, update, path);
-  bound(ctx, original, update, path, "maxProperties", grows);
-  bound(ctx, original, update, path, "minProperties", shrinks);
-};
-
-function propertyRemoved(ctx: Context, update: Schema, key: string, was: Node, where: string): void {
-  if (isOpen(update)) return;
-  const partial = partialSchema(update, key);
-  if (partial !== null) {
-    if (!isCompatible(ctx, was, partial, where)) {
-      issue(
-        ctx,
-        "PROPERTY_REMOVED_NOT_COVERED_BY_PARTIALLY_OPEN_CONTENT_MODEL",
-        where,
-        `property "${key}" removed, and the remaining content model does not accept it`,
-      );
-    }
-  } else if (was !== false) {
-    issue(
-      ctx,
-      "PROPERTY_REMOVED_FROM_CLOSED_CONTENT_MODEL",
-      where,
-      `property "${key}" removed from a closed content model`,
-    );
-  }
-}
-
-function propertyAdded(
-  ctx: Context,
-  original: Schema,
-  update: Schema,
-  key: string,
-  now: Node,
-  where: string,
-): void {
-  if (isOpen(original)) {
-    if (!isEmptySchema(now)) {
-      issue(
-        ctx,
-        "PROPERTY_ADDED_TO_OPEN_CONTENT_MODEL",
-        where,
-        `property "${key}" added to an open content model`,
-      );
-    }
-    return;
-  }
-  const partial = partialSchema(original, key);
-  if (partial !== null && !isCompatible(ctx, partial, now, where)) {
-    issue(
-      ctx,
-      "PROPERTY_ADDED_NOT_COVERED_BY_PARTIALLY_OPEN_CONTENT_MODEL",
-      where,
-      `property "${key}" added, and the original content model allowed other values for it`,
-    );
-  }
-  if (required(update).has(key) && !hasDefault(now)) {
-    issue(
-      ctx,
-      "REQUIRED_PROPERTY_ADDED_TO_UNOPEN_CONTENT_MODEL",
-      where,
-      `required property "${key}" added without a default`,
-    );
-  }
-}
-
-function additionalDiff(ctx: Context, original: Schema, update: Schema, path: string): void {
-  const where = `${path}/additionalProperties`;
-  if (permitsAdditional(original) && !permitsAdditional(update)) {
-    issue(ctx, "ADDITIONAL_PROPERTIES_REMOVED", where, "additional properties no longer allowed");
-    return;
-  }
-  const before = additionalSchema(original);
-  const after = additionalSchema(update);
-  if (before === null && after !== null && permitsAdditional(original)) {
-    issue(ctx, "ADDITIONAL_PROPERTIES_NARROWED", where, "additional properties now constrained by a schema");
-  } else if (before !== null && after !== null) {
-    compare(ctx, before, after, where);
-  }
-}
-
-const arrayDiff: KindDiff = (ctx, original, update, path) => {
-  const before = original.items;
-  const after = update.items;
-  if (Array.isArray(before) && Array.isArray(after)) {
-    before.forEach((item, i) => {
-      if (i < after.length) compare(ctx, item as Node, after[i] as Node, `${path}/items/${i}`);
-    });
-  } else if (before !== undefined && after !== undefined && !Array.isArray(before) && !Array.isArray(after)) {
-    compare(ctx, before as Node, after as Node, `${path}/items`);
-  } else if (before === undefined && after !== undefined && !isEmptySchema(after as Node)) {
-    issue(ctx, "ITEMS_NARROWED", `${path}/items`, "items now constrained by a schema");
-  }
-  bound(ctx, original, update, path, "maxItems", grows);
-  bound(ctx, original, update, path, "minItems", shrinks);
-  bound(ctx, original, update, path, "uniqueItems", () => true);
-};
-
-const KIND_DIFFS: Partial<Record<Kind, KindDiff>> = {
+/** Each kind's own keywords (Confluent's StringSchemaDiff, NumberSchemaDiff, …); others have none. */
+const KIND_DIFFS: Partial<Record<SchemaView["kind"], KindDiff>> = {
   string: stringDiff,
   number: numberDiff,
   enum: enumDiff,
   const: constDiff,
   not: notDiff,
-  combined: combinedDiff,
   object: objectDiff,
   array: arrayDiff,
 };
+
+/** A difference found relative to a compared pair ("#…"), moved under where the pair sits. */
+function placed(difference: JsonSchemaDifference, base: string): JsonSchemaDifference {
+  const location = difference.location === "#" ? base : base + difference.location.slice(1);
+  return {
+    type: difference.type,
+    location,
+    description: describeJsonSchemaChange(difference.type, location),
+  };
+}
+
+class Comparison implements DiffContext {
+  readonly differences: JsonSchemaDifference[] = [];
+
+  constructor(
+    private readonly original: JsonSchemaSide,
+    private readonly update: JsonSchemaSide,
+    private readonly run: Run,
+  ) {}
+
+  add(type: string, location: string): void {
+    this.differences.push({ type, location, description: describeJsonSchemaChange(type, location) });
+  }
+
+  addAll(differences: readonly JsonSchemaDifference[]): void {
+    this.differences.push(...differences);
+  }
+
+  trial(
+    original: JsonSchemaNode | undefined,
+    update: JsonSchemaNode | undefined,
+    location: string,
+    reversed = false,
+  ) {
+    const sub = reversed
+      ? new Comparison(this.update, this.original, this.run)
+      : new Comparison(this.original, this.update, this.run);
+    sub.compare(original, update, location);
+    const compatible = sub.differences.every((d) => JSON_SCHEMA_COMPATIBLE_CHANGES.has(d.type));
+    return { differences: sub.differences, compatible };
+  }
+
+  compare(
+    originalRaw: JsonSchemaNode | undefined,
+    updateRaw: JsonSchemaNode | undefined,
+    location: string,
+  ): void {
+    if (originalRaw === undefined && updateRaw === undefined) return;
+    if (originalRaw === undefined || updateRaw === undefined) {
+      this.add(originalRaw === undefined ? "SCHEMA_ADDED" : "SCHEMA_REMOVED", location);
+      return;
+    }
+    const original = resolve(this.original, originalRaw);
+    const update = resolve(this.update, updateRaw);
+    // Each pair of (dereferenced) schemas is compared once, its differences relative to the pair; a
+    // pair met again while being compared is a recursive schema and is taken as compatible there.
+    let byUpdate = this.run.pairs.get(original);
+    if (!byUpdate) {
+      byUpdate = new Map();
+      this.run.pairs.set(original, byUpdate);
+    }
+    const known = byUpdate.get(update);
+    if (known === "in progress") {
+      this.run.assumptions++;
+      return;
+    }
+    if (known) {
+      for (const d of known) this.differences.push(placed(d, location));
+      return;
+    }
+    byUpdate.set(update, "in progress");
+    const assumptionsBefore = this.run.assumptions;
+    const pair = new Comparison(this.original, this.update, this.run);
+    pair.compareResolved(original, update, "#");
+    if (this.run.assumptions === assumptionsBefore) byUpdate.set(update, pair.differences);
+    else byUpdate.delete(update);
+    for (const d of pair.differences) this.differences.push(placed(d, location));
+  }
+
+  /** Confluent's SchemaDiff.compareTypes: sum and product special cases, then kind by kind. */
+  private compareResolved(original: JsonSchemaNode, update: JsonSchemaNode, path: string): void {
+    const before = viewOf(original);
+    const after = viewOf(update);
+    if (before.kind !== "combined" && after.kind === "combined") {
+      if (this.widenedIntoCombined(original, after, path)) return;
+    } else if (before.kind === "combined" && after.kind !== "combined") {
+      if (this.narrowedOutOfCombined(before, update, path)) return;
+    }
+    if (before.kind !== after.kind) {
+      // false accepts nothing, so anything reads its data; an empty schema reads everything.
+      if (before.kind === "false" || after.kind === "empty") return;
+      // Kafka Connect's JSON converter marks bytes so; a change between its encodings keeps the data.
+      if (before.schema["connect.type"] === "bytes" && after.schema["connect.type"] === "bytes") return;
+      this.add("TYPE_CHANGED", path);
+      return;
+    }
+    if (typeof original === "object" && typeof update === "object")
+      this.annotationsDiff(original, update, path);
+    this.kindDiff(before, after, path);
+  }
+
+  /** A schema that became one branch of an anyOf/oneOf (or a singleton combination) still reads its data. */
+  private widenedIntoCombined(
+    original: JsonSchemaNode,
+    after: SchemaView & { kind: "combined" },
+    path: string,
+  ) {
+    if (after.subschemas.length === 1) {
+      const trial = this.trial(original, after.subschemas[0], path);
+      if (trial.compatible) this.addAll(trial.differences);
+      return trial.compatible;
+    }
+    if (after.criterion === "allOf") return false;
+    for (const sub of after.subschemas) {
+      const trial = this.trial(original, sub, path);
+      if (!trial.compatible) continue;
+      this.addAll(trial.differences);
+      this.add("SUM_TYPE_EXTENDED", path);
+      return true;
+    }
+    return false;
+  }
+
+  /** An allOf reduced to one of its branches (or a singleton unwrapped) reads what it read. */
+  private narrowedOutOfCombined(
+    before: SchemaView & { kind: "combined" },
+    update: JsonSchemaNode,
+    path: string,
+  ) {
+    if (before.subschemas.length === 1) {
+      const trial = this.trial(before.subschemas[0], update, path);
+      if (trial.compatible) this.addAll(trial.differences);
+      return trial.compatible;
+    }
+    if (before.criterion !== "allOf") return false;
+    for (const sub of before.subschemas) {
+      const trial = this.trial(sub, update, path);
+      if (!trial.compatible) continue;
+      this.addAll(trial.differences);
+      this.add("PRODUCT_TYPE_NARROWED", path);
+      return true;
+    }
+    return false;
+  }
+
+  private annotationsDiff(original: Schema, update: Schema, path: string): void {
+    const id = (s: Schema) =>
+      typeof s.$id === "string" ? s.$id : typeof s.id === "string" ? s.id : undefined;
+    if (id(original) !== id(update)) this.add("ID_CHANGED", path);
+    if (original.title !== update.title) this.add("TITLE_CHANGED", path);
+    if (original.description !== update.description) this.add("DESCRIPTION_CHANGED", path);
+    if (sortedJson(original.default) !== sortedJson(update.default)) this.add("DEFAULT_CHANGED", path);
+  }
+
+  private kindDiff(before: SchemaView, after: SchemaView, path: string): void {
+    if (before.kind === "combined") {
+      if (after.kind === "combined") combinedDiff(this, before, after, path);
+      return;
+    }
+    KIND_DIFFS[before.kind]?.(this, before.schema, after.schema, path);
+  }
+}
