@@ -3,6 +3,7 @@
 export {
   DEFAULT_QUOTA,
   forgetTenantQuota,
+  QUOTA_CACHE_MS,
   quotaView,
   type TenantQuota,
   tenantQuota,
