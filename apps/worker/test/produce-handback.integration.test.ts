@@ -9,6 +9,7 @@ import { Redis } from "ioredis";
 import { describe, expect, it } from "vitest";
 import { COMMIT_PREFIX } from "../src/durability/commit-window";
 import { useInProcessMachines } from "./machines";
+import { restCall } from "./rest-call";
 import { createTestTopic, eventually } from "./test-topics";
 
 // A produce whose partition is handed back (a rebalance when a worker joins) while its commit to
@@ -184,23 +185,10 @@ describe("a produce whose partition is handed back while its commit is in flight
       redisPrefix,
     });
     const rest = async (apiKey: string, method: string, path: string, body?: unknown) => {
-      const response = await server.handleRest(
-        new Request(`http://localhost:3999/api/v1${path}`, {
-          method,
-          headers: {
-            authorization: `Bearer ${apiKey}`,
-            ...(body === undefined ? {} : { "content-type": "application/json" }),
-          },
-          body: body === undefined ? undefined : JSON.stringify(body),
-        }),
-      );
-      const text = await response.text();
-      return {
-        status: response.status,
-        retryAfter: response.headers.get("retry-after"),
-        body: text ? (JSON.parse(text) as Record<string, unknown>) : {},
-      };
+      const answer = await restCall(server, "http://localhost:3999", apiKey, method, path, body);
+      return { ...answer, retryAfter: answer.headers.get("retry-after") };
     };
+
     try {
       const tenant = await server.provisionTenant({
         name: "Handback",
