@@ -3,7 +3,6 @@
 export {
   DEFAULT_QUOTA,
   forgetTenantQuota,
-  QUOTA_CACHE_MS,
   quotaView,
   type TenantQuota,
   tenantQuota,
