@@ -13,6 +13,7 @@ import { CLOSED_REQUEST_TIMELINE } from "@lastword/erasure/testing";
 import { ManualClock } from "@lastword/logstore";
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { restCall } from "./rest-call";
 import { eventually } from "./test-topics";
 import { openWorkerHarness, testScheduling, type WorkerHarness } from "./worker-harness";
 
@@ -39,19 +40,8 @@ let compliance: string;
 let owner: { tenantId: string; userId: string };
 
 /** A REST call to the in-process control plane as `apiKey`; the JSON answer. */
-async function rest(apiKey: string, method: string, path: string, body?: unknown) {
-  const response = await server.handleRest(
-    new Request(`${PUBLIC_URL}/api/v1${path}`, {
-      method,
-      headers: {
-        authorization: `Bearer ${apiKey}`,
-        ...(body === undefined ? {} : { "content-type": "application/json" }),
-      },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    }),
-  );
-  const text = await response.text();
-  return { status: response.status, body: (text ? JSON.parse(text) : {}) as Record<string, unknown> };
+function rest(apiKey: string, method: string, path: string, body?: unknown) {
+  return restCall(server, PUBLIC_URL, apiKey, method, path, body);
 }
 
 async function createTopic(name: string, partitions: number, configs: Record<string, string | number>) {

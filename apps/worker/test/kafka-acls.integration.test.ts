@@ -14,6 +14,7 @@ import {
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { RunningWorker } from "../src/worker";
 import { fetchBody, RawKafka } from "./kafka-client";
+import { restCall } from "./rest-call";
 import { eventually } from "./test-topics";
 import { openWorkerHarness, type WorkerHarness } from "./worker-harness";
 
@@ -33,19 +34,8 @@ let adminA: { id: string; key: string };
 let adminB: { id: string; key: string };
 let limited: { id: string; key: string };
 
-async function rest(apiKey: string, method: string, path: string, body?: unknown) {
-  const response = await server.handleRest(
-    new Request(`${PUBLIC_URL}/api/v1${path}`, {
-      method,
-      headers: {
-        authorization: `Bearer ${apiKey}`,
-        ...(body === undefined ? {} : { "content-type": "application/json" }),
-      },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    }),
-  );
-  const text = await response.text();
-  return { status: response.status, body: text ? (JSON.parse(text) as Record<string, unknown>) : {} };
+function rest(apiKey: string, method: string, path: string, body?: unknown) {
+  return restCall(server, PUBLIC_URL, apiKey, method, path, body);
 }
 
 function kafka(key: { id: string; key: string }): Kafka {

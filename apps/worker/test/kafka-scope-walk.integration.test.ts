@@ -9,6 +9,7 @@ import { ADVERTISED_APIS } from "../src/kafka/advertised-apis";
 import { KAFKA_ACTS, type KafkaAct } from "../src/kafka/kafka-authorization";
 import type { RunningWorker } from "../src/worker";
 import { fetchBody, RawKafka } from "./kafka-client";
+import { restCall } from "./rest-call";
 import { eventually } from "./test-topics";
 import { openWorkerHarness, type WorkerHarness } from "./worker-harness";
 
@@ -60,19 +61,8 @@ interface Walker {
   key: { id: string; secret: string };
 }
 
-async function rest(apiKey: string, method: string, path: string, body?: unknown) {
-  const response = await server.handleRest(
-    new Request(`${PUBLIC_URL}/api/v1${path}`, {
-      method,
-      headers: {
-        authorization: `Bearer ${apiKey}`,
-        ...(body === undefined ? {} : { "content-type": "application/json" }),
-      },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    }),
-  );
-  const text = await response.text();
-  return { status: response.status, body: text ? (JSON.parse(text) as Record<string, unknown>) : {} };
+function rest(apiKey: string, method: string, path: string, body?: unknown) {
+  return restCall(server, PUBLIC_URL, apiKey, method, path, body);
 }
 
 /** The REST request doing each route's act; the group and topic names are the walker's own. */

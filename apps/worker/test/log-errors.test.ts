@@ -1,4 +1,5 @@
 import { DataPlaneError } from "@lastword/dataplane";
+import { ObjectStoreError } from "@lastword/object-store";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { dataPlaneErrorOf } from "../src/hosting/log-errors";
@@ -26,6 +27,12 @@ describe("data-plane error mapping", () => {
       code: "PARTITION_UNAVAILABLE",
       retriable: true,
     });
+  });
+
+  it("turns an object store that does not answer into a retriable PARTITION_UNAVAILABLE", () => {
+    const down = new ObjectStoreError("UNAVAILABLE", "object storage unavailable for segments/p/0: HTTP 503");
+    expect(dataPlaneErrorOf(down)).toMatchObject({ code: "PARTITION_UNAVAILABLE", retriable: true });
+    expect(dataPlaneErrorOf(new ObjectStoreError("INVALID_KEY", "bad key")).code).toBe("INTERNAL");
   });
 
   it("reports bad input as BAD_REQUEST naming the field, and anything unknown as INTERNAL", () => {

@@ -1,11 +1,15 @@
+import { randomBytes } from "node:crypto";
 import { join } from "node:path";
+import { createApiServer } from "@lastword/api";
 import { DataPlaneClient, DataPlaneError, type ProduceResult } from "@lastword/dataplane";
 import { createPrisma } from "@lastword/db";
 import { TcpProxy } from "@lastword/db/testing";
 import { FsObjectStore, type ObjectStore } from "@lastword/object-store";
+import { Redis } from "ioredis";
 import { describe, expect, it } from "vitest";
 import { COMMIT_PREFIX } from "../src/durability/commit-window";
 import { useInProcessMachines } from "./machines";
+import { restCall } from "./rest-call";
 import { createTestTopic, eventually } from "./test-topics";
 
 // A produce whose partition is handed back (a rebalance when a worker joins) while its commit to
@@ -13,6 +17,7 @@ import { createTestTopic, eventually } from "./test-topics";
 // so the answer says the write may have happened, and the data-plane client never resends it on
 // its own (the web did, and wrote one record twice after a single 200). The old owner's commit is
 // held at its object PUT; a second worker joins, and the first hands one of its two partitions back.
+// The last test runs the same through the web's REST handler (createApiServer), end to end.
 const LEASE_TTL_MS = 2_000;
 const machines = useInProcessMachines({
   name: "produce-handback",
@@ -158,6 +163,104 @@ describe("a produce whose partition is handed back while its commit is in flight
     } finally {
       client.close();
       await prisma.$disconnect();
+      await proxy.close();
+    }
+  });
+
+  it("through the REST API without an Idempotency-Key: 503 writeMayHaveHappened with Retry-After, though the web's database fails meanwhile; the web never resends it", async () => {
+    // Workers left by the tests above must not be handed back instead of this test's partitions.
+    await harness.db.prisma.topic.deleteMany({});
+    const url = new URL(harness.db.url);
+    const proxy = await TcpProxy.start(url.hostname, Number(url.port));
+    const prisma = createPrisma(proxy.relayUrl(harness.db.url), { maxConnections: 4 });
+    const dataPlane = new DataPlaneClient({ prisma, secret: harness.secret, ownerWaitMs: 8 * LEASE_TTL_MS });
+    const redis = new Redis(process.env.REDIS_URL ?? "redis://127.0.0.1:6379");
+    const redisPrefix = `lwtest-handback-${randomBytes(4).toString("hex")}`;
+    const server = createApiServer({
+      prisma,
+      redis,
+      dataPlane,
+      publicUrl: "http://localhost:3999",
+      authSecret: randomBytes(32).toString("hex"),
+      redisPrefix,
+    });
+    const rest = async (apiKey: string, method: string, path: string, body?: unknown) => {
+      const answer = await restCall(server, "http://localhost:3999", apiKey, method, path, body);
+      return { ...answer, retryAfter: answer.headers.get("retry-after") };
+    };
+
+    try {
+      const tenant = await server.provisionTenant({
+        name: "Handback",
+        email: "owner@handback.example",
+        password: "handback-pass-1",
+      });
+      const { key } = await server.createApiKey({ ...tenant, name: "producer" });
+      const store = new GatedStore(join(machines.root, "objects"));
+      const { worker: first } = await machines.start("rest-a", { objectStore: store });
+      const created = await rest(key, "POST", "/topics", { name: "orders", partitions: 2 });
+      expect(created.status, JSON.stringify(created.body)).toBe(201);
+      const partitionIds = (
+        await harness.db.prisma.partition.findMany({
+          where: { topic: { organizationId: tenant.organizationId, name: "orders" } },
+          orderBy: { index: "asc" },
+        })
+      ).map((row) => row.id);
+      await eventually("the first worker hosts both partitions", 10_000, async () =>
+        first.ownedPartitions().length === 2 ? true : undefined,
+      );
+      const produce = (partition: number, value: string) =>
+        rest(key, "POST", "/topics/orders/records", {
+          records: [
+            { key: { type: "string", data: value }, value: { type: "string", data: value }, partition },
+          ],
+        });
+      // Warm-up: the key, the topic's routing and both owners are known to the web now.
+      for (const partition of [0, 1])
+        expect((await produce(partition, `warm-${partition}`)).status).toBe(200);
+
+      store.hold();
+      const answers = [0, 1].map((partition) => produce(partition, `held-${partition}`));
+      await eventually("a commit is held at its PUT", 10_000, async () => (store.reached ? true : undefined));
+      // The web loses its database while the writes wait: nothing it does afterwards may turn the
+      // write's answer into DATABASE_UNAVAILABLE.
+      proxy.cut();
+      const { worker: second } = await machines.start("rest-b");
+      const handed = await eventually("one partition handed back", 20_000, async () =>
+        first.ownedPartitions().length === 1
+          ? partitionIds.findIndex((id) => !first.ownedPartitions().includes(id))
+          : undefined,
+      );
+      const moved = await answers[handed]!;
+      expect(moved.status, JSON.stringify(moved.body)).toBe(503);
+      expect(moved.body).toMatchObject({ code: "PARTITION_UNAVAILABLE", writeMayHaveHappened: true });
+      expect(moved.body.detail).toContain("send an Idempotency-Key");
+      expect(Number(moved.retryAfter)).toBeGreaterThan(0);
+      store.release();
+      const stayed = await answers[1 - handed]!;
+      expect(stayed.status, JSON.stringify(stayed.body)).toBe(200);
+      expect(stayed.body.results).toEqual([{ partition: 1 - handed, offset: 1 }]);
+      proxy.restore();
+
+      // The log, wherever the partition lives now: the handed-back record at most once (once only
+      // if the old owner's commit got in before the lease moved), never resent by the web.
+      for (const [i, partitionId] of partitionIds.entries()) {
+        const fetched = await harness.client.fetch({ partitionId, offset: 0 });
+        const values = fetched.records.map((r) => r.value!.toString());
+        if (i === handed) expect(values.filter((v) => v === `held-${i}`).length).toBeLessThanOrEqual(1);
+        else expect(values).toEqual([`warm-${i}`, `held-${i}`]);
+        expect(values[0]).toBe(`warm-${i}`);
+      }
+      await second.stop();
+      await first.stop();
+    } finally {
+      proxy.restore();
+      await server.close(2_000);
+      dataPlane.close();
+      await prisma.$disconnect();
+      const keys = await redis.keys(`${redisPrefix}:*`);
+      if (keys.length > 0) await redis.del(...keys);
+      redis.disconnect();
       await proxy.close();
     }
   });

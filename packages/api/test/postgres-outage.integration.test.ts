@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { envelope, LastwordClient } from "@lastword/client";
 import { DataPlaneClient } from "@lastword/dataplane";
-import { createPrisma, type PrismaClient } from "@lastword/db";
+import { createPrisma, DATABASE_TIMEOUTS, type PrismaClient } from "@lastword/db";
 import { createTestDatabase, eventually, TcpProxy, type TestDatabase } from "@lastword/db/testing";
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from "vitest";
@@ -14,8 +14,8 @@ import { USAGE_FLUSH_INTERVAL_MS, UsageSpool, usageSpool } from "../src/services
 import { PUBLIC_URL, REDIS_URL, rest, signUp, str } from "./api-harness";
 import { startWorkerProcess, type WorkerProcess } from "./worker-process";
 
-// The API server and the worker reach Postgres through TCP relays the test cuts; the shared server
-// keeps running, and the test reads and checks the database directly (`db.prisma`).
+// The API server and the worker reach Postgres through TCP relays the test cuts (or freezes); the
+// shared server keeps running, and the test reads and checks the database directly (`db.prisma`).
 const LEASE_TTL_MS = 1_000;
 const PARTITIONS = 2;
 
@@ -300,6 +300,69 @@ describe("Postgres unreachable from the API server and the worker", () => {
     ).toEqual(epochs);
     // And the database is needed again, and answers.
     expect((await rest(server, { apiKey: unseenKey }, "GET", "/topics/orders")).status).toBe(200);
+  });
+});
+
+/** `call`'s answer and how long it took. */
+async function timed<T>(call: () => Promise<T>): Promise<{ answer: T; ms: number }> {
+  const started = performance.now();
+  const answer = await call();
+  return { answer, ms: performance.now() - started };
+}
+
+// Postgres blackholed: the relays accept connections and then pass no byte either way (a frozen
+// server, a path dropping packets). Nothing is refused, so only the clients' own timeouts
+// (DATABASE_TIMEOUTS) end a wait.
+describe("Postgres blackholed (connections accepted, nothing answered)", () => {
+  it("answers 503 DATABASE_UNAVAILABLE with Retry-After within the client timeouts, keeps serving cached reads, and recovers by itself", async () => {
+    const created = await rest(server, { apiKey }, "POST", "/topics", { name: "blackholed", partitions: 1 });
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    const produce = (value: string) =>
+      rest(server, { apiKey }, "POST", "/topics/blackholed/records", {
+        records: [{ key: str("k"), value: str(value) }],
+      });
+    const before = await produce("before");
+    expect(before.status, JSON.stringify(before.body)).toBe(200);
+    const read = () => rest(server, { apiKey }, "GET", "/topics/blackholed/partitions/0/records?offset=0");
+    expect((await read()).status).toBe(200);
+
+    apiRelay.freeze();
+    workerRelay.freeze();
+    // Listing topics needs Postgres. The first statement meets a warm pool: its query timeout ends
+    // the wait. Later ones may queue behind the pool's other stuck statements (the usage spool
+    // retries meanwhile): the pool's wait, then one statement's timeout, bounds them.
+    const waits: number[] = [];
+    for (let attempt = 0; attempt < 2; attempt++) {
+      const { answer, ms } = await timed(() => rest(server, { apiKey }, "GET", "/topics"));
+      expect(answer.status, JSON.stringify(answer.body)).toBe(503);
+      expect(answer.body).toMatchObject({ code: "DATABASE_UNAVAILABLE", status: 503 });
+      expect(Number(answer.headers.get("retry-after"))).toBeGreaterThan(0);
+      waits.push(ms);
+    }
+    expect(waits[0]).toBeLessThan(DATABASE_TIMEOUTS.poolWaitMs);
+    for (const ms of waits) expect(ms).toBeLessThan(DATABASE_TIMEOUTS.poolWaitMs + DATABASE_TIMEOUTS.queryMs);
+    // A read is routed from the cache (stale-if-unreachable) and served by the worker, which needs
+    // no database for it.
+    const during = await read();
+    expect(during.status, JSON.stringify(during.body)).toBe(200);
+    expect((during.body.records as { value: { data: string } }[]).map((r) => r.value.data)).toEqual([
+      "before",
+    ]);
+
+    apiRelay.restore();
+    workerRelay.restore();
+    // Nothing to restart: the stuck connections were dropped from the pools, new ones connect.
+    await eventually("topics listed again", 30_000, async () => {
+      const listed = await rest(server, { apiKey }, "GET", "/topics");
+      return listed.status === 200 ? listed : undefined;
+    });
+    const after = await produce("after");
+    expect(after.status, JSON.stringify(after.body)).toBe(200);
+    const all = await read();
+    expect((all.body.records as { value: { data: string } }[]).map((r) => r.value.data)).toEqual([
+      "before",
+      "after",
+    ]);
   });
 });
 

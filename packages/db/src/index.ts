@@ -1,6 +1,6 @@
 export { type AuditTx, appendAuditEvent, verifyAuditChain } from "./audit-log";
 export { cleanerRunFigures } from "./cleaner-run-figures";
-export { createPrisma, type PrismaClient } from "./client";
+export { createPrisma, DATABASE_TIMEOUTS, type PrismaClient } from "./client";
 export { committedPosition } from "./committed-position";
 export { databaseName, dropDatabase, ensureDatabase, withDatabase } from "./database-admin";
 export { parseEnv } from "./env";

@@ -26,6 +26,11 @@ export function dataPlaneErrorOf(error: unknown): DataPlaneError {
       { cause: error },
     );
   }
+  // The store not answering (an evicted segment's read, a rebuild): nothing is wrong with the
+  // partition, so the caller retries rather than hearing of an internal error.
+  if (error instanceof ObjectStoreError && error.code === "UNAVAILABLE") {
+    return new DataPlaneError("PARTITION_UNAVAILABLE", `${error.message}; retry`, { cause: error });
+  }
   const code = error instanceof Error ? (error as Error & { code?: unknown }).code : undefined;
   const message = error instanceof Error ? error.message : String(error);
   // A log closed under a request means it is being reopened or handed over: the caller retries.

@@ -1,4 +1,5 @@
 import { createHash } from "node:crypto";
+import { isDatabaseUnreachable, STALE_IF_UNREACHABLE_MS } from "@lastword/api/key-auth";
 import type { PrismaClient } from "@lastword/db";
 import { parseTopicConfig, type TopicConfig } from "@lastword/logstore";
 import { TtlCache } from "./ttl-cache";
@@ -35,6 +36,9 @@ export interface CatalogTopic {
  */
 export const CATALOG_CACHE_MS = 250;
 
+/** Answers kept for outages (the broker list and each tenant's topics); past this many it starts over. */
+const MAX_LAST_GOOD = 10_000;
+
 /** The same stable id for a tenant on every worker, revealing nothing of the tenant id. */
 export function clusterIdOf(tenantId: string): string {
   return `lw-${createHash("sha256").update(tenantId).digest("base64url").slice(0, 20)}`;
@@ -50,6 +54,8 @@ export class KafkaCatalog {
   readonly #now: () => number;
   readonly #brokers: TtlCache<"brokers", KafkaBroker[]>;
   readonly #topics: TtlCache<string, CatalogTopic[]>;
+  /** The last answer Postgres gave per key, and when: what is served while it is unreachable. */
+  readonly #lastGood = new Map<string, { at: number; value: unknown }>();
 
   constructor(prisma: PrismaClient, options: { leaseTtlMs: number; now: () => number }) {
     this.#prisma = prisma;
@@ -61,11 +67,13 @@ export class KafkaCatalog {
 
   /** Live workers with a Kafka listener, by node id; identical on every worker. */
   brokers(): Promise<KafkaBroker[]> {
-    return this.#brokers.get("brokers", () => this.#loadBrokers());
+    return this.#brokers.get("brokers", () => this.#orLastGood("brokers", () => this.#loadBrokers()));
   }
 
   topics(tenantId: string): Promise<CatalogTopic[]> {
-    return this.#topics.get(tenantId, () => this.#loadTopics(tenantId));
+    return this.#topics.get(tenantId, () =>
+      this.#orLastGood(`topics:${tenantId}`, () => this.#loadTopics(tenantId)),
+    );
   }
 
   async topic(tenantId: string, name: string): Promise<CatalogTopic | null> {
@@ -76,6 +84,29 @@ export class KafkaCatalog {
   invalidate(): void {
     this.#brokers.clear();
     this.#topics.clear();
+    // Its own change makes the kept answers wrong about this worker: none is served any more.
+    this.#lastGood.clear();
+  }
+
+  /**
+   * `load()`, remembered; while Postgres is unreachable the last answer it gave, for up to
+   * STALE_IF_UNREACHABLE_MS after it (the REST API's and the Kafka logins' bound), so Metadata,
+   * Produce and Fetch keep serving the partitions this worker hosts during an outage. A leader
+   * named here that moved meanwhile is harmless: the write path's own fencing (DESIGN.md, "Postgres
+   * down") refuses it with NOT_LEADER_OR_FOLLOWER. Any other failure propagates.
+   */
+  async #orLastGood<V>(key: string, load: () => Promise<V>): Promise<V> {
+    try {
+      const value = await load();
+      if (this.#lastGood.size >= MAX_LAST_GOOD) this.#lastGood.clear();
+      this.#lastGood.set(key, { at: this.#now(), value });
+      return value;
+    } catch (error) {
+      const last = this.#lastGood.get(key);
+      if (!last || !isDatabaseUnreachable(error) || this.#now() - last.at > STALE_IF_UNREACHABLE_MS)
+        throw error;
+      return last.value as V;
+    }
   }
 
   async #loadBrokers(): Promise<KafkaBroker[]> {

@@ -24,6 +24,17 @@ describe("isDatabaseUnreachable", () => {
     expect(isDatabaseUnreachable(prismaKnown("P2010", "DatabaseNotReachable"))).toBe(true);
     expect(isDatabaseUnreachable(prismaKnown("P2010", "ConnectionClosed"))).toBe(true);
     expect(isDatabaseUnreachable(new Error("Connection terminated unexpectedly"))).toBe(true);
+    // node-postgres's own timeouts (query_timeout, a new connection's connect timeout).
+    expect(isDatabaseUnreachable(new Error("Query read timeout"))).toBe(true);
+    expect(isDatabaseUnreachable(new Error("timeout expired"))).toBe(true);
+    const noTransaction = Object.assign(
+      new Error("Transaction API error: Unable to start a transaction in the given time."),
+      { name: "PrismaClientKnownRequestError", code: "P2028" },
+    );
+    expect(isDatabaseUnreachable(noTransaction)).toBe(true);
+    expect(
+      isDatabaseUnreachable(Object.assign(new Error("Transaction already closed"), { code: "P2028" })),
+    ).toBe(false);
     const refused = Object.assign(new Error("connect ECONNREFUSED 127.0.0.1:5432"), { code: "ECONNREFUSED" });
     expect(isDatabaseUnreachable(new Error("wrapped", { cause: refused }))).toBe(true);
     expect(isDatabaseUnreachable(Object.assign(new Error("shutting down"), { code: "57P01" }))).toBe(true);

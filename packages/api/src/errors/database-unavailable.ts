@@ -23,10 +23,14 @@ const SOCKET_CODES = new Set([
   "ENETUNREACH",
   "EAI_AGAIN",
 ]);
-// node-postgres throws plain Errors for a socket closed under it (the adapter passes them on as is).
+// node-postgres throws plain Errors for a socket closed under it and for its own timeouts (the
+// adapter passes them on as is): a statement or a new connection that got no answer in time
+// (@lastword/db's DATABASE_TIMEOUTS), or no pooled connection free in time.
 const PG_MESSAGES = [
   /^Connection terminated/,
   /^timeout exceeded when trying to connect/,
+  /^Query read timeout/,
+  /^timeout expired/,
   /^Client has encountered a connection error and is not queryable/,
   /^Can't reach database server/,
 ];
@@ -39,6 +43,11 @@ function isUnreachable(error: Record<string, unknown>): boolean {
     if (/^08[0-9A-Z]{3}$/.test(code) || /^57P0[123]$/.test(code)) return true;
   }
   if (error.name === "PrismaClientInitializationError") return true;
+  // An interactive transaction that got no connection within its maxWait: the pool is held by
+  // statements the database does not answer (P2028 also covers a transaction that ran too long).
+  if (code === "P2028" && /Unable to start a transaction in the given time/.test(String(error.message))) {
+    return true;
+  }
   if (error.name === "DriverAdapterError") {
     const kind = (error.cause as { kind?: unknown } | undefined)?.kind;
     if (typeof kind === "string" && ADAPTER_KINDS.has(kind)) return true;
