@@ -14,7 +14,6 @@ import {
 import { encodeEndFrame, encodeRecordFrames, STREAM_CONTENT_TYPE } from "@lastword/frames";
 import type { CleanableStats } from "@lastword/logstore";
 import type { CleanerHealthBook } from "../cleaner/cleaner-health";
-import type { TombstoneAudit } from "../erasure/tombstone-audit";
 import {
   appendedCount,
   forEachAppended,
@@ -24,6 +23,7 @@ import {
 import type { HostedLog } from "../hosting/hosted-log";
 import type { PartitionHost } from "../hosting/partition-host";
 import { offsetForTimestamp } from "../hosting/timestamp-lookup";
+import type { TombstoneAudit } from "../hosting/tombstone-audit";
 import type { Logger } from "../logger";
 import { FetchPager } from "./fetch-pager";
 

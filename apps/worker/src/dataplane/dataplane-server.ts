@@ -25,9 +25,9 @@ import {
   FRAMES_CONTENT_TYPE,
   scanProduceFrames,
 } from "@lastword/frames";
-import type { TombstoneAudit } from "../erasure/tombstone-audit";
 import { dataPlaneErrorOf } from "../hosting/log-errors";
 import type { PartitionHost } from "../hosting/partition-host";
+import type { TombstoneAudit } from "../hosting/tombstone-audit";
 import type { Logger } from "../logger";
 import type { WorkerMetrics } from "../metrics/metrics";
 import {

@@ -8,6 +8,7 @@ import type { FaultPoint } from "../fault-points";
 import type { HostedLog, LogSegment } from "../hosting/hosted-log";
 import type { PartitionHost } from "../hosting/partition-host";
 import type { PartitionSlot } from "../hosting/partition-slot";
+import { readBelow } from "../hosting/visible-log";
 import type { Logger } from "../logger";
 import { COMMIT_PREFIX, type CommitWindow } from "./commit-window";
 import { manifestStart } from "./durable-partitions";
@@ -22,7 +23,6 @@ import {
   segmentObjectKey,
   tailObjectKey,
 } from "./segment-objects";
-import { readBelow } from "./visible-log";
 
 export interface SegmentTieringOptions {
   store: ObjectStore;

@@ -2,13 +2,13 @@ import { rm } from "node:fs/promises";
 import { DataPlaneError } from "@lastword/dataplane";
 import type { Clock, DurabilityMode } from "@lastword/logstore";
 import type { DurablePartitions } from "../durability/durable-partitions";
-import { visibleUpTo } from "../durability/visible-log";
 import type { Logger } from "../logger";
 import type { FenceRepository } from "../ownership/fence.repository";
 import type { ClaimedPartition, LeaseRepository, RenewedLease } from "../ownership/lease.repository";
+import { partitionDir } from "../ownership/partition-paths";
 import type { HostedLog, OpenLog } from "./hosted-log";
-import { partitionDir } from "./partition-paths";
 import { PartitionSlot } from "./partition-slot";
+import { visibleUpTo } from "./visible-log";
 
 export interface PartitionHostOptions {
   dataDir: string;

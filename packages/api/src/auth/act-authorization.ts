@@ -1,4 +1,4 @@
-import { latestViewBase } from "../procedures/topics/topic.schema";
+import { latestViewBase } from "../services/topic.schema";
 import {
   type KeyRule,
   type ResourceOperation,
