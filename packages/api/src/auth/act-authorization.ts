@@ -1,4 +1,4 @@
-import { latestViewBase } from "../services/topic.schema";
+import { latestViewBase } from "../records/latest-view-name";
 import {
   type KeyRule,
   type ResourceOperation,

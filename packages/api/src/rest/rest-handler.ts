@@ -2,7 +2,7 @@ import { BY_KEY_PARTITION, describeFrames, FRAMES_CONTENT_TYPE, NO_TIMESTAMP } f
 import type { AnyTRPCRouter } from "@trpc/server";
 import { generateOpenApiDocument, type OpenAPIObject } from "trpc-to-openapi";
 import { errorResponse } from "../http/problem-response";
-import type { ApiDeps } from "../trpc/context";
+import type { ApiDeps } from "../services/api-deps";
 import type { ProcedureMeta } from "../trpc/trpc";
 import { documentStreams } from "./record-stream-openapi";
 import { restRouter } from "./rest-router";

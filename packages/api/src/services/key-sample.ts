@@ -1,6 +1,6 @@
 import type { PrismaClient } from "@lastword/db";
 import type { DataPlane } from "../records/data-plane";
-import type { Clock } from "../trpc/context";
+import type { Clock } from "./api-deps";
 import { cachePerOwner } from "./lookup-cache";
 
 /** Latest records sampled per partition to judge whether keys repeat. */

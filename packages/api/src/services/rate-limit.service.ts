@@ -1,7 +1,7 @@
 import type { PrismaClient } from "@lastword/db";
 import type { ChainableCommander, Redis } from "ioredis";
 import { AppError } from "../errors/app-error";
-import type { Clock } from "../trpc/context";
+import type { Clock } from "./api-deps";
 import { cachePerOwner, type LookupDeps } from "./lookup-cache";
 
 /**

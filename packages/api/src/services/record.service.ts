@@ -17,7 +17,7 @@ import {
   recordDecoder,
   type SchemaNote,
 } from "../schema-registry/record-decoder";
-import type { Clock } from "../trpc/context";
+import type { Clock } from "./api-deps";
 import type { ProduceRecordsInput, ProduceResultItem } from "./produce-records.schema";
 import { assertNotProtected } from "./protected-topics";
 import { takeDeferredRequestCount } from "./rate-limit.service";

@@ -3,7 +3,7 @@ import { mayDescribe } from "../auth/act-authorization";
 import type { Identity } from "../auth/request-identity";
 import { AppError } from "../errors/app-error";
 import type { DataPlane } from "../records/data-plane";
-import type { Clock } from "../trpc/context";
+import type { Clock } from "./api-deps";
 import { auditAs } from "./audit-as";
 import type { CreateTopicInput } from "./create-topic.schema";
 import { decodeCursor, encodeCursor } from "./cursor";
