@@ -1,6 +1,6 @@
 import { parseTopicConfig } from "@lastword/logstore";
 import type { Identity } from "../auth/request-identity";
-import { cachePerOwner, type LookupDeps } from "./lookup-cache";
+import { cachePerOwner, type LookupDeps } from "../cache/lookup-cache";
 import { findTopic } from "./topic.service";
 import { storedConfigs } from "./topic-config";
 import type { TopicDurabilityInput, TopicDurabilityOutput } from "./topic-durability.schema";
