@@ -8,7 +8,8 @@ import type { DecodedRequest } from "@lastword/kafka-protocol";
 /**
  * Test-only crash points (LASTWORD_FAULT_POINT, refused in production): the worker process
  * SIGKILLs itself when it reaches the named step, so crash tests can stop it exactly there.
- * - `after-append`: a produce (REST or Kafka) is in the log, not yet answered;
+ * - `after-append`: a produce (REST or Kafka, hosting/write-path.ts) is in the log, not yet answered
+ *   (a resend answered as a duplicate appended nothing and does not stop there);
  * - `before-manifest-commit`: a commit window's object is PUT, its manifest rows not committed;
  * - `before-segment-swap`: a closed (or cleaned) segment's object is PUT, the rows it replaces not swapped;
  * - `before-tail-swap`: a partition's consolidated commit rows are PUT as its own object, not swapped;
