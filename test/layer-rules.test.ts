@@ -6,7 +6,8 @@ import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 // The layer rules live in biome.json (noRestrictedImports per package, noProcessEnv, noImportCycles
-// counting type-only imports too, and the GritQL plugins in biome-plugins/), so `npm run lint`
+// counting type-only imports too, and the GritQL plugins in biome-plugins/, the worker's and the
+// api's folder orders among them), so `npm run lint`
 // (`biome ci .`, the first step of `npm test`) is what enforces them. Here each rule meets a planted
 // violation in the package it guards, and one `biome ci` over the planted files, the lint command
 // itself, has to fail naming that rule. The plants go into a temporary directory holding the
@@ -120,6 +121,61 @@ const violations: Plant[] = [
     says: "lint/suspicious/noImportCycles",
   },
   {
+    // The write path lives in hosting/; borrowing the HTTP adapter's handler from below is what it replaced.
+    rule: "worker folder order: hosting imports no room above it",
+    path: "apps/worker/src/hosting/planted-order.ts",
+    source:
+      'import { fetchRecords } from "../dataplane/dataplane-handlers";\n\nexport const read = fetchRecords;\n',
+    says: "Worker folder order: hosting/ imports only ownership/",
+  },
+  {
+    rule: "worker folder order: the data plane never imports the Kafka entry point",
+    path: "apps/worker/src/dataplane/planted-order.ts",
+    source:
+      'import type { KafkaBrokerContext } from "../kafka/kafka-context";\n\nexport type Context = KafkaBrokerContext;\n',
+    says: "Worker folder order: the data plane's HTTP entry point never imports the Kafka one",
+  },
+  {
+    rule: "worker folder order: a room imports no room above it, however deep the file",
+    path: "apps/worker/src/ownership/deep/planted-order.ts",
+    source: 'import { CleanerPass } from "../../cleaner/cleaner-pass";\n\nexport const pass = CleanerPass;\n',
+    says: "Worker folder order: ownership/ is the bottom room",
+  },
+  {
+    rule: "worker folder order: no room imports the composition root",
+    path: "apps/worker/src/kafka/groups/planted-order.ts",
+    source: 'import { startWorker } from "../../worker";\n\nexport const start = startWorker;\n',
+    says: "Worker folder order: a room imports the composition root",
+  },
+  {
+    rule: "api folder order: services never import tRPC",
+    path: "packages/api/src/services/planted-order.ts",
+    source:
+      'import type { RequestContext } from "../trpc/context";\n\nexport type Context = RequestContext;\n',
+    says: "Api folder order: the business layer (services/, schema-registry/) never imports a transport",
+  },
+  {
+    rule: "api folder order: services never import a procedure's schema",
+    path: "packages/api/src/services/planted-schema.ts",
+    source:
+      'import { getTopicInput } from "../procedures/topics/get-topic.schema";\n\nexport const input = getTopicInput;\n',
+    says: "Api folder order: the business layer (services/, schema-registry/) never imports a transport",
+  },
+  {
+    rule: "api folder order: auth never imports services",
+    path: "packages/api/src/auth/planted-order.ts",
+    source:
+      'import { createTenantForUser } from "../services/tenant.service";\n\nexport const create = createTenantForUser;\n',
+    says: "Api folder order: auth/ sits below the business layer",
+  },
+  {
+    rule: "api folder order: http never imports rest",
+    path: "packages/api/src/http/planted-order.ts",
+    source:
+      'import { createRestHandler } from "../rest/rest-handler";\n\nexport const handler = createRestHandler;\n',
+    says: "Api folder order: http/ imports only errors/ and cache/",
+  },
+  {
     rule: "process.env only in env.ts",
     path: "packages/db/src/planted.ts",
     source: "export const url = process.env.DATABASE_URL;\n",
@@ -154,6 +210,19 @@ const allowed: Plant[] = [
     rule: "the module it imports (no cycle)",
     path: "packages/logstore/src/planted-leaf.ts",
     source: "export const leaf = 1;\n",
+    says: "",
+  },
+  {
+    rule: "worker folder order: Kafka imports the write path below it",
+    path: "apps/worker/src/kafka/planted-down.ts",
+    source: 'import { produce } from "../hosting/write-path";\n\nexport const write = produce;\n',
+    says: "",
+  },
+  {
+    rule: "api folder order: a procedure imports the input schema its service owns",
+    path: "packages/api/src/procedures/topics/planted-down.ts",
+    source:
+      'import { topicNameSchema } from "../../services/topic.schema";\n\nexport const name = topicNameSchema;\n',
     says: "",
   },
 ];

@@ -12,14 +12,15 @@ import { CleanerPasses } from "./cleaner/cleaner-pass";
 import { CleanerRunRepository } from "./cleaner/cleaner-run.repository";
 import { CleanerScheduler } from "./cleaner/cleaner-scheduler";
 import type { CleanerView } from "./dataplane/dataplane-handlers";
-import { closeServer, createDataPlaneServer, type FaultPoint, listen } from "./dataplane/dataplane-server";
+import { closeServer, createDataPlaneServer, listen } from "./dataplane/dataplane-server";
 import { ObjectStorage, type ObjectStorageTimings } from "./durability/object-storage";
 import { closedBasesBelow, ErasureGuard } from "./erasure/erasure-guard";
-import { TombstoneAudit } from "./erasure/tombstone-audit";
-import { crashAt } from "./fault-points";
+import { type CrashHook, crashAt, type FaultPoint } from "./fault-points";
 import type { OpenLog } from "./hosting/hosted-log";
 import { withKeyIndex } from "./hosting/indexed-log";
+import { OwnershipLoop } from "./hosting/ownership-loop";
 import { PartitionHost } from "./hosting/partition-host";
+import { TombstoneAudit } from "./hosting/tombstone-audit";
 import { DEFAULT_INFLATE_POOL, InflatePool, type InflatePoolConfig } from "./inflation/inflate-pool";
 import { AppendSignal } from "./kafka/append-signal";
 import { ClientSightings } from "./kafka/client-sightings";
@@ -43,7 +44,6 @@ import { WorkerMetrics } from "./metrics/metrics";
 import { PartitionStatsRepository } from "./metrics/partition-stats.repository";
 import { FenceRepository } from "./ownership/fence.repository";
 import { LeaseRepository } from "./ownership/lease.repository";
-import { OwnershipLoop } from "./ownership/ownership";
 import { removeOrphanedPartitions, removeStaleCopies } from "./ownership/partition-janitor";
 import { WorkerRegistry } from "./ownership/worker-registry";
 import { ShutdownSequence } from "./shutdown";
@@ -84,7 +84,7 @@ export interface WorkerConfig {
     /** The threads compressed Produce batches are inflated in (DEFAULT_INFLATE_POOL by default). */
     inflatePool?: Partial<InflatePoolConfig>;
   };
-  /** Test-only fault injection (LASTWORD_FAULT_POINT, dataplane-server.ts). */
+  /** Test-only crash point (LASTWORD_FAULT_POINT, fault-points.ts). */
   faultPoint?: FaultPoint;
   /**
    * The durable home of partitions (LASTWORD_OBJECT_STORE). Without it a produce is acknowledged on
@@ -138,6 +138,7 @@ export async function startWorker(config: WorkerConfig): Promise<RunningWorker> 
   const logger = config.logger ?? createLogger(id, config.logLevel ?? "info");
   const leaseTtlMs = config.leaseTtlMs ?? DEFAULT_LEASE_TTL_MS;
   const clock = config.clock ?? systemClock;
+  const fault = config.faultPoint ? crashAt(config.faultPoint) : undefined;
   const prisma = createPrisma(config.databaseUrl, { maxConnections: 10 });
   const leases = new LeaseRepository(prisma, id, leaseTtlMs);
   const registry = new WorkerRegistry(prisma, id);
@@ -153,7 +154,7 @@ export async function startWorker(config: WorkerConfig): Promise<RunningWorker> 
         clock,
         host: () => host,
         ...config.objectTimings,
-        ...(config.faultPoint && { fault: crashAt(config.faultPoint) }),
+        ...(fault && { fault }),
       })
     : null;
   const host: PartitionHost = new PartitionHost({
@@ -181,7 +182,7 @@ export async function startWorker(config: WorkerConfig): Promise<RunningWorker> 
     logger,
     clock,
     filesChanged: (partitionId) => objects?.tiering.touch(partitionId),
-    ...(config.faultPoint && { fault: crashAt(config.faultPoint) }),
+    ...(fault && { fault }),
   });
   const tickMs = config.scheduling?.tickMs ?? DEFAULT_SCHEDULER_TICK_MS;
   const scheduler = config.scheduling
@@ -259,7 +260,7 @@ export async function startWorker(config: WorkerConfig): Promise<RunningWorker> 
     workerId: id,
     logger,
     describeGroups: (tenantId) => groupCoordinator?.groupsOf(tenantId).map(describeGroup) ?? [],
-    ...(config.faultPoint && { faultPoint: config.faultPoint }),
+    ...(fault && { fault }),
   });
   const bound = await listen(server, config.host ?? "127.0.0.1", config.port ?? 0);
   const address = config.advertisedHost ? advertise(bound, config.advertisedHost) : bound;
@@ -273,7 +274,7 @@ export async function startWorker(config: WorkerConfig): Promise<RunningWorker> 
         id,
         clock,
         secret: config.secret,
-        ...(config.faultPoint && { faultPoint: config.faultPoint }),
+        ...(fault && { fault }),
         registry: metrics.registry,
         fetched: metrics.fetched,
       })
@@ -418,7 +419,7 @@ interface KafkaParts {
   clock: Clock;
   /** The workers' shared secret: keys the stand-in SCRAM salts of unknown key ids (kafka-principals.ts). */
   secret: string;
-  faultPoint?: FaultPoint;
+  fault?: CrashHook;
   /** The worker's Prometheus registry: the listener's metrics join it. */
   registry: Registry;
   fetched: FetchTally;
@@ -464,7 +465,7 @@ async function startKafka(config: NonNullable<WorkerConfig["kafka"]>, parts: Kaf
       groupOffsets: new GroupOffsetsRepository(parts.prisma, parts.id, now),
       producerIds: new ProducerIdRepository(parts.prisma),
       fetched: parts.fetched,
-      ...(parts.faultPoint && { fault: { point: parts.faultPoint } }),
+      ...(parts.fault && { fault: parts.fault }),
       latestViews: new LatestViews(),
       sightings: new ClientSightings(
         { prisma: parts.prisma, clock: parts.clock, logger: parts.logger },

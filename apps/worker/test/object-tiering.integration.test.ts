@@ -3,7 +3,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { rm } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { partitionDir } from "../src/hosting/partition-paths";
+import { partitionDir } from "../src/ownership/partition-paths";
 import { useInProcessMachines } from "./machines";
 import { createTestPartition, createTestTopic, eventually } from "./test-topics";
 

@@ -7,7 +7,7 @@ import type { TestDatabase } from "@lastword/db/testing";
 import { ManualClock } from "@lastword/logstore";
 import { pino } from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { TombstoneAudit } from "../src/erasure/tombstone-audit";
+import { TombstoneAudit } from "../src/hosting/tombstone-audit";
 import type { RunningWorker } from "../src/worker";
 import { TcpProxy } from "./tcp-proxy";
 import { createTestTopic, eventually } from "./test-topics";

@@ -11,15 +11,16 @@ import { watchRedisConnection } from "./errors/redis-unavailable";
 import { defaultErrorLogger, type ErrorLogger, inRequestScope } from "./errors/unexpected-errors";
 import { MAX_AUTH_BODY_BYTES, MAX_TRPC_BODY_BYTES, withBodyLimit } from "./http/body-limit";
 import { clientAddress, NO_TRUSTED_PROXIES, type TrustedProxies } from "./http/client-address";
+import { errorResponse, problemResponse } from "./http/problem-response";
 import type { DataPlane } from "./records/data-plane";
-import { errorResponse, problemResponse } from "./rest/problem-response";
 import { createRestHandler } from "./rest/rest-handler";
 import { handleSchemaRegistry } from "./schema-registry/registry-http";
+import type { ApiDeps, Clock } from "./services/api-deps";
 import { type CreatedApiKey, issueApiKey } from "./services/api-key.service";
 import { type ProvisionedTenant, provisionTenant } from "./services/provision.service";
+import { createTenantForUser } from "./services/tenant.service";
 import { flushUsage } from "./services/usage.service";
 import { appRouter } from "./trpc/app-router";
-import type { ApiDeps, Clock } from "./trpc/context";
 
 export interface ApiServerOptions {
   prisma: PrismaClient;
@@ -80,6 +81,7 @@ export function createApiServer(options: ApiServerOptions) {
     mailSender: options.mailSender ?? logMailSender(),
     rateCounters: { redis: options.redis, redisPrefix: options.redisPrefix, clock },
     maxOrganizationsPerUser: options.maxOrganizationsPerUser ?? DEFAULT_MAX_ORGANIZATIONS_PER_USER,
+    createTenantForUser: (input) => createTenantForUser(options.prisma, input),
   });
   const trustedProxies = options.trustedProxies ?? NO_TRUSTED_PROXIES;
   const deps: ApiDeps = {

@@ -13,15 +13,16 @@ import { inputDetail, issuePath } from "./errors/input-issues";
 
 export type { Identity } from "./auth/request-identity";
 export { AppError, type AppErrorCode } from "./errors/app-error";
-export { deleteRecordsInput } from "./procedures/records/delete-records.schema";
 export { addPartitionsInput } from "./procedures/topics/add-partitions.schema";
-export { alterConfigsInput } from "./procedures/topics/alter-configs.schema";
-export { createTopicInput, MAX_PARTITIONS_PER_TOPIC } from "./procedures/topics/create-topic.schema";
-export { LATEST_VIEW_SUFFIX, latestViewBase, topicNameSchema } from "./procedures/topics/topic.schema";
+export { LATEST_VIEW_SUFFIX, latestViewBase } from "./records/latest-view-name";
+export { alterConfigsInput } from "./services/alter-configs.schema";
+export { createTopicInput, MAX_PARTITIONS_PER_TOPIC } from "./services/create-topic.schema";
+export { deleteRecordsInput } from "./services/delete-records.schema";
 export { deleteRecordsBefore } from "./services/delete-records.service";
 /** How far back the console lists a topic's Kafka clients: older sightings may be pruned. */
 export { RECENT_CLIENTS_MS } from "./services/kafka-clients.service";
 export { assertNotProtected, isProtectedTopic, SCHEMA_REGISTRY_TOPIC } from "./services/protected-topics";
+export { topicNameSchema } from "./services/topic.schema";
 export { createTopic, deleteTopic, findTopic, topicSummary } from "./services/topic.service";
 export { addPartitions, alterTopicConfigs } from "./services/topic-admin.service";
 export { type ConfigEntry, describeConfigs, isCompacted, storedConfigs } from "./services/topic-config";

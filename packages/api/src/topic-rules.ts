@@ -15,7 +15,7 @@ export {
   type TopicConfigDefinition,
   type TopicConfigName,
 } from "@lastword/logstore/config";
-export { createTopicInput, MAX_PARTITIONS_PER_TOPIC } from "./procedures/topics/create-topic.schema";
+export { createTopicInput, MAX_PARTITIONS_PER_TOPIC } from "./services/create-topic.schema";
 export { erasurePreflight } from "./services/erasure-preflight";
 export { PARTITIONS_FROZEN_EXPLANATION } from "./services/partitions-frozen";
 export { presetConfigs, TOPIC_PRESETS, type TopicPreset } from "./services/topic-presets";

@@ -6,7 +6,7 @@ import { useTenantWorld } from "./tenant-world";
 
 // Issue 28.8: a NUL character in an id or in free text reached Postgres (which cannot hold U+0000
 // in text or jsonb) and answered 500. Every such input is refused as 400 INVALID_INPUT by the one
-// id schema and the stored-text schema (procedures/stored-text.schema.ts), and changes nothing.
+// id schema and the stored-text schema (services/stored-text.schema.ts), and changes nothing.
 const h = useTenantWorld("nul_input", {
   scopes: ["admin"],
   topics: [{ name: "people", partitions: 1, configs: { "cleanup.policy": "compact" } }],

@@ -10,7 +10,7 @@ import { createQuota, provisionTenantKey, rest, str } from "./api-harness";
 import { issueKey, useTenantWorld } from "./tenant-world";
 
 // The request path reuses API-key rows, tenant quotas and topic routing for ≤ 1 s per process
-// (services/lookup-cache.ts): what another process changes in Postgres (a revocation, a topic
+// (cache/lookup-cache.ts): what another process changes in Postgres (a revocation, a topic
 // deletion, a quota) must take effect within 1 s, what this process changes at once, and while
 // Postgres is unreachable the last values found are served (never a "not found"). The server reads
 // a manual clock: a TTL runs out when the test moves it, so "within 1 s" is checked without waiting.

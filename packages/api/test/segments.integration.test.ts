@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import type { z } from "zod";
-import type { partitionSegmentsOutput } from "../src/procedures/topics/partition-segments.schema";
+import type { partitionSegmentsOutput } from "../src/services/partition-segments.schema";
 import { rest, str } from "./api-harness";
 import { issueKey, useTenantWorld } from "./tenant-world";
 

@@ -1,6 +1,6 @@
 import { eventually } from "@lastword/db/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { TopicDurabilityOutput } from "../src/procedures/topics/topic-durability.schema";
+import type { TopicDurabilityOutput } from "../src/services/topic-durability.schema";
 import { type Harness, provisionTenantKey, rest, startHarness, str } from "./api-harness";
 import { createTopic, useTenantWorld } from "./tenant-world";
 

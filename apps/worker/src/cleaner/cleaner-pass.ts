@@ -1,9 +1,9 @@
 import type { CleanPartitionPayload, RetainPartitionPayload } from "@lastword/jobs";
 import type { CleanResult, Clock } from "@lastword/logstore";
-import type { TombstoneAudit } from "../erasure/tombstone-audit";
-import type { FaultPoint } from "../fault-points";
+import type { CrashHook } from "../fault-points";
 import type { HostedLog } from "../hosting/hosted-log";
 import type { PartitionHost } from "../hosting/partition-host";
+import type { TombstoneAudit } from "../hosting/tombstone-audit";
 import type { Logger } from "../logger";
 import type { WorkerMetrics } from "../metrics/metrics";
 import type { CleanerHealthBook } from "./cleaner-health";
@@ -34,7 +34,7 @@ export interface CleanerPassesOptions {
   /** A pass or retention changed the partition's segment files (object storage follows them). */
   filesChanged?: (partitionId: string) => void;
   /** Tests only: crash points (fault-points.ts). */
-  fault?: (point: FaultPoint) => void;
+  fault?: CrashHook;
 }
 
 /**

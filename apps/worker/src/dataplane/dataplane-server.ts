@@ -25,18 +25,18 @@ import {
   FRAMES_CONTENT_TYPE,
   scanProduceFrames,
 } from "@lastword/frames";
-import type { TombstoneAudit } from "../erasure/tombstone-audit";
+import type { CrashHook } from "../fault-points";
 import { dataPlaneErrorOf } from "../hosting/log-errors";
 import type { PartitionHost } from "../hosting/partition-host";
+import type { TombstoneAudit } from "../hosting/tombstone-audit";
+import { deleteRecords, produce } from "../hosting/write-path";
 import type { Logger } from "../logger";
 import type { WorkerMetrics } from "../metrics/metrics";
 import {
   type CleanerView,
-  deleteRecords,
   fetchRecords,
   listOffsets,
   listSegments,
-  produce,
   requestClean,
 } from "./dataplane-handlers";
 import { keyVersions, lookupKey } from "./key-handlers";
@@ -55,16 +55,9 @@ export interface DataPlaneServerOptions {
   logger: Logger;
   /** The tenant's Kafka groups this worker coordinates (none without a Kafka listener). */
   describeGroups(tenantId: string): DescribeGroupsResponse["groups"];
-  /**
-   * Test-only (LASTWORD_FAULT_POINT): `after-append` SIGKILLs the process between a produce's
-   * append and its answer.
-   */
-  faultPoint?: FaultPoint;
+  /** Test-only crash points (LASTWORD_FAULT_POINT, fault-points.ts): the write path's `after-append`. */
+  fault?: CrashHook;
 }
-
-import type { FaultPoint } from "../fault-points";
-
-export type { FaultPoint };
 
 const ROUTE =
   /^\/v1\/partitions\/([^/]+)\/(produce|records|offsets|segments|clean|delete-records|key|key-versions|stream)$/;
@@ -183,9 +176,10 @@ async function dispatch(
         const producerHeader = req.headers[PRODUCER_HEADER];
         const producer =
           producerHeader === undefined ? undefined : producerHeaderSchema.parse(producerHeader);
-        const answer = await produce(host, options.audit, partitionId, body, producer);
-        // The batch is durable; dying here is the crash a client must be able to retry through.
-        if (options.faultPoint === "after-append") process.kill(process.pid, "SIGKILL");
+        const answer = await produce(host, options.audit, partitionId, body, {
+          producer,
+          fault: options.fault,
+        });
         if (!answer.duplicate) metrics.records.inc({ op: "produce" }, answer.count);
         // The data plane's answer (protocol.ts): the log start is for Kafka's Produce answer only.
         const { logStartOffset: _, ...response } = answer;

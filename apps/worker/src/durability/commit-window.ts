@@ -2,9 +2,9 @@ import { createHash, randomUUID } from "node:crypto";
 import { DataPlaneError } from "@lastword/dataplane";
 import type { ObjectStore } from "@lastword/object-store";
 import type { HostedLog } from "../hosting/hosted-log";
+import { readBelow } from "../hosting/visible-log";
 import type { Logger } from "../logger";
 import type { CommitEntry, ManifestRepository } from "./manifest.repository";
-import { readBelow } from "./visible-log";
 
 /** What the window needs of a hosted partition: its lease epoch and its log while it is open. */
 export interface CommittedPartition {

@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import type { CacheEvidence, DeletedObjectEvidence, ObjectEvidence } from "@lastword/erasure";
 import type { ObjectStore } from "@lastword/object-store";
-import { type ObjectScan, scanBytes } from "../erasure/erasure-evidence";
+import { type ObjectScan, scanBytes } from "../hosting/erasure-evidence";
 import { mayHoldKey } from "./key-filter";
 import type { ManifestRepository, ManifestRow } from "./manifest.repository";
 import type { ManifestChangesRepository } from "./manifest-changes.repository";

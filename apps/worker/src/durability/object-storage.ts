@@ -1,6 +1,6 @@
 import type { Clock } from "@lastword/logstore";
 import type { ObjectStore } from "@lastword/object-store";
-import type { FaultPoint } from "../fault-points";
+import type { CrashHook } from "../fault-points";
 import type { PartitionHost } from "../hosting/partition-host";
 import type { Logger } from "../logger";
 import { CommitWindow } from "./commit-window";
@@ -33,7 +33,7 @@ export interface ObjectStorageOptions extends ObjectStorageTimings {
   /** The worker's partitions (built after this, which it is handed to). */
   host: () => PartitionHost;
   /** Tests only: crash points (fault-points.ts). */
-  fault?: (point: FaultPoint) => void;
+  fault?: CrashHook;
 }
 
 /**

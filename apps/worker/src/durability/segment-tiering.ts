@@ -4,10 +4,11 @@ import { readFile, stat } from "node:fs/promises";
 import { join } from "node:path";
 import { type Clock, localRetention } from "@lastword/logstore";
 import type { ObjectStore } from "@lastword/object-store";
-import type { FaultPoint } from "../fault-points";
+import type { CrashHook } from "../fault-points";
 import type { HostedLog, LogSegment } from "../hosting/hosted-log";
 import type { PartitionHost } from "../hosting/partition-host";
 import type { PartitionSlot } from "../hosting/partition-slot";
+import { readBelow } from "../hosting/visible-log";
 import type { Logger } from "../logger";
 import { COMMIT_PREFIX, type CommitWindow } from "./commit-window";
 import { manifestStart } from "./durable-partitions";
@@ -22,7 +23,6 @@ import {
   segmentObjectKey,
   tailObjectKey,
 } from "./segment-objects";
-import { readBelow } from "./visible-log";
 
 export interface SegmentTieringOptions {
   store: ObjectStore;
@@ -41,7 +41,7 @@ export interface SegmentTieringOptions {
   /** How often due partitions are synced (default 1 s). */
   intervalMs?: number;
   /** Tests only: crash points (fault-points.ts). */
-  fault?: (point: FaultPoint) => void;
+  fault?: CrashHook;
 }
 
 /** What this worker knows a local segment file holds (its file identity → SHA-256). */

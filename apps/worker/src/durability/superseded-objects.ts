@@ -1,5 +1,5 @@
 import type { ObjectStore } from "@lastword/object-store";
-import type { FaultPoint } from "../fault-points";
+import type { CrashHook } from "../fault-points";
 import type { Logger } from "../logger";
 import { BackgroundPass } from "./background-pass";
 import type { DueObject, ManifestChangesRepository } from "./manifest-changes.repository";
@@ -17,7 +17,7 @@ export interface SupersededObjectsOptions {
   /** How often a pass runs (default 10 s, or the grace period when shorter, but at least 100 ms). */
   intervalMs?: number;
   /** Tests only: crash points (fault-points.ts). */
-  fault?: (point: FaultPoint) => void;
+  fault?: CrashHook;
 }
 
 /**

@@ -16,11 +16,11 @@ import {
 } from "@lastword/erasure";
 import type { PassOutcome } from "../cleaner/cleaner-pass";
 import type { ObjectEvidenceScanner } from "../durability/object-evidence";
+import { scanForKey } from "../hosting/erasure-evidence";
 import type { HostedLog } from "../hosting/hosted-log";
 import type { PartitionHost } from "../hosting/partition-host";
 import type { PartitionSlot } from "../hosting/partition-slot";
 import type { Logger } from "../logger";
-import { scanForKey } from "./erasure-evidence";
 import { advanceErasureRequests } from "./erasure-progress";
 
 export interface ErasureGuardOptions {

@@ -1,14 +1,13 @@
 import { rm } from "node:fs/promises";
 import { DataPlaneError } from "@lastword/dataplane";
 import type { Clock, DurabilityMode } from "@lastword/logstore";
-import type { DurablePartitions } from "../durability/durable-partitions";
-import { visibleUpTo } from "../durability/visible-log";
 import type { Logger } from "../logger";
 import type { FenceRepository } from "../ownership/fence.repository";
 import type { ClaimedPartition, LeaseRepository, RenewedLease } from "../ownership/lease.repository";
-import type { HostedLog, OpenLog } from "./hosted-log";
-import { partitionDir } from "./partition-paths";
+import { partitionDir } from "../ownership/partition-paths";
+import type { HostedLog, OpenLog, OpenLogOptions } from "./hosted-log";
 import { PartitionSlot } from "./partition-slot";
+import { visibleUpTo } from "./visible-log";
 
 export interface PartitionHostOptions {
   dataDir: string;
@@ -22,7 +21,27 @@ export interface PartitionHostOptions {
   /** A write needs the lease to stay valid at least this long (it must finish inside the lease). */
   fenceMarginMs: number;
   /** With an object store: logs are reconciled with the manifest at open, appends acknowledged once committed. */
-  durability?: DurablePartitions;
+  durability?: HostDurability;
+}
+
+/**
+ * What the host asks of object durability (durability/durable-partitions.ts implements it). Declared
+ * here because durability/ sits above hosting/ (it tiers the host's segments): the host names the
+ * calls it makes, not the class.
+ */
+export interface HostDurability {
+  /** Opens the partition's log reconciled with its manifest. */
+  open(partitionId: string, epoch: number, options: OpenLogOptions, openLog: OpenLog): Promise<HostedLog>;
+  /** Removes the copy of a partition this worker lost (`ours`: no later owner fenced the directory). */
+  evictCopy(partitionId: string, dir: string, ours: boolean): Promise<void>;
+  /** The commit window (durability/commit-window.ts). */
+  readonly window: {
+    durableEnd(partitionId: string, epoch: number): number | null;
+    schedule(partitionId: string): void;
+    durable(partitionId: string, epoch: number, endOffset: number): Promise<void>;
+    untrack(partitionId: string): void;
+    close(): Promise<void>;
+  };
 }
 
 /**
@@ -47,6 +66,11 @@ export class PartitionHost {
 
   constructor(options: PartitionHostOptions) {
     this.#options = options;
+  }
+
+  /** The injected clock every log here runs on (the write path stamps with it too). */
+  get clock(): Clock {
+    return this.#options.clock;
   }
 
   get size(): number {

@@ -1,10 +1,10 @@
 import { DataPlaneError } from "@lastword/dataplane";
-import type { AuditedPartition } from "../erasure/tombstone-audit";
 import type { ClaimedPartition } from "../ownership/lease.repository";
 import { StorageFence } from "../ownership/storage-fence";
 import type { HostedLog, OpenLogOptions } from "./hosted-log";
 import { LeaderEpochHistory } from "./leader-epochs";
 import { dataPlaneErrorOf } from "./log-errors";
+import type { AuditedPartition } from "./tombstone-audit";
 
 export type SlotState = "opening" | "open" | "failed" | "closed";
 

@@ -1,14 +1,13 @@
 import type { PrismaClient } from "@lastword/db";
 import type { ApiKey, RequestBody, ResponseInput } from "@lastword/kafka-protocol";
 import type { Clock } from "@lastword/logstore";
-import type { FaultPoint } from "../dataplane/dataplane-server";
-import type { TombstoneAudit } from "../erasure/tombstone-audit";
+import type { CrashHook, KafkaFaultHooks } from "../fault-points";
 import type { PartitionHost } from "../hosting/partition-host";
+import type { TombstoneAudit } from "../hosting/tombstone-audit";
 import type { Logger } from "../logger";
 import type { FetchTally } from "../metrics/fetch-tally";
 import type { AppendSignal } from "./append-signal";
 import type { ClientSightings } from "./client-sightings";
-import type { KafkaFaultHooks } from "./fault-hooks";
 import type { GroupCoordinator } from "./groups/group-coordinator";
 import type { GroupLeaseRepository } from "./groups/group-lease.repository";
 import type { GroupOffsetsRepository } from "./groups/group-offsets.repository";
@@ -35,11 +34,8 @@ export interface KafkaBrokerContext {
   groupOffsets: GroupOffsetsRepository;
   /** The producer ids InitProducerId issues (shared by every worker). */
   producerIds: ProducerIdRepository;
-  /**
-   * Test-only (LASTWORD_FAULT_POINT): `after-append` SIGKILLs the worker between a produce's
-   * append and its answer.
-   */
-  fault?: { point: FaultPoint };
+  /** Test-only crash points (LASTWORD_FAULT_POINT, fault-points.ts): the write path's `after-append`. */
+  fault?: CrashHook;
   /** The tenants' produce quotas (null: nothing is throttled). */
   quotas: KafkaQuotas | null;
   /** Produce's inflation of compressed batches, in the worker's pool, within the tenants' limits. */

@@ -2,9 +2,9 @@ import { createHash } from "node:crypto";
 import { LATEST_VIEW_SUFFIX, latestViewBase } from "@lastword/api/topic-admin";
 import { ErrorCode } from "@lastword/kafka-protocol";
 import { batchesBefore, batchField } from "@lastword/record-batch";
-import { hostedLogOf } from "../durability/visible-log";
 import type { HostedLog } from "../hosting/hosted-log";
 import { requireKeyIndex } from "../hosting/indexed-log";
+import { hostedLogOf } from "../hosting/visible-log";
 import type { CatalogTopic, KafkaCatalog } from "./kafka-catalog";
 import { firstAtOrAfter, type KeepRule, keptBatch, passesWhole } from "./latest-batches";
 

@@ -1,7 +1,7 @@
 import { isProtectedTopic } from "@lastword/api/topic-admin";
 import { ErrorCode, type RequestBody, type ResponseInput } from "@lastword/kafka-protocol";
 import { CorruptBatchError, InvalidBatchRecordsError, InvalidTimestampError } from "@lastword/logstore";
-import { produce } from "../dataplane/dataplane-handlers";
+import { produce } from "../hosting/write-path";
 import { refusal as refusalOf } from "./kafka-authorization";
 import type { KafkaBrokerContext, KafkaSession } from "./kafka-context";
 import { kafkaErrorOf } from "./kafka-errors";
@@ -94,17 +94,13 @@ async function producePartition(
             ctx.audit,
             partition.id,
             Promise.resolve({ batch: payload.batch, inflated: payload.inflated }),
+            { fault: ctx.fault },
           )
-        : await produce(
-            ctx.host,
-            ctx.audit,
-            partition.id,
-            Promise.resolve(payload.records),
-            payload.producer,
-            { compression: payload.codec },
-          );
-    // The batch is durable; dying here is the crash an idempotent client must retry through.
-    if (ctx.fault?.point === "after-append" && !answer.duplicate) process.kill(process.pid, "SIGKILL");
+        : await produce(ctx.host, ctx.audit, partition.id, Promise.resolve(payload.records), {
+            producer: payload.producer,
+            compression: payload.codec,
+            fault: ctx.fault,
+          });
     return {
       response: {
         index: data.index,

@@ -1,6 +1,6 @@
 import { ApiKey, type DecodedRequest } from "@lastword/kafka-protocol";
 import { z } from "zod";
-import type { InjectedFault, KafkaFaultHooks } from "./fault-hooks";
+import type { InjectedFault, KafkaFaultHooks } from "../fault-points";
 import { offsetCommitFailed } from "./groups/offset-commit-handler";
 
 /**

@@ -8,7 +8,7 @@ export interface LoadSnapshot {
 /**
  * How many fresh partitions this worker may claim now. Each live worker takes at most its fair share
  * (⌈total / live⌉), so new partitions land on the least-loaded workers while busier ones stand back.
- * Partitions left unclaimed for longer than a grace period are claimed regardless (see ownership.ts),
+ * Partitions left unclaimed for longer than a grace period are claimed regardless (see hosting/ownership-loop.ts),
  * so a miscounted worker (one that died but still looks live) never strands a partition.
  */
 export function freshClaimQuota(load: LoadSnapshot, maxPerTick: number): number {

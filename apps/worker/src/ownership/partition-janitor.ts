@@ -1,8 +1,8 @@
 import { readdir, rm } from "node:fs/promises";
 import { join } from "node:path";
 import type { PrismaClient } from "@lastword/db";
-import { isSafePathSegment } from "../hosting/partition-paths";
 import type { Logger } from "../logger";
+import { isSafePathSegment } from "./partition-paths";
 import { fencedEpoch } from "./storage-fence";
 
 interface TopicDir {

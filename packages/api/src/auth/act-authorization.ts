@@ -1,4 +1,4 @@
-import { latestViewBase } from "../procedures/topics/topic.schema";
+import { latestViewBase } from "../records/latest-view-name";
 import {
   type KeyRule,
   type ResourceOperation,

@@ -6,7 +6,6 @@ import { prismaAdapter } from "better-auth/adapters/prisma";
 import { APIError } from "better-auth/api";
 import { organization } from "better-auth/plugins/organization";
 import { AppError } from "../errors/app-error";
-import { createTenantForUser } from "../services/tenant.service";
 import { accessControl, roles } from "./access-control";
 import {
   enforceOrganizationCreationRate,
@@ -27,6 +26,11 @@ export interface AuthOptions {
   rateCounters: RateCounterDeps;
   /** How many organizations a user may own, the one sign-up made included. */
   maxOrganizationsPerUser: number;
+  /**
+   * Makes a new user's first tenant (services/tenant.service.ts createTenantForUser): passed in,
+   * because the business layer sits above authentication and auth/ imports none of it.
+   */
+  createTenantForUser(input: { userId: string; name: string; now: Date }): Promise<unknown>;
 }
 
 /** Default of `maxOrganizationsPerUser` (the web's MAX_ORGANIZATIONS_PER_USER): each is a tenant with the default quota. */
@@ -111,7 +115,7 @@ export function createAuth(options: AuthOptions) {
       user: {
         create: {
           after: async (user) => {
-            await createTenantForUser(prisma, { userId: user.id, name: user.name, now: options.now() });
+            await options.createTenantForUser({ userId: user.id, name: user.name, now: options.now() });
           },
         },
       },

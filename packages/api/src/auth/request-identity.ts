@@ -1,9 +1,9 @@
 import type { ApiKey, PrismaClient } from "@lastword/db";
 import type { AuditActor } from "@lastword/erasure/audit-chain";
 import type { Clock } from "@lastword/logstore";
+import { cachePerOwner } from "../cache/lookup-cache";
 import { AppError } from "../errors/app-error";
 import { isDatabaseUnreachable } from "../errors/database-unavailable";
-import { cachePerOwner } from "../services/lookup-cache";
 import { effectiveScopes, type KeyLimits } from "./act-authorization";
 import type { Auth } from "./auth";
 import { hashApiKey, LAST_USED_RESOLUTION_MS } from "./key-auth";

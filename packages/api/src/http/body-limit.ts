@@ -1,6 +1,6 @@
 import { AppError } from "../errors/app-error";
 import { problemToSend } from "../errors/unexpected-errors";
-import { problemResponse } from "../rest/problem-response";
+import { problemResponse } from "./problem-response";
 
 /** Largest REST request body accepted (JSON or binary frames). */
 export const MAX_REST_BODY_BYTES = 8 * 1024 * 1024;

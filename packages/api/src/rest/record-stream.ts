@@ -8,12 +8,12 @@ import { z } from "zod";
 import type { Identity } from "../auth/request-identity";
 import { AppError } from "../errors/app-error";
 import { problemToSend } from "../errors/unexpected-errors";
-import { topicNameSchema } from "../procedures/topics/topic.schema";
 import type { DataPlaneFetchedRecord } from "../records/data-plane";
 import { bytesToEnvelope, ENVELOPE_FORMATS, type EnvelopeFormat } from "../records/envelope";
+import type { ApiDeps } from "../services/api-deps";
+import { topicNameSchema } from "../services/topic.schema";
 import { topicRouting } from "../services/topic.service";
 import { protectedProcedure } from "../trpc/access";
-import type { ApiDeps } from "../trpc/context";
 
 /**
  * The two streaming REST routes. NDJSON by default (one record per line, then one line with the

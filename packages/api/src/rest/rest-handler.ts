@@ -1,9 +1,9 @@
 import { BY_KEY_PARTITION, describeFrames, FRAMES_CONTENT_TYPE, NO_TIMESTAMP } from "@lastword/frames";
 import type { AnyTRPCRouter } from "@trpc/server";
 import { generateOpenApiDocument, type OpenAPIObject } from "trpc-to-openapi";
-import type { ApiDeps } from "../trpc/context";
+import { errorResponse } from "../http/problem-response";
+import type { ApiDeps } from "../services/api-deps";
 import type { ProcedureMeta } from "../trpc/trpc";
-import { errorResponse } from "./problem-response";
 import { documentStreams } from "./record-stream-openapi";
 import { restRouter } from "./rest-router";
 import { restRoutes, serveRestRoute } from "./rest-routes";

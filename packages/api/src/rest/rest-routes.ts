@@ -4,7 +4,7 @@ import type { OpenAPIObject } from "trpc-to-openapi";
 import { AppError } from "../errors/app-error";
 import { MAX_REST_BODY_BYTES, readBodyCapped } from "../http/body-limit";
 import { hasMediaType, JSON_MEDIA_TYPE } from "../http/media-type";
-import type { ApiDeps } from "../trpc/context";
+import type { ApiDeps } from "../services/api-deps";
 import {
   callProcedure,
   matchRoute,

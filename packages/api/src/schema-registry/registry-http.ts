@@ -5,8 +5,8 @@ import { AppError } from "../errors/app-error";
 import { toAppError } from "../errors/problem";
 import { problemToSend } from "../errors/unexpected-errors";
 import { readBodyCapped } from "../http/body-limit";
+import type { ApiDeps } from "../services/api-deps";
 import { enforceRequestRate } from "../services/rate-limit.service";
-import type { ApiDeps } from "../trpc/context";
 import { ensureRegistryTopic } from "./registry-topic";
 import { tenantRegistry } from "./tenant-registries";
 

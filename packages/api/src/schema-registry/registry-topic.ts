@@ -1,7 +1,7 @@
 import type { Identity } from "../auth/request-identity";
+import type { LookupDeps } from "../cache/lookup-cache";
 import { AppError } from "../errors/app-error";
 import { auditAs } from "../services/audit-as";
-import type { LookupDeps } from "../services/lookup-cache";
 import { SCHEMA_REGISTRY_TOPIC } from "../services/protected-topics";
 import { forgetTopicRouting, type TopicRouting, topicRouting } from "../services/topic.service";
 import { validateConfigs } from "../services/topic-config";

@@ -14,7 +14,7 @@ import {
   scopesToPermissions,
 } from "../auth/scopes";
 import { AppError } from "../errors/app-error";
-import type { Clock } from "../trpc/context";
+import type { Clock } from "./api-deps";
 import { auditAs } from "./audit-as";
 import { beforeCursor, encodeCursor } from "./cursor";
 

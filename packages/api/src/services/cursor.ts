@@ -1,5 +1,5 @@
 import { AppError } from "../errors/app-error";
-import { isStorableText } from "../procedures/stored-text.schema";
+import { isStorableText } from "./stored-text.schema";
 
 /**
  * Opaque list cursors: the sort key of the last item returned, tagged with the list it belongs to,

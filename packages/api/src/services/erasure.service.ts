@@ -32,7 +32,7 @@ import { AppError } from "../errors/app-error";
 import type { DataPlane } from "../records/data-plane";
 import { bytesToEnvelope, type Envelope, envelopeToBytes } from "../records/envelope";
 import { assertKeySize } from "../records/key-limit";
-import type { Clock } from "../trpc/context";
+import type { Clock } from "./api-deps";
 import { auditActorNames } from "./audit-actors";
 import { tombstonePartitions, topicsInScope } from "./erasure-scope";
 import { erasureVerdicts, keyName } from "./erasure-verdicts";

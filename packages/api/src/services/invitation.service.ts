@@ -4,7 +4,7 @@ import { assertCanGrant, canGrant } from "../auth/grant-rule";
 import type { Identity, SessionUser } from "../auth/request-identity";
 import { isRole, type Role, scopesOfRole } from "../auth/scopes";
 import { AppError } from "../errors/app-error";
-import type { Clock } from "../trpc/context";
+import type { Clock } from "./api-deps";
 import { auditAs } from "./audit-as";
 
 export interface InvitationDeps {

@@ -1,6 +1,6 @@
 import type { PrismaClient } from "@lastword/db";
 import type { Identity } from "../auth/request-identity";
-import type { Clock } from "../trpc/context";
+import type { Clock } from "./api-deps";
 import { findTopic } from "./topic.service";
 
 /** What "recently" means on the topic page: clients seen over the Kafka port in the last day. */

@@ -1,6 +1,6 @@
 import type { Identity } from "../auth/request-identity";
-import { LATEST_VIEW_SUFFIX } from "../procedures/topics/topic.schema";
-import type { ApiDeps } from "../trpc/context";
+import { LATEST_VIEW_SUFFIX } from "../records/latest-view-name";
+import type { ApiDeps } from "./api-deps";
 import { findTopic } from "./topic.service";
 import { isCompacted, storedConfigs } from "./topic-config";
 

@@ -4,7 +4,7 @@ import { forgetCachedApiKeys, type Identity } from "../auth/request-identity";
 import { describeRule, type KeyRule, MAX_RULES_PER_KEY, ruleKey, toKeyRule } from "../auth/resource-rules";
 import { permissionsToScopes } from "../auth/scopes";
 import { AppError } from "../errors/app-error";
-import type { Clock } from "../trpc/context";
+import type { Clock } from "./api-deps";
 import { auditAs } from "./audit-as";
 
 /**

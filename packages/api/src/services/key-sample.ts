@@ -1,7 +1,7 @@
 import type { PrismaClient } from "@lastword/db";
+import { cachePerOwner } from "../cache/lookup-cache";
 import type { DataPlane } from "../records/data-plane";
-import type { Clock } from "../trpc/context";
-import { cachePerOwner } from "./lookup-cache";
+import type { Clock } from "./api-deps";
 
 /** Latest records sampled per partition to judge whether keys repeat. */
 const KEY_SAMPLE_RECORDS = 500;

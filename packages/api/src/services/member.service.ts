@@ -3,7 +3,7 @@ import { assertCanGrant } from "../auth/grant-rule";
 import { forgetCachedApiKeys, type Identity } from "../auth/request-identity";
 import { hasScope, isRole } from "../auth/scopes";
 import { AppError } from "../errors/app-error";
-import type { Clock } from "../trpc/context";
+import type { Clock } from "./api-deps";
 import { revokeKeysOfCreator } from "./api-key.service";
 import { auditAs } from "./audit-as";
 import type { AssignableRole } from "./invitation.service";

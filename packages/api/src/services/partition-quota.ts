@@ -1,6 +1,6 @@
 import type { Prisma } from "@lastword/db";
+import type { LookupDeps } from "../cache/lookup-cache";
 import { AppError } from "../errors/app-error";
-import type { LookupDeps } from "./lookup-cache";
 import { type TenantQuota, tenantQuota } from "./rate-limit.service";
 
 /**

@@ -1,10 +1,7 @@
 import type { PrismaClient } from "@lastword/db";
 import type { Identity } from "../auth/request-identity";
-import type {
-  PartitionSegmentsInput,
-  PartitionSegmentsOutput,
-} from "../procedures/topics/partition-segments.schema";
 import type { DataPlane } from "../records/data-plane";
+import type { PartitionSegmentsInput, PartitionSegmentsOutput } from "./partition-segments.schema";
 import { findPartition } from "./topic.service";
 
 /** One partition's segment layout as its owning worker sees it now (the console's segment bar). */

@@ -1,5 +1,5 @@
 import type { Redis } from "ioredis";
-import type { LookupDeps } from "./lookup-cache";
+import type { LookupDeps } from "../cache/lookup-cache";
 import {
   countInWindow,
   PRODUCE_BYTES_METRIC,

@@ -1,6 +1,6 @@
 import type { Auth } from "../auth/auth";
 import { AppError } from "../errors/app-error";
-import type { ApiDeps } from "../trpc/context";
+import type { ApiDeps } from "./api-deps";
 import { createTenantForUser, findOwnedTenant } from "./tenant.service";
 
 export interface ProvisionedTenant {

@@ -1,8 +1,8 @@
 import type { PrismaClient } from "@lastword/db";
 import type { ChainableCommander, Redis } from "ioredis";
+import { cachePerOwner, type LookupDeps } from "../cache/lookup-cache";
 import { AppError } from "../errors/app-error";
-import type { Clock } from "../trpc/context";
-import { cachePerOwner, type LookupDeps } from "./lookup-cache";
+import type { Clock } from "./api-deps";
 
 /**
  * Service-wide defaults; a tenant's Quota row overrides them (its columns default to the same

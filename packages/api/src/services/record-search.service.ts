@@ -1,6 +1,5 @@
 import type { Identity } from "../auth/request-identity";
 import { AppError } from "../errors/app-error";
-import type { SearchRecordsInput, SearchRecordsOutput } from "../procedures/records/search-records.schema";
 import type { DataPlaneFetchedRecord } from "../records/data-plane";
 import { bytesToEnvelope } from "../records/envelope";
 import { mergeByTime } from "../records/merge-by-time";
@@ -12,6 +11,7 @@ import {
   recordDecoder,
 } from "../schema-registry/record-decoder";
 import { decodedFormat, type RecordDeps } from "./record.service";
+import type { SearchRecordsInput, SearchRecordsOutput } from "./search-records.schema";
 import { recheckTopicRouting, type TopicRouting, topicRouting } from "./topic.service";
 
 /** Records one data-plane fetch of a search asks for: small enough that a round stays near its share. */

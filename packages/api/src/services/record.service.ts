@@ -5,8 +5,6 @@ import type { Identity } from "../auth/request-identity";
 import { AppError } from "../errors/app-error";
 import { toAppError } from "../errors/problem";
 import { problemToSend } from "../errors/unexpected-errors";
-import type { ProduceRecordsInput, ProduceResultItem } from "../procedures/records/produce-records.schema";
-import type { ReadRecordsInput } from "../procedures/records/read-records.schema";
 import type { DataPlane, DataPlaneProduceRecord, DataPlaneProducer } from "../records/data-plane";
 import { bytesToEnvelope, type EnvelopeFormat, envelopeToBytes } from "../records/envelope";
 import { restProducer } from "../records/idempotent-producer";
@@ -19,9 +17,11 @@ import {
   recordDecoder,
   type SchemaNote,
 } from "../schema-registry/record-decoder";
-import type { Clock } from "../trpc/context";
+import type { Clock } from "./api-deps";
+import type { ProduceRecordsInput, ProduceResultItem } from "./produce-records.schema";
 import { assertNotProtected } from "./protected-topics";
 import { takeDeferredRequestCount } from "./rate-limit.service";
+import type { ReadRecordsInput } from "./read-records.schema";
 import { recheckTopicRouting, routedPartition, type TopicRouting, topicRouting } from "./topic.service";
 import { admitProduce, recordUsage } from "./usage.service";
 

@@ -1,8 +1,8 @@
 import type { Identity } from "../auth/request-identity";
 import { AppError } from "../errors/app-error";
-import type { RequestCleanInput } from "../procedures/topics/request-clean.schema";
 import { auditAs } from "./audit-as";
 import type { RecordDeps } from "./record.service";
+import type { RequestCleanInput } from "./request-clean.schema";
 import { findPartition } from "./topic.service";
 import { isCompacted, storedConfigs } from "./topic-config";
 

@@ -2,7 +2,7 @@ import { parseTopicConfig, type TopicConfig } from "@lastword/logstore";
 import type { Identity } from "../auth/request-identity";
 import { hasScope } from "../auth/scopes";
 import { AppError } from "../errors/app-error";
-import type { AlterConfigsInput } from "../procedures/topics/alter-configs.schema";
+import type { AlterConfigsInput } from "./alter-configs.schema";
 import { auditAs } from "./audit-as";
 import { erasuresEndangeredBy } from "./erasure-config-guard";
 import { assertPartitionQuota, PARTITION_CHANGE_TRANSACTION, reservePartitions } from "./partition-quota";

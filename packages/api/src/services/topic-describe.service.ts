@@ -1,7 +1,7 @@
 import type { Partition, PrismaClient } from "@lastword/db";
 import type { Identity } from "../auth/request-identity";
 import type { DataPlane } from "../records/data-plane";
-import type { Clock } from "../trpc/context";
+import type { Clock } from "./api-deps";
 import { findTopic, topicSummary } from "./topic.service";
 import { describeConfigs, storedConfigs } from "./topic-config";
 import { loadTopicWarnings } from "./topic-warnings";

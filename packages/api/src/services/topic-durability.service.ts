@@ -1,12 +1,9 @@
 import { parseTopicConfig } from "@lastword/logstore";
 import type { Identity } from "../auth/request-identity";
-import type {
-  TopicDurabilityInput,
-  TopicDurabilityOutput,
-} from "../procedures/topics/topic-durability.schema";
-import { cachePerOwner, type LookupDeps } from "./lookup-cache";
+import { cachePerOwner, type LookupDeps } from "../cache/lookup-cache";
 import { findTopic } from "./topic.service";
 import { storedConfigs } from "./topic-config";
+import type { TopicDurabilityInput, TopicDurabilityOutput } from "./topic-durability.schema";
 
 /** The log end a partition's owner last reported (Partition.stats, written by apps/worker). */
 function reportedLogEnd(stats: unknown): { logEndOffset: number; reportedAt: string | null } | null {

@@ -3,7 +3,7 @@ import type { Redis } from "ioredis";
 import { LRUCache } from "lru-cache";
 import { AppError } from "../errors/app-error";
 import { isDatabaseUnreachable } from "../errors/database-unavailable";
-import type { Clock } from "../trpc/context";
+import type { Clock } from "./api-deps";
 import { perOwner } from "./per-owner";
 import {
   assertWithinRate,

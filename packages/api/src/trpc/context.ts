@@ -1,24 +1,5 @@
-import type { PrismaClient } from "@lastword/db";
-import type { Clock } from "@lastword/logstore";
-import type { Redis } from "ioredis";
-import type { Auth } from "../auth/auth";
 import type { Identity } from "../auth/request-identity";
-import type { DataPlane } from "../records/data-plane";
-
-// The log store's Clock is the one clock type of every package (services, caches, worker timers).
-export type { Clock } from "@lastword/logstore";
-
-/** What every service may use; built once per server. */
-export interface ApiDeps {
-  prisma: PrismaClient;
-  auth: Auth;
-  dataPlane: DataPlane;
-  redis: Redis;
-  redisPrefix: string;
-  clock: Clock;
-  /** The console's public base URL: invitation links, and the origin its pages send (request-origin.ts). */
-  publicUrl: string;
-}
+import type { ApiDeps } from "../services/api-deps";
 
 /** Per request: the dependencies and the caller's headers (the web app passes them in). */
 export interface RequestContext {

@@ -7,7 +7,7 @@ import {
   parseAdminInput,
 } from "@lastword/api/topic-admin";
 import { ErrorCode, type ResponseInput } from "@lastword/kafka-protocol";
-import { deleteRecords } from "../../dataplane/dataplane-handlers";
+import { deleteRecords } from "../../hosting/write-path";
 import { allowed } from "../kafka-authorization";
 import type { KafkaHandler } from "../kafka-context";
 import { viewWriteRefusal } from "../latest-view";

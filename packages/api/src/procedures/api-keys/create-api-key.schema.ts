@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { keyRuleSchema, keyRulesSchema } from "../../auth/resource-rules";
-import { storedText } from "../stored-text.schema";
+import { storedText } from "../../services/stored-text.schema";
 import { scopeSchema } from "./api-key.schema";
 
 export const createApiKeyInput = z.object({

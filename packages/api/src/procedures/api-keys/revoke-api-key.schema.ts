@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { idSchema } from "../stored-text.schema";
+import { idSchema } from "../../services/stored-text.schema";
 
 export const revokeApiKeyInput = z.object({ id: idSchema });
 

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { keyRuleSchema, keyRulesSchema } from "../../auth/resource-rules";
-import { idSchema } from "../stored-text.schema";
+import { idSchema } from "../../services/stored-text.schema";
 
 export const setApiKeyRulesInput = z.object({
   id: idSchema,

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { listAuditEvents } from "../../services/audit-list.service";
+import { storedText } from "../../services/stored-text.schema";
 import { protectedProcedure } from "../../trpc/access";
-import { storedText } from "../stored-text.schema";
 
 const auditActorSchema = z.object({
   type: z.string().meta({ description: "user | apiKey | system" }),

@@ -1,6 +1,6 @@
 import { z } from "zod";
-import { storedText } from "../stored-text.schema";
-import { topicNameSchema } from "../topics/topic.schema";
+import { storedText } from "../../services/stored-text.schema";
+import { topicNameSchema } from "../../services/topic.schema";
 import { groupNameSchema } from "./consumer-group.schema";
 
 export const commitOffsetsInput = z.object({

@@ -1,6 +1,6 @@
 import { groupMembershipSchema } from "@lastword/dataplane";
 import { z } from "zod";
-import { topicNameSchema } from "../topics/topic.schema";
+import { topicNameSchema } from "../../services/topic.schema";
 import { committedOffsetSchema, groupNameSchema } from "./consumer-group.schema";
 
 const partitionLagSchema = z.object({

@@ -8,8 +8,8 @@ import {
 } from "@lastword/erasure";
 import { z } from "zod";
 import { envelopeSchema } from "../../records/envelope";
-import { idSchema, storedText } from "../stored-text.schema";
-import { topicNameSchema } from "../topics/topic.schema";
+import { idSchema, storedText } from "../../services/stored-text.schema";
+import { topicNameSchema } from "../../services/topic.schema";
 
 const keyEnvelope = z.discriminatedUnion("type", [
   z.object({ type: z.literal("string"), data: z.string().min(1) }),

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { idSchema } from "../stored-text.schema";
+import { idSchema } from "../../services/stored-text.schema";
 
 /** Accepting and declining name the invitation and, from the link, its token. */
 export const answerInvitationInput = z.object({

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { KAFKA_SASL_MECHANISMS } from "../../services/kafka-connection.service";
-import { topicNameSchema } from "../topics/topic.schema";
+import { topicNameSchema } from "../../services/topic.schema";
 
 export const kafkaConnectionInput = z
   .object({

@@ -1,8 +1,8 @@
 import { z } from "zod";
 import { ENVELOPE_FORMATS, envelopeSchema } from "../../records/envelope";
 import { MAX_KEY_BYTES, MAX_KEY_TEXT_LENGTH } from "../../records/key-limit";
-import { headerSchema, partitionLogRangeSchema } from "../records/record.schema";
-import { topicNameSchema } from "../topics/topic.schema";
+import { headerSchema, partitionLogRangeSchema } from "../../services/record.schema";
+import { topicNameSchema } from "../../services/topic.schema";
 
 /**
  * The `{key}` of the key routes. The REST layer percent-decodes path parameters once

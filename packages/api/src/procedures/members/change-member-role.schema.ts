@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { idSchema } from "../stored-text.schema";
+import { idSchema } from "../../services/stored-text.schema";
 import { assignableRoleSchema } from "./member.schema";
 
 export const changeMemberRoleInput = z.object({

@@ -1,6 +1,6 @@
 import { z } from "zod";
+import { topicNameSchema } from "../../services/topic.schema";
 import { base64KeyRefinement, keyParamSchema, keyTypeSchema } from "../keys/key-lookup.schema";
-import { topicNameSchema } from "../topics/topic.schema";
 
 export const deleteKeyInput = base64KeyRefinement(
   z.object({ topic: topicNameSchema, key: keyParamSchema, keyType: keyTypeSchema }),

@@ -1,6 +1,6 @@
+import { deleteRecordsInput, deleteRecordsOutput } from "../../services/delete-records.schema";
 import { deleteRecordsBefore } from "../../services/delete-records.service";
 import { protectedProcedure } from "../../trpc/access";
-import { deleteRecordsInput, deleteRecordsOutput } from "./delete-records.schema";
 
 export const deleteRecordsProcedure = protectedProcedure("records:write")
   .meta({

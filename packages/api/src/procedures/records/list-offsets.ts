@@ -1,6 +1,6 @@
+import { listOffsetsInput, listOffsetsOutput } from "../../services/list-offsets.schema";
 import { listPartitionOffsets } from "../../services/partition-offsets.service";
 import { protectedProcedure } from "../../trpc/access";
-import { listOffsetsInput, listOffsetsOutput } from "./list-offsets.schema";
 
 // Kafka's ListOffsets: offsets are log metadata (no record bytes), so topics:read is enough.
 export const listOffsetsProcedure = protectedProcedure("topics:read")

@@ -4,16 +4,16 @@ import { z } from "zod";
 import { AppError } from "../../errors/app-error";
 import { keyTooLarge, MAX_KEY_BYTES } from "../../records/key-limit";
 import { once } from "../../services/idempotency.service";
+import { MAX_RECORDS_PER_PRODUCE } from "../../services/produce-records.schema";
+import { MAX_HEADER_KEY_LENGTH, MAX_HEADERS_PER_RECORD } from "../../services/record.schema";
 import {
   everyRecordWritten,
   type FramesBatch,
   type ProduceBatch,
   produceBatch,
 } from "../../services/record.service";
+import { topicNameSchema } from "../../services/topic.schema";
 import { protectedProcedure } from "../../trpc/access";
-import { topicNameSchema } from "../topics/topic.schema";
-import { MAX_RECORDS_PER_PRODUCE } from "./produce-records.schema";
-import { MAX_HEADER_KEY_LENGTH, MAX_HEADERS_PER_RECORD } from "./record.schema";
 
 const framesProduceInput = z.object({ topic: topicNameSchema, body: z.instanceof(Buffer) });
 

@@ -1,8 +1,8 @@
 import { z } from "zod";
 import { once } from "../../services/idempotency.service";
+import { produceRecordsInput, produceRecordsOutput } from "../../services/produce-records.schema";
 import { everyRecordWritten, produceRecords } from "../../services/record.service";
 import { protectedProcedure } from "../../trpc/access";
-import { produceRecordsInput, produceRecordsOutput } from "./produce-records.schema";
 
 export const produceRecordsProcedure = protectedProcedure("records:write", { countsRequestInAdmission: true })
   .meta({

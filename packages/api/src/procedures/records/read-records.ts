@@ -1,6 +1,6 @@
+import { readRecordsInput, readRecordsOutput } from "../../services/read-records.schema";
 import { readRecords } from "../../services/record.service";
 import { protectedProcedure } from "../../trpc/access";
-import { readRecordsInput, readRecordsOutput } from "./read-records.schema";
 
 export const readRecordsProcedure = protectedProcedure("records:read")
   .meta({

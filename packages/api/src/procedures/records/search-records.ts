@@ -1,6 +1,6 @@
 import { searchRecords } from "../../services/record-search.service";
+import { searchRecordsInput, searchRecordsOutput } from "../../services/search-records.schema";
 import { protectedProcedure } from "../../trpc/access";
-import { searchRecordsInput, searchRecordsOutput } from "./search-records.schema";
 
 // A read (records:read), as a query over tRPC; REST clients read partitions and filter themselves.
 export const searchRecordsProcedure = protectedProcedure("records:read")

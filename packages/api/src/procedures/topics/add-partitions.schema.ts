@@ -1,6 +1,6 @@
 import { z } from "zod";
-import { MAX_PARTITIONS_PER_TOPIC } from "./create-topic.schema";
-import { topicNameSchema, topicSummarySchema } from "./topic.schema";
+import { MAX_PARTITIONS_PER_TOPIC } from "../../services/create-topic.schema";
+import { topicNameSchema, topicSummarySchema } from "../../services/topic.schema";
 
 export const addPartitionsInput = z.object({
   topic: topicNameSchema,

@@ -1,6 +1,6 @@
+import { alterConfigsInput, alterConfigsOutput } from "../../services/alter-configs.schema";
 import { alterTopicConfigs } from "../../services/topic-admin.service";
 import { protectedProcedure } from "../../trpc/access";
-import { alterConfigsInput, alterConfigsOutput } from "./alter-configs.schema";
 
 export const alterConfigsProcedure = protectedProcedure("topics:write")
   .meta({

@@ -1,6 +1,6 @@
+import { createTopicInput, createTopicOutput } from "../../services/create-topic.schema";
 import { createTopic } from "../../services/topic.service";
 import { protectedProcedure } from "../../trpc/access";
-import { createTopicInput, createTopicOutput } from "./create-topic.schema";
 
 export const createTopicProcedure = protectedProcedure("topics:write")
   .meta({

@@ -1,5 +1,5 @@
 import { z } from "zod";
 
-export { topicPathSchema as deleteTopicInput } from "./topic.schema";
+export { topicPathSchema as deleteTopicInput } from "../../services/topic.schema";
 
 export const deleteTopicOutput = z.object({ name: z.string(), deleted: z.literal(true) });

@@ -1,7 +1,7 @@
 import { z } from "zod";
-import { topicSummarySchema, warningSchema } from "./topic.schema";
+import { topicSummarySchema, warningSchema } from "../../services/topic.schema";
 
-export { topicPathSchema as getTopicInput } from "./topic.schema";
+export { topicPathSchema as getTopicInput } from "../../services/topic.schema";
 
 export const getTopicOutput = topicSummarySchema.extend({
   configEntries: z.array(

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { topicNameSchema } from "./topic.schema";
+import { topicNameSchema } from "../../services/topic.schema";
 
 export const kafkaClientsInput = z.object({ topic: topicNameSchema });
 

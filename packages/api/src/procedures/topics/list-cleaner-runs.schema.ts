@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { topicNameSchema } from "./topic.schema";
+import { topicNameSchema } from "../../services/topic.schema";
 
 export const listCleanerRunsInput = z.object({
   topic: topicNameSchema,

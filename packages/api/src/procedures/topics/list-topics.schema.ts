@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { topicSummarySchema, warningSchema } from "./topic.schema";
+import { topicSummarySchema, warningSchema } from "../../services/topic.schema";
 
 export const listTopicsInput = z.object({
   limit: z.number().int().min(1).max(1000).default(100),

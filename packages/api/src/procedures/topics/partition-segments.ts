@@ -1,6 +1,6 @@
+import { partitionSegmentsInput, partitionSegmentsOutput } from "../../services/partition-segments.schema";
 import { listPartitionSegments } from "../../services/partition-segments.service";
 import { protectedProcedure } from "../../trpc/access";
-import { partitionSegmentsInput, partitionSegmentsOutput } from "./partition-segments.schema";
 
 // topics:read, not records:read: sizes and offsets are metadata, so compliance officers see the cleaner at work.
 export const partitionSegmentsProcedure = protectedProcedure("topics:read")

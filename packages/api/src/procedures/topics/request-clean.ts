@@ -1,6 +1,6 @@
+import { requestCleanInput, requestCleanOutput } from "../../services/request-clean.schema";
 import { requestClean } from "../../services/request-clean.service";
 import { protectedProcedure } from "../../trpc/access";
-import { requestCleanInput, requestCleanOutput } from "./request-clean.schema";
 
 // Admin only: a forced pass rewrites every segment up to the dirty end, which costs the tenant I/O.
 export const requestCleanProcedure = protectedProcedure("admin")

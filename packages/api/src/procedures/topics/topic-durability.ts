@@ -1,6 +1,6 @@
+import { topicDurabilityInput, topicDurabilityOutput } from "../../services/topic-durability.schema";
 import { topicDurability } from "../../services/topic-durability.service";
 import { protectedProcedure } from "../../trpc/access";
-import { topicDurabilityInput, topicDurabilityOutput } from "./topic-durability.schema";
 
 export const topicDurabilityProcedure = protectedProcedure("topics:read")
   .meta({

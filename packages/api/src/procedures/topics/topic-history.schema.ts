@@ -1,6 +1,6 @@
 import { z } from "zod";
+import { topicNameSchema } from "../../services/topic.schema";
 import { groupLagSeriesSchema, historyMinutesSchema } from "../consumer-groups/group-lag-history.schema";
-import { topicNameSchema } from "./topic.schema";
 
 export const topicHistoryInput = z.object({
   topic: topicNameSchema,

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { envelopeSchema } from "../../records/envelope";
+import { envelopeSchema } from "../records/envelope";
 
 /** Limits of a record's headers (the binary produce body checks the same). */
 export const MAX_HEADERS_PER_RECORD = 64;

@@ -3,7 +3,7 @@ import { readdir, readFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { ObjectStoreEvidence, ScanEvidence, SegmentEvidence } from "@lastword/erasure";
 import { BATCH_HEADER_BYTES, batchField, batchHeaderDefect, decodeBatch } from "@lastword/record-batch";
-import type { HostedLog } from "../hosting/hosted-log";
+import type { HostedLog } from "./hosted-log";
 
 /** The object-storage side of a scan (durability/object-evidence.ts), when the worker has a store. */
 export interface ObjectScan {

@@ -1,6 +1,6 @@
 import { segmentStateSchema } from "@lastword/dataplane";
 import { z } from "zod";
-import { partitionLogRangeSchema } from "../records/record.schema";
+import { partitionLogRangeSchema } from "./record.schema";
 import { topicNameSchema } from "./topic.schema";
 
 export const partitionSegmentsInput = z.object({

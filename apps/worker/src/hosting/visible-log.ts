@@ -1,6 +1,6 @@
 import type { BatchRead } from "@lastword/logstore";
 import { batchesBefore } from "@lastword/record-batch";
-import type { HostedLog, LogRecord } from "../hosting/hosted-log";
+import type { HostedLog, LogRecord } from "./hosted-log";
 
 /**
  * A read view of `log` that ends at `end` (the partition's committed durable end): its

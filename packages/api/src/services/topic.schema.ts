@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { LATEST_VIEW_SUFFIX } from "../records/latest-view-name";
 
 // Kafka's rule for topic names, so a topic can be mirrored to Kafka under the same name.
 export const topicNameSchema = z
@@ -8,18 +9,6 @@ export const topicNameSchema = z
   .regex(/^[a-zA-Z0-9._-]+$/, "may contain only letters, digits, '.', '_' and '-'")
   .refine((name) => name !== "." && name !== "..", "may not be '.' or '..'")
   .meta({ description: "Topic name, unique within the tenant", example: "user-profiles" });
-
-/**
- * The suffix of a compacted topic's read-only latest-value view over Kafka (`<topic>.latest`): a
- * topic may not be named with it, so a view name never shadows a topic and means one topic only.
- */
-export const LATEST_VIEW_SUFFIX = ".latest";
-
-/** The topic a view name reads (`orders.latest` → `orders`), or null for a name without the suffix. */
-export function latestViewBase(name: string): string | null {
-  if (!name.endsWith(LATEST_VIEW_SUFFIX) || name.length === LATEST_VIEW_SUFFIX.length) return null;
-  return name.slice(0, -LATEST_VIEW_SUFFIX.length);
-}
 
 /** A name a new topic may take: Kafka's rule, less the view suffix. */
 export const newTopicNameSchema = topicNameSchema.refine(

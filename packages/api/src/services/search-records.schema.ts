@@ -1,6 +1,6 @@
 import { z } from "zod";
-import { topicNameSchema } from "../topics/topic.schema";
 import { readRecordSchema } from "./read-records.schema";
+import { topicNameSchema } from "./topic.schema";
 
 /** Most matching records one search returns. */
 export const MAX_SEARCH_RESULTS = 500;

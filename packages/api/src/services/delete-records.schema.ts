@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { topicNameSchema } from "../topics/topic.schema";
+import { topicNameSchema } from "./topic.schema";
 
 export const deleteRecordsInput = z.object({
   topic: topicNameSchema,

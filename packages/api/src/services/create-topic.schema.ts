@@ -1,6 +1,6 @@
 import { z } from "zod";
-import { TOPIC_PRESETS } from "../../services/topic-presets";
 import { configValuesSchema, newTopicNameSchema, topicSummarySchema, warningSchema } from "./topic.schema";
+import { TOPIC_PRESETS } from "./topic-presets";
 
 /** Most partitions one topic may have; the tenant's partition quota applies on top. */
 export const MAX_PARTITIONS_PER_TOPIC = 256;

@@ -1,7 +1,7 @@
 import { z } from "zod";
-import { ENVELOPE_FORMATS, envelopeSchema } from "../../records/envelope";
-import { topicNameSchema } from "../topics/topic.schema";
+import { ENVELOPE_FORMATS, envelopeSchema } from "../records/envelope";
 import { headerSchema } from "./record.schema";
+import { topicNameSchema } from "./topic.schema";
 
 /** Most records one read returns. */
 export const MAX_RECORDS_PER_READ = 1000;

@@ -1,7 +1,7 @@
 import { z } from "zod";
-import { envelopeSchema } from "../../records/envelope";
-import { topicNameSchema } from "../topics/topic.schema";
+import { envelopeSchema } from "../records/envelope";
 import { headerSchema, MAX_HEADERS_PER_RECORD, problemItemSchema } from "./record.schema";
+import { topicNameSchema } from "./topic.schema";
 
 /** Most records one produce call may carry. */
 export const MAX_RECORDS_PER_PRODUCE = 5000;

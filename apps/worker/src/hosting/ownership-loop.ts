@@ -1,9 +1,9 @@
 import type { Clock } from "@lastword/logstore";
-import type { PartitionHost } from "../hosting/partition-host";
 import type { Logger } from "../logger";
-import { freshClaimQuota, shouldShed } from "./fair-share";
-import type { LeaseRepository } from "./lease.repository";
-import type { WorkerRegistry } from "./worker-registry";
+import { freshClaimQuota, shouldShed } from "../ownership/fair-share";
+import type { LeaseRepository } from "../ownership/lease.repository";
+import type { WorkerRegistry } from "../ownership/worker-registry";
+import type { PartitionHost } from "./partition-host";
 
 export interface OwnershipOptions {
   leases: LeaseRepository;
