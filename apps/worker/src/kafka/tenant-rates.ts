@@ -1,6 +1,7 @@
 import { throttleMsOver } from "@lastword/api/produce-throttle";
 import type { TenantQuota } from "@lastword/api/tenant-quota";
 import type { Logger } from "../logger";
+import { LogSampler } from "./log-sampler";
 import { WindowCounter } from "./window-counter";
 
 /**
@@ -44,10 +45,11 @@ export interface TenantRatesDeps {
 export class TenantRates {
   readonly #deps: TenantRatesDeps;
   readonly #used = new Map<RateQuotaName, WindowCounter>();
-  readonly #logged = new Map<RateQuotaName, { at: number; suppressed: number }>();
+  readonly #logged: LogSampler<RateQuotaName>;
 
   constructor(deps: TenantRatesDeps) {
     this.#deps = deps;
+    this.#logged = new LogSampler(THROTTLE_LOG_INTERVAL_MS, deps.now);
     for (const quota of ["requestTimeMsPerSecond", "fetchBytesPerSecond"] as const) {
       this.#used.set(quota, new WindowCounter({ windowMs: WINDOW_MS, maxKeys: MAX_TENANTS, now: deps.now }));
     }
@@ -89,13 +91,8 @@ export class TenantRates {
   // an operator (and the tenant, through the metric) sees which limit holds it.
   #log(tenantId: string, throttle: RateThrottle, used: number, limit: number): void {
     const quota = throttle.quota as RateQuotaName;
-    const now = this.#deps.now();
-    const last = this.#logged.get(quota);
-    if (last && now - last.at < THROTTLE_LOG_INTERVAL_MS) {
-      last.suppressed++;
-      return;
-    }
-    this.#logged.set(quota, { at: now, suppressed: 0 });
+    const suppressed = this.#logged.take(quota);
+    if (suppressed === null) return;
     this.#deps.logger.warn(
       {
         tenantId,
@@ -103,7 +100,7 @@ export class TenantRates {
         limit,
         used: Math.round(used),
         throttleMs: throttle.ms,
-        alsoThrottledSinceLastLine: last?.suppressed ?? 0,
+        alsoThrottledSinceLastLine: suppressed,
       },
       `kafka tenant over its ${quota} quota (${limit} per second): answered with throttle_time_ms ${throttle.ms} and its connection muted`,
     );
