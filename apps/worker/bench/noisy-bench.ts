@@ -8,7 +8,8 @@
 // (its process and the worker's extra CPU for it), which sends the worker nothing — what sharing
 // the machine's cores alone costs A.
 // Knobs: BENCH_NOISY_SECONDS (per phase, default 20), BENCH_NOISY_PRODUCERS (B's, 4),
-// BENCH_NOISY_CPU_PROFILE (a directory for the worker's CPU profile).
+// BENCH_NOISY_CPU_PROFILE (a directory for the worker's CPU profile), BENCH_NOISY_B_REQUEST_MS (B's
+// requestTimeMsPerSecond, default the default quota's).
 import { type ChildProcess, execFileSync, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { readFileSync } from "node:fs";
@@ -32,6 +33,7 @@ const ORG_A = "org_noisy_a";
 const ORG_B = "org_noisy_b";
 /** B's own connection quota here, below what it tries to hold. */
 const B_MAX_CONNECTIONS = 200;
+const B_REQUEST_MS = Number(process.env.BENCH_NOISY_B_REQUEST_MS ?? DEFAULT_QUOTA.requestTimeMsPerSecond);
 
 interface Worker {
   child: ChildProcess;
@@ -172,7 +174,12 @@ export async function noisyNeighbourBenchmark(): Promise<void> {
     await createNamedTopic(db.prisma, ORG_A, "steady", 4);
     await createNamedTopic(db.prisma, ORG_B, "flood", 8);
     await db.prisma.quota.create({
-      data: { organizationId: ORG_B, ...DEFAULT_QUOTA, maxConnectionsPerWorker: B_MAX_CONNECTIONS },
+      data: {
+        organizationId: ORG_B,
+        ...DEFAULT_QUOTA,
+        maxConnectionsPerWorker: B_MAX_CONNECTIONS,
+        requestTimeMsPerSecond: B_REQUEST_MS,
+      },
     });
     const keyA = await createKafkaKey(db.prisma, ORG_A, CLIENT_SCOPES, { scram: false });
     const keyB = await createKafkaKey(db.prisma, ORG_B, CLIENT_SCOPES, { scram: false });
@@ -256,7 +263,7 @@ export async function noisyNeighbourBenchmark(): Promise<void> {
       99,
     );
     console.log(
-      `\nnoisy neighbour — ${new Date().toISOString()}, ${cpus().length} × ${cpus()[0]?.model}, Node ${process.version}, load ${loadBefore} → ${load()}, ${SECONDS} s per phase`,
+      `\nnoisy neighbour — ${new Date().toISOString()}, ${cpus().length} × ${cpus()[0]?.model}, Node ${process.version}, load ${loadBefore} → ${load()}, ${SECONDS} s per phase, B's requestTimeMsPerSecond ${B_REQUEST_MS}`,
     );
     console.log("| A (ms) | produce p50 / p99 | fetch p50 / p99 | event-loop delay p99 / max | produces |");
     console.log("| --- | ---: | ---: | ---: | ---: |");
