@@ -15,6 +15,8 @@ describe("tenant settings", () => {
     expect(await row("maxBatchInflatedBytes").textContent()).toContain("16");
     expect(await row("maxRequestInflatedBytes").textContent()).toContain("64");
     expect(await row("maxBatchRecords").textContent()).toContain("100,000");
+    expect(await row("requestTimeMsPerSecond").textContent()).toContain("250 ms/s");
+    expect(await row("fetchBytesPerSecond").textContent()).toContain("64");
     expect(await row("produceBytesPerSecond").textContent()).toContain("64");
     const overflow = await saveScreenshotsAtWidths(ui.page, "tenant-settings");
     expect(overflow).toEqual({ 1440: 0, 390: 0 });

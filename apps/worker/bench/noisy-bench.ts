@@ -3,11 +3,16 @@
 // (noisy-flood.ts), floods the same worker at its quota with compression bombs, big compressed
 // batches, connections and large fetches. A's produce and fetch latency is measured alone and then
 // under the flood, in the same run; with it the worker's event-loop delay (its own
-// monitorEventLoopDelay, from /metrics), the leases it lost, and what it refused B.
+// monitorEventLoopDelay, from /metrics), the leases it lost, and what it refused or throttled B.
+// Then the floor: A again while B is replaced by a pure CPU burner using the cores as B's flood did
+// (its process and the worker's extra CPU for it), which sends the worker nothing — what sharing
+// the machine's cores alone costs A.
 // Knobs: BENCH_NOISY_SECONDS (per phase, default 20), BENCH_NOISY_PRODUCERS (B's, 4),
-// BENCH_NOISY_CPU_PROFILE (a directory for the worker's CPU profile).
-import { type ChildProcess, spawn } from "node:child_process";
+// BENCH_NOISY_CPU_PROFILE (a directory for the worker's CPU profile), BENCH_NOISY_B_REQUEST_MS (B's
+// requestTimeMsPerSecond, default the default quota's).
+import { type ChildProcess, execFileSync, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
+import { readFileSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import { cpus, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
@@ -28,6 +33,7 @@ const ORG_A = "org_noisy_a";
 const ORG_B = "org_noisy_b";
 /** B's own connection quota here, below what it tries to hold. */
 const B_MAX_CONNECTIONS = 200;
+const B_REQUEST_MS = Number(process.env.BENCH_NOISY_B_REQUEST_MS ?? DEFAULT_QUOTA.requestTimeMsPerSecond);
 
 interface Worker {
   child: ChildProcess;
@@ -62,6 +68,31 @@ function spawnWorker(env: Record<string, string>): Promise<Worker> {
     });
     child.once("close", (code) => reject(new Error(`the worker exited with ${code} before it was ready`)));
   });
+}
+
+const CLOCK_TICKS = Number(execFileSync("getconf", ["CLK_TCK"]).toString().trim()) || 100;
+
+/** CPU seconds (user + system, every thread) a process has used so far, from /proc. */
+function cpuSeconds(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS;
+}
+
+/** Runs `bench/<file>` with its JSON config in a process of its own; resolves to its last stdout line. */
+function benchProcess(file: string, config: object): { done: Promise<string>; pid: number } {
+  const child = spawn(
+    process.execPath,
+    ["--import", "tsx", `apps/worker/bench/${file}`, JSON.stringify(config)],
+    {
+      cwd: repoRoot,
+      stdio: ["ignore", "pipe", "inherit"],
+    },
+  );
+  let out = "";
+  child.stdout!.on("data", (chunk: Buffer) => (out += chunk.toString()));
+  const done = new Promise<string>((resolve) => child.once("close", () => resolve(out.trim())));
+  return { done, pid: child.pid! };
 }
 
 function percentile(sorted: number[], p: number): number {
@@ -143,7 +174,12 @@ export async function noisyNeighbourBenchmark(): Promise<void> {
     await createNamedTopic(db.prisma, ORG_A, "steady", 4);
     await createNamedTopic(db.prisma, ORG_B, "flood", 8);
     await db.prisma.quota.create({
-      data: { organizationId: ORG_B, ...DEFAULT_QUOTA, maxConnectionsPerWorker: B_MAX_CONNECTIONS },
+      data: {
+        organizationId: ORG_B,
+        ...DEFAULT_QUOTA,
+        maxConnectionsPerWorker: B_MAX_CONNECTIONS,
+        requestTimeMsPerSecond: B_REQUEST_MS,
+      },
     });
     const keyA = await createKafkaKey(db.prisma, ORG_A, CLIENT_SCOPES, { scram: false });
     const keyB = await createKafkaKey(db.prisma, ORG_B, CLIENT_SCOPES, { scram: false });
@@ -165,33 +201,47 @@ export async function noisyNeighbourBenchmark(): Promise<void> {
         .map((l) => l.toFixed(1))
         .join(" ");
     const loadBefore = load();
+    const workerPid = started.child.pid!;
+    let mark = { at: performance.now(), cpu: cpuSeconds(workerPid) };
+    /** The worker's CPU (cores) since the last call. */
+    const workerCores = () => {
+      const now = { at: performance.now(), cpu: cpuSeconds(workerPid) };
+      const cores = (now.cpu - mark.cpu) / ((now.at - mark.at) / 1000);
+      mark = now;
+      return cores;
+    };
     const idle = await tenantA(started, keyA, SECONDS);
-    const flood = spawn(
-      process.execPath,
-      [
-        "--import",
-        "tsx",
-        "apps/worker/bench/noisy-flood.ts",
-        JSON.stringify({
-          ...started.kafka,
-          key: keyB,
-          topic: "flood",
-          partitions: 8,
-          seconds: SECONDS + 5,
-          producers: B_PRODUCERS,
-          fetchers: 2,
-          connections: B_MAX_CONNECTIONS * 2,
-          anonymous: 600,
-        }),
-      ],
-      { cwd: repoRoot, stdio: ["ignore", "pipe", "inherit"] },
-    );
-    let floodReport = "";
-    flood.stdout!.on("data", (chunk: Buffer) => (floodReport += chunk.toString()));
-    const floodDone = new Promise((resolve) => flood.once("close", resolve));
+    const workerIdleCores = workerCores();
+    const floodStarted = performance.now();
+    const flood = benchProcess("noisy-flood.ts", {
+      ...started.kafka,
+      key: keyB,
+      topic: "flood",
+      partitions: 8,
+      seconds: SECONDS + 5,
+      producers: B_PRODUCERS,
+      fetchers: 2,
+      connections: B_MAX_CONNECTIONS * 2,
+      anonymous: 600,
+    });
     await new Promise((resolve) => setTimeout(resolve, 3_000));
     const noisy = await tenantA(started, keyA, SECONDS);
-    await floodDone;
+    const floodReport = await flood.done;
+    const floodWall = (performance.now() - floodStarted) / 1000;
+    const workerFloodCores = workerCores();
+    const floodCores = (JSON.parse(floodReport) as { cpuSeconds: number }).cpuSeconds / floodWall;
+    // B's CPU: its own process, and what the worker used beyond A's idle phase while it flooded.
+    const bCores = floodCores + Math.max(0, workerFloodCores - workerIdleCores);
+    const burners = Math.max(1, Math.ceil(bCores));
+    const burning = Array.from({ length: burners }, () =>
+      benchProcess("noisy-burner.ts", { duty: Math.min(1, bCores / burners), seconds: SECONDS + 2 }),
+    );
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    const burnt = await tenantA(started, keyA, SECONDS);
+    const burnerCpu = (await Promise.all(burning.map((b) => b.done))).reduce(
+      (sum, line) => sum + (JSON.parse(line) as { cpuSeconds: number }).cpuSeconds,
+      0,
+    );
     const body = await scrape(started);
     const refusals = body
       .split("\n")
@@ -208,15 +258,23 @@ export async function noisyNeighbourBenchmark(): Promise<void> {
       [...noisy.produce].sort((a, b) => a - b),
       99,
     );
+    const burntP99 = percentile(
+      [...burnt.produce].sort((a, b) => a - b),
+      99,
+    );
     console.log(
-      `\nnoisy neighbour — ${new Date().toISOString()}, ${cpus().length} × ${cpus()[0]?.model}, Node ${process.version}, load ${loadBefore} → ${load()}, ${SECONDS} s per phase`,
+      `\nnoisy neighbour — ${new Date().toISOString()}, ${cpus().length} × ${cpus()[0]?.model}, Node ${process.version}, load ${loadBefore} → ${load()}, ${SECONDS} s per phase, B's requestTimeMsPerSecond ${B_REQUEST_MS}`,
     );
     console.log("| A (ms) | produce p50 / p99 | fetch p50 / p99 | event-loop delay p99 / max | produces |");
     console.log("| --- | ---: | ---: | ---: | ---: |");
     console.log(row("alone", idle));
     console.log(row("under B's flood", noisy));
+    console.log(row(`beside a CPU burner of B's ${bCores.toFixed(2)} cores`, burnt));
     console.log(
-      `A's produce p99 under the flood / alone: ${(noisyP99 / idleP99).toFixed(2)}× (target ≤ 2×); leases lost: ${started.leasesLost()} (target 0)`,
+      `A's produce p99 under the flood / alone: ${(noisyP99 / idleP99).toFixed(2)}× (target ≤ 2×); beside the burner / alone (the floor): ${(burntP99 / idleP99).toFixed(2)}×; leases lost: ${started.leasesLost()} (target 0)`,
+    );
+    console.log(
+      `CPU (cores): worker ${workerIdleCores.toFixed(2)} alone → ${workerFloodCores.toFixed(2)} under the flood; B's process ${floodCores.toFixed(2)}; burners used ${(burnerCpu / (SECONDS + 2)).toFixed(2)}`,
     );
     console.log(`B sent: ${floodReport.trim()}`);
     console.log(`B refused or throttled: ${refusals.join("; ")}`);

@@ -145,5 +145,6 @@ await Promise.all([
   connector(),
   ...Array.from({ length: config.anonymous }, (_, i) => anonymous(i)),
 ]);
-process.stdout.write(`${JSON.stringify(sent)}\n`);
+const cpu = process.cpuUsage();
+process.stdout.write(`${JSON.stringify({ ...sent, cpuSeconds: (cpu.user + cpu.system) / 1e6 })}\n`);
 process.exit(0);

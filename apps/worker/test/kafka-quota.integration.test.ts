@@ -126,10 +126,10 @@ describe("produce quota over Kafka", () => {
     expect(answer.throttleTimeMs).toBe(throttleMsOver(used, LIMIT));
     expect(answer.throttleTimeMs).toBe(Math.min(11_000, Math.ceil(((used - LIMIT) / LIMIT) * 1000)));
     expect(answer.throttleTimeMs).toBeGreaterThan(1000);
-    // The throttle is in the worker's metrics, per API, version and tenant.
+    // The throttle is in the worker's metrics, per API, version, tenant and the quota that set it.
     const metrics = await (await fetch(`${worker.address}/metrics`)).text();
     const throttleSeries = new RegExp(
-      `^lastword_kafka_throttle_seconds_total\\{api="Produce",version="7",tenant="${ORG}"\\} (\\S+)$`,
+      `^lastword_kafka_throttle_seconds_total\\{api="Produce",version="7",tenant="${ORG}",quota="produceBytesPerSecond"\\} (\\S+)$`,
       "m",
     );
     expect(Number(throttleSeries.exec(metrics)?.[1])).toBeGreaterThanOrEqual(answer.throttleTimeMs / 1000);

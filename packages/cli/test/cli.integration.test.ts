@@ -87,6 +87,8 @@ describe("lastword CLI", () => {
         maxBatchInflatedBytes: 16 << 20,
         maxRequestInflatedBytes: 64 << 20,
         maxBatchRecords: 100_000,
+        requestTimeMsPerSecond: 250,
+        fetchBytesPerSecond: 64 << 20,
         produceBytesPerSecond: 64 << 20,
       },
     });

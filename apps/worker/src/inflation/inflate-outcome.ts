@@ -7,16 +7,20 @@ export interface InflateTask {
 /**
  * A pool thread's answer: the batch plain (header kept, codec bits cleared, CRC recomputed), or why
  * not — `limit` (it would inflate past the bound: `inflatedBytes` is how far it got before it was
- * stopped), `corrupt` (it does not decompress) or `unsupported` (no such codec).
+ * stopped), `corrupt` (it does not decompress) or `unsupported` (no such codec). `threadMs`: how
+ * long the thread worked on it, which the tenant's request-time quota is charged.
  */
-export type InflateOutcome = { ok: true; plain: Uint8Array; inflatedBytes: number } | InflateRefusal;
+export type InflateOutcome =
+  | { ok: true; plain: Uint8Array; inflatedBytes: number; threadMs: number }
+  | InflateRefusal;
 
 export interface InflateRefusal {
   ok: false;
   kind: "limit" | "corrupt" | "unsupported";
   message: string;
   inflatedBytes: number;
+  threadMs: number;
 }
 
-/** What a thread returns: the plain batch itself (moved, not cloned: its own ArrayBuffer) or the refusal. */
-export type InflateReply = Uint8Array | InflateRefusal;
+/** What a thread returns: the plain batch (moved, not cloned: its own ArrayBuffer) or the refusal. */
+export type InflateReply = { ok: true; plain: Uint8Array; threadMs: number } | InflateRefusal;

@@ -20,7 +20,9 @@ export const DEFAULT_INFLATE_POOL: InflatePoolConfig = {
 };
 
 /** What the pool answers when its queue is full: the produce is refused as retriable. */
-export type PoolOutcome = InflateOutcome | { ok: false; kind: "busy"; message: string; inflatedBytes: 0 };
+export type PoolOutcome =
+  | InflateOutcome
+  | { ok: false; kind: "busy"; message: string; inflatedBytes: 0; threadMs: 0 };
 
 // The task is TypeScript: its threads load it through tsx, as `npm start` loads the worker.
 const TASK = new URL("./inflate-task.ts", import.meta.url).href;
@@ -61,8 +63,8 @@ export class InflatePool {
       const own = new Uint8Array(batch.length);
       own.set(batch);
       const reply = await this.#pool.run({ batch: own, maxBytes }, { transferList: [own.buffer] });
-      if (!(reply instanceof Uint8Array)) return reply;
-      return { ok: true, plain: reply, inflatedBytes: reply.length - BATCH_HEADER_BYTES };
+      if (!reply.ok) return reply;
+      return { ...reply, inflatedBytes: reply.plain.length - BATCH_HEADER_BYTES };
     } catch (error) {
       if ((error as Error).message?.includes("Task queue is at limit")) {
         return {
@@ -70,6 +72,7 @@ export class InflatePool {
           kind: "busy",
           message: "this worker's inflate queue is full; retry",
           inflatedBytes: 0,
+          threadMs: 0,
         };
       }
       throw error;

@@ -4,7 +4,7 @@
 import { batchCompression, CompressionError, compressionName, useCrc32c } from "@lastword/record-batch";
 import { InflateLimitError, inflateBatchBounded } from "@lastword/record-batch/node-codecs";
 import { crc32c } from "@node-rs/crc32";
-import { Piscina } from "piscina";
+import { Piscina, transferableSymbol, valueSymbol } from "piscina";
 import type { InflateReply, InflateTask } from "./inflate-outcome";
 
 // The plain copy's CRC is recomputed: hardware CRC-32C, as the log store installs it.
@@ -12,18 +12,28 @@ useCrc32c(crc32c);
 
 export default async function inflate(task: InflateTask): Promise<InflateReply> {
   const batch = Buffer.from(task.batch.buffer, task.batch.byteOffset, task.batch.byteLength);
+  // Wall time in the thread, which works on nothing else meanwhile (the inflate itself may run in
+  // zlib's own threads, which the thread's CPU time would miss).
+  const started = performance.now();
+  const threadMs = () => performance.now() - started;
   try {
     const { batch: plain } = await inflateBatchBounded(batch, 0, task.maxBytes);
-    // A copy of its own, so it moves to the event loop's thread rather than being cloned there.
+    // A copy of its own, moved (not cloned) to the event loop's thread with the reply around it.
     const owned = new Uint8Array(plain.length);
     owned.set(plain);
-    return Piscina.move(owned) as Uint8Array;
+    const reply: InflateReply = { ok: true, plain: owned, threadMs: threadMs() };
+    return Piscina.move({
+      [transferableSymbol]: owned.buffer,
+      [valueSymbol]: reply,
+    }) as unknown as InflateReply;
   } catch (error) {
     if (error instanceof InflateLimitError) {
-      return { ok: false, kind: "limit", message: error.message, inflatedBytes: error.inflatedBytes };
+      const inflatedBytes = error.inflatedBytes;
+      return { ok: false, kind: "limit", message: error.message, inflatedBytes, threadMs: threadMs() };
     }
     if (!(error instanceof CompressionError)) throw error;
     const known = compressionName(batchCompression(batch, 0)) !== null;
-    return { ok: false, kind: known ? "corrupt" : "unsupported", message: error.message, inflatedBytes: 0 };
+    const kind = known ? "corrupt" : "unsupported";
+    return { ok: false, kind, message: error.message, inflatedBytes: 0, threadMs: threadMs() };
   }
 }

@@ -1,6 +1,7 @@
 import type { Logger } from "../logger";
 import type { KafkaListenerMetrics } from "../metrics/kafka-metrics";
 import type { KafkaPrincipal } from "./kafka-principals";
+import { LogSampler } from "./log-sampler";
 import { WindowCounter } from "./window-counter";
 
 /**
@@ -117,7 +118,7 @@ export class ConnectionGuard {
   readonly #failedByIp: WindowCounter;
   readonly #failedByKey: WindowCounter;
   readonly #createdByTenant: WindowCounter;
-  readonly #logged = new Map<RefusalReason, { at: number; suppressed: number }>();
+  readonly #logged: LogSampler<RefusalReason>;
 
   constructor(limits: ConnectionLimits, deps: ConnectionGuardDeps) {
     this.limits = limits;
@@ -126,6 +127,7 @@ export class ConnectionGuard {
     this.#failedByIp = new WindowCounter(failed);
     this.#failedByKey = new WindowCounter(failed);
     this.#createdByTenant = new WindowCounter({ windowMs: 1000, maxKeys: FAILED_LOGIN_KEYS, now: deps.now });
+    this.#logged = new LogSampler(REFUSAL_LOG_INTERVAL_MS, deps.now);
   }
 
   get openConnections(): number {
@@ -246,15 +248,10 @@ export class ConnectionGuard {
   // for, so a flood of refusals does not become a flood of log lines.
   #refused(reason: RefusalReason, tenantId: string, detail: Record<string, unknown>): void {
     this.#deps.metrics.refusedConnections.inc({ reason, tenant: tenantId });
-    const now = this.#deps.now();
-    const last = this.#logged.get(reason);
-    if (last && now - last.at < REFUSAL_LOG_INTERVAL_MS) {
-      last.suppressed++;
-      return;
-    }
-    this.#logged.set(reason, { at: now, suppressed: 0 });
+    const suppressed = this.#logged.take(reason);
+    if (suppressed === null) return;
     this.#deps.logger.warn(
-      { reason, tenantId, ...detail, alsoRefusedSinceLastLine: last?.suppressed ?? 0 },
+      { reason, tenantId, ...detail, alsoRefusedSinceLastLine: suppressed },
       `kafka connection refused or closed: ${reason}`,
     );
   }

@@ -199,6 +199,9 @@ export async function handleFetch(
     const waitMs = deadline - Date.now();
     const failed = answers.some((a) => a.answer.errorCode !== 0);
     if (bytes >= request.minBytes || waitMs <= 0 || failed || session.closed.aborted) {
+      // The fetch quota counts the record bytes the answer carries, as stored (Kafka sends stored
+      // batches as they are, compressed or not; the client inflates them on its own CPU).
+      session.charge("fetchBytesPerSecond", bytes);
       return { throttleTimeMs: 0, errorCode: 0, sessionId: 0, responses: grouped(answers) };
     }
     const ids = wants.flatMap((w) => ("partitionId" in w && w.partitionId ? [w.partitionId] : []));

@@ -21,7 +21,9 @@ import { errorResponse } from "./error-response";
 import type { KafkaBrokerContext, KafkaSession } from "./kafka-context";
 import type { KafkaPrincipal, KafkaPrincipals } from "./kafka-principals";
 import { type LatestFreeze, readableTopic } from "./latest-view";
+import { metered, RequestMeter } from "./request-time";
 import { isSaslMechanism, SASL_MECHANISMS, SaslStep } from "./sasl-step";
+import { noUsage, type TenantRates } from "./tenant-rates";
 
 /** Kafka's connection.failed.authentication.delay.ms: a failed login is answered, then closed after this. */
 export const FAILED_AUTH_CLOSE_DELAY_MS = 100;
@@ -46,6 +48,8 @@ export interface KafkaConnectionDeps {
   metrics: KafkaListenerMetrics;
   /** The listener's limits and admission of logins (connection-guard.ts). */
   guard: ConnectionGuard;
+  /** The tenants' request-time and fetch quotas on this worker (tenant-rates.ts). */
+  rates: TenantRates;
   onClose(connection: KafkaConnection): void;
   /** Told of each request this connection decoded and served, in order (the listener's `onRequest`). */
   onRequest?(apiKey: number, version: number): void;
@@ -135,7 +139,7 @@ export class KafkaConnection {
         if (this.#closed.signal.aborted || this.#closing) return;
         const frame = this.#nextFrame();
         if (!frame) break;
-        await this.#serve(frame);
+        await this.#served(frame);
         this.#idleTimer.refresh();
         if (this.#socket.writableNeedDrain) await once(this.#socket, "drain").catch(() => undefined);
         if (this.#muteMs > 0) await this.#mute();
@@ -148,6 +152,20 @@ export class KafkaConnection {
     } finally {
       this.#busy = false;
     }
+  }
+
+  /**
+   * Serves one request with its loop time metered (decoding, handling, encoding and writing its
+   * answer): what the answer's throttle did not count yet (the encoding and the write after it) is
+   * added to the tenant's window, so it weighs on the tenant's next requests. Logins are not
+   * charged (as Kafka's request quota starts with a principal): the connection quotas bound them.
+   */
+  async #served(frame: Buffer): Promise<void> {
+    const meter = new RequestMeter();
+    const charged = await metered(meter, () => this.#serve(frame, meter));
+    const tenantId = this.principal?.tenantId;
+    if (tenantId && charged !== null)
+      this.#deps.rates.add(tenantId, "requestTimeMsPerSecond", meter.ms - charged);
   }
 
   // KIP-219: the throttled response went out at once; nothing more is read from this client until
@@ -179,10 +197,14 @@ export class KafkaConnection {
     this.#socket.write(frame);
   }
 
-  async #serve(frame: Buffer): Promise<void> {
+  /**
+   * Serves one request; the loop time (of `meter`'s) charged to the tenant with the answer, or null
+   * for a request that is not a tenant's (before and during login).
+   */
+  async #serve(frame: Buffer, meter: RequestMeter): Promise<number | null> {
     if (this.#auth.step === "handshaken" && this.#auth.raw) {
       await this.#rawSaslToken(frame);
-      return;
+      return null;
     }
     let request: DecodedRequest;
     try {
@@ -191,18 +213,18 @@ export class KafkaConnection {
       const header = error instanceof KafkaProtocolError ? error.header : undefined;
       if (header?.apiKey === ApiKey.ApiVersions && !isAdvertised(ApiKey.ApiVersions, header.apiVersion)) {
         this.#unsupportedApiVersions(header.correlationId);
-        return;
+        return null;
       }
       this.#deps.ctx.logger.debug({ err: error }, "kafka request refused");
       this.close();
-      return;
+      return null;
     }
     this.#clientId = request.header.clientId ?? null;
     this.#deps.onRequest?.(request.apiKey, request.apiVersion);
     const started = performance.now();
     this.#bytesOut = 0;
     this.#answeredError = false;
-    await this.#dispatch(request);
+    const charged = await this.#dispatch(request, meter);
     this.#deps.metrics.request({
       apiKey: request.apiKey,
       version: request.apiVersion,
@@ -213,6 +235,7 @@ export class KafkaConnection {
       bytesIn: frame.length + 4,
       bytesOut: this.#bytesOut,
     });
+    return charged;
   }
 
   #outcome(): KafkaOutcome {
@@ -221,15 +244,18 @@ export class KafkaConnection {
     return this.#answeredError ? "error" : "ok";
   }
 
-  async #dispatch(request: DecodedRequest): Promise<void> {
+  /** Answers one request; the loop time charged to the tenant's request-time quota with the answer. */
+  async #dispatch(request: DecodedRequest, meter: RequestMeter): Promise<number | null> {
     const { correlationId } = request.header;
     const reply = (body: object) => {
       this.#answeredError = answeredWithError(body);
       this.#write(encodeResponse(request.apiKey, request.apiVersion, correlationId, body as never));
     };
     if (request.apiKey === ApiKey.ApiVersions) {
-      if (!isAdvertised(request.apiKey, request.apiVersion))
-        return this.#unsupportedApiVersions(correlationId);
+      if (!isAdvertised(request.apiKey, request.apiVersion)) {
+        this.#unsupportedApiVersions(correlationId);
+        return null;
+      }
       if (request.apiVersion >= 3) {
         this.clientSoftware = {
           name: request.body.clientSoftwareName,
@@ -237,70 +263,103 @@ export class KafkaConnection {
         };
       }
       reply({ errorCode: 0, apiKeys: ADVERTISED_APIS, throttleTimeMs: 0 });
-      return;
+      return null;
     }
     if (!isAdvertised(request.apiKey, request.apiVersion)) {
       this.close();
-      return;
+      return null;
     }
-    if (request.apiKey === ApiKey.SaslHandshake)
-      return this.#handshake(request.apiVersion, request.body.mechanism, reply);
-    if (request.apiKey === ApiKey.SaslAuthenticate) return this.#authenticate(request.body.authBytes, reply);
+    if (request.apiKey === ApiKey.SaslHandshake) {
+      this.#handshake(request.apiVersion, request.body.mechanism, reply);
+      return null;
+    }
+    if (request.apiKey === ApiKey.SaslAuthenticate) {
+      await this.#authenticate(request.body.authBytes, reply);
+      return null;
+    }
     const principal = this.principal;
     // Anything else before authentication: Kafka closes the connection.
-    if (!principal) return this.close();
+    if (!principal) {
+      this.close();
+      return null;
+    }
     this.#deps.ctx.sightings.keyUsed(principal.keyId);
+    const { tenantId } = principal;
+    const usage = noUsage();
     const session: KafkaSession = {
       principal,
       clientId: this.#clientId,
       clientHost: this.#socket.remoteAddress ?? "",
       closed: this.#closed.signal,
       latestPins: this.#latestPins,
-      throttle: (ms) => {
-        this.#muteMs = Math.max(this.#muteMs, ms);
-        this.#deps.metrics.throttled(request.apiKey, request.apiVersion, principal.tenantId, ms);
+      throttle: (ms, quota) => this.#throttle(request, tenantId, ms, quota),
+      charge: (quota, amount) => {
+        usage[quota] += amount;
       },
     };
-    let answered = false;
-    const answer = (body: object) => {
-      reply(body);
-      answered = true;
-    };
+    let body: object | null;
     try {
-      await this.#handle(request, session, answer);
+      body = await this.#handle(request, session);
     } catch (error) {
       // The safety net: a handler's failure on a well-framed request is that API's
       // UNKNOWN_SERVER_ERROR answer (as Kafka's KafkaApis answers it), not a closed connection.
       // An acks=0 produce has no answer to carry it: closing is how Kafka tells that client.
-      if (answered || this.#closed.signal.aborted) throw error;
+      if (this.#closed.signal.aborted) throw error;
       const noAnswer = request.apiKey === ApiKey.Produce && request.body.acks === 0;
       this.#deps.ctx.logger.error(
-        { err: error, apiKey: request.apiKey, apiVersion: request.apiVersion, tenantId: principal.tenantId },
+        { err: error, apiKey: request.apiKey, apiVersion: request.apiVersion, tenantId },
         "kafka request failed; answered UNKNOWN_SERVER_ERROR",
       );
-      if (noAnswer) return this.close();
-      reply(errorResponse(request, ErrorCode.UNKNOWN_SERVER_ERROR, UNKNOWN_SERVER_ERROR_MESSAGE));
+      if (noAnswer) this.close();
+      body = noAnswer
+        ? null
+        : errorResponse(request, ErrorCode.UNKNOWN_SERVER_ERROR, UNKNOWN_SERVER_ERROR_MESSAGE);
     }
+    // KIP-124: the loop time the request took so far counts against the tenant's request-time
+    // quota; over it (or over the fetch quota), the answer carries the throttle and the connection
+    // is muted after it, like the produce quota's.
+    const charged = meter.ms;
+    usage.requestTimeMsPerSecond += charged;
+    const over = await this.#deps.rates.charge(tenantId, usage);
+    if (over.quota) this.#throttle(request, tenantId, over.ms, over.quota);
+    if (body !== null && !this.#closed.signal.aborted) reply(this.#withThrottle(body));
+    return charged;
   }
 
-  async #handle(
-    request: DecodedRequest,
-    session: KafkaSession,
-    reply: (body: object) => void,
-  ): Promise<void> {
+  #throttle(request: DecodedRequest, tenantId: string, ms: number, quota: string): void {
+    if (ms <= 0) return;
+    this.#muteMs = Math.max(this.#muteMs, ms);
+    this.#deps.metrics.throttled(request.apiKey, request.apiVersion, tenantId, quota, ms);
+  }
+
+  /** The answer with the longest throttle this request earned, in the APIs whose answers carry one. */
+  #withThrottle(body: object): object {
+    if (!("throttleTimeMs" in body) || this.#muteMs === 0) return body;
+    return { ...body, throttleTimeMs: Math.max(Number(body.throttleTimeMs), this.#muteMs) };
+  }
+
+  /** The request's answer; null when there is none (acks=0, or the connection was closed instead). */
+  async #handle(request: DecodedRequest, session: KafkaSession): Promise<object | null> {
     const { principal } = session;
     const { ctx } = this.#deps;
     const fault = ctx.testFaults?.take(request) ?? null;
     if (fault) ctx.logger.warn({ apiKey: request.apiKey, fault }, "injected a test fault");
-    if (fault?.kind === "answer") return reply(fault.body);
+    if (fault?.kind === "answer") return fault.body;
     const route = routeOf(request);
-    if (!route) return this.close();
+    if (!route) {
+      this.close();
+      return null;
+    }
     if (route.sighting) this.#sighted(principal, route.sighting.role, route.sighting.topics(request));
     const answer = await route.serve(ctx, session, request);
-    if (answer === DROP_CONNECTION) return this.close();
-    if (answer === null) return;
+    if (answer === DROP_CONNECTION) {
+      this.close();
+      return null;
+    }
     // An injected throttle (Fetch only, test-faults.ts) rides on the real answer.
-    reply(fault?.kind === "throttle" ? { ...answer, throttleTimeMs: fault.throttleTimeMs } : answer);
+    return answer !== null && fault?.kind === "throttle"
+      ? { ...answer, throttleTimeMs: fault.throttleTimeMs }
+      : answer;
   }
 
   /** Marks this client as a producer or consumer of the tenant's topics named (unknown names: nothing). */

@@ -17,6 +17,7 @@ import type { KafkaQuotas } from "./kafka-quotas";
 import type { LatestFreeze, LatestViews } from "./latest-view";
 import type { ProduceInflation } from "./produce-inflation";
 import type { ProducerIdRepository } from "./producers/producer-ids.repository";
+import type { RateQuotaName } from "./tenant-rates";
 
 /** What every request handler of this worker's listener shares. */
 export interface KafkaBrokerContext {
@@ -74,7 +75,14 @@ export interface KafkaSession {
   latestPins: Map<string, LatestFreeze>;
   /**
    * Mutes the connection for `ms` once the current response is sent (Kafka's KIP-219 throttle:
-   * answer at once, then read nothing more from that client until the quota allows it).
+   * answer at once, then read nothing more from that client until the quota allows it), for the
+   * quota named (the tenant-wide produce quota, counted in Redis).
    */
-  throttle(ms: number): void;
+  throttle(ms: number, quota: "produceBytesPerSecond"): void;
+  /**
+   * Charges the request with what it used of a quota this worker meters (tenant-rates.ts) beyond
+   * its loop time, which the connection measures itself: inflate-pool time, bytes fetched. The
+   * connection answers the throttle when the request is done.
+   */
+  charge(quota: RateQuotaName, amount: number): void;
 }

@@ -9,6 +9,7 @@ import { ConnectionGuard, type ConnectionLimits, DEFAULT_CONNECTION_LIMITS } fro
 import { KafkaConnection } from "./kafka-connection";
 import type { KafkaBrokerContext } from "./kafka-context";
 import type { KafkaPrincipals } from "./kafka-principals";
+import { TenantRates } from "./tenant-rates";
 
 export interface KafkaListenerConfig {
   host: string;
@@ -94,6 +95,11 @@ export async function startKafkaListener(
     },
   );
   const connectionGuard = guard;
+  const rates = new TenantRates({
+    logger: ctx.logger,
+    now: () => performance.now(),
+    tenantQuota: (tenantId) => tenantQuota({ prisma: ctx.prisma, clock: ctx.clock }, tenantId),
+  });
   let accepted = 0;
   const accept = (socket: Socket) => {
     if (!connectionGuard.accept(socket.remoteAddress ?? "")) {
@@ -107,6 +113,7 @@ export async function startKafkaListener(
       principals,
       metrics,
       guard: connectionGuard,
+      rates,
       onClose: (c) => {
         open.delete(c);
         connectionGuard.closed(c);

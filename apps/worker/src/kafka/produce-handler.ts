@@ -179,7 +179,10 @@ export async function handleProduce(
   // Counted after the appends, never instead of them (over the quota the records still land), in
   // inflated bytes: what the batches cost the worker, not what they cost the wire.
   const throttleTimeMs = validAcks ? await produceThrottle(ctx, session, inflation.chargedBytes) : 0;
-  session.throttle(throttleTimeMs);
+  session.throttle(throttleTimeMs, "produceBytesPerSecond");
+  // The pool threads' time inflating this request's batches: work it made the worker do, off the
+  // loop but on its cores, charged to the tenant's request-time quota with the loop time.
+  session.charge("requestTimeMsPerSecond", inflation.threadMs);
   return request.acks === 0 ? null : { responses, throttleTimeMs };
 }
 

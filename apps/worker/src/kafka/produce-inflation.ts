@@ -87,6 +87,8 @@ export class RequestInflation {
   #turn: Promise<unknown> = Promise.resolve();
   /** Bytes the request's batches hold inflated (headers included): what the produce quota counts. */
   chargedBytes = 0;
+  /** Milliseconds pool threads spent inflating the request's batches (refused ones too). */
+  threadMs = 0;
 
   constructor(owner: ProduceInflation, pool: InflatePool, tenantId: string, limits: InflationLimits) {
     this.#owner = owner;
@@ -117,6 +119,7 @@ export class RequestInflation {
     const bound = Math.min(maxBatchInflatedBytes, this.#left);
     const outcome = await this.#pool.inflate(this.#tenantId, batch, bound);
     this.#owner.inflatedBytes.inc({ tenant: this.#tenantId }, outcome.inflatedBytes);
+    this.threadMs += outcome.threadMs;
     if (outcome.ok)
       return this.#spend(Buffer.from(outcome.plain.buffer, 0, outcome.plain.length), outcome.inflatedBytes);
     switch (outcome.kind) {

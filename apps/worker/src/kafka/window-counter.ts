@@ -1,5 +1,5 @@
 /**
- * Counts events per key in fixed windows of `windowMs` (a key's count restarts when its window
+ * Counts events (or amounts: bytes, milliseconds) per key in fixed windows of `windowMs` (a key's count restarts when its window
  * passes), holding at most `maxKeys` keys: beyond that the oldest-touched key is forgotten, so a
  * flood of distinct addresses or key ids costs bounded memory. Time comes from `now`, so a test moves it.
  */
@@ -21,11 +21,11 @@ export class WindowCounter {
     return entry && entry.window === this.#window() ? entry.count : 0;
   }
 
-  /** Adds one to the key's count in the current window; returns the new count. */
-  add(key: string): number {
+  /** Adds `amount` (one event by default) to the key's count in the current window; returns the new count. */
+  add(key: string, amount = 1): number {
     const window = this.#window();
     const entry = this.#counts.get(key);
-    const count = entry && entry.window === window ? entry.count + 1 : 1;
+    const count = (entry && entry.window === window ? entry.count : 0) + amount;
     // Re-inserted, so the Map's order is the order keys were last touched.
     this.#counts.delete(key);
     this.#counts.set(key, { window, count });

@@ -53,7 +53,7 @@ export class KafkaListenerMetrics {
   readonly requestSeconds: Histogram<"api" | "version" | "outcome">;
   readonly bytesIn: Counter<"api" | "version" | "tenant">;
   readonly bytesOut: Counter<"api" | "version" | "tenant">;
-  readonly throttleSeconds: Counter<"api" | "version" | "tenant">;
+  readonly throttleSeconds: Counter<"api" | "version" | "tenant" | "quota">;
   readonly refusedConnections: Counter<"reason" | "tenant">;
   readonly openConnections: Gauge<"tenant">;
   readonly pendingResponseBytes: Gauge;
@@ -84,10 +84,12 @@ export class KafkaListenerMetrics {
       "lastword_kafka_response_bytes_total",
       "Bytes of Kafka response frames sent, by API, version and tenant",
     );
-    this.throttleSeconds = perApiAndTenant(
-      "lastword_kafka_throttle_seconds_total",
-      "Throttle time answered (and the connection muted for) over quota, by API, version and tenant",
-    );
+    this.throttleSeconds = new Counter({
+      name: "lastword_kafka_throttle_seconds_total",
+      help: "Throttle time answered (and the connection muted for) over a quota, by API, version, tenant and the quota (produceBytesPerSecond, requestTimeMsPerSecond, fetchBytesPerSecond)",
+      labelNames: ["api", "version", "tenant", "quota"] as const,
+      registers,
+    });
     this.refusedConnections = new Counter({
       name: "lastword_kafka_refused_connections_total",
       help: "Connections and logins refused or closed by a limit, by reason (connection-guard.ts RefusalReason) and tenant (empty before authentication)",
@@ -134,10 +136,10 @@ export class KafkaListenerMetrics {
     if (sample.bytesOut > 0) this.bytesOut.inc(labels, sample.bytesOut);
   }
 
-  throttled(apiKey: number, version: number, tenantId: string, ms: number): void {
+  throttled(apiKey: number, version: number, tenantId: string, quota: string, ms: number): void {
     if (ms <= 0) return;
     this.throttleSeconds.inc(
-      { api: apiKeyName(apiKey), version: String(version), tenant: tenantId },
+      { api: apiKeyName(apiKey), version: String(version), tenant: tenantId, quota },
       ms / 1000,
     );
   }

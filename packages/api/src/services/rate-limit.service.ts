@@ -20,6 +20,8 @@ export const DEFAULT_QUOTA = {
   maxBatchInflatedBytes: 16 * 1024 * 1024,
   maxRequestInflatedBytes: 64 * 1024 * 1024,
   maxBatchRecords: 100_000,
+  requestTimeMsPerSecond: 250,
+  fetchBytesPerSecond: 64 * 1024 * 1024,
 } as const;
 
 export interface TenantQuota {
@@ -38,6 +40,14 @@ export interface TenantQuota {
   maxRequestInflatedBytes: number;
   /** Records one batch may hold. */
   maxBatchRecords: number;
+  /**
+   * Kafka's request quota (KIP-124), per worker: milliseconds a second the tenant's Kafka requests
+   * may keep the worker's event loop busy (its inflate-pool time counted too). 250: a quarter of
+   * the loop, so no one tenant can take a worker from the others.
+   */
+  requestTimeMsPerSecond: number;
+  /** Kafka's consumer byte rate, per worker: bytes the tenant's Fetch answers may carry a second. */
+  fetchBytesPerSecond: number;
 }
 
 /** The quota as JSON numbers (Postgres keeps the stored-bytes limit as a bigint), every limit named. */
@@ -53,6 +63,8 @@ export function quotaView(quota: TenantQuota) {
     maxBatchInflatedBytes: quota.maxBatchInflatedBytes,
     maxRequestInflatedBytes: quota.maxRequestInflatedBytes,
     maxBatchRecords: quota.maxBatchRecords,
+    requestTimeMsPerSecond: quota.requestTimeMsPerSecond,
+    fetchBytesPerSecond: quota.fetchBytesPerSecond,
   };
 }
 

@@ -38,6 +38,16 @@ const LIMITS: { name: string; meaning: string; show: (value: number) => string }
     show: formatBytes,
   },
   { name: "maxBatchRecords", meaning: "Records in one record batch", show: count.format },
+  {
+    name: "requestTimeMsPerSecond",
+    meaning: "Milliseconds a second Kafka requests may keep one worker busy",
+    show: (ms) => `${count.format(ms)} ms/s`,
+  },
+  {
+    name: "fetchBytesPerSecond",
+    meaning: "Bytes Kafka fetches may read from one worker per second",
+    show: formatBytes,
+  },
   { name: "erasureDeadlineDays", meaning: "Days an erasure request may take", show: count.format },
 ];
 

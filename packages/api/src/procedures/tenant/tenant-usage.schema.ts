@@ -19,6 +19,10 @@ export const tenantUsageOutput = z.object({
       "Bytes the record batches of one Produce request may decompress to, together",
     ),
     maxBatchRecords: limit("Records one record batch may hold"),
+    requestTimeMsPerSecond: limit(
+      "Milliseconds a second the tenant's Kafka requests may keep one worker's event loop busy",
+    ),
+    fetchBytesPerSecond: limit("Bytes a second the tenant's Kafka Fetch answers may carry from one worker"),
   }),
   partitions: z.number().int(),
   storedBytes: z.number().meta({ description: "As the workers last reported" }),

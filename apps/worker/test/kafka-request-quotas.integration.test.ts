@@ -1,0 +1,200 @@
+import { randomBytes } from "node:crypto";
+import { throttleMsOver } from "@lastword/api/produce-throttle";
+import { DEFAULT_QUOTA } from "@lastword/api/tenant-quota";
+import { encodeRecordBatch } from "@lastword/record-batch";
+import { Kafka, logLevel } from "kafkajs";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { RunningWorker } from "../src/worker";
+import {
+  CLIENT_SCOPES,
+  createKafkaKey,
+  createNamedTopic,
+  fetchBody,
+  metricSample,
+  RawKafka,
+  startKafkaWorker,
+} from "./kafka-client";
+import { openWorkerHarness, type WorkerHarness } from "./worker-harness";
+
+// Issue 27: a tenant's Kafka requests cost that tenant. Over its request-time quota (event-loop time
+// on this worker, KIP-124) or its fetch quota (bytes its fetches carry), its answer carries
+// throttle_time_ms and its connection reads nothing more for that long, while another tenant's
+// requests are answered meanwhile.
+
+const ORG_CALM = "org_rq_calm";
+const ORG_HOG = "org_rq_hog";
+const ORG_READER = "org_rq_reader";
+/** The hog's request time: 1 ms of loop a second, which any produce of a few hundred KiB exceeds. */
+const HOG_MS = 1;
+/** The reader's fetch quota: 30 KB a second, a tenth of what one of its fetches carries. */
+const READER_BYTES = 30_000;
+let h: WorkerHarness;
+let worker: RunningWorker;
+let calmKey: { id: string; secret: string };
+let hogKey: { id: string; secret: string };
+let readerKey: { id: string; secret: string };
+
+beforeAll(async () => {
+  h = await openWorkerHarness({ name: "kafka-request-quotas" });
+  await createNamedTopic(h.db.prisma, ORG_CALM, "calm", 1);
+  await createNamedTopic(h.db.prisma, ORG_HOG, "hog", 1);
+  await createNamedTopic(h.db.prisma, ORG_READER, "bulk", 1);
+  await h.db.prisma.quota.create({
+    data: { organizationId: ORG_HOG, ...DEFAULT_QUOTA, requestTimeMsPerSecond: HOG_MS },
+  });
+  await h.db.prisma.quota.create({
+    data: { organizationId: ORG_READER, ...DEFAULT_QUOTA, fetchBytesPerSecond: READER_BYTES },
+  });
+  calmKey = await createKafkaKey(h.db.prisma, ORG_CALM, CLIENT_SCOPES, { scram: false });
+  hogKey = await createKafkaKey(h.db.prisma, ORG_HOG, CLIENT_SCOPES, { scram: false });
+  readerKey = await createKafkaKey(h.db.prisma, ORG_READER, CLIENT_SCOPES, { scram: false });
+  ({ worker } = await startKafkaWorker(h, 3, {
+    kafka: { host: "127.0.0.1", port: 0, groups: { initialRebalanceDelayMs: 0 } },
+  }));
+});
+
+afterAll(async () => {
+  await h?.close();
+});
+
+/** One batch of `count` records of 512 random bytes. */
+function produceBody(topic: string, count: number) {
+  const records = encodeRecordBatch(
+    Array.from({ length: count }, (_, i) => ({ key: Buffer.from(`k${i}`), value: randomBytes(512) })),
+    { baseOffset: 0, appendTimeMs: 1 },
+  );
+  return {
+    transactionalId: null,
+    acks: -1,
+    timeoutMs: 10_000,
+    topicData: [{ name: topic, partitionData: [{ index: 0, records }] }],
+  };
+}
+
+async function metrics(): Promise<string> {
+  return (await fetch(`${worker.address}/metrics`)).text();
+}
+
+const throttledSeconds = (body: string, api: string, version: number, tenant: string, quota: string) =>
+  metricSample(
+    body,
+    `lastword_kafka_throttle_seconds_total{api="${api}",version="${version}",tenant="${tenant}",quota="${quota}"}`,
+  );
+
+/** A kafkajs client of the calm tenant, recording every client-side throttle kafkajs reports. */
+function calmKafka(throttles: number[]): Kafka {
+  return new Kafka({
+    brokers: [`${worker.kafka!.host}:${worker.kafka!.port}`],
+    clientId: "calm",
+    sasl: { mechanism: "plain", username: calmKey.id, password: calmKey.secret },
+    logLevel: logLevel.DEBUG,
+    logCreator: () => (entry) => {
+      const match = /Client side throttling in effect for (\d+)ms/.exec(entry.log.message);
+      if (match) throttles.push(Number(match[1]));
+    },
+  });
+}
+
+describe("the request-time quota (KIP-124)", () => {
+  it("throttles and mutes the tenant over it, naming the quota in the metric, while another tenant's kafkajs producer is answered", async () => {
+    const calmThrottles: number[] = [];
+    const producer = calmKafka(calmThrottles).producer();
+    await producer.connect();
+    await producer.send({ topic: "calm", acks: -1, messages: [{ key: "warm", value: "up" }] });
+
+    const hog = await RawKafka.login(worker.kafka!, hogKey);
+    // Each produce of 1,500 records costs the loop milliseconds (decoding, CRC, the record walk, the
+    // append), over 1 ms a second: the throttle is (used − 1) / 1 × 1 s, a second or more once the
+    // window holds 2 ms.
+    let throttleMs = 0;
+    for (let i = 0; i < 20 && throttleMs < 1000; i++) {
+      const answer = await hog.call(0, 8, produceBody("hog", 1500));
+      expect(answer.responses[0]!.partitionResponses[0]!.errorCode).toBe(0);
+      throttleMs = answer.throttleTimeMs;
+    }
+    expect(throttleMs).toBeGreaterThanOrEqual(1000);
+    expect(throttleMs).toBeLessThanOrEqual(11_000);
+
+    // Muted: a request the hog pipelines now is not read, while the calm tenant is served.
+    let hogAnswered = false;
+    const pending = hog
+      .call(3, 4, { topics: [{ name: "hog" }], allowAutoTopicCreation: false })
+      .then((answer) => {
+        hogAnswered = true;
+        return answer;
+      });
+    for (let i = 0; i < 3; i++) {
+      await producer.send({ topic: "calm", acks: -1, messages: [{ key: `k${i}`, value: "calm" }] });
+    }
+    expect(hogAnswered).toBe(false);
+    // Then the hog is answered: muted, not dropped.
+    const metadata = await pending;
+    expect(metadata.topics[0]!.errorCode).toBe(0);
+    await producer.disconnect();
+    hog.close();
+
+    expect(calmThrottles).toEqual([]);
+    const body = await metrics();
+    expect(throttledSeconds(body, "Produce", 8, ORG_HOG, "requestTimeMsPerSecond")).toBeGreaterThanOrEqual(
+      throttleMs / 1000,
+    );
+    expect(body).not.toMatch(new RegExp(`lastword_kafka_throttle_seconds_total\\{[^}]*tenant="${ORG_CALM}"`));
+  });
+});
+
+describe("the fetch quota", () => {
+  it("throttles the big fetcher by the bytes its answer carried and mutes it, while another tenant's kafkajs consumer reads", async () => {
+    const reader = await RawKafka.login(worker.kafka!, readerKey);
+    for (let i = 0; i < 3; i++) {
+      const produced = await reader.call(0, 8, produceBody("bulk", 200));
+      expect(produced.responses[0]!.partitionResponses[0]!.errorCode).toBe(0);
+    }
+    const calmThrottles: number[] = [];
+    const kafka = calmKafka(calmThrottles);
+    const producer = kafka.producer();
+    await producer.connect();
+    await producer.send({ topic: "calm", messages: [{ key: "f", value: "for the consumer" }] });
+    await producer.disconnect();
+    const consumer = kafka.consumer({ groupId: "calm-readers", maxWaitTimeInMs: 100 });
+    await consumer.connect();
+    await consumer.subscribe({ topic: "calm", fromBeginning: true });
+
+    // One fetch of the ~300 KB: the first the reader's tenant made, so the window holds just it.
+    const answer = await reader.call(1, 11, fetchBody("bulk", 0, 0));
+    const partition = answer.responses[0]!.partitions[0]!;
+    expect(partition.errorCode).toBe(0);
+    const sent = partition.records!.length;
+    expect(sent).toBeGreaterThan(3 * 200 * 512);
+    expect(answer.throttleTimeMs).toBe(throttleMsOver(sent, READER_BYTES));
+    expect(answer.throttleTimeMs).toBeGreaterThanOrEqual(1000);
+
+    let readerAnswered = false;
+    const pending = reader.call(1, 11, fetchBody("bulk", 0, 3)).then(() => {
+      readerAnswered = true;
+    });
+    // The calm tenant's consumer joins its group and reads while the reader is muted.
+    const seen: string[] = [];
+    await new Promise<void>((resolve, reject) => {
+      consumer.on(consumer.events.CRASH, (event) => reject(event.payload.error));
+      consumer
+        .run({
+          eachMessage: async ({ message }) => {
+            seen.push(String(message.key));
+            if (String(message.key) === "f") resolve();
+          },
+        })
+        .catch(reject);
+    });
+    expect(seen).toContain("f");
+    expect(readerAnswered).toBe(false);
+    await consumer.disconnect();
+    await pending;
+    reader.close();
+
+    expect(calmThrottles).toEqual([]);
+    const body = await metrics();
+    expect(throttledSeconds(body, "Fetch", 11, ORG_READER, "fetchBytesPerSecond")).toBeGreaterThanOrEqual(
+      answer.throttleTimeMs / 1000,
+    );
+  });
+});

@@ -1,0 +1,4 @@
+-- AlterTable
+ALTER TABLE "Quota" ADD COLUMN     "fetchBytesPerSecond" INTEGER NOT NULL DEFAULT 67108864,
+ADD COLUMN     "requestTimeMsPerSecond" INTEGER NOT NULL DEFAULT 250;
+
