@@ -4,7 +4,7 @@ import { createPrisma } from "@lastword/db";
 import { TcpProxy } from "@lastword/db/testing";
 import { FsObjectStore, type ObjectStore } from "@lastword/object-store";
 import { describe, expect, it } from "vitest";
-import { COMMIT_PREFIX } from "../src/durability/commit-window";
+import { COMMIT_PREFIX } from "../src/durability/bucket-layout";
 import { useInProcessMachines } from "./machines";
 import { createTestTopic, eventually } from "./test-topics";
 

@@ -9,19 +9,19 @@ import type { HostedLog, LogSegment } from "../hosting/hosted-log";
 import type { PartitionHost } from "../hosting/partition-host";
 import type { PartitionSlot } from "../hosting/partition-slot";
 import type { Logger } from "../logger";
-import { COMMIT_PREFIX, type CommitWindow } from "./commit-window";
+import {
+  COMMIT_PREFIX,
+  KEY_FILTER_SUFFIX,
+  SNAPSHOT_SUFFIX,
+  segmentObjectKey,
+  tailObjectKey,
+} from "./bucket-layout";
+import type { CommitWindow } from "./commit-window";
 import { manifestStart } from "./durable-partitions";
 import { buildKeyFilter } from "./key-filter";
 import type { ManifestRepository, ManifestRow, PartitionManifest } from "./manifest.repository";
 import type { ChangeOutcome, ManifestChangesRepository } from "./manifest-changes.repository";
-import {
-  encodeSegmentRef,
-  KEY_FILTER_SUFFIX,
-  type SegmentObjectStats,
-  SNAPSHOT_SUFFIX,
-  segmentObjectKey,
-  tailObjectKey,
-} from "./segment-objects";
+import { encodeSegmentRef, type SegmentObjectStats } from "./segment-objects";
 import { readBelow } from "./visible-log";
 
 export interface SegmentTieringOptions {
