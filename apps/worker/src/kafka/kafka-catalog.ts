@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import type { PrismaClient } from "@lastword/db";
-import { parseTopicConfig, type TopicConfig } from "@lastword/logstore";
+import { parseTopicConfig, type TopicConfig } from "@lastword/topic-config";
 import { TtlCache } from "./ttl-cache";
 
 /** A live worker as a Kafka broker. */

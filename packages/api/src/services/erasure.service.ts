@@ -25,7 +25,7 @@ import {
   type WrittenTombstone,
 } from "@lastword/erasure";
 import type { AuditActor } from "@lastword/erasure/audit-chain";
-import { parseTopicConfig } from "@lastword/logstore";
+import { parseTopicConfig } from "@lastword/topic-config";
 import { z } from "zod";
 import type { Identity } from "../auth/request-identity";
 import { AppError } from "../errors/app-error";

@@ -1,4 +1,4 @@
-import { parseTopicConfig } from "@lastword/logstore";
+import { parseTopicConfig } from "@lastword/topic-config";
 import type { Identity } from "../auth/request-identity";
 import type {
   TopicDurabilityInput,
