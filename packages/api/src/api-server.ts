@@ -1,3 +1,4 @@
+import type { DataPlane } from "@lastword/dataplane";
 import type { PrismaClient } from "@lastword/db";
 import { systemClock } from "@lastword/logstore";
 import { fetchRequestHandler } from "@trpc/server/adapters/fetch";
@@ -11,7 +12,6 @@ import { watchRedisConnection } from "./errors/redis-unavailable";
 import { defaultErrorLogger, type ErrorLogger, inRequestScope } from "./errors/unexpected-errors";
 import { MAX_AUTH_BODY_BYTES, MAX_TRPC_BODY_BYTES, withBodyLimit } from "./http/body-limit";
 import { clientAddress, NO_TRUSTED_PROXIES, type TrustedProxies } from "./http/client-address";
-import type { DataPlane } from "./records/data-plane";
 import { errorResponse, problemResponse } from "./rest/problem-response";
 import { createRestHandler } from "./rest/rest-handler";
 import { handleSchemaRegistry } from "./schema-registry/registry-http";

@@ -1,3 +1,4 @@
+import type { FetchedRecord } from "@lastword/dataplane";
 import {
   encodeErrorFrame,
   encodeOffsetsFrame,
@@ -9,7 +10,6 @@ import type { Identity } from "../auth/request-identity";
 import { AppError } from "../errors/app-error";
 import { problemToSend } from "../errors/unexpected-errors";
 import { topicNameSchema } from "../procedures/topics/topic.schema";
-import type { DataPlaneFetchedRecord } from "../records/data-plane";
 import { bytesToEnvelope, ENVELOPE_FORMATS, type EnvelopeFormat } from "../records/envelope";
 import { topicRouting } from "../services/topic.service";
 import { protectedProcedure } from "../trpc/access";
@@ -135,7 +135,7 @@ export const snapshotStreamProcedure = protectedProcedure("records:read")
     planStream(ctx.deps, ctx.identity, { ...input, mode: "snapshot", from: "earliest", waitMs: 0 }),
   );
 
-function recordLine(partition: number, r: DataPlaneFetchedRecord, input: StreamInput): string {
+function recordLine(partition: number, r: FetchedRecord, input: StreamInput): string {
   return JSON.stringify({
     partition,
     offset: r.offset,

@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
+import type { DataPlane } from "@lastword/dataplane";
 import type { RegistryLog, RegistryLogRecord } from "@lastword/schema-registry";
-import type { DataPlane } from "../records/data-plane";
 import type { LookupDeps } from "../services/lookup-cache";
 import { findRegistryPartition } from "./registry-topic";
 

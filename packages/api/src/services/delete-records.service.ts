@@ -1,7 +1,7 @@
+import type { DataPlane } from "@lastword/dataplane";
 import type { Identity } from "../auth/request-identity";
 import { AppError } from "../errors/app-error";
 import type { DeleteRecordsInput } from "../procedures/records/delete-records.schema";
-import type { DataPlane } from "../records/data-plane";
 import { auditAs } from "./audit-as";
 import type { RecordDeps } from "./record.service";
 import { findPartition } from "./topic.service";

@@ -1,5 +1,5 @@
+import type { DataPlane } from "@lastword/dataplane";
 import type { PrismaClient } from "@lastword/db";
-import type { DataPlane } from "../records/data-plane";
 import type { Clock } from "../trpc/context";
 import { cachePerOwner } from "./lookup-cache";
 

@@ -1,8 +1,8 @@
+import type { DataPlane } from "@lastword/dataplane";
 import type { PrismaClient } from "@lastword/db";
 import type { Clock } from "@lastword/logstore";
 import type { Identity } from "../auth/request-identity";
 import type { ListOffsetsInput } from "../procedures/records/list-offsets.schema";
-import type { DataPlane } from "../records/data-plane";
 import { routedPartition } from "./topic.service";
 
 /** Where a read can start: log start and end, and the offset a timestamp maps to (the time index). */

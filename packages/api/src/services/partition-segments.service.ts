@@ -1,10 +1,10 @@
+import type { DataPlane } from "@lastword/dataplane";
 import type { PrismaClient } from "@lastword/db";
 import type { Identity } from "../auth/request-identity";
 import type {
   PartitionSegmentsInput,
   PartitionSegmentsOutput,
 } from "../procedures/topics/partition-segments.schema";
-import type { DataPlane } from "../records/data-plane";
 import { findPartition } from "./topic.service";
 
 /** One partition's segment layout as its owning worker sees it now (the console's segment bar). */

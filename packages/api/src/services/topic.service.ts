@@ -1,10 +1,10 @@
+import type { DataPlane } from "@lastword/dataplane";
 import type { Partition, Prisma, PrismaClient, Topic } from "@lastword/db";
 import { mayDescribe } from "../auth/act-authorization";
 import type { Identity } from "../auth/request-identity";
 import { AppError } from "../errors/app-error";
 import type { CreateTopicInput } from "../procedures/topics/create-topic.schema";
 import type { TopicSummary } from "../procedures/topics/topic.schema";
-import type { DataPlane } from "../records/data-plane";
 import type { Clock } from "../trpc/context";
 import { auditAs } from "./audit-as";
 import { decodeCursor, encodeCursor } from "./cursor";

@@ -1,9 +1,9 @@
+import type { DataPlane } from "@lastword/dataplane";
 import type { PrismaClient } from "@lastword/db";
 import type { Clock } from "@lastword/logstore";
 import type { Redis } from "ioredis";
 import type { Auth } from "../auth/auth";
 import type { Identity } from "../auth/request-identity";
-import type { DataPlane } from "../records/data-plane";
 
 // The log store's Clock is the one clock type of every package (services, caches, worker timers).
 export type { Clock } from "@lastword/logstore";
