@@ -2,6 +2,7 @@ export {
   type CleanupPolicy,
   COMPRESSION_TYPES,
   type CompressionType,
+  DURABILITY_MODES,
   type DurabilityMode,
   defaultTopicConfig,
   formatTopicConfig,

@@ -64,7 +64,8 @@ export interface TopicConfig {
  * commit window (a lost machine loses at most that window's appends). Without an object store
  * both mean the local fsync.
  */
-export type DurabilityMode = "object" | "local";
+export const DURABILITY_MODES = ["object", "local"] as const;
+export type DurabilityMode = (typeof DURABILITY_MODES)[number];
 
 /**
  * Kafka's topic `compression.type`: what codec stored batches use. `producer` keeps the codec each
@@ -72,7 +73,6 @@ export type DurabilityMode = "object" | "local";
  */
 export const COMPRESSION_TYPES = ["producer", "uncompressed", "gzip", "snappy", "lz4", "zstd"] as const;
 export type CompressionType = (typeof COMPRESSION_TYPES)[number];
-const DURABILITY_MODES: readonly DurabilityMode[] = ["object", "local"];
 const TIMESTAMP_TYPES: readonly TimestampType[] = ["CreateTime", "LogAppendTime"];
 /** Kafka's Long.MAX_VALUE as Kafka prints it: the "no limit" of the configs that refuse -1. */
 const LONG_MAX_TEXT = "9223372036854775807";
