@@ -32,6 +32,12 @@ const violations: Plant[] = [
     says: "lint/style/noRestrictedImports",
   },
   {
+    rule: "the topic-config catalog is browser-safe",
+    path: "packages/topic-config/src/planted.ts",
+    source: 'import { readFileSync } from "node:fs";\n\nexport const read = readFileSync;\n',
+    says: "packages/topic-config imports nothing of ours and no Node built-in",
+  },
+  {
     rule: "api never imports next/*",
     path: "packages/api/src/planted.ts",
     source: 'import { NextResponse } from "next/server";\n\nexport const answer = NextResponse;\n',

@@ -58,9 +58,11 @@ const config = (phase: string): NextConfig => ({
     "@lastword/api",
     "@lastword/dataplane",
     "@lastword/db",
+    "@lastword/envelope",
     "@lastword/erasure",
     "@lastword/logstore",
     "@lastword/schema-registry",
+    "@lastword/topic-config",
   ],
   // Native drivers and the Prisma runtime load files at run time; bundling them breaks that. nodemailer
   // is imported only on the first SMTP send (auth/mail-sender.ts), so it stays a plain Node require.
@@ -78,7 +80,7 @@ const config = (phase: string): NextConfig => ({
   outputFileTracingRoot: repoRoot,
   turbopack: {
     root: repoRoot,
-    // The API imports the log store for its config rules only; the web never opens a log, so the
+    // The API imports the log store for its clock only; the web never opens a log, so the
     // log store's computed file paths need no tracing (we do not ship `output: "standalone"`).
     ignoreIssue: [{ path: "**/packages/logstore/src/**", title: /Dynamic filesystem access/ }],
   },

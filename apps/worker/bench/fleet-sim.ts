@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import type { PrismaClient } from "@lastword/db";
-import { commitObjectKey } from "../src/durability/commit-window";
+import { commitObjectKey } from "../src/durability/bucket-layout";
 import { type CommitEntry, ManifestRepository } from "../src/durability/manifest.repository";
 import { LeaseRepository } from "../src/ownership/lease.repository";
 import { WorkerRegistry } from "../src/ownership/worker-registry";

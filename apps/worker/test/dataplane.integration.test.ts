@@ -4,9 +4,9 @@ import { join } from "node:path";
 import {
   DataPlaneClient,
   DataPlaneError,
+  dataPlanePath,
   decodeRecordBatch,
   FETCH_LOG_END_HEADER,
-  partitionPath,
   SECRET_HEADER,
   type StreamMode,
   splitStreamFrames,
@@ -217,7 +217,7 @@ async function fetchedRecordsCounter(): Promise<number> {
 }
 
 function rawFetch(partitionId: string, query: Record<string, number>): Promise<IncomingMessage> {
-  const url = new URL(partitionPath.records(partitionId), worker.address);
+  const url = new URL(dataPlanePath.partition("records", partitionId), worker.address);
   for (const [name, value] of Object.entries(query)) url.searchParams.set(name, String(value));
   return new Promise((resolve, reject) => {
     get(url, { headers: { [SECRET_HEADER]: SECRET } }, resolve).on("error", reject);

@@ -7,7 +7,7 @@ import { TcpProxy } from "@lastword/db/testing";
 import { FsObjectStore, type ObjectStore } from "@lastword/object-store";
 import { Redis } from "ioredis";
 import { describe, expect, it } from "vitest";
-import { COMMIT_PREFIX } from "../src/durability/commit-window";
+import { COMMIT_PREFIX } from "../src/durability/bucket-layout";
 import { useInProcessMachines } from "./machines";
 import { restCall } from "./rest-call";
 import { createTestTopic, eventually } from "./test-topics";

@@ -1,3 +1,4 @@
+import type { DataPlane } from "@lastword/dataplane";
 import type { PrismaClient } from "@lastword/db";
 import { systemClock } from "@lastword/logstore";
 import { fetchRequestHandler } from "@trpc/server/adapters/fetch";
@@ -12,7 +13,6 @@ import { defaultErrorLogger, type ErrorLogger, inRequestScope } from "./errors/u
 import { MAX_AUTH_BODY_BYTES, MAX_TRPC_BODY_BYTES, withBodyLimit } from "./http/body-limit";
 import { clientAddress, NO_TRUSTED_PROXIES, type TrustedProxies } from "./http/client-address";
 import { errorResponse, problemResponse } from "./http/problem-response";
-import type { DataPlane } from "./records/data-plane";
 import { createRestHandler } from "./rest/rest-handler";
 import { handleSchemaRegistry } from "./schema-registry/registry-http";
 import type { ApiDeps, Clock } from "./services/api-deps";

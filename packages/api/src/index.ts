@@ -1,3 +1,4 @@
+export type { DataPlane } from "@lastword/dataplane";
 export { verifyAuditChain } from "@lastword/db";
 export { type ApiServer, type ApiServerOptions, createApiServer, TRPC_ENDPOINT } from "./api-server";
 export { API_KEY_PREFIX, type Auth } from "./auth/auth";
@@ -18,7 +19,6 @@ export {
   MAX_REST_BODY_BYTES,
   MAX_TRPC_BODY_BYTES,
 } from "./http/body-limit";
-export type { DataPlane } from "./records/data-plane";
 export { type Envelope, envelopeSchema } from "./records/envelope";
 export { murmur2, partitionForKey } from "./records/partitioner";
 export { openApiDocument, REST_BASE_PATH } from "./rest/rest-handler";

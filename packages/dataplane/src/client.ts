@@ -1,13 +1,13 @@
 import { BINARY_RECORDS_CONTENT_TYPE, encodeBinaryRecords, FRAMES_CONTENT_TYPE } from "@lastword/frames";
 import type { z } from "zod";
+import type { DataPlane, FetchResult, ListOffsetsResult, ProduceResult } from "./data-plane";
 import { DataPlaneError, writeUncertain } from "./errors";
-import { type DescribeGroupsResponse, describeGroupsResponseSchema, groupPath } from "./group-protocol";
+import { type DescribeGroupsResponse, describeGroupsResponseSchema } from "./group-protocol";
 import { HttpTransport, type TransportOutcome, type TransportRequest } from "./http-transport";
 import {
   type KeyLookupResponse,
   type KeyVersionsResponse,
   keyLookupResponseSchema,
-  keyPath,
   keyVersionsResponseSchema,
 } from "./key-protocol";
 import { type LeaseTable, OwnerDirectory, type PartitionOwner } from "./owner-directory";
@@ -23,12 +23,12 @@ import {
   listOffsetsResponseSchema,
   PRODUCER_HEADER,
   type ProducerFields,
-  partitionPath,
   produceResponseSchema,
   type SegmentsResponse,
   segmentsResponseSchema,
 } from "./protocol";
 import type { FetchedRecord, ProduceRecord } from "./record-codec";
+import { dataPlanePath, GROUPS_ROUTE, PARTITION_ROUTES, type PartitionRoute } from "./routes";
 import type { StreamFrame, StreamPiece } from "./stream-frames";
 
 export interface DataPlaneClientOptions {
@@ -40,26 +40,6 @@ export interface DataPlaneClientOptions {
   requestTimeoutMs?: number;
 }
 
-export interface ProduceResult {
-  baseOffset: number;
-  offsets: number[];
-  /** Present when the worker found this batch already in the log (an idempotent resend): its first offsets. */
-  duplicate?: true;
-}
-
-export interface FetchResult {
-  records: FetchedRecord[];
-  nextOffset: number;
-  logStartOffset: number;
-  logEndOffset: number;
-}
-
-export interface ListOffsetsResult {
-  earliest: number;
-  latest: number;
-  timestampOffset?: number | null;
-}
-
 const RESOLVE_RETRY_DELAY_MS = 200;
 
 /**
@@ -69,7 +49,7 @@ const RESOLVE_RETRY_DELAY_MS = 200;
  * or, when it names its producer (idempotent), whenever it is retriable: the log store answers a
  * resend of a batch it holds with the first offsets.
  */
-export class DataPlaneClient {
+export class DataPlaneClient implements DataPlane {
   readonly #prisma: LeaseTable;
   readonly #owners: OwnerDirectory;
   readonly #transport: HttpTransport;
@@ -92,8 +72,7 @@ export class DataPlaneClient {
     producer?: ProducerFields;
   }): Promise<ProduceResult> {
     const request: TransportRequest = {
-      method: "POST",
-      path: partitionPath.produce(input.partitionId),
+      ...routeOf("produce", input.partitionId),
       body: encodeBinaryRecords(input.records),
       contentType: BINARY_RECORDS_CONTENT_TYPE,
     };
@@ -112,8 +91,7 @@ export class DataPlaneClient {
     producer?: ProducerFields;
   }): Promise<ProduceResult> {
     const request: TransportRequest = {
-      method: "POST",
-      path: partitionPath.produce(input.partitionId),
+      ...routeOf("produce", input.partitionId),
       parts: input.frames,
       contentType: FRAMES_CONTENT_TYPE,
     };
@@ -150,7 +128,7 @@ export class DataPlaneClient {
     maxBytes?: number;
   }): Promise<FetchResult> {
     const query = { offset: input.offset, limit: input.limit, maxBytes: input.maxBytes };
-    const path = partitionPath.records(input.partitionId);
+    const path = dataPlanePath.partition("records", input.partitionId);
     const opened = this.#streams.openFrames(input.partitionId, path, query, this.#requestTimeoutMs);
     const { headers, frames } = await opened;
     const logEnd = fetchLogEndHeaderSchema.safeParse(headers[FETCH_LOG_END_HEADER]);
@@ -172,47 +150,39 @@ export class DataPlaneClient {
   }
 
   async listOffsets(input: { partitionId: string; timestamp?: number }): Promise<ListOffsetsResult> {
-    const path = partitionPath.offsets(input.partitionId);
-    const request: TransportRequest = { method: "GET", path, query: { timestamp: input.timestamp } };
+    const request: TransportRequest = {
+      ...routeOf("offsets", input.partitionId),
+      query: { timestamp: input.timestamp },
+    };
     return this.#call(input.partitionId, request, listOffsetsResponseSchema, true);
   }
 
   async segments(input: { partitionId: string }): Promise<SegmentsResponse> {
-    const request: TransportRequest = { method: "GET", path: partitionPath.segments(input.partitionId) };
+    const request: TransportRequest = routeOf("segments", input.partitionId);
     return this.#call(input.partitionId, request, segmentsResponseSchema, true);
   }
 
   /** Asks the owner for a cleaner pass now (even if not due), clearing an uncleanable hold. */
   async requestClean(input: { partitionId: string }): Promise<void> {
-    await this.#post(input.partitionId, partitionPath.clean(input.partitionId), {}, cleanResponseSchema);
+    await this.#post(input.partitionId, "clean", {}, cleanResponseSchema);
   }
 
   /** Moves the partition's log start offset to `beforeOffset` (never backwards); refused on compact-only topics. */
   async deleteRecords(input: { partitionId: string; beforeOffset: number }): Promise<DeleteRecordsResponse> {
-    const path = partitionPath.deleteRecords(input.partitionId);
-    return this.#post(
-      input.partitionId,
-      path,
-      { beforeOffset: input.beforeOffset },
-      deleteRecordsResponseSchema,
-    );
+    const body = { beforeOffset: input.beforeOffset };
+    return this.#post(input.partitionId, "deleteRecords", body, deleteRecordsResponseSchema);
   }
 
   /** The key's latest live value through the owner's key index (no scan); `record` null when none. */
   async lookupKey(input: { partitionId: string; key: Buffer }): Promise<KeyLookupResponse> {
     const body = { key: input.key.toString("base64") };
-    return this.#post(input.partitionId, keyPath.lookup(input.partitionId), body, keyLookupResponseSchema);
+    return this.#post(input.partitionId, "lookupKey", body, keyLookupResponseSchema);
   }
 
   /** Every retained record of a key (tombstones included) with the segment it lives in. */
   async keyVersions(input: { partitionId: string; key: Buffer }): Promise<KeyVersionsResponse> {
     const body = { key: input.key.toString("base64") };
-    return this.#post(
-      input.partitionId,
-      keyPath.versions(input.partitionId),
-      body,
-      keyVersionsResponseSchema,
-    );
+    return this.#post(input.partitionId, "keyVersions", body, keyVersionsResponseSchema);
   }
 
   /** A streamed replay (every record from `offset`) or snapshot (latest live record per key). */
@@ -237,7 +207,10 @@ export class DataPlaneClient {
     if (address === undefined) {
       throw new DataPlaneError("WORKER_UNAVAILABLE", `worker ${input.workerId} is not running`);
     }
-    const request: TransportRequest = { method: "GET", path: groupPath.describe(input.tenantId) };
+    const request: TransportRequest = {
+      method: GROUPS_ROUTE.method,
+      path: dataPlanePath.groups(input.tenantId),
+    };
     const outcome = await this.#transport.send(address, request);
     const worker = { workerId: input.workerId, address };
     if (outcome.kind === "response" && outcome.status >= 200 && outcome.status < 300) {
@@ -267,11 +240,11 @@ export class DataPlaneClient {
   /** A POST to the partition's owner that may be resent: each of these is idempotent (a clean request, a log start that never moves back, key reads). */
   #post<S extends z.ZodType>(
     partitionId: string,
-    path: string,
+    route: "clean" | "deleteRecords" | "lookupKey" | "keyVersions",
     body: unknown,
     schema: S,
   ): Promise<z.infer<S>> {
-    return this.#call(partitionId, { method: "POST", path, body }, schema, true);
+    return this.#call(partitionId, { ...routeOf(route, partitionId), body }, schema, true);
   }
 
   async #call<S extends z.ZodType>(
@@ -366,4 +339,9 @@ function toError(outcome: TransportOutcome, owner: Called): DataPlaneError {
     retriable: parsed.data.retriable,
     writeMayHaveHappened: parsed.data.writeMayHaveHappened ?? parsed.data.code === "INTERNAL",
   });
+}
+
+/** A partition route's method and path on the partition's owner (routes.ts). */
+function routeOf(route: PartitionRoute, partitionId: string): { method: "GET" | "POST"; path: string } {
+  return { method: PARTITION_ROUTES[route].method, path: dataPlanePath.partition(route, partitionId) };
 }

@@ -5,9 +5,6 @@ import { z } from "zod";
  * read from its memory, where the membership lives (a Kafka DescribeGroups answers from the same
  * place). The worker that holds a group's coordinator lease is the only one that can answer.
  */
-export const groupPath = {
-  describe: (tenantId: string) => `/v1/tenants/${encodeURIComponent(tenantId)}/groups`,
-};
 
 export const GROUP_STATES = ["Empty", "PreparingRebalance", "CompletingRebalance", "Stable", "Dead"] as const;
 

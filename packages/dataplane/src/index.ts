@@ -1,10 +1,5 @@
-export {
-  DataPlaneClient,
-  type DataPlaneClientOptions,
-  type FetchResult,
-  type ListOffsetsResult,
-  type ProduceResult,
-} from "./client";
+export { DataPlaneClient, type DataPlaneClientOptions } from "./client";
+export type { DataPlane, FetchResult, ListOffsetsResult, ProduceResult } from "./data-plane";
 export { DEV_INTERNAL_SECRET } from "./dev-secret";
 export {
   DATA_PLANE_ERROR_CODES,
@@ -28,6 +23,7 @@ export {
   type ProduceRecord,
   type RecordHeader,
 } from "./record-codec";
+export * from "./routes";
 export {
   type DecodeBatchOptions,
   decodeRecordBatch,

@@ -4,11 +4,6 @@ import { z } from "zod";
  * Wire shapes of the key-lookup and streaming routes: latest value by key through the
  * worker's key index, every retained version of a key, and streamed replay/snapshot of a partition.
  */
-export const keyPath = {
-  lookup: (partitionId: string) => `/v1/partitions/${encodeURIComponent(partitionId)}/key`,
-  versions: (partitionId: string) => `/v1/partitions/${encodeURIComponent(partitionId)}/key-versions`,
-  stream: (partitionId: string) => `/v1/partitions/${encodeURIComponent(partitionId)}/stream`,
-};
 
 /**
  * The body of `POST …/key` and `POST …/key-versions`: the key in base64, so any bytes fit. In the

@@ -1,8 +1,9 @@
 import { Agent, type IncomingHttpHeaders, type IncomingMessage, request } from "node:http";
 import { DataPlaneError, isDataPlaneErrorCode } from "./errors";
-import { keyPath, type StreamMode } from "./key-protocol";
+import type { StreamMode } from "./key-protocol";
 import type { OwnerDirectory, PartitionOwner } from "./owner-directory";
 import { SECRET_HEADER } from "./protocol";
+import { dataPlanePath } from "./routes";
 import { decodeStreamFrames, type StreamFrame, type StreamPiece, splitStreamFrames } from "./stream-frames";
 
 /** How long a worker may take to start answering a stream (it answers headers before reading the log). */
@@ -129,7 +130,7 @@ export class PartitionStreams {
 }
 
 function streamUrl(owner: PartitionOwner, input: PartitionStreamRequest): URL {
-  const url = new URL(keyPath.stream(input.partitionId), owner.address);
+  const url = new URL(dataPlanePath.partition("stream", input.partitionId), owner.address);
   url.searchParams.set("mode", input.mode);
   if (input.offset !== undefined) url.searchParams.set("offset", String(input.offset));
   return url;

@@ -15,15 +15,6 @@ export const FETCH_MAX_BYTES_DEFAULT = 1 << 20;
 export const FETCH_MAX_BYTES_MAX = 64 << 20;
 export const PRODUCE_RECORDS_MAX = 10_000;
 
-export const partitionPath = {
-  produce: (partitionId: string) => `/v1/partitions/${encodeURIComponent(partitionId)}/produce`,
-  records: (partitionId: string) => `/v1/partitions/${encodeURIComponent(partitionId)}/records`,
-  offsets: (partitionId: string) => `/v1/partitions/${encodeURIComponent(partitionId)}/offsets`,
-  segments: (partitionId: string) => `/v1/partitions/${encodeURIComponent(partitionId)}/segments`,
-  clean: (partitionId: string) => `/v1/partitions/${encodeURIComponent(partitionId)}/clean`,
-  deleteRecords: (partitionId: string) => `/v1/partitions/${encodeURIComponent(partitionId)}/delete-records`,
-};
-
 const bytes = z.string().nullable();
 const offset = z.number().int().nonnegative();
 

@@ -1,4 +1,4 @@
-import { decodeBatchFrame, encodeBatchFrames } from "./batch-frames";
+import { decodeBatchFrame, encodeBatchFrames, forEachFrameHeader, readFrameRecord } from "./batch-frames";
 import { encodePartitionFrame } from "./control-frames";
 import {
   BY_KEY_PARTITION,
@@ -7,7 +7,7 @@ import {
   FrameFormatError,
   NO_TIMESTAMP,
 } from "./frame-kinds";
-import type { ProduceFrameRecord } from "./frame-records";
+import { emptySpan, type ProduceFrameRecord } from "./frame-records";
 
 // The binary produce body (`FRAMES_CONTENT_TYPE`; layout in frame-kinds.ts): partition and batch
 // frames, so a program produces without JSON or base64 (what the JSON route spends most of its time
@@ -63,7 +63,8 @@ function invalid(detail: string, index?: number): FrameFormatError {
   return new FrameFormatError(detail, "invalid", index === undefined ? {} : { index });
 }
 
-class Overrun extends Error {}
+/** The span the scan reads each record into (positions only; it does not nest). */
+const SCAN_SPAN = emptySpan();
 
 /**
  * Checks a binary produce body against `limits` without building records: one pass over the
@@ -117,82 +118,59 @@ export function scanProduceFrames(body: Buffer, limits: ProduceFrameLimits): Pro
       settings++;
       lastSetting = partition;
     }
-    let at = pos + FRAME_HEADER_BYTES;
-    const need = (n: number) => {
-      if (at + n > end) throw new Overrun();
-    };
-    try {
-      while (at < end) {
-        const index = count;
-        if (index >= maxRecords) throw invalid(`A produce carries at most ${maxRecords} records.`, index);
-        need(16);
-        const timestamp = body.readDoubleBE(at + 8);
-        at += 16;
-        if (timestamp !== NO_TIMESTAMP && !(Number.isSafeInteger(timestamp) && timestamp >= 0)) {
+    // The record layout is read by the batch-frame reader (batch-frames.ts), the one parser of it;
+    // what is checked here is the produce body's own limits, over the positions it answers.
+    const r = SCAN_SPAN;
+    for (let at = pos + FRAME_HEADER_BYTES; at < end; count++) {
+      const index = count;
+      if (index >= maxRecords) throw invalid(`A produce carries at most ${maxRecords} records.`, index);
+      const next = readFrameRecord(body, at, end, r);
+      if (next < 0) {
+        throw malformed(
+          `A record in the batch frame at byte ${pos} overruns the frame (a length is wrong).`,
+          pos,
+        );
+      }
+      at = next;
+      const { timestamp } = r;
+      if (timestamp !== NO_TIMESTAMP && !(Number.isSafeInteger(timestamp) && timestamp >= 0)) {
+        throw invalid(
+          `records[${index}].timestamp is ${timestamp}; send whole milliseconds since the epoch, or -1 for the server's time.`,
+          index,
+        );
+      }
+      if (r.keyStart < 0) {
+        if (firstNullKey < 0) firstNullKey = index;
+      } else {
+        const keyBytes = r.keyEnd - r.keyStart;
+        if (keyBytes > maxKeyBytes) {
+          throw new FrameFormatError(
+            `records[${index}].key is ${keyBytes} bytes; at most ${maxKeyBytes}.`,
+            "invalid",
+            {
+              index,
+              keyBytes,
+            },
+          );
+        }
+        bytes += keyBytes;
+      }
+      if (r.valueStart >= 0) bytes += r.valueEnd - r.valueStart;
+      if (r.headerCount > maxHeaders) {
+        throw invalid(`records[${index}] has ${r.headerCount} headers; at most ${maxHeaders}.`, index);
+      }
+      let h = 0;
+      forEachFrameHeader(r, (nameStart, nameEnd, valueStart, valueEnd) => {
+        const name = body.toString("utf8", nameStart, nameEnd).length;
+        if (name > maxNameLength) {
           throw invalid(
-            `records[${index}].timestamp is ${timestamp}; send whole milliseconds since the epoch, or -1 for the server's time.`,
+            `records[${index}].headers[${h}] has a name of ${name} characters; at most ${maxNameLength}.`,
             index,
           );
         }
-        for (let field = 0; field < 2; field++) {
-          need(4);
-          const length = body.readInt32BE(at);
-          at += 4;
-          if (length < 0) {
-            if (field === 0 && firstNullKey < 0) firstNullKey = index;
-            continue;
-          }
-          if (field === 0 && length > maxKeyBytes) {
-            throw new FrameFormatError(
-              `records[${index}].key is ${length} bytes; at most ${maxKeyBytes}.`,
-              "invalid",
-              {
-                index,
-                keyBytes: length,
-              },
-            );
-          }
-          need(length);
-          at += length;
-          bytes += length;
-        }
-        need(2);
-        const headers = body.readUInt16BE(at);
-        at += 2;
-        if (headers > maxHeaders) {
-          throw invalid(`records[${index}] has ${headers} headers; at most ${maxHeaders}.`, index);
-        }
-        for (let j = 0; j < headers; j++) {
-          need(2);
-          const nameBytes = body.readUInt16BE(at);
-          at += 2;
-          need(nameBytes);
-          const name = body.toString("utf8", at, at + nameBytes).length;
-          at += nameBytes;
-          if (name > maxNameLength) {
-            throw invalid(
-              `records[${index}].headers[${j}] has a name of ${name} characters; at most ${maxNameLength}.`,
-              index,
-            );
-          }
-          need(4);
-          const length = body.readInt32BE(at);
-          at += 4;
-          bytes += name;
-          if (length >= 0) {
-            need(length);
-            at += length;
-            bytes += length;
-          }
-        }
-        count++;
-      }
-    } catch (error) {
-      if (!(error instanceof Overrun)) throw error;
-      throw malformed(
-        `A record in the batch frame at byte ${pos} overruns the frame (a length is wrong).`,
-        pos,
-      );
+        bytes += name + (valueStart < 0 ? 0 : valueEnd - valueStart);
+        h++;
+      });
     }
     batchFrames.push({ frame: body.subarray(pos, end), partition });
     if (pos === joinedEnd) joined[joined.length - 1] = body.subarray(joinedStart, end);

@@ -28,7 +28,7 @@ import {
   TRANSACTIONAL_FLAG,
   writeInt64,
 } from "@lastword/record-batch";
-import { type TopicConfig, timestampBounds } from "./config";
+import { type TopicConfig, timestampBounds } from "@lastword/topic-config";
 import { InvalidRecordError, RecordTooLargeError } from "./errors";
 import { NO_PRODUCER_ID, type ProducerAppend, validateProducerAppend } from "./producer-state";
 import { storedCodec } from "./stored-compression";

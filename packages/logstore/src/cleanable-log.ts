@@ -1,5 +1,5 @@
+import type { TopicConfig } from "@lastword/topic-config";
 import type { Clock } from "./clock";
-import type { TopicConfig } from "./config";
 import type { Mutex } from "./mutex";
 import type { Segment } from "./segment";
 

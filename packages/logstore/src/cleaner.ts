@@ -1,3 +1,4 @@
+import type { TopicConfig } from "@lastword/topic-config";
 import type { CleanResult, CleanTrigger } from "./clean-result";
 import type { CleanableLog } from "./cleanable-log";
 import {
@@ -11,7 +12,6 @@ import {
 import { type CleanerCheckpoint, readCleanerCheckpoint, writeCleanerCheckpoint } from "./cleaner-checkpoint";
 import { reachFaultPoint } from "./cleaner-fault-points";
 import { CleaningPass, PassAborted } from "./cleaning-pass";
-import type { TopicConfig } from "./config";
 import { InvalidConfigError } from "./errors";
 import { Mutex } from "./mutex";
 import { OFFSET_MAP_LOAD_FACTOR, offsetMapMaxEntries } from "./offset-map";

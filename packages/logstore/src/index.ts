@@ -17,26 +17,6 @@ export type { CleanResult, CleanTrigger } from "./clean-result";
 export type { CleanableStats, PurgeOptions } from "./cleaner";
 export type { RemovedTombstone, TombstoneRemovalReason } from "./cleaner-batch";
 export { type Clock, ManualClock, systemClock } from "./clock";
-export type {
-  CleanupPolicy,
-  CompressionType,
-  DurabilityMode,
-  ParseResult,
-  TopicConfig,
-  TopicConfigDefinition,
-  TopicConfigInput,
-  TopicConfigName,
-} from "./config";
-export {
-  defaultTopicConfig,
-  formatTopicConfig,
-  LONG_MAX_MS,
-  localRetention,
-  maxSegmentMs,
-  parseTopicConfig,
-  TOPIC_CONFIG_DEFINITIONS,
-  timestampBounds,
-} from "./config";
 export type { LogStoreErrorCode } from "./errors";
 export {
   CorruptSegmentError,

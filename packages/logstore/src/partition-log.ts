@@ -1,9 +1,9 @@
 import fs from "node:fs";
+import { parseTopicConfig, type TopicConfig } from "@lastword/topic-config";
 import { LOG_START_OFFSET_CHECKPOINT, RECOVERY_POINT_CHECKPOINT, writeCheckpoint } from "./checkpoint-file";
 import type { CleanResult } from "./clean-result";
 import { type CleanableStats, LogCleaner, type PurgeOptions, validateDedupeBufferBytes } from "./cleaner";
 import { type Clock, systemClock } from "./clock";
-import { parseTopicConfig, type TopicConfig } from "./config";
 import { CorruptSegmentError, LogClosedError, OffsetOutOfRangeError, PolicyViolationError } from "./errors";
 import { GroupCommit } from "./group-commit";
 import { invariant } from "./invariant";

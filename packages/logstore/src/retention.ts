@@ -1,5 +1,5 @@
 import fs from "node:fs";
-import type { TopicConfig } from "./config";
+import type { TopicConfig } from "@lastword/topic-config";
 import type { Segment } from "./segment";
 
 export type RetentionReason = "log-start-offset" | "size" | "time";

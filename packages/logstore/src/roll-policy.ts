@@ -1,4 +1,4 @@
-import { maxSegmentMs, type TopicConfig } from "./config";
+import { maxSegmentMs, type TopicConfig } from "@lastword/topic-config";
 import type { Segment } from "./segment";
 
 const INT_MAX = 2147483647;

@@ -1,5 +1,5 @@
 import { CODEC_IDS, compressionName } from "@lastword/record-batch";
-import type { CompressionType } from "./config";
+import type { CompressionType } from "@lastword/topic-config";
 import { InvalidRecordError } from "./errors";
 
 /**

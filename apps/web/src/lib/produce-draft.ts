@@ -1,15 +1,12 @@
+import type { Encoding, Envelope, EnvelopeJson as Json } from "@lastword/envelope";
+
 /**
  * What the produce form turns into records: key and value in a chosen encoding, headers, an
  * explicit timestamp, and one record, one per line or one per JSON array element. Every refusal
  * is a sentence about the form's own fields, never an index into a request.
  */
-export type Encoding = "string" | "json" | "base64";
+export type { Encoding };
 export type RecordsMode = "one" | "lines" | "json-array";
-type Json = string | number | boolean | null | Json[] | { [key: string]: Json };
-type Envelope =
-  | { type: "string"; data: string }
-  | { type: "json"; data: Json }
-  | { type: "base64"; data: string };
 
 export interface ProduceDraft {
   key: string;

@@ -1,6 +1,6 @@
 import type { RouterOutputs } from "@lastword/api";
 import { toCsv } from "@lastword/api/csv";
-import type { Envelope } from "./envelope";
+import type { Envelope } from "@lastword/envelope";
 
 /** A record as the message browser shows it: one of records.search's answer. */
 export type BrowsedRecord = RouterOutputs["records"]["search"]["records"][number];

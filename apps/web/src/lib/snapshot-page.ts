@@ -1,4 +1,4 @@
-import type { Envelope } from "./envelope";
+import type { Envelope } from "@lastword/envelope";
 
 export interface SnapshotRow {
   partition: number;

@@ -41,10 +41,10 @@ export interface FieldInput {
 
 export type FieldSource = "default" | "preset" | "edited";
 
+/** The input's "unit" for a config's "no limit" value (-1 or Long.MAX, per the catalog). */
 export const NEVER = "never";
 /** local.retention.*'s -2: the same bound as retention.*. */
 export const AS_RETENTION = "as-retention";
-const LONG_MAX_TEXT = "9223372036854775807";
 
 const DURATION_FACTORS: Record<string, number> = {
   ms: 1,
@@ -62,40 +62,26 @@ interface SpecialValue {
   label: string;
 }
 
-// Values that are not amounts. Kafka's "no limit" differs per config: -1 where it allows it,
-// Long.MAX where it does not; local.retention.* also take -2, "as retention.*".
-const SPECIAL_VALUES: Partial<Record<TopicConfigName, readonly SpecialValue[]>> = {
-  "retention.ms": [{ unit: NEVER, raw: "-1", label: "never (keep forever)" }],
-  "max.compaction.lag.ms": [{ unit: NEVER, raw: LONG_MAX_TEXT, label: "never (no limit)" }],
-  "message.timestamp.difference.max.ms": [{ unit: NEVER, raw: LONG_MAX_TEXT, label: "no limit" }],
-  "message.timestamp.before.max.ms": [{ unit: NEVER, raw: LONG_MAX_TEXT, label: "no limit" }],
-  "message.timestamp.after.max.ms": [{ unit: NEVER, raw: LONG_MAX_TEXT, label: "no limit" }],
-  "retention.bytes": [{ unit: NEVER, raw: "-1", label: "no limit" }],
-  "local.retention.ms": [
-    { unit: AS_RETENTION, raw: "-2", label: "as retention.ms" },
-    { unit: NEVER, raw: "-1", label: "no limit" },
-  ],
-  "local.retention.bytes": [
-    { unit: AS_RETENTION, raw: "-2", label: "as retention.bytes" },
-    { unit: NEVER, raw: "-1", label: "no limit" },
-  ],
-};
+// Values that are not amounts, as the catalog defines them (the definition's `special`).
+const SPECIAL_VALUES = new Map<TopicConfigName, readonly SpecialValue[]>(
+  TOPIC_CONFIG_DEFINITIONS.map((definition) => [
+    definition.name,
+    definition.special.map((special) => ({
+      unit: special.means === "as-retention" ? AS_RETENTION : NEVER,
+      raw: special.raw,
+      label: special.label,
+    })),
+  ]),
+);
 
 /** Whether an input's unit stands for a value that is not an amount (its amount is ignored). */
 export function isSpecialUnit(unit: string): boolean {
   return unit === NEVER || unit === AS_RETENTION;
 }
 
-const CHOICES: Partial<Record<TopicConfigName, readonly string[]>> = {
-  "cleanup.policy": ["delete", "compact", "compact,delete"],
-  "message.timestamp.type": ["CreateTime", "LogAppendTime"],
-  "compression.type": ["producer", "uncompressed", "gzip", "snappy", "lz4", "zstd"],
-  "lastword.durability": ["object", "local"],
-};
-
 function unitsOf(name: TopicConfigName, factors: Record<string, number>): UnitChoice[] {
   const units = Object.keys(factors).map((unit) => ({ value: unit, label: unit }));
-  const specials = (SPECIAL_VALUES[name] ?? []).map((special) => ({
+  const specials = (SPECIAL_VALUES.get(name) ?? []).map((special) => ({
     value: special.unit,
     label: special.label,
   }));
@@ -118,7 +104,7 @@ export const CONFIG_FIELDS: readonly ConfigField[] = TOPIC_CONFIG_DEFINITIONS.ma
     doc: definition.doc,
     default: definition.default,
     units: unitsOf(definition.name, factors),
-    choices: CHOICES[definition.name] ?? [],
+    choices: definition.choices,
   };
 });
 
@@ -141,7 +127,7 @@ export function toInput(name: TopicConfigName, raw: string): FieldInput {
   const factors = field && factorsOf(field.kind);
   if (!field || !factors) return { amount: raw, unit: "" };
   const number = Number(raw);
-  const specials = SPECIAL_VALUES[name] ?? [];
+  const specials = SPECIAL_VALUES.get(name) ?? [];
   const exact = specials.find((special) => special.raw === raw);
   if (exact) return { amount: "", unit: exact.unit };
   const never = specials.find((special) => special.unit === NEVER);
@@ -162,7 +148,7 @@ export function toInput(name: TopicConfigName, raw: string): FieldInput {
  * API's validator names the config and the value in its own sentence.
  */
 export function toRaw(name: TopicConfigName, input: FieldInput): string {
-  const special = SPECIAL_VALUES[name]?.find((s) => s.unit === input.unit);
+  const special = SPECIAL_VALUES.get(name)?.find((s) => s.unit === input.unit);
   if (special) return special.raw;
   const amount = input.amount.trim();
   const field = FIELDS_BY_NAME.get(name);

@@ -1,8 +1,5 @@
-import type { PrismaClient } from "@lastword/db";
+import type { CleanerRunStatus, PrismaClient } from "@lastword/db";
 import { type CleanResult, type Clock, systemClock } from "@lastword/logstore";
-
-/** `abandoned`: closed by the worker that claimed the partition after the pass's worker lost it (lease.repository.ts). */
-export type CleanerRunStatus = "running" | "completed" | "skipped" | "aborted" | "failed" | "abandoned";
 
 /** One CleanerRun row per pass: opened when the pass starts, closed with its numbers or its error. */
 export class CleanerRunRepository {
@@ -36,7 +33,7 @@ export class CleanerRunRepository {
     result: CleanResult,
     dirtyRatioAfter: number | null,
     size: { before: number; after: number } | null = null,
-  ): Promise<"completed" | "skipped" | "aborted"> {
+  ): Promise<Extract<CleanerRunStatus, "completed" | "skipped" | "aborted">> {
     const status = result.abortedReason ? "aborted" : result.cleaned ? "completed" : "skipped";
     await this.#prisma.cleanerRun.update({
       where: { id: runId },

@@ -1,4 +1,4 @@
-import type { TopicConfig } from "@lastword/logstore";
+import type { TopicConfig } from "@lastword/topic-config";
 import type { LogSegment } from "../hosting/hosted-log";
 
 /**

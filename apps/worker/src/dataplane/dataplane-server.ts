@@ -11,6 +11,9 @@ import {
   HTTP_STATUS_BY_CODE,
   keyRequestSchema,
   listOffsetsQuerySchema,
+  matchDataPlaneRoute,
+  PARTITION_ROUTES,
+  type PartitionRoute,
   PRODUCE_RECORDS_MAX,
   PRODUCER_HEADER,
   type ProduceRecord,
@@ -58,10 +61,6 @@ export interface DataPlaneServerOptions {
   /** Test-only crash points (LASTWORD_FAULT_POINT, fault-points.ts): the write path's `after-append`. */
   fault?: CrashHook;
 }
-
-const ROUTE =
-  /^\/v1\/partitions\/([^/]+)\/(produce|records|offsets|segments|clean|delete-records|key|key-versions|stream)$/;
-const GROUPS_ROUTE = /^\/v1\/tenants\/([^/]+)\/groups$/;
 
 /** The worker's internal HTTP endpoint; every route but /healthz requires the shared secret. */
 export function createDataPlaneServer(options: DataPlaneServerOptions): Server {
@@ -113,26 +112,23 @@ async function route(
     return;
   }
   if (!authorized(req, secret)) throw new DataPlaneError("UNAUTHORIZED", `missing or wrong ${SECRET_HEADER}`);
-  const groups = GROUPS_ROUTE.exec(url.pathname);
-  if (req.method === "GET" && groups) {
-    const tenantId = decodeURIComponent(groups[1]!);
+  const matched = matchDataPlaneRoute(req.method ?? "", url.pathname);
+  if (!matched) throw new DataPlaneError("BAD_REQUEST", `no route ${req.method} ${url.pathname}`);
+  if (matched.kind === "groups") {
     const body: DescribeGroupsResponse = {
       workerId: options.workerId,
-      groups: options.describeGroups(tenantId),
+      groups: options.describeGroups(matched.tenantId),
     };
     return sendJson(res, 200, body);
   }
-  const match = ROUTE.exec(url.pathname);
-  if (!match) throw new DataPlaneError("BAD_REQUEST", `no route ${req.method} ${url.pathname}`);
-  const partitionId = decodeURIComponent(match[1]!);
+  const { route, partitionId } = matched;
   const query = Object.fromEntries(url.searchParams);
-  if (req.method === "GET" && match[2] === "stream") {
+  if (route === "stream") {
     return streamPartition(options.host, partitionId, streamQuerySchema.parse(query), res);
   }
-  const op = `${req.method} ${match[2]}`;
-  const endTimer = options.metrics.requestSeconds.startTimer({ op: match[2] });
+  const endTimer = options.metrics.requestSeconds.startTimer({ op: PARTITION_ROUTES[route].segment });
   try {
-    if (op === "GET records") {
+    if (route === "records") {
       // Streamed: the handler writes the frames itself.
       const sent = await fetchRecords(
         options.host,
@@ -146,7 +142,7 @@ async function route(
       endTimer({ outcome: "ok" });
       return;
     }
-    sendJson(res, 200, await dispatch(options, op, partitionId, query, req));
+    sendJson(res, 200, await dispatch(options, route, partitionId, query, req));
     endTimer({ outcome: "ok" });
   } catch (error) {
     endTimer({ outcome: "error" });
@@ -156,14 +152,14 @@ async function route(
 
 async function dispatch(
   options: DataPlaneServerOptions,
-  op: string,
+  route: Exclude<PartitionRoute, "records" | "stream">,
   partitionId: string,
   query: Record<string, string>,
   req: IncomingMessage,
 ): Promise<unknown> {
   const { host, cleaner, metrics } = options;
-  switch (op) {
-    case "POST produce": {
+  switch (route) {
+    case "produce": {
       // The body is read while the fencing check runs. If the check fails first, the error is sent
       // only once the body is in: answering mid-upload would break the connection, and the client
       // could no longer tell a clean NOT_OWNER (safe to resend) from a lost request.
@@ -189,24 +185,22 @@ async function dispatch(
         throw error;
       }
     }
-    case "GET offsets":
+    case "offsets":
       return listOffsets(host, partitionId, listOffsetsQuerySchema.parse(query));
-    case "GET segments":
+    case "segments":
       return listSegments(host, cleaner, partitionId);
-    case "POST clean":
+    case "clean":
       return requestClean(host, cleaner, partitionId);
-    case "POST delete-records": {
+    case "deleteRecords": {
       const body = readBody(req).then((raw) => deleteRecordsRequestSchema.parse(parseJson(raw)).beforeOffset);
       // Awaited only after the fencing check; if that fails first, a bad body must not go unhandled.
       body.catch(() => undefined);
       return deleteRecords(host, partitionId, body);
     }
-    case "POST key":
+    case "lookupKey":
       return lookupKey(host, partitionId, await readKey(req));
-    case "POST key-versions":
+    case "keyVersions":
       return keyVersions(host, partitionId, await readKey(req));
-    default:
-      throw new DataPlaneError("BAD_REQUEST", `no route ${op}`);
   }
 }
 

@@ -1,9 +1,10 @@
-import { createHash, randomUUID } from "node:crypto";
+import { createHash } from "node:crypto";
 import { DataPlaneError } from "@lastword/dataplane";
 import type { ObjectStore } from "@lastword/object-store";
 import type { HostedLog } from "../hosting/hosted-log";
 import { readBelow } from "../hosting/visible-log";
 import type { Logger } from "../logger";
+import { commitObjectKey } from "./bucket-layout";
 import type { CommitEntry, ManifestRepository } from "./manifest.repository";
 
 /** What the window needs of a hosted partition: its lease epoch and its log while it is open. */
@@ -349,22 +350,6 @@ export class CommitWindow {
       waiter.reject(error);
     }
   }
-}
-
-/**
- * `commit/<worker>/<time>-<uuid>`: the writer and a unique id (the partitions' epochs are in their
- * manifest rows), time first so a listing of one worker's objects runs oldest first.
- */
-export function commitObjectKey(workerId: string, now = Date.now()): string {
-  return `${COMMIT_PREFIX}${workerId}/${now.toString(36).padStart(9, "0")}-${randomUUID()}`;
-}
-
-export const COMMIT_PREFIX = "commit/";
-
-/** When a commit object was written (its writer's clock), from its key; null for a key not of that form. */
-export function commitObjectTime(key: string): number | null {
-  const match = /^commit\/[^/]+\/([0-9a-z]{9})-[0-9a-f-]{36}$/.exec(key);
-  return match ? Number.parseInt(match[1]!, 36) : null;
 }
 
 /** An append whose partition closed before its commit was known: it may still be committed. */

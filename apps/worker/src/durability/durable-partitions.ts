@@ -8,9 +8,10 @@ import type { HostedLog, OpenLog, OpenLogOptions } from "../hosting/hosted-log";
 import { type EpochEntry, LeaderEpochHistory } from "../hosting/leader-epochs";
 import type { Logger } from "../logger";
 import { FENCE_FILE } from "../ownership/storage-fence";
+import { SNAPSHOT_SUFFIX } from "./bucket-layout";
 import type { CommitWindow } from "./commit-window";
 import type { ManifestRepository, ManifestRow, PartitionManifest } from "./manifest.repository";
-import { decodeSegmentRef, remoteEntryOf, SNAPSHOT_SUFFIX } from "./segment-objects";
+import { decodeSegmentRef, remoteEntryOf } from "./segment-objects";
 
 export interface DurablePartitionsOptions {
   store: ObjectStore;

@@ -2,10 +2,10 @@ import { createHash } from "node:crypto";
 import type { CacheEvidence, DeletedObjectEvidence, ObjectEvidence } from "@lastword/erasure";
 import type { ObjectStore } from "@lastword/object-store";
 import { type ObjectScan, scanBytes } from "../hosting/erasure-evidence";
+import { KEY_FILTER_SUFFIX } from "./bucket-layout";
 import { mayHoldKey } from "./key-filter";
 import type { ManifestRepository, ManifestRow } from "./manifest.repository";
 import type { ManifestChangesRepository } from "./manifest-changes.repository";
-import { KEY_FILTER_SUFFIX } from "./segment-objects";
 
 export interface ObjectEvidenceOptions {
   store: ObjectStore;

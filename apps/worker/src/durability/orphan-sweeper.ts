@@ -1,9 +1,15 @@
 import type { ObjectStore } from "@lastword/object-store";
 import type { Logger } from "../logger";
 import { BackgroundPass } from "./background-pass";
-import { COMMIT_PREFIX, commitObjectTime } from "./commit-window";
+import {
+  COMMIT_PREFIX,
+  commitObjectTime,
+  mainObjectKey,
+  partitionObjectTime,
+  SEGMENT_PREFIX,
+  TAIL_PREFIX,
+} from "./bucket-layout";
 import type { ManifestRepository } from "./manifest.repository";
-import { mainObjectKey, partitionObjectTime, SEGMENT_PREFIX, TAIL_PREFIX } from "./segment-objects";
 
 export interface OrphanSweeperOptions {
   store: ObjectStore;

@@ -1,64 +1,8 @@
-import { randomUUID } from "node:crypto";
 import type { RemoteSegmentEntry } from "@lastword/logstore";
 import { z } from "zod";
 
-// The objects a partition owns alone in object storage, and how they are named. Shared commit
-// objects (commit-window.ts) are `commit/<worker>/…`; these carry the partition in their key:
-//   segments/<partitionId>/<time>-<base>-<epoch>-<uuid>     one closed segment, byte for byte
-//   tails/<partitionId>/<time>-<base>-<epoch>-<uuid>        a partition's consolidated commit rows
-// beside a segment object, sidecars named by suffix:
-//   <segment key>.snapshot   the producer-state snapshot at the segment's end (when the log kept one)
-//   <segment key>.keys       the segment's key filter (key-filter.ts)
-// The time (base 36, the writer's clock) comes first so the orphan sweeper can age an object by
-// its key alone, as it does commit objects.
-
-export const SEGMENT_PREFIX = "segments/";
-export const TAIL_PREFIX = "tails/";
-export const SNAPSHOT_SUFFIX = ".snapshot";
-export const KEY_FILTER_SUFFIX = ".keys";
-
-export function segmentObjectKey(
-  partitionId: string,
-  baseOffset: number,
-  epoch: number,
-  now = Date.now(),
-): string {
-  return partitionObjectKey(SEGMENT_PREFIX, partitionId, baseOffset, epoch, now);
-}
-
-export function tailObjectKey(
-  partitionId: string,
-  baseOffset: number,
-  epoch: number,
-  now = Date.now(),
-): string {
-  return partitionObjectKey(TAIL_PREFIX, partitionId, baseOffset, epoch, now);
-}
-
-function partitionObjectKey(
-  prefix: string,
-  partitionId: string,
-  base: number,
-  epoch: number,
-  now: number,
-): string {
-  return `${prefix}${partitionId}/${now.toString(36).padStart(9, "0")}-${base}-${epoch}-${randomUUID()}`;
-}
-
-/** When a partition object was written (its writer's clock), from its key; null for another key. */
-export function partitionObjectTime(key: string): number | null {
-  const match = /^(?:segments|tails)\/[^/]+\/([0-9a-z]{9})-\d+-\d+-[0-9a-f-]{36}(?:\.snapshot|\.keys)?$/.exec(
-    key,
-  );
-  return match ? Number.parseInt(match[1]!, 36) : null;
-}
-
-/** The main object a sidecar belongs to (the key itself for a main object). */
-export function mainObjectKey(key: string): string {
-  for (const suffix of [SNAPSHOT_SUFFIX, KEY_FILTER_SUFFIX])
-    if (key.endsWith(suffix)) return key.slice(0, -suffix.length);
-  return key;
-}
+// What a partition's segment row records of its object (the object's key: bucket-layout.ts), and
+// the reference the log store keeps to fetch an evicted segment back.
 
 /** What a segment row keeps of its segment, so a worker can lay it down as evicted without its bytes. */
 const segmentObjectStatsSchema = z.object({

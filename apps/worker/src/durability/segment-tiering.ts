@@ -2,27 +2,28 @@ import { createHash } from "node:crypto";
 import { createReadStream } from "node:fs";
 import { readFile, stat } from "node:fs/promises";
 import { join } from "node:path";
-import { type Clock, localRetention } from "@lastword/logstore";
+import type { Clock } from "@lastword/logstore";
 import type { ObjectStore } from "@lastword/object-store";
+import { localRetention } from "@lastword/topic-config";
 import type { CrashHook } from "../fault-points";
 import type { HostedLog, LogSegment } from "../hosting/hosted-log";
 import type { PartitionHost } from "../hosting/partition-host";
 import type { PartitionSlot } from "../hosting/partition-slot";
 import { readBelow } from "../hosting/visible-log";
 import type { Logger } from "../logger";
-import { COMMIT_PREFIX, type CommitWindow } from "./commit-window";
+import {
+  COMMIT_PREFIX,
+  KEY_FILTER_SUFFIX,
+  SNAPSHOT_SUFFIX,
+  segmentObjectKey,
+  tailObjectKey,
+} from "./bucket-layout";
+import type { CommitWindow } from "./commit-window";
 import { manifestStart } from "./durable-partitions";
 import { buildKeyFilter } from "./key-filter";
 import type { ManifestRepository, ManifestRow, PartitionManifest } from "./manifest.repository";
 import type { ChangeOutcome, ManifestChangesRepository } from "./manifest-changes.repository";
-import {
-  encodeSegmentRef,
-  KEY_FILTER_SUFFIX,
-  type SegmentObjectStats,
-  SNAPSHOT_SUFFIX,
-  segmentObjectKey,
-  tailObjectKey,
-} from "./segment-objects";
+import { encodeSegmentRef, type SegmentObjectStats } from "./segment-objects";
 
 export interface SegmentTieringOptions {
   store: ObjectStore;

@@ -2,8 +2,8 @@ import type { ObjectStore } from "@lastword/object-store";
 import type { CrashHook } from "../fault-points";
 import type { Logger } from "../logger";
 import { BackgroundPass } from "./background-pass";
+import { KEY_FILTER_SUFFIX, SEGMENT_PREFIX, SNAPSHOT_SUFFIX } from "./bucket-layout";
 import type { DueObject, ManifestChangesRepository } from "./manifest-changes.repository";
-import { KEY_FILTER_SUFFIX, SEGMENT_PREFIX, SNAPSHOT_SUFFIX } from "./segment-objects";
 
 export interface SupersededObjectsOptions {
   store: ObjectStore;

@@ -13,8 +13,8 @@ import type {
   RetentionResult,
   SegmentInfo,
   TimestampAndOffset,
-  TopicConfig,
 } from "@lastword/logstore";
+import type { TopicConfig } from "@lastword/topic-config";
 
 /**
  * What the worker needs from a partition log: the slice of @lastword/logstore's PartitionLog it calls.

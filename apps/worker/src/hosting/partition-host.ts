@@ -1,6 +1,7 @@
 import { rm } from "node:fs/promises";
 import { DataPlaneError } from "@lastword/dataplane";
-import type { Clock, DurabilityMode } from "@lastword/logstore";
+import type { Clock } from "@lastword/logstore";
+import type { DurabilityMode } from "@lastword/topic-config";
 import type { Logger } from "../logger";
 import type { FenceRepository } from "../ownership/fence.repository";
 import type { ClaimedPartition, LeaseRepository, RenewedLease } from "../ownership/lease.repository";

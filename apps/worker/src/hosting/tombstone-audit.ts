@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { appendAuditEvent, type PrismaClient } from "@lastword/db";
+import type { TextOrBytesEnvelope } from "@lastword/envelope";
 import { type Clock, type RemovedTombstone, systemClock } from "@lastword/logstore";
 import type { Logger } from "../logger";
 import { AuditSpool, type SpooledEvent } from "./audit-spool";
@@ -22,13 +23,6 @@ interface Pending extends SpooledEvent {
   recovered: boolean;
 }
 
-/**
- * A key as the compliance role sees keys elsewhere (api envelope "auto"): text when UTF-8, else
- * base64. A key holding NUL is base64 too: Postgres jsonb cannot store U+0000, and an event that
- * fails to insert would block the partition's audit queue behind it.
- */
-export type AuditKey = { type: "string"; data: string } | { type: "base64"; data: string };
-
 /** Tombstones per event: one produce (or pass) is one event unless it holds more than this. */
 export const TOMBSTONES_PER_EVENT = 1_000;
 const RETRY_MAX_MS = 10_000;
@@ -36,7 +30,12 @@ const SPOOL_REWRITE_EVERY = 100;
 
 const utf8 = new TextDecoder("utf-8", { fatal: true });
 
-export function auditKey(key: Buffer): AuditKey {
+/**
+ * A key as the compliance role sees keys elsewhere (api envelope "auto"): text when UTF-8, else
+ * base64. A key holding NUL is base64 too: Postgres jsonb cannot store U+0000, and an event that
+ * fails to insert would block the partition's audit queue behind it.
+ */
+export function auditKey(key: Buffer): TextOrBytesEnvelope {
   try {
     const text = utf8.decode(key);
     if (!text.includes("\u0000")) return { type: "string", data: text };

@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import { isDatabaseUnreachable, STALE_IF_UNREACHABLE_MS } from "@lastword/api/key-auth";
 import type { PrismaClient } from "@lastword/db";
-import { parseTopicConfig, type TopicConfig } from "@lastword/logstore";
+import { parseTopicConfig, type TopicConfig } from "@lastword/topic-config";
 import { TtlCache } from "./ttl-cache";
 
 /** A live worker as a Kafka broker. */

@@ -1,7 +1,7 @@
 import { DEFAULT_QUOTA } from "@lastword/api/tenant-quota";
 import { ErrorCode } from "@lastword/kafka-protocol";
-import { defaultTopicConfig, parseTopicConfig } from "@lastword/logstore";
 import { CODEC_IDS, crc32c, encodeRecordBatch, OFF_ATTRIBUTES, OFF_CRC } from "@lastword/record-batch";
+import { defaultTopicConfig, parseTopicConfig } from "@lastword/topic-config";
 import { Registry } from "prom-client";
 import { afterAll, describe, expect, it } from "vitest";
 import { InflatePool } from "../inflation/inflate-pool";

@@ -1,6 +1,7 @@
 import type { ProducerFields } from "@lastword/dataplane";
 import { ErrorCode } from "@lastword/kafka-protocol";
-import { NO_PRODUCER_ID, storedCodec, type TopicConfig } from "@lastword/logstore";
+import { NO_PRODUCER_ID, storedCodec } from "@lastword/logstore";
+import type { TopicConfig } from "@lastword/topic-config";
 // The four codecs client batches may come in (the log store installs the same ones).
 import "@lastword/record-batch/node-codecs";
 import {

@@ -1,28 +1,7 @@
-import { z } from "zod";
-
+import type { Envelope, EnvelopeFormat, EnvelopeJson } from "@lastword/envelope";
 import { AppError } from "../errors/app-error";
 
-// Not checked by the schema: z.base64() runs a regex and atob() over every string, and the bytes
-// are decoded right after anyway. `envelopeToBytes` decodes once and refuses what was not base64.
-const base64Data = z.string().meta({ format: "base64", contentEncoding: "base64" });
-
-/**
- * Typed key/value envelopes (after Confluent REST v3): `string` is UTF-8 text, `json` any JSON
- * value, `base64` raw bytes. A null envelope, or `data: null`, is a null key / a tombstone value;
- * `{"type":"string","data":""}` is an empty value, not a tombstone.
- */
-export const envelopeSchema = z
-  .discriminatedUnion("type", [
-    z.object({ type: z.literal("string"), data: z.string().nullable() }),
-    z.object({ type: z.literal("json"), data: z.json().nullable() }),
-    z.object({ type: z.literal("base64"), data: base64Data.nullable() }),
-  ])
-  .meta({ id: "Envelope", description: "Typed bytes: {type: string|json|base64, data}" });
-
-export type Envelope = z.infer<typeof envelopeSchema>;
-
-export const ENVELOPE_FORMATS = ["auto", "string", "json", "base64"] as const;
-export type EnvelopeFormat = (typeof ENVELOPE_FORMATS)[number];
+export { ENVELOPE_FORMATS, type Envelope, type EnvelopeFormat, envelopeSchema } from "@lastword/envelope";
 
 /**
  * Standard, padded base64 to bytes. Buffer.from skips characters outside the alphabet (and stops at
@@ -70,7 +49,7 @@ function asText(bytes: Buffer): string | null {
   }
 }
 
-function asJson(bytes: Buffer): { value: z.core.util.JSONType } | null {
+function asJson(bytes: Buffer): { value: EnvelopeJson } | null {
   const text = asText(bytes);
   if (text === null) return null;
   try {

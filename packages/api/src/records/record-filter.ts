@@ -1,6 +1,6 @@
+import type { FetchedRecord } from "@lastword/dataplane";
 import { JSONPath } from "jsonpath-plus";
 import { AppError } from "../errors/app-error";
-import type { DataPlaneFetchedRecord } from "./data-plane";
 
 /** What a record must match to be returned by a search; every given part must hold. */
 export interface RecordFilterSpec {
@@ -11,7 +11,7 @@ export interface RecordFilterSpec {
   jsonPath?: { path: string; equals?: string | undefined } | undefined;
 }
 
-export type RecordPredicate = (record: DataPlaneFetchedRecord) => boolean;
+export type RecordPredicate = (record: FetchedRecord) => boolean;
 
 /** Case-insensitive substring over the bytes read as UTF-8 (bytes that are not UTF-8 never match text). */
 function contains(bytes: Buffer | null, needle: string): boolean {

@@ -1,3 +1,4 @@
+import type { FetchedRecord } from "@lastword/dataplane";
 import {
   encodeErrorFrame,
   encodeOffsetsFrame,
@@ -8,7 +9,6 @@ import { z } from "zod";
 import type { Identity } from "../auth/request-identity";
 import { AppError } from "../errors/app-error";
 import { problemToSend } from "../errors/unexpected-errors";
-import type { DataPlaneFetchedRecord } from "../records/data-plane";
 import { bytesToEnvelope, ENVELOPE_FORMATS, type EnvelopeFormat } from "../records/envelope";
 import type { ApiDeps } from "../services/api-deps";
 import { topicNameSchema } from "../services/topic.schema";
@@ -135,7 +135,7 @@ export const snapshotStreamProcedure = protectedProcedure("records:read")
     planStream(ctx.deps, ctx.identity, { ...input, mode: "snapshot", from: "earliest", waitMs: 0 }),
   );
 
-function recordLine(partition: number, r: DataPlaneFetchedRecord, input: StreamInput): string {
+function recordLine(partition: number, r: FetchedRecord, input: StreamInput): string {
   return JSON.stringify({
     partition,
     offset: r.offset,

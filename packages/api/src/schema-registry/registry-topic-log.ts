@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
+import type { DataPlane } from "@lastword/dataplane";
 import type { RegistryLog, RegistryLogRecord } from "@lastword/schema-registry";
 import type { LookupDeps } from "../cache/lookup-cache";
-import type { DataPlane } from "../records/data-plane";
 import { findRegistryPartition } from "./registry-topic";
 
 /** Records per fetch while catching up from an offset (a cold start streams the compacted view instead). */

@@ -1,8 +1,8 @@
+import type { DataPlane } from "@lastword/dataplane";
 import type { PrismaClient } from "@lastword/db";
 import type { Clock } from "@lastword/logstore";
 import type { Redis } from "ioredis";
 import type { Auth } from "../auth/auth";
-import type { DataPlane } from "../records/data-plane";
 
 // The business layer's dependencies, declared here so services never import a transport (tRPC,
 // REST) to name them; the transports build them once per server and pass them in.

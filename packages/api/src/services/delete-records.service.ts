@@ -1,6 +1,6 @@
+import type { DataPlane } from "@lastword/dataplane";
 import type { Identity } from "../auth/request-identity";
 import { AppError } from "../errors/app-error";
-import type { DataPlane } from "../records/data-plane";
 import { auditAs } from "./audit-as";
 import type { DeleteRecordsInput } from "./delete-records.schema";
 import type { RecordDeps } from "./record.service";

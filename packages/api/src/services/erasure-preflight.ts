@@ -7,7 +7,7 @@ import {
   purgeWaitMs,
   totalDelayMs,
 } from "@lastword/erasure";
-import type { TopicConfig } from "@lastword/logstore";
+import type { TopicConfig } from "@lastword/topic-config";
 
 /** The workers' default scheduler tick (WORKER_SCHEDULER_TICK_MS), when no live worker reported its own. */
 export const ASSUMED_SCHEDULER_TICK_MS = DEFAULT_PROOF_TIMINGS.tickMs;

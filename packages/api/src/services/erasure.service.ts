@@ -1,3 +1,4 @@
+import type { DataPlane } from "@lastword/dataplane";
 import type { ErasureRequest, ErasureTombstone, Prisma, PrismaClient, Topic } from "@lastword/db";
 import { appendAuditEvent } from "@lastword/db";
 import {
@@ -25,11 +26,10 @@ import {
   type WrittenTombstone,
 } from "@lastword/erasure";
 import type { AuditActor } from "@lastword/erasure/audit-chain";
-import { parseTopicConfig } from "@lastword/logstore";
+import { parseTopicConfig } from "@lastword/topic-config";
 import { z } from "zod";
 import type { Identity } from "../auth/request-identity";
 import { AppError } from "../errors/app-error";
-import type { DataPlane } from "../records/data-plane";
 import { bytesToEnvelope, type Envelope, envelopeToBytes } from "../records/envelope";
 import { assertKeySize } from "../records/key-limit";
 import type { Clock } from "./api-deps";

@@ -1,5 +1,5 @@
 import type { GroupMembership } from "@lastword/dataplane";
-import { parseTopicConfig } from "@lastword/logstore";
+import { parseTopicConfig } from "@lastword/topic-config";
 import { mayDescribe } from "../auth/act-authorization";
 import type { Identity } from "../auth/request-identity";
 import { AppError } from "../errors/app-error";

@@ -1,7 +1,7 @@
+import type { DataPlane } from "@lastword/dataplane";
 import { committedPosition, type PrismaClient } from "@lastword/db";
 import type { Identity } from "../auth/request-identity";
 import { AppError } from "../errors/app-error";
-import type { DataPlane } from "../records/data-plane";
 import type { Clock } from "./api-deps";
 import { commitOffsets } from "./consumer-group.service";
 import { findTopic } from "./topic.service";

@@ -1,8 +1,8 @@
+import type { DataPlane } from "@lastword/dataplane";
 import type { PrismaClient } from "@lastword/db";
 import type { Clock } from "@lastword/logstore";
 import type { Identity } from "../auth/request-identity";
 import { AppError } from "../errors/app-error";
-import type { DataPlane } from "../records/data-plane";
 import { bytesToEnvelope, type EnvelopeFormat } from "../records/envelope";
 import { assertKeySize } from "../records/key-limit";
 import { partitionForKey } from "../records/partitioner";

@@ -1,6 +1,6 @@
+import type { DataPlane } from "@lastword/dataplane";
 import type { PrismaClient } from "@lastword/db";
 import { cachePerOwner } from "../cache/lookup-cache";
-import type { DataPlane } from "../records/data-plane";
 import type { Clock } from "./api-deps";
 
 /** Latest records sampled per partition to judge whether keys repeat. */

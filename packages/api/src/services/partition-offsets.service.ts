@@ -1,7 +1,7 @@
+import type { DataPlane } from "@lastword/dataplane";
 import type { PrismaClient } from "@lastword/db";
 import type { Clock } from "@lastword/logstore";
 import type { Identity } from "../auth/request-identity";
-import type { DataPlane } from "../records/data-plane";
 import type { ListOffsetsInput } from "./list-offsets.schema";
 import { routedPartition } from "./topic.service";
 

@@ -1,6 +1,6 @@
+import type { DataPlane } from "@lastword/dataplane";
 import type { PrismaClient } from "@lastword/db";
 import type { Identity } from "../auth/request-identity";
-import type { DataPlane } from "../records/data-plane";
 import type { PartitionSegmentsInput, PartitionSegmentsOutput } from "./partition-segments.schema";
 import { findPartition } from "./topic.service";
 

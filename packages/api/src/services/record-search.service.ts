@@ -1,6 +1,6 @@
+import type { FetchedRecord } from "@lastword/dataplane";
 import type { Identity } from "../auth/request-identity";
 import { AppError } from "../errors/app-error";
-import type { DataPlaneFetchedRecord } from "../records/data-plane";
 import { bytesToEnvelope } from "../records/envelope";
 import { mergeByTime } from "../records/merge-by-time";
 import { recordFilter } from "../records/record-filter";
@@ -23,7 +23,7 @@ interface PartitionScan {
   offset: number;
   logStartOffset: number;
   logEndOffset: number;
-  matches: DataPlaneFetchedRecord[];
+  matches: FetchedRecord[];
   /** Where the scan stands after the last record it read. */
   done: boolean;
 }

@@ -1,3 +1,4 @@
+import type { DataPlane, ProduceRecord, ProducerFields } from "@lastword/dataplane";
 import type { PrismaClient } from "@lastword/db";
 import type { ProduceFrames } from "@lastword/frames";
 import type { Redis } from "ioredis";
@@ -5,7 +6,6 @@ import type { Identity } from "../auth/request-identity";
 import { AppError } from "../errors/app-error";
 import { toAppError } from "../errors/problem";
 import { problemToSend } from "../errors/unexpected-errors";
-import type { DataPlane, DataPlaneProduceRecord, DataPlaneProducer } from "../records/data-plane";
 import { bytesToEnvelope, type EnvelopeFormat, envelopeToBytes } from "../records/envelope";
 import { restProducer } from "../records/idempotent-producer";
 import { assertKeySize } from "../records/key-limit";
@@ -27,7 +27,7 @@ import { admitProduce, recordUsage } from "./usage.service";
 
 /** Records already in bytes, each with the partition it names (undefined: the partitioner's choice). */
 export interface ProduceBatch {
-  records: DataPlaneProduceRecord[];
+  records: ProduceRecord[];
   partitions: (number | undefined)[];
 }
 
@@ -42,7 +42,7 @@ export interface RecordDeps {
   clock: Clock;
 }
 
-function recordBytes(record: DataPlaneProduceRecord): number {
+function recordBytes(record: ProduceRecord): number {
   let bytes = (record.key?.length ?? 0) + (record.value?.length ?? 0);
   for (const h of record.headers ?? []) bytes += h.key.length + (h.value?.length ?? 0);
   return bytes;
@@ -51,7 +51,7 @@ function recordBytes(record: DataPlaneProduceRecord): number {
 /** Envelopes to bytes, once per record (refusing bad base64 here). */
 function decodeRecords(input: ProduceRecordsInput): ProduceBatch {
   const records = input.records.map((r, i) => {
-    const record: DataPlaneProduceRecord = {
+    const record: ProduceRecord = {
       key: envelopeToBytes(r.key, `records[${i}].key`),
       value: envelopeToBytes(r.value, `records[${i}].value`),
     };
@@ -133,7 +133,7 @@ function recordWrites(
   deps: RecordDeps,
   topic: TopicRouting,
   batch: ProduceBatch,
-  producer: DataPlaneProducer | undefined,
+  producer: ProducerFields | undefined,
 ): Write[] {
   const { records } = batch;
   // Keyless records of one call go to one partition together (Kafka's sticky partitioner, per
@@ -163,7 +163,7 @@ function framesWrite(
   deps: RecordDeps,
   topic: TopicRouting,
   batch: FramesBatch,
-  producer: DataPlaneProducer | undefined,
+  producer: ProducerFields | undefined,
 ): Write | null {
   const partition = batch.partition ?? (topic.partitionCount === 1 ? 0 : undefined);
   if (partition === undefined) return null;

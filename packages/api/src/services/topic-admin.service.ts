@@ -1,4 +1,4 @@
-import { parseTopicConfig, type TopicConfig } from "@lastword/logstore";
+import { parseTopicConfig, type TopicConfig } from "@lastword/topic-config";
 import type { Identity } from "../auth/request-identity";
 import { hasScope } from "../auth/scopes";
 import { AppError } from "../errors/app-error";

@@ -1,10 +1,10 @@
 import {
-  LogStoreError,
   parseTopicConfig,
   TOPIC_CONFIG_DEFINITIONS,
   type TopicConfig,
+  TopicConfigError,
   type TopicConfigName,
-} from "@lastword/logstore";
+} from "@lastword/topic-config";
 import { AppError } from "../errors/app-error";
 
 /** Configs as stored on Topic.configs: only those set explicitly, Kafka names, string values. */
@@ -18,7 +18,7 @@ export interface ConfigEntry {
   doc: string;
 }
 
-/** Validates configs with the log store's own rules (one validator for API and worker). */
+/** Validates configs with the catalog's rules (@lastword/topic-config: one validator for API, worker and console). */
 export function validateConfigs(input: Readonly<Record<string, string | number>>): {
   explicit: ExplicitConfigs;
   parsed: TopicConfig;
@@ -29,7 +29,8 @@ export function validateConfigs(input: Readonly<Record<string, string | number>>
     for (const [name, value] of Object.entries(input)) explicit[name] = String(value).trim();
     return { explicit, parsed };
   } catch (error) {
-    if (error instanceof LogStoreError) throw new AppError("INVALID_CONFIG", error.message, { cause: error });
+    if (error instanceof TopicConfigError)
+      throw new AppError("INVALID_CONFIG", error.message, { cause: error });
     throw error;
   }
 }

@@ -1,6 +1,6 @@
 import type { PrismaClient, Topic } from "@lastword/db";
 import { DEFAULT_PROOF_TIMINGS, objectStoreReportSchema, type Preflight } from "@lastword/erasure";
-import { parseTopicConfig } from "@lastword/logstore";
+import { parseTopicConfig } from "@lastword/topic-config";
 import { erasurePreflight } from "./erasure-preflight";
 import { storedConfigs } from "./topic-config";
 

@@ -1,3 +1,4 @@
+import { DURABILITY_MODES } from "@lastword/topic-config";
 import { z } from "zod";
 import { topicNameSchema } from "./topic.schema";
 
@@ -8,7 +9,7 @@ export type TopicDurabilityInput = z.infer<typeof topicDurabilityInput>;
 const offset = z.number().int();
 
 export const topicDurabilityOutput = z.object({
-  mode: z.enum(["object", "local"]).meta({
+  mode: z.enum(DURABILITY_MODES).meta({
     description:
       "lastword.durability: object acknowledges a produce after its upload and manifest commit; local on the local fsync (uploaded by the next commit window)",
   }),

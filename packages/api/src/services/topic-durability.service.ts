@@ -1,4 +1,4 @@
-import { parseTopicConfig } from "@lastword/logstore";
+import { parseTopicConfig } from "@lastword/topic-config";
 import type { Identity } from "../auth/request-identity";
 import { cachePerOwner, type LookupDeps } from "../cache/lookup-cache";
 import { findTopic } from "./topic.service";

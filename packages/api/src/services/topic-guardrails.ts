@@ -1,4 +1,4 @@
-import type { TopicConfig } from "@lastword/logstore";
+import type { TopicConfig } from "@lastword/topic-config";
 
 export interface ConfigWarning {
   code: string;

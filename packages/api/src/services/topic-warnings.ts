@@ -1,6 +1,6 @@
 import type { Topic } from "@lastword/db";
 import type { Preflight } from "@lastword/erasure";
-import { parseTopicConfig } from "@lastword/logstore";
+import { parseTopicConfig } from "@lastword/topic-config";
 import type { Identity } from "../auth/request-identity";
 import { type KeySample, type KeySampleDeps, topicKeySample } from "./key-sample";
 import { tenantQuota } from "./rate-limit.service";

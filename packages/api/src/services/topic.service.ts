@@ -1,9 +1,9 @@
+import type { DataPlane } from "@lastword/dataplane";
 import type { Partition, Prisma, PrismaClient, Topic } from "@lastword/db";
 import { mayDescribe } from "../auth/act-authorization";
 import type { Identity } from "../auth/request-identity";
 import { cachePerOwner, type LookupDeps } from "../cache/lookup-cache";
 import { AppError } from "../errors/app-error";
-import type { DataPlane } from "../records/data-plane";
 import type { Clock } from "./api-deps";
 import { auditAs } from "./audit-as";
 import type { CreateTopicInput } from "./create-topic.schema";

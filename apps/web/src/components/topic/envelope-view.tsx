@@ -1,4 +1,4 @@
-import type { Envelope } from "@/lib/envelope";
+import type { Envelope } from "@lastword/envelope";
 import { Badge } from "../ui/badge";
 
 /**

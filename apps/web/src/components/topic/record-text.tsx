@@ -1,4 +1,4 @@
-import type { Envelope } from "@/lib/envelope";
+import type { Envelope } from "@lastword/envelope";
 import { Badge } from "../ui/badge";
 
 /** Characters of a value shown before "Show all": enough to recognise it, short enough to scan a list. */

@@ -3,7 +3,7 @@ import {
   TOPIC_CONFIG_DEFINITIONS,
   type TopicConfigDefinition,
   type TopicConfigName,
-} from "@lastword/logstore";
+} from "@lastword/topic-config";
 
 /** Kafka's ConfigSource: a topic override (1) or the default (5), as kafkajs reads `isDefault`. */
 export const CONFIG_SOURCE = { set: 1, default: 5 } as const satisfies Record<ConfigEntry["source"], number>;

@@ -1,3 +1,4 @@
+import { CleanerRunStatus } from "@lastword/db";
 import { z } from "zod";
 import { topicNameSchema } from "../../services/topic.schema";
 
@@ -17,9 +18,10 @@ export const listCleanerRunsOutput = z.object({
     z.object({
       id: z.string(),
       partition: z.number().int(),
+      // A string rather than an enum in the document: the values are listed in the description
+      // (from the Prisma enum, their one declaration), as the published document has always said.
       status: z.string().meta({
-        description:
-          "running | completed | skipped | aborted | failed | abandoned (its worker lost the partition mid-pass, e.g. killed: closed when another worker claimed the partition, `error` says which)",
+        description: `${Object.values(CleanerRunStatus).join(" | ")} (its worker lost the partition mid-pass, e.g. killed: closed when another worker claimed the partition, \`error\` says which)`,
       }),
       startedAt: z.string(),
       finishedAt: z.string().nullable(),

@@ -1,12 +1,12 @@
 import { describe, expect, it } from "vitest";
 import {
   formatTopicConfig,
-  InvalidConfigError,
   LONG_MAX_MS,
   localRetention,
   maxSegmentMs,
   parseTopicConfig,
   TOPIC_CONFIG_DEFINITIONS,
+  TopicConfigError,
   timestampBounds,
 } from "../src/index";
 
@@ -14,8 +14,8 @@ function message(input: Record<string, unknown>): string {
   try {
     parseTopicConfig(input);
   } catch (error) {
-    expect(error).toBeInstanceOf(InvalidConfigError);
-    expect((error as InvalidConfigError).code).toBe("INVALID_CONFIG");
+    expect(error).toBeInstanceOf(TopicConfigError);
+    expect((error as TopicConfigError).code).toBe("INVALID_CONFIG");
     return (error as Error).message;
   }
   throw new Error(`expected ${JSON.stringify(input)} to be rejected`);
@@ -155,5 +155,31 @@ describe("topic config", () => {
     const capped = { "segment.ms": 1000, "max.compaction.lag.ms": 300 };
     expect(maxSegmentMs(parseTopicConfig({ ...capped, "cleanup.policy": "compact" }))).toBe(300);
     expect(maxSegmentMs(parseTopicConfig({ ...capped, "cleanup.policy": "delete" }))).toBe(1000);
+  });
+});
+
+describe("the catalog's choices and special values", () => {
+  it("offers choices exactly for the configs without a unit, and each one parses", () => {
+    for (const definition of TOPIC_CONFIG_DEFINITIONS) {
+      expect(definition.choices.length > 0, definition.name).toBe(definition.unit === null);
+      for (const choice of definition.choices) {
+        expect(formatTopicConfig(parseTopicConfig({ [definition.name]: choice }))[definition.name]).toBe(
+          choice,
+        );
+      }
+    }
+  });
+
+  it("gives special values only to amounts, and each one parses to itself", () => {
+    for (const definition of TOPIC_CONFIG_DEFINITIONS) {
+      if (definition.unit === null) expect(definition.special, definition.name).toEqual([]);
+      for (const special of definition.special) {
+        // local.retention.* may not outlive retention.*: both unbounded lets every special parse.
+        const config = parseTopicConfig({ "retention.ms": -1, [definition.name]: special.raw });
+        expect(formatTopicConfig(config)[definition.name], definition.name).toBe(special.raw);
+      }
+    }
+    const names = TOPIC_CONFIG_DEFINITIONS.filter((d) => d.special.some((s) => s.means === "as-retention"));
+    expect(names.map((d) => d.name)).toEqual(["local.retention.ms", "local.retention.bytes"]);
   });
 });

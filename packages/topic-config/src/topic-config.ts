@@ -1,5 +1,18 @@
-import type { TimestampType } from "@lastword/record-batch";
-import { InvalidConfigError } from "./errors";
+/**
+ * A topic config the catalog refuses: `message` names the config, the rule and the value given.
+ * `code` is the log store's and the API's code for it (INVALID_CONFIG).
+ */
+export class TopicConfigError extends Error {
+  readonly code = "INVALID_CONFIG" as const;
+
+  constructor(message: string) {
+    super(message);
+    this.name = "TopicConfigError";
+  }
+}
+
+/** Kafka's message.timestamp.type (the RecordBatch attribute @lastword/record-batch spells the same). */
+export type TimestampType = "CreateTime" | "LogAppendTime";
 
 /**
  * Kafka's Long.MAX_VALUE for millisecond configs. JS numbers cannot hold it exactly, so "no limit"
@@ -51,21 +64,18 @@ export interface TopicConfig {
  * commit window (a lost machine loses at most that window's appends). Without an object store
  * both mean the local fsync.
  */
-export type DurabilityMode = "object" | "local";
+export const DURABILITY_MODES = ["object", "local"] as const;
+export type DurabilityMode = (typeof DURABILITY_MODES)[number];
 
 /**
  * Kafka's topic `compression.type`: what codec stored batches use. `producer` keeps the codec each
  * producer's batch came with; `uncompressed` and the four codecs recompress to that one.
  */
-export type CompressionType = "producer" | "uncompressed" | "gzip" | "snappy" | "lz4" | "zstd";
-const COMPRESSION_TYPES: readonly CompressionType[] = [
-  "producer",
-  "uncompressed",
-  "gzip",
-  "snappy",
-  "lz4",
-  "zstd",
-];
+export const COMPRESSION_TYPES = ["producer", "uncompressed", "gzip", "snappy", "lz4", "zstd"] as const;
+export type CompressionType = (typeof COMPRESSION_TYPES)[number];
+const TIMESTAMP_TYPES: readonly TimestampType[] = ["CreateTime", "LogAppendTime"];
+/** Kafka's Long.MAX_VALUE as Kafka prints it: the "no limit" of the configs that refuse -1. */
+const LONG_MAX_TEXT = "9223372036854775807";
 
 export type TopicConfigName =
   | "cleanup.policy"
@@ -94,6 +104,18 @@ export type TopicConfigInput = Partial<Record<TopicConfigName, string | number>>
 
 type ConfigType = "list" | "long" | "int" | "double" | "string";
 
+/**
+ * A value of a config that is not an amount: Kafka's "no limit" (-1 where the config allows it,
+ * Long.MAX where it does not) and local.retention.*'s -2, "as retention.*".
+ */
+export interface SpecialConfigValue {
+  /** The value in Kafka's notation. */
+  raw: string;
+  means: "no-limit" | "as-retention";
+  /** How a form offers it, e.g. "never (keep forever)". */
+  label: string;
+}
+
 export interface TopicConfigDefinition {
   name: TopicConfigName;
   field: keyof TopicConfig;
@@ -102,6 +124,10 @@ export interface TopicConfigDefinition {
   default: string;
   unit: "ms" | "bytes" | "ratio" | null;
   doc: string;
+  /** The values a config without a unit takes, in the order a form offers them (empty for amounts). */
+  choices: readonly string[];
+  /** Values of an amount config that are not amounts (empty when it has none). */
+  special: readonly SpecialConfigValue[];
   /** The parsed value, or a sentence saying what is wrong with `raw`. */
   parse: (raw: string | number) => ParseResult;
 }
@@ -178,13 +204,27 @@ function parseCompressionType(raw: string | number): ParseResult {
 }
 
 function parseDurability(raw: string | number): ParseResult {
-  if (raw === "object" || raw === "local") return ok(raw);
+  const value = DURABILITY_MODES.find((mode) => mode === raw);
+  if (value !== undefined) return ok(value);
   return fail(`lastword.durability must be object or local, got ${describe(raw)}`);
 }
 
 function parseTimestampType(raw: string | number): ParseResult {
-  if (raw === "CreateTime" || raw === "LogAppendTime") return ok(raw);
+  const value = TIMESTAMP_TYPES.find((type) => type === raw);
+  if (value !== undefined) return ok(value);
   return fail(`message.timestamp.type must be CreateTime or LogAppendTime, got ${describe(raw)}`);
+}
+
+const NO_LIMIT_LONG: readonly SpecialConfigValue[] = [
+  { raw: LONG_MAX_TEXT, means: "no-limit", label: "no limit" },
+];
+
+/** local.retention.*: -2 is "as retention.*", -1 no limit. */
+function asRetention(total: string): readonly SpecialConfigValue[] {
+  return [
+    { raw: "-2", means: "as-retention", label: `as ${total}` },
+    { raw: "-1", means: "no-limit", label: "no limit" },
+  ];
 }
 
 export const TOPIC_CONFIG_DEFINITIONS: readonly TopicConfigDefinition[] = [
@@ -195,6 +235,8 @@ export const TOPIC_CONFIG_DEFINITIONS: readonly TopicConfigDefinition[] = [
     default: "delete",
     unit: null,
     doc: "delete drops old segments by time/size; compact keeps the latest value per key; both may be combined",
+    choices: ["delete", "compact", "compact,delete"],
+    special: [],
     parse: parseCleanupPolicy,
   },
   {
@@ -204,6 +246,8 @@ export const TOPIC_CONFIG_DEFINITIONS: readonly TopicConfigDefinition[] = [
     default: "604800000",
     unit: "ms",
     doc: "how long a closed segment is kept after its newest record (-1 = forever); delete policy only",
+    choices: [],
+    special: [{ raw: "-1", means: "no-limit", label: "never (keep forever)" }],
     parse: longAtLeast("retention.ms", -1, "-1 or ≥ 0"),
   },
   {
@@ -213,6 +257,8 @@ export const TOPIC_CONFIG_DEFINITIONS: readonly TopicConfigDefinition[] = [
     default: "-1",
     unit: "bytes",
     doc: "size a partition may reach before its oldest segments are deleted (negative = no limit); delete policy only",
+    choices: [],
+    special: [{ raw: "-1", means: "no-limit", label: "no limit" }],
     parse: longAtLeast("retention.bytes", -LONG_MAX_MS, "an integer"),
   },
   {
@@ -222,6 +268,8 @@ export const TOPIC_CONFIG_DEFINITIONS: readonly TopicConfigDefinition[] = [
     default: "-2",
     unit: "ms",
     doc: "with an object store: how long a segment stays on the worker's disk after it is uploaded (-2 = retention.ms, -1 = no limit); evicted segments are fetched back when read",
+    choices: [],
+    special: asRetention("retention.ms"),
     parse: longAtLeast("local.retention.ms", -2, "-2, -1 or ≥ 0"),
   },
   {
@@ -231,6 +279,8 @@ export const TOPIC_CONFIG_DEFINITIONS: readonly TopicConfigDefinition[] = [
     default: "-2",
     unit: "bytes",
     doc: "with an object store: how many bytes of uploaded segments a partition keeps on the worker's disk (-2 = retention.bytes, -1 = no limit)",
+    choices: [],
+    special: asRetention("retention.bytes"),
     parse: longAtLeast("local.retention.bytes", -2, "-2, -1 or ≥ 0"),
   },
   {
@@ -240,6 +290,8 @@ export const TOPIC_CONFIG_DEFINITIONS: readonly TopicConfigDefinition[] = [
     default: "604800000",
     unit: "ms",
     doc: "age of the first record after which the active segment is rolled",
+    choices: [],
+    special: [],
     parse: longAtLeast("segment.ms", 1, "≥ 1"),
   },
   {
@@ -249,6 +301,8 @@ export const TOPIC_CONFIG_DEFINITIONS: readonly TopicConfigDefinition[] = [
     default: "1073741824",
     unit: "bytes",
     doc: "size at which the active segment is rolled; also the largest batch a partition accepts",
+    choices: [],
+    special: [],
     parse: intAtLeast("segment.bytes", 14),
   },
   {
@@ -258,6 +312,8 @@ export const TOPIC_CONFIG_DEFINITIONS: readonly TopicConfigDefinition[] = [
     default: "0",
     unit: "ms",
     doc: "random amount subtracted from segment.ms per segment so partitions do not roll together",
+    choices: [],
+    special: [],
     parse: longAtLeast("segment.jitter.ms", 0, "≥ 0"),
   },
   {
@@ -267,6 +323,8 @@ export const TOPIC_CONFIG_DEFINITIONS: readonly TopicConfigDefinition[] = [
     default: "10485760",
     unit: "bytes",
     doc: "maximum size of a segment's offset and time indexes; a full index rolls the segment",
+    choices: [],
+    special: [],
     parse: intAtLeast("segment.index.bytes", 4),
   },
   {
@@ -276,6 +334,8 @@ export const TOPIC_CONFIG_DEFINITIONS: readonly TopicConfigDefinition[] = [
     default: "0.5",
     unit: "ratio",
     doc: "share of uncompacted bytes above which the cleaner compacts the partition",
+    choices: [],
+    special: [],
     parse: parseRatio,
   },
   {
@@ -285,15 +345,19 @@ export const TOPIC_CONFIG_DEFINITIONS: readonly TopicConfigDefinition[] = [
     default: "0",
     unit: "ms",
     doc: "minimum age before a record may be compacted away",
+    choices: [],
+    special: [],
     parse: longAtLeast("min.compaction.lag.ms", 0, "≥ 0"),
   },
   {
     name: "max.compaction.lag.ms",
     field: "maxCompactionLagMs",
     type: "long",
-    default: "9223372036854775807",
+    default: LONG_MAX_TEXT,
     unit: "ms",
     doc: "maximum age of an uncompacted record before compaction is forced (default: no limit)",
+    choices: [],
+    special: [{ raw: LONG_MAX_TEXT, means: "no-limit", label: "never (no limit)" }],
     parse: longAtLeast("max.compaction.lag.ms", 1, "≥ 1"),
   },
   {
@@ -303,6 +367,8 @@ export const TOPIC_CONFIG_DEFINITIONS: readonly TopicConfigDefinition[] = [
     default: "86400000",
     unit: "ms",
     doc: "how long a tombstone stays readable after the compaction pass that first kept it",
+    choices: [],
+    special: [],
     parse: longAtLeast("delete.retention.ms", 0, "≥ 0"),
   },
   {
@@ -312,6 +378,8 @@ export const TOPIC_CONFIG_DEFINITIONS: readonly TopicConfigDefinition[] = [
     default: "1048588",
     unit: "bytes",
     doc: "largest record batch the partition accepts (1 MiB plus Kafka's 12-byte log overhead)",
+    choices: [],
+    special: [],
     parse: intAtLeast("max.message.bytes", 0),
   },
   {
@@ -321,6 +389,8 @@ export const TOPIC_CONFIG_DEFINITIONS: readonly TopicConfigDefinition[] = [
     default: "60000",
     unit: "ms",
     doc: "how long a deleted segment's files linger (renamed .deleted) before they are removed",
+    choices: [],
+    special: [],
     parse: longAtLeast("file.delete.delay.ms", 0, "≥ 0"),
   },
   {
@@ -330,33 +400,41 @@ export const TOPIC_CONFIG_DEFINITIONS: readonly TopicConfigDefinition[] = [
     default: "CreateTime",
     unit: null,
     doc: "CreateTime keeps producer timestamps; LogAppendTime stamps records with the append time",
+    choices: TIMESTAMP_TYPES,
+    special: [],
     parse: parseTimestampType,
   },
   {
     name: "message.timestamp.difference.max.ms",
     field: "messageTimestampDifferenceMaxMs",
     type: "long",
-    default: "9223372036854775807",
+    default: LONG_MAX_TEXT,
     unit: "ms",
     doc: "CreateTime only: the largest distance of a record's timestamp from the append time, either way, where the before/after bounds are not set (deprecated in Kafka 3.6 for them)",
+    choices: [],
+    special: NO_LIMIT_LONG,
     parse: longAtLeast("message.timestamp.difference.max.ms", 0, "≥ 0"),
   },
   {
     name: "message.timestamp.before.max.ms",
     field: "messageTimestampBeforeMaxMs",
     type: "long",
-    default: "9223372036854775807",
+    default: LONG_MAX_TEXT,
     unit: "ms",
     doc: "CreateTime only: how far before the append time a record's timestamp may be; older ones are refused (INVALID_TIMESTAMP)",
+    choices: [],
+    special: NO_LIMIT_LONG,
     parse: longAtLeast("message.timestamp.before.max.ms", 0, "≥ 0"),
   },
   {
     name: "message.timestamp.after.max.ms",
     field: "messageTimestampAfterMaxMs",
     type: "long",
-    default: "9223372036854775807",
+    default: LONG_MAX_TEXT,
     unit: "ms",
     doc: "CreateTime only: how far after the append time a record's timestamp may be; later ones are refused (INVALID_TIMESTAMP)",
+    choices: [],
+    special: NO_LIMIT_LONG,
     parse: longAtLeast("message.timestamp.after.max.ms", 0, "≥ 0"),
   },
   {
@@ -366,6 +444,8 @@ export const TOPIC_CONFIG_DEFINITIONS: readonly TopicConfigDefinition[] = [
     default: "producer",
     unit: null,
     doc: "codec of stored batches: producer keeps each producer's; uncompressed, gzip, snappy, lz4 or zstd recompress to it",
+    choices: COMPRESSION_TYPES,
+    special: [],
     parse: parseCompressionType,
   },
   {
@@ -375,6 +455,8 @@ export const TOPIC_CONFIG_DEFINITIONS: readonly TopicConfigDefinition[] = [
     default: "object",
     unit: null,
     doc: "when a produce is acknowledged: object once it is in object storage, local on the local fsync (uploaded within the commit window)",
+    choices: DURABILITY_MODES,
+    special: [],
     parse: parseDurability,
   },
 ];
@@ -383,12 +465,12 @@ const DEFINITIONS_BY_NAME = new Map(TOPIC_CONFIG_DEFINITIONS.map((d) => [d.name 
 
 function assignParsed(config: Record<string, unknown>, name: string, raw: unknown): void {
   const definition = DEFINITIONS_BY_NAME.get(name);
-  if (!definition) throw new InvalidConfigError(`unknown topic config ${JSON.stringify(name)}`);
+  if (!definition) throw new TopicConfigError(`unknown topic config ${JSON.stringify(name)}`);
   if (typeof raw !== "string" && typeof raw !== "number") {
-    throw new InvalidConfigError(`${name} must be a string or a number, got ${typeof raw}`);
+    throw new TopicConfigError(`${name} must be a string or a number, got ${typeof raw}`);
   }
   const parsed = definition.parse(raw);
-  if (!parsed.ok) throw new InvalidConfigError(parsed.message);
+  if (!parsed.ok) throw new TopicConfigError(parsed.message);
   config[definition.field] = parsed.value;
 }
 
@@ -402,7 +484,7 @@ export function defaultTopicConfig(): TopicConfig {
 
 /**
  * Parses Kafka-named topic configs (strings or numbers) over Kafka's defaults. Throws
- * InvalidConfigError with a sentence naming the config, the rule and the value given.
+ * TopicConfigError with a sentence naming the config, the rule and the value given.
  */
 export function parseTopicConfig(input: Readonly<Record<string, unknown>> = {}): TopicConfig {
   const config = defaultTopicConfig() as unknown as Record<string, unknown>;
@@ -412,7 +494,7 @@ export function parseTopicConfig(input: Readonly<Record<string, unknown>> = {}):
   }
   const parsed = config as unknown as TopicConfig;
   if (parsed.minCompactionLagMs > parsed.maxCompactionLagMs) {
-    throw new InvalidConfigError(
+    throw new TopicConfigError(
       `min.compaction.lag.ms (${parsed.minCompactionLagMs}) must not be greater than max.compaction.lag.ms (${parsed.maxCompactionLagMs})`,
     );
   }
@@ -422,7 +504,7 @@ export function parseTopicConfig(input: Readonly<Record<string, unknown>> = {}):
     [parsed.localRetentionBytes, parsed.retentionBytes, "bytes"],
   ] as const) {
     if (total >= 0 && (local === -1 || local > total)) {
-      throw new InvalidConfigError(
+      throw new TopicConfigError(
         `local.retention.${name} (${local}) must not exceed retention.${name} (${total}): the local copy cannot outlive the log`,
       );
     }
@@ -474,7 +556,7 @@ export function formatTopicConfig(config: TopicConfig): Record<TopicConfigName, 
         .filter(Boolean)
         .join(",");
     } else if (value === LONG_MAX_MS && definition.type === "long") {
-      out[definition.name] = "9223372036854775807";
+      out[definition.name] = LONG_MAX_TEXT;
     } else {
       out[definition.name] = String(value);
     }
