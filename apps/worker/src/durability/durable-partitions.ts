@@ -11,6 +11,7 @@ import { FENCE_FILE } from "../ownership/storage-fence";
 import type { CommitWindow } from "./commit-window";
 import type { ManifestRepository, ManifestRow, PartitionManifest } from "./manifest.repository";
 import { decodeSegmentRef, remoteEntryOf, SNAPSHOT_SUFFIX } from "./segment-objects";
+import { fetchSegmentObject } from "./segment-transfer";
 
 export interface DurablePartitionsOptions {
   store: ObjectStore;
@@ -42,9 +43,11 @@ export class DurablePartitions {
   constructor(options: DurablePartitionsOptions) {
     this.#options = options;
     this.remote = {
+      // Streamed and checked as it goes (segment-transfer.ts): a segment of any size comes back in
+      // bounded memory, and a wrong object fails before the log store installs it.
       fetch: async (ref) => {
         const { key, sha256, size } = decodeSegmentRef(ref);
-        return checked(await options.store.get(key), { objectKey: key, sha256, byteSize: size });
+        return fetchSegmentObject(options.store, { objectKey: key, sha256, byteSize: size });
       },
     };
   }

@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import { createReadStream } from "node:fs";
-import { readFile, stat } from "node:fs/promises";
+import { stat } from "node:fs/promises";
 import { join } from "node:path";
 import { type Clock, localRetention } from "@lastword/logstore";
 import type { ObjectStore } from "@lastword/object-store";
@@ -11,7 +11,6 @@ import type { PartitionSlot } from "../hosting/partition-slot";
 import type { Logger } from "../logger";
 import { COMMIT_PREFIX, type CommitWindow } from "./commit-window";
 import { manifestStart } from "./durable-partitions";
-import { buildKeyFilter } from "./key-filter";
 import type { ManifestRepository, ManifestRow, PartitionManifest } from "./manifest.repository";
 import type { ChangeOutcome, ManifestChangesRepository } from "./manifest-changes.repository";
 import {
@@ -22,6 +21,7 @@ import {
   segmentObjectKey,
   tailObjectKey,
 } from "./segment-objects";
+import { uploadSegmentFile } from "./segment-transfer";
 import { readBelow } from "./visible-log";
 
 export interface SegmentTieringOptions {
@@ -260,16 +260,16 @@ export class SegmentTiering {
     const { store, clock } = this.#o;
     const path = segmentPath(slot.dir, segment.baseOffset);
     const info = await stat(path);
-    const bytes = await readFile(path);
     const entry = log.remoteEntryOf(segment.baseOffset, "");
     // Replaced under us (a pass cannot run now, but a reopen can): the next sync sees the new file.
-    if (entry === null || bytes.length !== entry.sizeBytes) return "replaced";
-    const sha256 = createHash("sha256").update(bytes).digest("hex");
+    if (entry === null || info.size !== entry.sizeBytes) return "replaced";
     const key = segmentObjectKey(slot.partitionId, segment.baseOffset, slot.epoch, clock.now());
     const snapshot = log.producerSnapshotAt(rangeEnd + 1);
-    // Only keys matter to an erasure or a tombstone: only compacted topics get a key filter.
-    const filter = log.config.cleanupPolicy.compact ? buildKeyFilter(bytes) : null;
-    await store.put(key, bytes);
+    // Streamed (segment-transfer.ts): a segment of any size is uploaded in bounded memory. Only
+    // keys matter to an erasure or a tombstone: only compacted topics get a key filter.
+    const { sha256, keyFilter: filter } = await uploadSegmentFile(store, key, path, info.size, {
+      keyFilter: log.config.cleanupPolicy.compact,
+    });
     if (snapshot) await store.put(`${key}${SNAPSHOT_SUFFIX}`, snapshot);
     if (filter) await store.put(`${key}${KEY_FILTER_SUFFIX}`, filter);
     this.#o.fault?.("before-segment-swap");
@@ -293,7 +293,7 @@ export class SegmentTiering {
           kind: "segment",
           objectKey: key,
           position: 0,
-          byteSize: bytes.length,
+          byteSize: info.size,
           sha256,
           baseOffset: segment.baseOffset,
           lastOffset: rangeEnd,
