@@ -20,6 +20,7 @@ import {
   forEachAppended,
   isEncodedBatch,
   type ProducePayload,
+  withPlainCopy,
 } from "../hosting/appended-records";
 import type { HostedLog } from "../hosting/hosted-log";
 import type { PartitionHost } from "../hosting/partition-host";
@@ -49,7 +50,9 @@ export function produce(
   /** The codec the producer's batch came in (Kafka Produce), for the topic's compression.type. */
   stored: { compression?: number } = {},
 ): Promise<ProduceAnswer> {
-  return host.write(partitionId, body, async (log, payload) => {
+  return host.write(partitionId, body, async (log, sent) => {
+    // A compressed batch is inflated once for the log, the key index and the tombstone audit.
+    const payload = isEncodedBatch(sent) ? withPlainCopy(sent) : sent;
     // A roll closes a segment, which may make a compacted partition cleanable right now.
     const compacted = log.config.cleanupPolicy.compact;
     const segmentsBefore = compacted ? (await log.segments()).length : 0;
