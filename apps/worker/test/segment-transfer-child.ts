@@ -22,7 +22,14 @@ const baseline = peakRss();
 const started = performance.now();
 const keys = Array.from({ length: count }, (_, i) => `segments/p/${process.pid}-${i}`);
 const uploads = await Promise.all(
-  keys.map((key) => uploadSegmentFile(store, key, path, size, { keyFilter: true })),
+  keys.map(async (key) => {
+    const file = await open(path, "r");
+    try {
+      return await uploadSegmentFile(store, key, file, size, { keyFilter: true });
+    } finally {
+      await file.close();
+    }
+  }),
 );
 const uploadMs = performance.now() - started;
 const afterUpload = peakRss();

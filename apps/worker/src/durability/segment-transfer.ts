@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { open } from "node:fs/promises";
+import type { FileHandle } from "node:fs/promises";
 import { Readable, Transform } from "node:stream";
 import type { ObjectStore } from "@lastword/object-store";
 import { KeyFilterBuilder } from "./key-filter";
@@ -15,14 +15,14 @@ export interface UploadedSegment {
 }
 
 /**
- * Streams the first `size` bytes of the segment file at `path` into `key`, read once through one
- * handle (a cleaner's replacement renamed over the path meanwhile does not change what is sent):
- * the SHA-256 and the key filter are computed from exactly the bytes uploaded, in one pass.
+ * Streams the first `size` bytes of the open segment file `file` into `key`, read once (through
+ * the handle the caller checked the size on, so a file renamed over the path meanwhile changes
+ * nothing): the SHA-256 and the key filter are computed from exactly the bytes uploaded, in one pass.
  */
 export async function uploadSegmentFile(
   store: ObjectStore,
   key: string,
-  path: string,
+  file: FileHandle,
   size: number,
   options: { keyFilter: boolean },
 ): Promise<UploadedSegment> {
@@ -40,16 +40,11 @@ export async function uploadSegmentFile(
       done(null, chunk);
     },
   });
-  const handle = await open(path, "r");
-  try {
-    const source =
-      size === 0 ? Readable.from([]) : handle.createReadStream({ start: 0, end: size - 1, autoClose: false });
-    source.once("error", (error: Error) => tap.destroy(error));
-    await store.putStream(key, source.pipe(tap), size);
-    return { sha256: hash.digest("hex"), keyFilter: keys?.finish() ?? null };
-  } finally {
-    await handle.close();
-  }
+  const source =
+    size === 0 ? Readable.from([]) : file.createReadStream({ start: 0, end: size - 1, autoClose: false });
+  source.once("error", (error: Error) => tap.destroy(error));
+  await store.putStream(key, source.pipe(tap), size);
+  return { sha256: hash.digest("hex"), keyFilter: keys?.finish() ?? null };
 }
 
 /** A segment row's object, as the log store's remote tier reads it. */
