@@ -4,6 +4,7 @@ import {
   batchField,
   batchHeaderDefect,
   decodeBatchRecords,
+  LOG_OVERHEAD_BYTES,
   type LogRecord,
 } from "@lastword/record-batch";
 import { CorruptSegmentError } from "./errors";
@@ -22,6 +23,12 @@ const MAX_WINDOW_BYTES = 8 * 1024 * 1024;
 const PROBE_BYTES = 8 * 1024;
 /** Reused: probe bytes never leave this module (reads are synchronous, so never interleaved). */
 const probe = Buffer.allocUnsafeSlow(PROBE_BYTES);
+/**
+ * From this batch size on, a window is cut at whole batches (one 12-byte read per batch): smaller
+ * ones are read ahead blind, where one read beats a read per batch.
+ */
+const LARGE_BATCH_BYTES = 64 * 1024;
+const lengthProbe = Buffer.allocUnsafeSlow(LOG_OVERHEAD_BYTES);
 
 export interface ReadBounds {
   /** Records below this are not served (the log start offset). */
@@ -128,7 +135,10 @@ function readWindow(segment: Segment, start: number, state: ReadState): boolean 
   const wanted = wholeBatchEnough
     ? size
     : Math.max(size, Math.min(bounds.maxBytes - state.bytes, MAX_WINDOW_BYTES, byRecords));
-  const length = Math.min(wanted, limit - at);
+  const length =
+    size >= LARGE_BATCH_BYTES
+      ? wholeBatchesWithin(segment, at, size, Math.min(wanted, limit - at), bounds.endOffset)
+      : Math.min(wanted, limit - at);
   const window = state.allocate(length);
   if (segment.readLog(window, at) < length)
     return fail(state, segment, at, "the log file is shorter than its size");
@@ -193,6 +203,32 @@ function readWindow(segment: Segment, start: number, state: ReadState): boolean 
   }
   if (lastServed >= 0) segment.readHint = { afterOffset: lastServed, position: at + pos };
   return result;
+}
+
+/**
+ * The window from `at` ending after the last whole batch that fits in `room` (the first, of `size`
+ * bytes, always): with large batches a window cut by the budget would otherwise read most of a
+ * batch it cannot serve (a 1 MiB Fetch budget over 600 KB batches read 1 MiB for one). Found by
+ * reading each following batch's 12-byte length, one small read per large batch; it stops at a
+ * batch not yet served (high watermark) or a length that makes no sense (the window's own walk
+ * then meets it and says what is wrong).
+ */
+function wholeBatchesWithin(
+  segment: Segment,
+  at: number,
+  size: number,
+  room: number,
+  endOffset: number,
+): number {
+  let end = at + size;
+  while (end - at + BATCH_HEADER_BYTES <= room) {
+    if (segment.readLog(lengthProbe, end, LOG_OVERHEAD_BYTES) < LOG_OVERHEAD_BYTES) break;
+    const next = batchField.sizeBytes(lengthProbe, 0);
+    if (next < BATCH_HEADER_BYTES || end - at + next > room) break;
+    if (batchField.baseOffset(lengthProbe, 0) >= endOffset) break;
+    end += next;
+  }
+  return end - at;
 }
 
 /** Where the next window starts when the read may still take a batch, else false (done). */

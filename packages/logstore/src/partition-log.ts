@@ -623,6 +623,11 @@ export class PartitionLog {
   private setLogStartOffset(offset: number): void {
     this.startOffset = offset;
     writeCheckpoint(this.dir, LOG_START_OFFSET_CHECKPOINT, offset);
+    // Retention or deleteRecords moved the start: producers idle past producer.id.expiration.ms
+    // go now (Kafka checks every 10 min), not at the next roll, which a quiet partition may never
+    // make. Producers are kept by time, not by offset: their last batch below the new start does
+    // not end them (KIP-360), so a producer between two sends is not told UNKNOWN_PRODUCER_ID.
+    this.producerState.removeExpired(this.clock.now());
   }
 
   /** Kafka's deleteOldSegments: log start offset, then size and time when `delete` is in the policy. */

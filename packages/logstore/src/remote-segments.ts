@@ -21,8 +21,12 @@ export interface RemoteSegmentEntry {
 
 /** Where evicted segments' bytes are fetched back from (the worker's object store). */
 export interface RemoteSegmentSource {
-  /** The segment's stored bytes, exactly as they were on disk when it was evicted. */
-  fetch(ref: string, baseOffset: number): Promise<Uint8Array>;
+  /**
+   * The segment's stored bytes, exactly as they were on disk when it was evicted: whole, or as
+   * chunks read as they are consumed (written to the file one by one, so a segment of any size is
+   * fetched back in bounded memory). A stream that fails ends the fetch; nothing is installed.
+   */
+  fetch(ref: string, baseOffset: number): Promise<Uint8Array | AsyncIterable<Uint8Array>>;
 }
 
 /** The list of a log's evicted segments, beside its other checkpoints. */

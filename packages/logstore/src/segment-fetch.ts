@@ -21,24 +21,30 @@ export async function fetchSegment(
   const { dir, baseOffset } = placeholder;
   const remote = placeholder.remote;
   if (remote === null) throw new Error(`segment ${baseOffset} is not evicted`);
-  const bytes = await source.fetch(remote.ref, baseOffset);
-  if (bytes.length !== placeholder.sizeBytes) {
-    throw new CorruptSegmentError(
-      baseOffset,
-      0,
-      `fetched ${bytes.length} bytes for an evicted segment of ${placeholder.sizeBytes}`,
-    );
-  }
-  const file = await fs.promises.open(
-    path.join(dir, segmentFileName(baseOffset, "log", RESTORING_SUFFIX)),
-    "w",
-  );
+  const restoring = path.join(dir, segmentFileName(baseOffset, "log", RESTORING_SUFFIX));
+  const fetched = await source.fetch(remote.ref, baseOffset);
+  const chunks = fetched instanceof Uint8Array ? [fetched] : fetched;
+  const file = await fs.promises.open(restoring, "w");
   try {
-    await file.writeFile(bytes);
+    let written = 0;
+    for await (const chunk of chunks) {
+      // Past the evicted size is already wrong: stop before writing more than the segment held.
+      if (written + chunk.length > placeholder.sizeBytes)
+        throw sizeDefect(baseOffset, "more than", placeholder);
+      for (let at = 0; at < chunk.length; ) {
+        const { bytesWritten } = await file.write(chunk, at, chunk.length - at, written + at);
+        at += bytesWritten;
+      }
+      written += chunk.length;
+    }
+    if (written !== placeholder.sizeBytes) throw sizeDefect(baseOffset, String(written), placeholder);
     await file.sync();
-  } finally {
+  } catch (error) {
     await file.close();
+    await fs.promises.rm(restoring, { force: true });
+    throw error;
   }
+  await file.close();
   const { segment } = Segment.load(dir, baseOffset, limits, {
     nowMs,
     verifyCrc: true,
@@ -52,6 +58,14 @@ export async function fetchSegment(
     throw new CorruptSegmentError(baseOffset, segment.corruption?.position ?? 0, `fetched back: ${defect}`);
   }
   return segment;
+}
+
+function sizeDefect(baseOffset: number, fetched: string, placeholder: Segment): CorruptSegmentError {
+  return new CorruptSegmentError(
+    baseOffset,
+    0,
+    `fetched ${fetched} bytes for an evicted segment of ${placeholder.sizeBytes}`,
+  );
 }
 
 /** Renames a fetched segment's files to their live names (the `.log` first: a crash after it keeps the file). */

@@ -206,6 +206,37 @@ describe("producer state (idempotent appends)", () => {
     });
   });
 
+  it("7b. a log start moved by retention or deleteRecords forgets producers idle past producer.id.expiration.ms at once, and keeps the rest even below the new start", async () => {
+    const clock = new TestClock();
+    const config = { "cleanup.policy": "delete", "retention.ms": 10_000 };
+    const log = await openLog({ dir: tempDir(), clock, config, producerIdExpirationMs: 60_000 });
+    const at = () => clock.now();
+    await log.append([kv("a", "1", at())], { producer: producer(5, 0, 0) });
+    clock.advance(30_000);
+    await log.append([kv("b", "1", at())], { producer: producer(6, 0, 0) });
+    await log.roll();
+    clock.advance(30_000);
+    // Nothing moved the start: the expired producer 5 is still remembered.
+    expect(log.producerState.entry(5)).toBeDefined();
+    expect((await log.applyRetention()).logStartOffset).toBe(2);
+    expect(log.producerState.entry(5)).toBeUndefined();
+    // Producer 6's batch (offset 1) is below the start now, but it sent 30 s ago: kept (KIP-360).
+    expect(log.producerState.entry(6)).toBeDefined();
+    expect(await codeOf(log.append([kv("b", "2", at())], { producer: producer(6, 0, 5) }))).toBe(
+      "OUT_OF_ORDER_SEQUENCE",
+    );
+    clock.advance(30_000);
+    await log.append([kv("c", "1", at())], { producer: producer(7, 0, 0) });
+    await log.deleteRecordsBefore(3);
+    expect(log.producerState.entry(6)).toBeUndefined();
+    expect(log.producerState.entry(7)).toBeDefined();
+    // Forgotten, producer 6 may start anywhere, as an unknown producer may.
+    expect(await log.append([kv("b", "3", at())], { producer: producer(6, 0, 5) })).toEqual({
+      baseOffset: 3,
+      lastOffset: 3,
+    });
+  });
+
   it("8. the snapshot format round-trips and refuses a flipped byte", () => {
     const entries: ProducerEntry[] = [
       {

@@ -1,6 +1,8 @@
 import { randomBytes } from "node:crypto";
 import { type FileHandle, link, mkdir, open, readdir, rename, rm, stat, unlink } from "node:fs/promises";
 import { dirname, join, relative, sep } from "node:path";
+import { Readable } from "node:stream";
+import { pipeline } from "node:stream/promises";
 import {
   assertObjectKey,
   assertRange,
@@ -11,6 +13,7 @@ import {
   ObjectStoreError,
   type PutOptions,
 } from "./object-store";
+import { exactly } from "./sized-stream";
 
 const TEMP_SUFFIX = ".tmp-";
 const LOCK_SUFFIX = ".lock";
@@ -59,17 +62,35 @@ export class FsObjectStore implements ObjectStore {
   }
 
   async put(key: string, body: Uint8Array, options: PutOptions = {}): Promise<ObjectInfo> {
+    return this.#write(key, options, (handle) => handle.writeFile(body));
+  }
+
+  async putStream(key: string, body: Readable, size: number, options: PutOptions = {}): Promise<ObjectInfo> {
+    const sized = exactly(size, key);
+    return this.#write(key, options, (handle) =>
+      pipeline(body, sized, async (chunks: AsyncIterable<Buffer>) => {
+        for await (const chunk of chunks) await handle.write(chunk);
+      }),
+    );
+  }
+
+  // The temp file is filled by `fill`, fsynced, then moved into place under the put's condition.
+  async #write(
+    key: string,
+    options: PutOptions,
+    fill: (handle: FileHandle) => Promise<void>,
+  ): Promise<ObjectInfo> {
     const path = this.#path(key);
     await mkdir(dirname(path), { recursive: true });
     const temp = `${path}${TEMP_SUFFIX}${randomBytes(6).toString("hex")}`;
-    const handle = await open(temp, "wx");
     try {
-      await handle.writeFile(body);
-      await handle.sync();
-    } finally {
-      await handle.close();
-    }
-    try {
+      const handle = await open(temp, "wx");
+      try {
+        await fill(handle);
+        await handle.sync();
+      } finally {
+        await handle.close();
+      }
       if (options.ifNoneMatch) await this.#linkNew(temp, path, key);
       else if (options.ifMatch !== undefined) await this.#replaceIfMatch(temp, path, key, options.ifMatch);
       else await rename(temp, path);
@@ -143,6 +164,27 @@ export class FsObjectStore implements ObjectStore {
     } finally {
       await handle.close();
     }
+  }
+
+  async getStream(key: string, range?: ByteRange): Promise<Readable> {
+    assertRange(range);
+    const path = this.#path(key);
+    const handle = await open(path, "r").catch((error) => {
+      if (isCode(error, "ENOENT")) throw new ObjectStoreError("NOT_FOUND", `no object ${key}`);
+      throw error;
+    });
+    // Read from the handle opened now: a replacement renamed in later does not change what is read.
+    const { size } = await handle.stat().catch(async (error) => {
+      await handle.close();
+      throw error;
+    });
+    const start = Math.min(range?.offset ?? 0, size);
+    const end = Math.min(range?.length === undefined ? size : start + range.length, size);
+    if (start === end) {
+      await handle.close();
+      return Readable.from([]);
+    }
+    return handle.createReadStream({ start, end: end - 1 });
   }
 
   async head(key: string): Promise<ObjectInfo | null> {

@@ -9,6 +9,8 @@ export {
   ObjectStoreError,
   type ObjectStoreErrorCode,
   type PutOptions,
+  STREAM_PART_BYTES,
+  STREAM_PARTS_IN_FLIGHT,
 } from "./object-store";
 export { type ObjectStoreLocation, openObjectStore, parseObjectStoreLocation } from "./open-object-store";
 export {

@@ -1,3 +1,5 @@
+import type { Readable } from "node:stream";
+
 /** One object as a listing or a head request describes it. */
 export interface ObjectInfo {
   key: string;
@@ -33,8 +35,17 @@ export interface ObjectStore {
    */
   readonly conditionalWrites: boolean;
   put(key: string, body: Uint8Array, options?: PutOptions): Promise<ObjectInfo>;
+  /**
+   * Writes exactly `size` bytes read from `body` with the conditions of `put`, holding only a few
+   * parts of them in memory however large the object (a segment can be 1 GiB): S3 uploads parts of
+   * `STREAM_PART_BYTES`, at most `STREAM_PARTS_IN_FLIGHT` at once, the filesystem copies through a
+   * temp file. A body that ends short of `size` or runs past it writes nothing.
+   */
+  putStream(key: string, body: Readable, size: number, options?: PutOptions): Promise<ObjectInfo>;
   /** The object's bytes, or the range of them; `NOT_FOUND` when it does not exist. */
   get(key: string, range?: ByteRange): Promise<Buffer>;
+  /** `get` as a stream, read as it is consumed; `NOT_FOUND` before any byte when the object does not exist. */
+  getStream(key: string, range?: ByteRange): Promise<Readable>;
   /** `null` when the object does not exist. */
   head(key: string): Promise<ObjectInfo | null>;
   /** Every object whose key starts with `prefix`, in key order (UTF-8 byte order, as S3 lists). */
@@ -56,6 +67,11 @@ export interface KeptVersions {
   /** An enabled lifecycle rule covering our keys expires noncurrent versions after this many days; null: none. */
   noncurrentExpiryDays: number | null;
 }
+
+/** Bytes per part of a streamed S3 upload (S3's minimum part is 5 MiB; 10,000 parts make 80 GiB). */
+export const STREAM_PART_BYTES = 8 << 20;
+/** Parts of one streamed upload in memory and in flight at once. */
+export const STREAM_PARTS_IN_FLIGHT = 2;
 
 /** Longest key accepted: S3's limit. */
 export const OBJECT_KEY_MAX_BYTES = 1024;

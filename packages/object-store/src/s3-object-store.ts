@@ -1,4 +1,5 @@
 import { randomBytes } from "node:crypto";
+import { Readable } from "node:stream";
 import {
   DeleteObjectCommand,
   GetBucketLifecycleConfigurationCommand,
@@ -11,6 +12,7 @@ import {
   S3Client,
   S3ServiceException,
 } from "@aws-sdk/client-s3";
+import { Upload } from "@aws-sdk/lib-storage";
 import {
   assertObjectKey,
   assertRange,
@@ -20,7 +22,10 @@ import {
   type ObjectStore,
   ObjectStoreError,
   type PutOptions,
+  STREAM_PART_BYTES,
+  STREAM_PARTS_IN_FLIGHT,
 } from "./object-store";
+import { exactly } from "./sized-stream";
 
 export interface S3StoreConfig {
   bucket: string;
@@ -146,7 +151,45 @@ export class S3ObjectStore implements ObjectStore {
     }
   }
 
+  /**
+   * Through lib-storage's `Upload`: one PutObject when the body fits in a part, otherwise a
+   * multipart upload whose CompleteMultipartUpload carries the same `If-None-Match`/`If-Match` (the
+   * object appears, or not, at completion, so that is where S3 checks them; parts are invisible
+   * until then, and a failed upload is aborted so its parts do not linger).
+   */
+  async putStream(key: string, body: Readable, size: number, options: PutOptions = {}): Promise<ObjectInfo> {
+    try {
+      // A read error of the body fails the upload (which aborts it) instead of leaving it waiting.
+      const sized = exactly(size, key);
+      body.once("error", (error) => sized.destroy(error));
+      const upload = new Upload({
+        client: this.client,
+        partSize: STREAM_PART_BYTES,
+        queueSize: STREAM_PARTS_IN_FLIGHT,
+        params: {
+          Bucket: this.config.bucket,
+          Key: this.#key(key),
+          Body: body.pipe(sized),
+          ContentLength: size,
+          IfNoneMatch: options.ifNoneMatch,
+          IfMatch: options.ifMatch,
+        },
+      });
+      const out = await upload.done();
+      return { key, size, etag: out.ETag ?? "" };
+    } catch (error) {
+      return translate(error, key);
+    }
+  }
+
   async get(key: string, range?: ByteRange): Promise<Buffer> {
+    const body = await this.getStream(key, range);
+    const chunks: Buffer[] = [];
+    for await (const chunk of body) chunks.push(chunk as Buffer);
+    return Buffer.concat(chunks);
+  }
+
+  async getStream(key: string, range?: ByteRange): Promise<Readable> {
     assertRange(range);
     const header = range
       ? `bytes=${range.offset}-${range.length === undefined ? "" : range.offset + range.length - 1}`
@@ -155,10 +198,11 @@ export class S3ObjectStore implements ObjectStore {
       const out = await this.client.send(
         new GetObjectCommand({ Bucket: this.config.bucket, Key: this.#key(key), Range: header }),
       );
-      return Buffer.from((await out.Body?.transformToByteArray()) ?? new Uint8Array());
+      // In Node the SDK's body is the HTTP response, a Readable.
+      return out.Body instanceof Readable ? out.Body : Readable.from([]);
     } catch (error) {
       // A range starting at or past the end: the object exists, the range holds nothing.
-      if (statusOf(error) === 416) return Buffer.alloc(0);
+      if (statusOf(error) === 416) return Readable.from([]);
       return translate(error, key);
     }
   }

@@ -12,6 +12,7 @@ import { SNAPSHOT_SUFFIX } from "./bucket-layout";
 import type { CommitWindow } from "./commit-window";
 import type { ManifestRepository, ManifestRow, PartitionManifest } from "./manifest.repository";
 import { decodeSegmentRef, remoteEntryOf } from "./segment-objects";
+import { fetchSegmentObject } from "./segment-transfer";
 
 export interface DurablePartitionsOptions {
   store: ObjectStore;
@@ -43,9 +44,11 @@ export class DurablePartitions {
   constructor(options: DurablePartitionsOptions) {
     this.#options = options;
     this.remote = {
+      // Streamed and checked as it goes (segment-transfer.ts): a segment of any size comes back in
+      // bounded memory, and a wrong object fails before the log store installs it.
       fetch: async (ref) => {
         const { key, sha256, size } = decodeSegmentRef(ref);
-        return checked(await options.store.get(key), { objectKey: key, sha256, byteSize: size });
+        return fetchSegmentObject(options.store, { objectKey: key, sha256, byteSize: size });
       },
     };
   }

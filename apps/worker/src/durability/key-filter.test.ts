@@ -2,7 +2,7 @@ import { encodeRecordBatch } from "@lastword/logstore";
 import { compressBatch } from "@lastword/record-batch";
 import "@lastword/record-batch/node-codecs";
 import { describe, expect, it } from "vitest";
-import { buildKeyFilter, mayHoldKey } from "./key-filter";
+import { buildKeyFilter, KeyFilterBuilder, mayHoldKey } from "./key-filter";
 
 function batch(keys: readonly (string | null)[], baseOffset: number, codec = 0): Buffer {
   const records = keys.map((key) => ({
@@ -34,5 +34,21 @@ describe("key filter", () => {
     );
     expect(mayHoldKey(filter, binary)).toBe(true);
     expect(mayHoldKey(buildKeyFilter(Buffer.alloc(0)), Buffer.from("k"))).toBe(false);
+  });
+
+  it("is the same built from chunks cut anywhere, and refuses a segment ending inside a batch", () => {
+    const segment = Buffer.concat([
+      batch(["a", "b", "c"], 0),
+      batch(["d", null], 3, 4),
+      batch(["e".repeat(300)], 5),
+    ]);
+    for (const cut of [1, 7, 12, 13, 100, segment.length]) {
+      const builder = new KeyFilterBuilder();
+      for (let at = 0; at < segment.length; at += cut) builder.push(segment.subarray(at, at + cut));
+      expect(builder.finish().equals(buildKeyFilter(segment))).toBe(true);
+    }
+    const torn = new KeyFilterBuilder();
+    torn.push(segment.subarray(0, segment.length - 1));
+    expect(() => torn.finish()).toThrow("segment ends inside a batch (");
   });
 });

@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import { createReadStream } from "node:fs";
-import { readFile, stat } from "node:fs/promises";
+import { open, stat } from "node:fs/promises";
 import { join } from "node:path";
 import type { Clock } from "@lastword/logstore";
 import type { ObjectStore } from "@lastword/object-store";
@@ -20,10 +20,10 @@ import {
 } from "./bucket-layout";
 import type { CommitWindow } from "./commit-window";
 import { manifestStart } from "./durable-partitions";
-import { buildKeyFilter } from "./key-filter";
 import type { ManifestRepository, ManifestRow, PartitionManifest } from "./manifest.repository";
 import type { ChangeOutcome, ManifestChangesRepository } from "./manifest-changes.repository";
 import { encodeSegmentRef, type SegmentObjectStats } from "./segment-objects";
+import { uploadSegmentFile } from "./segment-transfer";
 
 export interface SegmentTieringOptions {
   store: ObjectStore;
@@ -258,19 +258,11 @@ export class SegmentTiering {
     rangeEnd: number,
     rows: readonly ManifestRow[],
   ): Promise<ChangeOutcome | "replaced"> {
-    const { store, clock } = this.#o;
-    const path = segmentPath(slot.dir, segment.baseOffset);
-    const info = await stat(path);
-    const bytes = await readFile(path);
-    const entry = log.remoteEntryOf(segment.baseOffset, "");
-    // Replaced under us (a pass cannot run now, but a reopen can): the next sync sees the new file.
-    if (entry === null || bytes.length !== entry.sizeBytes) return "replaced";
-    const sha256 = createHash("sha256").update(bytes).digest("hex");
-    const key = segmentObjectKey(slot.partitionId, segment.baseOffset, slot.epoch, clock.now());
+    const { store } = this.#o;
     const snapshot = log.producerSnapshotAt(rangeEnd + 1);
-    // Only keys matter to an erasure or a tombstone: only compacted topics get a key filter.
-    const filter = log.config.cleanupPolicy.compact ? buildKeyFilter(bytes) : null;
-    await store.put(key, bytes);
+    const sent = await this.#send(slot, log, segment.baseOffset);
+    if (sent === null) return "replaced";
+    const { info, entry, key, sha256, keyFilter: filter } = sent;
     if (snapshot) await store.put(`${key}${SNAPSHOT_SUFFIX}`, snapshot);
     if (filter) await store.put(`${key}${KEY_FILTER_SUFFIX}`, filter);
     this.#o.fault?.("before-segment-swap");
@@ -294,7 +286,7 @@ export class SegmentTiering {
           kind: "segment",
           objectKey: key,
           position: 0,
-          byteSize: bytes.length,
+          byteSize: info.size,
           sha256,
           baseOffset: segment.baseOffset,
           lastOffset: rangeEnd,
@@ -321,6 +313,29 @@ export class SegmentTiering {
       sha256,
     });
     return outcome;
+  }
+
+  /**
+   * Streams the segment file to a new object (segment-transfer.ts: bounded memory however large),
+   * through one handle for the size check and the upload, so a file renamed over the path in
+   * between (a reopen; a pass cannot run now) is not uploaded under the sizes checked here. Null
+   * when the file is not the segment the log describes: the next sync sees the new one.
+   */
+  async #send(slot: PartitionSlot, log: HostedLog, baseOffset: number) {
+    const file = await open(segmentPath(slot.dir, baseOffset), "r");
+    try {
+      const info = await file.stat();
+      const entry = log.remoteEntryOf(baseOffset, "");
+      if (entry === null || info.size !== entry.sizeBytes) return null;
+      const key = segmentObjectKey(slot.partitionId, baseOffset, slot.epoch, this.#o.clock.now());
+      // Only keys matter to an erasure or a tombstone: only compacted topics get a key filter.
+      const uploaded = await uploadSegmentFile(this.#o.store, key, file, info.size, {
+        keyFilter: log.config.cleanupPolicy.compact,
+      });
+      return { info, entry, key, ...uploaded };
+    } finally {
+      await file.close();
+    }
   }
 
   /**

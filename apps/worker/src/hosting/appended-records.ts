@@ -1,6 +1,8 @@
 import {
+  batchCompression,
   batchField,
   COMPRESSION_MASK,
+  CompressionError,
   inflateBatch,
   OFF_ATTRIBUTES,
   OFF_MAX_TIMESTAMP,
@@ -25,6 +27,23 @@ export interface EncodedBatch {
 
 export function isEncodedBatch(payload: ProducePayload): payload is EncodedBatch {
   return !Array.isArray(payload);
+}
+
+/**
+ * The batch with its plain copy: a compressed batch that came without one is inflated here, once,
+ * so the log's validation and every walk of the append (key index, tombstone audit) share it
+ * instead of each inflating the batch again. A batch that does not inflate is left without one:
+ * the log refuses it as it always has (a corrupt batch).
+ */
+export function withPlainCopy(payload: EncodedBatch): EncodedBatch {
+  const { batch, inflated } = payload;
+  if (inflated || batchCompression(batch, 0) === 0) return payload;
+  try {
+    return { batch, inflated: inflateBatch(batch, 0) };
+  } catch (error) {
+    if (error instanceof CompressionError) return payload;
+    throw error;
+  }
 }
 
 /** One appended record as the key index and the tombstone audit see it. */

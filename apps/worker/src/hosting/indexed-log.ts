@@ -1,6 +1,6 @@
 import { DataPlaneError } from "@lastword/dataplane";
 import type { AppendOptions, AppendResult, CleanResult } from "@lastword/logstore";
-import { forEachAppended, type ProducePayload } from "./appended-records";
+import { forEachAppended, type ProducePayload, withPlainCopy } from "./appended-records";
 import type { AppendRecord, HostedLog, LogRecord, OpenLog } from "./hosted-log";
 import { type FrozenKeyIndex, KeyIndex } from "./key-index";
 
@@ -63,7 +63,9 @@ export class KeyIndexedLog {
   }
 
   appendBatch(batch: Buffer, inflated?: Buffer): Promise<AppendResult> {
-    return this.#indexed({ batch, inflated }, this.inner.appendBatch(batch, inflated));
+    // Inflated once (when the caller did not): the log validates the copy the index then walks.
+    const payload = withPlainCopy({ batch, inflated });
+    return this.#indexed(payload, this.inner.appendBatch(batch, payload.inflated));
   }
 
   async #indexed(payload: ProducePayload, pending: Promise<AppendResult>): Promise<AppendResult> {

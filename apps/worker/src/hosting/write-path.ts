@@ -1,6 +1,12 @@
 import type { DeleteRecordsResponse, ProduceResponse, ProducerFields } from "@lastword/dataplane";
 import type { CrashHook } from "../fault-points";
-import { appendedCount, forEachAppended, isEncodedBatch, type ProducePayload } from "./appended-records";
+import {
+  appendedCount,
+  forEachAppended,
+  isEncodedBatch,
+  type ProducePayload,
+  withPlainCopy,
+} from "./appended-records";
 import type { HostedLog } from "./hosted-log";
 import type { PartitionHost } from "./partition-host";
 import type { TombstoneAudit } from "./tombstone-audit";
@@ -39,7 +45,9 @@ export async function produce(
   options: ProduceOptions = {},
 ): Promise<ProduceAnswer> {
   const { producer, compression, fault } = options;
-  const answer = await host.write(partitionId, body, async (log, payload): Promise<ProduceAnswer> => {
+  const answer = await host.write(partitionId, body, async (log, sent): Promise<ProduceAnswer> => {
+    // A compressed batch is inflated once for the log, the key index and the tombstone audit.
+    const payload = isEncodedBatch(sent) ? withPlainCopy(sent) : sent;
     // A roll closes a segment, which may make a compacted partition cleanable right now.
     const compacted = log.config.cleanupPolicy.compact;
     const segmentsBefore = compacted ? (await log.segments()).length : 0;

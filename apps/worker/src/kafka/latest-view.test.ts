@@ -1,13 +1,16 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { PartitionLog } from "@lastword/logstore";
+import { ManualClock, PartitionLog } from "@lastword/logstore";
 import "@lastword/record-batch/node-codecs";
 import { decodeBatch, inflateBatch, readBatchHeader } from "@lastword/record-batch";
 import fc from "fast-check";
 import { afterAll, describe, expect, it } from "vitest";
+import { visibleUpTo } from "../durability/visible-log";
 import type { HostedLog } from "../hosting/hosted-log";
-import { type LatestFreeze, readLatest } from "./latest-view";
+import { withKeyIndex } from "../hosting/indexed-log";
+import { partitionLogOpener } from "../hosting/log-opener";
+import { type LatestFreeze, LatestViews, readLatest } from "./latest-view";
 
 const NOW = 1_700_000_000_000;
 const root = mkdtempSync(join(tmpdir(), "latest-view-"));
@@ -149,5 +152,52 @@ describe("the view's read path (readLatest)", () => {
       ),
       { numRuns: 40 },
     );
+  });
+});
+
+describe("the view's end under a lagging durable end (LatestViews)", () => {
+  it("never passes the durable end; a key whose latest record is past it comes in the tail once committed", async () => {
+    const hosted = await withKeyIndex(partitionLogOpener())({
+      dir: join(root, "lagging"),
+      config: { "cleanup.policy": "compact" },
+      clock: new ManualClock(NOW),
+    });
+    const put = (key: string, value: string) =>
+      hosted.append([{ key: Buffer.from(key), value: Buffer.from(value) }]);
+    // Committed: k0, k1, k2 (offsets 0–2), k0 again (3). Appended, not yet committed (the store
+    // lags): k1 again (4), k3 (5). Readers get the log through the durable view, ending at 4.
+    const writes: [string, string][] = [
+      ["k0", "a"],
+      ["k1", "a"],
+      ["k2", "a"],
+      ["k0", "b"],
+      ["k1", "c"],
+      ["k3", "a"],
+    ];
+    for (const [key, value] of writes) await put(key, value);
+    const durable = visibleUpTo(hosted, 4);
+    const freeze = await new LatestViews().pinned(new Map(), "p", durable, 0);
+    expect(freeze.end).toBe(4);
+    // k1's latest (4) is past the durable end: its older record is superseded, the newer one is the tail's.
+    expect([...freeze.offsets]).toEqual([2, 3]);
+    const tailFrom: number[] = [];
+    const served = await readLatest(durable, freeze, 0, 1 << 20, NOW, async (end) => {
+      tailFrom.push(end);
+      return (await durable.readBatches(end)).bytes;
+    });
+    expect(recordsOf(served)).toEqual([
+      [2, "k2", "a"],
+      [3, "k0", "b"],
+    ]);
+    // Nothing past the durable end is served while the commit lags…
+    expect((await durable.readBatches(freeze.end)).bytes.length).toBe(0);
+    // …and once it lands, the tail from the view's end carries k1's and k3's records.
+    const committed = visibleUpTo(hosted, 6);
+    expect(recordsOf((await committed.readBatches(freeze.end)).bytes)).toEqual([
+      [4, "k1", "c"],
+      [5, "k3", "a"],
+    ]);
+    expect(tailFrom).toEqual([]);
+    await hosted.close();
   });
 });

@@ -133,8 +133,15 @@ function stale(freeze: LatestFreeze, log: HostedLog, fetchOffset: number): boole
  * the reads skip what is gone.
  */
 async function freezeView(log: HostedLog): Promise<LatestFreeze> {
+  // `log` is the durable read view: its end, read before the index is taken, is committed.
+  const durableEnd = log.logEndOffset;
   const { offsets, endOffset } = await requireKeyIndex(log).latestOffsets();
-  return { log: hostedLogOf(log), end: endOffset, offsets };
+  // The live index may run past it while a commit or an upload lags; the view then ends at the
+  // durable end, and a key whose latest record lies past it is left to the tail, where that record
+  // is served once committed (within one hosted log every append commits or the log is dropped,
+  // and a freeze goes with its log). So the view never shows an offset a takeover could lose.
+  const end = Math.min(endOffset, durableEnd);
+  return { log: hostedLogOf(log), end, offsets: offsets.subarray(0, firstAtOrAfter(offsets, end)) };
 }
 
 /**
