@@ -46,6 +46,7 @@ import { LeaseRepository } from "./ownership/lease.repository";
 import { OwnershipLoop } from "./ownership/ownership";
 import { removeOrphanedPartitions, removeStaleCopies } from "./ownership/partition-janitor";
 import { WorkerRegistry } from "./ownership/worker-registry";
+import { WorkerSession } from "./ownership/worker-session";
 import { ShutdownSequence } from "./shutdown";
 
 export interface WorkerConfig {
@@ -318,6 +319,14 @@ export async function startWorker(config: WorkerConfig): Promise<RunningWorker> 
     housekeepingIntervalMs: config.housekeepingIntervalMs ?? 30_000,
     clock,
   });
+  // Held for as long as this process lives: a peer that finds it gone claims our partitions at once.
+  const session = new WorkerSession({
+    databaseUrl: config.databaseUrl,
+    nodeId,
+    logger,
+    onReleased: () => loop.wake(),
+  });
+  await session.open();
   await loop.tick();
   loop.start();
   scheduler?.start();
@@ -337,6 +346,7 @@ export async function startWorker(config: WorkerConfig): Promise<RunningWorker> 
     fence,
     objects,
     audit,
+    session,
   };
   const shutdown = gracefulShutdown(parts);
   return {
@@ -363,23 +373,33 @@ interface Parts {
   fence: FenceRepository;
   objects: ObjectStorage | null;
   audit: TombstoneAudit;
+  session: WorkerSession;
 }
 
+/**
+ * Stop taking work, finish what is in flight (requests, running passes, the commit window), hand
+ * the partitions over (released and announced: peers claim them at once), and only then the
+ * cleanup nobody waits on. Each step is bounded, so a stuck one costs its bound, not the handover.
+ */
 function gracefulShutdown(parts: Parts): ShutdownSequence {
   const sequence = new ShutdownSequence();
   sequence.add("stop kafka listener", () => parts.kafka?.close());
   sequence.add("release group coordinator leases", () => parts.groups?.stop());
   sequence.add("stop ownership loop", () => parts.loop.stop());
-  sequence.add("stop data plane", () => closeServer(parts.server));
-  sequence.add("stop job workers and queues", () => parts.scheduler?.stop());
+  sequence.add("stop data plane", () => closeServer(parts.server, DATA_PLANE_DRAIN_MS));
+  sequence.add("stop job workers", () => parts.scheduler?.stopWorking());
   sequence.add("stop object storage loops", () => parts.objects?.stop());
   sequence.add("close partition logs", () => parts.host.closeAll());
   sequence.add("release leases", () => parts.leases.releaseAll().then(() => undefined));
+  sequence.add("remove job queues", () => parts.scheduler?.stop());
   sequence.add("write queued audit events", () => parts.audit.stop(AUDIT_FLUSH_MS));
   sequence.add("mark worker stopped", () => parts.registry.markStopped());
   sequence.add("close database and object store", () => closeConnections(parts));
   return sequence;
 }
+
+/** How long requests in flight on the data plane may take to finish once a stop began. */
+const DATA_PLANE_DRAIN_MS = 1_000;
 
 /** Bounded below the shutdown step limit (10 s). */
 const AUDIT_FLUSH_MS = 8_000;
@@ -399,7 +419,12 @@ async function kill(parts: Omit<Parts, "leases" | "registry">): Promise<void> {
 
 async function closeConnections(parts: Omit<Parts, "leases" | "registry">): Promise<void> {
   await parts.objects?.stop();
-  await Promise.all([parts.prisma.$disconnect(), parts.fence.close(), parts.objects?.close()]);
+  await Promise.all([
+    parts.prisma.$disconnect(),
+    parts.fence.close(),
+    parts.objects?.close(),
+    parts.session.close(),
+  ]);
 }
 
 function advertise(boundAddress: string, host: string): string {

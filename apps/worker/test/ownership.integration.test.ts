@@ -51,7 +51,7 @@ describe("partition ownership", () => {
     expect(epochs.every((p) => p.leaseEpoch === 1)).toBe(true);
   });
 
-  it("hands a killed worker's partitions over once its leases expire, without losing an acknowledged record", async () => {
+  it("hands a killed worker's partitions over, without losing an acknowledged record", async () => {
     const [a, b] = [await launch(), await launch()];
     const topic = await createTestTopic(harness.db.prisma, { partitions: 4 });
     await eventually("partitions spread", 2_000, async () =>
@@ -80,7 +80,7 @@ describe("partition ownership", () => {
     );
     const victims = a!.ownedPartitions();
     await a!.kill();
-    // Lease expiry runs on the database's clock (real time): waited for, not timed.
+    // Its session's end (or at worst its leases' expiry on the database's clock): waited for, not timed.
     await eventually("takeover", 10 * LEASE_TTL_MS, async () =>
       victims.every((id) => b!.ownedPartitions().includes(id)) ? true : undefined,
     );
@@ -189,6 +189,75 @@ describe("partition ownership", () => {
     await eventually("partition closed", 1_000, async () =>
       a.ownedPartitions().length === 0 ? true : undefined,
     );
+  });
+
+  it("claims a killed worker's partitions as soon as its database session ends, long before its leases expire", async () => {
+    // Leases far longer than the test: only the ended session can explain a takeover.
+    const [a, b] = [await launch({ leaseTtlMs: 120_000 }), await launch({ leaseTtlMs: 120_000 })];
+    const topic = await createTestTopic(harness.db.prisma, { partitions: 4 });
+    await eventually("spread", 10_000, async () =>
+      a.ownedPartitions().length === 2 && b.ownedPartitions().length === 2 ? true : undefined,
+    );
+    const victims = a.ownedPartitions();
+    for (const partitionId of victims) {
+      await harness.client.produce({ partitionId, records: [{ key: null, value: Buffer.from("before") }] });
+    }
+    const leasesBefore = await harness.db.prisma.partition.findMany({ where: { id: { in: victims } } });
+    await a.kill();
+    await eventually("b claimed a's partitions", 30_000, async () =>
+      victims.every((id) => b.ownedPartitions().includes(id)) ? true : undefined,
+    );
+    const [{ now }] = await harness.db.prisma.$queryRaw<{ now: Date }[]>`SELECT (now() AT TIME ZONE 'UTC') AS now`;
+    for (const lease of leasesBefore) expect(lease.leaseExpiresAt!.getTime()).toBeGreaterThan(now.getTime());
+    // Through the ordinary claim: a new epoch, and the records a acknowledged are there.
+    const moved = await harness.db.prisma.partition.findMany({ where: { id: { in: victims } } });
+    expect(moved.every((p) => p.ownerWorkerId === b.id && p.leaseEpoch === 2)).toBe(true);
+    for (const partitionId of victims) {
+      const result = await harness.client.produce({ partitionId, records: [{ key: null, value: Buffer.from("after") }] });
+      expect(result.offsets).toEqual([1]);
+    }
+    expect(topic.partitionIds).toHaveLength(4);
+  });
+
+  it("a live worker whose session drops loses its partitions to a peer, whose epoch fences its writes, and takes its session back", async () => {
+    const [a, b] = [await launch({ leaseTtlMs: 120_000 }), await launch({ leaseTtlMs: 120_000 })];
+    const topic = await createTestTopic(harness.db.prisma, { partitions: 4 });
+    await eventually("spread", 10_000, async () =>
+      a.ownedPartitions().length === 2 && b.ownedPartitions().length === 2 ? true : undefined,
+    );
+    const victims = a.ownedPartitions();
+    const { nodeId } = await harness.db.prisma.worker.findUniqueOrThrow({ where: { id: a.id } });
+    // What a network blip or a restarted pgbouncer would do to a's session connection alone.
+    const sessionHeld = async () =>
+      (
+        await harness.db.prisma.$queryRaw<{ held: boolean }[]>`
+          SELECT EXISTS (SELECT 1 FROM pg_locks WHERE locktype = 'advisory' AND granted AND objsubid = 2
+            AND objid = ${nodeId}::oid AND database = (SELECT oid FROM pg_database WHERE datname = current_database())) AS held`
+      )[0]!.held;
+    expect(await sessionHeld()).toBe(true);
+    await harness.db.prisma.$queryRaw`
+      SELECT pg_terminate_backend(pid) FROM pg_stat_activity
+      WHERE application_name = ${`lastword-worker-session-${nodeId}`} AND datname = current_database()`;
+    await eventually("b claimed a's partitions", 30_000, async () =>
+      victims.every((id) => b.ownedPartitions().includes(id)) ? true : undefined,
+    );
+    // a still hosts them until its next renewal: a write there is refused by the new epoch.
+    const stale = await fetch(`${a.address}/v1/partitions/${victims[0]}/produce`, {
+      method: "POST",
+      headers: { "content-type": "application/json", "x-lastword-secret": harness.secret },
+      body: JSON.stringify({ records: [{ key: null, value: Buffer.from("stale").toString("base64") }] }),
+    });
+    expect([404, 409]).toContain(stale.status);
+    expect(await stale.json()).toMatchObject({ code: "NOT_OWNER" });
+    // a locks its session again and counts as live: the partitions are shared out once more.
+    await eventually("a's session back", 10_000, async () => ((await sessionHeld()) ? true : undefined));
+    await eventually("balanced again", 20_000, async () =>
+      a.ownedPartitions().length === 2 && b.ownedPartitions().length === 2 ? true : undefined,
+    );
+    for (const partitionId of topic.partitionIds) {
+      const written = await harness.client.produce({ partitionId, records: [{ key: null, value: null }] });
+      expect(written.offsets).toHaveLength(1);
+    }
   });
 
   it("releases leases on a graceful stop so another worker claims them long before expiry", async () => {

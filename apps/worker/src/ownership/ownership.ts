@@ -54,6 +54,14 @@ export class OwnershipLoop {
     this.#schedule(0);
   }
 
+  /**
+   * Runs a tick as soon as the one under way (if any) ends, then keeps the usual cadence: a peer
+   * released partitions (worker-session.ts), so claiming them need not wait for the next interval.
+   */
+  wake(): void {
+    this.#schedule(0);
+  }
+
   /** Runs one tick now (tests, and the first claim at boot). */
   tick(): Promise<void> {
     this.#current = this.#current.then(() => this.#tick());
@@ -66,10 +74,15 @@ export class OwnershipLoop {
     await this.#current;
   }
 
+  /** One timer at a time: a wake() replaces the pending one, and a tick only re-arms when none is pending. */
   #schedule(delayMs: number): void {
     if (this.#stopped) return;
+    if (this.#timer) clearTimeout(this.#timer);
     this.#timer = setTimeout(() => {
-      void this.tick().finally(() => this.#schedule(this.#o.claimIntervalMs));
+      this.#timer = null;
+      void this.tick().finally(() => {
+        if (this.#timer === null) this.#schedule(this.#o.claimIntervalMs);
+      });
     }, delayMs);
   }
 
