@@ -207,13 +207,19 @@ describe("partition ownership", () => {
     await eventually("b claimed a's partitions", 30_000, async () =>
       victims.every((id) => b.ownedPartitions().includes(id)) ? true : undefined,
     );
-    const [{ now }] = await harness.db.prisma.$queryRaw<{ now: Date }[]>`SELECT (now() AT TIME ZONE 'UTC') AS now`;
-    for (const lease of leasesBefore) expect(lease.leaseExpiresAt!.getTime()).toBeGreaterThan(now.getTime());
+    const [clock] = await harness.db.prisma.$queryRaw<
+      { now: Date }[]
+    >`SELECT (now() AT TIME ZONE 'UTC') AS now`;
+    for (const lease of leasesBefore)
+      expect(lease.leaseExpiresAt!.getTime()).toBeGreaterThan(clock!.now.getTime());
     // Through the ordinary claim: a new epoch, and the records a acknowledged are there.
     const moved = await harness.db.prisma.partition.findMany({ where: { id: { in: victims } } });
     expect(moved.every((p) => p.ownerWorkerId === b.id && p.leaseEpoch === 2)).toBe(true);
     for (const partitionId of victims) {
-      const result = await harness.client.produce({ partitionId, records: [{ key: null, value: Buffer.from("after") }] });
+      const result = await harness.client.produce({
+        partitionId,
+        records: [{ key: null, value: Buffer.from("after") }],
+      });
       expect(result.offsets).toEqual([1]);
     }
     expect(topic.partitionIds).toHaveLength(4);

@@ -37,7 +37,9 @@ const claimable = (workerId: string) => Prisma.sql`(p."ownerWorkerId" IS NULL OR
   OR (p."ownerWorkerId" <> ${workerId} AND p."ownerWorkerId" IN ${ENDED_SESSIONS}))`;
 
 /** A worker that counts for the fair share: heartbeat within a TTL, not stopped, its session (if it has one) held. */
-const live = (ttlMs: number) => Prisma.sql`w."stoppedAt" IS NULL AND w."heartbeatAt" > ${DB_NOW} - ${dbInterval(ttlMs)}
+const live = (
+  ttlMs: number,
+) => Prisma.sql`w."stoppedAt" IS NULL AND w."heartbeatAt" > ${DB_NOW} - ${dbInterval(ttlMs)}
   AND (NOT w."sessionLock" OR w."nodeId"::oid IN ${HELD_SESSIONS})`;
 
 /**
