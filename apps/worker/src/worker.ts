@@ -317,6 +317,7 @@ export async function startWorker(config: WorkerConfig): Promise<RunningWorker> 
       await rowExpiry.runIfDue();
     },
     housekeepingIntervalMs: config.housekeepingIntervalMs ?? 30_000,
+    onRenewalLate: () => metrics.leaseRenewalsLate.inc(),
     clock,
   });
   // Held for as long as this process lives: a peer that finds it gone claims our partitions at once.

@@ -21,6 +21,8 @@ export interface OwnershipOptions {
    */
   housekeeping?: () => Promise<void>;
   housekeepingIntervalMs?: number;
+  /** Called with how long it had been when a renewal begins after one or more were missed (a metric). */
+  onRenewalLate?: (sinceLastMs: number) => void;
   /**
    * What the housekeeping cadence reads: the worker's clock, as the expiries it runs do, so a test
    * that moves the clock past them sees the next tick run them.
@@ -103,10 +105,20 @@ export class OwnershipLoop {
   }
 
   async #renew(): Promise<void> {
-    const { registry, leases, host, address, leaseTtlMs } = this.#o;
+    const { registry, leases, host, address, leaseTtlMs, logger } = this.#o;
     const startedAt = performance.now();
     if (!(await registry.heartbeat())) await registry.register(address);
     const renewed = await leases.renewAll();
+    // Renewals every TTL/3 leave room for one to be missed; with a second the leases lapse. Said
+    // once per late renewal that succeeded (not per failed attempt during an outage).
+    const sinceLastMs = startedAt - this.#lastRenewAt;
+    if (Number.isFinite(sinceLastMs) && sinceLastMs >= 2 * this.#renewIntervalMs) {
+      logger.warn(
+        { sinceLastMs: Math.round(sinceLastMs), leaseTtlMs },
+        "lease renewal late: at least one renewal was missed",
+      );
+      this.#o.onRenewalLate?.(sinceLastMs);
+    }
     this.#lastRenewAt = startedAt;
     await host.applyRenewal(renewed, startedAt + leaseTtlMs);
   }
