@@ -131,6 +131,11 @@ export interface RunningWorker {
 }
 
 export const DEFAULT_LEASE_TTL_MS = 10_000;
+/**
+ * How long our own session must have been held before peers' ended sessions count as deaths: all
+ * sessions drop together when Postgres restarts, and reconnecting takes each worker a moment.
+ */
+const SESSION_SETTLE_MS = 2_000;
 export const DEFAULT_CLAIM_INTERVAL_MS = 500;
 
 /** Starts a worker in this process: registers, claims partitions, serves the data plane. */
@@ -301,6 +306,8 @@ export async function startWorker(config: WorkerConfig): Promise<RunningWorker> 
   const nodeId = await registry.register(address);
   kafka?.setNodeId(nodeId);
   const rowExpiry = new KafkaRowExpiry({ prisma, clock, logger });
+  // Assigned right below: the loop asks it from its ticks, which start after.
+  let session: WorkerSession | null = null;
   const loop = new OwnershipLoop({
     leases,
     registry,
@@ -318,10 +325,11 @@ export async function startWorker(config: WorkerConfig): Promise<RunningWorker> 
     },
     housekeepingIntervalMs: config.housekeepingIntervalMs ?? 30_000,
     onRenewalLate: () => metrics.leaseRenewalsLate.inc(),
+    trustSessions: () => (session?.heldForMs() ?? 0) >= SESSION_SETTLE_MS,
     clock,
   });
   // Held for as long as this process lives: a peer that finds it gone claims our partitions at once.
-  const session = new WorkerSession({
+  session = new WorkerSession({
     databaseUrl: config.databaseUrl,
     nodeId,
     logger,
@@ -391,10 +399,12 @@ function gracefulShutdown(parts: Parts): ShutdownSequence {
   sequence.add("stop job workers", () => parts.scheduler?.stopWorking());
   sequence.add("stop object storage loops", () => parts.objects?.stop());
   sequence.add("close partition logs", () => parts.host.closeAll());
+  // Stopped first: peers woken by the release no longer count us for the fair share, so they take
+  // every partition released rather than stopping at a share computed with us still in it.
+  sequence.add("mark worker stopped", () => parts.registry.markStopped());
   sequence.add("release leases", () => parts.leases.releaseAll().then(() => undefined));
   sequence.add("remove job queues", () => parts.scheduler?.stop());
   sequence.add("write queued audit events", () => parts.audit.stop(AUDIT_FLUSH_MS));
-  sequence.add("mark worker stopped", () => parts.registry.markStopped());
   sequence.add("close database and object store", () => closeConnections(parts));
   return sequence;
 }

@@ -241,12 +241,13 @@ describe("partition ownership", () => {
             AND objid = ${nodeId}::oid AND database = (SELECT oid FROM pg_database WHERE datname = current_database())) AS held`
       )[0]!.held;
     expect(await sessionHeld()).toBe(true);
-    await harness.db.prisma.$queryRaw`
-      SELECT pg_terminate_backend(pid) FROM pg_stat_activity
-      WHERE application_name = ${`lastword-worker-session-${nodeId}`} AND datname = current_database()`;
-    await eventually("b claimed a's partitions", 30_000, async () =>
-      victims.every((id) => b.ownedPartitions().includes(id)) ? true : undefined,
-    );
+    // Ended again each time a reconnects, until b (once its own session has settled) noticed.
+    await eventually("b claimed a's partitions", 30_000, async () => {
+      await harness.db.prisma.$queryRaw`
+        SELECT pg_terminate_backend(pid) FROM pg_stat_activity
+        WHERE application_name = ${`lastword-worker-session-${nodeId}`} AND datname = current_database()`;
+      return victims.every((id) => b.ownedPartitions().includes(id)) ? true : undefined;
+    });
     // a still hosts them until its next renewal: a write there is refused by the new epoch.
     const stale = await fetch(`${a.address}/v1/partitions/${victims[0]}/produce`, {
       method: "POST",
@@ -264,6 +265,47 @@ describe("partition ownership", () => {
       const written = await harness.client.produce({ partitionId, records: [{ key: null, value: null }] });
       expect(written.offsets).toHaveLength(1);
     }
+  });
+
+  it("every session dropping at once (as when Postgres restarts) moves no partition: a worker whose own session is young does not judge its peers by theirs", async () => {
+    const [a, b] = [await launch({ leaseTtlMs: 120_000 }), await launch({ leaseTtlMs: 120_000 })];
+    const topic = await createTestTopic(harness.db.prisma, { partitions: 4 });
+    await eventually("spread", 10_000, async () =>
+      a.ownedPartitions().length === 2 && b.ownedPartitions().length === 2 ? true : undefined,
+    );
+    const before = await harness.db.prisma.partition.findMany({ where: { topicId: topic.topicId } });
+    const sessions = `lastword-worker-session-%`;
+    await harness.db.prisma.$queryRaw`
+      SELECT pg_terminate_backend(pid) FROM pg_stat_activity
+      WHERE application_name LIKE ${sessions} AND datname = current_database()`;
+    // Both back, and held for longer than the settling time: peers' sessions count again.
+    await eventually("both sessions back and settled", 20_000, async () => {
+      const [row] = await harness.db.prisma.$queryRaw<{ settled: number }[]>`
+        SELECT count(*)::int AS settled FROM pg_stat_activity
+        WHERE application_name LIKE ${sessions} AND datname = current_database()
+          AND backend_start < now() - interval '3 seconds'`;
+      return row!.settled === 2 ? true : undefined;
+    });
+    const after = await harness.db.prisma.partition.findMany({ where: { topicId: topic.topicId } });
+    expect(after.map((p) => [p.id, p.ownerWorkerId, p.leaseEpoch]).sort()).toEqual(
+      before.map((p) => [p.id, p.ownerWorkerId, p.leaseEpoch]).sort(),
+    );
+  });
+
+  it("a worker hears of released partitions (NOTIFY) and claims them at once, not at its next claim tick", async () => {
+    const a = await launch({ leaseTtlMs: 120_000 });
+    const topic = await createTestTopic(harness.db.prisma, { partitions: 4 });
+    await eventually("a owns all", 10_000, async () => (a.ownedPartitions().length === 4 ? true : undefined));
+    // b's own ticks are a minute apart: only the announcements can bring it partitions sooner.
+    const b = await launch({ leaseTtlMs: 120_000, claimIntervalMs: 60_000 });
+    // a hands partitions back for balance, one per tick, each announced.
+    await eventually("balanced", 20_000, async () =>
+      a.ownedPartitions().length === 2 && b.ownedPartitions().length === 2 ? true : undefined,
+    );
+    await a.stop();
+    await eventually("b owns all", 20_000, async () => (b.ownedPartitions().length === 4 ? true : undefined));
+    const rows = await harness.db.prisma.partition.findMany({ where: { topicId: topic.topicId } });
+    expect(rows.every((p) => p.ownerWorkerId === b.id)).toBe(true);
   });
 
   it("releases leases on a graceful stop so another worker claims them long before expiry", async () => {

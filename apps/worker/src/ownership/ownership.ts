@@ -21,6 +21,12 @@ export interface OwnershipOptions {
    */
   housekeeping?: () => Promise<void>;
   housekeepingIntervalMs?: number;
+  /**
+   * Whether to read peers' sessions (worker-session.ts) this tick: false while our own is young, so
+   * that after a database restart, when every session is reconnecting, nobody takes the partitions
+   * of peers that are merely slower to reconnect. Always true when not given.
+   */
+  trustSessions?: () => boolean;
   /** Called with how long it had been when a renewal begins after one or more were missed (a metric). */
   onRenewalLate?: (sinceLastMs: number) => void;
   /**
@@ -125,16 +131,17 @@ export class OwnershipLoop {
 
   async #claim(): Promise<void> {
     const { leases, host, logger, leaseTtlMs, maxClaimsPerTick } = this.#o;
-    const snapshot = await leases.loadSnapshot();
+    const sessions = this.#o.trustSessions?.() ?? true;
+    const snapshot = await leases.loadSnapshot(sessions);
     if (shouldShed(snapshot)) await this.#shedOne();
     if (snapshot.claimable === 0) return;
     const startedAt = performance.now();
-    const overdue = await leases.claim(maxClaimsPerTick, Math.floor(leaseTtlMs / 2));
+    const overdue = await leases.claim(maxClaimsPerTick, Math.floor(leaseTtlMs / 2), sessions);
     const quota = freshClaimQuota(
       { ...snapshot, ownedByMe: snapshot.ownedByMe + overdue.length },
       maxClaimsPerTick - overdue.length,
     );
-    const fresh = await leases.claim(quota);
+    const fresh = await leases.claim(quota, undefined, sessions);
     for (const claim of [...overdue, ...fresh]) {
       host.adopt(claim, startedAt + leaseTtlMs);
       logger.info({ partitionId: claim.partitionId, epoch: claim.epoch }, "partition claimed");

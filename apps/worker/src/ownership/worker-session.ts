@@ -50,15 +50,16 @@ export class WorkerSession {
   #client: pg.Client | null = null;
   #retry: NodeJS.Timeout | null = null;
   #closed = false;
-  #locked = false;
+  /** performance.now() when the lock was taken; null while not held. */
+  #lockedAt: number | null = null;
 
   constructor(options: WorkerSessionOptions) {
     this.#o = options;
   }
 
-  /** True while this worker holds its session lock. */
-  get locked(): boolean {
-    return this.#locked;
+  /** How long this worker has held its session lock without a break (0 while it does not). */
+  heldForMs(): number {
+    return this.#lockedAt === null ? 0 : performance.now() - this.#lockedAt;
   }
 
   /** Connects and takes the lock; on failure retries in the background (the TTL still covers us). */
@@ -71,7 +72,7 @@ export class WorkerSession {
     if (this.#retry) clearTimeout(this.#retry);
     const client = this.#client;
     this.#client = null;
-    this.#locked = false;
+    this.#lockedAt = null;
     await client?.end().catch(() => undefined);
   }
 
@@ -86,7 +87,7 @@ export class WorkerSession {
     const lost = (error?: Error) => {
       if (this.#client !== client) return;
       this.#client = null;
-      this.#locked = false;
+      this.#lockedAt = null;
       if (this.#closed) return;
       logger.warn(
         { err: error?.message },
@@ -121,7 +122,7 @@ export class WorkerSession {
         return;
       }
       this.#client = client;
-      this.#locked = true;
+      this.#lockedAt = performance.now();
       logger.debug({ nodeId }, "worker session lock taken");
     } catch (error) {
       await client.end().catch(() => undefined);
