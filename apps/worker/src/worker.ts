@@ -392,17 +392,20 @@ interface Parts {
  */
 function gracefulShutdown(parts: Parts): ShutdownSequence {
   const sequence = new ShutdownSequence();
-  sequence.add("stop kafka listener", () => parts.kafka?.close());
   sequence.add("release group coordinator leases", () => parts.groups?.stop());
   sequence.add("stop ownership loop", () => parts.loop.stop());
   sequence.add("stop data plane", () => closeServer(parts.server, DATA_PLANE_DRAIN_MS));
   sequence.add("stop job workers", () => parts.scheduler?.stopWorking());
   sequence.add("stop object storage loops", () => parts.objects?.stop());
+  // Kafka connections stay open through the handover: a request for a partition closed here is
+  // answered NOT_LEADER_OR_FOLLOWER and Metadata names the new leader, where a closed connection
+  // would only send clients retrying at a broker that is going away.
   sequence.add("close partition logs", () => parts.host.closeAll());
   // Stopped first: peers woken by the release no longer count us for the fair share, so they take
   // every partition released rather than stopping at a share computed with us still in it.
   sequence.add("mark worker stopped", () => parts.registry.markStopped());
   sequence.add("release leases", () => parts.leases.releaseAll().then(() => undefined));
+  sequence.add("stop kafka listener", () => parts.kafka?.close());
   sequence.add("remove job queues", () => parts.scheduler?.stop());
   sequence.add("write queued audit events", () => parts.audit.stop(AUDIT_FLUSH_MS));
   sequence.add("close database and object store", () => closeConnections(parts));
