@@ -105,10 +105,19 @@ export async function failoverBenchmark(): Promise<void> {
     const steadyAt = performance.now();
     for (const [round, signal] of rounds.entries()) {
       const before = completions.length;
-      await waitFor("records flowing on every partition", 60_000, async () =>
-        Array.from({ length: PARTITIONS }, (_, p) =>
-          completions.slice(before).some((c) => c.partition === p),
-        ).every(Boolean),
+      const silent = () =>
+        Array.from({ length: PARTITIONS }, (_, p) => p).filter(
+          (p) => !completions.slice(before).some((c) => c.partition === p),
+        );
+      await waitFor("records flowing on every partition", 60_000, async () => silent().length === 0).catch(
+        async (error: Error) => {
+          const led = await owners();
+          const rows = await db.prisma.partition.findMany({ where: { id: { in: partitionIds } } });
+          const epochs = partitionIds.map((id) => rows.find((r) => r.id === id)?.leaseEpoch);
+          throw new Error(
+            `${error.message}: silent partitions ${silent().map((p) => `${p} (owner ${led[p]}, epoch ${epochs[p]})`).join(", ")}`,
+          );
+        },
       );
       const led = await owners();
       const [victim] = [...live.keys()].sort(
