@@ -115,7 +115,9 @@ export async function failoverBenchmark(): Promise<void> {
           const rows = await db.prisma.partition.findMany({ where: { id: { in: partitionIds } } });
           const epochs = partitionIds.map((id) => rows.find((r) => r.id === id)?.leaseEpoch);
           throw new Error(
-            `${error.message}: silent partitions ${silent().map((p) => `${p} (owner ${led[p]}, epoch ${epochs[p]})`).join(", ")}`,
+            `${error.message}: silent partitions ${silent()
+              .map((p) => `${p} (owner ${led[p]}, epoch ${epochs[p]})`)
+              .join(", ")}`,
           );
         },
       );
