@@ -3,7 +3,8 @@
 // (objects), the cleaner and an erasure over remote segments (tiering), erasure requests filed →
 // proven on npm start's setup (erasure), 50 workers' Postgres load
 // simulated (fleet), and the Kafka listener (cold start, fetch,
-// produce with real clients: kafka), and one tenant's latency under another's flood (noisy). Needs Postgres and Redis (like the tests), kcat and
+// produce with real clients: kafka), one tenant's latency under another's flood (noisy), and partitions
+// moving off a SIGKILLed or SIGTERMed worker process (failover). Needs Postgres and Redis (like the tests), kcat and
 // python3-confluent-kafka. Arguments pick parts: `npm run bench -w @lastword/worker -- kafka`
 // (default: all of them).
 import { mkdtemp, rm } from "node:fs/promises";
@@ -11,6 +12,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createTestDatabase, type TestDatabase } from "@lastword/db/testing";
 import { erasureProofBenchmark } from "./erasure-proof-bench";
+import { failoverBenchmark } from "./failover-bench";
 import { fleetBenchmark } from "./fleet-bench";
 import { kafkaBenchmark } from "./kafka-bench";
 import { noisyNeighbourBenchmark } from "./noisy-bench";
@@ -36,6 +38,8 @@ async function main(): Promise<void> {
     if (wanted("kafka")) await kafkaBenchmark();
     // Tenant A's latency alone and under tenant B's flood, one worker process (issue 27).
     if (wanted("noisy")) await noisyNeighbourBenchmark();
+    // Three worker processes under a kafkajs producer; owners SIGKILLed and SIGTERMed (issue 29).
+    if (wanted("failover")) await failoverBenchmark();
   } finally {
     await db.drop();
     await rm(dataDir, { recursive: true, force: true });

@@ -46,6 +46,7 @@ import { FenceRepository } from "./ownership/fence.repository";
 import { LeaseRepository } from "./ownership/lease.repository";
 import { removeOrphanedPartitions, removeStaleCopies } from "./ownership/partition-janitor";
 import { WorkerRegistry } from "./ownership/worker-registry";
+import { WorkerSession } from "./ownership/worker-session";
 import { ShutdownSequence } from "./shutdown";
 
 export interface WorkerConfig {
@@ -130,6 +131,11 @@ export interface RunningWorker {
 }
 
 export const DEFAULT_LEASE_TTL_MS = 10_000;
+/**
+ * How long our own session must have been held before peers' ended sessions count as deaths: all
+ * sessions drop together when Postgres restarts, and reconnecting takes each worker a moment.
+ */
+const SESSION_SETTLE_MS = 2_000;
 export const DEFAULT_CLAIM_INTERVAL_MS = 500;
 
 /** Starts a worker in this process: registers, claims partitions, serves the data plane. */
@@ -301,6 +307,8 @@ export async function startWorker(config: WorkerConfig): Promise<RunningWorker> 
   const nodeId = await registry.register(address);
   kafka?.setNodeId(nodeId);
   const rowExpiry = new KafkaRowExpiry({ prisma, clock, logger });
+  // Assigned right below: the loop asks it from its ticks, which start after.
+  let session: WorkerSession | null = null;
   const loop = new OwnershipLoop({
     leases,
     registry,
@@ -317,8 +325,18 @@ export async function startWorker(config: WorkerConfig): Promise<RunningWorker> 
       await rowExpiry.runIfDue();
     },
     housekeepingIntervalMs: config.housekeepingIntervalMs ?? 30_000,
+    onRenewalLate: () => metrics.leaseRenewalsLate.inc(),
+    trustSessions: () => (session?.heldForMs() ?? 0) >= SESSION_SETTLE_MS,
     clock,
   });
+  // Held for as long as this process lives: a peer that finds it gone claims our partitions at once.
+  session = new WorkerSession({
+    databaseUrl: config.databaseUrl,
+    nodeId,
+    logger,
+    onReleased: () => loop.wake(),
+  });
+  await session.open();
   await loop.tick();
   loop.start();
   scheduler?.start();
@@ -338,6 +356,7 @@ export async function startWorker(config: WorkerConfig): Promise<RunningWorker> 
     fence,
     objects,
     audit,
+    session,
   };
   const shutdown = gracefulShutdown(parts);
   return {
@@ -364,23 +383,38 @@ interface Parts {
   fence: FenceRepository;
   objects: ObjectStorage | null;
   audit: TombstoneAudit;
+  session: WorkerSession;
 }
 
+/**
+ * Stop taking work, finish what is in flight (requests, running passes, the commit window), hand
+ * the partitions over (released and announced: peers claim them at once), and only then the
+ * cleanup nobody waits on. Each step is bounded, so a stuck one costs its bound, not the handover.
+ */
 function gracefulShutdown(parts: Parts): ShutdownSequence {
   const sequence = new ShutdownSequence();
-  sequence.add("stop kafka listener", () => parts.kafka?.close());
   sequence.add("release group coordinator leases", () => parts.groups?.stop());
   sequence.add("stop ownership loop", () => parts.loop.stop());
-  sequence.add("stop data plane", () => closeServer(parts.server));
-  sequence.add("stop job workers and queues", () => parts.scheduler?.stop());
+  sequence.add("stop data plane", () => closeServer(parts.server, DATA_PLANE_DRAIN_MS));
+  sequence.add("stop job workers", () => parts.scheduler?.stopWorking());
   sequence.add("stop object storage loops", () => parts.objects?.stop());
+  // Kafka connections stay open through the handover: a request for a partition closed here is
+  // answered NOT_LEADER_OR_FOLLOWER and Metadata names the new leader, where a closed connection
+  // would only send clients retrying at a broker that is going away.
   sequence.add("close partition logs", () => parts.host.closeAll());
-  sequence.add("release leases", () => parts.leases.releaseAll().then(() => undefined));
-  sequence.add("write queued audit events", () => parts.audit.stop(AUDIT_FLUSH_MS));
+  // Stopped first: peers woken by the release no longer count us for the fair share, so they take
+  // every partition released rather than stopping at a share computed with us still in it.
   sequence.add("mark worker stopped", () => parts.registry.markStopped());
+  sequence.add("release leases", () => parts.leases.releaseAll().then(() => undefined));
+  sequence.add("stop kafka listener", () => parts.kafka?.close());
+  sequence.add("remove job queues", () => parts.scheduler?.stop());
+  sequence.add("write queued audit events", () => parts.audit.stop(AUDIT_FLUSH_MS));
   sequence.add("close database and object store", () => closeConnections(parts));
   return sequence;
 }
+
+/** How long requests in flight on the data plane may take to finish once a stop began. */
+const DATA_PLANE_DRAIN_MS = 1_000;
 
 /** Bounded below the shutdown step limit (10 s). */
 const AUDIT_FLUSH_MS = 8_000;
@@ -400,7 +434,12 @@ async function kill(parts: Omit<Parts, "leases" | "registry">): Promise<void> {
 
 async function closeConnections(parts: Omit<Parts, "leases" | "registry">): Promise<void> {
   await parts.objects?.stop();
-  await Promise.all([parts.prisma.$disconnect(), parts.fence.close(), parts.objects?.close()]);
+  await Promise.all([
+    parts.prisma.$disconnect(),
+    parts.fence.close(),
+    parts.objects?.close(),
+    parts.session.close(),
+  ]);
 }
 
 function advertise(boundAddress: string, host: string): string {

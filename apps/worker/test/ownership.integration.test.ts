@@ -51,7 +51,7 @@ describe("partition ownership", () => {
     expect(epochs.every((p) => p.leaseEpoch === 1)).toBe(true);
   });
 
-  it("hands a killed worker's partitions over once its leases expire, without losing an acknowledged record", async () => {
+  it("hands a killed worker's partitions over, without losing an acknowledged record", async () => {
     const [a, b] = [await launch(), await launch()];
     const topic = await createTestTopic(harness.db.prisma, { partitions: 4 });
     await eventually("partitions spread", 2_000, async () =>
@@ -80,7 +80,7 @@ describe("partition ownership", () => {
     );
     const victims = a!.ownedPartitions();
     await a!.kill();
-    // Lease expiry runs on the database's clock (real time): waited for, not timed.
+    // Its session's end (or at worst its leases' expiry on the database's clock): waited for, not timed.
     await eventually("takeover", 10 * LEASE_TTL_MS, async () =>
       victims.every((id) => b!.ownedPartitions().includes(id)) ? true : undefined,
     );
@@ -189,6 +189,123 @@ describe("partition ownership", () => {
     await eventually("partition closed", 1_000, async () =>
       a.ownedPartitions().length === 0 ? true : undefined,
     );
+  });
+
+  it("claims a killed worker's partitions as soon as its database session ends, long before its leases expire", async () => {
+    // Leases far longer than the test: only the ended session can explain a takeover.
+    const [a, b] = [await launch({ leaseTtlMs: 120_000 }), await launch({ leaseTtlMs: 120_000 })];
+    const topic = await createTestTopic(harness.db.prisma, { partitions: 4 });
+    await eventually("spread", 10_000, async () =>
+      a.ownedPartitions().length === 2 && b.ownedPartitions().length === 2 ? true : undefined,
+    );
+    const victims = a.ownedPartitions();
+    for (const partitionId of victims) {
+      await harness.client.produce({ partitionId, records: [{ key: null, value: Buffer.from("before") }] });
+    }
+    const leasesBefore = await harness.db.prisma.partition.findMany({ where: { id: { in: victims } } });
+    await a.kill();
+    await eventually("b claimed a's partitions", 30_000, async () =>
+      victims.every((id) => b.ownedPartitions().includes(id)) ? true : undefined,
+    );
+    const [clock] = await harness.db.prisma.$queryRaw<
+      { now: Date }[]
+    >`SELECT (now() AT TIME ZONE 'UTC') AS now`;
+    for (const lease of leasesBefore)
+      expect(lease.leaseExpiresAt!.getTime()).toBeGreaterThan(clock!.now.getTime());
+    // Through the ordinary claim: a new epoch, and the records a acknowledged are there.
+    const moved = await harness.db.prisma.partition.findMany({ where: { id: { in: victims } } });
+    expect(moved.every((p) => p.ownerWorkerId === b.id && p.leaseEpoch === 2)).toBe(true);
+    for (const partitionId of victims) {
+      const result = await harness.client.produce({
+        partitionId,
+        records: [{ key: null, value: Buffer.from("after") }],
+      });
+      expect(result.offsets).toEqual([1]);
+    }
+    expect(topic.partitionIds).toHaveLength(4);
+  });
+
+  it("a live worker whose session drops loses its partitions to a peer, whose epoch fences its writes, and takes its session back", async () => {
+    const [a, b] = [await launch({ leaseTtlMs: 120_000 }), await launch({ leaseTtlMs: 120_000 })];
+    const topic = await createTestTopic(harness.db.prisma, { partitions: 4 });
+    await eventually("spread", 10_000, async () =>
+      a.ownedPartitions().length === 2 && b.ownedPartitions().length === 2 ? true : undefined,
+    );
+    const victims = a.ownedPartitions();
+    const { nodeId } = await harness.db.prisma.worker.findUniqueOrThrow({ where: { id: a.id } });
+    // What a network blip or a restarted pgbouncer would do to a's session connection alone.
+    const sessionHeld = async () =>
+      (
+        await harness.db.prisma.$queryRaw<{ held: boolean }[]>`
+          SELECT EXISTS (SELECT 1 FROM pg_locks WHERE locktype = 'advisory' AND granted AND objsubid = 2
+            AND objid = ${nodeId}::oid AND database = (SELECT oid FROM pg_database WHERE datname = current_database())) AS held`
+      )[0]!.held;
+    expect(await sessionHeld()).toBe(true);
+    // Ended again each time a reconnects, until b (once its own session has settled) noticed.
+    await eventually("b claimed a's partitions", 30_000, async () => {
+      await harness.db.prisma.$queryRaw`
+        SELECT pg_terminate_backend(pid) FROM pg_stat_activity
+        WHERE application_name = ${`lastword-worker-session-${nodeId}`} AND datname = current_database()`;
+      return victims.every((id) => b.ownedPartitions().includes(id)) ? true : undefined;
+    });
+    // a still hosts them until its next renewal: a write there is refused by the new epoch.
+    const stale = await fetch(`${a.address}/v1/partitions/${victims[0]}/produce`, {
+      method: "POST",
+      headers: { "content-type": "application/json", "x-lastword-secret": harness.secret },
+      body: JSON.stringify({ records: [{ key: null, value: Buffer.from("stale").toString("base64") }] }),
+    });
+    expect([404, 409]).toContain(stale.status);
+    expect(await stale.json()).toMatchObject({ code: "NOT_OWNER" });
+    // a locks its session again and counts as live: the partitions are shared out once more.
+    await eventually("a's session back", 10_000, async () => ((await sessionHeld()) ? true : undefined));
+    await eventually("balanced again", 20_000, async () =>
+      a.ownedPartitions().length === 2 && b.ownedPartitions().length === 2 ? true : undefined,
+    );
+    for (const partitionId of topic.partitionIds) {
+      const written = await harness.client.produce({ partitionId, records: [{ key: null, value: null }] });
+      expect(written.offsets).toHaveLength(1);
+    }
+  });
+
+  it("every session dropping at once (as when Postgres restarts) moves no partition: a worker whose own session is young does not judge its peers by theirs", async () => {
+    const [a, b] = [await launch({ leaseTtlMs: 120_000 }), await launch({ leaseTtlMs: 120_000 })];
+    const topic = await createTestTopic(harness.db.prisma, { partitions: 4 });
+    await eventually("spread", 10_000, async () =>
+      a.ownedPartitions().length === 2 && b.ownedPartitions().length === 2 ? true : undefined,
+    );
+    const before = await harness.db.prisma.partition.findMany({ where: { topicId: topic.topicId } });
+    const sessions = `lastword-worker-session-%`;
+    await harness.db.prisma.$queryRaw`
+      SELECT pg_terminate_backend(pid) FROM pg_stat_activity
+      WHERE application_name LIKE ${sessions} AND datname = current_database()`;
+    // Both back, and held for longer than the settling time: peers' sessions count again.
+    await eventually("both sessions back and settled", 20_000, async () => {
+      const [row] = await harness.db.prisma.$queryRaw<{ settled: number }[]>`
+        SELECT count(*)::int AS settled FROM pg_stat_activity
+        WHERE application_name LIKE ${sessions} AND datname = current_database()
+          AND backend_start < now() - interval '3 seconds'`;
+      return row!.settled === 2 ? true : undefined;
+    });
+    const after = await harness.db.prisma.partition.findMany({ where: { topicId: topic.topicId } });
+    expect(after.map((p) => [p.id, p.ownerWorkerId, p.leaseEpoch]).sort()).toEqual(
+      before.map((p) => [p.id, p.ownerWorkerId, p.leaseEpoch]).sort(),
+    );
+  });
+
+  it("a worker hears of released partitions (NOTIFY) and claims them at once, not at its next claim tick", async () => {
+    const a = await launch({ leaseTtlMs: 120_000 });
+    const topic = await createTestTopic(harness.db.prisma, { partitions: 4 });
+    await eventually("a owns all", 10_000, async () => (a.ownedPartitions().length === 4 ? true : undefined));
+    // b's own ticks are a minute apart: only the announcements can bring it partitions sooner.
+    const b = await launch({ leaseTtlMs: 120_000, claimIntervalMs: 60_000 });
+    // a hands partitions back for balance, one per tick, each announced.
+    await eventually("balanced", 20_000, async () =>
+      a.ownedPartitions().length === 2 && b.ownedPartitions().length === 2 ? true : undefined,
+    );
+    await a.stop();
+    await eventually("b owns all", 20_000, async () => (b.ownedPartitions().length === 4 ? true : undefined));
+    const rows = await harness.db.prisma.partition.findMany({ where: { topicId: topic.topicId } });
+    expect(rows.every((p) => p.ownerWorkerId === b.id)).toBe(true);
   });
 
   it("releases leases on a graceful stop so another worker claims them long before expiry", async () => {

@@ -2,6 +2,7 @@ import { decodeStreamFrames } from "@lastword/dataplane";
 import { TcpProxy } from "@lastword/db/testing";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { RunningWorker } from "../src/worker";
+import { metricSample } from "./kafka-client";
 import { createTestTopic, eventually } from "./test-topics";
 import { useWorkerHarness } from "./worker-harness";
 
@@ -119,6 +120,11 @@ describe("Postgres outage", () => {
       const lease = await leaseOf(partitionId);
       return lease.leaseExpiresAt!.getTime() > Date.now() ? lease : undefined;
     }).then((lease) => expect(lease).toMatchObject({ ownerWorkerId: worker.id, leaseEpoch }));
+    // The renewals missed meanwhile are counted (and logged) once one succeeds again.
+    await eventually("the late renewal counted", 5_000, async () => {
+      const metrics = await (await fetch(`${worker.address}/metrics`)).text();
+      return metricSample(metrics, "lastword_lease_renewals_late_total") >= 1 ? true : undefined;
+    });
     const after = await harness.client.produce({
       partitionId,
       records: [{ key: null, value: Buffer.from("after") }],

@@ -108,10 +108,15 @@ export class CleanerScheduler {
     await this.#addClean({ partitionId, epoch, reason: "requested", dirtyRatio: 0 });
   }
 
-  /** Workers first (running passes finish or abort), then the tick and the queues, then Redis. */
-  async stop(): Promise<void> {
+  /** Takes no more jobs and waits for the running passes (shutdown, before the logs close). */
+  async stopWorking(): Promise<void> {
     if (this.#watchdog) clearInterval(this.#watchdog);
     await Promise.all([this.#schedulerWorker?.close(), this.#cleanerWorker?.close()]);
+  }
+
+  /** Workers first (running passes finish or abort), then the tick and the queues, then Redis. */
+  async stop(): Promise<void> {
+    await this.stopWorking();
     await this.#schedulerQueue.removeJobScheduler(TICK_SCHEDULER_ID).catch(() => false);
     await Promise.all([
       this.#schedulerQueue.obliterate({ force: true }),

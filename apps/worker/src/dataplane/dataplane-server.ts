@@ -88,11 +88,23 @@ export async function listen(server: Server, host: string, port: number): Promis
   return `http://${hostname}:${bound.port}`;
 }
 
-/** Stops accepting connections, lets in-flight requests finish, then drops idle keep-alive sockets. */
-export async function closeServer(server: Server): Promise<void> {
+/**
+ * Stops accepting connections and lets in-flight requests finish for up to `drainMs`. A keep-alive
+ * connection is closed as soon as it is idle between two requests (checked every 25 ms): a client
+ * that keeps sending on it would otherwise hold the close open for as long as it sends. Whatever is
+ * still open after `drainMs` is cut (the client sees a dropped connection and asks the new owner).
+ */
+export async function closeServer(server: Server, drainMs: number): Promise<void> {
   const closed = new Promise<void>((resolve) => server.close(() => resolve()));
   server.closeIdleConnections();
-  await closed;
+  const idle = setInterval(() => server.closeIdleConnections(), 25);
+  const cut = setTimeout(() => server.closeAllConnections(), drainMs);
+  try {
+    await closed;
+  } finally {
+    clearInterval(idle);
+    clearTimeout(cut);
+  }
 }
 
 async function route(

@@ -22,6 +22,14 @@ export interface OwnershipOptions {
   housekeeping?: () => Promise<void>;
   housekeepingIntervalMs?: number;
   /**
+   * Whether to read peers' sessions (worker-session.ts) this tick: false while our own is young, so
+   * that after a database restart, when every session is reconnecting, nobody takes the partitions
+   * of peers that are merely slower to reconnect. Always true when not given.
+   */
+  trustSessions?: () => boolean;
+  /** Called with how long it had been when a renewal begins after one or more were missed (a metric). */
+  onRenewalLate?: (sinceLastMs: number) => void;
+  /**
    * What the housekeeping cadence reads: the worker's clock, as the expiries it runs do, so a test
    * that moves the clock past them sees the next tick run them.
    */
@@ -54,6 +62,14 @@ export class OwnershipLoop {
     this.#schedule(0);
   }
 
+  /**
+   * Runs a tick as soon as the one under way (if any) ends, then keeps the usual cadence: a peer
+   * released partitions (worker-session.ts), so claiming them need not wait for the next interval.
+   */
+  wake(): void {
+    this.#schedule(0);
+  }
+
   /** Runs one tick now (tests, and the first claim at boot). */
   tick(): Promise<void> {
     this.#current = this.#current.then(() => this.#tick());
@@ -66,10 +82,15 @@ export class OwnershipLoop {
     await this.#current;
   }
 
+  /** One timer at a time: a wake() replaces the pending one, and a tick only re-arms when none is pending. */
   #schedule(delayMs: number): void {
     if (this.#stopped) return;
+    if (this.#timer) clearTimeout(this.#timer);
     this.#timer = setTimeout(() => {
-      void this.tick().finally(() => this.#schedule(this.#o.claimIntervalMs));
+      this.#timer = null;
+      void this.tick().finally(() => {
+        if (this.#timer === null) this.#schedule(this.#o.claimIntervalMs);
+      });
     }, delayMs);
   }
 
@@ -90,26 +111,37 @@ export class OwnershipLoop {
   }
 
   async #renew(): Promise<void> {
-    const { registry, leases, host, address, leaseTtlMs } = this.#o;
+    const { registry, leases, host, address, leaseTtlMs, logger } = this.#o;
     const startedAt = performance.now();
     if (!(await registry.heartbeat())) await registry.register(address);
     const renewed = await leases.renewAll();
+    // Renewals every TTL/3 leave room for one to be missed; with a second the leases lapse. Said
+    // once per late renewal that succeeded (not per failed attempt during an outage).
+    const sinceLastMs = startedAt - this.#lastRenewAt;
+    if (Number.isFinite(sinceLastMs) && sinceLastMs >= 2 * this.#renewIntervalMs) {
+      logger.warn(
+        { sinceLastMs: Math.round(sinceLastMs), leaseTtlMs },
+        "lease renewal late: at least one renewal was missed",
+      );
+      this.#o.onRenewalLate?.(sinceLastMs);
+    }
     this.#lastRenewAt = startedAt;
     await host.applyRenewal(renewed, startedAt + leaseTtlMs);
   }
 
   async #claim(): Promise<void> {
     const { leases, host, logger, leaseTtlMs, maxClaimsPerTick } = this.#o;
-    const snapshot = await leases.loadSnapshot();
+    const sessions = this.#o.trustSessions?.() ?? true;
+    const snapshot = await leases.loadSnapshot(sessions);
     if (shouldShed(snapshot)) await this.#shedOne();
     if (snapshot.claimable === 0) return;
     const startedAt = performance.now();
-    const overdue = await leases.claim(maxClaimsPerTick, Math.floor(leaseTtlMs / 2));
+    const overdue = await leases.claim(maxClaimsPerTick, Math.floor(leaseTtlMs / 2), sessions);
     const quota = freshClaimQuota(
       { ...snapshot, ownedByMe: snapshot.ownedByMe + overdue.length },
       maxClaimsPerTick - overdue.length,
     );
-    const fresh = await leases.claim(quota);
+    const fresh = await leases.claim(quota, undefined, sessions);
     for (const claim of [...overdue, ...fresh]) {
       host.adopt(claim, startedAt + leaseTtlMs);
       logger.info({ partitionId: claim.partitionId, epoch: claim.epoch }, "partition claimed");

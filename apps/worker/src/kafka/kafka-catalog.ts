@@ -2,6 +2,7 @@ import { createHash } from "node:crypto";
 import { isDatabaseUnreachable, STALE_IF_UNREACHABLE_MS } from "@lastword/api/key-auth";
 import type { PrismaClient } from "@lastword/db";
 import { parseTopicConfig, type TopicConfig } from "@lastword/topic-config";
+import { HELD_SESSIONS } from "../ownership/worker-session";
 import { TtlCache } from "./ttl-cache";
 
 /** A live worker as a Kafka broker. */
@@ -110,13 +111,15 @@ export class KafkaCatalog {
   }
 
   async #loadBrokers(): Promise<KafkaBroker[]> {
-    // Liveness on the database clock, as the claim loop judges it.
+    // Liveness on the database clock, as the claim loop judges it: a worker whose session ended is
+    // dead (worker-session.ts), and its partitions are named leaderless until a peer claims them.
     const rows = await this.#prisma.$queryRaw<
       { id: string; nodeId: number; kafkaHost: string; kafkaPort: number }[]
     >`
       SELECT "id", "nodeId", "kafkaHost", "kafkaPort" FROM "Worker"
       WHERE "stoppedAt" IS NULL AND "kafkaHost" IS NOT NULL AND "kafkaPort" IS NOT NULL
         AND "heartbeatAt" > (now() AT TIME ZONE 'UTC') - make_interval(secs => ${this.#leaseTtlMs / 1000})
+        AND (NOT "sessionLock" OR "nodeId"::oid IN ${HELD_SESSIONS})
       ORDER BY "nodeId"`;
     return rows.map((r) => ({ nodeId: r.nodeId, workerId: r.id, host: r.kafkaHost, port: r.kafkaPort }));
   }

@@ -70,6 +70,11 @@ export class WorkerMetrics {
     buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1],
     registers: [this.registry],
   });
+  readonly leaseRenewalsLate = new Counter({
+    name: "lastword_lease_renewals_late_total",
+    help: "Lease renewals begun more than two renewal intervals (2 × TTL/3) after the last successful one: at least one was missed",
+    registers: [this.registry],
+  });
   readonly records = new Counter({
     name: "lastword_dataplane_records_total",
     help: "Records produced or fetched through the data plane",

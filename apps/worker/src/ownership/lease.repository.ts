@@ -2,6 +2,7 @@ import { Prisma } from "@lastword/db";
 import type { LoadSnapshot } from "./fair-share";
 import { DB_NOW, dbInterval, LeaseHolder } from "./lease-holder";
 import { lockedOwnedPartitions } from "./partition-row-locks";
+import { ENDED_SESSIONS, HELD_SESSIONS, RELEASED_CHANNEL } from "./worker-session";
 
 /** A partition this worker holds, with what it needs to open the log. */
 export interface ClaimedPartition {
@@ -26,7 +27,28 @@ export interface RenewedLease {
 /** A claimed partition as the claim query returns it: configs still raw JSON, the config version a time. */
 type ClaimRow = Omit<ClaimedPartition, "configs" | "configVersion"> & { configs: unknown; updatedAt: Date };
 
-const CLAIMABLE = Prisma.sql`(p."ownerWorkerId" IS NULL OR p."leaseExpiresAt" IS NULL OR p."leaseExpiresAt" <= ${DB_NOW})`;
+/**
+ * A partition nobody may be writing: unowned, its lease expired, or (`sessions`) its owner's
+ * session ended (the worker died: worker-session.ts). Never our own by session (a session of ours
+ * that dropped is reconnecting, and our renewal decides what we still hold).
+ */
+function claimable(workerId: string, sessions: boolean): Prisma.Sql {
+  const ended = sessions
+    ? Prisma.sql`OR (p."ownerWorkerId" <> ${workerId} AND p."ownerWorkerId" IN ${ENDED_SESSIONS})`
+    : Prisma.empty;
+  return Prisma.sql`(p."ownerWorkerId" IS NULL OR p."leaseExpiresAt" IS NULL OR p."leaseExpiresAt" <= ${DB_NOW} ${ended})`;
+}
+
+/**
+ * A worker that counts for the fair share: heartbeat within a TTL, not stopped, and (`sessions`)
+ * its session held if it keeps one.
+ */
+function live(ttlMs: number, sessions: boolean): Prisma.Sql {
+  const held = sessions
+    ? Prisma.sql`AND (NOT w."sessionLock" OR w."nodeId"::oid IN ${HELD_SESSIONS})`
+    : Prisma.empty;
+  return Prisma.sql`w."stoppedAt" IS NULL AND w."heartbeatAt" > ${DB_NOW} - ${dbInterval(ttlMs)} ${held}`;
+}
 
 /**
  * Closes the cleaner passes still `running` on the partitions just claimed (from the `claimed` CTE):
@@ -49,30 +71,36 @@ const ABANDON_RUNS = Prisma.sql`
  * lease in one statement (fence.repository.ts), so a worker that lost its lease cannot write.
  */
 export class LeaseRepository extends LeaseHolder {
-  async loadSnapshot(): Promise<LoadSnapshot & { claimable: number; minOwnedByLiveWorker: number }> {
+  /**
+   * `sessions` false: judge others by heartbeat and lease only, as if no worker kept a session (our
+   * own session is young, e.g. everyone is reconnecting after a database restart).
+   */
+  async loadSnapshot(
+    sessions = true,
+  ): Promise<LoadSnapshot & { claimable: number; minOwnedByLiveWorker: number }> {
     const rows = await this.prisma.$queryRaw<
       (LoadSnapshot & { claimable: number; minOwnedByLiveWorker: number })[]
     >`
       SELECT (SELECT count(*)::int FROM "Partition") AS "totalPartitions",
-             (SELECT count(*)::int FROM "Worker" WHERE "stoppedAt" IS NULL
-                AND "heartbeatAt" > ${DB_NOW} - ${dbInterval(this.ttlMs)}) AS "liveWorkers",
+             (SELECT count(*)::int FROM "Worker" w WHERE ${live(this.ttlMs, sessions)}) AS "liveWorkers",
              (SELECT count(*)::int FROM "Partition" WHERE "ownerWorkerId" = ${this.workerId}) AS "ownedByMe",
-             (SELECT count(*)::int FROM "Partition" p WHERE ${CLAIMABLE}) AS "claimable",
+             (SELECT count(*)::int FROM "Partition" p WHERE ${claimable(this.workerId, sessions)}) AS "claimable",
              (SELECT COALESCE(min(owned), 0)::int FROM (
                 SELECT count(p."id") AS owned FROM "Worker" w
                 LEFT JOIN "Partition" p ON p."ownerWorkerId" = w."id"
-                WHERE w."stoppedAt" IS NULL AND w."heartbeatAt" > ${DB_NOW} - ${dbInterval(this.ttlMs)}
+                WHERE ${live(this.ttlMs, sessions)}
                 GROUP BY w."id") AS loads) AS "minOwnedByLiveWorker"`;
     return rows[0]!;
   }
 
   /**
-   * Takes up to `limit` unowned or expired partitions, oldest-waiting first, bumping each epoch, and
+   * Takes up to `limit` unowned or expired partitions (or a dead worker's), oldest-waiting first, bumping each epoch, and
    * marks the passes their earlier owner left `running` as `abandoned` in the same statement.
-   * With `waitingLongerThanMs`, only partitions claimable for at least that long are taken.
+   * With `waitingLongerThanMs`, only partitions claimable for at least that long are taken;
+   * `sessions` as for loadSnapshot.
    * SKIP LOCKED never waits for a row lock, so this statement cannot be part of a deadlock.
    */
-  async claim(limit: number, waitingLongerThanMs?: number): Promise<ClaimedPartition[]> {
+  async claim(limit: number, waitingLongerThanMs?: number, sessions = true): Promise<ClaimedPartition[]> {
     if (limit <= 0) return [];
     const waited =
       waitingLongerThanMs === undefined
@@ -81,7 +109,7 @@ export class LeaseRepository extends LeaseHolder {
     const rows = await this.prisma.$queryRaw<ClaimRow[]>`
       WITH candidates AS (
         SELECT p."id" FROM "Partition" p
-        WHERE ${CLAIMABLE} AND ${waited}
+        WHERE ${claimable(this.workerId, sessions)} AND ${waited}
         ORDER BY COALESCE(p."leaseExpiresAt", p."createdAt"), p."id"
         LIMIT ${limit}
         FOR UPDATE OF p SKIP LOCKED
@@ -90,7 +118,7 @@ export class LeaseRepository extends LeaseHolder {
         SET "ownerWorkerId" = ${this.workerId}, "leaseEpoch" = p."leaseEpoch" + 1,
             "leaseExpiresAt" = ${DB_NOW} + ${dbInterval(this.ttlMs)}
         FROM candidates c, "Topic" t
-        WHERE p."id" = c."id" AND t."id" = p."topicId" AND ${CLAIMABLE}
+        WHERE p."id" = c."id" AND t."id" = p."topicId" AND ${claimable(this.workerId, sessions)}
         RETURNING p."id" AS "partitionId", p."topicId", t."organizationId", t."name" AS "topicName", p."index",
                   p."leaseEpoch" AS "epoch", t."configs", t."updatedAt"
       ), abandoned AS (
@@ -133,18 +161,27 @@ export class LeaseRepository extends LeaseHolder {
 
   /** Gives a partition back at once (its log is already closed) so another worker need not wait for expiry. */
   async release(partitionId: string, epoch: number): Promise<void> {
-    await this.prisma.$executeRaw`
+    const released = await this.prisma.$executeRaw`
       UPDATE "Partition" SET "ownerWorkerId" = NULL, "leaseExpiresAt" = NULL
       WHERE "id" = ${partitionId} AND "ownerWorkerId" = ${this.workerId} AND "leaseEpoch" = ${epoch}`;
+    if (released > 0) await this.#announceRelease();
   }
 
   /** Gives back every partition this worker holds, locking them in id order (`partition-row-locks.ts`). */
   async releaseAll(): Promise<number> {
-    return this.prisma.$executeRaw`
+    const released = await this.prisma.$executeRaw`
       WITH ${lockedOwnedPartitions(this.workerId)}
       UPDATE "Partition" p SET "ownerWorkerId" = NULL, "leaseExpiresAt" = NULL
       FROM "locked" l
       WHERE p."id" = l."id" AND p."ownerWorkerId" = ${this.workerId}`;
+    if (released > 0) await this.#announceRelease();
+    return released;
+  }
+
+  /** Peers listening (worker-session.ts) run a claim tick at once instead of at their next one. */
+  async #announceRelease(): Promise<void> {
+    // pg_notify returns void, which Prisma cannot read as a row: executed, not queried.
+    await this.prisma.$executeRaw`SELECT pg_notify(${RELEASED_CHANNEL}, ${this.workerId})`;
   }
 
   /** Which of these partitions still have a row (the others were deleted with their topic). */

@@ -23,19 +23,22 @@ export class WorkerRegistry {
     this.#objectStore = report;
   }
 
-  /** Upserts our row; returns our Kafka node id (stable for a worker id: the row keeps it). */
+  /**
+   * Upserts our row; returns our Kafka node id (stable for a worker id: the row keeps it). The row
+   * says this worker keeps a session lock (worker-session.ts), so peers may read its absence as death.
+   */
   async register(address: string): Promise<number> {
     const kafkaHost = this.#kafka?.host ?? null;
     const kafkaPort = this.#kafka?.port ?? null;
     const objectStore = this.#objectStore === null ? null : JSON.stringify(this.#objectStore);
     const rows = await this.#prisma.$queryRaw<{ nodeId: number }[]>`
-      INSERT INTO "Worker" ("id", "address", "startedAt", "heartbeatAt", "stoppedAt", "kafkaHost", "kafkaPort", "objectStore")
+      INSERT INTO "Worker" ("id", "address", "startedAt", "heartbeatAt", "stoppedAt", "kafkaHost", "kafkaPort", "objectStore", "sessionLock")
       VALUES (${this.#workerId}, ${address}, now() AT TIME ZONE 'UTC', now() AT TIME ZONE 'UTC', NULL,
-        ${kafkaHost}, ${kafkaPort}, ${objectStore}::jsonb)
+        ${kafkaHost}, ${kafkaPort}, ${objectStore}::jsonb, TRUE)
       ON CONFLICT ("id") DO UPDATE SET "address" = EXCLUDED."address", "startedAt" = EXCLUDED."startedAt",
         "heartbeatAt" = EXCLUDED."heartbeatAt", "stoppedAt" = NULL,
         "kafkaHost" = EXCLUDED."kafkaHost", "kafkaPort" = EXCLUDED."kafkaPort",
-        "objectStore" = EXCLUDED."objectStore"
+        "objectStore" = EXCLUDED."objectStore", "sessionLock" = TRUE
       RETURNING "nodeId"`;
     return rows[0]!.nodeId;
   }

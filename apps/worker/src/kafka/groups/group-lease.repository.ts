@@ -1,5 +1,6 @@
 import { Prisma } from "@lastword/db";
 import { DB_NOW, dbInterval, LeaseHolder } from "../../ownership/lease-holder";
+import { ENDED_SESSIONS } from "../../ownership/worker-session";
 
 /** Who coordinates a group right now, as the KafkaGroup row says. */
 export interface GroupLeaseHolder {
@@ -45,6 +46,7 @@ export class GroupLeaseRepository extends LeaseHolder {
             "leaseExpiresAt" = EXCLUDED."leaseExpiresAt"
         WHERE "KafkaGroup"."ownerWorkerId" IS NULL OR "KafkaGroup"."leaseExpiresAt" IS NULL
            OR "KafkaGroup"."leaseExpiresAt" <= ${DB_NOW}
+           OR ("KafkaGroup"."ownerWorkerId" <> ${this.workerId} AND "KafkaGroup"."ownerWorkerId" IN ${ENDED_SESSIONS})
       RETURNING "ownerWorkerId", "epoch", "generation"`;
     if (claimed[0]) return { ...claimed[0], live: true };
     const rows = await this.prisma.$queryRaw<GroupLeaseHolder[]>`
@@ -79,9 +81,10 @@ export class GroupLeaseRepository extends LeaseHolder {
   }
 
   /**
-   * Takes over up to `limit` leases a dead holder left to expire (a released lease has no owner
-   * and waits for a client to ask), so a dead worker's groups move within a lease TTL plus one
-   * renewal period even before any client asks.
+   * Takes over up to `limit` leases a dead holder left (expired, or its session ended:
+   * worker-session.ts; a released lease has no owner and waits for a client to ask), so a dead
+   * worker's groups move within one renewal period (a lease TTL more if its session lingers) even
+   * before any client asks.
    */
   async claimExpired(limit: number): Promise<AdoptedGroupLease[]> {
     const rows = await this.prisma.$queryRaw<
@@ -90,7 +93,8 @@ export class GroupLeaseRepository extends LeaseHolder {
       UPDATE "KafkaGroup" k SET "ownerWorkerId" = ${this.workerId}, "epoch" = k."epoch" + 1,
              "leaseExpiresAt" = ${DB_NOW} + ${dbInterval(this.ttlMs)}
       FROM (SELECT "organizationId", "groupId" FROM "KafkaGroup"
-            WHERE "ownerWorkerId" IS NOT NULL AND "leaseExpiresAt" <= ${DB_NOW}
+            WHERE "ownerWorkerId" IS NOT NULL AND ("leaseExpiresAt" <= ${DB_NOW}
+              OR ("ownerWorkerId" <> ${this.workerId} AND "ownerWorkerId" IN ${ENDED_SESSIONS}))
             ORDER BY "leaseExpiresAt" LIMIT ${limit} FOR UPDATE SKIP LOCKED) due
       WHERE k."organizationId" = due."organizationId" AND k."groupId" = due."groupId"
       RETURNING k."organizationId", k."groupId", k."epoch", k."generation"`;

@@ -1,0 +1,2 @@
+-- AlterTable
+ALTER TABLE "Worker" ADD COLUMN     "sessionLock" BOOLEAN NOT NULL DEFAULT false;
