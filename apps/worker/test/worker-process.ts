@@ -23,11 +23,18 @@ export interface WorkerProcessOptions {
 }
 
 /**
- * Starts `node --import tsx apps/worker/src/main.ts` as production runs it and resolves on its
- * "worker ready" log line.
+ * The node arguments that run the worker: the bundle the integration project's global setup built
+ * (LASTWORD_TEST_WORKER_BUNDLE, `worker-build.ts`), else its entry point through tsx, as
+ * `npm start` runs it. Relative to the repository root.
  */
+export function workerCommand(): string[] {
+  const bundle = process.env.LASTWORD_TEST_WORKER_BUNDLE;
+  return bundle ? [bundle] : ["--import", "tsx", "apps/worker/src/main.ts"];
+}
+
+/** Starts the worker (`workerCommand()`) as production runs it and resolves on its "worker ready" log line. */
 export function spawnWorkerProcess(id: string, options: WorkerProcessOptions): Promise<WorkerProcess> {
-  const child = spawn(process.execPath, ["--import", "tsx", "apps/worker/src/main.ts"], {
+  const child = spawn(process.execPath, workerCommand(), {
     cwd: repoRoot,
     env: {
       ...process.env,

@@ -10,9 +10,10 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type ApiServer, createApiServer, partitionForKey } from "../src/index";
 import { REST_PRODUCER_ID_MAX, REST_PRODUCER_ID_MIN, restProducer } from "../src/records/idempotent-producer";
 import { type Harness, PUBLIC_URL, rest, startHarness, str } from "./api-harness";
+import { workerCommand } from "./worker-process";
 
 // A produce whose worker is SIGKILLed between the append and the answer. The
-// worker processes run main.ts; the first one has the test-only fault point
+// worker processes run the worker's main; the first one has the test-only fault point
 // LASTWORD_FAULT_POINT=after-append, so it dies right after its first append is durable. The
 // partition then moves to a second worker, which rebuilds the producer state from the shared data
 // directory; the retry with the same Idempotency-Key gets the original offsets and the log holds
@@ -27,7 +28,7 @@ let apiKey: string;
 const children: ChildProcess[] = [];
 
 function spawnWorker(id: string, extraEnv: Record<string, string> = {}): Promise<ChildProcess> {
-  const child = spawn(process.execPath, ["--import", "tsx", "apps/worker/src/main.ts"], {
+  const child = spawn(process.execPath, workerCommand(), {
     cwd: repoRoot,
     env: {
       ...process.env,

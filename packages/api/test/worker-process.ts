@@ -34,10 +34,20 @@ export interface WorkerProcessOptions {
   env?: Record<string, string>;
 }
 
-/** Starts `node --import tsx apps/worker/src/main.ts` and resolves on its "worker ready" log line. */
+/**
+ * The node arguments that run the worker: the bundle the integration project's global setup built
+ * (LASTWORD_TEST_WORKER_BUNDLE, `apps/worker/test/worker-build.ts`), else its entry point through
+ * tsx, as `npm start` runs it. Relative to the repository root.
+ */
+export function workerCommand(): string[] {
+  const bundle = process.env.LASTWORD_TEST_WORKER_BUNDLE;
+  return bundle ? [bundle] : ["--import", "tsx", WORKER_ENTRY];
+}
+
+/** Starts the worker (`workerCommand()`) and resolves on its "worker ready" log line. */
 export function startWorkerProcess(options: WorkerProcessOptions): Promise<WorkerProcess> {
   const id = `worker-${randomBytes(5).toString("hex")}`;
-  const child = spawn(process.execPath, ["--import", "tsx", WORKER_ENTRY], {
+  const child = spawn(process.execPath, workerCommand(), {
     cwd: repoRoot,
     env: {
       ...process.env,

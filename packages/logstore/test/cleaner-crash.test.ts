@@ -7,6 +7,7 @@ import { describe, expect, it } from "vitest";
 import { type LogRecord, PartitionLog } from "../src/index";
 import { seededRandom, useBundledChild } from "./child-bundle";
 import { liveLogHashes } from "./cleaner-crash-snapshot";
+import { crashRuns } from "./crash-runs";
 import { kv, replayLog, text } from "./helpers";
 
 // Crash safety of cleaning: a child process runs forced passes over a copy of a prepared partition
@@ -17,8 +18,12 @@ import { kv, replayLog, text } from "./helpers";
 // equals the model, every live key's latest record is at its offset, no offset appeared, and a
 // further pass over the recovered log keeps all of that true.
 
-/** Fault-point kills required; prepared partitions are added until they provide this many. */
-const FAULT_KILLS = 200;
+/**
+ * Fault-point kills required; prepared partitions are added until they provide this many. Each
+ * partition's kills spread over every fault point of both its passes, so `npm test`'s few
+ * partitions reach every step; LASTWORD_CRASH_RUNS=full runs the full campaign.
+ */
+const FAULT_KILLS = crashRuns({ full: 200, quick: 60 });
 const MAX_TEMPLATES = 20;
 const FAULT_KILLS_PER_TEMPLATE = 20;
 const TIMED_KILLS_PER_TEMPLATE = 2;

@@ -4,6 +4,7 @@ import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import type { PartitionLog } from "../src/index";
 import { seededRandom, useBundledChild } from "./child-bundle";
+import { crashRuns } from "./crash-runs";
 import { openLog, tempDir } from "./helpers";
 
 // SIGKILLs a real child process mid-append hundreds of times against one partition directory and
@@ -11,7 +12,8 @@ import { openLog, tempDir } from "./helpers";
 // batch present is whole (no half-visible unacknowledged batch), and offsets are consecutive.
 
 const LANES = 4;
-const TRIALS_PER_LANE = 50;
+// Two full checks with retention per lane in `npm test`; the full campaign under LASTWORD_CRASH_RUNS=full.
+const TRIALS_PER_LANE = crashRuns({ full: 50, quick: 20 });
 const here = path.dirname(fileURLToPath(import.meta.url));
 const bundled = useBundledChild(path.join(here, "fixtures/append-child.ts"), {
   prefix: "logstore-crash-child-",
@@ -88,7 +90,6 @@ async function verifyLog(log: PartitionLog, from: number): Promise<Map<number, n
   return owner;
 }
 
-/** One directory killed and reopened `trials` times in a row; returns how many appends were acked. */
 /**
  * One directory killed and reopened `trials` times in a row; returns how many appends were acked.
  * Every 10 trials: a full check of everything still retained, then the records before the

@@ -24,8 +24,11 @@ export type PoolOutcome =
   | InflateOutcome
   | { ok: false; kind: "busy"; message: string; inflatedBytes: 0; threadMs: 0 };
 
-// The task is TypeScript: its threads load it through tsx, as `npm start` loads the worker.
-const TASK = new URL("./inflate-task.ts", import.meta.url).href;
+// Run from source (`npm start`), the task is TypeScript and its threads load it through tsx, as
+// the worker itself is loaded; run from a bundle (the test suite's build), it is the bundled
+// `inflate-task.mjs` beside it.
+const FROM_SOURCE = import.meta.url.endsWith(".ts");
+const TASK = new URL(FROM_SOURCE ? "./inflate-task.ts" : "./inflate-task.mjs", import.meta.url).href;
 
 /**
  * The worker's pool of inflate threads (piscina). Each tenant has at most `threads` batches in the
@@ -46,7 +49,7 @@ export class InflatePool {
       minThreads: config.threads,
       maxThreads: config.threads,
       maxQueue: config.maxQueue,
-      execArgv: ["--import", "tsx"],
+      execArgv: FROM_SOURCE ? ["--import", "tsx"] : [],
     });
   }
 
