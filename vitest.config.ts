@@ -23,7 +23,7 @@ const INTEGRATION = [
 const SERIAL = [
   // Kills workers at tiering fault points while produces are in flight; beside other files a
   // worker lost its lease before its fault point, or died with an unanswered produce durable.
-  "apps/worker/test/tiering-crash.integration.test.ts",
+  "apps/worker/test/tiering-crash*.integration.test.ts",
   // Produces 200 records per partition through two worker processes within its window before the kill.
   "apps/worker/test/machine-loss.integration.test.ts",
 ];
