@@ -6,10 +6,10 @@ import "@lastword/record-batch/node-codecs";
 import { decodeBatch, inflateBatch, readBatchHeader } from "@lastword/record-batch";
 import fc from "fast-check";
 import { afterAll, describe, expect, it } from "vitest";
-import { visibleUpTo } from "../hosting/visible-log";
 import type { HostedLog } from "../hosting/hosted-log";
 import { withKeyIndex } from "../hosting/indexed-log";
 import { partitionLogOpener } from "../hosting/log-opener";
+import { visibleUpTo } from "../hosting/visible-log";
 import { type LatestFreeze, LatestViews, readLatest } from "./latest-view";
 
 const NOW = 1_700_000_000_000;
