@@ -470,7 +470,7 @@ async function startKafka(config: NonNullable<WorkerConfig["kafka"]>, parts: Kaf
   const now = () => parts.clock.now();
   let nodeId = -1;
   let advertised = { host: config.advertisedHost ?? config.host, port: config.port };
-  const catalog = new KafkaCatalog(parts.prisma, { leaseTtlMs: parts.leaseTtlMs, now });
+  const catalog = new KafkaCatalog(parts.prisma, { leaseTtlMs: parts.leaseTtlMs, workerId: parts.id, now });
   // Metadata names lease owners as leaders: when this worker takes or gives up a partition, what it
   // cached is wrong at once. Kept, it sent clients back here for a partition just handed away, and
   // a non-idempotent producer's retry of the whole request wrote its other partitions twice.

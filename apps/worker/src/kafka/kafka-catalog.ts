@@ -52,15 +52,17 @@ export function clusterIdOf(tenantId: string): string {
 export class KafkaCatalog {
   readonly #prisma: PrismaClient;
   readonly #leaseTtlMs: number;
+  readonly #workerId: string;
   readonly #now: () => number;
   readonly #brokers: TtlCache<"brokers", KafkaBroker[]>;
   readonly #topics: TtlCache<string, CatalogTopic[]>;
   /** The last answer Postgres gave per key, and when: what is served while it is unreachable. */
   readonly #lastGood = new Map<string, { at: number; value: unknown }>();
 
-  constructor(prisma: PrismaClient, options: { leaseTtlMs: number; now: () => number }) {
+  constructor(prisma: PrismaClient, options: { leaseTtlMs: number; workerId: string; now: () => number }) {
     this.#prisma = prisma;
     this.#leaseTtlMs = options.leaseTtlMs;
+    this.#workerId = options.workerId;
     this.#now = options.now;
     this.#brokers = new TtlCache({ ttlMs: CATALOG_CACHE_MS, now: options.now });
     this.#topics = new TtlCache({ ttlMs: CATALOG_CACHE_MS, now: options.now });
@@ -113,13 +115,15 @@ export class KafkaCatalog {
   async #loadBrokers(): Promise<KafkaBroker[]> {
     // Liveness on the database clock, as the claim loop judges it: a worker whose session ended is
     // dead (worker-session.ts), and its partitions are named leaderless until a peer claims them.
+    // Not this worker, which is answering: while its own session reconnects (after a Postgres
+    // outage) it still leads what it holds, and a peer that claims those moves them in the rows.
     const rows = await this.#prisma.$queryRaw<
       { id: string; nodeId: number; kafkaHost: string; kafkaPort: number }[]
     >`
       SELECT "id", "nodeId", "kafkaHost", "kafkaPort" FROM "Worker"
       WHERE "stoppedAt" IS NULL AND "kafkaHost" IS NOT NULL AND "kafkaPort" IS NOT NULL
         AND "heartbeatAt" > (now() AT TIME ZONE 'UTC') - make_interval(secs => ${this.#leaseTtlMs / 1000})
-        AND (NOT "sessionLock" OR "nodeId"::oid IN ${HELD_SESSIONS})
+        AND (NOT "sessionLock" OR "nodeId"::oid IN ${HELD_SESSIONS} OR "id" = ${this.#workerId})
       ORDER BY "nodeId"`;
     return rows.map((r) => ({ nodeId: r.nodeId, workerId: r.id, host: r.kafkaHost, port: r.kafkaPort }));
   }
