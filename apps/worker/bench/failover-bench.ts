@@ -11,9 +11,8 @@ import { cpus, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { createTestDatabase } from "@lastword/db/testing";
 import { Redis } from "ioredis";
-import { Kafka, logLevel } from "kafkajs";
 import { DEFAULT_LEASE_TTL_MS } from "../src/worker";
-import { CLIENT_SCOPES, createKafkaKey } from "../test/kafka-client";
+import { CLIENT_SCOPES, createKafkaKey, failoverProducer } from "../test/kafka-client";
 import { createNamedTopic } from "../test/test-topics";
 import { spawnWorkerProcess, type WorkerProcess } from "../test/worker-process";
 import { percentile, waitFor } from "./bench-topics";
@@ -66,16 +65,11 @@ export async function failoverBenchmark(): Promise<void> {
     };
     await waitFor("every worker leads its share", 60_000, balanced);
 
-    const kafka = new Kafka({
-      brokers: [...live.values()].map((w) => `${w.kafka.host}:${w.kafka.port}`),
-      clientId: "bench-failover",
-      sasl: { mechanism: "plain", username: key.id, password: key.secret },
-      connectionTimeout: 1_000,
-      logLevel: logLevel.NOTHING,
-      retry: { initialRetryTime: 100, maxRetryTime: 1_000 },
-    });
-    const producer = kafka.producer({ idempotent: true, maxInFlightRequests: 1 });
-    await producer.connect();
+    const producer = await failoverProducer(
+      [...live.values()].map((w) => `${w.kafka.host}:${w.kafka.port}`),
+      key,
+      "bench-failover",
+    );
     const completions: Completion[] = [];
     let failures = 0;
     const value = Buffer.alloc(1024, 7);

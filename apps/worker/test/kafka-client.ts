@@ -16,7 +16,7 @@ import {
   type RequestInput,
   type ResponseBody,
 } from "@lastword/kafka-protocol";
-import { Kafka, type KafkaConfig, logLevel } from "kafkajs";
+import { Kafka, type KafkaConfig, logLevel, type Producer } from "kafkajs";
 import type { RunningWorker, WorkerConfig } from "../src/worker";
 import type { WorkerHarness } from "./worker-harness";
 
@@ -143,6 +143,29 @@ export function plainKafkajs(
     logLevel: logLevel.NOTHING,
     ...options,
   });
+}
+
+/**
+ * The kafkajs producer the README documents for failovers (idempotent, one request in flight per
+ * connection, retries at kafkajs's unlimited default for it), on a quiet client whose quick connect
+ * timeout and short back-off find a partition's new leader within its failover time.
+ */
+export async function failoverProducer(
+  brokers: string[],
+  key: { id: string; secret: string },
+  clientId: string,
+): Promise<Producer> {
+  const kafka = new Kafka({
+    brokers,
+    clientId,
+    sasl: { mechanism: "plain", username: key.id, password: key.secret },
+    connectionTimeout: 1_000,
+    logLevel: logLevel.NOTHING,
+    retry: { initialRetryTime: 100, maxRetryTime: 1_000 },
+  });
+  const producer = kafka.producer({ idempotent: true, maxInFlightRequests: 1 });
+  await producer.connect();
+  return producer;
 }
 
 export type SaslMechanism = "PLAIN" | "SCRAM-SHA-256" | "SCRAM-SHA-512";

@@ -1,6 +1,5 @@
-import { Kafka, logLevel } from "kafkajs";
 import { beforeAll, describe, expect, it } from "vitest";
-import { createKafkaKey, createNamedTopic, kcatReadAll } from "./kafka-client";
+import { createKafkaKey, createNamedTopic, failoverProducer, kcatReadAll } from "./kafka-client";
 import { eventually } from "./test-topics";
 import { useWorkerHarness } from "./worker-harness";
 import type { WorkerProcess } from "./worker-process";
@@ -49,18 +48,11 @@ describe("kafkajs through SIGKILLed leaders, used as the README says", () => {
       (await owners(partitionIds)).every((o) => o !== null) ? true : undefined,
     );
 
-    const kafka = new Kafka({
-      brokers: [...live.values()].map((w) => `${w.kafka.host}:${w.kafka.port}`),
-      clientId: "kafkajs-usage-test",
-      sasl: { mechanism: "plain", username: key.id, password: key.secret },
-      connectionTimeout: 1_000,
-      logLevel: logLevel.NOTHING,
-      retry: { initialRetryTime: 100, maxRetryTime: 1_000 },
-    });
-    // The documented settings: idempotent (acks -1, retries left at kafkajs's unlimited default for
-    // it) and one request in flight per connection.
-    const producer = kafka.producer({ idempotent: true, maxInFlightRequests: 1 });
-    await producer.connect();
+    const producer = await failoverProducer(
+      [...live.values()].map((w) => `${w.kafka.host}:${w.kafka.port}`),
+      key,
+      "kafkajs-usage-test",
+    );
 
     // partition → offset → value, only what a send's answer acknowledged; every value ever sent.
     const acked = Array.from({ length: PARTITIONS }, () => new Map<number, string>());

@@ -1,10 +1,15 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
-import { Kafka, logLevel } from "kafkajs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DEFAULT_LEASE_TTL_MS } from "../src/worker";
-import { CLIENT_SCOPES, createKafkaKey, createNamedTopic, kcatReadAll } from "./kafka-client";
+import {
+  CLIENT_SCOPES,
+  createKafkaKey,
+  createNamedTopic,
+  failoverProducer,
+  kcatReadAll,
+} from "./kafka-client";
 import { eventually } from "./test-topics";
 import { useWorkerHarness } from "./worker-harness";
 import type { WorkerProcess } from "./worker-process";
@@ -95,16 +100,7 @@ describe("SIGKILL of a partition owner under librdkafka and kafkajs producers an
     );
 
     // kafkajs as the README documents for failovers.
-    const kafka = new Kafka({
-      brokers: bootstrap.split(","),
-      clientId: "owner-kill-test",
-      sasl: { mechanism: "plain", username: key.id, password: key.secret },
-      connectionTimeout: 1_000,
-      logLevel: logLevel.NOTHING,
-      retry: { initialRetryTime: 100, maxRetryTime: 1_000 },
-    });
-    const producer = kafka.producer({ idempotent: true, maxInFlightRequests: 1 });
-    await producer.connect();
+    const producer = await failoverProducer(bootstrap.split(","), key, "owner-kill-test");
     const kjAcked = Array.from({ length: PARTITIONS }, () => new Map<number, string>());
     const sent = new Set<string>();
     const completions: { partition: number; startedAt: number; doneAt: number }[] = [];
