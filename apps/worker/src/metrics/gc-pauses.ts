@@ -30,7 +30,8 @@ export function exportGcPauses(registry: Registry): void {
   });
   const observer = new PerformanceObserver((list) => {
     for (const entry of list.getEntries()) {
-      const kind = KINDS[(entry.detail as { kind?: number } | undefined)?.kind ?? -1] ?? "other";
+      // perf_hooks puts the collection's kind in `detail` (NODE_PERFORMANCE_GC_*).
+      const kind = KINDS[(entry as { detail?: { kind?: number } }).detail?.kind ?? -1] ?? "other";
       count.inc({ kind });
       seconds.inc({ kind }, entry.duration / 1000);
     }
