@@ -222,17 +222,18 @@ export interface PerPartitionProduce {
   completions: { partition: number; startedAt: number; doneAt: number }[];
   /** Sends that failed (each ends its partition's loop). */
   failures: number;
-  /** Stops sending and waits for the sends in flight. */
+  /** Stops sending, waits for the sends in flight and disconnects. */
   stop(): Promise<void>;
 }
 
 /**
- * kafkajs producing as the root README documents for failovers: one loop per partition, its sends
+ * kafkajs producing as the root README documents for failovers (failoverProducer, on `producer`'s
+ * brokers, key and client id): one loop per partition, its sends
  * one after another, each carrying `perSend` records of that partition only (`value(partition, n,
  * i)`, also their key when `keyed`).
  */
-export function producePerPartition(
-  producer: Producer,
+export async function producePerPartition(
+  producer: { brokers: string[]; key: { id: string; secret: string }; clientId: string },
   options: {
     topic: string;
     partitions: number;
@@ -240,7 +241,8 @@ export function producePerPartition(
     value: (partition: number, n: number, i: number) => string;
     keyed: boolean;
   },
-): PerPartitionProduce {
+): Promise<PerPartitionProduce> {
+  const kafkajs = await failoverProducer(producer.brokers, producer.key, producer.clientId);
   const { topic, perSend, value, keyed } = options;
   let producing = true;
   const state = {
@@ -255,7 +257,7 @@ export function producePerPartition(
       for (const v of values) state.sent.add(v);
       const startedAt = Date.now();
       try {
-        const [answer] = await producer.send({
+        const [answer] = await kafkajs.send({
           topic,
           acks: -1,
           messages: values.map((v) => ({ partition, value: v, ...(keyed && { key: v }) })),
@@ -275,6 +277,7 @@ export function producePerPartition(
     async stop() {
       producing = false;
       await Promise.all(loops);
+      await kafkajs.disconnect();
     },
   });
 }

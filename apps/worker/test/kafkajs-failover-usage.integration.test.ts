@@ -1,11 +1,5 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import {
-  createKafkaKey,
-  failoverProducer,
-  kafkaFleet,
-  kcatReadAll,
-  producePerPartition,
-} from "./kafka-client";
+import { createKafkaKey, kafkaFleet, kcatReadAll, producePerPartition } from "./kafka-client";
 import { busiestWorker, eventually, partitionOwners } from "./test-topics";
 import { useWorkerHarness } from "./worker-harness";
 
@@ -42,15 +36,16 @@ describe("kafkajs through SIGKILLed leaders, used as the README says", () => {
       LEASE_TTL_MS,
       { org: ORG, name: TOPIC, partitions: PARTITIONS },
     );
-    const producer = await failoverProducer(brokers, key, "kafkajs-usage-test");
-
-    const produce = producePerPartition(producer, {
-      topic: TOPIC,
-      partitions: PARTITIONS,
-      perSend: PER_SEND,
-      value: (partition, n, i) => `p${partition}-${n}-${i}`,
-      keyed: true,
-    });
+    const produce = await producePerPartition(
+      { brokers, key, clientId: "kafkajs-usage-test" },
+      {
+        topic: TOPIC,
+        partitions: PARTITIONS,
+        perSend: PER_SEND,
+        value: (partition, n, i) => `p${partition}-${n}-${i}`,
+        keyed: true,
+      },
+    );
     // partition → offset → value, only what a send's answer acknowledged; every value ever sent.
     const { acked, sent, completions } = produce;
 
@@ -77,7 +72,6 @@ describe("kafkajs through SIGKILLed leaders, used as the README says", () => {
       );
     }
     await produce.stop();
-    await producer.disconnect();
     expect(produce.failures).toBe(0);
 
     const [reader] = [...live.values()];

@@ -3,14 +3,7 @@ import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DEFAULT_LEASE_TTL_MS } from "../src/worker";
-import {
-  CLIENT_SCOPES,
-  createKafkaKey,
-  failoverProducer,
-  kafkaFleet,
-  kcatReadAll,
-  producePerPartition,
-} from "./kafka-client";
+import { CLIENT_SCOPES, createKafkaKey, kafkaFleet, kcatReadAll, producePerPartition } from "./kafka-client";
 import { busiestWorker, eventually, partitionOwners } from "./test-topics";
 import { useWorkerHarness } from "./worker-harness";
 
@@ -84,14 +77,16 @@ describe("SIGKILL of a partition owner under librdkafka and kafkajs producers an
     );
 
     // kafkajs as the README documents for failovers.
-    const producer = await failoverProducer(bootstrap.split(","), key, "owner-kill-test");
-    const produce = producePerPartition(producer, {
-      topic: TOPIC,
-      partitions: PARTITIONS,
-      perSend: 2,
-      value: (partition, n, i) => `kj-p${partition}-${n}-${i}`,
-      keyed: false,
-    });
+    const produce = await producePerPartition(
+      { brokers, key, clientId: "owner-kill-test" },
+      {
+        topic: TOPIC,
+        partitions: PARTITIONS,
+        perSend: 2,
+        value: (partition, n, i) => `kj-p${partition}-${n}-${i}`,
+        keyed: false,
+      },
+    );
     const { acked: kjAcked, sent, completions } = produce;
 
     await eventually("both producers and the group under way", 60_000, async () =>
@@ -133,7 +128,6 @@ describe("SIGKILL of a partition owner under librdkafka and kafkajs producers an
       completions.length >= ackedAtKill + 4 * PARTITIONS ? true : undefined,
     );
     await produce.stop();
-    await producer.disconnect();
     rdk.kill("SIGINT");
     await eventually("librdkafka flushed", 90_000, async () => (rdkDone ? true : undefined));
     expect(produce.failures).toBe(0);

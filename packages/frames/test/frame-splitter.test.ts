@@ -12,7 +12,7 @@ import { FRAME_KIND, FrameFormatError } from "../src/frame-kinds";
 import type { FrameName } from "../src/frame-layouts";
 import { FrameSplitter, wholeFrame } from "../src/frame-splitter";
 import { encodeStoredHead } from "../src/stored-frames";
-import { frameRecord, storedCase } from "./stored-frames.fixture";
+import { chunksOf, frameRecord, storedCase } from "./stored-frames.fixture";
 
 const REST_KINDS = [
   FRAME_KIND.PARTITION,
@@ -38,18 +38,6 @@ const offsets = fc
   .array(fc.record({ partition: fc.nat(), offset: fc.nat(2 ** 40) }), { maxLength: 4 })
   .map((os) => ({ name: "offsets" as const, bytes: encodeOffsetsFrame(os) }));
 
-function chunked(body: Uint8Array, sizes: number[]): Uint8Array[] {
-  const out: Uint8Array[] = [];
-  let pos = 0;
-  for (const size of sizes) {
-    if (pos >= body.length) break;
-    out.push(body.subarray(pos, pos + size));
-    pos += size;
-  }
-  if (pos < body.length) out.push(body.subarray(pos));
-  return out;
-}
-
 function split(splitter: FrameSplitter, chunks: Uint8Array[]) {
   const seen: { name: FrameName; bytes: Uint8Array }[] = [];
   for (const chunk of chunks) {
@@ -72,7 +60,7 @@ describe("FrameSplitter (the one reassembler of the frame streams)", () => {
           const written = [...frames, last].map((f) => ({ name: f.name, bytes: Buffer.from(f.bytes) }));
           const body = Buffer.concat(written.map((f) => f.bytes));
           const splitter = new FrameSplitter(REST_KINDS, [FRAME_KIND.OFFSETS]);
-          expect(split(splitter, chunked(body, sizes))).toEqual(written);
+          expect(split(splitter, chunksOf(body, sizes))).toEqual(written);
           expect(splitter.midFrame).toBe(false);
           // Cut anywhere: the frames wholly before the cut come out, and the splitter says whether
           // the cut fell inside one.
@@ -85,7 +73,7 @@ describe("FrameSplitter (the one reassembler of the frame streams)", () => {
             before.push(f);
             wholeBytes += f.bytes.length;
           }
-          expect(split(cut, chunked(body.subarray(0, cutAt), sizes.slice(1)))).toEqual(before);
+          expect(split(cut, chunksOf(body.subarray(0, cutAt), sizes.slice(1)))).toEqual(before);
           expect(cut.midFrame).toBe(wholeBytes < cutAt);
         },
       ),
@@ -114,7 +102,7 @@ describe("FrameSplitter refuses what the stream does not carry", () => {
     const error = encodeErrorFrame({ code: "X" });
     const body = Buffer.concat([error.subarray(0, 3), error.subarray(3), encodeEndFrame(9, 1)]);
     const splitter = new FrameSplitter([FRAME_KIND.ERROR, FRAME_KIND.END], [FRAME_KIND.END]);
-    const seen = split(splitter, chunked(body, [2, 1, 4, 20]));
+    const seen = split(splitter, chunksOf(body, [2, 1, 4, 20]));
     expect(seen.map((f) => [f.name, f.bytes.length])).toEqual([
       ["error", error.length],
       ["end", 17],
