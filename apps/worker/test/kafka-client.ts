@@ -191,23 +191,25 @@ export function spawnKafkaWorker(
 
 /**
  * Kafka worker processes `ids` of `harness` (spawnKafkaWorker) and `topic`, once every partition
- * has a leader and every worker leads some. `live` maps each
- * worker's id to its process (a test that kills one deletes it there).
+ * has a leader and, with `spread`, every worker leads some (a fair share can leave a worker none
+ * when there are fewer than two partitions a worker). `live` maps each worker's id to its process
+ * (a test that kills one deletes it there).
  */
 export async function kafkaFleet(
   harness: WorkerHarness,
   ids: string[],
   leaseTtlMs: number,
-  topic: { org: string; name: string; partitions: number; configs?: Record<string, string> },
+  topic: { org: string; name: string; partitions: number; configs?: Record<string, string>; spread: boolean },
 ): Promise<{ live: Map<string, WorkerProcess>; partitionIds: string[]; brokers: string[] }> {
   const { prisma } = harness.db;
   const workers = await Promise.all(ids.map((id) => spawnKafkaWorker(harness, id, leaseTtlMs)));
   const live = new Map(workers.map((w) => [w.id, w]));
   const { org, name, partitions, configs } = topic;
   const partitionIds = await createNamedTopic(prisma, org, name, partitions, configs);
-  await eventually("every worker leads partitions", 30_000, async () => {
+  await eventually("every partition led", 30_000, async () => {
     const led = await partitionOwners(prisma, partitionIds);
-    return led.every((o) => o !== null) && ids.every((id) => led.includes(id)) ? true : undefined;
+    const spread = !topic.spread || ids.every((id) => led.includes(id));
+    return led.every((o) => o !== null) && spread ? true : undefined;
   });
   return { live, partitionIds, brokers: workers.map((w) => `${w.kafka.host}:${w.kafka.port}`) };
 }

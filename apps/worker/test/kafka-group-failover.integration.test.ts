@@ -45,6 +45,7 @@ describe("consumer group failover under load", () => {
       name: TOPIC,
       partitions: PARTITIONS,
       configs: { "cleanup.policy": "compact" },
+      spread: true,
     });
     const workers = [...fleet.live.values()];
     // The worker asked first claims the group: make the victim, which leads partitions, coordinate.

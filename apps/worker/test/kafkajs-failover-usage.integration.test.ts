@@ -34,7 +34,7 @@ describe("kafkajs through SIGKILLed leaders, used as the README says", () => {
       harness,
       ["ku-1", "ku-2", "ku-3"],
       LEASE_TTL_MS,
-      { org: ORG, name: TOPIC, partitions: PARTITIONS },
+      { org: ORG, name: TOPIC, partitions: PARTITIONS, spread: false },
     );
     const produce = await producePerPartition(
       { brokers, key, clientId: "kafkajs-usage-test" },

@@ -48,7 +48,7 @@ describe("SIGKILL of a partition owner under librdkafka and kafkajs producers an
       harness,
       ["ok-1", "ok-2", "ok-3"],
       DEFAULT_LEASE_TTL_MS,
-      { org: ORG, name: TOPIC, partitions: PARTITIONS },
+      { org: ORG, name: TOPIC, partitions: PARTITIONS, spread: true },
     );
     const bootstrap = brokers.join(",");
 
