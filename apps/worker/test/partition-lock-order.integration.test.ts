@@ -16,6 +16,8 @@ import { WorkerRegistry } from "../src/ownership/worker-registry";
 const WORKER = "lock-order-worker";
 const PARTITIONS = 800;
 const DEADLOCK = "40P01";
+/** The advisory lock key the control's statements queue on to start at the same moment. */
+const START_GATE = 35_035;
 
 // The statements as they were before they locked in id order: the control that shows the hazard.
 const UNORDERED_COMMIT = `
@@ -86,6 +88,54 @@ describe("one worker's multi-row Partition statements", () => {
       };
     });
 
+  /**
+   * Runs each statement on a connection of its own, in a transaction that first locks the row the
+   * statement itself updates first (`firstRow`) and then queues on an advisory lock this holds; when
+   * every one is queued they all go at once. Each then holds the row the other reaches last, the
+   * interleaving that a loaded machine produces by chance: without it, a statement of tens of ms
+   * (its updates HOT) often finished before the other was scheduled at all.
+   */
+  async function startTogether(
+    statements: [sql: string, params: unknown[], firstRow: string][],
+  ): Promise<PromiseSettledResult<unknown>[]> {
+    const gate = await pool.connect();
+    try {
+      await gate.query("SELECT pg_advisory_lock($1)", [START_GATE]);
+      const racing = Promise.allSettled(
+        statements.map(async ([sql, params, firstRow]) => {
+          const client = await pool.connect();
+          try {
+            await client.query("BEGIN");
+            await client.query(`SELECT 1 FROM "Partition" WHERE "id" = $1 FOR NO KEY UPDATE`, [firstRow]);
+            await client.query("SELECT pg_advisory_xact_lock_shared($1)", [START_GATE]);
+            const result = await client.query(sql, params);
+            await client.query("COMMIT");
+            return result;
+          } catch (error) {
+            await client.query("ROLLBACK");
+            throw error;
+          } finally {
+            client.release();
+          }
+        }),
+      );
+      for (;;) {
+        const queued = await gate.query<{ n: number }>(
+          `SELECT count(*)::int AS n FROM pg_locks
+           WHERE locktype = 'advisory' AND NOT granted AND objid = $1
+             AND database = (SELECT oid FROM pg_database WHERE datname = current_database())`,
+          [START_GATE],
+        );
+        if (queued.rows[0]!.n === statements.length) break;
+        await new Promise((resolve) => setTimeout(resolve, 5));
+      }
+      await gate.query("SELECT pg_advisory_unlock($1)", [START_GATE]);
+      return await racing;
+    } finally {
+      gate.release();
+    }
+  }
+
   const codeOf = (outcome: PromiseSettledResult<unknown>) =>
     outcome.status === "rejected"
       ? String((outcome.reason as { code?: string }).code ?? outcome.reason)
@@ -98,6 +148,7 @@ describe("one worker's multi-row Partition statements", () => {
     await db.prisma.$executeRawUnsafe(
       `ALTER DATABASE "${new URL(db.url).pathname.slice(1)}" SET deadlock_timeout = '50ms'`,
     );
+    // The gate's connection and one per racing statement.
     pool = new pg.Pool({ connectionString: db.url, max: 4 });
     await seedTenants(db.prisma, {
       tenants: 2,
@@ -127,14 +178,14 @@ describe("one worker's multi-row Partition statements", () => {
       rounds++;
       const ids = await reversePhysicalOrder();
       const entries = entriesFor(ids);
-      const outcomes = await Promise.allSettled([
-        pool.query(UNORDERED_COMMIT, [
-          WORKER,
-          ids,
-          entries.map((e) => e.epoch),
-          entries.map((e) => e.baseOffset),
-        ]),
-        pool.query(UNORDERED_RENEW, [WORKER]),
+      // The commit updates in its entries' order (the reverse of the table's), the renewal in the table's.
+      const outcomes = await startTogether([
+        [
+          UNORDERED_COMMIT,
+          [WORKER, ids, entries.map((e) => e.epoch), entries.map((e) => e.baseOffset)],
+          ids[0]!,
+        ],
+        [UNORDERED_RENEW, [WORKER], ids.at(-1)!],
       ]);
       const codes = outcomes.map(codeOf);
       for (const code of codes) expect([null, DEADLOCK]).toContain(code);
