@@ -32,12 +32,12 @@ export async function fleetBenchmark(): Promise<void> {
   );
   for (const partitions of sizes) {
     const db = await createTestDatabase("lastword_bench_fleet");
+    const database = { databaseUrl: db.url, prisma: db.prisma };
     try {
       let seed = true;
       for (const rate of rates) {
         const r = await simulateFleet({
-          databaseUrl: db.url,
-          prisma: db.prisma,
+          ...database,
           partitions,
           workers: WORKERS,
           producesPerPartitionPerSecond: rate,
@@ -62,12 +62,7 @@ export async function fleetBenchmark(): Promise<void> {
       }
       // What this server does at most with the same statements, nothing else running (fleet-sim.ts).
       for (const connections of FLOOR_CONNECTIONS) {
-        const floor = await measureStatementFloor({
-          databaseUrl: db.url,
-          prisma: db.prisma,
-          connections,
-          durationMs: FLOOR_MS,
-        });
+        const floor = await measureStatementFloor({ ...database, connections, durationMs: FLOOR_MS });
         console.log(
           `  ${partitions} | floor, ${connections} connection(s) back to back, ${Math.ceil(partitions / WORKERS)} partitions a statement: ` +
             `partition commits/s ${floor.commitRowsPerSecond.toFixed(0)} | lease rows renewed/s ${floor.renewRowsPerSecond.toFixed(0)} | ` +

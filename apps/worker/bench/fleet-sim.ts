@@ -191,16 +191,7 @@ export async function simulateFleet(options: FleetSimOptions): Promise<FleetSimR
       retry = [];
       lastFlushAt = flushAt;
       if (dirty.length === 0) continue;
-      const entries: CommitEntry[] = dirty.map((held, i) => ({
-        partitionId: held.partitionId,
-        epoch: held.epoch,
-        baseOffset: held.end,
-        lastOffset: held.end + RECORDS_PER_PRODUCE - 1,
-        position: i * BYTES_PER_PRODUCE,
-        byteSize: BYTES_PER_PRODUCE,
-        sha256: SHA256,
-        startsSegment: false,
-      }));
+      const entries = produceOnEach(dirty);
       const committed = await timed("commit", () =>
         worker.manifest.commit(commitObjectKey(worker.id), entries),
       );
@@ -280,6 +271,20 @@ async function seedFleet(prisma: PrismaClient, partitions: number, tag: string):
   }
 }
 
+/** One produce's commit entry for each partition, laid out one after another in the commit object. */
+function produceOnEach(held: readonly Held[]): CommitEntry[] {
+  return held.map((partition, i) => ({
+    partitionId: partition.partitionId,
+    epoch: partition.epoch,
+    baseOffset: partition.end,
+    lastOffset: partition.end + RECORDS_PER_PRODUCE - 1,
+    position: i * BYTES_PER_PRODUCE,
+    byteSize: BYTES_PER_PRODUCE,
+    sha256: SHA256,
+    startsSegment: false,
+  }));
+}
+
 /** Each held partition independently with probability `p` (a produce arrived since the last window). */
 function pickDirty(held: readonly Held[], p: number): Held[] {
   if (p >= 1) return [...held];
@@ -340,16 +345,7 @@ export async function measureStatementFloor(options: {
   };
   try {
     const commitRowsPerSecond = await backToBack(async (worker) => {
-      const entries: CommitEntry[] = worker.held.map((held, i) => ({
-        partitionId: held.partitionId,
-        epoch: held.epoch,
-        baseOffset: held.end,
-        lastOffset: held.end + RECORDS_PER_PRODUCE - 1,
-        position: i * BYTES_PER_PRODUCE,
-        byteSize: BYTES_PER_PRODUCE,
-        sha256: SHA256,
-        startsSegment: false,
-      }));
+      const entries = produceOnEach(worker.held);
       const committed = await worker.manifest.commit(commitObjectKey(worker.id), entries);
       if (committed.size !== entries.length) {
         throw new Error(`${worker.id}: committed ${committed.size} of ${entries.length}`);

@@ -227,16 +227,34 @@ describe("one worker's multi-row Partition statements", () => {
       expect(row.stats.segments).toBe(ROUNDS - 1);
     }
 
-    // Still conditional: a stale epoch and a base that is not the durable end are fenced, the rest commit.
-    const [stale, behind, ...fine] = entriesFor(await reversePhysicalOrder());
-    const fenced = await manifest.commit(`commit/${WORKER}/checks`, [
+    // Still conditional, row by row, in the one statement: a stale epoch, a base that is not the
+    // durable end and a partition this worker no longer owns (the commit locks its entries' rows
+    // by id, not by owner) are fenced and nothing of them is written; the rest commit.
+    const [stale, behind, lost, ...fine] = entriesFor(await reversePhysicalOrder());
+    await pool.query(`UPDATE "Partition" SET "ownerWorkerId" = NULL WHERE "id" = $1`, [lost!.partitionId]);
+    const checksKey = `commit/${WORKER}/checks`;
+    const fenced = await manifest.commit(checksKey, [
       { ...stale!, epoch: stale!.epoch - 1 },
       { ...behind!, baseOffset: behind!.baseOffset - 10, lastOffset: behind!.baseOffset - 1 },
+      lost!,
       ...fine,
     ]);
-    expect(fenced.has(stale!.partitionId)).toBe(false);
-    expect(fenced.has(behind!.partitionId)).toBe(false);
-    expect(fenced.size).toBe(PARTITIONS - 2);
+    await pool.query(`UPDATE "Partition" SET "ownerWorkerId" = $2 WHERE "id" = $1`, [
+      lost!.partitionId,
+      WORKER,
+    ]);
+    for (const refused of [stale!, behind!, lost!]) expect(fenced.has(refused.partitionId)).toBe(false);
+    expect(fenced.size).toBe(PARTITIONS - 3);
+    const written = await pool.query<{ partitionId: string }>(
+      `SELECT "partitionId" FROM "PartitionObject" WHERE "objectKey" = $1`,
+      [checksKey],
+    );
+    expect(new Set(written.rows.map((row) => row.partitionId))).toEqual(fenced);
+    const ends = await pool.query<{ id: string; end: string }>(
+      `SELECT "id", "durableEndOffset" AS "end" FROM "Partition" WHERE "id" = ANY($1::text[])`,
+      [[stale!.partitionId, behind!.partitionId, lost!.partitionId]],
+    );
+    for (const row of ends.rows) expect(Number(row.end)).toBe(held.get(row.id)!.end);
     for (const id of fenced) held.get(id)!.end += 10;
   });
 
