@@ -10,8 +10,8 @@
 -- claim moves, as it changes the indexed owner, lands on one); full pages keep their rows until those move.
 ALTER TABLE "Partition" SET (fillfactor = 40);
 
--- Every worker counts the table once per claim tick (the load snapshot), a few hundred statements a
--- second across a fleet, each short: launching parallel workers for each (two processes per scan
+-- Every worker counts the table once per claim tick (the load snapshot), two statements a second per
+-- worker, each short: launching parallel workers for each (two processes per scan
 -- at the planner's choice past a few MB) cost more than they saved and multiplied the processes
 -- competing for the same cores. None of the table's statements is an analytic one.
 ALTER TABLE "Partition" SET (parallel_workers = 0);
