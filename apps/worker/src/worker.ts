@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto";
 import type { Server } from "node:http";
 import { tenantQuota } from "@lastword/api/tenant-quota";
+import { DataPlaneClient } from "@lastword/dataplane";
 import { createPrisma, type PrismaClient } from "@lastword/db";
 import { DEFAULT_PROOF_TIMINGS, proofDelays, totalDelayMs } from "@lastword/erasure";
 import { DEFAULT_SCHEDULER_TICK_MS } from "@lastword/jobs";
@@ -38,6 +39,10 @@ import { LatestViews } from "./kafka/latest-view";
 import { ProduceInflation } from "./kafka/produce-inflation";
 import { ProducerIdRepository } from "./kafka/producers/producer-ids.repository";
 import type { TestFaults } from "./kafka/test-faults";
+import { TxnCoordinator } from "./kafka/transactions/txn-coordinator";
+import { TxnLeaseRepository } from "./kafka/transactions/txn-lease.repository";
+import { markerWriter } from "./kafka/transactions/txn-markers";
+import { TxnStateRepository } from "./kafka/transactions/txn-state.repository";
 import { createLogger, type Logger, type LogLevel } from "./logger";
 import type { FetchTally } from "./metrics/fetch-tally";
 import { WorkerMetrics } from "./metrics/metrics";
@@ -346,6 +351,8 @@ export async function startWorker(config: WorkerConfig): Promise<RunningWorker> 
   const parts: Parts = {
     kafka: kafka?.listener ?? null,
     groups: kafka?.groups ?? null,
+    transactions: kafka?.transactions ?? null,
+    peers: kafka?.dataPlane ?? null,
     loop,
     server,
     scheduler,
@@ -373,6 +380,9 @@ export async function startWorker(config: WorkerConfig): Promise<RunningWorker> 
 interface Parts {
   kafka: KafkaListener | null;
   groups: GroupCoordinator | null;
+  transactions: TxnCoordinator | null;
+  /** The data-plane client the transaction coordinator sends markers to other workers with. */
+  peers: DataPlaneClient | null;
   loop: OwnershipLoop;
   server: Server;
   scheduler: CleanerScheduler | null;
@@ -394,6 +404,8 @@ interface Parts {
 function gracefulShutdown(parts: Parts): ShutdownSequence {
   const sequence = new ShutdownSequence();
   sequence.add("release group coordinator leases", () => parts.groups?.stop());
+  // Released, not kept to expire: peers adopt the ids with a transaction open at their next tick.
+  sequence.add("release transaction coordinator leases", () => parts.transactions?.stop());
   sequence.add("stop ownership loop", () => parts.loop.stop());
   sequence.add("stop data plane", () => closeServer(parts.server, DATA_PLANE_DRAIN_MS));
   sequence.add("stop job workers", () => parts.scheduler?.stopWorking());
@@ -422,6 +434,7 @@ const AUDIT_FLUSH_MS = 8_000;
 async function kill(parts: Omit<Parts, "leases" | "registry">): Promise<void> {
   parts.audit.halt();
   parts.groups?.halt();
+  parts.transactions?.halt();
   await parts.kafka?.close();
   parts.server.closeAllConnections();
   parts.server.close();
@@ -434,6 +447,7 @@ async function kill(parts: Omit<Parts, "leases" | "registry">): Promise<void> {
 
 async function closeConnections(parts: Omit<Parts, "leases" | "registry">): Promise<void> {
   await parts.objects?.stop();
+  parts.peers?.close();
   await Promise.all([
     parts.prisma.$disconnect(),
     parts.fence.close(),
@@ -490,6 +504,25 @@ async function startKafka(config: NonNullable<WorkerConfig["kafka"]>, parts: Kaf
     clock: parts.clock,
   });
   groups.start();
+  const producerIds = new ProducerIdRepository(parts.prisma);
+  const txnLeases = new TxnLeaseRepository(parts.prisma, parts.id, parts.leaseTtlMs);
+  await txnLeases.releaseAll();
+  const txnStates = new TxnStateRepository(parts.prisma, parts.id, now);
+  // Markers to partitions other workers own go over the data plane, found through the lease table.
+  const dataPlane = new DataPlaneClient({ prisma: parts.prisma, secret: parts.secret });
+  const transactions = new TxnCoordinator({
+    leases: txnLeases,
+    states: txnStates,
+    catalog,
+    producerIds,
+    markers: markerWriter(parts.host, dataPlane),
+    logger: parts.logger,
+    leaseTtlMs: parts.leaseTtlMs,
+    self,
+    clock: parts.clock,
+    fault: parts.fault,
+  });
+  transactions.start();
   const listener = await startKafkaListener(
     {
       host: parts.host,
@@ -502,7 +535,9 @@ async function startKafka(config: NonNullable<WorkerConfig["kafka"]>, parts: Kaf
       groups,
       groupLeases,
       groupOffsets: new GroupOffsetsRepository(parts.prisma, parts.id, now),
-      producerIds: new ProducerIdRepository(parts.prisma),
+      producerIds,
+      transactions,
+      txnStates,
       fetched: parts.fetched,
       ...(parts.fault && { fault: parts.fault }),
       latestViews: new LatestViews(),
@@ -529,6 +564,8 @@ async function startKafka(config: NonNullable<WorkerConfig["kafka"]>, parts: Kaf
   return {
     listener,
     groups,
+    transactions,
+    dataPlane,
     advertised,
     setNodeId(id: number) {
       nodeId = id;

@@ -21,6 +21,7 @@ import {
   producerHeaderSchema,
   SECRET_HEADER,
   streamQuerySchema,
+  txnMarkerRequestSchema,
 } from "@lastword/dataplane";
 import {
   BINARY_RECORDS_CONTENT_TYPE,
@@ -32,6 +33,7 @@ import type { CrashHook } from "../fault-points";
 import { dataPlaneErrorOf } from "../hosting/log-errors";
 import type { PartitionHost } from "../hosting/partition-host";
 import type { TombstoneAudit } from "../hosting/tombstone-audit";
+import { writeTxnMarker } from "../hosting/txn-marker";
 import { deleteRecords, produce } from "../hosting/write-path";
 import type { Logger } from "../logger";
 import type { WorkerMetrics } from "../metrics/metrics";
@@ -213,6 +215,11 @@ async function dispatch(
       return lookupKey(host, partitionId, await readKey(req));
     case "keyVersions":
       return keyVersions(host, partitionId, await readKey(req));
+    case "txnMarker": {
+      const marker = txnMarkerRequestSchema.parse(parseJson(await readBody(req)));
+      await writeTxnMarker(host, partitionId, marker);
+      return { ok: true };
+    }
   }
 }
 

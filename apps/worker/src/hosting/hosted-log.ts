@@ -43,6 +43,16 @@ export interface HostedLog {
    * the same rules as `append`; idempotent when its header carries a producer id.
    */
   appendBatch(batch: Buffer, inflated?: Buffer): Promise<AppendResult>;
+  /**
+   * A Kafka transaction's COMMIT/ABORT control batch for `producerId` (the log store's
+   * `appendTxnMarker`): ends the producer's open transaction in this partition, if any.
+   */
+  appendTxnMarker(marker: {
+    producerId: number;
+    producerEpoch: number;
+    commit: boolean;
+    coordinatorEpoch: number;
+  }): Promise<AppendResult>;
   read(fromOffset: number, options: { maxRecords?: number; maxBytes?: number }): Promise<LogRecord[]>;
   /** Whole stored batches from `fromOffset` (the first may start below it), for paged and pass-through reads. */
   readBatches(fromOffset: number, options?: { maxBytes?: number; into?: Buffer }): Promise<BatchRead>;

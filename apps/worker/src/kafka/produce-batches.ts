@@ -98,6 +98,8 @@ export async function partitionPayload(
   config: TopicConfig,
   version: number,
   inflation: RequestInflation,
+  /** The request names a transactional id: its batch must be transactional, else it must not be. */
+  transactional = false,
 ): Promise<PartitionPayload | BatchRefusal> {
   if (data === null || data.length === 0)
     return refuse(ErrorCode.INVALID_RECORD, "the produce request holds no records");
@@ -117,6 +119,21 @@ export async function partitionPayload(
     return refuse(
       ErrorCode.INVALID_RECORD,
       `Produce requests carry exactly one record batch per partition (Kafka requires it from v3; this broker from v0), got more in ${data.length} bytes`,
+    );
+  }
+  const attributes = data.readInt16BE(OFF_ATTRIBUTES);
+  if ((attributes & CONTROL_FLAG) !== 0) {
+    return refuse(
+      ErrorCode.INVALID_RECORD,
+      "control batches are written by the transaction coordinator only",
+    );
+  }
+  if (((attributes & TRANSACTIONAL_FLAG) !== 0) !== transactional) {
+    return refuse(
+      ErrorCode.INVALID_RECORD,
+      transactional
+        ? "a Produce with a transactional id must carry a transactional record batch"
+        : "a transactional record batch needs the Produce request's transactional id",
     );
   }
   const producerId = readInt64(data, OFF_PRODUCER_ID);
@@ -154,8 +171,12 @@ function decodedRecords(data: Buffer, config: TopicConfig, plain: Buffer): Appen
   if (!batchCrcMatches(data, 0, data.length))
     return refuse(ErrorCode.CORRUPT_MESSAGE, "record batch CRC-32C mismatch");
   const attributes = data.readInt16BE(OFF_ATTRIBUTES);
+  // Re-encoding would drop the transactional attribute the read_committed path keys on.
   if ((attributes & TRANSACTIONAL_OR_CONTROL) !== 0) {
-    return refuse(ErrorCode.INVALID_RECORD, "transactional and control batches are not supported");
+    return refuse(
+      ErrorCode.INVALID_RECORD,
+      "a transactional batch is stored as sent only: the topic's compression.type must be `producer` or the batch's codec",
+    );
   }
   try {
     const { header, records } = decodeBatch(plain, 0);

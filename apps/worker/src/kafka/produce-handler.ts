@@ -8,6 +8,8 @@ import { kafkaErrorOf } from "./kafka-errors";
 import { viewWriteRefusal } from "./latest-view";
 import { partitionPayload } from "./produce-batches";
 import type { RequestInflation } from "./produce-inflation";
+import { transactionalIdRefused } from "./transactions/txn-handlers";
+import { TxnProduceCheck } from "./transactions/txn-produce-check";
 
 type ProduceRequest = RequestBody<0>;
 type ProduceResponse = ResponseInput<0>;
@@ -55,6 +57,7 @@ async function producePartition(
   topicName: string,
   data: PartitionData,
   inflation: RequestInflation,
+  txn: TxnProduceCheck | null,
 ): Promise<{ response: PartitionResponse; appended: boolean }> {
   const refusal = (response: PartitionResponse) => ({ response, appended: false });
   const refused = refusalOf(session, "Produce", { name: topicName });
@@ -77,12 +80,16 @@ async function producePartition(
       failed(data.index, ErrorCode.NOT_LEADER_OR_FOLLOWER, "this broker does not lead the partition"),
     );
   }
-  const payload = await partitionPayload(data.records, topic.config, version, inflation);
+  const payload = await partitionPayload(data.records, topic.config, version, inflation, txn !== null);
   if ("errorCode" in payload) {
     return refusal({
       ...failed(data.index, payload.errorCode, payload.message),
       recordErrors: payload.recordErrors ?? [],
     });
+  }
+  if (txn && payload.kind === "as-sent") {
+    const refused = await txn.refusal(partition.id, payload.batch);
+    if (refused) return refusal(failed(data.index, refused.errorCode, refused.message));
   }
   try {
     // The data plane's own append: the same fencing, validation, tombstone audit and wake-ups;
@@ -147,15 +154,24 @@ export async function handleProduce(
   version: number,
   request: ProduceRequest,
 ): Promise<ProduceResponse | null | typeof DROP_CONNECTION> {
-  if (request.transactionalId !== null) {
+  const { transactionalId } = request;
+  if (transactionalId !== null && transactionalIdRefused(session)) {
     const responses = request.topicData.map((t) => ({
       name: t.name,
       partitionResponses: t.partitionData.map((p) =>
-        failed(p.index, ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED, "transactions are not supported"),
+        failed(
+          p.index,
+          ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED,
+          "the key may not use transactional ids",
+        ),
       ),
     }));
     return request.acks === 0 ? null : { responses, throttleTimeMs: 0 };
   }
+  const txn =
+    transactionalId === null
+      ? null
+      : new TxnProduceCheck(ctx.txnStates, session.principal.tenantId, transactionalId);
   const validAcks = request.acks === 0 || request.acks === 1 || request.acks === -1;
   let appended = false;
   const inflation = await ctx.inflation.forRequest(session.principal.tenantId);
@@ -165,7 +181,7 @@ export async function handleProduce(
       partitionResponses: await Promise.all(
         t.partitionData.map(async (p) => {
           if (!validAcks) return failed(p.index, ErrorCode.INVALID_REQUIRED_ACKS, "acks must be -1, 0 or 1");
-          const outcome = await producePartition(ctx, session, version, t.name, p, inflation);
+          const outcome = await producePartition(ctx, session, version, t.name, p, inflation, txn);
           appended ||= outcome.appended;
           return outcome.response;
         }),
