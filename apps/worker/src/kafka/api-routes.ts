@@ -89,7 +89,6 @@ export const API_ROUTES: { [K in ApiKey]?: ApiRoute<K> } = {
   },
   [ApiKey.AddPartitionsToTxn]: {
     serve: (ctx, session, { apiVersion, body }) => handleAddPartitionsToTxn(ctx, session, apiVersion, body),
-    sighting: { role: "producer", topics: ({ body }) => body.v3AndBelowTopics.map((t) => t.name) },
   },
   [ApiKey.AddOffsetsToTxn]: {
     serve: (ctx, session, { apiVersion, body }) => handleAddOffsetsToTxn(ctx, session, apiVersion, body),
