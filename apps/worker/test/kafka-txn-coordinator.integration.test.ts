@@ -181,6 +181,13 @@ describe("transaction coordinator", () => {
       expect(await h.db.prisma.consumerGroupOffset.count({ where: { group: { name: "g-offsets" } } })).toBe(
         0,
       );
+      // KIP-447: a read_committed consumer asking for stable offsets is told to wait.
+      const stable = await raw.call(ApiKey.OffsetFetch, 7, {
+        groupId: "g-offsets",
+        topics: [{ name: TOPIC, partitionIndexes: [0] }],
+        requireStable: true,
+      });
+      expect(stable.topics[0]!.partitions[0]!.errorCode).toBe(ErrorCode.UNSTABLE_OFFSET_COMMIT);
       const commit = await raw.call(ApiKey.EndTxn, 1, {
         transactionalId: "tx-offsets",
         ...producer,
@@ -188,6 +195,12 @@ describe("transaction coordinator", () => {
       });
       expect(commit.errorCode).toBe(0);
       expect(await fetchedOffset(raw, "g-offsets")).toBe(42n);
+      const settled = await raw.call(ApiKey.OffsetFetch, 7, {
+        groupId: "g-offsets",
+        topics: [{ name: TOPIC, partitionIndexes: [0] }],
+        requireStable: true,
+      });
+      expect(settled.topics[0]!.partitions[0]).toMatchObject({ errorCode: 0, committedOffset: 42n });
       // A retry of the commit that completed gets the same answer and changes nothing.
       const again = await raw.call(ApiKey.EndTxn, 1, {
         transactionalId: "tx-offsets",
