@@ -99,6 +99,7 @@ async function producePartition(
         : await produce(ctx.host, ctx.audit, partition.id, Promise.resolve(payload.records), {
             producer: payload.producer,
             compression: payload.codec,
+            transactional: payload.transactional,
             fault: ctx.fault,
           });
     return {
