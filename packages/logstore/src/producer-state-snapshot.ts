@@ -11,15 +11,19 @@ import { PRODUCER_BATCHES_RETAINED, type ProducerBatch, type ProducerEntry } fro
 // batches of each producer, so a retry after a restart is still recognised among five.
 //
 // Layout, big-endian:
-//   magic "LWPS" | version u16 (1) | crc32c u32 over the bytes after it | offset i64 | producers u32
-//   per producer: producerId i64 | producerEpoch i16 | batches u8 (1…5)
+//   magic "LWPS" | version u16 (2) | crc32c u32 over the bytes after it | offset i64 | producers u32
+//   per producer: producerId i64 | producerEpoch i16 | coordinatorEpoch i32 |
+//     currentTxnFirstOffset i64 (-1: none open) | lastTimestampMs i64 | batches u8 (0…5)
 //     per batch: firstSeq i32 | lastSeq i32 | baseOffset i64 | lastOffset i64 | timestampMs i64
+// Version 1 (before transactions: no coordinator epoch, open transaction or timestamp, 1…5
+// batches) is still read: its producers have no open transaction.
 
 const MAGIC = "LWPS";
-const VERSION = 1;
+const VERSION = 2;
 const HEADER_BYTES = 4 + 2 + 4 + 8 + 4;
 const CRC_START = 10;
-const ENTRY_BYTES = 8 + 2 + 1;
+const ENTRY_V1_BYTES = 8 + 2 + 1;
+const ENTRY_BYTES = 8 + 2 + 4 + 8 + 8 + 1;
 const BATCH_BYTES = 4 + 4 + 8 + 8 + 8;
 const SNAPSHOT_FILE = /^(\d{20})\.snapshot$/;
 /** Older snapshots are kept this many deep: one to fall back on if the newest is unreadable. */
@@ -55,10 +59,13 @@ export function encodeProducerSnapshot(snapshot: ProducerSnapshot): Buffer {
   buf.writeUInt32BE(snapshot.entries.length, 18);
   let at = HEADER_BYTES;
   for (const entry of snapshot.entries) {
-    assert(entry.batches.length > 0 && entry.batches.length <= PRODUCER_BATCHES_RETAINED);
+    assert(entry.batches.length <= PRODUCER_BATCHES_RETAINED);
     buf.writeBigInt64BE(BigInt(entry.producerId), at);
     buf.writeInt16BE(entry.producerEpoch, at + 8);
-    buf.writeUInt8(entry.batches.length, at + 10);
+    buf.writeInt32BE(entry.coordinatorEpoch, at + 10);
+    buf.writeBigInt64BE(BigInt(entry.currentTxnFirstOffset ?? -1), at + 14);
+    buf.writeBigInt64BE(BigInt(entry.lastTimestampMs), at + 22);
+    buf.writeUInt8(entry.batches.length, at + 30);
     at += ENTRY_BYTES;
     for (const batch of entry.batches) at = writeBatch(buf, at, batch);
   }
@@ -79,23 +86,38 @@ function writeBatch(buf: Buffer, at: number, batch: ProducerBatch): number {
 /** The snapshot in `buf`, or why it is unusable (torn, corrupt, another version). */
 export function decodeProducerSnapshot(buf: Buffer): ProducerSnapshot | string {
   if (buf.length < HEADER_BYTES || buf.toString("latin1", 0, 4) !== MAGIC) return "not a snapshot";
-  if (buf.readUInt16BE(4) !== VERSION) return `unknown version ${buf.readUInt16BE(4)}`;
+  const version = buf.readUInt16BE(4);
+  if (version !== VERSION && version !== 1) return `unknown version ${version}`;
   if (crc32c(buf.subarray(CRC_START)) !== buf.readUInt32BE(6)) return "CRC-32C mismatch";
   const offset = Number(buf.readBigInt64BE(10));
   const count = buf.readUInt32BE(18);
+  const entryBytes = version === 1 ? ENTRY_V1_BYTES : ENTRY_BYTES;
   const entries: ProducerEntry[] = [];
   let at = HEADER_BYTES;
   for (let i = 0; i < count; i++) {
-    if (at + ENTRY_BYTES > buf.length) return "truncated";
+    if (at + entryBytes > buf.length) return "truncated";
     const producerId = Number(buf.readBigInt64BE(at));
     const producerEpoch = buf.readInt16BE(at + 8);
-    const batchCount = buf.readUInt8(at + 10);
-    at += ENTRY_BYTES;
-    if (batchCount === 0 || batchCount > PRODUCER_BATCHES_RETAINED) return `bad batch count ${batchCount}`;
+    const v2 = version !== 1;
+    const coordinatorEpoch = v2 ? buf.readInt32BE(at + 10) : -1;
+    const txnFirst = v2 ? Number(buf.readBigInt64BE(at + 14)) : -1;
+    const lastTimestamp = v2 ? Number(buf.readBigInt64BE(at + 22)) : null;
+    const batchCount = buf.readUInt8(at + entryBytes - 1);
+    at += entryBytes;
+    if (batchCount > PRODUCER_BATCHES_RETAINED || (!v2 && batchCount === 0)) {
+      return `bad batch count ${batchCount}`;
+    }
     if (at + batchCount * BATCH_BYTES > buf.length) return "truncated";
     const batches: ProducerBatch[] = [];
     for (let b = 0; b < batchCount; b++, at += BATCH_BYTES) batches.push(readBatch(buf, at));
-    entries.push({ producerId, producerEpoch, batches });
+    entries.push({
+      producerId,
+      producerEpoch,
+      batches,
+      coordinatorEpoch,
+      currentTxnFirstOffset: txnFirst < 0 ? null : txnFirst,
+      lastTimestampMs: lastTimestamp ?? batches.at(-1)!.timestampMs,
+    });
   }
   return at === buf.length ? { offset, entries } : "trailing bytes";
 }

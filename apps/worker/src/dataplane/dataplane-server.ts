@@ -33,8 +33,7 @@ import type { CrashHook } from "../fault-points";
 import { dataPlaneErrorOf } from "../hosting/log-errors";
 import type { PartitionHost } from "../hosting/partition-host";
 import type { TombstoneAudit } from "../hosting/tombstone-audit";
-import { writeTxnMarker } from "../hosting/txn-marker";
-import { deleteRecords, produce } from "../hosting/write-path";
+import { deleteRecords, produce, writeTxnMarker } from "../hosting/write-path";
 import type { Logger } from "../logger";
 import type { WorkerMetrics } from "../metrics/metrics";
 import {
@@ -217,7 +216,8 @@ async function dispatch(
       return keyVersions(host, partitionId, await readKey(req));
     case "txnMarker": {
       const marker = txnMarkerRequestSchema.parse(parseJson(await readBody(req)));
-      await writeTxnMarker(host, partitionId, marker);
+      // Stamped by the partition's owner, as Kafka's leader stamps the markers it appends.
+      await writeTxnMarker(host, partitionId, { ...marker, timestampMs: host.clock.now() });
       return { ok: true };
     }
   }

@@ -26,8 +26,6 @@ import {
 import type { RequestInflation } from "./produce-inflation";
 import { KAFKA_PRODUCER_ID_LIMIT } from "./producers/producer-ids.repository";
 
-const TRANSACTIONAL_OR_CONTROL = TRANSACTIONAL_FLAG | CONTROL_FLAG;
-
 export interface BatchRefusal {
   errorCode: number;
   message: string;
@@ -43,7 +41,14 @@ export interface BatchRefusal {
  */
 export type PartitionPayload =
   | { kind: "as-sent"; batch: Buffer; inflated: Buffer | undefined }
-  | { kind: "re-encoded"; records: AppendRecord[]; producer: ProducerFields | undefined; codec: number };
+  | {
+      kind: "re-encoded";
+      records: AppendRecord[];
+      producer: ProducerFields | undefined;
+      codec: number;
+      /** A transactional producer's batch: its re-encoded records stay in its transaction. */
+      transactional: boolean;
+    };
 
 function refuse(errorCode: number, message: string): BatchRefusal {
   return { errorCode, message };
@@ -157,7 +162,8 @@ export async function partitionPayload(
           producerEpoch: data.readInt16BE(OFF_PRODUCER_EPOCH),
           baseSequence: data.readInt32BE(OFF_BASE_SEQUENCE),
         };
-  return { kind: "re-encoded", records, producer, codec: batchCompression(data, 0) };
+  // `transactional` is the batch's own attribute too (checked above).
+  return { kind: "re-encoded", records, producer, codec: batchCompression(data, 0), transactional };
 }
 
 /** The records of `data` (as sent) from `plain`, its inflated copy (or itself when plain). */
@@ -171,12 +177,16 @@ function decodedRecords(data: Buffer, config: TopicConfig, plain: Buffer): Appen
   if (!batchCrcMatches(data, 0, data.length))
     return refuse(ErrorCode.CORRUPT_MESSAGE, "record batch CRC-32C mismatch");
   const attributes = data.readInt16BE(OFF_ATTRIBUTES);
-  // Re-encoding would drop the transactional attribute the read_committed path keys on.
-  if ((attributes & TRANSACTIONAL_OR_CONTROL) !== 0) {
+  // Markers are the transaction coordinator's to write; a transactional data batch needs its
+  // producer (the log store checks both for batches appended as sent).
+  if ((attributes & CONTROL_FLAG) !== 0) {
     return refuse(
       ErrorCode.INVALID_RECORD,
-      "a transactional batch is stored as sent only: the topic's compression.type must be `producer` or the batch's codec",
+      "control batches are written by the transaction coordinator only",
     );
+  }
+  if ((attributes & TRANSACTIONAL_FLAG) !== 0 && readInt64(data, OFF_PRODUCER_ID) === NO_PRODUCER_ID) {
+    return refuse(ErrorCode.INVALID_RECORD, "a transactional batch needs a producer id");
   }
   try {
     const { header, records } = decodeBatch(plain, 0);

@@ -1,12 +1,13 @@
 import { isProtectedTopic } from "@lastword/api/topic-admin";
 import { ErrorCode, type RequestBody, type ResponseInput } from "@lastword/kafka-protocol";
 import { CorruptBatchError, InvalidBatchRecordsError, InvalidTimestampError } from "@lastword/logstore";
+import { OFF_PRODUCER_EPOCH, OFF_PRODUCER_ID } from "@lastword/record-batch";
 import { produce } from "../hosting/write-path";
 import { refusal as refusalOf } from "./kafka-authorization";
 import type { KafkaBrokerContext, KafkaSession } from "./kafka-context";
 import { kafkaErrorOf } from "./kafka-errors";
 import { viewWriteRefusal } from "./latest-view";
-import { partitionPayload } from "./produce-batches";
+import { type PartitionPayload, partitionPayload } from "./produce-batches";
 import type { RequestInflation } from "./produce-inflation";
 import { transactionalIdRefused } from "./transactions/txn-handlers";
 import { TxnProduceCheck } from "./transactions/txn-produce-check";
@@ -87,8 +88,8 @@ async function producePartition(
       recordErrors: payload.recordErrors ?? [],
     });
   }
-  if (txn && payload.kind === "as-sent") {
-    const refused = await txn.refusal(partition.id, payload.batch);
+  if (txn) {
+    const refused = await txn.refusal(partition.id, producerOf(payload));
     if (refused) return refusal(failed(data.index, refused.errorCode, refused.message));
   }
   try {
@@ -106,6 +107,7 @@ async function producePartition(
         : await produce(ctx.host, ctx.audit, partition.id, Promise.resolve(payload.records), {
             producer: payload.producer,
             compression: payload.codec,
+            transactional: payload.transactional,
             fault: ctx.fault,
           });
     return {
@@ -138,6 +140,20 @@ async function producePartition(
       ctx.logger.error({ err: error, topic: topicName }, "kafka produce failed");
     return refusal(failed(data.index, errorCode, message));
   }
+}
+
+/** The producer a partition's batch names (a transactional batch always names one: produce-batches.ts). */
+function producerOf(payload: PartitionPayload): { producerId: number; producerEpoch: number } {
+  if (payload.kind === "re-encoded") {
+    return {
+      producerId: payload.producer?.producerId ?? -1,
+      producerEpoch: payload.producer?.producerEpoch ?? -1,
+    };
+  }
+  return {
+    producerId: Number(payload.batch.readBigInt64BE(OFF_PRODUCER_ID)),
+    producerEpoch: payload.batch.readInt16BE(OFF_PRODUCER_EPOCH),
+  };
 }
 
 /** What the connection does instead of answering, under a `drop: "after-append"` test fault. */

@@ -428,6 +428,10 @@ export class TxnCoordinator {
         ) {
           return;
         }
+        // A newer coordinator of this id wrote there already: this one is deposed.
+        if (error instanceof DataPlaneError && error.code === "TRANSACTION_COORDINATOR_FENCED") {
+          throw new TxnLeaseMovedError(lease);
+        }
         this.#logger.info(
           { err: error, partitionId: partition.partitionId, transactionalId: lease.transactionalId },
           "transaction marker not written yet; retrying",

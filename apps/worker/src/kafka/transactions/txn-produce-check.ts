@@ -1,5 +1,4 @@
 import { ErrorCode } from "@lastword/kafka-protocol";
-import { OFF_PRODUCER_EPOCH, OFF_PRODUCER_ID, readInt64 } from "@lastword/record-batch";
 import type { TxnRecord, TxnStateRepository } from "./txn-state.repository";
 
 /** Why a transactional batch may not be appended to a partition, or null when it may. */
@@ -25,7 +24,10 @@ export class TxnProduceCheck {
     this.#row.catch(() => undefined);
   }
 
-  async refusal(partitionId: string, batch: Buffer): Promise<TxnWriteRefusal | null> {
+  async refusal(
+    partitionId: string,
+    { producerId, producerEpoch }: { producerId: number; producerEpoch: number },
+  ): Promise<TxnWriteRefusal | null> {
     let row: TxnRecord | null;
     try {
       row = await this.#row;
@@ -33,8 +35,6 @@ export class TxnProduceCheck {
       // The database unreachable: a retriable refusal, nothing appended.
       return { errorCode: ErrorCode.REQUEST_TIMED_OUT, message: "the transaction state could not be read" };
     }
-    const producerId = readInt64(batch, OFF_PRODUCER_ID);
-    const producerEpoch = batch.readInt16BE(OFF_PRODUCER_EPOCH);
     if (!row || row.producerId !== producerId) {
       return {
         errorCode: ErrorCode.INVALID_PRODUCER_ID_MAPPING,
