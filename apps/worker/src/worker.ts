@@ -47,6 +47,7 @@ import { createLogger, type Logger, type LogLevel } from "./logger";
 import type { FetchTally } from "./metrics/fetch-tally";
 import { WorkerMetrics } from "./metrics/metrics";
 import { PartitionStatsRepository } from "./metrics/partition-stats.repository";
+import { registerTxnMetrics } from "./metrics/txn-metrics";
 import { FenceRepository } from "./ownership/fence.repository";
 import { LeaseRepository } from "./ownership/lease.repository";
 import { removeOrphanedPartitions, removeStaleCopies } from "./ownership/partition-janitor";
@@ -523,6 +524,10 @@ async function startKafka(config: NonNullable<WorkerConfig["kafka"]>, parts: Kaf
     fault: parts.fault,
   });
   transactions.start();
+  registerTxnMetrics(parts.registry, {
+    openTransactions: () => transactions.openTransactions(),
+    now: () => parts.clock.now(),
+  });
   const listener = await startKafkaListener(
     {
       host: parts.host,

@@ -2,7 +2,7 @@ import { ApiKey, ErrorCode } from "@lastword/kafka-protocol";
 import { ManualClock } from "@lastword/logstore";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { RunningWorker } from "../src/worker";
-import { CLIENT_SCOPES, createKafkaKey, createNamedTopic, RawKafka } from "./kafka-client";
+import { CLIENT_SCOPES, createKafkaKey, createNamedTopic, metricSample, RawKafka } from "./kafka-client";
 import { eventually } from "./test-topics";
 import { openWorkerHarness, type WorkerHarness } from "./worker-harness";
 
@@ -266,11 +266,19 @@ describe("transaction coordinator", () => {
         return renewals >= 2 ? true : undefined;
       });
       expect((await state(ORG, "tx-abandoned"))?.state).toBe("Ongoing");
+      // The gauges see it open, 29 s old on the worker's clock.
+      const metrics = await (await fetch(`${worker.address}/metrics`)).text();
+      expect(metricSample(metrics, `lastword_kafka_open_transactions{tenant="${ORG}"}`)).toBe(1);
+      expect(
+        metricSample(metrics, `lastword_kafka_oldest_open_transaction_age_seconds{tenant="${ORG}"}`),
+      ).toBe(29);
       clock.advance(2_000);
       const aborted = await eventually("the timed-out transaction aborted", 15_000, async () => {
         const row = await state(ORG, "tx-abandoned");
         return row?.state === "CompleteAbort" ? row : undefined;
       });
+      const after = await (await fetch(`${worker.address}/metrics`)).text();
+      expect(after).not.toContain(`lastword_kafka_open_transactions{tenant="${ORG}"}`);
       expect(aborted.producerEpoch).toBe(producer.producerEpoch + 1);
       const end = await raw.call(ApiKey.EndTxn, 3, {
         transactionalId: "tx-abandoned",

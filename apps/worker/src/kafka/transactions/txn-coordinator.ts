@@ -326,6 +326,14 @@ export class TxnCoordinator {
     return found.state;
   }
 
+  /** The open transactions this worker coordinates (the Prometheus gauges). */
+  async openTransactions(): Promise<{ tenantId: string; startedAt: number | null }[]> {
+    const rows = await this.#states.withWork();
+    return rows
+      .filter((r) => this.lease(r.tenantId, r.transactionalId)?.epoch === r.epoch)
+      .map((r) => ({ tenantId: r.tenantId, startedAt: r.startedAt }));
+  }
+
   /** The id's transaction as this coordinator has it (the console's view), or null when not held. */
   async describe(lease: HeldTxnLease): Promise<TxnRecord | null> {
     return this.#states.read(lease);
