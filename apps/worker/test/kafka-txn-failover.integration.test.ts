@@ -1,4 +1,5 @@
 import { ApiKey, ErrorCode } from "@lastword/kafka-protocol";
+import { Kafka, logLevel } from "kafkajs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CLIENT_SCOPES, createKafkaKey, createNamedTopic, RawKafka } from "./kafka-client";
 import { eventually } from "./test-topics";
@@ -13,14 +14,18 @@ import type { WorkerProcess } from "./worker-process";
 const LEASE_TTL_MS = 2_000;
 const ORG = "org_txn_failover";
 const TOPIC = "tf";
+const OUT = "tf-out";
+const OUT_PARTITIONS = 4;
 const harness = useWorkerHarness({ name: "kafka-txn-failover", ownerWaitMs: 5 * LEASE_TTL_MS });
 let key: { id: string; secret: string };
 let doomed: WorkerProcess;
 let survivor: WorkerProcess;
+const later: WorkerProcess[] = [];
 
 beforeAll(async () => {
   key = await createKafkaKey(harness.db.prisma, ORG, CLIENT_SCOPES);
   await createNamedTopic(harness.db.prisma, ORG, TOPIC, 1);
+  await createNamedTopic(harness.db.prisma, ORG, OUT, OUT_PARTITIONS, { "cleanup.policy": "compact" });
   const env = { WORKER_SCHEDULING: "off", WORKER_KAFKA_PORT: "0" };
   doomed = await harness.spawnWorker("txf-doomed", {
     leaseTtlMs: LEASE_TTL_MS,
@@ -30,7 +35,7 @@ beforeAll(async () => {
 });
 
 afterAll(() => {
-  for (const w of [doomed, survivor]) if (w?.child.exitCode === null) w.child.kill("SIGKILL");
+  for (const w of [doomed, survivor, ...later]) if (w?.child.exitCode === null) w.child.kill("SIGKILL");
 });
 
 async function openTxnWithOffset(raw: RawKafka, transactionalId: string, groupId: string, offset: bigint) {
@@ -130,5 +135,82 @@ describe("transaction coordinator failover", () => {
       other.close();
       raw.close();
     }
+  });
+
+  it("kafkajs commits a transaction over partitions of both workers while its coordinator is SIGKILLed after the prepare: the commit completes on the next owner and a read_committed consumer reads every record", async () => {
+    const env = { WORKER_SCHEDULING: "off", WORKER_KAFKA_PORT: "0" };
+    const victim = await harness.spawnWorker("txf-doomed-2", {
+      leaseTtlMs: LEASE_TTL_MS,
+      env: { ...env, LASTWORD_FAULT_POINT: "after-txn-prepare" },
+    });
+    later.push(victim);
+    // The victim coordinates the id (asked first) and, once it shares the partitions, owns some.
+    const raw = await RawKafka.login(victim.kafka, key);
+    const found = await raw.call(ApiKey.FindCoordinator, 3, { key: "txf-kafkajs", keyType: 1 });
+    raw.close();
+    expect(found.nodeId).toBe(victim.kafka.nodeId);
+    await eventually("both workers own output partitions", 30_000, async () => {
+      const rows = await harness.db.prisma.partition.findMany({ where: { topic: { name: OUT } } });
+      const owners = new Set(rows.map((r) => r.ownerWorkerId));
+      return owners.has("txf-doomed-2") && owners.has("txf-survivor") ? true : undefined;
+    });
+    const brokers = [survivor, victim].map((w) => `${w.kafka.host}:${w.kafka.port}`);
+    const kafka = new Kafka({
+      brokers,
+      clientId: "txf-kafkajs",
+      sasl: { mechanism: "plain", username: key.id, password: key.secret },
+      connectionTimeout: 1_000,
+      retry: { retries: 30, initialRetryTime: 100, maxRetryTime: 1_000 },
+      logLevel: logLevel.NOTHING,
+    });
+    const producer = kafka.producer({
+      transactionalId: "txf-kafkajs",
+      idempotent: true,
+      maxInFlightRequests: 1,
+    });
+    await producer.connect();
+    const txn = await producer.transaction();
+    const values = Array.from({ length: 20 }, (_, i) => `failover-${i}`);
+    await txn.send({ topic: OUT, messages: values.map((v) => ({ key: v, value: v })) });
+    const exited = new Promise((resolve) => victim.child.once("exit", (_code, signal) => resolve(signal)));
+    // kafkajs does not resend an EndTxn whose connection closed: the client may hear the loss, but
+    // the decision was durable before the coordinator died, and the next owner completes it.
+    const committing = txn.commit().then(
+      () => "answered",
+      (error: Error) => error.name,
+    );
+    expect(await exited).toBe("SIGKILL");
+    expect(["answered", "KafkaJSConnectionClosedError"]).toContain(await committing);
+    await producer.disconnect().catch(() => undefined);
+    const row = await eventually("the survivor completes the commit", 30_000, async () => {
+      const now = await harness.db.prisma.kafkaTransaction.findUniqueOrThrow({
+        where: { organizationId_transactionalId: { organizationId: ORG, transactionalId: "txf-kafkajs" } },
+      });
+      return now.state === "CompleteCommit" ? now : undefined;
+    });
+    expect(row.ownerWorkerId).toBe("txf-survivor");
+
+    const reader = new Kafka({
+      brokers: [brokers[0]!],
+      clientId: "txf-reader",
+      sasl: { mechanism: "plain", username: key.id, password: key.secret },
+      logLevel: logLevel.NOTHING,
+    }).consumer({ groupId: "txf-reader", readUncommitted: false, maxWaitTimeInMs: 200 });
+    await reader.connect();
+    await reader.subscribe({ topic: OUT, fromBeginning: true });
+    const read: string[] = [];
+    await reader.run({
+      eachMessage: async ({ message }) => {
+        read.push(message.value!.toString());
+      },
+    });
+    try {
+      await eventually("every committed record read", 60_000, async () =>
+        read.length >= values.length ? true : undefined,
+      );
+    } finally {
+      await reader.disconnect();
+    }
+    expect(read.sort()).toEqual([...values].sort());
   });
 });
