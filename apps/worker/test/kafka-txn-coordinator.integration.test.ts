@@ -1,8 +1,12 @@
+import { randomBytes } from "node:crypto";
+import { type ApiServer, createApiServer } from "@lastword/api";
 import { ApiKey, ErrorCode } from "@lastword/kafka-protocol";
 import { ManualClock } from "@lastword/logstore";
+import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { RunningWorker } from "../src/worker";
 import { CLIENT_SCOPES, createKafkaKey, createNamedTopic, metricSample, RawKafka } from "./kafka-client";
+import { restCall } from "./rest-call";
 import { eventually } from "./test-topics";
 import { openWorkerHarness, type WorkerHarness } from "./worker-harness";
 
@@ -20,6 +24,10 @@ let h: WorkerHarness;
 let worker: RunningWorker;
 let key: { id: string; secret: string };
 let otherKey: { id: string; secret: string };
+let redis: Redis;
+let api: ApiServer;
+const redisPrefix = `lwtest-txn-coord-${randomBytes(4).toString("hex")}`;
+const PUBLIC_URL = "http://localhost:3999";
 
 beforeAll(async () => {
   h = await openWorkerHarness({ name: "kafka-txn-coord" });
@@ -37,6 +45,15 @@ beforeAll(async () => {
       maxTransactionTimeoutMs: MAX_TIMEOUT_MS,
     },
   });
+  redis = new Redis(process.env.REDIS_URL ?? "redis://127.0.0.1:6379");
+  api = createApiServer({
+    prisma: h.db.prisma,
+    redis,
+    dataPlane: h.client,
+    publicUrl: PUBLIC_URL,
+    authSecret: randomBytes(32).toString("hex"),
+    redisPrefix,
+  });
   worker = await h.startWorker({
     kafka: { host: "127.0.0.1", port: 0 },
     claimIntervalMs: 100,
@@ -46,6 +63,9 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
+  const keys = await redis?.keys(`${redisPrefix}:*`);
+  if (keys && keys.length > 0) await redis.del(...keys);
+  redis?.disconnect();
   await h?.close();
 });
 
@@ -350,6 +370,58 @@ describe("transaction coordinator", () => {
     } finally {
       r.close();
       w.close();
+    }
+  });
+
+  it("the REST API lists the tenant's transactions (another tenant's never) and an operator's abort, audited, is carried out by the coordinator with the producer fenced", async () => {
+    const raw = await login();
+    try {
+      const producer = await initProducer(raw, "tx-operator");
+      expect((await commitOffsetInTxn(raw, "tx-operator", producer, "g-operator", 3n)).committed).toBe(0);
+      const rest = (k: { secret: string }, method: string, path: string) =>
+        restCall(api, PUBLIC_URL, k.secret, method, path, method === "POST" ? {} : undefined);
+      const listed = await rest(key, "GET", "/transactions");
+      expect(listed.status).toBe(200);
+      const mine = (listed.body.transactions as { transactionalId: string }[]).find(
+        (t) => t.transactionalId === "tx-operator",
+      );
+      expect(mine).toMatchObject({
+        state: "Ongoing",
+        producerId: Number(producer.producerId),
+        timeoutMs: 60_000,
+        coordinator: worker.id,
+        abortRequestedAt: null,
+      });
+      const theirs = await rest(otherKey, "GET", "/transactions");
+      expect(
+        (theirs.body.transactions as { transactionalId: string }[]).map((t) => t.transactionalId),
+      ).not.toContain("tx-operator");
+      const stranger = await rest(otherKey, "POST", "/transactions/tx-operator/abort");
+      expect([stranger.status, stranger.body.code]).toEqual([404, "TRANSACTION_NOT_FOUND"]);
+      expect((await state(ORG, "tx-operator"))?.abortRequestedAt).toBeNull();
+
+      const aborted = await rest(key, "POST", "/transactions/tx-operator/abort");
+      expect([aborted.status, aborted.body.abortRequested]).toEqual([200, true]);
+      const audit = await h.db.prisma.auditEvent.findFirst({
+        where: { organizationId: ORG, action: "transaction.abortRequested" },
+      });
+      expect(audit?.targetId).toBe("tx-operator");
+      const done = await eventually("the coordinator aborts it", 15_000, async () => {
+        const row = await state(ORG, "tx-operator");
+        return row?.state === "CompleteAbort" ? row : undefined;
+      });
+      expect([done.producerEpoch, done.abortRequestedAt]).toEqual([producer.producerEpoch + 1, null]);
+      const end = await raw.call(ApiKey.EndTxn, 3, {
+        transactionalId: "tx-operator",
+        ...producer,
+        committed: true,
+      });
+      expect(end.errorCode).toBe(ErrorCode.PRODUCER_FENCED);
+      expect(await fetchedOffset(raw, "g-operator")).toBe(-1n);
+      const again = await rest(key, "POST", "/transactions/tx-operator/abort");
+      expect([again.status, again.body.code]).toEqual([409, "TRANSACTION_NOT_OPEN"]);
+    } finally {
+      raw.close();
     }
   });
 });

@@ -16,6 +16,7 @@ CREATE TABLE "KafkaTransaction" (
     "pendingOffsets" JSONB NOT NULL DEFAULT '[]',
     "startedAt" TIMESTAMP(3),
     "updatedAt" TIMESTAMP(3) NOT NULL DEFAULT CURRENT_TIMESTAMP,
+    "abortRequestedAt" TIMESTAMP(3),
 
     CONSTRAINT "KafkaTransaction_pkey" PRIMARY KEY ("organizationId","transactionalId")
 );

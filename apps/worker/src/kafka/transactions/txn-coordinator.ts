@@ -162,8 +162,10 @@ export class TxnCoordinator {
       const lease = this.lease(row.tenantId, row.transactionalId);
       if (!lease || lease.epoch !== row.epoch) continue;
       if (BUSY.has(row.state)) this.#completeInBackground(lease, row);
+      else if (row.state === "Ongoing" && row.abortRequestedAt !== null)
+        await this.#timeOut(lease, row, "operator");
       else if (row.state === "Ongoing" && row.startedAt !== null && now >= row.startedAt + row.timeoutMs) {
-        await this.#timeOut(lease, row);
+        await this.#timeOut(lease, row, "timeout");
       }
     }
   }
@@ -315,17 +317,6 @@ export class TxnCoordinator {
     return 0;
   }
 
-  /**
-   * An operator's abort of a hung transaction (the console's): an Ongoing transaction is aborted
-   * under a bumped epoch, as a timeout would. Answers the state it found.
-   */
-  async abortByOperator(lease: HeldTxnLease): Promise<TxnStateName> {
-    const found = await this.#states.read(lease);
-    if (!found) throw new TxnLeaseMovedError(lease);
-    if (found.state === "Ongoing") await this.#timeOut({ ...lease }, found);
-    return found.state;
-  }
-
   /** The open transactions this worker coordinates (the Prometheus gauges). */
   async openTransactions(): Promise<{ tenantId: string; startedAt: number | null }[]> {
     const rows = await this.#states.withWork();
@@ -334,12 +325,8 @@ export class TxnCoordinator {
       .map((r) => ({ tenantId: r.tenantId, startedAt: r.startedAt }));
   }
 
-  /** The id's transaction as this coordinator has it (the console's view), or null when not held. */
-  async describe(lease: HeldTxnLease): Promise<TxnRecord | null> {
-    return this.#states.read(lease);
-  }
-
-  async #timeOut(lease: HeldTxnLease, seen: TxnRecord): Promise<void> {
+  /** Aborts the open transaction `seen` under a bumped epoch: its timeout passed, or an operator asked. */
+  async #timeOut(lease: HeldTxnLease, seen: TxnRecord, why: "timeout" | "operator"): Promise<void> {
     const aborted = await this.#serially(lease, () =>
       this.#states.change(lease, (row): TxnChange<boolean> => {
         // Only the transaction that timed out: a new one begun meanwhile has its own clock.
@@ -355,8 +342,10 @@ export class TxnCoordinator {
     );
     if (!aborted) return;
     this.#logger.info(
-      { tenantId: lease.tenantId, transactionalId: lease.transactionalId, timeoutMs: seen.timeoutMs },
-      "aborting a transaction past its timeout",
+      { tenantId: lease.tenantId, transactionalId: lease.transactionalId, timeoutMs: seen.timeoutMs, why },
+      why === "timeout"
+        ? "aborting a transaction past its timeout"
+        : "aborting a transaction an operator aborted",
     );
     await this.#completeWithin(lease);
   }

@@ -39,6 +39,8 @@ export interface TxnRecord {
   /** When the open transaction began, on the worker's clock (its timeout counts from here). */
   startedAt: number | null;
   updatedAt: number;
+  /** An operator asked for the open transaction to be aborted (the console's, audited there). */
+  abortRequestedAt: number | null;
 }
 
 /** What a change to the row decided: the new fields (none: unchanged) and the caller's answer. */
@@ -66,6 +68,7 @@ interface Row {
   pendingOffsets: unknown;
   startedAt: Date | null;
   updatedAt: Date;
+  abortRequestedAt: Date | null;
 }
 
 function recordOf(row: Row): TxnRecord {
@@ -78,10 +81,11 @@ function recordOf(row: Row): TxnRecord {
     pendingOffsets: row.pendingOffsets as PendingOffset[],
     startedAt: row.startedAt?.getTime() ?? null,
     updatedAt: row.updatedAt.getTime(),
+    abortRequestedAt: row.abortRequestedAt?.getTime() ?? null,
   };
 }
 
-const COLUMNS = `"producerId", "producerEpoch", "state", "timeoutMs", "partitions", "pendingOffsets", "startedAt", "updatedAt"`;
+const COLUMNS = `"producerId", "producerEpoch", "state", "timeoutMs", "partitions", "pendingOffsets", "startedAt", "updatedAt", "abortRequestedAt"`;
 
 /**
  * The transaction state of each transactional id, the coordinator's log in Postgres. Every change
@@ -159,6 +163,8 @@ export class TxnStateRepository {
           pendingOffsets: after.pendingOffsets as unknown as Prisma.InputJsonValue,
           startedAt: after.startedAt === null ? null : new Date(after.startedAt),
           updatedAt: new Date(this.#now()),
+          // An operator's abort request is for the transaction open when it was made.
+          ...(after.state !== "Ongoing" && { abortRequestedAt: null }),
         },
       });
       return result;
