@@ -1,12 +1,9 @@
-import { randomBytes } from "node:crypto";
-import { type ApiServer, createApiServer } from "@lastword/api";
 import { ApiKey, ErrorCode } from "@lastword/kafka-protocol";
 import { ManualClock } from "@lastword/logstore";
-import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { RunningWorker } from "../src/worker";
 import { CLIENT_SCOPES, createKafkaKey, createNamedTopic, metricSample, RawKafka } from "./kafka-client";
-import { restCall } from "./rest-call";
+import { openControlPlane } from "./rest-call";
 import { eventually } from "./test-topics";
 import { openWorkerHarness, type WorkerHarness } from "./worker-harness";
 
@@ -24,10 +21,7 @@ let h: WorkerHarness;
 let worker: RunningWorker;
 let key: { id: string; secret: string };
 let otherKey: { id: string; secret: string };
-let redis: Redis;
-let api: ApiServer;
-const redisPrefix = `lwtest-txn-coord-${randomBytes(4).toString("hex")}`;
-const PUBLIC_URL = "http://localhost:3999";
+let api: ReturnType<typeof openControlPlane>;
 
 beforeAll(async () => {
   h = await openWorkerHarness({ name: "kafka-txn-coord" });
@@ -45,15 +39,7 @@ beforeAll(async () => {
       maxTransactionTimeoutMs: MAX_TIMEOUT_MS,
     },
   });
-  redis = new Redis(process.env.REDIS_URL ?? "redis://127.0.0.1:6379");
-  api = createApiServer({
-    prisma: h.db.prisma,
-    redis,
-    dataPlane: h.client,
-    publicUrl: PUBLIC_URL,
-    authSecret: randomBytes(32).toString("hex"),
-    redisPrefix,
-  });
+  api = openControlPlane(h, "txn-coord");
   worker = await h.startWorker({
     kafka: { host: "127.0.0.1", port: 0 },
     claimIntervalMs: 100,
@@ -63,9 +49,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  const keys = await redis?.keys(`${redisPrefix}:*`);
-  if (keys && keys.length > 0) await redis.del(...keys);
-  redis?.disconnect();
+  await api?.close();
   await h?.close();
 });
 
@@ -379,7 +363,7 @@ describe("transaction coordinator", () => {
       const producer = await initProducer(raw, "tx-operator");
       expect((await commitOffsetInTxn(raw, "tx-operator", producer, "g-operator", 3n)).committed).toBe(0);
       const rest = (k: { secret: string }, method: string, path: string) =>
-        restCall(api, PUBLIC_URL, k.secret, method, path, method === "POST" ? {} : undefined);
+        api.rest(k.secret, method, path, method === "POST" ? {} : undefined);
       const listed = await rest(key, "GET", "/transactions");
       expect(listed.status).toBe(200);
       const mine = (listed.body.transactions as { transactionalId: string }[]).find(

@@ -1,16 +1,8 @@
 import { z } from "zod";
+import { TRANSACTION_STATES } from "./transaction-states";
 
 // Kafka transactions of the tenant (issue 32), as the KafkaTransaction rows the workers' transaction
 // coordinators keep.
-
-export const TRANSACTION_STATES = [
-  "Empty",
-  "Ongoing",
-  "PrepareCommit",
-  "PrepareAbort",
-  "CompleteCommit",
-  "CompleteAbort",
-] as const;
 
 const transactionSchema = z.object({
   transactionalId: z.string(),

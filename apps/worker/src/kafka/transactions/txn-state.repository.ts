@@ -1,15 +1,8 @@
+import type { TransactionState } from "@lastword/api/transaction-states";
 import type { Prisma, PrismaClient } from "@lastword/db";
 import type { HeldTxnLease } from "./txn-lease.repository";
 
-export const TXN_STATES = [
-  "Empty",
-  "Ongoing",
-  "PrepareCommit",
-  "PrepareAbort",
-  "CompleteCommit",
-  "CompleteAbort",
-] as const;
-export type TxnStateName = (typeof TXN_STATES)[number];
+export type TxnStateName = TransactionState;
 
 /** A partition of the open transaction: where its marker goes, and how the client named it. */
 export interface TxnPartition {
