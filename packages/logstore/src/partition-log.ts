@@ -325,6 +325,11 @@ export class PartitionLog {
     return Math.max(lso, this.startOffset);
   }
 
+  /** For the cleaner: the first offset of the earliest open transaction, or null. */
+  firstUnstableOffset(): number | null {
+    return this.producerState.firstUnstableOffset();
+  }
+
   /** The producers with an open transaction in this partition, by first offset. */
   openTransactions(): OpenTransaction[] {
     return this.producerState.openTransactions();

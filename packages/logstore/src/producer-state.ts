@@ -242,7 +242,8 @@ export class ProducerStateManager {
   ): CompletedTxn | null {
     const entry = this.entryAtEpoch(producerId, producerEpoch);
     entry.coordinatorEpoch = marker.coordinatorEpoch;
-    entry.lastTimestampMs = marker.timestampMs;
+    // The coordinator's clock stamps markers: one behind the partition's never ages the producer.
+    entry.lastTimestampMs = Math.max(entry.lastTimestampMs, marker.timestampMs);
     const firstOffset = entry.currentTxnFirstOffset;
     if (firstOffset === null) return null;
     entry.currentTxnFirstOffset = null;
