@@ -2,7 +2,14 @@ import { ApiKey, ErrorCode } from "@lastword/kafka-protocol";
 import { ManualClock } from "@lastword/logstore";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { RunningWorker } from "../src/worker";
-import { CLIENT_SCOPES, createKafkaKey, createNamedTopic, metricSample, RawKafka } from "./kafka-client";
+import {
+  CLIENT_SCOPES,
+  createKafkaKey,
+  createNamedTopic,
+  metricSample,
+  plainKafkajs,
+  RawKafka,
+} from "./kafka-client";
 import { openControlPlane } from "./rest-call";
 import { eventually } from "./test-topics";
 import { openWorkerHarness, type WorkerHarness } from "./worker-harness";
@@ -406,6 +413,40 @@ describe("transaction coordinator", () => {
       expect([again.status, again.body.code]).toEqual([409, "TRANSACTION_NOT_OPEN"]);
     } finally {
       raw.close();
+    }
+  });
+
+  it("a partition's segments answer shows its last stable offset and the transactions open in it, with their transactional id and start", async () => {
+    const producer = plainKafkajs(`${worker.kafka!.host}:${worker.kafka!.port}`, key, {
+      clientId: "tx-console",
+    }).producer({ transactionalId: "tx-console", idempotent: true, maxInFlightRequests: 1 });
+    await producer.connect();
+    try {
+      const txn = await producer.transaction();
+      await txn.send({
+        topic: TOPIC,
+        messages: [
+          { key: "a", value: "1" },
+          { key: "b", value: "2" },
+        ],
+      });
+      const path = `/topics/${TOPIC}/partitions/0/segments`;
+      const open = await api.rest(key.secret, "GET", path);
+      expect(open.status).toBe(200);
+      const openTxns = open.body.openTransactions as {
+        firstOffset: number;
+        transactionalId: string | null;
+      }[];
+      expect(openTxns).toHaveLength(1);
+      expect(openTxns[0]).toMatchObject({ transactionalId: "tx-console", startedAt: expect.any(String) });
+      expect(open.body.lastStableOffset).toBe(openTxns[0]!.firstOffset);
+      expect(open.body.logEndOffset as number).toBeGreaterThan(open.body.lastStableOffset as number);
+      await txn.commit();
+      const done = await api.rest(key.secret, "GET", path);
+      expect(done.body.openTransactions).toEqual([]);
+      expect(done.body.lastStableOffset).toBe(done.body.logEndOffset);
+    } finally {
+      await producer.disconnect();
     }
   });
 });

@@ -149,6 +149,12 @@ export const cleanerStateSchema = z.object({
 export const segmentsResponseSchema = z.object({
   logStartOffset: offset,
   logEndOffset: offset,
+  /** Kafka's last stable offset: read_committed readers see the log up to here. */
+  lastStableOffset: offset,
+  /** The producers with a transaction open in the partition, by the offset it began at. */
+  openTransactions: z.array(
+    z.object({ producerId: z.number().int(), producerEpoch: z.number().int(), firstOffset: offset }),
+  ),
   segments: z.array(segmentInfoSchema),
   /** Null on topics without compaction. */
   cleaner: cleanerStateSchema.nullable(),
