@@ -19,7 +19,8 @@ const ORG = "org_txn_eos";
 const SOURCE = "eos-in";
 const SINK = "eos-out";
 const PARTITIONS = 4;
-const COUNT = 400;
+/** 400 in the suite; `LASTWORD_EOS_RECORDS` runs it bench-sized (the figures in DESIGN.md). */
+const COUNT = Number(process.env.LASTWORD_EOS_RECORDS ?? 400);
 const GROUP = "eos";
 const harness = useWorkerHarness({ name: "kafka-txn-eos", ownerWaitMs: 5 * LEASE_TTL_MS });
 const script = fileURLToPath(new URL("./librdkafka-eos-pipeline.py", import.meta.url));
@@ -72,6 +73,7 @@ describe("exactly once under a SIGKILL", () => {
     });
     await input.disconnect();
 
+    const startedAt = performance.now();
     const pipeline = spawn(
       "/usr/bin/python3",
       [script, brokers.join(","), key.id, key.secret, SOURCE, SINK, GROUP, String(COUNT)],
@@ -80,6 +82,7 @@ describe("exactly once under a SIGKILL", () => {
       },
     );
     const lines: Record<string, unknown>[] = [];
+    let elapsedMs = 0;
     createInterface({ input: pipeline.stdout! }).on("line", (line) => lines.push(JSON.parse(line)));
     const exited = new Promise<number | null>((resolve) => pipeline.once("exit", (code) => resolve(code)));
     try {
@@ -95,10 +98,16 @@ describe("exactly once under a SIGKILL", () => {
       expect(await Promise.race([exited, new Promise((r) => setTimeout(() => r("timeout"), 150_000))])).toBe(
         0,
       );
+      elapsedMs = performance.now() - startedAt;
     } finally {
       if (pipeline.exitCode === null) pipeline.kill("SIGKILL");
     }
     expect(lines.at(-1)).toHaveProperty("commits");
+    console.info("eos pipeline", {
+      records: COUNT,
+      seconds: Math.round(elapsedMs / 100) / 10,
+      ...lines.at(-1),
+    });
 
     const reader = kafka("eos-reader").consumer({
       groupId: "eos-reader",
