@@ -204,6 +204,20 @@ async function fetchMarks(topic: string, isolationLevel: number) {
   }
 }
 
+/** A data-plane stream's records (`key@offset`) and its end offset. */
+// (Snapshots and key lookups serve the worker's key index, which this test's writes go around:
+// its transaction rules are indexed-log.test.ts's.)
+async function streamed(partitionId: string, mode: "replay" | "snapshot") {
+  const keys: string[] = [];
+  let end = -1;
+  for await (const frame of h.client.streamPartition({ partitionId, mode })) {
+    if (frame.kind === "records")
+      for (const r of frame.records) keys.push(`${r.key!.toString()}@${r.offset}`);
+    else end = frame.endOffset;
+  }
+  return { keys, end };
+}
+
 describe("read_committed over the Kafka port", () => {
   it("kafkajs and librdkafka see committed records only, up to the last stable offset; read_uncommitted sees all data", async () => {
     const topic = "rc-clients";
@@ -230,6 +244,7 @@ describe("read_committed over the Kafka port", () => {
     expect(rest.records.map((r) => `${r.key!.toString()}@${r.offset}`)).toEqual(committedBefore);
     expect(rest.logEndOffset).toBe(7);
     expect(await h.client.listOffsets({ partitionId })).toMatchObject({ earliest: 0, latest: 7 });
+    expect(await streamed(partitionId, "replay")).toEqual({ keys: committedBefore, end: 7 });
     // read_uncommitted: all data, the aborted and open records included; markers are never records.
     const everything = ["p0@0", "a0@1", "a1@2", "b0@3", "p1@6", "c0@7", "p2@8"];
     expect(await kafkajsRead(client, topic, true, 7)).toEqual(everything);
@@ -242,6 +257,7 @@ describe("read_committed over the Kafka port", () => {
     expect(await librdkafkaRead(topic, "read_committed", 6)).toEqual(committedAfter);
     const restAfter = await h.client.fetch({ partitionId, offset: 0, limit: 100 });
     expect(restAfter.records.map((r) => `${r.key!.toString()}@${r.offset}`)).toEqual(committedAfter);
+    expect(await streamed(partitionId, "replay")).toEqual({ keys: committedAfter, end: 10 });
     // A reader at the last marker is moved past it, not answered the same empty page for ever.
     expect(await h.client.fetch({ partitionId, offset: 9, limit: 100 })).toMatchObject({
       records: [],
