@@ -52,7 +52,7 @@ afterAll(async () => {
 });
 
 /** A one-partition compacted topic, once the worker hosts it: its log as the worker opened it. */
-async function hostedTopic(name: string): Promise<HostedLog> {
+async function hostedTopic(name: string): Promise<{ log: HostedLog; partitionId: string }> {
   const [partitionId] = await createNamedTopic(h.db.prisma, ORG, name, 1, { "cleanup.policy": "compact" });
   const row = await h.db.prisma.partition.findUniqueOrThrow({ where: { id: partitionId! } });
   const log = await eventually(
@@ -74,7 +74,7 @@ async function hostedTopic(name: string): Promise<HostedLog> {
       conn.close();
     }
   });
-  return log;
+  return { log, partitionId: partitionId! };
 }
 
 const rec = (k: string) => ({ key: Buffer.from(k), value: Buffer.from(`v-${k}`) });
@@ -204,10 +204,24 @@ async function fetchMarks(topic: string, isolationLevel: number) {
   }
 }
 
+/** A data-plane stream's records (`key@offset`) and its end offset. */
+// (Snapshots and key lookups serve the worker's key index, which this test's writes go around:
+// its transaction rules are indexed-log.test.ts's.)
+async function streamed(partitionId: string, mode: "replay" | "snapshot") {
+  const keys: string[] = [];
+  let end = -1;
+  for await (const frame of h.client.streamPartition({ partitionId, mode })) {
+    if (frame.kind === "records")
+      for (const r of frame.records) keys.push(`${r.key!.toString()}@${r.offset}`);
+    else end = frame.endOffset;
+  }
+  return { keys, end };
+}
+
 describe("read_committed over the Kafka port", () => {
   it("kafkajs and librdkafka see committed records only, up to the last stable offset; read_uncommitted sees all data", async () => {
     const topic = "rc-clients";
-    const log = await hostedTopic(topic);
+    const { log, partitionId } = await hostedTopic(topic);
     await writeScenario(log);
     const client = plainKafkajs(bootstrap, key, { clientId: "read-committed-test" });
 
@@ -225,6 +239,12 @@ describe("read_committed over the Kafka port", () => {
     const committedBefore = ["p0@0", "a0@1", "a1@2", "p1@6"];
     expect(await kafkajsRead(client, topic, false, 4)).toEqual(committedBefore);
     expect(await librdkafkaRead(topic, "read_committed", 4)).toEqual(committedBefore);
+    // The REST fetch and list offsets read committed too: up to the LSO, never b0 nor a marker.
+    const rest = await h.client.fetch({ partitionId, offset: 0, limit: 100 });
+    expect(rest.records.map((r) => `${r.key!.toString()}@${r.offset}`)).toEqual(committedBefore);
+    expect(rest.logEndOffset).toBe(7);
+    expect(await h.client.listOffsets({ partitionId })).toMatchObject({ earliest: 0, latest: 7 });
+    expect(await streamed(partitionId, "replay")).toEqual({ keys: committedBefore, end: 7 });
     // read_uncommitted: all data, the aborted and open records included; markers are never records.
     const everything = ["p0@0", "a0@1", "a1@2", "b0@3", "p1@6", "c0@7", "p2@8"];
     expect(await kafkajsRead(client, topic, true, 7)).toEqual(everything);
@@ -235,6 +255,15 @@ describe("read_committed over the Kafka port", () => {
     const committedAfter = [...committedBefore, "c0@7", "p2@8"];
     expect(await kafkajsRead(client, topic, false, 6)).toEqual(committedAfter);
     expect(await librdkafkaRead(topic, "read_committed", 6)).toEqual(committedAfter);
+    const restAfter = await h.client.fetch({ partitionId, offset: 0, limit: 100 });
+    expect(restAfter.records.map((r) => `${r.key!.toString()}@${r.offset}`)).toEqual(committedAfter);
+    expect(await streamed(partitionId, "replay")).toEqual({ keys: committedAfter, end: 10 });
+    // A reader at the last marker is moved past it, not answered the same empty page for ever.
+    expect(await h.client.fetch({ partitionId, offset: 9, limit: 100 })).toMatchObject({
+      records: [],
+      nextOffset: 10,
+      logEndOffset: 10,
+    });
     // Record reads (the REST path's) are read_committed: never the aborted b0, never a marker.
     const records = await log.read(0, {});
     expect(records.map((r) => `${r.key!.toString()}@${r.offset}`)).toEqual(committedAfter);

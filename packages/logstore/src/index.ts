@@ -5,7 +5,14 @@ export type {
   RecordHeader,
   TimestampType,
 } from "@lastword/record-batch";
-export { decodeBatch, encodeRecordBatch, readBatchHeader, readTxnMarker } from "@lastword/record-batch";
+export {
+  decodeBatch,
+  encodeRecordBatch,
+  isControlBatch,
+  isTransactionalBatch,
+  readBatchHeader,
+  readTxnMarker,
+} from "@lastword/record-batch";
 export type { AbortedTransaction, AbortedTxn } from "./aborted-txn-index";
 export {
   CorruptBatchError,

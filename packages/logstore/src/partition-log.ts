@@ -1,6 +1,6 @@
 import fs from "node:fs";
 import { parseTopicConfig, type TopicConfig } from "@lastword/topic-config";
-import { type AbortedTransaction, AbortedTxnIndex } from "./aborted-txn-index";
+import { type AbortedTxn, AbortedTxnIndex } from "./aborted-txn-index";
 import { LOG_START_OFFSET_CHECKPOINT, RECOVERY_POINT_CHECKPOINT, writeCheckpoint } from "./checkpoint-file";
 import type { CleanResult } from "./clean-result";
 import { type CleanableStats, LogCleaner, type PurgeOptions, validateDedupeBufferBytes } from "./cleaner";
@@ -180,7 +180,7 @@ export interface BatchesRead extends BatchRead {
    * read_committed only: the aborted transactions whose data may lie in the batches returned
    * (Kafka's FetchResponse aborted_transactions); the consumer drops their records.
    */
-  abortedTransactions?: AbortedTransaction[];
+  abortedTransactions?: AbortedTxn[];
 }
 
 export interface SegmentInfo {
@@ -337,12 +337,12 @@ export class PartitionLog {
 
   /**
    * The aborted transactions whose data may lie in [fromOffset, upperOffset) (Kafka's
-   * collectAbortedTransactions), for a read_committed Fetch that serves those offsets.
+   * collectAbortedTransactions), for a read_committed Fetch that serves those offsets: Kafka's
+   * answer is each one's producerId and firstOffset; lastOffset (the ABORT marker's offset) lets a
+   * reader that drops records itself (the REST fetch) do so without needing the marker.
    */
-  abortedTransactions(fromOffset: number, upperOffset: number): AbortedTransaction[] {
-    return this.abortedTxns
-      .collect(fromOffset, upperOffset)
-      .map((txn) => ({ producerId: txn.producerId, firstOffset: txn.firstOffset }));
+  abortedTransactions(fromOffset: number, upperOffset: number): AbortedTxn[] {
+    return [...this.abortedTxns.collect(fromOffset, upperOffset)];
   }
 
   /** The next offset an append will get. */

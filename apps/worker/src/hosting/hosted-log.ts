@@ -1,5 +1,5 @@
 import type {
-  AbortedTransaction,
+  AbortedTxn,
   AppendOptions,
   AppendRecord,
   AppendResult,
@@ -70,7 +70,7 @@ export interface HostedLog {
   /** The producers with an open transaction here, by first offset. */
   openTransactions(): OpenTransaction[];
   /** The aborted transactions whose data may lie in [fromOffset, upperOffset). */
-  abortedTransactions(fromOffset: number, upperOffset: number): AbortedTransaction[];
+  abortedTransactions(fromOffset: number, upperOffset: number): AbortedTxn[];
   /**
    * Writes a COMMIT/ABORT marker for a producer's transaction (the coordinator's, through
    * write-path.ts `writeTxnMarker`); fenced epochs are refused with nothing written.
