@@ -449,4 +449,25 @@ describe("transaction coordinator", () => {
       await producer.disconnect();
     }
   });
+
+  it("an id with no open transaction that no request needed for a lease TTL on the clock is let go; asking again claims it at a new epoch", async () => {
+    const raw = await login();
+    try {
+      const first = await initProducer(raw, "tx-idle");
+      const held = await state(ORG, "tx-idle");
+      expect(held?.ownerWorkerId).toBe(worker.id);
+      clock.advance(2_000);
+      await eventually("the idle id let go", 15_000, async () =>
+        (await state(ORG, "tx-idle"))?.ownerWorkerId === null ? true : undefined,
+      );
+      // Its producer's next request is told to find the coordinator again.
+      const end = await raw.call(ApiKey.EndTxn, 3, { transactionalId: "tx-idle", ...first, committed: true });
+      expect(end.errorCode).toBe(ErrorCode.NOT_COORDINATOR);
+      const again = await initProducer(raw, "tx-idle");
+      expect(again).toEqual({ producerId: first.producerId, producerEpoch: first.producerEpoch + 1 });
+      expect((await state(ORG, "tx-idle"))?.epoch).toBeGreaterThan(held!.epoch);
+    } finally {
+      raw.close();
+    }
+  });
 });

@@ -38,10 +38,14 @@ export type InitOutcome =
   | { ok: false; errorCode: TxnOutcome };
 
 interface Held {
+  tenantId: string;
+  transactionalId: string;
   epoch: number;
   /** Monotonic (performance.now): past it the lease is not trusted even before renewal fails. */
   validUntil: number;
   adoptedAt: number;
+  /** The last request that needed this id, on the clock: an id idle for a lease TTL is let go. */
+  lastUsedAt: number;
 }
 
 /** Done on a state a client request found: a transaction being completed must finish first. */
@@ -158,8 +162,9 @@ export class TxnCoordinator {
       this.#adopt(lease, takenAt);
     }
     const now = this.#clock.now();
-    for (const row of await this.#states.withWork()) {
-      const lease = this.lease(row.tenantId, row.transactionalId);
+    const withWork = await this.#states.withWork();
+    for (const row of withWork) {
+      const lease = this.#live(row.tenantId, row.transactionalId);
       if (!lease || lease.epoch !== row.epoch) continue;
       if (BUSY.has(row.state)) this.#completeInBackground(lease, row);
       else if (row.state === "Ongoing" && row.abortRequestedAt !== null)
@@ -168,6 +173,22 @@ export class TxnCoordinator {
         await this.#timeOut(lease, row, "timeout");
       }
     }
+    await this.#releaseIdle(new Set(withWork.map(keyOf)), now);
+  }
+
+  /**
+   * Lets go of the ids without an open transaction that no request needed for a lease TTL, as the
+   * group coordinator lets idle groups go: a worker does not renew every id it was ever asked
+   * about. The producer's next request is answered NOT_COORDINATOR and finds the id again.
+   */
+  async #releaseIdle(working: ReadonlySet<string>, now: number): Promise<void> {
+    const idle: HeldTxnLease[] = [];
+    for (const [key, held] of this.#held) {
+      if (working.has(key) || this.#completing.has(key) || now - held.lastUsedAt < this.#ttlMs) continue;
+      idle.push({ tenantId: held.tenantId, transactionalId: held.transactionalId, epoch: held.epoch });
+      this.#held.delete(key);
+    }
+    if (idle.length > 0) await this.#leases.release(idle);
   }
 
   /** FindCoordinator key type 1: claims the id when free, else answers its live holder. */
@@ -192,6 +213,14 @@ export class TxnCoordinator {
 
   /** The lease this worker holds on the id, or null (the request is answered NOT_COORDINATOR). */
   lease(tenantId: string, transactionalId: string): HeldTxnLease | null {
+    const held = this.#held.get(keyOf({ tenantId, transactionalId }));
+    if (!held || held.validUntil <= performance.now()) return null;
+    held.lastUsedAt = this.#clock.now();
+    return { tenantId, transactionalId, epoch: held.epoch };
+  }
+
+  /** The lease as `lease` answers it, for the coordinator's own work: looking is not use. */
+  #live(tenantId: string, transactionalId: string): HeldTxnLease | null {
     const held = this.#held.get(keyOf({ tenantId, transactionalId }));
     if (!held || held.validUntil <= performance.now()) return null;
     return { tenantId, transactionalId, epoch: held.epoch };
@@ -321,7 +350,7 @@ export class TxnCoordinator {
   async openTransactions(): Promise<{ tenantId: string; startedAt: number | null }[]> {
     const rows = await this.#states.withWork();
     return rows
-      .filter((r) => this.lease(r.tenantId, r.transactionalId)?.epoch === r.epoch)
+      .filter((r) => this.#live(r.tenantId, r.transactionalId)?.epoch === r.epoch)
       .map((r) => ({ tenantId: r.tenantId, startedAt: r.startedAt }));
   }
 
@@ -412,7 +441,7 @@ export class TxnCoordinator {
 
   async #writeMarker(lease: HeldTxnLease, partition: TxnPartition, marker: TxnMarkerRequest): Promise<void> {
     for (let delay = MARKER_RETRY_MIN_MS; ; delay = Math.min(delay * 2, MARKER_RETRY_MAX_MS)) {
-      if (this.#halted || !this.lease(lease.tenantId, lease.transactionalId))
+      if (this.#halted || !this.#live(lease.tenantId, lease.transactionalId))
         throw new TxnLeaseMovedError(lease);
       try {
         await this.#markers.write(partition.partitionId, marker);
@@ -455,9 +484,12 @@ export class TxnCoordinator {
 
   #adopt(lease: HeldTxnLease, startedAt: number): void {
     this.#held.set(keyOf(lease), {
+      tenantId: lease.tenantId,
+      transactionalId: lease.transactionalId,
       epoch: lease.epoch,
       validUntil: startedAt + this.#ttlMs,
       adoptedAt: performance.now(),
+      lastUsedAt: this.#clock.now(),
     });
   }
 }

@@ -1,3 +1,4 @@
+import { Prisma } from "@lastword/db";
 import { DB_NOW, dbInterval, LeaseHolder } from "../../ownership/lease-holder";
 import { ENDED_SESSIONS } from "../../ownership/worker-session";
 
@@ -71,6 +72,17 @@ export class TxnLeaseRepository extends LeaseHolder {
       WHERE k."organizationId" = due."organizationId" AND k."transactionalId" = due."transactionalId"
       RETURNING k."organizationId", k."transactionalId", k."epoch"`;
     return rows.map(held);
+  }
+
+  /** Gives up these leases (idle ids) if still held at the same epoch. */
+  async release(leases: readonly HeldTxnLease[]): Promise<void> {
+    const keys = Prisma.join(
+      leases.map((l) => Prisma.sql`(${l.tenantId}, ${l.transactionalId}, ${l.epoch}::int)`),
+    );
+    await this.prisma.$executeRaw`
+      UPDATE "KafkaTransaction" SET "ownerWorkerId" = NULL, "leaseExpiresAt" = ${DB_NOW}
+      WHERE "ownerWorkerId" = ${this.workerId}
+        AND ("organizationId", "transactionalId", "epoch") IN (${keys})`;
   }
 
   /** On a graceful stop: the ids are free at once (the next tick anywhere adopts those with work). */
