@@ -108,6 +108,14 @@ export class AbortedTxnIndex {
     this.entries = [...seen.values()].sort((a, b) => a.lastOffset - b.lastOffset);
   }
 
+  /** Adds `entries` not already known (a snapshot's, carried from object storage). */
+  merge(entries: readonly AbortedTxn[]): void {
+    if (entries.length === 0) return;
+    const byMarker = new Map(this.entries.map((entry) => [entry.lastOffset, entry]));
+    for (const entry of entries) if (!byMarker.has(entry.lastOffset)) byMarker.set(entry.lastOffset, entry);
+    this.entries = [...byMarker.values()].sort((a, b) => a.lastOffset - b.lastOffset);
+  }
+
   /** Drops the entries whose marker is at or after `offset` (they are about to be replayed). */
   truncateFrom(offset: number): void {
     this.entries = this.entries.filter((entry) => entry.lastOffset < offset);

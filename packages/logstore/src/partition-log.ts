@@ -45,7 +45,6 @@ import {
 } from "./batch-validation";
 import { fsyncDirectory } from "./fsync-directory";
 import {
-  type CompletedTxn,
   DEFAULT_PRODUCER_ID_EXPIRATION_MS,
   incrementSequence,
   type ProducerAppend,
@@ -286,11 +285,12 @@ export class PartitionLog {
         options.producerIdExpirationMs ?? DEFAULT_PRODUCER_ID_EXPIRATION_MS,
       );
       try {
-        const completed: { txn: CompletedTxn; lastStableOffset: number }[] = [];
-        const recovery = recoverProducerState(options.dir, loaded.segments, state, nowMs, (txn) => {
-          completed.push({ txn, lastStableOffset: state.firstUnstableOffset() ?? txn.lastOffset + 1 });
-        });
-        const aborted = rebuildAbortedTxns(options.dir, loaded, recovery.replayedFrom, completed);
+        // The index files, then the snapshot's entries, then what the replay finds past it.
+        const aborted = new AbortedTxnIndex(options.dir);
+        aborted.load(loaded.logStartOffset);
+        const recovery = recoverProducerState(options.dir, loaded.segments, state, nowMs, aborted);
+        aborted.removeBelow(loaded.logStartOffset);
+        aborted.writeFiles(loaded.segments);
         return new PartitionLog(options, config, loaded, { state, recovery, aborted });
       } catch (error) {
         // The producer state must be replayed from a segment that was evicted (no snapshot after
@@ -551,7 +551,11 @@ export class PartitionLog {
    */
   private snapshotProducerState(): void {
     this.producerState.removeExpired(this.clock.now());
-    writeProducerSnapshot(this.dir, { offset: this.logEndOffset, entries: this.producerState.entries() });
+    writeProducerSnapshot(this.dir, {
+      offset: this.logEndOffset,
+      entries: this.producerState.entries(),
+      aborted: [...this.abortedTxns.all()],
+    });
   }
 
   /**
@@ -1034,33 +1038,6 @@ function validateMarker(marker: TxnMarkerAppend): void {
   if (!Number.isSafeInteger(marker.timestampMs) || marker.timestampMs < 0) {
     throw new InvalidRecordError(`marker timestamp ${marker.timestampMs} must be a non-negative integer`);
   }
-}
-
-/**
- * The aborted-transaction index at open: every file beside the segments, less what lies at or
- * past where the producer state was replayed from, plus the aborts the replay found there; the
- * files are then rewritten one per segment.
- */
-function rebuildAbortedTxns(
-  dir: string,
-  loaded: Awaited<ReturnType<typeof loadLog>>,
-  replayedFrom: number,
-  completed: readonly { txn: CompletedTxn; lastStableOffset: number }[],
-): AbortedTxnIndex {
-  const index = new AbortedTxnIndex(dir);
-  index.load(loaded.logStartOffset);
-  index.truncateFrom(replayedFrom);
-  for (const { txn, lastStableOffset } of completed) {
-    if (!txn.aborted) continue;
-    index.add({
-      producerId: txn.producerId,
-      firstOffset: txn.firstOffset,
-      lastOffset: txn.lastOffset,
-      lastStableOffset,
-    });
-  }
-  index.writeFiles(loaded.segments);
-  return index;
 }
 
 /** The remote-tier entries of the evicted segments in `segments`. */

@@ -12,6 +12,7 @@ import {
   readInt64,
   readTxnMarker,
 } from "@lastword/record-batch";
+import type { AbortedTxnIndex } from "./aborted-txn-index";
 import {
   type CompletedTxn,
   incrementSequence,
@@ -55,7 +56,7 @@ export function recoverProducerState(
   segments: readonly Segment[],
   state: ProducerStateManager,
   nowMs: number,
-  onCompleted: (txn: CompletedTxn) => void = () => {},
+  aborted: AbortedTxnIndex,
 ): ProducerStateRecovery {
   const logEndOffset = segments.at(-1)!.nextOffset;
   const report: ProducerStateRecovery = {
@@ -75,15 +76,32 @@ export function recoverProducerState(
       continue;
     }
     state.load(snapshot.entries);
+    aborted.merge(snapshot.aborted ?? []);
     report.snapshotOffset = offset;
     from = Math.max(from, offset);
     break;
   }
   report.replayedFrom = from;
-  report.batchesReplayed = replayProducerBatches(segments, from, state, onCompleted);
+  // The index past the snapshot may be stale (a torn tail, a crash before its file was written):
+  // it is derived again from the log, as the producer state is.
+  aborted.truncateFrom(from);
+  report.batchesReplayed = replayProducerBatches(segments, from, state, (txn) => {
+    if (!txn.aborted) return;
+    const { producerId, firstOffset, lastOffset } = txn;
+    aborted.add({
+      producerId,
+      firstOffset,
+      lastOffset,
+      lastStableOffset: state.firstUnstableOffset() ?? lastOffset + 1,
+    });
+  });
   state.removeExpired(nowMs);
   if (report.snapshotOffset !== logEndOffset) {
-    writeProducerSnapshot(dir, { offset: logEndOffset, entries: state.entries() });
+    writeProducerSnapshot(dir, {
+      offset: logEndOffset,
+      entries: state.entries(),
+      aborted: [...aborted.all()],
+    });
   }
   return report;
 }

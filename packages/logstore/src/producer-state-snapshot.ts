@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import fs from "node:fs";
 import path from "node:path";
 import { crc32c } from "@node-rs/crc32";
+import type { AbortedTxn } from "./aborted-txn-index";
 import { writeFileAtomically } from "./checkpoint-file";
 import { PRODUCER_BATCHES_RETAINED, type ProducerBatch, type ProducerEntry } from "./producer-state";
 
@@ -15,6 +16,10 @@ import { PRODUCER_BATCHES_RETAINED, type ProducerBatch, type ProducerEntry } fro
 //   per producer: producerId i64 | producerEpoch i16 | coordinatorEpoch i32 |
 //     currentTxnFirstOffset i64 (-1: none open) | lastTimestampMs i64 | batches u8 (0…5)
 //     per batch: firstSeq i32 | lastSeq i32 | baseOffset i64 | lastOffset i64 | timestampMs i64
+//   aborted transactions u32, per one: producerId i64 | firstOffset i64 | lastOffset i64 |
+//     lastStableOffset i64 (the aborted-transaction index below the snapshot's offset: the snapshot
+//     travels with the segment ending there to object storage, so a log rebuilt from it still
+//     knows what was aborted in segments it never replays)
 // Version 1 (before transactions: no coordinator epoch, open transaction or timestamp, 1…5
 // batches) is still read: its producers have no open transaction.
 
@@ -33,7 +38,11 @@ export interface ProducerSnapshot {
   /** The log end offset the state reflects: recovery replays batches from here on. */
   offset: number;
   entries: ProducerEntry[];
+  /** The aborted transactions whose markers lie below `offset` (none in a version 1 file). */
+  aborted?: AbortedTxn[];
 }
+
+const ABORTED_BYTES = 32;
 
 export function snapshotFileName(offset: number): string {
   return `${String(offset).padStart(20, "0")}.snapshot`;
@@ -52,6 +61,8 @@ export function listSnapshotOffsets(dir: string): number[] {
 export function encodeProducerSnapshot(snapshot: ProducerSnapshot): Buffer {
   let size = HEADER_BYTES;
   for (const entry of snapshot.entries) size += ENTRY_BYTES + entry.batches.length * BATCH_BYTES;
+  const aborted = snapshot.aborted ?? [];
+  size += 4 + aborted.length * ABORTED_BYTES;
   const buf = Buffer.alloc(size);
   buf.write(MAGIC, 0, "latin1");
   buf.writeUInt16BE(VERSION, 4);
@@ -68,6 +79,15 @@ export function encodeProducerSnapshot(snapshot: ProducerSnapshot): Buffer {
     buf.writeUInt8(entry.batches.length, at + 30);
     at += ENTRY_BYTES;
     for (const batch of entry.batches) at = writeBatch(buf, at, batch);
+  }
+  buf.writeUInt32BE(aborted.length, at);
+  at += 4;
+  for (const txn of aborted) {
+    buf.writeBigInt64BE(BigInt(txn.producerId), at);
+    buf.writeBigInt64BE(BigInt(txn.firstOffset), at + 8);
+    buf.writeBigInt64BE(BigInt(txn.lastOffset), at + 16);
+    buf.writeBigInt64BE(BigInt(txn.lastStableOffset), at + 24);
+    at += ABORTED_BYTES;
   }
   assert(at === size);
   buf.writeUInt32BE(crc32c(buf.subarray(CRC_START)), 6);
@@ -119,7 +139,21 @@ export function decodeProducerSnapshot(buf: Buffer): ProducerSnapshot | string {
       lastTimestampMs: lastTimestamp ?? batches.at(-1)!.timestampMs,
     });
   }
-  return at === buf.length ? { offset, entries } : "trailing bytes";
+  if (version === 1) return at === buf.length ? { offset, entries } : "trailing bytes";
+  if (at + 4 > buf.length) return "truncated";
+  const abortedCount = buf.readUInt32BE(at);
+  at += 4;
+  if (at + abortedCount * ABORTED_BYTES !== buf.length) return "wrong aborted-transaction count";
+  const aborted: AbortedTxn[] = [];
+  for (; at < buf.length; at += ABORTED_BYTES) {
+    aborted.push({
+      producerId: Number(buf.readBigInt64BE(at)),
+      firstOffset: Number(buf.readBigInt64BE(at + 8)),
+      lastOffset: Number(buf.readBigInt64BE(at + 16)),
+      lastStableOffset: Number(buf.readBigInt64BE(at + 24)),
+    });
+  }
+  return { offset, entries, aborted };
 }
 
 function readBatch(buf: Buffer, at: number): ProducerBatch {
@@ -136,7 +170,7 @@ function readBatch(buf: Buffer, at: number): ProducerBatch {
 export function writeProducerSnapshot(dir: string, snapshot: ProducerSnapshot): void {
   const bytes = encodeProducerSnapshot(snapshot);
   // Pair assertion: what is written must read back as what was meant.
-  assert.deepStrictEqual(decodeProducerSnapshot(bytes), snapshot);
+  assert.deepStrictEqual(decodeProducerSnapshot(bytes), { ...snapshot, aborted: snapshot.aborted ?? [] });
   writeFileAtomically(dir, snapshotFileName(snapshot.offset), bytes);
   const offsets = listSnapshotOffsets(dir);
   for (const offset of offsets.slice(0, Math.max(0, offsets.length - SNAPSHOTS_KEPT))) {

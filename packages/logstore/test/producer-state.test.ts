@@ -257,8 +257,9 @@ describe("producer state (idempotent appends)", () => {
         lastTimestampMs: 50,
       },
     ];
-    const bytes = encodeProducerSnapshot({ offset: 99, entries });
-    expect(decodeProducerSnapshot(bytes)).toEqual({ offset: 99, entries });
+    const aborted = [{ producerId: 5, firstOffset: 3, lastOffset: 8, lastStableOffset: 9 }];
+    const bytes = encodeProducerSnapshot({ offset: 99, entries, aborted });
+    expect(decodeProducerSnapshot(bytes)).toEqual({ offset: 99, entries, aborted });
     bytes[bytes.length - 1]! ^= 1;
     expect(decodeProducerSnapshot(bytes)).toBe("CRC-32C mismatch");
   });

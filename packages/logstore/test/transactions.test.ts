@@ -107,7 +107,9 @@ describe("transactions in the log", () => {
     await txnAppend(log, 2, 0, "y", 1); // 4, open
     const committed = await log.readBatches(0, { isolation: "read_committed" });
     expect(committed.nextOffset).toBe(4);
-    expect(committed.abortedTransactions).toEqual([{ producerId: 1, firstOffset: 0 }]);
+    expect(committed.abortedTransactions).toEqual([
+      { producerId: 1, firstOffset: 0, lastOffset: 3, lastStableOffset: 4 },
+    ]);
     const uncommitted = await log.readBatches(0);
     expect(uncommitted.nextOffset).toBe(5);
     expect(uncommitted.abortedTransactions).toBeUndefined();
@@ -116,7 +118,9 @@ describe("transactions in the log", () => {
     expect(after.bytes.length).toBe(0);
     expect(after.nextOffset).toBe(4);
     expect(after.abortedTransactions).toEqual([]);
-    expect(log.abortedTransactions(0, 5)).toEqual([{ producerId: 1, firstOffset: 0 }]);
+    expect(log.abortedTransactions(0, 5)).toEqual([
+      { producerId: 1, firstOffset: 0, lastOffset: 3, lastStableOffset: 4 },
+    ]);
     expect(log.abortedTransactions(4, 5)).toEqual([]);
   });
 
@@ -133,7 +137,9 @@ describe("transactions in the log", () => {
     expect(await codeOf(txnAppend(log, 5, 1, "z", 1, 2))).toBe("INVALID_PRODUCER_EPOCH");
     expect(log.logEndOffset).toBe(end + 1);
     expect(await keysRead(log, "read_uncommitted")).toEqual(["a0@0"]);
-    expect(log.abortedTransactions(0, 10)).toEqual([{ producerId: 5, firstOffset: 0 }]);
+    expect(log.abortedTransactions(0, 10)).toEqual([
+      { producerId: 5, firstOffset: 0, lastOffset: 1, lastStableOffset: 2 },
+    ]);
   });
 
   it("4. a marker with no open transaction is written harmlessly; a retried one too", async () => {
@@ -142,7 +148,9 @@ describe("transactions in the log", () => {
     await txnAppend(log, 9, 0, "a", 1);
     expect(await log.appendTxnMarker(marker(9, false))).toEqual({ offset: 2, closedTransaction: true });
     expect(await log.appendTxnMarker(marker(9, false))).toEqual({ offset: 3, closedTransaction: false });
-    expect(log.abortedTransactions(0, 10)).toEqual([{ producerId: 9, firstOffset: 1 }]);
+    expect(log.abortedTransactions(0, 10)).toEqual([
+      { producerId: 9, firstOffset: 1, lastOffset: 2, lastStableOffset: 3 },
+    ]);
     expect(log.lastStableOffset).toBe(4);
   });
 
@@ -234,6 +242,16 @@ describe("transactions in the log", () => {
       expect(reopened.producerState.entries()).toEqual(expected.entries);
       await reopened.close();
     }
+    // Index files lost, the snapshot kept (a log rebuilt from object storage: the snapshot travels
+    // with its segment, the index files do not): the snapshot carries the aborted transactions.
+    for (const name of fs.readdirSync(dir)) {
+      if (name.endsWith(".aborted-txns")) fs.rmSync(path.join(dir, name));
+    }
+    const seeded = await openLog({ dir, clock, config: { ...compact, "segment.bytes": 400 } });
+    expect(seeded.producerRecovery.batchesReplayed).toBe(0);
+    expect(seeded.abortedTransactions(0, seeded.logEndOffset)).toEqual(expected.aborted);
+    expect(await keysRead(seeded)).toEqual(expected.committed);
+    await seeded.close();
     // Index files lost: rebuilt from the log (no snapshot either: the whole log is replayed).
     for (const name of fs.readdirSync(crashed)) {
       if (/\.(aborted-txns|snapshot)$/.test(name)) fs.rmSync(path.join(crashed, name));
