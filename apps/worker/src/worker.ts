@@ -1,5 +1,6 @@
 import { randomBytes } from "node:crypto";
 import type { Server } from "node:http";
+import type { DataPlaneClient } from "@lastword/dataplane";
 import { createPrisma, type PrismaClient } from "@lastword/db";
 import { DEFAULT_SCHEDULER_TICK_MS } from "@lastword/jobs";
 import { type Clock, systemClock } from "@lastword/logstore";
@@ -22,6 +23,7 @@ import { describeGroup } from "./kafka/groups/group-description";
 import type { KafkaListener } from "./kafka/kafka-listener";
 import { type KafkaConfig, type KafkaRoom, startKafka } from "./kafka/kafka-room";
 import { KafkaRowExpiry } from "./kafka/kafka-row-expiry";
+import type { TxnCoordinator } from "./kafka/transactions/txn-coordinator";
 import { createLogger, type Logger, type LogLevel } from "./logger";
 import { WorkerMetrics } from "./metrics/metrics";
 import { createOwnership, type Ownership } from "./ownership/ownership-room";
@@ -206,6 +208,8 @@ export async function startWorker(config: WorkerConfig): Promise<RunningWorker> 
   const parts: Parts = {
     kafka: kafka?.listener ?? null,
     groups: kafka?.groups ?? null,
+    transactions: kafka?.transactions ?? null,
+    peers: kafka?.dataPlane ?? null,
     loop,
     server,
     scheduler: cleaner.scheduler,
@@ -231,6 +235,9 @@ export async function startWorker(config: WorkerConfig): Promise<RunningWorker> 
 interface Parts {
   kafka: KafkaListener | null;
   groups: GroupCoordinator | null;
+  transactions: TxnCoordinator | null;
+  /** The data-plane client the transaction coordinator sends markers to other workers with. */
+  peers: DataPlaneClient | null;
   loop: OwnershipLoop;
   server: Server;
   scheduler: CleanerScheduler | null;
@@ -252,6 +259,8 @@ interface Parts {
 function gracefulShutdown(parts: Parts): ShutdownSequence {
   const sequence = new ShutdownSequence();
   sequence.add("release group coordinator leases", () => parts.groups?.stop());
+  // Released, not kept to expire: peers adopt the ids with a transaction open at their next tick.
+  sequence.add("release transaction coordinator leases", () => parts.transactions?.stop());
   sequence.add("stop ownership loop", () => parts.loop.stop());
   sequence.add("stop data plane", () => closeServer(parts.server, DATA_PLANE_DRAIN_MS));
   sequence.add("stop job workers", () => parts.scheduler?.stopWorking());
@@ -280,6 +289,7 @@ const AUDIT_FLUSH_MS = 8_000;
 async function kill(parts: Omit<Parts, "leases" | "registry">): Promise<void> {
   parts.audit.halt();
   parts.groups?.halt();
+  parts.transactions?.halt();
   await parts.kafka?.close();
   parts.server.closeAllConnections();
   parts.server.close();
@@ -292,6 +302,7 @@ async function kill(parts: Omit<Parts, "leases" | "registry">): Promise<void> {
 
 async function closeConnections(parts: Omit<Parts, "leases" | "registry">): Promise<void> {
   await parts.objects?.stop();
+  parts.peers?.close();
   await Promise.all([
     parts.prisma.$disconnect(),
     parts.fence.close(),

@@ -34,6 +34,7 @@ const AUTHORIZATION_FAILURES = new Set<number>([
   ErrorCode.TOPIC_AUTHORIZATION_FAILED,
   ErrorCode.GROUP_AUTHORIZATION_FAILED,
   ErrorCode.CLUSTER_AUTHORIZATION_FAILED,
+  ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED,
 ]);
 // What a login alone allows (ApiVersions, SASL, DescribeCluster: brokers and the cluster id, which
 // Metadata answers every key too): not acts on anything of the tenant's.
@@ -110,6 +111,10 @@ async function restOutcome(act: KafkaAct, w: Walker): Promise<Outcome> {
   expect(answer.body.code, `${act}: ${method} ${path}`).toBe("INSUFFICIENT_SCOPE");
   return "refused";
 }
+
+/** A transactional group act's answer with the id's refusal set aside (it is another act's scope). */
+const groupsOwn = (code: number): number =>
+  code === ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED ? 0 : code;
 
 const codeOutcome = (code: number): Outcome => (AUTHORIZATION_FAILURES.has(code) ? "refused" : "allowed");
 
@@ -244,6 +249,76 @@ async function kafkaCode(raw: RawKafka, act: KafkaAct, w: Walker): Promise<numbe
           producerEpoch: -1,
         })
       ).errorCode;
+    case "FindTransactionCoordinator":
+      return (await raw.call(ApiKey.FindCoordinator, 3, { key: `walk-txn-${w.index}`, keyType: 1 }))
+        .errorCode;
+    case "InitTransactions":
+      return (
+        await raw.call(ApiKey.InitProducerId, 4, {
+          transactionalId: `walk-txn-${w.index}`,
+          transactionTimeoutMs: 60_000,
+          producerId: -1n,
+          producerEpoch: -1,
+        })
+      ).errorCode;
+    case "AddPartitionsToTxn":
+      return (
+        await raw.call(ApiKey.AddPartitionsToTxn, 1, {
+          v3AndBelowTransactionalId: `walk-txn-${w.index}`,
+          v3AndBelowProducerId: 1n,
+          v3AndBelowProducerEpoch: 0,
+          v3AndBelowTopics: [{ name: "walk", partitions: [0] }],
+        })
+      ).resultsByTopicV3AndBelow[0]!.resultsByPartition[0]!.partitionErrorCode;
+    case "EndTxn":
+      return (
+        await raw.call(ApiKey.EndTxn, 1, {
+          transactionalId: `walk-txn-${w.index}`,
+          producerId: 1n,
+          producerEpoch: 0,
+          committed: true,
+        })
+      ).errorCode;
+    // These two also need the transactional id's right (records:write, the acts above): a key
+    // refused only that is not refused this act's own scope, the group's.
+    case "AddOffsetsToTxn":
+      return groupsOwn(
+        (
+          await raw.call(ApiKey.AddOffsetsToTxn, 1, {
+            transactionalId: `walk-txn-${w.index}`,
+            producerId: 1n,
+            producerEpoch: 0,
+            groupId: "walk-group",
+          })
+        ).errorCode,
+      );
+    case "TxnOffsetCommit":
+      return groupsOwn(
+        (
+          await raw.call(ApiKey.TxnOffsetCommit, 3, {
+            transactionalId: `walk-txn-${w.index}`,
+            groupId: "walk-group",
+            producerId: 1n,
+            producerEpoch: 0,
+            generationId: -1,
+            memberId: "",
+            groupInstanceId: null,
+            topics: [
+              {
+                name: "walk",
+                partitions: [
+                  {
+                    partitionIndex: 0,
+                    committedOffset: 0n,
+                    committedLeaderEpoch: -1,
+                    committedMetadata: null,
+                  },
+                ],
+              },
+            ],
+          })
+        ).topics[0]!.partitions[0]!.errorCode,
+      );
     case "CreateTopics":
       return (
         await raw.call(ApiKey.CreateTopics, 7, {

@@ -29,7 +29,7 @@ import {
   writeInt64,
 } from "@lastword/record-batch";
 import { type TopicConfig, timestampBounds } from "@lastword/topic-config";
-import { InvalidRecordError, RecordTooLargeError } from "./errors";
+import { InvalidRecordError, InvalidTxnStateError, RecordTooLargeError } from "./errors";
 import { NO_PRODUCER_ID, type ProducerAppend, validateProducerAppend } from "./producer-state";
 import { storedCodec } from "./stored-compression";
 
@@ -49,6 +49,8 @@ export interface ValidatedBatch {
   maxTimestamp: number;
   /** The idempotent producer fields, or null for a batch without a producer id. */
   producer: ProducerAppend | null;
+  /** A transactional data batch (it has a producer): it opens or extends its producer's transaction. */
+  transactional: boolean;
 }
 
 export interface BatchValidationOptions {
@@ -162,14 +164,20 @@ export function validateBatch(
     // The log store's own encoder already stamped it; a client's batch is stamped here.
     if (!isStamped(batch, maxTimestamp)) stampLogAppendTime(batch, maxTimestamp);
   }
-  return { recordCount: index, tombstones, maxTimestamp, producer: header.producer };
+  return {
+    recordCount: index,
+    tombstones,
+    maxTimestamp,
+    producer: header.producer,
+    transactional: header.transactional,
+  };
 }
 
 function checkHeader(
   batch: Buffer,
   config: TopicConfig,
   options: BatchValidationOptions,
-): { recordCount: number; appendTime: boolean; producer: ProducerAppend | null } {
+): { recordCount: number; appendTime: boolean; producer: ProducerAppend | null; transactional: boolean } {
   if (batch.length < BATCH_HEADER_BYTES) {
     throw new InvalidRecordError(
       `a record batch needs ${BATCH_HEADER_BYTES} header bytes, got ${batch.length}`,
@@ -186,8 +194,9 @@ function checkHeader(
   const attributes = batch.readInt16BE(OFF_ATTRIBUTES);
   const codec = attributes & COMPRESSION_MASK;
   if (compressionName(codec) === null) throw new InvalidRecordError(`unknown compression codec ${codec}`);
-  if ((attributes & (TRANSACTIONAL_FLAG | CONTROL_FLAG)) !== 0) {
-    throw new InvalidRecordError("transactional and control batches are not supported");
+  // Markers are the coordinator's to write (PartitionLog.appendTxnMarker), never an append's.
+  if ((attributes & CONTROL_FLAG) !== 0) {
+    throw new InvalidTxnStateError("control batches are written by the transaction coordinator only");
   }
   if (options.checkCrc && !batchCrcMatches(batch, 0, size)) {
     throw new CorruptBatchError("record batch CRC-32C mismatch");
@@ -200,10 +209,16 @@ function checkHeader(
       `lastOffsetDelta ${lastOffsetDelta} does not match ${recordCount} records (it must be the count - 1)`,
     );
   }
+  const producer = producerOf(batch, recordCount);
+  const transactional = (attributes & TRANSACTIONAL_FLAG) !== 0;
+  if (transactional && producer === null) {
+    throw new InvalidRecordError("a transactional batch needs a producer id");
+  }
   return {
     recordCount,
     appendTime: config.messageTimestampType === "LogAppendTime",
-    producer: producerOf(batch, recordCount),
+    producer,
+    transactional,
   };
 }
 

@@ -35,6 +35,10 @@ export interface CleanResult {
   mapRecordsRead: number;
   /** Records without a key dropped (Kafka's invalidMessagesRead). */
   keylessRecordsRemoved: number;
+  /** Records of aborted transactions removed, whatever their keys. */
+  abortedRecordsRemoved: number;
+  /** COMMIT/ABORT markers removed: no batch of their transaction was left and their horizon had passed. */
+  markersRemoved: number;
   /** 100 × bytesWritten / max(bytesRead, 1): Kafka's cleaner-recopy-percent for this pass. */
   recopyPercent: number;
   /** The range and lag this pass was chosen on (Kafka's max-dirty-percent, max-compaction-delay-secs). */

@@ -1,4 +1,5 @@
 import type { TopicConfig } from "@lastword/topic-config";
+import type { AbortedTxnIndex } from "./aborted-txn-index";
 import type { Clock } from "./clock";
 import type { Mutex } from "./mutex";
 import type { Segment } from "./segment";
@@ -22,6 +23,10 @@ export interface CleanableLog {
   scheduleFileDeletion(paths: string[]): void;
   /** Each live idempotent producer's last batch, by its last offset: kept even when emptied. */
   producerLastBatchEnds(): ReadonlyMap<number, number>;
+  /** The aborted transactions (their data is removed whatever its keys). */
+  readonly abortedTxns: AbortedTxnIndex;
+  /** The first offset of the earliest open transaction, or null: the round never reaches it. */
+  firstUnstableOffset(): number | null;
   /** Makes an evicted segment local again (the pass reads segment files). */
   fetchBack(segment: Segment): Promise<void>;
 }

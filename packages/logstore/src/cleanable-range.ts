@@ -126,9 +126,14 @@ export function computeCleanableRange(
   logEndOffset: number,
   config: CompactionTimingConfig,
   nowMs: number,
+  firstUnstableOffset: number | null = null,
 ): CleanableRange {
   const firstDirtyOffset = resolveFirstDirtyOffset(checkpoint, logStartOffset, logEndOffset);
-  const bound = uncleanableBound(segments, firstDirtyOffset, config, nowMs);
+  // Kafka's rule: the cleaner never goes past the first offset of an open transaction (the LSO).
+  const bound = Math.max(
+    firstDirtyOffset,
+    Math.min(uncleanableBound(segments, firstDirtyOffset, config, nowMs), firstUnstableOffset ?? Infinity),
+  );
   // Round down to a segment boundary: the round always ends where a segment starts.
   const at = segmentIndexFor(segments, bound);
   const firstUncleanableOffset = segments[Math.max(at, 0)]!.baseOffset;

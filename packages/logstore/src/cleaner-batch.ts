@@ -10,7 +10,9 @@ import {
   OFF_PRODUCER_ID,
   RecordBatchWalk,
   readInt64,
+  TRANSACTIONAL_FLAG,
 } from "@lastword/record-batch";
+import type { CleanerTxns } from "./cleaner-txns";
 import type { OffsetMap } from "./offset-map";
 
 // The cleaner's per-batch work, on raw bytes: walk a batch's records without decoding them into
@@ -36,6 +38,8 @@ export interface RetainRule {
    * last batch of an active producer). Expired producers are not in it, so their batches go.
    */
   producerLastBatchEnds: ReadonlyMap<number, number>;
+  /** The pass's view of transactions (cleaner-txns.ts): aborted data, markers that may go. */
+  txns: CleanerTxns;
 }
 
 /** Why a pass dropped a tombstone. */
@@ -65,6 +69,10 @@ export class FilterCounters {
   private pendingTombstones: RemovedTombstone[] = [];
   /** Keyless records dropped (Kafka's invalidMessagesRead). */
   keylessRemoved = 0;
+  /** Records of aborted transactions removed (whatever their keys). */
+  abortedRecordsRemoved = 0;
+  /** COMMIT/ABORT markers removed (their transactions had no batch left and their horizon passed). */
+  markersRemoved = 0;
   /** Earliest horizon of a batch that still holds a tombstone after filtering, or null. */
   earliestDeleteHorizonMs: number | null = null;
 
@@ -133,7 +141,21 @@ export function filterBatch(
   const size = batchField.sizeBytes(src, pos);
   const attributes = src.readInt16BE(pos + OFF_ATTRIBUTES);
   const count = batchField.recordCount(src, pos);
-  if ((attributes & CONTROL_FLAG) !== 0) return copyBatch(src, pos, size, out, outPos);
+  if ((attributes & CONTROL_FLAG) !== 0) return filterMarker(src, pos, size, out, outPos, rule, counters);
+  if ((attributes & TRANSACTIONAL_FLAG) !== 0) {
+    const aborted = rule.txns.onDataBatch(
+      readInt64(src, pos + OFF_PRODUCER_ID),
+      batchField.baseOffset(src, pos),
+    );
+    // Kafka's cleaner discards an aborted transaction's records whatever their keys.
+    if (aborted && count > 0) {
+      counters.recordsRead += count;
+      counters.recordsRemoved += count;
+      counters.abortedRecordsRemoved += count;
+      if (!retainsEmpty(src, pos, rule)) return dropBatch();
+      return written(rebuild.begin(src, pos, out, outPos).sealEmpty());
+    }
+  }
   if (count === 0) return retainsEmpty(src, pos, rule) ? copyBatch(src, pos, size, out, outPos) : dropBatch();
   ensureKeptRoom(count);
   const hasHorizon = (attributes & DELETE_HORIZON_FLAG) !== 0;
@@ -153,6 +175,43 @@ export function filterBatch(
   rebuild.begin(src, pos, out, outPos);
   if (stamp) rebuild.stampDeleteHorizon(rule.newDeleteHorizonMs);
   for (let k = 0; k < verdict.kept; k++) rebuild.keepRecord(keptStart[k]!, keptEnd[k]!, keptDelta[k]!);
+  return written(rebuild.seal());
+}
+
+/**
+ * A COMMIT/ABORT marker: kept while a batch of its transaction is met in the pass; then stamped
+ * with a delete horizon (pass start + delete.retention.ms), and removed by a pass after it — so a
+ * consumer reading within delete.retention.ms still sees it, as with tombstones. A marker that
+ * ends the round stays (KAFKA-17076's rule for the round's last batch).
+ */
+function filterMarker(
+  src: Buffer,
+  pos: number,
+  size: number,
+  out: Buffer,
+  outPos: number,
+  rule: RetainRule,
+  counters: FilterCounters,
+): FilteredBatch {
+  const attributes = src.readInt16BE(pos + OFF_ATTRIBUTES);
+  const mayGo = rule.txns.onMarker(readInt64(src, pos + OFF_PRODUCER_ID));
+  if (!mayGo || batchField.lastOffset(src, pos) + 1 === rule.roundEndOffset) {
+    return copyBatch(src, pos, size, out, outPos);
+  }
+  if ((attributes & DELETE_HORIZON_FLAG) !== 0) {
+    const horizon = readInt64(src, pos + OFF_BASE_TIMESTAMP);
+    if (rule.nowMs >= horizon) {
+      counters.markersRemoved++;
+      return dropBatch();
+    }
+    counters.noteHorizon(horizon);
+    return copyBatch(src, pos, size, out, outPos);
+  }
+  rebuild.begin(src, pos, out, outPos);
+  rebuild.stampDeleteHorizon(rule.newDeleteHorizonMs);
+  walk.reset(src, pos, pos + size).nextBatch();
+  while (walk.nextRecord()) rebuild.keepRecord(walk.recordStart, walk.recordEnd, walk.timestampDelta);
+  counters.noteHorizon(rule.newDeleteHorizonMs);
   return written(rebuild.seal());
 }
 
@@ -267,12 +326,26 @@ export const mapProgress = { full: false, lastPut: -1 };
  * later offsets overwriting earlier ones (tombstones included). Stops before a put when the map
  * is full, possibly mid-batch (Kafka's buildOffsetMapForSegment since KAFKA-3894).
  */
-export function mapBatch(src: Buffer, pos: number, map: OffsetMap, fromOffset: number): typeof mapProgress {
+export function mapBatch(
+  src: Buffer,
+  pos: number,
+  map: OffsetMap,
+  fromOffset: number,
+  txns: CleanerTxns,
+): typeof mapProgress {
   // A compressed batch's keys are read from its inflated copy (the map keeps hashes, not views).
-  if (batchCompression(src, pos) !== 0) return mapBatch(inflateBatch(src, pos), 0, map, fromOffset);
+  if (batchCompression(src, pos) !== 0) return mapBatch(inflateBatch(src, pos), 0, map, fromOffset, txns);
   mapProgress.full = false;
   mapProgress.lastPut = -1;
-  if ((src.readInt16BE(pos + OFF_ATTRIBUTES) & CONTROL_FLAG) !== 0) return mapProgress;
+  const attributes = src.readInt16BE(pos + OFF_ATTRIBUTES);
+  if ((attributes & CONTROL_FLAG) !== 0) return mapProgress;
+  // An aborted transaction's records never supersede anything: they are not put in the map.
+  if (
+    (attributes & TRANSACTIONAL_FLAG) !== 0 &&
+    txns.isAborted(readInt64(src, pos + OFF_PRODUCER_ID), batchField.baseOffset(src, pos))
+  ) {
+    return mapProgress;
+  }
   walk.reset(src, pos, pos + batchField.sizeBytes(src, pos)).nextBatch();
   while (walk.nextRecord()) {
     if (walk.keyStart < 0 || walk.offset < fromOffset) continue;

@@ -87,6 +87,7 @@ export class LogCleaner {
       log.logEndOffset,
       timing,
       nowMs,
+      log.firstUnstableOffset(),
     );
   }
 
@@ -258,6 +259,8 @@ function emptyResult(range: CleanableRange, startedAtMs: number): CleanResult {
     mapBytesRead: 0,
     mapRecordsRead: 0,
     keylessRecordsRemoved: 0,
+    abortedRecordsRemoved: 0,
+    markersRemoved: 0,
     recopyPercent: 0,
     dirtyRatio: range.dirtyRatio,
     maxCompactionDelayMs: range.maxCompactionDelayMs,

@@ -16,6 +16,7 @@ import type { CleanerCheckpoint } from "./cleaner-checkpoint";
 import { filterCompressedBatch } from "./cleaner-compressed";
 import { reachFaultPoint } from "./cleaner-fault-points";
 import { CleanerSegmentReader } from "./cleaner-segment-reader";
+import { CleanerTxns } from "./cleaner-txns";
 import { fsyncDirectory } from "./fsync-directory";
 import {
   acquireOffsetMap,
@@ -137,6 +138,7 @@ export class CleaningPass {
         newDeleteHorizonMs: Math.min(this.startedAtMs + config.deleteRetentionMs, Number.MAX_SAFE_INTEGER),
         roundEndOffset: firstUncleanableOffset,
         producerLastBatchEnds: this.log.producerLastBatchEnds(),
+        txns: this.txns(false),
       };
       const closed = this.segments.slice(0, -1).filter((segment) => segment.baseOffset < endOffset);
       const groups = groupSegmentsBySize(
@@ -179,6 +181,8 @@ export class CleaningPass {
         newDeleteHorizonMs: Math.min(this.startedAtMs + config.deleteRetentionMs, Number.MAX_SAFE_INTEGER),
         roundEndOffset: firstUncleanableOffset,
         producerLastBatchEnds: this.log.producerLastBatchEnds(),
+        // It reads only some segments: no marker can be judged by them.
+        txns: this.txns(true),
       };
       for (let i = 0; i + 1 < this.segments.length; i++) {
         const segment = this.segments[i]!;
@@ -196,6 +200,11 @@ export class CleaningPass {
     }
   }
 
+  /** The transactions as the log knows them now (the aborted ones; open ones lie past the round). */
+  private txns(keepMarkers: boolean): CleanerTxns {
+    return new CleanerTxns(this.log.abortedTxns.all(), keepMarkers);
+  }
+
   /** Earliest horizon seen so far, for a caller whose pass was aborted after some swaps. */
   get earliestDeleteHorizonMs(): number | null {
     return this.counters.earliestDeleteHorizonMs;
@@ -208,6 +217,8 @@ export class CleaningPass {
     this.result.removedTombstones = this.removedTombstones;
     this.result.tombstonesRemoved = this.removedTombstones.length;
     this.result.keylessRecordsRemoved = c.keylessRemoved;
+    this.result.abortedRecordsRemoved = c.abortedRecordsRemoved;
+    this.result.markersRemoved = c.markersRemoved;
   }
 
   /**
@@ -218,6 +229,7 @@ export class CleaningPass {
     const from = this.range.firstDirtyOffset;
     const to = this.range.firstUncleanableOffset;
     let latest = from - 1;
+    const txns = this.txns(true);
     for (let i = 0; i + 1 < this.segments.length; i++) {
       const segment = this.segments[i]!;
       const nextBase = this.segments[i + 1]!.baseOffset;
@@ -235,7 +247,7 @@ export class CleaningPass {
             if (lastOffset < from) continue;
             this.result.mapBytesRead += batchField.sizeBytes(buf, at);
             this.result.mapRecordsRead += batchField.recordCount(buf, at);
-            const progress = mapBatch(buf, at, map, from);
+            const progress = mapBatch(buf, at, map, from, txns);
             if (progress.full) return Math.max(latest, progress.lastPut);
             latest = lastOffset;
           }

@@ -8,7 +8,9 @@ export type LogStoreErrorCode =
   | "CORRUPT_SEGMENT"
   | "LOG_CLOSED"
   | "OUT_OF_ORDER_SEQUENCE"
-  | "INVALID_PRODUCER_EPOCH";
+  | "INVALID_PRODUCER_EPOCH"
+  | "INVALID_TXN_STATE"
+  | "TRANSACTION_COORDINATOR_FENCED";
 
 export class LogStoreError extends Error {
   readonly code: LogStoreErrorCode;
@@ -94,5 +96,30 @@ export class InvalidProducerEpochError extends LogStoreError {
     );
     this.producerId = producerId;
     this.currentEpoch = currentEpoch;
+  }
+}
+
+/**
+ * A producer's write that does not fit its transaction state (Kafka's INVALID_TXN_STATE): a
+ * non-transactional batch while its transaction is open, a control batch sent by a client.
+ */
+export class InvalidTxnStateError extends LogStoreError {
+  constructor(message: string) {
+    super("INVALID_TXN_STATE", message);
+  }
+}
+
+/** A marker from a coordinator epoch older than the last one seen for its producer (a zombie coordinator). */
+export class TransactionCoordinatorFencedError extends LogStoreError {
+  readonly producerId: number;
+  readonly currentCoordinatorEpoch: number;
+
+  constructor(producerId: number, coordinatorEpoch: number, currentCoordinatorEpoch: number) {
+    super(
+      "TRANSACTION_COORDINATOR_FENCED",
+      `producer ${producerId}: coordinator epoch ${coordinatorEpoch} is older than ${currentCoordinatorEpoch}`,
+    );
+    this.producerId = producerId;
+    this.currentCoordinatorEpoch = currentCoordinatorEpoch;
   }
 }

@@ -5,7 +5,15 @@ export type {
   RecordHeader,
   TimestampType,
 } from "@lastword/record-batch";
-export { decodeBatch, encodeRecordBatch, readBatchHeader } from "@lastword/record-batch";
+export {
+  decodeBatch,
+  encodeRecordBatch,
+  isControlBatch,
+  isTransactionalBatch,
+  readBatchHeader,
+  readTxnMarker,
+} from "@lastword/record-batch";
+export type { AbortedTransaction, AbortedTxn } from "./aborted-txn-index";
 export {
   CorruptBatchError,
   InvalidBatchRecordsError,
@@ -23,12 +31,14 @@ export {
   InvalidConfigError,
   InvalidProducerEpochError,
   InvalidRecordError,
+  InvalidTxnStateError,
   LogClosedError,
   LogStoreError,
   OffsetOutOfRangeError,
   OutOfOrderSequenceError,
   PolicyViolationError,
   RecordTooLargeError,
+  TransactionCoordinatorFencedError,
 } from "./errors";
 export type { RecoveryReport } from "./log-loader";
 export type { BatchRead } from "./log-reader";
@@ -36,16 +46,27 @@ export { type SeedOptions, type SeedPart, seedLog } from "./log-seed";
 export type {
   AppendOptions,
   AppendResult,
+  BatchesRead,
   DeletedSegment,
   Durability,
+  IsolationLevel,
+  OpenTransaction,
   PartitionLogOptions,
   ReadBatchesOptions,
   ReadOptions,
   RetentionResult,
   SegmentInfo,
+  TxnMarkerAppend,
+  TxnMarkerResult,
 } from "./partition-log";
 export { PartitionLog } from "./partition-log";
-export type { ProducerAppend, ProducerBatch, ProducerEntry, ProducerVerdict } from "./producer-state";
+export type {
+  CompletedTxn,
+  ProducerAppend,
+  ProducerBatch,
+  ProducerEntry,
+  ProducerVerdict,
+} from "./producer-state";
 export {
   DEFAULT_PRODUCER_ID_EXPIRATION_MS,
   NO_PRODUCER_ID,

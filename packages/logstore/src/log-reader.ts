@@ -43,6 +43,12 @@ export interface ReadBounds {
    * that segment is left here, so the caller can fetch it back and read on.
    */
   stoppedAt?: { remote: Segment | null };
+  /**
+   * Batches `read` leaves out of the records it returns (markers, aborted transactions' data):
+   * their bytes do not count against maxBytes, so a read across a large aborted transaction still
+   * reaches the records after it.
+   */
+  skip?: (buf: Buffer, pos: number) => boolean;
 }
 
 /** Index of the last segment whose base offset is ≤ `offset` (0 when none is). */
@@ -286,7 +292,11 @@ export function readRecords(segments: readonly Segment[], from: number, bounds: 
     defect: null,
     served: 0,
     allocate: freshWindow,
-    serve(buf, pos) {
+    serve(buf, pos, size) {
+      if (bounds.skip?.(buf, pos)) {
+        state.bytes -= size;
+        return true;
+      }
       const decoded = decodeBatchRecords(buf, pos, out, state.minOffset, state.recordsLeft);
       state.served += decoded;
       state.recordsLeft -= decoded;

@@ -1,10 +1,18 @@
 import fs from "node:fs";
 import { parseTopicConfig, type TopicConfig } from "@lastword/topic-config";
+import { type AbortedTxn, AbortedTxnIndex } from "./aborted-txn-index";
 import { LOG_START_OFFSET_CHECKPOINT, RECOVERY_POINT_CHECKPOINT, writeCheckpoint } from "./checkpoint-file";
 import type { CleanResult } from "./clean-result";
 import { type CleanableStats, LogCleaner, type PurgeOptions, validateDedupeBufferBytes } from "./cleaner";
 import { type Clock, systemClock } from "./clock";
-import { CorruptSegmentError, LogClosedError, OffsetOutOfRangeError, PolicyViolationError } from "./errors";
+import {
+  CorruptSegmentError,
+  InvalidRecordError,
+  InvalidTxnStateError,
+  LogClosedError,
+  OffsetOutOfRangeError,
+  PolicyViolationError,
+} from "./errors";
 import { GroupCommit } from "./group-commit";
 import { invariant } from "./invariant";
 import { loadLog, type RecoveryReport } from "./log-loader";
@@ -19,9 +27,15 @@ import {
   type AppendRecord,
   compressBatch,
   EncodeScratch,
+  encodeControlBatch,
   encodeRecordBatch,
+  isControlBatch,
+  isTransactionalBatch,
   type LogRecord,
+  OFF_PRODUCER_ID,
+  readInt64,
   setBaseOffset,
+  TRANSACTIONAL_FLAG,
 } from "@lastword/record-batch";
 import {
   checkSize as checkBatchSize,
@@ -91,6 +105,42 @@ export interface AppendOptions {
    * stored codec under `compression.type=producer`, replaced by the topic's codec otherwise.
    */
   compression?: number;
+  /** The batch is part of `producer`'s transaction (needs `producer`): it opens or extends it. */
+  transactional?: boolean;
+}
+
+/**
+ * Kafka's isolation levels. `read_committed` reads up to the last stable offset and, for records,
+ * leaves out aborted transactions' data; markers are never returned as records either way.
+ */
+export type IsolationLevel = "read_uncommitted" | "read_committed";
+
+/** A COMMIT or ABORT marker the transaction coordinator writes (`appendTxnMarker`). */
+export interface TxnMarkerAppend {
+  producerId: number;
+  producerEpoch: number;
+  coordinatorEpoch: number;
+  commit: boolean;
+  /** The marker's timestamp (the coordinator's clock); LogAppendTime topics stamp their own. */
+  timestampMs: number;
+}
+
+export interface TxnMarkerResult {
+  /** Where the marker was written. */
+  offset: number;
+  /**
+   * True when the marker closed an open transaction of its producer here; false when there was
+   * none (a retried marker, or a partition the transaction wrote nothing to): written all the
+   * same, harmlessly, as Kafka does.
+   */
+  closedTransaction: boolean;
+}
+
+/** A producer's open transaction in this partition. */
+export interface OpenTransaction {
+  producerId: number;
+  producerEpoch: number;
+  firstOffset: number;
 }
 
 export interface AppendResult {
@@ -104,6 +154,11 @@ export interface ReadOptions {
   maxRecords?: number;
   /** Batch bytes per read (default 1 MiB, like Kafka's max.partition.fetch.bytes); ≥ one batch. */
   maxBytes?: number;
+  /**
+   * `read_committed` by default: records reads (REST, the console, key lookups, snapshots) never
+   * show open or aborted transactions. Markers are never records.
+   */
+  isolation?: IsolationLevel;
 }
 
 export interface ReadBatchesOptions {
@@ -111,6 +166,20 @@ export interface ReadBatchesOptions {
   maxBytes?: number;
   /** A buffer the caller reuses: batches are read into it instead of a fresh one. */
   into?: Buffer;
+  /**
+   * `read_uncommitted` by default (Kafka's Fetch as clients set it). `read_committed` stops at the
+   * last stable offset and names the aborted transactions overlapping what it returns.
+   */
+  isolation?: IsolationLevel;
+}
+
+/** A `readBatches` result: the stored batches (markers and aborted data included, as Kafka serves them). */
+export interface BatchesRead extends BatchRead {
+  /**
+   * read_committed only: the aborted transactions whose data may lie in the batches returned
+   * (Kafka's FetchResponse aborted_transactions); the consumer drops their records.
+   */
+  abortedTransactions?: AbortedTxn[];
 }
 
 export interface SegmentInfo {
@@ -155,6 +224,8 @@ export class PartitionLog {
   readonly producerRecovery: ProducerStateRecovery;
   /** Idempotent producers' last batches (read-only outside the log). */
   readonly producerState: ProducerStateManager;
+  /** The aborted transactions' index (aborted-txn-index.ts), read-only outside the log. */
+  readonly abortedTxns: AbortedTxnIndex;
   readonly mutex = new Mutex();
   private readonly limits: SegmentLimits;
   private readonly random: () => number;
@@ -176,7 +247,7 @@ export class PartitionLog {
     options: PartitionLogOptions,
     config: TopicConfig,
     loaded: Awaited<ReturnType<typeof loadLog>>,
-    producers: { state: ProducerStateManager; recovery: ProducerStateRecovery },
+    producers: { state: ProducerStateManager; recovery: ProducerStateRecovery; aborted: AbortedTxnIndex },
   ) {
     this.dir = options.dir;
     this.config = config;
@@ -192,6 +263,7 @@ export class PartitionLog {
     this.recovery = loaded.recovery;
     this.producerState = producers.state;
     this.producerRecovery = producers.recovery;
+    this.abortedTxns = producers.aborted;
     this.durableEndOffset = this.logEndOffset;
     this.activeSegment.rollJitterMs = drawRollJitterMs(config, this.random);
     this.groupCommit = new GroupCommit(
@@ -213,8 +285,13 @@ export class PartitionLog {
         options.producerIdExpirationMs ?? DEFAULT_PRODUCER_ID_EXPIRATION_MS,
       );
       try {
-        const recovery = recoverProducerState(options.dir, loaded.segments, state, nowMs);
-        return new PartitionLog(options, config, loaded, { state, recovery });
+        // The index files, then the snapshot's entries, then what the replay finds past it.
+        const aborted = new AbortedTxnIndex(options.dir);
+        aborted.load(loaded.logStartOffset);
+        const recovery = recoverProducerState(options.dir, loaded.segments, state, nowMs, aborted);
+        aborted.removeBelow(loaded.logStartOffset);
+        aborted.writeFiles(loaded.segments);
+        return new PartitionLog(options, config, loaded, { state, recovery, aborted });
       } catch (error) {
         // The producer state must be replayed from a segment that was evicted (no snapshot after
         // it): fetch it back and start over. Each round makes one more segment local.
@@ -229,6 +306,43 @@ export class PartitionLog {
 
   get logStartOffset(): number {
     return this.startOffset;
+  }
+
+  /**
+   * Kafka's last stable offset: below it every transaction is decided (committed or aborted). The
+   * first offset of the earliest open transaction, else the high watermark; never below the log
+   * start. read_committed reads stop here; without transactions it is the high watermark.
+   *
+   * Unlike Kafka it does not wait for a marker to be durable (group-commit) before counting its
+   * transaction decided: the coordinator made the decision durable before writing any marker, so
+   * what a reader sees as committed stays committed; a marker lost in a crash only makes the LSO
+   * step back until the coordinator writes it again (it completes a transaction only once every
+   * marker is acknowledged, and acknowledgement waits for durability).
+   */
+  get lastStableOffset(): number {
+    const firstOpen = this.producerState.firstUnstableOffset();
+    const lso = firstOpen !== null && firstOpen < this.durableEndOffset ? firstOpen : this.durableEndOffset;
+    return Math.max(lso, this.startOffset);
+  }
+
+  /** For the cleaner: the first offset of the earliest open transaction, or null. */
+  firstUnstableOffset(): number | null {
+    return this.producerState.firstUnstableOffset();
+  }
+
+  /** The producers with an open transaction in this partition, by first offset. */
+  openTransactions(): OpenTransaction[] {
+    return this.producerState.openTransactions();
+  }
+
+  /**
+   * The aborted transactions whose data may lie in [fromOffset, upperOffset) (Kafka's
+   * collectAbortedTransactions), for a read_committed Fetch that serves those offsets: Kafka's
+   * answer is each one's producerId and firstOffset; lastOffset (the ABORT marker's offset) lets a
+   * reader that drops records itself (the REST fetch) do so without needing the marker.
+   */
+  abortedTransactions(fromOffset: number, upperOffset: number): AbortedTxn[] {
+    return [...this.abortedTxns.collect(fromOffset, upperOffset)];
   }
 
   /** The next offset an append will get. */
@@ -267,6 +381,10 @@ export class PartitionLog {
     const { producer } = options;
     const compression = storedCodec(this.config.compressionType, options.compression ?? 0);
     if (producer) validateProducerAppend(producer, records.length);
+    if (options.transactional && !producer) {
+      throw new InvalidRecordError("a transactional append needs its producer fields");
+    }
+    const attributes = options.transactional ? TRANSACTIONAL_FLAG : 0;
     const appendTimeMs = this.clock.now();
     const result = await this.mutex.run(async (): Promise<AppendResult> => {
       this.assertOpen();
@@ -276,7 +394,7 @@ export class PartitionLog {
           baseOffset: this.logEndOffset,
           appendTimeMs,
           timestampType: this.config.messageTimestampType,
-          ...(producer && { producer: { ...producer, partitionLeaderEpoch: -1, attributes: 0 } }),
+          ...(producer && { producer: { ...producer, partitionLeaderEpoch: -1, attributes } }),
         },
         this.encodeScratch,
       );
@@ -323,8 +441,8 @@ export class PartitionLog {
 
   /** Under the mutex: the producer check, then offset assignment, roll, write and index updates. */
   private async writeBatch(batch: Buffer, validated: ValidatedBatch): Promise<AppendResult> {
-    const { producer, recordCount } = validated;
-    const verdict = producer ? this.producerState.check(producer, recordCount) : null;
+    const { producer, recordCount, transactional } = validated;
+    const verdict = producer ? this.producerState.check(producer, recordCount, transactional) : null;
     if (verdict?.kind === "duplicate") {
       return { baseOffset: verdict.baseOffset, lastOffset: verdict.lastOffset, duplicate: true };
     }
@@ -339,7 +457,9 @@ export class PartitionLog {
       this.beforeWrite?.();
     }
     this.activeSegment.append(batch, validated.tombstones);
-    if (producer) this.recordProducerBatch(producer, baseOffset, lastOffset, incoming.maxTimestamp);
+    if (producer) {
+      this.recordProducerBatch(producer, baseOffset, lastOffset, incoming.maxTimestamp, transactional);
+    }
     if (this.durability === "per-append") await this.syncActive();
     return { baseOffset, lastOffset };
   }
@@ -349,14 +469,80 @@ export class PartitionLog {
     baseOffset: number,
     lastOffset: number,
     timestampMs: number,
+    transactional: boolean,
   ): void {
-    this.producerState.update(producer.producerId, producer.producerEpoch, {
-      firstSeq: producer.baseSequence,
-      lastSeq: incrementSequence(producer.baseSequence, lastOffset - baseOffset),
-      baseOffset,
-      lastOffset,
-      timestampMs,
+    this.producerState.update(
+      producer.producerId,
+      producer.producerEpoch,
+      {
+        firstSeq: producer.baseSequence,
+        lastSeq: incrementSequence(producer.baseSequence, lastOffset - baseOffset),
+        baseOffset,
+        lastOffset,
+        timestampMs,
+      },
+      transactional,
+    );
+  }
+
+  /**
+   * Writes a COMMIT or ABORT marker for `producerId`'s transaction (the coordinator's call, once
+   * per partition of the transaction); resolves once it is durable (per-append) or published
+   * (group-commit, like appends). Kafka's checks first: an epoch older than the producer's is
+   * refused (InvalidProducerEpochError, nothing written), so is an older coordinator epoch
+   * (TransactionCoordinatorFencedError). A marker for a producer with no open transaction here is
+   * written anyway, harmlessly (a retry after a lost answer, a partition the transaction wrote
+   * nothing to): `closedTransaction` says which it was. An ABORT that closes a transaction adds
+   * it to the aborted-transaction index. The marker's epoch may be newer than the producer's data
+   * (the coordinator bumps it to abort a timed-out or fenced transaction): it becomes current.
+   */
+  async appendTxnMarker(marker: TxnMarkerAppend): Promise<TxnMarkerResult> {
+    this.assertOpen();
+    validateMarker(marker);
+    const result = await this.mutex.run(async (): Promise<TxnMarkerResult> => {
+      this.assertOpen();
+      const { producerId, producerEpoch, coordinatorEpoch } = marker;
+      this.producerState.checkMarker(producerId, producerEpoch, coordinatorEpoch);
+      this.beforeWrite?.();
+      const offset = this.logEndOffset;
+      const timestampMs =
+        this.config.messageTimestampType === "LogAppendTime" ? this.clock.now() : marker.timestampMs;
+      const batch = encodeControlBatch({
+        baseOffset: offset,
+        producerId,
+        producerEpoch,
+        commit: marker.commit,
+        coordinatorEpoch,
+        timestampMs,
+        timestampType: this.config.messageTimestampType,
+      });
+      const incoming = { sizeBytes: batch.length, maxTimestamp: timestampMs, lastOffset: offset };
+      if (rollReason(this.activeSegment, incoming, this.config, this.clock.now())) {
+        await this.rollActive();
+        this.beforeWrite?.();
+      }
+      this.activeSegment.append(batch, 0);
+      const completed = this.producerState.applyMarker(producerId, producerEpoch, {
+        commit: marker.commit,
+        coordinatorEpoch,
+        offset,
+        timestampMs,
+      });
+      if (completed?.aborted) {
+        this.abortedTxns.add({
+          producerId,
+          firstOffset: completed.firstOffset,
+          lastOffset: offset,
+          lastStableOffset: this.producerState.firstUnstableOffset() ?? offset + 1,
+        });
+        const active = this.activeSegment;
+        this.abortedTxns.writeSegmentFile(active.baseOffset, active.nextOffset);
+      }
+      if (this.durability === "per-append") await this.syncActive();
+      return { offset, closedTransaction: completed !== null };
     });
+    if (this.durability === "group-commit") await this.groupCommit.waitFor(result.offset + 1);
+    return result;
   }
 
   /**
@@ -365,7 +551,11 @@ export class PartitionLog {
    */
   private snapshotProducerState(): void {
     this.producerState.removeExpired(this.clock.now());
-    writeProducerSnapshot(this.dir, { offset: this.logEndOffset, entries: this.producerState.entries() });
+    writeProducerSnapshot(this.dir, {
+      offset: this.logEndOffset,
+      entries: this.producerState.entries(),
+      aborted: [...this.abortedTxns.all()],
+    });
   }
 
   /**
@@ -391,9 +581,12 @@ export class PartitionLog {
    * before it are read twice, once per segment fetched: rare, and it keeps the read exact).
    */
   async read(fromOffset: number, options: ReadOptions = {}): Promise<LogRecord[]> {
+    const committed = (options.isolation ?? "read_committed") === "read_committed";
     for (;;) {
       const stoppedAt = { remote: null as Segment | null };
       const bounds = { ...this.readBounds(fromOffset, options), stoppedAt };
+      if (committed) bounds.endOffset = this.lastStableOffset;
+      bounds.skip = this.recordSkip(fromOffset, committed ? bounds.endOffset : null);
       const records = readRecords(this.segmentList, fromOffset, bounds);
       if (stoppedAt.remote === null) return records;
       await this.fetchBack(stoppedAt.remote);
@@ -405,16 +598,43 @@ export class PartitionLog {
    * `into`, read into that buffer (maxBytes defaults to and is capped by its length): the result
    * is a view of it, valid until the caller reuses it.
    */
-  async readBatches(fromOffset: number, options: ReadBatchesOptions = {}): Promise<BatchRead> {
+  async readBatches(fromOffset: number, options: ReadBatchesOptions = {}): Promise<BatchesRead> {
     const { into } = options;
     const maxBytes = into ? Math.min(options.maxBytes ?? into.length, into.length) : options.maxBytes;
+    const committed = options.isolation === "read_committed";
     for (;;) {
       const stoppedAt = { remote: null as Segment | null };
       const bounds = { ...this.readBounds(fromOffset, { maxBytes }), stoppedAt };
-      const read = readBatches(this.segmentList, fromOffset, bounds, into);
-      if (stoppedAt.remote === null) return read;
-      await this.fetchBack(stoppedAt.remote);
+      if (committed) bounds.endOffset = this.lastStableOffset;
+      const read: BatchesRead = readBatches(this.segmentList, fromOffset, bounds, into);
+      if (stoppedAt.remote !== null) {
+        await this.fetchBack(stoppedAt.remote);
+        continue;
+      }
+      if (committed) read.abortedTransactions = this.abortedTransactions(fromOffset, read.nextOffset);
+      return read;
     }
+  }
+
+  /**
+   * What a records read leaves out: markers always; with `committedEnd` (read_committed) the data
+   * batches of transactions aborted in [fromOffset, committedEnd). Null when nothing can be.
+   */
+  private recordSkip(
+    fromOffset: number,
+    committedEnd: number | null,
+  ): ((buf: Buffer, pos: number) => boolean) | undefined {
+    const aborted = committedEnd === null ? [] : this.abortedTxns.collect(fromOffset, committedEnd);
+    return (buf, pos) => {
+      if (!isTransactionalBatch(buf, pos)) return false;
+      if (isControlBatch(buf, pos)) return true;
+      if (aborted.length === 0) return false;
+      const producerId = readInt64(buf, pos + OFF_PRODUCER_ID);
+      const offset = readInt64(buf, pos);
+      return aborted.some(
+        (txn) => txn.producerId === producerId && txn.firstOffset <= offset && offset <= txn.lastOffset,
+      );
+    };
   }
 
   /**
@@ -656,6 +876,10 @@ export class PartitionLog {
     this.segmentList = this.segmentList.filter((segment) => !gone.has(segment));
     const firstBase = this.segmentList[0]!.baseOffset;
     if (firstBase > this.startOffset) this.setLogStartOffset(firstBase);
+    if (this.abortedTxns.size > 0) {
+      this.abortedTxns.removeBelow(firstBase);
+      this.abortedTxns.writeFiles(this.segmentList);
+    }
     for (const segment of doomed) if (segment.remote === null) this.scheduleFileDeletion(segment.retire());
     if (doomed.some((segment) => segment.remote !== null)) {
       writeRemoteSegments(this.dir, remoteEntriesOf(this.segmentList));
@@ -741,6 +965,8 @@ export class PartitionLog {
     const kept = this.segmentList.filter((segment) => !gone.has(segment));
     this.segmentList = [...kept, ...replacements].sort((a, b) => a.baseOffset - b.baseOffset);
     for (const segment of replaced) segment.close();
+    // The swapped-in segments' aborted transactions are named for their new base offsets.
+    if (this.abortedTxns.size > 0) this.abortedTxns.writeFiles(this.segmentList);
     // The list the swap leaves: offsets in order without overlap, the active segment still last.
     invariant(
       this.segmentList.every(
@@ -791,6 +1017,26 @@ export class PartitionLog {
       active: segment === this.activeSegment,
       remote: segment.remote !== null,
     };
+  }
+}
+
+/** Refuses marker fields no control batch could carry (a typed error, nothing written). */
+function validateMarker(marker: TxnMarkerAppend): void {
+  validateProducerAppend(
+    { producerId: marker.producerId, producerEpoch: marker.producerEpoch, baseSequence: 0 },
+    1,
+  );
+  if (
+    !Number.isInteger(marker.coordinatorEpoch) ||
+    marker.coordinatorEpoch < 0 ||
+    marker.coordinatorEpoch > 2147483647
+  ) {
+    throw new InvalidTxnStateError(
+      `coordinatorEpoch ${marker.coordinatorEpoch} must be an integer in [0, 2^31 - 1]`,
+    );
+  }
+  if (!Number.isSafeInteger(marker.timestampMs) || marker.timestampMs < 0) {
+    throw new InvalidRecordError(`marker timestamp ${marker.timestampMs} must be a non-negative integer`);
   }
 }
 

@@ -2,6 +2,7 @@ import { type AppendRecord, decodeBatch, encodeRecordBatch, rebuiltBatchBound } 
 import { crc32c } from "@node-rs/crc32";
 import { describe, expect, it } from "vitest";
 import { FilterCounters, filterBatch, type RetainRule } from "../src/cleaner-batch";
+import { CleanerTxns } from "../src/cleaner-txns";
 import { OffsetMap } from "../src/offset-map";
 
 const b = (s: string) => Buffer.from(s);
@@ -27,6 +28,7 @@ function ruleWith(latest: Record<string, number>, overrides: Partial<RetainRule>
     newDeleteHorizonMs: 9_000,
     roundEndOffset: 1e9,
     producerLastBatchEnds: new Map(),
+    txns: new CleanerTxns([], false),
     ...overrides,
   };
 }

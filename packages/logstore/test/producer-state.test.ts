@@ -243,10 +243,23 @@ describe("producer state (idempotent appends)", () => {
         producerId: 2 ** 52 + 12345,
         producerEpoch: 3,
         batches: [{ firstSeq: 2147483646, lastSeq: 1, baseOffset: 10, lastOffset: 13, timestampMs: -1 }],
+        coordinatorEpoch: 7,
+        currentTxnFirstOffset: 11,
+        lastTimestampMs: -1,
+      },
+      // Known by a marker only: no batch, its transaction closed.
+      {
+        producerId: 5,
+        producerEpoch: 1,
+        batches: [],
+        coordinatorEpoch: 0,
+        currentTxnFirstOffset: null,
+        lastTimestampMs: 50,
       },
     ];
-    const bytes = encodeProducerSnapshot({ offset: 99, entries });
-    expect(decodeProducerSnapshot(bytes)).toEqual({ offset: 99, entries });
+    const aborted = [{ producerId: 5, firstOffset: 3, lastOffset: 8, lastStableOffset: 9 }];
+    const bytes = encodeProducerSnapshot({ offset: 99, entries, aborted });
+    expect(decodeProducerSnapshot(bytes)).toEqual({ offset: 99, entries, aborted });
     bytes[bytes.length - 1]! ^= 1;
     expect(decodeProducerSnapshot(bytes)).toBe("CRC-32C mismatch");
   });

@@ -9,6 +9,16 @@ export {
   DEFAULT_MAX_INFLATED_BYTES,
   useCompressionCodecs,
 } from "./compression";
+export {
+  CONTROL_TYPE_ABORT,
+  CONTROL_TYPE_COMMIT,
+  type ControlBatchOptions,
+  encodeControlBatch,
+  isControlBatch,
+  isTransactionalBatch,
+  readTxnMarker,
+  type TxnMarker,
+} from "./control-batch";
 export { type Crc32c, crc32c, crc32cJs, useCrc32c } from "./crc32c";
 export {
   type AppendRecord,

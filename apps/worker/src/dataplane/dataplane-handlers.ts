@@ -43,9 +43,10 @@ export async function fetchRecords(
   logger: Pick<Logger, "warn">,
 ): Promise<number> {
   const first = await host.read(partitionId, async (log) => {
-    // Readers are told the readable end: an append still being made durable is not there yet.
-    const pager = new FetchPager({ ...query, endOffset: log.highWatermark });
-    return { pager, logEndOffset: log.highWatermark, page: await pager.next(log) };
+    // Readers are told the readable end: an append still being made durable is not there yet, nor
+    // is an open transaction's data (the last stable offset; the high watermark without one).
+    const pager = new FetchPager({ ...query, endOffset: log.lastStableOffset });
+    return { pager, logEndOffset: log.lastStableOffset, page: await pager.next(log) };
   });
   const { pager, logEndOffset } = first;
   let { page } = first;
@@ -91,7 +92,9 @@ export function listOffsets(
   query: { timestamp?: number | undefined },
 ): Promise<ListOffsetsResponse> {
   return host.read(partitionId, async (log: HostedLog) => {
-    const answer: ListOffsetsResponse = { earliest: log.logStartOffset, latest: log.highWatermark };
+    // Latest is where a committed read can start: the last stable offset (the high watermark
+    // without an open transaction), as Kafka answers a read_committed consumer.
+    const answer: ListOffsetsResponse = { earliest: log.logStartOffset, latest: log.lastStableOffset };
     if (query.timestamp !== undefined)
       answer.timestampOffset = (await offsetForTimestamp(log, query.timestamp))?.offset ?? null;
     return answer;
@@ -124,6 +127,10 @@ export function listSegments(
     return {
       logStartOffset: log.logStartOffset,
       logEndOffset: log.logEndOffset,
+      lastStableOffset: log.lastStableOffset,
+      openTransactions: log
+        .openTransactions()
+        .map(({ producerId, producerEpoch, firstOffset }) => ({ producerId, producerEpoch, firstOffset })),
       segments,
       cleaner: stats && cleanerState(cleaner, partitionId, stats, log.nextCleanDueAt()),
     };

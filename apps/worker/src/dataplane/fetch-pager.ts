@@ -1,12 +1,16 @@
 import { DataPlaneError } from "@lastword/dataplane";
-import { decodeBatch, type LogRecord } from "@lastword/logstore";
+import { type AbortedTxn, decodeBatch, type LogRecord } from "@lastword/logstore";
 import {
   batchField,
   CompressionError,
   inflateBatch,
+  isControlBatch,
+  isTransactionalBatch,
   LOG_OVERHEAD_BYTES,
   OFF_LENGTH,
+  OFF_PRODUCER_ID,
   readInt32,
+  readInt64,
 } from "@lastword/record-batch";
 import type { HostedLog } from "../hosting/hosted-log";
 
@@ -36,7 +40,10 @@ export interface FetchBounds {
    * inflate to many MiB cost the read what they cost to send.
    */
   maxBytes: number;
-  /** No record at or above this is served: the log end offset announced before the first byte. */
+  /**
+   * No record at or above this is served: the log end offset announced before the first byte (the
+   * last stable offset: a REST fetch reads committed records only).
+   */
   endOffset: number;
   /** Stored bytes per page (tests make it small); FETCH_PAGE_BYTES by default. */
   pageBytes?: number;
@@ -88,7 +95,10 @@ export class FetchPager {
     return this.#logStartOffset;
   }
 
-  /** One past the last record handed out; with none, the offset asked for (at least the log start). */
+  /**
+   * One past the last record handed out (or marker or aborted batch read through); with none, the
+   * offset asked for (at least the log start).
+   */
   get nextOffset(): number {
     return this.#lastOffset >= 0 ? this.#lastOffset + 1 : Math.max(this.#bounds.offset, this.#logStartOffset);
   }
@@ -100,16 +110,29 @@ export class FetchPager {
     while (!this.#done && records.length === 0) {
       this.#logStartOffset = log.logStartOffset;
       const budget = Math.min(this.#into.length, Math.max(maxBytes - this.#bytes, 1));
-      const page = await log.readBatches(this.#from, { maxBytes: budget, into: this.#into });
+      // read_committed: markers and aborted transactions' batches are read through, never sent.
+      const page = await log.readBatches(this.#from, {
+        maxBytes: budget,
+        into: this.#into,
+        isolation: "read_committed",
+      });
       if (page.bytes.length === 0) break;
+      const aborted = page.abortedTransactions ?? [];
       const minOffset = this.#from;
       for (let pos = 0; pos < page.bytes.length && !this.#done; ) {
         if (batchField.baseOffset(page.bytes, pos) >= endOffset) {
           this.#done = true;
           break;
         }
-        const plain = plainBatch(page.bytes, pos);
+        const at = pos;
         pos += readInt32(page.bytes, pos + OFF_LENGTH) + LOG_OVERHEAD_BYTES;
+        if (notCommittedData(page.bytes, at, aborted)) {
+          // Read through: the next fetch starts after it, so a reader at a marker before the end
+          // is not answered the same empty page for ever.
+          this.#lastOffset = Math.max(this.#lastOffset, batchField.lastOffset(page.bytes, at));
+          continue;
+        }
+        const plain = plainBatch(page.bytes, at);
         if (this.#sent > 0 && this.#bytes + plain.length > maxBytes) {
           this.#done = true;
           break;
@@ -135,6 +158,17 @@ export class FetchPager {
     if (records.length === 0) this.#done = true;
     return { records, done: this.#done };
   }
+}
+
+/** A marker, or a batch of a transaction that was aborted: no record of it is a committed one. */
+function notCommittedData(bytes: Buffer, pos: number, aborted: readonly AbortedTxn[]): boolean {
+  if (!isTransactionalBatch(bytes, pos)) return false;
+  if (isControlBatch(bytes, pos)) return true;
+  const producerId = readInt64(bytes, pos + OFF_PRODUCER_ID);
+  const offset = batchField.baseOffset(bytes, pos);
+  return aborted.some(
+    (t) => t.producerId === producerId && t.firstOffset <= offset && offset <= t.lastOffset,
+  );
 }
 
 /** The stored batch at `pos` plain, inflated no further than READ_INFLATE_MAX_BYTES. */

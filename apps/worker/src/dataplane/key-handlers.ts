@@ -33,7 +33,9 @@ export function lookupKey(host: PartitionHost, partitionId: string, key: Buffer)
     // The index keeps a tombstoned key until a pass removes the tombstone: say so, because older
     // values may still sit beneath it (erasure needs those partitions too).
     if (entry.tombstone) return { record: null, logEndOffset, tombstoneOffset: entry.offset };
-    const [found] = await log.read(entry.offset, { maxRecords: 1 });
+    // The index holds committed offsets only; one past the LSO (a plain record after an open
+    // transaction) is read as stored.
+    const [found] = await log.read(entry.offset, { maxRecords: 1, isolation: "read_uncommitted" });
     // Gone (retention removed it) → no value; another key's record → the hashes collided.
     if (!found || found.offset !== entry.offset) return { record: null, logEndOffset };
     return answerFrom(found.key?.equals(key) ? found : await scanForLatest(log, key), logEndOffset);

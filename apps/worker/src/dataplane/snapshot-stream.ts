@@ -8,8 +8,17 @@ import {
   encodeStoredHead,
   STREAM_CONTENT_TYPE,
 } from "@lastword/frames";
-import { decodeBatch } from "@lastword/logstore";
-import { batchesBefore, inflateBatches } from "@lastword/record-batch";
+import { type AbortedTxn, decodeBatch } from "@lastword/logstore";
+import {
+  batchesBefore,
+  batchField,
+  inflateBatch,
+  inflateBatches,
+  isControlBatch,
+  isTransactionalBatch,
+  OFF_PRODUCER_ID,
+  readInt64,
+} from "@lastword/record-batch";
 import type { HostedLog, LogRecord } from "../hosting/hosted-log";
 import { requireKeyIndex } from "../hosting/indexed-log";
 import { dataPlaneErrorOf } from "../hosting/log-errors";
@@ -108,9 +117,49 @@ async function* storedPages(
       const first = i;
       while (i < live.length && live[i]! < next) i++;
       keep = live.subarray(first, i);
+    } else {
+      keep = committedOffsets(read.bytes.subarray(0, cut.length), start, end, (from, to) =>
+        log.abortedTransactions(from, to),
+      );
     }
     yield { bytes: read.bytes.subarray(0, cut.length), from: start, keep, records: cut.records, buffer };
   }
+}
+
+/**
+ * A replay page's committed records, when it holds a transaction's batches: the offsets of the
+ * records in [from, end) outside markers and aborted transactions (the page's `keep`, so neither
+ * is ever sent); null for a page without any (every record is kept, as before).
+ */
+function committedOffsets(
+  bytes: Buffer,
+  from: number,
+  end: number,
+  aborted: (from: number, to: number) => AbortedTxn[],
+): Float64Array | null {
+  let transactional = false;
+  for (let pos = 0; pos < bytes.length; pos += batchField.sizeBytes(bytes, pos)) {
+    if (isTransactionalBatch(bytes, pos)) transactional = true;
+  }
+  if (!transactional) return null;
+  const abortedTxns = aborted(from, end);
+  const offsets: number[] = [];
+  for (let pos = 0; pos < bytes.length; pos += batchField.sizeBytes(bytes, pos)) {
+    if (isControlBatch(bytes, pos)) continue;
+    if (isTransactionalBatch(bytes, pos)) {
+      const producerId = readInt64(bytes, pos + OFF_PRODUCER_ID);
+      const base = batchField.baseOffset(bytes, pos);
+      if (
+        abortedTxns.some((t) => t.producerId === producerId && t.firstOffset <= base && base <= t.lastOffset)
+      ) {
+        continue;
+      }
+    }
+    for (const record of decodeBatch(inflateBatch(bytes, pos), 0).records) {
+      if (record.offset >= from && record.offset < end) offsets.push(record.offset);
+    }
+  }
+  return Float64Array.from(offsets);
 }
 
 /**
@@ -173,8 +222,10 @@ export async function streamPartition(
   // reader is told in an error frame, rather than the worker's shutdown waiting on a slow reader.
   let log = await host.read(partitionId, async (l) => l);
   // The readable end, not the log end: an append still being made durable cannot be read yet, and
-  // an end past what the stream sent would move a tail's position past those records for good.
-  let end = log.highWatermark;
+  // an end past what the stream sent would move a tail's position past those records for good. A
+  // replay reads committed records: it ends at the last stable offset (an open transaction's
+  // records are sent once it commits, to a tail that goes on from here).
+  let end = log.lastStableOffset;
   let from = query.offset;
   let live: Float64Array | null = null;
   let release = () => {};

@@ -1,18 +1,23 @@
 import type {
+  AbortedTxn,
   AppendOptions,
   AppendRecord,
   AppendResult,
-  BatchRead,
+  BatchesRead,
   CleanableStats,
   CleanResult,
   Clock,
+  IsolationLevel,
   LogRecord,
+  OpenTransaction,
   PurgeOptions,
   RemoteSegmentEntry,
   RemoteSegmentSource,
   RetentionResult,
   SegmentInfo,
   TimestampAndOffset,
+  TxnMarkerAppend,
+  TxnMarkerResult,
 } from "@lastword/logstore";
 import type { TopicConfig } from "@lastword/topic-config";
 
@@ -43,9 +48,34 @@ export interface HostedLog {
    * the same rules as `append`; idempotent when its header carries a producer id.
    */
   appendBatch(batch: Buffer, inflated?: Buffer): Promise<AppendResult>;
-  read(fromOffset: number, options: { maxRecords?: number; maxBytes?: number }): Promise<LogRecord[]>;
-  /** Whole stored batches from `fromOffset` (the first may start below it), for paged and pass-through reads. */
-  readBatches(fromOffset: number, options?: { maxBytes?: number; into?: Buffer }): Promise<BatchRead>;
+  /**
+   * Records from `fromOffset`: read_committed unless told otherwise (up to the LSO, aborted
+   * transactions' records left out); transaction markers are never records.
+   */
+  read(
+    fromOffset: number,
+    options: { maxRecords?: number; maxBytes?: number; isolation?: IsolationLevel },
+  ): Promise<LogRecord[]>;
+  /**
+   * Whole stored batches from `fromOffset` (the first may start below it), for paged and
+   * pass-through reads: read_uncommitted unless told otherwise; read_committed stops at the LSO
+   * and names the aborted transactions the batches may hold.
+   */
+  readBatches(
+    fromOffset: number,
+    options?: { maxBytes?: number; into?: Buffer; isolation?: IsolationLevel },
+  ): Promise<BatchesRead>;
+  /** Kafka's last stable offset (≤ highWatermark): read_committed readers are told this is the end. */
+  readonly lastStableOffset: number;
+  /** The producers with an open transaction here, by first offset. */
+  openTransactions(): OpenTransaction[];
+  /** The aborted transactions whose data may lie in [fromOffset, upperOffset). */
+  abortedTransactions(fromOffset: number, upperOffset: number): AbortedTxn[];
+  /**
+   * Writes a COMMIT/ABORT marker for a producer's transaction (the coordinator's, through
+   * write-path.ts `writeTxnMarker`); fenced epochs are refused with nothing written.
+   */
+  appendTxnMarker(marker: TxnMarkerAppend): Promise<TxnMarkerResult>;
   /**
    * Kafka's ListOffsets by timestamp: the first readable record whose timestamp is ≥ `timestampMs`
    * (offset and that timestamp), found through the time index; null when none is that recent.

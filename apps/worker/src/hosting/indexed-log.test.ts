@@ -54,3 +54,51 @@ describe("a compressed batch appended as sent", () => {
     await log.close();
   });
 });
+
+describe("transactions", () => {
+  const key = (k: string) => Buffer.from(k);
+  const rec = (k: string, v: string | null) => ({ key: key(k), value: v === null ? null : Buffer.from(v) });
+  const txn = (pid: number, seq: number) => ({
+    producer: { producerId: pid, producerEpoch: 0, baseSequence: seq },
+    transactional: true,
+  });
+  const marker = (pid: number, commit: boolean) => ({
+    producerId: pid,
+    producerEpoch: 0,
+    coordinatorEpoch: 0,
+    commit,
+    timestampMs: Date.now(),
+  });
+
+  it("index a transaction's keys at its COMMIT, never an aborted one's, and a rebuild agrees", async () => {
+    const log = await PartitionLog.open({ dir: join(root, "txn"), config: { "cleanup.policy": "compact" } });
+    const indexed = new KeyIndexedLog(log);
+    await indexed.append([rec("a", "plain")]); // 0
+    await indexed.append([rec("a", "in-txn"), rec("b", "in-txn")], txn(1, 0)); // 1, 2
+    await indexed.append([rec("c", "aborted"), rec("a", "aborted")], txn(2, 0)); // 3, 4
+    await indexed.append([rec("d", null)], txn(3, 0)); // 5: stays open
+    // Open: nothing of either transaction is indexed.
+    expect(indexed.index.get(key("a"))).toMatchObject({ offset: 0 });
+    expect(indexed.index.get(key("b"))).toBeUndefined();
+    await indexed.appendTxnMarker(marker(1, true)); // 6
+    await indexed.appendTxnMarker(marker(2, false)); // 7
+    const expected = {
+      a: indexed.index.get(key("a")),
+      b: indexed.index.get(key("b")),
+      c: indexed.index.get(key("c")),
+      d: indexed.index.get(key("d")),
+    };
+    expect(expected).toEqual({
+      a: { offset: 1, tombstone: false },
+      b: { offset: 2, tombstone: false },
+      c: undefined,
+      d: undefined,
+    });
+    // A rebuild (after a pass, or at open) walks the log to the same index, the open one held.
+    await indexed.rebuildIndex();
+    for (const [k, entry] of Object.entries(expected)) expect(indexed.index.get(key(k))).toEqual(entry);
+    await indexed.appendTxnMarker(marker(3, true)); // 8
+    expect(indexed.index.get(key("d"))).toEqual({ offset: 5, tombstone: true });
+    await log.close();
+  });
+});

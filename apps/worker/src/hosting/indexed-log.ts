@@ -1,5 +1,21 @@
 import { DataPlaneError } from "@lastword/dataplane";
-import type { AppendOptions, AppendResult, CleanResult } from "@lastword/logstore";
+import type {
+  AppendOptions,
+  AppendResult,
+  CleanResult,
+  TxnMarkerAppend,
+  TxnMarkerResult,
+} from "@lastword/logstore";
+import {
+  batchField,
+  decodeBatch,
+  inflateBatch,
+  isControlBatch,
+  isTransactionalBatch,
+  OFF_PRODUCER_ID,
+  readInt64,
+  readTxnMarker,
+} from "@lastword/record-batch";
 import { forEachAppended, type ProducePayload, withPlainCopy } from "./appended-records";
 import type { AppendRecord, HostedLog, LogRecord, OpenLog } from "./hosted-log";
 import { type FrozenKeyIndex, KeyIndex } from "./key-index";
@@ -25,16 +41,28 @@ export async function* scanLog(log: HostedLog, from: number, end = Number.POSITI
   }
 }
 
+/** A record of an open transaction, indexed once its COMMIT is written (dropped at its ABORT). */
+interface PendingKey {
+  key: Buffer;
+  offset: number;
+  tombstone: boolean;
+}
+
 /**
  * The key index of one hosted log (key hash → latest offset), kept current: built by a scan when
  * the log opens, updated on every append, and rebuilt after every cleaner pass that changed files
  * (a pass removes tombstones past their horizon; the rebuild drops them, so memory follows the live
  * keys). Appends during a rebuild go to both tables; offsets only move up, so order is free.
+ * It holds committed records only: a transaction's records wait (per producer) for its COMMIT
+ * marker and are dropped at its ABORT, so the `.latest` view, key lookups and snapshots never
+ * serve an open or aborted transaction's value.
  */
 export class KeyIndexedLog {
   readonly inner: HostedLog;
   #index = new KeyIndex();
   #rebuilding: KeyIndex | null = null;
+  /** Producer id → its open transaction's keyed records, in offset order. */
+  #pending = new Map<number, PendingKey[]>();
   readonly #inflight = new Set<Promise<unknown>>();
   #snapshots = 0;
   #snapshotsDone: (() => void)[] = [];
@@ -47,33 +75,125 @@ export class KeyIndexedLog {
     return this.#index;
   }
 
+  /**
+   * Below the last stable offset the log's committed read is the truth (aborted records left out);
+   * from it on, batches are walked as a read_committed consumer walks them: plain records indexed,
+   * a transaction's held for its producer until its marker says which.
+   */
   async rebuildIndex(): Promise<void> {
     const fresh = new KeyIndex();
     this.#rebuilding = fresh;
+    const held = new Map<number, PendingKey[]>();
     try {
-      for await (const page of scanLog(this.inner, this.inner.logStartOffset)) indexPage(fresh, page);
+      const stable = this.inner.lastStableOffset;
+      for await (const page of scanLog(this.inner, this.inner.logStartOffset, stable)) indexPage(fresh, page);
+      await this.#walkUnstable(fresh, held, stable);
     } finally {
       this.#rebuilding = null;
     }
+    this.#settleHeld(fresh, held);
     this.#index = fresh;
   }
 
+  async #walkUnstable(index: KeyIndex, held: Map<number, PendingKey[]>, from: number): Promise<void> {
+    let next = from;
+    while (next < this.inner.logEndOffset) {
+      const read = await this.inner.readBatches(next, { maxBytes: SCAN_READ_BYTES });
+      if (read.bytes.length === 0 || read.nextOffset <= next) return;
+      const { bytes } = read;
+      for (let pos = 0; pos < bytes.length; pos += batchField.sizeBytes(bytes, pos)) {
+        if (batchField.lastOffset(bytes, pos) < from) continue;
+        const producerId = readInt64(bytes, pos + OFF_PRODUCER_ID);
+        if (isControlBatch(bytes, pos)) {
+          const entries = held.get(producerId) ?? [];
+          held.delete(producerId);
+          if (readTxnMarker(bytes, pos).commit)
+            for (const e of entries) index.set(e.key, e.offset, e.tombstone);
+          continue;
+        }
+        const plain = inflateBatch(bytes, pos);
+        const records = decodeBatch(plain, 0).records.filter((r) => r.key !== null && r.offset >= from);
+        if (!isTransactionalBatch(bytes, pos)) {
+          for (const r of records) index.set(r.key!, r.offset, r.value === null);
+          continue;
+        }
+        const entries = held.get(producerId) ?? [];
+        for (const r of records)
+          entries.push({ key: Buffer.from(r.key!), offset: r.offset, tombstone: r.value === null });
+        held.set(producerId, entries);
+      }
+      next = read.nextOffset;
+    }
+  }
+
+  /**
+   * After a rebuild's walk: a transaction still open joins the live pending records; one decided
+   * while the walk ran (its marker handled against the old tables) is settled here, by the
+   * aborted-transaction index.
+   */
+  #settleHeld(index: KeyIndex, held: Map<number, PendingKey[]>): void {
+    const open = new Set(this.inner.openTransactions().map((t) => t.producerId));
+    for (const [producerId, entries] of held) {
+      if (open.has(producerId)) {
+        const live = this.#pending.get(producerId) ?? [];
+        const seen = new Set(live.map((e) => e.offset));
+        this.#pending.set(producerId, [...entries.filter((e) => !seen.has(e.offset)), ...live]);
+        continue;
+      }
+      const first = entries[0]!.offset;
+      const aborted = this.inner
+        .abortedTransactions(first, first + 1)
+        .some((t) => t.producerId === producerId && t.firstOffset <= first && first <= t.lastOffset);
+      if (!aborted) for (const e of entries) index.set(e.key, e.offset, e.tombstone);
+    }
+  }
+
+  /** The coordinator's marker: its producer's held records are indexed (COMMIT) or dropped (ABORT). */
+  async appendTxnMarker(marker: TxnMarkerAppend): Promise<TxnMarkerResult> {
+    const result = await this.inner.appendTxnMarker(marker);
+    const entries = this.#pending.get(marker.producerId) ?? [];
+    this.#pending.delete(marker.producerId);
+    if (marker.commit) {
+      for (const e of entries) {
+        this.#index.set(e.key, e.offset, e.tombstone);
+        this.#rebuilding?.set(e.key, e.offset, e.tombstone);
+      }
+    }
+    return result;
+  }
+
   append(records: readonly AppendRecord[], options?: AppendOptions): Promise<AppendResult> {
-    return this.#indexed(records, this.inner.append(records, options));
+    const txnOf = options?.transactional && options.producer ? options.producer.producerId : null;
+    return this.#indexed(records, this.inner.append(records, options), txnOf);
   }
 
   appendBatch(batch: Buffer, inflated?: Buffer): Promise<AppendResult> {
     // Inflated once (when the caller did not): the log validates the copy the index then walks.
     const payload = withPlainCopy({ batch, inflated });
-    return this.#indexed(payload, this.inner.appendBatch(batch, payload.inflated));
+    const txnOf = isTransactionalBatch(batch, 0) ? readInt64(batch, OFF_PRODUCER_ID) : null;
+    return this.#indexed(payload, this.inner.appendBatch(batch, payload.inflated), txnOf);
   }
 
-  async #indexed(payload: ProducePayload, pending: Promise<AppendResult>): Promise<AppendResult> {
+  /** `txnOf`: the producer whose transaction the records join (held until its marker), or null. */
+  async #indexed(
+    payload: ProducePayload,
+    pending: Promise<AppendResult>,
+    txnOf: number | null,
+  ): Promise<AppendResult> {
     this.#inflight.add(pending);
     try {
       const result = await pending;
       // A duplicate (idempotent resend) wrote nothing: its records are indexed, maybe superseded since.
       if (result.duplicate) return result;
+      if (txnOf !== null) {
+        const held = this.#pending.get(txnOf) ?? [];
+        forEachAppended(payload, result.baseOffset, ({ key, offset, tombstone }) => {
+          // Copied: the key may be a view of the client's batch, and it is held past the request.
+          if (key !== null) held.push({ key: Buffer.from(key), offset, tombstone });
+        });
+        this.#pending.set(txnOf, held);
+        return result;
+      }
       forEachAppended(payload, result.baseOffset, ({ key, offset, tombstone }) => {
         if (key === null) return;
         this.#index.set(key, offset, tombstone);
@@ -166,6 +286,7 @@ function indexedView(state: KeyIndexedLog): HostedLog {
     get(target, prop) {
       if (prop === "append") return state.append.bind(state);
       if (prop === "appendBatch") return state.appendBatch.bind(state);
+      if (prop === "appendTxnMarker") return state.appendTxnMarker.bind(state);
       if (prop === "clean") return state.clean.bind(state);
       if (prop === KEY_INDEX) return state;
       const value = Reflect.get(target, prop, target);

@@ -1,4 +1,4 @@
-import type { BatchRead } from "@lastword/logstore";
+import type { BatchesRead } from "@lastword/logstore";
 import { batchesBefore } from "@lastword/record-batch";
 import type { HostedLog, LogRecord } from "./hosted-log";
 
@@ -35,6 +35,7 @@ export function visibleUpTo(log: HostedLog, end: number): HostedLog {
     get(target, prop) {
       if (prop === VIEWED) return target;
       if (prop === "highWatermark") return Math.min(target.highWatermark, end);
+      if (prop === "lastStableOffset") return Math.min(target.lastStableOffset, end);
       if (prop === "logEndOffset") return end;
       if (prop === "readBatches") return readBatches;
       if (prop === "read") return read;
@@ -48,7 +49,11 @@ export function visibleUpTo(log: HostedLog, end: number): HostedLog {
  * The whole batches of `read` that start below `end` (commits end on batch boundaries, and so do
  * segments): what a read past a committed end or a segment's end may keep.
  */
-export function readBelow(read: BatchRead, end: number): BatchRead {
+export function readBelow(read: BatchesRead, end: number): BatchesRead {
   if (read.nextOffset <= end) return read;
-  return { bytes: read.bytes.subarray(0, batchesBefore(read.bytes, end).length), nextOffset: end };
+  const bytes = read.bytes.subarray(0, batchesBefore(read.bytes, end).length);
+  // Aborted transactions named for batches cut off are harmless: a consumer drops only records it got.
+  return read.abortedTransactions === undefined
+    ? { bytes, nextOffset: end }
+    : { bytes, nextOffset: end, abortedTransactions: read.abortedTransactions };
 }

@@ -1,4 +1,5 @@
 import type { DeleteRecordsResponse, ProduceResponse, ProducerFields } from "@lastword/dataplane";
+import type { TxnMarkerAppend, TxnMarkerResult } from "@lastword/logstore";
 import type { CrashHook } from "../fault-points";
 import {
   appendedCount,
@@ -20,6 +21,8 @@ export interface ProduceOptions {
   producer?: ProducerFields | undefined;
   /** The codec the producer's batch came in (Kafka Produce), for the topic's compression.type. */
   compression?: number | undefined;
+  /** The records are a transactional producer's batch (Kafka Produce, re-encoded): they join its transaction. */
+  transactional?: boolean | undefined;
   /** The crash point (fault-points.ts): `after-append` once a new batch is durable, before it is answered. */
   fault?: CrashHook | undefined;
 }
@@ -44,7 +47,7 @@ export async function produce(
   body: Promise<ProducePayload>,
   options: ProduceOptions = {},
 ): Promise<ProduceAnswer> {
-  const { producer, compression, fault } = options;
+  const { producer, compression, transactional, fault } = options;
   const answer = await host.write(partitionId, body, async (log, sent): Promise<ProduceAnswer> => {
     // A compressed batch is inflated once for the log, the key index and the tombstone audit.
     const payload = isEncodedBatch(sent) ? withPlainCopy(sent) : sent;
@@ -57,6 +60,7 @@ export async function produce(
       : await log.append(payload, {
           ...(producer && { producer }),
           ...(compression !== undefined && { compression }),
+          ...(transactional && { transactional }),
         });
     if (compacted && (await log.segments()).length !== segmentsBefore) host.notifyRolled(partitionId);
     // The answer promises consecutive offsets; an append that broke that must not be acknowledged.
@@ -112,5 +116,30 @@ export function deleteRecords(
     const answer = await log.deleteRecordsBefore(offset);
     await log.applyRetention();
     return answer;
+  });
+}
+
+/**
+ * Writes a transaction's COMMIT/ABORT marker to a partition this worker owns (the transaction
+ * coordinator's call, locally or through the data plane), fenced like a produce. Resolves once the
+ * marker is as durable as the topic asks (the commit window, with an object store), so an
+ * acknowledged marker survives a takeover; a marker lost before that is written again by the
+ * coordinator's retry (harmless: `closedTransaction` is then false). The log store refuses a
+ * fenced producer epoch (INVALID_PRODUCER_EPOCH) or coordinator epoch
+ * (TRANSACTION_COORDINATOR_FENCED) with nothing written. Long polls wake: the LSO may have moved.
+ */
+export function writeTxnMarker(
+  host: PartitionHost,
+  partitionId: string,
+  marker: TxnMarkerAppend,
+): Promise<TxnMarkerResult> {
+  return host.write(partitionId, Promise.resolve(marker), async (log) => {
+    const compacted = log.config.cleanupPolicy.compact;
+    const segmentsBefore = compacted ? (await log.segments()).length : 0;
+    const result = await log.appendTxnMarker(marker);
+    if (compacted && (await log.segments()).length !== segmentsBefore) host.notifyRolled(partitionId);
+    await host.durable(partitionId, result.offset + 1, log.config.durability);
+    host.notifyAppended(partitionId);
+    return result;
   });
 }

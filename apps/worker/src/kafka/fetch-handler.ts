@@ -21,7 +21,12 @@ interface Want {
   currentLeaderEpoch: number;
   /** Read through the topic's `.latest` view. */
   view: boolean;
+  /** isolation_level READ_COMMITTED: read up to the last stable offset, aborted transactions named. */
+  committed: boolean;
 }
+
+/** Kafka's isolation_level (Fetch v4+): 1 is READ_COMMITTED. */
+const READ_COMMITTED = 1;
 
 /** Records in whole stored batches, from their headers (the first may start below the fetch offset). */
 function recordsIn(bytes: Buffer): number {
@@ -32,6 +37,17 @@ function recordsIn(bytes: Buffer): number {
     pos += header.sizeBytes;
   }
   return count;
+}
+
+/** One past the last offset of the batches in `bytes` (`from` when there are none). */
+function nextOffsetAfter(bytes: Buffer, from: number): number {
+  let next = from;
+  for (let pos = 0; pos < bytes.length; ) {
+    const header = readBatchHeader(bytes, pos);
+    next = header.lastOffset + 1;
+    pos += header.sizeBytes;
+  }
+  return next;
 }
 
 /** True when a batch in `bytes` holds a record at or above `offset` (not just its offset range). */
@@ -53,12 +69,15 @@ function holdsRecordFrom(bytes: Buffer, offset: number): boolean {
  * in range; a client that drops records below its offset would then advance one offset per round
  * trip, so batches are added until one holds a record at or above the offset, or the log ends.
  */
-async function readFrom(log: HostedLog, from: number, maxBytes: number): Promise<Buffer> {
+async function readFrom(log: HostedLog, from: number, maxBytes: number, committed = false): Promise<Buffer> {
   const chunks: Buffer[] = [];
   let next = from;
   let budget = maxBytes;
-  while (next < log.highWatermark) {
-    const { bytes, nextOffset } = await log.readBatches(next, { maxBytes: Math.max(budget, 1) });
+  // read_committed ends at the last stable offset: an open transaction's batches wait for its marker.
+  const end = committed ? log.lastStableOffset : log.highWatermark;
+  const isolation = committed ? "read_committed" : "read_uncommitted";
+  while (next < end) {
+    const { bytes, nextOffset } = await log.readBatches(next, { maxBytes: Math.max(budget, 1), isolation });
     if (bytes.length === 0 || nextOffset <= next) break;
     chunks.push(bytes);
     budget -= bytes.length;
@@ -98,9 +117,9 @@ async function readView(
 ): Promise<Buffer> {
   const partitionId = want.partitionId as string;
   const freeze = await ctx.latestViews.pinned(session.latestPins, partitionId, log, want.fetchOffset);
-  if (want.fetchOffset >= freeze.end) return readFrom(log, want.fetchOffset, limit);
+  if (want.fetchOffset >= freeze.end) return readFrom(log, want.fetchOffset, limit, want.committed);
   return readLatest(log, freeze, want.fetchOffset, limit, ctx.clock.now(), (end) =>
-    end < log.highWatermark ? readFrom(log, end, limit) : Promise.resolve(Buffer.alloc(0)),
+    end < log.highWatermark ? readFrom(log, end, limit, want.committed) : Promise.resolve(Buffer.alloc(0)),
   );
 }
 
@@ -117,9 +136,10 @@ async function fetchPartition(
   if (fenced !== null) return answer(want.index, fenced);
   try {
     return await ctx.host.read(partitionId, async (log) => {
+      // The LSO is answered in both isolation levels, as Kafka does (consumers report their lag by it).
       const marks = {
         highWatermark: BigInt(log.highWatermark),
-        lastStableOffset: BigInt(log.highWatermark),
+        lastStableOffset: BigInt(log.lastStableOffset),
         logStartOffset: BigInt(log.logStartOffset),
       };
       if (want.fetchOffset < log.logStartOffset || want.fetchOffset > log.logEndOffset) {
@@ -129,16 +149,24 @@ async function fetchPartition(
       const limit = Math.min(want.maxBytes, budget.any ? budget.left : Number.MAX_SAFE_INTEGER);
       // Between the high watermark and the log end (an append still being made durable): nothing
       // to read yet, as a Kafka leader answers a fetch there.
-      if (want.fetchOffset >= log.highWatermark || limit <= 0)
+      const readable = want.committed ? log.lastStableOffset : log.highWatermark;
+      if (want.fetchOffset >= readable || limit <= 0)
         return answer(want.index, 0, { ...marks, records: Buffer.alloc(0) });
       const records = want.view
         ? await readView(ctx, session, want, log, limit)
-        : await readFrom(log, want.fetchOffset, limit);
+        : await readFrom(log, want.fetchOffset, limit, want.committed);
+      // The aborted transactions whose batches this answer may carry: the consumer drops their
+      // records (and the markers) itself, as from a Kafka broker.
+      const abortedTransactions = want.committed
+        ? log
+            .abortedTransactions(want.fetchOffset, nextOffsetAfter(records, want.fetchOffset))
+            .map((txn) => ({ producerId: BigInt(txn.producerId), firstOffset: BigInt(txn.firstOffset) }))
+        : [];
       stampLeaderEpochs(records, slot.leaderEpochs);
       budget.left -= records.length;
       if (records.length > 0) budget.any = true;
       ctx.fetched.add(partitionId, recordsIn(records));
-      return answer(want.index, 0, { ...marks, records });
+      return answer(want.index, 0, { ...marks, records, abortedTransactions });
     });
   } catch (error) {
     return answer(want.index, kafkaErrorOf(error).errorCode);
@@ -165,6 +193,7 @@ async function resolve(ctx: KafkaBrokerContext, session: KafkaSession, request: 
           maxBytes: p.partitionMaxBytes,
           currentLeaderEpoch: p.currentLeaderEpoch ?? -1,
           view: found.view,
+          committed: request.isolationLevel === READ_COMMITTED,
         });
       }
     }
@@ -173,8 +202,9 @@ async function resolve(ctx: KafkaBrokerContext, session: KafkaSession, request: 
 }
 
 /**
- * Fetch v4+: stored batches as read from disk (no decode, no re-encode), high watermark = last
- * stable offset = log end (no transactions), long poll until `minBytes` arrived or `maxWaitMs`
+ * Fetch v4+: stored batches as read from disk (no decode, no re-encode), markers and aborted data
+ * included as Kafka serves them; READ_COMMITTED reads up to the last stable offset and names the
+ * aborted transactions the batches may hold (the consumer drops them); long poll until `minBytes` arrived or `maxWaitMs`
  * passed, woken by appends to the partitions asked for. A `<topic>.latest` view answers with the
  * topic's offsets and marks, its records filtered below the connection's pinned end.
  */

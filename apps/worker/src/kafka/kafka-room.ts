@@ -1,4 +1,5 @@
 import { tenantQuota } from "@lastword/api/tenant-quota";
+import { DataPlaneClient } from "@lastword/dataplane";
 import type { PrismaClient } from "@lastword/db";
 import type { Clock } from "@lastword/logstore";
 import type { Registry } from "prom-client";
@@ -8,6 +9,7 @@ import type { TombstoneAudit } from "../hosting/tombstone-audit";
 import { DEFAULT_INFLATE_POOL, InflatePool, type InflatePoolConfig } from "../inflation/inflate-pool";
 import type { Logger } from "../logger";
 import type { FetchTally } from "../metrics/fetch-tally";
+import { registerTxnMetrics } from "../metrics/txn-metrics";
 import { AppendSignal } from "./append-signal";
 import { ClientSightings } from "./client-sightings";
 import { DEFAULT_GROUP_TIMINGS, GroupCoordinator } from "./groups/group-coordinator";
@@ -22,6 +24,10 @@ import { LatestViews } from "./latest-view";
 import { ProduceInflation } from "./produce-inflation";
 import { ProducerIdRepository } from "./producers/producer-ids.repository";
 import type { TestFaults } from "./test-faults";
+import { TxnCoordinator } from "./transactions/txn-coordinator";
+import { TxnLeaseRepository } from "./transactions/txn-lease.repository";
+import { markerWriter } from "./transactions/txn-markers";
+import { TxnStateRepository } from "./transactions/txn-state.repository";
 
 /** The worker's Kafka listener settings (WorkerConfig.kafka). */
 export type KafkaConfig = KafkaListenerConfig & {
@@ -37,10 +43,15 @@ export type KafkaConfig = KafkaListenerConfig & {
   inflatePool?: Partial<InflatePoolConfig>;
 };
 
-/** The Kafka room as the worker holds it: the listener, the group coordinator, where clients reach it. */
+/**
+ * The Kafka room as the worker holds it: the listener, the group and transaction coordinators, the
+ * data-plane client markers go to other workers with, where clients reach it.
+ */
 export interface KafkaRoom {
   listener: KafkaListener;
   groups: GroupCoordinator;
+  transactions: TxnCoordinator;
+  dataPlane: DataPlaneClient;
   advertised: { host: string; port: number };
   /** This broker's node id, once the worker registered (Metadata names it). */
   setNodeId(id: number): void;
@@ -62,7 +73,7 @@ export interface KafkaParts {
   fetched: FetchTally;
 }
 
-/** Starts the Kafka listener and the group coordinator of this broker. */
+/** Starts the Kafka listener and the group and transaction coordinators of this broker. */
 export async function startKafka(config: KafkaConfig, parts: KafkaParts): Promise<KafkaRoom> {
   const appends = new AppendSignal();
   parts.host.onAppended((partitionId) => appends.notify(partitionId));
@@ -93,6 +104,29 @@ export async function startKafka(config: KafkaConfig, parts: KafkaParts): Promis
     clock: parts.clock,
   });
   groups.start();
+  const producerIds = new ProducerIdRepository(parts.prisma);
+  const txnLeases = new TxnLeaseRepository(parts.prisma, parts.workerId, parts.leaseTtlMs);
+  await txnLeases.releaseAll();
+  const txnStates = new TxnStateRepository(parts.prisma, parts.workerId, now);
+  // Markers to partitions other workers own go over the data plane, found through the lease table.
+  const dataPlane = new DataPlaneClient({ prisma: parts.prisma, secret: parts.secret });
+  const transactions = new TxnCoordinator({
+    leases: txnLeases,
+    states: txnStates,
+    catalog,
+    producerIds,
+    markers: markerWriter(parts.host, dataPlane),
+    logger: parts.logger,
+    leaseTtlMs: parts.leaseTtlMs,
+    self,
+    clock: parts.clock,
+    fault: parts.fault,
+  });
+  transactions.start();
+  registerTxnMetrics(parts.registry, {
+    openTransactions: () => transactions.openTransactions(),
+    now: () => parts.clock.now(),
+  });
   const listener = await startKafkaListener(
     {
       host: parts.host,
@@ -105,7 +139,9 @@ export async function startKafka(config: KafkaConfig, parts: KafkaParts): Promis
       groups,
       groupLeases,
       groupOffsets: new GroupOffsetsRepository(parts.prisma, parts.workerId, now),
-      producerIds: new ProducerIdRepository(parts.prisma),
+      producerIds,
+      transactions,
+      txnStates,
       fetched: parts.fetched,
       ...(parts.fault && { fault: parts.fault }),
       latestViews: new LatestViews(),
@@ -132,6 +168,8 @@ export async function startKafka(config: KafkaConfig, parts: KafkaParts): Promis
   return {
     listener,
     groups,
+    transactions,
+    dataPlane,
     advertised,
     setNodeId(id: number) {
       nodeId = id;

@@ -14,9 +14,18 @@ const LATEST = -1;
 const EARLIEST = -2;
 const MAX_TIMESTAMP = -3;
 
-async function lookup(log: HostedLog, timestamp: number): Promise<{ offset: number; timestamp: number }> {
-  // Kafka's latest for a read-uncommitted consumer: the high watermark, where its fetches can start.
-  if (timestamp === LATEST) return { offset: log.highWatermark, timestamp: -1 };
+/** Kafka's isolation_level (ListOffsets v2+): 1 is READ_COMMITTED. */
+const READ_COMMITTED = 1;
+
+async function lookup(
+  log: HostedLog,
+  timestamp: number,
+  committed: boolean,
+): Promise<{ offset: number; timestamp: number }> {
+  // Kafka's latest: the high watermark for a read-uncommitted consumer, the last stable offset for
+  // a read-committed one (where each one's fetches can start).
+  if (timestamp === LATEST)
+    return { offset: committed ? log.lastStableOffset : log.highWatermark, timestamp: -1 };
   if (timestamp === EARLIEST) return { offset: log.logStartOffset, timestamp: -1 };
   if (timestamp === MAX_TIMESTAMP) {
     const segments = await log.segments();
@@ -87,7 +96,10 @@ export async function handleListOffsets(
               );
               return { ...base, errorCode: 0, oldStyleOffsets: offsets };
             }
-            const found = await ctx.host.read(partition.id, (log) => lookup(log, Number(p.timestamp)));
+            const committed = request.isolationLevel === READ_COMMITTED;
+            const found = await ctx.host.read(partition.id, (log) =>
+              lookup(log, Number(p.timestamp), committed),
+            );
             return {
               ...base,
               errorCode: 0,

@@ -26,8 +26,6 @@ import {
 import type { RequestInflation } from "./produce-inflation";
 import { KAFKA_PRODUCER_ID_LIMIT } from "./producers/producer-ids.repository";
 
-const TRANSACTIONAL_OR_CONTROL = TRANSACTIONAL_FLAG | CONTROL_FLAG;
-
 export interface BatchRefusal {
   errorCode: number;
   message: string;
@@ -43,7 +41,14 @@ export interface BatchRefusal {
  */
 export type PartitionPayload =
   | { kind: "as-sent"; batch: Buffer; inflated: Buffer | undefined }
-  | { kind: "re-encoded"; records: AppendRecord[]; producer: ProducerFields | undefined; codec: number };
+  | {
+      kind: "re-encoded";
+      records: AppendRecord[];
+      producer: ProducerFields | undefined;
+      codec: number;
+      /** A transactional producer's batch: its re-encoded records stay in its transaction. */
+      transactional: boolean;
+    };
 
 function refuse(errorCode: number, message: string): BatchRefusal {
   return { errorCode, message };
@@ -98,6 +103,8 @@ export async function partitionPayload(
   config: TopicConfig,
   version: number,
   inflation: RequestInflation,
+  /** The request names a transactional id: its batch must be transactional, else it must not be. */
+  transactional = false,
 ): Promise<PartitionPayload | BatchRefusal> {
   if (data === null || data.length === 0)
     return refuse(ErrorCode.INVALID_RECORD, "the produce request holds no records");
@@ -117,6 +124,21 @@ export async function partitionPayload(
     return refuse(
       ErrorCode.INVALID_RECORD,
       `Produce requests carry exactly one record batch per partition (Kafka requires it from v3; this broker from v0), got more in ${data.length} bytes`,
+    );
+  }
+  const attributes = data.readInt16BE(OFF_ATTRIBUTES);
+  if ((attributes & CONTROL_FLAG) !== 0) {
+    return refuse(
+      ErrorCode.INVALID_RECORD,
+      "control batches are written by the transaction coordinator only",
+    );
+  }
+  if (((attributes & TRANSACTIONAL_FLAG) !== 0) !== transactional) {
+    return refuse(
+      ErrorCode.INVALID_RECORD,
+      transactional
+        ? "a Produce with a transactional id must carry a transactional record batch"
+        : "a transactional record batch needs the Produce request's transactional id",
     );
   }
   const producerId = readInt64(data, OFF_PRODUCER_ID);
@@ -141,7 +163,8 @@ export async function partitionPayload(
           producerEpoch: data.readInt16BE(OFF_PRODUCER_EPOCH),
           baseSequence: data.readInt32BE(OFF_BASE_SEQUENCE),
         };
-  return { kind: "re-encoded", records, producer, codec: batchCompression(data, 0) };
+  // `transactional` is the batch's own attribute too (checked above).
+  return { kind: "re-encoded", records, producer, codec: batchCompression(data, 0), transactional };
 }
 
 /** The records of `data` (as sent) from `plain`, its inflated copy (or itself when plain). */
@@ -155,8 +178,16 @@ function decodedRecords(data: Buffer, config: TopicConfig, plain: Buffer): Appen
   if (!batchCrcMatches(data, 0, data.length))
     return refuse(ErrorCode.CORRUPT_MESSAGE, "record batch CRC-32C mismatch");
   const attributes = data.readInt16BE(OFF_ATTRIBUTES);
-  if ((attributes & TRANSACTIONAL_OR_CONTROL) !== 0) {
-    return refuse(ErrorCode.INVALID_RECORD, "transactional and control batches are not supported");
+  // Markers are the transaction coordinator's to write; a transactional data batch needs its
+  // producer (the log store checks both for batches appended as sent).
+  if ((attributes & CONTROL_FLAG) !== 0) {
+    return refuse(
+      ErrorCode.INVALID_RECORD,
+      "control batches are written by the transaction coordinator only",
+    );
+  }
+  if ((attributes & TRANSACTIONAL_FLAG) !== 0 && readInt64(data, OFF_PRODUCER_ID) === NO_PRODUCER_ID) {
+    return refuse(ErrorCode.INVALID_RECORD, "a transactional batch needs a producer id");
   }
   try {
     const { header, records } = decodeBatch(plain, 0);
