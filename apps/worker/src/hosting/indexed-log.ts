@@ -1,8 +1,15 @@
 import { DataPlaneError } from "@lastword/dataplane";
 import type { AppendOptions, AppendResult, CleanResult } from "@lastword/logstore";
 import { forEachAppended, type ProducePayload, withPlainCopy } from "./appended-records";
-import type { AppendRecord, HostedLog, LogRecord, OpenLog } from "./hosted-log";
+import type { AppendRecord, HostedLog, KeyIndexSeeding, LogRecord, OpenLog } from "./hosted-log";
 import { type FrozenKeyIndex, KeyIndex } from "./key-index";
+import {
+  type CatchUp,
+  catchUpFrom,
+  decodeKeyIndexSnapshot,
+  encodeKeyIndexSnapshot,
+  KeyIndexSnapshotError,
+} from "./key-index-snapshot";
 
 /**
  * How long a snapshot waits for a moment with no append in flight (the index is then exactly the
@@ -45,6 +52,57 @@ export class KeyIndexedLog {
 
   get index(): KeyIndex {
     return this.#index;
+  }
+
+  /**
+   * Starts from a persisted snapshot (key-index-snapshot.ts) instead of a scan of the whole log:
+   * its entries at or above the log start, then the records from its active segment's base on.
+   * Nothing changes when the snapshot is unreadable or the log is not the one it saw; call before
+   * the log serves (appends meanwhile would be missed).
+   */
+  async seedIndex(bytes: Buffer): Promise<KeyIndexSeeding> {
+    let snapshot: ReturnType<typeof decodeKeyIndexSnapshot>;
+    try {
+      snapshot = decodeKeyIndexSnapshot(bytes);
+    } catch (error) {
+      return { seeded: false, reason: `unreadable: ${(error as Error).message}` };
+    }
+    const log = this.inner;
+    const plan: CatchUp = catchUpFrom(snapshot, {
+      segments: await log.segments(),
+      logStartOffset: log.logStartOffset,
+      logEndOffset: log.logEndOffset,
+    });
+    if ("reason" in plan) return { seeded: false, reason: plan.reason };
+    const index = KeyIndex.fromEntries(snapshot.entries, log.logStartOffset);
+    let counted = 0;
+    for await (const page of scanLog(log, plan.from, log.logEndOffset)) {
+      indexPage(index, page);
+      if (plan.check) for (const r of page) if (r.offset < plan.check.below) counted++;
+    }
+    if (plan.check && counted !== plan.check.records) {
+      return {
+        seeded: false,
+        reason: `its active segment held ${plan.check.records} records below ${plan.check.below}, the log ${counted}`,
+      };
+    }
+    this.#index = index;
+    return { seeded: true, entries: snapshot.entries.hi.length, caughtUpFrom: plan.from };
+  }
+
+  /**
+   * The index as a persisted snapshot, taken at a moment with no append in flight (so it is
+   * exactly the log up to its end, with the segments it lists). Refused while a pass's rebuild
+   * runs: the old table would then be saved beside the cleaned segments' counts.
+   */
+  async snapshot(): Promise<Buffer> {
+    const taken = await this.#whenQuiet(() => {
+      if (this.#rebuilding) throw new KeyIndexSnapshotError("the index is being rebuilt");
+      const segments = this.inner.segments();
+      if (!Array.isArray(segments)) throw new KeyIndexSnapshotError("the segment list is not at hand");
+      return { entries: this.#index.entries(), end: this.inner.logEndOffset, segments };
+    });
+    return encodeKeyIndexSnapshot(taken.entries, taken.end, taken.segments);
   }
 
   async rebuildIndex(): Promise<void> {
@@ -178,11 +236,23 @@ function indexPage(index: KeyIndex, page: readonly LogRecord[]): void {
   for (const r of page) if (r.key !== null) index.set(r.key, r.offset, r.value === null);
 }
 
-/** Wraps an opener so every hosted log carries its key index, built before the log serves. */
+/**
+ * Wraps an opener so every hosted log carries its key index, built before the log serves: from
+ * the persisted snapshot the opener is given when it fits the log, else by a scan of the log.
+ */
 export function withKeyIndex(openLog: OpenLog): OpenLog {
   return async (options) => {
     const state = new KeyIndexedLog(await openLog(options));
-    await state.rebuildIndex();
+    const source = options.keyIndexSnapshot;
+    let seeding: KeyIndexSeeding | null = null;
+    if (source) {
+      const bytes = await source.load().catch((error: unknown) => error as Error);
+      if (bytes instanceof Error) seeding = { seeded: false, reason: `not fetched: ${bytes.message}` };
+      else if (bytes === null) seeding = { seeded: false, reason: "none kept" };
+      else seeding = await state.seedIndex(bytes);
+    }
+    if (!seeding?.seeded) await state.rebuildIndex();
+    if (seeding) source?.report(seeding);
     return indexedView(state);
   };
 }
