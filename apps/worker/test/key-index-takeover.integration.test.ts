@@ -3,7 +3,7 @@ import type { Readable } from "node:stream";
 import { type ByteRange, FsObjectStore } from "@lastword/object-store";
 import { describe, expect, it } from "vitest";
 import { KEY_INDEX_SUFFIX } from "../src/durability/bucket-layout";
-import { useInProcessMachines } from "./machines";
+import { EAGER_TIERING, useInProcessMachines } from "./machines";
 import { createTestPartition, eventually } from "./test-topics";
 
 // Issue 35 point 2: a partition whose segments all live in object storage moves to a worker with
@@ -16,11 +16,7 @@ const LEASE_TTL_MS = 4_000;
 const machines = useInProcessMachines({
   name: "key-index-takeover",
   leaseTtlMs: LEASE_TTL_MS,
-  objectTimings: {
-    commitWindowMs: 10,
-    tiering: { consolidateAfterMs: 0, intervalMs: 50, fullScanMs: 200 },
-    superseded: { graceMs: 0, intervalMs: 100 },
-  },
+  objectTimings: EAGER_TIERING,
 });
 const { harness } = machines;
 

@@ -137,13 +137,7 @@ export class DurablePartitions {
     let fetched: Promise<Buffer | null> | null = null;
     const fetch = async (): Promise<Buffer | null> => {
       const row = newestKeyIndexRow(await rows());
-      if (!row) return null;
-      try {
-        return await this.#options.store.get(`${row.objectKey}${KEY_INDEX_SUFFIX}`);
-      } catch (error) {
-        if (error instanceof ObjectStoreError && error.code === "NOT_FOUND") return null;
-        throw error;
-      }
+      return row ? this.#sidecar(`${row.objectKey}${KEY_INDEX_SUFFIX}`) : null;
     };
     return {
       load: () => {
@@ -229,9 +223,13 @@ export class DurablePartitions {
    */
   async #producerSnapshot(rows: readonly ManifestRow[]): Promise<Buffer | null> {
     const row = rows.findLast((r) => r.kind === "segment" && r.stats?.snapshot);
-    if (!row) return null;
+    return row ? this.#sidecar(`${row.objectKey}${SNAPSHOT_SUFFIX}`) : null;
+  }
+
+  /** A segment's sidecar object; null when it is gone (a row names it, but it is only a shortcut). */
+  async #sidecar(key: string): Promise<Buffer | null> {
     try {
-      return await this.#options.store.get(`${row.objectKey}${SNAPSHOT_SUFFIX}`);
+      return await this.#options.store.get(key);
     } catch (error) {
       if (error instanceof ObjectStoreError && error.code === "NOT_FOUND") return null;
       throw error;

@@ -210,7 +210,8 @@ export class KeyIndex {
   static fromEntries(entries: KeyIndexEntries, fromOffset = 0): KeyIndex {
     const index = new KeyIndex();
     let slots = INITIAL_SLOTS;
-    while (entries.hi.length / slots > MAX_LOAD / 2) slots *= 2;
+    // The size the table would have grown to holding them: the same memory as the index it saved.
+    while (entries.hi.length / slots > MAX_LOAD) slots *= 2;
     index.#table = new Table(slots);
     for (let i = 0; i < entries.hi.length; i++) {
       const offset = entries.offsets[i]!;
