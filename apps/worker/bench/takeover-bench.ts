@@ -2,7 +2,7 @@ import { mkdir } from "node:fs/promises";
 import { loadavg } from "node:os";
 import { join } from "node:path";
 import type { Readable } from "node:stream";
-import type { DataPlaneClient } from "@lastword/dataplane";
+import { type DataPlaneClient, DataPlaneError } from "@lastword/dataplane";
 import type { TestDatabase } from "@lastword/db/testing";
 import { type ByteRange, FsObjectStore } from "@lastword/object-store";
 import { KEY_INDEX_SUFFIX } from "../src/durability/bucket-layout";
@@ -133,8 +133,9 @@ async function move(
   const started = performance.now();
   const owner = await worker(db, dataDir, store);
   try {
-    // Answered once the log is open (a request waits for the open, the client for an owner).
-    await client.segments({ partitionId });
+    // Answered once the log is open (a request waits for the open, the client for an owner; a
+    // rebuild longer than a request's wait answers "still opening", retriable).
+    await retried(() => client.segments({ partitionId }));
     const serving = performance.now();
     const read = {
       segments: store.segmentReads,
@@ -153,6 +154,16 @@ async function move(
     );
   } finally {
     await owner.stop();
+  }
+}
+
+async function retried<T>(call: () => Promise<T>): Promise<T> {
+  for (;;) {
+    try {
+      return await call();
+    } catch (error) {
+      if (!(error instanceof DataPlaneError && error.retriable)) throw error;
+    }
   }
 }
 

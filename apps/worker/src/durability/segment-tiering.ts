@@ -32,7 +32,7 @@ export interface SegmentTieringOptions {
   store: ObjectStore;
   manifest: Pick<ManifestRepository, "load">;
   changes: Pick<ManifestChangesRepository, "replaceRange" | "trimBelow">;
-  window: Pick<CommitWindow, "advance">;
+  window: Pick<CommitWindow, "advance" | "durable">;
   host: PartitionHost;
   logger: Logger;
   clock: Clock;
@@ -324,13 +324,18 @@ export class SegmentTiering {
   /**
    * The partition's key index as it stands now, to keep beside the segment being uploaded: a new
    * owner starts from the newest one instead of reading every segment (durable-partitions.ts).
+   * Kept only once every offset it covers is committed at our epoch: an append this log holds but
+   * the manifest never will (we crash or are fenced first) would be in it, and a later owner's
+   * records at those offsets would not — the same count, other keys, which no check could see.
    * Null when the log has no index or it cannot be taken now (the next upload takes one).
    */
   async #keyIndexSnapshot(slot: PartitionSlot, log: HostedLog): Promise<Buffer | null> {
     const indexed = keyIndexOf(log);
     if (!indexed) return null;
     try {
-      return await indexed.snapshot();
+      const { bytes, coveredEnd } = await indexed.snapshot();
+      await this.#o.window.durable(slot.partitionId, slot.epoch, coveredEnd);
+      return bytes;
     } catch (error) {
       this.#o.logger.warn(
         { partitionId: slot.partitionId, err: error },

@@ -95,14 +95,14 @@ export class KeyIndexedLog {
    * exactly the log up to its end, with the segments it lists). Refused while a pass's rebuild
    * runs: the old table would then be saved beside the cleaned segments' counts.
    */
-  async snapshot(): Promise<Buffer> {
+  async snapshot(): Promise<{ bytes: Buffer; coveredEnd: number }> {
     const taken = await this.#whenQuiet(() => {
       if (this.#rebuilding) throw new KeyIndexSnapshotError("the index is being rebuilt");
       const segments = this.inner.segments();
       if (!Array.isArray(segments)) throw new KeyIndexSnapshotError("the segment list is not at hand");
       return { entries: this.#index.entries(), end: this.inner.logEndOffset, segments };
     });
-    return encodeKeyIndexSnapshot(taken.entries, taken.end, taken.segments);
+    return { bytes: encodeKeyIndexSnapshot(taken.entries, taken.end, taken.segments), coveredEnd: taken.end };
   }
 
   async rebuildIndex(): Promise<void> {

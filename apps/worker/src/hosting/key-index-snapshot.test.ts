@@ -84,7 +84,7 @@ describe("a persisted key index", () => {
             if (s.op === "append") await append(indexed, s.writes);
             else if (s.op === "roll") await log.roll();
             else if (s.op === "snapshot") {
-              snapshot = await indexed.snapshot();
+              snapshot = (await indexed.snapshot()).bytes;
               rewrittenSince = false;
             } else if (s.op === "clean") {
               clock.advance(10);
@@ -93,7 +93,7 @@ describe("a persisted key index", () => {
               await log.deleteRecordsBefore(Math.floor(s.fraction * log.highWatermark));
             }
           }
-          if (snapshot === null) snapshot = await indexed.snapshot();
+          if (snapshot === null) snapshot = (await indexed.snapshot()).bytes;
           const rebuilt = new KeyIndexedLog(log);
           await rebuilt.rebuildIndex();
           const seeded = new KeyIndexedLog(log);
@@ -121,7 +121,7 @@ describe("a persisted key index", () => {
     ]);
     await log.roll();
     await append(indexed, [[3, false]]);
-    const good = await indexed.snapshot();
+    const good = (await indexed.snapshot()).bytes;
     await log.close();
     // A log holding only the first two records: the snapshot covers offsets it never had.
     const short = await openLog();
@@ -160,7 +160,7 @@ describe("a persisted key index", () => {
     await append(indexed, [[1, true]]);
     await log.roll();
     await append(indexed, [[5, false]]);
-    const before = await indexed.snapshot();
+    const before = (await indexed.snapshot()).bytes;
     // Two passes: the first cleans (dropping key 1's value), the second removes its tombstone.
     for (let i = 0; i < 2; i++) {
       clock.advance(10);
@@ -175,7 +175,7 @@ describe("a persisted key index", () => {
       reason: /a pass or a rewrite since/,
     });
     const fresh = new KeyIndexedLog(log);
-    expect(await fresh.seedIndex(await indexed.snapshot())).toMatchObject({ seeded: true });
+    expect(await fresh.seedIndex((await indexed.snapshot()).bytes)).toMatchObject({ seeded: true });
     expect(answers(fresh.index)).toEqual(answers(rebuilt.index));
     expect(fresh.index.get(keyOf(1))).toBe(rebuilt.index.get(keyOf(1)) ?? undefined);
     await log.close();
