@@ -42,6 +42,8 @@ export class KeyIndexedLog {
   readonly inner: HostedLog;
   #index = new KeyIndex();
   #rebuilding: KeyIndex | null = null;
+  /** From a pass's start to the end of its rebuild: its segments and the index disagree meanwhile. */
+  #cleaning = false;
   readonly #inflight = new Set<Promise<unknown>>();
   #snapshots = 0;
   #snapshotsDone: (() => void)[] = [];
@@ -92,12 +94,12 @@ export class KeyIndexedLog {
 
   /**
    * The index as a persisted snapshot, taken at a moment with no append in flight (so it is
-   * exactly the log up to its end, with the segments it lists). Refused while a pass's rebuild
-   * runs: the old table would then be saved beside the cleaned segments' counts.
+   * exactly the log up to its end, with the segments it lists). Refused while a pass or its
+   * rebuild runs: the old table would then be saved beside the cleaned segments' counts.
    */
   async snapshot(): Promise<{ bytes: Buffer; coveredEnd: number }> {
     const taken = await this.#whenQuiet(() => {
-      if (this.#rebuilding) throw new KeyIndexSnapshotError("the index is being rebuilt");
+      if (this.#rebuilding || this.#cleaning) throw new KeyIndexSnapshotError("a pass is under way");
       const segments = this.inner.segments();
       if (!Array.isArray(segments)) throw new KeyIndexSnapshotError("the segment list is not at hand");
       return { entries: this.#index.entries(), end: this.inner.logEndOffset, segments };
@@ -197,9 +199,14 @@ export class KeyIndexedLog {
 
   async clean(options?: { force?: boolean }): Promise<CleanResult> {
     while (this.#snapshots > 0) await new Promise<void>((wake) => this.#snapshotsDone.push(wake));
-    const result = await this.inner.clean(options);
-    if (result.cleaned) await this.rebuildIndex();
-    return result;
+    this.#cleaning = true;
+    try {
+      const result = await this.inner.clean(options);
+      if (result.cleaned) await this.rebuildIndex();
+      return result;
+    } finally {
+      this.#cleaning = false;
+    }
   }
 }
 

@@ -151,6 +151,21 @@ describe("a persisted key index", () => {
     await short.log.close();
   });
 
+  it("is not taken while a pass runs (its segments and the index disagree until the rebuild ends)", async () => {
+    const { log, indexed, clock } = await openLog();
+    await append(indexed, [
+      [1, false],
+      [1, true],
+    ]);
+    await log.roll();
+    clock.advance(10);
+    const pass = indexed.clean({ force: true });
+    await expect(indexed.snapshot()).rejects.toThrow(/a pass is under way/);
+    expect((await pass).cleaned).toBe(true);
+    expect(decodeKeyIndexSnapshot((await indexed.snapshot()).bytes).coveredEnd).toBe(2);
+    await log.close();
+  });
+
   it("is refused after a pass removed a record it reflects, and used again once retaken", async () => {
     const { log, indexed, clock } = await openLog();
     await append(indexed, [
