@@ -124,6 +124,13 @@ describe("a compacted partition in object storage moving to a new worker", () =>
     await harness.client.deleteRecords({ partitionId: ids[0]!, beforeOffset: 30 });
     for (const id of ids)
       await eventually(`${id} settles`, 20_000, async () => ((await settled(id)) ? true : undefined));
+    // One index object per partition: each upload deletes the one before.
+    for (const id of ids) {
+      const indexes = (await machines.objectKeys(`segments/${id}/`)).filter((k) =>
+        k.endsWith(KEY_INDEX_SUFFIX),
+      );
+      expect(indexes).toHaveLength(1);
+    }
     // The stale case: the index kept before a pass, put back over the one kept after it.
     const staleId = ids[3]!;
     const beforePass = newestRow((await machines.manifestRows(staleId)).filter((r) => r.kind === "segment"));

@@ -318,7 +318,23 @@ export class SegmentTiering {
       identity: `${info.ino}:${info.mtimeMs}:${info.size}`,
       sha256,
     });
+    if (keyIndex) await this.#dropOlderKeyIndexes(slot, rows);
     return outcome;
+  }
+
+  /**
+   * The `.index` sidecars of the rows before the one just committed: a new owner reads only the
+   * newest (durable-partitions.ts), and each is the size of the whole index (17 B per key), so
+   * kept beside every segment they would outweigh a partition of small segments. Best effort: one
+   * left behind goes with its row; a row whose sidecar is gone is read as having none.
+   */
+  async #dropOlderKeyIndexes(slot: PartitionSlot, rows: readonly ManifestRow[]): Promise<void> {
+    const older = rows.filter((r) => r.kind === "segment" && r.stats?.keyIndex);
+    try {
+      for (const row of older) await this.#o.store.delete(`${row.objectKey}${KEY_INDEX_SUFFIX}`);
+    } catch (error) {
+      this.#o.logger.warn({ partitionId: slot.partitionId, err: error }, "older key index not deleted");
+    }
   }
 
   /**
