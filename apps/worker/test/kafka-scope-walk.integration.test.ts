@@ -1,15 +1,13 @@
-import { randomBytes } from "node:crypto";
-import { type ApiServer, createApiServer, type Scope } from "@lastword/api";
+import type { ApiServer, Scope } from "@lastword/api";
 import { hasScope } from "@lastword/api/key-auth";
 import { ApiKey, ErrorCode } from "@lastword/kafka-protocol";
 import { encodeRecordBatch } from "@lastword/logstore";
-import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ADVERTISED_APIS } from "../src/kafka/advertised-apis";
 import { KAFKA_ACTS, type KafkaAct } from "../src/kafka/kafka-authorization";
 import type { RunningWorker } from "../src/worker";
 import { fetchBody, RawKafka } from "./kafka-client";
-import { restCall } from "./rest-call";
+import { openControlPlane, type TestControlPlane } from "./rest-call";
 import { eventually } from "./test-topics";
 import { openWorkerHarness, type WorkerHarness } from "./worker-harness";
 
@@ -20,7 +18,6 @@ import { openWorkerHarness, type WorkerHarness } from "./worker-harness";
 // and exactly when the table's scope is missing. Acts are aimed so an allowed one changes nothing
 // it matters (names that do not exist, validate-only, an unknown member).
 
-const PUBLIC_URL = "http://localhost:3999";
 const ZERO_UUID = "00000000-0000-0000-0000-000000000000";
 const WALKED_SCOPES: Scope[] = [
   "topics:read",
@@ -48,11 +45,10 @@ const LOGIN_ONLY = new Set<number>([
 ]);
 
 let h: WorkerHarness;
-let redis: Redis;
+let control: TestControlPlane;
 let server: ApiServer;
 let worker: RunningWorker;
 let adminKey: { id: string; secret: string };
-const redisPrefix = `lwtest-scope-walk-${randomBytes(4).toString("hex")}`;
 
 type Outcome = "allowed" | "refused";
 interface Walker {
@@ -62,7 +58,7 @@ interface Walker {
 }
 
 function rest(apiKey: string, method: string, path: string, body?: unknown) {
-  return restCall(server, PUBLIC_URL, apiKey, method, path, body);
+  return control.rest(apiKey, method, path, body);
 }
 
 /** The REST request doing each route's act; the group and topic names are the walker's own. */
@@ -359,15 +355,8 @@ async function kafkaCode(raw: RawKafka, act: KafkaAct, w: Walker): Promise<numbe
 
 beforeAll(async () => {
   h = await openWorkerHarness({ name: "kafka-scope-walk" });
-  redis = new Redis(process.env.REDIS_URL ?? "redis://127.0.0.1:6379");
-  server = createApiServer({
-    prisma: h.db.prisma,
-    redis,
-    dataPlane: h.client,
-    publicUrl: PUBLIC_URL,
-    authSecret: randomBytes(32).toString("hex"),
-    redisPrefix,
-  });
+  control = openControlPlane({ name: "scope-walk", prisma: h.db.prisma, dataPlane: h.client });
+  server = control.server;
   worker = await h.startWorker({
     claimIntervalMs: 100,
     kafka: { host: "127.0.0.1", port: 0, groups: { initialRebalanceDelayMs: 0 } },
@@ -410,10 +399,7 @@ beforeAll(async () => {
 let walkers: Walker[] = [];
 
 afterAll(async () => {
-  await server?.close(5_000);
-  const keys = await redis?.keys(`${redisPrefix}:*`);
-  if (keys && keys.length > 0) await redis.del(...keys);
-  redis?.disconnect();
+  await control?.close();
   await h?.close();
 });
 

@@ -126,10 +126,11 @@ export async function partitionPayload(
       `producer id ${producerId} was not issued by InitProducerId`,
     );
   }
-  const inspected = await inflation.inspect(data);
+  // Stored as sent, the batch's values are never read on the event loop: only its skeleton comes back.
+  const asSent = appendsAsSent(data, config);
+  const inspected = await inflation.inspect(data, !asSent);
   if ("errorCode" in inspected) return inspected;
-  if (appendsAsSent(data, config))
-    return { kind: "as-sent", batch: data, inflated: inspected.plain ?? undefined };
+  if (asSent) return { kind: "as-sent", batch: data, inflated: inspected.plain ?? undefined };
   const records = decodedRecords(data, config, inspected.plain ?? data);
   if (!Array.isArray(records)) return records;
   const producer =
