@@ -1,7 +1,8 @@
 import { cookies, headers } from "next/headers";
 import { redirect } from "next/navigation";
 import type { ReactNode } from "react";
-import { ConsoleHeader } from "@/components/console/console-header";
+import { CONTENT_COLUMN, ConsoleHeader } from "@/components/console/console-header";
+import { SkipLink } from "@/components/console/skip-link";
 import { Providers } from "@/components/console/providers";
 import { TenantGuard } from "@/components/console/tenant-guard";
 import { parseTheme, THEME_COOKIE } from "@/components/console/theme";
@@ -26,6 +27,7 @@ export default async function ConsoleLayout({ children }: { children: ReactNode 
   // the previous tenant's topics, keys or members while it refetches.
   return (
     <Providers key={tenant.tenantId} tenantId={tenant.tenantId}>
+      <SkipLink target="content" />
       <TenantGuard tenantId={tenant.tenantId} />
       <ConsoleHeader
         organizations={organizations.map(({ id, name }) => ({ id, name }))}
@@ -34,7 +36,11 @@ export default async function ConsoleLayout({ children }: { children: ReactNode 
         userEmail={session.user.email}
         theme={theme}
       />
-      <main className="mx-auto max-w-5xl px-4 py-8">{children}</main>
+      {/* Fluid up to 1920 px: tables with many columns (partitions, groups, cleaner runs) fit a
+          laptop's width instead of a 1024 px column that clipped their last columns. */}
+      <main id="content" tabIndex={-1} className={`${CONTENT_COLUMN} py-8 outline-none`}>
+        {children}
+      </main>
     </Providers>
   );
 }

@@ -5,6 +5,7 @@ import { formatDurationMs } from "@/lib/config-units";
 import { formatBytes } from "@/lib/partition-stats";
 import { useTRPC } from "@/lib/trpc";
 import { Badge } from "../ui/badge";
+import { Disclosure } from "../ui/disclosure";
 import { Card } from "../ui/card";
 import { DataRow, DataTable } from "../ui/data-table";
 import { ErrorNotice, StatusNotice } from "../ui/notice";
@@ -64,9 +65,11 @@ export function CleanerRuns({ topic }: { topic: string }) {
               <td className="py-2 pr-4 tabular-nums">{run.tombstonesRemoved}</td>
               <td className="py-2">
                 {run.error ? (
-                  <span title={run.error}>
-                    <Badge tone="warning">{run.status === "abandoned" ? "Abandoned" : "Failed"}</Badge>
-                  </span>
+                  <Disclosure
+                    summary={<Badge tone="warning">{run.status === "abandoned" ? "Abandoned" : "Failed"}</Badge>}
+                  >
+                    {run.error}
+                  </Disclosure>
                 ) : (
                   <Badge>{run.status}</Badge>
                 )}

@@ -1,5 +1,6 @@
 import { formatBytes, type PartitionStats, parsePartitionStats } from "@/lib/partition-stats";
 import { Badge } from "../ui/badge";
+import { Disclosure } from "../ui/disclosure";
 import { Card } from "../ui/card";
 import { DataTable } from "../ui/data-table";
 import { CleanPartitionButton } from "./clean-partition-button";
@@ -115,9 +116,7 @@ function PartitionRow({
 function PartitionStatus({ stats }: { stats: PartitionStats }) {
   if (stats.uncleanable) {
     return (
-      <span title={stats.uncleanable.error}>
-        <Badge tone="warning">Uncleanable</Badge>
-      </span>
+      <Disclosure summary={<Badge tone="warning">Uncleanable</Badge>}>{stats.uncleanable.error}</Disclosure>
     );
   }
   if (stats.cleanable) return <Badge tone="accent">Cleaning due</Badge>;
