@@ -98,6 +98,8 @@ describe("console walking skeleton", () => {
     await page.getByRole("status").filter({ hasText: "no topics yet" }).waitFor();
 
     await form.getByRole("button", { name: "Create topic" }).click();
+    await page.getByRole("heading", { name: "account-state", level: 1 }).waitFor();
+    await page.goto("/topics");
     const row = page.getByRole("table", { name: "Topics" }).getByRole("row", { name: /account-state/ });
     await row.waitFor();
     expect((await row.getByRole("cell").allTextContents()).slice(0, 2)).toEqual(["compact", "1"]);

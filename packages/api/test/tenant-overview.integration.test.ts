@@ -113,7 +113,9 @@ describe("renaming the tenant", () => {
   const name = async () =>
     (await h.db.prisma.organization.findUniqueOrThrow({ where: { id: h.organizationId } })).name;
   const renames = () =>
-    h.db.prisma.auditEvent.findMany({ where: { organizationId: h.organizationId, action: "tenant.renamed" } });
+    h.db.prisma.auditEvent.findMany({
+      where: { organizationId: h.organizationId, action: "tenant.renamed" },
+    });
 
   it("refuses a key without admin, and a blank name, changing nothing", async () => {
     const before = await name();

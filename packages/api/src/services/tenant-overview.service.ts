@@ -43,7 +43,12 @@ export async function tenantOverview(deps: { prisma: PrismaClient; clock: Clock 
     .filter((t) => t.dirtyBytes > 0)
     .sort((a, b) => b.dirtyBytes - a.dirtyBytes || a.topic.localeCompare(b.topic))
     .slice(0, DIRTIEST_TOPICS)
-    .map((t) => ({ topic: t.topic, dirtyBytes: t.dirtyBytes, dirtyRatio: t.dirtyRatio, sizeBytes: t.sizeBytes }));
+    .map((t) => ({
+      topic: t.topic,
+      dirtyBytes: t.dirtyBytes,
+      dirtyRatio: t.dirtyRatio,
+      sizeBytes: t.sizeBytes,
+    }));
   return {
     objectStorage: { objects: objects._count._all, bytes: objects._sum.byteSize ?? 0 },
     kafkaClientsSeen: clients.length,

@@ -2,10 +2,12 @@ import { cookies, headers } from "next/headers";
 import { redirect } from "next/navigation";
 import type { ReactNode } from "react";
 import { CONTENT_COLUMN, ConsoleHeader } from "@/components/console/console-header";
-import { SkipLink } from "@/components/console/skip-link";
 import { Providers } from "@/components/console/providers";
+import { SkipLink } from "@/components/console/skip-link";
 import { TenantGuard } from "@/components/console/tenant-guard";
 import { parseTheme, THEME_COOKIE } from "@/components/console/theme";
+import { VerificationNotice } from "@/components/console/verification-notice";
+import { serverEnv } from "@/env";
 import { apiServer } from "@/server/api-server";
 import { currentTenant } from "@/server/current-tenant";
 
@@ -35,6 +37,11 @@ export default async function ConsoleLayout({ children }: { children: ReactNode 
         role={tenant.role}
         userEmail={session.user.email}
         theme={theme}
+      />
+      <VerificationNotice
+        email={session.user.email}
+        verified={session.user.emailVerified}
+        mailLogged={serverEnv().SMTP_URL === undefined}
       />
       {/* Fluid up to 1920 px: tables with many columns (partitions, groups, cleaner runs) fit a
           laptop's width instead of a 1024 px column that clipped their last columns. */}

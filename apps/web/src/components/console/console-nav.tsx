@@ -7,6 +7,7 @@ import { Caret } from "../ui/caret";
 import { FLOATING_PANEL, FLOATING_PLACEMENT } from "../ui/floating-panel";
 
 const LINKS = [
+  { href: "/overview", label: "Overview" },
   { href: "/topics", label: "Topics" },
   { href: "/consumer-groups", label: "Consumer groups" },
   { href: "/schemas", label: "Schemas" },

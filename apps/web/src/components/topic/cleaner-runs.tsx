@@ -5,9 +5,9 @@ import { formatDurationMs } from "@/lib/config-units";
 import { formatBytes } from "@/lib/partition-stats";
 import { useTRPC } from "@/lib/trpc";
 import { Badge } from "../ui/badge";
-import { Disclosure } from "../ui/disclosure";
 import { Card } from "../ui/card";
 import { DataRow, DataTable } from "../ui/data-table";
+import { Disclosure } from "../ui/disclosure";
 import { ErrorNotice, StatusNotice } from "../ui/notice";
 
 const RUNS_REFRESH_MS = 5_000;
@@ -66,7 +66,9 @@ export function CleanerRuns({ topic }: { topic: string }) {
               <td className="py-2">
                 {run.error ? (
                   <Disclosure
-                    summary={<Badge tone="warning">{run.status === "abandoned" ? "Abandoned" : "Failed"}</Badge>}
+                    summary={
+                      <Badge tone="warning">{run.status === "abandoned" ? "Abandoned" : "Failed"}</Badge>
+                    }
                   >
                     {run.error}
                   </Disclosure>

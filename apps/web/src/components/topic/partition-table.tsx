@@ -1,8 +1,8 @@
 import { formatBytes, type PartitionStats, parsePartitionStats } from "@/lib/partition-stats";
 import { Badge } from "../ui/badge";
-import { Disclosure } from "../ui/disclosure";
 import { Card } from "../ui/card";
 import { DataTable } from "../ui/data-table";
+import { Disclosure } from "../ui/disclosure";
 import { CleanPartitionButton } from "./clean-partition-button";
 import { DirtyRatioMeter } from "./dirty-ratio-meter";
 

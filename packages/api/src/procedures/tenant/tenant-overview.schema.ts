@@ -6,10 +6,9 @@ export const tenantOverviewOutput = z.object({
   objectStorage: z
     .object({ objects: z.number().int(), bytes: z.number() })
     .meta({ description: "The objects the partitions' manifests hold in object storage, and their bytes" }),
-  kafkaClientsSeen: z
-    .number()
-    .int()
-    .meta({ description: "Distinct Kafka clients (id and software) seen on the tenant's topics in the last day" }),
+  kafkaClientsSeen: z.number().int().meta({
+    description: "Distinct Kafka clients (id and software) seen on the tenant's topics in the last day",
+  }),
   dirtiestTopics: z
     .array(
       z.object({
@@ -19,5 +18,7 @@ export const tenantOverviewOutput = z.object({
         sizeBytes: z.number(),
       }),
     )
-    .meta({ description: "The compacted topics with the most dirty bytes (workers' last reports), most first" }),
+    .meta({
+      description: "The compacted topics with the most dirty bytes (workers' last reports), most first",
+    }),
 });
