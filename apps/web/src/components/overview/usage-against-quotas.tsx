@@ -84,7 +84,7 @@ export function UsageAgainstQuotas() {
       description={
         <>
           What this organization uses against its limits (all of them are on{" "}
-          <Link href="/settings" className="text-accent hover:underline">
+          <Link href="/settings" className="text-accent underline underline-offset-2">
             Settings
           </Link>
           ).
