@@ -231,7 +231,7 @@ describe("console parity: layout, keyboard and accessibility, overview, first ru
       .getByText(/No compacted topic has dirty bytes|dirty ratio/)
       .first()
       .waitFor();
-    await saveScreenshotsAtWidths(page, "overview");
+    expect(await saveScreenshotsAtWidths(page, "overview")).toEqual({ 1440: 0, 390: 0 });
 
     await groupRow.getByRole("link", { name: TOPIC }).click();
     await page.getByRole("heading", { name: TOPIC, level: 1 }).waitFor();
@@ -268,7 +268,7 @@ describe("console parity: layout, keyboard and accessibility, overview, first ru
     const item = details.getByRole("listitem").first();
     expect(await item.isVisible()).toBe(true);
     expect(await item.textContent()).toContain("retention.bytes applies per partition");
-    await saveScreenshotsAtWidths(page, "parity-warning-open");
+    expect(await saveScreenshotsAtWidths(page, "parity-warning-open")).toEqual({ 1440: 0, 390: 0 });
   });
 });
 
@@ -285,7 +285,7 @@ describe("first run: sign-up names the organization, the verification link, rena
     await page.getByLabel("Email", { exact: true }).fill(person.email);
     await page.getByLabel("Password", { exact: true }).fill(person.password);
     expect(await seriousViolations(page)).toEqual([]);
-    await saveScreenshotsAtWidths(page, "first-run-sign-up");
+    expect(await saveScreenshotsAtWidths(page, "first-run-sign-up")).toEqual({ 1440: 0, 390: 0 });
     await submitAuthForm(page, "Create account");
 
     const banner = page.getByRole("region", { name: "Email verification" });
@@ -293,17 +293,8 @@ describe("first run: sign-up names the organization, the verification link, rena
     expect(await banner.textContent()).toContain(`Verification link sent to ${person.email}`);
     // The e2e web server has no SMTP: the link is in its log.
     expect(await banner.textContent()).toContain("the link is in the web server's log");
-    await expect
-      .poll(
-        () =>
-          page
-            .getByRole("button", { name: /^Organization/ })
-            .first()
-            .textContent(),
-        { timeout: 10_000 },
-      )
-      .toContain(organization);
-    await saveScreenshotsAtWidths(page, "first-run-unverified");
+    await headerShowsOrganization(page, organization);
+    expect(await saveScreenshotsAtWidths(page, "first-run-unverified")).toEqual({ 1440: 0, 390: 0 });
 
     await banner.getByRole("button", { name: "Resend" }).click();
     await banner.getByRole("status").filter({ hasText: "A new link is on its way." }).waitFor();
@@ -316,7 +307,7 @@ describe("first run: sign-up names the organization, the verification link, rena
       .filter({ hasText: `Your email address ${person.email} is verified.` })
       .waitFor();
     expect(await page.getByRole("region", { name: "Email verification" }).count()).toBe(0);
-    await saveScreenshotsAtWidths(page, "first-run-verified");
+    expect(await saveScreenshotsAtWidths(page, "first-run-verified")).toEqual({ 1440: 0, 390: 0 });
   });
 
   it("renames the organization from Settings, and the header follows", async () => {
@@ -331,19 +322,16 @@ describe("first run: sign-up names the organization, the verification link, rena
     await field.fill("Renamed Co");
     await form.getByRole("button", { name: "Rename" }).click();
     await form.getByRole("status").filter({ hasText: "Renamed to Renamed Co." }).waitFor();
-    await expect
-      .poll(
-        () =>
-          page
-            .getByRole("button", { name: /^Organization/ })
-            .first()
-            .textContent(),
-        { timeout: 10_000 },
-      )
-      .toContain("Renamed Co");
-    await saveScreenshotsAtWidths(page, "first-run-renamed");
+    await headerShowsOrganization(page, "Renamed Co");
+    expect(await saveScreenshotsAtWidths(page, "first-run-renamed")).toEqual({ 1440: 0, 390: 0 });
   });
 });
+
+/** Waits for the header's organization menu to name `name` (the layout redraws after a change). */
+async function headerShowsOrganization(page: Page, name: string): Promise<void> {
+  const menu = page.getByRole("button", { name: /^Organization/ }).first();
+  await expect.poll(() => menu.textContent(), { timeout: 10_000 }).toContain(name);
+}
 
 /**
  * The verification links the web server logged for `email`, oldest first (it has no SMTP, so the

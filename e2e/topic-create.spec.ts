@@ -118,7 +118,7 @@ describe("create-topic wizard", () => {
       "topic-create-created",
     );
     expect(new URL(ui.page.url()).pathname).toBe(`/topics/${TOPIC}`);
-    await saveScreenshotsAtWidths(ui.page, "topic-create-opened");
+    expect(await saveScreenshotsAtWidths(ui.page, "topic-create-opened")).toEqual({ 1440: 0, 390: 0 });
     await ui.page.goBack();
     const link = ui.page
       .getByRole("table", { name: "Topics" })

@@ -70,7 +70,7 @@ describe("segment bars with an object store", () => {
     expect(facts).toContain("Evicted: in object storage only");
     expect(facts).toContain("Objectsegments/");
     expect(facts).toMatch(/Object size\d/);
-    await saveScreenshotsAtWidths(page, "tiering-evicted");
+    expect(await saveScreenshotsAtWidths(page, "tiering-evicted")).toEqual({ 1440: 0, 390: 0 });
 
     await showTab(page, "Overview");
     const durability = page.getByRole("region", { name: "Durability" });
