@@ -162,6 +162,7 @@ describe("console parity: layout, keyboard and accessibility, overview, first ru
 
   it("skips to the content from the first Tab, and shows where focus is", async () => {
     const { page } = ui;
+    await page.setViewportSize({ width: 1440, height: 900 });
     await page.goto("/topics");
     await page.getByRole("table", { name: "Topics" }).waitFor();
     await page.keyboard.press("Tab");
@@ -195,6 +196,7 @@ describe("console parity: layout, keyboard and accessibility, overview, first ru
 
   it("shows the overview: usage against limits, lagging groups and open erasure requests, each linking to its page", async () => {
     const { page } = ui;
+    await page.setViewportSize({ width: 1440, height: 900 });
     await page.goto("/");
     await page.waitForURL("**/overview");
     const usage = page.getByRole("table", { name: "Usage against limits" });
@@ -244,6 +246,7 @@ describe("console parity: layout, keyboard and accessibility, overview, first ru
   });
   it("opens a topic's warnings with the keyboard, where they were only a hover before", async () => {
     const { page } = ui;
+    await page.setViewportSize({ width: 1440, height: 900 });
     // retention.bytes on a delete-policy topic draws a warning on the topics list (it applies per partition).
     const events = `${TOPIC}-events`;
     expect(
