@@ -10,6 +10,8 @@ export interface AxeFinding {
   impact: string | null;
   help: string;
   targets: string[];
+  /** axe-core's explanation for the first element (for contrast: the colours and the ratio). */
+  summary: string;
 }
 
 /**
@@ -22,7 +24,12 @@ export async function seriousViolations(page: Page): Promise<AxeFinding[]> {
     const axe = (window as unknown as { axe: { run: (ctx: unknown, opts: unknown) => Promise<AxeResults> } })
       .axe;
     interface AxeResults {
-      violations: { id: string; impact: string | null; help: string; nodes: { target: unknown[] }[] }[];
+      violations: {
+        id: string;
+        impact: string | null;
+        help: string;
+        nodes: { target: unknown[]; failureSummary?: string }[];
+      }[];
     }
     const results = await axe.run(document, {
       runOnly: { type: "tag", values: ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"] },
@@ -35,6 +42,7 @@ export async function seriousViolations(page: Page): Promise<AxeFinding[]> {
         impact: v.impact,
         help: v.help,
         targets: v.nodes.slice(0, 5).map((n) => n.target.map(String).join(" ")),
+        summary: v.nodes[0]?.failureSummary ?? "",
       }));
   });
 }
