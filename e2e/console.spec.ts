@@ -69,6 +69,7 @@ describe("console walking skeleton", () => {
     await createTopic(page, { name: "customer-profiles", partitions: 3, cleanupPolicy: "compact" });
     await page.goto("/topics");
     const row = page.getByRole("table", { name: "Topics" }).getByRole("row", { name: /customer-profiles/ });
+    await row.waitFor();
     expect((await row.getByRole("cell").allInnerTexts()).slice(0, 2)).toEqual(["compact", "3"]);
 
     await createTopic(page, { name: "orders", partitions: 1, cleanupPolicy: "delete" });
