@@ -13,6 +13,11 @@ const TOPIC = "screens";
 
 /** Every console page, and what shows that its own content is on screen. */
 const PAGES: { name: string; path: string; ready: (page: Page) => Locator }[] = [
+  {
+    name: "overview",
+    path: "/overview",
+    ready: (p) => p.getByRole("table", { name: "Usage against limits" }),
+  },
   { name: "topics", path: "/topics", ready: (p) => p.getByRole("table", { name: "Topics" }) },
   { name: "topic", path: `/topics/${TOPIC}`, ready: (p) => p.getByRole("table", { name: "Partitions" }) },
   {
@@ -46,6 +51,7 @@ function stackedCells(row: Locator) {
 }
 
 const NAV_LABELS = [
+  "Overview",
   "Topics",
   "Consumer groups",
   "Schemas",

@@ -112,10 +112,8 @@ export async function createTopic(page: Page, topic: ConsoleTopic): Promise<void
   await form.getByLabel("Partitions").fill(String(topic.partitions));
   await form.getByLabel("Cleanup policy").selectOption(topic.cleanupPolicy);
   await form.getByRole("button", { name: "Create topic" }).click();
-  await page
-    .getByRole("table", { name: "Topics" })
-    .getByRole("rowheader", { name: topic.name, exact: true })
-    .waitFor();
+  // A created topic opens its own page.
+  await page.getByRole("heading", { name: topic.name, level: 1 }).waitFor();
 }
 
 /**

@@ -67,10 +67,13 @@ describe("console walking skeleton", () => {
     await page.getByRole("status").filter({ hasText: "no topics yet" }).waitFor();
 
     await createTopic(page, { name: "customer-profiles", partitions: 3, cleanupPolicy: "compact" });
+    await page.goto("/topics");
     const row = page.getByRole("table", { name: "Topics" }).getByRole("row", { name: /customer-profiles/ });
+    await row.waitFor();
     expect((await row.getByRole("cell").allInnerTexts()).slice(0, 2)).toEqual(["compact", "3"]);
 
     await createTopic(page, { name: "orders", partitions: 1, cleanupPolicy: "delete" });
+    await page.goto("/topics");
     const table = page.getByRole("table", { name: "Topics" });
     await page.getByLabel("Sort by").selectOption("partitions");
     expect(await table.getByRole("rowheader").allTextContents()).toEqual(["customer-profiles", "orders"]);
@@ -98,6 +101,8 @@ describe("console walking skeleton", () => {
     await page.getByRole("status").filter({ hasText: "no topics yet" }).waitFor();
 
     await form.getByRole("button", { name: "Create topic" }).click();
+    await page.getByRole("heading", { name: "account-state", level: 1 }).waitFor();
+    await page.goto("/topics");
     const row = page.getByRole("table", { name: "Topics" }).getByRole("row", { name: /account-state/ });
     await row.waitFor();
     expect((await row.getByRole("cell").allTextContents()).slice(0, 2)).toEqual(["compact", "1"]);
@@ -230,10 +235,10 @@ describe("console walking skeleton", () => {
     const canvas = () => page.evaluate(() => getComputedStyle(document.body).backgroundColor);
     const light = await canvas();
 
-    // Tab order: logo, organization menu, nav links, theme, sign out — no mouse needed.
+    // Tab order: skip link, logo, organization menu, nav links, theme, sign out — no mouse needed.
     const reached: string[] = [];
     await page.locator("body").focus();
-    for (let i = 0; i < 12 && !reached.includes("Theme"); i++) {
+    for (let i = 0; i < 14 && !reached.includes("Theme"); i++) {
       await page.keyboard.press("Tab");
       reached.push(
         await page.evaluate(() => {
@@ -246,7 +251,13 @@ describe("console walking skeleton", () => {
         }),
       );
     }
-    expect(reached.slice(0, 3)).toEqual(["Lastword", "Organization: Night Owl▾", "Topics"]);
+    // The skip link comes first (it bypasses the header), then the header itself.
+    expect(reached.slice(0, 4)).toEqual([
+      "Skip to content",
+      "Lastword",
+      "Organization: Night Owl▾",
+      "Overview",
+    ]);
     expect(reached).toContain("Members");
     expect(reached.at(-1)).toBe("Theme");
 

@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { existsSync } from "node:fs";
-import { mkdtemp, rm } from "node:fs/promises";
+import { mkdir, mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -31,11 +31,23 @@ const webDir = join(repoRoot, "apps/web");
 const REDIS_URL = process.env.REDIS_URL ?? "redis://127.0.0.1:6379";
 const START_TIMEOUT_MS = 60_000;
 
+/** A running web app and worker on their own database, Redis prefix and data dir. */
+export interface ConsoleStack {
+  baseUrl: string;
+  databaseUrl: string;
+  dataDir: string;
+  /** The worker's filesystem object store, when it has one. */
+  objectsDir: string | null;
+  teardown: () => Promise<void>;
+}
+
 /**
- * Starts the built web app and one worker against a fresh database, Redis prefix and data dir,
- * and returns the teardown that removes all of it.
+ * Starts the built web app and one worker against a fresh database, Redis prefix and data dir;
+ * its teardown removes all of it. With `objectStore` the worker keeps partitions in a filesystem
+ * object store (LASTWORD_OBJECT_STORE) and tiers segments to it: a stack of its own, since one
+ * such worker makes the whole fleet one with a store (topic durability says so).
  */
-export default async function setup(project: TestProject): Promise<() => Promise<void>> {
+export async function startConsoleStack(options: { objectStore?: boolean } = {}): Promise<ConsoleStack> {
   if (!existsSync(join(webDir, ".next/BUILD_ID"))) {
     throw new Error("apps/web has no production build: run `npm run build` first (`npm test` does it).");
   }
@@ -43,6 +55,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
   const redisPrefix = `lastword-e2e-${randomBytes(4).toString("hex")}`;
   const workDir = await mkdtemp(join(tmpdir(), "lastword-e2e-"));
   const dataDir = join(workDir, "data");
+  const objectsDir = options.objectStore ? join(workDir, "objects") : null;
   const port = await freePort();
   const baseUrl = `http://127.0.0.1:${port}`;
   const env: NodeJS.ProcessEnv = {
@@ -68,11 +81,17 @@ export default async function setup(project: TestProject): Promise<() => Promise
   };
 
   try {
+    if (objectsDir) await mkdir(objectsDir, { recursive: true });
     const worker = startService("worker", process.execPath, ["--import", "tsx", "apps/worker/src/main.ts"], {
       cwd: repoRoot,
       // A new group's first rebalance at once, as the integration tests' workers do: the 3 s
       // Kafka waits there for more members only delays each spec's kafkajs consumer.
-      env: { ...env, WORKER_ID: "e2e-worker-1", WORKER_KAFKA_GROUP_INITIAL_REBALANCE_DELAY_MS: "0" },
+      env: {
+        ...env,
+        WORKER_ID: objectsDir ? "e2e-tiering-worker" : "e2e-worker-1",
+        WORKER_KAFKA_GROUP_INITIAL_REBALANCE_DELAY_MS: "0",
+        ...(objectsDir ? { LASTWORD_OBJECT_STORE: objectsDir } : {}),
+      },
       logDir: workDir,
     });
     services.push(worker);
@@ -92,12 +111,17 @@ export default async function setup(project: TestProject): Promise<() => Promise
     await teardown();
     throw error;
   }
+  return { baseUrl, databaseUrl: database.url, dataDir, objectsDir, teardown };
+}
 
-  project.provide("baseUrl", baseUrl);
-  project.provide("databaseUrl", database.url);
-  project.provide("dataDir", dataDir);
+/** The stack every spec shares (no object store), provided to them by name. */
+export default async function setup(project: TestProject): Promise<() => Promise<void>> {
+  const stack = await startConsoleStack();
+  project.provide("baseUrl", stack.baseUrl);
+  project.provide("databaseUrl", stack.databaseUrl);
+  project.provide("dataDir", stack.dataDir);
   project.provide("artifactsDir", join(repoRoot, "test-artifacts"));
-  return teardown;
+  return stack.teardown;
 }
 
 function withLog(service: Service) {

@@ -49,7 +49,8 @@ describe("topic page: an uncleanable partition and its retry", () => {
     await showTab(ui.page, "Segments & cleaner");
     await ui.page
       .getByRole("table", { name: "Cleaner runs" })
-      .getByRole("cell", { name: "Failed" })
+      // The result badge opens a disclosure with the pass's error.
+      .locator("summary", { hasText: "Failed" })
       .first()
       .waitFor();
     const bar = ui.page.getByRole("list", { name: "Partition 0 segments" });

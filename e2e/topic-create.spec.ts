@@ -111,10 +111,22 @@ describe("create-topic wizard", () => {
 
   it("creates the topic with those configs set, and puts the server's refusal next to the field", async () => {
     await form.getByRole("button", { name: "Create topic" }).click();
+    // The new topic opens; the list has it, and the form starts over when we come back.
+    await waitOrExplain(
+      ui.page,
+      ui.page.getByRole("heading", { name: TOPIC, level: 1 }),
+      "topic-create-created",
+    );
+    expect(new URL(ui.page.url()).pathname).toBe(`/topics/${TOPIC}`);
+    expect(await saveScreenshotsAtWidths(ui.page, "topic-create-opened")).toEqual({ 1440: 0, 390: 0 });
+    await ui.page.goBack();
     const link = ui.page
       .getByRole("table", { name: "Topics" })
       .getByRole("link", { name: TOPIC, exact: true });
-    await waitOrExplain(ui.page, link, "topic-create-created");
+    await link.waitFor();
+    expect(await form.getByLabel("Topic name").inputValue()).toBe("");
+    expect(await form.getByLabel("Preset").inputValue()).toBe("custom");
+    expect(await form.getByLabel("Partitions").inputValue()).toBe("1");
 
     // The same name again: the API's 409 problem, shown at the name.
     await form.getByLabel("Topic name").fill(TOPIC);

@@ -13,6 +13,7 @@ describe("topic page", () => {
   });
 
   it("opens from the topic list and shows its partitions and configs", async () => {
+    await ui.page.goto("/topics");
     await ui.page.getByRole("table", { name: "Topics" }).getByRole("link", { name: TOPIC }).click();
     await ui.page.waitForURL(`**/topics/${TOPIC}`);
     await ui.page.getByRole("heading", { name: TOPIC, level: 1 }).waitFor();

@@ -1,5 +1,10 @@
 import { describe, expect, it } from "vitest";
-import { durabilityModeWords, recoveryPointWords, type TopicDurability } from "./durability-wording";
+import {
+  durabilityModeWords,
+  recoveryPointWords,
+  type TopicDurability,
+  uploadLagWords,
+} from "./durability-wording";
 
 const NOW = Date.parse("2026-12-02T10:00:10.000Z");
 const partition = (index: number, durableEndOffset: number | null, pendingOffsets: number | null = 0) => ({
@@ -68,5 +73,24 @@ describe("recoveryPointWords", () => {
     expect(recoveryPointWords(d, NOW)).toBe(
       "No recovery point: the partitions are only on their worker's disk, and a lost disk loses them.",
     );
+  });
+});
+
+describe("uploadLagWords", () => {
+  it("counts the offsets not yet uploaded, names the partition furthest behind, and the last upload's age", () => {
+    const d = topic({ mode: "local", partitions: [partition(0, 10, 2), partition(1, 4, 5)] });
+    expect(uploadLagWords(d, NOW)).toBe(
+      "7 offsets not yet uploaded (most: partition 1, 5 offsets); last upload 3 s ago.",
+    );
+  });
+
+  it("says none when every reported offset is uploaded, not known before a report, nothing without a store", () => {
+    expect(uploadLagWords(topic({}), NOW)).toBe(
+      "None: every reported offset is in object storage (last upload 3 s ago).",
+    );
+    expect(uploadLagWords(topic({ partitions: [partition(0, null)] }), NOW)).toBe(
+      "Not known yet: no partition has reported its log end.",
+    );
+    expect(uploadLagWords(topic({ objectStore: false }), NOW)).toBeNull();
   });
 });

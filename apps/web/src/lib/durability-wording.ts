@@ -55,6 +55,25 @@ export function recoveryPointWords(d: TopicDurability, nowMs: number): string {
   return `${capitalize(parts.join("; "))}.`;
 }
 
+/**
+ * How far object storage trails the log: the offsets appended but not yet uploaded (all partitions,
+ * and the one furthest behind) and how long ago the last upload was. Null without an object store.
+ */
+export function uploadLagWords(d: TopicDurability, nowMs: number): string | null {
+  if (!d.objectStore) return null;
+  const reported = d.partitions.filter((p) => p.pendingOffsets !== null);
+  if (reported.length === 0) return "Not known yet: no partition has reported its log end.";
+  const pending = reported.reduce((n, p) => n + (p.pendingOffsets ?? 0), 0);
+  const since =
+    d.lastObjectAt === null
+      ? "no upload yet"
+      : `last upload ${humanDuration(nowMs - Date.parse(d.lastObjectAt))} ago`;
+  if (pending === 0) return `None: every reported offset is in object storage (${since}).`;
+  const worst = reported.reduce((a, b) => ((b.pendingOffsets ?? 0) > (a.pendingOffsets ?? 0) ? b : a));
+  const offsets = (n: number) => `${n} ${n === 1 ? "offset" : "offsets"}`;
+  return `${offsets(pending)} not yet uploaded (most: partition ${worst.partition}, ${offsets(worst.pendingOffsets ?? 0)}); ${since}.`;
+}
+
 function capitalize(text: string): string {
   return text.charAt(0).toUpperCase() + text.slice(1);
 }

@@ -8,6 +8,9 @@ export const partitionSegmentsInput = z.object({
   partition: z.number().int().min(0),
 });
 
+/** Where a segment's bytes are: the worker's disk, both, or object storage alone. */
+export const SEGMENT_TIERS = ["local", "uploaded", "evicted"] as const;
+
 export type PartitionSegmentsInput = z.infer<typeof partitionSegmentsInput>;
 
 const epochMs = z.number().int().nullable();
@@ -51,6 +54,14 @@ export const partitionSegmentsOutput = partitionLogRangeSchema.extend({
       state: segmentStateSchema.meta({
         description: "clean: behind the cleaner checkpoint; dirty: not yet compacted; active: being written",
       }),
+      tier: z.enum(SEGMENT_TIERS).meta({
+        description:
+          "local: on the worker's disk only (its records may be in commit objects); uploaded: on disk and as one object; evicted: in object storage only",
+      }),
+      object: z
+        .object({ key: z.string(), sizeBytes: z.number().int() })
+        .nullable()
+        .meta({ description: "The segment's object in object storage (uploaded and evicted segments)" }),
     }),
   ),
   cleaner: z

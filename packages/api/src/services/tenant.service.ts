@@ -1,6 +1,9 @@
 import { randomUUID } from "node:crypto";
 import type { PrismaClient } from "@lastword/db";
 import { appendAuditEvent } from "@lastword/db";
+import type { Identity } from "../auth/request-identity";
+import type { Clock } from "./api-deps";
+import { auditAs } from "./audit-as";
 import { slugFor } from "./tenant-slug";
 
 export interface Tenant {
@@ -53,4 +56,28 @@ export async function createTenantForUser(
     });
   });
   return { organizationId, organizationSlug: slug };
+}
+
+/**
+ * Renames the caller's tenant (its slug, which API paths and Kafka principals may carry, stays), in
+ * one transaction with a `tenant.renamed` audit event naming both names. Renaming to the current
+ * name changes and records nothing.
+ */
+export async function renameTenant(
+  deps: { prisma: PrismaClient; clock: Clock },
+  identity: Identity,
+  input: { name: string },
+): Promise<{ name: string; changed: boolean }> {
+  return deps.prisma.$transaction(async (tx) => {
+    const before = await tx.organization.findUniqueOrThrow({ where: { id: identity.tenantId } });
+    if (before.name === input.name) return { name: before.name, changed: false };
+    await tx.organization.update({ where: { id: identity.tenantId }, data: { name: input.name } });
+    await auditAs(tx, identity, {
+      action: "tenant.renamed",
+      target: { type: "organization", id: identity.tenantId },
+      data: { from: before.name, to: input.name },
+      now: new Date(deps.clock.now()),
+    });
+    return { name: input.name, changed: true };
+  });
 }

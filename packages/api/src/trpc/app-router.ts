@@ -47,6 +47,8 @@ import { registerSchemaProcedure } from "../procedures/schemas/register-schema";
 import { setCompatibilityProcedure } from "../procedures/schemas/set-compatibility";
 import { topicSubjectsProcedure } from "../procedures/schemas/topic-subjects";
 import { currentTenantProcedure } from "../procedures/tenant/current-tenant";
+import { renameTenantProcedure } from "../procedures/tenant/rename-tenant";
+import { tenantOverviewProcedure } from "../procedures/tenant/tenant-overview";
 import { tenantUsageProcedure } from "../procedures/tenant/tenant-usage";
 import { addPartitionsProcedure } from "../procedures/topics/add-partitions";
 import { alterConfigsProcedure } from "../procedures/topics/alter-configs";
@@ -69,6 +71,8 @@ export const appRouter = router({
   tenant: router({
     current: currentTenantProcedure,
     usage: tenantUsageProcedure,
+    overview: tenantOverviewProcedure,
+    rename: renameTenantProcedure,
   }),
   topics: router({
     create: createTopicProcedure,

@@ -1,10 +1,13 @@
 import { cookies, headers } from "next/headers";
 import { redirect } from "next/navigation";
 import type { ReactNode } from "react";
-import { ConsoleHeader } from "@/components/console/console-header";
+import { CONTENT_COLUMN, ConsoleHeader } from "@/components/console/console-header";
 import { Providers } from "@/components/console/providers";
+import { SkipLink } from "@/components/console/skip-link";
 import { TenantGuard } from "@/components/console/tenant-guard";
 import { parseTheme, THEME_COOKIE } from "@/components/console/theme";
+import { VerificationNotice } from "@/components/console/verification-notice";
+import { serverEnv } from "@/env";
 import { apiServer } from "@/server/api-server";
 import { currentTenant } from "@/server/current-tenant";
 
@@ -26,6 +29,7 @@ export default async function ConsoleLayout({ children }: { children: ReactNode 
   // the previous tenant's topics, keys or members while it refetches.
   return (
     <Providers key={tenant.tenantId} tenantId={tenant.tenantId}>
+      <SkipLink target="content" />
       <TenantGuard tenantId={tenant.tenantId} />
       <ConsoleHeader
         organizations={organizations.map(({ id, name }) => ({ id, name }))}
@@ -34,7 +38,16 @@ export default async function ConsoleLayout({ children }: { children: ReactNode 
         userEmail={session.user.email}
         theme={theme}
       />
-      <main className="mx-auto max-w-5xl px-4 py-8">{children}</main>
+      <VerificationNotice
+        email={session.user.email}
+        verified={session.user.emailVerified}
+        mailLogged={serverEnv().SMTP_URL === undefined}
+      />
+      {/* Fluid up to 1920 px: tables with many columns (partitions, groups, cleaner runs) fit a
+          laptop's width instead of a 1024 px column that clipped their last columns. */}
+      <main id="content" tabIndex={-1} className={`${CONTENT_COLUMN} py-8 outline-none`}>
+        {children}
+      </main>
     </Providers>
   );
 }

@@ -6,6 +6,9 @@ import { SignOutButton } from "./sign-out-button";
 import type { Theme } from "./theme";
 import { ThemeSelect } from "./theme-select";
 
+/** The console's column, shared by the header and the page so their edges line up. */
+export const CONTENT_COLUMN = "mx-auto w-full max-w-[120rem] px-4 lg:px-6";
+
 export function ConsoleHeader(props: {
   organizations: OrganizationChoice[];
   activeOrganizationId: string;
@@ -16,11 +19,12 @@ export function ConsoleHeader(props: {
   const { organizations, activeOrganizationId, role, userEmail, theme } = props;
   return (
     <header className="border-b border-line bg-surface">
-      <div className="mx-auto flex max-w-5xl flex-wrap items-center gap-4 px-4 py-3">
-        <Link href="/topics" className="text-base font-semibold tracking-tight">
+      {/* Tight gaps below 2xl: at 1280 px the nine sections, the organization and the controls fit one row. */}
+      <div className={`${CONTENT_COLUMN} flex flex-wrap items-center gap-x-2 gap-y-3 py-3 2xl:gap-x-4`}>
+        <Link href="/overview" className="text-base font-semibold tracking-tight">
           Lastword
         </Link>
-        <span aria-hidden="true" className="text-line">
+        <span aria-hidden="true" className="hidden text-line 2xl:inline">
           /
         </span>
         <OrganizationSwitcher

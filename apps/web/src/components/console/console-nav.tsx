@@ -7,6 +7,7 @@ import { Caret } from "../ui/caret";
 import { FLOATING_PANEL, FLOATING_PLACEMENT } from "../ui/floating-panel";
 
 const LINKS = [
+  { href: "/overview", label: "Overview" },
   { href: "/topics", label: "Topics" },
   { href: "/consumer-groups", label: "Consumer groups" },
   { href: "/schemas", label: "Schemas" },
@@ -37,7 +38,7 @@ export function ConsoleNav() {
             <Link
               href={link.href}
               aria-current={current === link ? "page" : undefined}
-              className={`rounded-md px-3 py-2 text-sm font-medium ${current === link ? "bg-accent/10 text-accent" : "text-muted hover:text-ink"}`}
+              className={`rounded-md px-2 py-2 text-sm font-medium 2xl:px-3 ${current === link ? "bg-accent/10 text-accent" : "text-muted hover:text-ink"}`}
             >
               {link.label}
             </Link>

@@ -7,6 +7,7 @@ import { useTRPC } from "@/lib/trpc";
 import { Badge } from "../ui/badge";
 import { Card } from "../ui/card";
 import { DataRow, DataTable } from "../ui/data-table";
+import { Disclosure } from "../ui/disclosure";
 import { ErrorNotice, StatusNotice } from "../ui/notice";
 
 const RUNS_REFRESH_MS = 5_000;
@@ -64,9 +65,13 @@ export function CleanerRuns({ topic }: { topic: string }) {
               <td className="py-2 pr-4 tabular-nums">{run.tombstonesRemoved}</td>
               <td className="py-2">
                 {run.error ? (
-                  <span title={run.error}>
-                    <Badge tone="warning">{run.status === "abandoned" ? "Abandoned" : "Failed"}</Badge>
-                  </span>
+                  <Disclosure
+                    summary={
+                      <Badge tone="warning">{run.status === "abandoned" ? "Abandoned" : "Failed"}</Badge>
+                    }
+                  >
+                    {run.error}
+                  </Disclosure>
                 ) : (
                   <Badge>{run.status}</Badge>
                 )}

@@ -1,7 +1,7 @@
 "use client";
 
 import { useQuery } from "@tanstack/react-query";
-import { durabilityModeWords, recoveryPointWords } from "@/lib/durability-wording";
+import { durabilityModeWords, recoveryPointWords, uploadLagWords } from "@/lib/durability-wording";
 import { humanDuration } from "@/lib/human-duration";
 import { formatBytes } from "@/lib/partition-stats";
 import { useTRPC } from "@/lib/trpc";
@@ -48,6 +48,12 @@ export function DurabilityCard({ topic }: { topic: string }) {
             <dd className="font-medium">{durabilityModeWords(d)}</dd>
             <dt className="text-muted">Recovery point</dt>
             <dd>{recoveryPointWords(d, now)}</dd>
+            {uploadLagWords(d, now) === null ? null : (
+              <>
+                <dt className="text-muted">Upload lag</dt>
+                <dd>{uploadLagWords(d, now)}</dd>
+              </>
+            )}
           </dl>
           <DataTable label="Partition durability" titles={TITLES}>
             {d.partitions.map((p) => (

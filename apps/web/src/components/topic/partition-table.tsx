@@ -2,6 +2,7 @@ import { formatBytes, type PartitionStats, parsePartitionStats } from "@/lib/par
 import { Badge } from "../ui/badge";
 import { Card } from "../ui/card";
 import { DataTable } from "../ui/data-table";
+import { Disclosure } from "../ui/disclosure";
 import { CleanPartitionButton } from "./clean-partition-button";
 import { DirtyRatioMeter } from "./dirty-ratio-meter";
 
@@ -115,9 +116,7 @@ function PartitionRow({
 function PartitionStatus({ stats }: { stats: PartitionStats }) {
   if (stats.uncleanable) {
     return (
-      <span title={stats.uncleanable.error}>
-        <Badge tone="warning">Uncleanable</Badge>
-      </span>
+      <Disclosure summary={<Badge tone="warning">Uncleanable</Badge>}>{stats.uncleanable.error}</Disclosure>
     );
   }
   if (stats.cleanable) return <Badge tone="accent">Cleaning due</Badge>;

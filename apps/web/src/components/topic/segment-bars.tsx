@@ -12,6 +12,7 @@ import { FLOATING_PANEL, FLOATING_PLACEMENT } from "../ui/floating-panel";
 
 type Segment = RouterOutputs["topics"]["segments"]["segments"][number];
 type SegmentState = Segment["state"];
+type SegmentTier = Segment["tier"];
 
 /** Fast enough to watch a cleaner pass land; each bar is one small worker call. */
 const SEGMENTS_REFRESH_MS = 3_000;
@@ -30,6 +31,18 @@ const STATE_MEANING: Record<SegmentState, string> = {
   dirty: "Dirty: written since the last pass, may hold superseded values",
   active: "Active: being written, never compacted",
 };
+/** Drawn over the state's colour: a stripe under an uploaded block, hatching over an evicted one. */
+const TIER_STYLE: Record<SegmentTier, string> = {
+  local: "",
+  uploaded: "shadow-[inset_0_-4px_0_0_var(--color-accent)]",
+  evicted:
+    "opacity-60 bg-[repeating-linear-gradient(135deg,transparent_0_4px,rgb(255_255_255/0.55)_4px_7px)]",
+};
+const TIER_MEANING: Record<SegmentTier, string> = {
+  local: "Local: on the worker's disk only",
+  uploaded: "Uploaded: on disk and in object storage",
+  evicted: "Evicted: in object storage only",
+};
 const timeFormat = new Intl.DateTimeFormat("en", { dateStyle: "short", timeStyle: "medium" });
 
 /** Per partition, its log as the worker holds it now: segments as blocks proportional to bytes. */
@@ -37,13 +50,24 @@ export function SegmentBars({ topic, partitions }: { topic: string; partitions: 
   return (
     <Card
       title="Segments"
-      description="Each block is one segment file, sized by its bytes. The cleaner turns dirty segments clean; the active one is left alone."
+      description="Each block is one segment file, sized by its bytes. The cleaner turns dirty segments clean; the active one is left alone. With an object store, closed segments are uploaded, and past the topic's local retention evicted from disk."
     >
-      <ul aria-label="Segment states" className="mb-4 flex flex-wrap gap-x-5 gap-y-1 text-xs text-muted">
+      <ul aria-label="Segment states" className="mb-2 flex flex-wrap gap-x-5 gap-y-1 text-xs text-muted">
         {(Object.keys(STATE_STYLE) as SegmentState[]).map((state) => (
           <li key={state} className="flex items-center gap-1.5">
             <span aria-hidden="true" className={`inline-block size-3 rounded-sm ${STATE_STYLE[state]}`} />
             {STATE_MEANING[state]}
+          </li>
+        ))}
+      </ul>
+      <ul aria-label="Segment tiers" className="mb-4 flex flex-wrap gap-x-5 gap-y-1 text-xs text-muted">
+        {(Object.keys(TIER_STYLE) as SegmentTier[]).map((tier) => (
+          <li key={tier} className="flex items-center gap-1.5">
+            <span
+              aria-hidden="true"
+              className={`inline-block size-3 rounded-sm bg-slate-400 ${TIER_STYLE[tier]}`}
+            />
+            {TIER_MEANING[tier]}
           </li>
         ))}
       </ul>
@@ -117,8 +141,9 @@ function SegmentBlocks({ partition, segments }: { partition: number; segments: r
                 <button
                   type="button"
                   data-state={segment.state}
+                  data-tier={segment.tier}
                   aria-label={segmentLabel(segment)}
-                  className={`block size-full focus-visible:relative focus-visible:z-10 ${STATE_STYLE[segment.state]}`}
+                  className={`block size-full focus-visible:relative focus-visible:z-10 ${STATE_STYLE[segment.state]} ${TIER_STYLE[segment.tier]}`}
                 />
               </Tooltip.Trigger>
               <Tooltip.Portal>
@@ -145,15 +170,23 @@ function SegmentFacts({ segment }: { segment: Segment }) {
     ["Records", String(segment.records)],
     ["Tombstones", String(segment.tombstones)],
     ["Time", timeRange(segment)],
+    ["Tier", TIER_MEANING[segment.tier].split(":")[0] ?? segment.tier],
+    ...(segment.object
+      ? ([
+          ["Object", segment.object.key],
+          ["Object size", formatBytes(segment.object.sizeBytes)],
+        ] as [string, string][])
+      : []),
   ];
   return (
     <>
       <p className="mb-1 font-medium">{STATE_MEANING[segment.state]}</p>
+      <p className="mb-1 text-muted">{TIER_MEANING[segment.tier]}</p>
       <dl className="grid grid-cols-[4.5rem_1fr] gap-x-2 gap-y-0.5">
         {rows.map(([term, value]) => (
           <div key={term} className="contents">
             <dt className="text-muted">{term}</dt>
-            <dd className="tabular-nums">{value}</dd>
+            <dd className="tabular-nums break-all">{value}</dd>
           </div>
         ))}
       </dl>
@@ -174,5 +207,7 @@ function timeRange(segment: Segment): string {
 }
 
 function segmentLabel(segment: Segment): string {
-  return `${segment.state} segment, offsets ${offsetRange(segment)}, ${formatBytes(segment.sizeBytes)}, ${segment.records} records`;
+  // Local is every segment's tier without an object store: only the others are worth saying.
+  const tier = segment.tier === "local" ? "" : `, ${segment.tier}`;
+  return `${segment.state} segment, offsets ${offsetRange(segment)}, ${formatBytes(segment.sizeBytes)}, ${segment.records} records${tier}`;
 }

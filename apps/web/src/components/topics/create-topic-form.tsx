@@ -2,6 +2,7 @@
 
 import type { TopicConfigName } from "@lastword/api/topic-rules";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useRouter } from "next/navigation";
 import { useState } from "react";
 import { CLEANUP_POLICIES, type CleanupPolicy, explainPolicy } from "@/lib/cleanup-policy";
 import {
@@ -33,6 +34,7 @@ type Edits = Partial<Record<TopicConfigName, FieldInput>>;
 export function CreateTopicForm() {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
+  const router = useRouter();
   const [name, setName] = useState("");
   const [partitions, setPartitions] = useState("1");
   const [preset, setPreset] = useState<TopicPreset | typeof CUSTOM>(CUSTOM);
@@ -47,9 +49,17 @@ export function CreateTopicForm() {
     trpc.topics.create.mutationOptions({
       onSuccess: async (result) => {
         if (result.validateOnly) return;
+        // The form starts over (coming back finds it empty) and the new topic opens: its page is
+        // where the next step (producing, connecting a client) is, and it shows the topic's warnings.
         setName("");
+        setPartitions("1");
+        setPreset(CUSTOM);
+        setPolicy("compact");
+        setEdits({});
         setAttempted(false);
+        create.reset();
         await queryClient.invalidateQueries({ queryKey: trpc.topics.list.queryKey() });
+        router.push(`/topics/${encodeURIComponent(result.topic.name)}`);
       },
       onError: (error) => setRefused(serverFieldErrors(error.data?.problem, error.message)),
     }),

@@ -10,6 +10,7 @@ import { useTRPC } from "@/lib/trpc";
 import { DirtyRatioMeter } from "../topic/dirty-ratio-meter";
 import { Badge } from "../ui/badge";
 import { DataTable } from "../ui/data-table";
+import { Disclosure } from "../ui/disclosure";
 import { SelectField, TextField } from "../ui/field";
 import { ErrorNotice, RefreshFailedNotice, StatusNotice } from "../ui/notice";
 import { PolicyBadge } from "./policy-badge";
@@ -167,14 +168,20 @@ function UsageCells({ topic }: { topic: TopicRow }) {
 
 function WarningsBadge({ topic, warnings }: { topic: string; warnings: TopicRow["warnings"] }) {
   if (warnings.length === 0) return <span className="text-xs text-muted">None</span>;
-  const said = warnings.map((w) => w.message).join(" ");
   return (
-    <span title={said} className="whitespace-nowrap">
-      <Badge tone="warning">{warnings.length === 1 ? "1 warning" : `${warnings.length} warnings`}</Badge>
-      <span className="sr-only">
-        {" "}
-        on {topic}: {said}
-      </span>
-    </span>
+    <Disclosure
+      summary={
+        <Badge tone="warning">
+          <span>{warnings.length === 1 ? "1 warning" : `${warnings.length} warnings`}</span>
+          <span className="sr-only"> on {topic}</span>
+        </Badge>
+      }
+    >
+      <ul className="list-disc pl-4">
+        {warnings.map((w) => (
+          <li key={w.code}>{w.message}</li>
+        ))}
+      </ul>
+    </Disclosure>
   );
 }

@@ -25,7 +25,7 @@ export default function CompliancePage() {
       <FileRequestForm />
       <Card title="Audit trail" description="Every event of this organization, hash-chained, as CSV or JSON.">
         <p className="mb-3 text-sm">
-          <Link href="/compliance/audit" className="text-accent hover:underline">
+          <Link href="/compliance/audit" className="text-accent underline underline-offset-2">
             Open the audit trail
           </Link>{" "}
           to filter events, see who made each, and verify the chain.

@@ -1,4 +1,5 @@
 import type { Metadata } from "next";
+import { RenameOrganizationForm } from "@/components/tenant/rename-organization-form";
 import { TenantQuotas } from "@/components/tenant/tenant-quotas";
 import { ConsolePage } from "@/components/ui/console-page";
 
@@ -10,12 +11,14 @@ export default function TenantSettingsPage() {
       title="Tenant settings"
       intro={
         <>
-          The limits this tenant is held to. Over one, the service answers with an error that names the limit
-          (Kafka clients see its error code and message; REST a problem response), counts it in its metrics,
-          and other tenants notice nothing. To change a limit, ask the operator.
+          The organization's name, and the limits this tenant is held to. Over one, the service answers with
+          an error that names the limit (Kafka clients see its error code and message; REST a problem
+          response), counts it in its metrics, and other tenants notice nothing. To change a limit, ask the
+          operator.
         </>
       }
     >
+      <RenameOrganizationForm />
       <TenantQuotas />
     </ConsolePage>
   );
