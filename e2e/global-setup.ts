@@ -70,7 +70,9 @@ export default async function setup(project: TestProject): Promise<() => Promise
   try {
     const worker = startService("worker", process.execPath, ["--import", "tsx", "apps/worker/src/main.ts"], {
       cwd: repoRoot,
-      env: { ...env, WORKER_ID: "e2e-worker-1" },
+      // A new group's first rebalance at once, as the integration tests' workers do: the 3 s
+      // Kafka waits there for more members only delays each spec's kafkajs consumer.
+      env: { ...env, WORKER_ID: "e2e-worker-1", WORKER_KAFKA_GROUP_INITIAL_REBALANCE_DELAY_MS: "0" },
       logDir: workDir,
     });
     services.push(worker);

@@ -1,6 +1,6 @@
 import { availableParallelism, cpus } from "node:os";
 import { createTestDatabase } from "@lastword/db/testing";
-import { simulateFleet } from "./fleet-sim";
+import { measureStatementFloor, simulateFleet } from "./fleet-sim";
 
 const WORKERS = 50;
 /** BENCH_FLEET_SIZES=10000,30000,100000 (partitions); BENCH_FLEET_RATES=0,1 (produces/s per partition). */
@@ -8,6 +8,12 @@ const sizes = (process.env.BENCH_FLEET_SIZES ?? "10000,30000,100000").split(",")
 const rates = (process.env.BENCH_FLEET_RATES ?? "0,1").split(",").map(Number);
 const WARMUP_MS = 4_000;
 const MEASURE_MS = Number(process.env.BENCH_FLEET_MEASURE_MS ?? 10_000);
+/** Connections of the statement floor (after each size's simulation; BENCH_FLEET_FLOOR=0: none). */
+const FLOOR_CONNECTIONS = (process.env.BENCH_FLEET_FLOOR ?? "1,2")
+  .split(",")
+  .map(Number)
+  .filter((n) => n > 0);
+const FLOOR_MS = 4_000;
 
 /**
  * Past one machine, by simulation (fleet-sim.ts): 50 workers' leases, heartbeats, load snapshots
@@ -26,12 +32,12 @@ export async function fleetBenchmark(): Promise<void> {
   );
   for (const partitions of sizes) {
     const db = await createTestDatabase("lastword_bench_fleet");
+    const database = { databaseUrl: db.url, prisma: db.prisma };
     try {
       let seed = true;
       for (const rate of rates) {
         const r = await simulateFleet({
-          databaseUrl: db.url,
-          prisma: db.prisma,
+          ...database,
           partitions,
           workers: WORKERS,
           producesPerPartitionPerSecond: rate,
@@ -52,6 +58,15 @@ export async function fleetBenchmark(): Promise<void> {
             (r.failures.size > 0
               ? ` | failed: ${[...r.failures].map(([k, n]) => `${n} × ${k}`).join(", ")}`
               : ""),
+        );
+      }
+      // What this server does at most with the same statements, nothing else running (fleet-sim.ts).
+      for (const connections of FLOOR_CONNECTIONS) {
+        const floor = await measureStatementFloor({ ...database, connections, durationMs: FLOOR_MS });
+        console.log(
+          `  ${partitions} | floor, ${connections} connection(s) back to back, ${Math.ceil(partitions / WORKERS)} partitions a statement: ` +
+            `partition commits/s ${floor.commitRowsPerSecond.toFixed(0)} | lease rows renewed/s ${floor.renewRowsPerSecond.toFixed(0)} | ` +
+            `one snapshot alone ${floor.snapshotMs.toFixed(1)} ms`,
         );
       }
     } finally {

@@ -191,16 +191,7 @@ export async function simulateFleet(options: FleetSimOptions): Promise<FleetSimR
       retry = [];
       lastFlushAt = flushAt;
       if (dirty.length === 0) continue;
-      const entries: CommitEntry[] = dirty.map((held, i) => ({
-        partitionId: held.partitionId,
-        epoch: held.epoch,
-        baseOffset: held.end,
-        lastOffset: held.end + RECORDS_PER_PRODUCE - 1,
-        position: i * BYTES_PER_PRODUCE,
-        byteSize: BYTES_PER_PRODUCE,
-        sha256: SHA256,
-        startsSegment: false,
-      }));
+      const entries = produceOnEach(dirty);
       const committed = await timed("commit", () =>
         worker.manifest.commit(commitObjectKey(worker.id), entries),
       );
@@ -280,6 +271,20 @@ async function seedFleet(prisma: PrismaClient, partitions: number, tag: string):
   }
 }
 
+/** One produce's commit entry for each partition, laid out one after another in the commit object. */
+function produceOnEach(held: readonly Held[]): CommitEntry[] {
+  return held.map((partition, i) => ({
+    partitionId: partition.partitionId,
+    epoch: partition.epoch,
+    baseOffset: partition.end,
+    lastOffset: partition.end + RECORDS_PER_PRODUCE - 1,
+    position: i * BYTES_PER_PRODUCE,
+    byteSize: BYTES_PER_PRODUCE,
+    sha256: SHA256,
+    startsSegment: false,
+  }));
+}
+
 /** Each held partition independently with probability `p` (a produce arrived since the last window). */
 function pickDirty(held: readonly Held[], p: number): Held[] {
   if (p >= 1) return [...held];
@@ -288,4 +293,82 @@ function pickDirty(held: readonly Held[], p: number): Held[] {
   const skip = () => Math.floor(Math.log(1 - Math.random()) / Math.log(1 - p));
   for (let i = skip(); i < held.length; i += 1 + skip()) dirty.push(held[i]!);
   return dirty;
+}
+
+export interface StatementFloor {
+  /** Partition commits per second with every connection committing its worker's whole share, back to back. */
+  commitRowsPerSecond: number;
+  /** Lease rows renewed per second, the same way. */
+  renewRowsPerSecond: number;
+  /** One load snapshot on its own (median of a few), the cost every worker pays per claim tick. */
+  snapshotMs: number;
+}
+
+/**
+ * What this Postgres does at most with the simulation's statements, nothing else running: `connections`
+ * of the simulated workers (a fleet `simulateFleet` left behind, same tag) each commit every
+ * partition they hold in one statement, again as soon as it returns, for `durationMs`; then renew
+ * the same way; then time a snapshot alone. The rows per second are the ceiling of the fleet's
+ * partition commits per second on this server, whatever the batching.
+ */
+export async function measureStatementFloor(options: {
+  databaseUrl: string;
+  prisma: PrismaClient;
+  connections: number;
+  durationMs: number;
+  tag?: string;
+}): Promise<StatementFloor> {
+  const tag = options.tag ?? "fleet";
+  const workers = await Promise.all(
+    Array.from({ length: options.connections }, async (_, i) => {
+      const id = `sim-${tag}-${i}`;
+      const rows = await options.prisma.$queryRaw<{ id: string; epoch: number; end: bigint }[]>`
+        SELECT "id", "leaseEpoch" AS "epoch", "durableEndOffset" AS "end" FROM "Partition" WHERE "ownerWorkerId" = ${id}`;
+      return {
+        id,
+        manifest: new ManifestRepository(options.databaseUrl, id, 1),
+        leases: new LeaseRepository(options.prisma, id, DEFAULT_LEASE_TTL_MS),
+        held: rows.map((row) => ({ partitionId: row.id, epoch: row.epoch, end: Number(row.end) })),
+      };
+    }),
+  );
+  const backToBack = async (run: (worker: (typeof workers)[number]) => Promise<number>) => {
+    const startedAt = performance.now();
+    const rows = await Promise.all(
+      workers.map(async (worker) => {
+        let done = 0;
+        while (performance.now() - startedAt < options.durationMs) done += await run(worker);
+        return done;
+      }),
+    );
+    return rows.reduce((sum, n) => sum + n, 0) / ((performance.now() - startedAt) / 1000);
+  };
+  try {
+    const commitRowsPerSecond = await backToBack(async (worker) => {
+      const entries = produceOnEach(worker.held);
+      const committed = await worker.manifest.commit(commitObjectKey(worker.id), entries);
+      if (committed.size !== entries.length) {
+        throw new Error(`${worker.id}: committed ${committed.size} of ${entries.length}`);
+      }
+      for (const held of worker.held) held.end += RECORDS_PER_PRODUCE;
+      return committed.size;
+    });
+    const renewRowsPerSecond = await backToBack(async (worker) => (await worker.leases.renewAll()).length);
+    const snapshots: number[] = [];
+    for (let i = 0; i < 5; i++) {
+      const at = performance.now();
+      await workers[0]!.leases.loadSnapshot();
+      snapshots.push(performance.now() - at);
+    }
+    return {
+      commitRowsPerSecond,
+      renewRowsPerSecond,
+      snapshotMs: percentile(
+        snapshots.sort((a, b) => a - b),
+        50,
+      ),
+    };
+  } finally {
+    await Promise.all(workers.map((worker) => worker.manifest.close()));
+  }
 }

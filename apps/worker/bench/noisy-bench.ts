@@ -3,7 +3,8 @@
 // (noisy-flood.ts), floods the same worker at its quota with compression bombs, big compressed
 // batches, connections and large fetches. A's produce and fetch latency is measured alone and then
 // under the flood, in the same run; with it the worker's event-loop delay (its own
-// monitorEventLoopDelay, from /metrics), the leases it lost, and what it refused or throttled B.
+// monitorEventLoopDelay, from /metrics), its full garbage collections, the leases it lost, and what
+// it refused or throttled B.
 // Then the floor: A again while B is replaced by a pure CPU burner using the cores as B's flood did
 // (its process and the worker's extra CPU for it), which sends the worker nothing — what sharing
 // the machine's cores alone costs A.
@@ -106,6 +107,17 @@ interface PhaseResult {
   errors: number;
   loopP99Ms: number;
   loopMaxMs: number;
+  /** Full collections on the worker's event-loop thread during the phase, and the ms they held it. */
+  majorGcs: number;
+  majorGcMs: number;
+}
+
+/** The worker's full collections so far (lastword_gc_total / _seconds_total, kind major). */
+function majorGc(body: string): { count: number; ms: number } {
+  return {
+    count: metricSample(body, 'lastword_gc_total{kind="major"}'),
+    ms: metricSample(body, 'lastword_gc_seconds_total{kind="major"}') * 1000,
+  };
 }
 
 async function scrape(worker: Worker): Promise<string> {
@@ -118,10 +130,18 @@ async function tenantA(
   key: { id: string; secret: string },
   seconds: number,
 ): Promise<PhaseResult> {
-  await scrape(worker); // starts the event-loop interval
+  const gcBefore = majorGc(await scrape(worker)); // also starts the event-loop interval
   const producer = await RawKafka.login(worker.kafka, key);
   const consumer = await RawKafka.login(worker.kafka, key);
-  const result: PhaseResult = { produce: [], fetch: [], errors: 0, loopP99Ms: 0, loopMaxMs: 0 };
+  const result: PhaseResult = {
+    produce: [],
+    fetch: [],
+    errors: 0,
+    loopP99Ms: 0,
+    loopMaxMs: 0,
+    majorGcs: 0,
+    majorGcMs: 0,
+  };
   const until = performance.now() + seconds * 1000;
   const value = randomBytes(1024);
   for (let i = 0; performance.now() < until; i++) {
@@ -154,6 +174,9 @@ async function tenantA(
   const body = await scrape(worker);
   result.loopP99Ms = metricSample(body, 'lastword_event_loop_delay_seconds{quantile="0.99"}') * 1000;
   result.loopMaxMs = metricSample(body, 'lastword_event_loop_delay_seconds{quantile="1"}') * 1000;
+  const gcAfter = majorGc(body);
+  result.majorGcs = gcAfter.count - gcBefore.count;
+  result.majorGcMs = gcAfter.ms - gcBefore.ms;
   return result;
 }
 
@@ -163,7 +186,7 @@ function row(label: string, r: PhaseResult): string {
       [...xs].sort((a, b) => a - b),
       q,
     ).toFixed(1);
-  return `| ${label} | ${p(r.produce, 50)} / ${p(r.produce, 99)} | ${p(r.fetch, 50)} / ${p(r.fetch, 99)} | ${r.loopP99Ms.toFixed(1)} / ${r.loopMaxMs.toFixed(1)} | ${r.produce.length} (${r.errors} errors) |`;
+  return `| ${label} | ${p(r.produce, 50)} / ${p(r.produce, 99)} | ${p(r.fetch, 50)} / ${p(r.fetch, 99)} | ${r.loopP99Ms.toFixed(1)} / ${r.loopMaxMs.toFixed(1)} | ${r.majorGcs} / ${r.majorGcMs.toFixed(0)} | ${r.produce.length} (${r.errors} errors) |`;
 }
 
 export async function noisyNeighbourBenchmark(): Promise<void> {
@@ -265,8 +288,10 @@ export async function noisyNeighbourBenchmark(): Promise<void> {
     console.log(
       `\nnoisy neighbour — ${new Date().toISOString()}, ${cpus().length} × ${cpus()[0]?.model}, Node ${process.version}, load ${loadBefore} → ${load()}, ${SECONDS} s per phase, B's requestTimeMsPerSecond ${B_REQUEST_MS}`,
     );
-    console.log("| A (ms) | produce p50 / p99 | fetch p50 / p99 | event-loop delay p99 / max | produces |");
-    console.log("| --- | ---: | ---: | ---: | ---: |");
+    console.log(
+      "| A (ms) | produce p50 / p99 | fetch p50 / p99 | event-loop delay p99 / max | worker's full GCs / ms | produces |",
+    );
+    console.log("| --- | ---: | ---: | ---: | ---: | ---: |");
     console.log(row("alone", idle));
     console.log(row("under B's flood", noisy));
     console.log(row(`beside a CPU burner of B's ${bCores.toFixed(2)} cores`, burnt));

@@ -1,6 +1,7 @@
 // Worker benchmarks (`npm run bench`): produce through the data plane vs in-process append, the
 // cleaner scheduler over 2,000 partitions of 200 tenants, produce and cold start with an object store
-// (objects), the cleaner and an erasure over remote segments (tiering), erasure requests filed →
+// (objects), the cleaner and an erasure over remote segments (tiering), a compacted partition of
+// 1 M keys in object storage moving to an empty worker (takeover), erasure requests filed →
 // proven on npm start's setup (erasure), 50 workers' Postgres load
 // simulated (fleet), and the Kafka listener (cold start, fetch,
 // produce with real clients: kafka), one tenant's latency under another's flood (noisy), and partitions
@@ -19,6 +20,7 @@ import { noisyNeighbourBenchmark } from "./noisy-bench";
 import { objectsBenchmark } from "./objects-bench";
 import { produceBenchmark } from "./produce-bench";
 import { schedulerBenchmark } from "./scheduler-bench";
+import { takeoverBenchmark } from "./takeover-bench";
 import { tieringBenchmark } from "./tiering-bench";
 
 async function main(): Promise<void> {
@@ -33,6 +35,8 @@ async function main(): Promise<void> {
     if (wanted("objects")) await objectsBenchmark({ dataDir: join(dataDir, "objects") });
     if (wanted("fleet")) await fleetBenchmark();
     if (wanted("tiering")) await tieringBenchmark({ dataDir: join(dataDir, "tiering") });
+    // A compacted partition of 1 M keys in object storage moving to an empty worker (issue 35).
+    if (wanted("takeover")) await takeoverBenchmark({ dataDir: join(dataDir, "takeover") });
     if (wanted("erasure")) await erasureProofBenchmark({ dataDir: join(dataDir, "erasure") });
     // Its own database and processes (bench/flag-states.ts of the client package); BENCH_KEYS scales it.
     if (wanted("kafka")) await kafkaBenchmark();

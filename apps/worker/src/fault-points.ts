@@ -14,7 +14,9 @@ import type { DecodedRequest } from "@lastword/kafka-protocol";
  * - `before-segment-swap`: a closed (or cleaned) segment's object is PUT, the rows it replaces not swapped;
  * - `before-tail-swap`: a partition's consolidated commit rows are PUT as its own object, not swapped;
  * - `before-superseded-delete`: the manifest stopped naming an object, which is not deleted yet;
- * - `after-clean-before-upload`: a cleaner pass swapped its segments on disk, none uploaded yet.
+ * - `after-clean-before-upload`: a cleaner pass swapped its segments on disk, none uploaded yet;
+ * - `after-txn-prepare`: a transaction's PrepareCommit/PrepareAbort is durable, no marker written yet
+ *   (the next coordinator must finish it: kafka/transactions/txn-coordinator.ts).
  */
 export const FAULT_POINTS = [
   "after-append",
@@ -23,6 +25,7 @@ export const FAULT_POINTS = [
   "before-tail-swap",
   "before-superseded-delete",
   "after-clean-before-upload",
+  "after-txn-prepare",
 ] as const;
 
 export type FaultPoint = (typeof FAULT_POINTS)[number];

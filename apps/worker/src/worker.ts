@@ -1,52 +1,34 @@
 import { randomBytes } from "node:crypto";
 import type { Server } from "node:http";
-import { tenantQuota } from "@lastword/api/tenant-quota";
+import type { DataPlaneClient } from "@lastword/dataplane";
 import { createPrisma, type PrismaClient } from "@lastword/db";
-import { DEFAULT_PROOF_TIMINGS, proofDelays, totalDelayMs } from "@lastword/erasure";
 import { DEFAULT_SCHEDULER_TICK_MS } from "@lastword/jobs";
 import { type Clock, systemClock } from "@lastword/logstore";
 import type { ObjectStore } from "@lastword/object-store";
-import type { Registry } from "prom-client";
-import { CLEANER_MAX_ATTEMPTS, CleanerHealthBook } from "./cleaner/cleaner-health";
-import { CleanerPasses } from "./cleaner/cleaner-pass";
-import { CleanerRunRepository } from "./cleaner/cleaner-run.repository";
-import { CleanerScheduler } from "./cleaner/cleaner-scheduler";
-import type { CleanerView } from "./dataplane/dataplane-handlers";
-import { closeServer, createDataPlaneServer, listen } from "./dataplane/dataplane-server";
-import { ObjectStorage, type ObjectStorageTimings } from "./durability/object-storage";
-import { closedBasesBelow, ErasureGuard } from "./erasure/erasure-guard";
-import { type CrashHook, crashAt, type FaultPoint } from "./fault-points";
+import { createCleaner } from "./cleaner/cleaner-room";
+import type { CleanerScheduler } from "./cleaner/cleaner-scheduler";
+import { startDataPlane } from "./dataplane/dataplane-room";
+import { closeServer } from "./dataplane/dataplane-server";
+import { createDurability, describeBucket } from "./durability/durability-room";
+import type { ObjectStorage, ObjectStorageTimings } from "./durability/object-storage";
+import { createErasureGuard } from "./erasure/erasure-room";
+import { crashAt, type FaultPoint } from "./fault-points";
 import type { OpenLog } from "./hosting/hosted-log";
-import { withKeyIndex } from "./hosting/indexed-log";
-import { OwnershipLoop } from "./hosting/ownership-loop";
-import { PartitionHost } from "./hosting/partition-host";
-import { TombstoneAudit } from "./hosting/tombstone-audit";
-import { DEFAULT_INFLATE_POOL, InflatePool, type InflatePoolConfig } from "./inflation/inflate-pool";
-import { AppendSignal } from "./kafka/append-signal";
-import { ClientSightings } from "./kafka/client-sightings";
-import { DEFAULT_GROUP_TIMINGS, GroupCoordinator } from "./kafka/groups/group-coordinator";
+import { createHosting, startOwnershipLoop } from "./hosting/hosting-room";
+import type { OwnershipLoop } from "./hosting/ownership-loop";
+import type { PartitionHost } from "./hosting/partition-host";
+import type { TombstoneAudit } from "./hosting/tombstone-audit";
+import type { GroupCoordinator } from "./kafka/groups/group-coordinator";
 import { describeGroup } from "./kafka/groups/group-description";
-import { GroupLeaseRepository } from "./kafka/groups/group-lease.repository";
-import { GroupOffsetsRepository } from "./kafka/groups/group-offsets.repository";
-import type { GroupTimings } from "./kafka/groups/group-state";
-import { KafkaCatalog } from "./kafka/kafka-catalog";
-import { type KafkaListener, type KafkaListenerConfig, startKafkaListener } from "./kafka/kafka-listener";
-import { KafkaPrincipals } from "./kafka/kafka-principals";
-import { type KafkaQuotaConfig, KafkaQuotas } from "./kafka/kafka-quotas";
+import type { KafkaListener } from "./kafka/kafka-listener";
+import { type KafkaConfig, type KafkaRoom, startKafka } from "./kafka/kafka-room";
 import { KafkaRowExpiry } from "./kafka/kafka-row-expiry";
-import { LatestViews } from "./kafka/latest-view";
-import { ProduceInflation } from "./kafka/produce-inflation";
-import { ProducerIdRepository } from "./kafka/producers/producer-ids.repository";
-import type { TestFaults } from "./kafka/test-faults";
+import type { TxnCoordinator } from "./kafka/transactions/txn-coordinator";
 import { createLogger, type Logger, type LogLevel } from "./logger";
-import type { FetchTally } from "./metrics/fetch-tally";
 import { WorkerMetrics } from "./metrics/metrics";
-import { PartitionStatsRepository } from "./metrics/partition-stats.repository";
-import { FenceRepository } from "./ownership/fence.repository";
-import { LeaseRepository } from "./ownership/lease.repository";
+import { createOwnership, type Ownership } from "./ownership/ownership-room";
 import { removeOrphanedPartitions, removeStaleCopies } from "./ownership/partition-janitor";
-import { WorkerRegistry } from "./ownership/worker-registry";
-import { WorkerSession } from "./ownership/worker-session";
+import type { WorkerSession } from "./ownership/worker-session";
 import { ShutdownSequence } from "./shutdown";
 
 export interface WorkerConfig {
@@ -73,18 +55,7 @@ export interface WorkerConfig {
   /** Cleaner and retention scheduling through BullMQ; without it passes run only when requested. */
   scheduling?: SchedulingConfig;
   /** The Kafka listener; without it this worker is no broker (Metadata does not list it). */
-  kafka?: KafkaListenerConfig & {
-    advertisedHost?: string;
-    groups?: Partial<GroupTimings>;
-    /** Tests only (WORKER_KAFKA_TEST_FAULTS): requests answered with injected errors. */
-    testFaults?: TestFaults;
-    /** Where the tenants' produce quotas are counted; without it nothing is throttled. */
-    quotas?: KafkaQuotaConfig;
-    /** How often the clients seen per topic are written (CLIENT_SIGHTINGS_FLUSH_MS by default). */
-    clientSightingsFlushMs?: number;
-    /** The threads compressed Produce batches are inflated in (DEFAULT_INFLATE_POOL by default). */
-    inflatePool?: Partial<InflatePoolConfig>;
-  };
+  kafka?: KafkaConfig;
   /** Test-only crash point (LASTWORD_FAULT_POINT, fault-points.ts). */
   faultPoint?: FaultPoint;
   /**
@@ -131,14 +102,13 @@ export interface RunningWorker {
 }
 
 export const DEFAULT_LEASE_TTL_MS = 10_000;
-/**
- * How long our own session must have been held before peers' ended sessions count as deaths: all
- * sessions drop together when Postgres restarts, and reconnecting takes each worker a moment.
- */
-const SESSION_SETTLE_MS = 2_000;
 export const DEFAULT_CLAIM_INTERVAL_MS = 500;
 
-/** Starts a worker in this process: registers, claims partitions, serves the data plane. */
+/**
+ * Starts a worker in this process: registers, claims partitions, serves the data plane. Composed
+ * from the rooms' factories, bottom up (ownership < hosting < durability < cleaner < erasure <
+ * dataplane < kafka); each room's parts are built in its own folder.
+ */
 export async function startWorker(config: WorkerConfig): Promise<RunningWorker> {
   const id = config.workerId ?? `worker-${randomBytes(5).toString("hex")}`;
   const logger = config.logger ?? createLogger(id, config.logLevel ?? "info");
@@ -146,176 +116,80 @@ export async function startWorker(config: WorkerConfig): Promise<RunningWorker> 
   const clock = config.clock ?? systemClock;
   const fault = config.faultPoint ? crashAt(config.faultPoint) : undefined;
   const prisma = createPrisma(config.databaseUrl, { maxConnections: 10 });
-  const leases = new LeaseRepository(prisma, id, leaseTtlMs);
-  const registry = new WorkerRegistry(prisma, id);
-  const fence = new FenceRepository(config.databaseUrl, id);
-  const objects = config.objectStore
-    ? new ObjectStorage({
-        store: config.objectStore,
-        databaseUrl: config.databaseUrl,
-        workerId: id,
-        liveWithinMs: 2 * leaseTtlMs,
-        keyFilters: config.erasureKeyFilters !== false,
-        logger,
-        clock,
-        host: () => host,
-        ...config.objectTimings,
-        ...(fault && { fault }),
-      })
-    : null;
-  const host: PartitionHost = new PartitionHost({
-    durability: objects?.partitions,
+  const ownership = createOwnership(prisma, config.databaseUrl, id, leaseTtlMs);
+  // What every room's factory takes.
+  const base = { prisma, workerId: id, leaseTtlMs, logger, clock, fault };
+  const objects = createDurability(config, { ...base, host: () => host });
+  const { host, audit } = createHosting({
+    ...base,
+    ownership,
     dataDir: config.dataDir,
-    workerId: id,
-    openLog: withKeyIndex(config.openLog),
-    leases,
-    fence,
-    logger,
-    fenceMarginMs: Math.floor(leaseTtlMs / 4),
-    clock,
+    openLog: config.openLog,
+    durability: objects?.partitions,
   });
-  const audit = new TombstoneAudit({ prisma, workerId: id, logger, clock });
-  // Audit events an earlier owner of a partition left queued (it died before Postgres had them).
-  host.onOpened((slot) => audit.recover(slot.audited));
   const metrics = new WorkerMetrics(config.scheduling?.cleanerThreads ?? 1, clock);
-  const health = new CleanerHealthBook(CLEANER_MAX_ATTEMPTS, config.scheduling?.cleanerBackoffBaseMs);
-  const passes = new CleanerPasses({
-    host,
-    health,
-    runs: new CleanerRunRepository(prisma, id, clock),
-    audit,
-    metrics,
-    logger,
-    clock,
-    filesChanged: (partitionId) => objects?.tiering.touch(partitionId),
-    ...(fault && { fault }),
-  });
   const tickMs = config.scheduling?.tickMs ?? DEFAULT_SCHEDULER_TICK_MS;
-  const scheduler = config.scheduling
-    ? new CleanerScheduler({
-        ...config.scheduling,
-        tickMs,
-        cleanerThreads: config.scheduling.cleanerThreads ?? 1,
-        workerId: id,
-        host,
-        health,
-        passes,
-        stats: new PartitionStatsRepository(prisma, id, clock, metrics.fetched),
-        metrics,
-        logger,
-        clock,
-        erasure: new ErasureGuard({
-          prisma,
-          host,
-          tickMs,
-          proofMs: totalDelayMs(
-            proofDelays({
-              tickMs,
-              passMs: DEFAULT_PROOF_TIMINGS.passMs,
-              objects: objects?.tiering.proofTimings,
-            }),
-          ),
-          lastCleanAt: passes.lastCleanAt,
-          completedPasses: passes.completedPasses,
-          requestClean: (partitionId, epoch) => cleaner.requestClean(partitionId, epoch),
-          logger,
-          ...(objects && {
-            objects: objects.evidence,
-            deleteReplaced: (partitionId, below) => objects.eraseReplaced(partitionId, below),
-            consolidateAfterMs: objects.tiering.proofTimings.consolidateAfterMs,
-          }),
-          ...(config.erasureKeyFilters !== false && {
-            targeted: async (slot, log, key, belowOffset) =>
-              passes.purge({
-                partitionId: slot.partitionId,
-                epoch: slot.epoch,
-                key,
-                belowOffset,
-                // The rewrite runs when the deadline calls for it (erasure-guard.ts): min lag is not a reason to wait then.
-                ignoreMinCompactionLag: true,
-                bases: objects
-                  ? await objects.evidence.candidates(
-                      slot.partitionId,
-                      key,
-                      belowOffset,
-                      await log.segments(),
-                    )
-                  : closedBasesBelow(await log.segments(), belowOffset),
-              }),
-          }),
-        }),
-      })
-    : null;
-  const cleaner: CleanerView = {
-    health,
-    lastCleanAt: passes.lastCleanAt,
-    requestClean: async (partitionId, epoch) => {
-      if (scheduler) return scheduler.requestClean(partitionId, epoch);
-      health.forgive(partitionId);
-      await passes.clean({ partitionId, epoch, reason: "requested", dirtyRatio: 0 });
+  const cleaner = createCleaner(
+    {
+      ...base,
+      host,
+      audit,
+      metrics,
+      filesChanged: (partitionId) => objects?.tiering.touch(partitionId),
+      scheduling: config.scheduling && { ...config.scheduling, tickMs },
     },
-  };
+    (passes, requestClean) =>
+      createErasureGuard({
+        ...base,
+        host,
+        objects,
+        passes,
+        requestClean,
+        tickMs,
+        keyFilters: config.erasureKeyFilters !== false,
+      }),
+  );
   // Set once the Kafka listener is up; until then (and without one) this worker coordinates no group.
-  let groupCoordinator: GroupCoordinator | null = null;
-  const server = createDataPlaneServer({
-    host,
-    cleaner,
-    audit,
-    metrics,
-    secret: config.secret,
-    workerId: id,
-    logger,
-    describeGroups: (tenantId) => groupCoordinator?.groupsOf(tenantId).map(describeGroup) ?? [],
-    ...(fault && { fault }),
-  });
-  const bound = await listen(server, config.host ?? "127.0.0.1", config.port ?? 0);
-  const address = config.advertisedHost ? advertise(bound, config.advertisedHost) : bound;
-  const kafka = config.kafka
+  let kafka: KafkaRoom | null = null;
+  const { server, address } = await startDataPlane(
+    {
+      host,
+      cleaner,
+      audit,
+      metrics,
+      secret: config.secret,
+      workerId: id,
+      logger,
+      describeGroups: (tenantId) => kafka?.groups.groupsOf(tenantId).map(describeGroup) ?? [],
+      ...(fault && { fault }),
+    },
+    config,
+  );
+  kafka = config.kafka
     ? await startKafka(config.kafka, {
-        prisma,
+        ...base,
         host,
         audit,
-        logger,
-        leaseTtlMs,
-        id,
-        clock,
         secret: config.secret,
-        ...(fault && { fault }),
         registry: metrics.registry,
         fetched: metrics.fetched,
       })
     : null;
-  if (kafka) registry.advertiseKafka(kafka.advertised.host, kafka.advertised.port);
-  if (config.objectStore) {
-    const kept = await config.objectStore.keptVersions();
-    registry.describeObjectStore({
-      kind: config.objectStore.kind,
-      ...kept,
-      tickMs,
-      ...objects?.tiering.proofTimings,
-    });
-    if (kept.versioning !== "disabled" && kept.noncurrentExpiryDays === null) {
-      logger.warn(
-        { versioning: kept.versioning },
-        "the bucket keeps old versions of deleted objects with no expiry: erasure deadlines cannot be promised",
-      );
-    }
+  if (kafka) ownership.registry.advertiseKafka(kafka.advertised.host, kafka.advertised.port);
+  if (config.objectStore && objects) {
+    await describeBucket(config.objectStore, objects, ownership.registry, tickMs, logger);
   }
-  groupCoordinator = kafka?.groups ?? null;
   // Leases a previous run under the same id still holds: nothing of them is open here.
-  await leases.releaseAll();
-  const nodeId = await registry.register(address);
+  await ownership.leases.releaseAll();
+  const nodeId = await ownership.registry.register(address);
   kafka?.setNodeId(nodeId);
   const rowExpiry = new KafkaRowExpiry({ prisma, clock, logger });
-  // Assigned right below: the loop asks it from its ticks, which start after.
-  let session: WorkerSession | null = null;
-  const loop = new OwnershipLoop({
-    leases,
-    registry,
+  const { loop, session } = await startOwnershipLoop(ownership, {
+    ...base,
+    databaseUrl: config.databaseUrl,
+    nodeId,
     host,
-    logger,
     address,
-    leaseTtlMs,
     claimIntervalMs: config.claimIntervalMs ?? DEFAULT_CLAIM_INTERVAL_MS,
     maxClaimsPerTick: config.maxClaimsPerTick ?? 256,
     housekeeping: async () => {
@@ -326,34 +200,22 @@ export async function startWorker(config: WorkerConfig): Promise<RunningWorker> 
     },
     housekeepingIntervalMs: config.housekeepingIntervalMs ?? 30_000,
     onRenewalLate: () => metrics.leaseRenewalsLate.inc(),
-    trustSessions: () => (session?.heldForMs() ?? 0) >= SESSION_SETTLE_MS,
-    clock,
   });
-  // Held for as long as this process lives: a peer that finds it gone claims our partitions at once.
-  session = new WorkerSession({
-    databaseUrl: config.databaseUrl,
-    nodeId,
-    logger,
-    onReleased: () => loop.wake(),
-  });
-  await session.open();
-  await loop.tick();
-  loop.start();
-  scheduler?.start();
+  cleaner.scheduler?.start();
   objects?.start(host);
   const kafkaAddress = kafka ? { ...kafka.advertised, nodeId, tls: kafka.listener.tls } : null;
   logger.info({ address, kafka: kafkaAddress, dataDir: config.dataDir, leaseTtlMs }, "worker ready");
   const parts: Parts = {
     kafka: kafka?.listener ?? null,
     groups: kafka?.groups ?? null,
+    transactions: kafka?.transactions ?? null,
+    peers: kafka?.dataPlane ?? null,
     loop,
     server,
-    scheduler,
+    scheduler: cleaner.scheduler,
     host,
-    leases,
-    registry,
+    ...ownership,
     prisma,
-    fence,
     objects,
     audit,
     session,
@@ -373,14 +235,17 @@ export async function startWorker(config: WorkerConfig): Promise<RunningWorker> 
 interface Parts {
   kafka: KafkaListener | null;
   groups: GroupCoordinator | null;
+  transactions: TxnCoordinator | null;
+  /** The data-plane client the transaction coordinator sends markers to other workers with. */
+  peers: DataPlaneClient | null;
   loop: OwnershipLoop;
   server: Server;
   scheduler: CleanerScheduler | null;
   host: PartitionHost;
-  leases: LeaseRepository;
-  registry: WorkerRegistry;
+  leases: Ownership["leases"];
+  registry: Ownership["registry"];
   prisma: PrismaClient;
-  fence: FenceRepository;
+  fence: Ownership["fence"];
   objects: ObjectStorage | null;
   audit: TombstoneAudit;
   session: WorkerSession;
@@ -394,6 +259,8 @@ interface Parts {
 function gracefulShutdown(parts: Parts): ShutdownSequence {
   const sequence = new ShutdownSequence();
   sequence.add("release group coordinator leases", () => parts.groups?.stop());
+  // Released, not kept to expire: peers adopt the ids with a transaction open at their next tick.
+  sequence.add("release transaction coordinator leases", () => parts.transactions?.stop());
   sequence.add("stop ownership loop", () => parts.loop.stop());
   sequence.add("stop data plane", () => closeServer(parts.server, DATA_PLANE_DRAIN_MS));
   sequence.add("stop job workers", () => parts.scheduler?.stopWorking());
@@ -422,6 +289,7 @@ const AUDIT_FLUSH_MS = 8_000;
 async function kill(parts: Omit<Parts, "leases" | "registry">): Promise<void> {
   parts.audit.halt();
   parts.groups?.halt();
+  parts.transactions?.halt();
   await parts.kafka?.close();
   parts.server.closeAllConnections();
   parts.server.close();
@@ -434,104 +302,11 @@ async function kill(parts: Omit<Parts, "leases" | "registry">): Promise<void> {
 
 async function closeConnections(parts: Omit<Parts, "leases" | "registry">): Promise<void> {
   await parts.objects?.stop();
+  parts.peers?.close();
   await Promise.all([
     parts.prisma.$disconnect(),
     parts.fence.close(),
     parts.objects?.close(),
     parts.session.close(),
   ]);
-}
-
-function advertise(boundAddress: string, host: string): string {
-  const url = new URL(boundAddress);
-  url.hostname = host;
-  return url.origin;
-}
-
-interface KafkaParts {
-  prisma: PrismaClient;
-  host: PartitionHost;
-  audit: TombstoneAudit;
-  logger: Logger;
-  leaseTtlMs: number;
-  id: string;
-  clock: Clock;
-  /** The workers' shared secret: keys the stand-in SCRAM salts of unknown key ids (kafka-principals.ts). */
-  secret: string;
-  fault?: CrashHook;
-  /** The worker's Prometheus registry: the listener's metrics join it. */
-  registry: Registry;
-  fetched: FetchTally;
-}
-
-async function startKafka(config: NonNullable<WorkerConfig["kafka"]>, parts: KafkaParts) {
-  const appends = new AppendSignal();
-  parts.host.onAppended((partitionId) => appends.notify(partitionId));
-  const now = () => parts.clock.now();
-  let nodeId = -1;
-  let advertised = { host: config.advertisedHost ?? config.host, port: config.port };
-  const catalog = new KafkaCatalog(parts.prisma, { leaseTtlMs: parts.leaseTtlMs, workerId: parts.id, now });
-  // Metadata names lease owners as leaders: when this worker takes or gives up a partition, what it
-  // cached is wrong at once. Kept, it sent clients back here for a partition just handed away, and
-  // a non-idempotent producer's retry of the whole request wrote its other partitions twice.
-  parts.host.onOpened(() => catalog.invalidate());
-  parts.host.onClosed(() => catalog.invalidate());
-  const self = () => ({ nodeId, workerId: parts.id, host: advertised.host, port: advertised.port });
-  const groupLeases = new GroupLeaseRepository(parts.prisma, parts.id, parts.leaseTtlMs);
-  // A previous run under this id held leases whose membership died with it.
-  await groupLeases.releaseAll();
-  const groups = new GroupCoordinator({
-    leases: groupLeases,
-    catalog,
-    logger: parts.logger,
-    leaseTtlMs: parts.leaseTtlMs,
-    timings: { ...DEFAULT_GROUP_TIMINGS, ...config.groups },
-    self,
-    clock: parts.clock,
-  });
-  groups.start();
-  const listener = await startKafkaListener(
-    {
-      host: parts.host,
-      audit: parts.audit,
-      catalog,
-      appends,
-      logger: parts.logger,
-      prisma: parts.prisma,
-      clock: parts.clock,
-      groups,
-      groupLeases,
-      groupOffsets: new GroupOffsetsRepository(parts.prisma, parts.id, now),
-      producerIds: new ProducerIdRepository(parts.prisma),
-      fetched: parts.fetched,
-      ...(parts.fault && { fault: parts.fault }),
-      latestViews: new LatestViews(),
-      sightings: new ClientSightings(
-        { prisma: parts.prisma, clock: parts.clock, logger: parts.logger },
-        config.clientSightingsFlushMs,
-      ),
-      quotas: config.quotas
-        ? new KafkaQuotas(config.quotas, { prisma: parts.prisma, clock: parts.clock, logger: parts.logger })
-        : null,
-      inflation: new ProduceInflation(
-        new InflatePool({ ...DEFAULT_INFLATE_POOL, ...config.inflatePool }),
-        parts.registry,
-        (tenantId) => tenantQuota({ prisma: parts.prisma, clock: parts.clock }, tenantId),
-      ),
-      self,
-      testFaults: config.testFaults ?? null,
-    },
-    new KafkaPrincipals(parts.prisma, now, parts.secret),
-    config,
-    parts.registry,
-  );
-  advertised = { host: config.advertisedHost ?? listener.host, port: listener.port };
-  return {
-    listener,
-    groups,
-    advertised,
-    setNodeId(id: number) {
-      nodeId = id;
-    },
-  };
 }

@@ -1,5 +1,4 @@
-import { randomBytes } from "node:crypto";
-import { type ApiServer, createApiServer } from "@lastword/api";
+import type { ApiServer } from "@lastword/api";
 import { partitionForKey } from "@lastword/api/partitioner";
 import { alterTopicConfigs } from "@lastword/api/topic-admin";
 import {
@@ -11,9 +10,8 @@ import {
 } from "@lastword/erasure";
 import { CLOSED_REQUEST_TIMELINE } from "@lastword/erasure/testing";
 import { ManualClock } from "@lastword/logstore";
-import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { restCall } from "./rest-call";
+import { openControlPlane, type TestControlPlane } from "./rest-call";
 import { eventually } from "./test-topics";
 import { openWorkerHarness, testScheduling, type WorkerHarness } from "./worker-harness";
 
@@ -23,7 +21,6 @@ import { openWorkerHarness, testScheduling, type WorkerHarness } from "./worker-
 // it, so a deadline, an at-risk window or a delete horizon is reached by a step of the clock, and
 // each state is waited for, not caught in passing.
 
-const PUBLIC_URL = "http://localhost:3999";
 const TICK_MS = 300;
 const RETENTION_MS = 3_000;
 const KEY = "user-7";
@@ -31,9 +28,8 @@ const KEY = "user-7";
 const PROOF_MS = totalDelayMs(proofDelays({ tickMs: TICK_MS, passMs: 1_000 }));
 
 const clock = new ManualClock();
-const redisPrefix = `lwtest-erasure-deadline-${randomBytes(4).toString("hex")}`;
 let h: WorkerHarness;
-let redis: Redis;
+let control: TestControlPlane;
 let server: ApiServer;
 let admin: string;
 let compliance: string;
@@ -41,7 +37,7 @@ let owner: { tenantId: string; userId: string };
 
 /** A REST call to the in-process control plane as `apiKey`; the JSON answer. */
 function rest(apiKey: string, method: string, path: string, body?: unknown) {
-  return restCall(server, PUBLIC_URL, apiKey, method, path, body);
+  return control.rest(apiKey, method, path, body);
 }
 
 async function createTopic(name: string, partitions: number, configs: Record<string, string | number>) {
@@ -111,16 +107,8 @@ async function partitionId(topic: string, index: number): Promise<string> {
 
 beforeAll(async () => {
   h = await openWorkerHarness({ name: "erasure-deadline", ownerWaitMs: 15_000 });
-  redis = new Redis(process.env.REDIS_URL ?? "redis://127.0.0.1:6379");
-  server = createApiServer({
-    prisma: h.db.prisma,
-    redis,
-    dataPlane: h.client,
-    publicUrl: PUBLIC_URL,
-    authSecret: randomBytes(32).toString("hex"),
-    redisPrefix,
-    clock,
-  });
+  control = openControlPlane({ name: "erasure-deadline", prisma: h.db.prisma, dataPlane: h.client, clock });
+  server = control.server;
   const tenant = await server.provisionTenant({
     name: "Erasure deadline",
     email: "dpo@erasure-deadline.example",
@@ -139,10 +127,7 @@ beforeAll(async () => {
 }, 60_000);
 
 afterAll(async () => {
-  await server?.close(5_000);
-  const keys = (await redis?.keys(`${redisPrefix}:*`)) ?? [];
-  if (keys.length > 0) await redis.del(...keys);
-  redis?.disconnect();
+  await control?.close();
   await h?.close();
 });
 

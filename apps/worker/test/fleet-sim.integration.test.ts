@@ -1,6 +1,6 @@
 import { createTestDatabase, type TestDatabase } from "@lastword/db/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { simulateFleet } from "../bench/fleet-sim";
+import { measureStatementFloor, simulateFleet } from "../bench/fleet-sim";
 
 // The fleet simulation's harness at a tiny size (the bench runs it at 10,000–100,000 partitions):
 // what its simulated workers believe committed is exactly what Postgres holds.
@@ -61,5 +61,43 @@ describe("fleet simulation harness", () => {
     expect(await db.prisma.partitionObject.count()).toBe(result.committedEntries);
     expect(result.committedEntries).toBeGreaterThan(before);
     expect(result.fenced).toBe(0);
+  });
+
+  it("measures the statement floor on the fleet it left: each statement commits and renews every partition of its worker", async () => {
+    const ends = async () =>
+      new Map(
+        (await db.prisma.partition.findMany()).map((p) => [
+          p.id,
+          { owner: p.ownerWorkerId, end: Number(p.durableEndOffset) },
+        ]),
+      );
+    const before = await ends();
+    const rowsBefore = await db.prisma.partitionObject.count();
+    const floor = await measureStatementFloor({
+      databaseUrl: db.url,
+      prisma: db.prisma,
+      connections: 2,
+      durationMs: 300,
+    });
+    expect(floor.commitRowsPerSecond).toBeGreaterThan(0);
+    expect(floor.renewRowsPerSecond).toBeGreaterThan(0);
+    expect(floor.snapshotMs).toBeGreaterThan(0);
+    const after = await ends();
+    // The two measuring workers' partitions moved together (whole shares per statement), by
+    // whole produces; the other workers' stayed where they were.
+    const moved = new Map<string, Set<number>>();
+    for (const [id, { owner, end }] of after) {
+      const step = end - before.get(id)!.end;
+      if (owner === "sim-fleet-0" || owner === "sim-fleet-1") {
+        expect(step).toBeGreaterThan(0);
+        expect(step % 10).toBe(0);
+        moved.set(owner, (moved.get(owner) ?? new Set()).add(step));
+      } else {
+        expect(step).toBe(0);
+      }
+    }
+    expect([...moved.values()].map((steps) => steps.size)).toEqual([1, 1]);
+    const committed = [...after].reduce((sum, [id, { end }]) => sum + (end - before.get(id)!.end) / 10, 0);
+    expect(await db.prisma.partitionObject.count()).toBe(rowsBefore + committed);
   });
 });

@@ -1,7 +1,5 @@
-import { randomBytes } from "node:crypto";
-import { type ApiServer, createApiServer } from "@lastword/api";
+import type { ApiServer } from "@lastword/api";
 import { ApiKey, ErrorCode } from "@lastword/kafka-protocol";
-import { Redis } from "ioredis";
 import {
   AclOperationTypes,
   AclPermissionTypes,
@@ -14,7 +12,7 @@ import {
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { RunningWorker } from "../src/worker";
 import { fetchBody, RawKafka } from "./kafka-client";
-import { restCall } from "./rest-call";
+import { openControlPlane, type TestControlPlane } from "./rest-call";
 import { eventually } from "./test-topics";
 import { openWorkerHarness, type WorkerHarness } from "./worker-harness";
 
@@ -23,10 +21,8 @@ import { openWorkerHarness, type WorkerHarness } from "./worker-harness";
 // read and write the same rules as REST's PUT /api-keys/{id}/rules, for the caller's own tenant's
 // keys only, validated and audited.
 
-const PUBLIC_URL = "http://localhost:3999";
-const redisPrefix = `lwtest-kafka-acls-${randomBytes(4).toString("hex")}`;
 let h: WorkerHarness;
-let redis: Redis;
+let control: TestControlPlane;
 let server: ApiServer;
 let worker: RunningWorker;
 let tenantA: { organizationId: string; userId: string };
@@ -35,7 +31,7 @@ let adminB: { id: string; key: string };
 let limited: { id: string; key: string };
 
 function rest(apiKey: string, method: string, path: string, body?: unknown) {
-  return restCall(server, PUBLIC_URL, apiKey, method, path, body);
+  return control.rest(apiKey, method, path, body);
 }
 
 function kafka(key: { id: string; key: string }): Kafka {
@@ -86,15 +82,8 @@ async function fetchCode(topic: string): Promise<number> {
 
 beforeAll(async () => {
   h = await openWorkerHarness({ name: "kafka-acls" });
-  redis = new Redis(process.env.REDIS_URL ?? "redis://127.0.0.1:6379");
-  server = createApiServer({
-    prisma: h.db.prisma,
-    redis,
-    dataPlane: h.client,
-    publicUrl: PUBLIC_URL,
-    authSecret: randomBytes(32).toString("hex"),
-    redisPrefix,
-  });
+  control = openControlPlane({ name: "kafka-acls", prisma: h.db.prisma, dataPlane: h.client });
+  server = control.server;
   worker = await h.startWorker({
     claimIntervalMs: 100,
     kafka: { host: "127.0.0.1", port: 0, groups: { initialRebalanceDelayMs: 0 } },
@@ -133,10 +122,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  await server?.close(5_000);
-  const keys = await redis?.keys(`${redisPrefix}:*`);
-  if (keys && keys.length > 0) await redis.del(...keys);
-  redis?.disconnect();
+  await control?.close();
   await h?.close();
 });
 

@@ -18,7 +18,9 @@ import {
 } from "@lastword/kafka-protocol";
 import { Kafka, type KafkaConfig, logLevel, type Producer } from "kafkajs";
 import type { RunningWorker, WorkerConfig } from "../src/worker";
+import { createNamedTopic, partitionOwners } from "./test-topics";
 import type { WorkerHarness } from "./worker-harness";
+import type { WorkerProcess } from "./worker-process";
 
 // kafkajs otherwise warns, on every producer, that its default partitioner changed in 2.0; it reads
 // this when a producer is made, so setting it once here covers every test that imports this module.
@@ -166,6 +168,120 @@ export async function failoverProducer(
   const producer = kafka.producer({ idempotent: true, maxInFlightRequests: 1 });
   await producer.connect();
   return producer;
+}
+
+/**
+ * A worker process of `harness` (main.ts, as production runs it) serving Kafka on an ephemeral
+ * loopback port, with no cleaner scheduling and groups that rebalance at once.
+ */
+export function spawnKafkaWorker(
+  harness: WorkerHarness,
+  id: string,
+  leaseTtlMs: number,
+): Promise<WorkerProcess> {
+  return harness.spawnWorker(id, {
+    leaseTtlMs,
+    env: {
+      WORKER_SCHEDULING: "off",
+      WORKER_KAFKA_PORT: "0",
+      WORKER_KAFKA_GROUP_INITIAL_REBALANCE_DELAY_MS: "0",
+    },
+  });
+}
+
+/**
+ * Kafka worker processes `ids` of `harness` (spawnKafkaWorker) and `topic`, once every partition
+ * has a leader and, with `spread`, every worker leads some (a fair share can leave a worker none
+ * when there are fewer than two partitions a worker). `live` maps each worker's id to its process
+ * (a test that kills one deletes it there).
+ */
+export async function kafkaFleet(
+  harness: WorkerHarness,
+  ids: string[],
+  leaseTtlMs: number,
+  topic: { org: string; name: string; partitions: number; configs?: Record<string, string>; spread: boolean },
+): Promise<{ live: Map<string, WorkerProcess>; partitionIds: string[]; brokers: string[] }> {
+  const { prisma } = harness.db;
+  const workers = await Promise.all(ids.map((id) => spawnKafkaWorker(harness, id, leaseTtlMs)));
+  const live = new Map(workers.map((w) => [w.id, w]));
+  const { org, name, partitions, configs } = topic;
+  const partitionIds = await createNamedTopic(prisma, org, name, partitions, configs);
+  await eventually("every partition led", 30_000, async () => {
+    const led = await partitionOwners(prisma, partitionIds);
+    const spread = !topic.spread || ids.every((id) => led.includes(id));
+    return led.every((o) => o !== null) && spread ? true : undefined;
+  });
+  return { live, partitionIds, brokers: workers.map((w) => `${w.kafka.host}:${w.kafka.port}`) };
+}
+
+/** What `producePerPartition` has seen so far. */
+export interface PerPartitionProduce {
+  /** Per partition: offset → value, only what a send's answer acknowledged. */
+  acked: Map<number, string>[];
+  /** Every value ever sent. */
+  sent: Set<string>;
+  /** Each acknowledged send: its partition, when it began and when its answer came. */
+  completions: { partition: number; startedAt: number; doneAt: number }[];
+  /** Sends that failed (each ends its partition's loop). */
+  failures: number;
+  /** Stops sending, waits for the sends in flight and disconnects. */
+  stop(): Promise<void>;
+}
+
+/**
+ * kafkajs producing as the root README documents for failovers (failoverProducer, on `producer`'s
+ * brokers, key and client id): one loop per partition, its sends
+ * one after another, each carrying `perSend` records of that partition only (`value(partition, n,
+ * i)`, also their key when `keyed`).
+ */
+export async function producePerPartition(
+  producer: { brokers: string[]; key: { id: string; secret: string }; clientId: string },
+  options: {
+    topic: string;
+    partitions: number;
+    perSend: number;
+    value: (partition: number, n: number, i: number) => string;
+    keyed: boolean;
+  },
+): Promise<PerPartitionProduce> {
+  const kafkajs = await failoverProducer(producer.brokers, producer.key, producer.clientId);
+  const { topic, perSend, value, keyed } = options;
+  let producing = true;
+  const state = {
+    acked: Array.from({ length: options.partitions }, () => new Map<number, string>()),
+    sent: new Set<string>(),
+    completions: [] as PerPartitionProduce["completions"],
+    failures: 0,
+  };
+  const loops = Array.from({ length: options.partitions }, async (_, partition) => {
+    for (let n = 0; producing; n++) {
+      const values = Array.from({ length: perSend }, (_, i) => value(partition, n, i));
+      for (const v of values) state.sent.add(v);
+      const startedAt = Date.now();
+      try {
+        const [answer] = await kafkajs.send({
+          topic,
+          acks: -1,
+          messages: values.map((v) => ({ partition, value: v, ...(keyed && { key: v }) })),
+        });
+        if (answer?.partition !== partition || answer.errorCode !== 0) {
+          throw new Error(`answer ${JSON.stringify(answer)} for partition ${partition}`);
+        }
+        for (const [i, v] of values.entries()) state.acked[partition]!.set(Number(answer.baseOffset) + i, v);
+        state.completions.push({ partition, startedAt, doneAt: Date.now() });
+      } catch {
+        state.failures++;
+        return;
+      }
+    }
+  });
+  return Object.assign(state, {
+    async stop() {
+      producing = false;
+      await Promise.all(loops);
+      await kafkajs.disconnect();
+    },
+  });
 }
 
 export type SaslMechanism = "PLAIN" | "SCRAM-SHA-256" | "SCRAM-SHA-512";

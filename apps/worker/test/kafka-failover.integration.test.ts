@@ -1,8 +1,8 @@
 import { partitionForKey } from "@lastword/api/partitioner";
 import { Kafka, logLevel, Partitioners } from "kafkajs";
 import { beforeAll, describe, expect, it } from "vitest";
-import { createKafkaKey, createNamedTopic, kcatReadAll } from "./kafka-client";
-import { eventually } from "./test-topics";
+import { createKafkaKey, createNamedTopic, kcatReadAll, spawnKafkaWorker } from "./kafka-client";
+import { eventually, partitionOwners } from "./test-topics";
 import { useWorkerHarness } from "./worker-harness";
 
 // Failover with a real client: a partition's leader dies (SIGKILL) under an unmodified kafkajs producer with
@@ -15,12 +15,7 @@ const PARTITIONS = 4;
 const harness = useWorkerHarness({ name: "kafka-failover", ownerWaitMs: 5 * LEASE_TTL_MS });
 let key: { id: string; secret: string };
 
-const spawnWorker = (id: string) =>
-  harness.spawnWorker(id, {
-    leaseTtlMs: LEASE_TTL_MS,
-    // Each process binds its own ephemeral Kafka port on loopback.
-    env: { WORKER_SCHEDULING: "off", WORKER_KAFKA_PORT: "0" },
-  });
+const spawnWorker = (id: string) => spawnKafkaWorker(harness, id, LEASE_TTL_MS);
 
 /** One key per partition for send number n, so every send touches every partition (murmur2). */
 function keysFor(n: number): string[] {
@@ -38,10 +33,7 @@ function keysFor(n: number): string[] {
   return keys;
 }
 
-async function owners(partitionIds: string[]): Promise<(string | null)[]> {
-  const rows = await harness.db.prisma.partition.findMany({ where: { id: { in: partitionIds } } });
-  return partitionIds.map((id) => rows.find((r) => r.id === id)?.ownerWorkerId ?? null);
-}
+const owners = (partitionIds: string[]) => partitionOwners(harness.db.prisma, partitionIds);
 
 beforeAll(async () => {
   key = await createKafkaKey(harness.db.prisma, ORG, ["topics:read", "records:read", "records:write"]);

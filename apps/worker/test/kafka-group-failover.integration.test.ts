@@ -1,8 +1,7 @@
 import { ApiKey } from "@lastword/kafka-protocol";
 import { type Consumer, Kafka, logLevel } from "kafkajs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { CLIENT_SCOPES, createKafkaKey, createNamedTopic, RawKafka } from "./kafka-client";
-import { eventually } from "./test-topics";
+import { CLIENT_SCOPES, createKafkaKey, kafkaFleet, RawKafka } from "./kafka-client";
 import { useWorkerHarness } from "./worker-harness";
 import type { WorkerProcess } from "./worker-process";
 
@@ -41,27 +40,14 @@ afterAll(async () => {
 
 describe("consumer group failover under load", () => {
   it("SIGKILL of the worker holding partitions and the coordinator: the group rebalances, every record in the log is consumed, commits reach the high watermarks, no partition has two owners in a generation", async () => {
-    const spawn = (id: string) =>
-      harness.spawnWorker(id, {
-        leaseTtlMs: LEASE_TTL_MS,
-        env: {
-          WORKER_SCHEDULING: "off",
-          WORKER_KAFKA_PORT: "0",
-          WORKER_KAFKA_GROUP_INITIAL_REBALANCE_DELAY_MS: "0",
-        },
-      });
-    const workers = await Promise.all(["gf-w1", "gf-w2", "gf-w3"].map(spawn));
-    const partitionIds = await createNamedTopic(harness.db.prisma, ORG, TOPIC, PARTITIONS, {
-      "cleanup.policy": "compact",
+    const fleet = await kafkaFleet(harness, ["gf-w1", "gf-w2", "gf-w3"], LEASE_TTL_MS, {
+      org: ORG,
+      name: TOPIC,
+      partitions: PARTITIONS,
+      configs: { "cleanup.policy": "compact" },
+      spread: true,
     });
-    const owners = async () =>
-      (await harness.db.prisma.partition.findMany({ where: { id: { in: partitionIds } } })).map(
-        (p) => p.ownerWorkerId,
-      );
-    await eventually("every worker leads partitions", 30_000, async () => {
-      const now = await owners();
-      return now.every((o) => o !== null) && workers.every((w) => now.includes(w.id)) ? now : undefined;
-    });
+    const workers = [...fleet.live.values()];
     // The worker asked first claims the group: make the victim, which leads partitions, coordinate.
     const victim: WorkerProcess = workers[0]!;
     const raw = await RawKafka.login(victim.kafka, key);

@@ -1,15 +1,13 @@
-import { randomBytes } from "node:crypto";
-import { type ApiServer, createApiServer, type Scope } from "@lastword/api";
+import type { ApiServer, Scope } from "@lastword/api";
 import { hasScope } from "@lastword/api/key-auth";
 import { ApiKey, ErrorCode } from "@lastword/kafka-protocol";
 import { encodeRecordBatch } from "@lastword/logstore";
-import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ADVERTISED_APIS } from "../src/kafka/advertised-apis";
 import { KAFKA_ACTS, type KafkaAct } from "../src/kafka/kafka-authorization";
 import type { RunningWorker } from "../src/worker";
 import { fetchBody, RawKafka } from "./kafka-client";
-import { restCall } from "./rest-call";
+import { openControlPlane, type TestControlPlane } from "./rest-call";
 import { eventually } from "./test-topics";
 import { openWorkerHarness, type WorkerHarness } from "./worker-harness";
 
@@ -20,7 +18,6 @@ import { openWorkerHarness, type WorkerHarness } from "./worker-harness";
 // and exactly when the table's scope is missing. Acts are aimed so an allowed one changes nothing
 // it matters (names that do not exist, validate-only, an unknown member).
 
-const PUBLIC_URL = "http://localhost:3999";
 const ZERO_UUID = "00000000-0000-0000-0000-000000000000";
 const WALKED_SCOPES: Scope[] = [
   "topics:read",
@@ -37,6 +34,7 @@ const AUTHORIZATION_FAILURES = new Set<number>([
   ErrorCode.TOPIC_AUTHORIZATION_FAILED,
   ErrorCode.GROUP_AUTHORIZATION_FAILED,
   ErrorCode.CLUSTER_AUTHORIZATION_FAILED,
+  ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED,
 ]);
 // What a login alone allows (ApiVersions, SASL, DescribeCluster: brokers and the cluster id, which
 // Metadata answers every key too): not acts on anything of the tenant's.
@@ -48,11 +46,10 @@ const LOGIN_ONLY = new Set<number>([
 ]);
 
 let h: WorkerHarness;
-let redis: Redis;
+let control: TestControlPlane;
 let server: ApiServer;
 let worker: RunningWorker;
 let adminKey: { id: string; secret: string };
-const redisPrefix = `lwtest-scope-walk-${randomBytes(4).toString("hex")}`;
 
 type Outcome = "allowed" | "refused";
 interface Walker {
@@ -62,7 +59,7 @@ interface Walker {
 }
 
 function rest(apiKey: string, method: string, path: string, body?: unknown) {
-  return restCall(server, PUBLIC_URL, apiKey, method, path, body);
+  return control.rest(apiKey, method, path, body);
 }
 
 /** The REST request doing each route's act; the group and topic names are the walker's own. */
@@ -114,6 +111,10 @@ async function restOutcome(act: KafkaAct, w: Walker): Promise<Outcome> {
   expect(answer.body.code, `${act}: ${method} ${path}`).toBe("INSUFFICIENT_SCOPE");
   return "refused";
 }
+
+/** A transactional group act's answer with the id's refusal set aside (it is another act's scope). */
+const groupsOwn = (code: number): number =>
+  code === ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED ? 0 : code;
 
 const codeOutcome = (code: number): Outcome => (AUTHORIZATION_FAILURES.has(code) ? "refused" : "allowed");
 
@@ -248,6 +249,76 @@ async function kafkaCode(raw: RawKafka, act: KafkaAct, w: Walker): Promise<numbe
           producerEpoch: -1,
         })
       ).errorCode;
+    case "FindTransactionCoordinator":
+      return (await raw.call(ApiKey.FindCoordinator, 3, { key: `walk-txn-${w.index}`, keyType: 1 }))
+        .errorCode;
+    case "InitTransactions":
+      return (
+        await raw.call(ApiKey.InitProducerId, 4, {
+          transactionalId: `walk-txn-${w.index}`,
+          transactionTimeoutMs: 60_000,
+          producerId: -1n,
+          producerEpoch: -1,
+        })
+      ).errorCode;
+    case "AddPartitionsToTxn":
+      return (
+        await raw.call(ApiKey.AddPartitionsToTxn, 1, {
+          v3AndBelowTransactionalId: `walk-txn-${w.index}`,
+          v3AndBelowProducerId: 1n,
+          v3AndBelowProducerEpoch: 0,
+          v3AndBelowTopics: [{ name: "walk", partitions: [0] }],
+        })
+      ).resultsByTopicV3AndBelow[0]!.resultsByPartition[0]!.partitionErrorCode;
+    case "EndTxn":
+      return (
+        await raw.call(ApiKey.EndTxn, 1, {
+          transactionalId: `walk-txn-${w.index}`,
+          producerId: 1n,
+          producerEpoch: 0,
+          committed: true,
+        })
+      ).errorCode;
+    // These two also need the transactional id's right (records:write, the acts above): a key
+    // refused only that is not refused this act's own scope, the group's.
+    case "AddOffsetsToTxn":
+      return groupsOwn(
+        (
+          await raw.call(ApiKey.AddOffsetsToTxn, 1, {
+            transactionalId: `walk-txn-${w.index}`,
+            producerId: 1n,
+            producerEpoch: 0,
+            groupId: "walk-group",
+          })
+        ).errorCode,
+      );
+    case "TxnOffsetCommit":
+      return groupsOwn(
+        (
+          await raw.call(ApiKey.TxnOffsetCommit, 3, {
+            transactionalId: `walk-txn-${w.index}`,
+            groupId: "walk-group",
+            producerId: 1n,
+            producerEpoch: 0,
+            generationId: -1,
+            memberId: "",
+            groupInstanceId: null,
+            topics: [
+              {
+                name: "walk",
+                partitions: [
+                  {
+                    partitionIndex: 0,
+                    committedOffset: 0n,
+                    committedLeaderEpoch: -1,
+                    committedMetadata: null,
+                  },
+                ],
+              },
+            ],
+          })
+        ).topics[0]!.partitions[0]!.errorCode,
+      );
     case "CreateTopics":
       return (
         await raw.call(ApiKey.CreateTopics, 7, {
@@ -359,15 +430,8 @@ async function kafkaCode(raw: RawKafka, act: KafkaAct, w: Walker): Promise<numbe
 
 beforeAll(async () => {
   h = await openWorkerHarness({ name: "kafka-scope-walk" });
-  redis = new Redis(process.env.REDIS_URL ?? "redis://127.0.0.1:6379");
-  server = createApiServer({
-    prisma: h.db.prisma,
-    redis,
-    dataPlane: h.client,
-    publicUrl: PUBLIC_URL,
-    authSecret: randomBytes(32).toString("hex"),
-    redisPrefix,
-  });
+  control = openControlPlane({ name: "scope-walk", prisma: h.db.prisma, dataPlane: h.client });
+  server = control.server;
   worker = await h.startWorker({
     claimIntervalMs: 100,
     kafka: { host: "127.0.0.1", port: 0, groups: { initialRebalanceDelayMs: 0 } },
@@ -410,10 +474,7 @@ beforeAll(async () => {
 let walkers: Walker[] = [];
 
 afterAll(async () => {
-  await server?.close(5_000);
-  const keys = await redis?.keys(`${redisPrefix}:*`);
-  if (keys && keys.length > 0) await redis.del(...keys);
-  redis?.disconnect();
+  await control?.close();
   await h?.close();
 });
 

@@ -1,8 +1,7 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import { createKafkaKey, createNamedTopic, failoverProducer, kcatReadAll } from "./kafka-client";
-import { eventually } from "./test-topics";
+import { createKafkaKey, kafkaFleet, kcatReadAll, producePerPartition } from "./kafka-client";
+import { busiestWorker, eventually, partitionOwners } from "./test-topics";
 import { useWorkerHarness } from "./worker-harness";
-import type { WorkerProcess } from "./worker-process";
 
 // The kafkajs usage the root README documents for producing through failovers: an idempotent
 // producer (unlimited retries, kafkajs's default for it) with maxInFlightRequests 1, each send()
@@ -23,16 +22,7 @@ const PER_SEND = 3;
 const harness = useWorkerHarness({ name: "kafkajs-usage", ownerWaitMs: 5 * LEASE_TTL_MS });
 let key: { id: string; secret: string };
 
-const spawnWorker = (id: string) =>
-  harness.spawnWorker(id, {
-    leaseTtlMs: LEASE_TTL_MS,
-    env: { WORKER_SCHEDULING: "off", WORKER_KAFKA_PORT: "0" },
-  });
-
-async function owners(partitionIds: string[]): Promise<(string | null)[]> {
-  const rows = await harness.db.prisma.partition.findMany({ where: { id: { in: partitionIds } } });
-  return partitionIds.map((id) => rows.find((r) => r.id === id)?.ownerWorkerId ?? null);
-}
+const owners = (partitionIds: string[]) => partitionOwners(harness.db.prisma, partitionIds);
 
 beforeAll(async () => {
   key = await createKafkaKey(harness.db.prisma, ORG, ["topics:read", "records:read", "records:write"]);
@@ -40,48 +30,24 @@ beforeAll(async () => {
 
 describe("kafkajs through SIGKILLed leaders, used as the README says", () => {
   it("loses no acknowledged record and writes none twice", async () => {
-    const live = new Map<string, WorkerProcess>();
-    for (const worker of await Promise.all(["ku-1", "ku-2", "ku-3"].map(spawnWorker)))
-      live.set(worker.id, worker);
-    const partitionIds = await createNamedTopic(harness.db.prisma, ORG, TOPIC, PARTITIONS);
-    await eventually("every partition led", 10_000, async () =>
-      (await owners(partitionIds)).every((o) => o !== null) ? true : undefined,
+    const { live, partitionIds, brokers } = await kafkaFleet(
+      harness,
+      ["ku-1", "ku-2", "ku-3"],
+      LEASE_TTL_MS,
+      { org: ORG, name: TOPIC, partitions: PARTITIONS, spread: false },
     );
-
-    const producer = await failoverProducer(
-      [...live.values()].map((w) => `${w.kafka.host}:${w.kafka.port}`),
-      key,
-      "kafkajs-usage-test",
+    const produce = await producePerPartition(
+      { brokers, key, clientId: "kafkajs-usage-test" },
+      {
+        topic: TOPIC,
+        partitions: PARTITIONS,
+        perSend: PER_SEND,
+        value: (partition, n, i) => `p${partition}-${n}-${i}`,
+        keyed: true,
+      },
     );
-
     // partition → offset → value, only what a send's answer acknowledged; every value ever sent.
-    const acked = Array.from({ length: PARTITIONS }, () => new Map<number, string>());
-    const sent = new Set<string>();
-    const completions: { partition: number; startedAt: number; doneAt: number }[] = [];
-    let failures = 0;
-    let producing = true;
-    // One loop per partition: its sends one after another, each with its records only.
-    const loops = Array.from({ length: PARTITIONS }, async (_, partition) => {
-      for (let n = 0; producing; n++) {
-        const values = Array.from({ length: PER_SEND }, (_, i) => `p${partition}-${n}-${i}`);
-        for (const value of values) sent.add(value);
-        const startedAt = Date.now();
-        try {
-          const [answer] = await producer.send({
-            topic: TOPIC,
-            acks: -1,
-            messages: values.map((value) => ({ partition, key: value, value })),
-          });
-          expect(answer).toMatchObject({ partition, errorCode: 0 });
-          for (const [i, value] of values.entries())
-            acked[partition]!.set(Number(answer!.baseOffset) + i, value);
-          completions.push({ partition, startedAt, doneAt: Date.now() });
-        } catch {
-          failures++;
-          return;
-        }
-      }
-    });
+    const { acked, sent, completions } = produce;
 
     for (let kill = 0; kill < KILLS; kill++) {
       const before = completions.length;
@@ -89,13 +55,10 @@ describe("kafkajs through SIGKILLed leaders, used as the README says", () => {
         completions.length >= before + 4 * PARTITIONS ? true : undefined,
       );
       // The worker leading the most partitions dies; its partitions move to the ones left.
-      const led = await owners(partitionIds);
-      const [victim] = [...live.keys()].sort(
-        (a, b) => led.filter((o) => o === b).length - led.filter((o) => o === a).length,
-      );
+      const victim = busiestWorker(await owners(partitionIds), live.keys());
       const killedAt = Date.now();
-      live.get(victim!)!.child.kill("SIGKILL");
-      live.delete(victim!);
+      live.get(victim)!.child.kill("SIGKILL");
+      live.delete(victim);
       // Every partition acknowledged a send begun after the kill: its leader answered again.
       await eventually(`every partition produced to after kill ${kill + 1}`, 30 * LEASE_TTL_MS, async () =>
         Array.from({ length: PARTITIONS }, (_, p) =>
@@ -108,10 +71,8 @@ describe("kafkajs through SIGKILLed leaders, used as the README says", () => {
         `kill ${kill + 1}: every partition acknowledged again ${Date.now() - killedAt} ms after the SIGKILL`,
       );
     }
-    producing = false;
-    await Promise.all(loops);
-    await producer.disconnect();
-    expect(failures).toBe(0);
+    await produce.stop();
+    expect(produce.failures).toBe(0);
 
     const [reader] = [...live.values()];
     const stored = Array.from({ length: PARTITIONS }, () => new Map<number, string>());

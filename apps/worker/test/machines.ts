@@ -152,6 +152,16 @@ export function useMachines(options: {
 }
 
 /**
+ * Timings under which a tiering test sees every step soon: commits every 10 ms, each partition
+ * synced every 50 ms (consolidated at once), replaced objects deleted at once.
+ */
+export const EAGER_TIERING: NonNullable<WorkerConfig["objectTimings"]> = {
+  commitWindowMs: 10,
+  tiering: { consolidateAfterMs: 0, intervalMs: 50, fullScanMs: 200 },
+  superseded: { graceMs: 0, intervalMs: 100 },
+};
+
+/**
  * In-process workers as separate machines for one test file: each its own data directory, one
  * filesystem object store, the file's lease TTL and `objectTimings`.
  */

@@ -4,7 +4,7 @@ import { rm } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { partitionDir } from "../src/ownership/partition-paths";
-import { useInProcessMachines } from "./machines";
+import { EAGER_TIERING, useInProcessMachines } from "./machines";
 import { createTestPartition, createTestTopic, eventually } from "./test-topics";
 
 // Object storage as the partitions' whole home: closed segments become segment objects exactly as
@@ -15,11 +15,7 @@ const LEASE_TTL_MS = 1_500;
 const machines = useInProcessMachines({
   name: "object-tiering",
   leaseTtlMs: LEASE_TTL_MS,
-  objectTimings: {
-    commitWindowMs: 10,
-    tiering: { consolidateAfterMs: 0, intervalMs: 50, fullScanMs: 200 },
-    superseded: { graceMs: 0, intervalMs: 100 },
-  },
+  objectTimings: EAGER_TIERING,
 });
 const { harness } = machines;
 const startMachine = machines.start;

@@ -3,16 +3,9 @@ import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DEFAULT_LEASE_TTL_MS } from "../src/worker";
-import {
-  CLIENT_SCOPES,
-  createKafkaKey,
-  createNamedTopic,
-  failoverProducer,
-  kcatReadAll,
-} from "./kafka-client";
-import { eventually } from "./test-topics";
+import { CLIENT_SCOPES, createKafkaKey, kafkaFleet, kcatReadAll, producePerPartition } from "./kafka-client";
+import { busiestWorker, eventually, partitionOwners } from "./test-topics";
 import { useWorkerHarness } from "./worker-harness";
-import type { WorkerProcess } from "./worker-process";
 
 // Issue 29's fault test: three worker processes at the default lease settings; a librdkafka
 // idempotent producer, a kafkajs idempotent producer (used as the README says: one partition per
@@ -39,10 +32,7 @@ function python(script: string, args: string[], onEvent: (event: Record<string, 
   return child;
 }
 
-async function owners(partitionIds: string[]): Promise<(string | null)[]> {
-  const rows = await harness.db.prisma.partition.findMany({ where: { id: { in: partitionIds } } });
-  return partitionIds.map((id) => rows.find((r) => r.id === id)?.ownerWorkerId ?? null);
-}
+const owners = (partitionIds: string[]) => partitionOwners(harness.db.prisma, partitionIds);
 
 beforeAll(async () => {
   key = await createKafkaKey(harness.db.prisma, ORG, CLIENT_SCOPES);
@@ -54,26 +44,13 @@ afterAll(() => {
 
 describe("SIGKILL of a partition owner under librdkafka and kafkajs producers and a librdkafka group", () => {
   it("moves every partition within seconds, loses no acknowledged record, writes none twice, and the group reads every partition to its end", async () => {
-    const spawnWorker = (id: string) =>
-      harness.spawnWorker(id, {
-        leaseTtlMs: DEFAULT_LEASE_TTL_MS,
-        env: {
-          WORKER_SCHEDULING: "off",
-          WORKER_KAFKA_PORT: "0",
-          WORKER_KAFKA_GROUP_INITIAL_REBALANCE_DELAY_MS: "0",
-        },
-      });
-    const live = new Map<string, WorkerProcess>();
-    for (const worker of await Promise.all(["ok-1", "ok-2", "ok-3"].map(spawnWorker)))
-      live.set(worker.id, worker);
-    const partitionIds = await createNamedTopic(harness.db.prisma, ORG, TOPIC, PARTITIONS);
-    await eventually("every worker leads partitions", 30_000, async () => {
-      const led = await owners(partitionIds);
-      return led.every((o) => o !== null) && [...live.keys()].every((id) => led.includes(id))
-        ? true
-        : undefined;
-    });
-    const bootstrap = [...live.values()].map((w) => `${w.kafka.host}:${w.kafka.port}`).join(",");
+    const { live, partitionIds, brokers } = await kafkaFleet(
+      harness,
+      ["ok-1", "ok-2", "ok-3"],
+      DEFAULT_LEASE_TTL_MS,
+      { org: ORG, name: TOPIC, partitions: PARTITIONS, spread: true },
+    );
+    const bootstrap = brokers.join(",");
 
     // The group: (partition, offset) pairs its members were handed.
     const consumed = new Set<string>();
@@ -100,32 +77,17 @@ describe("SIGKILL of a partition owner under librdkafka and kafkajs producers an
     );
 
     // kafkajs as the README documents for failovers.
-    const producer = await failoverProducer(bootstrap.split(","), key, "owner-kill-test");
-    const kjAcked = Array.from({ length: PARTITIONS }, () => new Map<number, string>());
-    const sent = new Set<string>();
-    const completions: { partition: number; startedAt: number; doneAt: number }[] = [];
-    let kjFailures = 0;
-    let producing = true;
-    const loops = Array.from({ length: PARTITIONS }, async (_, partition) => {
-      for (let n = 0; producing; n++) {
-        const values = [0, 1].map((i) => `kj-p${partition}-${n}-${i}`);
-        for (const value of values) sent.add(value);
-        const startedAt = Date.now();
-        try {
-          const [answer] = await producer.send({
-            topic: TOPIC,
-            acks: -1,
-            messages: values.map((value) => ({ partition, value })),
-          });
-          for (const [i, value] of values.entries())
-            kjAcked[partition]!.set(Number(answer!.baseOffset) + i, value);
-          completions.push({ partition, startedAt, doneAt: Date.now() });
-        } catch {
-          kjFailures++;
-          return;
-        }
-      }
-    });
+    const produce = await producePerPartition(
+      { brokers, key, clientId: "owner-kill-test" },
+      {
+        topic: TOPIC,
+        partitions: PARTITIONS,
+        perSend: 2,
+        value: (partition, n, i) => `kj-p${partition}-${n}-${i}`,
+        keyed: false,
+      },
+    );
+    const { acked: kjAcked, sent, completions } = produce;
 
     await eventually("both producers and the group under way", 60_000, async () =>
       completions.length >= 4 * PARTITIONS &&
@@ -135,13 +97,11 @@ describe("SIGKILL of a partition owner under librdkafka and kafkajs producers an
         : undefined,
     );
     const led = await owners(partitionIds);
-    const [victim] = [...live.keys()].sort(
-      (a, b) => led.filter((o) => o === b).length - led.filter((o) => o === a).length,
-    );
+    const victim = busiestWorker(led, live.keys());
     const moved = led.flatMap((owner, p) => (owner === victim ? [p] : []));
     const killedAt = Date.now();
-    live.get(victim!)!.child.kill("SIGKILL");
-    live.delete(victim!);
+    live.get(victim)!.child.kill("SIGKILL");
+    live.delete(victim);
 
     // kafkajs: a send begun after the kill acknowledged on every moved partition; librdkafka: an
     // acknowledgement after it on each. Bounded by one lease TTL: only the ended session explains it.
@@ -167,12 +127,10 @@ describe("SIGKILL of a partition owner under librdkafka and kafkajs producers an
     await eventually("producing goes on", 30_000, async () =>
       completions.length >= ackedAtKill + 4 * PARTITIONS ? true : undefined,
     );
-    producing = false;
-    await Promise.all(loops);
-    await producer.disconnect();
+    await produce.stop();
     rdk.kill("SIGINT");
     await eventually("librdkafka flushed", 90_000, async () => (rdkDone ? true : undefined));
-    expect(kjFailures).toBe(0);
+    expect(produce.failures).toBe(0);
     expect(rdkFailed).toEqual([]);
 
     const [reader] = [...live.values()];

@@ -16,6 +16,8 @@ import { WorkerRegistry } from "../src/ownership/worker-registry";
 const WORKER = "lock-order-worker";
 const PARTITIONS = 800;
 const DEADLOCK = "40P01";
+/** The advisory lock key the control's statements queue on to start at the same moment. */
+const START_GATE = 35_035;
 
 // The statements as they were before they locked in id order: the control that shows the hazard.
 const UNORDERED_COMMIT = `
@@ -86,6 +88,54 @@ describe("one worker's multi-row Partition statements", () => {
       };
     });
 
+  /**
+   * Runs each statement on a connection of its own, in a transaction that first locks the row the
+   * statement itself updates first (`firstRow`) and then queues on an advisory lock this holds; when
+   * every one is queued they all go at once. Each then holds the row the other reaches last, the
+   * interleaving that a loaded machine produces by chance: without it, a statement of tens of ms
+   * (its updates HOT) often finished before the other was scheduled at all.
+   */
+  async function startTogether(
+    statements: [sql: string, params: unknown[], firstRow: string][],
+  ): Promise<PromiseSettledResult<unknown>[]> {
+    const gate = await pool.connect();
+    try {
+      await gate.query("SELECT pg_advisory_lock($1)", [START_GATE]);
+      const racing = Promise.allSettled(
+        statements.map(async ([sql, params, firstRow]) => {
+          const client = await pool.connect();
+          try {
+            await client.query("BEGIN");
+            await client.query(`SELECT 1 FROM "Partition" WHERE "id" = $1 FOR NO KEY UPDATE`, [firstRow]);
+            await client.query("SELECT pg_advisory_xact_lock_shared($1)", [START_GATE]);
+            const result = await client.query(sql, params);
+            await client.query("COMMIT");
+            return result;
+          } catch (error) {
+            await client.query("ROLLBACK");
+            throw error;
+          } finally {
+            client.release();
+          }
+        }),
+      );
+      for (;;) {
+        const queued = await gate.query<{ n: number }>(
+          `SELECT count(*)::int AS n FROM pg_locks
+           WHERE locktype = 'advisory' AND NOT granted AND objid = $1
+             AND database = (SELECT oid FROM pg_database WHERE datname = current_database())`,
+          [START_GATE],
+        );
+        if (queued.rows[0]!.n === statements.length) break;
+        await new Promise((resolve) => setTimeout(resolve, 5));
+      }
+      await gate.query("SELECT pg_advisory_unlock($1)", [START_GATE]);
+      return await racing;
+    } finally {
+      gate.release();
+    }
+  }
+
   const codeOf = (outcome: PromiseSettledResult<unknown>) =>
     outcome.status === "rejected"
       ? String((outcome.reason as { code?: string }).code ?? outcome.reason)
@@ -98,6 +148,7 @@ describe("one worker's multi-row Partition statements", () => {
     await db.prisma.$executeRawUnsafe(
       `ALTER DATABASE "${new URL(db.url).pathname.slice(1)}" SET deadlock_timeout = '50ms'`,
     );
+    // The gate's connection and one per racing statement.
     pool = new pg.Pool({ connectionString: db.url, max: 4 });
     await seedTenants(db.prisma, {
       tenants: 2,
@@ -127,14 +178,14 @@ describe("one worker's multi-row Partition statements", () => {
       rounds++;
       const ids = await reversePhysicalOrder();
       const entries = entriesFor(ids);
-      const outcomes = await Promise.allSettled([
-        pool.query(UNORDERED_COMMIT, [
-          WORKER,
-          ids,
-          entries.map((e) => e.epoch),
-          entries.map((e) => e.baseOffset),
-        ]),
-        pool.query(UNORDERED_RENEW, [WORKER]),
+      // The commit updates in its entries' order (the reverse of the table's), the renewal in the table's.
+      const outcomes = await startTogether([
+        [
+          UNORDERED_COMMIT,
+          [WORKER, ids, entries.map((e) => e.epoch), entries.map((e) => e.baseOffset)],
+          ids[0]!,
+        ],
+        [UNORDERED_RENEW, [WORKER], ids.at(-1)!],
       ]);
       const codes = outcomes.map(codeOf);
       for (const code of codes) expect([null, DEADLOCK]).toContain(code);
@@ -176,16 +227,34 @@ describe("one worker's multi-row Partition statements", () => {
       expect(row.stats.segments).toBe(ROUNDS - 1);
     }
 
-    // Still conditional: a stale epoch and a base that is not the durable end are fenced, the rest commit.
-    const [stale, behind, ...fine] = entriesFor(await reversePhysicalOrder());
-    const fenced = await manifest.commit(`commit/${WORKER}/checks`, [
+    // Still conditional, row by row, in the one statement: a stale epoch, a base that is not the
+    // durable end and a partition this worker no longer owns (the commit locks its entries' rows
+    // by id, not by owner) are fenced and nothing of them is written; the rest commit.
+    const [stale, behind, lost, ...fine] = entriesFor(await reversePhysicalOrder());
+    await pool.query(`UPDATE "Partition" SET "ownerWorkerId" = NULL WHERE "id" = $1`, [lost!.partitionId]);
+    const checksKey = `commit/${WORKER}/checks`;
+    const fenced = await manifest.commit(checksKey, [
       { ...stale!, epoch: stale!.epoch - 1 },
       { ...behind!, baseOffset: behind!.baseOffset - 10, lastOffset: behind!.baseOffset - 1 },
+      lost!,
       ...fine,
     ]);
-    expect(fenced.has(stale!.partitionId)).toBe(false);
-    expect(fenced.has(behind!.partitionId)).toBe(false);
-    expect(fenced.size).toBe(PARTITIONS - 2);
+    await pool.query(`UPDATE "Partition" SET "ownerWorkerId" = $2 WHERE "id" = $1`, [
+      lost!.partitionId,
+      WORKER,
+    ]);
+    for (const refused of [stale!, behind!, lost!]) expect(fenced.has(refused.partitionId)).toBe(false);
+    expect(fenced.size).toBe(PARTITIONS - 3);
+    const written = await pool.query<{ partitionId: string }>(
+      `SELECT "partitionId" FROM "PartitionObject" WHERE "objectKey" = $1`,
+      [checksKey],
+    );
+    expect(new Set(written.rows.map((row) => row.partitionId))).toEqual(fenced);
+    const ends = await pool.query<{ id: string; end: string }>(
+      `SELECT "id", "durableEndOffset" AS "end" FROM "Partition" WHERE "id" = ANY($1::text[])`,
+      [[stale!.partitionId, behind!.partitionId, lost!.partitionId]],
+    );
+    for (const row of ends.rows) expect(Number(row.end)).toBe(held.get(row.id)!.end);
     for (const id of fenced) held.get(id)!.end += 10;
   });
 

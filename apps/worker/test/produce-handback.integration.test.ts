@@ -1,15 +1,12 @@
-import { randomBytes } from "node:crypto";
 import { join } from "node:path";
-import { createApiServer } from "@lastword/api";
 import { DataPlaneClient, DataPlaneError, type ProduceResult } from "@lastword/dataplane";
 import { createPrisma } from "@lastword/db";
 import { TcpProxy } from "@lastword/db/testing";
 import { FsObjectStore, type ObjectStore } from "@lastword/object-store";
-import { Redis } from "ioredis";
 import { describe, expect, it } from "vitest";
 import { COMMIT_PREFIX } from "../src/durability/bucket-layout";
 import { useInProcessMachines } from "./machines";
-import { restCall } from "./rest-call";
+import { openControlPlane } from "./rest-call";
 import { createTestTopic, eventually } from "./test-topics";
 
 // A produce whose partition is handed back (a rebalance when a worker joins) while its commit to
@@ -174,18 +171,10 @@ describe("a produce whose partition is handed back while its commit is in flight
     const proxy = await TcpProxy.start(url.hostname, Number(url.port));
     const prisma = createPrisma(proxy.relayUrl(harness.db.url), { maxConnections: 4 });
     const dataPlane = new DataPlaneClient({ prisma, secret: harness.secret, ownerWaitMs: 8 * LEASE_TTL_MS });
-    const redis = new Redis(process.env.REDIS_URL ?? "redis://127.0.0.1:6379");
-    const redisPrefix = `lwtest-handback-${randomBytes(4).toString("hex")}`;
-    const server = createApiServer({
-      prisma,
-      redis,
-      dataPlane,
-      publicUrl: "http://localhost:3999",
-      authSecret: randomBytes(32).toString("hex"),
-      redisPrefix,
-    });
+    const control = openControlPlane({ name: "handback", prisma, dataPlane });
+    const { server } = control;
     const rest = async (apiKey: string, method: string, path: string, body?: unknown) => {
-      const answer = await restCall(server, "http://localhost:3999", apiKey, method, path, body);
+      const answer = await control.rest(apiKey, method, path, body);
       return { ...answer, retryAfter: answer.headers.get("retry-after") };
     };
 
@@ -255,12 +244,9 @@ describe("a produce whose partition is handed back while its commit is in flight
       await first.stop();
     } finally {
       proxy.restore();
-      await server.close(2_000);
+      await control.close();
       dataPlane.close();
       await prisma.$disconnect();
-      const keys = await redis.keys(`${redisPrefix}:*`);
-      if (keys.length > 0) await redis.del(...keys);
-      redis.disconnect();
       await proxy.close();
     }
   });

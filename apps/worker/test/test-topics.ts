@@ -76,3 +76,20 @@ async function insertTopic(
   });
   return { topicId: topic.id, partitionIds: topic.partitions.map((p) => p.id) };
 }
+
+/** The worker leading each of `partitionIds` (null: none), in their order. */
+export async function partitionOwners(
+  prisma: PrismaClient,
+  partitionIds: string[],
+): Promise<(string | null)[]> {
+  const rows = await prisma.partition.findMany({ where: { id: { in: partitionIds } } });
+  return partitionIds.map((id) => rows.find((r) => r.id === id)?.ownerWorkerId ?? null);
+}
+
+/** Of the workers `live`, the one leading the most of the partitions `owners` names. */
+export function busiestWorker(owners: readonly (string | null)[], live: Iterable<string>): string {
+  const led = (id: string) => owners.filter((o) => o === id).length;
+  const [busiest] = [...live].sort((a, b) => led(b) - led(a));
+  if (busiest === undefined) throw new Error("no live worker");
+  return busiest;
+}

@@ -401,3 +401,31 @@ export async function serveOverHttp(
     close: () => new Promise((resolve) => server.close(() => resolve())),
   };
 }
+
+/** An API key `caller` creates through the console's procedure; throws unless it is created. */
+export async function createKeyAs(
+  server: ApiServer,
+  caller: Caller,
+  name: string,
+  scopes: string[],
+): Promise<{ id: string; key: string }> {
+  const created = await trpc(server, caller, "mutation", "apiKeys.create", { name, scopes });
+  if (created.status !== 200)
+    throw new Error(`apiKeys.create ${created.status}: ${JSON.stringify(created.body)}`);
+  return created.body.result!.data as { id: string; key: string };
+}
+
+/** A person who signed up, was invited by `inviter` with `role` and accepted with the link. */
+export async function joinAs(
+  server: ApiServer,
+  inviter: Session,
+  email: string,
+  role: string,
+): Promise<Session> {
+  const invitation = await invite(server, { cookie: inviter.cookie }, email, role);
+  const session = await signUp(server, email, email.split("@")[0]);
+  const accepted = await acceptInvitation(server, session, invitation);
+  if (accepted.status !== 200)
+    throw new Error(`invitations.accept ${accepted.status}: ${JSON.stringify(accepted.body)}`);
+  return session;
+}

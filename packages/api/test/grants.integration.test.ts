@@ -1,6 +1,17 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { verifyAuditChain } from "../src/index";
-import { acceptInvitation, authCall, invite, type Session, signUp, trpc, useHarness } from "./api-harness";
+import {
+  acceptInvitation,
+  authCall,
+  type Caller,
+  createKeyAs,
+  invite,
+  joinAs as joinTenant,
+  type Session,
+  signUp,
+  trpc,
+  useHarness,
+} from "./api-harness";
 
 const h = useHarness("grants");
 let owner: Session;
@@ -8,19 +19,10 @@ let tenantId: string;
 let developer: Session;
 let ownerKeyId: string;
 
-async function createKey(caller: { cookie?: string; apiKey?: string }, name: string, scopes: string[]) {
-  const created = await trpc(h.server, caller, "mutation", "apiKeys.create", { name, scopes });
-  expect(created.status, JSON.stringify(created.body)).toBe(200);
-  return created.body.result!.data as { id: string; key: string };
-}
-
-/** A person who signed up, was invited with `role` and accepted with the link. */
-async function joinAs(email: string, role: string): Promise<Session> {
-  const invitation = await invite(h.server, { cookie: owner.cookie }, email, role);
-  const session = await signUp(h.server, email, email.split("@")[0]);
-  expect((await acceptInvitation(h.server, session, invitation)).status).toBe(200);
-  return session;
-}
+const createKey = (caller: Caller, name: string, scopes: string[]) =>
+  createKeyAs(h.server, caller, name, scopes);
+/** A person who signed up, was invited by the owner with `role` and accepted with the link. */
+const joinAs = (email: string, role: string) => joinTenant(h.server, owner, email, role);
 
 async function memberOf(userId: string) {
   return h.db.prisma.member.findFirstOrThrow({ where: { organizationId: tenantId, userId } });

@@ -1,6 +1,14 @@
 import { type Admin, Kafka, logLevel } from "kafkajs";
 import { beforeAll, describe, expect, it } from "vitest";
-import { acceptInvitation, type Caller, invite, rest, type Session, signUp, trpc } from "./api-harness";
+import {
+  type Caller,
+  createKeyAs,
+  joinAs as joinTenant,
+  rest,
+  type Session,
+  signUp,
+  trpc,
+} from "./api-harness";
 import { useTenantWorld } from "./tenant-world";
 
 // Issue 28, point 1: a key acts with at most its creator's current role, on REST and over Kafka,
@@ -13,18 +21,10 @@ const h = useTenantWorld("key_creator_rights");
 let owner: Session;
 let tenantId: string;
 
-async function createKey(caller: Caller, name: string, scopes: string[]) {
-  const created = await trpc(h.server, caller, "mutation", "apiKeys.create", { name, scopes });
-  expect(created.status, JSON.stringify(created.body)).toBe(200);
-  return created.body.result!.data as { id: string; key: string };
-}
-
-async function joinAs(email: string, role: string): Promise<Session> {
-  const invitation = await invite(h.server, { cookie: owner.cookie }, email, role);
-  const session = await signUp(h.server, email, email.split("@")[0]);
-  expect((await acceptInvitation(h.server, session, invitation)).status).toBe(200);
-  return session;
-}
+const createKey = (caller: Caller, name: string, scopes: string[]) =>
+  createKeyAs(h.server, caller, name, scopes);
+/** A person who signed up, was invited by the owner with `role` and accepted with the link. */
+const joinAs = (email: string, role: string) => joinTenant(h.server, owner, email, role);
 
 async function memberId(session: Session): Promise<string> {
   const member = await h.db.prisma.member.findFirstOrThrow({

@@ -36,9 +36,11 @@ const REST_BODIES: Record<string, unknown> = {
   "POST /erasure-requests/{id}/extensions": { deadlineAt: "2099-01-01T00:00:00.000Z", reason: "r" },
   "POST /erasure-requests/{id}/reverify": {},
   "PUT /api-keys/{id}/rules": { rules: [] },
+  "POST /transactions/{transactionalId}/abort": {},
 };
 
 const TENANT_WIDE_PROCEDURES = [
+  "transactions.list",
   "topics.create",
   "topics.list",
   "apiKeys.create",
@@ -89,6 +91,7 @@ function resourceInputs(): Record<string, { kind: "query" | "mutation"; input: u
     "schemas.encode": { kind: "mutation", input: { subject: "secret-value", value: {} } },
     "records.search": { kind: "query", input: { topic: "secret" } },
     "consumerGroups.delete": { kind: "mutation", input: { group: "g-secret" } },
+    "transactions.abort": { kind: "mutation", input: { transactionalId: "tx-secret" } },
     "records.offsets": { kind: "query", input: { topic: "secret", partition: 0, timestamp: 0 } },
     "records.deleteKey": { kind: "mutation", input: { topic: "secret", key: "k" } },
     "topics.requestClean": { kind: "mutation", input: { topic: "secret", partition: 0 } },
@@ -142,6 +145,16 @@ beforeAll(async () => {
     data: { organizationId: (await member(ownerA.userId)).organizationId, name: "g-secret" },
   });
   expect(group.id).toBeTruthy();
+  // An open Kafka transaction of A's: B may neither see nor abort it.
+  await h.db.prisma.kafkaTransaction.create({
+    data: {
+      organizationId: (await member(ownerA.userId)).organizationId,
+      transactionalId: "tx-secret",
+      state: "Ongoing",
+      producerId: 1n,
+      producerEpoch: 0,
+    },
+  });
   sessionB = await signUp(h.server, "b@example.com", "Tenant B");
   const createdB = await trpc(h.server, { cookie: sessionB.cookie }, "mutation", "apiKeys.create", {
     name: "b-admin",
@@ -168,7 +181,11 @@ async function snapshotOfA() {
     where: { id: invitationIdA },
     select: { status: true },
   });
-  return JSON.stringify({ topics, keys: keys.map((k) => k.enabled), groups, invitations });
+  const transactions = await h.db.prisma.kafkaTransaction.findMany({
+    where: { transactionalId: "tx-secret" },
+    select: { state: true, abortRequestedAt: true },
+  });
+  return JSON.stringify({ topics, keys: keys.map((k) => k.enabled), groups, invitations, transactions });
 }
 
 describe("tenant isolation", () => {
@@ -186,6 +203,7 @@ describe("tenant isolation", () => {
           .replace("{partition}", "0")
           .replace("{key}", "k")
           .replace("{group}", "g-secret")
+          .replace("{transactionalId}", "tx-secret")
           .replace("{id}", keyIdA);
         const res = await rest(
           h.server,
@@ -230,6 +248,8 @@ describe("tenant isolation", () => {
     expect(topics.body.topics).toEqual([]);
     const keys = await rest(h.server, { apiKey: keyB }, "GET", "/api-keys");
     expect((keys.body.apiKeys as { id: string }[]).map((k) => k.id)).not.toContain(keyIdA);
+    const transactions = await rest(h.server, { apiKey: keyB }, "GET", "/transactions");
+    expect(transactions.body.transactions).toEqual([]);
   });
 });
 

@@ -1,5 +1,5 @@
 import { encodeRecordFrames, encodeStoredHead } from "@lastword/frames";
-import { frameRecord, storedCase } from "@lastword/frames/testing";
+import { chunksOf, frameRecord, storedCase } from "@lastword/frames/testing";
 import { encodeRecordBatch } from "@lastword/record-batch";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
@@ -22,18 +22,6 @@ function offsetsFrame(offsets: [number, number][]): Buffer {
     body.writeDoubleBE(o, i * 12 + 4);
   });
   return frame(6, offsets.length, body);
-}
-
-function chunked(buf: Buffer, sizes: number[]): Buffer[] {
-  const out: Buffer[] = [];
-  let pos = 0;
-  for (const size of sizes) {
-    if (pos >= buf.length) break;
-    out.push(buf.subarray(pos, pos + size));
-    pos += size;
-  }
-  if (pos < buf.length) out.push(buf.subarray(pos));
-  return out;
 }
 
 function copy(r: RawRecord) {
@@ -69,7 +57,7 @@ function expectReadAsWritten(
   ]);
   const reader = new FrameReader();
   const seen: ReturnType<typeof copy>[] = [];
-  for (const chunk of chunked(body, sizes)) reader.push(chunk, (r) => seen.push(copy(r)));
+  for (const chunk of chunksOf(body, sizes)) reader.push(chunk, (r) => seen.push(copy(r)));
   const expected = partitions.flatMap((frames, p) =>
     frames
       .flatMap((f) => f.records)
@@ -121,7 +109,7 @@ describe("binary stream reader", () => {
     ]);
     const reader = new FrameReader();
     const seen: ReturnType<typeof copy>[] = [];
-    for (const chunk of chunked(body, [40, 3000, 3000, 9000])) reader.push(chunk, (r) => seen.push(copy(r)));
+    for (const chunk of chunksOf(body, [40, 3000, 3000, 9000])) reader.push(chunk, (r) => seen.push(copy(r)));
     expect(seen.map((r) => [r.offset, r.key?.toString(), r.value?.length])).toEqual([
       [5, "a", 1],
       [9, "big", 50_000],
@@ -147,7 +135,7 @@ describe("binary stream reader", () => {
     const keys: (string | null)[] = [];
     const error = (() => {
       try {
-        for (const chunk of chunked(failed, [3, 9, 2])) {
+        for (const chunk of chunksOf(failed, [3, 9, 2])) {
           reader.push(chunk, (r) => keys.push(textOf(r.buf, r.keyStart, r.keyEnd)));
         }
       } catch (e) {
@@ -221,7 +209,7 @@ describe("binary stream reader", () => {
       ]);
       const reader = new FrameReader();
       const seen: (string | null)[] = [];
-      for (const chunk of chunked(body, [7, 30, 1, 64]))
+      for (const chunk of chunksOf(body, [7, 30, 1, 64]))
         reader.push(chunk, (r) => seen.push(textOf(r.buf, r.keyStart, r.keyEnd)));
       expect(reader.finish()).toEqual({ 0: end });
       return seen;

@@ -26,6 +26,8 @@ import {
   produceResponseSchema,
   type SegmentsResponse,
   segmentsResponseSchema,
+  type TxnMarkerRequest,
+  txnMarkerResponseSchema,
 } from "./protocol";
 import type { FetchedRecord, ProduceRecord } from "./record-codec";
 import { dataPlanePath, GROUPS_ROUTE, PARTITION_ROUTES, type PartitionRoute } from "./routes";
@@ -185,6 +187,16 @@ export class DataPlaneClient implements DataPlane {
     return this.#post(input.partitionId, "keyVersions", body, keyVersionsResponseSchema);
   }
 
+  /**
+   * Writes a Kafka transaction's COMMIT/ABORT marker on the partition's current owner (the
+   * worker-to-worker half of the transaction coordinator's EndTxn). Resent like the other
+   * idempotent posts: a second marker of an ended transaction changes nothing.
+   */
+  async writeTxnMarker(input: { partitionId: string } & TxnMarkerRequest): Promise<void> {
+    const { partitionId, ...marker } = input;
+    await this.#post(partitionId, "txnMarker", marker, txnMarkerResponseSchema);
+  }
+
   /** A streamed replay (every record from `offset`) or snapshot (latest live record per key). */
   streamPartition(input: PartitionStreamRequest): AsyncGenerator<StreamFrame> {
     return this.#streams.open(input);
@@ -237,10 +249,10 @@ export class DataPlaneClient implements DataPlane {
     this.#streams.close();
   }
 
-  /** A POST to the partition's owner that may be resent: each of these is idempotent (a clean request, a log start that never moves back, key reads). */
+  /** A POST to the partition's owner that may be resent: each of these is idempotent (a clean request, a log start that never moves back, key reads, a transaction marker). */
   #post<S extends z.ZodType>(
     partitionId: string,
-    route: "clean" | "deleteRecords" | "lookupKey" | "keyVersions",
+    route: "clean" | "deleteRecords" | "lookupKey" | "keyVersions" | "txnMarker",
     body: unknown,
     schema: S,
   ): Promise<z.infer<S>> {

@@ -149,6 +149,12 @@ export const cleanerStateSchema = z.object({
 export const segmentsResponseSchema = z.object({
   logStartOffset: offset,
   logEndOffset: offset,
+  /** Kafka's last stable offset: read_committed readers see the log up to here. */
+  lastStableOffset: offset,
+  /** The producers with a transaction open in the partition, by the offset it began at. */
+  openTransactions: z.array(
+    z.object({ producerId: z.number().int(), producerEpoch: z.number().int(), firstOffset: offset }),
+  ),
   segments: z.array(segmentInfoSchema),
   /** Null on topics without compaction. */
   cleaner: cleanerStateSchema.nullable(),
@@ -159,6 +165,20 @@ export const cleanResponseSchema = z.object({ accepted: z.literal(true) });
 /** Kafka's deleteRecords: moves the log start offset forward; segments below it go at the next retention pass. */
 export const deleteRecordsRequestSchema = z.object({ beforeOffset: offset });
 export const deleteRecordsResponseSchema = z.object({ logStartOffset: offset });
+
+/**
+ * A Kafka transaction's COMMIT or ABORT marker for one partition, sent by the transaction's
+ * coordinator to the partition's owner: the producer whose transaction ends, and the coordinator
+ * epoch (its lease epoch on the transactional id) the marker carries. Resending it is harmless: a
+ * marker for a producer whose transaction already ended there changes nothing anyone reads.
+ */
+export const txnMarkerRequestSchema = z.object({
+  producerId: z.number().int().nonnegative(),
+  producerEpoch: z.number().int().min(0).max(32767),
+  commit: z.boolean(),
+  coordinatorEpoch: z.number().int().nonnegative(),
+});
+export const txnMarkerResponseSchema = z.object({ ok: z.literal(true) });
 
 export const errorBodySchema = z.object({
   code: z.enum(DATA_PLANE_ERROR_CODES),
@@ -185,5 +205,6 @@ export type SegmentInfo = z.infer<typeof segmentInfoSchema>;
 export type SegmentsResponse = z.infer<typeof segmentsResponseSchema>;
 export type CleanerState = z.infer<typeof cleanerStateSchema>;
 export type DeleteRecordsResponse = z.infer<typeof deleteRecordsResponseSchema>;
+export type TxnMarkerRequest = z.infer<typeof txnMarkerRequestSchema>;
 export type ErrorBody = z.infer<typeof errorBodySchema>;
 export type HealthResponse = z.infer<typeof healthResponseSchema>;

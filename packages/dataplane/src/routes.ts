@@ -13,6 +13,7 @@ export const PARTITION_ROUTES = {
   lookupKey: { method: "POST", segment: "key" },
   keyVersions: { method: "POST", segment: "key-versions" },
   stream: { method: "GET", segment: "stream" },
+  txnMarker: { method: "POST", segment: "txn-marker" },
 } as const;
 
 export type PartitionRoute = keyof typeof PARTITION_ROUTES;

@@ -1,5 +1,5 @@
 import { encodeEndFrame, encodeErrorFrame, encodeRecordFrames, encodeStoredHead } from "@lastword/frames";
-import { frameRecord, storedCase } from "@lastword/frames/testing";
+import { chunksOf, frameRecord, storedCase } from "@lastword/frames/testing";
 import { encodeRecordBatch } from "@lastword/record-batch";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
@@ -9,15 +9,9 @@ import { decodeRecordBatch, decodeStreamFrames, splitStreamFrames } from "./stre
 
 const record = frameRecord();
 
+/** The chunks of `chunksOf` as a body's async iterable. */
 async function* chunked(bytes: Uint8Array, sizes: number[]): AsyncGenerator<Buffer> {
-  const buf = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  let pos = 0;
-  for (const size of sizes) {
-    if (pos >= buf.length) break;
-    yield buf.subarray(pos, pos + size);
-    pos += size;
-  }
-  if (pos < buf.length) yield buf.subarray(pos);
+  yield* chunksOf(bytes, sizes);
 }
 
 async function collect(chunks: AsyncIterable<Buffer>) {

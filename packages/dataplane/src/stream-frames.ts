@@ -1,10 +1,14 @@
 import {
+  DATA_PLANE_STREAM_KINDS,
   decodeBatchFrame,
   decodeStoredFrame,
+  FRAME_HEADER_BYTES,
   FRAME_KIND,
   FrameFormatError,
+  FrameSplitter,
   readStreamFrameHead,
-  streamFrameHeadBytes,
+  type SplitFrame,
+  wholeFrame,
 } from "@lastword/frames";
 import { DataPlaneError, isDataPlaneErrorCode } from "./errors";
 import type { FetchedRecord } from "./record-codec";
@@ -24,85 +28,55 @@ export type StreamPiece =
   | { kind: "batch"; parts: Buffer[] }
   | { kind: "end"; endOffset: number; logStartOffset: number };
 
-function errorOf(json: Buffer): DataPlaneError {
-  const body = JSON.parse(json.toString("utf8")) as { code: string; message: string; retriable: boolean };
+function errorOf(json: Uint8Array): DataPlaneError {
+  const body = JSON.parse(Buffer.from(json).toString("utf8")) as {
+    code: string;
+    message: string;
+    retriable: boolean;
+  };
   const code = isDataPlaneErrorCode(body.code) ? body.code : "INTERNAL";
   return new DataPlaneError(code, body.message, { retriable: body.retriable });
 }
 
+/** A whole frame of the stream as what a reader gets of it; throws the worker's error frame. */
+function pieceOf(frame: SplitFrame): StreamPiece {
+  if (frame.kind === FRAME_KIND.ERROR) {
+    throw errorOf(wholeFrame(frame.parts).subarray(FRAME_HEADER_BYTES));
+  }
+  if (frame.kind === FRAME_KIND.END) {
+    const head = readStreamFrameHead(wholeFrame(frame.parts));
+    if (head.kind === "end") return head;
+  }
+  return { kind: "batch", parts: frame.parts as Buffer[] };
+}
+
 /**
- * Cuts the chunks of a stream body at frame boundaries, touching only frame headers (a few per
- * megabyte): batch frames come out whole (as views of the chunks they arrived in, no copy), so
- * whoever forwards them never sends half a frame before an error. Throws the worker's
- * DataPlaneError for an error frame, and INTERNAL when the body ends mid-frame or without an end.
+ * Cuts the chunks of a stream body at frame boundaries (@lastword/frames' FrameSplitter, the one
+ * reassembler), touching only frame heads (a few per megabyte): batch and stored frames come out
+ * whole (as views of the chunks they arrived in, no copy), so whoever forwards them never sends
+ * half a frame before an error. Throws the worker's DataPlaneError for an error frame, and
+ * INTERNAL when the body ends mid-frame or without an end, or holds what the stream does not carry.
  */
 export async function* splitStreamFrames(chunks: AsyncIterable<Buffer>): AsyncGenerator<StreamPiece> {
-  const parts: Buffer[] = [];
-  /** Bytes of the current frame still to come; its header is collected in `head` first. */
-  let remaining = 0;
-  let head: Buffer = Buffer.alloc(0);
+  const splitter = new FrameSplitter(DATA_PLANE_STREAM_KINDS, [FRAME_KIND.END]);
+  const whole: SplitFrame[] = [];
   let ended = false;
-  const source = chunks[Symbol.asyncIterator]();
-  try {
-    for (let next = await source.next(); !next.done; next = await source.next()) {
-      const chunk = next.value;
-      let pos = 0;
-      while (pos < chunk.length) {
-        if (ended) throw new DataPlaneError("INTERNAL", "bytes after a partition stream's end frame");
-        if (remaining > 0) {
-          // Inside a batch body: take what this chunk has of it.
-          const n = Math.min(remaining, chunk.length - pos);
-          parts.push(chunk.subarray(pos, pos + n));
-          pos += n;
-          remaining -= n;
-          if (remaining === 0) yield { kind: "batch", parts: parts.splice(0) };
-          continue;
-        }
-        const kind = head.length ? head[0] : chunk[pos];
-        const headerBytes = streamFrameHeadBytes(kind);
-        if (headerBytes < 0) throw new DataPlaneError("INTERNAL", `stream frame of unknown kind ${kind}`);
-        // A header split across chunks is gathered (a few bytes) before the frame is read.
-        const take = Math.min(headerBytes - head.length, chunk.length - pos);
-        head = Buffer.concat([head, chunk.subarray(pos, pos + take)]);
-        pos += take;
-        if (head.length < headerBytes) continue;
-        const frame = readStreamFrameHead(head);
-        if (frame.kind === "end") {
-          ended = true;
-          yield { kind: "end", endOffset: frame.endOffset, logStartOffset: frame.logStartOffset };
-        } else if (frame.kind === "error") {
-          // Rare and small: gather the JSON across chunks, then throw it.
-          const length = frame.bodyBytes;
-          let json = chunk.subarray(pos, pos + length);
-          pos += json.length;
-          if (json.length < length) {
-            const rest: Buffer[] = [json];
-            let have = json.length;
-            while (have < length) {
-              const more = await source.next();
-              if (more.done) break;
-              rest.push(more.value);
-              have += more.value.length;
-            }
-            json = Buffer.concat(rest).subarray(0, length);
-            if (json.length < length) break;
-          }
-          throw errorOf(json);
-        } else {
-          remaining = frame.bodyBytes;
-          parts.push(head);
-          if (remaining === 0) yield { kind: "batch", parts: parts.splice(0) };
-        }
-        head = Buffer.alloc(0);
-      }
+  // Leaving early (the consumer stopped, or an error frame) ends the body's reading too: for await
+  // returns the source.
+  for await (const chunk of chunks) {
+    try {
+      splitter.push(chunk, (frame) => whole.push(frame));
+    } catch (error) {
+      if (error instanceof FrameFormatError) throw new DataPlaneError("INTERNAL", error.message);
+      throw error;
     }
-  } finally {
-    // Leaving early (the consumer stopped, or an error frame) ends the body's reading too.
-    await source.return?.();
+    for (const frame of whole.splice(0)) {
+      const piece = pieceOf(frame);
+      ended = piece.kind === "end";
+      yield piece;
+    }
   }
-  if (remaining > 0 || head.length || !ended) {
-    throw new DataPlaneError("INTERNAL", "partition stream ended mid-way");
-  }
+  if (splitter.midFrame || !ended) throw new DataPlaneError("INTERNAL", "partition stream ended mid-way");
 }
 
 /** A view of `bytes` as a Buffer (the encoders answer Uint8Arrays; in Node they are Buffers already). */

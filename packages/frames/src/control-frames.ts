@@ -6,6 +6,7 @@ import {
   FrameFormatError,
   OFFSETS_ENTRY_BYTES,
 } from "./frame-kinds";
+import { FRAME_SHAPES } from "./frame-layouts";
 import { allocBytes } from "./frame-records";
 
 // The frames around the records: a stream's end, offsets and error frames, the REST stream's and a
@@ -43,21 +44,22 @@ export type StreamFrameHead =
   | { kind: "end"; endOffset: number; logStartOffset: number }
   | { kind: "batch" | "stored" | "error"; bodyBytes: number };
 
+/** The frames a data-plane stream (`STREAM_CONTENT_TYPE`) carries; the end frame is its last. */
+export const DATA_PLANE_STREAM_KINDS: readonly number[] = [
+  FRAME_KIND.BATCH,
+  FRAME_KIND.STORED,
+  FRAME_KIND.END,
+  FRAME_KIND.ERROR,
+];
+
 /**
  * How many bytes of a data-plane stream frame of `kind` (`STREAM_CONTENT_TYPE`) make its head: all
- * of an end frame, the kind and length of the others. -1 for a kind that stream does not carry.
+ * of an end frame, the kind and length of the others (FRAME_FORMATS). -1 for a kind that stream
+ * does not carry.
  */
 export function streamFrameHeadBytes(kind: number | undefined): number {
-  switch (kind) {
-    case FRAME_KIND.END:
-      return END_FRAME_BYTES;
-    case FRAME_KIND.BATCH:
-    case FRAME_KIND.STORED:
-    case FRAME_KIND.ERROR:
-      return FRAME_HEADER_BYTES;
-    default:
-      return -1;
-  }
+  if (kind === undefined || !DATA_PLANE_STREAM_KINDS.includes(kind)) return -1;
+  return FRAME_SHAPES.get(kind)!.headBytes;
 }
 
 /** Reads the head of a data-plane stream frame (`streamFrameHeadBytes` of its kind, gathered). */

@@ -7,6 +7,7 @@ export {
 } from "./batch-frames";
 export { BinaryRecordsError, decodeBinaryRecords, encodeBinaryRecords } from "./binary-records";
 export {
+  DATA_PLANE_STREAM_KINDS,
   encodeEndFrame,
   encodeErrorFrame,
   encodeOffsetsFrame,
@@ -29,7 +30,14 @@ export {
   STORED_HEAD_BYTES,
   STREAM_CONTENT_TYPE,
 } from "./frame-kinds";
-export { describeFrames, FRAME_LAYOUTS, type FrameName } from "./frame-layouts";
+export {
+  describeFrames,
+  FRAME_FORMATS,
+  FRAME_LAYOUTS,
+  FRAME_SHAPES,
+  type FrameName,
+  type FrameShape,
+} from "./frame-layouts";
 export { FrameReader } from "./frame-reader";
 export type {
   EncodableFrameRecord,
@@ -38,6 +46,7 @@ export type {
   ProduceFrameRecord,
   RecordSpan,
 } from "./frame-records";
+export { FrameSplitter, type SplitFrame, wholeFrame } from "./frame-splitter";
 export {
   encodeProduceFrames,
   type ProduceFrameInput,

@@ -99,3 +99,20 @@ export function frameRecord(maxBytes = 64) {
     headers: fc.array(fc.record({ key: fc.string({ maxLength: 8 }), value: bytes }), { maxLength: 2 }),
   });
 }
+
+/**
+ * `body` cut into chunks of `sizes` bytes, one after another, the rest in a last chunk: how a
+ * stream's bytes may arrive (views of `body`, Buffers like a socket's).
+ */
+export function chunksOf(body: Uint8Array, sizes: readonly number[]): Buffer[] {
+  const buf = Buffer.from(body.buffer, body.byteOffset, body.byteLength);
+  const out: Buffer[] = [];
+  let pos = 0;
+  for (const size of sizes) {
+    if (pos >= buf.length) break;
+    out.push(buf.subarray(pos, pos + size));
+    pos += size;
+  }
+  if (pos < buf.length) out.push(buf.subarray(pos));
+  return out;
+}

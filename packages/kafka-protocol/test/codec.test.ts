@@ -235,6 +235,10 @@ describe("versions and keys", () => {
       [ApiKey.DescribeAcls, 1, 3],
       [ApiKey.CreateAcls, 1, 3],
       [ApiKey.DeleteAcls, 1, 3],
+      [ApiKey.AddPartitionsToTxn, 0, 3],
+      [ApiKey.AddOffsetsToTxn, 0, 3],
+      [ApiKey.EndTxn, 0, 3],
+      [ApiKey.TxnOffsetCommit, 0, 3],
     ];
     for (const [apiKey, min, max] of needed) {
       const range = supportedVersions.find((entry) => entry.apiKey === apiKey);

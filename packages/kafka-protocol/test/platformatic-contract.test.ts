@@ -59,7 +59,8 @@ function withoutErrorCodes(value: unknown): unknown {
  * Where its response objects differ from the Kafka JSON by design, not by bytes: FindCoordinator
  * v0-3 is reshaped into v4's `coordinators` list, Fetch v4-12 calls the topic name `topicId`
  * and parses records, ListOffsets v0 folds OldStyleOffsets, DescribeConfigs v0 drops IsDefault,
- * and Describe/DeleteAcls answers name Kafka's PatternType `resourcePatternType` (as its requests do).
+ * Describe/DeleteAcls answers name Kafka's PatternType `resourcePatternType` (as its requests do),
+ * and AddPartitionsToTxn v0-3 is reshaped into v4's one-transaction `resultsByTransaction`.
  */
 function asPlatformaticShapes(apiKey: number, version: number, expected: Struct): Struct {
   const mapList = (list: unknown, fn: (s: Struct) => Struct) => (list as Struct[]).map(fn);
@@ -83,6 +84,15 @@ function asPlatformaticShapes(apiKey: number, version: number, expected: Struct)
       return {
         ...withoutRecords,
         responses: mapList(withoutRecords.responses, ({ topic, ...t }) => ({ ...t, topicId: topic })),
+      };
+    }
+    case ApiKey.AddPartitionsToTxn: {
+      // Up to v3 there is one transaction: platformatic answers in v4's per-transaction shape.
+      if (version >= 4) return expected;
+      const { throttleTimeMs, resultsByTopicV3AndBelow } = expected;
+      return {
+        throttleTimeMs,
+        resultsByTransaction: [{ transactionalId: "", topicResults: resultsByTopicV3AndBelow }],
       };
     }
     case ApiKey.ListOffsets:

@@ -1,12 +1,18 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { type LogRecord, PartitionLog } from "../src/index";
+import { crashRuns } from "./crash-runs";
 import { kv, replayLog, TestClock, tempDir, text } from "./helpers";
 
 // Property: whatever the workload (keys, tombstones, empty values), the clock and the schedule of
 // passes, cleaning never changes what a replay from the log start yields, keeps every live key's
 // latest record at its offset, and only ever removes offsets; a pass's `removedTombstones` are
 // exactly the tombstones it made disappear, with their keys and timestamps.
+//
+// Each run walks up to 45 operations over a random setup (a new seed every time the suite runs):
+// 40 in `npm test`, fast-check's default 100 with the full crash campaigns under
+// LASTWORD_CRASH_RUNS=full (nightly, after touching the cleaner or its swap).
+const RUNS = crashRuns({ full: 100, quick: 40 });
 
 type Op =
   | { kind: "append"; records: { key: number; value: string | null }[] }
@@ -161,7 +167,7 @@ describe("cleaner property", () => {
           await log.close();
         }
       }),
-      { numRuns: 100 },
+      { numRuns: RUNS },
     );
   }, 120_000);
 });

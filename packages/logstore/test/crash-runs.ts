@@ -1,6 +1,6 @@
-// The crash campaigns' sizes. `npm test` runs enough kills to reach every fault point and catch a
-// regression in minutes; LASTWORD_CRASH_RUNS=full runs the full campaigns (nightly, before a
-// release, after touching the write or swap path).
+// The crash campaigns' sizes, and the cleaner property's run count. `npm test` runs enough kills to
+// reach every fault point and catch a regression in minutes; LASTWORD_CRASH_RUNS=full runs the
+// full campaigns (nightly, before a release, after touching the write or swap path).
 const setting = process.env.LASTWORD_CRASH_RUNS ?? "";
 if (setting !== "" && setting !== "full") {
   throw new Error(

@@ -70,4 +70,5 @@ export {
   writeInt64,
   writeVarint,
 } from "./record-batch";
+export { recordSkeleton } from "./record-skeleton";
 export { batchesBefore, forEachHeader, RecordBatchFormatError, RecordBatchWalk } from "./record-walk";

@@ -127,6 +127,10 @@ export function listSegments(
     return {
       logStartOffset: log.logStartOffset,
       logEndOffset: log.logEndOffset,
+      lastStableOffset: log.lastStableOffset,
+      openTransactions: log
+        .openTransactions()
+        .map(({ producerId, producerEpoch, firstOffset }) => ({ producerId, producerEpoch, firstOffset })),
       segments,
       cleaner: stats && cleanerState(cleaner, partitionId, stats, log.nextCleanDueAt()),
     };

@@ -21,6 +21,7 @@ import {
   producerHeaderSchema,
   SECRET_HEADER,
   streamQuerySchema,
+  txnMarkerRequestSchema,
 } from "@lastword/dataplane";
 import {
   BINARY_RECORDS_CONTENT_TYPE,
@@ -32,7 +33,7 @@ import type { CrashHook } from "../fault-points";
 import { dataPlaneErrorOf } from "../hosting/log-errors";
 import type { PartitionHost } from "../hosting/partition-host";
 import type { TombstoneAudit } from "../hosting/tombstone-audit";
-import { deleteRecords, produce } from "../hosting/write-path";
+import { deleteRecords, produce, writeTxnMarker } from "../hosting/write-path";
 import type { Logger } from "../logger";
 import type { WorkerMetrics } from "../metrics/metrics";
 import {
@@ -213,6 +214,12 @@ async function dispatch(
       return lookupKey(host, partitionId, await readKey(req));
     case "keyVersions":
       return keyVersions(host, partitionId, await readKey(req));
+    case "txnMarker": {
+      const marker = txnMarkerRequestSchema.parse(parseJson(await readBody(req)));
+      // Stamped by the partition's owner, as Kafka's leader stamps the markers it appends.
+      await writeTxnMarker(host, partitionId, { ...marker, timestampMs: host.clock.now() });
+      return { ok: true };
+    }
   }
 }
 

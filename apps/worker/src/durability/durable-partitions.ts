@@ -8,7 +8,7 @@ import type { HostedLog, OpenLog, OpenLogOptions } from "../hosting/hosted-log";
 import { type EpochEntry, LeaderEpochHistory } from "../hosting/leader-epochs";
 import type { Logger } from "../logger";
 import { FENCE_FILE } from "../ownership/storage-fence";
-import { SNAPSHOT_SUFFIX } from "./bucket-layout";
+import { KEY_INDEX_SUFFIX, SNAPSHOT_SUFFIX } from "./bucket-layout";
 import type { CommitWindow } from "./commit-window";
 import type { ManifestRepository, ManifestRow, PartitionManifest } from "./manifest.repository";
 import { decodeSegmentRef, remoteEntryOf } from "./segment-objects";
@@ -64,13 +64,19 @@ export class DurablePartitions {
     openLog: OpenLog,
   ): Promise<HostedLog> {
     const { window, manifest } = this.#options;
-    const opening = { ...options, remote: this.remote };
+    let rows: Promise<readonly ManifestRow[]> | null = null;
+    const keyIndexSnapshot = this.#keyIndexSource(partitionId, () => {
+      rows ??= manifest.load(partitionId).then((loaded) => loaded.rows);
+      return rows;
+    });
+    const opening = { ...options, remote: this.remote, keyIndexSnapshot };
     // A reopen (config change) at the same epoch: the log and the window already agree.
     if (window.tracks(partitionId, epoch)) return openLog(opening);
     const [state, keptEpochs] = await Promise.all([
       manifest.load(partitionId),
       manifest.leaderEpochs(partitionId),
     ]);
+    rows = Promise.resolve(state.rows);
     // Before anything is laid down: an erasure's proof then knows this disk may hold the partition.
     await manifest.registerCache(partitionId);
     // Read before the slot records its own epoch: the epoch of whoever last wrote this directory.
@@ -118,6 +124,33 @@ export class DurablePartitions {
     }
     window.track(partitionId, epoch, end);
     return log!;
+  }
+
+  /**
+   * The persisted key index of the newest segment row that kept one (bucket-layout.ts), fetched
+   * once however often the log is opened here; the index code decides whether it fits the log.
+   */
+  #keyIndexSource(
+    partitionId: string,
+    rows: () => Promise<readonly ManifestRow[]>,
+  ): NonNullable<OpenLogOptions["keyIndexSnapshot"]> {
+    let fetched: Promise<Buffer | null> | null = null;
+    const fetch = async (): Promise<Buffer | null> => {
+      const row = newestKeyIndexRow(await rows());
+      return row ? this.#sidecar(`${row.objectKey}${KEY_INDEX_SUFFIX}`) : null;
+    };
+    return {
+      load: () => {
+        fetched ??= fetch();
+        return fetched;
+      },
+      report: (seeding) => {
+        if (seeding.seeded)
+          this.#options.logger.info({ partitionId, ...seeding }, "key index from object storage");
+        else
+          this.#options.logger.info({ partitionId, reason: seeding.reason }, "key index rebuilt by a scan");
+      },
+    };
   }
 
   async #rebuild(dir: string, state: PartitionManifest, end: number): Promise<void> {
@@ -190,14 +223,33 @@ export class DurablePartitions {
    */
   async #producerSnapshot(rows: readonly ManifestRow[]): Promise<Buffer | null> {
     const row = rows.findLast((r) => r.kind === "segment" && r.stats?.snapshot);
-    if (!row) return null;
+    return row ? this.#sidecar(`${row.objectKey}${SNAPSHOT_SUFFIX}`) : null;
+  }
+
+  /** A segment's sidecar object; null when it is gone (a row names it, but it is only a shortcut). */
+  async #sidecar(key: string): Promise<Buffer | null> {
     try {
-      return await this.#options.store.get(`${row.objectKey}${SNAPSHOT_SUFFIX}`);
+      return await this.#options.store.get(key);
     } catch (error) {
       if (error instanceof ObjectStoreError && error.code === "NOT_FOUND") return null;
       throw error;
     }
   }
+}
+
+/** The segment row whose `.index` sidecar was written last (rows commit in upload order). */
+function newestKeyIndexRow(rows: readonly ManifestRow[]): ManifestRow | null {
+  let newest: ManifestRow | null = null;
+  for (const row of rows) {
+    if (row.kind !== "segment" || !row.stats?.keyIndex) continue;
+    if (
+      !newest ||
+      row.createdAtMs > newest.createdAtMs ||
+      (row.createdAtMs === newest.createdAtMs && row.baseOffset > newest.baseOffset)
+    )
+      newest = row;
+  }
+  return newest;
 }
 
 /**

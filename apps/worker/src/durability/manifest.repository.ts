@@ -123,13 +123,13 @@ export class ManifestRepository extends WorkerPoolRepository {
                SELECT * FROM unnest($3::text[], $4::int[], $5::bigint[], $6::bigint[], $7::bigint[], $8::int[], $9::text[], $10::bool[])
                  AS i("partitionId", "epoch", "baseOffset", "lastOffset", "position", "byteSize", "sha256", "startsSegment")
              ), locked AS MATERIALIZED (
-               SELECT i.* FROM "Partition" p JOIN input i ON p."id" = i."partitionId"
-               WHERE p."ownerWorkerId" = $1
+               SELECT p."id" FROM "Partition" p
+               WHERE p."id" = ANY($3::text[]) AND p."ownerWorkerId" = $1
                ORDER BY p."id" FOR NO KEY UPDATE OF p
              ), moved AS (
                UPDATE "Partition" p SET "durableEndOffset" = i."lastOffset" + 1
-               FROM locked i
-               WHERE p."id" = i."partitionId" AND p."ownerWorkerId" = $1 AND p."leaseEpoch" = i."epoch"
+               FROM locked l JOIN input i ON i."partitionId" = l."id"
+               WHERE p."id" = l."id" AND p."ownerWorkerId" = $1 AND p."leaseEpoch" = i."epoch"
                  AND p."durableEndOffset" = i."baseOffset"
                RETURNING i.*
              )

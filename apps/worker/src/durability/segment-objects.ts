@@ -17,6 +17,8 @@ const segmentObjectStatsSchema = z.object({
   snapshot: z.boolean(),
   /** A `.keys` sidecar was uploaded. */
   keyFilter: z.boolean(),
+  /** A `.index` sidecar was uploaded (rows written before it existed have none). */
+  keyIndex: z.boolean().default(false),
 });
 
 export type SegmentObjectStats = z.infer<typeof segmentObjectStatsSchema>;

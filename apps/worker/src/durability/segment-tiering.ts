@@ -7,6 +7,7 @@ import type { ObjectStore } from "@lastword/object-store";
 import { localRetention } from "@lastword/topic-config";
 import type { CrashHook } from "../fault-points";
 import type { HostedLog, LogSegment } from "../hosting/hosted-log";
+import { keyIndexOf } from "../hosting/indexed-log";
 import type { PartitionHost } from "../hosting/partition-host";
 import type { PartitionSlot } from "../hosting/partition-slot";
 import { readBelow } from "../hosting/visible-log";
@@ -14,6 +15,8 @@ import type { Logger } from "../logger";
 import {
   COMMIT_PREFIX,
   KEY_FILTER_SUFFIX,
+  KEY_INDEX_SUFFIX,
+  SEGMENT_SIDECAR_SUFFIXES,
   SNAPSHOT_SUFFIX,
   segmentObjectKey,
   tailObjectKey,
@@ -29,7 +32,7 @@ export interface SegmentTieringOptions {
   store: ObjectStore;
   manifest: Pick<ManifestRepository, "load">;
   changes: Pick<ManifestChangesRepository, "replaceRange" | "trimBelow">;
-  window: Pick<CommitWindow, "advance">;
+  window: Pick<CommitWindow, "advance" | "durable">;
   host: PartitionHost;
   logger: Logger;
   clock: Clock;
@@ -265,6 +268,8 @@ export class SegmentTiering {
     const { info, entry, key, sha256, keyFilter: filter } = sent;
     if (snapshot) await store.put(`${key}${SNAPSHOT_SUFFIX}`, snapshot);
     if (filter) await store.put(`${key}${KEY_FILTER_SUFFIX}`, filter);
+    const keyIndex = await this.#keyIndexSnapshot(slot, log);
+    if (keyIndex) await store.put(`${key}${KEY_INDEX_SUFFIX}`, keyIndex);
     this.#o.fault?.("before-segment-swap");
     const stats: SegmentObjectStats = {
       nextOffset: entry.nextOffset,
@@ -276,6 +281,7 @@ export class SegmentTiering {
       largestTimestampMs: entry.largestTimestampMs,
       snapshot: snapshot !== null,
       keyFilter: filter !== null,
+      keyIndex: keyIndex !== null,
     };
     const replaced = rows.filter((r) => r.lastOffset >= segment.baseOffset && r.baseOffset <= rangeEnd);
     const outcome = await this.#o.changes.replaceRange(slot.partitionId, slot.epoch, {
@@ -298,7 +304,7 @@ export class SegmentTiering {
     });
     if (outcome !== "done") {
       // Never named by a row: remove at once (the orphan sweeper would, later).
-      const keys = [key, `${key}${SNAPSHOT_SUFFIX}`, `${key}${KEY_FILTER_SUFFIX}`];
+      const keys = [key, ...SEGMENT_SIDECAR_SUFFIXES.map((suffix) => `${key}${suffix}`)];
       await Promise.all(keys.map((k) => store.delete(k))).catch(() => undefined);
       if (outcome === "conflict") {
         this.#o.logger.warn(
@@ -312,7 +318,47 @@ export class SegmentTiering {
       identity: `${info.ino}:${info.mtimeMs}:${info.size}`,
       sha256,
     });
+    if (keyIndex) await this.#dropOlderKeyIndexes(slot, rows);
     return outcome;
+  }
+
+  /**
+   * The `.index` sidecars of the rows before the one just committed: a new owner reads only the
+   * newest (durable-partitions.ts), and each is the size of the whole index (17 B per key), so
+   * kept beside every segment they would outweigh a partition of small segments. Best effort: one
+   * left behind goes with its row; a row whose sidecar is gone is read as having none.
+   */
+  async #dropOlderKeyIndexes(slot: PartitionSlot, rows: readonly ManifestRow[]): Promise<void> {
+    const older = rows.filter((r) => r.kind === "segment" && r.stats?.keyIndex);
+    try {
+      for (const row of older) await this.#o.store.delete(`${row.objectKey}${KEY_INDEX_SUFFIX}`);
+    } catch (error) {
+      this.#o.logger.warn({ partitionId: slot.partitionId, err: error }, "older key index not deleted");
+    }
+  }
+
+  /**
+   * The partition's key index as it stands now, to keep beside the segment being uploaded: a new
+   * owner starts from the newest one instead of reading every segment (durable-partitions.ts).
+   * Kept only once every offset it covers is committed at our epoch: an append this log holds but
+   * the manifest never will (we crash or are fenced first) would be in it, and a later owner's
+   * records at those offsets would not — the same count, other keys, which no check could see.
+   * Null when the log has no index or it cannot be taken now (the next upload takes one).
+   */
+  async #keyIndexSnapshot(slot: PartitionSlot, log: HostedLog): Promise<Buffer | null> {
+    const indexed = keyIndexOf(log);
+    if (!indexed) return null;
+    try {
+      const { bytes, coveredEnd } = await indexed.snapshot();
+      await this.#o.window.durable(slot.partitionId, slot.epoch, coveredEnd);
+      return bytes;
+    } catch (error) {
+      this.#o.logger.warn(
+        { partitionId: slot.partitionId, err: error },
+        "key index not kept with the segment",
+      );
+      return null;
+    }
   }
 
   /**

@@ -2,7 +2,7 @@ import type { ObjectStore } from "@lastword/object-store";
 import type { CrashHook } from "../fault-points";
 import type { Logger } from "../logger";
 import { BackgroundPass } from "./background-pass";
-import { KEY_FILTER_SUFFIX, SEGMENT_PREFIX, SNAPSHOT_SUFFIX } from "./bucket-layout";
+import { SEGMENT_PREFIX, SEGMENT_SIDECAR_SUFFIXES } from "./bucket-layout";
 import type { DueObject, ManifestChangesRepository } from "./manifest-changes.repository";
 
 export interface SupersededObjectsOptions {
@@ -88,7 +88,7 @@ export class SupersededObjects {
     this.#o.fault?.("before-superseded-delete");
     const keys = [object.objectKey];
     if (object.objectKey.startsWith(SEGMENT_PREFIX)) {
-      keys.push(`${object.objectKey}${SNAPSHOT_SUFFIX}`, `${object.objectKey}${KEY_FILTER_SUFFIX}`);
+      keys.push(...SEGMENT_SIDECAR_SUFFIXES.map((suffix) => `${object.objectKey}${suffix}`));
     }
     for (const key of keys) await this.#o.store.delete(key);
     await this.#o.changes.markDeleted(object.ids);

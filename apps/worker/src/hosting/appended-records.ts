@@ -19,7 +19,8 @@ export interface EncodedBatch {
   batch: Buffer;
   /**
    * The batch's plain copy when it came compressed and was already inflated (Kafka Produce, in the
-   * pool): the log validates and indexes it instead of inflating the batch again. Internal: its
+   * pool): the log validates and indexes it instead of inflating the batch again. It may be only the
+   * batch's skeleton (`recordSkeleton`: values emptied), as nothing here reads values. Internal: its
    * CRC is not kept in step with the header fields the log writes.
    */
   inflated?: Buffer | undefined;

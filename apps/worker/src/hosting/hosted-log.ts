@@ -127,6 +127,20 @@ export interface OpenLogOptions {
   beforeWrite?: () => void;
   /** Where evicted segments are fetched back from (with an object store). */
   remote?: RemoteSegmentSource;
+  /**
+   * A persisted key index to start from (with an object store: durability/durable-partitions.ts);
+   * `load` answers null when none is kept. Used by `withKeyIndex` only when it fits the log opened
+   * (indexed-log.ts), else the index is rebuilt by a scan; `report` is told which.
+   */
+  keyIndexSnapshot?: {
+    load(): Promise<Buffer | null>;
+    report(seeding: KeyIndexSeeding): void;
+  };
 }
+
+/** How the index of a log opened with a persisted snapshot came to be (how many entries it started from). */
+export type KeyIndexSeeding =
+  | { seeded: true; entries: number; caughtUpFrom: number }
+  | { seeded: false; reason: string };
 
 export type OpenLog = (options: OpenLogOptions) => Promise<HostedLog>;

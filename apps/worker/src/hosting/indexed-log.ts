@@ -17,8 +17,15 @@ import {
   readTxnMarker,
 } from "@lastword/record-batch";
 import { forEachAppended, type ProducePayload, withPlainCopy } from "./appended-records";
-import type { AppendRecord, HostedLog, LogRecord, OpenLog } from "./hosted-log";
+import type { AppendRecord, HostedLog, KeyIndexSeeding, LogRecord, OpenLog } from "./hosted-log";
 import { type FrozenKeyIndex, KeyIndex } from "./key-index";
+import {
+  type CatchUp,
+  catchUpFrom,
+  decodeKeyIndexSnapshot,
+  encodeKeyIndexSnapshot,
+  KeyIndexSnapshotError,
+} from "./key-index-snapshot";
 
 /**
  * How long a snapshot waits for a moment with no append in flight (the index is then exactly the
@@ -63,6 +70,8 @@ export class KeyIndexedLog {
   #rebuilding: KeyIndex | null = null;
   /** Producer id → its open transaction's keyed records, in offset order. */
   #pending = new Map<number, PendingKey[]>();
+  /** From a pass's start to the end of its rebuild: its segments and the index disagree meanwhile. */
+  #cleaning = false;
   readonly #inflight = new Set<Promise<unknown>>();
   #snapshots = 0;
   #snapshotsDone: (() => void)[] = [];
@@ -73,6 +82,63 @@ export class KeyIndexedLog {
 
   get index(): KeyIndex {
     return this.#index;
+  }
+
+  /**
+   * Starts from a persisted snapshot (key-index-snapshot.ts) instead of a scan of the whole log:
+   * its entries at or above the log start, then the records from its active segment's base on.
+   * Nothing changes when the snapshot is unreadable or the log is not the one it saw; call before
+   * the log serves (appends meanwhile would be missed). Not while a transaction is open in the log:
+   * its records before the catch-up's start are in no snapshot (held, not indexed), so only a
+   * rebuild's walk finds them for its marker.
+   */
+  async seedIndex(bytes: Buffer): Promise<KeyIndexSeeding> {
+    if (this.inner.openTransactions().length > 0) return { seeded: false, reason: "a transaction is open" };
+    let snapshot: ReturnType<typeof decodeKeyIndexSnapshot>;
+    try {
+      snapshot = decodeKeyIndexSnapshot(bytes);
+    } catch (error) {
+      return { seeded: false, reason: `unreadable: ${(error as Error).message}` };
+    }
+    const log = this.inner;
+    const plan: CatchUp = catchUpFrom(snapshot, {
+      segments: await log.segments(),
+      logStartOffset: log.logStartOffset,
+      logEndOffset: log.logEndOffset,
+    });
+    if ("reason" in plan) return { seeded: false, reason: plan.reason };
+    const index = KeyIndex.fromEntries(snapshot.entries, log.logStartOffset);
+    let counted = 0;
+    for await (const page of scanLog(log, plan.from, log.logEndOffset)) {
+      indexPage(index, page);
+      if (plan.check) for (const r of page) if (r.offset < plan.check.below) counted++;
+    }
+    if (plan.check && counted !== plan.check.records) {
+      return {
+        seeded: false,
+        reason: `its active segment held ${plan.check.records} records below ${plan.check.below}, the log ${counted}`,
+      };
+    }
+    this.#index = index;
+    return { seeded: true, entries: snapshot.entries.hi.length, caughtUpFrom: plan.from };
+  }
+
+  /**
+   * The index as a persisted snapshot, taken at a moment with no append in flight (so it is
+   * exactly the log up to its end, with the segments it lists). Refused while a pass or its
+   * rebuild runs (the old table would then be saved beside the cleaned segments' counts) and while
+   * a transaction is open (its held records are in no table yet, but below the end it covers).
+   */
+  async snapshot(): Promise<{ bytes: Buffer; coveredEnd: number }> {
+    const taken = await this.#whenQuiet(() => {
+      if (this.#rebuilding || this.#cleaning) throw new KeyIndexSnapshotError("a pass is under way");
+      if (this.#pending.size > 0 || this.inner.openTransactions().length > 0)
+        throw new KeyIndexSnapshotError("a transaction is open");
+      const segments = this.inner.segments();
+      if (!Array.isArray(segments)) throw new KeyIndexSnapshotError("the segment list is not at hand");
+      return { entries: this.#index.entries(), end: this.inner.logEndOffset, segments };
+    });
+    return { bytes: encodeKeyIndexSnapshot(taken.entries, taken.end, taken.segments), coveredEnd: taken.end };
   }
 
   /**
@@ -259,9 +325,14 @@ export class KeyIndexedLog {
 
   async clean(options?: { force?: boolean }): Promise<CleanResult> {
     while (this.#snapshots > 0) await new Promise<void>((wake) => this.#snapshotsDone.push(wake));
-    const result = await this.inner.clean(options);
-    if (result.cleaned) await this.rebuildIndex();
-    return result;
+    this.#cleaning = true;
+    try {
+      const result = await this.inner.clean(options);
+      if (result.cleaned) await this.rebuildIndex();
+      return result;
+    } finally {
+      this.#cleaning = false;
+    }
   }
 }
 
@@ -299,11 +370,23 @@ function indexPage(index: KeyIndex, page: readonly LogRecord[]): void {
   for (const r of page) if (r.key !== null) index.set(r.key, r.offset, r.value === null);
 }
 
-/** Wraps an opener so every hosted log carries its key index, built before the log serves. */
+/**
+ * Wraps an opener so every hosted log carries its key index, built before the log serves: from
+ * the persisted snapshot the opener is given when it fits the log, else by a scan of the log.
+ */
 export function withKeyIndex(openLog: OpenLog): OpenLog {
   return async (options) => {
     const state = new KeyIndexedLog(await openLog(options));
-    await state.rebuildIndex();
+    const source = options.keyIndexSnapshot;
+    let seeding: KeyIndexSeeding | null = null;
+    if (source) {
+      const bytes = await source.load().catch((error: unknown) => error as Error);
+      if (bytes instanceof Error) seeding = { seeded: false, reason: `not fetched: ${bytes.message}` };
+      else if (bytes === null) seeding = { seeded: false, reason: "none kept" };
+      else seeding = await state.seedIndex(bytes);
+    }
+    if (!seeding?.seeded) await state.rebuildIndex();
+    if (seeding) source?.report(seeding);
     return indexedView(state);
   };
 }

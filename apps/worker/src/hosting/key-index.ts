@@ -19,6 +19,17 @@ export interface KeyEntry {
   tombstone: boolean;
 }
 
+/**
+ * The used entries of an index, column by column (what a persisted snapshot stores): each key's
+ * two hash halves, its latest offset and whether that record is a tombstone (1) or not (0).
+ */
+export interface KeyIndexEntries {
+  hi: Uint32Array;
+  lo: Uint32Array;
+  offsets: Float64Array;
+  tombstones: Uint8Array;
+}
+
 function murmur32(key: Uint8Array, seed: number): number {
   let h = seed >>> 0;
   const n = key.length;
@@ -146,6 +157,11 @@ export class KeyIndex {
   /** Records `offset` as the key's latest unless a later offset is already known (order-free). */
   set(key: Uint8Array, offset: number, tombstone: boolean): void {
     const [hi, lo] = keyHash(key);
+    this.setHashed(hi, lo, offset, tombstone);
+  }
+
+  /** `set` for a key known only by its hash (an index loaded from a snapshot). */
+  setHashed(hi: number, lo: number, offset: number, tombstone: boolean): void {
     const t = this.#table;
     const i = t.find(hi, lo);
     if (t.flags[i]! & USED) {
@@ -153,7 +169,7 @@ export class KeyIndex {
     } else {
       if ((t.size + 1) / t.slots > MAX_LOAD) {
         this.#grow();
-        this.set(key, offset, tombstone);
+        this.setHashed(hi, lo, offset, tombstone);
         return;
       }
       t.hi[i] = hi;
@@ -166,6 +182,43 @@ export class KeyIndex {
 
   get(key: Uint8Array): KeyEntry | undefined {
     return new FrozenKeyIndex(this.#table).get(key);
+  }
+
+  /** Every used entry, read from the live table in one synchronous step (slot order). */
+  entries(): KeyIndexEntries {
+    const t = this.#table;
+    const out: KeyIndexEntries = {
+      hi: new Uint32Array(t.size),
+      lo: new Uint32Array(t.size),
+      offsets: new Float64Array(t.size),
+      tombstones: new Uint8Array(t.size),
+    };
+    let n = 0;
+    for (let i = 0; i < t.slots; i++) {
+      const flags = t.flags[i]!;
+      if (!(flags & USED)) continue;
+      out.hi[n] = t.hi[i]!;
+      out.lo[n] = t.lo[i]!;
+      out.offsets[n] = t.offsets[i]!;
+      out.tombstones[n] = flags & TOMBSTONE ? 1 : 0;
+      n++;
+    }
+    return out;
+  }
+
+  /** An index of `entries` whose offset is at least `fromOffset`, sized once for all of them. */
+  static fromEntries(entries: KeyIndexEntries, fromOffset = 0): KeyIndex {
+    const index = new KeyIndex();
+    let slots = INITIAL_SLOTS;
+    // The size the table would have grown to holding them: the same memory as the index it saved.
+    while (entries.hi.length / slots > MAX_LOAD) slots *= 2;
+    index.#table = new Table(slots);
+    for (let i = 0; i < entries.hi.length; i++) {
+      const offset = entries.offsets[i]!;
+      if (offset < fromOffset) continue;
+      index.setHashed(entries.hi[i]!, entries.lo[i]!, offset, entries.tombstones[i] === 1);
+    }
+    return index;
   }
 
   freeze(): FrozenKeyIndex {

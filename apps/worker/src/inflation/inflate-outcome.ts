@@ -2,10 +2,18 @@
 export interface InflateTask {
   batch: Uint8Array;
   maxBytes: number;
+  /**
+   * False when the event loop reads only the records' keys, offsets, timestamps and tombstones (a
+   * batch stored as sent): the thread answers the batch's skeleton (`recordSkeleton`), its values
+   * emptied, instead of the whole plain copy.
+   */
+  values: boolean;
 }
 
 /**
- * A pool thread's answer: the batch plain (header kept, codec bits cleared, CRC recomputed), or why
+ * A pool thread's answer: the batch plain (header kept, codec bits cleared, CRC recomputed; only
+ * its skeleton when the task did not ask for values) with `inflatedBytes` its records inflated to
+ * (what the quotas count, the skeleton's values included), or why
  * not — `limit` (it would inflate past the bound: `inflatedBytes` is how far it got before it was
  * stopped), `corrupt` (it does not decompress) or `unsupported` (no such codec). `threadMs`: how
  * long the thread worked on it, which the tenant's request-time quota is charged.
@@ -22,5 +30,10 @@ export interface InflateRefusal {
   threadMs: number;
 }
 
-/** What a thread returns: the plain batch (moved, not cloned: its own ArrayBuffer) or the refusal. */
-export type InflateReply = { ok: true; plain: Uint8Array; threadMs: number } | InflateRefusal;
+/**
+ * What a thread returns: the plain batch or its skeleton (moved, not cloned: its own ArrayBuffer)
+ * with the bytes the batch inflated to, or the refusal.
+ */
+export type InflateReply =
+  | { ok: true; plain: Uint8Array; inflatedBytes: number; threadMs: number }
+  | InflateRefusal;

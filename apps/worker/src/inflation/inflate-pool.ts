@@ -1,5 +1,4 @@
 import { availableParallelism } from "node:os";
-import { BATCH_HEADER_BYTES } from "@lastword/record-batch";
 import { Piscina } from "piscina";
 import type { InflateOutcome, InflateReply, InflateTask } from "./inflate-outcome";
 
@@ -58,16 +57,18 @@ export class InflatePool {
     return this.#pool.queueSize;
   }
 
-  /** The batch at the start of `batch` (whole, compressed) inflated in a pool thread, never past `maxBytes`. */
-  async inflate(tenantId: string, batch: Buffer, maxBytes: number): Promise<PoolOutcome> {
+  /**
+   * The batch at the start of `batch` (whole, compressed) inflated in a pool thread, never past
+   * `maxBytes`; without `values`, only its skeleton comes back (`InflateTask.values`).
+   */
+  async inflate(tenantId: string, batch: Buffer, maxBytes: number, values = true): Promise<PoolOutcome> {
     await this.#enter(tenantId);
     try {
       // Its own buffer, moved to the thread: a view would clone the whole request frame it lies in.
       const own = new Uint8Array(batch.length);
       own.set(batch);
-      const reply = await this.#pool.run({ batch: own, maxBytes }, { transferList: [own.buffer] });
-      if (!reply.ok) return reply;
-      return { ...reply, inflatedBytes: reply.plain.length - BATCH_HEADER_BYTES };
+      const task: InflateTask = { batch: own, maxBytes, values };
+      return await this.#pool.run(task, { transferList: [own.buffer] });
     } catch (error) {
       if ((error as Error).message?.includes("Task queue is at limit")) {
         return {

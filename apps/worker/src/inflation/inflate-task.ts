@@ -1,7 +1,14 @@
 // The entry of the inflate pool's threads (inflate-pool.ts): one compressed batch in, its plain
 // copy or the reason it was refused out. Runs off the event loop, so a batch that inflates for
 // tens of milliseconds costs a pool thread, never the requests of other tenants.
-import { batchCompression, CompressionError, compressionName, useCrc32c } from "@lastword/record-batch";
+import {
+  BATCH_HEADER_BYTES,
+  batchCompression,
+  CompressionError,
+  compressionName,
+  recordSkeleton,
+  useCrc32c,
+} from "@lastword/record-batch";
 import { InflateLimitError, inflateBatchBounded } from "@lastword/record-batch/node-codecs";
 import { crc32c } from "@node-rs/crc32";
 import { Piscina, transferableSymbol, valueSymbol } from "piscina";
@@ -18,10 +25,13 @@ export default async function inflate(task: InflateTask): Promise<InflateReply> 
   const threadMs = () => performance.now() - started;
   try {
     const { batch: plain } = await inflateBatchBounded(batch, 0, task.maxBytes);
-    // A copy of its own, moved (not cloned) to the event loop's thread with the reply around it.
-    const owned = new Uint8Array(plain.length);
-    owned.set(plain);
-    const reply: InflateReply = { ok: true, plain: owned, threadMs: threadMs() };
+    const inflatedBytes = plain.length - BATCH_HEADER_BYTES;
+    // A copy of its own, moved (not cloned) to the event loop's thread with the reply around it;
+    // only the skeleton when the loop reads no values (a malformed batch goes whole, to be refused).
+    const answer = (!task.values && recordSkeleton(plain)) || plain;
+    const owned = answer === plain ? new Uint8Array(plain.length) : answer;
+    if (owned !== answer) owned.set(plain);
+    const reply: InflateReply = { ok: true, plain: owned, inflatedBytes, threadMs: threadMs() };
     return Piscina.move({
       [transferableSymbol]: owned.buffer,
       [valueSymbol]: reply,

@@ -39,6 +39,14 @@ export const ADVERTISED_APIS: readonly { apiKey: number; minVersion: number; max
   { apiKey: ApiKey.DescribeCluster, minVersion: 0, maxVersion: 1 },
   { apiKey: ApiKey.OffsetDelete, minVersion: 0, maxVersion: 0 },
   { apiKey: ApiKey.OffsetForLeaderEpoch, minVersion: 0, maxVersion: 4 },
+  // Transactions (issue 32): kafkajs 2.2.4 sends v0–v1 of each, librdkafka 2.0.2 AddPartitionsToTxn
+  // and AddOffsetsToTxn v0, EndTxn v0–v1, TxnOffsetCommit v0–v3 (KIP-447's generation). Up to v3,
+  // the last before KIP-890's broker-side verification (AddPartitionsToTxn v4) and per-transaction
+  // epoch bumps (EndTxn v5), which this coordinator does not do.
+  { apiKey: ApiKey.AddPartitionsToTxn, minVersion: 0, maxVersion: 3 },
+  { apiKey: ApiKey.AddOffsetsToTxn, minVersion: 0, maxVersion: 3 },
+  { apiKey: ApiKey.EndTxn, minVersion: 0, maxVersion: 3 },
+  { apiKey: ApiKey.TxnOffsetCommit, minVersion: 0, maxVersion: 3 },
   // From v1 (pattern types; Kafka 4 serves Create/DeleteAcls from v1): API keys' resource rules.
   { apiKey: ApiKey.DescribeAcls, minVersion: 1, maxVersion: 3 },
   { apiKey: ApiKey.CreateAcls, minVersion: 1, maxVersion: 3 },

@@ -27,6 +27,8 @@ import { handleMetadata } from "./metadata-handler";
 import { handleOffsetForLeaderEpoch } from "./offset-for-leader-epoch-handler";
 import { DROP_CONNECTION, handleProduce } from "./produce-handler";
 import { handleInitProducerId } from "./producers/init-producer-id-handler";
+import { handleAddOffsetsToTxn, handleAddPartitionsToTxn, handleEndTxn } from "./transactions/txn-handlers";
+import { handleTxnOffsetCommit } from "./transactions/txn-offset-commit-handler";
 
 // Which handler serves each API once a connection is authenticated: one row per API key, so adding
 // an API is one import and one row here (plus its line in advertised-apis.ts), not a case in the
@@ -84,6 +86,18 @@ export const API_ROUTES: { [K in ApiKey]?: ApiRoute<K> } = {
   [ApiKey.DeleteGroups]: { serve: (ctx, session, { body }) => handleDeleteGroups(ctx, session, body) },
   [ApiKey.InitProducerId]: {
     serve: (ctx, session, { apiVersion, body }) => handleInitProducerId(ctx, session, apiVersion, body),
+  },
+  [ApiKey.AddPartitionsToTxn]: {
+    serve: (ctx, session, { apiVersion, body }) => handleAddPartitionsToTxn(ctx, session, apiVersion, body),
+  },
+  [ApiKey.AddOffsetsToTxn]: {
+    serve: (ctx, session, { apiVersion, body }) => handleAddOffsetsToTxn(ctx, session, apiVersion, body),
+  },
+  [ApiKey.EndTxn]: {
+    serve: (ctx, session, { apiVersion, body }) => handleEndTxn(ctx, session, apiVersion, body),
+  },
+  [ApiKey.TxnOffsetCommit]: {
+    serve: (ctx, session, { apiVersion, body }) => handleTxnOffsetCommit(ctx, session, apiVersion, body),
   },
   [ApiKey.CreateTopics]: { serve: (ctx, session, { body }) => handleCreateTopics(ctx, session, body) },
   [ApiKey.DeleteTopics]: {

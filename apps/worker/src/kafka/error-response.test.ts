@@ -50,12 +50,12 @@ function sample(fields: readonly FieldSchema[]): Record<string, unknown> {
 const schemaOf = (apiKey: number) =>
   Object.values(apiSchemas).find((s) => s.apiKey === apiKey) as { request: readonly FieldSchema[] };
 
-/** Every errorCode anywhere in a decoded response. */
+/** Every error code anywhere in a decoded response (`errorCode`, or AddPartitionsToTxn's `partitionErrorCode`). */
 function errorCodes(value: unknown): number[] {
   if (Array.isArray(value)) return value.flatMap(errorCodes);
   if (value === null || typeof value !== "object" || Buffer.isBuffer(value)) return [];
   return Object.entries(value).flatMap(([name, v]) =>
-    name === "errorCode" && typeof v === "number" ? [v] : errorCodes(v),
+    /(^e|E)rrorCode$/.test(name) && typeof v === "number" ? [v] : errorCodes(v),
   );
 }
 

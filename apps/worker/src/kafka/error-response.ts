@@ -51,8 +51,20 @@ export function errorResponse(request: DecodedRequest, errorCode: number, errorM
           partitions: [],
         })),
       };
+    case ApiKey.AddPartitionsToTxn:
+      return {
+        ...top,
+        resultsByTopicV3AndBelow: request.body.v3AndBelowTopics.map((t) => ({
+          name: t.name,
+          resultsByPartition: t.partitions.map((partitionIndex) => ({
+            partitionIndex,
+            partitionErrorCode: errorCode,
+          })),
+        })),
+      };
     case ApiKey.OffsetCommit:
     case ApiKey.OffsetDelete:
+    case ApiKey.TxnOffsetCommit:
       return {
         ...top,
         topics: request.body.topics.map((t) => ({

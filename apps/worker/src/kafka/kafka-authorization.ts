@@ -140,6 +140,52 @@ export const KAFKA_ACTS = {
     on: null,
     rest: "POST /topics/{topic}/records",
   },
+  // Transactions (issue 32). Kafka's TransactionalId WRITE (FindCoordinator key type 1,
+  // InitProducerId with an id, EndTxn, a transactional Produce) is the right to produce: there
+  // is no transactional-id resource in a key's rules, and the ids are the tenant's own.
+  FindTransactionCoordinator: {
+    api: ApiKey.FindCoordinator,
+    scope: "records:write",
+    on: null,
+    code: ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED,
+    rest: "POST /topics/{topic}/records",
+  },
+  InitTransactions: {
+    api: ApiKey.InitProducerId,
+    scope: "records:write",
+    on: null,
+    code: ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED,
+    rest: "POST /topics/{topic}/records",
+  },
+  // Topic WRITE on every partition a transaction takes in.
+  AddPartitionsToTxn: {
+    api: ApiKey.AddPartitionsToTxn,
+    scope: "records:write",
+    on: "topic",
+    rest: "POST /topics/{topic}/records",
+  },
+  EndTxn: {
+    api: ApiKey.EndTxn,
+    scope: "records:write",
+    on: null,
+    code: ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED,
+    rest: "POST /topics/{topic}/records",
+  },
+  // A transaction's offsets set the group's position from outside its generation's own commits:
+  // `groups:write`, as REST's offset commit.
+  AddOffsetsToTxn: {
+    api: ApiKey.AddOffsetsToTxn,
+    scope: "groups:write",
+    on: "group",
+    rest: "POST /consumer-groups/{group}/offsets",
+  },
+  TxnOffsetCommit: {
+    api: ApiKey.TxnOffsetCommit,
+    scope: "groups:write",
+    on: "group",
+    topics: "read",
+    rest: "POST /consumer-groups/{group}/offsets",
+  },
   CreateTopics: { api: ApiKey.CreateTopics, scope: "topics:write", on: "topic", rest: "POST /topics" },
   DeleteTopics: {
     api: ApiKey.DeleteTopics,

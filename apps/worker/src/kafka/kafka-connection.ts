@@ -18,6 +18,7 @@ import { DROP_CONNECTION, routeOf } from "./api-routes";
 import type { ClientRole } from "./client-sightings";
 import type { ConnectionGuard } from "./connection-guard";
 import { errorResponse } from "./error-response";
+import { failureAnswer } from "./failure-answer";
 import type { KafkaBrokerContext, KafkaSession } from "./kafka-context";
 import type { KafkaPrincipal, KafkaPrincipals } from "./kafka-principals";
 import { type LatestFreeze, readableTopic } from "./latest-view";
@@ -33,9 +34,6 @@ export const FAILED_AUTH_CLOSE_DELAY_MS = 100;
  * whatever its size up to socket.request.max.bytes: only complete ones wait.
  */
 const READ_PAUSE_BYTES = 1 << 20;
-/** Kafka's own text for UNKNOWN_SERVER_ERROR; what failed is in the worker's log, not the answer. */
-const UNKNOWN_SERVER_ERROR_MESSAGE =
-  "The server experienced an unexpected error when processing the request.";
 
 type AuthState =
   | { step: "none" }
@@ -306,14 +304,13 @@ export class KafkaConnection {
       // An acks=0 produce has no answer to carry it: closing is how Kafka tells that client.
       if (this.#closed.signal.aborted) throw error;
       const noAnswer = request.apiKey === ApiKey.Produce && request.body.acks === 0;
-      this.#deps.ctx.logger.error(
-        { err: error, apiKey: request.apiKey, apiVersion: request.apiVersion, tenantId },
-        "kafka request failed; answered UNKNOWN_SERVER_ERROR",
-      );
+      const answer = failureAnswer(request, error);
+      const logged = { err: error, apiKey: request.apiKey, apiVersion: request.apiVersion, tenantId };
+      if (answer.explained)
+        this.#deps.ctx.logger.warn({ ...logged, errorCode: answer.errorCode }, answer.message);
+      else this.#deps.ctx.logger.error(logged, "kafka request failed; answered UNKNOWN_SERVER_ERROR");
       if (noAnswer) this.close();
-      body = noAnswer
-        ? null
-        : errorResponse(request, ErrorCode.UNKNOWN_SERVER_ERROR, UNKNOWN_SERVER_ERROR_MESSAGE);
+      body = noAnswer ? null : errorResponse(request, answer.errorCode, answer.message);
     }
     // KIP-124: the loop time the request took so far counts against the tenant's request-time
     // quota; over it (or over the fetch quota), the answer carries the throttle and the connection

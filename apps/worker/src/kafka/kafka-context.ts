@@ -18,6 +18,8 @@ import type { LatestFreeze, LatestViews } from "./latest-view";
 import type { ProduceInflation } from "./produce-inflation";
 import type { ProducerIdRepository } from "./producers/producer-ids.repository";
 import type { RateQuotaName } from "./tenant-rates";
+import type { TxnCoordinator } from "./transactions/txn-coordinator";
+import type { TxnStateRepository } from "./transactions/txn-state.repository";
 
 /** What every request handler of this worker's listener shares. */
 export interface KafkaBrokerContext {
@@ -35,6 +37,9 @@ export interface KafkaBrokerContext {
   groupOffsets: GroupOffsetsRepository;
   /** The producer ids InitProducerId issues (shared by every worker). */
   producerIds: ProducerIdRepository;
+  /** The transactional ids this worker coordinates, and every id's transaction state (shared rows). */
+  transactions: TxnCoordinator;
+  txnStates: TxnStateRepository;
   /** Test-only crash points (LASTWORD_FAULT_POINT, fault-points.ts): the write path's `after-append`. */
   fault?: CrashHook;
   /** The tenants' produce quotas (null: nothing is throttled). */

@@ -1,6 +1,13 @@
 import { DEFAULT_QUOTA } from "@lastword/api/tenant-quota";
 import { ErrorCode } from "@lastword/kafka-protocol";
-import { CODEC_IDS, crc32c, encodeRecordBatch, OFF_ATTRIBUTES, OFF_CRC } from "@lastword/record-batch";
+import {
+  CODEC_IDS,
+  crc32c,
+  encodeRecordBatch,
+  OFF_ATTRIBUTES,
+  OFF_CRC,
+  recordSkeleton,
+} from "@lastword/record-batch";
 import { defaultTopicConfig, parseTopicConfig } from "@lastword/topic-config";
 import { Registry } from "prom-client";
 import { afterAll, describe, expect, it } from "vitest";
@@ -42,10 +49,11 @@ describe("Produce batches in every codec", () => {
     "keeps %s as sent where the topic stores it, decodes it for re-encoding where the topic names another codec",
     async (name) => {
       const sent = batch(CODEC_IDS[name]);
+      // Stored as sent, only the batch's skeleton comes back from the pool: the loop reads no values.
       expect(await partitionPayload(sent, config, 9)).toEqual({
         kind: "as-sent",
         batch: sent,
-        inflated: batch(0),
+        inflated: Buffer.from(recordSkeleton(batch(0))!),
       });
       expect(await partitionPayload(sent, parseTopicConfig({ "compression.type": name }), 9)).toMatchObject({
         kind: "as-sent",
@@ -58,6 +66,24 @@ describe("Produce batches in every codec", () => {
       );
     },
   );
+
+  it("charges the quota every byte a batch inflates to, though only its few-KiB skeleton comes back", async () => {
+    const request = await inflation.forRequest("tenant");
+    const sent = zstdZeros(16);
+    const out = await payloadWithin(sent, config, 9, request);
+    if (!("kind" in out) || out.kind !== "as-sent")
+      throw new Error(`expected as-sent, got ${JSON.stringify(out)}`);
+    const plainLength = encodeRecordBatch(
+      Array.from({ length: 16 }, (_, i) => ({
+        key: Buffer.from(`k${i}`),
+        value: Buffer.alloc(64 << 10),
+        timestamp: 1,
+      })),
+      { baseOffset: 0, appendTimeMs: 1 },
+    ).length;
+    expect(request.chargedBytes).toBe(plainLength);
+    expect(out.inflated!.length).toBeLessThan(1024);
+  });
 
   it("a plain batch is appended as sent, unless the topic's compression.type names a codec", async () => {
     expect(await partitionPayload(batch(0), config, 9)).toMatchObject({ kind: "as-sent" });

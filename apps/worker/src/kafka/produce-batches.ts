@@ -103,6 +103,8 @@ export async function partitionPayload(
   config: TopicConfig,
   version: number,
   inflation: RequestInflation,
+  /** The request names a transactional id: its batch must be transactional, else it must not be. */
+  transactional = false,
 ): Promise<PartitionPayload | BatchRefusal> {
   if (data === null || data.length === 0)
     return refuse(ErrorCode.INVALID_RECORD, "the produce request holds no records");
@@ -124,6 +126,21 @@ export async function partitionPayload(
       `Produce requests carry exactly one record batch per partition (Kafka requires it from v3; this broker from v0), got more in ${data.length} bytes`,
     );
   }
+  const attributes = data.readInt16BE(OFF_ATTRIBUTES);
+  if ((attributes & CONTROL_FLAG) !== 0) {
+    return refuse(
+      ErrorCode.INVALID_RECORD,
+      "control batches are written by the transaction coordinator only",
+    );
+  }
+  if (((attributes & TRANSACTIONAL_FLAG) !== 0) !== transactional) {
+    return refuse(
+      ErrorCode.INVALID_RECORD,
+      transactional
+        ? "a Produce with a transactional id must carry a transactional record batch"
+        : "a transactional record batch needs the Produce request's transactional id",
+    );
+  }
   const producerId = readInt64(data, OFF_PRODUCER_ID);
   if (producerId !== NO_PRODUCER_ID && (producerId < 0 || producerId >= KAFKA_PRODUCER_ID_LIMIT)) {
     return refuse(
@@ -131,10 +148,11 @@ export async function partitionPayload(
       `producer id ${producerId} was not issued by InitProducerId`,
     );
   }
-  const inspected = await inflation.inspect(data);
+  // Stored as sent, the batch's values are never read on the event loop: only its skeleton comes back.
+  const asSent = appendsAsSent(data, config);
+  const inspected = await inflation.inspect(data, !asSent);
   if ("errorCode" in inspected) return inspected;
-  if (appendsAsSent(data, config))
-    return { kind: "as-sent", batch: data, inflated: inspected.plain ?? undefined };
+  if (asSent) return { kind: "as-sent", batch: data, inflated: inspected.plain ?? undefined };
   const records = decodedRecords(data, config, inspected.plain ?? data);
   if (!Array.isArray(records)) return records;
   const producer =
@@ -145,7 +163,7 @@ export async function partitionPayload(
           producerEpoch: data.readInt16BE(OFF_PRODUCER_EPOCH),
           baseSequence: data.readInt32BE(OFF_BASE_SEQUENCE),
         };
-  const transactional = (data.readInt16BE(OFF_ATTRIBUTES) & TRANSACTIONAL_FLAG) !== 0;
+  // `transactional` is the batch's own attribute too (checked above).
   return { kind: "re-encoded", records, producer, codec: batchCompression(data, 0), transactional };
 }
 

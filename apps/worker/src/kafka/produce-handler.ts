@@ -1,13 +1,16 @@
 import { isProtectedTopic } from "@lastword/api/topic-admin";
 import { ErrorCode, type RequestBody, type ResponseInput } from "@lastword/kafka-protocol";
 import { CorruptBatchError, InvalidBatchRecordsError, InvalidTimestampError } from "@lastword/logstore";
+import { OFF_PRODUCER_EPOCH, OFF_PRODUCER_ID } from "@lastword/record-batch";
 import { produce } from "../hosting/write-path";
 import { refusal as refusalOf } from "./kafka-authorization";
 import type { KafkaBrokerContext, KafkaSession } from "./kafka-context";
 import { kafkaErrorOf } from "./kafka-errors";
 import { viewWriteRefusal } from "./latest-view";
-import { partitionPayload } from "./produce-batches";
+import { type PartitionPayload, partitionPayload } from "./produce-batches";
 import type { RequestInflation } from "./produce-inflation";
+import { transactionalIdRefused } from "./transactions/txn-handlers";
+import { TxnProduceCheck } from "./transactions/txn-produce-check";
 
 type ProduceRequest = RequestBody<0>;
 type ProduceResponse = ResponseInput<0>;
@@ -55,6 +58,7 @@ async function producePartition(
   topicName: string,
   data: PartitionData,
   inflation: RequestInflation,
+  txn: TxnProduceCheck | null,
 ): Promise<{ response: PartitionResponse; appended: boolean }> {
   const refusal = (response: PartitionResponse) => ({ response, appended: false });
   const refused = refusalOf(session, "Produce", { name: topicName });
@@ -77,12 +81,16 @@ async function producePartition(
       failed(data.index, ErrorCode.NOT_LEADER_OR_FOLLOWER, "this broker does not lead the partition"),
     );
   }
-  const payload = await partitionPayload(data.records, topic.config, version, inflation);
+  const payload = await partitionPayload(data.records, topic.config, version, inflation, txn !== null);
   if ("errorCode" in payload) {
     return refusal({
       ...failed(data.index, payload.errorCode, payload.message),
       recordErrors: payload.recordErrors ?? [],
     });
+  }
+  if (txn) {
+    const refused = await txn.refusal(partition.id, producerOf(payload));
+    if (refused) return refusal(failed(data.index, refused.errorCode, refused.message));
   }
   try {
     // The data plane's own append: the same fencing, validation, tombstone audit and wake-ups;
@@ -134,6 +142,20 @@ async function producePartition(
   }
 }
 
+/** The producer a partition's batch names (a transactional batch always names one: produce-batches.ts). */
+function producerOf(payload: PartitionPayload): { producerId: number; producerEpoch: number } {
+  if (payload.kind === "re-encoded") {
+    return {
+      producerId: payload.producer?.producerId ?? -1,
+      producerEpoch: payload.producer?.producerEpoch ?? -1,
+    };
+  }
+  return {
+    producerId: Number(payload.batch.readBigInt64BE(OFF_PRODUCER_ID)),
+    producerEpoch: payload.batch.readInt16BE(OFF_PRODUCER_EPOCH),
+  };
+}
+
 /** What the connection does instead of answering, under a `drop: "after-append"` test fault. */
 export const DROP_CONNECTION = Symbol("drop the connection unanswered");
 
@@ -148,15 +170,24 @@ export async function handleProduce(
   version: number,
   request: ProduceRequest,
 ): Promise<ProduceResponse | null | typeof DROP_CONNECTION> {
-  if (request.transactionalId !== null) {
+  const { transactionalId } = request;
+  if (transactionalId !== null && transactionalIdRefused(session)) {
     const responses = request.topicData.map((t) => ({
       name: t.name,
       partitionResponses: t.partitionData.map((p) =>
-        failed(p.index, ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED, "transactions are not supported"),
+        failed(
+          p.index,
+          ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED,
+          "the key may not use transactional ids",
+        ),
       ),
     }));
     return request.acks === 0 ? null : { responses, throttleTimeMs: 0 };
   }
+  const txn =
+    transactionalId === null
+      ? null
+      : new TxnProduceCheck(ctx.txnStates, session.principal.tenantId, transactionalId);
   const validAcks = request.acks === 0 || request.acks === 1 || request.acks === -1;
   let appended = false;
   const inflation = await ctx.inflation.forRequest(session.principal.tenantId);
@@ -166,7 +197,7 @@ export async function handleProduce(
       partitionResponses: await Promise.all(
         t.partitionData.map(async (p) => {
           if (!validAcks) return failed(p.index, ErrorCode.INVALID_REQUIRED_ACKS, "acks must be -1, 0 or 1");
-          const outcome = await producePartition(ctx, session, version, t.name, p, inflation);
+          const outcome = await producePartition(ctx, session, version, t.name, p, inflation, txn);
           appended ||= outcome.appended;
           return outcome.response;
         }),

@@ -10,7 +10,10 @@ export interface InflationLimits {
   maxBatchRecords: number;
 }
 
-/** A batch inspected and within the limits: its plain copy (null when it came plain), and its records' bytes. */
+/**
+ * A batch inspected and within the limits: its plain copy (null when it came plain; only its
+ * skeleton, values emptied, when inspected without `values`), and its records' bytes.
+ */
 export interface InspectedBatch {
   plain: Buffer | null;
   recordsBytes: number;
@@ -98,14 +101,18 @@ export class RequestInflation {
     this.#left = limits.maxRequestInflatedBytes;
   }
 
-  /** Checks one whole batch against the limits, inflating it in the pool when compressed. */
-  inspect(batch: Buffer): Promise<InspectedBatch | InflationRefusal> {
-    const result = this.#turn.then(() => this.#inspect(batch));
+  /**
+   * Checks one whole batch against the limits, inflating it in the pool when compressed. `values`
+   * false: the caller reads the records' keys, offsets and timestamps only (a batch stored as sent),
+   * so a compressed one comes back as its skeleton (`recordSkeleton`).
+   */
+  inspect(batch: Buffer, values = true): Promise<InspectedBatch | InflationRefusal> {
+    const result = this.#turn.then(() => this.#inspect(batch, values));
     this.#turn = result.catch(() => undefined);
     return result;
   }
 
-  async #inspect(batch: Buffer): Promise<InspectedBatch | InflationRefusal> {
+  async #inspect(batch: Buffer, values: boolean): Promise<InspectedBatch | InflationRefusal> {
     const { maxBatchRecords, maxBatchInflatedBytes, maxRequestInflatedBytes } = this.#limits;
     const records = batchField.recordCount(batch, 0);
     if (records > maxBatchRecords) {
@@ -117,7 +124,7 @@ export class RequestInflation {
     }
     if (batchCompression(batch, 0) === 0) return this.#spend(null, batch.length - BATCH_HEADER_BYTES);
     const bound = Math.min(maxBatchInflatedBytes, this.#left);
-    const outcome = await this.#pool.inflate(this.#tenantId, batch, bound);
+    const outcome = await this.#pool.inflate(this.#tenantId, batch, bound, values);
     this.#owner.inflatedBytes.inc({ tenant: this.#tenantId }, outcome.inflatedBytes);
     this.threadMs += outcome.threadMs;
     if (outcome.ok)

@@ -2,6 +2,7 @@ import { type CleanResult, type Clock, systemClock } from "@lastword/logstore";
 import { Counter, Gauge, Histogram, Registry } from "prom-client";
 import { exportEventLoopDelay } from "./event-loop-delay";
 import { FetchTally } from "./fetch-tally";
+import { exportGcPauses } from "./gc-pauses";
 
 /**
  * Prometheus metrics of one worker. The cleaner gauges are Kafka's LogCleaner / LogCleanerManager
@@ -90,6 +91,7 @@ export class WorkerMetrics {
     this.#recentWindow = Math.max(1, cleanerThreads);
     this.#clock = clock;
     exportEventLoopDelay(this.registry);
+    exportGcPauses(this.registry);
   }
 
   /** Kafka reports max clean time and buffer use over the last pass of each cleaner thread. */

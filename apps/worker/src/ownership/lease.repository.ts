@@ -74,6 +74,9 @@ export class LeaseRepository extends LeaseHolder {
   /**
    * `sessions` false: judge others by heartbeat and lease only, as if no worker kept a session (our
    * own session is young, e.g. everyone is reconnecting after a database restart).
+   * Every worker runs this each claim tick, so it reads the Partition table once (counts per
+   * owner), not once per figure: the table is the fleet's largest, and four scans of it per tick
+   * per worker were what saturated Postgres first as partitions grew.
    */
   async loadSnapshot(
     sessions = true,
@@ -81,15 +84,19 @@ export class LeaseRepository extends LeaseHolder {
     const rows = await this.prisma.$queryRaw<
       (LoadSnapshot & { claimable: number; minOwnedByLiveWorker: number })[]
     >`
-      SELECT (SELECT count(*)::int FROM "Partition") AS "totalPartitions",
-             (SELECT count(*)::int FROM "Worker" w WHERE ${live(this.ttlMs, sessions)}) AS "liveWorkers",
-             (SELECT count(*)::int FROM "Partition" WHERE "ownerWorkerId" = ${this.workerId}) AS "ownedByMe",
-             (SELECT count(*)::int FROM "Partition" p WHERE ${claimable(this.workerId, sessions)}) AS "claimable",
-             (SELECT COALESCE(min(owned), 0)::int FROM (
-                SELECT count(p."id") AS owned FROM "Worker" w
-                LEFT JOIN "Partition" p ON p."ownerWorkerId" = w."id"
-                WHERE ${live(this.ttlMs, sessions)}
-                GROUP BY w."id") AS loads) AS "minOwnedByLiveWorker"`;
+      WITH "byOwner" AS MATERIALIZED (
+        SELECT p."ownerWorkerId" AS "owner", count(*) AS "owned",
+               count(*) FILTER (WHERE ${claimable(this.workerId, sessions)}) AS "claimable"
+        FROM "Partition" p GROUP BY p."ownerWorkerId"
+      ), "live" AS MATERIALIZED (
+        SELECT w."id" FROM "Worker" w WHERE ${live(this.ttlMs, sessions)}
+      )
+      SELECT (SELECT COALESCE(sum("owned"), 0)::int FROM "byOwner") AS "totalPartitions",
+             (SELECT count(*)::int FROM "live") AS "liveWorkers",
+             (SELECT COALESCE(sum("owned"), 0)::int FROM "byOwner" WHERE "owner" = ${this.workerId}) AS "ownedByMe",
+             (SELECT COALESCE(sum("claimable"), 0)::int FROM "byOwner") AS "claimable",
+             (SELECT COALESCE(min(COALESCE(o."owned", 0)), 0)::int
+                FROM "live" l LEFT JOIN "byOwner" o ON o."owner" = l."id") AS "minOwnedByLiveWorker"`;
     return rows[0]!;
   }
 

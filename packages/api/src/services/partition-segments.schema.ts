@@ -13,6 +13,24 @@ export type PartitionSegmentsInput = z.infer<typeof partitionSegmentsInput>;
 const epochMs = z.number().int().nullable();
 
 export const partitionSegmentsOutput = partitionLogRangeSchema.extend({
+  lastStableOffset: z
+    .number()
+    .int()
+    .meta({ description: "Kafka's last stable offset: read_committed consumers read up to here" }),
+  openTransactions: z
+    .array(
+      z.object({
+        producerId: z.number().int(),
+        producerEpoch: z.number().int(),
+        firstOffset: z.number().int().meta({ description: "Where the transaction's first record is" }),
+        transactionalId: z
+          .string()
+          .nullable()
+          .meta({ description: "Its Kafka transactional id, when known" }),
+        startedAt: z.iso.datetime().nullable().meta({ description: "When its coordinator began it" }),
+      }),
+    )
+    .meta({ description: "Kafka transactions open in the partition (they hold the last stable offset)" }),
   segments: z.array(
     z.object({
       baseOffset: z.number().int(),

@@ -22,6 +22,7 @@ export const DEFAULT_QUOTA = {
   maxBatchRecords: 100_000,
   requestTimeMsPerSecond: 250,
   fetchBytesPerSecond: 64 * 1024 * 1024,
+  maxTransactionTimeoutMs: 900_000,
 } as const;
 
 export interface TenantQuota {
@@ -48,6 +49,11 @@ export interface TenantQuota {
   requestTimeMsPerSecond: number;
   /** Kafka's consumer byte rate, per worker: bytes the tenant's Fetch answers may carry a second. */
   fetchBytesPerSecond: number;
+  /**
+   * Kafka's transaction.max.timeout.ms for the tenant's transactional producers: a longer
+   * transaction.timeout.ms is refused (INVALID_TRANSACTION_TIMEOUT). 15 minutes, Kafka's default.
+   */
+  maxTransactionTimeoutMs: number;
 }
 
 /** The quota as JSON numbers (Postgres keeps the stored-bytes limit as a bigint), every limit named. */
@@ -65,6 +71,7 @@ export function quotaView(quota: TenantQuota) {
     maxBatchRecords: quota.maxBatchRecords,
     requestTimeMsPerSecond: quota.requestTimeMsPerSecond,
     fetchBytesPerSecond: quota.fetchBytesPerSecond,
+    maxTransactionTimeoutMs: quota.maxTransactionTimeoutMs,
   };
 }
 

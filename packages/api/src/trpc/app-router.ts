@@ -61,6 +61,8 @@ import { partitionSegmentsProcedure } from "../procedures/topics/partition-segme
 import { requestCleanProcedure } from "../procedures/topics/request-clean";
 import { topicDurabilityProcedure } from "../procedures/topics/topic-durability";
 import { topicHistoryProcedure } from "../procedures/topics/topic-history";
+import { abortTransactionProcedure } from "../procedures/transactions/abort-transaction";
+import { listTransactionsProcedure } from "../procedures/transactions/list-transactions";
 import { router } from "./trpc";
 
 export const appRouter = router({
@@ -112,6 +114,10 @@ export const appRouter = router({
     listForTopic: listTopicGroupsProcedure,
     list: listGroupsProcedure,
     delete: deleteGroupProcedure,
+  }),
+  transactions: router({
+    list: listTransactionsProcedure,
+    abort: abortTransactionProcedure,
   }),
   records: router({
     produce: produceRecordsProcedure,

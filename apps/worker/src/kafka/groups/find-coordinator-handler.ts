@@ -6,6 +6,7 @@ type FindCoordinatorRequest = RequestBody<10>;
 type FindCoordinatorResponse = ResponseInput<10>;
 
 const GROUP_KEY = 0;
+const TRANSACTION_KEY = 1;
 
 interface Answer {
   key: string;
@@ -23,12 +24,9 @@ async function findOne(
   key: string,
 ): Promise<Answer> {
   const none = { key, nodeId: -1, host: "", port: -1 };
+  if (keyType === TRANSACTION_KEY) return findTransactionCoordinator(ctx, session, key);
   if (keyType !== GROUP_KEY) {
-    return {
-      ...none,
-      errorCode: ErrorCode.COORDINATOR_NOT_AVAILABLE,
-      errorMessage: "Only group coordinators exist here: transactions are not supported.",
-    };
+    return { ...none, errorCode: ErrorCode.INVALID_REQUEST, errorMessage: `Unknown key type ${keyType}.` };
   }
   const refused = refusal(session, "FindCoordinator", { name: key });
   if (refused) return { ...none, errorCode: refusedCode("FindCoordinator"), errorMessage: refused.message };
@@ -40,7 +38,30 @@ async function findOne(
   return { key, nodeId, host, port, errorCode: 0, errorMessage: null };
 }
 
-/** FindCoordinator v0–v4 (v4 batches keys): the worker holding the group's coordinator lease. */
+/** A transactional id's coordinator: the worker holding its lease (claimed here when free). */
+async function findTransactionCoordinator(
+  ctx: KafkaBrokerContext,
+  session: KafkaSession,
+  key: string,
+): Promise<Answer> {
+  const none = { key, nodeId: -1, host: "", port: -1 };
+  const refused = refusal(session, "FindTransactionCoordinator");
+  if (refused) {
+    return { ...none, errorCode: refusedCode("FindTransactionCoordinator"), errorMessage: refused.message };
+  }
+  if (key === "") {
+    return { ...none, errorCode: ErrorCode.INVALID_REQUEST, errorMessage: "The transactional id is empty." };
+  }
+  const found = await ctx.transactions.find(session.principal.tenantId, key);
+  if (!found.broker) return { ...none, errorCode: found.errorCode, errorMessage: found.message };
+  const { nodeId, host, port } = found.broker;
+  return { key, nodeId, host, port, errorCode: 0, errorMessage: null };
+}
+
+/**
+ * FindCoordinator v0–v4 (v4 batches keys): the worker holding the group's (key type 0) or the
+ * transactional id's (key type 1) coordinator lease, both scoped to the key's tenant.
+ */
 export async function handleFindCoordinator(
   ctx: KafkaBrokerContext,
   session: KafkaSession,

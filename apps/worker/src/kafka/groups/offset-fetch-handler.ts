@@ -22,6 +22,7 @@ async function fetchGroup(
   session: KafkaSession,
   groupId: string,
   wanted: readonly { name: string; partitionIndexes: readonly number[] }[] | null,
+  requireStable: boolean,
 ): Promise<{ errorCode: number; topics: TopicAnswer[] }> {
   const { tenantId } = session.principal;
   const fail = (errorCode: number) => ({
@@ -55,6 +56,9 @@ async function fetchGroup(
     return { errorCode: 0, topics: [...byTopic.values()] };
   }
   const find = new Map(stored.map((o) => [`${o.topic}\0${o.partitionIndex}`, o]));
+  const unstable = requireStable
+    ? await pendingPartitions(ctx, tenantId, groupId, wanted)
+    : new Set<string>();
   return {
     errorCode: 0,
     topics: wanted.map((t) => ({
@@ -66,6 +70,14 @@ async function fetchGroup(
             committedOffset: -1n,
             metadata: "",
             errorCode: ErrorCode.TOPIC_AUTHORIZATION_FAILED,
+          };
+        }
+        if (unstable.has(`${t.name}\0${partitionIndex}`)) {
+          return {
+            partitionIndex,
+            committedOffset: -1n,
+            metadata: "",
+            errorCode: ErrorCode.UNSTABLE_OFFSET_COMMIT,
           };
         }
         // A view's offsets are its topic's (OffsetCommit stores them so).
@@ -84,6 +96,30 @@ async function fetchGroup(
   };
 }
 
+/**
+ * KIP-447's require_stable (OffsetFetch v7+, what a read_committed consumer sends): the requested
+ * partitions an open transaction holds offsets for, by `topic\0partition`. Their answer is
+ * UNSTABLE_OFFSET_COMMIT (retriable) until the transaction ends, so a consumer taking over a
+ * partition never starts from the offset before a commit that is about to land.
+ */
+async function pendingPartitions(
+  ctx: KafkaBrokerContext,
+  tenantId: string,
+  groupId: string,
+  wanted: readonly { name: string; partitionIndexes: readonly number[] }[],
+): Promise<Set<string>> {
+  const pending = await ctx.txnStates.pendingFor(tenantId, groupId);
+  const held = new Set(pending.map((o) => `${o.topicId}\0${o.partitionIndex}`));
+  const unstable = new Set<string>();
+  if (held.size === 0) return unstable;
+  for (const t of wanted) {
+    const topic = await ctx.catalog.topic(tenantId, latestViewBase(t.name) ?? t.name);
+    if (!topic) continue;
+    for (const p of t.partitionIndexes) if (held.has(`${topic.id}\0${p}`)) unstable.add(`${t.name}\0${p}`);
+  }
+  return unstable;
+}
+
 /** OffsetFetch v1–v8 (v8 asks for several groups at once). */
 export async function handleOffsetFetch(
   ctx: KafkaBrokerContext,
@@ -95,12 +131,12 @@ export async function handleOffsetFetch(
     const groups = await Promise.all(
       request.groups.map(async (g) => ({
         groupId: g.groupId,
-        ...(await fetchGroup(ctx, session, g.groupId, g.topics)),
+        ...(await fetchGroup(ctx, session, g.groupId, g.topics, request.requireStable)),
       })),
     );
     return { throttleTimeMs: 0, groups };
   }
-  const answer = await fetchGroup(ctx, session, request.groupId, request.topics);
+  const answer = await fetchGroup(ctx, session, request.groupId, request.topics, request.requireStable);
   // v1 has no top-level error code: the per-partition codes carry it.
   return { throttleTimeMs: 0, topics: answer.topics, errorCode: answer.errorCode };
 }

@@ -1,6 +1,7 @@
 import { ErrorCode, type RequestBody, type ResponseInput } from "@lastword/kafka-protocol";
 import { allowed, refusedCode } from "../kafka-authorization";
 import type { KafkaBrokerContext, KafkaSession } from "../kafka-context";
+import { initTransactionalProducer } from "../transactions/txn-handlers";
 
 type InitProducerIdRequest = RequestBody<22>;
 type InitProducerIdResponse = ResponseInput<22>;
@@ -17,8 +18,8 @@ function refused(errorCode: number): InitProducerIdResponse {
 /**
  * InitProducerId v0–v4 for idempotent producers: a fresh producer id (epoch 0) from the shared
  * sequence, or, when a v3+ client passes its current id and epoch, the same id with the epoch
- * bumped (KIP-360; the client then restarts its sequences at 0). Transactional ids are refused:
- * there are no transactions here. Every worker answers it the same way.
+ * bumped (KIP-360; the client then restarts its sequences at 0). Every worker answers it the same
+ * way. With a transactional id it is the transaction coordinator's (transactions/txn-handlers.ts).
  */
 export async function handleInitProducerId(
   ctx: KafkaBrokerContext,
@@ -26,7 +27,10 @@ export async function handleInitProducerId(
   apiVersion: number,
   request: InitProducerIdRequest,
 ): Promise<InitProducerIdResponse> {
-  if (request.transactionalId !== null) return refused(ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED);
+  const { transactionalId } = request;
+  if (transactionalId !== null) {
+    return initTransactionalProducer(ctx, session, apiVersion, { ...request, transactionalId });
+  }
   // Kafka asks for idempotent-write rights: here, the right to produce at all.
   if (!allowed(session, "InitProducerId")) return refused(refusedCode("InitProducerId"));
   const { tenantId } = session.principal;

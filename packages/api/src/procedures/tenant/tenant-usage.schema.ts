@@ -23,6 +23,9 @@ export const tenantUsageOutput = z.object({
       "Milliseconds a second the tenant's Kafka requests may keep one worker's event loop busy",
     ),
     fetchBytesPerSecond: limit("Bytes a second the tenant's Kafka Fetch answers may carry from one worker"),
+    maxTransactionTimeoutMs: limit(
+      "The longest transaction.timeout.ms a Kafka transactional producer may ask for",
+    ),
   }),
   partitions: z.number().int(),
   storedBytes: z.number().meta({ description: "As the workers last reported" }),

@@ -1,0 +1,473 @@
+import { ApiKey, ErrorCode } from "@lastword/kafka-protocol";
+import { ManualClock } from "@lastword/logstore";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { RunningWorker } from "../src/worker";
+import {
+  CLIENT_SCOPES,
+  createKafkaKey,
+  createNamedTopic,
+  metricSample,
+  plainKafkajs,
+  RawKafka,
+} from "./kafka-client";
+import { openControlPlane } from "./rest-call";
+import { eventually } from "./test-topics";
+import { openWorkerHarness, type WorkerHarness } from "./worker-harness";
+
+// The transaction coordinator on raw frames, where every answer can be read exactly: the lease on
+// a transactional id, producer ids and epochs, fencing, the tenant's timeout bound, offsets held
+// until the transaction commits, the timeout on an injected clock, and tenant scoping. None of
+// these needs a marker in a log: the transactions here carry offsets only (AddOffsetsToTxn).
+
+const ORG = "org_txn_coord";
+const OTHER = "org_txn_other";
+const TOPIC = "txin";
+const MAX_TIMEOUT_MS = 120_000;
+const clock = new ManualClock(Date.parse("2026-12-07T12:00:00Z"));
+let h: WorkerHarness;
+let worker: RunningWorker;
+let key: { id: string; secret: string };
+let otherKey: { id: string; secret: string };
+let api: ReturnType<typeof openControlPlane>;
+
+beforeAll(async () => {
+  h = await openWorkerHarness({ name: "kafka-txn-coord" });
+  await createNamedTopic(h.db.prisma, ORG, TOPIC, 1);
+  await createNamedTopic(h.db.prisma, OTHER, TOPIC, 1);
+  key = await createKafkaKey(h.db.prisma, ORG, CLIENT_SCOPES);
+  otherKey = await createKafkaKey(h.db.prisma, OTHER, CLIENT_SCOPES);
+  await h.db.prisma.quota.create({
+    data: {
+      organizationId: ORG,
+      maxPartitions: 100,
+      maxStoredBytes: 1n << 30n,
+      produceBytesPerSecond: 1 << 26,
+      requestsPerSecond: 1000,
+      maxTransactionTimeoutMs: MAX_TIMEOUT_MS,
+    },
+  });
+  api = openControlPlane({ name: "txn-coord", prisma: h.db.prisma, dataPlane: h.client });
+  worker = await h.startWorker({
+    kafka: { host: "127.0.0.1", port: 0 },
+    claimIntervalMs: 100,
+    leaseTtlMs: 1_500,
+    clock,
+  });
+});
+
+afterAll(async () => {
+  await api?.close();
+  await h?.close();
+});
+
+const login = (k = key) => RawKafka.login(worker.kafka!, k);
+
+async function initProducer(
+  raw: RawKafka,
+  transactionalId: string,
+  timeoutMs = 60_000,
+): Promise<{ producerId: bigint; producerEpoch: number }> {
+  const found = await raw.call(ApiKey.FindCoordinator, 3, { key: transactionalId, keyType: 1 });
+  expect(found).toMatchObject({ errorCode: 0, nodeId: worker.kafka!.nodeId });
+  const init = await raw.call(ApiKey.InitProducerId, 4, {
+    transactionalId,
+    transactionTimeoutMs: timeoutMs,
+    producerId: -1n,
+    producerEpoch: -1,
+  });
+  expect(init.errorCode).toBe(0);
+  return { producerId: init.producerId, producerEpoch: init.producerEpoch };
+}
+
+/** AddOffsetsToTxn then TxnOffsetCommit of `offset` for the group on partition 0: the error codes. */
+async function commitOffsetInTxn(
+  raw: RawKafka,
+  transactionalId: string,
+  producer: { producerId: bigint; producerEpoch: number },
+  groupId: string,
+  offset: bigint,
+): Promise<{ added: number; committed: number }> {
+  const added = await raw.call(ApiKey.AddOffsetsToTxn, 1, { transactionalId, ...producer, groupId });
+  await raw.call(ApiKey.FindCoordinator, 3, { key: groupId, keyType: 0 });
+  const committed = await raw.call(ApiKey.TxnOffsetCommit, 3, {
+    transactionalId,
+    groupId,
+    ...producer,
+    generationId: -1,
+    memberId: "",
+    groupInstanceId: null,
+    topics: [
+      {
+        name: TOPIC,
+        partitions: [
+          { partitionIndex: 0, committedOffset: offset, committedLeaderEpoch: -1, committedMetadata: "tx" },
+        ],
+      },
+    ],
+  });
+  return { added: added.errorCode, committed: committed.topics[0]!.partitions[0]!.errorCode };
+}
+
+async function fetchedOffset(raw: RawKafka, groupId: string): Promise<bigint> {
+  const answer = await raw.call(ApiKey.OffsetFetch, 5, {
+    groupId,
+    topics: [{ name: TOPIC, partitionIndexes: [0] }],
+  });
+  return answer.topics[0]!.partitions[0]!.committedOffset;
+}
+
+async function state(organizationId: string, transactionalId: string) {
+  return h.db.prisma.kafkaTransaction.findUnique({
+    where: { organizationId_transactionalId: { organizationId, transactionalId } },
+  });
+}
+
+describe("transaction coordinator", () => {
+  it("FindCoordinator key type 1 claims the id here; InitProducerId issues a producer id at epoch 0, the next init bumps the epoch, and the older epoch is fenced per request version", async () => {
+    const raw = await login();
+    try {
+      const first = await initProducer(raw, "tx-epochs");
+      expect(first.producerEpoch).toBe(0);
+      const second = await initProducer(raw, "tx-epochs");
+      expect(second).toEqual({ producerId: first.producerId, producerEpoch: 1 });
+      const endV1 = await raw.call(ApiKey.EndTxn, 1, {
+        transactionalId: "tx-epochs",
+        ...first,
+        committed: true,
+      });
+      expect(endV1.errorCode).toBe(ErrorCode.INVALID_PRODUCER_EPOCH);
+      const endV3 = await raw.call(ApiKey.EndTxn, 3, {
+        transactionalId: "tx-epochs",
+        ...first,
+        committed: true,
+      });
+      expect(endV3.errorCode).toBe(ErrorCode.PRODUCER_FENCED);
+      const add = await raw.call(ApiKey.AddOffsetsToTxn, 2, {
+        transactionalId: "tx-epochs",
+        ...first,
+        groupId: "g-epochs",
+      });
+      expect(add.errorCode).toBe(ErrorCode.PRODUCER_FENCED);
+      // Nothing open: ending it is refused, as Kafka refuses EndTxn in Empty.
+      const idle = await raw.call(ApiKey.EndTxn, 3, {
+        transactionalId: "tx-epochs",
+        ...second,
+        committed: true,
+      });
+      expect(idle.errorCode).toBe(ErrorCode.INVALID_TXN_STATE);
+      expect((await state(ORG, "tx-epochs"))?.state).toBe("Empty");
+    } finally {
+      raw.close();
+    }
+  });
+
+  it("transaction.timeout.ms above the tenant's maximum (or not positive) is INVALID_TRANSACTION_TIMEOUT and issues nothing", async () => {
+    const raw = await login();
+    try {
+      await raw.call(ApiKey.FindCoordinator, 3, { key: "tx-timeout-bound", keyType: 1 });
+      for (const transactionTimeoutMs of [MAX_TIMEOUT_MS + 1, 0]) {
+        const init = await raw.call(ApiKey.InitProducerId, 4, {
+          transactionalId: "tx-timeout-bound",
+          transactionTimeoutMs,
+          producerId: -1n,
+          producerEpoch: -1,
+        });
+        expect(init).toMatchObject({ errorCode: ErrorCode.INVALID_TRANSACTION_TIMEOUT, producerId: -1n });
+      }
+      expect((await state(ORG, "tx-timeout-bound"))?.producerId).toBe(-1n);
+    } finally {
+      raw.close();
+    }
+  });
+
+  it("TxnOffsetCommit's offsets stay out of the group until the transaction commits; an aborted transaction's never appear", async () => {
+    const raw = await login();
+    try {
+      const producer = await initProducer(raw, "tx-offsets");
+      expect(await commitOffsetInTxn(raw, "tx-offsets", producer, "g-offsets", 42n)).toEqual({
+        added: 0,
+        committed: 0,
+      });
+      expect(await fetchedOffset(raw, "g-offsets")).toBe(-1n);
+      expect(await h.db.prisma.consumerGroupOffset.count({ where: { group: { name: "g-offsets" } } })).toBe(
+        0,
+      );
+      // KIP-447: a read_committed consumer asking for stable offsets is told to wait.
+      const stable = await raw.call(ApiKey.OffsetFetch, 7, {
+        groupId: "g-offsets",
+        topics: [{ name: TOPIC, partitionIndexes: [0] }],
+        requireStable: true,
+      });
+      expect(stable.topics[0]!.partitions[0]!.errorCode).toBe(ErrorCode.UNSTABLE_OFFSET_COMMIT);
+      const commit = await raw.call(ApiKey.EndTxn, 1, {
+        transactionalId: "tx-offsets",
+        ...producer,
+        committed: true,
+      });
+      expect(commit.errorCode).toBe(0);
+      expect(await fetchedOffset(raw, "g-offsets")).toBe(42n);
+      const settled = await raw.call(ApiKey.OffsetFetch, 7, {
+        groupId: "g-offsets",
+        topics: [{ name: TOPIC, partitionIndexes: [0] }],
+        requireStable: true,
+      });
+      expect(settled.topics[0]!.partitions[0]).toMatchObject({ errorCode: 0, committedOffset: 42n });
+      // A retry of the commit that completed gets the same answer and changes nothing.
+      const again = await raw.call(ApiKey.EndTxn, 1, {
+        transactionalId: "tx-offsets",
+        ...producer,
+        committed: true,
+      });
+      expect(again.errorCode).toBe(0);
+
+      expect(await commitOffsetInTxn(raw, "tx-offsets", producer, "g-offsets", 99n)).toEqual({
+        added: 0,
+        committed: 0,
+      });
+      const abort = await raw.call(ApiKey.EndTxn, 1, {
+        transactionalId: "tx-offsets",
+        ...producer,
+        committed: false,
+      });
+      expect(abort.errorCode).toBe(0);
+      expect(await fetchedOffset(raw, "g-offsets")).toBe(42n);
+      expect((await state(ORG, "tx-offsets"))?.state).toBe("CompleteAbort");
+    } finally {
+      raw.close();
+    }
+  });
+
+  it("a second instance of a transactional id fences the first: its open transaction is aborted, its EndTxn is PRODUCER_FENCED, its offsets never land", async () => {
+    const zombie = await login();
+    const successor = await login();
+    try {
+      const old = await initProducer(zombie, "tx-zombie");
+      expect((await commitOffsetInTxn(zombie, "tx-zombie", old, "g-zombie", 7n)).committed).toBe(0);
+      const fresh = await initProducer(successor, "tx-zombie");
+      expect(fresh.producerId).toBe(old.producerId);
+      expect(fresh.producerEpoch).toBeGreaterThan(old.producerEpoch);
+      expect((await state(ORG, "tx-zombie"))?.state).toBe("Empty");
+      const end = await zombie.call(ApiKey.EndTxn, 3, {
+        transactionalId: "tx-zombie",
+        ...old,
+        committed: true,
+      });
+      expect(end.errorCode).toBe(ErrorCode.PRODUCER_FENCED);
+      expect(await fetchedOffset(successor, "g-zombie")).toBe(-1n);
+    } finally {
+      zombie.close();
+      successor.close();
+    }
+  });
+
+  it("an abandoned transaction is aborted once its timeout passes on the worker's clock, and its producer is fenced", async () => {
+    const raw = await login();
+    try {
+      const producer = await initProducer(raw, "tx-abandoned", 30_000);
+      expect((await commitOffsetInTxn(raw, "tx-abandoned", producer, "g-abandoned", 5n)).committed).toBe(0);
+      expect((await state(ORG, "tx-abandoned"))?.state).toBe("Ongoing");
+      clock.advance(29_000);
+      // Not yet: two renewals (so one whole tick's timeout check) pass without aborting it.
+      let renewals = 0;
+      let seen = (await state(ORG, "tx-abandoned"))?.leaseExpiresAt?.getTime();
+      await eventually("two ticks after the first advance", 15_000, async () => {
+        const now = (await state(ORG, "tx-abandoned"))?.leaseExpiresAt?.getTime();
+        if (now !== seen) renewals++;
+        seen = now;
+        return renewals >= 2 ? true : undefined;
+      });
+      expect((await state(ORG, "tx-abandoned"))?.state).toBe("Ongoing");
+      // The gauges see it open, 29 s old on the worker's clock.
+      const metrics = await (await fetch(`${worker.address}/metrics`)).text();
+      expect(metricSample(metrics, `lastword_kafka_open_transactions{tenant="${ORG}"}`)).toBe(1);
+      expect(
+        metricSample(metrics, `lastword_kafka_oldest_open_transaction_age_seconds{tenant="${ORG}"}`),
+      ).toBe(29);
+      clock.advance(2_000);
+      const aborted = await eventually("the timed-out transaction aborted", 15_000, async () => {
+        const row = await state(ORG, "tx-abandoned");
+        return row?.state === "CompleteAbort" ? row : undefined;
+      });
+      const after = await (await fetch(`${worker.address}/metrics`)).text();
+      expect(after).not.toContain(`lastword_kafka_open_transactions{tenant="${ORG}"}`);
+      expect(aborted.producerEpoch).toBe(producer.producerEpoch + 1);
+      const end = await raw.call(ApiKey.EndTxn, 3, {
+        transactionalId: "tx-abandoned",
+        ...producer,
+        committed: true,
+      });
+      expect(end.errorCode).toBe(ErrorCode.PRODUCER_FENCED);
+      expect(await fetchedOffset(raw, "g-abandoned")).toBe(-1n);
+    } finally {
+      raw.close();
+    }
+  });
+
+  it("transactional ids are per tenant: the same id in another tenant is another transaction, and one tenant's producer id means nothing to the other's", async () => {
+    const a = await login();
+    const b = await login(otherKey);
+    try {
+      const mine = await initProducer(a, "tx-shared-name");
+      const theirs = await initProducer(b, "tx-shared-name");
+      expect(theirs.producerId).not.toBe(mine.producerId);
+      expect(theirs.producerEpoch).toBe(0);
+      const crossed = await b.call(ApiKey.AddOffsetsToTxn, 1, {
+        transactionalId: "tx-shared-name",
+        ...mine,
+        groupId: "g-shared",
+      });
+      expect(crossed.errorCode).toBe(ErrorCode.INVALID_PRODUCER_ID_MAPPING);
+      expect((await state(ORG, "tx-shared-name"))?.state).toBe("Empty");
+      expect((await state(OTHER, "tx-shared-name"))?.producerId).toBe(theirs.producerId);
+    } finally {
+      a.close();
+      b.close();
+    }
+  });
+
+  it("a key without records:write may not use a transactional id; without groups:write it may not put offsets in a transaction", async () => {
+    const readOnly = await createKafkaKey(h.db.prisma, ORG, [
+      "topics:read",
+      "records:read",
+      "groups:read",
+      "groups:write",
+    ]);
+    const noGroups = await createKafkaKey(h.db.prisma, ORG, [
+      "topics:read",
+      "records:read",
+      "records:write",
+      "groups:read",
+    ]);
+    const r = await login(readOnly);
+    const w = await login(noGroups);
+    try {
+      const found = await r.call(ApiKey.FindCoordinator, 3, { key: "tx-rights", keyType: 1 });
+      expect(found.errorCode).toBe(ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED);
+      const init = await r.call(ApiKey.InitProducerId, 4, {
+        transactionalId: "tx-rights",
+        transactionTimeoutMs: 60_000,
+        producerId: -1n,
+        producerEpoch: -1,
+      });
+      expect(init.errorCode).toBe(ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED);
+      const producer = await initProducer(w, "tx-rights");
+      const add = await w.call(ApiKey.AddOffsetsToTxn, 1, {
+        transactionalId: "tx-rights",
+        ...producer,
+        groupId: "g",
+      });
+      expect(add.errorCode).toBe(ErrorCode.GROUP_AUTHORIZATION_FAILED);
+      expect((await state(ORG, "tx-rights"))?.state).toBe("Empty");
+    } finally {
+      r.close();
+      w.close();
+    }
+  });
+
+  it("the REST API lists the tenant's transactions (another tenant's never) and an operator's abort, audited, is carried out by the coordinator with the producer fenced", async () => {
+    const raw = await login();
+    try {
+      const producer = await initProducer(raw, "tx-operator");
+      expect((await commitOffsetInTxn(raw, "tx-operator", producer, "g-operator", 3n)).committed).toBe(0);
+      const rest = (k: { secret: string }, method: string, path: string) =>
+        api.rest(k.secret, method, path, method === "POST" ? {} : undefined);
+      const listed = await rest(key, "GET", "/transactions");
+      expect(listed.status).toBe(200);
+      const mine = (listed.body.transactions as { transactionalId: string }[]).find(
+        (t) => t.transactionalId === "tx-operator",
+      );
+      expect(mine).toMatchObject({
+        state: "Ongoing",
+        producerId: Number(producer.producerId),
+        timeoutMs: 60_000,
+        coordinator: worker.id,
+        abortRequestedAt: null,
+      });
+      const theirs = await rest(otherKey, "GET", "/transactions");
+      expect(
+        (theirs.body.transactions as { transactionalId: string }[]).map((t) => t.transactionalId),
+      ).not.toContain("tx-operator");
+      const stranger = await rest(otherKey, "POST", "/transactions/tx-operator/abort");
+      expect([stranger.status, stranger.body.code]).toEqual([404, "TRANSACTION_NOT_FOUND"]);
+      expect((await state(ORG, "tx-operator"))?.abortRequestedAt).toBeNull();
+
+      const aborted = await rest(key, "POST", "/transactions/tx-operator/abort");
+      expect([aborted.status, aborted.body.abortRequested]).toEqual([200, true]);
+      const audit = await h.db.prisma.auditEvent.findFirst({
+        where: { organizationId: ORG, action: "transaction.abortRequested" },
+      });
+      expect(audit?.targetId).toBe("tx-operator");
+      const done = await eventually("the coordinator aborts it", 15_000, async () => {
+        const row = await state(ORG, "tx-operator");
+        return row?.state === "CompleteAbort" ? row : undefined;
+      });
+      expect([done.producerEpoch, done.abortRequestedAt]).toEqual([producer.producerEpoch + 1, null]);
+      const end = await raw.call(ApiKey.EndTxn, 3, {
+        transactionalId: "tx-operator",
+        ...producer,
+        committed: true,
+      });
+      expect(end.errorCode).toBe(ErrorCode.PRODUCER_FENCED);
+      expect(await fetchedOffset(raw, "g-operator")).toBe(-1n);
+      const again = await rest(key, "POST", "/transactions/tx-operator/abort");
+      expect([again.status, again.body.code]).toEqual([409, "TRANSACTION_NOT_OPEN"]);
+    } finally {
+      raw.close();
+    }
+  });
+
+  it("a partition's segments answer shows its last stable offset and the transactions open in it, with their transactional id and start", async () => {
+    const producer = plainKafkajs(`${worker.kafka!.host}:${worker.kafka!.port}`, key, {
+      clientId: "tx-console",
+    }).producer({ transactionalId: "tx-console", idempotent: true, maxInFlightRequests: 1 });
+    await producer.connect();
+    try {
+      const txn = await producer.transaction();
+      await txn.send({
+        topic: TOPIC,
+        messages: [
+          { key: "a", value: "1" },
+          { key: "b", value: "2" },
+        ],
+      });
+      const path = `/topics/${TOPIC}/partitions/0/segments`;
+      const open = await api.rest(key.secret, "GET", path);
+      expect(open.status).toBe(200);
+      const openTxns = open.body.openTransactions as {
+        firstOffset: number;
+        transactionalId: string | null;
+      }[];
+      expect(openTxns).toHaveLength(1);
+      expect(openTxns[0]).toMatchObject({ transactionalId: "tx-console", startedAt: expect.any(String) });
+      expect(open.body.lastStableOffset).toBe(openTxns[0]!.firstOffset);
+      expect(open.body.logEndOffset as number).toBeGreaterThan(open.body.lastStableOffset as number);
+      await txn.commit();
+      const done = await api.rest(key.secret, "GET", path);
+      expect(done.body.openTransactions).toEqual([]);
+      expect(done.body.lastStableOffset).toBe(done.body.logEndOffset);
+    } finally {
+      await producer.disconnect();
+    }
+  });
+
+  it("an id with no open transaction that no request needed for a lease TTL on the clock is let go; asking again claims it at a new epoch", async () => {
+    const raw = await login();
+    try {
+      const first = await initProducer(raw, "tx-idle");
+      const held = await state(ORG, "tx-idle");
+      expect(held?.ownerWorkerId).toBe(worker.id);
+      clock.advance(2_000);
+      await eventually("the idle id let go", 15_000, async () =>
+        (await state(ORG, "tx-idle"))?.ownerWorkerId === null ? true : undefined,
+      );
+      // Its producer's next request is told to find the coordinator again.
+      const end = await raw.call(ApiKey.EndTxn, 3, { transactionalId: "tx-idle", ...first, committed: true });
+      expect(end.errorCode).toBe(ErrorCode.NOT_COORDINATOR);
+      const again = await initProducer(raw, "tx-idle");
+      expect(again).toEqual({ producerId: first.producerId, producerEpoch: first.producerEpoch + 1 });
+      expect((await state(ORG, "tx-idle"))?.epoch).toBeGreaterThan(held!.epoch);
+    } finally {
+      raw.close();
+    }
+  });
+});

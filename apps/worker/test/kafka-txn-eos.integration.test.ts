@@ -1,0 +1,145 @@
+import { spawn } from "node:child_process";
+import { createInterface } from "node:readline";
+import { fileURLToPath } from "node:url";
+import { ApiKey } from "@lastword/kafka-protocol";
+import { Kafka, logLevel } from "kafkajs";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { CLIENT_SCOPES, createKafkaKey, createNamedTopic, RawKafka } from "./kafka-client";
+import { eventually } from "./test-topics";
+import { useWorkerHarness } from "./worker-harness";
+import type { WorkerProcess } from "./worker-process";
+
+// Exactly once through a consume-transform-produce loop (librdkafka-eos-pipeline.py: read topic A
+// in a group, write topic B in transactions carrying the consumed offsets) while the worker that
+// coordinates its transactional id and owns partitions of both topics is SIGKILLed mid-run: every
+// input record appears in B exactly once as committed data, and the group's offsets reach A's end.
+
+const LEASE_TTL_MS = 2_000;
+const ORG = "org_txn_eos";
+const SOURCE = "eos-in";
+const SINK = "eos-out";
+const PARTITIONS = 4;
+/** 400 in the suite; `LASTWORD_EOS_RECORDS` runs it bench-sized (the figures in DESIGN.md). */
+const COUNT = Number(process.env.LASTWORD_EOS_RECORDS ?? 400);
+const GROUP = "eos";
+const harness = useWorkerHarness({ name: "kafka-txn-eos", ownerWaitMs: 5 * LEASE_TTL_MS });
+const script = fileURLToPath(new URL("./librdkafka-eos-pipeline.py", import.meta.url));
+let key: { id: string; secret: string };
+let workers: WorkerProcess[] = [];
+
+beforeAll(async () => {
+  key = await createKafkaKey(harness.db.prisma, ORG, CLIENT_SCOPES);
+  await createNamedTopic(harness.db.prisma, ORG, SOURCE, PARTITIONS, { "cleanup.policy": "compact" });
+  await createNamedTopic(harness.db.prisma, ORG, SINK, PARTITIONS, { "cleanup.policy": "compact" });
+  const env = { WORKER_SCHEDULING: "off", WORKER_KAFKA_PORT: "0" };
+  workers = await Promise.all(
+    ["eos-w1", "eos-w2", "eos-w3"].map((id) => harness.spawnWorker(id, { leaseTtlMs: LEASE_TTL_MS, env })),
+  );
+});
+
+afterAll(() => {
+  for (const w of workers) if (w.child.exitCode === null) w.child.kill("SIGKILL");
+});
+
+describe("exactly once under a SIGKILL", () => {
+  it("a consume-transform-produce loop writes every input record to the output exactly once while the coordinator and a partition owner is killed", async () => {
+    await eventually("every worker owns partitions", 30_000, async () => {
+      const rows = await harness.db.prisma.partition.findMany({ select: { ownerWorkerId: true } });
+      const owners = new Set(rows.map((r) => r.ownerWorkerId));
+      return workers.every((w) => owners.has(w.id)) ? true : undefined;
+    });
+    // The victim coordinates the pipeline's transactional id (asked first) and owns partitions.
+    const victim = workers[0]!;
+    const raw = await RawKafka.login(victim.kafka, key);
+    expect((await raw.call(ApiKey.FindCoordinator, 3, { key: `${GROUP}-pipeline`, keyType: 1 })).nodeId).toBe(
+      victim.kafka.nodeId,
+    );
+    raw.close();
+    const brokers = workers.map((w) => `${w.kafka.host}:${w.kafka.port}`);
+    const kafka = (clientId: string) =>
+      new Kafka({
+        brokers,
+        clientId,
+        sasl: { mechanism: "plain", username: key.id, password: key.secret },
+        connectionTimeout: 1_000,
+        retry: { retries: 30, initialRetryTime: 100, maxRetryTime: 1_000 },
+        logLevel: logLevel.NOTHING,
+      });
+    const input = kafka("eos-input").producer({ idempotent: true, maxInFlightRequests: 1 });
+    await input.connect();
+    await input.send({
+      topic: SOURCE,
+      messages: Array.from({ length: COUNT }, (_, i) => ({ key: `k${i}`, value: `v${i}` })),
+    });
+    await input.disconnect();
+
+    const startedAt = performance.now();
+    const pipeline = spawn(
+      "/usr/bin/python3",
+      [script, brokers.join(","), key.id, key.secret, SOURCE, SINK, GROUP, String(COUNT)],
+      {
+        stdio: ["ignore", "pipe", "inherit"],
+      },
+    );
+    const lines: Record<string, unknown>[] = [];
+    let elapsedMs = 0;
+    createInterface({ input: pipeline.stdout! }).on("line", (line) => lines.push(JSON.parse(line)));
+    const exited = new Promise<number | null>((resolve) => pipeline.once("exit", (code) => resolve(code)));
+    try {
+      // Kill once the loop has committed some of the input, with more to go.
+      await eventually("the pipeline committed part of the input", 60_000, async () => {
+        const rows = await harness.db.prisma.consumerGroupOffset.findMany({
+          where: { group: { name: GROUP } },
+        });
+        const done = rows.reduce((sum, r) => sum + Number(r.offset), 0);
+        return done > 0 && done < COUNT ? true : undefined;
+      });
+      victim.child.kill("SIGKILL");
+      expect(await Promise.race([exited, new Promise((r) => setTimeout(() => r("timeout"), 150_000))])).toBe(
+        0,
+      );
+      elapsedMs = performance.now() - startedAt;
+    } finally {
+      if (pipeline.exitCode === null) pipeline.kill("SIGKILL");
+    }
+    expect(lines.at(-1)).toHaveProperty("commits");
+    console.info("eos pipeline", {
+      records: COUNT,
+      seconds: Math.round(elapsedMs / 100) / 10,
+      ...lines.at(-1),
+    });
+
+    const reader = kafka("eos-reader").consumer({
+      groupId: "eos-reader",
+      readUncommitted: false,
+      maxWaitTimeInMs: 200,
+    });
+    await reader.connect();
+    await reader.subscribe({ topic: SINK, fromBeginning: true });
+    const seen = new Map<string, number>();
+    let read = 0;
+    await reader.run({
+      eachMessage: async ({ message }) => {
+        read++;
+        const value = message.value!.toString();
+        seen.set(value, (seen.get(value) ?? 0) + 1);
+      },
+    });
+    try {
+      await eventually("every output record read", 60_000, async () =>
+        seen.size >= COUNT ? true : undefined,
+      );
+      // Read to the end: the high watermarks of the committed data, nothing after.
+      await eventually("no more records arrive", 30_000, async () => {
+        const before = read;
+        await new Promise((r) => setTimeout(r, 1_000));
+        return read === before ? true : undefined;
+      });
+    } finally {
+      await reader.disconnect();
+    }
+    expect(seen.size).toBe(COUNT);
+    expect([...seen.entries()].filter(([, n]) => n !== 1)).toEqual([]);
+    for (let i = 0; i < COUNT; i++) expect(seen.has(`out-v${i}`)).toBe(true);
+  });
+});
