@@ -4,7 +4,6 @@ import { describe, expect, it } from "vitest";
 import {
   decodeBatch,
   encodeRecordBatch,
-  LogStoreError,
   type PartitionLog,
   readBatchHeader,
   readTxnMarker,
