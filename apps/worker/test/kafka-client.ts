@@ -8,7 +8,7 @@ import type { PrismaClient } from "@lastword/db";
 import { eventually } from "@lastword/db/testing";
 import { deriveScramCredential, SCRAM_MECHANISMS } from "@lastword/kafka-auth";
 import {
-  type ApiKey,
+  ApiKey,
   decodeResponse,
   encodeRequest,
   FrameReader,
@@ -339,6 +339,33 @@ export { createNamedTopic, createNamedTopics } from "./test-topics";
  * A minimal Kafka connection speaking our own codec, for requests a test wants to shape exactly
  * (raw frames, a request before authentication, a Fetch whose answer kafkajs's decoder then reads).
  */
+/**
+ * Resolves once `worker`'s Metadata names topic `name` (for `login`) without an error and with a
+ * leader: its Kafka catalog caches each tenant's topics briefly, so a topic just created is not
+ * served at once.
+ */
+export async function topicInMetadata(
+  worker: RunningWorker,
+  login: { id: string; secret: string },
+  name: string,
+): Promise<void> {
+  await eventually(`${name} in ${worker.id}'s Metadata`, 20_000, async () => {
+    const conn = await RawKafka.login(worker.kafka!, login);
+    try {
+      const answer = await conn.call(ApiKey.Metadata, 9, {
+        topics: [{ name }],
+        allowAutoTopicCreation: false,
+        includeClusterAuthorizedOperations: false,
+        includeTopicAuthorizedOperations: false,
+      });
+      const topic = answer.topics[0];
+      return topic?.errorCode === 0 && (topic.partitions[0]?.leaderId ?? -1) >= 0 ? true : undefined;
+    } finally {
+      conn.close();
+    }
+  });
+}
+
 export class RawKafka {
   readonly #socket: Socket;
   readonly #reader = new FrameReader({ maxFrameBytes: MAX_FRAME_BYTES });

@@ -9,7 +9,7 @@ import { pino } from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { TestFaults } from "../src/kafka/test-faults";
 import type { RunningWorker } from "../src/worker";
-import { createKafkaKey, createNamedTopic, RawKafka } from "./kafka-client";
+import { createKafkaKey, createNamedTopic, RawKafka, topicInMetadata } from "./kafka-client";
 import { eventually } from "./test-topics";
 import { openWorkerHarness, type WorkerHarness } from "./worker-harness";
 
@@ -136,22 +136,7 @@ async function topicOn(
     return row?.ownerWorkerId ?? undefined;
   });
   const leader = owner === w1.id ? w1 : w2;
-  // The leader's Kafka catalog caches each tenant's topics briefly: wait until it names this one.
-  await eventually(`${name} in the leader's Metadata`, 20_000, async () => {
-    const conn = await raw(leader);
-    try {
-      const answer = await conn.call(ApiKey.Metadata, 9, {
-        topics: [{ name }],
-        allowAutoTopicCreation: false,
-        includeClusterAuthorizedOperations: false,
-        includeTopicAuthorizedOperations: false,
-      });
-      const topic = answer.topics[0];
-      return topic?.errorCode === 0 && (topic.partitions[0]?.leaderId ?? -1) >= 0 ? true : undefined;
-    } finally {
-      conn.close();
-    }
-  });
+  await topicInMetadata(leader, key, name);
   return { partitionId: partitionId!, leader };
 }
 

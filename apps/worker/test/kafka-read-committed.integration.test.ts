@@ -7,7 +7,14 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { HostedLog, OpenLog } from "../src/hosting/hosted-log";
 import { partitionLogOpener } from "../src/hosting/log-opener";
 import type { RunningWorker } from "../src/worker";
-import { CLIENT_SCOPES, createKafkaKey, createNamedTopic, plainKafkajs, RawKafka } from "./kafka-client";
+import {
+  CLIENT_SCOPES,
+  createKafkaKey,
+  createNamedTopic,
+  plainKafkajs,
+  RawKafka,
+  topicInMetadata,
+} from "./kafka-client";
 import { eventually } from "./test-topics";
 import { openWorkerHarness, type WorkerHarness } from "./worker-harness";
 
@@ -60,20 +67,7 @@ async function hostedTopic(name: string): Promise<{ log: HostedLog; partitionId:
     20_000,
     async () => [...opened].find(([dir]) => dir.includes(row.topicId))?.[1],
   );
-  await eventually(`${name} in Metadata`, 20_000, async () => {
-    const conn = await RawKafka.login(worker.kafka!, key);
-    try {
-      const answer = await conn.call(ApiKey.Metadata, 9, {
-        topics: [{ name }],
-        allowAutoTopicCreation: false,
-        includeClusterAuthorizedOperations: false,
-        includeTopicAuthorizedOperations: false,
-      });
-      return answer.topics[0]?.errorCode === 0 ? true : undefined;
-    } finally {
-      conn.close();
-    }
-  });
+  await topicInMetadata(worker, key, name);
   return { log, partitionId: partitionId! };
 }
 

@@ -37,26 +37,40 @@ export interface AbortedTransaction {
 const MAGIC = "LWTX";
 const VERSION = 1;
 const HEADER_BYTES = 4 + 2 + 4;
-const ENTRY_BYTES = 32;
 const TXN_INDEX_FILE = /^(\d{20})\.aborted-txns$/;
 
 export function txnIndexFileName(baseOffset: number): string {
   return `${String(baseOffset).padStart(20, "0")}.aborted-txns`;
 }
 
+/** Bytes of one entry, as the index file and the producer-state snapshot store it. */
+export const ABORTED_TXN_BYTES = 32;
+
+/** Writes `entry` at `at` (four big-endian int64s); returns where the next goes. */
+export function writeAbortedTxn(buf: Buffer, at: number, entry: AbortedTxn): number {
+  buf.writeBigInt64BE(BigInt(entry.producerId), at);
+  buf.writeBigInt64BE(BigInt(entry.firstOffset), at + 8);
+  buf.writeBigInt64BE(BigInt(entry.lastOffset), at + 16);
+  buf.writeBigInt64BE(BigInt(entry.lastStableOffset), at + 24);
+  return at + ABORTED_TXN_BYTES;
+}
+
+export function readAbortedTxn(buf: Buffer, at: number): AbortedTxn {
+  return {
+    producerId: Number(buf.readBigInt64BE(at)),
+    firstOffset: Number(buf.readBigInt64BE(at + 8)),
+    lastOffset: Number(buf.readBigInt64BE(at + 16)),
+    lastStableOffset: Number(buf.readBigInt64BE(at + 24)),
+  };
+}
+
 export function encodeTxnIndex(entries: readonly AbortedTxn[]): Buffer {
-  const buf = Buffer.alloc(HEADER_BYTES + entries.length * ENTRY_BYTES);
+  const buf = Buffer.alloc(HEADER_BYTES + entries.length * ABORTED_TXN_BYTES);
   buf.write(MAGIC, 0, "latin1");
   buf.writeUInt16BE(VERSION, 4);
   buf.writeUInt32BE(entries.length, 6);
   let at = HEADER_BYTES;
-  for (const entry of entries) {
-    buf.writeBigInt64BE(BigInt(entry.producerId), at);
-    buf.writeBigInt64BE(BigInt(entry.firstOffset), at + 8);
-    buf.writeBigInt64BE(BigInt(entry.lastOffset), at + 16);
-    buf.writeBigInt64BE(BigInt(entry.lastStableOffset), at + 24);
-    at += ENTRY_BYTES;
-  }
+  for (const entry of entries) at = writeAbortedTxn(buf, at, entry);
   return buf;
 }
 
@@ -65,16 +79,9 @@ export function decodeTxnIndex(buf: Buffer): AbortedTxn[] | string {
   if (buf.length < HEADER_BYTES || buf.toString("latin1", 0, 4) !== MAGIC) return "not a txn index";
   if (buf.readUInt16BE(4) !== VERSION) return `unknown version ${buf.readUInt16BE(4)}`;
   const count = buf.readUInt32BE(6);
-  if (buf.length !== HEADER_BYTES + count * ENTRY_BYTES) return "wrong length";
+  if (buf.length !== HEADER_BYTES + count * ABORTED_TXN_BYTES) return "wrong length";
   const entries: AbortedTxn[] = [];
-  for (let at = HEADER_BYTES; at < buf.length; at += ENTRY_BYTES) {
-    entries.push({
-      producerId: Number(buf.readBigInt64BE(at)),
-      firstOffset: Number(buf.readBigInt64BE(at + 8)),
-      lastOffset: Number(buf.readBigInt64BE(at + 16)),
-      lastStableOffset: Number(buf.readBigInt64BE(at + 24)),
-    });
-  }
+  for (let at = HEADER_BYTES; at < buf.length; at += ABORTED_TXN_BYTES) entries.push(readAbortedTxn(buf, at));
   return entries;
 }
 

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import fs from "node:fs";
 import path from "node:path";
 import { crc32c } from "@node-rs/crc32";
-import type { AbortedTxn } from "./aborted-txn-index";
+import { ABORTED_TXN_BYTES, type AbortedTxn, readAbortedTxn, writeAbortedTxn } from "./aborted-txn-index";
 import { writeFileAtomically } from "./checkpoint-file";
 import { PRODUCER_BATCHES_RETAINED, type ProducerBatch, type ProducerEntry } from "./producer-state";
 
@@ -42,8 +42,6 @@ export interface ProducerSnapshot {
   aborted?: AbortedTxn[];
 }
 
-const ABORTED_BYTES = 32;
-
 export function snapshotFileName(offset: number): string {
   return `${String(offset).padStart(20, "0")}.snapshot`;
 }
@@ -62,7 +60,7 @@ export function encodeProducerSnapshot(snapshot: ProducerSnapshot): Buffer {
   let size = HEADER_BYTES;
   for (const entry of snapshot.entries) size += ENTRY_BYTES + entry.batches.length * BATCH_BYTES;
   const aborted = snapshot.aborted ?? [];
-  size += 4 + aborted.length * ABORTED_BYTES;
+  size += 4 + aborted.length * ABORTED_TXN_BYTES;
   const buf = Buffer.alloc(size);
   buf.write(MAGIC, 0, "latin1");
   buf.writeUInt16BE(VERSION, 4);
@@ -82,13 +80,7 @@ export function encodeProducerSnapshot(snapshot: ProducerSnapshot): Buffer {
   }
   buf.writeUInt32BE(aborted.length, at);
   at += 4;
-  for (const txn of aborted) {
-    buf.writeBigInt64BE(BigInt(txn.producerId), at);
-    buf.writeBigInt64BE(BigInt(txn.firstOffset), at + 8);
-    buf.writeBigInt64BE(BigInt(txn.lastOffset), at + 16);
-    buf.writeBigInt64BE(BigInt(txn.lastStableOffset), at + 24);
-    at += ABORTED_BYTES;
-  }
+  for (const txn of aborted) at = writeAbortedTxn(buf, at, txn);
   assert(at === size);
   buf.writeUInt32BE(crc32c(buf.subarray(CRC_START)), 6);
   return buf;
@@ -143,16 +135,9 @@ export function decodeProducerSnapshot(buf: Buffer): ProducerSnapshot | string {
   if (at + 4 > buf.length) return "truncated";
   const abortedCount = buf.readUInt32BE(at);
   at += 4;
-  if (at + abortedCount * ABORTED_BYTES !== buf.length) return "wrong aborted-transaction count";
+  if (at + abortedCount * ABORTED_TXN_BYTES !== buf.length) return "wrong aborted-transaction count";
   const aborted: AbortedTxn[] = [];
-  for (; at < buf.length; at += ABORTED_BYTES) {
-    aborted.push({
-      producerId: Number(buf.readBigInt64BE(at)),
-      firstOffset: Number(buf.readBigInt64BE(at + 8)),
-      lastOffset: Number(buf.readBigInt64BE(at + 16)),
-      lastStableOffset: Number(buf.readBigInt64BE(at + 24)),
-    });
-  }
+  for (; at < buf.length; at += ABORTED_TXN_BYTES) aborted.push(readAbortedTxn(buf, at));
   return { offset, entries, aborted };
 }
 

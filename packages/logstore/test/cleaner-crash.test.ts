@@ -4,7 +4,7 @@ import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
-import { type LogRecord, PartitionLog } from "../src/index";
+import { type AbortedTxn, type LogRecord, PartitionLog, type ProducerEntry } from "../src/index";
 import { seededRandom, useBundledChild } from "./child-bundle";
 import { liveLogHashes } from "./cleaner-crash-snapshot";
 import { crashRuns } from "./crash-runs";
@@ -58,6 +58,9 @@ interface Template {
   states: Record<string, string>[];
   /** Fault point names of an uninterrupted run, in order. */
   points: string[];
+  /** The transactional state before the passes: a pass must leave it as it was. */
+  aborted: AbortedTxn[];
+  producers: ProducerEntry[];
 }
 
 type LogState = Record<string, string>;
@@ -75,6 +78,26 @@ async function makeTemplate(index: number): Promise<Template> {
   let nowMs = T0;
   const log = await PartitionLog.open({ dir, config, dedupeBufferBytes, clock: { now: () => nowMs } });
   const model: Template["model"] = new Map();
+  // Each key's latest committed record, by offset: a transaction's records count at its COMMIT.
+  const commit = (key: string, offset: number, value: string | null) => {
+    if ((model.get(key)?.offset ?? -1) < offset) model.set(key, { offset, value });
+  };
+  // Two transactional producers: some batches are theirs, their markers come at random, COMMIT
+  // or ABORT, and every transaction is decided before a round ends (an open one bounds the LSO).
+  const open = new Map<number, { key: string; offset: number; value: string | null }[]>();
+  const sequences = new Map<number, number>();
+  const decide = async (pid: number) => {
+    const committed = random() < 0.6;
+    await log.appendTxnMarker({
+      producerId: pid,
+      producerEpoch: 0,
+      coordinatorEpoch: 0,
+      commit: committed,
+      timestampMs: nowMs,
+    });
+    if (committed) for (const r of open.get(pid) ?? []) commit(r.key, r.offset, r.value);
+    open.delete(pid);
+  };
   const rounds = 2 + pick(2);
   for (let round = 0; round < rounds; round++) {
     const batches = 6 + pick(14);
@@ -86,9 +109,25 @@ async function makeTemplate(index: number): Promise<Template> {
           value: roll < 0.2 ? null : roll < 0.25 ? "" : `v${round}.${b}.${pick(1000)}`,
         };
       });
-      const { baseOffset } = await log.append(records.map((r) => kv(r.key, r.value)));
-      for (const [i, r] of records.entries()) model.set(r.key, { offset: baseOffset + i, value: r.value });
+      const pid = random() < 0.3 ? 1 + pick(2) : null;
+      if (pid === null) {
+        const { baseOffset } = await log.append(records.map((r) => kv(r.key, r.value)));
+        for (const [i, r] of records.entries()) commit(r.key, baseOffset + i, r.value);
+      } else {
+        const baseSequence = sequences.get(pid) ?? 0;
+        const { baseOffset } = await log.append(
+          records.map((r) => kv(r.key, r.value)),
+          { producer: { producerId: pid, producerEpoch: 0, baseSequence }, transactional: true },
+        );
+        sequences.set(pid, baseSequence + records.length);
+        const held = open.get(pid) ?? [];
+        for (const [i, r] of records.entries())
+          held.push({ key: r.key, offset: baseOffset + i, value: r.value });
+        open.set(pid, held);
+      }
+      if (random() < 0.15 && open.size > 0) await decide([...open.keys()][pick(open.size)]!);
     }
+    for (const pid of [...open.keys()]) await decide(pid);
     await log.roll();
     if (round < rounds - 1) await log.clean({ force: true });
     nowMs += 1000;
@@ -96,8 +135,20 @@ async function makeTemplate(index: number): Promise<Template> {
   await log.append([kv("tail", "in the active segment")]);
   model.set("tail", { offset: log.logEndOffset - 1, value: "in the active segment" });
   const offsets = new Set((await replayLog(log)).map((r) => r.offset));
+  const aborted = log.abortedTransactions(0, Number.MAX_SAFE_INTEGER);
+  const producers = log.producerState.entries();
   await log.close();
-  return { dir, config, dedupeBufferBytes, model, offsets, states: [liveLogHashes(dir)], points: [] };
+  return {
+    dir,
+    config,
+    dedupeBufferBytes,
+    model,
+    offsets,
+    states: [liveLogHashes(dir)],
+    points: [],
+    aborted,
+    producers,
+  };
 }
 
 /** Passes the child runs: one that compacts and stamps, one past every horizon. */
@@ -175,6 +226,11 @@ async function verify(
       expect(segments[i]!.baseOffset).toBeGreaterThan(segments[i - 1]!.lastOffset);
     }
     checkAgainstModel(await replayLog(log), template);
+    // The transactional state is rebuilt as it was: no transaction open, the same aborted ones
+    // (their data gone or not), the same producers.
+    expect(log.openTransactions()).toEqual([]);
+    expect(log.abortedTransactions(0, Number.MAX_SAFE_INTEGER)).toEqual(template.aborted);
+    expect(log.producerState.entries()).toEqual(template.producers);
     if (passAgain) {
       await log.clean({ force: true });
       checkAgainstModel(await replayLog(log), template);

@@ -1,8 +1,14 @@
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { afterEach } from "vitest";
-import { type LogRecord, ManualClock, PartitionLog, type PartitionLogOptions } from "../src/index";
+import { afterEach, expect } from "vitest";
+import {
+  type LogRecord,
+  LogStoreError,
+  ManualClock,
+  PartitionLog,
+  type PartitionLogOptions,
+} from "../src/index";
 
 /** The manual clock at a fixed start, so scenarios do not depend on when they run. */
 export class TestClock extends ManualClock {
@@ -60,4 +66,15 @@ export async function replayLog(log: PartitionLog): Promise<LogRecord[]> {
     from = records.at(-1)!.offset + 1;
   }
   return out;
+}
+
+/** The LogStoreError code `promise` rejects with, or "none" when it resolves. */
+export async function codeOf(promise: Promise<unknown>): Promise<string> {
+  try {
+    await promise;
+    return "none";
+  } catch (error) {
+    expect(error).toBeInstanceOf(LogStoreError);
+    return (error as LogStoreError).code;
+  }
 }

@@ -3,7 +3,7 @@ import path from "node:path";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import {
-  LogStoreError,
+  type LogStoreError,
   PartitionLog,
   type ProducerAppend,
   type ProducerEntry,
@@ -16,7 +16,7 @@ import {
   listSnapshotOffsets,
   snapshotFileName,
 } from "../src/producer-state-snapshot";
-import { kv, openLog, replayLog, TestClock, tempDir } from "./helpers";
+import { codeOf, kv, openLog, replayLog, TestClock, tempDir } from "./helpers";
 
 const compact = (extra: Record<string, string | number> = {}) => ({ "cleanup.policy": "compact", ...extra });
 const DAY_MS = 24 * 3600 * 1000;
@@ -27,16 +27,6 @@ function records(count: number, tag: string) {
 
 function producer(producerId: number, producerEpoch: number, baseSequence: number): ProducerAppend {
   return { producerId, producerEpoch, baseSequence };
-}
-
-async function codeOf(promise: Promise<unknown>): Promise<string> {
-  try {
-    await promise;
-    return "none";
-  } catch (error) {
-    expect(error).toBeInstanceOf(LogStoreError);
-    return (error as LogStoreError).code;
-  }
 }
 
 /** What a process killed right now would leave: the files as they are (appends are fsynced). */

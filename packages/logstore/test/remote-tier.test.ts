@@ -272,6 +272,56 @@ describe("remote tier", () => {
     );
   });
 
+  it("11. a log seeded from the remote tier knows the aborted transactions of segments it never fetches (the snapshot carries them)", async () => {
+    const tier = new MemoryTier();
+    const source = await openLog({
+      config: { "cleanup.policy": "compact", "segment.bytes": 300 },
+      remote: tier,
+    });
+    const txn = (pid: number, seq: number, key: string) =>
+      source.append([kv(key, `${key}-v`)], {
+        producer: { producerId: pid, producerEpoch: 0, baseSequence: seq },
+        transactional: true,
+      });
+    const marker = (pid: number, commit: boolean) =>
+      source.appendTxnMarker({
+        producerId: pid,
+        producerEpoch: 0,
+        coordinatorEpoch: 0,
+        commit,
+        timestampMs: 1,
+      });
+    for (let round = 0; round < 4; round++) {
+      await txn(1, round, `a${round}`);
+      await txn(2, round, `b${round}`);
+      await marker(1, round % 2 === 0);
+      await marker(2, false);
+      await source.roll();
+    }
+    const aborted = source.abortedTransactions(0, source.logEndOffset);
+    expect(aborted.length).toBe(6);
+    const committed = (await source.read(0, { maxBytes: 1 << 20 })).map((r) => text(r.key));
+    const snapshotOffset = source.segments().at(-1)!.baseOffset;
+    const snapshot = source.producerSnapshotAt(snapshotOffset)!;
+    for (const base of closedBases(source)) await evict(source, tier, base);
+    const dir = tempDir();
+    await seedLog(dir, {
+      logStartOffset: source.logStartOffset,
+      parts: [
+        ...readRemoteSegments(source.dir).map((entry) => ({ kind: "remote" as const, entry })),
+        { kind: "local" as const, baseOffset: snapshotOffset, batches: [] },
+      ],
+      producerSnapshot: snapshot,
+    });
+    const fetchedBefore = tier.fetched.length;
+    const seeded = await openLog({ dir, remote: tier });
+    expect(tier.fetched.length).toBe(fetchedBefore);
+    expect(seeded.abortedTransactions(0, seeded.logEndOffset)).toEqual(aborted);
+    // Reading fetches the segments back; the aborted records stay hidden.
+    expect((await seeded.read(0, { maxBytes: 1 << 20 })).map((r) => text(r.key))).toEqual(committed);
+    expect(committed).toEqual(["a0", "a2"]);
+  });
+
   it("10. a log with evicted segments and no source refuses to read them", async () => {
     const tier = new MemoryTier();
     const log = await filledLog(tier);

@@ -108,7 +108,8 @@ async function apply(log: PartitionLog, model: Model, s: Step): Promise<void> {
     );
     model.sequence.set(s.pid, seq + s.keys.length);
     const txn = model.open.get(s.pid) ?? { firstOffset: baseOffset, records: [] };
-    s.keys.forEach((key, i) => txn.records.push({ key, value: values[i]!, offset: baseOffset + i }));
+    for (const [i, key] of s.keys.entries())
+      txn.records.push({ key, value: values[i]!, offset: baseOffset + i });
     model.open.set(s.pid, txn);
   } else if (s.kind === "marker") {
     const result = await log.appendTxnMarker({

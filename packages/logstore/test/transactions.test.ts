@@ -4,24 +4,13 @@ import { describe, expect, it } from "vitest";
 import {
   decodeBatch,
   encodeRecordBatch,
-  LogStoreError,
   type PartitionLog,
   readBatchHeader,
   readTxnMarker,
 } from "../src/index";
-import { kv, openLog, TestClock, tempDir, text } from "./helpers";
+import { codeOf, kv, openLog, TestClock, tempDir, text } from "./helpers";
 
 const compact = { "cleanup.policy": "compact" };
-
-async function codeOf(promise: Promise<unknown>): Promise<string> {
-  try {
-    await promise;
-    return "none";
-  } catch (error) {
-    expect(error).toBeInstanceOf(LogStoreError);
-    return (error as LogStoreError).code;
-  }
-}
 
 /** `count` records of producer `pid` in its transaction, from sequence `seq`. */
 function txnAppend(log: PartitionLog, pid: number, seq: number, tag: string, count = 1, epoch = 0) {

@@ -1,6 +1,12 @@
 import { createRequire } from "node:module";
 import { describe, expect, it } from "vitest";
 import {
+  encodeControlBatch,
+  isControlBatch,
+  isTransactionalBatch,
+  readTxnMarker,
+} from "../src/control-batch";
+import {
   batchCrcMatches,
   decodeBatch,
   decodeBatchRecords,
@@ -10,6 +16,7 @@ import {
   rebuildBatch,
   setBaseOffset,
 } from "../src/record-batch";
+import { RecordBatchFormatError } from "../src/record-walk";
 
 const require = createRequire(import.meta.url);
 
@@ -246,5 +253,53 @@ describe("record batch v2", () => {
     const bounded: LogRecord[] = [];
     expect(decodeBatchRecords(window, 63, bounded, 51, 2)).toBe(2);
     expect(bounded.map((r) => r.offset)).toEqual([51, 52]);
+  });
+});
+
+describe("transaction markers", () => {
+  it("a COMMIT and an ABORT marker read back, and kafkajs's decoder sees control batches of the transaction", async () => {
+    const commit = encodeControlBatch({
+      baseOffset: 7,
+      producerId: 2 ** 40 + 3,
+      producerEpoch: 4,
+      commit: true,
+      coordinatorEpoch: 12,
+      timestampMs: 1_700_000_000_000,
+    });
+    const abort = encodeControlBatch({
+      baseOffset: 8,
+      producerId: 5,
+      producerEpoch: 0,
+      commit: false,
+      coordinatorEpoch: 0,
+      timestampMs: 1,
+    });
+    for (const batch of [commit, abort]) {
+      expect(batchCrcMatches(batch, 0, batch.length)).toBe(true);
+      expect(isControlBatch(batch, 0) && isTransactionalBatch(batch, 0)).toBe(true);
+      expect(readBatchHeader(batch, 0)).toMatchObject({
+        recordCount: 1,
+        baseSequence: -1,
+        lastOffsetDelta: 0,
+      });
+    }
+    expect(readTxnMarker(commit, 0)).toEqual({ commit: true, coordinatorEpoch: 12 });
+    expect(readTxnMarker(abort, 0)).toEqual({ commit: false, coordinatorEpoch: 0 });
+    const plain = encodeRecordBatch([{ key: Buffer.from("k"), value: null }], {
+      baseOffset: 0,
+      appendTimeMs: 0,
+    });
+    expect(() => readTxnMarker(plain, 0)).toThrow(RecordBatchFormatError);
+    const decoded = (await decodeWithKafkaJs(Buffer.concat([commit, abort]))) as unknown as {
+      inTransaction: boolean;
+      isControlBatch: boolean;
+      producerId: string;
+      records: { key: Buffer }[];
+    }[];
+    expect(decoded.map((b) => [b.inTransaction, b.isControlBatch, b.producerId])).toEqual([
+      [true, true, String(2 ** 40 + 3)],
+      [true, true, "5"],
+    ]);
+    expect(decoded[0]!.records[0]!.key).toEqual(Buffer.from([0, 0, 0, 1]));
   });
 });

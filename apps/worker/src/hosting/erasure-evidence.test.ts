@@ -91,3 +91,47 @@ describe("erasure scan of retired files", () => {
     }
   });
 });
+
+describe("erasure scan and transactions", () => {
+  const marker = (producerId: number, commit: boolean) => ({
+    producerId,
+    producerEpoch: 0,
+    coordinatorEpoch: 0,
+    commit,
+    timestampMs: Date.now(),
+  });
+
+  it("a value of the subject in an open transaction delays the proof (and says why); once aborted, a pass removes it", async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "erasure-txn-"));
+    dirs.push(dir);
+    const config = { "cleanup.policy": "compact", "delete.retention.ms": 0, "file.delete.delay.ms": 0 };
+    const log = await PartitionLog.open({ dir, config });
+    try {
+      await log.append([{ key: Buffer.from("other"), value: Buffer.from("x") }]); // 0
+      const txn = { producer: { producerId: 8, producerEpoch: 0, baseSequence: 0 }, transactional: true };
+      await log.append([{ key: SUBJECT, value: Buffer.from(OLD_VALUE) }], txn); // 1: open
+      const erasure = await log.append([{ key: SUBJECT, value: null }]); // 2
+      await log.roll();
+      const scan = () =>
+        scanForKey({ log, dir, key: SUBJECT, belowOffset: erasure.baseOffset, now: new Date(0) });
+      const open = await scan();
+      expect(open.evidence).toMatchObject({ result: "present", matches: [1] });
+      expect(open.blockedBy).toMatch(
+        /an open transaction holds the partition's records from offset 1 on.*offsets 1/,
+      );
+      // A pass cannot reach it while the transaction is open.
+      await log.clean({ force: true });
+      expect((await scan()).evidence.matches).toEqual([1]);
+      await log.appendTxnMarker(marker(8, false));
+      await log.roll();
+      const aborted = await scan();
+      // Aborted: no longer waiting on the transaction; a pass is what it needs now.
+      expect(aborted).toMatchObject({ blockedBy: null, evidence: { result: "present", matches: [1] } });
+      await log.clean({ force: true });
+      await expect.poll(() => fs.readdirSync(dir).some((name) => name.endsWith(".deleted"))).toBe(false);
+      expect((await scan()).evidence).toMatchObject({ result: "absent", matches: [] });
+    } finally {
+      await log.close();
+    }
+  });
+});

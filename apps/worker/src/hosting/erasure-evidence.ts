@@ -84,18 +84,26 @@ export async function scanForKey(input: ScanInput): Promise<ScanOutcome> {
   const inEvicted = (offset: number) =>
     evicted.some((segment) => segment.baseOffset <= offset && offset <= segment.lastOffset);
   const stale = objects?.matches.filter((offset) => !inEvicted(offset)) ?? [];
-  const needsPass = matches.length > 0 || (objects?.matches.length ?? 0) > stale.length;
+  // The subject's records at or past the last stable offset belong to (or follow) an open
+  // transaction: no pass reaches them before it ends, so the proof waits for that, and says so.
+  // (An aborted transaction's records are ordinary matches: the next pass removes them whatever
+  // their key.)
+  const stable = log.lastStableOffset;
+  const unstable = matches.filter((offset) => offset >= stable);
+  const needsPass = matches.length > unstable.length || (objects?.matches.length ?? 0) > stale.length;
   if (objects) {
     matches.push(...objects.matches);
     bytesScanned += objects.bytesScanned;
   }
   const blockedBy = needsPass
     ? null
-    : retired.length > 0
-      ? `retired segment files still on disk hold offsets ${retired.join(", ")} (removed after file.delete.delay.ms)`
-      : stale.length > 0
-        ? `the rewritten segments are uploaded to object storage, replacing the objects that hold offsets ${stale.join(", ")}`
-        : (objects?.blockedBy ?? null);
+    : unstable.length > 0
+      ? `an open transaction holds the partition's records from offset ${stable} on, among them the subject's at offsets ${unstable.join(", ")}: they are removed once it commits or aborts`
+      : retired.length > 0
+        ? `retired segment files still on disk hold offsets ${retired.join(", ")} (removed after file.delete.delay.ms)`
+        : stale.length > 0
+          ? `the rewritten segments are uploaded to object storage, replacing the objects that hold offsets ${stale.join(", ")}`
+          : (objects?.blockedBy ?? null);
   const present = needsPass || blockedBy !== null;
   const evidence: ScanEvidence = {
     scannedAt: now.toISOString(),
