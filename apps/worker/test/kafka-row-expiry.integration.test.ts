@@ -2,6 +2,10 @@ import { ManualClock } from "@lastword/logstore";
 import { describe, expect, it } from "vitest";
 import { KAFKA_ROW_EXPIRY_INTERVAL_MS } from "../src/kafka/kafka-row-expiry";
 import { ProducerIdRepository } from "../src/kafka/producers/producer-ids.repository";
+import {
+  DEFAULT_TRANSACTIONAL_ID_EXPIRATION_MS,
+  expireTransactionalIds,
+} from "../src/kafka/transactions/txn-expiry";
 import { createTestTopic, eventually } from "./test-topics";
 import { useWorkerHarness } from "./worker-harness";
 
@@ -67,5 +71,48 @@ describe("Kafka row expiry", () => {
       return rows.sightings.length === 0 ? rows : undefined;
     });
     expect(await remaining()).toEqual({ producers: [fresh, nearly, revived], sightings: [] });
+  });
+
+  it("forgets transactional ids idle past transactional.id.expiration.ms with nothing in flight and no live coordinator, and keeps the rest", async () => {
+    const { prisma } = harness.db;
+    const { organizationId } = await createTestTopic(prisma, { partitions: 1 });
+    const nowMs = Date.now();
+    const DAY = 24 * HOUR;
+    const row = (transactionalId: string, state: string, idleMs: number, leased = false) => ({
+      organizationId,
+      transactionalId,
+      state,
+      producerId: 7n,
+      producerEpoch: 1,
+      updatedAt: new Date(nowMs - idleMs),
+      ...(leased && { ownerWorkerId: "some-worker", leaseExpiresAt: new Date(nowMs + HOUR) }),
+    });
+    await prisma.kafkaTransaction.createMany({
+      data: [
+        row("idle-committed", "CompleteCommit", 8 * DAY),
+        row("idle-aborted", "CompleteAbort", 8 * DAY),
+        row("idle-empty", "Empty", 8 * DAY),
+        // A transaction in flight is the coordinator's to finish or time out, however old.
+        row("idle-ongoing", "Ongoing", 8 * DAY),
+        row("idle-preparing", "PrepareCommit", 8 * DAY),
+        row("recent", "CompleteCommit", 6 * DAY),
+        // Held by a live coordinator: it is in use.
+        row("leased", "Empty", 8 * DAY, true),
+      ],
+    });
+    expect(DEFAULT_TRANSACTIONAL_ID_EXPIRATION_MS).toBe(7 * DAY);
+    expect(await expireTransactionalIds(prisma, nowMs)).toBe(3);
+    const left = await prisma.kafkaTransaction.findMany({
+      where: { organizationId },
+      orderBy: { transactionalId: "asc" },
+    });
+    expect(left.map((r) => r.transactionalId)).toEqual([
+      "idle-ongoing",
+      "idle-preparing",
+      "leased",
+      "recent",
+    ]);
+    // Run again, nothing more goes.
+    expect(await expireTransactionalIds(prisma, nowMs)).toBe(0);
   });
 });
