@@ -10,6 +10,7 @@ const LINKS = [
   { href: "/overview", label: "Overview" },
   { href: "/topics", label: "Topics" },
   { href: "/consumer-groups", label: "Consumer groups" },
+  { href: "/transactions", label: "Transactions" },
   { href: "/schemas", label: "Schemas" },
   { href: "/api-keys", label: "API keys" },
   { href: "/compliance", label: "Compliance" },

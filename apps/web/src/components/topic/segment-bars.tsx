@@ -9,6 +9,7 @@ import { segmentWidths } from "@/lib/segment-widths";
 import { useTRPC } from "@/lib/trpc";
 import { Card } from "../ui/card";
 import { FLOATING_PANEL, FLOATING_PLACEMENT } from "../ui/floating-panel";
+import { PartitionStability } from "./partition-stability";
 
 type Segment = RouterOutputs["topics"]["segments"]["segments"][number];
 type SegmentState = Segment["state"];
@@ -45,7 +46,10 @@ const TIER_MEANING: Record<SegmentTier, string> = {
 };
 const timeFormat = new Intl.DateTimeFormat("en", { dateStyle: "short", timeStyle: "medium" });
 
-/** Per partition, its log as the worker holds it now: segments as blocks proportional to bytes. */
+/**
+ * Per partition, its log as the worker holds it now: segments as blocks proportional to bytes,
+ * and under them its last stable offset and any open transactions holding it.
+ */
 export function SegmentBars({ topic, partitions }: { topic: string; partitions: number }) {
   return (
     <Card
@@ -89,24 +93,29 @@ function PartitionSegmentBar({ topic, partition }: { topic: string; partition: n
   const segments = layout.data?.segments ?? [];
   const totalBytes = segments.reduce((sum, s) => sum + s.sizeBytes, 0);
   return (
-    <div className="grid grid-cols-[6rem_1fr_6rem] items-center gap-3">
-      <span className="text-sm font-medium">Partition {partition}</span>
-      {/* Fixed height whatever the state, so refetches and loading never move the page. */}
-      <div className="relative h-8">
-        {layout.data ? (
-          <SegmentBlocks partition={partition} segments={segments} />
-        ) : (
-          <p
-            role={layout.isError ? "alert" : "status"}
-            className="flex h-8 items-center rounded border border-dashed border-line px-3 text-xs text-muted"
-          >
-            {layout.isError ? `We could not load the segments: ${layout.error.message}` : "Loading segments…"}
-          </p>
-        )}
+    <div className="flex flex-col gap-1">
+      <div className="grid grid-cols-[6rem_1fr_6rem] items-center gap-3">
+        <span className="text-sm font-medium">Partition {partition}</span>
+        {/* Fixed height whatever the state, so refetches and loading never move the page. */}
+        <div className="relative h-8">
+          {layout.data ? (
+            <SegmentBlocks partition={partition} segments={segments} />
+          ) : (
+            <p
+              role={layout.isError ? "alert" : "status"}
+              className="flex h-8 items-center rounded border border-dashed border-line px-3 text-xs text-muted"
+            >
+              {layout.isError
+                ? `We could not load the segments: ${layout.error.message}`
+                : "Loading segments…"}
+            </p>
+          )}
+        </div>
+        <span className="text-right text-xs tabular-nums text-muted">
+          {layout.data ? formatBytes(totalBytes) : ""}
+        </span>
       </div>
-      <span className="text-right text-xs tabular-nums text-muted">
-        {layout.data ? formatBytes(totalBytes) : ""}
-      </span>
+      {layout.data ? <PartitionStability partition={partition} layout={layout.data} /> : null}
     </div>
   );
 }
