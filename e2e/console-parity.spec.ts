@@ -49,6 +49,11 @@ const PAGES: { name: string; path: string; ready: (page: Page) => Locator; tab?:
     path: "/consumer-groups",
     ready: (p) => p.getByRole("table", { name: "Consumer groups" }),
   },
+  {
+    name: "transactions",
+    path: "/transactions",
+    ready: (p) => p.getByRole("heading", { name: "Transactions", level: 1 }),
+  },
   { name: "schemas", path: "/schemas", ready: (p) => p.getByRole("heading", { name: "Schemas", level: 1 }) },
   { name: "api-keys", path: "/api-keys", ready: (p) => p.getByRole("form", { name: "Create an API key" }) },
   {

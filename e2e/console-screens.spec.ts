@@ -25,6 +25,11 @@ const PAGES: { name: string; path: string; ready: (page: Page) => Locator }[] = 
     path: "/consumer-groups",
     ready: (p) => p.getByRole("heading", { name: "Consumer groups", level: 1 }),
   },
+  {
+    name: "transactions",
+    path: "/transactions",
+    ready: (p) => p.getByRole("heading", { name: "Transactions", level: 1 }),
+  },
   { name: "api-keys", path: "/api-keys", ready: (p) => p.getByRole("form", { name: "Create an API key" }) },
   {
     name: "compliance",
@@ -54,6 +59,7 @@ const NAV_LABELS = [
   "Overview",
   "Topics",
   "Consumer groups",
+  "Transactions",
   "Schemas",
   "API keys",
   "Compliance",

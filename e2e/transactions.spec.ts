@@ -2,10 +2,21 @@ import type { Producer, Transaction } from "kafkajs";
 import type { Locator, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { seriousViolations } from "./accessibility";
-import { compactedTopic, saveScreenshotsAtWidths, useConsolePage, waitOrExplain } from "./console-session";
+import {
+  callTrpc,
+  compactedTopic,
+  inviteMember,
+  joinFromInvitation,
+  newAccount,
+  newConsolePage,
+  saveScreenshotsAtWidths,
+  useConsolePage,
+  waitOrExplain,
+} from "./console-session";
 import { kafkaWithNewKey } from "./kafka-key";
 import { showTab } from "./topic-actions";
 
+const ORGANIZATION = "Checkout Team";
 const TOPIC = "checkout-state";
 const TXN_ID = "checkout-processor-0";
 /** Longer than the spec: the transaction must stay open until the operator aborts it, not time out. */
@@ -36,7 +47,7 @@ async function stableAndEnd(page: Page): Promise<[number, number]> {
 }
 
 describe("the Transactions page and a partition's last stable offset, with an operator's abort", () => {
-  const ui = useConsolePage({ account: "Transactions", topics: [compactedTopic(TOPIC)] });
+  const ui = useConsolePage({ account: ORGANIZATION, topics: [compactedTopic(TOPIC)] });
   let producer: Producer;
   let open: Transaction;
 
@@ -109,6 +120,22 @@ describe("the Transactions page and a partition's last stable offset, with an op
     expect(await stableAndEnd(ui.page)).toEqual([2, 4]);
     const overflow = await saveScreenshotsAtWidths(ui.page, "transactions-partition-held");
     expect(overflow[390]).toBe(0);
+  });
+
+  it("offers a viewer, who may read records but not write them, no Abort; the API refuses it the same", async () => {
+    const viewer = newAccount("Vera Viewer");
+    const link = await inviteMember(ui.page, viewer.email, "viewer");
+    const page = await newConsolePage(ui.browser);
+    try {
+      await joinFromInvitation(page, link, viewer, ORGANIZATION);
+      await page.goto("/transactions");
+      await waitOrExplain(page, transactionRow(page), "transactions-row-viewer");
+      expect(await rowState(page)).toBe("Ongoing");
+      expect(await transactionRow(page).getByRole("button").count()).toBe(0);
+      expect(await callTrpc(page, "transactions.abort", { transactionalId: TXN_ID })).toBe(403);
+    } finally {
+      await page.context().close();
+    }
   });
 
   it("aborts the transaction after a confirmation: pending, then CompleteAbort, and the last stable offset catches up", async () => {

@@ -19,7 +19,7 @@ export function ConsoleHeader(props: {
   const { organizations, activeOrganizationId, role, userEmail, theme } = props;
   return (
     <header className="border-b border-line bg-surface">
-      {/* Tight gaps below 2xl: at 1280 px the nine sections, the organization and the controls fit one row. */}
+      {/* Tight gaps below 2xl: at 1280 px the ten sections, the organization and the controls fit one row. */}
       <div className={`${CONTENT_COLUMN} flex flex-wrap items-center gap-x-2 gap-y-3 py-3 2xl:gap-x-4`}>
         <Link href="/overview" className="text-base font-semibold tracking-tight">
           Lastword
