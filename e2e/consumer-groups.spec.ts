@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { type Consumer, type ConsumerConfig, Kafka, logLevel } from "kafkajs";
+import type { Consumer, ConsumerConfig, Kafka } from "kafkajs";
 import type { Locator, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { waitForNotice } from "./console-notices";
@@ -10,6 +10,7 @@ import {
   useConsolePage,
   waitOrExplain,
 } from "./console-session";
+import { kafkaFromProperties } from "./kafka-key";
 
 const TOPIC = `ledger-${randomBytes(3).toString("hex")}`;
 const REST_GROUP = "billing-rest";
@@ -271,17 +272,7 @@ describe("consumer groups page: every group of the tenant, its lag, reset and de
       .getByRole("region", { name: "Kafka client settings for this key" })
       .getByRole("figure", { name: "librdkafka and kcat properties" });
     await waitOrExplain(ui.page, block, "groups-kafka-settings");
-    const text = (await block.locator("pre").textContent()) ?? "";
-    const prop = (name: string) =>
-      new RegExp(`^${name.replaceAll(".", "\\.")}=(.*)$`, "m").exec(text)?.[1] ?? "";
-    kafkaFor = (clientId) =>
-      new Kafka({
-        clientId,
-        brokers: prop("bootstrap.servers").split(","),
-        sasl: { mechanism: "scram-sha-256", username: prop("sasl.username"), password: secret },
-        logLevel: logLevel.NOTHING,
-        retry: { retries: 3 },
-      });
+    kafkaFor = kafkaFromProperties((await block.locator("pre").textContent()) ?? "", secret);
     const first = await joinLedger("ledger-reader-1", { groupId: KAFKA_GROUP });
     await expect.poll(first.seen, { timeout: 30_000 }).toBe(4);
 

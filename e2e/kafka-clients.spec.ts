@@ -17,6 +17,7 @@ import {
   useConsolePage,
   waitOrExplain,
 } from "./console-session";
+import { createKeySecret } from "./kafka-key";
 import { showTab } from "./topic-actions";
 
 const run = promisify(execFile);
@@ -28,22 +29,6 @@ const KEY_NAME = "stock-app";
 const WRITER = "stock-writer";
 const READER = "stock-reader";
 const KCAT = "stock-kcat";
-
-/**
- * A new API key's secret, created through the console's own tRPC endpoint as the page's member.
- * Keys read only by default; this one also produces, so it asks for records:write.
- */
-async function createKeySecret(page: Page, name: string): Promise<string> {
-  return page.evaluate(async (name) => {
-    const res = await fetch("/api/trpc/apiKeys.create", {
-      method: "POST",
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify({ name, scopes: ["topics:read", "records:read", "records:write", "groups:read"] }),
-    });
-    if (!res.ok) throw new Error(`apiKeys.create answered ${res.status}`);
-    return ((await res.json()) as { result: { data: { key: string } } }).result.data.key;
-  }, name);
-}
 
 /** The Kafka clients table's rows as [client id, role, software, last seen]. */
 async function clientRows(page: Page): Promise<string[][]> {
@@ -71,7 +56,13 @@ describe("the topic page's Kafka clients and latest-value view", () => {
     const { stdout } = await run("kcat", ["-V"]);
     librdkafkaVersion = /librdkafka ([\d.]+)/.exec(stdout)?.[1] ?? "";
     expect(librdkafkaVersion).not.toBe("");
-    secret = await createKeySecret(ui.page, KEY_NAME);
+    // Keys read only by default; this one also produces, so it asks for records:write.
+    secret = await createKeySecret(ui.page, KEY_NAME, [
+      "topics:read",
+      "records:read",
+      "records:write",
+      "groups:read",
+    ]);
   });
   afterAll(async () => {
     if (workDir) await rm(workDir, { recursive: true, force: true });
