@@ -109,8 +109,11 @@ describe("the Transactions page and a partition's last stable offset, with an op
   });
 
   it("shows the partition's last stable offset held below its log end by the open transaction, named", async () => {
-    await ui.page.goto(`/topics/${TOPIC}`);
-    await showTab(ui.page, "Segments & cleaner");
+    // The transaction's partition links to the topic's Segments tab.
+    await transactionRow(ui.page)
+      .getByRole("link", { name: `${TOPIC}-0`, exact: true })
+      .click();
+    await ui.page.getByRole("tabpanel", { name: "Segments & cleaner", exact: true }).waitFor();
     const openList = ui.page.getByRole("list", { name: "Partition 0 open transactions" });
     await waitOrExplain(ui.page, openList, "partition-open-transactions");
     const entry = (await openList.textContent()) ?? "";

@@ -2,6 +2,7 @@
 
 import type { RouterOutputs } from "@lastword/api";
 import { useQuery } from "@tanstack/react-query";
+import Link from "next/link";
 import { useConsoleAccess } from "@/lib/console-access";
 import { useTRPC } from "@/lib/trpc";
 import { Badge } from "../ui/badge";
@@ -112,7 +113,13 @@ function TransactionRow({ transaction: t, canAbort }: { transaction: Transaction
           >
             {t.partitions.map((p) => (
               <li key={`${p.topic}:${p.partition}`} className="break-all">
-                {p.topic}-{p.partition}
+                {/* To the partition's last stable offset and what holds it, on the Segments tab. */}
+                <Link
+                  href={`/topics/${encodeURIComponent(p.topic)}?tab=segments`}
+                  className="text-accent underline-offset-2 hover:underline"
+                >
+                  {p.topic}-{p.partition}
+                </Link>
               </li>
             ))}
           </ul>
