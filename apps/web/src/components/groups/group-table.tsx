@@ -20,7 +20,8 @@ interface GroupRow {
 function stateOf(group: ListedGroup): string {
   if (group.protocol === "rest") return "—";
   if (group.membership) return STATE_LABELS[group.membership.state];
-  return group.coordinator?.live ? "Unknown" : "No live coordinator";
+  // Membership could not be read (its coordinator did not answer).
+  return "Unknown";
 }
 
 /**

@@ -1,6 +1,6 @@
 "use client";
 
-import { type ChangeEvent, useState } from "react";
+import { type ChangeEvent, useEffect, useRef, useState } from "react";
 import { partitionNumbers } from "@/lib/partition-numbers";
 import {
   buildDraft,
@@ -39,9 +39,31 @@ type TextDraftField = {
   [K in keyof ProduceDraft]: ProduceDraft[K] extends string ? K : never;
 }[keyof ProduceDraft];
 
-export function ProduceForm({ topic, partitions }: { topic: string; partitions: number }) {
+/** A draft handed to the form from outside (the record drawer's "Produce again"); a new `id` refills it. */
+export interface DraftSeed {
+  id: number;
+  draft: ProduceDraft;
+}
+
+export function ProduceForm({
+  topic,
+  partitions,
+  seed,
+}: {
+  topic: string;
+  partitions: number;
+  seed?: DraftSeed | null;
+}) {
   const trpc = useTRPC();
   const [draft, setDraft] = useState<ProduceDraft>(EMPTY_DRAFT);
+  const frame = useRef<HTMLDivElement>(null);
+  // A seed fills the form, which comes into view with its key field focused, ready to edit and send.
+  useEffect(() => {
+    if (!seed) return;
+    setDraft(seed.draft);
+    frame.current?.scrollIntoView({ block: "start" });
+    frame.current?.querySelector<HTMLInputElement>("input")?.focus({ preventScroll: true });
+  }, [seed]);
   const [invalid, setInvalid] = useState<{ field: DraftField; problem: string } | null>(null);
   const schema = useSchemaProduce(topic);
   const produce = useRefreshingMutation(trpc.records.produce.mutationOptions(), {
@@ -83,6 +105,7 @@ export function ProduceForm({ topic, partitions }: { topic: string; partitions: 
   const written = results.filter((result) => result.offset !== undefined);
   const sentTombstone = produce.variables?.records[0]?.value === null;
   return (
+    <div ref={frame} className="min-w-0">
     <FormCard
       title="Produce a record"
       description="Send one record or several; they are acknowledged once on disk."
@@ -181,5 +204,6 @@ export function ProduceForm({ topic, partitions }: { topic: string; partitions: 
         <SubmitButton label="Produce" pendingLabel="Producing…" pending={produce.isPending} />
       </div>
     </FormCard>
+    </div>
   );
 }
