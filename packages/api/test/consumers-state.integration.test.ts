@@ -277,9 +277,9 @@ describe("the tenant's consumer groups page", () => {
       expect(refused.status, JSON.stringify(body)).toBe(status);
       expect(refused.contentType).toBe("application/problem+json");
     }
-    expect((await client.consumerGroups.lag("preview")).partitions.find((p) => p.partition === 0)?.offset).toBe(
-      ends[0]!.latest,
-    );
+    expect(
+      (await client.consumerGroups.lag("preview")).partitions.find((p) => p.partition === 0)?.offset,
+    ).toBe(ends[0]!.latest);
     const noPartition = await trpcCall("mutation", "consumerGroups.reset", {
       group: "preview",
       topic: TOPIC,

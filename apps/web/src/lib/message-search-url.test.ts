@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { EMPTY_SEARCH_FORM } from "@/components/topic/message-search-form";
+import { EMPTY_SEARCH_FORM } from "../components/topic/message-search-input";
 import { hasSearchParams, localInputTime, readSearchParams, writeSearchParams } from "./message-search-url";
 
 const write = (form: typeof EMPTY_SEARCH_FORM, start = "tab=messages") => {

@@ -84,7 +84,8 @@ export function readSearchParams(params: URLSearchParams, defaults: SearchForm):
   form.from = FROM.find((from) => from === params.get("from")) ?? defaults.from;
   for (const pair of (params.get("offsets") ?? "").split(",")) {
     const [p, offset] = pair.split(":");
-    if (wholeNumber(p ?? null) !== null && wholeNumber(offset ?? null) !== null) form.offsets[Number(p)] = offset!;
+    if (wholeNumber(p ?? null) !== null && wholeNumber(offset ?? null) !== null)
+      form.offsets[Number(p)] = offset!;
   }
   const since = wholeNumber(params.get("since"));
   if (since !== null) form.fromTime = localInputTime(since);

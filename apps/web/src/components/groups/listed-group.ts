@@ -25,3 +25,8 @@ export function coordination(group: ListedGroup): string {
     ? `Kafka group, coordinated by worker ${group.coordinator.workerId}`
     : "Kafka group, no consumer connected (no worker coordinates it until one joins)";
 }
+
+/** A group's own page. */
+export function groupHref(group: string): string {
+  return `/consumer-groups/${encodeURIComponent(group)}`;
+}

@@ -8,8 +8,8 @@ import { useTRPC } from "@/lib/trpc";
 import { Button } from "../ui/button";
 import { Card } from "../ui/card";
 import { ErrorNotice, StatusNotice } from "../ui/notice";
-import { EMPTY_SEARCH_FORM, MessageSearchForm } from "./message-search-form";
-import { type SearchForm, type SearchInput, searchInput } from "./message-search-input";
+import { MessageSearchForm } from "./message-search-form";
+import { EMPTY_SEARCH_FORM, type SearchForm, type SearchInput, searchInput } from "./message-search-input";
 import { type MessageOrder, MessageTable } from "./message-table";
 import { RecordDrawer } from "./record-drawer";
 import { useSchemaDecoding } from "./schema-decoding";
@@ -28,7 +28,8 @@ function unfiltered(input: SearchInput): boolean {
 }
 
 const count = (n: number, one: string) => `${n.toLocaleString("en")} ${one}${n === 1 ? "" : "s"}`;
-const megabytes = (bytes: number) => `${(bytes / 1_048_576).toLocaleString("en", { maximumFractionDigits: 1 })} MB`;
+const megabytes = (bytes: number) =>
+  `${(bytes / 1_048_576).toLocaleString("en", { maximumFractionDigits: 1 })} MB`;
 
 function describeProgress(progress: Progress): string {
   return `Scanned ${count(progress.scanned, "record")} (${megabytes(progress.bytes)}), ${count(progress.matches, "match")}`;

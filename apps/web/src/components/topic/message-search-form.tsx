@@ -8,26 +8,6 @@ import { Form } from "../ui/form";
 import { ErrorNotice } from "../ui/notice";
 import type { RegexTarget, SearchForm } from "./message-search-input";
 
-/** The search the browser opens with: the latest records of every partition. */
-export const EMPTY_SEARCH_FORM: SearchForm = {
-  partition: "all",
-  from: "latest",
-  offsets: {},
-  fromTime: "",
-  untilTime: "",
-  key: "",
-  value: "",
-  headerKey: "",
-  headerValue: "",
-  jsonPath: "",
-  jsonEquals: "",
-  regex: "",
-  regexOn: "any",
-  javascript: "",
-  limit: 100,
-  scanLimit: 10_000,
-};
-
 /** How much one search may read, over as many requests as it takes (each shows its progress). */
 export const SCAN_LIMITS = [1_000, 10_000, 100_000, 1_000_000] as const;
 

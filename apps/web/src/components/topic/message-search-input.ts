@@ -29,6 +29,26 @@ export interface SearchForm {
   scanLimit: number;
 }
 
+/** The search the browser opens with: the latest records of every partition. */
+export const EMPTY_SEARCH_FORM: SearchForm = {
+  partition: "all",
+  from: "latest",
+  offsets: {},
+  fromTime: "",
+  untilTime: "",
+  key: "",
+  value: "",
+  headerKey: "",
+  headerValue: "",
+  jsonPath: "",
+  jsonEquals: "",
+  regex: "",
+  regexOn: "any",
+  javascript: "",
+  limit: 100,
+  scanLimit: 10_000,
+};
+
 export type RegexTarget = "any" | "key" | "value" | "headers";
 
 /** Where a regular expression looks, as records.search's `filter.regex.on` says it. */

@@ -24,7 +24,10 @@ function Part({ label, record, part }: { label: string; record: BrowsedRecord; p
   }
   return (
     <div className="flex flex-col gap-1">
-      <CopyBlock label={`${label}${envelope.type === "base64" ? " (base64)" : ""}`} value={envelopeText(envelope, true)} />
+      <CopyBlock
+        label={`${label}${envelope.type === "base64" ? " (base64)" : ""}`}
+        value={envelopeText(envelope, true)}
+      />
       <SchemaLabel note={record.schemas?.[part]} />
     </div>
   );
