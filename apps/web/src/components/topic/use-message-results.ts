@@ -157,7 +157,8 @@ export function useMessageResults(topic: string, run: (input: SearchInput) => Pr
   const scanFurther = async () => {
     if (!scan) return;
     const input = { ...scan.input, start: { from: "offsets" as const, offsets: scan.positions } };
-    await scanFrom(input, scan.budget, scan.positions, { ...scan, matches: 0 }, scan.logStarts);
+    const before = { scanned: scan.scanned, bytes: scan.bytes, matches: 0 };
+    await scanFrom(input, scan.budget, scan.positions, before, scan.logStarts);
   };
 
   /** Stops the search under way after its request; what it found stays, with where it got to. */
