@@ -263,9 +263,10 @@ describe("consumer groups page: every group of the tenant, its lag, reset and de
   });
 
   it("refuses a reset to an offset that is not a number, in its own words", async () => {
-    const form = (await openGroup(ui.page, REST_GROUP)).getByRole("form", {
-      name: `Reset offsets of ${REST_GROUP}`,
-    });
+    const card = await openGroup(ui.page, REST_GROUP);
+    const form = card.getByRole("form", { name: `Reset offsets of ${REST_GROUP}` });
+    // A group's page opens with the reset form folded away.
+    if (!(await form.isVisible())) await card.getByText("Reset offsets", { exact: true }).click();
     await form.getByLabel("Move to").selectOption("offset");
     await form.getByLabel("Offset").fill("two");
     await form.getByRole("button", { name: "Preview reset" }).click();
