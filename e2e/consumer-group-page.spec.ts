@@ -106,7 +106,8 @@ describe("a consumer group's own page: linked, per partition, reset one partitio
     await partitionTable(ui.page).getByRole("button", { name: "Reset partition 1" }).click();
     const form = card(ui.page).getByRole("form", { name: `Reset offsets of ${GROUP}` });
     await form.waitFor();
-    expect(await form.getByLabel("Partitions", { exact: true }).inputValue()).toBe("1");
+    // The row's button chooses its partition in the form (an effect: wait for it).
+    await expect.poll(() => form.getByLabel("Partitions", { exact: true }).inputValue()).toBe("1");
     await form.getByLabel("Move to").selectOption("offset");
     await form.getByLabel("Offset").fill("3");
     await form.getByRole("button", { name: "Preview reset" }).click();
@@ -123,7 +124,8 @@ describe("a consumer group's own page: linked, per partition, reset one partitio
   it("resets one partition to a time: the log end when nothing is that recent", async () => {
     await partitionTable(ui.page).getByRole("button", { name: "Reset partition 2" }).click();
     const form = card(ui.page).getByRole("form", { name: `Reset offsets of ${GROUP}` });
-    expect(await form.getByLabel("Partitions", { exact: true }).inputValue()).toBe("2");
+    // The row's button chooses its partition in the form (an effect: wait for it).
+    await expect.poll(() => form.getByLabel("Partitions", { exact: true }).inputValue()).toBe("2");
     await form.getByLabel("Move to").selectOption("timestamp");
     // An hour from now: no record is stamped at or after it, so the partition moves to its log end.
     const later = await ui.page.evaluate(() => {
