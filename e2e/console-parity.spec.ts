@@ -258,6 +258,10 @@ describe("console parity: layout, keyboard and accessibility, overview, first ru
     await groupRow.getByRole("link", { name: TOPIC }).click();
     await page.getByRole("heading", { name: TOPIC, level: 1 }).waitFor();
     await page.goBack();
+    // The group's own page (consumer-groups/[group]).
+    await groupRow.getByRole("link", { name: GROUP, exact: true }).click();
+    await page.waitForURL(`**/consumer-groups/${encodeURIComponent(GROUP)}`);
+    await page.goBack();
     if (open.length > 0) {
       await requests.getByRole("link").first().click();
       await page.waitForURL(`**/compliance/requests/${open[0]}`);

@@ -24,31 +24,54 @@ const TEN_MINUTES = 10 * 60_000;
 const OLD = Math.floor((Date.now() - TEN_MINUTES) / 1_000) * 1_000;
 
 const groupsTable = (page: Page) => page.getByRole("table", { name: "Consumer groups" });
-const groupButton = (page: Page, group: string) =>
-  groupsTable(page).getByRole("button", { name: group, exact: true });
+const groupLink = (page: Page, group: string) =>
+  groupsTable(page).getByRole("link", { name: group, exact: true });
 
-/** The group's details, opened from its name in the table (one group is open at a time). */
+/** The group's details, on its own page. */
 function groupCard(page: Page, group: string): Locator {
   return page.getByRole("region", { name: group, exact: true });
 }
 
+/** The group's page: from its name in the table when the list is open, else by its URL. */
 async function openGroup(page: Page, group: string): Promise<Locator> {
   const card = groupCard(page, group);
-  if ((await card.count()) === 0) {
-    await waitOrExplain(page, groupButton(page, group), `groups-row-${group}`);
-    await groupButton(page, group).click();
+  const path = `/consumer-groups/${group}`;
+  if (new URL(page.url()).pathname !== path) {
+    if (new URL(page.url()).pathname === "/consumer-groups") {
+      await waitOrExplain(page, groupLink(page, group), `groups-row-${group}`);
+      await groupLink(page, group).click();
+      await page.waitForURL(`**${path}`);
+    } else await page.goto(path);
   }
   await card.waitFor();
   return card;
 }
 
-/** A group's row in the table: its cells after the name, as shown. */
+/** A group's row in the table of every group (the list page): its cells after the name, as shown. */
 async function groupCells(page: Page, group: string): Promise<string[]> {
+  if (new URL(page.url()).pathname !== "/consumer-groups") await page.goto("/consumer-groups");
   const row = groupsTable(page)
     .getByRole("row")
-    .filter({ has: page.getByRole("button", { name: group, exact: true }) });
+    .filter({ has: page.getByRole("link", { name: group, exact: true }) });
   await row.waitFor();
   return row.getByRole("cell").allTextContents();
+}
+
+/**
+ * A group's positions on TOPIC from its per-partition table, one line a partition in words
+ * ("Partition 0: at offset 0, 3 behind (10 min)"), so the assertions read as the positions do.
+ */
+async function positionLines(card: Locator, group: string): Promise<string[]> {
+  const table = card.getByRole("table", { name: `Partitions of ${group} on ${TOPIC}` });
+  if ((await table.count()) === 0) return [];
+  const rows = await table
+    .getByRole("row")
+    .evaluateAll((trs) => trs.slice(1).map((tr) => [...tr.children].map((c) => c.textContent ?? "")));
+  return rows.map(([partition, committed, , lag, lagTime]) => {
+    const behind =
+      lag === "Caught up" ? "caught up" : `${lag?.replace(/ records?$/, "")} behind (${lagTime})`;
+    return `Partition ${partition}: at offset ${committed}, ${behind}`;
+  });
 }
 
 /** Previews a reset of REST_GROUP on TOPIC and answers the preview's rows (partition, now, after, lag after). */
@@ -66,17 +89,7 @@ async function previewReset(form: Locator, to: string, offset?: string): Promise
 async function applyReset(card: Locator, form: Locator, moved: string, position0: RegExp): Promise<void> {
   await form.getByRole("button", { name: "Apply reset" }).click();
   await form.getByRole("status").filter({ hasText: moved }).waitFor();
-  await expect
-    .poll(
-      async () =>
-        (
-          await card
-            .getByRole("region", { name: `${REST_GROUP} on ${TOPIC}` })
-            .getByRole("listitem")
-            .allTextContents()
-        )[0],
-    )
-    .toMatch(position0);
+  await expect.poll(async () => (await positionLines(card, REST_GROUP))[0]).toMatch(position0);
 }
 
 /** An open group's headline facts (Protocol, Lag, Oldest unread, Last commit) by their terms. */
@@ -158,10 +171,11 @@ describe("consumer groups page: every group of the tenant, its lag, reset and de
     expect(cells.slice(0, 5)).toEqual(["REST", "—", "—", "3 records", expect.stringMatching(/^1[01] min$/)]);
     expect(cells[6]).toBe("Past tombstone expiry: may have missed deletes");
     const card = await openGroup(ui.page, REST_GROUP);
-    expect(await groupButton(ui.page, REST_GROUP).getAttribute("aria-expanded")).toBe("true");
+    // The group's own URL.
+    expect(new URL(ui.page.url()).pathname).toBe(`/consumer-groups/${REST_GROUP}`);
     expect(await card.textContent()).toContain("REST consumer (offsets committed over HTTP)");
     const onTopic = card.getByRole("region", { name: `${REST_GROUP} on ${TOPIC}` });
-    const lines = await onTopic.getByRole("listitem").allTextContents();
+    const lines = await positionLines(card, REST_GROUP);
     expect(lines[0]).toMatch(/^Partition 0: at offset 0, 3 behind \(1[01] min\)$/);
     expect(lines[1]).toBe("Partition 1: at offset 1, caught up");
     expect(await onTopic.textContent()).toContain("Past tombstone expiry: may have missed deletes");
@@ -215,13 +229,11 @@ describe("consumer groups page: every group of the tenant, its lag, reset and de
       ["1", "1", "0", "1 record"],
     ]);
     // Nothing moved yet.
-    const positions = card.getByRole("region", { name: `${REST_GROUP} on ${TOPIC}` }).getByRole("listitem");
-    expect((await positions.allTextContents())[0]).toMatch(/^Partition 0: at offset 0,/);
+    const positions = () => positionLines(card, REST_GROUP);
+    expect((await positions())[0]).toMatch(/^Partition 0: at offset 0,/);
     await form.getByRole("button", { name: "Apply reset" }).click();
     await form.getByRole("status").filter({ hasText: "partition 0 to offset 2" }).waitFor();
-    await expect
-      .poll(async () => (await positions.allTextContents())[0])
-      .toMatch(/^Partition 0: at offset 2, 1 behind/);
+    await expect.poll(async () => (await positions())[0]).toMatch(/^Partition 0: at offset 2, 1 behind/);
   });
 
   it("previews and applies resets to the earliest, the latest and a chosen offset", async () => {
@@ -252,9 +264,10 @@ describe("consumer groups page: every group of the tenant, its lag, reset and de
   });
 
   it("refuses a reset to an offset that is not a number, in its own words", async () => {
-    const form = (await openGroup(ui.page, REST_GROUP)).getByRole("form", {
-      name: `Reset offsets of ${REST_GROUP}`,
-    });
+    const card = await openGroup(ui.page, REST_GROUP);
+    const form = card.getByRole("form", { name: `Reset offsets of ${REST_GROUP}` });
+    // A group's page opens with the reset form folded away.
+    if (!(await form.isVisible())) await card.getByText("Reset offsets", { exact: true }).click();
     await form.getByLabel("Move to").selectOption("offset");
     await form.getByLabel("Offset").fill("two");
     await form.getByRole("button", { name: "Preview reset" }).click();
@@ -344,8 +357,9 @@ describe("consumer groups page: every group of the tenant, its lag, reset and de
     // The open dialog hides the page from role queries: wait for it to close before looking.
     await ui.page.getByRole("dialog").waitFor({ state: "detached" });
     await expect.poll(() => card.count()).toBe(0);
-    await expect.poll(() => groupButton(ui.page, REST_GROUP).count()).toBe(0);
-    expect(await groupButton(ui.page, KAFKA_GROUP).count()).toBe(1);
+    await ui.page.goto("/consumer-groups");
+    await waitOrExplain(ui.page, groupLink(ui.page, KAFKA_GROUP), "groups-after-delete");
+    expect(await groupLink(ui.page, REST_GROUP).count()).toBe(0);
   });
 
   it("keeps only the rows in view in the page, however many groups there are", async () => {
@@ -387,9 +401,7 @@ describe("consumer groups page: every group of the tenant, its lag, reset and de
     });
     const last = table.locator(`tbody tr[aria-rowindex='${FILLERS + 2}']`);
     await expect.poll(() => last.count()).toBe(1);
-    expect(await last.getByRole("button").textContent()).toBe(
-      `filler-${String(FILLERS - 1).padStart(4, "0")}`,
-    );
+    expect(await last.getByRole("link").textContent()).toBe(`filler-${String(FILLERS - 1).padStart(4, "0")}`);
     expect(await table.locator("tbody tr").count()).toBeLessThan(100);
     // Sorting by lag from the keyboard: the header's button, and aria-sort says which way.
     const lagHeader = table.getByRole("columnheader", { name: "Lag", exact: true });
@@ -406,7 +418,7 @@ describe("consumer groups page: every group of the tenant, its lag, reset and de
     await reader.consumer.disconnect();
     await ui.page.goto("/consumer-groups");
     const card = await openGroup(ui.page, LAG_GROUP);
-    const positions = () => card.getByRole("listitem").allTextContents();
+    const positions = () => positionLines(card, LAG_GROUP);
     await expect
       .poll(positions, { timeout: 20_000 })
       .toEqual(["Partition 0: at offset 3, caught up", "Partition 1: at offset 1, caught up"]);

@@ -1,7 +1,7 @@
 import { envelope, LastwordApiError, type LastwordClient, type StreamRecord } from "@lastword/client";
 import { ManualClock } from "@lastword/logstore";
 import { beforeAll, describe, expect, it } from "vitest";
-import { drain, PUBLIC_URL, provisionTenantKey, restClient, trpc } from "./api-harness";
+import { drain, PUBLIC_URL, provisionTenantKey, rest, restClient, trpc } from "./api-harness";
 import { issueKey, useTenantWorld } from "./tenant-world";
 
 // Replay, snapshot and key lookup against a model of random writes, tombstones and passes;
@@ -267,6 +267,19 @@ describe("the tenant's consumer groups page", () => {
       partitions: [0],
     });
     expect(missing.status).toBe(400);
+    // Over REST the same refusals are problem documents, and nothing moved.
+    for (const [body, status] of [
+      [{ topic: TOPIC, to: "timestamp", partitions: [0] }, 400],
+      [{ topic: TOPIC, to: "offset", offset: -1, partitions: [0] }, 400],
+      [{ topic: TOPIC, to: "earliest", partitions: [99] }, 404],
+    ] as const) {
+      const refused = await rest(h.server, { apiKey: h.key }, "POST", "/consumer-groups/preview/reset", body);
+      expect(refused.status, JSON.stringify(body)).toBe(status);
+      expect(refused.contentType).toBe("application/problem+json");
+    }
+    expect(
+      (await client.consumerGroups.lag("preview")).partitions.find((p) => p.partition === 0)?.offset,
+    ).toBe(ends[0]!.latest);
     const noPartition = await trpcCall("mutation", "consumerGroups.reset", {
       group: "preview",
       topic: TOPIC,
@@ -331,6 +344,31 @@ describe("the tenant's consumer groups page", () => {
       membership: null,
       membershipUnavailable: null,
     });
+
+    // The lease lapses (its consumers left, no worker holds it): the group is Empty, as Kafka says.
+    await h.db.prisma.kafkaGroup.update({
+      where: { organizationId_groupId: { organizationId: h.organizationId, groupId: "search" } },
+      data: { leaseExpiresAt: new Date(Date.now() - 60_000) },
+    });
+    const idle = (await trpcCall("query", "consumerGroups.list", { group: "search" })).body.result?.data as {
+      groups: { group: string; coordinator: unknown; membership: unknown; membershipUnavailable: unknown }[];
+    };
+    expect(idle.groups).toEqual([
+      expect.objectContaining({
+        group: "search",
+        coordinator: { workerId: "worker-x", live: false },
+        membership: expect.objectContaining({ state: "Empty", members: [] }),
+        membershipUnavailable: null,
+      }),
+    ]);
+    const one = (await trpcCall("query", "consumerGroups.list", { group: "billing" })).body.result?.data as {
+      groups: { group: string }[];
+    };
+    expect(one.groups.map((g) => g.group)).toEqual(["billing"]);
+    const none = (await trpcCall("query", "consumerGroups.list", { group: "nobody" })).body.result?.data as {
+      groups: unknown[];
+    };
+    expect(none.groups).toEqual([]);
 
     const deleted = await trpcCall("mutation", "consumerGroups.delete", { group: "preview" });
     expect(deleted.body.result?.data).toEqual({ group: "preview", deleted: true });

@@ -49,6 +49,9 @@ const TENANT_WIDE_PROCEDURES = [
   "members.list",
   "members.invite",
   "tenant.usage",
+  // The caller's own tenant: its overview, and renaming it (an admin's).
+  "tenant.overview",
+  "tenant.rename",
   "erasure.list",
   "erasure.topics",
   "audit.list",

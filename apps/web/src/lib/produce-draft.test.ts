@@ -1,5 +1,12 @@
 import { describe, expect, it } from "vitest";
-import { buildDraft, EMPTY_DRAFT, type ProduceDraft, produceRefusal, writtenSentence } from "./produce-draft";
+import {
+  buildDraft,
+  draftFromRecord,
+  EMPTY_DRAFT,
+  type ProduceDraft,
+  produceRefusal,
+  writtenSentence,
+} from "./produce-draft";
 
 const DRAFT: ProduceDraft = { ...EMPTY_DRAFT, key: "k", value: "v" };
 
@@ -132,5 +139,53 @@ describe("produce draft", () => {
         { partition: 1, offset: 0 },
       ]),
     ).toBe("3 records written to partition 0 at offsets 4–5, partition 1 at offset 0.");
+  });
+});
+
+describe("produce again", () => {
+  it("turns a record read back into a draft that builds the same record, at the time of writing", () => {
+    const record = {
+      partition: 2,
+      key: { type: "string" as const, data: "order-7" },
+      value: { type: "json" as const, data: { total: 40, items: ["a"] } },
+      headers: [{ key: "source", value: { type: "string" as const, data: "web" } }],
+    };
+    const draft = draftFromRecord(record);
+    expect(draft).toMatchObject({
+      key: "order-7",
+      keyEncoding: "string",
+      valueEncoding: "json",
+      partition: 2,
+    });
+    expect(buildDraft(draft)).toEqual({
+      records: [
+        {
+          key: record.key,
+          value: record.value,
+          headers: [{ key: "source", value: { type: "string", data: "web" } }],
+          partition: 2,
+        },
+      ],
+    });
+  });
+
+  it("keeps a tombstone a tombstone, a missing key missing and bytes as base64", () => {
+    const draft = draftFromRecord({
+      partition: 0,
+      key: { type: "base64", data: "AAEC" },
+      value: null,
+      headers: [],
+    });
+    expect(draft).toMatchObject({ key: "AAEC", keyEncoding: "base64", tombstone: true, headers: "" });
+    expect(buildDraft(draft)).toEqual({
+      records: [{ key: { type: "base64", data: "AAEC" }, value: null, partition: 0 }],
+    });
+    expect(
+      draftFromRecord({ partition: 1, key: null, value: { type: "string", data: "" }, headers: [] }),
+    ).toMatchObject({
+      key: "",
+      value: "",
+      tombstone: false,
+    });
   });
 });

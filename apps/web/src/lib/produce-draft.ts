@@ -227,3 +227,35 @@ export function writtenSentence(results: readonly { partition: number; offset?: 
   });
   return `${written.length} records written to ${where.join(", ")}.`;
 }
+
+/** A key, value or header as the produce form types it: its text and the format that reads it back. */
+function typed(envelope: Envelope | null): { text: string; encoding: Encoding } {
+  if (envelope === null || envelope.data === null) return { text: "", encoding: "string" };
+  if (envelope.type === "json") return { text: JSON.stringify(envelope.data, null, 2), encoding: "json" };
+  return { text: envelope.data, encoding: envelope.type === "base64" ? "base64" : "string" };
+}
+
+/**
+ * A record read back as a draft ("produce again"): the same key, value, headers and partition, the
+ * time of writing. Headers are text in the form: a JSON header is sent as its JSON text, a binary
+ * one as its base64 text.
+ */
+export function draftFromRecord(record: {
+  partition: number;
+  key: Envelope | null;
+  value: Envelope | null;
+  headers: readonly { key: string; value: Envelope | null }[];
+}): ProduceDraft {
+  const key = typed(record.key);
+  const value = typed(record.value);
+  return {
+    ...EMPTY_DRAFT,
+    key: key.text,
+    keyEncoding: key.encoding,
+    value: value.text,
+    valueEncoding: value.encoding,
+    tombstone: record.value === null || record.value.data === null,
+    headers: record.headers.map((h) => `${h.key}: ${typed(h.value).text}`).join("\n"),
+    partition: record.partition,
+  };
+}

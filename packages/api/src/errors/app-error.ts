@@ -44,6 +44,8 @@ export const APP_ERROR_STATUS = {
   // The schema registry's refusals as the console's tRPC sees them (its HTTP API answers Confluent's bodies).
   SCHEMA_INCOMPATIBLE: 409,
   SCHEMA_INVALID: 422,
+  // A search's programmable filter ran past its time or memory, or threw (records/filter-sandbox.ts).
+  FILTER_FAILED: 422,
   PARTITION_UNAVAILABLE: 503,
   DATABASE_UNAVAILABLE: 503,
   REDIS_UNAVAILABLE: 503,

@@ -62,12 +62,10 @@ async function kafkaMemberships(deps: GroupPositionDeps, tenantId: string, coord
   return (group: string): { membership: Membership | null; membershipUnavailable: string | null } => {
     const coordinator = coordinators.get(group);
     if (!coordinator) return { membership: null, membershipUnavailable: null };
+    // No live lease: no worker holds the group, so no consumer is in it. Kafka names that state
+    // Empty (a group with members always has a live coordinator: their heartbeats keep it).
     if (!coordinator.live || coordinator.workerId === null) {
-      return {
-        membership: null,
-        membershipUnavailable:
-          "No worker coordinates this group right now, so none of its consumers is connected.",
-      };
+      return { membership: EMPTY_MEMBERSHIP, membershipUnavailable: null };
     }
     const reason = unavailable.get(coordinator.workerId);
     if (reason) return { membership: null, membershipUnavailable: reason };
@@ -81,11 +79,12 @@ async function kafkaMemberships(deps: GroupPositionDeps, tenantId: string, coord
  * offsets), with lag per partition grouped by topic, the topic's delete.retention.ms (lag past it
  * may have missed tombstones) and, for a Kafka group, the worker whose lease coordinates it and
  * the membership it holds. Kafka groups with members that have committed nothing yet follow.
+ * With `only`, that group alone (none when it does not exist).
  */
-export async function listGroups(deps: GroupPositionDeps, identity: Identity) {
-  const [groups, coordinators] = await Promise.all([
+export async function listGroups(deps: GroupPositionDeps, identity: Identity, only?: string) {
+  const [groups, allCoordinators] = await Promise.all([
     deps.prisma.consumerGroup.findMany({
-      where: { organizationId: identity.tenantId },
+      where: { organizationId: identity.tenantId, ...(only === undefined ? {} : { name: only }) },
       include: {
         offsets: { include: { topic: true }, orderBy: [{ topicId: "asc" }, { partitionIndex: "asc" }] },
       },
@@ -93,6 +92,9 @@ export async function listGroups(deps: GroupPositionDeps, identity: Identity) {
     }),
     kafkaCoordinators(deps, identity.tenantId),
   ]);
+  // One group's page asks only that group's coordinator for its membership.
+  const coordinators =
+    only === undefined ? allCoordinators : new Map([...allCoordinators].filter(([name]) => name === only));
   const membershipOf = await kafkaMemberships(deps, identity.tenantId, coordinators);
   // Groups often stand at the same position (caught up at the log end): one look-up per position.
   const positions = new Map<string, Promise<PartitionLag>>();

@@ -6,6 +6,14 @@ import { topicNameSchema } from "./topic.schema";
 export const MAX_SEARCH_RESULTS = 500;
 /** Most records one search reads (over all its partitions) before it stops and says how far it got. */
 export const MAX_SEARCH_SCAN = 50_000;
+/** Most bytes (keys, values, headers) one search reads. */
+export const MAX_SEARCH_BYTES = 256 * 1024 * 1024;
+/** Longest one search runs: past it, it answers what it found and where to continue. */
+export const MAX_SEARCH_MS = 30_000;
+/** Longest a programmable filter may take on one record before the search fails. */
+export const FILTER_RECORD_MS = 500;
+/** Heap a programmable filter may use. */
+export const FILTER_MEMORY_MB = 64;
 
 const text = z.string().min(1).max(1_000);
 
@@ -55,12 +63,56 @@ export const searchRecordsInput = z.object({
       description:
         "The value is JSON and the path (JSONPath, from `$`; no filter scripts) selects something, equal to `equals` when given (strings as they are, other values as JSON)",
     }),
+  filter: z
+    .object({
+      regex: z
+        .object({
+          pattern: z.string().min(1).max(1_000),
+          flags: z
+            .string()
+            .regex(/^(?!.*(.).*\1)[imsu]*$/, "flags are any of i, m, s and u, each once")
+            .default(""),
+          on: z
+            .array(z.enum(["key", "value", "headers"]))
+            .min(1)
+            .default(["key", "value", "headers"]),
+        })
+        .optional()
+        .meta({
+          description: "A regular expression that the key, the value or a header value (UTF-8) matches",
+        }),
+      javascript: z
+        .string()
+        .min(1)
+        .max(10_000)
+        .optional()
+        .meta({
+          description: `A function body over \`record\` (partition, offset, timestamp, key, value, headers by name, json: the value parsed or undefined); a truthy return keeps the record. Runs in a sandbox with nothing but the record: ${FILTER_RECORD_MS} ms per record, ${FILTER_MEMORY_MB} MB, the search's timeLimitMs`,
+          example: "return record.json?.total > 100 && record.headers.source === 'web'",
+        }),
+    })
+    .optional()
+    .meta({ description: "A programmable filter, run after the text filters; both parts must hold" }),
   decode: z.boolean().default(false).meta({
     description:
       "Decode keys and values framed in Confluent's wire format with the tenant's schema registry (needs schemas:read) before filtering: the filters and JSON path see the decoded JSON",
   }),
   limit: z.number().int().min(1).max(MAX_SEARCH_RESULTS).default(100),
   scanLimit: z.number().int().min(1).max(MAX_SEARCH_SCAN).default(10_000),
+  byteLimit: z
+    .number()
+    .int()
+    .min(1)
+    .max(MAX_SEARCH_BYTES)
+    .default(64 * 1024 * 1024)
+    .meta({ description: "Bytes (keys, values, headers) read before the search stops" }),
+  timeLimitMs: z
+    .number()
+    .int()
+    .min(100)
+    .max(MAX_SEARCH_MS)
+    .default(10_000)
+    .meta({ description: "How long the search may run before it stops" }),
 });
 
 export type SearchRecordsInput = z.infer<typeof searchRecordsInput>;
@@ -72,6 +124,7 @@ export const searchRecordsOutput = z.object({
     .array(searchedRecordSchema)
     .meta({ description: "Matches of every partition merged by timestamp (then partition, offset)" }),
   scanned: z.number().int().meta({ description: "Records read to find them" }),
+  bytesScanned: z.number().int().meta({ description: "Bytes of keys, values and headers read" }),
   positions: z.array(
     z.object({
       partition: z.number().int(),
@@ -80,9 +133,9 @@ export const searchRecordsOutput = z.object({
       logEndOffset: z.number().int(),
     }),
   ),
-  stoppedBy: z.enum(["end", "limit", "scanLimit"]).meta({
+  stoppedBy: z.enum(["end", "limit", "scanLimit", "byteLimit", "timeLimit"]).meta({
     description:
-      "end: every partition was read to its log end; limit: `limit` matches; scanLimit: `scanLimit` records read",
+      "end: every partition was read to its log end; limit: `limit` matches; scanLimit: `scanLimit` records read; byteLimit: `byteLimit` bytes read; timeLimit: `timeLimitMs` passed",
   }),
 });
 

@@ -1,5 +1,6 @@
 "use client";
 
+import { useRef, useState } from "react";
 import { humanDuration } from "@/lib/human-duration";
 import { lagRisk, lagRiskLabel } from "@/lib/lag-risk";
 import { type LagPoint, lagTrend } from "@/lib/lag-trend";
@@ -9,15 +10,24 @@ import { StatusNotice } from "../ui/notice";
 import { TimeChart } from "../ui/time-chart";
 import { DeleteGroupDialog } from "./delete-group-dialog";
 import { GroupMembers } from "./group-members";
+import { GroupPartitions } from "./group-partitions";
 import { coordination, type ListedGroup } from "./listed-group";
-import { PartitionPositions } from "./partition-positions";
-import { ResetOffsetsForm } from "./reset-offsets-form";
+import { ResetOffsetsForm, type ResetPreset } from "./reset-offsets-form";
 
 const count = (n: number) => Math.round(n).toLocaleString("en");
 
-/** One group opened from the table: its facts, lag over the last hour, members, positions and actions. */
+/** One group (its page): its facts, lag over the last hour, members, positions per partition and actions. */
 export function GroupDetail({ group: g, trend }: { group: ListedGroup; trend: readonly LagPoint[] }) {
   const points = trend.map((p) => ({ at: Date.parse(p.at), records: p.records }));
+  const [resetOpen, setResetOpen] = useState(false);
+  const [preset, setPreset] = useState<ResetPreset | null>(null);
+  const resetFrame = useRef<HTMLDetailsElement>(null);
+  // A partition's Reset button opens the form below on that partition, and brings it into view.
+  const resetPartition = (topic: string, partition: number) => {
+    setPreset((last) => ({ id: (last?.id ?? 0) + 1, topic, partition }));
+    setResetOpen(true);
+    requestAnimationFrame(() => resetFrame.current?.scrollIntoView({ block: "nearest" }));
+  };
   return (
     <Card title={g.group} description={coordination(g)}>
       <div className="flex flex-col gap-4">
@@ -66,14 +76,26 @@ export function GroupDetail({ group: g, trend }: { group: ListedGroup; trend: re
                 <span className="font-mono">{t.topic}</span>
                 {label ? <Badge tone="warning">{label}</Badge> : null}
               </h3>
-              <PartitionPositions partitions={t.partitions} />
+              <GroupPartitions group={g} topic={t} onReset={resetPartition} />
             </section>
           );
         })}
-        <details className="rounded-md border border-line p-3">
+        <details
+          ref={resetFrame}
+          open={resetOpen}
+          onToggle={(event) => setResetOpen(event.currentTarget.open)}
+          className="rounded-md border border-line p-3"
+        >
           <summary className="cursor-pointer text-sm font-medium">Reset offsets</summary>
           <div className="mt-3">
-            <ResetOffsetsForm group={g.group} topics={g.topics.map((t) => t.topic)} />
+            <ResetOffsetsForm
+              group={g.group}
+              topics={g.topics.map((t) => ({
+                topic: t.topic,
+                partitions: t.partitions.map((p) => p.partition),
+              }))}
+              preset={preset}
+            />
           </div>
         </details>
         <div>

@@ -1,11 +1,10 @@
 "use client";
 
 import { useQuery } from "@tanstack/react-query";
-import { useCallback, useEffect, useId, useMemo, useRef, useState } from "react";
+import { useMemo } from "react";
 import type { LagPoint } from "@/lib/lag-trend";
 import { useTRPC } from "@/lib/trpc";
 import { ErrorNotice, StatusNotice } from "../ui/notice";
-import { GroupDetail } from "./group-detail";
 import { GroupTable } from "./group-table";
 
 const REFRESH_MS = 5_000;
@@ -15,8 +14,8 @@ const TREND_MINUTES = 60;
 
 /**
  * Every consumer group of the tenant, Kafka-protocol and REST alike, refreshed every few seconds:
- * the table of all of them, the lag trend from the samples the workers store, and the group picked
- * in the table opened below it.
+ * the table of all of them with the lag trend from the samples the workers store; each group's
+ * name links to its own page.
  */
 export function GroupList() {
   const trpc = useTRPC();
@@ -29,13 +28,6 @@ export function GroupList() {
     () => new Map<string, readonly LagPoint[]>((history.data?.groups ?? []).map((g) => [g.group, g.lag])),
     [history.data],
   );
-  const [selected, setSelected] = useState<string | null>(null);
-  const detailsId = useId();
-  const details = useRef<HTMLDivElement>(null);
-  const select = useCallback((group: string | null) => setSelected(group), []);
-  useEffect(() => {
-    if (selected !== null) details.current?.scrollIntoView({ block: "nearest" });
-  }, [selected]);
 
   if (groups.isPending) return <StatusNotice>Loading consumer groups…</StatusNotice>;
   if (groups.isError)
@@ -48,7 +40,6 @@ export function GroupList() {
       </StatusNotice>
     );
   }
-  const open = groups.data.groups.find((g) => g.group === selected);
   return (
     <div className="flex flex-col gap-4">
       <p className="text-sm text-muted">
@@ -56,16 +47,7 @@ export function GroupList() {
         {groups.data.groups.length === 1 ? "group" : "groups"}. Open one by its name for its members,
         positions, lag over the last hour, offset resets and deletion.
       </p>
-      <GroupTable
-        groups={groups.data.groups}
-        trends={trends}
-        selected={selected}
-        detailsId={detailsId}
-        onSelect={select}
-      />
-      <div id={detailsId} ref={details}>
-        {open ? <GroupDetail group={open} trend={trends.get(open.group) ?? []} /> : null}
-      </div>
+      <GroupTable groups={groups.data.groups} trends={trends} />
     </div>
   );
 }

@@ -10,7 +10,7 @@ type Membership = NonNullable<ListedGroup["membership"]>;
 type Member = Membership["members"][number];
 
 export const STATE_LABELS: Record<Membership["state"], string> = {
-  Empty: "Empty (no members)",
+  Empty: "Empty",
   PreparingRebalance: "Preparing rebalance",
   CompletingRebalance: "Completing rebalance",
   Stable: "Stable",

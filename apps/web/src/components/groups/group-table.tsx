@@ -1,6 +1,7 @@
 "use client";
 
 import type { ColumnDef } from "@tanstack/react-table";
+import Link from "next/link";
 import { useMemo } from "react";
 import { humanDuration } from "@/lib/human-duration";
 import { lagRiskLabel } from "@/lib/lag-risk";
@@ -8,7 +9,7 @@ import { type LagPoint, lagChange, lagTrend } from "@/lib/lag-trend";
 import { Badge } from "../ui/badge";
 import { ConsumerGroupsTable } from "./consumer-groups-table";
 import { STATE_LABELS } from "./group-members";
-import { type ListedGroup, worstRisk } from "./listed-group";
+import { groupHref, type ListedGroup, worstRisk } from "./listed-group";
 
 const timeFormat = new Intl.DateTimeFormat("en", { dateStyle: "short", timeStyle: "short" });
 
@@ -20,22 +21,19 @@ interface GroupRow {
 function stateOf(group: ListedGroup): string {
   if (group.protocol === "rest") return "—";
   if (group.membership) return STATE_LABELS[group.membership.state];
-  return group.coordinator?.live ? "Unknown" : "No live coordinator";
+  // Membership could not be read (its coordinator did not answer).
+  return "Unknown";
 }
 
 /**
  * Every group in one table (TanStack Table, only the rows in view drawn): name, protocol, state,
  * members, lag in records and in time, the lag trend from the stored samples, the worst tombstone
- * risk and the last commit. Headers sort; a group's name opens its details below the table.
+ * risk and the last commit. Headers sort; a group's name links to its own page.
  */
 export function GroupTable(props: {
   groups: readonly ListedGroup[];
   trends: ReadonlyMap<string, readonly LagPoint[]>;
-  selected: string | null;
-  detailsId: string;
-  onSelect: (group: string | null) => void;
 }) {
-  const { selected, detailsId, onSelect } = props;
   const rows = useMemo(
     () => props.groups.map((group) => ({ group, trend: props.trends.get(group.group) ?? [] })),
     [props.groups, props.trends],
@@ -48,17 +46,13 @@ export function GroupTable(props: {
         accessorFn: (r) => r.group.group,
         cell: (c) => {
           const name = c.row.original.group.group;
-          const open = selected === name;
           return (
-            <button
-              type="button"
-              aria-expanded={open}
-              aria-controls={open ? detailsId : undefined}
-              onClick={() => onSelect(open ? null : name)}
+            <Link
+              href={groupHref(name)}
               className="text-left font-mono break-all text-accent underline-offset-2 hover:underline sm:whitespace-nowrap"
             >
               {name}
-            </button>
+            </Link>
           );
         },
       },
@@ -117,7 +111,7 @@ export function GroupTable(props: {
         },
       },
     ],
-    [selected, detailsId, onSelect],
+    [],
   );
   return (
     <ConsumerGroupsTable

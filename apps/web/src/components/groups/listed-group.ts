@@ -23,5 +23,10 @@ export function coordination(group: ListedGroup): string {
   if (!group.coordinator) return "REST consumer (offsets committed over HTTP)";
   return group.coordinator.live
     ? `Kafka group, coordinated by worker ${group.coordinator.workerId}`
-    : "Kafka group, no live coordinator";
+    : "Kafka group, no consumer connected (no worker coordinates it until one joins)";
+}
+
+/** A group's own page. */
+export function groupHref(group: string): string {
+  return `/consumer-groups/${encodeURIComponent(group)}`;
 }

@@ -1,7 +1,7 @@
 "use client";
 
 import { useMutation, useQueryClient } from "@tanstack/react-query";
-import { useState } from "react";
+import { useEffect, useState } from "react";
 import { useTRPC } from "@/lib/trpc";
 import { Button } from "../ui/button";
 import { DataRow, DataTable } from "../ui/data-table";
@@ -15,15 +15,31 @@ interface Preview {
   offsets: { partition: number; offset: number; previousOffset: number | null; lagAfter: number }[];
 }
 
+/** A reset asked for from a partition's row: that topic and partition, chosen in the form. */
+export interface ResetPreset {
+  id: number;
+  topic: string;
+  partition: number;
+}
+
 /**
- * Moves a group's position on one of its topics. "Preview" asks for a dry run (nothing committed)
- * and shows each partition's position now and after, and the lag it would leave; "Apply" commits
- * exactly what was previewed.
+ * Moves a group's position on one of its topics, every partition or one. "Preview" asks for a dry
+ * run (nothing committed) and shows each partition's position now and after, and the lag it would
+ * leave; "Apply" commits exactly what was previewed.
  */
-export function ResetOffsetsForm({ group, topics }: { group: string; topics: readonly string[] }) {
+export function ResetOffsetsForm({
+  group,
+  topics,
+  preset,
+}: {
+  group: string;
+  topics: readonly { topic: string; partitions: readonly number[] }[];
+  preset?: ResetPreset | null;
+}) {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
-  const [topic, setTopic] = useState(topics[0] ?? "");
+  const [topic, setTopic] = useState(topics[0]?.topic ?? "");
+  const [partition, setPartition] = useState<"all" | number>("all");
   const [to, setTo] = useState<Target>("earliest");
   const [time, setTime] = useState("");
   const [offset, setOffset] = useState("");
@@ -31,19 +47,28 @@ export function ResetOffsetsForm({ group, topics }: { group: string; topics: rea
   const [preview, setPreview] = useState<Preview | null>(null);
   const [applied, setApplied] = useState<string | null>(null);
   const reset = useMutation(trpc.consumerGroups.reset.mutationOptions());
+  useEffect(() => {
+    if (!preset) return;
+    setTopic(preset.topic);
+    setPartition(preset.partition);
+    setPreview(null);
+    setApplied(null);
+  }, [preset]);
+  const partitions = topics.find((t) => t.topic === topic)?.partitions ?? [];
 
   const input = () => {
+    const base = { group, topic, ...(partition === "all" ? {} : { partitions: [partition] }) };
     if (to === "timestamp") {
       const at = new Date(time).getTime();
       if (!Number.isFinite(at)) return { error: "Enter the date and time to move the group to." };
-      return { input: { group, topic, to, timestamp: Math.max(0, at) } };
+      return { input: { ...base, to, timestamp: Math.max(0, at) } };
     }
     if (to === "offset") {
       if (!/^\d+$/.test(offset.trim()))
         return { error: "Enter the offset to move to: a whole number, 0 or more." };
-      return { input: { group, topic, to, offset: Number(offset.trim()) } };
+      return { input: { ...base, to, offset: Number(offset.trim()) } };
     }
-    return { input: { group, topic, to } };
+    return { input: { ...base, to } };
   };
 
   const run = async (dryRun: boolean) => {
@@ -81,10 +106,29 @@ export function ResetOffsetsForm({ group, topics }: { group: string; topics: rea
   return (
     <Form aria-label={`Reset offsets of ${group}`} onSubmit={onSubmit} className="flex flex-col gap-3">
       <div className="grid items-end gap-3 sm:grid-cols-2 lg:grid-cols-4">
-        <SelectField label="Topic" value={topic} onChange={(e) => edit(setTopic, e.target.value)}>
+        <SelectField
+          label="Topic"
+          value={topic}
+          onChange={(e) => {
+            edit(setTopic, e.target.value);
+            setPartition("all");
+          }}
+        >
           {topics.map((t) => (
-            <option key={t} value={t}>
-              {t}
+            <option key={t.topic} value={t.topic}>
+              {t.topic}
+            </option>
+          ))}
+        </SelectField>
+        <SelectField
+          label="Partitions"
+          value={String(partition)}
+          onChange={(e) => edit(setPartition, e.target.value === "all" ? "all" : Number(e.target.value))}
+        >
+          <option value="all">All partitions</option>
+          {partitions.map((p) => (
+            <option key={p} value={String(p)}>
+              Partition {p}
             </option>
           ))}
         </SelectField>

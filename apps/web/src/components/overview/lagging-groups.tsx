@@ -6,6 +6,7 @@ import { useConsoleAccess } from "@/lib/console-access";
 import { humanDuration } from "@/lib/human-duration";
 import { laggingPastRetention } from "@/lib/lagging-groups";
 import { useTRPC } from "@/lib/trpc";
+import { groupHref } from "../groups/listed-group";
 import { Card } from "../ui/card";
 import { DataRow, DataTable } from "../ui/data-table";
 import { ErrorNotice, StatusNotice } from "../ui/notice";
@@ -43,10 +44,7 @@ function Lagging() {
         <DataRow
           key={`${l.group}/${l.topic}`}
           head={
-            <Link
-              href={`/consumer-groups?${new URLSearchParams({ group: l.group })}`}
-              className="text-accent hover:underline"
-            >
+            <Link href={groupHref(l.group)} className="text-accent hover:underline">
               {l.group}
             </Link>
           }

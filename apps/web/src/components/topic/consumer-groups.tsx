@@ -4,12 +4,14 @@ import type { AppRouter } from "@lastword/api";
 import { useQuery } from "@tanstack/react-query";
 import type { ColumnDef } from "@tanstack/react-table";
 import type { inferRouterOutputs } from "@trpc/server";
+import Link from "next/link";
 import { useMemo } from "react";
 import { formatDurationMs } from "@/lib/config-units";
 import { humanDuration } from "@/lib/human-duration";
 import { type LagRisk, lagRisk, lagRiskLabel } from "@/lib/lag-risk";
 import { useTRPC } from "@/lib/trpc";
 import { ConsumerGroupsTable } from "../groups/consumer-groups-table";
+import { groupHref } from "../groups/listed-group";
 import { PartitionPositions } from "../groups/partition-positions";
 import { Badge } from "../ui/badge";
 import { Card } from "../ui/card";
@@ -30,7 +32,20 @@ const riskStyle: Record<LagRisk, string> = {
 function TopicGroupTable({ groups, deleteRetentionMs }: { groups: TopicGroup[]; deleteRetentionMs: number }) {
   const columns = useMemo<ColumnDef<TopicGroup>[]>(
     () => [
-      { id: "group", header: "Group", accessorKey: "group" },
+      {
+        id: "group",
+        header: "Group",
+        accessorKey: "group",
+        // The group's own page: its members, positions per partition, resets.
+        cell: (c) => (
+          <Link
+            href={groupHref(c.row.original.group)}
+            className="break-all text-accent underline-offset-2 hover:underline"
+          >
+            {c.row.original.group}
+          </Link>
+        ),
+      },
       { id: "lag", header: "Lag (records)", accessorKey: "totalLag" },
       {
         id: "lagTime",

@@ -1,39 +1,79 @@
 "use client";
 
 import { useQueryClient } from "@tanstack/react-query";
-import { useCallback, useState } from "react";
-import { downloadText, recordsAsCsv, recordsAsJsonLines } from "@/lib/record-export";
+import { useCallback, useEffect, useRef, useState } from "react";
+import { hasSearchParams, readSearchParams, writeSearchParams } from "@/lib/message-search-url";
+import { type BrowsedRecord, downloadText, recordsAsCsv, recordsAsJsonLines } from "@/lib/record-export";
 import { useTRPC } from "@/lib/trpc";
 import { Button } from "../ui/button";
 import { Card } from "../ui/card";
 import { ErrorNotice, StatusNotice } from "../ui/notice";
-import { EMPTY_SEARCH_FORM, MessageSearchForm } from "./message-search-form";
-import { type SearchForm, type SearchInput, searchInput } from "./message-search-input";
+import { MessageSearchForm } from "./message-search-form";
+import { EMPTY_SEARCH_FORM, type SearchForm, type SearchInput, searchInput } from "./message-search-input";
 import { type MessageOrder, MessageTable } from "./message-table";
+import { RecordDrawer } from "./record-drawer";
 import { useSchemaDecoding } from "./schema-decoding";
-import { type Scan, useMessageResults } from "./use-message-results";
+import { type Progress, type Scan, useMessageResults } from "./use-message-results";
 
 /** A scan that returns every record it reads, so a missing offset is one the log no longer has. */
 function unfiltered(input: SearchInput): boolean {
-  return !(input.key || input.value || input.header || input.jsonPath || input.until !== undefined);
+  return !(
+    input.key ||
+    input.value ||
+    input.header ||
+    input.jsonPath ||
+    input.filter ||
+    input.until !== undefined
+  );
+}
+
+const count = (n: number, one: string) => `${n.toLocaleString("en")} ${one}${n === 1 ? "" : "s"}`;
+const megabytes = (bytes: number) =>
+  `${(bytes / 1_048_576).toLocaleString("en", { maximumFractionDigits: 1 })} MB`;
+
+function describeProgress(progress: Progress): string {
+  return `Scanned ${count(progress.scanned, "record")} (${megabytes(progress.bytes)}), ${count(progress.matches, "match")}`;
 }
 
 function describeScan(scan: Scan, shown: number): string {
-  const scanned = `Scanned ${scan.scanned.toLocaleString("en")} record${scan.scanned === 1 ? "" : "s"}`;
+  const scanned = `Scanned ${count(scan.scanned, "record")}`;
   const found = `${shown.toLocaleString("en")} shown`;
-  if (scan.stoppedBy === "end") return `${scanned} to the end of the log; ${found}.`;
-  if (scan.stoppedBy === "limit")
-    return `${scanned}; ${found}, the most one search returns. Scan further for more.`;
-  return `${scanned}, the scan limit; ${found}. Scan further to read on.`;
+  switch (scan.stoppedBy) {
+    case "end":
+      return `${scanned} to the end of the log; ${found}.`;
+    case "limit":
+      return `${scanned}; ${found}, the most one search returns. Scan further for more.`;
+    case "stopped":
+      return `${scanned}, then stopped; ${found}. Scan further to go on from there.`;
+    case "byteLimit":
+      return `${scanned} (${megabytes(scan.bytes)}), the most one search reads; ${found}. Scan further to read on.`;
+    default:
+      return `${scanned}, the scan limit; ${found}. Scan further to read on.`;
+  }
 }
 
-export function MessageBrowser(props: { topic: string; partitions: number }) {
+/** The search in the page's URL (with the tab), so it can be linked and a reload runs it again. */
+function keepInUrl(form: SearchForm) {
+  const url = new URL(window.location.href);
+  writeSearchParams(url.searchParams, form, EMPTY_SEARCH_FORM);
+  url.searchParams.set("tab", "messages");
+  window.history.replaceState(null, "", `${url.pathname}${url.search}${url.hash}`);
+}
+
+export function MessageBrowser(props: {
+  topic: string;
+  partitions: number;
+  /** "Produce again" from the record drawer; absent when the member may not write. */
+  onProduceAgain?: ((record: BrowsedRecord) => void) | undefined;
+}) {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
+  // The URL's search, when it has one, is the form the browser opens with (read on the client only).
   const [form, setForm] = useState<SearchForm>(EMPTY_SEARCH_FORM);
   const [formError, setFormError] = useState<string | null>(null);
   const [order, setOrder] = useState<MessageOrder>("timestamp");
   const [pretty, setPretty] = useState(false);
+  const [opened, setOpened] = useState<BrowsedRecord | null>(null);
 
   // Confluent-framed keys and values come back decoded (and filters match decoded fields) for members who may read schemas.
   const decode = useSchemaDecoding();
@@ -47,43 +87,60 @@ export function MessageBrowser(props: { topic: string; partitions: number }) {
     [queryClient, trpc, decode],
   );
   const results = useMessageResults(props.topic, run);
-  const { records, scan, busy, following } = results;
+  const { records, scan, busy, following, progress } = results;
 
-  /** The form as a search input, or null after showing what to fix. */
-  const typed = (): SearchInput | null => {
-    const built = searchInput(props.topic, form);
+  /** Runs `typed` (the form as typed) and keeps it in the URL; false after showing what to fix. */
+  const runForm = (typed: SearchForm) => {
+    const built = searchInput(props.topic, typed);
     setFormError("error" in built ? built.error : null);
-    return "error" in built ? null : built.input;
+    if ("error" in built) return false;
+    keepInUrl(typed);
+    void results.search(built.input, typed.scanLimit);
+    return true;
   };
-  const submit = () => {
-    const input = typed();
-    if (input) void results.search(input);
-    return input !== null;
-  };
+  const submit = () => runForm(form);
+
+  // When the tab opens: the linked search, or the latest records of every partition.
+  const opening = useRef(runForm);
+  useEffect(() => {
+    const params = new URLSearchParams(window.location.search);
+    const linked = hasSearchParams(params) ? readSearchParams(params, EMPTY_SEARCH_FORM) : EMPTY_SEARCH_FORM;
+    setForm(linked);
+    opening.current(linked);
+  }, []);
+
   // The live tail follows the filters in the form when it starts.
   const toggleFollow = () => {
     if (following) return results.stopFollowing();
-    const input = typed();
-    if (input) results.follow(input);
+    const built = searchInput(props.topic, form);
+    setFormError("error" in built ? built.error : null);
+    if (!("error" in built)) results.follow(built.input);
   };
   const exportAs = (kind: "jsonl" | "csv") =>
     kind === "jsonl"
       ? downloadText(recordsAsJsonLines(records), `${props.topic}-records.jsonl`, "application/x-ndjson")
       : downloadText(recordsAsCsv(records), `${props.topic}-records.csv`, "text/csv");
+  const produceAgain = props.onProduceAgain
+    ? (record: BrowsedRecord) => {
+        setOpened(null);
+        props.onProduceAgain?.(record);
+      }
+    : undefined;
 
   return (
     <Card
       title="Messages"
-      description="Search every partition at once, or one: by key, value, header or a JSON path, in a time range, from an offset per partition. The scan runs on the server and stops at the limit you set."
+      description="The latest records of every partition, or a search: by key, value, header, JSON path, a regular expression or a JavaScript filter, in a time range, from an offset per partition. The scan runs on the server, shows its progress as it reads, and stops at the limits you set or when you stop it. The search is kept in the address bar: copy it to share it."
     >
       <MessageSearchForm
         form={form}
         onChange={setForm}
         partitions={props.partitions}
-        busy={results.busy}
-        following={results.following}
+        busy={busy}
+        following={following}
         formError={formError}
         onSubmit={submit}
+        onStop={results.stop}
         onToggleFollow={toggleFollow}
       />
       <div className="mt-4 flex flex-col gap-3">
@@ -117,15 +174,20 @@ export function MessageBrowser(props: { topic: string; partitions: number }) {
             Export CSV
           </Button>
         </div>
-        {scan ? (
+        {busy && progress ? (
+          <p role="status" aria-label="Scan progress" className="text-sm text-muted">
+            {results.stopping ? "Stopping… " : "Searching… "}
+            {describeProgress(progress)}
+          </p>
+        ) : scan ? (
           <p role="status" aria-label="Scan progress" className="text-sm text-muted">
             {following ? "Following new records. " : ""}
             {describeScan(scan, records.length)}
           </p>
         ) : null}
-        {scan && scan.stoppedBy !== "end" && !following ? (
+        {scan && scan.stoppedBy !== "end" && !following && !busy ? (
           <div>
-            <Button variant="secondary" disabled={busy} onClick={results.scanFurther}>
+            <Button variant="secondary" onClick={results.scanFurther}>
               Scan further
             </Button>
           </div>
@@ -137,8 +199,9 @@ export function MessageBrowser(props: { topic: string; partitions: number }) {
             pretty={pretty}
             expanded={results.expanded}
             onExpand={results.expand}
+            onOpen={setOpened}
             follow={following}
-            showGaps={scan !== null && unfiltered(scan.input)}
+            showGaps={scan !== null && !busy && unfiltered(scan.input)}
             starts={scan?.input.start?.from === "earliest" ? scan.logStarts : undefined}
           />
         ) : busy ? (
@@ -151,6 +214,7 @@ export function MessageBrowser(props: { topic: string; partitions: number }) {
           <StatusNotice>Search to see messages, or follow new ones as they arrive.</StatusNotice>
         )}
       </div>
+      <RecordDrawer record={opened} onClose={() => setOpened(null)} onProduceAgain={produceAgain} />
     </Card>
   );
 }

@@ -3,26 +3,20 @@
 import type { Dispatch, SetStateAction } from "react";
 import { partitionNumbers } from "@/lib/partition-numbers";
 import { Button } from "../ui/button";
-import { SelectField, TextField } from "../ui/field";
+import { SelectField, TextAreaField, TextField } from "../ui/field";
 import { Form } from "../ui/form";
 import { ErrorNotice } from "../ui/notice";
-import type { SearchForm } from "./message-search-input";
+import type { RegexTarget, SearchForm } from "./message-search-input";
 
-export const EMPTY_SEARCH_FORM: SearchForm = {
-  partition: "all",
-  from: "earliest",
-  offsets: {},
-  fromTime: "",
-  untilTime: "",
-  key: "",
-  value: "",
-  headerKey: "",
-  headerValue: "",
-  jsonPath: "",
-  jsonEquals: "",
-  limit: 100,
-  scanLimit: 10_000,
-};
+/** How much one search may read, over as many requests as it takes (each shows its progress). */
+export const SCAN_LIMITS = [1_000, 10_000, 100_000, 1_000_000] as const;
+
+const REGEX_TARGETS: { value: RegexTarget; label: string }[] = [
+  { value: "any", label: "Key, value or a header" },
+  { value: "key", label: "Key" },
+  { value: "value", label: "Value" },
+  { value: "headers", label: "A header value" },
+];
 
 /** The filter fields, in the order they are laid out. */
 const FILTER_FIELDS: {
@@ -48,6 +42,7 @@ export function MessageSearchForm(props: {
   following: boolean;
   formError: string | null;
   onSubmit: () => boolean;
+  onStop: () => void;
   onToggleFollow: () => void;
 }) {
   const { form, busy, following, formError } = props;
@@ -145,17 +140,51 @@ export function MessageSearchForm(props: {
           value={form.scanLimit}
           onChange={(event) => set("scanLimit", Number(event.target.value))}
         >
-          {[1_000, 10_000, 50_000].map((n) => (
+          {[...new Set([...SCAN_LIMITS, form.scanLimit])].map((n) => (
             <option key={n} value={n}>
               {n.toLocaleString("en")} records
             </option>
           ))}
         </SelectField>
       </div>
+      <fieldset className="flex flex-col gap-3 rounded-md border border-line p-3">
+        <legend className="px-1 text-sm font-medium">Programmable filter</legend>
+        <div className="grid items-end gap-4 sm:grid-cols-2">
+          <TextField
+            label="Regular expression"
+            placeholder="^order-\d+$"
+            value={form.regex}
+            onChange={(event) => set("regex", event.target.value)}
+          />
+          <SelectField
+            label="Regular expression looks at"
+            value={form.regexOn}
+            onChange={(event) => set("regexOn", event.target.value as RegexTarget)}
+          >
+            {REGEX_TARGETS.map((target) => (
+              <option key={target.value} value={target.value}>
+                {target.label}
+              </option>
+            ))}
+          </SelectField>
+        </div>
+        <TextAreaField
+          label="JavaScript filter"
+          rows={2}
+          placeholder="return record.json?.total > 100 && record.headers.source === 'web'"
+          value={form.javascript}
+          onChange={(event) => set("javascript", event.target.value)}
+          hint="A function body over record (partition, offset, timestamp, key, value, headers by name, json: the value parsed); return true to keep it. It runs on the server in a sandbox that sees only the record, at most 0.5 s a record."
+        />
+      </fieldset>
       <div className="flex flex-wrap items-center gap-3">
-        <Button type="submit" disabled={busy}>
-          Search messages
-        </Button>
+        {busy ? (
+          <Button type="button" variant="danger" onClick={props.onStop}>
+            Stop
+          </Button>
+        ) : (
+          <Button type="submit">Search messages</Button>
+        )}
         <Button type="button" variant="secondary" onClick={props.onToggleFollow}>
           {following ? "Stop following" : "Follow new records"}
         </Button>

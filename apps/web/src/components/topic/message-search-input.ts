@@ -2,6 +2,9 @@ import type { RouterInputs } from "@lastword/api";
 
 export type SearchInput = RouterInputs["records"]["search"];
 
+/** Records one request reads: small enough that progress shows every second or so. */
+export const SCAN_PER_REQUEST = 10_000;
+
 /** The message browser's form as typed (text fields as strings, checked by `searchInput`). */
 export interface SearchForm {
   partition: "all" | number;
@@ -16,8 +19,54 @@ export interface SearchForm {
   headerValue: string;
   jsonPath: string;
   jsonEquals: string;
+  /** A regular expression over the parts `regexOn` names ("" for none). */
+  regex: string;
+  regexOn: RegexTarget;
+  /** A JavaScript function body over `record` ("" for none), run in the server's sandbox. */
+  javascript: string;
   limit: number;
+  /** Records the whole search may read, over as many requests as that takes. */
   scanLimit: number;
+}
+
+/** The search the browser opens with: the latest records of every partition. */
+export const EMPTY_SEARCH_FORM: SearchForm = {
+  partition: "all",
+  from: "latest",
+  offsets: {},
+  fromTime: "",
+  untilTime: "",
+  key: "",
+  value: "",
+  headerKey: "",
+  headerValue: "",
+  jsonPath: "",
+  jsonEquals: "",
+  regex: "",
+  regexOn: "any",
+  javascript: "",
+  limit: 100,
+  scanLimit: 10_000,
+};
+
+export type RegexTarget = "any" | "key" | "value" | "headers";
+
+/** Where a regular expression looks, as records.search's `filter.regex.on` says it. */
+const REGEX_PARTS: Record<RegexTarget, ("key" | "value" | "headers")[]> = {
+  any: ["key", "value", "headers"],
+  key: ["key"],
+  value: ["value"],
+  headers: ["headers"],
+};
+
+/** A regular expression the browser can compile (the server compiles it again; both use JS syntax). */
+function regexProblem(pattern: string): string | null {
+  try {
+    new RegExp(pattern);
+    return null;
+  } catch (error) {
+    return `The regular expression does not compile: ${error instanceof Error ? error.message : String(error)}`;
+  }
 }
 
 /** datetime-local is the member's local time; Date parses it as such. */
@@ -75,12 +124,23 @@ export function searchInput(topic: string, form: SearchForm): { input: SearchInp
   const headerKey = given(form.headerKey);
   const key = given(form.key);
   const value = given(form.value);
+  const regex = given(form.regex);
+  if (regex !== undefined) {
+    const problem = regexProblem(regex);
+    if (problem) return { error: problem };
+  }
+  const javascript = given(form.javascript);
+  const filter = {
+    ...(regex !== undefined ? { regex: { pattern: regex, on: REGEX_PARTS[form.regexOn] } } : {}),
+    ...(javascript !== undefined ? { javascript } : {}),
+  };
   return {
     input: {
       topic,
       start,
       limit: form.limit,
-      scanLimit: form.scanLimit,
+      // One request's share: the results hook reads on, request by request, up to form.scanLimit.
+      scanLimit: Math.min(form.scanLimit, SCAN_PER_REQUEST),
       ...(partitions ? { partitions } : {}),
       ...(until !== undefined ? { until } : {}),
       ...(key ? { key } : {}),
@@ -89,6 +149,7 @@ export function searchInput(topic: string, form: SearchForm): { input: SearchInp
       ...(jsonPath
         ? { jsonPath: { path: jsonPath.trim(), ...(jsonEquals !== undefined ? { equals: jsonEquals } : {}) } }
         : {}),
+      ...(regex !== undefined || javascript !== undefined ? { filter } : {}),
     },
   };
 }

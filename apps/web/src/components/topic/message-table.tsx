@@ -37,7 +37,8 @@ export const recordId = (r: BrowsedRecord) => `${r.partition}:${r.offset}`;
 /**
  * The message browser's rows: TanStack Table for the columns and sorting, drawn by VirtualTable so
  * only the rows in view are in the DOM (a tail can hold thousands; a pretty-printed or expanded
- * value makes its row taller, which the table measures).
+ * value makes its row taller, which the table measures). On a phone each row stacks into a card,
+ * every cell under its column's name, so key and value are read without a sideways scroll.
  */
 export function MessageTable(props: {
   records: readonly BrowsedRecord[];
@@ -51,8 +52,10 @@ export function MessageTable(props: {
   showGaps: boolean;
   /** Where each partition's scan started, for a gap before its first record. */
   starts?: ReadonlyMap<number, number>;
+  /** Opens a record in full (the record drawer). */
+  onOpen: (record: BrowsedRecord) => void;
 }) {
-  const { pretty, expanded, onExpand } = props;
+  const { pretty, expanded, onExpand, onOpen } = props;
   const gaps = useMemo(
     () => (props.showGaps ? gapsBetween(props.records, props.starts) : new Map<string, never>()),
     [props.showGaps, props.records, props.starts],
@@ -109,15 +112,29 @@ export function MessageTable(props: {
           c.row.original.headers.length === 0 ? (
             <span className="text-muted">—</span>
           ) : (
-            <span className="font-mono text-xs whitespace-pre">
+            <span className="font-mono text-xs whitespace-pre max-sm:whitespace-pre-wrap max-sm:[overflow-wrap:anywhere]">
               {c.row.original.headers
                 .map((h) => `${h.key}: ${h.value === null ? "null" : envelopeText(h.value, false)}`)
                 .join("\n")}
             </span>
           ),
       },
+      {
+        id: "open",
+        header: "Record",
+        cell: (c) => (
+          <button
+            type="button"
+            onClick={() => onOpen(c.row.original)}
+            aria-label={`Open the record at partition ${c.row.original.partition}, offset ${c.row.original.offset}`}
+            className="text-xs font-medium text-accent underline underline-offset-2"
+          >
+            Open
+          </button>
+        ),
+      },
     ];
-  }, [pretty, expanded, onExpand, gaps]);
+  }, [pretty, expanded, onExpand, onOpen, gaps]);
   const table = useSortedTable({
     data: props.records as BrowsedRecord[],
     columns,
@@ -130,6 +147,7 @@ export function MessageTable(props: {
       label="Messages"
       rowHeader="offset"
       follow={props.follow}
+      stacked
       cellClassName={(column) => CELL_CLASSES[column] ?? ""}
     />
   );

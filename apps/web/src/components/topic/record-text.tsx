@@ -41,7 +41,11 @@ export function RecordText(props: {
   const cut = !props.expanded && text.length > SHOWN_CHARS;
   // A key is an identifier: kept on its lines as written (never wrapped, so never broken inside a
   // word; the table scrolls sideways for a long one). A value wraps anywhere.
-  const wrap = part === "key" ? "whitespace-pre" : "whitespace-pre-wrap [overflow-wrap:anywhere]";
+  // On a phone, where rows stack into cards, a key wraps too: a card has no sideways scroll.
+  const wrap =
+    part === "key"
+      ? "whitespace-pre max-sm:whitespace-pre-wrap max-sm:[overflow-wrap:anywhere]"
+      : "whitespace-pre-wrap [overflow-wrap:anywhere]";
   return (
     <span className="flex flex-col items-start gap-1">
       {envelope.type === "base64" ? <Badge>base64</Badge> : null}

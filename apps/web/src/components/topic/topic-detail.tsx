@@ -2,7 +2,10 @@
 
 import { useQuery } from "@tanstack/react-query";
 import Link from "next/link";
+import { useState } from "react";
 import { useConsoleAccess } from "@/lib/console-access";
+import { draftFromRecord } from "@/lib/produce-draft";
+import type { BrowsedRecord } from "@/lib/record-export";
 import { useTRPC } from "@/lib/trpc";
 import { ListedKeyKafkaSettings } from "../kafka/listed-key-kafka-settings";
 import { PolicyBadge } from "../topics/policy-badge";
@@ -19,7 +22,7 @@ import { KeySearch } from "./key-search";
 import { LatestValues } from "./latest-values";
 import { MessageBrowser } from "./message-browser";
 import { PartitionTable } from "./partition-table";
-import { ProduceForm } from "./produce-form";
+import { type DraftSeed, ProduceForm } from "./produce-form";
 import { SegmentBars } from "./segment-bars";
 import { TopicAdminActions } from "./topic-admin-actions";
 import { GroupLagChart, TopicTrafficCharts } from "./topic-history-charts";
@@ -122,12 +125,20 @@ function RecordViews(props: {
   partitions: number;
   access: ReturnType<typeof useConsoleAccess>;
 }) {
+  // "Produce again" in the message browser's record drawer fills the produce form below it.
+  const [seed, setSeed] = useState<DraftSeed | null>(null);
+  const produceAgain = (record: BrowsedRecord) =>
+    setSeed((last) => ({ id: (last?.id ?? 0) + 1, draft: draftFromRecord(record) }));
   if (!props.access.ready) return <StatusNotice>Checking what your role may see…</StatusNotice>;
   return (
     <>
       {props.access.can("records:read") ? (
         <>
-          <MessageBrowser topic={props.topic} partitions={props.partitions} />
+          <MessageBrowser
+            topic={props.topic}
+            partitions={props.partitions}
+            onProduceAgain={props.access.can("records:write") ? produceAgain : undefined}
+          />
           <KeySearch topic={props.topic} />
           <LatestValues topic={props.topic} />
         </>
@@ -142,7 +153,7 @@ function RecordViews(props: {
       )}
       {props.access.can("records:write") ? (
         <div className="grid gap-6 lg:grid-cols-2">
-          <ProduceForm topic={props.topic} partitions={props.partitions} />
+          <ProduceForm topic={props.topic} partitions={props.partitions} seed={seed} />
           <DeleteKeyForm topic={props.topic} />
         </div>
       ) : null}

@@ -97,7 +97,11 @@ export const resetOffsetsOutput = z
 export const listTopicGroupsInput = z.object({ topic: topicNameSchema });
 export const listTopicGroupsOutput = z.object({ topic: z.string(), groups: z.array(groupLagSchema) });
 
-export const listGroupsInput = z.object({}).optional();
+export const listGroupsInput = z
+  .object({
+    group: groupNameSchema.optional().meta({ description: "Only this group (its page); none: every group" }),
+  })
+  .optional();
 export const listGroupsOutput = z.object({
   groups: z.array(
     z.object({

@@ -13,4 +13,4 @@ export const listGroupsProcedure = protectedProcedure("groups:read")
   })
   .input(listGroupsInput)
   .output(listGroupsOutput)
-  .query(({ ctx }) => listGroups(ctx.deps, ctx.identity));
+  .query(({ ctx, input }) => listGroups(ctx.deps, ctx.identity, input?.group));
