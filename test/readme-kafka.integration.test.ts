@@ -136,7 +136,8 @@ beforeAll(async () => {
   closers.push(() => db.drop());
   redisPrefix = `lastword-readme-${randomBytes(4).toString("hex")}`;
   workDir = await mkdtemp(join(tmpdir(), "lastword-readme-"));
-  closers.push(() => rm(workDir, { recursive: true, force: true }));
+  // Retried: a process of the stack may still be removing its own files as it exits (ENOTEMPTY).
+  closers.push(() => rm(workDir, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 }));
   stateDir = join(workDir, ".lastword");
   // "From the repository root": the examples import kafkajs as the checkout's node_modules has it.
   symlinkSync(join(root, "node_modules"), join(workDir, "node_modules"));
