@@ -1,4 +1,4 @@
-import { isDatabaseUnreachable } from "@lastword/api/key-auth";
+import { isDatabaseUnreachable, someDatabaseCause } from "@lastword/api/key-auth";
 import { ApiKey, type DecodedRequest, ErrorCode } from "@lastword/kafka-protocol";
 
 /** Kafka's own text for UNKNOWN_SERVER_ERROR; what failed is in the worker's log, not the answer. */
@@ -69,18 +69,10 @@ export function failureAnswer(request: DecodedRequest, error: unknown): FailureA
  * 22P05 (untranslatable_character) for \u0000 in jsonb.
  */
 function holdsNul(error: unknown): boolean {
-  const seen = new Set<unknown>();
-  const queue: unknown[] = [error];
-  while (queue.length > 0) {
-    const next = queue.shift();
-    if (typeof next !== "object" || next === null || seen.has(next)) continue;
-    seen.add(next);
-    const record = next as Record<string, unknown>;
+  return someDatabaseCause(error, (record) => {
     const code = typeof record.code === "string" ? record.code : "";
     const message = typeof record.message === "string" ? record.message : "";
     if (code === "22P05" || (code === "22021" && /0x00/.test(message))) return true;
-    if (/invalid byte sequence for encoding "UTF8": 0x00/.test(message)) return true;
-    queue.push(record.cause, (record.meta as Record<string, unknown> | undefined)?.driverAdapterError);
-  }
-  return false;
+    return /invalid byte sequence for encoding "UTF8": 0x00/.test(message);
+  });
 }

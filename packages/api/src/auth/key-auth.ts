@@ -3,7 +3,7 @@ import { createHash } from "node:crypto";
 export { STALE_IF_UNREACHABLE_MS } from "../cache/lookup-cache";
 // What a process outside the control plane (the Kafka listener in the workers) needs to check an
 // API key the way the REST API does: how its secret is stored, and what its permissions grant.
-export { isDatabaseUnreachable } from "../errors/database-unavailable";
+export { isDatabaseUnreachable, someDatabaseCause } from "../errors/database-unavailable";
 export {
   type Act,
   type ActRefusal,

@@ -63,6 +63,17 @@ function isUnreachable(error: Record<string, unknown>): boolean {
  * answer 503 DATABASE_UNAVAILABLE instead of 500.
  */
 export function isDatabaseUnreachable(error: unknown): boolean {
+  return someDatabaseCause(error, isUnreachable);
+}
+
+/**
+ * True when `test` holds for `error` or any error inside it: its `cause` chain and Prisma's
+ * `meta.driverAdapterError`, where Prisma puts the driver's own error (each object once).
+ */
+export function someDatabaseCause(
+  error: unknown,
+  test: (error: Record<string, unknown>) => boolean,
+): boolean {
   const seen = new Set<unknown>();
   const queue: unknown[] = [error];
   while (queue.length > 0) {
@@ -70,7 +81,7 @@ export function isDatabaseUnreachable(error: unknown): boolean {
     if (typeof next !== "object" || next === null || seen.has(next)) continue;
     seen.add(next);
     const record = next as Record<string, unknown>;
-    if (isUnreachable(record)) return true;
+    if (test(record)) return true;
     queue.push(record.cause, (record.meta as Record<string, unknown> | undefined)?.driverAdapterError);
   }
   return false;
