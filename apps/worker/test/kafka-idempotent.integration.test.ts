@@ -80,6 +80,14 @@ function batch(
   );
 }
 
+/** Produce errors a Kafka client retries after refreshing its metadata (a leader that moved). */
+const RETRIED_BY_CLIENTS = new Set<number>([
+  ErrorCode.UNKNOWN_TOPIC_OR_PARTITION,
+  ErrorCode.LEADER_NOT_AVAILABLE,
+  ErrorCode.NOT_LEADER_OR_FOLLOWER,
+  ErrorCode.REQUEST_TIMED_OUT,
+]);
+
 async function produceRaw(conn: RawKafka, topic: string, records: Buffer) {
   const answer = await conn.call(ApiKey.Produce, 7, {
     transactionalId: null,
@@ -262,9 +270,15 @@ describe("idempotent produce", () => {
     const producer = { producerId: Number(init.producerId), producerEpoch: 0 };
     const sent: Buffer[] = [];
     // Resends of sequence 1 (its batch removed by the pass) and 3 answer their first offsets.
-    const expectDuplicates = async (on: RawKafka, batches: Buffer[]) => {
+    const expectDuplicates = async (on: RawKafka, batches: Buffer[], options = { retryRetriable: false }) => {
       for (const seq of [1, 3]) {
-        const resent = await produceRaw(on, "moving-state", Buffer.from(batches[seq]!));
+        const resend = () => produceRaw(on, "moving-state", Buffer.from(batches[seq]!));
+        const resent = options.retryRetriable
+          ? await eventually(`the resend of ${seq} answered`, 20_000, async () => {
+              const answer = await resend();
+              return RETRIED_BY_CLIENTS.has(answer.errorCode) ? undefined : answer;
+            })
+          : await resend();
         expect(resent).toEqual({ errorCode: 0, baseOffset: seq });
       }
     };
@@ -292,8 +306,12 @@ describe("idempotent produce", () => {
       const row = await h.db.prisma.partition.findUnique({ where: { id: partitionId } });
       return row?.ownerWorkerId === next.id ? true : undefined;
     });
+    // The new leader serves the partition once it has opened it and its Metadata names it; until
+    // then a client meets a retriable refusal and retries, as these resends do (what must hold is
+    // the offsets they are answered with).
+    await topicInMetadata(next, key, "moving-state");
     const moved = await raw(next);
-    await expectDuplicates(moved, sent);
+    await expectDuplicates(moved, sent, { retryRetriable: true });
     const gap = await produceRaw(moved, "moving-state", batch("same", 1, { ...producer, baseSequence: 9 }));
     expect(gap.errorCode).toBe(ErrorCode.OUT_OF_ORDER_SEQUENCE_NUMBER);
     expect(

@@ -15,11 +15,17 @@ import { createTestTopic, eventually } from "./test-topics";
 // its own (the web did, and wrote one record twice after a single 200). The old owner's commit is
 // held at its object PUT; a second worker joins, and the first hands one of its two partitions back.
 // The last test runs the same through the web's REST handler (createApiServer), end to end.
-const LEASE_TTL_MS = 2_000;
+// The handback is a rebalance, not a lapse, so the lease TTL does not pace these tests; at 2 s a
+// loaded machine (the workers share this file's event loop) let the partition that stays lapse
+// too, and its produce was answered NOT_OWNER instead of committed.
+const LEASE_TTL_MS = 6_000;
 const machines = useInProcessMachines({
   name: "produce-handback",
   leaseTtlMs: LEASE_TTL_MS,
-  objectTimings: { commitWindowMs: 10 },
+  // A window long enough that both partitions' produces, sent together, are in the one commit held
+  // at its PUT even on a loaded machine (a produce appended after the flush began is not in flight,
+  // and is rightly resent to the new owner); each test checks the held object holds both.
+  objectTimings: { commitWindowMs: 500 },
 });
 const { harness } = machines;
 
@@ -29,6 +35,8 @@ class GatedStore extends FsObjectStore {
   #open = () => {};
   /** A commit PUT is waiting at the gate. */
   reached = false;
+  /** The body of the commit object waiting at the gate. */
+  held: Buffer | null = null;
 
   hold(): void {
     this.#gate = new Promise((resolve) => (this.#open = resolve));
@@ -43,10 +51,16 @@ class GatedStore extends FsObjectStore {
     const gate = this.#gate;
     if (gate && args[0].startsWith(COMMIT_PREFIX)) {
       this.reached = true;
+      this.held = Buffer.from(args[1] as Uint8Array);
       await gate;
     }
     return super.put(...args);
   }
+}
+
+/** Both partitions' records are in the commit held at its PUT: both produces are in flight. */
+function expectHeldWith(store: GatedStore, values: string[]): void {
+  for (const value of values) expect(store.held?.includes(value), `${value} in the held commit`).toBe(true);
 }
 
 type Outcome = { ok: ProduceResult } | { error: unknown };
@@ -74,9 +88,12 @@ async function handBackDuringCommit(
   const store = new GatedStore(join(machines.root, "objects"));
   const { worker: first } = await machines.start(`${name}-a`, { objectStore: store });
   const topic = await createTestTopic(harness.db.prisma, { partitions: 2 });
-  await eventually("the first worker hosts both partitions", 10_000, async () =>
+  await eventually("the first worker hosts both partitions", 30_000, async () =>
     first.ownedPartitions().length === 2 ? true : undefined,
   );
+  // The client knows both owners before anything is held: a database cut after the first commit
+  // is held must not meet the other produce still looking its owner up.
+  for (const partitionId of topic.partitionIds) await client.fetch({ partitionId, offset: 0 });
   store.hold();
   const produces = topic.partitionIds.map((partitionId, i) =>
     settle(
@@ -88,6 +105,10 @@ async function handBackDuringCommit(
     ),
   );
   await eventually("a commit is held at its PUT", 10_000, async () => (store.reached ? true : undefined));
+  expectHeldWith(
+    store,
+    [0, 1].map((i) => `${name}-${i}`),
+  );
   options.beforeJoin?.();
   const { worker: second } = await machines.start(`${name}-b`);
   const handed = await eventually("one partition handed back", 20_000, async () =>
@@ -195,7 +216,7 @@ describe("a produce whose partition is handed back while its commit is in flight
           orderBy: { index: "asc" },
         })
       ).map((row) => row.id);
-      await eventually("the first worker hosts both partitions", 10_000, async () =>
+      await eventually("the first worker hosts both partitions", 30_000, async () =>
         first.ownedPartitions().length === 2 ? true : undefined,
       );
       const produce = (partition: number, value: string) =>
@@ -211,6 +232,7 @@ describe("a produce whose partition is handed back while its commit is in flight
       store.hold();
       const answers = [0, 1].map((partition) => produce(partition, `held-${partition}`));
       await eventually("a commit is held at its PUT", 10_000, async () => (store.reached ? true : undefined));
+      expectHeldWith(store, ["held-0", "held-1"]);
       // The web loses its database while the writes wait: nothing it does afterwards may turn the
       // write's answer into DATABASE_UNAVAILABLE.
       proxy.cut();
