@@ -106,6 +106,34 @@ export function sizeStruct(plan: Plan, struct: Struct): number {
   return plan.flexible ? size + sizeTagged(plan, struct) : size;
 }
 
+/**
+ * Bytes of the `bytes`/`records` values of at least `min` bytes that `writeStruct` writes: what a
+ * Writer referencing such values (instead of copying them) leaves out of its own buffer.
+ */
+export function referencedBytes(plan: Plan, struct: Struct, min: number): number {
+  let total = 0;
+  const visit = (field: PlanField, value: unknown) => {
+    if (value === null || value === undefined) return;
+    if (field.kind === Kind.bytes || field.kind === Kind.records) {
+      const length = (value as Uint8Array).length;
+      if (length >= min) total += length;
+    } else if (field.kind === Kind.struct)
+      total += referencedBytes(field.struct as Plan, value as Struct, min);
+  };
+  const each = (field: PlanField, value: unknown) => {
+    if (field.array && Array.isArray(value)) for (const element of value) visit(field, element);
+    else if (!field.array) visit(field, value);
+  };
+  for (const field of plan.fields) each(field, fieldValue(struct, field));
+  if (plan.flexible) {
+    for (const field of plan.tagged) {
+      const value = struct[field.name];
+      if (!isDefault(field, value)) each(field, value);
+    }
+  }
+  return total;
+}
+
 function writeLength(w: Writer, field: PlanField, length: number, shortLength: boolean): void {
   if (field.compact) w.uvarint(length + 1);
   else if (shortLength) w.int16(length);

@@ -1,4 +1,4 @@
-import { readStruct, sizeStruct, writeStruct } from "./codec";
+import { readStruct, referencedBytes, sizeStruct, writeStruct } from "./codec";
 import type { Plan } from "./compile";
 import { KafkaProtocolError, type PartialRequestHeader } from "./errors";
 import {
@@ -77,6 +77,37 @@ export function encodeResponse<K extends ApiKey>(
   const bodyPlan = planFor(apiKey, apiVersion, "response");
   const headerPlan = responseHeaderPlans[responseHeaderVersion(apiKey, apiVersion)] as Plan;
   return encodeFrame(headerPlan, { correlationId }, bodyPlan, body);
+}
+
+/**
+ * Record sets from this size on are not copied into a response frame: a Fetch answer of 8 MiB would
+ * otherwise cost the loop a second 8 MiB buffer (and the collections its churn forces) per request.
+ */
+export const REFERENCED_RECORDS_BYTES = 64 * 1024;
+
+/**
+ * The same frame as `encodeResponse`, as the pieces to write in order: the encoded fields in one
+ * buffer's slices, and each record set of REFERENCED_RECORDS_BYTES or more as the caller's own
+ * buffer between them (written as is; the caller must not change it until the write is done).
+ */
+export function encodeResponseParts<K extends ApiKey>(
+  apiKey: K,
+  apiVersion: number,
+  correlationId: number,
+  body: ResponseInput<K>,
+): Buffer[] {
+  const bodyPlan = planFor(apiKey, apiVersion, "response");
+  const headerPlan = responseHeaderPlans[responseHeaderVersion(apiKey, apiVersion)] as Plan;
+  const struct = body as Record<string, unknown>;
+  const header = { correlationId };
+  const size = sizeStruct(headerPlan, header) + sizeStruct(bodyPlan, struct);
+  const own = 4 + size - referencedBytes(bodyPlan, struct, REFERENCED_RECORDS_BYTES);
+  const w = new Writer(own, REFERENCED_RECORDS_BYTES);
+  w.int32(size);
+  writeStruct(w, headerPlan, header);
+  writeStruct(w, bodyPlan, struct);
+  if (w.pos !== own) throw new KafkaProtocolError("INVALID_VALUE", `encoded ${w.pos} of ${own} own bytes`);
+  return w.parts();
 }
 
 /** Encodes a request frame (for tests and any internal client). */

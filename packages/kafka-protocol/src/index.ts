@@ -13,6 +13,8 @@ export {
   decodeResponse,
   encodeRequest,
   encodeResponse,
+  encodeResponseParts,
+  REFERENCED_RECORDS_BYTES,
 } from "./envelope";
 export { ErrorCode, type ErrorName, errorName } from "./error-codes";
 export { KafkaProtocolError, type KafkaProtocolErrorCode, type PartialRequestHeader } from "./errors";

@@ -150,9 +150,24 @@ const UUID_PATTERN = /^[0-9a-f]{8}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a
 export class Writer {
   pos = 0;
   readonly buf: Buffer;
+  /** `bytes` values of this size or more are referenced, not copied (see `parts`). */
+  readonly #referenceFrom: number;
+  readonly #parts: Buffer[] = [];
+  /** Where the part of `buf` not yet in `#parts` starts. */
+  #mark = 0;
 
-  constructor(size: number) {
+  /**
+   * `size` bytes of its own; with `referenceFrom`, a `bytes` value at least that long is kept by
+   * reference between two slices of `buf` (which then holds only the rest: the caller sizes it so).
+   */
+  constructor(size: number, referenceFrom = Number.POSITIVE_INFINITY) {
     this.buf = Buffer.allocUnsafe(size);
+    this.#referenceFrom = referenceFrom;
+  }
+
+  /** What was written, in order: slices of `buf` and the values referenced between them. */
+  parts(): Buffer[] {
+    return [...this.#parts, this.buf.subarray(this.#mark, this.pos)].filter((part) => part.length > 0);
   }
 
   int8(v: unknown): void {
@@ -204,6 +219,12 @@ export class Writer {
   }
 
   bytes(v: Uint8Array): void {
+    if (v.length >= this.#referenceFrom) {
+      this.#parts.push(this.buf.subarray(this.#mark, this.pos));
+      this.#parts.push(Buffer.isBuffer(v) ? v : Buffer.from(v.buffer, v.byteOffset, v.length));
+      this.#mark = this.pos;
+      return;
+    }
     this.buf.set(v, this.pos);
     this.pos += v.length;
   }

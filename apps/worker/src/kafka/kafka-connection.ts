@@ -9,6 +9,7 @@ import {
   decodeRequest,
   ErrorCode,
   encodeResponse,
+  encodeResponseParts,
   FrameReader,
   KafkaProtocolError,
 } from "@lastword/kafka-protocol";
@@ -195,6 +196,17 @@ export class KafkaConnection {
     this.#socket.write(frame);
   }
 
+  /** One frame as pieces (encodeResponseParts), leaving in one writev. */
+  #writeParts(parts: readonly Buffer[]): void {
+    if (this.#closed.signal.aborted) return;
+    this.#socket.cork();
+    for (const part of parts) {
+      this.#bytesOut += part.length;
+      this.#socket.write(part);
+    }
+    this.#socket.uncork();
+  }
+
   /**
    * Serves one request; the loop time (of `meter`'s) charged to the tenant with the answer, or null
    * for a request that is not a tenant's (before and during login).
@@ -247,7 +259,7 @@ export class KafkaConnection {
     const { correlationId } = request.header;
     const reply = (body: object) => {
       this.#answeredError = answeredWithError(body);
-      this.#write(encodeResponse(request.apiKey, request.apiVersion, correlationId, body as never));
+      this.#writeParts(encodeResponseParts(request.apiKey, request.apiVersion, correlationId, body as never));
     };
     if (request.apiKey === ApiKey.ApiVersions) {
       if (!isAdvertised(request.apiKey, request.apiVersion)) {
