@@ -2,6 +2,7 @@ import { ErrorCode, type RequestBody, type ResponseInput } from "@lastword/kafka
 import { decodeBatch, readBatchHeader } from "@lastword/record-batch";
 import type { HostedLog } from "../hosting/hosted-log";
 import { stampLeaderEpochs } from "./batch-epochs";
+import { POOLED_FROM_BYTES } from "./fetch-buffers";
 import { allowed } from "./kafka-authorization";
 import type { KafkaBrokerContext, KafkaSession } from "./kafka-context";
 import { kafkaErrorOf } from "./kafka-errors";
@@ -69,23 +70,44 @@ function holdsRecordFrom(bytes: Buffer, offset: number): boolean {
  * in range; a client that drops records below its offset would then advance one offset per round
  * trip, so batches are added until one holds a record at or above the offset, or the log ends.
  */
-async function readFrom(log: HostedLog, from: number, maxBytes: number, committed = false): Promise<Buffer> {
+async function readFrom(
+  log: HostedLog,
+  from: number,
+  maxBytes: number,
+  committed = false,
+  lend?: Lender,
+): Promise<Buffer> {
+  // A large read goes into a lent buffer (up to its size; the client fetches the rest next time).
+  const into = lend && maxBytes >= POOLED_FROM_BYTES ? lend(maxBytes) : undefined;
   const chunks: Buffer[] = [];
+  let filled = 0;
   let next = from;
-  let budget = maxBytes;
+  let budget = into ? Math.min(maxBytes, into.length) : maxBytes;
   // read_committed ends at the last stable offset: an open transaction's batches wait for its marker.
   const end = committed ? log.lastStableOffset : log.highWatermark;
   const isolation = committed ? "read_committed" : "read_uncommitted";
-  while (next < end) {
-    const { bytes, nextOffset } = await log.readBatches(next, { maxBytes: Math.max(budget, 1), isolation });
+  while (next < end && (!into || filled < into.length)) {
+    const room = into?.subarray(filled);
+    const { bytes, nextOffset } = await log.readBatches(next, {
+      maxBytes: Math.max(budget, 1),
+      isolation,
+      ...(room && { into: room }),
+    });
     if (bytes.length === 0 || nextOffset <= next) break;
     chunks.push(bytes);
+    if (room && bytes.buffer === room.buffer && bytes.byteOffset === room.byteOffset) filled += bytes.length;
     budget -= bytes.length;
     next = nextOffset;
     if (holdsRecordFrom(bytes, from)) break;
   }
-  return chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks);
+  if (chunks.length === 1) return chunks[0] as Buffer;
+  // Every chunk read back to back into the lent buffer: its front is the answer, uncopied.
+  if (into && filled === chunks.reduce((n, chunk) => n + chunk.length, 0)) return into.subarray(0, filled);
+  return Buffer.concat(chunks);
 }
+
+/** A buffer of at least `bytes` for this answer, free again once the answer is written. */
+type Lender = (bytes: number) => Buffer;
 
 /**
  * A partition's answer. Records are never null, errors included: Kafka sends an empty record set
@@ -128,6 +150,7 @@ async function fetchPartition(
   session: KafkaSession,
   want: Want,
   budget: { left: number; any: boolean },
+  lend: Lender,
 ) {
   const { partitionId } = want;
   const slot = partitionId === null ? undefined : ctx.host.slot(partitionId);
@@ -154,7 +177,7 @@ async function fetchPartition(
         return answer(want.index, 0, { ...marks, records: Buffer.alloc(0) });
       const records = want.view
         ? await readView(ctx, session, want, log, limit)
-        : await readFrom(log, want.fetchOffset, limit, want.committed);
+        : await readFrom(log, want.fetchOffset, limit, want.committed, lend);
       // The aborted transactions whose batches this answer may carry: the consumer drops their
       // records (and the markers) itself, as from a Kafka broker.
       const abortedTransactions = want.committed
@@ -215,6 +238,18 @@ export async function handleFetch(
 ): Promise<FetchResponse> {
   const wants = await resolve(ctx, session, request);
   const deadline = Date.now() + Math.max(0, request.maxWaitMs);
+  // The buffers this answer's reads were lent: given back once it is written, and at once for a
+  // round of a long poll whose reads are dropped.
+  const lent: Buffer[] = [];
+  const giveBack = () => {
+    for (const buffer of lent.splice(0)) ctx.fetchBuffers.giveBack(buffer);
+  };
+  session.afterAnswer(giveBack);
+  const lend: Lender = (bytes) => {
+    const buffer = ctx.fetchBuffers.take(bytes);
+    lent.push(buffer);
+    return buffer;
+  };
   for (;;) {
     const budget = { left: request.maxBytes, any: false };
     const answers: { topic: string; answer: PartitionAnswer }[] = [];
@@ -222,7 +257,7 @@ export async function handleFetch(
       const a =
         "errorCode" in want
           ? answer(want.index, want.errorCode)
-          : await fetchPartition(ctx, session, want, budget);
+          : await fetchPartition(ctx, session, want, budget, lend);
       answers.push({ topic: want.topic, answer: a });
     }
     const bytes = request.maxBytes - budget.left;
@@ -234,6 +269,7 @@ export async function handleFetch(
       session.charge("fetchBytesPerSecond", bytes);
       return { throttleTimeMs: 0, errorCode: 0, sessionId: 0, responses: grouped(answers) };
     }
+    giveBack();
     const ids = wants.flatMap((w) => ("partitionId" in w && w.partitionId ? [w.partitionId] : []));
     await ctx.appends.wait(ids, waitMs, session.closed);
   }

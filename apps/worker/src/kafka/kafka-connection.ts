@@ -196,14 +196,21 @@ export class KafkaConnection {
     this.#socket.write(frame);
   }
 
-  /** One frame as pieces (encodeResponseParts), leaving in one writev. */
-  #writeParts(parts: readonly Buffer[]): void {
-    if (this.#closed.signal.aborted) return;
-    this.#socket.cork();
-    for (const part of parts) {
-      this.#bytesOut += part.length;
-      this.#socket.write(part);
+  /**
+   * One frame as pieces (encodeResponseParts), leaving in one writev; `written` runs once the socket
+   * is done with them (sent, or failed), never before: the pieces may be buffers lent to the answer.
+   */
+  #writeParts(parts: readonly Buffer[], written: () => void = () => {}): void {
+    if (this.#closed.signal.aborted || parts.length === 0) {
+      written();
+      return;
     }
+    this.#socket.cork();
+    parts.forEach((part, i) => {
+      this.#bytesOut += part.length;
+      if (i === parts.length - 1) this.#socket.write(part, () => written());
+      else this.#socket.write(part);
+    });
     this.#socket.uncork();
   }
 
@@ -257,9 +264,12 @@ export class KafkaConnection {
   /** Answers one request; the loop time charged to the tenant's request-time quota with the answer. */
   async #dispatch(request: DecodedRequest, meter: RequestMeter): Promise<number | null> {
     const { correlationId } = request.header;
-    const reply = (body: object) => {
+    const reply = (body: object, written?: () => void) => {
       this.#answeredError = answeredWithError(body);
-      this.#writeParts(encodeResponseParts(request.apiKey, request.apiVersion, correlationId, body as never));
+      this.#writeParts(
+        encodeResponseParts(request.apiKey, request.apiVersion, correlationId, body as never),
+        written,
+      );
     };
     if (request.apiKey === ApiKey.ApiVersions) {
       if (!isAdvertised(request.apiKey, request.apiVersion)) {
@@ -296,6 +306,10 @@ export class KafkaConnection {
     this.#deps.ctx.sightings.keyUsed(principal.keyId);
     const { tenantId } = principal;
     const usage = noUsage();
+    const lent: (() => void)[] = [];
+    const answered = () => {
+      for (const done of lent.splice(0)) done();
+    };
     const session: KafkaSession = {
       principal,
       clientId: this.#clientId,
@@ -305,6 +319,9 @@ export class KafkaConnection {
       throttle: (ms, quota) => this.#throttle(request, tenantId, ms, quota),
       charge: (quota, amount) => {
         usage[quota] += amount;
+      },
+      afterAnswer: (done) => {
+        lent.push(done);
       },
     };
     let body: object | null;
@@ -331,7 +348,8 @@ export class KafkaConnection {
     usage.requestTimeMsPerSecond += charged;
     const over = await this.#deps.rates.charge(tenantId, usage);
     if (over.quota) this.#throttle(request, tenantId, over.ms, over.quota);
-    if (body !== null && !this.#closed.signal.aborted) reply(this.#withThrottle(body));
+    if (body !== null && !this.#closed.signal.aborted) reply(this.#withThrottle(body), answered);
+    else answered();
     return charged;
   }
 

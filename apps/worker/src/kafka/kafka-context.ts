@@ -8,6 +8,7 @@ import type { Logger } from "../logger";
 import type { FetchTally } from "../metrics/fetch-tally";
 import type { AppendSignal } from "./append-signal";
 import type { ClientSightings } from "./client-sightings";
+import type { FetchBuffers } from "./fetch-buffers";
 import type { GroupCoordinator } from "./groups/group-coordinator";
 import type { GroupLeaseRepository } from "./groups/group-lease.repository";
 import type { GroupOffsetsRepository } from "./groups/group-offsets.repository";
@@ -48,6 +49,8 @@ export interface KafkaBrokerContext {
   inflation: ProduceInflation;
   /** The frozen key indexes the `<topic>.latest` views are served from. */
   latestViews: LatestViews;
+  /** Buffers Fetch answers are read into, reused once each answer is written. */
+  fetchBuffers: FetchBuffers;
   /** Records served per partition, for the console's throughput chart (the worker's metrics). */
   fetched: FetchTally;
   /** Which clients produced to and consumed from which topics, for the console. */
@@ -90,4 +93,6 @@ export interface KafkaSession {
    * connection answers the throttle when the request is done.
    */
   charge(quota: RateQuotaName, amount: number): void;
+  /** Runs `done` once the answer is written (or there will be none): what it lent is free again. */
+  afterAnswer(done: () => void): void;
 }

@@ -12,6 +12,7 @@ import type { FetchTally } from "../metrics/fetch-tally";
 import { registerTxnMetrics } from "../metrics/txn-metrics";
 import { AppendSignal } from "./append-signal";
 import { ClientSightings } from "./client-sightings";
+import { FetchBuffers } from "./fetch-buffers";
 import { DEFAULT_GROUP_TIMINGS, GroupCoordinator } from "./groups/group-coordinator";
 import { GroupLeaseRepository } from "./groups/group-lease.repository";
 import { GroupOffsetsRepository } from "./groups/group-offsets.repository";
@@ -145,6 +146,7 @@ export async function startKafka(config: KafkaConfig, parts: KafkaParts): Promis
       fetched: parts.fetched,
       ...(parts.fault && { fault: parts.fault }),
       latestViews: new LatestViews(),
+      fetchBuffers: new FetchBuffers(),
       sightings: new ClientSightings(
         { prisma: parts.prisma, clock: parts.clock, logger: parts.logger },
         config.clientSightingsFlushMs,
