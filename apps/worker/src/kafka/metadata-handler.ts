@@ -1,7 +1,7 @@
 import { topicNameSchema } from "@lastword/api/topic-admin";
 import { ErrorCode, type RequestBody, type ResponseInput } from "@lastword/kafka-protocol";
 import { allowed } from "./kafka-authorization";
-import { type CatalogTopic, clusterIdOf, type KafkaBroker } from "./kafka-catalog";
+import { type CatalogPartition, type CatalogTopic, clusterIdOf, type KafkaBroker } from "./kafka-catalog";
 import type { KafkaBrokerContext, KafkaSession } from "./kafka-context";
 import { latestViewName, latestViewTopicId, viewedTopics } from "./latest-view";
 
@@ -11,22 +11,29 @@ type TopicEntry = NonNullable<MetadataResponse["topics"]>[number];
 const NULL_TOPIC_ID = "00000000-0000-0000-0000-000000000000";
 
 /** A topic's entry, or (`view`) its `.latest` view's: the same partitions, leaders and epochs. */
-function topicEntry(topic: CatalogTopic, view = false): TopicEntry {
+function topicEntry(
+  topic: CatalogTopic,
+  view: boolean,
+  leaderOf: (p: CatalogPartition) => number | null,
+): TopicEntry {
   return {
     errorCode: 0,
     name: view ? latestViewName(topic.name) : topic.name,
     topicId: view ? latestViewTopicId(topic.kafkaTopicId) : topic.kafkaTopicId,
     isInternal: false,
-    partitions: topic.partitions.map((p) => ({
-      // No live lease: clients wait and ask again (kafkajs retries LEADER_NOT_AVAILABLE).
-      errorCode: p.leaderId === null ? ErrorCode.LEADER_NOT_AVAILABLE : 0,
-      partitionIndex: p.index,
-      leaderId: p.leaderId ?? -1,
-      leaderEpoch: p.leaderId === null ? -1 : p.leaderEpoch,
-      replicaNodes: p.leaderId === null ? [] : [p.leaderId],
-      isrNodes: p.leaderId === null ? [] : [p.leaderId],
-      offlineReplicas: [],
-    })),
+    partitions: topic.partitions.map((p) => {
+      const leaderId = leaderOf(p);
+      return {
+        // No live lease: clients wait and ask again (kafkajs retries LEADER_NOT_AVAILABLE).
+        errorCode: leaderId === null ? ErrorCode.LEADER_NOT_AVAILABLE : 0,
+        partitionIndex: p.index,
+        leaderId: leaderId ?? -1,
+        leaderEpoch: leaderId === null ? -1 : p.leaderEpoch,
+        replicaNodes: leaderId === null ? [] : [leaderId],
+        isrNodes: leaderId === null ? [] : [leaderId],
+        offlineReplicas: [],
+      };
+    }),
   };
 }
 
@@ -48,11 +55,15 @@ export async function handleMetadata(
   const { tenantId } = session.principal;
   const brokers = withSelf(await ctx.catalog.brokers(), ctx.self());
   const topics = await ctx.catalog.topics(tenantId);
+  // This worker never names itself the leader of a partition it no longer hosts: an answer cached
+  // (or loaded) just before it handed the partition back would send clients' retries here.
+  const self = ctx.self().nodeId;
+  const leaderOf = (p: CatalogPartition) => (p.leaderId === self && !ctx.host.slot(p.id) ? null : p.leaderId);
   // Every topic, then each compacted one's view: names and ids a request may ask for.
   const listed = [
     ...topics.map((topic) => ({ topic, view: false })),
     ...viewedTopics(topics).map((topic) => ({ topic, view: true })),
-  ].map(({ topic, view }) => ({ topic, view, entry: topicEntry(topic, view) }));
+  ].map(({ topic, view }) => ({ topic, view, entry: topicEntry(topic, view, leaderOf) }));
   let entries: TopicEntry[];
   if (request.topics === null) {
     // Every topic the key may see (Kafka lists the topics a principal may DESCRIBE).
