@@ -216,7 +216,8 @@ describe("console parity: layout, keyboard and accessibility, overview, first ru
       "Storage on the workers' disks",
       "Storage in object storage",
       "Produced today (REST)",
-      "Fetched (Kafka)",
+      "Fetched today (Kafka)",
+      "Kafka connections open",
       "Kafka clients seen in the last day",
     ]);
 
