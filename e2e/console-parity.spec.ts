@@ -7,6 +7,7 @@ import { clippedElements, seriousViolations } from "./accessibility";
 import {
   callTrpc,
   newAccount,
+  queryTrpc,
   saveScreenshot,
   saveScreenshotsAtWidths,
   submitAuthForm,
@@ -216,9 +217,18 @@ describe("console parity: layout, keyboard and accessibility, overview, first ru
       "Storage on the workers' disks",
       "Storage in object storage",
       "Produced today (REST)",
-      "Fetched (Kafka)",
+      "Fetched today (Kafka)",
+      "Kafka connections open",
       "Kafka clients seen in the last day",
     ]);
+
+    // Open connections are as fresh as the workers' heartbeats they were summed from, and say so.
+    const connections = usage
+      .getByRole("row")
+      .filter({ has: page.getByRole("rowheader", { name: "Kafka connections open", exact: true }) });
+    expect((await connections.getByRole("cell").allTextContents())[0]).toMatch(
+      /^0 \(as of \d{1,2}:\d{2}:\d{2}\s[AP]M UTC, from \d+ workers?\)$/,
+    );
 
     const lagging = page.getByRole("table", { name: "Groups past tombstone expiry" });
     await waitOrExplain(page, lagging, "overview-lagging");
@@ -358,15 +368,10 @@ describe("first run: sign-up names the organization, the verification link, rena
 
 /** The ids of the tenant's open erasure requests (received, tombstoned, at risk), soonest deadline first. */
 async function openRequests(page: Page): Promise<string[]> {
-  const list = await page.evaluate(async () => {
-    const res = await fetch(
-      `/api/trpc/erasure.list?input=${encodeURIComponent(JSON.stringify({ limit: 100 }))}`,
-    );
-    return (await res.json()) as { result: { data: { requests: { id: string; status: string }[] } } };
+  const { requests } = await queryTrpc<{ requests: { id: string; status: string }[] }>(page, "erasure.list", {
+    limit: 100,
   });
-  return list.result.data.requests
-    .filter((r) => ["received", "tombstoned", "at-risk"].includes(r.status))
-    .map((r) => r.id);
+  return requests.filter((r) => ["received", "tombstoned", "at-risk"].includes(r.status)).map((r) => r.id);
 }
 
 /** Waits for the header's organization menu to name `name` (the layout redraws after a change). */

@@ -206,6 +206,19 @@ export async function callTrpc(page: Page, path: string, input: unknown): Promis
   );
 }
 
+/** Calls a tRPC query as the signed-in page and answers its data (throws on an error answer). */
+export async function queryTrpc<T>(page: Page, path: string, input: unknown): Promise<T> {
+  const answer = await page.evaluate(
+    async ({ path, input }) => {
+      const res = await fetch(`/api/trpc/${path}?input=${encodeURIComponent(JSON.stringify(input))}`);
+      return { status: res.status, body: await res.text() };
+    },
+    { path, input },
+  );
+  if (answer.status !== 200) throw new Error(`${path}: ${answer.status} ${answer.body}`);
+  return (JSON.parse(answer.body) as { result: { data: T } }).result.data;
+}
+
 export interface ConsoleUi {
   browser: Browser;
   page: Page;

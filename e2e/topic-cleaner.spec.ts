@@ -1,8 +1,11 @@
 import { randomBytes } from "node:crypto";
 import { mkdir, readdir, rm } from "node:fs/promises";
 import { join } from "node:path";
+import { eventually } from "@lastword/db/testing";
+import type { Page } from "playwright-core";
 import { describe, expect, it } from "vitest";
-import { compactedTopic, saveScreenshot, useConsolePage, waitOrExplain } from "./console-session";
+import { formatBytes } from "../apps/web/src/lib/partition-stats";
+import { compactedTopic, queryTrpc, saveScreenshot, useConsolePage, waitOrExplain } from "./console-session";
 import { messagesTable, searchMessages, shownOffsets } from "./message-browser-actions";
 import { partitionDir, produceUntilRolled, setConfig, showTab } from "./topic-actions";
 
@@ -76,5 +79,92 @@ describe("topic page: an uncleanable partition and its retry", () => {
     expect(gaps[0]).toMatch(/^Offsets? \d+(–\d+)? (was|were) compacted away\.$/);
     const offsets = await shownOffsets(ui.page);
     expect(offsets.length).toBeLessThan(next);
+  }, 90_000);
+});
+
+const MEASURED = `measured-${randomBytes(3).toString("hex")}`;
+
+interface Run {
+  partition: number;
+  status: string;
+  reclaimedBytes: number | null;
+  bytesBefore: number | null;
+  bytesAfter: number | null;
+}
+
+/** Partition 0's closed segments' bytes and its active segment's, as the segment bars get them. */
+async function barBytes(page: Page): Promise<{ closed: number; active: number }> {
+  const layout = await queryTrpc<{ segments: { state: string; sizeBytes: number }[] }>(
+    page,
+    "topics.segments",
+    {
+      topic: MEASURED,
+      partition: 0,
+    },
+  );
+  const sum = (active: boolean) =>
+    layout.segments.filter((s) => (s.state === "active") === active).reduce((n, s) => n + s.sizeBytes, 0);
+  return { closed: sum(false), active: sum(true) };
+}
+
+describe("topic page: the cleaner-runs table and the segment bars count the same bytes", () => {
+  const ui = useConsolePage({
+    account: "Cleaner Measurer",
+    topics: [compactedTopic(MEASURED)],
+    open: MEASURED,
+  });
+
+  it("a pass's closed-segment bytes before and after are the bars' closed bytes before and after it", async () => {
+    const { page } = ui;
+    await setConfig(page, "min.cleanable.dirty.ratio", "1");
+    await setConfig(page, "segment.bytes", "200");
+    await produceUntilRolled(page, 0);
+    const before = await barBytes(page);
+    expect(before.closed).toBeGreaterThan(0);
+    // The bar's total tells closed and active apart, in the terms the runs table uses.
+    await showTab(page, "Segments & cleaner");
+    const total = page.locator(`span[title$="in the active one"]`).first();
+    await expect
+      .poll(() => total.getAttribute("title"), { timeout: 15_000 })
+      .toBe(
+        `${formatBytes(before.closed)} in closed segments, ${formatBytes(before.active)} in the active one`,
+      );
+
+    await showTab(page, "Overview");
+    await page
+      .getByRole("table", { name: "Partitions" })
+      .getByRole("button", { name: "Clean now: a cleaner pass on partition 0" })
+      .click();
+    const run = await eventually("a completed pass in the cleaner runs", 30_000, async () => {
+      const { runs } = await queryTrpc<{ runs: Run[] }>(page, "topics.cleanerRuns", {
+        topic: MEASURED,
+        limit: 5,
+      });
+      return runs.find((r) => r.status === "completed");
+    });
+    const after = await barBytes(page);
+    // Nothing was produced meanwhile: the run's before is what the bars showed before it, its
+    // after what they show now, and the active segment (no pass touches it) is unchanged.
+    expect(run.bytesBefore).toBe(before.closed);
+    expect(run.bytesAfter).toBe(after.closed);
+    expect(after.active).toBe(before.active);
+    expect(run.reclaimedBytes).toBe(before.closed - after.closed);
+    expect(run.reclaimedBytes).toBeGreaterThan(0);
+
+    await showTab(page, "Segments & cleaner");
+    const row = page
+      .getByRole("table", { name: "Cleaner runs" })
+      .getByRole("row")
+      .filter({ hasText: "completed" });
+    await waitOrExplain(page, row.first(), "cleaner-bytes-run");
+    expect(await row.first().textContent()).toContain(
+      `closed segments ${formatBytes(before.closed)} → ${formatBytes(after.closed)}`,
+    );
+    await expect
+      .poll(() => total.getAttribute("title"), { timeout: 15_000 })
+      .toBe(
+        `${formatBytes(after.closed)} in closed segments, ${formatBytes(after.active)} in the active one`,
+      );
+    await saveScreenshot(page, "cleaner-bytes-agree");
   }, 90_000);
 });

@@ -1,5 +1,6 @@
 import { randomBytes } from "node:crypto";
 import type { Server } from "node:http";
+import { flushUsage } from "@lastword/api/usage-counter";
 import type { DataPlaneClient } from "@lastword/dataplane";
 import { createPrisma, type PrismaClient } from "@lastword/db";
 import { DEFAULT_SCHEDULER_TICK_MS } from "@lastword/jobs";
@@ -175,7 +176,11 @@ export async function startWorker(config: WorkerConfig): Promise<RunningWorker> 
         fetched: metrics.fetched,
       })
     : null;
-  if (kafka) ownership.registry.advertiseKafka(kafka.advertised.host, kafka.advertised.port);
+  if (kafka) {
+    const { listener } = kafka;
+    ownership.registry.advertiseKafka(kafka.advertised.host, kafka.advertised.port);
+    ownership.registry.reportKafkaConnections(() => listener.tenantConnections());
+  }
   if (config.objectStore && objects) {
     await describeBucket(config.objectStore, objects, ownership.registry, tickMs, logger);
   }
@@ -276,6 +281,8 @@ function gracefulShutdown(parts: Parts): ShutdownSequence {
   sequence.add("stop kafka listener", () => parts.kafka?.close());
   sequence.add("remove job queues", () => parts.scheduler?.stop());
   sequence.add("write queued audit events", () => parts.audit.stop(AUDIT_FLUSH_MS));
+  // The Kafka Fetch bytes counted since the last flush (at most USAGE_FLUSH_DELAY_MS of them).
+  sequence.add("write spooled usage", () => flushUsage(parts.prisma, USAGE_FLUSH_MS).then(() => undefined));
   sequence.add("close database and object store", () => closeConnections(parts));
   return sequence;
 }
@@ -285,6 +292,7 @@ const DATA_PLANE_DRAIN_MS = 1_000;
 
 /** Bounded below the shutdown step limit (10 s). */
 const AUDIT_FLUSH_MS = 8_000;
+const USAGE_FLUSH_MS = 5_000;
 
 async function kill(parts: Omit<Parts, "leases" | "registry">): Promise<void> {
   parts.audit.halt();

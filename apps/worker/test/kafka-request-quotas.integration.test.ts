@@ -14,6 +14,7 @@ import {
   RawKafka,
   startKafkaWorker,
 } from "./kafka-client";
+import { eventually } from "./test-topics";
 import { openWorkerHarness, type WorkerHarness } from "./worker-harness";
 
 // Issue 27: a tenant's Kafka requests cost that tenant. Over its request-time quota (event-loop time
@@ -24,6 +25,7 @@ import { openWorkerHarness, type WorkerHarness } from "./worker-harness";
 const ORG_CALM = "org_rq_calm";
 const ORG_HOG = "org_rq_hog";
 const ORG_READER = "org_rq_reader";
+const ORG_COUNTED = "org_rq_counted";
 /** The hog's request time: 1 ms of loop a second, which any produce of a few hundred KiB exceeds. */
 const HOG_MS = 1;
 /** The reader's fetch quota: 30 KB a second, a tenth of what one of its fetches carries. */
@@ -33,12 +35,14 @@ let worker: RunningWorker;
 let calmKey: { id: string; secret: string };
 let hogKey: { id: string; secret: string };
 let readerKey: { id: string; secret: string };
+let countedKey: { id: string; secret: string };
 
 beforeAll(async () => {
   h = await openWorkerHarness({ name: "kafka-request-quotas" });
   await createNamedTopic(h.db.prisma, ORG_CALM, "calm", 1);
   await createNamedTopic(h.db.prisma, ORG_HOG, "hog", 1);
   await createNamedTopic(h.db.prisma, ORG_READER, "bulk", 1);
+  await createNamedTopic(h.db.prisma, ORG_COUNTED, "counted", 1);
   await h.db.prisma.quota.create({
     data: { organizationId: ORG_HOG, ...DEFAULT_QUOTA, requestTimeMsPerSecond: HOG_MS },
   });
@@ -48,7 +52,8 @@ beforeAll(async () => {
   calmKey = await createKafkaKey(h.db.prisma, ORG_CALM, CLIENT_SCOPES, { scram: false });
   hogKey = await createKafkaKey(h.db.prisma, ORG_HOG, CLIENT_SCOPES, { scram: false });
   readerKey = await createKafkaKey(h.db.prisma, ORG_READER, CLIENT_SCOPES, { scram: false });
-  ({ worker } = await startKafkaWorker(h, 3, {
+  countedKey = await createKafkaKey(h.db.prisma, ORG_COUNTED, CLIENT_SCOPES, { scram: false });
+  ({ worker } = await startKafkaWorker(h, 4, {
     kafka: { host: "127.0.0.1", port: 0, groups: { initialRebalanceDelayMs: 0 } },
   }));
 });
@@ -196,5 +201,53 @@ describe("the fetch quota", () => {
     expect(throttledSeconds(body, "Fetch", 11, ORG_READER, "fetchBytesPerSecond")).toBeGreaterThanOrEqual(
       answer.throttleTimeMs / 1000,
     );
+  });
+});
+
+describe("what the console's overview reads of a tenant's Kafka use", () => {
+  /** The tenant's fetchedBytes counter for today (UsageCounter, written behind by the worker). */
+  async function fetchedToday(): Promise<number> {
+    const rows = await h.db.prisma.usageCounter.findMany({
+      where: { organizationId: ORG_COUNTED, metric: "fetchedBytes" },
+    });
+    return rows.reduce((n, r) => n + Number(r.value), 0);
+  }
+
+  /** The tenant's open connections as the worker's last heartbeat wrote them (Worker.kafkaConnections). */
+  async function heartbeatConnections(): Promise<number | undefined> {
+    const row = await h.db.prisma.worker.findFirst({ where: { id: worker.id } });
+    const counts = row?.kafkaConnections as Record<string, number> | null | undefined;
+    return counts ? (counts[ORG_COUNTED] ?? 0) : undefined;
+  }
+
+  it("counts the bytes each Fetch answer carried into the tenant's day, and its open connections into the heartbeat", async () => {
+    const first = await RawKafka.login(worker.kafka!, countedKey);
+    const second = await RawKafka.login(worker.kafka!, countedKey);
+    const produced = await first.call(0, 8, produceBody("counted", 20));
+    expect(produced.responses[0]!.partitionResponses[0]!.errorCode).toBe(0);
+    await eventually("both connections in a heartbeat", 20_000, async () =>
+      (await heartbeatConnections()) === 2 ? true : undefined,
+    );
+
+    let carried = 0;
+    for (const reader of [first, second]) {
+      const answer = await reader.call(1, 11, fetchBody("counted", 0, 0));
+      const partition = answer.responses[0]!.partitions[0]!;
+      expect(partition.errorCode).toBe(0);
+      carried += partition.records!.length;
+    }
+    expect(carried).toBeGreaterThan(2 * 20 * 512);
+    // Written behind (USAGE_FLUSH_DELAY_MS): the two answers' record bytes, exactly, and nothing
+    // for the produce.
+    await eventually("the fetched bytes counted", 10_000, async () =>
+      (await fetchedToday()) === carried ? true : undefined,
+    );
+
+    first.close();
+    second.close();
+    await eventually("the closed connections gone from a heartbeat", 20_000, async () =>
+      (await heartbeatConnections()) === 0 ? true : undefined,
+    );
+    expect(await fetchedToday()).toBe(carried);
   });
 });

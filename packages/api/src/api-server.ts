@@ -19,7 +19,7 @@ import type { ApiDeps, Clock } from "./services/api-deps";
 import { type CreatedApiKey, issueApiKey } from "./services/api-key.service";
 import { type ProvisionedTenant, provisionTenant } from "./services/provision.service";
 import { createTenantForUser } from "./services/tenant.service";
-import { flushUsage } from "./services/usage.service";
+import { flushUsage } from "./services/usage-counter";
 import { appRouter } from "./trpc/app-router";
 
 export interface ApiServerOptions {

@@ -9,7 +9,7 @@ import { createTestDatabase, eventually, TcpProxy, type TestDatabase } from "@la
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from "vitest";
 import { type ApiServer, createApiServer } from "../src/index";
-import { flushUsage } from "../src/services/usage.service";
+import { flushUsage } from "../src/services/usage-counter";
 import { USAGE_FLUSH_INTERVAL_MS, UsageSpool, usageSpool } from "../src/services/usage-spool";
 import { PUBLIC_URL, REDIS_URL, rest, signUp, str } from "./api-harness";
 import { startWorkerProcess, type WorkerProcess } from "./worker-process";

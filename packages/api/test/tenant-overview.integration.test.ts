@@ -19,6 +19,7 @@ const h = useTenantWorld("overview", {
 interface Overview {
   objectStorage: { objects: number; bytes: number };
   kafkaClientsSeen: number;
+  kafkaConnections: { open: number; workers: number; asOf: string | null };
   dirtiestTopics: { topic: string; dirtyBytes: number; dirtyRatio: number; sizeBytes: number }[];
 }
 
@@ -106,6 +107,37 @@ describe("the tenant overview", () => {
       ],
     });
     expect((await overview(h.key)).kafkaClientsSeen).toBe(2);
+  });
+
+  it("sums the tenant's open Kafka connections over live workers' heartbeats, saying as of when", async () => {
+    // Rows as worker-registry.ts writes them with each heartbeat, beside the harness's own worker
+    // (which reports its listener's connections too: none of them this tenant's).
+    const before = (await overview(h.key)).kafkaConnections;
+    expect(before.open).toBe(0);
+    const tag = `overview-${Date.now()}`;
+    const beat = (id: string, agoMs: number, counts: Record<string, number>, stopped = false) =>
+      h.db.prisma.$executeRaw`
+        INSERT INTO "Worker" ("id", "address", "heartbeatAt", "stoppedAt", "kafkaConnections")
+        VALUES (${`${tag}-${id}`}, 'http://127.0.0.1:1',
+          (now() AT TIME ZONE 'UTC') - make_interval(secs => ${agoMs / 1000}),
+          ${stopped ? new Date() : null}, ${JSON.stringify(counts)}::jsonb)`;
+    const other = "someone-else";
+    await beat("a", 2_000, { [h.organizationId]: 3, [other]: 7 });
+    await beat("b", 5_000, { [h.organizationId]: 2 });
+    await beat("c", 1_000, { [other]: 1 }); // live, none of ours: counts as reporting
+    await beat("stale", 120_000, { [h.organizationId]: 50 }); // past LIVE_WORKER_MS: gone
+    await beat("stopped", 1_000, { [h.organizationId]: 40 }, true);
+    try {
+      const seen = (await overview(h.key)).kafkaConnections;
+      expect(seen.open).toBe(5);
+      expect(seen.workers).toBe(before.workers + 3);
+      // As fresh as the oldest heartbeat summed: worker b's, about 5 s ago (the harness's is newer).
+      const age = Date.now() - Date.parse(seen.asOf ?? "");
+      expect(age).toBeGreaterThanOrEqual(4_000);
+      expect(age).toBeLessThan(30_000);
+    } finally {
+      await h.db.prisma.worker.deleteMany({ where: { id: { startsWith: tag } } });
+    }
   });
 });
 

@@ -203,6 +203,8 @@ describe("cleaner runs of one partition", () => {
     ]);
     // Reclaimed is what the partition shrank by (before − after), not read − written.
     expect(runs[0]!.reclaimedBytes).toBe(50);
+    // ...the difference of the two sizes the runs table shows beside it.
+    expect([runs[0]!.bytesBefore, runs[0]!.bytesAfter]).toEqual([2_950, 2_900]);
     const all = await rest(h.server, { apiKey: key }, "GET", "/topics/table/cleaner-runs");
     expect((all.body.runs as { reclaimedBytes: number | null }[]).map((r) => r.reclaimedBytes)).toEqual([
       null,

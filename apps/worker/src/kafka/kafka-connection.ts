@@ -2,6 +2,7 @@ import { once } from "node:events";
 import type { Socket } from "node:net";
 import { performance } from "node:perf_hooks";
 import { setTimeout as delay } from "node:timers/promises";
+import { recordUsage } from "@lastword/api/usage-counter";
 import { SaslError } from "@lastword/kafka-auth";
 import {
   ApiKey,
@@ -347,6 +348,10 @@ export class KafkaConnection {
     const charged = meter.ms;
     usage.requestTimeMsPerSecond += charged;
     const over = await this.#deps.rates.charge(tenantId, usage);
+    // The same bytes go to the tenant's day counter (the overview's "Fetched today"), write-behind.
+    if (usage.fetchBytesPerSecond > 0) {
+      void recordUsage(this.#deps.ctx, tenantId, { fetchedBytes: usage.fetchBytesPerSecond });
+    }
     if (over.quota) this.#throttle(request, tenantId, over.ms, over.quota);
     if (body !== null && !this.#closed.signal.aborted) reply(this.#withThrottle(body), answered);
     else answered();

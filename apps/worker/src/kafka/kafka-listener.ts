@@ -42,6 +42,8 @@ export interface KafkaListener {
   port: number;
   tls: boolean;
   connections(): readonly KafkaConnection[];
+  /** Authenticated connections open now, per tenant id. */
+  tenantConnections(): ReadonlyMap<string, number>;
   /**
    * Closes connections whose key was revoked or expired and gives the others their key's current
    * rights (also run every REVOCATION_SWEEP_MS).
@@ -156,6 +158,7 @@ export async function startKafkaListener(
     port: bound.port,
     tls,
     connections: () => [...open],
+    tenantConnections: () => new Map(guard?.tenantConnections()),
     sweep,
     async close() {
       clearInterval(timer);

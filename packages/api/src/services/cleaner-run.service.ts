@@ -26,6 +26,9 @@ export async function listCleanerRuns(
       id: r.id,
       partition: r.partition.index,
       ...cleanerRunFigures(r),
+      // The sizes reclaimedBytes is the difference of, as the segment bars count them (log files).
+      bytesBefore: r.bytesBefore === null ? null : Number(r.bytesBefore),
+      bytesAfter: r.bytesAfter === null ? null : Number(r.bytesAfter),
       mapUtilisation: r.mapUtilisation,
       durationMs: r.durationMs,
       error: r.error,

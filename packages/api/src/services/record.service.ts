@@ -23,7 +23,8 @@ import { assertNotProtected } from "./protected-topics";
 import { takeDeferredRequestCount } from "./rate-limit.service";
 import type { ReadRecordsInput } from "./read-records.schema";
 import { recheckTopicRouting, routedPartition, type TopicRouting, topicRouting } from "./topic.service";
-import { admitProduce, recordUsage } from "./usage.service";
+import { admitProduce } from "./usage.service";
+import { recordUsage } from "./usage-counter";
 
 /** Records already in bytes, each with the partition it names (undefined: the partitioner's choice). */
 export interface ProduceBatch {

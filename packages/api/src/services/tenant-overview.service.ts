@@ -6,18 +6,43 @@ import { RECENT_CLIENTS_MS } from "./kafka-clients.service";
 import { isCompacted, storedConfigs } from "./topic-config";
 import { topicUsage } from "./topic-usage";
 
+/**
+ * Workers whose last heartbeat is older than this are left out of the connection count: stopped
+ * without saying so, their connections are gone (a worker heartbeats every lease TTL / 3).
+ */
+export const LIVE_WORKER_MS = 60_000;
+
+/**
+ * The tenant's open Kafka connections summed over the live workers' last heartbeats
+ * (Worker.kafkaConnections), and the oldest of those heartbeats: the figure is as fresh as that.
+ */
+async function openKafkaConnections(prisma: PrismaClient, tenantId: string) {
+  const rows = await prisma.$queryRaw<{ open: bigint | null; workers: bigint; asOf: Date | null }[]>`
+    SELECT SUM(COALESCE(("kafkaConnections"->>${tenantId})::bigint, 0))::bigint AS "open",
+      COUNT(*)::bigint AS "workers", MIN("heartbeatAt") AS "asOf"
+    FROM "Worker"
+    WHERE "stoppedAt" IS NULL AND "kafkaConnections" IS NOT NULL
+      AND "heartbeatAt" >= (now() AT TIME ZONE 'UTC') - make_interval(secs => ${LIVE_WORKER_MS / 1000})`;
+  const row = rows[0];
+  return {
+    open: Number(row?.open ?? 0),
+    workers: Number(row?.workers ?? 0),
+    asOf: row?.asOf ? row.asOf.toISOString() : null,
+  };
+}
+
 /** How many of the dirtiest topics the overview lists. */
 export const DIRTIEST_TOPICS = 5;
 
 /**
  * What the tenant's home page needs beyond `tenant.usage`: bytes held in object storage (the
- * manifests' objects), the Kafka clients seen in the last day, and the compacted topics with the
+ * manifests' objects), the Kafka clients seen in the last day, the Kafka connections open now, and the compacted topics with the
  * most dirty bytes (workers' last reports, as the topic list computes them). Erasure deadlines and
  * lagging groups come from their own procedures, each behind its own scope.
  */
 export async function tenantOverview(deps: { prisma: PrismaClient; clock: Clock }, identity: Identity) {
   const tenantId = identity.tenantId;
-  const [objects, clients, topics] = await Promise.all([
+  const [objects, clients, topics, connections] = await Promise.all([
     deps.prisma.partitionObject.aggregate({
       where: { partition: { topic: { organizationId: tenantId } } },
       _count: { _all: true },
@@ -35,6 +60,7 @@ export async function tenantOverview(deps: { prisma: PrismaClient; clock: Clock 
       where: { organizationId: tenantId },
       select: { name: true, configs: true, partitions: { select: { stats: true } } },
     }),
+    openKafkaConnections(deps.prisma, tenantId),
   ]);
   const dirtiest = topics
     // Only a compacting topic has a cleaner to get behind; delete-only topics are never dirty.
@@ -52,6 +78,7 @@ export async function tenantOverview(deps: { prisma: PrismaClient; clock: Clock 
   return {
     objectStorage: { objects: objects._count._all, bytes: objects._sum.byteSize ?? 0 },
     kafkaClientsSeen: clients.length,
+    kafkaConnections: connections,
     dirtiestTopics: dirtiest,
   };
 }

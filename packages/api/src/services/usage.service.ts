@@ -16,6 +16,7 @@ import {
   type TenantQuota,
   tenantQuota,
 } from "./rate-limit.service";
+import { utcDay } from "./usage-counter";
 import { usageSpool } from "./usage-spool";
 
 export interface UsageDeps {
@@ -105,37 +106,6 @@ export async function admitProduce(
   const stored = typeof cached === "string" ? BigInt(cached) : await sumAndCacheStoredBytes(deps, tenantId);
   assertStorageQuota(quota, stored);
   assertWithinRate(window, Number(answers?.[0]?.[1] ?? 0), quota.produceBytesPerSecond);
-}
-
-function utcDay(ms: number): Date {
-  return new Date(Math.floor(ms / 86_400_000) * 86_400_000);
-}
-
-/**
- * Adds to today's durable counters (a negative count takes back) through the process's usage
- * spool (services/usage-spool.ts): written within USAGE_FLUSH_DELAY_MS, shared with the produces
- * around it, or when Postgres returns. Nothing to wait for: usage never fails or holds up a produce.
- * (Returns a settled promise so callers written for the awaited counter keep working.)
- */
-export function recordUsage(
-  deps: Pick<UsageDeps, "prisma" | "clock">,
-  tenantId: string,
-  counts: Record<string, number>,
-): Promise<void> {
-  const day = utcDay(deps.clock.now());
-  const rows = Object.entries(counts)
-    .filter(([, n]) => n !== 0)
-    .map(([metric, n]) => ({ tenantId, metric, day, value: BigInt(n) }));
-  if (rows.length > 0) usageSpool(deps.prisma).add(rows);
-  return Promise.resolve();
-}
-
-/**
- * Writes this process's spooled usage now (graceful shutdown; tests that read UsageCounter
- * directly); true when nothing is left unwritten.
- */
-export function flushUsage(prisma: PrismaClient, timeoutMs?: number): Promise<boolean> {
-  return usageSpool(prisma).drain(timeoutMs);
 }
 
 export async function tenantUsage(deps: UsageDeps, tenantId: string) {

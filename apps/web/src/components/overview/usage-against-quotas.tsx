@@ -23,6 +23,15 @@ interface UsageLine {
   share: number | null;
 }
 
+const clock = new Intl.DateTimeFormat("en", { timeStyle: "medium", timeZone: "UTC" });
+
+/** The open connections, and how fresh the figure is (the workers' heartbeats it was summed from). */
+function connectionsUsed(c: Overview["kafkaConnections"]): string {
+  if (c.asOf === null) return "no worker has reported yet";
+  const workers = `${count.format(c.workers)} worker${c.workers === 1 ? "" : "s"}`;
+  return `${count.format(c.open)} (as of ${clock.format(new Date(c.asOf))} UTC, from ${workers})`;
+}
+
 /** Each line says what is used against which limit, in the limit's own terms. */
 function usageLines(usage: Usage, overview: Overview): UsageLine[] {
   const q = usage.quota;
@@ -56,17 +65,24 @@ function usageLines(usage: Usage, overview: Overview): UsageLine[] {
       share: null,
     },
     {
-      name: "Fetched (Kafka)",
+      name: "Fetched today (Kafka)",
       href: "/settings",
-      used: "not metered per day",
+      used: formatBytes(usage.today.fetchedBytes ?? 0),
       limit: `${formatBytes(q.fetchBytesPerSecond)}/s per worker`,
+      share: null,
+    },
+    {
+      name: "Kafka connections open",
+      href: "/api-keys",
+      used: connectionsUsed(overview.kafkaConnections),
+      limit: `${count.format(q.maxConnectionsPerWorker)} per worker`,
       share: null,
     },
     {
       name: "Kafka clients seen in the last day",
       href: "/api-keys",
       used: count.format(overview.kafkaClientsSeen),
-      limit: `${count.format(q.maxConnectionsPerWorker)} connections per worker`,
+      limit: "not limited",
       share: null,
     },
   ];

@@ -60,6 +60,13 @@ export function CleanerRuns({ topic }: { topic: string }) {
                 title={`The partition shrank by this much (${run.bytesRead} B read, ${run.bytesWritten} B written)`}
               >
                 {run.reclaimedBytes === null ? "—" : formatBytes(run.reclaimedBytes)}
+                {run.bytesBefore === null || run.bytesAfter === null ? null : (
+                  // The closed segments' bytes, as the segment bars above draw them (the active
+                  // segment, which no pass touches, is left out of both).
+                  <span className="block text-xs text-muted">
+                    closed segments {formatBytes(run.bytesBefore)} → {formatBytes(run.bytesAfter)}
+                  </span>
+                )}
               </td>
               <td className="py-2 pr-4 tabular-nums">{run.recordsRemoved}</td>
               <td className="py-2 pr-4 tabular-nums">{run.tombstonesRemoved}</td>

@@ -92,6 +92,9 @@ function PartitionSegmentBar({ topic, partition }: { topic: string; partition: n
   });
   const segments = layout.data?.segments ?? [];
   const totalBytes = segments.reduce((sum, s) => sum + s.sizeBytes, 0);
+  // What a cleaner pass measures (Cleaner runs' "closed segments before → after"): the active
+  // segment is never cleaned, so its bytes are told apart.
+  const activeBytes = segments.find((s) => s.state === "active")?.sizeBytes ?? 0;
   return (
     <div className="flex flex-col gap-1">
       <div className="grid grid-cols-[6rem_1fr_6rem] items-center gap-3">
@@ -111,7 +114,14 @@ function PartitionSegmentBar({ topic, partition }: { topic: string; partition: n
             </p>
           )}
         </div>
-        <span className="text-right text-xs tabular-nums text-muted">
+        <span
+          className="text-right text-xs tabular-nums text-muted"
+          title={
+            layout.data
+              ? `${formatBytes(totalBytes - activeBytes)} in closed segments, ${formatBytes(activeBytes)} in the active one`
+              : undefined
+          }
+        >
           {layout.data ? formatBytes(totalBytes) : ""}
         </span>
       </div>

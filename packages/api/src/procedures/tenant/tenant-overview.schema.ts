@@ -9,6 +9,16 @@ export const tenantOverviewOutput = z.object({
   kafkaClientsSeen: z.number().int().meta({
     description: "Distinct Kafka clients (id and software) seen on the tenant's topics in the last day",
   }),
+  kafkaConnections: z
+    .object({
+      open: z.number().int(),
+      workers: z.number().int(),
+      asOf: z.string().nullable(),
+    })
+    .meta({
+      description:
+        "Kafka connections the tenant holds open, summed over the live workers' last heartbeats (workers: how many reported; asOf: the oldest of those heartbeats, null when none reported)",
+    }),
   dirtiestTopics: z
     .array(
       z.object({

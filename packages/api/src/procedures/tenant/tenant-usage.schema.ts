@@ -29,7 +29,8 @@ export const tenantUsageOutput = z.object({
   }),
   partitions: z.number().int(),
   storedBytes: z.number().meta({ description: "As the workers last reported" }),
-  today: z
-    .record(z.string(), z.number())
-    .meta({ description: "UTC-day counters, e.g. producedRecords, producedBytes" }),
+  today: z.record(z.string(), z.number()).meta({
+    description:
+      "UTC-day counters: producedRecords and producedBytes (REST produce), fetchedBytes (Kafka Fetch answers)",
+  }),
 });

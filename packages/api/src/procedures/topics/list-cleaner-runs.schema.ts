@@ -31,6 +31,14 @@ export const listCleanerRunsOutput = z.object({
         description:
           "What the partition shrank by: its closed segments' bytes before the pass minus after (bytesRead − bytesWritten also counts what the pass re-read); null for passes recorded before it was measured",
       }),
+      bytesBefore: z.number().nullable().meta({
+        description:
+          "The bytes of the partition's closed segments when the pass started (segment log files, as the segments endpoint's sizeBytes); null for passes recorded before it was measured",
+      }),
+      bytesAfter: z.number().nullable().meta({
+        description:
+          "The same segments' bytes once the pass swapped its output in (appends and rolls during the pass are not counted)",
+      }),
       recordsRemoved: z.number().int(),
       tombstonesRemoved: z.number().int(),
       mapUtilisation: z.number().nullable(),

@@ -11,8 +11,9 @@ export default function AuditPage() {
       title="Audit trail"
       intro={
         <>
+          {/* Underlined: inside a sentence, colour alone would not mark it as a link (WCAG 1.4.1). */}
           Every change in this organization, who made it and when, in one hash chain.{" "}
-          <Link href="/compliance" className="text-accent hover:underline">
+          <Link href="/compliance" className="text-accent underline underline-offset-2">
             ← Compliance
           </Link>
         </>
