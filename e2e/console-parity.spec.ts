@@ -207,9 +207,9 @@ describe("console parity: layout, keyboard and accessibility, overview, first ru
     await page.waitForURL("**/overview");
     const usage = page.getByRole("table", { name: "Usage against limits" });
     await waitOrExplain(page, usage, "overview-usage");
-    const partitions = usage
-      .getByRole("row")
-      .filter({ has: page.getByRole("rowheader", { name: "Partitions", exact: true }) });
+    const usageRow = (name: string) =>
+      usage.getByRole("row").filter({ has: page.getByRole("rowheader", { name, exact: true }) });
+    const partitions = usageRow("Partitions");
     expect((await partitions.getByRole("cell").allTextContents())[0]).toBe("2");
     expect(await partitions.getByRole("meter", { name: "Partitions used" }).count()).toBe(1);
     expect(await usage.getByRole("rowheader").allTextContents()).toEqual([
@@ -217,15 +217,25 @@ describe("console parity: layout, keyboard and accessibility, overview, first ru
       "Storage on the workers' disks",
       "Storage in object storage",
       "Produced today (REST)",
+      "Produced today (Kafka)",
       "Fetched today (Kafka)",
       "Kafka connections open",
       "Kafka clients seen in the last day",
     ]);
 
+    // The two produce paths count apart (REST's key, value and header bytes; Kafka's inflated
+    // batches) against the one produce quota they share. This tenant produced over REST only.
+    const [restUsed, restLimit] = await usageRow("Produced today (REST)").getByRole("cell").allTextContents();
+    const [kafkaUsed, kafkaLimit] = await usageRow("Produced today (Kafka)")
+      .getByRole("cell")
+      .allTextContents();
+    expect(restUsed).not.toBe("0 B");
+    expect(kafkaUsed).toBe("0 B");
+    expect(restLimit).toMatch(/^\d+(\.\d)? (B|[KMGT]iB)\/s, shared with Kafka$/);
+    expect(kafkaLimit).toBe(restLimit!.replace("shared with Kafka", "shared with REST"));
+
     // Open connections are as fresh as the workers' heartbeats they were summed from, and say so.
-    const connections = usage
-      .getByRole("row")
-      .filter({ has: page.getByRole("rowheader", { name: "Kafka connections open", exact: true }) });
+    const connections = usageRow("Kafka connections open");
     expect((await connections.getByRole("cell").allTextContents())[0]).toMatch(
       /^0 \(as of \d{1,2}:\d{2}:\d{2}\s[AP]M UTC, from \d+ workers?\)$/,
     );

@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { throttleMsOver } from "@lastword/api/produce-throttle";
 import { DEFAULT_QUOTA } from "@lastword/api/tenant-quota";
-import { encodeRecordBatch } from "@lastword/record-batch";
+import { CODEC_IDS, encodeRecordBatch } from "@lastword/record-batch";
 import { Kafka, logLevel } from "kafkajs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { RunningWorker } from "../src/worker";
@@ -68,6 +68,11 @@ function produceBody(topic: string, count: number) {
     Array.from({ length: count }, (_, i) => ({ key: Buffer.from(`k${i}`), value: randomBytes(512) })),
     { baseOffset: 0, appendTimeMs: 1 },
   );
+  return batchBody(topic, records);
+}
+
+/** A Produce (v8, acks=-1) of `records` to the topic's partition 0. */
+function batchBody(topic: string, records: Buffer) {
   return {
     transactionalId: null,
     acks: -1,
@@ -205,13 +210,12 @@ describe("the fetch quota", () => {
 });
 
 describe("what the console's overview reads of a tenant's Kafka use", () => {
-  /** The tenant's fetchedBytes counter for today (UsageCounter, written behind by the worker). */
-  async function fetchedToday(): Promise<number> {
-    const rows = await h.db.prisma.usageCounter.findMany({
-      where: { organizationId: ORG_COUNTED, metric: "fetchedBytes" },
-    });
+  /** The tenant's counter for today (UsageCounter, written behind by the worker). */
+  async function countedToday(metric: "fetchedBytes" | "kafkaProducedBytes"): Promise<number> {
+    const rows = await h.db.prisma.usageCounter.findMany({ where: { organizationId: ORG_COUNTED, metric } });
     return rows.reduce((n, r) => n + Number(r.value), 0);
   }
+  const fetchedToday = () => countedToday("fetchedBytes");
 
   /** The tenant's open connections as the worker's last heartbeat wrote them (Worker.kafkaConnections). */
   async function heartbeatConnections(): Promise<number | undefined> {
@@ -220,11 +224,37 @@ describe("what the console's overview reads of a tenant's Kafka use", () => {
     return counts ? (counts[ORG_COUNTED] ?? 0) : undefined;
   }
 
-  it("counts the bytes each Fetch answer carried into the tenant's day, and its open connections into the heartbeat", async () => {
+  it("counts the bytes each Produce appended (inflated) and each Fetch answer carried into the tenant's day, and its open connections into the heartbeat", async () => {
     const first = await RawKafka.login(worker.kafka!, countedKey);
     const second = await RawKafka.login(worker.kafka!, countedKey);
-    const produced = await first.call(0, 8, produceBody("counted", 20));
-    expect(produced.responses[0]!.partitionResponses[0]!.errorCode).toBe(0);
+    const plain = produceBody("counted", 20);
+    // A gzip batch of compressible records: the produce quota charges it inflated, as the same
+    // records encoded without compression, not the few bytes it took on the wire.
+    const repeated = Array.from({ length: 20 }, (_, i) => ({
+      key: Buffer.from(`z${i}`),
+      value: Buffer.alloc(512, 97),
+    }));
+    const zipped = encodeRecordBatch(repeated, {
+      baseOffset: 0,
+      appendTimeMs: 1,
+      compression: CODEC_IDS.gzip,
+    });
+    const inflated = encodeRecordBatch(repeated, { baseOffset: 0, appendTimeMs: 1 }).length;
+    expect(zipped.length).toBeLessThan(inflated / 10);
+    for (const body of [plain, batchBody("counted", zipped)]) {
+      const produced = await first.call(0, 8, body);
+      expect(produced.responses[0]!.partitionResponses[0]!.errorCode).toBe(0);
+    }
+    // Written behind: the plain batch as sent, the gzip one inflated; none of it counted as REST's.
+    const producedBytes = plain.topicData[0]!.partitionData[0]!.records.length + inflated;
+    await eventually("the Kafka produced bytes counted", 10_000, async () =>
+      (await countedToday("kafkaProducedBytes")) === producedBytes ? true : undefined,
+    );
+    expect(
+      await h.db.prisma.usageCounter.count({
+        where: { organizationId: ORG_COUNTED, metric: "producedBytes" },
+      }),
+    ).toBe(0);
     await eventually("both connections in a heartbeat", 20_000, async () =>
       (await heartbeatConnections()) === 2 ? true : undefined,
     );
@@ -249,5 +279,6 @@ describe("what the console's overview reads of a tenant's Kafka use", () => {
       (await heartbeatConnections()) === 0 ? true : undefined,
     );
     expect(await fetchedToday()).toBe(carried);
+    expect(await countedToday("kafkaProducedBytes")).toBe(producedBytes);
   });
 });

@@ -1,7 +1,9 @@
 import { eventually } from "@lastword/db/testing";
+import { encodeRecordBatch } from "@lastword/record-batch";
+import { CompressionTypes } from "kafkajs";
 import { describe, expect, it } from "vitest";
 import { provisionTenantKey, rest, str } from "./api-harness";
-import { createTopic, issueKey, useTenantWorld } from "./tenant-world";
+import { createTopic, issueKey, useTenantWorld, worldKafka } from "./tenant-world";
 
 // GET /tenant/overview and PATCH /tenant against a real worker keeping partitions in a filesystem
 // object store. No scheduler tick: the partitions' stats are what this file writes, as a worker's
@@ -138,6 +140,49 @@ describe("the tenant overview", () => {
     } finally {
       await h.db.prisma.worker.deleteMany({ where: { id: { startsWith: tag } } });
     }
+  });
+});
+
+describe("the overview's produce bytes today", () => {
+  const today = async (): Promise<Record<string, number>> => {
+    const res = await rest(h.server, { apiKey: h.key }, "GET", "/tenant/usage");
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    return res.body.today as Record<string, number>;
+  };
+
+  it("counts REST and Kafka produce apart, each in the bytes the shared produce quota charges it", async () => {
+    const before = await today();
+    const rest1 = await rest(h.server, { apiKey: h.key }, "POST", "/topics/ledger/records", {
+      records: [{ key: str("rk"), value: str("rest-value") }],
+    });
+    expect(rest1.status, JSON.stringify(rest1.body)).toBe(200);
+    // A gzip batch of one compressible record: Kafka's measure is the batch inflated (header and
+    // record framing included), not the few bytes on the wire, nor REST's key and value bytes.
+    const value = "x".repeat(4_000);
+    const producer = worldKafka(h, "overview-usage").producer();
+    await producer.connect();
+    try {
+      await producer.send({
+        topic: "ledger",
+        acks: -1,
+        compression: CompressionTypes.GZIP,
+        messages: [{ key: "kk", value }],
+      });
+    } finally {
+      await producer.disconnect();
+    }
+    const inflated = encodeRecordBatch([{ key: Buffer.from("kk"), value: Buffer.from(value) }], {
+      baseOffset: 0,
+      appendTimeMs: 1,
+    }).length;
+    // The worker writes its counter behind (USAGE_FLUSH_DELAY_MS).
+    const after = await eventually("the Kafka produce counted", 10_000, async () => {
+      const seen = await today();
+      return (seen.kafkaProducedBytes ?? 0) > (before.kafkaProducedBytes ?? 0) ? seen : undefined;
+    });
+    expect(after.kafkaProducedBytes).toBe((before.kafkaProducedBytes ?? 0) + inflated);
+    expect(after.producedBytes).toBe((before.producedBytes ?? 0) + "rkrest-value".length);
+    expect(after.producedRecords).toBe((before.producedRecords ?? 0) + 1);
   });
 });
 

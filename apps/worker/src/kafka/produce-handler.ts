@@ -1,4 +1,5 @@
 import { isProtectedTopic } from "@lastword/api/topic-admin";
+import { recordUsage } from "@lastword/api/usage-counter";
 import { ErrorCode, type RequestBody, type ResponseInput } from "@lastword/kafka-protocol";
 import { CorruptBatchError, InvalidBatchRecordsError, InvalidTimestampError } from "@lastword/logstore";
 import { OFF_PRODUCER_EPOCH, OFF_PRODUCER_ID } from "@lastword/record-batch";
@@ -209,8 +210,13 @@ export async function handleProduce(
     return DROP_CONNECTION;
   }
   // Counted after the appends, never instead of them (over the quota the records still land), in
-  // inflated bytes: what the batches cost the worker, not what they cost the wire.
-  const throttleTimeMs = validAcks ? await produceThrottle(ctx, session, inflation.chargedBytes) : 0;
+  // inflated bytes: what the batches cost the worker, not what they cost the wire. The same bytes
+  // go to the tenant's day counter (the overview's "Produced today (Kafka)"), write-behind.
+  let throttleTimeMs = 0;
+  if (validAcks) {
+    void recordUsage(ctx, session.principal.tenantId, { kafkaProducedBytes: inflation.chargedBytes });
+    throttleTimeMs = await produceThrottle(ctx, session, inflation.chargedBytes);
+  }
   session.throttle(throttleTimeMs, "produceBytesPerSecond");
   // The pool threads' time inflating this request's batches: work it made the worker do, off the
   // loop but on its cores, charged to the tenant's request-time quota with the loop time.

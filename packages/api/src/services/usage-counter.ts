@@ -4,11 +4,13 @@ import { usageSpool } from "./usage-spool";
 
 /**
  * The tenant's per-UTC-day counters (UsageCounter rows, `tenant.usage`'s `today`): what the REST
- * API produced (records and bytes of the keys, values and headers) and what Kafka Fetch answers
- * carried (the record batches' bytes, as the fetch quota counts them). The web and the workers
- * count through this one module, so both write the same rows under the same names.
+ * API produced (records and bytes of the keys, values and headers), what Kafka Produce appended
+ * (the record batches' inflated bytes, as the produce quota charges them: a different measure from
+ * REST's, so a metric of its own) and what Kafka Fetch answers carried (the record batches' bytes,
+ * as the fetch quota counts them). The web and the workers count through this one module, so both
+ * write the same rows under the same names.
  */
-export type UsageMetric = "producedRecords" | "producedBytes" | "fetchedBytes";
+export type UsageMetric = "producedRecords" | "producedBytes" | "kafkaProducedBytes" | "fetchedBytes";
 
 export function utcDay(ms: number): Date {
   return new Date(Math.floor(ms / 86_400_000) * 86_400_000);

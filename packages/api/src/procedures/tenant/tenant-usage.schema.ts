@@ -31,6 +31,6 @@ export const tenantUsageOutput = z.object({
   storedBytes: z.number().meta({ description: "As the workers last reported" }),
   today: z.record(z.string(), z.number()).meta({
     description:
-      "UTC-day counters: producedRecords and producedBytes (REST produce), fetchedBytes (Kafka Fetch answers)",
+      "UTC-day counters: producedRecords and producedBytes (REST produce: keys, values and headers), kafkaProducedBytes (Kafka Produce: the batches' inflated bytes, as the produce quota counts them), fetchedBytes (Kafka Fetch answers)",
   }),
 });
