@@ -1,24 +1,17 @@
-import type { Metadata } from "next";
 import Link from "next/link";
 import { AuditViewer } from "@/components/compliance/audit-viewer";
-import { ConsolePage } from "@/components/ui/console-page";
+import { consoleRoute } from "../../console-route";
 
-export const metadata: Metadata = { title: "Audit trail" };
+const route = consoleRoute(
+  "Audit trail",
+  <>
+    Every change in this organization, who made it and when, in one hash chain.{" "}
+    <Link href="/compliance" className="text-accent hover:underline">
+      ← Compliance
+    </Link>
+  </>,
+  <AuditViewer />,
+);
 
-export default function AuditPage() {
-  return (
-    <ConsolePage
-      title="Audit trail"
-      intro={
-        <>
-          Every change in this organization, who made it and when, in one hash chain.{" "}
-          <Link href="/compliance" className="text-accent hover:underline">
-            ← Compliance
-          </Link>
-        </>
-      }
-    >
-      <AuditViewer />
-    </ConsolePage>
-  );
-}
+export const metadata = route.metadata;
+export default route.Page;
