@@ -1,4 +1,5 @@
 import { Prisma, type PrismaClient } from "@lastword/db";
+import type { Logger } from "../logger";
 
 // Every lease time is the database's clock, in UTC like the rest of the timestamp(3) columns, so
 // workers with skewed clocks still agree on who holds what.
@@ -16,4 +17,26 @@ export abstract class LeaseHolder {
     this.workerId = workerId;
     this.ttlMs = ttlMs;
   }
+}
+
+/** How often a holder renews: three times a lease's length, so two renewals may fail before it lapses. */
+export function renewIntervalMs(ttlMs: number): number {
+  return Math.max(100, Math.floor(ttlMs / 3));
+}
+
+/**
+ * Runs `renew` every renewal interval of a `ttlMs` lease; a failed run is logged as `what` failing
+ * and the next one tries again. The timer keeps no process alive.
+ */
+export function renewalTimer(
+  ttlMs: number,
+  renew: () => Promise<void>,
+  logger: Logger,
+  what: string,
+): NodeJS.Timeout {
+  const timer = setInterval(() => {
+    renew().catch((error: unknown) => logger.warn({ err: error }, `${what} failed`));
+  }, renewIntervalMs(ttlMs));
+  timer.unref();
+  return timer;
 }
