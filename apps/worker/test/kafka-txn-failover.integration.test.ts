@@ -1,7 +1,7 @@
 import { ApiKey, ErrorCode } from "@lastword/kafka-protocol";
 import { Kafka, logLevel } from "kafkajs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { CLIENT_SCOPES, createKafkaKey, createNamedTopic, RawKafka } from "./kafka-client";
+import { CLIENT_SCOPES, createKafkaKey, createNamedTopic, RawKafka, readValuesUntil } from "./kafka-client";
 import { eventually } from "./test-topics";
 import { useWorkerHarness } from "./worker-harness";
 import type { WorkerProcess } from "./worker-process";
@@ -196,21 +196,12 @@ describe("transaction coordinator failover", () => {
       sasl: { mechanism: "plain", username: key.id, password: key.secret },
       logLevel: logLevel.NOTHING,
     }).consumer({ groupId: "txf-reader", readUncommitted: false, maxWaitTimeInMs: 200 });
-    await reader.connect();
-    await reader.subscribe({ topic: OUT, fromBeginning: true });
-    const read: string[] = [];
-    await reader.run({
-      eachMessage: async ({ message }) => {
-        read.push(message.value!.toString());
-      },
-    });
-    try {
-      await eventually("every committed record read", 60_000, async () =>
-        read.length >= values.length ? true : undefined,
-      );
-    } finally {
-      await reader.disconnect();
-    }
+    const read = await readValuesUntil(
+      reader,
+      OUT,
+      "every committed record read",
+      (r) => r.length >= values.length,
+    );
     expect(read.sort()).toEqual([...values].sort());
   });
 });
