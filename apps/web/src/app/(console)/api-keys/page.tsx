@@ -19,4 +19,7 @@ const route = consoleRoute(
 );
 
 export const metadata = route.metadata;
-export default route.Page;
+
+export default function ApiKeysPage() {
+  return route.page;
+}

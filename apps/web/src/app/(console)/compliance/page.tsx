@@ -29,4 +29,7 @@ const route = consoleRoute(
 );
 
 export const metadata = route.metadata;
-export default route.Page;
+
+export default function CompliancePage() {
+  return route.page;
+}

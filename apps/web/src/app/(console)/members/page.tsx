@@ -15,4 +15,7 @@ const route = consoleRoute(
 );
 
 export const metadata = route.metadata;
-export default route.Page;
+
+export default function MembersPage() {
+  return route.page;
+}

@@ -18,4 +18,7 @@ const route = consoleRoute(
 );
 
 export const metadata = route.metadata;
-export default route.Page;
+
+export default function OverviewPage() {
+  return route.page;
+}

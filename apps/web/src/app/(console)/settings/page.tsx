@@ -16,4 +16,7 @@ const route = consoleRoute(
 );
 
 export const metadata = route.metadata;
-export default route.Page;
+
+export default function TenantSettingsPage() {
+  return route.page;
+}

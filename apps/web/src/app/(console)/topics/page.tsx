@@ -12,4 +12,7 @@ const route = consoleRoute(
 );
 
 export const metadata = route.metadata;
-export default route.Page;
+
+export default function TopicsPage() {
+  return route.page;
+}

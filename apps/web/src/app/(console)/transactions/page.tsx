@@ -13,4 +13,7 @@ const route = consoleRoute(
 );
 
 export const metadata = route.metadata;
-export default route.Page;
+
+export default function TransactionsPage() {
+  return route.page;
+}

@@ -14,4 +14,7 @@ const route = consoleRoute(
 );
 
 export const metadata = route.metadata;
-export default route.Page;
+
+export default function AuditPage() {
+  return route.page;
+}
