@@ -265,6 +265,17 @@ export async function kafkaFleet(
   return { live, partitionIds, brokers: workers.map((w) => `${w.kafka.host}:${w.kafka.port}`) };
 }
 
+/** EndTxn (v`version`) of `transactionalId` by `producer`, committing or aborting: its error code. */
+export async function endTxn(
+  conn: RawKafka,
+  version: number,
+  transactionalId: string,
+  producer: { producerId: bigint; producerEpoch: number },
+  committed: boolean,
+): Promise<number> {
+  return (await conn.call(ApiKey.EndTxn, version, { transactionalId, ...producer, committed })).errorCode;
+}
+
 /** What `producePerPartition` has seen so far. */
 export interface PerPartitionProduce {
   /** Per partition: offset → value, only what a send's answer acknowledged. */
