@@ -55,6 +55,15 @@ async function expectNoValues(page: Page) {
   for (const value of VALUES) expect(text).not.toContain(value);
 }
 
+/** Extends the open request's deadline to `until` (the form's local time) with `reason`. */
+async function extendDeadline(page: Page, until: Date, reason: string): Promise<void> {
+  const pad = (n: number) => String(n).padStart(2, "0");
+  const local = `${until.getFullYear()}-${pad(until.getMonth() + 1)}-${pad(until.getDate())}T${pad(until.getHours())}:${pad(until.getMinutes())}`;
+  const extend = page.getByRole("form", { name: "Extend the deadline" });
+  await extend.getByLabel("New deadline").fill(local);
+  await extend.getByLabel("Reason for the extension").fill(reason);
+  await extend.getByRole("button", { name: "Extend deadline" }).click();
+}
 describe("compliance pages", () => {
   let browser: Browser;
   let officer: Page;
@@ -235,13 +244,11 @@ describe("compliance pages", () => {
       ),
     );
     await saveScreenshot(officer, "compliance-request-waiting-for");
-    const later = new Date(Date.now() + 45 * 86_400_000);
-    const pad = (n: number) => String(n).padStart(2, "0");
-    const local = `${later.getFullYear()}-${pad(later.getMonth() + 1)}-${pad(later.getDate())}T${pad(later.getHours())}:${pad(later.getMinutes())}`;
-    const extend = officer.getByRole("form", { name: "Extend the deadline" });
-    await extend.getByLabel("New deadline").fill(local);
-    await extend.getByLabel("Reason for the extension").fill("Complex request: backups to search too");
-    await extend.getByRole("button", { name: "Extend deadline" }).click();
+    await extendDeadline(
+      officer,
+      new Date(Date.now() + 45 * 86_400_000),
+      "Complex request: backups to search too",
+    );
     // The request's facts list the extension (a plain text match would also find the textarea,
     // whose text React keeps equal to what was typed until the extension succeeds).
     await waitOrExplain(
@@ -287,13 +294,7 @@ describe("compliance pages", () => {
     );
     await officer.getByRole("button", { name: "Re-verify" }).waitFor();
     await saveScreenshot(officer, "compliance-request-failed");
-    const later = new Date(Date.now() + 7 * DAY_MS);
-    const pad = (n: number) => String(n).padStart(2, "0");
-    const local = `${later.getFullYear()}-${pad(later.getMonth() + 1)}-${pad(later.getDate())}T${pad(later.getHours())}:${pad(later.getMinutes())}`;
-    const extend = officer.getByRole("form", { name: "Extend the deadline" });
-    await extend.getByLabel("New deadline").fill(local);
-    await extend.getByLabel("Reason for the extension").fill("Controller agreed a new date");
-    await extend.getByRole("button", { name: "Extend deadline" }).click();
+    await extendDeadline(officer, new Date(Date.now() + 7 * DAY_MS), "Controller agreed a new date");
     // Back to work with more time: the worker proves it purged on its next tick.
     await waitOrExplain(
       officer,

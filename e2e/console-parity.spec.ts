@@ -14,6 +14,7 @@ import {
   useConsolePage,
   waitOrExplain,
 } from "./console-session";
+import { openForm } from "./page-parts";
 import { showTab, type TopicTabName } from "./topic-actions";
 
 const TOPIC = `parity-${randomBytes(3).toString("hex")}`;
@@ -361,10 +362,7 @@ describe("first run: sign-up names the organization, the verification link, rena
 
   it("renames the organization from Settings, and the header follows", async () => {
     const { page } = ui;
-    await page.goto("/settings");
-    const form = page.getByRole("form", { name: "Organization" });
-    const field = form.getByLabel("Organization name");
-    await field.waitFor();
+    const { form, field } = await openForm(page, "/settings", "Organization", "Organization name");
     await field.fill("   ");
     await form.getByRole("button", { name: "Rename" }).click();
     await form.getByText("Enter the organization's name.").waitFor();

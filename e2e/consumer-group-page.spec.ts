@@ -2,6 +2,7 @@ import { randomBytes } from "node:crypto";
 import type { Locator, Page } from "playwright-core";
 import { beforeAll, describe, expect, it } from "vitest";
 import { callTrpc, saveScreenshotsAtWidths, useConsolePage, waitOrExplain } from "./console-session";
+import { bodyRows } from "./page-parts";
 import { showTab } from "./topic-actions";
 
 const TOPIC = `positions-${randomBytes(3).toString("hex")}`;
@@ -28,9 +29,7 @@ const committed = async (page: Page) => (await partitionRows(page)).map((r) => r
 async function previewRows(form: Locator): Promise<string[][]> {
   const preview = form.getByRole("table", { name: `Reset preview of ${GROUP}` });
   await preview.waitFor();
-  return preview
-    .getByRole("row")
-    .evaluateAll((trs) => trs.slice(1).map((tr) => [...tr.children].map((c) => c.textContent ?? "")));
+  return bodyRows(preview);
 }
 
 describe("a consumer group's own page: linked, per partition, reset one partition", () => {

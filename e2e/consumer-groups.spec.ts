@@ -11,6 +11,7 @@ import {
   waitOrExplain,
 } from "./console-session";
 import { kafkaFromProperties } from "./kafka-key";
+import { bodyRows } from "./page-parts";
 
 const TOPIC = `ledger-${randomBytes(3).toString("hex")}`;
 const REST_GROUP = "billing-rest";
@@ -64,9 +65,7 @@ async function groupCells(page: Page, group: string): Promise<string[]> {
 async function positionLines(card: Locator, group: string): Promise<string[]> {
   const table = card.getByRole("table", { name: `Partitions of ${group} on ${TOPIC}` });
   if ((await table.count()) === 0) return [];
-  const rows = await table
-    .getByRole("row")
-    .evaluateAll((trs) => trs.slice(1).map((tr) => [...tr.children].map((c) => c.textContent ?? "")));
+  const rows = await bodyRows(table);
   return rows.map(([partition, committed, , lag, lagTime]) => {
     const behind =
       lag === "Caught up" ? "caught up" : `${lag?.replace(/ records?$/, "")} behind (${lagTime})`;
@@ -81,9 +80,7 @@ async function previewReset(form: Locator, to: string, offset?: string): Promise
   await form.getByRole("button", { name: "Preview reset" }).click();
   const preview = form.getByRole("table", { name: `Reset preview of ${REST_GROUP}` });
   await preview.waitFor();
-  return preview
-    .getByRole("row")
-    .evaluateAll((trs) => trs.slice(1).map((tr) => [...tr.children].map((c) => c.textContent ?? "")));
+  return bodyRows(preview);
 }
 
 async function applyReset(card: Locator, form: Locator, moved: string, position0: RegExp): Promise<void> {
@@ -308,10 +305,7 @@ describe("consumer groups page: every group of the tenant, its lag, reset and de
     const card = await openGroup(ui.page, KAFKA_GROUP);
     const members = card.getByRole("table", { name: `Members of ${KAFKA_GROUP}` });
     // The page refreshes every few seconds; the rebalance settles with one partition each.
-    const rows = () =>
-      members
-        .getByRole("row")
-        .evaluateAll((trs) => trs.slice(1).map((tr) => [...tr.children].map((c) => c.textContent ?? "")));
+    const rows = () => bodyRows(members);
     await expect
       .poll(async () => ((await members.count()) === 0 ? [] : (await rows()).map((r) => r[4])), {
         timeout: 40_000,

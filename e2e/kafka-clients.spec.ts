@@ -18,6 +18,7 @@ import {
   waitOrExplain,
 } from "./console-session";
 import { createKeySecret } from "./kafka-key";
+import { bodyRows } from "./page-parts";
 import { showTab } from "./topic-actions";
 
 const run = promisify(execFile);
@@ -34,9 +35,7 @@ const KCAT = "stock-kcat";
 async function clientRows(page: Page): Promise<string[][]> {
   const table = page.getByRole("table", { name: "Kafka clients" });
   if ((await table.count()) === 0) return [];
-  return table
-    .getByRole("row")
-    .evaluateAll((trs) => trs.slice(1).map((tr) => [...tr.children].map((c) => c.textContent ?? "")));
+  return bodyRows(table);
 }
 
 describe("the topic page's Kafka clients and latest-value view", () => {

@@ -12,6 +12,7 @@ import {
   useConsolePage,
   waitOrExplain,
 } from "./console-session";
+import { openForm } from "./page-parts";
 
 // The API keys and members pages: every scope the API defines is offered, reads ticked and writes
 // opt-in, nothing above the creator's role; keys show their last use; members change role, leave,
@@ -138,10 +139,7 @@ describe("API keys", () => {
 
   it("refuses a key without a name or scopes in the form's own words, not the browser's tooltip", async () => {
     const { page } = ui;
-    await page.goto("/api-keys");
-    const form = page.getByRole("form", { name: "Create an API key" });
-    const name = form.getByLabel("Key name");
-    await name.waitFor();
+    const { form, field: name } = await openForm(page, "/api-keys", "Create an API key", "Key name");
     expect(await validatesItself(form)).toBe(true);
     const sent: string[] = [];
     page.on("request", (request) => {
@@ -260,10 +258,7 @@ describe("members", () => {
 
   it("refuses an empty or malformed address in the form's own words, not the browser's tooltip", async () => {
     const { page } = ui;
-    await page.goto("/members");
-    const form = page.getByRole("form", { name: "Invite a member" });
-    const email = form.getByLabel("Email");
-    await email.waitFor();
+    const { form, field: email } = await openForm(page, "/members", "Invite a member", "Email");
     expect(await validatesItself(form)).toBe(true);
     // The field still says what it wants to assistive tech and the keyboard.
     expect(await email.getAttribute("type")).toBe("email");

@@ -6,31 +6,16 @@ import { showTab } from "./topic-actions";
 
 const TOPIC = "profiles";
 const SUBJECT = `${TOPIC}-value`;
-const V1 = JSON.stringify({
-  type: "record",
-  name: "Profile",
-  namespace: "demo",
-  fields: [
-    { name: "name", type: "string" },
-    { name: "visits", type: "int" },
-  ],
-});
-const V2 = JSON.stringify({
-  type: "record",
-  name: "Profile",
-  namespace: "demo",
-  fields: [
-    { name: "name", type: "string" },
-    { name: "visits", type: "int" },
-    { name: "plan", type: "string", default: "free" },
-  ],
-});
-const BREAKING = JSON.stringify({
-  type: "record",
-  name: "Profile",
-  namespace: "demo",
-  fields: [{ name: "name", type: "long" }],
-});
+/** The subject's Avro record; each version below differs from it only in its fields. */
+const profile = (fields: object[]) =>
+  JSON.stringify({ type: "record", name: "Profile", namespace: "demo", fields });
+const V1_FIELDS = [
+  { name: "name", type: "string" },
+  { name: "visits", type: "int" },
+];
+const V1 = profile(V1_FIELDS);
+const V2 = profile([...V1_FIELDS, { name: "plan", type: "string", default: "free" }]);
+const BREAKING = profile([{ name: "name", type: "long" }]);
 
 describe("schemas in the console: register, produce with a schema, browse decoded, filter on a decoded field", () => {
   const ui = useConsolePage({

@@ -1,6 +1,7 @@
 import type { Page } from "playwright-core";
 import { describe, expect, it } from "vitest";
 import { compactedTopic, saveScreenshotsAtWidths, useConsolePage, waitOrExplain } from "./console-session";
+import { bodyRows } from "./page-parts";
 import { produce, showTab } from "./topic-actions";
 
 // The e2e worker runs without an object store, so the card must say the topic is on local disk
@@ -10,10 +11,7 @@ const TOPIC = "durable-orders";
 
 /** The durability table's rows as [partition, log end, in storage up to, not uploaded, objects, last upload]. */
 async function durabilityRows(page: Page): Promise<string[][]> {
-  return page
-    .getByRole("table", { name: "Partition durability" })
-    .getByRole("row")
-    .evaluateAll((trs) => trs.slice(1).map((tr) => [...tr.children].map((c) => c.textContent ?? "")));
+  return bodyRows(page.getByRole("table", { name: "Partition durability" }));
 }
 
 describe("the topic page's durability card", () => {

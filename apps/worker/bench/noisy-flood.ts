@@ -49,61 +49,59 @@ function zeros(count: number): Buffer {
 const bomb = zeros(900); // 56 MiB inflated: over the 16 MiB maxBatchInflatedBytes
 const big = zeros(128); // 8 MiB inflated: within it, and over the produce quota in bytes
 
-async function producer(): Promise<void> {
+/**
+ * Logs in and runs `step` on the connection over and over while the flood lasts; a connection
+ * closed under it (a limit, the end) logs in again.
+ */
+async function onLoggedInConnection(step: (raw: RawKafka) => Promise<void>): Promise<void> {
   while (live()) {
     const raw = await RawKafka.login(config, config.key).catch(() => null);
     if (!raw) continue;
     try {
-      while (live()) {
-        const useBomb = sent.produceRequests % 2 === 0;
-        const batch = useBomb ? bomb : big;
-        await raw.call(0, 8, {
-          transactionalId: null,
-          acks: -1,
-          timeoutMs: 30_000,
-          topicData: [
-            {
-              name: config.topic,
-              partitionData: Array.from({ length: config.partitions }, (_, index) => ({
-                index,
-                records: batch,
-              })),
-            },
-          ],
-        });
-        sent.produceRequests++;
-        if (useBomb) sent.bombs += config.partitions;
-        else sent.big += config.partitions;
-      }
+      while (live()) await step(raw);
     } catch {
-      // Closed under it (a limit, the end): log in again.
+      // Closed under it: log in again.
     } finally {
       raw.close();
     }
   }
 }
 
-async function fetcher(): Promise<void> {
-  while (live()) {
-    const raw = await RawKafka.login(config, config.key).catch(() => null);
-    if (!raw) continue;
-    try {
-      while (live()) {
-        const frame = await raw.request(
-          1,
-          11,
-          fetchBody(config.topic, sent.fetches % config.partitions, 0, { partitionMaxBytes: 50 << 20 }),
-          0,
-        );
-        sent.fetches++;
-        sent.fetchedBytes += frame.length;
-      }
-    } catch {
-      // As above.
-    } finally {
-      raw.close();
-    }
-  }
+function producer(): Promise<void> {
+  return onLoggedInConnection(async (raw) => {
+    const useBomb = sent.produceRequests % 2 === 0;
+    const batch = useBomb ? bomb : big;
+    await raw.call(0, 8, {
+      transactionalId: null,
+      acks: -1,
+      timeoutMs: 30_000,
+      topicData: [
+        {
+          name: config.topic,
+          partitionData: Array.from({ length: config.partitions }, (_, index) => ({
+            index,
+            records: batch,
+          })),
+        },
+      ],
+    });
+    sent.produceRequests++;
+    if (useBomb) sent.bombs += config.partitions;
+    else sent.big += config.partitions;
+  });
+}
+
+function fetcher(): Promise<void> {
+  return onLoggedInConnection(async (raw) => {
+    const frame = await raw.request(
+      1,
+      11,
+      fetchBody(config.topic, sent.fetches % config.partitions, 0, { partitionMaxBytes: 50 << 20 }),
+      0,
+    );
+    sent.fetches++;
+    sent.fetchedBytes += frame.length;
+  });
 }
 
 async function connector(): Promise<void> {

@@ -4,8 +4,14 @@ import { Kafka, logLevel } from "kafkajs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { KEY_CACHE_MS } from "../src/kafka/kafka-principals";
 import type { RunningWorker } from "../src/worker";
-import { CLIENT_SCOPES, createKafkaKey, createNamedTopic, metricSample, RawKafka } from "./kafka-client";
-import { eventually } from "./test-topics";
+import {
+  CLIENT_SCOPES,
+  createKafkaKey,
+  createNamedTopic,
+  metricSample,
+  RawKafka,
+  startKafkaWorker,
+} from "./kafka-client";
 import { openWorkerHarness, type WorkerHarness } from "./worker-harness";
 
 // The SASL verification cache: a reconnect storm of one key costs Postgres one credential load per
@@ -23,10 +29,7 @@ beforeAll(async () => {
   h = await openWorkerHarness({ name: "kafka-auth-cache" });
   await createNamedTopic(h.db.prisma, ORG, "storm", 1);
   key = await createKafkaKey(h.db.prisma, ORG, CLIENT_SCOPES);
-  worker = await h.startWorker({ clock, claimIntervalMs: 100, kafka: { host: "127.0.0.1", port: 0 } });
-  await eventually("the partition hosted", 20_000, async () =>
-    worker.ownedPartitions().length === 1 ? true : undefined,
-  );
+  ({ worker } = await startKafkaWorker(h, 1, { clock }));
 });
 
 afterAll(() => h?.close());

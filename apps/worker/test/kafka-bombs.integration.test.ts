@@ -1,12 +1,11 @@
-import { randomBytes } from "node:crypto";
 import { DEFAULT_QUOTA } from "@lastword/api/tenant-quota";
 import { ErrorCode } from "@lastword/kafka-protocol";
 import { CODEC_IDS, encodeRecordBatch } from "@lastword/record-batch";
 import { INFLATE_CHUNK_BYTES } from "@lastword/record-batch/node-codecs";
-import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { RunningWorker } from "../src/worker";
 import { createKafkaKey, createNamedTopic, metricSample, RawKafka, startKafkaWorker } from "./kafka-client";
+import { useQuotaRedis } from "./quota-redis";
 import { openWorkerHarness, type WorkerHarness } from "./worker-harness";
 
 // Issue 27, point 1: a compressed batch costs its sender, not the worker's other tenants. It is
@@ -17,8 +16,7 @@ import { openWorkerHarness, type WorkerHarness } from "./worker-harness";
 const ORG = "org_bombs";
 const ORG_OTHER = "org_bombs_other";
 const ORG_METERED = "org_bombs_metered";
-const REDIS_URL = process.env.TEST_REDIS_URL ?? "redis://127.0.0.1:6379";
-const prefix = `lw_test_bombs_${randomBytes(4).toString("hex")}`;
+const { quotas } = useQuotaRedis("bombs");
 let h: WorkerHarness;
 let worker: RunningWorker;
 let key: { id: string; secret: string };
@@ -59,7 +57,6 @@ async function highWatermark(raw: RawKafka, topic: string, partition: number): P
   return answer.topics[0]!.partitions[0]!.offset;
 }
 
-let redis: Redis;
 let storedPartition: string;
 
 beforeAll(async () => {
@@ -76,16 +73,12 @@ beforeAll(async () => {
   key = await createKafkaKey(h.db.prisma, ORG, scopes, { scram: false });
   otherKey = await createKafkaKey(h.db.prisma, ORG_OTHER, scopes, { scram: false });
   meteredKey = await createKafkaKey(h.db.prisma, ORG_METERED, scopes, { scram: false });
-  redis = new Redis(REDIS_URL);
   ({ worker } = await startKafkaWorker(h, 8, {
-    kafka: { host: "127.0.0.1", port: 0, quotas: { redisUrl: REDIS_URL, redisPrefix: prefix } },
+    kafka: { quotas },
   }));
 });
 
 afterAll(async () => {
-  const keys = await redis.keys(`${prefix}:*`);
-  if (keys.length > 0) await redis.del(...keys);
-  redis.disconnect();
   await h?.close();
 });
 

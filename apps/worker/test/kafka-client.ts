@@ -16,7 +16,7 @@ import {
   type RequestInput,
   type ResponseBody,
 } from "@lastword/kafka-protocol";
-import { Kafka, type KafkaConfig, logLevel, type Producer } from "kafkajs";
+import { type Consumer, Kafka, type KafkaConfig, logLevel, type Producer } from "kafkajs";
 import type { RunningWorker, WorkerConfig } from "../src/worker";
 import { createNamedTopic, partitionOwners } from "./test-topics";
 import type { WorkerHarness } from "./worker-harness";
@@ -108,18 +108,21 @@ export async function createKafkaKey(
 }
 
 /**
- * A worker with the Kafka listener on a free loopback port, returned once it hosts `partitions`
- * partitions, with the bootstrap address clients dial.
+ * A worker with the Kafka listener on a free loopback port (`overrides.kafka` adds to that),
+ * claiming every 100 ms, returned once it hosts `partitions` partitions, with the bootstrap
+ * address clients dial.
  */
 export async function startKafkaWorker(
   h: WorkerHarness,
   partitions: number,
-  overrides: Partial<WorkerConfig> = {},
+  overrides: Omit<Partial<WorkerConfig>, "kafka"> & {
+    kafka?: Partial<NonNullable<WorkerConfig["kafka"]>>;
+  } = {},
 ): Promise<{ worker: RunningWorker; bootstrap: string }> {
   const worker = await h.startWorker({
-    kafka: { host: "127.0.0.1", port: 0 },
     claimIntervalMs: 100,
     ...overrides,
+    kafka: { host: "127.0.0.1", port: 0, ...overrides.kafka },
   });
   await eventually(`${partitions} partitions hosted`, 20_000, async () =>
     worker.ownedPartitions().length === partitions ? true : undefined,
@@ -145,6 +148,54 @@ export function plainKafkajs(
     logLevel: logLevel.NOTHING,
     ...options,
   });
+}
+
+/**
+ * A kafkajs client dialling `worker`'s listener as `key` over SASL PLAIN that pushes onto
+ * `throttles` every client-side throttle (ms) kafkajs reports in its debug log.
+ */
+export function throttleRecordingKafka(
+  worker: RunningWorker,
+  key: { id: string; secret: string },
+  clientId: string,
+  throttles: number[],
+): Kafka {
+  return new Kafka({
+    brokers: [`${worker.kafka!.host}:${worker.kafka!.port}`],
+    clientId,
+    sasl: { mechanism: "plain", username: key.id, password: key.secret },
+    logLevel: logLevel.DEBUG,
+    logCreator: () => (entry) => {
+      const match = /Client side throttling in effect for (\d+)ms/.exec(entry.log.message);
+      if (match) throttles.push(Number(match[1]));
+    },
+  });
+}
+
+/**
+ * Every value `consumer` reads of `topic` from its beginning until `until` holds of what it read
+ * (`what` names that in a timeout); it is connected here and disconnected before this returns.
+ */
+export async function readValuesUntil(
+  consumer: Consumer,
+  topic: string,
+  what: string,
+  until: (values: string[]) => boolean,
+): Promise<string[]> {
+  await consumer.connect();
+  try {
+    await consumer.subscribe({ topic, fromBeginning: true });
+    const values: string[] = [];
+    await consumer.run({
+      eachMessage: async ({ message }) => {
+        values.push(message.value!.toString());
+      },
+    });
+    await eventually(what, 60_000, async () => (until(values) ? true : undefined));
+    return values;
+  } finally {
+    await consumer.disconnect();
+  }
 }
 
 /**
@@ -212,6 +263,17 @@ export async function kafkaFleet(
     return led.every((o) => o !== null) && spread ? true : undefined;
   });
   return { live, partitionIds, brokers: workers.map((w) => `${w.kafka.host}:${w.kafka.port}`) };
+}
+
+/** EndTxn (v`version`) of `transactionalId` by `producer`, committing or aborting: its error code. */
+export async function endTxn(
+  conn: RawKafka,
+  version: number,
+  transactionalId: string,
+  producer: { producerId: bigint; producerEpoch: number },
+  committed: boolean,
+): Promise<number> {
+  return (await conn.call(ApiKey.EndTxn, version, { transactionalId, ...producer, committed })).errorCode;
 }
 
 /** What `producePerPartition` has seen so far. */

@@ -3,7 +3,14 @@ import { ManualClock } from "@lastword/logstore";
 import { Kafka, type KafkaMessage, logLevel } from "kafkajs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { RunningWorker } from "../src/worker";
-import { CLIENT_SCOPES, createKafkaKey, createNamedTopic, fetchBody, RawKafka } from "./kafka-client";
+import {
+  CLIENT_SCOPES,
+  createKafkaKey,
+  createNamedTopic,
+  fetchBody,
+  RawKafka,
+  startKafkaWorker,
+} from "./kafka-client";
 import { eventually } from "./test-topics";
 import { openWorkerHarness, testScheduling, type WorkerHarness } from "./worker-harness";
 
@@ -31,15 +38,11 @@ beforeAll(async () => {
     "min.cleanable.dirty.ratio": "0.01",
   })) as [string];
   key = await createKafkaKey(h.db.prisma, ORG, CLIENT_SCOPES);
-  worker = await h.startWorker({
+  ({ worker } = await startKafkaWorker(h, 1, {
     clock,
-    claimIntervalMs: 100,
     scheduling: testScheduling({ tickMs: 100 }),
-    kafka: { host: "127.0.0.1", port: 0, groups: { initialRebalanceDelayMs: 0 } },
-  });
-  await eventually("the partition hosted", 20_000, async () =>
-    worker.ownedPartitions().length === 1 ? true : undefined,
-  );
+    kafka: { groups: { initialRebalanceDelayMs: 0 } },
+  }));
 });
 
 afterAll(() => h?.close());

@@ -74,7 +74,7 @@ beforeAll(async () => {
   }
   key = await createKafkaKey(h.db.prisma, ORG, CLIENT_SCOPES);
   ({ worker } = await startKafkaWorker(h, 2, {
-    kafka: { host: "127.0.0.1", port: 0, advertisedHost: RELAY_HOST, groups: { initialRebalanceDelayMs: 0 } },
+    kafka: { advertisedHost: RELAY_HOST, groups: { initialRebalanceDelayMs: 0 } },
   }));
   relay = await startRelay(worker.kafka!.port);
 });

@@ -2,8 +2,7 @@ import { type Consumer, Kafka, logLevel } from "kafkajs";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { TestFaults } from "../src/kafka/test-faults";
 import type { RunningWorker } from "../src/worker";
-import { CLIENT_SCOPES, createKafkaKey, createNamedTopic } from "./kafka-client";
-import { eventually } from "./test-topics";
+import { CLIENT_SCOPES, createKafkaKey, createNamedTopic, startKafkaWorker } from "./kafka-client";
 import { openWorkerHarness, type WorkerHarness } from "./worker-harness";
 
 // kafkajs 2.2.4 scenarios 21 (seek, pause/resume, eachBatch with manual resolveOffset), 22
@@ -57,13 +56,7 @@ beforeAll(async () => {
     await createNamedTopic(h.db.prisma, ORG, topic, 1);
   }
   key = await createKafkaKey(h.db.prisma, ORG, CLIENT_SCOPES);
-  worker = await h.startWorker({
-    kafka: { host: "127.0.0.1", port: 0, testFaults: faults },
-    claimIntervalMs: 100,
-  });
-  await eventually("every partition hosted", 20_000, async () =>
-    worker.ownedPartitions().length === 5 ? true : undefined,
-  );
+  ({ worker } = await startKafkaWorker(h, 5, { kafka: { testFaults: faults } }));
 });
 
 afterEach(async () => {

@@ -68,7 +68,7 @@ beforeAll(async () => {
   await createNamedTopic(h.db.prisma, LEGACY_ORG, "legacy.latest", 1, { "cleanup.policy": "delete" });
   legacyKey = await createKafkaKey(h.db.prisma, LEGACY_ORG, CLIENT_SCOPES);
   ({ worker, bootstrap } = await startKafkaWorker(h, PARTITIONS + 5, {
-    kafka: { host: "127.0.0.1", port: 0, groups: { initialRebalanceDelayMs: 0 } },
+    kafka: { groups: { initialRebalanceDelayMs: 0 } },
   }));
 });
 

@@ -9,6 +9,7 @@ import {
   fetchBody,
   RawKafka,
   metricSample as sample,
+  startKafkaWorker,
 } from "./kafka-client";
 import { eventually } from "./test-topics";
 import { openWorkerHarness, type WorkerHarness } from "./worker-harness";
@@ -31,18 +32,12 @@ beforeAll(async () => {
   topicId = (await h.db.prisma.partition.findUniqueOrThrow({ where: { id: partitionId! } })).topicId;
   key = await createKafkaKey(h.db.prisma, ORG, CLIENT_SCOPES);
   otherKey = await createKafkaKey(h.db.prisma, ORG, CLIENT_SCOPES);
-  worker = await h.startWorker({
-    claimIntervalMs: 100,
+  ({ worker } = await startKafkaWorker(h, 1, {
     kafka: {
-      host: "127.0.0.1",
-      port: 0,
       limits: { maxConnections: MAX_CONNECTIONS, maxConnectionsPerKey: MAX_PER_KEY },
       clientSightingsFlushMs: 100,
     },
-  });
-  await eventually("the partition hosted", 20_000, async () =>
-    worker.ownedPartitions().length === 1 ? true : undefined,
-  );
+  }));
 });
 
 afterAll(() => h?.close());

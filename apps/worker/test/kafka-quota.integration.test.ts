@@ -2,12 +2,16 @@ import { randomBytes } from "node:crypto";
 import { PRODUCE_BYTES_METRIC, throttleMsOver } from "@lastword/api/produce-throttle";
 import { decodeResponse } from "@lastword/kafka-protocol";
 import { encodeRecordBatch, ManualClock } from "@lastword/logstore";
-import { Redis } from "ioredis";
-import { Kafka, logLevel } from "kafkajs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { RunningWorker } from "../src/worker";
-import { createKafkaKey, createNamedTopic, RawKafka } from "./kafka-client";
-import { eventually } from "./test-topics";
+import {
+  createKafkaKey,
+  createNamedTopic,
+  RawKafka,
+  startKafkaWorker,
+  throttleRecordingKafka,
+} from "./kafka-client";
+import { useQuotaRedis } from "./quota-redis";
 import { openWorkerHarness, type WorkerHarness } from "./worker-harness";
 
 // The tenant's produce quota over the Kafka port: over it, records are still appended, the answer
@@ -15,14 +19,12 @@ import { openWorkerHarness, type WorkerHarness } from "./worker-harness";
 
 const ORG = "org_kafka_quota";
 const LIMIT = 8_000;
-const REDIS_URL = process.env.TEST_REDIS_URL ?? "redis://127.0.0.1:6379";
-const prefix = `lw_test_quota_${randomBytes(4).toString("hex")}`;
+const { quotas, redis } = useQuotaRedis("quota");
 // Held still: every produce of the file counts into one quota window, so each throttle is exact.
 const clock = new ManualClock();
 let h: WorkerHarness;
 let worker: RunningWorker;
 let key: { id: string; secret: string };
-let redis: Redis;
 
 beforeAll(async () => {
   h = await openWorkerHarness({ name: "kafka-quota", secret: "kafka-quota-secret" });
@@ -38,28 +40,20 @@ beforeAll(async () => {
     },
   });
   key = await createKafkaKey(h.db.prisma, ORG, ["topics:read", "records:read", "records:write"]);
-  redis = new Redis(REDIS_URL);
-  worker = await h.startWorker({
+  ({ worker } = await startKafkaWorker(h, 2, {
     clock,
-    kafka: { host: "127.0.0.1", port: 0, quotas: { redisUrl: REDIS_URL, redisPrefix: prefix } },
-    claimIntervalMs: 100,
-  });
-  await eventually("both partitions hosted", 20_000, async () =>
-    worker.ownedPartitions().length === 2 ? true : undefined,
-  );
+    kafka: { quotas },
+  }));
 });
 
 afterAll(async () => {
-  const keys = await redis.keys(`${prefix}:*`);
-  if (keys.length > 0) await redis.del(...keys);
-  redis.disconnect();
   await h?.close();
 });
 
 /** The bytes counted in the tenant's current window: what REST's admission would see too. */
 async function usedBytes(): Promise<number> {
   const window = Math.floor(clock.now() / 1000);
-  return Number(await redis.get(`${prefix}:rate:${ORG}:${PRODUCE_BYTES_METRIC}:${window}`));
+  return Number(await redis.get(`${quotas.redisPrefix}:rate:${ORG}:${PRODUCE_BYTES_METRIC}:${window}`));
 }
 
 function produceBody(topic: string, value: Buffer) {
@@ -84,16 +78,7 @@ function produceBody(topic: string, value: Buffer) {
 describe("produce quota over Kafka", () => {
   it("kafkajs over the quota gets throttled answers, honours them, and every record lands", async () => {
     const throttles: number[] = [];
-    const kafka = new Kafka({
-      brokers: [`${worker.kafka!.host}:${worker.kafka!.port}`],
-      clientId: "quota-test",
-      sasl: { mechanism: "plain", username: key.id, password: key.secret },
-      logLevel: logLevel.DEBUG,
-      logCreator: () => (entry) => {
-        const match = /Client side throttling in effect for (\d+)ms/.exec(entry.log.message);
-        if (match) throttles.push(Number(match[1]));
-      },
-    });
+    const kafka = throttleRecordingKafka(worker, key, "quota-test", throttles);
     const producer = kafka.producer();
     await producer.connect();
     const sends = 12;

@@ -2,7 +2,7 @@ import { randomBytes } from "node:crypto";
 import { throttleMsOver } from "@lastword/api/produce-throttle";
 import { DEFAULT_QUOTA } from "@lastword/api/tenant-quota";
 import { CODEC_IDS, encodeRecordBatch } from "@lastword/record-batch";
-import { Kafka, logLevel } from "kafkajs";
+import type { Kafka } from "kafkajs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { RunningWorker } from "../src/worker";
 import {
@@ -13,6 +13,7 @@ import {
   metricSample,
   RawKafka,
   startKafkaWorker,
+  throttleRecordingKafka,
 } from "./kafka-client";
 import { eventually } from "./test-topics";
 import { openWorkerHarness, type WorkerHarness } from "./worker-harness";
@@ -54,7 +55,7 @@ beforeAll(async () => {
   readerKey = await createKafkaKey(h.db.prisma, ORG_READER, CLIENT_SCOPES, { scram: false });
   countedKey = await createKafkaKey(h.db.prisma, ORG_COUNTED, CLIENT_SCOPES, { scram: false });
   ({ worker } = await startKafkaWorker(h, 4, {
-    kafka: { host: "127.0.0.1", port: 0, groups: { initialRebalanceDelayMs: 0 } },
+    kafka: { groups: { initialRebalanceDelayMs: 0 } },
   }));
 });
 
@@ -93,16 +94,7 @@ const throttledSeconds = (body: string, api: string, version: number, tenant: st
 
 /** A kafkajs client of the calm tenant, recording every client-side throttle kafkajs reports. */
 function calmKafka(throttles: number[]): Kafka {
-  return new Kafka({
-    brokers: [`${worker.kafka!.host}:${worker.kafka!.port}`],
-    clientId: "calm",
-    sasl: { mechanism: "plain", username: calmKey.id, password: calmKey.secret },
-    logLevel: logLevel.DEBUG,
-    logCreator: () => (entry) => {
-      const match = /Client side throttling in effect for (\d+)ms/.exec(entry.log.message);
-      if (match) throttles.push(Number(match[1]));
-    },
-  });
+  return throttleRecordingKafka(worker, calmKey, "calm", throttles);
 }
 
 describe("the request-time quota (KIP-124)", () => {

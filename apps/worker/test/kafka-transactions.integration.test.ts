@@ -3,7 +3,13 @@ import { promisify } from "node:util";
 import { type Consumer, type Kafka, logLevel } from "kafkajs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { RunningWorker } from "../src/worker";
-import { CLIENT_SCOPES, createKafkaKey, createNamedTopic, plainKafkajs } from "./kafka-client";
+import {
+  CLIENT_SCOPES,
+  createKafkaKey,
+  createNamedTopic,
+  plainKafkajs,
+  readValuesUntil,
+} from "./kafka-client";
 import { eventually } from "./test-topics";
 import { openWorkerHarness, type WorkerHarness } from "./worker-harness";
 
@@ -61,19 +67,7 @@ async function readCommitted(groupId: string, until: (values: string[]) => boole
     maxWaitTimeInMs: 200,
   });
   consumers.push(consumer);
-  await consumer.connect();
-  await consumer.subscribe({ topic: OUT, fromBeginning: true });
-  const values: string[] = [];
-  await consumer.run({
-    eachMessage: async ({ message }) => {
-      values.push(message.value!.toString());
-    },
-  });
-  await eventually(`${groupId} read what it waits for`, 60_000, async () =>
-    until(values) ? true : undefined,
-  );
-  await consumer.disconnect();
-  return values;
+  return readValuesUntil(consumer, OUT, `${groupId} read what it waits for`, until);
 }
 
 async function committedOffset(groupId: string): Promise<string | undefined> {

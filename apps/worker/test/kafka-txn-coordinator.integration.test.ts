@@ -6,6 +6,7 @@ import {
   CLIENT_SCOPES,
   createKafkaKey,
   createNamedTopic,
+  endTxn,
   metricSample,
   plainKafkajs,
   RawKafka,
@@ -130,18 +131,8 @@ describe("transaction coordinator", () => {
       expect(first.producerEpoch).toBe(0);
       const second = await initProducer(raw, "tx-epochs");
       expect(second).toEqual({ producerId: first.producerId, producerEpoch: 1 });
-      const endV1 = await raw.call(ApiKey.EndTxn, 1, {
-        transactionalId: "tx-epochs",
-        ...first,
-        committed: true,
-      });
-      expect(endV1.errorCode).toBe(ErrorCode.INVALID_PRODUCER_EPOCH);
-      const endV3 = await raw.call(ApiKey.EndTxn, 3, {
-        transactionalId: "tx-epochs",
-        ...first,
-        committed: true,
-      });
-      expect(endV3.errorCode).toBe(ErrorCode.PRODUCER_FENCED);
+      expect(await endTxn(raw, 1, "tx-epochs", first, true)).toBe(ErrorCode.INVALID_PRODUCER_EPOCH);
+      expect(await endTxn(raw, 3, "tx-epochs", first, true)).toBe(ErrorCode.PRODUCER_FENCED);
       const add = await raw.call(ApiKey.AddOffsetsToTxn, 2, {
         transactionalId: "tx-epochs",
         ...first,
@@ -149,12 +140,7 @@ describe("transaction coordinator", () => {
       });
       expect(add.errorCode).toBe(ErrorCode.PRODUCER_FENCED);
       // Nothing open: ending it is refused, as Kafka refuses EndTxn in Empty.
-      const idle = await raw.call(ApiKey.EndTxn, 3, {
-        transactionalId: "tx-epochs",
-        ...second,
-        committed: true,
-      });
-      expect(idle.errorCode).toBe(ErrorCode.INVALID_TXN_STATE);
+      expect(await endTxn(raw, 3, "tx-epochs", second, true)).toBe(ErrorCode.INVALID_TXN_STATE);
       expect((await state(ORG, "tx-epochs"))?.state).toBe("Empty");
     } finally {
       raw.close();
@@ -199,12 +185,7 @@ describe("transaction coordinator", () => {
         requireStable: true,
       });
       expect(stable.topics[0]!.partitions[0]!.errorCode).toBe(ErrorCode.UNSTABLE_OFFSET_COMMIT);
-      const commit = await raw.call(ApiKey.EndTxn, 1, {
-        transactionalId: "tx-offsets",
-        ...producer,
-        committed: true,
-      });
-      expect(commit.errorCode).toBe(0);
+      expect(await endTxn(raw, 1, "tx-offsets", producer, true)).toBe(0);
       expect(await fetchedOffset(raw, "g-offsets")).toBe(42n);
       const settled = await raw.call(ApiKey.OffsetFetch, 7, {
         groupId: "g-offsets",
@@ -213,23 +194,13 @@ describe("transaction coordinator", () => {
       });
       expect(settled.topics[0]!.partitions[0]).toMatchObject({ errorCode: 0, committedOffset: 42n });
       // A retry of the commit that completed gets the same answer and changes nothing.
-      const again = await raw.call(ApiKey.EndTxn, 1, {
-        transactionalId: "tx-offsets",
-        ...producer,
-        committed: true,
-      });
-      expect(again.errorCode).toBe(0);
+      expect(await endTxn(raw, 1, "tx-offsets", producer, true)).toBe(0);
 
       expect(await commitOffsetInTxn(raw, "tx-offsets", producer, "g-offsets", 99n)).toEqual({
         added: 0,
         committed: 0,
       });
-      const abort = await raw.call(ApiKey.EndTxn, 1, {
-        transactionalId: "tx-offsets",
-        ...producer,
-        committed: false,
-      });
-      expect(abort.errorCode).toBe(0);
+      expect(await endTxn(raw, 1, "tx-offsets", producer, false)).toBe(0);
       expect(await fetchedOffset(raw, "g-offsets")).toBe(42n);
       expect((await state(ORG, "tx-offsets"))?.state).toBe("CompleteAbort");
     } finally {
@@ -247,12 +218,7 @@ describe("transaction coordinator", () => {
       expect(fresh.producerId).toBe(old.producerId);
       expect(fresh.producerEpoch).toBeGreaterThan(old.producerEpoch);
       expect((await state(ORG, "tx-zombie"))?.state).toBe("Empty");
-      const end = await zombie.call(ApiKey.EndTxn, 3, {
-        transactionalId: "tx-zombie",
-        ...old,
-        committed: true,
-      });
-      expect(end.errorCode).toBe(ErrorCode.PRODUCER_FENCED);
+      expect(await endTxn(zombie, 3, "tx-zombie", old, true)).toBe(ErrorCode.PRODUCER_FENCED);
       expect(await fetchedOffset(successor, "g-zombie")).toBe(-1n);
     } finally {
       zombie.close();
@@ -291,12 +257,7 @@ describe("transaction coordinator", () => {
       const after = await (await fetch(`${worker.address}/metrics`)).text();
       expect(after).not.toContain(`lastword_kafka_open_transactions{tenant="${ORG}"}`);
       expect(aborted.producerEpoch).toBe(producer.producerEpoch + 1);
-      const end = await raw.call(ApiKey.EndTxn, 3, {
-        transactionalId: "tx-abandoned",
-        ...producer,
-        committed: true,
-      });
-      expect(end.errorCode).toBe(ErrorCode.PRODUCER_FENCED);
+      expect(await endTxn(raw, 3, "tx-abandoned", producer, true)).toBe(ErrorCode.PRODUCER_FENCED);
       expect(await fetchedOffset(raw, "g-abandoned")).toBe(-1n);
     } finally {
       raw.close();
@@ -402,12 +363,7 @@ describe("transaction coordinator", () => {
         return row?.state === "CompleteAbort" ? row : undefined;
       });
       expect([done.producerEpoch, done.abortRequestedAt]).toEqual([producer.producerEpoch + 1, null]);
-      const end = await raw.call(ApiKey.EndTxn, 3, {
-        transactionalId: "tx-operator",
-        ...producer,
-        committed: true,
-      });
-      expect(end.errorCode).toBe(ErrorCode.PRODUCER_FENCED);
+      expect(await endTxn(raw, 3, "tx-operator", producer, true)).toBe(ErrorCode.PRODUCER_FENCED);
       expect(await fetchedOffset(raw, "g-operator")).toBe(-1n);
       const again = await rest(key, "POST", "/transactions/tx-operator/abort");
       expect([again.status, again.body.code]).toEqual([409, "TRANSACTION_NOT_OPEN"]);

@@ -1,7 +1,14 @@
 import { ApiKey, ErrorCode } from "@lastword/kafka-protocol";
 import { Kafka, logLevel } from "kafkajs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { CLIENT_SCOPES, createKafkaKey, createNamedTopic, RawKafka } from "./kafka-client";
+import {
+  CLIENT_SCOPES,
+  createKafkaKey,
+  createNamedTopic,
+  endTxn,
+  RawKafka,
+  readValuesUntil,
+} from "./kafka-client";
 import { eventually } from "./test-topics";
 import { useWorkerHarness } from "./worker-harness";
 import type { WorkerProcess } from "./worker-process";
@@ -110,12 +117,7 @@ describe("transaction coordinator failover", () => {
         },
       );
       expect(found.port).toBe(survivor.kafka.port);
-      const end = await other.call(ApiKey.EndTxn, 1, {
-        transactionalId: "txf-open",
-        ...ongoing,
-        committed: true,
-      });
-      expect(end.errorCode).toBe(0);
+      expect(await endTxn(other, 1, "txf-open", ongoing, true)).toBe(0);
       expect(await groupOffset("g-open")).toBe(11n);
       // The dead instance's epoch is stale everywhere now that a fresh one initialised.
       const init = await other.call(ApiKey.InitProducerId, 4, {
@@ -125,12 +127,7 @@ describe("transaction coordinator failover", () => {
         producerEpoch: -1,
       });
       expect(init.producerEpoch).toBe(ongoing.producerEpoch + 1);
-      const stale = await other.call(ApiKey.EndTxn, 3, {
-        transactionalId: "txf-open",
-        ...ongoing,
-        committed: true,
-      });
-      expect(stale.errorCode).toBe(ErrorCode.PRODUCER_FENCED);
+      expect(await endTxn(other, 3, "txf-open", ongoing, true)).toBe(ErrorCode.PRODUCER_FENCED);
     } finally {
       other.close();
       raw.close();
@@ -196,21 +193,12 @@ describe("transaction coordinator failover", () => {
       sasl: { mechanism: "plain", username: key.id, password: key.secret },
       logLevel: logLevel.NOTHING,
     }).consumer({ groupId: "txf-reader", readUncommitted: false, maxWaitTimeInMs: 200 });
-    await reader.connect();
-    await reader.subscribe({ topic: OUT, fromBeginning: true });
-    const read: string[] = [];
-    await reader.run({
-      eachMessage: async ({ message }) => {
-        read.push(message.value!.toString());
-      },
-    });
-    try {
-      await eventually("every committed record read", 60_000, async () =>
-        read.length >= values.length ? true : undefined,
-      );
-    } finally {
-      await reader.disconnect();
-    }
+    const read = await readValuesUntil(
+      reader,
+      OUT,
+      "every committed record read",
+      (r) => r.length >= values.length,
+    );
     expect(read.sort()).toEqual([...values].sort());
   });
 });

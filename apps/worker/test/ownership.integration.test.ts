@@ -20,6 +20,19 @@ function launch(overrides: Partial<WorkerConfig> = {}): Promise<RunningWorker> {
   return harness.startWorker({ leaseTtlMs: LEASE_TTL_MS, claimIntervalMs: 100, ...overrides });
 }
 
+/**
+ * Two workers with leases far longer than any test (only an ended session or a dropped one can
+ * move a partition) and a 4-partition topic, once they own two partitions each.
+ */
+async function spreadPair() {
+  const [a, b] = [await launch({ leaseTtlMs: 120_000 }), await launch({ leaseTtlMs: 120_000 })];
+  const topic = await createTestTopic(harness.db.prisma, { partitions: 4 });
+  await eventually("spread", 10_000, async () =>
+    a.ownedPartitions().length === 2 && b.ownedPartitions().length === 2 ? true : undefined,
+  );
+  return { a, b, topic };
+}
+
 async function owners(partitionIds: readonly string[]): Promise<Map<string, string | null>> {
   const rows = await harness.db.prisma.partition.findMany({ where: { id: { in: [...partitionIds] } } });
   return new Map(rows.map((row) => [row.id, row.ownerWorkerId]));
@@ -193,11 +206,7 @@ describe("partition ownership", () => {
 
   it("claims a killed worker's partitions as soon as its database session ends, long before its leases expire", async () => {
     // Leases far longer than the test: only the ended session can explain a takeover.
-    const [a, b] = [await launch({ leaseTtlMs: 120_000 }), await launch({ leaseTtlMs: 120_000 })];
-    const topic = await createTestTopic(harness.db.prisma, { partitions: 4 });
-    await eventually("spread", 10_000, async () =>
-      a.ownedPartitions().length === 2 && b.ownedPartitions().length === 2 ? true : undefined,
-    );
+    const { a, b, topic } = await spreadPair();
     const victims = a.ownedPartitions();
     for (const partitionId of victims) {
       await harness.client.produce({ partitionId, records: [{ key: null, value: Buffer.from("before") }] });
@@ -226,11 +235,7 @@ describe("partition ownership", () => {
   });
 
   it("a live worker whose session drops loses its partitions to a peer, whose epoch fences its writes, and takes its session back", async () => {
-    const [a, b] = [await launch({ leaseTtlMs: 120_000 }), await launch({ leaseTtlMs: 120_000 })];
-    const topic = await createTestTopic(harness.db.prisma, { partitions: 4 });
-    await eventually("spread", 10_000, async () =>
-      a.ownedPartitions().length === 2 && b.ownedPartitions().length === 2 ? true : undefined,
-    );
+    const { a, b, topic } = await spreadPair();
     const victims = a.ownedPartitions();
     const { nodeId } = await harness.db.prisma.worker.findUniqueOrThrow({ where: { id: a.id } });
     // What a network blip or a restarted pgbouncer would do to a's session connection alone.
@@ -272,11 +277,7 @@ describe("partition ownership", () => {
   });
 
   it("every session dropping at once (as when Postgres restarts) moves no partition: a worker whose own session is young does not judge its peers by theirs", async () => {
-    const [a, b] = [await launch({ leaseTtlMs: 120_000 }), await launch({ leaseTtlMs: 120_000 })];
-    const topic = await createTestTopic(harness.db.prisma, { partitions: 4 });
-    await eventually("spread", 10_000, async () =>
-      a.ownedPartitions().length === 2 && b.ownedPartitions().length === 2 ? true : undefined,
-    );
+    const { topic } = await spreadPair();
     const before = await harness.db.prisma.partition.findMany({ where: { topicId: topic.topicId } });
     const sessions = `lastword-worker-session-%`;
     await harness.db.prisma.$queryRaw`

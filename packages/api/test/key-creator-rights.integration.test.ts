@@ -1,4 +1,4 @@
-import { type Admin, Kafka, logLevel } from "kafkajs";
+import type { Admin, Kafka } from "kafkajs";
 import { beforeAll, describe, expect, it } from "vitest";
 import {
   type Caller,
@@ -9,7 +9,7 @@ import {
   signUp,
   trpc,
 } from "./api-harness";
-import { useTenantWorld } from "./tenant-world";
+import { useTenantWorld, worldKafka } from "./tenant-world";
 
 // Issue 28, point 1: a key acts with at most its creator's current role, on REST and over Kafka,
 // checked on every request and login (open Kafka connections within the listener's sweep). A
@@ -34,11 +34,8 @@ async function memberId(session: Session): Promise<string> {
 }
 
 function kafka(key: { id: string; key: string }): Kafka {
-  return new Kafka({
-    brokers: [`${h.worker.kafka.host}:${h.worker.kafka.port}`],
+  return worldKafka(h, "creator-rights-test", {
     sasl: { mechanism: "plain", username: key.id, password: key.key },
-    clientId: "creator-rights-test",
-    logLevel: logLevel.NOTHING,
     retry: { retries: 8, initialRetryTime: 100 },
   });
 }

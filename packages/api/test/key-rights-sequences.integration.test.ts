@@ -1,11 +1,11 @@
 import fc from "fast-check";
-import { type Admin, Kafka, logLevel, type Producer } from "kafkajs";
+import type { Admin, Kafka, Producer } from "kafkajs";
 import { beforeAll, describe, expect, it } from "vitest";
 import { type Role, SCOPES, type Scope, scopesOfRole } from "../src/access-rules";
 import { expandScopes } from "../src/auth/scopes";
 import { createTenantForUser } from "../src/services/tenant.service";
 import { invite, rest, type Session, signUp, trpc } from "./api-harness";
-import { useTenantWorld } from "./tenant-world";
+import { useTenantWorld, worldKafka } from "./tenant-world";
 
 // Issue 28 acceptance: random sequences of (invite, change role, remove, create a key with scopes
 // and topic/group rules, use a key on REST or over Kafka) against the real server and a real worker
@@ -202,11 +202,8 @@ beforeAll(async () => {
 });
 
 function kafka(key: ModelKey): Kafka {
-  return new Kafka({
-    brokers: [`${h.worker.kafka.host}:${h.worker.kafka.port}`],
+  return worldKafka(h, "rights-sequences", {
     sasl: { mechanism: "plain", username: key.id, password: key.secret },
-    clientId: "rights-sequences",
-    logLevel: logLevel.NOTHING,
     retry: { retries: 2, initialRetryTime: 50 },
     connectionTimeout: 3_000,
   });

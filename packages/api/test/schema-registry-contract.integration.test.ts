@@ -275,11 +275,11 @@ describe("authentication, scopes and tenants", () => {
     const reader = await issueKey(h, "sr-reader", ["schemas:read"]);
     const none = await issueKey(h, "sr-none", ["topics:read", "records:read"]);
     for (const route of REGISTRY_ROUTES) {
-      const path = `/${route.path.replace(":subject", "contract-value").replace(":version", "1").replace(":id", String(id1))}`;
-      const body =
-        route.method === "GET" || route.method === "DELETE"
-          ? undefined
-          : { schema: V1, compatibility: "NONE", mode: "READWRITE" };
+      const { path, body } = everyRouteRequest(route, {
+        schema: V1,
+        compatibility: "NONE",
+        mode: "READWRITE",
+      });
       const denied = await call(h.server, { bearer: none }, route.method, path, body);
       expect(denied.status, `${route.method} ${path}`).toBe(403);
       if (route.access === "write") {
@@ -301,17 +301,26 @@ describe("authentication, scopes and tenants", () => {
       schema: V2,
     });
     for (const route of REGISTRY_ROUTES) {
-      const path = `/${route.path.replace(":subject", "contract-value").replace(":version", "1").replace(":id", String(id1))}`;
-      const body =
-        route.method === "GET" || route.method === "DELETE"
-          ? undefined
-          : { schema: V2, compatibility: "NONE", mode: "READONLY" };
+      const { path, body } = everyRouteRequest(route, {
+        schema: V2,
+        compatibility: "NONE",
+        mode: "READONLY",
+      });
       const answer = await call(h.server, auth, route.method, path, body);
       expect(answer.text, `${route.method} ${path}`).not.toContain(V1);
     }
     expect(await snapshot(owner())).toEqual(before);
   });
 });
+
+/**
+ * A request for `route` on the contract subject's version 1 and schema id1, carrying `body` unless
+ * the method has none (a body that fits every writing route: schema, compatibility and mode).
+ */
+function everyRouteRequest(route: (typeof REGISTRY_ROUTES)[number], body: Record<string, string>) {
+  const path = `/${route.path.replace(":subject", "contract-value").replace(":version", "1").replace(":id", String(id1))}`;
+  return { path, body: route.method === "GET" || route.method === "DELETE" ? undefined : body };
+}
 
 async function snapshot(auth: Auth): Promise<unknown> {
   const subjects = (await call(h.server, auth, "GET", "/subjects?deleted=true")).body as string[];

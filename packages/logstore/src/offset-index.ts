@@ -1,3 +1,5 @@
+import { floorIndex } from "./floor-index";
+
 /**
  * Kafka's sparse offset index: 8-byte entries (offset relative to the segment base i32, byte
  * position i32), one per `INDEX_INTERVAL_BYTES` of log. An entry maps a batch's LAST offset to the
@@ -71,19 +73,7 @@ export class OffsetIndex {
 
   /** Byte position to start scanning from to find `offset`: the floor entry, or 0. */
   lookup(offset: number): number {
-    const relative = offset - this.baseOffset;
-    let low = 0;
-    let high = this.count - 1;
-    let found = -1;
-    while (low <= high) {
-      const mid = (low + high) >>> 1;
-      if (this.relativeOffsets[mid]! <= relative) {
-        found = mid;
-        low = mid + 1;
-      } else {
-        high = mid - 1;
-      }
-    }
+    const found = floorIndex(this.relativeOffsets, this.count, offset - this.baseOffset);
     return found < 0 ? 0 : this.positions[found]!;
   }
 

@@ -1,3 +1,5 @@
+import { floorIndex } from "./floor-index";
+
 /**
  * Kafka's time index: 12-byte entries (timestamp i64, offset relative to the segment base i32),
  * added beside offset-index entries whenever the segment's max timestamp has grown, plus one final
@@ -49,18 +51,7 @@ export class TimeIndex {
    * after `timestamp` may start there without missing one.
    */
   lookup(timestamp: number): number {
-    let low = 0;
-    let high = this.entries - 1;
-    let found = -1;
-    while (low <= high) {
-      const mid = (low + high) >>> 1;
-      if (this.timestamps[mid]! <= timestamp) {
-        found = mid;
-        low = mid + 1;
-      } else {
-        high = mid - 1;
-      }
-    }
+    const found = floorIndex(this.timestamps, this.entries, timestamp);
     return this.baseOffset + (found < 0 ? 0 : this.relativeOffsets[found]!);
   }
 

@@ -144,11 +144,7 @@ export class FsObjectStore implements ObjectStore {
 
   async get(key: string, range?: ByteRange): Promise<Buffer> {
     assertRange(range);
-    const path = this.#path(key);
-    const handle = await open(path, "r").catch((error) => {
-      if (isCode(error, "ENOENT")) throw new ObjectStoreError("NOT_FOUND", `no object ${key}`);
-      throw error;
-    });
+    const handle = await this.#open(key);
     try {
       const { size } = await handle.stat();
       const offset = Math.min(range?.offset ?? 0, size);
@@ -168,11 +164,7 @@ export class FsObjectStore implements ObjectStore {
 
   async getStream(key: string, range?: ByteRange): Promise<Readable> {
     assertRange(range);
-    const path = this.#path(key);
-    const handle = await open(path, "r").catch((error) => {
-      if (isCode(error, "ENOENT")) throw new ObjectStoreError("NOT_FOUND", `no object ${key}`);
-      throw error;
-    });
+    const handle = await this.#open(key);
     // Read from the handle opened now: a replacement renamed in later does not change what is read.
     const { size } = await handle.stat().catch(async (error) => {
       await handle.close();
@@ -185,6 +177,14 @@ export class FsObjectStore implements ObjectStore {
       return Readable.from([]);
     }
     return handle.createReadStream({ start, end: end - 1 });
+  }
+
+  /** The object's file opened for reading; NOT_FOUND when there is none. */
+  #open(key: string): Promise<FileHandle> {
+    return open(this.#path(key), "r").catch((error) => {
+      if (isCode(error, "ENOENT")) throw new ObjectStoreError("NOT_FOUND", `no object ${key}`);
+      throw error;
+    });
   }
 
   async head(key: string): Promise<ObjectInfo | null> {

@@ -67,6 +67,12 @@ export const subjectNotFound = (subject: string) =>
   new RegistryError("SUBJECT_NOT_FOUND", `Subject '${subject}' not found.`);
 export const versionNotFound = (subject: string, version: number | string) =>
   new RegistryError("VERSION_NOT_FOUND", `Version ${version} not found for subject '${subject}'.`);
+/** A subject's own compatibility level or mode, read or removed where the subject has none. */
+export const settingNotConfigured = (setting: "compatibility" | "mode", subject: string) =>
+  new RegistryError(
+    setting === "compatibility" ? "SUBJECT_COMPATIBILITY_NOT_CONFIGURED" : "SUBJECT_MODE_NOT_CONFIGURED",
+    `Subject '${subject}' does not have subject-level ${setting} configured`,
+  );
 export const schemaNotFound = (detail = "Schema not found") => new RegistryError("SCHEMA_NOT_FOUND", detail);
 export const invalidSchema = (detail: string) =>
   new RegistryError("INVALID_SCHEMA", `Invalid schema: ${detail}`);

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { parseCompatibilityLevel, parseMode, parseSchemaType, SCHEMA_TYPES } from "./compatibility-level";
-import { RegistryError } from "./registry-error";
+import { RegistryError, settingNotConfigured } from "./registry-error";
 import { type SchemaValue, schemaReferenceSchema } from "./registry-records";
 import { incompatibilityMessages, type SchemaInput, type SchemaRegistry } from "./schema-registry";
 
@@ -308,12 +308,7 @@ const ROUTES: RouteSpec[] = [
     const level =
       state.configs.get(name) ??
       (flag(request.query, "defaultToGlobal") ? registry.effectiveCompatibility(state, null) : undefined);
-    if (!level) {
-      throw new RegistryError(
-        "SUBJECT_COMPATIBILITY_NOT_CONFIGURED",
-        `Subject '${name}' does not have subject-level compatibility configured`,
-      );
-    }
+    if (!level) throw settingNotConfigured("compatibility", name);
     return ok({ compatibilityLevel: level });
   }),
   route("PUT", "config/:subject", "write", async (registry, request, [subject]) => {
@@ -340,11 +335,7 @@ const ROUTES: RouteSpec[] = [
     const mode =
       state.modes.get(name) ??
       (flag(request.query, "defaultToGlobal") ? registry.effectiveMode(state, null) : undefined);
-    if (!mode)
-      throw new RegistryError(
-        "SUBJECT_MODE_NOT_CONFIGURED",
-        `Subject '${name}' does not have subject-level mode configured`,
-      );
+    if (!mode) throw settingNotConfigured("mode", name);
     return ok({ mode });
   }),
   route("PUT", "mode/:subject", "write", async (registry, request, [subject]) => {

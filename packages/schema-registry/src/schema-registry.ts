@@ -12,7 +12,13 @@ import {
   parseSchema,
   type ResolvedReference,
 } from "./formats";
-import { RegistryError, schemaNotFound, subjectNotFound, versionNotFound } from "./registry-error";
+import {
+  RegistryError,
+  schemaNotFound,
+  settingNotConfigured,
+  subjectNotFound,
+  versionNotFound,
+} from "./registry-error";
 import type { RegistryLog } from "./registry-log";
 import {
   configKey,
@@ -404,10 +410,7 @@ export class SchemaRegistry {
     return this.write((state) => {
       const previous = state.configs.get(subject);
       if (level === null && previous === undefined && subject !== null) {
-        throw new RegistryError(
-          "SUBJECT_COMPATIBILITY_NOT_CONFIGURED",
-          `Subject '${subject}' does not have subject-level compatibility configured`,
-        );
+        throw settingNotConfigured("compatibility", subject);
       }
       const writes =
         previous === (level ?? undefined)
@@ -422,10 +425,7 @@ export class SchemaRegistry {
     return this.write((state) => {
       const previous = state.modes.get(subject);
       if (mode === null && previous === undefined && subject !== null) {
-        throw new RegistryError(
-          "SUBJECT_MODE_NOT_CONFIGURED",
-          `Subject '${subject}' does not have subject-level mode configured`,
-        );
+        throw settingNotConfigured("mode", subject);
       }
       if (mode === "IMPORT" && !force) {
         const populated =

@@ -36,44 +36,28 @@ describe("filterAndSortTopics", () => {
     ]);
   });
 
-  it("orders by partitions, most first, then by name", () => {
-    expect(names(filterAndSortTopics(topics, "", "partitions"))).toEqual([
-      "Customer-Profiles",
-      "customers-gdpr",
-      "orders",
-    ]);
-  });
-
-  it("orders newest first", () => {
-    expect(names(filterAndSortTopics(topics, "", "newest"))).toEqual([
-      "customers-gdpr",
-      "orders",
-      "Customer-Profiles",
-    ]);
-  });
-
-  it("orders by size, largest first, name breaking ties", () => {
-    expect(names(filterAndSortTopics(topics, "", "size"))).toEqual([
-      "Customer-Profiles",
-      "customers-gdpr",
-      "orders",
-    ]);
-  });
-
-  it("orders by dirty ratio, dirtiest first", () => {
-    expect(names(filterAndSortTopics(topics, "", "dirty"))).toEqual([
-      "customers-gdpr",
-      "orders",
-      "Customer-Profiles",
-    ]);
-  });
-
-  it("orders by last clean, never cleaned first, then the longest ago", () => {
-    expect(names(filterAndSortTopics(topics, "", "lastClean"))).toEqual([
-      "Customer-Profiles",
-      "customers-gdpr",
-      "orders",
-    ]);
+  // Each order's expectation, written as the ranking it gives the three topics above.
+  const orders = [
+    {
+      order: "partitions",
+      says: "most partitions first, then by name",
+      ranking: ["Customer-Profiles", "customers-gdpr", "orders"],
+    },
+    { order: "newest", says: "newest first", ranking: ["customers-gdpr", "orders", "Customer-Profiles"] },
+    {
+      order: "size",
+      says: "largest first, name breaking ties",
+      ranking: ["Customer-Profiles", "customers-gdpr", "orders"],
+    },
+    { order: "dirty", says: "dirtiest first", ranking: ["customers-gdpr", "orders", "Customer-Profiles"] },
+    {
+      order: "lastClean",
+      says: "never cleaned first, then the longest ago",
+      ranking: ["Customer-Profiles", "customers-gdpr", "orders"],
+    },
+  ] as const;
+  it.each(orders)("orders by $order: $says", ({ order, ranking }) => {
+    expect(names(filterAndSortTopics(topics, "", order))).toEqual(ranking);
   });
 
   it("does not reorder the caller's array", () => {

@@ -11,20 +11,26 @@ afterEach(() => {
   for (const dir of dirs.splice(0)) fs.rmSync(dir, { recursive: true, force: true });
 });
 
+/** A compacting log in a temp dir of its own (removed after the test), with `config` on top. */
+async function openLog(prefix: string, config: Record<string, string | number>) {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+  dirs.push(dir);
+  const log = await PartitionLog.open({
+    dir,
+    config: { "cleanup.policy": "compact", "delete.retention.ms": 0, ...config },
+  });
+  return { dir, log };
+}
+
 const SUBJECT = Buffer.from("user-42");
 const OLD_VALUE = "user-42's email: ada@example.com";
 
 describe.each(["zstd", "gzip", "snappy", "lz4"] as const)("erasure scan of %s batches", (codec) => {
   it("finds an old value of the subject inside a compressed batch, then proves it gone after cleaning", async () => {
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "erasure-evidence-"));
-    dirs.push(dir);
-    const config = {
-      "cleanup.policy": "compact",
+    const { dir, log } = await openLog("erasure-evidence-", {
       "compression.type": codec,
-      "delete.retention.ms": 0,
       "file.delete.delay.ms": 0,
-    };
-    const log = await PartitionLog.open({ dir, config });
+    });
     try {
       const filler = Array.from({ length: 20 }, (_, i) => ({
         key: Buffer.from(`other-${i}`),
@@ -66,10 +72,7 @@ describe.each(["zstd", "gzip", "snappy", "lz4"] as const)("erasure scan of %s ba
 
 describe("erasure scan of retired files", () => {
   it("finds the old value in a segment a pass retired until the file is unlinked", async () => {
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "erasure-evidence-"));
-    dirs.push(dir);
-    const config = { "cleanup.policy": "compact", "delete.retention.ms": 0, "file.delete.delay.ms": 60_000 };
-    const log = await PartitionLog.open({ dir, config });
+    const { dir, log } = await openLog("erasure-evidence-", { "file.delete.delay.ms": 60_000 });
     try {
       await log.append([{ key: SUBJECT, value: Buffer.from(OLD_VALUE) }]);
       const erasure = await log.append([{ key: SUBJECT, value: null }]);
@@ -102,10 +105,7 @@ describe("erasure scan and transactions", () => {
   });
 
   it("a value of the subject in an open transaction delays the proof (and says why); once aborted, a pass removes it", async () => {
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "erasure-txn-"));
-    dirs.push(dir);
-    const config = { "cleanup.policy": "compact", "delete.retention.ms": 0, "file.delete.delay.ms": 0 };
-    const log = await PartitionLog.open({ dir, config });
+    const { dir, log } = await openLog("erasure-txn-", { "file.delete.delay.ms": 0 });
     try {
       await log.append([{ key: Buffer.from("other"), value: Buffer.from("x") }]); // 0
       const txn = { producer: { producerId: 8, producerEpoch: 0, baseSequence: 0 }, transactional: true };

@@ -2,6 +2,7 @@ import type { Clock } from "@lastword/logstore";
 import type { Logger } from "../logger";
 import { freshClaimQuota, shouldShed } from "../ownership/fair-share";
 import type { LeaseRepository } from "../ownership/lease.repository";
+import { renewIntervalMs } from "../ownership/lease-holder";
 import type { WorkerRegistry } from "../ownership/worker-registry";
 import type { PartitionHost } from "./partition-host";
 
@@ -55,7 +56,7 @@ export class OwnershipLoop {
 
   constructor(options: OwnershipOptions) {
     this.#o = options;
-    this.#renewIntervalMs = Math.max(100, Math.floor(options.leaseTtlMs / 3));
+    this.#renewIntervalMs = renewIntervalMs(options.leaseTtlMs);
   }
 
   start(): void {

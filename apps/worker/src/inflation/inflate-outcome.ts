@@ -16,7 +16,8 @@ export interface InflateTask {
  * (what the quotas count, the skeleton's values included), or why
  * not — `limit` (it would inflate past the bound: `inflatedBytes` is how far it got before it was
  * stopped), `corrupt` (it does not decompress) or `unsupported` (no such codec). `threadMs`: how
- * long the thread worked on it, which the tenant's request-time quota is charged.
+ * long the thread worked on it, which the tenant's request-time quota is charged. A thread moves
+ * `plain` to the event loop, not clones it (its own ArrayBuffer).
  */
 export type InflateOutcome =
   | { ok: true; plain: Uint8Array; inflatedBytes: number; threadMs: number }
@@ -29,11 +30,3 @@ export interface InflateRefusal {
   inflatedBytes: number;
   threadMs: number;
 }
-
-/**
- * What a thread returns: the plain batch or its skeleton (moved, not cloned: its own ArrayBuffer)
- * with the bytes the batch inflated to, or the refusal.
- */
-export type InflateReply =
-  | { ok: true; plain: Uint8Array; inflatedBytes: number; threadMs: number }
-  | InflateRefusal;

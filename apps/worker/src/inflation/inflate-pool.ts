@@ -1,6 +1,6 @@
 import { availableParallelism } from "node:os";
 import { Piscina } from "piscina";
-import type { InflateOutcome, InflateReply, InflateTask } from "./inflate-outcome";
+import type { InflateOutcome, InflateTask } from "./inflate-outcome";
 
 export interface InflatePoolConfig {
   /** Threads that inflate batches (WORKER_INFLATE_THREADS). */
@@ -37,7 +37,7 @@ const TASK = new URL(FROM_SOURCE ? "./inflate-task.ts" : "./inflate-task.mjs", i
  */
 export class InflatePool {
   readonly config: InflatePoolConfig;
-  readonly #pool: Piscina<InflateTask, InflateReply>;
+  readonly #pool: Piscina<InflateTask, InflateOutcome>;
   readonly #inPool = new Map<string, number>();
   readonly #waiting = new Map<string, (() => void)[]>();
 

@@ -12,12 +12,12 @@ import {
 import { InflateLimitError, inflateBatchBounded } from "@lastword/record-batch/node-codecs";
 import { crc32c } from "@node-rs/crc32";
 import { Piscina, transferableSymbol, valueSymbol } from "piscina";
-import type { InflateReply, InflateTask } from "./inflate-outcome";
+import type { InflateOutcome, InflateTask } from "./inflate-outcome";
 
 // The plain copy's CRC is recomputed: hardware CRC-32C, as the log store installs it.
 useCrc32c(crc32c);
 
-export default async function inflate(task: InflateTask): Promise<InflateReply> {
+export default async function inflate(task: InflateTask): Promise<InflateOutcome> {
   const batch = Buffer.from(task.batch.buffer, task.batch.byteOffset, task.batch.byteLength);
   // Wall time in the thread, which works on nothing else meanwhile (the inflate itself may run in
   // zlib's own threads, which the thread's CPU time would miss).
@@ -31,11 +31,11 @@ export default async function inflate(task: InflateTask): Promise<InflateReply> 
     const answer = (!task.values && recordSkeleton(plain)) || plain;
     const owned = answer === plain ? new Uint8Array(plain.length) : answer;
     if (owned !== answer) owned.set(plain);
-    const reply: InflateReply = { ok: true, plain: owned, inflatedBytes, threadMs: threadMs() };
+    const reply: InflateOutcome = { ok: true, plain: owned, inflatedBytes, threadMs: threadMs() };
     return Piscina.move({
       [transferableSymbol]: owned.buffer,
       [valueSymbol]: reply,
-    }) as unknown as InflateReply;
+    }) as unknown as InflateOutcome;
   } catch (error) {
     if (error instanceof InflateLimitError) {
       const inflatedBytes = error.inflatedBytes;

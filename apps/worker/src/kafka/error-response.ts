@@ -9,6 +9,20 @@ import { ApiKey, type DecodedRequest } from "@lastword/kafka-protocol";
  */
 export function errorResponse(request: DecodedRequest, errorCode: number, errorMessage: string): object {
   const top = { throttleTimeMs: 0, errorCode, errorMessage };
+  const partitionErrors = (
+    topics: readonly { name: string; partitions: readonly { partitionIndex: number }[] }[],
+  ) =>
+    topics.map((t) => ({
+      name: t.name,
+      partitions: t.partitions.map((p) => ({ partitionIndex: p.partitionIndex, errorCode })),
+    }));
+  const resourceErrors = (resources: readonly { resourceType: number; resourceName: string }[]) =>
+    resources.map((r) => ({
+      errorCode,
+      errorMessage,
+      resourceType: r.resourceType,
+      resourceName: r.resourceName,
+    }));
   switch (request.apiKey) {
     case ApiKey.Produce:
       return {
@@ -29,13 +43,7 @@ export function errorResponse(request: DecodedRequest, errorCode: number, errorM
         })),
       };
     case ApiKey.ListOffsets:
-      return {
-        throttleTimeMs: 0,
-        topics: request.body.topics.map((t) => ({
-          name: t.name,
-          partitions: t.partitions.map((p) => ({ partitionIndex: p.partitionIndex, errorCode })),
-        })),
-      };
+      return { throttleTimeMs: 0, topics: partitionErrors(request.body.topics) };
     case ApiKey.Metadata:
       return {
         throttleTimeMs: 0,
@@ -65,13 +73,7 @@ export function errorResponse(request: DecodedRequest, errorCode: number, errorM
     case ApiKey.OffsetCommit:
     case ApiKey.OffsetDelete:
     case ApiKey.TxnOffsetCommit:
-      return {
-        ...top,
-        topics: request.body.topics.map((t) => ({
-          name: t.name,
-          partitions: t.partitions.map((p) => ({ partitionIndex: p.partitionIndex, errorCode })),
-        })),
-      };
+      return { ...top, topics: partitionErrors(request.body.topics) };
     case ApiKey.OffsetFetch: {
       const partitionsOf = (topics: { name: string; partitionIndexes: number[] }[] | null) =>
         (topics ?? []).map((t) => ({
@@ -158,26 +160,10 @@ export function errorResponse(request: DecodedRequest, errorCode: number, errorM
         results: request.body.topics.map((t) => ({ name: t.name, errorCode, errorMessage })),
       };
     case ApiKey.DescribeConfigs:
-      return {
-        throttleTimeMs: 0,
-        results: request.body.resources.map((r) => ({
-          errorCode,
-          errorMessage,
-          resourceType: r.resourceType,
-          resourceName: r.resourceName,
-        })),
-      };
+      return { throttleTimeMs: 0, results: resourceErrors(request.body.resources) };
     case ApiKey.AlterConfigs:
     case ApiKey.IncrementalAlterConfigs:
-      return {
-        throttleTimeMs: 0,
-        responses: request.body.resources.map((r) => ({
-          errorCode,
-          errorMessage,
-          resourceType: r.resourceType,
-          resourceName: r.resourceName,
-        })),
-      };
+      return { throttleTimeMs: 0, responses: resourceErrors(request.body.resources) };
     case ApiKey.CreateAcls:
       return { throttleTimeMs: 0, results: request.body.creations.map(() => ({ errorCode, errorMessage })) };
     case ApiKey.DeleteAcls:

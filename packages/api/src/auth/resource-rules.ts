@@ -57,6 +57,17 @@ export type KeyRule = z.infer<typeof keyRuleSchema>;
 
 export const keyRulesSchema = z.array(keyRuleSchema).max(MAX_RULES_PER_KEY);
 
+type ResourceAct = Readonly<{ type: ResourceType; operation: ResourceOperation }>;
+
+const RESOURCE_ACTS: Partial<Record<Scope, ResourceAct>> = {
+  "topics:read": { type: "topic", operation: "describe" },
+  "records:read": { type: "topic", operation: "read" },
+  "records:write": { type: "topic", operation: "write" },
+  "topics:write": { type: "topic", operation: "admin" },
+  "groups:read": { type: "group", operation: "read" },
+  "groups:write": { type: "group", operation: "write" },
+};
+
 /**
  * The resource an act of `scope` is on and the operation it needs there, derived from the REST
  * API's scopes: reading metadata is `describe`, reading records `read`, writing records `write`,
@@ -64,23 +75,8 @@ export const keyRulesSchema = z.array(keyRuleSchema).max(MAX_RULES_PER_KEY);
  * offsets or deleting it `write`. Scopes outside topics and groups (keys, members, erasure) are
  * not limited by rules.
  */
-export function resourceActOf(scope: Scope): { type: ResourceType; operation: ResourceOperation } | null {
-  switch (scope) {
-    case "topics:read":
-      return { type: "topic", operation: "describe" };
-    case "records:read":
-      return { type: "topic", operation: "read" };
-    case "records:write":
-      return { type: "topic", operation: "write" };
-    case "topics:write":
-      return { type: "topic", operation: "admin" };
-    case "groups:read":
-      return { type: "group", operation: "read" };
-    case "groups:write":
-      return { type: "group", operation: "write" };
-    default:
-      return null;
-  }
+export function resourceActOf(scope: Scope): ResourceAct | null {
+  return RESOURCE_ACTS[scope] ?? null;
 }
 
 function matches(rule: KeyRule, name: string): boolean {

@@ -203,14 +203,8 @@ class Comparison implements DiffContext {
       return trial.compatible;
     }
     if (after.criterion === "allOf") return false;
-    for (const sub of after.subschemas) {
-      const trial = this.trial(original, sub, path);
-      if (!trial.compatible) continue;
-      this.addAll(trial.differences);
-      this.add("SUM_TYPE_EXTENDED", path);
-      return true;
-    }
-    return false;
+    const branches = after.subschemas.map((sub) => [original, sub] as const);
+    return this.firstCompatible(branches, path, "SUM_TYPE_EXTENDED");
   }
 
   /** An allOf reduced to one of its branches (or a singleton unwrapped) reads what it read. */
@@ -225,11 +219,24 @@ class Comparison implements DiffContext {
       return trial.compatible;
     }
     if (before.criterion !== "allOf") return false;
-    for (const sub of before.subschemas) {
-      const trial = this.trial(sub, update, path);
+    const branches = before.subschemas.map((sub) => [sub, update] as const);
+    return this.firstCompatible(branches, path, "PRODUCT_TYPE_NARROWED");
+  }
+
+  /**
+   * The first of `pairs` (before, after) that compares compatible: its differences are taken, with
+   * `type` for the branch chosen. False when no branch is compatible.
+   */
+  private firstCompatible(
+    pairs: readonly (readonly [JsonSchemaNode, JsonSchemaNode])[],
+    path: string,
+    type: string,
+  ): boolean {
+    for (const [before, after] of pairs) {
+      const trial = this.trial(before, after, path);
       if (!trial.compatible) continue;
       this.addAll(trial.differences);
-      this.add("PRODUCT_TYPE_NARROWED", path);
+      this.add(type, path);
       return true;
     }
     return false;

@@ -167,10 +167,8 @@ function propertyAdded(
 function dependenciesDiff(ctx: DiffContext, original: Schema, update: Schema, path: string): void {
   const before = dependencies(original);
   const after = dependencies(update);
-  for (const key of new Set([...before.arrays.keys(), ...after.arrays.keys()])) {
+  for (const [key, was, now] of keyedPairs(before.arrays, after.arrays)) {
     const where = `${path}/dependencies/${key}`;
-    const was = before.arrays.get(key);
-    const now = after.arrays.get(key);
     if (now === undefined) ctx.add("DEPENDENCY_ARRAY_REMOVED", where);
     else if (was === undefined) ctx.add("DEPENDENCY_ARRAY_ADDED", where);
     else {
@@ -181,13 +179,18 @@ function dependenciesDiff(ctx: DiffContext, original: Schema, update: Schema, pa
       else if (lost && gained) ctx.add("DEPENDENCY_ARRAY_CHANGED", where);
     }
   }
-  for (const key of new Set([...before.schemas.keys(), ...after.schemas.keys()])) {
+  for (const [key, was, now] of keyedPairs(before.schemas, after.schemas)) {
     const where = `${path}/dependencies/${key}`;
-    const was = before.schemas.get(key);
-    const now = after.schemas.get(key);
     if (now === undefined) ctx.add("DEPENDENCY_SCHEMA_REMOVED", where);
     else if (was === undefined) ctx.add("DEPENDENCY_SCHEMA_ADDED", where);
     else ctx.compare(was, now, where);
+  }
+}
+
+/** Every key of either map, with its value before and after (undefined where a map lacks it). */
+function* keyedPairs<V>(before: ReadonlyMap<string, V>, after: ReadonlyMap<string, V>) {
+  for (const key of new Set([...before.keys(), ...after.keys()])) {
+    yield [key, before.get(key), after.get(key)] as const;
   }
 }
 

@@ -1,6 +1,7 @@
 "use client";
 
 import type { RouterInputs } from "@lastword/api";
+import { COMPATIBILITY_LEVELS } from "@lastword/schema-registry/compatibility-level";
 import { useQuery } from "@tanstack/react-query";
 import { useState } from "react";
 import { useRefreshingMutation } from "@/lib/refreshing-mutation";
@@ -12,15 +13,7 @@ import { SelectField } from "../ui/field";
 import { ErrorNotice, StatusNotice } from "../ui/notice";
 
 type Level = NonNullable<RouterInputs["schemas"]["setCompatibility"]["level"]>;
-const LEVELS: readonly Level[] = [
-  "BACKWARD",
-  "BACKWARD_TRANSITIVE",
-  "FORWARD",
-  "FORWARD_TRANSITIVE",
-  "FULL",
-  "FULL_TRANSITIVE",
-  "NONE",
-];
+const LEVELS: readonly Level[] = COMPATIBILITY_LEVELS;
 
 const ROW_TONES = {
   same: "",

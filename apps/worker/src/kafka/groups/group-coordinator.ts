@@ -1,6 +1,8 @@
 import { ErrorCode } from "@lastword/kafka-protocol";
 import type { Clock } from "@lastword/logstore";
 import type { Logger } from "../../logger";
+import { renewalTimer } from "../../ownership/lease-holder";
+import { type FindResult, holderAnswer } from "../coordinator-answer";
 import type { KafkaBroker, KafkaCatalog } from "../kafka-catalog";
 import type { AdoptedGroupLease, GroupLeaseRepository, HeldGroupLease } from "./group-lease.repository";
 import { GroupState, type GroupTimings } from "./group-state";
@@ -30,10 +32,6 @@ interface Held {
   /** The last request that needed this group (find, join, commit, admin), on the clock: idleness is measured from it. */
   lastUsedAt: number;
 }
-
-export type FindResult =
-  | { errorCode: 0; broker: KafkaBroker; message?: undefined }
-  | { errorCode: number; message: string; broker?: undefined };
 
 /**
  * This worker's share of the fleet's group coordination: which (tenant, group) leases it holds
@@ -83,15 +81,7 @@ export class GroupCoordinator {
   }
 
   start(): void {
-    this.#timer = setInterval(
-      () => {
-        this.renew().catch((error: unknown) =>
-          this.#logger.warn({ err: error }, "group lease renewal failed"),
-        );
-      },
-      Math.max(100, Math.floor(this.#ttlMs / 3)),
-    );
-    this.#timer.unref();
+    this.#timer = renewalTimer(this.#ttlMs, () => this.renew(), this.#logger, "group lease renewal");
   }
 
   /** Stops renewing and forgets every group (kill and graceful stop). */
@@ -150,14 +140,7 @@ export class GroupCoordinator {
       this.#adopt({ tenantId, groupId, epoch: holder.epoch, generation: holder.generation }, startedAt);
       return { errorCode: 0, broker: self };
     }
-    const broker = (await this.#catalog.brokers()).find((b) => b.workerId === holder.ownerWorkerId);
-    if (!broker || !holder.live) {
-      return {
-        errorCode: ErrorCode.COORDINATOR_NOT_AVAILABLE,
-        message: "The group's coordinator is moving to another broker; retry shortly.",
-      };
-    }
-    return { errorCode: 0, broker };
+    return holderAnswer(this.#catalog, holder, "The group's coordinator");
   }
 
   /** The group's state when this worker coordinates it, else null (answer NOT_COORDINATOR). */

@@ -1,5 +1,5 @@
 import { Prisma } from "@lastword/db";
-import { DB_NOW, dbInterval, LeaseHolder } from "../../ownership/lease-holder";
+import { DB_NOW, dbInterval, LeaseHolder, type LeaseKey } from "../../ownership/lease-holder";
 import { ENDED_SESSIONS } from "../../ownership/worker-session";
 
 /** Who coordinates a group right now, as the KafkaGroup row says. */
@@ -23,6 +23,8 @@ export interface AdoptedGroupLease extends HeldGroupLease {
   generation: number;
 }
 
+const GROUP_LEASE: LeaseKey = { table: "KafkaGroup", keyColumn: "groupId" };
+
 /**
  * The coordinator lease on a (tenant, group id), the KafkaGroup table. A worker asked to find a
  * group's coordinator claims the group when nobody holds a live lease (bumping the epoch); the
@@ -36,23 +38,12 @@ export interface AdoptedGroupLease extends HeldGroupLease {
 export class GroupLeaseRepository extends LeaseHolder {
   /** Claims the group if it is free or its lease expired; answers the holder either way. */
   async claimOrFind(tenantId: string, groupId: string): Promise<GroupLeaseHolder> {
-    const claimed = await this.prisma.$queryRaw<
-      { ownerWorkerId: string; epoch: number; generation: number }[]
-    >`
-      INSERT INTO "KafkaGroup" ("organizationId", "groupId", "ownerWorkerId", "epoch", "leaseExpiresAt")
-      VALUES (${tenantId}, ${groupId}, ${this.workerId}, 1, ${DB_NOW} + ${dbInterval(this.ttlMs)})
-      ON CONFLICT ("organizationId", "groupId") DO UPDATE
-        SET "ownerWorkerId" = EXCLUDED."ownerWorkerId", "epoch" = "KafkaGroup"."epoch" + 1,
-            "leaseExpiresAt" = EXCLUDED."leaseExpiresAt"
-        WHERE "KafkaGroup"."ownerWorkerId" IS NULL OR "KafkaGroup"."leaseExpiresAt" IS NULL
-           OR "KafkaGroup"."leaseExpiresAt" <= ${DB_NOW}
-           OR ("KafkaGroup"."ownerWorkerId" <> ${this.workerId} AND "KafkaGroup"."ownerWorkerId" IN ${ENDED_SESSIONS})
-      RETURNING "ownerWorkerId", "epoch", "generation"`;
-    if (claimed[0]) return { ...claimed[0], live: true };
-    const rows = await this.prisma.$queryRaw<GroupLeaseHolder[]>`
-      SELECT "ownerWorkerId", "epoch", "generation", ("leaseExpiresAt" > ${DB_NOW}) AS "live"
-      FROM "KafkaGroup" WHERE "organizationId" = ${tenantId} AND "groupId" = ${groupId}`;
-    return rows[0] ?? { ownerWorkerId: null, epoch: 0, generation: 0, live: false };
+    const holder = await this.claimOrFindRow<Omit<GroupLeaseHolder, "live">>(GROUP_LEASE, tenantId, groupId, [
+      "ownerWorkerId",
+      "epoch",
+      "generation",
+    ]);
+    return holder ?? { ownerWorkerId: null, epoch: 0, generation: 0, live: false };
   }
 
   /**

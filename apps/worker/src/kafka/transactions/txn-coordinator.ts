@@ -3,6 +3,8 @@ import { ErrorCode } from "@lastword/kafka-protocol";
 import type { Clock } from "@lastword/logstore";
 import type { CrashHook } from "../../fault-points";
 import type { Logger } from "../../logger";
+import { renewalTimer } from "../../ownership/lease-holder";
+import { type FindResult, holderAnswer } from "../coordinator-answer";
 import type { KafkaBroker, KafkaCatalog } from "../kafka-catalog";
 import type { ProducerIdRepository } from "../producers/producer-ids.repository";
 import type { HeldTxnLease, TxnLeaseRepository } from "./txn-lease.repository";
@@ -25,10 +27,6 @@ const EPOCH_EXHAUSTED = 32766;
 const EXPIRED_CLAIMS_PER_TICK = 50;
 const MARKER_RETRY_MIN_MS = 100;
 const MARKER_RETRY_MAX_MS = 2_000;
-
-export type FindTxnResult =
-  | { errorCode: 0; broker: KafkaBroker; message?: undefined }
-  | { errorCode: number; message: string; broker?: undefined };
 
 /** A coordinator answer: 0, or a Kafka error code ("fenced" is mapped per request version by the handler). */
 export type TxnOutcome = number | "fenced";
@@ -115,15 +113,7 @@ export class TxnCoordinator {
   }
 
   start(): void {
-    this.#timer = setInterval(
-      () => {
-        this.tick().catch((error: unknown) =>
-          this.#logger.warn({ err: error }, "transaction coordinator tick failed"),
-        );
-      },
-      Math.max(100, Math.floor(this.#ttlMs / 3)),
-    );
-    this.#timer.unref();
+    this.#timer = renewalTimer(this.#ttlMs, () => this.tick(), this.#logger, "transaction coordinator tick");
   }
 
   /** Stops renewing and forgets every lease (kill and graceful stop); completions stop at their next step. */
@@ -192,7 +182,7 @@ export class TxnCoordinator {
   }
 
   /** FindCoordinator key type 1: claims the id when free, else answers its live holder. */
-  async find(tenantId: string, transactionalId: string): Promise<FindTxnResult> {
+  async find(tenantId: string, transactionalId: string): Promise<FindResult> {
     const self = this.#self();
     if (this.lease(tenantId, transactionalId)) return { errorCode: 0, broker: self };
     const startedAt = performance.now();
@@ -201,14 +191,7 @@ export class TxnCoordinator {
       this.#adopt({ tenantId, transactionalId, epoch: holder.epoch }, startedAt);
       return { errorCode: 0, broker: self };
     }
-    const broker = (await this.#catalog.brokers()).find((b) => b.workerId === holder.ownerWorkerId);
-    if (!broker || !holder.live) {
-      return {
-        errorCode: ErrorCode.COORDINATOR_NOT_AVAILABLE,
-        message: "The transaction coordinator is moving to another broker; retry shortly.",
-      };
-    }
-    return { errorCode: 0, broker };
+    return holderAnswer(this.#catalog, holder, "The transaction coordinator");
   }
 
   /** The lease this worker holds on the id, or null (the request is answered NOT_COORDINATOR). */

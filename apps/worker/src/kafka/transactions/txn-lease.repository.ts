@@ -1,5 +1,5 @@
 import { Prisma } from "@lastword/db";
-import { DB_NOW, dbInterval, LeaseHolder } from "../../ownership/lease-holder";
+import { DB_NOW, dbInterval, LeaseHolder, type LeaseKey } from "../../ownership/lease-holder";
 import { ENDED_SESSIONS } from "../../ownership/worker-session";
 
 /** A transactional id's coordinator lease as this worker holds it; `epoch` is also its markers' coordinator epoch. */
@@ -16,6 +16,8 @@ export interface TxnLeaseHolder {
   live: boolean;
 }
 
+const TXN_LEASE: LeaseKey = { table: "KafkaTransaction", keyColumn: "transactionalId" };
+
 /**
  * The coordinator lease on a (tenant, transactional id), the KafkaTransaction row, claimed and
  * renewed as the group coordinator's (group-lease.repository.ts): FindCoordinator claims a free or
@@ -25,22 +27,13 @@ export interface TxnLeaseHolder {
  */
 export class TxnLeaseRepository extends LeaseHolder {
   async claimOrFind(tenantId: string, transactionalId: string): Promise<TxnLeaseHolder> {
-    const claimed = await this.prisma.$queryRaw<{ ownerWorkerId: string; epoch: number }[]>`
-      INSERT INTO "KafkaTransaction" ("organizationId", "transactionalId", "ownerWorkerId", "epoch", "leaseExpiresAt")
-      VALUES (${tenantId}, ${transactionalId}, ${this.workerId}, 1, ${DB_NOW} + ${dbInterval(this.ttlMs)})
-      ON CONFLICT ("organizationId", "transactionalId") DO UPDATE
-        SET "ownerWorkerId" = EXCLUDED."ownerWorkerId", "epoch" = "KafkaTransaction"."epoch" + 1,
-            "leaseExpiresAt" = EXCLUDED."leaseExpiresAt"
-        WHERE "KafkaTransaction"."ownerWorkerId" IS NULL OR "KafkaTransaction"."leaseExpiresAt" IS NULL
-           OR "KafkaTransaction"."leaseExpiresAt" <= ${DB_NOW}
-           OR ("KafkaTransaction"."ownerWorkerId" <> ${this.workerId}
-               AND "KafkaTransaction"."ownerWorkerId" IN ${ENDED_SESSIONS})
-      RETURNING "ownerWorkerId", "epoch"`;
-    if (claimed[0]) return { ...claimed[0], live: true };
-    const rows = await this.prisma.$queryRaw<TxnLeaseHolder[]>`
-      SELECT "ownerWorkerId", "epoch", ("leaseExpiresAt" > ${DB_NOW}) AS "live"
-      FROM "KafkaTransaction" WHERE "organizationId" = ${tenantId} AND "transactionalId" = ${transactionalId}`;
-    return rows[0] ?? { ownerWorkerId: null, epoch: 0, live: false };
+    const holder = await this.claimOrFindRow<Omit<TxnLeaseHolder, "live">>(
+      TXN_LEASE,
+      tenantId,
+      transactionalId,
+      ["ownerWorkerId", "epoch"],
+    );
+    return holder ?? { ownerWorkerId: null, epoch: 0, live: false };
   }
 
   /** Extends every lease this worker holds; a row another worker took over is not returned. */

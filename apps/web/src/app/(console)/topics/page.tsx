@@ -1,18 +1,18 @@
-import type { Metadata } from "next";
 import { CreateTopicForm } from "@/components/topics/create-topic-form";
 import { TopicList } from "@/components/topics/topic-list";
-import { ConsolePage } from "@/components/ui/console-page";
+import { consoleRoute } from "../console-route";
 
-export const metadata: Metadata = { title: "Topics" };
+const route = consoleRoute(
+  "Topics",
+  <>Partitioned logs of keyed records. Compacted topics keep the latest value of every key.</>,
+  <>
+    <TopicList />
+    <CreateTopicForm />
+  </>,
+);
+
+export const metadata = route.metadata;
 
 export default function TopicsPage() {
-  return (
-    <ConsolePage
-      title="Topics"
-      intro={<>Partitioned logs of keyed records. Compacted topics keep the latest value of every key.</>}
-    >
-      <TopicList />
-      <CreateTopicForm />
-    </ConsolePage>
-  );
+  return route.page;
 }
