@@ -8,8 +8,8 @@ import { defineConfig } from "vitest/config";
 // integration file's time is spent waiting on Postgres, Redis, child processes and lease expiry,
 // not on the CPU). Nothing they use is shared: each integration file has its own database (a copy
 // of a template migrated once), Redis prefix, temporary directories and free ports. The files in
-// SERIAL cannot share the machine and run after them, one at a time, as does e2e (one app and
-// one database for all its specs).
+// SERIAL cannot share the machine and run after them, one at a time; e2e (one app and one
+// database for all its specs) runs last, on its own.
 
 const INTEGRATION = [
   "{apps,packages}/*/{src,test}/**/*.integration.test.ts",
@@ -69,7 +69,12 @@ export default defineConfig({
           globalSetup: ["e2e/global-setup.ts"],
           testTimeout: 120_000,
           hookTimeout: 180_000,
-          fileParallelism: false,
+          // After the other projects, two specs at a time: a spec mostly waits (on the page, the
+          // console's refresh, the worker's tick), so one at a time left the 2-core machine half
+          // idle for ten minutes. Each spec signs up its own accounts and names its own topics in
+          // them; the app, worker and database are shared.
+          maxWorkers: 2,
+          sequence: { groupOrder: 1 },
         },
       },
     ],
