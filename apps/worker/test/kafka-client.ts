@@ -9,6 +9,7 @@ import { eventually } from "@lastword/db/testing";
 import { deriveScramCredential, SCRAM_MECHANISMS } from "@lastword/kafka-auth";
 import {
   ApiKey,
+  ConfigResourceType,
   decodeResponse,
   encodeRequest,
   FrameReader,
@@ -543,6 +544,31 @@ export class RawKafka {
 export function metricSample(body: string, series: string): number {
   const line = body.split("\n").find((l) => l.startsWith(`${series} `));
   return line ? Number(line.slice(series.length + 1)) : 0;
+}
+
+/** An AlterConfigs body setting `configs` ([name, value]) on topic `topic`. */
+export function alterConfigsBody(topic: string, configs: [string, string][], validateOnly = false) {
+  const entries = configs.map(([name, value]) => ({ name, value }));
+  return {
+    resources: [{ resourceType: ConfigResourceType.TOPIC, resourceName: topic, configs: entries }],
+    validateOnly,
+  };
+}
+
+/**
+ * An IncrementalAlterConfigs body of `ops` on topic `topic`: [name, operation (AlterConfigOp: 0 SET,
+ * 1 DELETE, 2 APPEND, 3 SUBTRACT), value].
+ */
+export function incrementalAlterBody(
+  topic: string,
+  ops: [string, number, string | null][],
+  validateOnly = false,
+) {
+  const entries = ops.map(([name, configOperation, value]) => ({ name, configOperation, value }));
+  return {
+    resources: [{ resourceType: ConfigResourceType.TOPIC, resourceName: topic, configs: entries }],
+    validateOnly,
+  };
 }
 
 /** A Fetch (v4+) body for one partition, as kafkajs shapes it; `currentLeaderEpoch` -1 skips the epoch check. */
