@@ -84,6 +84,17 @@ async function allHosted(): Promise<void> {
   );
 }
 
+/** A quota row of `organizationId`: `maxPartitions` partitions and `requestsPerSecond`, 1 GiB stored, 1 MiB/s in. */
+function partitionQuota(organizationId: string, maxPartitions: number, requestsPerSecond: number) {
+  const limits = {
+    maxPartitions,
+    maxStoredBytes: 1n << 30n,
+    produceBytesPerSecond: 1 << 20,
+    requestsPerSecond,
+  };
+  return world.h.db.prisma.quota.create({ data: { organizationId, ...limits } });
+}
+
 const creatable = (name: string, numPartitions = -1, configs: [string, string | null][] = []) => ({
   name,
   numPartitions,
@@ -240,15 +251,7 @@ describe("CreateTopics (scenario 7)", () => {
   });
 
   it("the tenant's partition quota refuses with POLICY_VIOLATION and the REST API's message", async () => {
-    await world.h.db.prisma.quota.create({
-      data: {
-        organizationId: ORG_B,
-        maxPartitions: 3,
-        maxStoredBytes: 1n << 30n,
-        produceBytesPerSecond: 1 << 20,
-        requestsPerSecond: 100,
-      },
-    });
+    await partitionQuota(ORG_B, 3, 100);
     const conn = await raw(keyB);
     const answer = await conn.call(ApiKey.CreateTopics, 4, {
       topics: [creatable("fits", 2), creatable("over", 2)],
@@ -272,15 +275,7 @@ describe("CreateTopics (scenario 7)", () => {
     // Issue 28.6: the quota is checked under a per-tenant lock in the create's own transaction.
     const tenant = "org_admin_race";
     await createNamedTopic(world.h.db.prisma, tenant, "grown", 1, { "cleanup.policy": "delete" });
-    await world.h.db.prisma.quota.create({
-      data: {
-        organizationId: tenant,
-        maxPartitions: 6,
-        maxStoredBytes: 1n << 30n,
-        produceBytesPerSecond: 1 << 20,
-        requestsPerSecond: 1000,
-      },
-    });
+    await partitionQuota(tenant, 6, 1000);
     const key = await createKafkaKey(world.h.db.prisma, tenant, ["topics:read", "topics:write"], {
       scram: false,
     });

@@ -92,22 +92,21 @@ describe("Kafka transactions with real clients", () => {
     const batch = (tag: string) =>
       Array.from({ length: 8 }, (_, i) => ({ key: `${tag}-${i}`, value: `${tag}-${i}` }));
 
-    const first = await producer.transaction();
-    await first.send({ topic: OUT, messages: batch("kjs-commit1") });
-    await first.sendOffsets({
-      consumerGroupId: "kjs-pipeline",
-      topics: [{ topic: IN, partitions: [{ partition: 0, offset: "5" }] }],
-    });
-    await first.commit();
+    // A transaction of the pipeline: `tag`'s batch to OUT and the group's offset `offset` of IN.
+    const pipelineStep = async (tag: string, offset: string) => {
+      const txn = await producer.transaction();
+      await txn.send({ topic: OUT, messages: batch(tag) });
+      await txn.sendOffsets({
+        consumerGroupId: "kjs-pipeline",
+        topics: [{ topic: IN, partitions: [{ partition: 0, offset }] }],
+      });
+      return txn;
+    };
+
+    await (await pipelineStep("kjs-commit1", "5")).commit();
     expect(await committedOffset("kjs-pipeline")).toBe("5");
 
-    const aborted = await producer.transaction();
-    await aborted.send({ topic: OUT, messages: batch("kjs-abort") });
-    await aborted.sendOffsets({
-      consumerGroupId: "kjs-pipeline",
-      topics: [{ topic: IN, partitions: [{ partition: 0, offset: "9" }] }],
-    });
-    await aborted.abort();
+    await (await pipelineStep("kjs-abort", "9")).abort();
     expect(await committedOffset("kjs-pipeline")).toBe("5");
 
     const last = await producer.transaction();
