@@ -1,6 +1,6 @@
 import { execFile } from "node:child_process";
 import { promisify } from "node:util";
-import { type Consumer, type Kafka, logLevel } from "kafkajs";
+import { type Consumer, type Kafka, logLevel, type Producer } from "kafkajs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { RunningWorker } from "../src/worker";
 import {
@@ -59,6 +59,13 @@ const client = (clientId: string): Kafka =>
     logLevel: logLevel.NOTHING,
   });
 
+/** A connected kafkajs transactional producer of `transactionalId` (idempotent, one request in flight). */
+async function transactionalProducer(clientId: string, transactionalId: string): Promise<Producer> {
+  const producer = client(clientId).producer({ transactionalId, idempotent: true, maxInFlightRequests: 1 });
+  await producer.connect();
+  return producer;
+}
+
 /** Every value a read_committed kafkajs consumer reads from OUT until it has read `until`. */
 async function readCommitted(groupId: string, until: (values: string[]) => boolean): Promise<string[]> {
   const consumer = client(`reader-${groupId}`).consumer({
@@ -83,12 +90,7 @@ async function committedOffset(groupId: string): Promise<string | undefined> {
 
 describe("Kafka transactions with real clients", () => {
   it("kafkajs: a committed transaction's records and offsets are visible, an aborted one's never", async () => {
-    const producer = client("kjs-txn").producer({
-      transactionalId: "kjs-txn",
-      idempotent: true,
-      maxInFlightRequests: 1,
-    });
-    await producer.connect();
+    const producer = await transactionalProducer("kjs-txn", "kjs-txn");
     const batch = (tag: string) =>
       Array.from({ length: 8 }, (_, i) => ({ key: `${tag}-${i}`, value: `${tag}-${i}` }));
 
@@ -131,21 +133,11 @@ describe("Kafka transactions with real clients", () => {
   });
 
   it("kafkajs zombie fencing: a second producer with the same transactional id fences the first, whose open transaction is aborted and never read", async () => {
-    const zombie = client("kjs-zombie-1").producer({
-      transactionalId: "kjs-zombie",
-      maxInFlightRequests: 1,
-      idempotent: true,
-    });
-    await zombie.connect();
+    const zombie = await transactionalProducer("kjs-zombie-1", "kjs-zombie");
     const open = await zombie.transaction();
     await open.send({ topic: OUT, messages: [{ key: "zombie", value: "zombie-write" }] });
 
-    const successor = client("kjs-zombie-2").producer({
-      transactionalId: "kjs-zombie",
-      maxInFlightRequests: 1,
-      idempotent: true,
-    });
-    await successor.connect();
+    const successor = await transactionalProducer("kjs-zombie-2", "kjs-zombie");
     const fresh = await successor.transaction();
     await fresh.send({ topic: OUT, messages: [{ key: "successor", value: "successor-write" }] });
     await fresh.commit();
