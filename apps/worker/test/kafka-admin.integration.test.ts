@@ -6,6 +6,8 @@ import {
   alterConfigsBody,
   createKafkaKey,
   createNamedTopic,
+  createPartitions,
+  deleteRecordsBefore,
   incrementalAlterBody,
   plainKafkajs,
   RawKafka,
@@ -37,34 +39,6 @@ async function admin(key: Key): Promise<Admin> {
 
 function raw(key: Key): Promise<RawKafka> {
   return RawKafka.login(world.worker.kafka!, key);
-}
-
-/** CreatePartitions (v3 unless `version`) growing one topic to `count` partitions. */
-function createPartitions(
-  conn: RawKafka,
-  name: string,
-  count: number,
-  options: { validateOnly?: boolean; version?: number } = {},
-) {
-  return conn.call(ApiKey.CreatePartitions, options.version ?? 3, {
-    topics: [{ name, count, assignments: null }],
-    timeoutMs: 5000,
-    validateOnly: options.validateOnly ?? false,
-  });
-}
-
-/** DeleteRecords (v2 unless `version`) of one partition's records before `offset` (-1: the high watermark). */
-function deleteRecordsBefore(
-  conn: RawKafka,
-  name: string,
-  partitionIndex: number,
-  offset: bigint,
-  version = 2,
-) {
-  return conn.call(ApiKey.DeleteRecords, version, {
-    topics: [{ name, partitions: [{ partitionIndex, offset }] }],
-    timeoutMs: 5000,
-  });
 }
 
 async function configsOf(tenant: string, name: string): Promise<unknown> {

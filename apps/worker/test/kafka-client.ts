@@ -546,6 +546,34 @@ export function metricSample(body: string, series: string): number {
   return line ? Number(line.slice(series.length + 1)) : 0;
 }
 
+/** CreatePartitions (v3 unless `version`) growing one topic to `count` partitions. */
+export function createPartitions(
+  conn: RawKafka,
+  name: string,
+  count: number,
+  options: { validateOnly?: boolean; version?: number } = {},
+) {
+  return conn.call(ApiKey.CreatePartitions, options.version ?? 3, {
+    topics: [{ name, count, assignments: null }],
+    timeoutMs: 5000,
+    validateOnly: options.validateOnly ?? false,
+  });
+}
+
+/** DeleteRecords (v2 unless `version`) of one partition's records before `offset` (-1: the high watermark). */
+export function deleteRecordsBefore(
+  conn: RawKafka,
+  name: string,
+  partitionIndex: number,
+  offset: bigint,
+  version = 2,
+) {
+  return conn.call(ApiKey.DeleteRecords, version, {
+    topics: [{ name, partitions: [{ partitionIndex, offset }] }],
+    timeoutMs: 5000,
+  });
+}
+
 /** An AlterConfigs body setting `configs` ([name, value]) on topic `topic`. */
 export function alterConfigsBody(topic: string, configs: [string, string][], validateOnly = false) {
   const entries = configs.map(([name, value]) => ({ name, value }));

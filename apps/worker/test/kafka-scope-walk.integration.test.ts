@@ -5,7 +5,14 @@ import { encodeRecordBatch } from "@lastword/logstore";
 import { beforeAll, describe, expect, it } from "vitest";
 import { ADVERTISED_APIS } from "../src/kafka/advertised-apis";
 import { KAFKA_ACTS, type KafkaAct } from "../src/kafka/kafka-authorization";
-import { alterConfigsBody, fetchBody, incrementalAlterBody, RawKafka } from "./kafka-client";
+import {
+  alterConfigsBody,
+  createPartitions,
+  deleteRecordsBefore,
+  fetchBody,
+  incrementalAlterBody,
+  RawKafka,
+} from "./kafka-client";
 import { useControlPlaneWorld } from "./kafka-world";
 import { eventually } from "./test-topics";
 
@@ -353,20 +360,9 @@ async function kafkaCode(raw: RawKafka, act: KafkaAct, w: Walker): Promise<numbe
       return (await raw.call(ApiKey.IncrementalAlterConfigs, 1, incrementalAlterBody("ghost", [], true)))
         .responses[0]!.errorCode;
     case "CreatePartitions":
-      return (
-        await raw.call(ApiKey.CreatePartitions, 3, {
-          topics: [{ name: "ghost", count: 2, assignments: null }],
-          timeoutMs: 5_000,
-          validateOnly: true,
-        })
-      ).results[0]!.errorCode;
+      return (await createPartitions(raw, "ghost", 2, { validateOnly: true })).results[0]!.errorCode;
     case "DeleteRecords":
-      return (
-        await raw.call(ApiKey.DeleteRecords, 2, {
-          topics: [{ name: "ghost", partitions: [{ partitionIndex: 0, offset: 0n }] }],
-          timeoutMs: 5_000,
-        })
-      ).topics[0]!.partitions[0]!.errorCode;
+      return (await deleteRecordsBefore(raw, "ghost", 0, 0n)).topics[0]!.partitions[0]!.errorCode;
     case "DescribeLogDirs":
       return (await raw.call(ApiKey.DescribeLogDirs, 4, { topics: null })).errorCode;
     case "DescribeAcls":

@@ -9,6 +9,8 @@ import {
   CLIENT_SCOPES,
   createKafkaKey,
   createNamedTopic,
+  createPartitions,
+  deleteRecordsBefore,
   fetchBody,
   incrementalAlterBody,
   RawKafka,
@@ -221,21 +223,10 @@ describe("tenant B's key over the Kafka port", () => {
     );
     expect(incremental.responses[0]!.errorCode).toBe(UNKNOWN_TOPIC_OR_PARTITION);
 
-    const grown = await sameAsMissingTopic((name) =>
-      b.call(ApiKey.CreatePartitions, 3, {
-        topics: [{ name, count: 4, assignments: null }],
-        timeoutMs: 5000,
-        validateOnly: false,
-      }),
-    );
+    const grown = await sameAsMissingTopic((name) => createPartitions(b, name, 4));
     expect(grown.results[0]!.errorCode).toBe(UNKNOWN_TOPIC_OR_PARTITION);
 
-    const truncated = await sameAsMissingTopic((name) =>
-      b.call(ApiKey.DeleteRecords, 2, {
-        topics: [{ name, partitions: [{ partitionIndex: 0, offset: -1n }] }],
-        timeoutMs: 5000,
-      }),
-    );
+    const truncated = await sameAsMissingTopic((name) => deleteRecordsBefore(b, name, 0, -1n));
     expect(truncated.topics[0]!.partitions[0]!.errorCode).toBe(UNKNOWN_TOPIC_OR_PARTITION);
 
     const deletedByName = await sameAsMissingTopic((name) =>
