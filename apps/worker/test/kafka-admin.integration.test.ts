@@ -4,14 +4,11 @@ import { type Admin, ConfigResourceTypes, Kafka, logLevel, type SASLOptions } fr
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   alterConfigsBody,
-  createKafkaKey,
-  createNamedTopic,
   createPartitions,
   deleteRecordsBefore,
   incrementalAlterBody,
-  plainKafkajs,
-  RawKafka,
-} from "./kafka-client";
+} from "./kafka-admin-requests";
+import { createKafkaKey, createNamedTopic, plainKafkajs, RawKafka } from "./kafka-client";
 import { useKafkaWorld } from "./kafka-world";
 import { eventually } from "./test-topics";
 import { testScheduling } from "./worker-harness";

@@ -9,10 +9,9 @@ import {
   alterConfigsBody,
   createPartitions,
   deleteRecordsBefore,
-  fetchBody,
   incrementalAlterBody,
-  RawKafka,
-} from "./kafka-client";
+} from "./kafka-admin-requests";
+import { endTxn, fetchBody, RawKafka } from "./kafka-client";
 import { useControlPlaneWorld } from "./kafka-world";
 import { eventually } from "./test-topics";
 
@@ -274,14 +273,7 @@ async function kafkaCode(raw: RawKafka, act: KafkaAct, w: Walker): Promise<numbe
         })
       ).resultsByTopicV3AndBelow[0]!.resultsByPartition[0]!.partitionErrorCode;
     case "EndTxn":
-      return (
-        await raw.call(ApiKey.EndTxn, 1, {
-          transactionalId: `walk-txn-${w.index}`,
-          producerId: 1n,
-          producerEpoch: 0,
-          committed: true,
-        })
-      ).errorCode;
+      return endTxn(raw, 1, `walk-txn-${w.index}`, { producerId: 1n, producerEpoch: 0 }, true);
     // These two also need the transactional id's right (records:write, the acts above): a key
     // refused only that is not refused this act's own scope, the group's.
     case "AddOffsetsToTxn":

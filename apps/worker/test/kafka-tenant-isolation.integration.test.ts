@@ -6,15 +6,11 @@ import { Kafka, logLevel } from "kafkajs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   alterConfigsBody,
-  CLIENT_SCOPES,
-  createKafkaKey,
-  createNamedTopic,
   createPartitions,
   deleteRecordsBefore,
-  fetchBody,
   incrementalAlterBody,
-  RawKafka,
-} from "./kafka-client";
+} from "./kafka-admin-requests";
+import { CLIENT_SCOPES, createKafkaKey, createNamedTopic, fetchBody, RawKafka } from "./kafka-client";
 import { useKafkaWorld } from "./kafka-world";
 
 // The REST API's cross-tenant walk over the Kafka port: with tenant B's key, every advertised API
