@@ -1,13 +1,11 @@
-import { execFile } from "node:child_process";
-import { promisify } from "node:util";
 import { PARTITIONS_FROZEN_EXPLANATION } from "@lastword/api/topic-rules";
 import { describe, expect, it } from "vitest";
+import { run } from "./kafka-client";
 import { useKafkaWorld } from "./kafka-world";
 
 // The admin APIs through librdkafka 2.0.2 (python3-confluent-kafka's AdminClient), which, unlike
 // kafkajs, hands the broker's error message to the application: the REST API's text must arrive.
 
-const run = promisify(execFile);
 const ORG = "org_admin_rd";
 const world = useKafkaWorld({ name: "kafka-admin-rd", secret: "kafka-admin-rd-secret" }, ORG, {
   topics: { table: [1, { "cleanup.policy": "compact" }] },

@@ -1,13 +1,11 @@
-import { execFile } from "node:child_process";
 import { readdirSync, readFileSync } from "node:fs";
 import { connect, createServer, type Server } from "node:net";
 import { join } from "node:path";
-import { promisify } from "node:util";
 import { ApiKey, decodeRequest, FrameReader } from "@lastword/kafka-protocol";
 import { batchCompression, CODEC_IDS, readBatchHeader } from "@lastword/record-batch";
 import { CompressionTypes, Kafka, logLevel } from "kafkajs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createNamedTopic, kcatSasl } from "./kafka-client";
+import { createNamedTopic, kcatSasl, run } from "./kafka-client";
 import { useKafkaWorld } from "./kafka-world";
 
 // A compressed batch is stored as its producer sent it (Kafka's LogValidator keeps it when the
@@ -15,7 +13,6 @@ import { useKafkaWorld } from "./kafka-world";
 // taken by a relay between it and the worker, are the bytes in the segment file but for the base
 // offset; a batch in another codec than the topic's is re-encoded. The cleaner and reads still work.
 
-const run = promisify(execFile);
 const ORG = "org_kafka_as_sent";
 /** The worker advertises this address; the relay listens on it and forwards to 127.0.0.1. */
 const RELAY_HOST = "127.0.0.2";

@@ -1,7 +1,6 @@
-import { type ChildProcess, execFile, spawn } from "node:child_process";
+import { type ChildProcess, spawn } from "node:child_process";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
-import { promisify } from "node:util";
 import { ApiKey, ErrorCode } from "@lastword/kafka-protocol";
 import { type Consumer, Kafka, logLevel } from "kafkajs";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
@@ -13,6 +12,7 @@ import {
   kcatProperties,
   kcatSasl,
   RawKafka,
+  run,
   startKafkaWorker,
 } from "./kafka-client";
 import { useKafkaWorld } from "./kafka-world";
@@ -26,7 +26,6 @@ import { openWorkerHarness, type WorkerHarness } from "./worker-harness";
 // committed offset below the log start), follow a partition to its new leader, report a topic that
 // went away. Fenced and unknown leader epochs, which neither client sends, are checked on the wire.
 
-const run = promisify(execFile);
 const PYTHON = "/usr/bin/python3";
 const ORG = "org_fetch_errors";
 const SCOPES = [...CLIENT_SCOPES, "topics:write"] as const;

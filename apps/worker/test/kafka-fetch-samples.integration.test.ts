@@ -1,13 +1,11 @@
-import { execFile, spawn } from "node:child_process";
-import { promisify } from "node:util";
+import { spawn } from "node:child_process";
 import { eventually } from "@lastword/db/testing";
 import { beforeAll, describe, expect, it } from "vitest";
-import { kcatSasl } from "./kafka-client";
+import { kcatSasl, run } from "./kafka-client";
 import { useKafkaWorld } from "./kafka-world";
 import { testScheduling } from "./worker-harness";
 
 // Records a Kafka consumer fetches reach the minute's PartitionSample (the console's fetch rate).
-const run = promisify(execFile);
 const ORG = "org_fetch_samples";
 const world = useKafkaWorld({ name: "fetch-samples", secret: "fetch-samples-secret" }, ORG, {
   topics: { reads: 1 },

@@ -1,14 +1,11 @@
-import { execFile } from "node:child_process";
-import { promisify } from "node:util";
 import { describe, expect, it } from "vitest";
-import { metricSample, plainKafkajs, RawKafka } from "./kafka-client";
+import { metricSample, plainKafkajs, RawKafka, run } from "./kafka-client";
 import { useKafkaWorld } from "./kafka-world";
 
 // Issue 27, point 2: every request up to socket.request.max.bytes is read and answered (the
 // listener used to stop reading at 1 MiB buffered and never resume for a frame still arriving),
 // and a frame above it closes the connection, as Kafka's InvalidReceiveException does.
 
-const run = promisify(execFile);
 const ORG = "org_large_requests";
 /** Raised on the topic so that batches of up to 20 MiB are the topic's to accept. */
 const TOPIC_MAX_MESSAGE_BYTES = 32 << 20;

@@ -1,8 +1,7 @@
-import { type ChildProcess, execFile, spawn } from "node:child_process";
+import { type ChildProcess, spawn } from "node:child_process";
 import { once } from "node:events";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
-import { promisify } from "node:util";
 import { decodeRecordBatch } from "@lastword/dataplane";
 import { ApiKey, decodeResponse, ErrorCode } from "@lastword/kafka-protocol";
 import { decodeBatch } from "@lastword/record-batch";
@@ -15,6 +14,7 @@ import {
   fetchBody,
   kcatSasl,
   RawKafka,
+  run,
 } from "./kafka-client";
 import { useKafkaWorld } from "./kafka-world";
 import { eventually } from "./test-topics";
@@ -23,7 +23,6 @@ import { eventually } from "./test-topics";
 // compacted topic read through it gives exactly the worker's snapshot (plus the live tombstones),
 // then the live tail; offsets committed on it are the topic's.
 
-const run = promisify(execFile);
 const ORG = "org_latest_view";
 const OTHER_ORG = "org_latest_other";
 /** A tenant with a topic named `*.latest` from before the suffix was reserved. */

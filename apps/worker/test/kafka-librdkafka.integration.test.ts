@@ -1,15 +1,13 @@
-import { execFile, spawn } from "node:child_process";
-import { promisify } from "node:util";
+import { spawn } from "node:child_process";
 import { ApiKey } from "@lastword/kafka-protocol";
 import { CODEC_IDS, readBatchHeader } from "@lastword/record-batch";
 import { describe, expect, it } from "vitest";
-import { fetchBody, kcatSasl, RawKafka, type SaslMechanism } from "./kafka-client";
+import { fetchBody, kcatSasl, RawKafka, run, type SaslMechanism } from "./kafka-client";
 import { useKafkaWorld } from "./kafka-world";
 
 // librdkafka 2.0.2, as Debian ships it: kcat producing and consuming over SASL PLAIN and SCRAM, and
 // python3-confluent-kafka producing. CI installs both; a missing one fails here, it is never skipped.
 
-const run = promisify(execFile);
 const ORG = "org_rdkafka";
 const world = useKafkaWorld({ name: "rdkafka", secret: "rdkafka-test-secret" }, ORG, {
   topics: { flags: [3, { "cleanup.policy": "compact" }], events: 1, zipped: 1 },

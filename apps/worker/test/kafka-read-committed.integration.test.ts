@@ -1,12 +1,10 @@
-import { execFile } from "node:child_process";
 import { fileURLToPath } from "node:url";
-import { promisify } from "node:util";
 import { ApiKey } from "@lastword/kafka-protocol";
 import type { Kafka } from "kafkajs";
 import { describe, expect, it } from "vitest";
 import type { HostedLog, OpenLog } from "../src/hosting/hosted-log";
 import { partitionLogOpener } from "../src/hosting/log-opener";
-import { createNamedTopic, plainKafkajs, RawKafka, topicInMetadata } from "./kafka-client";
+import { createNamedTopic, plainKafkajs, RawKafka, run, topicInMetadata } from "./kafka-client";
 import { useKafkaWorld } from "./kafka-world";
 import { eventually } from "./test-topics";
 
@@ -16,7 +14,6 @@ import { eventually } from "./test-topics";
 // committed records visible, aborted never, an open transaction's records only once committed, and
 // ListOffsets/Fetch answering the last stable offset.
 
-const run = promisify(execFile);
 const PYTHON = "/usr/bin/python3";
 const ORG = "org_read_committed";
 /** Every log the worker opened, by directory: the test writes transactions through them. */

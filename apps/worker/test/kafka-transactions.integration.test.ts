@@ -1,5 +1,3 @@
-import { execFile } from "node:child_process";
-import { promisify } from "node:util";
 import { type Consumer, type Kafka, logLevel, type Producer } from "kafkajs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { RunningWorker } from "../src/worker";
@@ -9,6 +7,7 @@ import {
   createNamedTopic,
   plainKafkajs,
   readValuesUntil,
+  run,
 } from "./kafka-client";
 import { eventually } from "./test-topics";
 import { openWorkerHarness, type WorkerHarness } from "./worker-harness";
@@ -21,7 +20,6 @@ import { openWorkerHarness, type WorkerHarness } from "./worker-harness";
 // data plane. Committed records are read, aborted ones never; a transaction's offsets land in the
 // group only with its commit.
 
-const run = promisify(execFile);
 const ORG = "org_txn_clients";
 const OUT = "tx-out";
 const IN = "tx-in";
