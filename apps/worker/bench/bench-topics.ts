@@ -29,6 +29,31 @@ export async function seedTenants(
   return partitions.map((p) => p.id);
 }
 
+/**
+ * One tenant's compacted partition of `segmentBytes` segments, its closed segments in the bucket only
+ * and no pass unless asked for (dirty ratio 1): the bucket keeps the whole history a new owner or a
+ * requested pass reads. Its id.
+ */
+export async function seedTieredPartition(
+  prisma: PrismaClient,
+  segmentBytes: number,
+  tag: string,
+): Promise<string> {
+  const [partitionId] = await seedTenants(prisma, {
+    tenants: 1,
+    partitionsPerTenant: 1,
+    configs: {
+      "cleanup.policy": "compact",
+      "segment.bytes": String(segmentBytes),
+      "local.retention.bytes": "0",
+      "lastword.durability": "local",
+      "min.cleanable.dirty.ratio": "1",
+    },
+    tag,
+  });
+  return partitionId!;
+}
+
 export function percentile(sorted: readonly number[], p: number): number {
   if (sorted.length === 0) return Number.NaN;
   const rank = Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1));

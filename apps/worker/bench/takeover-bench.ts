@@ -7,7 +7,7 @@ import type { TestDatabase } from "@lastword/db/testing";
 import { type ByteRange, FsObjectStore } from "@lastword/object-store";
 import { KEY_INDEX_SUFFIX } from "../src/durability/bucket-layout";
 import type { RunningWorker, WorkerConfig } from "../src/worker";
-import { seedTenants, waitFor } from "./bench-topics";
+import { seedTieredPartition, waitFor } from "./bench-topics";
 import { startBenchWorker, withBenchWorld } from "./bench-world";
 
 // A compacted partition whose every closed segment lives in object storage moves to a worker with
@@ -68,20 +68,8 @@ class MeteredStore extends FsObjectStore {
 
 export async function takeoverBenchmark(options: { dataDir: string }): Promise<void> {
   await withBenchWorld({ name: "takeover", secret: SECRET, ownerWaitMs: 120_000 }, async (db, client) => {
-    const [partitionId] = await seedTenants(db.prisma, {
-      tenants: 1,
-      partitionsPerTenant: 1,
-      configs: {
-        "cleanup.policy": "compact",
-        "segment.bytes": String(SEGMENT_BYTES),
-        "local.retention.bytes": "0",
-        "lastword.durability": "local",
-        // No pass: the bucket keeps the whole history the new owner would otherwise read.
-        "min.cleanable.dirty.ratio": "1",
-      },
-      tag: "takeover",
-    });
-    const id = partitionId!;
+    // No pass: the bucket keeps the whole history the new owner would otherwise read.
+    const id = await seedTieredPartition(db.prisma, SEGMENT_BYTES, "takeover");
     await mkdir(options.dataDir, { recursive: true });
     const objects = join(options.dataDir, "objects");
     const writer = await worker(db, join(options.dataDir, "writer"), new FsObjectStore(objects));

@@ -4,7 +4,7 @@ import type { DataPlaneClient } from "@lastword/dataplane";
 import type { TestDatabase } from "@lastword/db/testing";
 import { FsObjectStore, type ObjectStore } from "@lastword/object-store";
 import type { RunningWorker, WorkerConfig } from "../src/worker";
-import { seedTenants, waitFor } from "./bench-topics";
+import { seedTieredPartition, waitFor } from "./bench-topics";
 import { benchRestTenant, startBenchWorker, withBenchWorld } from "./bench-world";
 
 // Object storage across tiers: (1) the cleaner over a partition whose every segment is remote, next
@@ -84,18 +84,7 @@ async function allRemote(
 
 async function remoteClean(dataDir: string): Promise<void> {
   await withBenchWorld({ name: "tiering_clean", secret: SECRET, ownerWaitMs: 60_000 }, async (db, client) => {
-    const [partitionId] = await seedTenants(db.prisma, {
-      tenants: 1,
-      partitionsPerTenant: 1,
-      configs: {
-        "cleanup.policy": "compact",
-        "segment.bytes": String(CLEAN_SEGMENT_BYTES),
-        "local.retention.bytes": "0",
-        "lastword.durability": "local",
-        "min.cleanable.dirty.ratio": "1",
-      },
-      tag: "clean",
-    });
+    const partitionId = await seedTieredPartition(db.prisma, CLEAN_SEGMENT_BYTES, "clean");
     await mkdir(dataDir, { recursive: true });
     const store = new FsObjectStore(join(dataDir, "objects"));
     const w = await worker(db, join(dataDir, "worker"), store);
@@ -105,13 +94,13 @@ async function remoteClean(dataDir: string): Promise<void> {
       const count = Math.floor(CLEAN_BYTES / RECORD_BYTES);
       await produceAll(
         client,
-        () => partitionId!,
+        () => partitionId,
         count,
         (n) => ({ key: Buffer.from(`key-${String(n % CLEAN_KEYS).padStart(8, "0")}`), value }),
       );
-      await waitFor("every segment remote", 30 * 60_000, () => allRemote(db, client, [partitionId!]));
+      await waitFor("every segment remote", 30 * 60_000, () => allRemote(db, client, [partitionId]));
       const rows = await db.prisma.partitionObject.findMany({
-        where: { partitionId: partitionId!, kind: "segment" },
+        where: { partitionId, kind: "segment" },
       });
       const bytes = rows.reduce((sum, row) => sum + row.byteSize, 0);
       // The baseline: a raw copy of the same objects (read each, write it under another key).
@@ -119,16 +108,16 @@ async function remoteClean(dataDir: string): Promise<void> {
       for (const row of rows) await store.put(`bench-copy/${row.baseOffset}`, await store.get(row.objectKey));
       const copySeconds = (performance.now() - copyStarted) / 1000;
       const started = performance.now();
-      await client.requestClean({ partitionId: partitionId! });
+      await client.requestClean({ partitionId });
       const passSeconds = (performance.now() - started) / 1000;
       const before = new Set(rows.map((row) => row.objectKey));
       await waitFor("the cleaned segments are the manifest", 30 * 60_000, async () => {
         const now = await db.prisma.partitionObject.findMany({
-          where: { partitionId: partitionId!, kind: "segment" },
+          where: { partitionId, kind: "segment" },
         });
         // A segment that held only latest values comes out of the pass unchanged and keeps its
         // object; the rest are replaced by cleaned objects, and every closed segment is remote again.
-        return now.some((row) => !before.has(row.objectKey)) && (await allRemote(db, client, [partitionId!]));
+        return now.some((row) => !before.has(row.objectKey)) && (await allRemote(db, client, [partitionId]));
       });
       const doneSeconds = (performance.now() - started) / 1000;
       const mib = bytes / (1 << 20);

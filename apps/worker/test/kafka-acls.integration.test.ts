@@ -1,4 +1,3 @@
-import type { ApiServer } from "@lastword/api";
 import { ApiKey, ErrorCode } from "@lastword/kafka-protocol";
 import {
   AclOperationTypes,
@@ -9,34 +8,30 @@ import {
   logLevel,
   ResourcePatternTypes,
 } from "kafkajs";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { RunningWorker } from "../src/worker";
+import { beforeAll, describe, expect, it } from "vitest";
 import { fetchBody, RawKafka } from "./kafka-client";
-import { openControlPlane, type TestControlPlane } from "./rest-call";
+import { useControlPlaneWorld } from "./kafka-world";
 import { eventually } from "./test-topics";
-import { openWorkerHarness, type WorkerHarness } from "./worker-harness";
 
 // Issue 28, point 11: a key limited to topics and groups by literal name or prefix, enforced the
 // same on REST and Kafka; the Kafka ACL APIs (kafkajs's admin createAcls/describeAcls/deleteAcls)
 // read and write the same rules as REST's PUT /api-keys/{id}/rules, for the caller's own tenant's
 // keys only, validated and audited.
 
-let h: WorkerHarness;
-let control: TestControlPlane;
-let server: ApiServer;
-let worker: RunningWorker;
 let tenantA: { organizationId: string; userId: string };
 let adminA: { id: string; key: string };
 let adminB: { id: string; key: string };
 let limited: { id: string; key: string };
 
+const world = useControlPlaneWorld({ name: "kafka-acls" }, "kafka-acls");
+
 function rest(apiKey: string, method: string, path: string, body?: unknown) {
-  return control.rest(apiKey, method, path, body);
+  return world.control.rest(apiKey, method, path, body);
 }
 
 function kafka(key: { id: string; key: string }): Kafka {
   return new Kafka({
-    brokers: [`${worker.kafka!.host}:${worker.kafka!.port}`],
+    brokers: [world.bootstrap],
     sasl: { mechanism: "plain", username: key.id, password: key.key },
     clientId: "acls-test",
     logLevel: logLevel.NOTHING,
@@ -72,7 +67,7 @@ const readGroup = () => ({
 
 /** The Kafka error code `limited` gets fetching `topic` on a fresh connection. */
 async function fetchCode(topic: string): Promise<number> {
-  const raw = await RawKafka.login(worker.kafka!, { id: limited.id, secret: limited.key });
+  const raw = await RawKafka.login(world.worker.kafka!, { id: limited.id, secret: limited.key });
   try {
     return (await raw.call(ApiKey.Fetch, 12, fetchBody(topic, 0, 0))).responses[0]!.partitions[0]!.errorCode;
   } finally {
@@ -81,26 +76,19 @@ async function fetchCode(topic: string): Promise<number> {
 }
 
 beforeAll(async () => {
-  h = await openWorkerHarness({ name: "kafka-acls" });
-  control = openControlPlane({ name: "kafka-acls", prisma: h.db.prisma, dataPlane: h.client });
-  server = control.server;
-  worker = await h.startWorker({
-    claimIntervalMs: 100,
-    kafka: { host: "127.0.0.1", port: 0, groups: { initialRebalanceDelayMs: 0 } },
-  });
-  tenantA = await server.provisionTenant({
+  tenantA = await world.control.server.provisionTenant({
     name: "Acls A",
     email: "a@acls.example",
     password: "acls-pass-a1",
   });
-  const tenantB = await server.provisionTenant({
+  const tenantB = await world.control.server.provisionTenant({
     name: "Acls B",
     email: "b@acls.example",
     password: "acls-pass-b1",
   });
-  adminA = await server.createApiKey({ ...tenantA, name: "admin-a", scopes: ["admin"] });
-  adminB = await server.createApiKey({ ...tenantB, name: "admin-b", scopes: ["admin"] });
-  limited = await server.createApiKey({
+  adminA = await world.control.server.createApiKey({ ...tenantA, name: "admin-a", scopes: ["admin"] });
+  adminB = await world.control.server.createApiKey({ ...tenantB, name: "admin-b", scopes: ["admin"] });
+  limited = await world.control.server.createApiKey({
     ...tenantA,
     name: "limited",
     scopes: ["topics:read", "records:read", "records:write", "groups:read"],
@@ -111,7 +99,7 @@ beforeAll(async () => {
     );
   }
   await eventually("the partitions hosted", 20_000, async () =>
-    worker.ownedPartitions().length === 3 ? true : undefined,
+    world.worker.ownedPartitions().length === 3 ? true : undefined,
   );
   for (const topic of ["orders.eu", "billing"]) {
     const produced = await rest(adminA.key, "POST", `/topics/${topic}/records`, {
@@ -119,11 +107,6 @@ beforeAll(async () => {
     });
     expect(produced.status).toBe(200);
   }
-});
-
-afterAll(async () => {
-  await control?.close();
-  await h?.close();
 });
 
 describe("rules written with kafkajs's createAcls", () => {
@@ -166,7 +149,7 @@ describe("rules written with kafkajs's createAcls", () => {
         await expect(admin.createAcls({ acl: [refused] }), JSON.stringify(refused)).rejects.toThrow();
       }
     });
-    expect(await h.db.prisma.apiKeyRule.count()).toBe(2);
+    expect(await world.h.db.prisma.apiKeyRule.count()).toBe(2);
     const listed = await rest(adminA.key, "GET", "/api-keys");
     const key = (listed.body.apiKeys as { id: string; rules: unknown[] }[]).find((k) => k.id === limited.id)!;
     expect(key.rules).toEqual(
@@ -175,7 +158,7 @@ describe("rules written with kafkajs's createAcls", () => {
         { resourceType: "group", patternType: "literal", name: "orders-readers", operation: "read" },
       ]),
     );
-    const audit = await h.db.prisma.auditEvent.findMany({
+    const audit = await world.h.db.prisma.auditEvent.findMany({
       where: { organizationId: tenantA.organizationId, action: "apiKey.rules.changed", targetId: limited.id },
     });
     expect(audit).toHaveLength(2);
@@ -233,7 +216,7 @@ describe("rules written with kafkajs's createAcls", () => {
       await consumer.disconnect();
     }
     // A group its rules do not name: refused at FindCoordinator, as Kafka's Group DESCRIBE.
-    const raw = await RawKafka.login(worker.kafka!, { id: limited.id, secret: limited.key });
+    const raw = await RawKafka.login(world.worker.kafka!, { id: limited.id, secret: limited.key });
     try {
       const found = await raw.call(ApiKey.FindCoordinator, 3, { key: "another-group", keyType: 0 });
       expect(found.errorCode).toBe(ErrorCode.GROUP_AUTHORIZATION_FAILED);
@@ -265,7 +248,7 @@ describe("rules written with kafkajs's createAcls", () => {
       });
       expect(deleted.filterResponses[0]!.matchingAcls).toEqual([]);
     });
-    expect(await h.db.prisma.apiKeyRule.count()).toBe(2);
+    expect(await world.h.db.prisma.apiKeyRule.count()).toBe(2);
 
     await withAdmin(adminA, async (admin) => {
       const deleted = await admin.deleteAcls({
@@ -307,7 +290,7 @@ describe("rules written over REST", () => {
       rules: [{ resourceType: "topic", patternType: "literal", name: "billing", operation: "admin" }],
     });
     expect(narrow.status).toBe(200);
-    const keysWriter = await server.createApiKey({
+    const keysWriter = await world.control.server.createApiKey({
       ...tenantA,
       name: "keys",
       scopes: ["keys:write", "keys:read"],

@@ -1,29 +1,16 @@
-import { execFile } from "node:child_process";
-import { promisify } from "node:util";
 import { PARTITIONS_FROZEN_EXPLANATION } from "@lastword/api/topic-rules";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { RunningWorker } from "../src/worker";
-import { createKafkaKey, createNamedTopic } from "./kafka-client";
-import { openWorkerHarness, type WorkerHarness } from "./worker-harness";
+import { describe, expect, it } from "vitest";
+import { run } from "./kafka-client";
+import { useKafkaWorld } from "./kafka-world";
 
 // The admin APIs through librdkafka 2.0.2 (python3-confluent-kafka's AdminClient), which, unlike
 // kafkajs, hands the broker's error message to the application: the REST API's text must arrive.
 
-const run = promisify(execFile);
-let h: WorkerHarness;
-let worker: RunningWorker;
-let key: { id: string; secret: string };
 const ORG = "org_admin_rd";
-
-beforeAll(async () => {
-  h = await openWorkerHarness({ name: "kafka-admin-rd", secret: "kafka-admin-rd-secret" });
-  await createNamedTopic(h.db.prisma, ORG, "table", 1, { "cleanup.policy": "compact" });
-  key = await createKafkaKey(h.db.prisma, ORG, ["topics:read", "topics:write"], { scram: false });
-  worker = await h.startWorker({ kafka: { host: "127.0.0.1", port: 0 }, claimIntervalMs: 100 });
-});
-
-afterAll(async () => {
-  await h?.close();
+const world = useKafkaWorld({ name: "kafka-admin-rd", secret: "kafka-admin-rd-secret" }, ORG, {
+  topics: { table: [1, { "cleanup.policy": "compact" }] },
+  scopes: ["topics:read", "topics:write"],
+  keyOptions: { scram: false },
 });
 
 interface Outcome {
@@ -69,7 +56,7 @@ print(json.dumps(out))
 `;
     const { stdout } = await run(
       "/usr/bin/python3",
-      ["-c", script, `${worker.kafka!.host}:${worker.kafka!.port}`, key.id, key.secret],
+      ["-c", script, world.bootstrap, world.key.id, world.key.secret],
       { timeout: 60_000 },
     );
     const by = Object.fromEntries((JSON.parse(stdout) as Outcome[]).map((o) => [o.op, o]));
@@ -106,7 +93,7 @@ print(json.dumps(out))
       message: `Topic "table" is compacted; its partition count is frozen. ${PARTITIONS_FROZEN_EXPLANATION}`,
     });
     expect(by.delete).toEqual({ op: "delete", ok: true });
-    const rows = await h.db.prisma.topic.findMany({
+    const rows = await world.h.db.prisma.topic.findMany({
       where: { organizationId: ORG },
       orderBy: { name: "asc" },
     });

@@ -2,23 +2,25 @@ import { PARTITIONS_FROZEN_EXPLANATION } from "@lastword/api/topic-rules";
 import { ApiKey, ErrorCode } from "@lastword/kafka-protocol";
 import { type Admin, ConfigResourceTypes, Kafka, logLevel, type SASLOptions } from "kafkajs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { RunningWorker } from "../src/worker";
+import {
+  alterConfigsBody,
+  createPartitions,
+  deleteRecordsBefore,
+  incrementalAlterBody,
+} from "./kafka-admin-requests";
 import { createKafkaKey, createNamedTopic, plainKafkajs, RawKafka } from "./kafka-client";
+import { useKafkaWorld } from "./kafka-world";
 import { eventually } from "./test-topics";
-import { openWorkerHarness, testScheduling, type WorkerHarness } from "./worker-harness";
+import { testScheduling } from "./worker-harness";
 
 // The Kafka admin APIs with kafkajs 2.2.4 against a real worker (scenarios 7, 8 and 10 of
 // shared/reference/kafka-protocol.md §5.2), plus raw requests for what kafkajs does not send
 // (IncrementalAlterConfigs, DescribeCluster, DescribeLogDirs, DeleteTopics by id) or drops on the
 // way (the error messages, which are the REST API's).
 
-let h: WorkerHarness;
-let worker: RunningWorker;
-let bootstrap: string;
 const ORG_A = "org_admin_a";
 const ORG_B = "org_admin_b";
 type Key = { id: string; secret: string };
-let keyA: Key;
 let keyARead: Key;
 let keyB: Key;
 const open: Admin[] = [];
@@ -26,46 +28,18 @@ const open: Admin[] = [];
 const plain = (key: Key): SASLOptions => ({ mechanism: "plain", username: key.id, password: key.secret });
 
 async function admin(key: Key): Promise<Admin> {
-  const a = plainKafkajs(bootstrap, key, { clientId: "kafka-admin-test" }).admin();
+  const a = plainKafkajs(world.bootstrap, key, { clientId: "kafka-admin-test" }).admin();
   await a.connect();
   open.push(a);
   return a;
 }
 
 function raw(key: Key): Promise<RawKafka> {
-  return RawKafka.login(worker.kafka!, key);
-}
-
-/** CreatePartitions (v3 unless `version`) growing one topic to `count` partitions. */
-function createPartitions(
-  conn: RawKafka,
-  name: string,
-  count: number,
-  options: { validateOnly?: boolean; version?: number } = {},
-) {
-  return conn.call(ApiKey.CreatePartitions, options.version ?? 3, {
-    topics: [{ name, count, assignments: null }],
-    timeoutMs: 5000,
-    validateOnly: options.validateOnly ?? false,
-  });
-}
-
-/** DeleteRecords (v2 unless `version`) of one partition's records before `offset` (-1: the high watermark). */
-function deleteRecordsBefore(
-  conn: RawKafka,
-  name: string,
-  partitionIndex: number,
-  offset: bigint,
-  version = 2,
-) {
-  return conn.call(ApiKey.DeleteRecords, version, {
-    topics: [{ name, partitions: [{ partitionIndex, offset }] }],
-    timeoutMs: 5000,
-  });
+  return RawKafka.login(world.worker.kafka!, key);
 }
 
 async function configsOf(tenant: string, name: string): Promise<unknown> {
-  const topic = await h.db.prisma.topic.findUnique({
+  const topic = await world.h.db.prisma.topic.findUnique({
     where: { organizationId_name: { organizationId: tenant, name } },
   });
   return topic?.configs;
@@ -77,8 +51,19 @@ async function configsOf(tenant: string, name: string): Promise<unknown> {
  */
 async function allHosted(): Promise<void> {
   await eventually("every partition hosted", 20_000, async () =>
-    worker.ownedPartitions().length === (await h.db.prisma.partition.count()) ? true : undefined,
+    world.worker.ownedPartitions().length === (await world.h.db.prisma.partition.count()) ? true : undefined,
   );
+}
+
+/** A quota row of `organizationId`: `maxPartitions` partitions and `requestsPerSecond`, 1 GiB stored, 1 MiB/s in. */
+function partitionQuota(organizationId: string, maxPartitions: number, requestsPerSecond: number) {
+  const limits = {
+    maxPartitions,
+    maxStoredBytes: 1n << 30n,
+    produceBytesPerSecond: 1 << 20,
+    requestsPerSecond,
+  };
+  return world.h.db.prisma.quota.create({ data: { organizationId, ...limits } });
 }
 
 const creatable = (name: string, numPartitions = -1, configs: [string, string | null][] = []) => ({
@@ -89,36 +74,34 @@ const creatable = (name: string, numPartitions = -1, configs: [string, string | 
   configs: configs.map(([n, value]) => ({ name: n, value })),
 });
 
-beforeAll(async () => {
-  h = await openWorkerHarness({ name: "kafka-admin", secret: "kafka-admin-secret" });
-  await createNamedTopic(h.db.prisma, ORG_A, "compacted", 2, {
-    "cleanup.policy": "compact",
-    "min.compaction.lag.ms": "1000",
-  });
-  await createNamedTopic(h.db.prisma, ORG_A, "events", 1, { "cleanup.policy": "delete" });
-  await createNamedTopic(h.db.prisma, ORG_A, "both", 1, { "cleanup.policy": "compact,delete" });
-  await createNamedTopic(h.db.prisma, ORG_B, "secret-b", 1, { "cleanup.policy": "compact" });
-  const all = ["topics:read", "topics:write", "records:read", "records:write"] as const;
-  keyA = await createKafkaKey(h.db.prisma, ORG_A, all, { scram: false });
-  keyARead = await createKafkaKey(h.db.prisma, ORG_A, ["topics:read", "records:read"], { scram: false });
-  keyB = await createKafkaKey(h.db.prisma, ORG_B, all, { scram: false });
-  worker = await h.startWorker({
-    kafka: { host: "127.0.0.1", port: 0 },
-    claimIntervalMs: 100,
-    scheduling: testScheduling({ tickMs: 200 }),
-  });
-  bootstrap = `${worker.kafka!.host}:${worker.kafka!.port}`;
-  await allHosted();
+const all = ["topics:read", "topics:write", "records:read", "records:write"] as const;
+// The world's key is A's, with every scope.
+const world = useKafkaWorld({ name: "kafka-admin", secret: "kafka-admin-secret" }, ORG_A, {
+  topics: {
+    compacted: [2, { "cleanup.policy": "compact", "min.compaction.lag.ms": "1000" }],
+    events: [1, { "cleanup.policy": "delete" }],
+    both: [1, { "cleanup.policy": "compact,delete" }],
+  },
+  partitions: 5,
+  scopes: all,
+  keyOptions: { scram: false },
+  worker: { scheduling: testScheduling({ tickMs: 200 }) },
+  setup: async (h) => {
+    await createNamedTopic(h.db.prisma, ORG_B, "secret-b", 1, { "cleanup.policy": "compact" });
+    keyARead = await createKafkaKey(h.db.prisma, ORG_A, ["topics:read", "records:read"], { scram: false });
+    keyB = await createKafkaKey(h.db.prisma, ORG_B, all, { scram: false });
+  },
 });
+
+beforeAll(allHosted);
 
 afterAll(async () => {
   await Promise.all(open.map((a) => a.disconnect()));
-  await h?.close();
 });
 
 describe("CreateTopics (scenario 7)", () => {
   it("createTopics with compact configs returns true, then false; waitForLeaders completes; -1 partitions is the service default", async () => {
-    const a = await admin(keyA);
+    const a = await admin(world.key);
     const profiles = {
       topic: "profiles",
       numPartitions: 3,
@@ -131,24 +114,24 @@ describe("CreateTopics (scenario 7)", () => {
     expect(await a.createTopics({ topics: [profiles], waitForLeaders: true })).toBe(false);
     const meta = await a.fetchTopicMetadata({ topics: ["profiles"] });
     expect(meta.topics[0]!.partitions).toHaveLength(3);
-    expect(meta.topics[0]!.partitions.every((p) => p.leader === worker.kafka!.nodeId)).toBe(true);
+    expect(meta.topics[0]!.partitions.every((p) => p.leader === world.worker.kafka!.nodeId)).toBe(true);
     expect(await configsOf(ORG_A, "profiles")).toEqual({
       "cleanup.policy": "compact",
       "min.compaction.lag.ms": "5000",
     });
     expect(await a.createTopics({ topics: [{ topic: "defaulted" }], waitForLeaders: true })).toBe(true);
-    const row = await h.db.prisma.topic.findFirstOrThrow({
+    const row = await world.h.db.prisma.topic.findFirstOrThrow({
       where: { organizationId: ORG_A, name: "defaulted" },
     });
     expect(row.partitionCount).toBe(1);
-    const audit = await h.db.prisma.auditEvent.findFirst({
+    const audit = await world.h.db.prisma.auditEvent.findFirst({
       where: { organizationId: ORG_A, action: "topic.created", targetId: row.id },
     });
-    expect(audit).toMatchObject({ actorType: "apiKey", actorId: keyA.id });
+    expect(audit).toMatchObject({ actorType: "apiKey", actorId: world.key.id });
   });
 
   it("invalid names, configs and too many partitions fail in kafkajs and carry our message on the wire", async () => {
-    const a = await admin(keyA);
+    const a = await admin(world.key);
     const refusal = (topic: Parameters<Admin["createTopics"]>[0]["topics"][number]) =>
       a.createTopics({ topics: [topic] }).catch((e: { errors?: { type: string }[] }) => e.errors?.[0]?.type);
     expect(await refusal({ topic: "bad name!" })).toBe("INVALID_TOPIC_EXCEPTION");
@@ -157,7 +140,7 @@ describe("CreateTopics (scenario 7)", () => {
     );
     expect(await refusal({ topic: "ok", numPartitions: 1000 })).toBe("INVALID_PARTITIONS");
 
-    const conn = await raw(keyA);
+    const conn = await raw(world.key);
     const answer = await conn.call(ApiKey.CreateTopics, 5, {
       topics: [
         creatable("bad name!"),
@@ -204,19 +187,21 @@ describe("CreateTopics (scenario 7)", () => {
       errorMessage: 'Topic "compacted" already exists.',
     });
     const names = ["bad-config", "lagged", "too-many", "zero", "no-value", "replicated"];
-    expect(await h.db.prisma.topic.count({ where: { organizationId: ORG_A, name: { in: names } } })).toBe(0);
+    expect(
+      await world.h.db.prisma.topic.count({ where: { organizationId: ORG_A, name: { in: names } } }),
+    ).toBe(0);
     conn.close();
   });
 
   it("validateOnly creates nothing; v5 answers the configs with their sources, v7 the topic id Metadata shows", async () => {
-    const conn = await raw(keyA);
+    const conn = await raw(world.key);
     const dry = await conn.call(ApiKey.CreateTopics, 7, {
       topics: [creatable("dry-run", 2, [["cleanup.policy", "compact"]])],
       timeoutMs: 5000,
       validateOnly: true,
     });
     expect(dry.topics[0]).toMatchObject({ errorCode: 0, numPartitions: 2, replicationFactor: 1 });
-    expect(await h.db.prisma.topic.count({ where: { name: "dry-run" } })).toBe(0);
+    expect(await world.h.db.prisma.topic.count({ where: { name: "dry-run" } })).toBe(0);
 
     const made = await conn.call(ApiKey.CreateTopics, 7, {
       topics: [creatable("with-id", 2, [["cleanup.policy", "compact"]])],
@@ -228,7 +213,7 @@ describe("CreateTopics (scenario 7)", () => {
     const configs = Object.fromEntries((created.configs ?? []).map((c) => [c.name, c]));
     expect(configs["cleanup.policy"]).toMatchObject({ value: "compact", configSource: 1 });
     expect(configs["retention.ms"]).toMatchObject({ value: "604800000", configSource: 5 });
-    const row = await h.db.prisma.topic.findFirstOrThrow({
+    const row = await world.h.db.prisma.topic.findFirstOrThrow({
       where: { organizationId: ORG_A, name: "with-id" },
     });
     expect(created.topicId).toBe(row.kafkaTopicId);
@@ -237,15 +222,7 @@ describe("CreateTopics (scenario 7)", () => {
   });
 
   it("the tenant's partition quota refuses with POLICY_VIOLATION and the REST API's message", async () => {
-    await h.db.prisma.quota.create({
-      data: {
-        organizationId: ORG_B,
-        maxPartitions: 3,
-        maxStoredBytes: 1n << 30n,
-        produceBytesPerSecond: 1 << 20,
-        requestsPerSecond: 100,
-      },
-    });
+    await partitionQuota(ORG_B, 3, 100);
     const conn = await raw(keyB);
     const answer = await conn.call(ApiKey.CreateTopics, 4, {
       topics: [creatable("fits", 2), creatable("over", 2)],
@@ -259,26 +236,20 @@ describe("CreateTopics (scenario 7)", () => {
     expect(answer.topics[1]!.errorMessage).toBe(
       "This would bring the tenant to 5 partitions; its quota is 3.",
     );
-    expect(await h.db.prisma.topic.count({ where: { organizationId: ORG_B, name: "over" } })).toBe(0);
+    expect(await world.h.db.prisma.topic.count({ where: { organizationId: ORG_B, name: "over" } })).toBe(0);
     await conn.call(ApiKey.DeleteTopics, 4, { topicNames: ["fits"], timeoutMs: 5000 });
-    await h.db.prisma.quota.delete({ where: { organizationId: ORG_B } });
+    await world.h.db.prisma.quota.delete({ where: { organizationId: ORG_B } });
     conn.close();
   });
 
   it("parallel CreateTopics and CreatePartitions over many connections never pass the partition quota", async () => {
     // Issue 28.6: the quota is checked under a per-tenant lock in the create's own transaction.
     const tenant = "org_admin_race";
-    await createNamedTopic(h.db.prisma, tenant, "grown", 1, { "cleanup.policy": "delete" });
-    await h.db.prisma.quota.create({
-      data: {
-        organizationId: tenant,
-        maxPartitions: 6,
-        maxStoredBytes: 1n << 30n,
-        produceBytesPerSecond: 1 << 20,
-        requestsPerSecond: 1000,
-      },
+    await createNamedTopic(world.h.db.prisma, tenant, "grown", 1, { "cleanup.policy": "delete" });
+    await partitionQuota(tenant, 6, 1000);
+    const key = await createKafkaKey(world.h.db.prisma, tenant, ["topics:read", "topics:write"], {
+      scram: false,
     });
-    const key = await createKafkaKey(h.db.prisma, tenant, ["topics:read", "topics:write"], { scram: false });
     const conns = await Promise.all(Array.from({ length: 12 }, () => raw(key)));
     const answers = await Promise.all(
       conns.map(async (conn, i) => {
@@ -295,12 +266,12 @@ describe("CreateTopics (scenario 7)", () => {
     for (const answer of answers) {
       expect([0, ErrorCode.POLICY_VIOLATION, ErrorCode.INVALID_PARTITIONS]).toContain(answer.errorCode);
     }
-    const used = await h.db.prisma.topic.aggregate({
+    const used = await world.h.db.prisma.topic.aggregate({
       where: { organizationId: tenant },
       _sum: { partitionCount: true },
     });
     expect(used._sum.partitionCount).toBeLessThanOrEqual(6);
-    const rows = await h.db.prisma.partition.count({ where: { topic: { organizationId: tenant } } });
+    const rows = await world.h.db.prisma.partition.count({ where: { topic: { organizationId: tenant } } });
     expect(rows).toBe(used._sum.partitionCount);
     expect(answers.filter((a) => a.errorCode === ErrorCode.POLICY_VIOLATION).length).toBeGreaterThan(0);
     await allHosted();
@@ -317,14 +288,14 @@ describe("CreateTopics (scenario 7)", () => {
       errorCode: ErrorCode.TOPIC_AUTHORIZATION_FAILED,
       errorMessage: "This API key lacks the topics:write scope this operation needs.",
     });
-    expect(await h.db.prisma.topic.count({ where: { name: "unwritable" } })).toBe(0);
+    expect(await world.h.db.prisma.topic.count({ where: { name: "unwritable" } })).toBe(0);
     conn.close();
   });
 });
 
 describe("configs (scenario 8)", () => {
   it("describeConfigs shows sources 1 and 5; alterConfigs replaces the whole set; a non-compact policy is refused with 44", async () => {
-    const a = await admin(keyA);
+    const a = await admin(world.key);
     const describe = async () => {
       const { resources } = await a.describeConfigs({
         resources: [{ type: ConfigResourceTypes.TOPIC, name: "compacted" }],
@@ -411,19 +382,10 @@ describe("configs (scenario 8)", () => {
   });
 
   it("AlterConfigs answers the refusals with our messages; validateOnly changes nothing; DescribeConfigs v4 has synonyms, type and docs", async () => {
-    const conn = await raw(keyA);
+    const conn = await raw(world.key);
     const alter = (name: string, configs: [string, string][], validateOnly = false) =>
       conn
-        .call(ApiKey.AlterConfigs, 2, {
-          resources: [
-            {
-              resourceType: 2,
-              resourceName: name,
-              configs: configs.map(([n, value]) => ({ name: n, value })),
-            },
-          ],
-          validateOnly,
-        })
+        .call(ApiKey.AlterConfigs, 2, alterConfigsBody(name, configs, validateOnly))
         .then((r) => r.responses[0]!);
     expect(await alter("compacted", [["cleanup.policy", "delete"]])).toMatchObject({
       errorCode: ErrorCode.POLICY_VIOLATION,
@@ -442,7 +404,7 @@ describe("configs (scenario 8)", () => {
     expect(await alter("events", [["retention.ms", "1000"]], true)).toMatchObject({ errorCode: 0 });
     expect(await configsOf(ORG_A, "events")).toEqual({ "cleanup.policy": "delete" });
     const broker = await conn.call(ApiKey.AlterConfigs, 2, {
-      resources: [{ resourceType: 4, resourceName: String(worker.kafka!.nodeId), configs: [] }],
+      resources: [{ resourceType: 4, resourceName: String(world.worker.kafka!.nodeId), configs: [] }],
       validateOnly: false,
     });
     expect(broker.responses[0]!.errorCode).toBe(ErrorCode.CLUSTER_AUTHORIZATION_FAILED);
@@ -476,19 +438,10 @@ describe("configs (scenario 8)", () => {
   });
 
   it("IncrementalAlterConfigs: SET, APPEND and SUBTRACT on the policy list, DELETE back to the default", async () => {
-    const conn = await raw(keyA);
+    const conn = await raw(world.key);
     const incremental = (name: string, ops: [string, number, string | null][], validateOnly = false) =>
       conn
-        .call(ApiKey.IncrementalAlterConfigs, 1, {
-          resources: [
-            {
-              resourceType: 2,
-              resourceName: name,
-              configs: ops.map(([n, configOperation, value]) => ({ name: n, configOperation, value })),
-            },
-          ],
-          validateOnly,
-        })
+        .call(ApiKey.IncrementalAlterConfigs, 1, incrementalAlterBody(name, ops, validateOnly))
         .then((r) => r.responses[0]!);
     expect(
       await incremental("both", [
@@ -521,12 +474,12 @@ describe("configs (scenario 8)", () => {
   });
 
   it("AlterConfigs refuses a change that would make a pending erasure miss its deadline, naming the request (issue 28.3)", async () => {
-    await createNamedTopic(h.db.prisma, ORG_A, "erased", 1, { "cleanup.policy": "compact" });
-    const topic = await h.db.prisma.topic.findFirstOrThrow({
+    await createNamedTopic(world.h.db.prisma, ORG_A, "erased", 1, { "cleanup.policy": "compact" });
+    const topic = await world.h.db.prisma.topic.findFirstOrThrow({
       where: { organizationId: ORG_A, name: "erased" },
     });
     const deadlineAt = new Date(Date.now() + 60_000);
-    const request = await h.db.prisma.erasureRequest.create({
+    const request = await world.h.db.prisma.erasureRequest.create({
       data: {
         organizationId: ORG_A,
         subjectKey: Buffer.from("user-1"),
@@ -537,7 +490,7 @@ describe("configs (scenario 8)", () => {
       },
     });
     // Pending, on no partition this worker guards (so nothing proves it purged under the test).
-    await h.db.prisma.erasureTombstone.create({
+    await world.h.db.prisma.erasureTombstone.create({
       data: {
         requestId: request.id,
         organizationId: ORG_A,
@@ -550,46 +503,36 @@ describe("configs (scenario 8)", () => {
         deadlineAt,
       },
     });
-    const conn = await raw(keyA);
-    const answer = await conn.call(ApiKey.IncrementalAlterConfigs, 1, {
-      resources: [
-        {
-          resourceType: 2,
-          resourceName: "erased",
-          configs: [{ name: "min.compaction.lag.ms", configOperation: 0, value: "9000000000000" }],
-        },
-      ],
-      validateOnly: false,
-    });
+    const conn = await raw(world.key);
+    const answer = await conn.call(
+      ApiKey.IncrementalAlterConfigs,
+      1,
+      incrementalAlterBody("erased", [["min.compaction.lag.ms", 0, "9000000000000"]]),
+    );
     expect(answer.responses[0]).toMatchObject({
       errorCode: ErrorCode.POLICY_VIOLATION,
       errorMessage: expect.stringContaining(`pending erasure request(s) ${request.id}`),
     });
     expect(await configsOf(ORG_A, "erased")).toEqual({ "cleanup.policy": "compact" });
     // A change that keeps the deadline is not held up by the request.
-    const fine = await conn.call(ApiKey.IncrementalAlterConfigs, 1, {
-      resources: [
-        {
-          resourceType: 2,
-          resourceName: "erased",
-          configs: [{ name: "min.compaction.lag.ms", configOperation: 0, value: "1000" }],
-        },
-      ],
-      validateOnly: false,
-    });
+    const fine = await conn.call(
+      ApiKey.IncrementalAlterConfigs,
+      1,
+      incrementalAlterBody("erased", [["min.compaction.lag.ms", 0, "1000"]]),
+    );
     expect(fine.responses[0]!.errorCode).toBe(0);
-    await h.db.prisma.erasureRequest.delete({ where: { id: request.id } });
+    await world.h.db.prisma.erasureRequest.delete({ where: { id: request.id } });
     conn.close();
   });
 });
 
 describe("partitions and records (scenario 10)", () => {
   it("createPartitions on a compacted topic is refused with the reason; on a delete-policy topic it adds them", async () => {
-    const a = await admin(keyA);
+    const a = await admin(world.key);
     await expect(
       a.createPartitions({ topicPartitions: [{ topic: "compacted", count: 4 }] }),
     ).rejects.toMatchObject({ type: "POLICY_VIOLATION" });
-    const conn = await raw(keyA);
+    const conn = await raw(world.key);
     const refused = await createPartitions(conn, "compacted", 4);
     expect(refused.results[0]).toMatchObject({
       errorCode: ErrorCode.POLICY_VIOLATION,
@@ -601,13 +544,13 @@ describe("partitions and records (scenario 10)", () => {
     expect(dry.results[0]!.errorCode).toBe(0);
     conn.close();
     expect(
-      (await h.db.prisma.topic.findFirstOrThrow({ where: { organizationId: ORG_A, name: "events" } }))
+      (await world.h.db.prisma.topic.findFirstOrThrow({ where: { organizationId: ORG_A, name: "events" } }))
         .partitionCount,
     ).toBe(1);
 
     await a.createPartitions({ topicPartitions: [{ topic: "events", count: 3 }] });
     expect(
-      (await h.db.prisma.topic.findFirstOrThrow({ where: { organizationId: ORG_A, name: "events" } }))
+      (await world.h.db.prisma.topic.findFirstOrThrow({ where: { organizationId: ORG_A, name: "events" } }))
         .partitionCount,
     ).toBe(3);
     await eventually("the new partitions have a leader", 20_000, async () => {
@@ -618,14 +561,18 @@ describe("partitions and records (scenario 10)", () => {
   });
 
   it("deleteTopicRecords gets 44 on a compact-only topic and moves the log start on compact,delete", async () => {
-    const kafka = new Kafka({ brokers: [bootstrap], sasl: plain(keyA), logLevel: logLevel.NOTHING });
+    const kafka = new Kafka({
+      brokers: [world.bootstrap],
+      sasl: plain(world.key),
+      logLevel: logLevel.NOTHING,
+    });
     const producer = kafka.producer();
     await producer.connect();
     const messages = Array.from({ length: 5 }, (_, i) => ({ key: `k${i}`, value: `v${i}`, partition: 0 }));
     await producer.send({ topic: "compacted", messages });
     await producer.send({ topic: "both", messages });
     await producer.disconnect();
-    const a = await admin(keyA);
+    const a = await admin(world.key);
     // kafkajs finds the leaders in the metadata it already holds for the topic.
     await a.fetchTopicMetadata({ topics: ["compacted"] });
 
@@ -643,7 +590,7 @@ describe("partitions and records (scenario 10)", () => {
     expect(await a.fetchTopicOffsets("both")).toEqual([
       expect.objectContaining({ partition: 0, low: "3", high: "5" }),
     ]);
-    const conn = await raw(keyA);
+    const conn = await raw(world.key);
     const toHigh = await deleteRecordsBefore(conn, "both", 0, -1n);
     expect(toHigh.topics[0]!.partitions[0]).toMatchObject({ errorCode: 0, lowWatermark: 5n });
     // A Produce answer reports the log start as of its append.
@@ -662,20 +609,20 @@ describe("partitions and records (scenario 10)", () => {
 
 describe("DeleteTopics, DescribeCluster, DescribeLogDirs", () => {
   it("deleteTopics removes a topic by name; v6 deletes by topic id; an unknown one is UNKNOWN_TOPIC_OR_PARTITION", async () => {
-    const a = await admin(keyA);
+    const a = await admin(world.key);
     await a.createTopics({ topics: [{ topic: "doomed" }, { topic: "doomed-by-id" }], waitForLeaders: true });
     await a.deleteTopics({ topics: ["doomed"] });
-    expect(await h.db.prisma.topic.count({ where: { organizationId: ORG_A, name: "doomed" } })).toBe(0);
+    expect(await world.h.db.prisma.topic.count({ where: { organizationId: ORG_A, name: "doomed" } })).toBe(0);
     expect(await a.listTopics()).not.toContain("doomed");
     // kafkajs retries the unknown topic, then gives up with it as the cause.
     await expect(a.deleteTopics({ topics: ["never-was"] })).rejects.toMatchObject({
       cause: { type: "UNKNOWN_TOPIC_OR_PARTITION" },
     });
 
-    const row = await h.db.prisma.topic.findFirstOrThrow({
+    const row = await world.h.db.prisma.topic.findFirstOrThrow({
       where: { organizationId: ORG_A, name: "doomed-by-id" },
     });
-    const conn = await raw(keyA);
+    const conn = await raw(world.key);
     const byId = await conn.call(ApiKey.DeleteTopics, 6, {
       topics: [
         { name: null, topicId: row.kafkaTopicId },
@@ -687,14 +634,14 @@ describe("DeleteTopics, DescribeCluster, DescribeLogDirs", () => {
       { name: "doomed-by-id", topicId: row.kafkaTopicId, errorCode: 0, errorMessage: null },
       expect.objectContaining({ errorCode: ErrorCode.UNKNOWN_TOPIC_ID }),
     ]);
-    expect(await h.db.prisma.topic.count({ where: { id: row.id } })).toBe(0);
+    expect(await world.h.db.prisma.topic.count({ where: { id: row.id } })).toBe(0);
     conn.close();
   });
 
   it("DescribeCluster shows the live workers, the controller and the tenant's own cluster id, as Metadata does", async () => {
-    const a = await admin(keyA);
+    const a = await admin(world.key);
     const viaMetadata = await a.describeCluster();
-    const conn = await raw(keyA);
+    const conn = await raw(world.key);
     const described = await conn.call(ApiKey.DescribeCluster, 1, {
       includeClusterAuthorizedOperations: false,
       endpointType: 1,
@@ -704,7 +651,12 @@ describe("DeleteTopics, DescribeCluster, DescribeLogDirs", () => {
       clusterId: viaMetadata.clusterId,
       controllerId: viaMetadata.controller,
       brokers: [
-        { brokerId: worker.kafka!.nodeId, host: worker.kafka!.host, port: worker.kafka!.port, rack: null },
+        {
+          brokerId: world.worker.kafka!.nodeId,
+          host: world.worker.kafka!.host,
+          port: world.worker.kafka!.port,
+          rack: null,
+        },
       ],
     });
     const connB = await raw(keyB);
@@ -715,16 +667,18 @@ describe("DeleteTopics, DescribeCluster, DescribeLogDirs", () => {
   });
 
   it("DescribeLogDirs lists this worker's partitions of the tenant's topics with the sizes the console shows", async () => {
-    const compacted = await h.db.prisma.topic.findFirstOrThrow({
+    const compacted = await world.h.db.prisma.topic.findFirstOrThrow({
       where: { organizationId: ORG_A, name: "compacted" },
       include: { partitions: { where: { index: 0 } } },
     });
     const reported = await eventually("the size of compacted/0 reported", 20_000, async () => {
-      const p = await h.db.prisma.partition.findUniqueOrThrow({ where: { id: compacted.partitions[0]!.id } });
+      const p = await world.h.db.prisma.partition.findUniqueOrThrow({
+        where: { id: compacted.partitions[0]!.id },
+      });
       const size = (p.stats as { sizeBytes?: number } | null)?.sizeBytes;
       return size && size > 0 ? size : undefined;
     });
-    const conn = await raw(keyA);
+    const conn = await raw(world.key);
     const dirs = await conn.call(ApiKey.DescribeLogDirs, 4, {
       topics: [
         { topic: "compacted", partitions: [0, 1] },
@@ -737,7 +691,9 @@ describe("DeleteTopics, DescribeCluster, DescribeLogDirs", () => {
     expect(topics.map((t) => t.name)).toEqual(["compacted"]);
     const p0 = topics[0]!.partitions.find((p) => p.partitionIndex === 0)!;
     // The report may have moved on since; it is read from the same row the console reads.
-    const now = await h.db.prisma.partition.findUniqueOrThrow({ where: { id: compacted.partitions[0]!.id } });
+    const now = await world.h.db.prisma.partition.findUniqueOrThrow({
+      where: { id: compacted.partitions[0]!.id },
+    });
     expect([BigInt(reported), BigInt((now.stats as { sizeBytes: number }).sizeBytes)]).toContain(
       p0.partitionSize,
     );
@@ -751,11 +707,11 @@ describe("DeleteTopics, DescribeCluster, DescribeLogDirs", () => {
 
 describe("tenant isolation", () => {
   it("another tenant's topic is unknown through every admin API, and the same name is its own topic", async () => {
-    const a = await admin(keyA);
-    const secret = await h.db.prisma.topic.findFirstOrThrow({
+    const a = await admin(world.key);
+    const secret = await world.h.db.prisma.topic.findFirstOrThrow({
       where: { organizationId: ORG_B, name: "secret-b" },
     });
-    const conn = await raw(keyA);
+    const conn = await raw(world.key);
     const described = await conn.call(ApiKey.DescribeConfigs, 2, {
       resources: [{ resourceType: 2, resourceName: "secret-b", configurationKeys: null }],
       includeSynonyms: false,
@@ -765,27 +721,17 @@ describe("tenant isolation", () => {
       errorMessage: 'Topic "secret-b" does not exist.',
       configs: [],
     });
-    const altered = await conn.call(ApiKey.AlterConfigs, 1, {
-      resources: [
-        {
-          resourceType: 2,
-          resourceName: "secret-b",
-          configs: [{ name: "cleanup.policy", value: "compact" }],
-        },
-      ],
-      validateOnly: false,
-    });
+    const altered = await conn.call(
+      ApiKey.AlterConfigs,
+      1,
+      alterConfigsBody("secret-b", [["cleanup.policy", "compact"]]),
+    );
     expect(altered.responses[0]!.errorCode).toBe(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION);
-    const incremental = await conn.call(ApiKey.IncrementalAlterConfigs, 0, {
-      resources: [
-        {
-          resourceType: 2,
-          resourceName: "secret-b",
-          configs: [{ name: "retention.ms", configOperation: 0, value: "1" }],
-        },
-      ],
-      validateOnly: false,
-    });
+    const incremental = await conn.call(
+      ApiKey.IncrementalAlterConfigs,
+      0,
+      incrementalAlterBody("secret-b", [["retention.ms", 0, "1"]]),
+    );
     expect(incremental.responses[0]!.errorCode).toBe(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION);
     const partitions = await createPartitions(conn, "secret-b", 2, { version: 1 });
     expect(partitions.results[0]!.errorCode).toBe(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION);
@@ -814,7 +760,7 @@ describe("tenant isolation", () => {
     expect(
       await a.createTopics({ topics: [{ topic: "secret-b", numPartitions: 2 }], waitForLeaders: false }),
     ).toBe(true);
-    const after = await h.db.prisma.topic.findUniqueOrThrow({ where: { id: secret.id } });
+    const after = await world.h.db.prisma.topic.findUniqueOrThrow({ where: { id: secret.id } });
     expect(after).toMatchObject({ partitionCount: 1, configs: { "cleanup.policy": "compact" } });
     const b = await admin(keyB);
     expect(await b.listTopics()).toEqual(["secret-b", "secret-b.latest"]);

@@ -1,18 +1,10 @@
 import { ApiKey, ErrorCode } from "@lastword/kafka-protocol";
 import { ManualClock } from "@lastword/logstore";
 import { Kafka, logLevel } from "kafkajs";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { KEY_CACHE_MS } from "../src/kafka/kafka-principals";
-import type { RunningWorker } from "../src/worker";
-import {
-  CLIENT_SCOPES,
-  createKafkaKey,
-  createNamedTopic,
-  metricSample,
-  RawKafka,
-  startKafkaWorker,
-} from "./kafka-client";
-import { openWorkerHarness, type WorkerHarness } from "./worker-harness";
+import { metricSample, RawKafka } from "./kafka-client";
+import { useKafkaWorld } from "./kafka-world";
 
 // The SASL verification cache: a reconnect storm of one key costs Postgres one credential load per
 // KEY_CACHE_MS, whatever the number of logins, mechanisms or wrong secrets, counted by the
@@ -21,31 +13,20 @@ import { openWorkerHarness, type WorkerHarness } from "./worker-harness";
 const ORG = "org_kafka_auth_cache";
 const STORM = 40;
 const clock = new ManualClock();
-let h: WorkerHarness;
-let worker: RunningWorker;
-let key: { id: string; secret: string };
-
-beforeAll(async () => {
-  h = await openWorkerHarness({ name: "kafka-auth-cache" });
-  await createNamedTopic(h.db.prisma, ORG, "storm", 1);
-  key = await createKafkaKey(h.db.prisma, ORG, CLIENT_SCOPES);
-  ({ worker } = await startKafkaWorker(h, 1, { clock }));
-});
-
-afterAll(() => h?.close());
+const world = useKafkaWorld({ name: "kafka-auth-cache" }, ORG, { topics: { storm: 1 }, worker: { clock } });
 
 async function credentialLoads(): Promise<number> {
-  const body = await (await fetch(`${worker.address}/metrics`)).text();
+  const body = await (await fetch(`${world.worker.address}/metrics`)).text();
   return metricSample(body, "lastword_kafka_credential_loads_total");
 }
 
 /** One PLAIN login on a fresh connection; its SaslAuthenticate error code. */
 async function plainLogin(secret: string): Promise<number> {
-  const raw = await RawKafka.open(worker.kafka!.host, worker.kafka!.port);
+  const raw = await RawKafka.open(world.worker.kafka!.host, world.worker.kafka!.port);
   try {
     await raw.call(ApiKey.SaslHandshake, 1, { mechanism: "PLAIN" });
     const answer = await raw.call(ApiKey.SaslAuthenticate, 2, {
-      authBytes: Buffer.from(`\0${key.id}\0${secret}`),
+      authBytes: Buffer.from(`\0${world.key.id}\0${secret}`),
     });
     return answer.errorCode;
   } finally {
@@ -56,11 +37,11 @@ async function plainLogin(secret: string): Promise<number> {
 describe("the SASL verification cache", () => {
   it(`a storm of ${STORM} PLAIN logins, kafkajs SCRAM logins and wrong secrets with one key loads its credentials once per ${KEY_CACHE_MS} ms`, async () => {
     const before = await credentialLoads();
-    const codes = await Promise.all(Array.from({ length: STORM }, () => plainLogin(key.secret)));
+    const codes = await Promise.all(Array.from({ length: STORM }, () => plainLogin(world.key.secret)));
     expect(codes.every((code) => code === 0)).toBe(true);
     const kafka = new Kafka({
-      brokers: [`${worker.kafka!.host}:${worker.kafka!.port}`],
-      sasl: { mechanism: "scram-sha-512", username: key.id, password: key.secret },
+      brokers: [world.bootstrap],
+      sasl: { mechanism: "scram-sha-512", username: world.key.id, password: world.key.secret },
       logLevel: logLevel.NOTHING,
     });
     for (let i = 0; i < 5; i++) {
@@ -74,7 +55,7 @@ describe("the SASL verification cache", () => {
 
     // Past the window the next login loads the key again (a revoked key is also caught by the sweep).
     clock.advance(KEY_CACHE_MS);
-    expect(await plainLogin(key.secret)).toBe(0);
+    expect(await plainLogin(world.key.secret)).toBe(0);
     expect((await credentialLoads()) - before).toBe(2);
   });
 });

@@ -1,17 +1,15 @@
-import { execFile } from "node:child_process";
 import { mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { promisify } from "node:util";
 import { encodeRecordBatch } from "@lastword/record-batch";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type FloorBroker, memoryTopic, memoryView, startFloorBroker } from "../bench/floor-broker";
+import { run } from "./kafka-client";
 
 // The Kafka bench's harness at a tiny size: its floor broker serves stored batches to librdkafka
 // (the bench's own python client and kcat) and takes a produce, so the floor rows measure a broker
 // that works, not one that fails fast.
 
-const run = promisify(execFile);
 const client = join(import.meta.dirname, "../bench/librdkafka-client.py");
 let dir: string;
 let broker: FloorBroker;

@@ -2,11 +2,10 @@ import { DEFAULT_QUOTA } from "@lastword/api/tenant-quota";
 import { ErrorCode } from "@lastword/kafka-protocol";
 import { CODEC_IDS, encodeRecordBatch } from "@lastword/record-batch";
 import { INFLATE_CHUNK_BYTES } from "@lastword/record-batch/node-codecs";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { RunningWorker } from "../src/worker";
-import { createKafkaKey, createNamedTopic, metricSample, RawKafka, startKafkaWorker } from "./kafka-client";
+import { describe, expect, it } from "vitest";
+import { createKafkaKey, createNamedTopic, metricSample, RawKafka } from "./kafka-client";
+import { useKafkaWorld } from "./kafka-world";
 import { useQuotaRedis } from "./quota-redis";
-import { openWorkerHarness, type WorkerHarness } from "./worker-harness";
 
 // Issue 27, point 1: a compressed batch costs its sender, not the worker's other tenants. It is
 // inflated off the event loop, stopped at the tenant's bound while it inflates, refused with
@@ -17,9 +16,6 @@ const ORG = "org_bombs";
 const ORG_OTHER = "org_bombs_other";
 const ORG_METERED = "org_bombs_metered";
 const { quotas } = useQuotaRedis("bombs");
-let h: WorkerHarness;
-let worker: RunningWorker;
-let key: { id: string; secret: string };
 let otherKey: { id: string; secret: string };
 let meteredKey: { id: string; secret: string };
 
@@ -43,7 +39,7 @@ function produce(topic: string, batches: Buffer[]) {
 }
 
 async function metrics(): Promise<string> {
-  return (await fetch(`${worker.address}/metrics`)).text();
+  return (await fetch(`${world.worker.address}/metrics`)).text();
 }
 
 const inflated = async (tenant: string) =>
@@ -58,35 +54,32 @@ async function highWatermark(raw: RawKafka, topic: string, partition: number): P
 }
 
 let storedPartition: string;
+const scopes = ["topics:read", "records:read", "records:write"] as const;
 
-beforeAll(async () => {
-  h = await openWorkerHarness({ name: "kafka-bombs" });
-  await createNamedTopic(h.db.prisma, ORG, "bombs", 4);
-  await createNamedTopic(h.db.prisma, ORG, "plain-only", 1, { "compression.type": "uncompressed" });
-  await createNamedTopic(h.db.prisma, ORG_OTHER, "calm", 1);
-  [storedPartition] = (await createNamedTopic(h.db.prisma, ORG, "stored", 1)) as [string];
-  await createNamedTopic(h.db.prisma, ORG_METERED, "metered", 1);
-  await h.db.prisma.quota.create({
-    data: { organizationId: ORG_METERED, ...DEFAULT_QUOTA, produceBytesPerSecond: 1 << 20 },
-  });
-  const scopes = ["topics:read", "records:read", "records:write"] as const;
-  key = await createKafkaKey(h.db.prisma, ORG, scopes, { scram: false });
-  otherKey = await createKafkaKey(h.db.prisma, ORG_OTHER, scopes, { scram: false });
-  meteredKey = await createKafkaKey(h.db.prisma, ORG_METERED, scopes, { scram: false });
-  ({ worker } = await startKafkaWorker(h, 8, {
-    kafka: { quotas },
-  }));
-});
-
-afterAll(async () => {
-  await h?.close();
+const world = useKafkaWorld({ name: "kafka-bombs" }, ORG, {
+  partitions: 8,
+  scopes,
+  keyOptions: { scram: false },
+  worker: { kafka: { quotas } },
+  setup: async (h) => {
+    await createNamedTopic(h.db.prisma, ORG, "bombs", 4);
+    await createNamedTopic(h.db.prisma, ORG, "plain-only", 1, { "compression.type": "uncompressed" });
+    await createNamedTopic(h.db.prisma, ORG_OTHER, "calm", 1);
+    [storedPartition] = (await createNamedTopic(h.db.prisma, ORG, "stored", 1)) as [string];
+    await createNamedTopic(h.db.prisma, ORG_METERED, "metered", 1);
+    await h.db.prisma.quota.create({
+      data: { organizationId: ORG_METERED, ...DEFAULT_QUOTA, produceBytesPerSecond: 1 << 20 },
+    });
+    otherKey = await createKafkaKey(h.db.prisma, ORG_OTHER, scopes, { scram: false });
+    meteredKey = await createKafkaKey(h.db.prisma, ORG_METERED, scopes, { scram: false });
+  },
 });
 
 describe("compression bombs", () => {
   it("the reported zstd bomb (900 × 64 KiB of zeros, 56 MiB inflated) is refused naming maxBatchInflatedBytes, having inflated no more than the bound and one chunk, and nothing is appended", async () => {
     const bomb = zeros(900, 64 << 10);
     expect(bomb.length).toBeLessThan(64 << 10);
-    const raw = await RawKafka.login(worker.kafka!, key);
+    const raw = await RawKafka.login(world.worker.kafka!, world.key);
     const before = await inflated(ORG);
     const answer = await raw.call(0, 8, produce("bombs", [bomb]));
     const partition = answer.responses[0]!.partitionResponses[0]!;
@@ -106,10 +99,10 @@ describe("compression bombs", () => {
   });
 
   it("four bombs in one request are each refused, while another tenant logs in and produces", async () => {
-    const bomber = await RawKafka.login(worker.kafka!, key);
+    const bomber = await RawKafka.login(world.worker.kafka!, world.key);
     const bombs = Array.from({ length: 4 }, () => zeros(900, 64 << 10, CODEC_IDS.gzip));
     const pending = bomber.call(0, 8, produce("bombs", bombs));
-    const calm = await RawKafka.login(worker.kafka!, otherKey);
+    const calm = await RawKafka.login(world.worker.kafka!, otherKey);
     const calmAnswer = await calm.call(0, 8, produce("calm", [zeros(10, 100)]));
     expect(calmAnswer.responses[0]!.partitionResponses[0]!.errorCode).toBe(0);
     const answer = await pending;
@@ -124,7 +117,7 @@ describe("compression bombs", () => {
   it("a compressed batch of a million tiny records into an uncompressed topic is refused by maxBatchRecords before anything is inflated", async () => {
     const records = Array.from({ length: 1_000_000 }, () => ({ key: Buffer.from("k"), value: null }));
     const batch = encodeRecordBatch(records, { baseOffset: 0, appendTimeMs: 1, compression: CODEC_IDS.zstd });
-    const raw = await RawKafka.login(worker.kafka!, key);
+    const raw = await RawKafka.login(world.worker.kafka!, world.key);
     const before = await inflated(ORG);
     const answer = await raw.call(0, 8, produce("plain-only", [batch]));
     const partition = answer.responses[0]!.partitionResponses[0]!;
@@ -142,7 +135,7 @@ describe("the produce quota", () => {
   it("counts what the batches inflate to: 8 MiB of zeros sent as a few KiB is throttled against 1 MiB/s", async () => {
     const batch = zeros(128, 64 << 10);
     expect(batch.length).toBeLessThan(64 << 10);
-    const raw = await RawKafka.login(worker.kafka!, meteredKey);
+    const raw = await RawKafka.login(world.worker.kafka!, meteredKey);
     const answer = await raw.call(0, 8, produce("metered", [batch]));
     expect(answer.responses[0]!.partitionResponses[0]!.errorCode).toBe(0);
     // (8 MiB − 1 MiB) / 1 MiB × 1 s, as Kafka computes a throttle.
@@ -153,14 +146,14 @@ describe("the produce quota", () => {
 
 describe("reading back what inflates", () => {
   it("a data-plane read (REST's) of stored compressed batches is bounded by the bytes it sends, not the few KiB stored", async () => {
-    const raw = await RawKafka.login(worker.kafka!, key);
+    const raw = await RawKafka.login(world.worker.kafka!, world.key);
     // Ten batches of 8 MiB of zeros each (within the quota), ~10 KiB each as stored.
     for (let i = 0; i < 10; i++) {
       const answer = await raw.call(0, 8, produce("stored", [zeros(128, 64 << 10)]));
       expect(answer.responses[0]!.partitionResponses[0]!.errorCode).toBe(0);
     }
     raw.close();
-    const read = await h.client.fetch({
+    const read = await world.h.client.fetch({
       partitionId: storedPartition,
       offset: 0,
       limit: 1000,

@@ -22,6 +22,9 @@ import { createNamedTopic, partitionOwners } from "./test-topics";
 import type { WorkerHarness } from "./worker-harness";
 import type { WorkerProcess } from "./worker-process";
 
+/** execFile as a promise: how the Kafka tests run kcat and the python3-confluent-kafka scripts. */
+export const run = promisify(execFile);
+
 // kafkajs otherwise warns, on every producer, that its default partitioner changed in 2.0; it reads
 // this when a producer is made, so setting it once here covers every test that imports this module.
 process.env.KAFKAJS_NO_PARTITIONER_WARNING = "1";
@@ -380,7 +383,7 @@ export async function kcatReadAll(
   key: { id: string; secret: string },
   topic: string,
 ): Promise<[number, number, string][]> {
-  const { stdout } = await promisify(execFile)(
+  const { stdout } = await run(
     "kcat",
     [...kcatSasl(bootstrap, key), "-C", "-t", topic, "-e", "-q", "-f", "%p|%o|%s\\n"],
     { timeout: 60_000, maxBuffer: 64 << 20 },

@@ -1,18 +1,11 @@
 import { decodeResponse } from "@lastword/kafka-protocol";
 import { ManualClock } from "@lastword/logstore";
 import { Kafka, type KafkaMessage, logLevel } from "kafkajs";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { RunningWorker } from "../src/worker";
-import {
-  CLIENT_SCOPES,
-  createKafkaKey,
-  createNamedTopic,
-  fetchBody,
-  RawKafka,
-  startKafkaWorker,
-} from "./kafka-client";
+import { describe, expect, it } from "vitest";
+import { createNamedTopic, fetchBody, RawKafka } from "./kafka-client";
+import { useKafkaWorld } from "./kafka-world";
 import { eventually } from "./test-topics";
-import { openWorkerHarness, testScheduling, type WorkerHarness } from "./worker-harness";
+import { testScheduling } from "./worker-harness";
 
 // Scenarios 27 and 28 of shared/reference/kafka-protocol.md §5.2 with kafkajs, against passes the
 // worker's own scheduler starts: time is a ManualClock the test moves (segment.ms rolls the idle
@@ -24,40 +17,35 @@ const DELETE_RETENTION_MS = 5_000;
 /** Base offset … record count: a v2 batch with no records is exactly its header. */
 const RECORD_BATCH_HEADER_BYTES = 61;
 const clock = new ManualClock();
-let h: WorkerHarness;
-let worker: RunningWorker;
-let key: { id: string; secret: string };
 let partitionId: string;
-
-beforeAll(async () => {
-  h = await openWorkerHarness({ name: "kafka-compaction", secret: "kafka-compaction-secret" });
-  [partitionId] = (await createNamedTopic(h.db.prisma, ORG, "tail", 1, {
-    "cleanup.policy": "compact",
-    "segment.ms": String(SEGMENT_MS),
-    "delete.retention.ms": String(DELETE_RETENTION_MS),
-    "min.cleanable.dirty.ratio": "0.01",
-  })) as [string];
-  key = await createKafkaKey(h.db.prisma, ORG, CLIENT_SCOPES);
-  ({ worker } = await startKafkaWorker(h, 1, {
+const world = useKafkaWorld({ name: "kafka-compaction", secret: "kafka-compaction-secret" }, ORG, {
+  partitions: 1,
+  worker: {
     clock,
     scheduling: testScheduling({ tickMs: 100 }),
     kafka: { groups: { initialRebalanceDelayMs: 0 } },
-  }));
+  },
+  setup: async (h) => {
+    [partitionId] = (await createNamedTopic(h.db.prisma, ORG, "tail", 1, {
+      "cleanup.policy": "compact",
+      "segment.ms": String(SEGMENT_MS),
+      "delete.retention.ms": String(DELETE_RETENTION_MS),
+      "min.cleanable.dirty.ratio": "0.01",
+    })) as [string];
+  },
 });
-
-afterAll(() => h?.close());
 
 function kafka(): Kafka {
   return new Kafka({
-    brokers: [`${worker.kafka!.host}:${worker.kafka!.port}`],
+    brokers: [world.bootstrap],
     clientId: "compaction-scenarios",
-    sasl: { mechanism: "plain", username: key.id, password: key.secret },
+    sasl: { mechanism: "plain", username: world.key.id, password: world.key.secret },
     logLevel: logLevel.NOTHING,
   });
 }
 
 async function completedPasses(): Promise<{ trigger: string | null; tombstonesRemoved: number }[]> {
-  return h.db.prisma.cleanerRun.findMany({
+  return world.h.db.prisma.cleanerRun.findMany({
     where: { partitionId, status: "completed" },
     orderBy: { startedAt: "asc" },
     select: { trigger: true, tombstonesRemoved: true },
@@ -122,7 +110,7 @@ describe("compaction scenarios over Kafka", () => {
     const [offsets] = await admin.fetchTopicOffsets("tail");
     expect(Number(offsets!.high)).toBe(2);
     // What is left at the tail is one batch header covering offset 1 with no records in it.
-    const raw = await RawKafka.login(worker.kafka!, key);
+    const raw = await RawKafka.login(world.worker.kafka!, world.key);
     const fetched = decodeResponse(1, 11, await raw.request(1, 11, fetchBody("tail", 0, 0), 0)).body;
     raw.close();
     const records = fetched.responses[0]!.partitions[0]!.records!;

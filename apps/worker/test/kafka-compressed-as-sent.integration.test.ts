@@ -1,29 +1,22 @@
-import { execFile } from "node:child_process";
 import { readdirSync, readFileSync } from "node:fs";
 import { connect, createServer, type Server } from "node:net";
 import { join } from "node:path";
-import { promisify } from "node:util";
 import { ApiKey, decodeRequest, FrameReader } from "@lastword/kafka-protocol";
 import { batchCompression, CODEC_IDS, readBatchHeader } from "@lastword/record-batch";
 import { CompressionTypes, Kafka, logLevel } from "kafkajs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { RunningWorker } from "../src/worker";
-import { CLIENT_SCOPES, createKafkaKey, createNamedTopic, kcatSasl, startKafkaWorker } from "./kafka-client";
-import { openWorkerHarness, type WorkerHarness } from "./worker-harness";
+import { createNamedTopic, kcatSasl, run } from "./kafka-client";
+import { useKafkaWorld } from "./kafka-world";
 
 // A compressed batch is stored as its producer sent it (Kafka's LogValidator keeps it when the
 // topic's compression.type is `producer` or its codec): the bytes each client put on the wire,
 // taken by a relay between it and the worker, are the bytes in the segment file but for the base
 // offset; a batch in another codec than the topic's is re-encoded. The cleaner and reads still work.
 
-const run = promisify(execFile);
 const ORG = "org_kafka_as_sent";
 /** The worker advertises this address; the relay listens on it and forwards to 127.0.0.1. */
 const RELAY_HOST = "127.0.0.2";
-let h: WorkerHarness;
-let worker: RunningWorker;
 let relay: Server;
-let key: { id: string; secret: string };
 const topicIds = new Map<string, string>();
 const partitionIds = new Map<string, string>();
 /** Every Produce batch the relay saw, by topic, in order. */
@@ -57,38 +50,39 @@ function startRelay(port: number): Promise<Server> {
   return new Promise((resolve) => server.listen(port, RELAY_HOST, () => resolve(server)));
 }
 
+const world = useKafkaWorld({ name: "kafka-as-sent", secret: "kafka-as-sent-secret" }, ORG, {
+  partitions: 2,
+  worker: { kafka: { advertisedHost: RELAY_HOST, groups: { initialRebalanceDelayMs: 0 } } },
+  setup: async (h) => {
+    // Small segments, so the first round's batches are in closed segments a pass can clean.
+    for (const [name, configs] of [
+      ["as-sent", { "segment.bytes": "1024" }],
+      ["zstd-only", { "compression.type": "zstd" }],
+    ] as const) {
+      const [partitionId] = await createNamedTopic(h.db.prisma, ORG, name, 1, {
+        "cleanup.policy": "compact",
+        ...configs,
+      });
+      const partition = await h.db.prisma.partition.findUniqueOrThrow({ where: { id: partitionId! } });
+      topicIds.set(name, partition.topicId);
+      partitionIds.set(name, partitionId!);
+    }
+  },
+});
+
 beforeAll(async () => {
-  h = await openWorkerHarness({ name: "kafka-as-sent", secret: "kafka-as-sent-secret" });
-  // Small segments, so the first round's batches are in closed segments a pass can clean.
-  for (const [name, configs] of [
-    ["as-sent", { "segment.bytes": "1024" }],
-    ["zstd-only", { "compression.type": "zstd" }],
-  ] as const) {
-    const [partitionId] = await createNamedTopic(h.db.prisma, ORG, name, 1, {
-      "cleanup.policy": "compact",
-      ...configs,
-    });
-    const partition = await h.db.prisma.partition.findUniqueOrThrow({ where: { id: partitionId! } });
-    topicIds.set(name, partition.topicId);
-    partitionIds.set(name, partitionId!);
-  }
-  key = await createKafkaKey(h.db.prisma, ORG, CLIENT_SCOPES);
-  ({ worker } = await startKafkaWorker(h, 2, {
-    kafka: { advertisedHost: RELAY_HOST, groups: { initialRebalanceDelayMs: 0 } },
-  }));
-  relay = await startRelay(worker.kafka!.port);
+  relay = await startRelay(world.worker.kafka!.port);
 });
 
 afterAll(async () => {
   await new Promise((resolve) => relay?.close(resolve));
-  await h?.close();
 });
 
-const bootstrap = () => `${RELAY_HOST}:${worker.kafka!.port}`;
+const bootstrap = () => `${RELAY_HOST}:${world.worker.kafka!.port}`;
 
 /** The batches in the topic's segment files, oldest first. */
 function storedBatches(topic: string): Buffer[] {
-  const dir = join(h.dataDir, ORG, topicIds.get(topic)!, "0");
+  const dir = join(world.h.dataDir, ORG, topicIds.get(topic)!, "0");
   const out: Buffer[] = [];
   for (const file of readdirSync(dir)
     .filter((f) => f.endsWith(".log"))
@@ -126,7 +120,7 @@ print(json.dumps(errors))
 async function pythonProduce(topic: string, codec: string, rows: [string, string][]): Promise<void> {
   const { stdout } = await run(
     "/usr/bin/python3",
-    ["-c", PYTHON_PRODUCE, bootstrap(), key.id, key.secret, topic, codec, JSON.stringify(rows)],
+    ["-c", PYTHON_PRODUCE, bootstrap(), world.key.id, world.key.secret, topic, codec, JSON.stringify(rows)],
     { timeout: 60_000 },
   );
   expect(JSON.parse(stdout)).toEqual([]);
@@ -136,7 +130,7 @@ function kafka(): Kafka {
   return new Kafka({
     brokers: [bootstrap()],
     clientId: "as-sent",
-    sasl: { mechanism: "plain", username: key.id, password: key.secret },
+    sasl: { mechanism: "plain", username: world.key.id, password: world.key.secret },
     logLevel: logLevel.NOTHING,
   });
 }
@@ -205,7 +199,7 @@ describe("compressed batches stored as sent", () => {
     await producer.disconnect();
     const before = storedBatches("as-sent").reduce((n, b) => n + readBatchHeader(b, 0).recordCount, 0);
     expect(before).toBe(160);
-    await h.client.requestClean({ partitionId: partitionIds.get("as-sent")! });
+    await world.h.client.requestClean({ partitionId: partitionIds.get("as-sent")! });
     // Every key's last value was written in round 1; the pass keeps those and drops round 0.
     const after = storedBatches("as-sent").reduce((n, b) => n + readBatchHeader(b, 0).recordCount, 0);
     expect(after).toBeLessThan(before);
@@ -217,7 +211,18 @@ describe("compressed batches stored as sent", () => {
     // compressed batches in the api package's compression test, where its codec plugins are).
     const { stdout } = await run(
       "kcat",
-      [...kcatSasl(bootstrap(), key), "-C", "-t", "as-sent", "-o", "beginning", "-e", "-q", "-f", "%k\t%s\n"],
+      [
+        ...kcatSasl(bootstrap(), world.key),
+        "-C",
+        "-t",
+        "as-sent",
+        "-o",
+        "beginning",
+        "-e",
+        "-q",
+        "-f",
+        "%k\t%s\n",
+      ],
       { timeout: 30_000 },
     );
     const state = new Map(

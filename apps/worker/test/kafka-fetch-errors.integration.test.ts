@@ -1,11 +1,9 @@
-import { type ChildProcess, execFile, spawn } from "node:child_process";
+import { type ChildProcess, spawn } from "node:child_process";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
-import { promisify } from "node:util";
 import { ApiKey, ErrorCode } from "@lastword/kafka-protocol";
 import { type Consumer, Kafka, logLevel } from "kafkajs";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import type { RunningWorker } from "../src/worker";
 import {
   CLIENT_SCOPES,
   createKafkaKey,
@@ -14,8 +12,10 @@ import {
   kcatProperties,
   kcatSasl,
   RawKafka,
+  run,
   startKafkaWorker,
 } from "./kafka-client";
+import { useKafkaWorld } from "./kafka-world";
 import { eventually } from "./test-topics";
 import { openWorkerHarness, type WorkerHarness } from "./worker-harness";
 
@@ -26,7 +26,6 @@ import { openWorkerHarness, type WorkerHarness } from "./worker-harness";
 // committed offset below the log start), follow a partition to its new leader, report a topic that
 // went away. Fenced and unknown leader epochs, which neither client sends, are checked on the wire.
 
-const run = promisify(execFile);
 const PYTHON = "/usr/bin/python3";
 const ORG = "org_fetch_errors";
 const SCOPES = [...CLIENT_SCOPES, "topics:write"] as const;
@@ -127,20 +126,14 @@ const values = (prefix: string, n: number, partition = 0) =>
   Array.from({ length: n }, (_, i) => ({ partition, value: `${prefix}${i}` }));
 
 describe("one worker", () => {
-  let h: WorkerHarness;
-  let worker: RunningWorker;
-  let bootstrap: string;
-  let key: { id: string; secret: string };
   let client: Kafka;
+  const world = useKafkaWorld({ name: "kafka-fetch-errors" }, ORG, {
+    topics: { ahead: 1, trimmed: [1, { "cleanup.policy": "compact,delete" }], doomed: 1 },
+    scopes: SCOPES,
+  });
 
   beforeAll(async () => {
-    h = await openWorkerHarness({ name: "kafka-fetch-errors" });
-    await createNamedTopic(h.db.prisma, ORG, "ahead", 1);
-    await createNamedTopic(h.db.prisma, ORG, "trimmed", 1, { "cleanup.policy": "compact,delete" });
-    await createNamedTopic(h.db.prisma, ORG, "doomed", 1);
-    key = await createKafkaKey(h.db.prisma, ORG, SCOPES);
-    ({ worker, bootstrap } = await startKafkaWorker(h, 3));
-    client = kafkajs([bootstrap], key);
+    client = kafkajs([world.bootstrap], world.key);
     await produce(client, "ahead", values("a", 5));
     await produce(client, "trimmed", values("t", 10));
     const admin = client.admin();
@@ -151,15 +144,11 @@ describe("one worker", () => {
     await admin.disconnect();
   });
 
-  afterAll(async () => {
-    await h?.close();
-  });
-
   it("a fetch above the log end is OFFSET_OUT_OF_RANGE: kcat, confluent_kafka and kafkajs reset to the start and read", async () => {
     const { stdout } = await run(
       "kcat",
       [
-        ...kcatSasl(bootstrap, key),
+        ...kcatSasl(world.bootstrap, world.key),
         "-C",
         "-t",
         "ahead",
@@ -178,7 +167,7 @@ describe("one worker", () => {
     );
     expect(stdout).toBe("0|a0\n");
 
-    const reader = confluentReader(bootstrap, key, {
+    const reader = confluentReader(world.bootstrap, world.key, {
       group: "ahead-rdk",
       topic: "ahead",
       spec: "assign:0@1000000",
@@ -198,7 +187,7 @@ describe("one worker", () => {
     await commitOffset(client, ["trim-rdk", "trim-kcat", "trim-js"], "trimmed", "2");
     const expected = [6, 7, 8, 9].map((o) => [0, o, `t${o}`]);
 
-    const reader = confluentReader(bootstrap, key, {
+    const reader = confluentReader(world.bootstrap, world.key, {
       group: "trim-rdk",
       topic: "trimmed",
       spec: "subscribe",
@@ -208,7 +197,7 @@ describe("one worker", () => {
     expect(reader.records).toEqual(expected);
 
     const kcat = kcatReader([
-      ...kcatSasl(bootstrap, key),
+      ...kcatSasl(world.bootstrap, world.key),
       ...kcatProperties({ "auto.offset.reset": "earliest" }),
       "-G",
       "trim-kcat",
@@ -226,7 +215,7 @@ describe("one worker", () => {
 
   it("a topic deleted under a librdkafka consumer: its fetch answer's UNKNOWN_TOPIC_OR_PARTITION is read, not dropped as unparseable", async () => {
     await produce(client, "doomed", values("d", 2));
-    const reader = confluentReader(bootstrap, key, {
+    const reader = confluentReader(world.bootstrap, world.key, {
       group: "doomed-rdk",
       topic: "doomed",
       spec: "assign:0@0",
@@ -235,7 +224,7 @@ describe("one worker", () => {
     await eventually("both records read", 30_000, async () =>
       reader.records.length >= 2 ? true : undefined,
     );
-    const raw = await RawKafka.login(worker.kafka!, key);
+    const raw = await RawKafka.login(world.worker.kafka!, world.key);
     const admin = client.admin();
     await admin.connect();
     await admin.deleteTopics({ topics: ["doomed"] });
@@ -252,11 +241,11 @@ describe("one worker", () => {
   });
 
   it("on the wire every error answer carries an empty record set (Fetch v4–v12): out of range, unknown topic, fenced and unknown leader epoch", async () => {
-    const partition = await h.db.prisma.partition.findFirstOrThrow({
+    const partition = await world.h.db.prisma.partition.findFirstOrThrow({
       where: { index: 0, topic: { organizationId: ORG, name: "ahead" } },
     });
     const epoch = partition.leaseEpoch;
-    const raw = await RawKafka.login(worker.kafka!, key);
+    const raw = await RawKafka.login(world.worker.kafka!, world.key);
     const cases = [
       { body: fetchBody("ahead", 0, 1_000_000), code: ErrorCode.OFFSET_OUT_OF_RANGE },
       { body: fetchBody("never-was", 0, 0), code: ErrorCode.UNKNOWN_TOPIC_OR_PARTITION },

@@ -1,33 +1,26 @@
-import { execFile, spawn } from "node:child_process";
-import { promisify } from "node:util";
+import { spawn } from "node:child_process";
 import { eventually } from "@lastword/db/testing";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { RunningWorker } from "../src/worker";
-import { createKafkaKey, createNamedTopic, kcatSasl, startKafkaWorker } from "./kafka-client";
-import { openWorkerHarness, testScheduling, type WorkerHarness } from "./worker-harness";
+import { beforeAll, describe, expect, it } from "vitest";
+import { kcatSasl, run } from "./kafka-client";
+import { useKafkaWorld } from "./kafka-world";
+import { testScheduling } from "./worker-harness";
 
 // Records a Kafka consumer fetches reach the minute's PartitionSample (the console's fetch rate).
-const run = promisify(execFile);
 const ORG = "org_fetch_samples";
-let h: WorkerHarness;
-let worker: RunningWorker;
+const world = useKafkaWorld({ name: "fetch-samples", secret: "fetch-samples-secret" }, ORG, {
+  topics: { reads: 1 },
+  scopes: ["topics:read", "records:read", "records:write"],
+  worker: { scheduling: testScheduling({ tickMs: 200 }) },
+});
 let sasl: string[];
 
-beforeAll(async () => {
-  h = await openWorkerHarness({ name: "fetch-samples", secret: "fetch-samples-secret" });
-  await createNamedTopic(h.db.prisma, ORG, "reads", 1);
-  const key = await createKafkaKey(h.db.prisma, ORG, ["topics:read", "records:read", "records:write"]);
-  ({ worker } = await startKafkaWorker(h, 1, { scheduling: testScheduling({ tickMs: 200 }) }));
-  sasl = kcatSasl(`${worker.kafka!.host}:${worker.kafka!.port}`, key);
-});
-
-afterAll(async () => {
-  await h?.close();
+beforeAll(() => {
+  sasl = kcatSasl(world.bootstrap, world.key);
 });
 
 /** The records fetched from the topic over every sampled minute. */
 async function fetchedRecords(): Promise<bigint> {
-  const rows = await h.db.prisma.partitionSample.findMany({
+  const rows = await world.h.db.prisma.partitionSample.findMany({
     where: { partition: { topic: { organizationId: ORG, name: "reads" } } },
   });
   return rows.reduce((sum, row) => sum + row.fetchedRecords, 0n);
@@ -45,7 +38,9 @@ describe("fetch samples", () => {
     });
     // Produced only: samples come, with nothing fetched yet.
     await eventually("a sample of the produced partition", 20_000, async () =>
-      (await h.db.prisma.partitionSample.count({ where: { logEndOffset: 12n } })) > 0 ? true : undefined,
+      (await world.h.db.prisma.partitionSample.count({ where: { logEndOffset: 12n } })) > 0
+        ? true
+        : undefined,
     );
     expect(await fetchedRecords()).toBe(0n);
 

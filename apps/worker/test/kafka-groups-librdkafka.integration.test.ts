@@ -3,16 +3,9 @@ import { once } from "node:events";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 import { Kafka, logLevel } from "kafkajs";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import {
-  CLIENT_SCOPES,
-  createKafkaKey,
-  createNamedTopics,
-  kcatProperties,
-  kcatSasl,
-  startKafkaWorker,
-} from "./kafka-client";
-import { openWorkerHarness, type WorkerHarness } from "./worker-harness";
+import { afterEach, describe, expect, it } from "vitest";
+import { kcatProperties, kcatSasl } from "./kafka-client";
+import { useKafkaWorld } from "./kafka-world";
 
 // librdkafka 2.0.2 consumer groups (python3-confluent-kafka, and kcat -G beside it) against one
 // worker: the default assignor (range) and cooperative-sticky, which librdkafka drives as two
@@ -20,9 +13,9 @@ import { openWorkerHarness, type WorkerHarness } from "./worker-harness";
 
 const PYTHON = "/usr/bin/python3";
 const ORG = "org_groups_rdk";
-let h: WorkerHarness;
-let bootstrap: string;
-let key: { id: string; secret: string };
+const world = useKafkaWorld({ name: "kafka-groups-rdk", secret: "kafka-groups-rdk-secret" }, ORG, {
+  topics: { "range-t": 4, "coop-t": 4, "kcat-coop": 4 },
+});
 const children: ChildProcess[] = [];
 
 interface Member {
@@ -34,9 +27,11 @@ interface Member {
 
 function member(groupId: string, topic: string, strategy: string): Member {
   const script = fileURLToPath(new URL("./librdkafka-member.py", import.meta.url));
-  const child = spawn(PYTHON, [script, bootstrap, key.id, key.secret, groupId, topic, strategy], {
-    stdio: ["ignore", "pipe", "ignore"],
-  });
+  const child = spawn(
+    PYTHON,
+    [script, world.bootstrap, world.key.id, world.key.secret, groupId, topic, strategy],
+    { stdio: ["ignore", "pipe", "ignore"] },
+  );
   children.push(child);
   const m: Member = { child, held: new Set(), records: [] };
   createInterface({ input: child.stdout! }).on("line", (line) => {
@@ -56,8 +51,8 @@ const sorted = (s: Set<number>) => [...s].sort();
 
 function kafka(): Kafka {
   return new Kafka({
-    brokers: [bootstrap],
-    sasl: { mechanism: "plain", username: key.id, password: key.secret },
+    brokers: [world.bootstrap],
+    sasl: { mechanism: "plain", username: world.key.id, password: world.key.secret },
     logLevel: logLevel.NOTHING,
   });
 }
@@ -69,13 +64,6 @@ async function produce(topic: string, messages: { partition: number; value: stri
   await p.disconnect();
 }
 
-beforeAll(async () => {
-  h = await openWorkerHarness({ name: "kafka-groups-rdk", secret: "kafka-groups-rdk-secret" });
-  await createNamedTopics(h.db.prisma, ORG, { "range-t": 4, "coop-t": 4, "kcat-coop": 4 });
-  key = await createKafkaKey(h.db.prisma, ORG, CLIENT_SCOPES);
-  ({ bootstrap } = await startKafkaWorker(h, 12));
-});
-
 afterEach(async () => {
   for (const child of children.splice(0)) {
     if (child.exitCode === null) {
@@ -83,10 +71,6 @@ afterEach(async () => {
       await once(child, "exit");
     }
   }
-});
-
-afterAll(async () => {
-  await h?.close();
 });
 
 describe.each(["range", "cooperative-sticky"])("librdkafka consumer group (%s)", (strategy) => {
@@ -121,7 +105,7 @@ describe("kcat -G with cooperative-sticky beside a librdkafka member", () => {
     const kcat = spawn(
       "kcat",
       [
-        ...kcatSasl(bootstrap, key),
+        ...kcatSasl(world.bootstrap, world.key),
         ...kcatProperties({
           "partition.assignment.strategy": "cooperative-sticky",
           "auto.offset.reset": "earliest",

@@ -1,9 +1,7 @@
 import { type Consumer, Kafka, logLevel } from "kafkajs";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it } from "vitest";
 import { TestFaults } from "../src/kafka/test-faults";
-import type { RunningWorker } from "../src/worker";
-import { CLIENT_SCOPES, createKafkaKey, createNamedTopic, startKafkaWorker } from "./kafka-client";
-import { openWorkerHarness, type WorkerHarness } from "./worker-harness";
+import { useKafkaWorld } from "./kafka-world";
 
 // kafkajs 2.2.4 scenarios 21 (seek, pause/resume, eachBatch with manual resolveOffset), 22
 // (OFFSET_OUT_OF_RANGE: kafkajs commits -2/-1 and resumes) and 31 (one injected fault per API:
@@ -11,9 +9,6 @@ import { openWorkerHarness, type WorkerHarness } from "./worker-harness";
 // a 500 ms throttle on Fetch) of shared/reference/kafka-protocol.md §5.2.
 
 const ORG = "org_groups_robust";
-let h: WorkerHarness;
-let worker: RunningWorker;
-let key: { id: string; secret: string };
 const faults = new TestFaults([]);
 /** kafkajs's own log lines (debug level), to see what it decided. */
 const clientLog: string[] = [];
@@ -21,9 +16,9 @@ const consumers: Consumer[] = [];
 
 function kafka(): Kafka {
   return new Kafka({
-    brokers: [`${worker.kafka!.host}:${worker.kafka!.port}`],
+    brokers: [world.bootstrap],
     clientId: "robustness-test",
-    sasl: { mechanism: "plain", username: key.id, password: key.secret },
+    sasl: { mechanism: "plain", username: world.key.id, password: world.key.secret },
     retry: { retries: 5, initialRetryTime: 50 },
     logLevel: logLevel.DEBUG,
     logCreator: () => (entry) => void clientLog.push(entry.log.message),
@@ -44,27 +39,19 @@ async function produce(topic: string, values: string[]): Promise<void> {
 }
 
 async function committed(group: string, topic: string): Promise<bigint | undefined> {
-  const row = await h.db.prisma.consumerGroupOffset.findFirst({
+  const row = await world.h.db.prisma.consumerGroupOffset.findFirst({
     where: { group: { organizationId: ORG, name: group }, topic: { name: topic }, partitionIndex: 0 },
   });
   return row?.offset;
 }
 
-beforeAll(async () => {
-  h = await openWorkerHarness({ name: "kafka-groups-robust", secret: "kafka-groups-robust-secret" });
-  for (const topic of ["seek-t", "batch-t", "oor-early", "oor-late", "faulty"]) {
-    await createNamedTopic(h.db.prisma, ORG, topic, 1);
-  }
-  key = await createKafkaKey(h.db.prisma, ORG, CLIENT_SCOPES);
-  ({ worker } = await startKafkaWorker(h, 5, { kafka: { testFaults: faults } }));
+const world = useKafkaWorld({ name: "kafka-groups-robust", secret: "kafka-groups-robust-secret" }, ORG, {
+  topics: { "seek-t": 1, "batch-t": 1, "oor-early": 1, "oor-late": 1, faulty: 1 },
+  worker: { kafka: { testFaults: faults } },
 });
 
 afterEach(async () => {
   await Promise.all(consumers.splice(0).map((c) => c.disconnect().catch(() => undefined)));
-});
-
-afterAll(async () => {
-  await h?.close();
 });
 
 describe("21. seek, pause/resume, eachBatch", () => {

@@ -4,34 +4,23 @@ import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 import { ErrorCode } from "@lastword/kafka-protocol";
 import type { Consumer, ConsumerConfig, Kafka, KafkaConfig } from "kafkajs";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import {
-  createKafkaKey,
-  createNamedTopic,
-  createNamedTopics,
-  kcatProperties,
-  kcatSasl,
-  plainKafkajs,
-  startKafkaWorker,
-} from "./kafka-client";
-import { openWorkerHarness, type WorkerHarness } from "./worker-harness";
+import { afterEach, describe, expect, it } from "vitest";
+import { createKafkaKey, createNamedTopic, kcatProperties, kcatSasl, plainKafkajs } from "./kafka-client";
+import { useKafkaWorld } from "./kafka-world";
 
 // kafkajs 2.2.4 consumer groups against one worker (scenarios 18–20, 23 and 24 of
 // shared/reference/kafka-protocol.md §5.2) and kcat -G. Offsets shared with REST consumer groups
 // are packages/api's kafka-group-positions test (REST needs the api server).
 
-let h: WorkerHarness;
-let bootstrap: string;
 const ORG_A = "org_groups_a";
 const ORG_B = "org_groups_b";
 type Key = { id: string; secret: string };
-let keyA: Key;
 let keyB: Key;
 const consumers: Consumer[] = [];
 const children: ChildProcess[] = [];
 
 function kafka(key: Key, extra: Partial<KafkaConfig> = {}): Kafka {
-  return plainKafkajs(bootstrap, key, {
+  return plainKafkajs(world.bootstrap, key, {
     clientId: "kafka-groups-test",
     retry: { retries: 3, initialRetryTime: 50 },
     ...extra,
@@ -93,9 +82,9 @@ async function produce(key: Key, topic: string, messages: { partition: number; v
 const values = (r: Running) => r.received.map((m) => m.value);
 const latest = (r: Running) => r.assignments.at(-1) ?? [];
 
-beforeAll(async () => {
-  h = await openWorkerHarness({ name: "kafka-groups", secret: "kafka-groups-secret" });
-  await createNamedTopics(h.db.prisma, ORG_A, {
+// The world's key is A's.
+const world = useKafkaWorld({ name: "kafka-groups", secret: "kafka-groups-secret" }, ORG_A, {
+  topics: {
     events: 1,
     wide: 4,
     kill: 4,
@@ -106,12 +95,13 @@ beforeAll(async () => {
     scoped: 1,
     shared: 1,
     "kcat-t": 2,
-  });
-  await createNamedTopic(h.db.prisma, ORG_B, "shared", 1);
-  const scopes = ["topics:read", "records:read", "records:write", "groups:read", "groups:write"] as const;
-  keyA = await createKafkaKey(h.db.prisma, ORG_A, scopes);
-  keyB = await createKafkaKey(h.db.prisma, ORG_B, scopes);
-  ({ bootstrap } = await startKafkaWorker(h, 23));
+  },
+  partitions: 23,
+  setup: async (h) => {
+    await createNamedTopic(h.db.prisma, ORG_B, "shared", 1);
+    const scopes = ["topics:read", "records:read", "records:write", "groups:read", "groups:write"] as const;
+    keyB = await createKafkaKey(h.db.prisma, ORG_B, scopes);
+  },
 });
 
 afterEach(async () => {
@@ -119,44 +109,40 @@ afterEach(async () => {
   for (const child of children.splice(0)) child.kill("SIGKILL");
 });
 
-afterAll(async () => {
-  await h?.close();
-});
-
 describe("kafkajs consumer groups", () => {
   it("18. fromBeginning reads everything and commits; a restart resumes from the commit; fromBeginning false reads only new records", async () => {
-    await produce(keyA, "events", [
+    await produce(world.key, "events", [
       { partition: 0, value: "a" },
       { partition: 0, value: "b" },
       { partition: 0, value: "c" },
     ]);
-    const first = consumer(keyA, "g18");
+    const first = consumer(world.key, "g18");
     const one = await run(first, "events", true);
     await expect.poll(() => values(one), { timeout: 15_000 }).toEqual(["a", "b", "c"]);
     await first.disconnect();
-    const admin = kafka(keyA).admin();
+    const admin = kafka(world.key).admin();
     await admin.connect();
     const committed = await admin.fetchOffsets({ groupId: "g18", topics: ["events"] });
     expect(committed).toEqual([
       { topic: "events", partitions: [{ partition: 0, offset: "3", metadata: null }] },
     ]);
 
-    await produce(keyA, "events", [{ partition: 0, value: "d" }]);
-    const two = await run(consumer(keyA, "g18"), "events", true);
+    await produce(world.key, "events", [{ partition: 0, value: "d" }]);
+    const two = await run(consumer(world.key, "g18"), "events", true);
     await expect.poll(() => values(two), { timeout: 15_000 }).toEqual(["d"]);
 
-    const three = await run(consumer(keyA, "g18-new"), "events", false);
+    const three = await run(consumer(world.key, "g18-new"), "events", false);
     // "Latest" is resolved before the first fetch: only then is a new record after it.
     await expect.poll(() => three.fetches, { timeout: 15_000 }).toBeGreaterThan(0);
-    await produce(keyA, "events", [{ partition: 0, value: "e" }]);
+    await produce(world.key, "events", [{ partition: 0, value: "e" }]);
     await expect.poll(() => values(three), { timeout: 15_000 }).toEqual(["e"]);
     await expect.poll(() => values(two), { timeout: 15_000 }).toEqual(["d", "e"]);
     await admin.disconnect();
   });
 
   it("19. two members on 4 partitions share them without overlap; after one leaves the other gets all four", async () => {
-    const a = consumer(keyA, "g19");
-    const b = consumer(keyA, "g19");
+    const a = consumer(world.key, "g19");
+    const b = consumer(world.key, "g19");
     const ra = await run(a, "wide", true);
     const rb = await run(b, "wide", true);
     await expect
@@ -165,7 +151,7 @@ describe("kafkajs consumer groups", () => {
       })
       .toEqual([2, 2, 4]);
     await produce(
-      keyA,
+      world.key,
       "wide",
       [0, 1, 2, 3].map((partition) => ({ partition, value: `w${partition}` })),
     );
@@ -182,7 +168,7 @@ describe("kafkajs consumer groups", () => {
   });
 
   it("19. when B joins, A's heartbeat sees REBALANCE_IN_PROGRESS and the commit kafkajs makes then (PreparingRebalance, A's generation) is stored", async () => {
-    const a = consumer(keyA, "g19-commit", { heartbeatInterval: 100 });
+    const a = consumer(world.key, "g19-commit", { heartbeatInterval: 100 });
     const events: string[] = [];
     const commits: { generationId: number; offsets: string[] }[] = [];
     const assignments: number[][] = [];
@@ -209,17 +195,17 @@ describe("kafkajs consumer groups", () => {
       },
     });
     await expect.poll(() => assignments.at(-1)?.length, { timeout: 15_000 }).toBe(4);
-    const lease = await h.db.prisma.kafkaGroup.findUniqueOrThrow({
+    const lease = await world.h.db.prisma.kafkaGroup.findUniqueOrThrow({
       where: { organizationId_groupId: { organizationId: ORG_A, groupId: "g19-commit" } },
     });
-    await produce(keyA, "wide-commit", [
+    await produce(world.key, "wide-commit", [
       { partition: 0, value: "c0" },
       { partition: 0, value: "c1" },
     ]);
     await expect.poll(() => holding, { timeout: 15_000 }).toBe(true);
     expect(commits).toEqual([]);
 
-    const rb = await run(consumer(keyA, "g19-commit"), "wide-commit", true);
+    const rb = await run(consumer(world.key, "g19-commit"), "wide-commit", true);
     await expect
       .poll(() => [assignments.at(-1)?.length, latest(rb).length], { timeout: 20_000 })
       .toEqual([2, 2]);
@@ -227,7 +213,7 @@ describe("kafkajs consumer groups", () => {
     // rejoined: the commit was accepted while the group was preparing the next generation.
     expect(events.slice(0, 2)).toEqual(["commit", "rebalancing"]);
     expect(commits[0]).toEqual({ generationId: lease.generation, offsets: ["0:2"] });
-    const stored = await h.db.prisma.consumerGroupOffset.findMany({
+    const stored = await world.h.db.prisma.consumerGroupOffset.findMany({
       where: { group: { organizationId: ORG_A, name: "g19-commit" }, partitionIndex: 0 },
     });
     expect(stored.map((o) => o.offset)).toEqual([2n]);
@@ -236,12 +222,16 @@ describe("kafkajs consumer groups", () => {
   });
 
   it("20. a member SIGKILLed without LeaveGroup expires after the session timeout; the other takes its partitions", async () => {
-    const ra = await run(consumer(keyA, "g20"), "kill", false);
+    const ra = await run(consumer(world.key, "g20"), "kill", false);
     await expect.poll(() => latest(ra), { timeout: 15_000 }).toEqual([0, 1, 2, 3]);
     const member = fileURLToPath(new URL("./kafkajs-member.mjs", import.meta.url));
-    const child = spawn(process.execPath, [member, bootstrap, keyA.id, keyA.secret, "g20", "kill"], {
-      stdio: ["ignore", "pipe", "inherit"],
-    });
+    const child = spawn(
+      process.execPath,
+      [member, world.bootstrap, world.key.id, world.key.secret, "g20", "kill"],
+      {
+        stdio: ["ignore", "pipe", "inherit"],
+      },
+    );
     children.push(child);
     const childAssignments: number[][] = [];
     createInterface({ input: child.stdout! }).on("line", (line) => {
@@ -261,14 +251,14 @@ describe("kafkajs consumer groups", () => {
 
   it("23. admin: fetchOffsets, setOffsets and resetOffsets on an Empty group; listGroups, describeGroups, deleteGroups", async () => {
     await produce(
-      keyA,
+      world.key,
       "admin-t",
       [0, 0, 1].map((partition, i) => ({ partition, value: `x${i}` })),
     );
-    const c = consumer(keyA, "g23");
+    const c = consumer(world.key, "g23");
     const r = await run(c, "admin-t", true);
     await expect.poll(() => r.received.length, { timeout: 15_000 }).toBe(3);
-    const admin = kafka(keyA).admin();
+    const admin = kafka(world.key).admin();
     await admin.connect();
     const described = await admin.describeGroups(["g23"]);
     expect(described.groups[0]).toMatchObject({ groupId: "g23", state: "Stable", protocolType: "consumer" });
@@ -308,12 +298,12 @@ describe("kafkajs consumer groups", () => {
 
   it("23. setOffsets and resetOffsets on a brand-new (Dead) group and an Empty one, refused while it is Stable; fetchOffsets without topics answers every committed topic", async () => {
     await produce(
-      keyA,
+      world.key,
       "admin-n",
       [0, 0, 1, 1].map((partition, i) => ({ partition, value: `n${i}` })),
     );
-    await produce(keyA, "admin-m", [{ partition: 0, value: "m0" }]);
-    const admin = kafka(keyA).admin();
+    await produce(world.key, "admin-m", [{ partition: 0, value: "m0" }]);
+    const admin = kafka(world.key).admin();
     await admin.connect();
     const state = async () => (await admin.describeGroups(["g23-new"])).groups[0]!.state;
     const all = async () =>
@@ -332,7 +322,7 @@ describe("kafkajs consumer groups", () => {
       ["admin-n", ["0:1"]],
     ]);
 
-    const c = consumer(keyA, "g23-new");
+    const c = consumer(world.key, "g23-new");
     const r = await run(c, "admin-n", true);
     // Partition 0 from the offset set above, partition 1 from the start.
     await expect.poll(() => values(r).sort(), { timeout: 15_000 }).toEqual(["n1", "n2", "n3"]);
@@ -359,9 +349,9 @@ describe("kafkajs consumer groups", () => {
   });
 
   it("24. the same group id in two tenants forms two independent groups", async () => {
-    await produce(keyA, "shared", [{ partition: 0, value: "from-a" }]);
+    await produce(world.key, "shared", [{ partition: 0, value: "from-a" }]);
     await produce(keyB, "shared", [{ partition: 0, value: "from-b" }]);
-    const ra = await run(consumer(keyA, "same"), "shared", true);
+    const ra = await run(consumer(world.key, "same"), "shared", true);
     const rb = await run(consumer(keyB, "same"), "shared", true);
     await expect.poll(() => [values(ra), values(rb)], { timeout: 15_000 }).toEqual([["from-a"], ["from-b"]]);
     // Each is the only member of its own group: both hold partition 0 at once.
@@ -374,11 +364,11 @@ describe("kafkajs consumer groups", () => {
   });
 
   it("24. DescribeGroups and DeleteGroups stay within the key's tenant: B neither sees nor deletes A's group, and deleting its own same-named group leaves A's", async () => {
-    await produce(keyA, "scoped", [{ partition: 0, value: "a0" }]);
-    const memberA = consumer(keyA, "scoped-g");
+    await produce(world.key, "scoped", [{ partition: 0, value: "a0" }]);
+    const memberA = consumer(world.key, "scoped-g");
     const ra = await run(memberA, "scoped", true);
     await expect.poll(() => values(ra), { timeout: 15_000 }).toEqual(["a0"]);
-    const adminA = kafka(keyA).admin();
+    const adminA = kafka(world.key).admin();
     const adminB = kafka(keyB).admin();
     await Promise.all([adminA.connect(), adminB.connect()]);
     const describe = async (admin: typeof adminA, groupId: string) =>
@@ -420,14 +410,14 @@ describe("kafkajs consumer groups", () => {
 describe("kcat -G", () => {
   it("consumes a topic as a group member over SASL PLAIN and commits its offsets", async () => {
     await produce(
-      keyA,
+      world.key,
       "kcat-t",
       [0, 1, 0, 1].map((partition, i) => ({ partition, value: `k${i}` })),
     );
     const child = spawn(
       "kcat",
       [
-        ...kcatSasl(bootstrap, keyA),
+        ...kcatSasl(world.bootstrap, world.key),
         ...kcatProperties({
           "auto.offset.reset": "earliest",
           "auto.commit.interval.ms": 200,
@@ -452,7 +442,7 @@ describe("kcat -G", () => {
       .poll(
         async () =>
           (
-            await h.db.prisma.consumerGroupOffset.findMany({
+            await world.h.db.prisma.consumerGroupOffset.findMany({
               where: { group: { organizationId: ORG_A, name: "g-kcat" } },
               orderBy: { partitionIndex: "asc" },
             })

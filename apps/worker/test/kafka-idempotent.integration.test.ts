@@ -1,7 +1,5 @@
-import { execFile } from "node:child_process";
 import { connect } from "node:net";
 import { Writable } from "node:stream";
-import { promisify } from "node:util";
 import { ApiKey, decodeRequest, ErrorCode, FrameReader, MAX_FRAME_BYTES } from "@lastword/kafka-protocol";
 import { encodeRecordBatch } from "@lastword/record-batch";
 import { Kafka, type KafkaConfig, logLevel } from "kafkajs";
@@ -9,7 +7,7 @@ import { pino } from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { TestFaults } from "../src/kafka/test-faults";
 import type { RunningWorker } from "../src/worker";
-import { createKafkaKey, createNamedTopic, RawKafka, topicInMetadata } from "./kafka-client";
+import { createKafkaKey, createNamedTopic, RawKafka, run, topicInMetadata } from "./kafka-client";
 import { eventually } from "./test-topics";
 import { openWorkerHarness, type WorkerHarness } from "./worker-harness";
 
@@ -18,7 +16,6 @@ import { openWorkerHarness, type WorkerHarness } from "./worker-harness";
 // get the original offsets for, Kafka's sequence and epoch errors, producer state that survives a
 // cleaner pass and a partition move, and a kafkajs batch stored exactly as it was sent.
 
-const run = promisify(execFile);
 const ORG = "org_idem";
 const ORG_OTHER = "org_idem_other";
 const LEASE_TTL_MS = 2_000;

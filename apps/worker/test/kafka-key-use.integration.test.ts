@@ -1,11 +1,9 @@
 import { DEFAULT_API_KEY_SCOPES } from "@lastword/api/key-auth";
 import { ManualClock } from "@lastword/logstore";
 import type { Kafka, KafkaConfig } from "kafkajs";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { RunningWorker } from "../src/worker";
-import { CLIENT_SCOPES, createKafkaKey, createNamedTopic, plainKafkajs, RawKafka } from "./kafka-client";
-import { eventually } from "./test-topics";
-import { openWorkerHarness, type WorkerHarness } from "./worker-harness";
+import { describe, expect, it } from "vitest";
+import { createKafkaKey, plainKafkajs, RawKafka } from "./kafka-client";
+import { useKafkaWorld } from "./kafka-world";
 
 // What a key does on the Kafka listener beyond its scopes' checks: a key with the console's
 // read-only default still consumes in a group (and commits its progress) but cannot produce, and
@@ -14,25 +12,22 @@ import { openWorkerHarness, type WorkerHarness } from "./worker-harness";
 const ORG = "org_kafka_key_use";
 const clock = new ManualClock();
 type Key = { id: string; secret: string };
-let h: WorkerHarness;
-let worker: RunningWorker;
-let writer: Key;
 let reader: Key;
 
 function kafka(key: Key, extra: Partial<KafkaConfig> = {}): Kafka {
-  return plainKafkajs(`${worker.kafka!.host}:${worker.kafka!.port}`, key, {
+  return plainKafkajs(world.bootstrap, key, {
     clientId: "key-use-test",
     ...extra,
   });
 }
 
 async function lastUsed(keyId: string): Promise<number | null> {
-  const row = await h.db.prisma.apiKey.findUniqueOrThrow({ where: { id: keyId } });
+  const row = await world.h.db.prisma.apiKey.findUniqueOrThrow({ where: { id: keyId } });
   return row.lastRequest?.getTime() ?? null;
 }
 
 async function metadataAs(key: Key): Promise<void> {
-  const raw = await RawKafka.open(worker.kafka!.host, worker.kafka!.port);
+  const raw = await RawKafka.open(world.worker.kafka!.host, world.worker.kafka!.port);
   try {
     await raw.loginPlain(key.id, key.secret);
     await raw.request(3, 9, { topics: [{ name: "reads" }], allowAutoTopicCreation: false }, 0);
@@ -41,32 +36,19 @@ async function metadataAs(key: Key): Promise<void> {
   }
 }
 
-beforeAll(async () => {
-  process.env.KAFKAJS_NO_PARTITIONER_WARNING = "1";
-  h = await openWorkerHarness({ name: "kafka-key-use", secret: "kafka-key-use-secret" });
-  await createNamedTopic(h.db.prisma, ORG, "reads", 1);
-  writer = await createKafkaKey(h.db.prisma, ORG, CLIENT_SCOPES);
-  reader = await createKafkaKey(h.db.prisma, ORG, DEFAULT_API_KEY_SCOPES);
-  worker = await h.startWorker({
-    clock,
-    claimIntervalMs: 100,
-    kafka: {
-      host: "127.0.0.1",
-      port: 0,
-      clientSightingsFlushMs: 100,
-      groups: { initialRebalanceDelayMs: 0 },
-    },
-  });
-  await eventually("the partition hosted", 20_000, async () =>
-    worker.ownedPartitions().length === 1 ? true : undefined,
-  );
+// The world's key writes (the group clients' scopes); `reader` has the default scopes.
+const world = useKafkaWorld({ name: "kafka-key-use", secret: "kafka-key-use-secret" }, ORG, {
+  topics: { reads: 1 },
+  worker: { clock, kafka: { clientSightingsFlushMs: 100, groups: { initialRebalanceDelayMs: 0 } } },
+  setup: async (h) => {
+    process.env.KAFKAJS_NO_PARTITIONER_WARNING = "1";
+    reader = await createKafkaKey(h.db.prisma, ORG, DEFAULT_API_KEY_SCOPES);
+  },
 });
-
-afterAll(() => h?.close());
 
 describe("a key with the read-only default scopes", () => {
   it("consumes in a group and commits its offsets, but its produce is refused", async () => {
-    const producer = kafka(writer).producer({ allowAutoTopicCreation: false });
+    const producer = kafka(world.key).producer({ allowAutoTopicCreation: false });
     await producer.connect();
     await producer.send({
       topic: "reads",
@@ -110,7 +92,7 @@ describe("a key with the read-only default scopes", () => {
     } finally {
       await refused.disconnect();
     }
-    const writerAdmin = kafka(writer).admin();
+    const writerAdmin = kafka(world.key).admin();
     await writerAdmin.connect();
     try {
       const [end] = await writerAdmin.fetchTopicOffsets("reads");
@@ -123,8 +105,8 @@ describe("a key with the read-only default scopes", () => {
 
 describe("last used", () => {
   it("follows Kafka requests, written at most once a minute per key", async () => {
-    const key = await createKafkaKey(h.db.prisma, ORG, ["topics:read"]);
-    const marker = await createKafkaKey(h.db.prisma, ORG, ["topics:read"]);
+    const key = await createKafkaKey(world.h.db.prisma, ORG, ["topics:read"]);
+    const marker = await createKafkaKey(world.h.db.prisma, ORG, ["topics:read"]);
     expect(await lastUsed(key.id)).toBeNull();
     const first = clock.now();
     await metadataAs(key);

@@ -1,43 +1,22 @@
-import { execFile } from "node:child_process";
-import { promisify } from "node:util";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { RunningWorker } from "../src/worker";
-import {
-  createKafkaKey,
-  createNamedTopic,
-  metricSample,
-  plainKafkajs,
-  RawKafka,
-  startKafkaWorker,
-} from "./kafka-client";
-import { openWorkerHarness, type WorkerHarness } from "./worker-harness";
+import { describe, expect, it } from "vitest";
+import { metricSample, plainKafkajs, RawKafka, run } from "./kafka-client";
+import { useKafkaWorld } from "./kafka-world";
 
 // Issue 27, point 2: every request up to socket.request.max.bytes is read and answered (the
 // listener used to stop reading at 1 MiB buffered and never resume for a frame still arriving),
 // and a frame above it closes the connection, as Kafka's InvalidReceiveException does.
 
-const run = promisify(execFile);
 const ORG = "org_large_requests";
 /** Raised on the topic so that batches of up to 20 MiB are the topic's to accept. */
 const TOPIC_MAX_MESSAGE_BYTES = 32 << 20;
-let h: WorkerHarness;
-let worker: RunningWorker;
-let bootstrap: string;
-let key: { id: string; secret: string };
-
-beforeAll(async () => {
-  h = await openWorkerHarness({ name: "kafka-large" });
-  const big = { "max.message.bytes": String(TOPIC_MAX_MESSAGE_BYTES) };
-  await createNamedTopic(h.db.prisma, ORG, "big", 1, big);
-  await createNamedTopic(h.db.prisma, ORG, "big-rdkafka", 1, big);
-  key = await createKafkaKey(h.db.prisma, ORG, ["topics:read", "records:read", "records:write"]);
-  ({ worker, bootstrap } = await startKafkaWorker(h, 2));
+const big = { "max.message.bytes": String(TOPIC_MAX_MESSAGE_BYTES) };
+const world = useKafkaWorld({ name: "kafka-large" }, ORG, {
+  topics: { big: [1, big], "big-rdkafka": [1, big] },
+  scopes: ["topics:read", "records:read", "records:write"],
 });
 
-afterAll(() => h?.close());
-
 async function produceCounters(): Promise<{ requests: number; bytes: number }> {
-  const body = await (await fetch(`${worker.address}/metrics`)).text();
+  const body = await (await fetch(`${world.worker.address}/metrics`)).text();
   const series = (name: string, extra = "") =>
     metricSample(body, `${name}{api="Produce",version="7"${extra},tenant="${ORG}"}`);
   return {
@@ -53,7 +32,7 @@ describe("requests larger than 1 MiB", () => {
     ["5 MiB", 320, 16 << 10],
     ["20 MiB", 1_280, 16 << 10],
   ])("kafkajs send() of %s in one request is answered", async (_label, count, size) => {
-    const producer = plainKafkajs(bootstrap, key, { clientId: "large-requests" }).producer();
+    const producer = plainKafkajs(world.bootstrap, world.key, { clientId: "large-requests" }).producer();
     await producer.connect();
     try {
       const before = await produceCounters();
@@ -90,10 +69,14 @@ p.flush(60)
 print(json.dumps(reports))
 `;
     const before = await produceCounters();
-    const { stdout } = await run("/usr/bin/python3", ["-c", script, bootstrap, key.id, key.secret], {
-      timeout: 90_000,
-      maxBuffer: 1 << 20,
-    });
+    const { stdout } = await run(
+      "/usr/bin/python3",
+      ["-c", script, world.bootstrap, world.key.id, world.key.secret],
+      {
+        timeout: 90_000,
+        maxBuffer: 1 << 20,
+      },
+    );
     const reports = JSON.parse(stdout) as { err: string | null; offset: number }[];
     expect(reports).toHaveLength(20);
     expect(reports.every((r) => r.err === null && r.offset >= 0)).toBe(true);
@@ -108,12 +91,15 @@ print(json.dumps(reports))
 
 describe("a frame above socket.request.max.bytes", () => {
   it("closes the connection as soon as its size prefix arrives, counted and logged as frame_too_large", async () => {
-    const raw = await RawKafka.login({ host: worker.kafka!.host, port: worker.kafka!.port }, key);
+    const raw = await RawKafka.login(
+      { host: world.worker.kafka!.host, port: world.worker.kafka!.port },
+      world.key,
+    );
     const size = Buffer.alloc(4);
     size.writeInt32BE((100 << 20) + 1);
     raw.send(size);
     await raw.closedByServer();
-    const body = await (await fetch(`${worker.address}/metrics`)).text();
+    const body = await (await fetch(`${world.worker.address}/metrics`)).text();
     expect(
       metricSample(
         body,

@@ -1,14 +1,12 @@
-import { type ChildProcess, execFile, spawn } from "node:child_process";
+import { type ChildProcess, spawn } from "node:child_process";
 import { once } from "node:events";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
-import { promisify } from "node:util";
 import { decodeRecordBatch } from "@lastword/dataplane";
 import { ApiKey, decodeResponse, ErrorCode } from "@lastword/kafka-protocol";
 import { decodeBatch } from "@lastword/record-batch";
 import { CompressionTypes, Kafka, type KafkaMessage, logLevel } from "kafkajs";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { RunningWorker } from "../src/worker";
+import { describe, expect, it } from "vitest";
 import {
   CLIENT_SCOPES,
   createKafkaKey,
@@ -16,16 +14,15 @@ import {
   fetchBody,
   kcatSasl,
   RawKafka,
-  startKafkaWorker,
+  run,
 } from "./kafka-client";
+import { useKafkaWorld } from "./kafka-world";
 import { eventually } from "./test-topics";
-import { openWorkerHarness, type WorkerHarness } from "./worker-harness";
 
 // The `<topic>.latest` view with unmodified clients (kafkajs, kcat on librdkafka 2.0.2): a dirty
 // compacted topic read through it gives exactly the worker's snapshot (plus the live tombstones),
 // then the live tail; offsets committed on it are the topic's.
 
-const run = promisify(execFile);
 const ORG = "org_latest_view";
 const OTHER_ORG = "org_latest_other";
 /** A tenant with a topic named `*.latest` from before the suffix was reserved. */
@@ -36,10 +33,6 @@ const ROUNDS = 6;
 /** Keys deleted after the last round: their tombstones are live (no pass ran). */
 const DELETED = ["key-3", "key-17", "key-42"];
 
-let h: WorkerHarness;
-let worker: RunningWorker;
-let bootstrap: string;
-let key: { id: string; secret: string };
 let otherKey: { id: string; secret: string };
 /** May write topics too: the refusals below are the view's, not a missing scope's. */
 let adminKey: { id: string; secret: string };
@@ -47,36 +40,33 @@ let legacyKey: { id: string; secret: string };
 let partitionIds: string[];
 let gappyId: string;
 
-beforeAll(async () => {
-  process.env.KAFKAJS_NO_PARTITIONER_WARNING = "1";
-  h = await openWorkerHarness({ name: "kafka-latest-view", secret: "kafka-latest-view-secret" });
-  partitionIds = await createNamedTopic(h.db.prisma, ORG, "prices", PARTITIONS, {
-    "cleanup.policy": "compact",
-  });
-  await createNamedTopic(h.db.prisma, ORG, "events", 1, { "cleanup.policy": "delete" });
-  // One batch per segment, so a forced pass can clean all but the newest.
-  [gappyId] = (await createNamedTopic(h.db.prisma, ORG, "gappy", 1, {
-    "cleanup.policy": "compact",
-    "segment.bytes": "100",
-    "min.cleanable.dirty.ratio": "0.01",
-  })) as [string];
-  await createNamedTopic(h.db.prisma, OTHER_ORG, "secret", 1, { "cleanup.policy": "compact" });
-  key = await createKafkaKey(h.db.prisma, ORG, CLIENT_SCOPES);
-  otherKey = await createKafkaKey(h.db.prisma, OTHER_ORG, CLIENT_SCOPES);
-  adminKey = await createKafkaKey(h.db.prisma, ORG, [...CLIENT_SCOPES, "topics:write"]);
-  await createNamedTopic(h.db.prisma, LEGACY_ORG, "legacy", 1, { "cleanup.policy": "compact" });
-  await createNamedTopic(h.db.prisma, LEGACY_ORG, "legacy.latest", 1, { "cleanup.policy": "delete" });
-  legacyKey = await createKafkaKey(h.db.prisma, LEGACY_ORG, CLIENT_SCOPES);
-  ({ worker, bootstrap } = await startKafkaWorker(h, PARTITIONS + 5, {
-    kafka: { groups: { initialRebalanceDelayMs: 0 } },
-  }));
+const world = useKafkaWorld({ name: "kafka-latest-view", secret: "kafka-latest-view-secret" }, ORG, {
+  partitions: PARTITIONS + 5,
+  worker: { kafka: { groups: { initialRebalanceDelayMs: 0 } } },
+  setup: async (h) => {
+    process.env.KAFKAJS_NO_PARTITIONER_WARNING = "1";
+    partitionIds = await createNamedTopic(h.db.prisma, ORG, "prices", PARTITIONS, {
+      "cleanup.policy": "compact",
+    });
+    await createNamedTopic(h.db.prisma, ORG, "events", 1, { "cleanup.policy": "delete" });
+    // One batch per segment, so a forced pass can clean all but the newest.
+    [gappyId] = (await createNamedTopic(h.db.prisma, ORG, "gappy", 1, {
+      "cleanup.policy": "compact",
+      "segment.bytes": "100",
+      "min.cleanable.dirty.ratio": "0.01",
+    })) as [string];
+    await createNamedTopic(h.db.prisma, OTHER_ORG, "secret", 1, { "cleanup.policy": "compact" });
+    otherKey = await createKafkaKey(h.db.prisma, OTHER_ORG, CLIENT_SCOPES);
+    adminKey = await createKafkaKey(h.db.prisma, ORG, [...CLIENT_SCOPES, "topics:write"]);
+    await createNamedTopic(h.db.prisma, LEGACY_ORG, "legacy", 1, { "cleanup.policy": "compact" });
+    await createNamedTopic(h.db.prisma, LEGACY_ORG, "legacy.latest", 1, { "cleanup.policy": "delete" });
+    legacyKey = await createKafkaKey(h.db.prisma, LEGACY_ORG, CLIENT_SCOPES);
+  },
 });
 
-afterAll(() => h?.close());
-
-function kafka(as = key): Kafka {
+function kafka(as = world.key): Kafka {
   return new Kafka({
-    brokers: [bootstrap],
+    brokers: [world.bootstrap],
     clientId: "latest-view",
     sasl: { mechanism: "plain", username: as.id, password: as.secret },
     logLevel: logLevel.NOTHING,
@@ -96,7 +86,7 @@ const order = (rows: Seen[]) => [...rows].sort((a, b) => a.partition - b.partiti
 async function snapshot(ids = partitionIds): Promise<Seen[]> {
   const rows: Seen[] = [];
   for (const [partition, partitionId] of ids.entries()) {
-    for await (const piece of h.client.streamPartitionPieces({ partitionId, mode: "snapshot" })) {
+    for await (const piece of world.h.client.streamPartitionPieces({ partitionId, mode: "snapshot" })) {
       if (piece.kind === "end") continue;
       for (const r of decodeRecordBatch(piece.parts)) {
         rows.push({
@@ -135,7 +125,7 @@ async function kcatView(): Promise<Seen[]> {
   const format = ["-o", "beginning", "-e", "-q", "-Z", "-f", "%p|%o|%k|%s\\n"];
   const { stdout } = await run(
     "kcat",
-    [...kcatSasl(bootstrap, key), "-C", "-t", "prices.latest", ...format],
+    [...kcatSasl(world.bootstrap, world.key), "-C", "-t", "prices.latest", ...format],
     {
       timeout: 30_000,
     },
@@ -229,8 +219,8 @@ describe("the <topic>.latest view", () => {
     await switched.consumer.disconnect();
 
     // One set of offsets: OffsetDelete on the view name removes the topic's.
-    const raw = await RawKafka.open(worker.kafka!.host, worker.kafka!.port);
-    await raw.loginPlain(key.id, key.secret);
+    const raw = await RawKafka.open(world.worker.kafka!.host, world.worker.kafka!.port);
+    await raw.loginPlain(world.key.id, world.key.secret);
     const all = [
       { name: "prices.latest", partitions: partitionIds.map((_, partitionIndex) => ({ partitionIndex })) },
     ];
@@ -294,7 +284,7 @@ describe("the <topic>.latest view", () => {
     await legacyProducer.disconnect();
     expect(written).toMatchObject({ topicName: "legacy.latest", errorCode: 0 });
     // Another tenant's view is exactly a missing topic.
-    const raw = await RawKafka.open(worker.kafka!.host, worker.kafka!.port);
+    const raw = await RawKafka.open(world.worker.kafka!.host, world.worker.kafka!.port);
     await raw.loginPlain(otherKey.id, otherKey.secret);
     const fetched = decodeResponse(1, 11, await raw.request(1, 11, fetchBody("prices.latest", 0, 0), 0)).body;
     raw.close();
@@ -302,7 +292,7 @@ describe("the <topic>.latest view", () => {
   });
 
   it("is read-only: Produce, DeleteRecords, CreatePartitions and config changes are refused; no topic may take a view's name", async () => {
-    const before = await h.db.prisma.topic.count({ where: { organizationId: ORG } });
+    const before = await world.h.db.prisma.topic.count({ where: { organizationId: ORG } });
     const producer = kafka().producer();
     await producer.connect();
     await expect(
@@ -312,7 +302,7 @@ describe("the <topic>.latest view", () => {
 
     const admin = kafka(adminKey).admin();
     await admin.connect();
-    const raw = await RawKafka.open(worker.kafka!.host, worker.kafka!.port);
+    const raw = await RawKafka.open(world.worker.kafka!.host, world.worker.kafka!.port);
     await raw.loginPlain(adminKey.id, adminKey.secret);
     const deleteRecords = {
       topics: [{ name: "prices.latest", partitions: [{ partitionIndex: 0, offset: 1n }] }],
@@ -339,7 +329,7 @@ describe("the <topic>.latest view", () => {
       errors: [{ type: "INVALID_TOPIC_EXCEPTION" }],
     });
     await admin.disconnect();
-    expect(await h.db.prisma.topic.count({ where: { organizationId: ORG } })).toBe(before);
+    expect(await world.h.db.prisma.topic.count({ where: { organizationId: ORG } })).toBe(before);
 
     // Nothing was written: the view still reads exactly as the topic's latest values.
     const ends = await kafka().admin();
@@ -378,8 +368,8 @@ describe("the <topic>.latest view", () => {
     // Offsets 0–4 then 5–9, one batch (and segment) each: the view keeps 5–9.
     for (const value of ["a", "b"])
       for (const k of keys) await producer.send({ topic: "gappy", messages: [{ key: k, value }] });
-    const raw = await RawKafka.open(worker.kafka!.host, worker.kafka!.port);
-    await raw.loginPlain(key.id, key.secret);
+    const raw = await RawKafka.open(world.worker.kafka!.host, world.worker.kafka!.port);
+    await raw.loginPlain(world.key.id, world.key.secret);
     const read = async (offset: number, partitionMaxBytes: number) => {
       const body = fetchBody("gappy.latest", 0, offset, { partitionMaxBytes });
       const answer = decodeResponse(1, 11, await raw.request(1, 11, body, 0)).body;
@@ -400,7 +390,7 @@ describe("the <topic>.latest view", () => {
       await producer.send({ topic: "gappy", messages: [{ key: k, value: "c" }] });
     await producer.send({ topic: "gappy", messages: [{ key: "k0", value: "z" }] });
     await producer.disconnect();
-    await h.client.requestClean({ partitionId: gappyId });
+    await world.h.client.requestClean({ partitionId: gappyId });
     expect(await read(6, 1 << 20)).toEqual([
       ...keys.slice(1).map((k, i) => [10 + i, k, "c"]),
       [14, "k0", "z"],
@@ -415,7 +405,7 @@ describe("a librdkafka group on the view", () => {
     const script = fileURLToPath(new URL("./librdkafka-member.py", import.meta.url));
     const child = spawn(
       "/usr/bin/python3",
-      [script, bootstrap, key.id, key.secret, groupId, topic, "range"],
+      [script, world.bootstrap, world.key.id, world.key.secret, groupId, topic, "range"],
       {
         stdio: ["ignore", "pipe", "ignore"],
       },
@@ -437,9 +427,9 @@ describe("a librdkafka group on the view", () => {
   }
 
   it("reads exactly the snapshot's records and live tombstones, then new writes, commits; the group resumes on the topic after its commits", async () => {
-    const ids = await createNamedTopic(h.db.prisma, ORG, "quotes", 2, { "cleanup.policy": "compact" });
+    const ids = await createNamedTopic(world.h.db.prisma, ORG, "quotes", 2, { "cleanup.policy": "compact" });
     await eventually("the new partitions hosted", 20_000, async () =>
-      ids.every((id) => worker.ownedPartitions().includes(id)) ? true : undefined,
+      ids.every((id) => world.worker.ownedPartitions().includes(id)) ? true : undefined,
     );
     const producer = kafka().producer();
     await producer.connect();

@@ -1,31 +1,21 @@
-import { execFile, spawn } from "node:child_process";
-import { promisify } from "node:util";
+import { spawn } from "node:child_process";
 import { ApiKey } from "@lastword/kafka-protocol";
 import { CODEC_IDS, readBatchHeader } from "@lastword/record-batch";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { RunningWorker } from "../src/worker";
-import {
-  createKafkaKey,
-  createNamedTopic,
-  fetchBody,
-  kcatSasl,
-  RawKafka,
-  type SaslMechanism,
-  startKafkaWorker,
-} from "./kafka-client";
-import { openWorkerHarness, type WorkerHarness } from "./worker-harness";
+import { describe, expect, it } from "vitest";
+import { fetchBody, kcatSasl, RawKafka, run, type SaslMechanism } from "./kafka-client";
+import { useKafkaWorld } from "./kafka-world";
 
 // librdkafka 2.0.2, as Debian ships it: kcat producing and consuming over SASL PLAIN and SCRAM, and
 // python3-confluent-kafka producing. CI installs both; a missing one fails here, it is never skipped.
 
-const run = promisify(execFile);
 const ORG = "org_rdkafka";
-let h: WorkerHarness;
-let worker: RunningWorker;
-let key: { id: string; secret: string };
+const world = useKafkaWorld({ name: "rdkafka", secret: "rdkafka-test-secret" }, ORG, {
+  topics: { flags: [3, { "cleanup.policy": "compact" }], events: 1, zipped: 1 },
+  scopes: ["topics:read", "records:read", "records:write"],
+});
 
-function sasl(mechanism: SaslMechanism, secret = key.secret): string[] {
-  return kcatSasl(`${worker.kafka!.host}:${worker.kafka!.port}`, { id: key.id, secret }, { mechanism });
+function sasl(mechanism: SaslMechanism, secret = world.key.secret): string[] {
+  return kcatSasl(world.bootstrap, { id: world.key.id, secret }, { mechanism });
 }
 
 /** kcat -P with `lines` on stdin (key:value with -K:). */
@@ -52,19 +42,6 @@ async function kcatConsume(mechanism: SaslMechanism, topic: string): Promise<str
   );
   return stdout.split("\n").filter((l) => l.length > 0);
 }
-
-beforeAll(async () => {
-  h = await openWorkerHarness({ name: "rdkafka", secret: "rdkafka-test-secret" });
-  await createNamedTopic(h.db.prisma, ORG, "flags", 3, { "cleanup.policy": "compact" });
-  await createNamedTopic(h.db.prisma, ORG, "events", 1);
-  await createNamedTopic(h.db.prisma, ORG, "zipped", 1);
-  key = await createKafkaKey(h.db.prisma, ORG, ["topics:read", "records:read", "records:write"]);
-  ({ worker } = await startKafkaWorker(h, 5));
-});
-
-afterAll(async () => {
-  await h?.close();
-});
 
 describe("librdkafka 2.0.2 clients", () => {
   it("1. kcat produces keyed records over PLAIN and reads them back over PLAIN, SCRAM-SHA-256 and SCRAM-SHA-512", async () => {
@@ -104,7 +81,7 @@ print(json.dumps(reports))
 `;
     const { stdout } = await run(
       "/usr/bin/python3",
-      ["-c", script, `${worker.kafka!.host}:${worker.kafka!.port}`, key.id, key.secret],
+      ["-c", script, world.bootstrap, world.key.id, world.key.secret],
       { timeout: 60_000 },
     );
     const reports = JSON.parse(stdout) as { err: string | null; partition: number; offset: number }[];
@@ -133,14 +110,10 @@ for i in range(3):
 p.flush(20)
 if errors: raise SystemExit(errors)
 `;
-    await run(
-      "/usr/bin/python3",
-      ["-c", script, `${worker.kafka!.host}:${worker.kafka!.port}`, key.id, key.secret],
-      {
-        timeout: 60_000,
-      },
-    );
-    const raw = await RawKafka.login(worker.kafka!, key);
+    await run("/usr/bin/python3", ["-c", script, world.bootstrap, world.key.id, world.key.secret], {
+      timeout: 60_000,
+    });
+    const raw = await RawKafka.login(world.worker.kafka!, world.key);
     const fetched = await raw.call(ApiKey.Fetch, 11, fetchBody("zipped", 0, 0));
     raw.close();
     const records = fetched.responses[0]!.partitions[0]!.records!;

@@ -4,9 +4,8 @@ import { partitionForKey } from "@lastword/api/partitioner";
 import { ApiKey, decodeResponse, ErrorCode, encodeRequest } from "@lastword/kafka-protocol";
 import { encodeRecordBatch } from "@lastword/logstore";
 import { Kafka, type KafkaConfig, logLevel, type SASLOptions } from "kafkajs";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { ADVERTISED_APIS } from "../src/kafka/advertised-apis";
-import type { RunningWorker } from "../src/worker";
 import {
   CLIENT_SCOPES,
   createKafkaKey,
@@ -14,11 +13,10 @@ import {
   fetchBody,
   metricSample,
   RawKafka,
-  startKafkaWorker,
 } from "./kafka-client";
+import { useKafkaWorld } from "./kafka-world";
 import { startScramPeer } from "./scram-peer";
 import { eventually } from "./test-topics";
-import { openWorkerHarness, type WorkerHarness } from "./worker-harness";
 
 // kafkajs 2.2.4 end to end against a worker's listener (scenarios of shared/reference/kafka-protocol.md
 // §5.2 that need no consumer group), plus raw frames for what a client library would not send.
@@ -39,12 +37,8 @@ interface KafkaMessage {
 }
 const fetchV11 = require("kafkajs/src/protocol/requests/fetch/v11/response") as Decoder;
 
-let h: WorkerHarness;
-let worker: RunningWorker;
-let bootstrap: string;
 const ORG_A = "org_kafka_a";
 const ORG_B = "org_kafka_b";
-let keyA: { id: string; secret: string };
 let keyARead: { id: string; secret: string };
 let keyB: { id: string; secret: string };
 /** Keys of A with one scope each, for the per-API scope checks; and one a group member needs. */
@@ -57,7 +51,7 @@ const served: { connection: number; apiKey: number; version: number }[] = [];
 
 function client(sasl: SASLOptions, extra: Partial<KafkaConfig> = {}): Kafka {
   return new Kafka({
-    brokers: [bootstrap],
+    brokers: [world.bootstrap],
     clientId: "kafka-listener-test",
     sasl,
     connectionTimeout: 3000,
@@ -72,45 +66,44 @@ const plain = (key: { id: string; secret: string }): SASLOptions => ({
   password: key.secret,
 });
 
-beforeAll(async () => {
-  h = await openWorkerHarness({ name: "kafka", secret: "kafka-test-secret" });
-  await createNamedTopic(h.db.prisma, ORG_A, "orders", 3);
-  await createNamedTopic(h.db.prisma, ORG_A, "users", 2, { "cleanup.policy": "compact" });
-  await createNamedTopic(h.db.prisma, ORG_A, "small", 1, { "max.message.bytes": "2048" });
-  // One batch per segment, so a forced pass can clean all but the newest.
-  gappyIds = await createNamedTopic(h.db.prisma, ORG_A, "gappy", 1, {
-    "cleanup.policy": "compact",
-    "segment.bytes": "100",
-    "min.cleanable.dirty.ratio": "0.01",
-  });
-  await createNamedTopic(h.db.prisma, ORG_A, "versions", 1);
-  await createNamedTopic(h.db.prisma, ORG_A, "stamps", 1);
-  await createNamedTopic(h.db.prisma, ORG_A, "bulk", 1);
-  await createNamedTopic(h.db.prisma, ORG_B, "orders", 1);
-  await createNamedTopic(h.db.prisma, ORG_B, "secret-b", 1);
-  keyA = await createKafkaKey(h.db.prisma, ORG_A, ["topics:read", "records:read", "records:write"]);
-  keyARead = await createKafkaKey(h.db.prisma, ORG_A, ["topics:read", "records:read"], { scram: false });
-  keyB = await createKafkaKey(h.db.prisma, ORG_B, ["topics:read", "records:read", "records:write"]);
-  keyATopicsOnly = await createKafkaKey(h.db.prisma, ORG_A, ["topics:read"], { scram: false });
-  keyARecordsOnly = await createKafkaKey(h.db.prisma, ORG_A, ["records:read"], { scram: false });
-  keyAGroups = await createKafkaKey(h.db.prisma, ORG_A, CLIENT_SCOPES, { scram: false });
-  ({ worker, bootstrap } = await startKafkaWorker(h, 12, {
+// The world's key is A's, to produce and read.
+const world = useKafkaWorld({ name: "kafka", secret: "kafka-test-secret" }, ORG_A, {
+  partitions: 12,
+  scopes: ["topics:read", "records:read", "records:write"],
+  worker: {
     kafka: {
       host: "127.0.0.1",
       port: 0,
       groups: { initialRebalanceDelayMs: 0 },
       onRequest: (request) => served.push(request),
     },
-  }));
-});
-
-afterAll(async () => {
-  await h?.close();
+  },
+  setup: async (h) => {
+    await createNamedTopic(h.db.prisma, ORG_A, "orders", 3);
+    await createNamedTopic(h.db.prisma, ORG_A, "users", 2, { "cleanup.policy": "compact" });
+    await createNamedTopic(h.db.prisma, ORG_A, "small", 1, { "max.message.bytes": "2048" });
+    // One batch per segment, so a forced pass can clean all but the newest.
+    gappyIds = await createNamedTopic(h.db.prisma, ORG_A, "gappy", 1, {
+      "cleanup.policy": "compact",
+      "segment.bytes": "100",
+      "min.cleanable.dirty.ratio": "0.01",
+    });
+    await createNamedTopic(h.db.prisma, ORG_A, "versions", 1);
+    await createNamedTopic(h.db.prisma, ORG_A, "stamps", 1);
+    await createNamedTopic(h.db.prisma, ORG_A, "bulk", 1);
+    await createNamedTopic(h.db.prisma, ORG_B, "orders", 1);
+    await createNamedTopic(h.db.prisma, ORG_B, "secret-b", 1);
+    keyARead = await createKafkaKey(h.db.prisma, ORG_A, ["topics:read", "records:read"], { scram: false });
+    keyB = await createKafkaKey(h.db.prisma, ORG_B, ["topics:read", "records:read", "records:write"]);
+    keyATopicsOnly = await createKafkaKey(h.db.prisma, ORG_A, ["topics:read"], { scram: false });
+    keyARecordsOnly = await createKafkaKey(h.db.prisma, ORG_A, ["records:read"], { scram: false });
+    keyAGroups = await createKafkaKey(h.db.prisma, ORG_A, CLIENT_SCOPES, { scram: false });
+  },
 });
 
 describe("connect and authenticate", () => {
   it("1. PLAIN with a good key: admin.connect succeeds and lists only the tenant's topics (scenarios 1, 6)", async () => {
-    const admin = client(plain(keyA)).admin();
+    const admin = client(plain(world.key)).admin();
     await admin.connect();
     // Each compacted one is listed with its read-only `.latest` view.
     expect((await admin.listTopics()).sort()).toEqual([
@@ -133,7 +126,7 @@ describe("connect and authenticate", () => {
 
   it("1b. kafkajs's first socket sends ApiVersions v2, SaslHandshake v1, SaslAuthenticate v1; its Fetch socket starts at SaslHandshake (the versions are the seed's)", async () => {
     const from = served.length;
-    const admin = client(plain(keyA)).admin();
+    const admin = client(plain(world.key)).admin();
     await admin.connect();
     const seed = served.slice(from);
     expect(seed.slice(0, 3).map((r) => [r.connection, r.apiKey, r.version])).toEqual(
@@ -173,23 +166,23 @@ describe("connect and authenticate", () => {
   it("2. a bad secret is KafkaJSSASLAuthenticationError with our message, tried once (no retry storm), and the socket is closed", async () => {
     const from = served.length;
     // The client's own retries (2 here) would each be another authentication: none may happen.
-    const admin = client({ mechanism: "plain", username: keyA.id, password: "wrong" }).admin();
+    const admin = client({ mechanism: "plain", username: world.key.id, password: "wrong" }).admin();
     await expect(admin.connect()).rejects.toMatchObject({
       name: "KafkaJSSASLAuthenticationError",
       message: expect.stringContaining("invalid API key id or secret"),
     });
     const attempts = served.slice(from).filter((r) => r.apiKey === ApiKey.SaslAuthenticate);
     expect(attempts).toHaveLength(1);
-    const raw = await RawKafka.open(worker.kafka!.host, worker.kafka!.port);
+    const raw = await RawKafka.open(world.worker.kafka!.host, world.worker.kafka!.port);
     await raw.request(17, 1, { mechanism: "PLAIN" });
-    const answer = await raw.request(36, 1, { authBytes: Buffer.from(`\0${keyA.id}\0nope`) });
+    const answer = await raw.request(36, 1, { authBytes: Buffer.from(`\0${world.key.id}\0nope`) });
     expect(answer.readInt16BE(0)).toBe(ErrorCode.SASL_AUTHENTICATION_FAILED);
     await raw.closedByServer();
   });
 
   it("3. SCRAM-SHA-256 and SCRAM-SHA-512 log in; a key without SCRAM credentials is refused over SCRAM only", async () => {
     for (const mechanism of ["scram-sha-256", "scram-sha-512"] as const) {
-      const admin = client({ mechanism, username: keyA.id, password: keyA.secret }).admin();
+      const admin = client({ mechanism, username: world.key.id, password: world.key.secret }).admin();
       await admin.connect();
       expect(await admin.listTopics()).toContain("users");
       await admin.disconnect();
@@ -207,10 +200,10 @@ describe("connect and authenticate", () => {
 
   it("3b. our server-first SCRAM message is r, s, i only; the same exchange with one more attribute makes kafkajs throw", async () => {
     // Ours, as the listener sends it.
-    const raw = await RawKafka.open(worker.kafka!.host, worker.kafka!.port);
+    const raw = await RawKafka.open(world.worker.kafka!.host, world.worker.kafka!.port);
     await raw.call(ApiKey.SaslHandshake, 1, { mechanism: "SCRAM-SHA-256" });
     const first = await raw.call(ApiKey.SaslAuthenticate, 1, {
-      authBytes: Buffer.from(`n,,n=${keyA.id},r=clientnonce`),
+      authBytes: Buffer.from(`n,,n=${world.key.id},r=clientnonce`),
     });
     expect(first.errorCode).toBe(0);
     expect(first.authBytes.toString()).toMatch(/^r=clientnonce[^,]+,s=[A-Za-z0-9+/=]+,i=\d+$/);
@@ -220,12 +213,12 @@ describe("connect and authenticate", () => {
       const peer = await startScramPeer({
         mechanism: "SCRAM-SHA-256",
         kafkaMechanism: "SCRAM-SHA-256",
-        secret: keyA.secret,
+        secret: world.key.secret,
         ...(extraAttribute && { extraAttribute }),
       });
       const admin = new Kafka({
         brokers: [`127.0.0.1:${peer.port}`],
-        sasl: { mechanism: "scram-sha-256", username: keyA.id, password: keyA.secret },
+        sasl: { mechanism: "scram-sha-256", username: world.key.id, password: world.key.secret },
         retry: { retries: 0 },
         logLevel: logLevel.NOTHING,
       }).admin();
@@ -243,7 +236,7 @@ describe("connect and authenticate", () => {
   });
 
   it("4. a mechanism we do not enable gets UNSUPPORTED_SASL_MECHANISM with the enabled list", async () => {
-    const raw = await RawKafka.open(worker.kafka!.host, worker.kafka!.port);
+    const raw = await RawKafka.open(world.worker.kafka!.host, world.worker.kafka!.port);
     const answer = await raw.request(17, 1, { mechanism: "OAUTHBEARER" });
     expect(answer.readInt16BE(0)).toBe(ErrorCode.UNSUPPORTED_SASL_MECHANISM);
     expect(answer.toString()).toContain("SCRAM-SHA-512");
@@ -251,7 +244,7 @@ describe("connect and authenticate", () => {
   });
 
   it("5. a request other than ApiVersions or SASL before authentication closes the connection", async () => {
-    const raw = await RawKafka.open(worker.kafka!.host, worker.kafka!.port);
+    const raw = await RawKafka.open(world.worker.kafka!.host, world.worker.kafka!.port);
     const versions = await raw.request(18, 2, {});
     expect(versions.readInt16BE(0)).toBe(0);
     raw.send(Buffer.from([0, 0, 0, 12, 0, 3, 0, 1, 0, 0, 0, 9, 0, 0, 255, 255]));
@@ -259,7 +252,7 @@ describe("connect and authenticate", () => {
   });
 
   it("6. an ApiVersions version we do not know is answered in the v0 layout with UNSUPPORTED_VERSION", async () => {
-    const raw = await RawKafka.open(worker.kafka!.host, worker.kafka!.port);
+    const raw = await RawKafka.open(world.worker.kafka!.host, world.worker.kafka!.port);
     // ApiVersions v9, correlation id 5, no client id: the header is all a broker can read.
     raw.send(Buffer.from([0, 0, 0, 10, 0, 18, 0, 9, 0, 0, 0, 5, 255, 255]));
     const frame = await raw.nextFrame();
@@ -271,7 +264,7 @@ describe("connect and authenticate", () => {
 
 describe("metadata and offsets", () => {
   it("9. fetchTopicMetadata, fetchTopicOffsets (low = log start, high = HW) and offsets by timestamp", async () => {
-    const kafka = client(plain(keyA));
+    const kafka = client(plain(world.key));
     const producer = kafka.producer();
     await producer.connect();
     const before = Date.now();
@@ -284,7 +277,7 @@ describe("metadata and offsets", () => {
     await admin.connect();
     const meta = await admin.fetchTopicMetadata({ topics: ["orders"] });
     expect(meta.topics[0]!.partitions.map((p) => p.partitionId).sort()).toEqual([0, 1, 2]);
-    expect(meta.topics[0]!.partitions.every((p) => p.leader === worker.kafka!.nodeId)).toBe(true);
+    expect(meta.topics[0]!.partitions.every((p) => p.leader === world.worker.kafka!.nodeId)).toBe(true);
     const offsets = await admin.fetchTopicOffsets("orders");
     const p0 = offsets.find((o) => o.partition === 0)!;
     expect([p0.low, p0.high]).toEqual(["0", "3"]);
@@ -297,26 +290,28 @@ describe("metadata and offsets", () => {
   });
 
   it("6b. another tenant's topic is exactly a missing one: unknown in Metadata, refused to produce", async () => {
-    const raw = await RawKafka.login(worker.kafka!, keyA);
+    const raw = await RawKafka.login(world.worker.kafka!, world.key);
     const answer = await raw.request(3, 4, { topics: [{ name: "secret-b" }], allowAutoTopicCreation: true });
     expect(answer.includes(Buffer.from("secret-b"))).toBe(true);
     expect(answer.readInt16BE(answer.indexOf(Buffer.from("secret-b")) - 4)).toBe(
       ErrorCode.UNKNOWN_TOPIC_OR_PARTITION,
     );
     raw.close();
-    const producer = client(plain(keyA), { retry: { retries: 0 } }).producer();
+    const producer = client(plain(world.key), { retry: { retries: 0 } }).producer();
     await producer.connect();
     await expect(producer.send({ topic: "secret-b", messages: [{ value: "x" }] })).rejects.toThrow(
       /does not host this topic-partition/,
     );
     await producer.disconnect();
-    expect(await h.db.prisma.topic.count({ where: { organizationId: ORG_A, name: "secret-b" } })).toBe(0);
+    expect(await world.h.db.prisma.topic.count({ where: { organizationId: ORG_A, name: "secret-b" } })).toBe(
+      0,
+    );
   });
 });
 
 describe("produce", () => {
   it("11. acks -1 to several partitions and topics in one send: contiguous base offsets per partition", async () => {
-    const producer = client(plain(keyA)).producer();
+    const producer = client(plain(world.key)).producer();
     await producer.connect();
     const result = await producer.sendBatch({
       acks: -1,
@@ -335,7 +330,7 @@ describe("produce", () => {
   });
 
   it("12. keys land on murmur2(key) % n as the REST path places them; headers, tombstones and empty values round-trip", async () => {
-    const producer = client(plain(keyA)).producer();
+    const producer = client(plain(world.key)).producer();
     await producer.connect();
     const keys = ["alpha", "beta", "gamma", "delta", "epsilon", "zeta"];
     const sent = await producer.send({
@@ -349,11 +344,11 @@ describe("produce", () => {
     expect(sent.every((s) => s.errorCode === 0)).toBe(true);
     for (const key of [...keys, "gone", "empty"]) {
       const expected = partitionForKey(Buffer.from(key), 2);
-      const messages = await fetchAll(keyA, "users", expected);
+      const messages = await fetchAll(world.key, "users", expected);
       const found = messages.filter((m) => m.key?.toString() === key);
       expect(found.length, key).toBeGreaterThan(0);
     }
-    const all = [...(await fetchAll(keyA, "users", 0)), ...(await fetchAll(keyA, "users", 1))];
+    const all = [...(await fetchAll(world.key, "users", 0)), ...(await fetchAll(world.key, "users", 1))];
     const alpha = all.find((m) => m.key?.toString() === "alpha")!;
     expect(alpha.headers.source?.toString()).toBe("kafkajs");
     expect(all.find((m) => m.key?.toString() === "gone")!.value).toBeNull();
@@ -362,7 +357,7 @@ describe("produce", () => {
   });
 
   it("14. acks=0 gets no answer, and a Metadata on the same socket after it is answered at once", async () => {
-    const raw = await RawKafka.login(worker.kafka!, keyA);
+    const raw = await RawKafka.login(world.worker.kafka!, world.key);
     const { encodeRecordBatch } = await import("@lastword/logstore");
     const batch = encodeRecordBatch([{ key: null, value: Buffer.from("fire-and-forget") }], {
       baseOffset: 0,
@@ -379,7 +374,7 @@ describe("produce", () => {
     const metadata = await Promise.race([meta.then(() => "produce answered"), next.then(() => "metadata")]);
     expect(metadata).toBe("metadata");
     await eventually("acks=0 record appended", 5_000, async () =>
-      (await fetchAll(keyA, "orders", 2)).some((m) => m.value?.toString() === "fire-and-forget")
+      (await fetchAll(world.key, "orders", 2)).some((m) => m.value?.toString() === "fire-and-forget")
         ? true
         : undefined,
     );
@@ -387,7 +382,7 @@ describe("produce", () => {
   });
 
   it("15. a keyless record to a compacted topic gets INVALID_RECORD (not retried), an oversized batch MESSAGE_TOO_LARGE", async () => {
-    const producer = client(plain(keyA)).producer();
+    const producer = client(plain(world.key)).producer();
     await producer.connect();
     await expect(producer.send({ topic: "users", messages: [{ value: "no key" }] })).rejects.toMatchObject({
       name: "KafkaJSProtocolError",
@@ -398,12 +393,12 @@ describe("produce", () => {
       producer.send({ topic: "small", messages: [{ value: "x".repeat(5000) }] }),
     ).rejects.toMatchObject({ type: "MESSAGE_TOO_LARGE" });
     await producer.disconnect();
-    const rows = (await fetchAll(keyA, "users", 0)).concat(await fetchAll(keyA, "users", 1));
+    const rows = (await fetchAll(world.key, "users", 0)).concat(await fetchAll(world.key, "users", 1));
     expect(rows.some((m) => m.value?.toString() === "no key")).toBe(false);
   });
 
   it("16. a missing topic (auto-create refused) fails after the retries and the producer stays usable", async () => {
-    const producer = client(plain(keyA), { retry: { retries: 1, initialRetryTime: 50 } }).producer();
+    const producer = client(plain(world.key), { retry: { retries: 1, initialRetryTime: 50 } }).producer();
     await producer.connect();
     await expect(producer.send({ topic: "no-such-topic", messages: [{ value: "x" }] })).rejects.toThrow();
     const ok = await producer.send({ topic: "orders", messages: [{ partition: 0, value: "after" }] });
@@ -423,7 +418,7 @@ describe("produce", () => {
   });
 
   it("scopes: without records:read Fetch, without topics:read Metadata and ListOffsets, are TOPIC_AUTHORIZATION_FAILED (ListOffsets needs topics:read, as REST's offsets route)", async () => {
-    const topicsOnly = await RawKafka.login(worker.kafka!, keyATopicsOnly);
+    const topicsOnly = await RawKafka.login(world.worker.kafka!, keyATopicsOnly);
     const fetched = await topicsOnly.call(ApiKey.Fetch, 12, fetchBody("orders", 0, 0));
     expect(fetched.responses[0]!.partitions[0]!).toMatchObject({
       errorCode: ErrorCode.TOPIC_AUTHORIZATION_FAILED,
@@ -437,7 +432,7 @@ describe("produce", () => {
     });
     expect(seen.topics[0]!.errorCode).toBe(0);
     topicsOnly.close();
-    const recordsOnly = await RawKafka.login(worker.kafka!, keyARecordsOnly);
+    const recordsOnly = await RawKafka.login(world.worker.kafka!, keyARecordsOnly);
     const named = await recordsOnly.call(ApiKey.Metadata, 12, {
       topics: [{ name: "orders", topicId: ZERO_UUID }],
     });
@@ -459,11 +454,11 @@ describe("produce", () => {
   });
 
   it("Metadata v10+ answers each topic's stable id, and a lookup by that id finds it (v10 and v12)", async () => {
-    const row = await h.db.prisma.topic.findFirstOrThrow({
+    const row = await world.h.db.prisma.topic.findFirstOrThrow({
       where: { organizationId: ORG_A, name: "orders" },
     });
     expect(row.kafkaTopicId).not.toBe(ZERO_UUID);
-    const raw = await RawKafka.login(worker.kafka!, keyA);
+    const raw = await RawKafka.login(world.worker.kafka!, world.key);
     for (const version of [10, 12]) {
       const byName = await raw.call(ApiKey.Metadata, version, {
         topics: [{ name: "orders", topicId: ZERO_UUID }],
@@ -479,7 +474,7 @@ describe("produce", () => {
   });
 
   it("a Produce whose batch fails its CRC gets CORRUPT_MESSAGE and appends nothing", async () => {
-    const raw = await RawKafka.login(worker.kafka!, keyA);
+    const raw = await RawKafka.login(world.worker.kafka!, world.key);
     const end = async () =>
       (await raw.call(ApiKey.ListOffsets, 7, listOffsetsBody("orders", -1n))).topics[0]!.partitions[0]!
         .offset;
@@ -501,13 +496,13 @@ describe("produce", () => {
     });
     expect(await end()).toBe(before);
     raw.close();
-    expect((await fetchAll(keyA, "orders", 0)).some((m) => m.value?.toString().includes("flipped"))).toBe(
-      false,
-    );
+    expect(
+      (await fetchAll(world.key, "orders", 0)).some((m) => m.value?.toString().includes("flipped")),
+    ).toBe(false);
   });
 
   it("ListOffsets by timestamp answers the first record at or after it with that record's own timestamp", async () => {
-    const raw = await RawKafka.login(worker.kafka!, keyA);
+    const raw = await RawKafka.login(world.worker.kafka!, world.key);
     const base = (await raw.call(ApiKey.ListOffsets, 7, listOffsetsBody("stamps", -1n))).topics[0]!
       .partitions[0]!.offset;
     // Later than anything written to the topic before, so the first match is one of these.
@@ -540,7 +535,7 @@ describe("produce", () => {
 
 describe("backpressure", () => {
   it("a client that stops reading holds the worker to one unsent answer: later requests wait unread until it reads again", async () => {
-    const raw = await RawKafka.login(worker.kafka!, keyA);
+    const raw = await RawKafka.login(world.worker.kafka!, world.key);
     const value = Buffer.alloc(1_000_000, 0x42);
     for (let i = 0; i < 10; i++) {
       const batch = encodeRecordBatch([{ key: null, value }], { baseOffset: 0, appendTimeMs: Date.now() });
@@ -585,9 +580,9 @@ describe("backpressure", () => {
 
 describe("fetch", () => {
   it("29. long poll: Fetch with no data holds its answer (never early without data), ends empty at maxWait, and a produce wakes it", async () => {
-    const end = (await fetchAll(keyA, "orders", 0)).length;
-    const waiter = await RawKafka.login(worker.kafka!, keyA);
-    const other = await RawKafka.login(worker.kafka!, keyA);
+    const end = (await fetchAll(world.key, "orders", 0)).length;
+    const waiter = await RawKafka.login(world.worker.kafka!, world.key);
+    const other = await RawKafka.login(world.worker.kafka!, world.key);
     let answered = false;
     const waiting = waiter.request(1, 11, fetchBody("orders", 0, end, { maxWaitMs: 20_000 }));
     void waiting.then(
@@ -601,7 +596,7 @@ describe("fetch", () => {
     );
     expect(idle.responses[0]!.partitions[0]!.messages).toEqual([]);
     expect(answered).toBe(false);
-    const producer = client(plain(keyA)).producer();
+    const producer = client(plain(world.key)).producer();
     await producer.connect();
     await producer.send({ topic: "orders", messages: [{ partition: 0, value: "wake" }] });
     const woken = await decodeFetch(await waiting);
@@ -612,14 +607,14 @@ describe("fetch", () => {
   });
 
   it("30. a batch larger than the partition's max bytes is still delivered whole", async () => {
-    const producer = client(plain(keyA)).producer();
+    const producer = client(plain(world.key)).producer();
     await producer.connect();
     const sent = await producer.send({
       topic: "orders",
       messages: Array.from({ length: 20 }, (_, i) => ({ partition: 2, value: `${i}`.padEnd(500, "#") })),
     });
     const baseOffset = sent[0]!.baseOffset ?? "0";
-    const raw = await RawKafka.login(worker.kafka!, keyA);
+    const raw = await RawKafka.login(world.worker.kafka!, world.key);
     const answer = await decodeFetch(
       await raw.request(1, 11, fetchBody("orders", 2, Number(baseOffset), { partitionMaxBytes: 100 })),
     );
@@ -629,7 +624,7 @@ describe("fetch", () => {
   });
 
   it("OFFSET_OUT_OF_RANGE past the log end; an unknown partition is UNKNOWN_TOPIC_OR_PARTITION", async () => {
-    const raw = await RawKafka.login(worker.kafka!, keyA);
+    const raw = await RawKafka.login(world.worker.kafka!, world.key);
     // kafkajs's parse throws on a partition error, so read the codes from its decode step.
     const past = (await fetchV11.decode(
       await raw.request(1, 11, fetchBody("orders", 0, 1_000_000)),
@@ -645,7 +640,7 @@ describe("fetch", () => {
 
 describe("compaction gaps", () => {
   it("25, 26. after a pass leaves gaps, every surviving record is read once in increasing offsets, and a fetch inside an emptied stretch gets the next record in one round trip", async () => {
-    const producer = client(plain(keyA)).producer();
+    const producer = client(plain(world.key)).producer();
     await producer.connect();
     // Batch A = k0@0 + k1@1; B = k1@2; C = k2@3; D = k3@4 (the active segment): the pass keeps k0@0
     // in A (its range still ends at 1), drops nothing of B, C.
@@ -660,8 +655,8 @@ describe("compaction gaps", () => {
     await producer.send({ topic: "gappy", messages: [{ key: "k2", value: "c" }] });
     await producer.send({ topic: "gappy", messages: [{ key: "k3", value: "d" }] });
     await producer.disconnect();
-    await h.client.requestClean({ partitionId: gappyIds[0]! });
-    const all = await fetchAll(keyA, "gappy", 0);
+    await world.h.client.requestClean({ partitionId: gappyIds[0]! });
+    const all = await fetchAll(world.key, "gappy", 0);
     expect(all.map((m) => [Number(m.offset), m.key?.toString(), m.value?.toString()])).toEqual([
       [0, "k0", "a"],
       [2, "k1", "new"],
@@ -670,7 +665,7 @@ describe("compaction gaps", () => {
     ]);
     // From offset 1 with room for one batch only: batch A holds nothing at or above 1, so the
     // broker adds B; a client dropping records below its offset still moves on in one round trip.
-    const raw = await RawKafka.login(worker.kafka!, keyA);
+    const raw = await RawKafka.login(world.worker.kafka!, world.key);
     const answer = await decodeFetch(
       await raw.request(1, 11, fetchBody("gappy", 0, 1, { partitionMaxBytes: 1 })),
     );
@@ -715,7 +710,7 @@ function messageSetV1(value: string): Buffer {
 
 describe("advertised versions", () => {
   it("Produce is advertised from v0 and every version v0–v9 appends a RecordBatch v2; a magic 1 message set under v0–v2 is refused per partition, nothing appended", async () => {
-    const raw = await RawKafka.login(worker.kafka!, keyA);
+    const raw = await RawKafka.login(world.worker.kafka!, world.key);
     const versions = await raw.call(ApiKey.ApiVersions, 3, {
       clientSoftwareName: "raw-test",
       clientSoftwareVersion: "1",
@@ -755,12 +750,12 @@ describe("advertised versions", () => {
     });
     expect(raw.closed).toBe(false);
     raw.close();
-    const stored = await fetchAll(keyA, "versions", 0);
+    const stored = await fetchAll(world.key, "versions", 0);
     expect(stored.map((m) => m.value?.toString())).toEqual(Array.from({ length: 10 }, (_, v) => `v${v}`));
   });
 
   it("every advertised API at every advertised version is answered on an authenticated connection, never closed", async () => {
-    const raw = await RawKafka.login(worker.kafka!, keyA);
+    const raw = await RawKafka.login(world.worker.kafka!, world.key);
     const sasl = new Set<number>([ApiKey.SaslHandshake, ApiKey.SaslAuthenticate]);
     let correlationId = 1_000;
     for (const api of ADVERTISED_APIS.filter((a) => !sasl.has(a.apiKey))) {
@@ -778,9 +773,9 @@ describe("advertised versions", () => {
     expect(raw.closed).toBe(false);
     raw.close();
     // The SASL versions: SaslHandshake v0 (raw tokens), v1 with each SaslAuthenticate version.
-    const handshakeV0 = await RawKafka.open(worker.kafka!.host, worker.kafka!.port);
+    const handshakeV0 = await RawKafka.open(world.worker.kafka!.host, world.worker.kafka!.port);
     expect((await handshakeV0.call(ApiKey.SaslHandshake, 0, { mechanism: "PLAIN" })).errorCode).toBe(0);
-    const token = Buffer.from(`\0${keyA.id}\0${keyA.secret}`);
+    const token = Buffer.from(`\0${world.key.id}\0${world.key.secret}`);
     const framed = Buffer.alloc(4 + token.length);
     framed.writeInt32BE(token.length, 0);
     token.copy(framed, 4);
@@ -789,7 +784,7 @@ describe("advertised versions", () => {
     expect((await handshakeV0.call(ApiKey.Metadata, 9, { topics: null })).topics.length).toBeGreaterThan(0);
     handshakeV0.close();
     for (const version of [0, 1, 2]) {
-      const conn = await RawKafka.open(worker.kafka!.host, worker.kafka!.port);
+      const conn = await RawKafka.open(world.worker.kafka!.host, world.worker.kafka!.port);
       expect((await conn.call(ApiKey.SaslHandshake, 1, { mechanism: "PLAIN" })).errorCode).toBe(0);
       const answer = await conn.call(ApiKey.SaslAuthenticate, version, { authBytes: token });
       expect(answer.errorCode, `SaslAuthenticate v${version}`).toBe(0);
@@ -809,21 +804,21 @@ describe("robustness", () => {
       Buffer.from(Array.from({ length: 200 }, (_, i) => (i * 7919) % 256)),
     ];
     for (const frame of frames) {
-      const raw = await RawKafka.open(worker.kafka!.host, worker.kafka!.port);
+      const raw = await RawKafka.open(world.worker.kafka!.host, world.worker.kafka!.port);
       raw.send(frame);
       raw.send(Buffer.alloc(70_000, 1));
       await raw.closedByServer();
     }
-    const admin = client(plain(keyA)).admin();
+    const admin = client(plain(world.key)).admin();
     await admin.connect();
     expect(await admin.listTopics()).toContain("orders");
     await admin.disconnect();
   });
 
   it("revoking a key closes its open connections", async () => {
-    const key = await createKafkaKey(h.db.prisma, ORG_A, ["topics:read"], { scram: false });
-    const raw = await RawKafka.login(worker.kafka!, key);
-    await h.db.prisma.apiKey.update({ where: { id: key.id }, data: { enabled: false } });
+    const key = await createKafkaKey(world.h.db.prisma, ORG_A, ["topics:read"], { scram: false });
+    const raw = await RawKafka.login(world.worker.kafka!, key);
+    await world.h.db.prisma.apiKey.update({ where: { id: key.id }, data: { enabled: false } });
     await raw.closedByServer();
   });
 });
@@ -838,7 +833,7 @@ async function fetchAll(
   topic: string,
   partition: number,
 ): Promise<KafkaMessage[]> {
-  const raw = await RawKafka.open(worker.kafka!.host, worker.kafka!.port);
+  const raw = await RawKafka.open(world.worker.kafka!.host, world.worker.kafka!.port);
   try {
     await raw.loginPlain(key.id, key.secret);
     const out: KafkaMessage[] = [];
@@ -869,12 +864,12 @@ function listOffsetsBody(topic: string, timestamp: bigint) {
 }
 
 async function workerMetrics(): Promise<string> {
-  return (await fetch(`${worker.address}/metrics`)).text();
+  return (await fetch(`${world.worker.address}/metrics`)).text();
 }
 
 /** Sends `messages` to `topic` with a kafkajs producer of key A. */
 async function producerSend(topic: string, messages: { value: string }[]): Promise<void> {
-  const producer = client(plain(keyA)).producer();
+  const producer = client(plain(world.key)).producer();
   await producer.connect();
   await producer.send({ topic, acks: -1, messages });
   await producer.disconnect();

@@ -1,10 +1,9 @@
 import { SCRAM_ITERATIONS } from "@lastword/kafka-auth";
 import { ApiKey, decodeResponse, ErrorCode } from "@lastword/kafka-protocol";
 import { Kafka, logLevel } from "kafkajs";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { RunningWorker } from "../src/worker";
-import { CLIENT_SCOPES, createKafkaKey, createNamedTopic, RawKafka, startKafkaWorker } from "./kafka-client";
-import { openWorkerHarness, type WorkerHarness } from "./worker-harness";
+import { describe, expect, it } from "vitest";
+import { CLIENT_SCOPES, RawKafka } from "./kafka-client";
+import { useKafkaWorld } from "./kafka-world";
 
 // Issue 28.10: SCRAM told existing key ids from unknown ones (a server-first with a salt only for
 // existing ids), and some well-framed requests closed the connection instead of answering:
@@ -12,25 +11,14 @@ import { openWorkerHarness, type WorkerHarness } from "./worker-harness";
 // encode failure), and any handler that threw. Real worker, raw frames and kafkajs.
 
 const ORG = "org_login_leaks";
-let h: WorkerHarness;
-let worker: RunningWorker;
-let key: { id: string; secret: string };
-
-beforeAll(async () => {
-  h = await openWorkerHarness({ name: "kafka-login-leaks", secret: "login-leaks-secret" });
-  await createNamedTopic(h.db.prisma, ORG, "events", 1);
+const world = useKafkaWorld({ name: "kafka-login-leaks", secret: "login-leaks-secret" }, ORG, {
+  topics: { events: 1 },
+  scopes: [...CLIENT_SCOPES, "topics:write"],
   // Stored with the iterations the control plane uses, as a real key's credential is.
-  key = await createKafkaKey(h.db.prisma, ORG, [...CLIENT_SCOPES, "topics:write"], {
-    iterations: SCRAM_ITERATIONS,
-  });
-  ({ worker } = await startKafkaWorker(h, 1));
+  keyOptions: { iterations: SCRAM_ITERATIONS },
 });
 
-afterAll(async () => {
-  await h?.close();
-});
-
-const listener = () => ({ host: worker.kafka!.host, port: worker.kafka!.port });
+const listener = () => ({ host: world.worker.kafka!.host, port: world.worker.kafka!.port });
 
 /** One SCRAM-SHA-256 exchange as `user` with a proof no secret produces; every step's answer. */
 async function scramWithWrongProof(user: string) {
@@ -61,7 +49,7 @@ const saltOf = (serverFirst: string) => /,s=([^,]+)/.exec(serverFirst)?.[1];
 
 describe("SCRAM does not reveal which key ids exist", () => {
   it("answers an unknown id as a known one with a wrong secret: a salted server-first, then the same refusal", async () => {
-    const known = await scramWithWrongProof(key.id);
+    const known = await scramWithWrongProof(world.key.id);
     const unknown = await scramWithWrongProof("key_000000000000");
     const again = await scramWithWrongProof("key_000000000000");
     const other = await scramWithWrongProof("key_ffffffffffff");
@@ -89,7 +77,7 @@ describe("SCRAM does not reveal which key ids exist", () => {
       }).admin();
     const stranger = connect("key_000000000000", "lw_whatever");
     await expect(stranger.connect()).rejects.toMatchObject({ name: "KafkaJSSASLAuthenticationError" });
-    const admin = connect(key.id, key.secret);
+    const admin = connect(world.key.id, world.key.secret);
     await admin.connect();
     expect(await admin.listTopics()).toContain("events");
     await admin.disconnect();
@@ -98,7 +86,7 @@ describe("SCRAM does not reveal which key ids exist", () => {
 
 describe("a well-framed request always gets an answer", () => {
   it("InitProducerId with producer id 2^63−1 gets a fresh id (as Kafka for an idempotent producer), the connection stays", async () => {
-    const raw = await RawKafka.login(listener(), key);
+    const raw = await RawKafka.login(listener(), world.key);
     for (const version of [3, 4]) {
       const answer = await raw.call(ApiKey.InitProducerId, version, {
         transactionalId: null,
@@ -116,7 +104,7 @@ describe("a well-framed request always gets an answer", () => {
   });
 
   it('Metadata for the topic name "" answers INVALID_TOPIC_EXCEPTION on every version', async () => {
-    const raw = await RawKafka.login(listener(), key);
+    const raw = await RawKafka.login(listener(), world.key);
     for (let version = 1; version <= 12; version++) {
       const topics =
         version >= 10 ? [{ name: "", topicId: "00000000-0000-0000-0000-000000000000" }] : [{ name: "" }];
@@ -136,14 +124,14 @@ describe("a well-framed request always gets an answer", () => {
 
   it("a handler that fails answers that API's UNKNOWN_SERVER_ERROR with the request's correlation id", async () => {
     // Postgres refuses every new producer id: InitProducerId's handler throws on its insert.
-    await h.db.prisma.$executeRawUnsafe(`
+    await world.h.db.prisma.$executeRawUnsafe(`
       CREATE FUNCTION refuse_producers() RETURNS trigger AS $$
       BEGIN RAISE EXCEPTION 'producer ids refused by the test'; END $$ LANGUAGE plpgsql`);
-    await h.db.prisma.$executeRawUnsafe(`
+    await world.h.db.prisma.$executeRawUnsafe(`
       CREATE TRIGGER refuse_producers BEFORE INSERT ON "KafkaProducer"
       FOR EACH ROW EXECUTE FUNCTION refuse_producers()`);
     try {
-      const raw = await RawKafka.login(listener(), key);
+      const raw = await RawKafka.login(listener(), world.key);
       const correlationId = raw.nextCorrelationId;
       const frame = await raw.request(
         ApiKey.InitProducerId,
@@ -164,8 +152,8 @@ describe("a well-framed request always gets an answer", () => {
       expect(raw.closed).toBe(false);
       raw.close();
     } finally {
-      await h.db.prisma.$executeRawUnsafe(`DROP TRIGGER refuse_producers ON "KafkaProducer"`);
-      await h.db.prisma.$executeRawUnsafe("DROP FUNCTION refuse_producers()");
+      await world.h.db.prisma.$executeRawUnsafe(`DROP TRIGGER refuse_producers ON "KafkaProducer"`);
+      await world.h.db.prisma.$executeRawUnsafe("DROP FUNCTION refuse_producers()");
     }
   });
 });

@@ -1,10 +1,9 @@
 import { createPrisma } from "@lastword/db";
 import { ApiKey, type DecodedRequest, ErrorCode } from "@lastword/kafka-protocol";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { failureAnswer } from "../src/kafka/failure-answer";
-import type { RunningWorker } from "../src/worker";
-import { createKafkaKey, createNamedTopic, RawKafka, startKafkaWorker } from "./kafka-client";
-import { openWorkerHarness, type WorkerHarness } from "./worker-harness";
+import { RawKafka } from "./kafka-client";
+import { useKafkaWorld } from "./kafka-world";
 
 // A well-framed request whose handler fails is answered on everything it named. Two failures have a
 // better answer than UNKNOWN_SERVER_ERROR, which clients do not retry: a string Postgres cannot
@@ -12,32 +11,17 @@ import { openWorkerHarness, type WorkerHarness } from "./worker-harness";
 // retriable (COORDINATOR_NOT_AVAILABLE for the group APIs, REQUEST_TIMED_OUT for the rest).
 
 const ORG = "org_nul";
-let h: WorkerHarness;
-let worker: RunningWorker;
-let key: { id: string; secret: string };
-
-beforeAll(async () => {
-  h = await openWorkerHarness({ name: "kafka-nul" });
-  await createNamedTopic(h.db.prisma, ORG, "t", 1);
-  key = await createKafkaKey(
-    h.db.prisma,
-    ORG,
-    ["topics:read", "records:read", "groups:read", "groups:write"],
-    {
-      scram: false,
-    },
-  );
-  ({ worker } = await startKafkaWorker(h, 1));
-});
-afterAll(async () => {
-  await h?.close();
+const world = useKafkaWorld({ name: "kafka-nul" }, ORG, {
+  topics: { t: 1 },
+  scopes: ["topics:read", "records:read", "groups:read", "groups:write"],
+  keyOptions: { scram: false },
 });
 
 const asRequest = (apiKey: number) => ({ apiKey }) as DecodedRequest;
 
 describe("a request whose handler fails", () => {
   it("FindCoordinator for a group id holding NUL is INVALID_REQUEST saying so, and the connection serves on", async () => {
-    const raw = await RawKafka.login(worker.kafka!, key);
+    const raw = await RawKafka.login(world.worker.kafka!, world.key);
     const found = await raw.call(ApiKey.FindCoordinator, 3, { key: "g\u0000x", keyType: 0 });
     expect(found.errorCode).toBe(ErrorCode.INVALID_REQUEST);
     expect(found.errorMessage).toMatch(/NUL character/);
@@ -51,7 +35,9 @@ describe("a request whose handler fails", () => {
   });
 
   it("is answered by what failed: Postgres's own NUL refusal, an unreachable Postgres, anything else", async () => {
-    const nul = await h.db.prisma.$queryRaw`SELECT ${"a\u0000b"}::text AS v`.catch((error: unknown) => error);
+    const nul = await world.h.db.prisma.$queryRaw`SELECT ${"a\u0000b"}::text AS v`.catch(
+      (error: unknown) => error,
+    );
     expect(failureAnswer(asRequest(ApiKey.JoinGroup), nul)).toMatchObject({
       errorCode: ErrorCode.INVALID_REQUEST,
       explained: true,

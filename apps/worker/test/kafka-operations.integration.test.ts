@@ -1,7 +1,6 @@
 import { decodeResponse, ErrorCode } from "@lastword/kafka-protocol";
 import { encodeRecordBatch } from "@lastword/logstore";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { RunningWorker } from "../src/worker";
+import { describe, expect, it } from "vitest";
 import {
   CLIENT_SCOPES,
   createKafkaKey,
@@ -9,10 +8,9 @@ import {
   fetchBody,
   RawKafka,
   metricSample as sample,
-  startKafkaWorker,
 } from "./kafka-client";
+import { useKafkaWorld } from "./kafka-world";
 import { eventually } from "./test-topics";
-import { openWorkerHarness, type WorkerHarness } from "./worker-harness";
 
 // Operating the listener: its Prometheus metrics in the worker's /metrics, and the limits on open
 // connections per worker and per API key.
@@ -20,30 +18,25 @@ import { openWorkerHarness, type WorkerHarness } from "./worker-harness";
 const ORG = "org_kafka_ops";
 const MAX_CONNECTIONS = 4;
 const MAX_PER_KEY = 2;
-let h: WorkerHarness;
-let worker: RunningWorker;
-let key: { id: string; secret: string };
 let otherKey: { id: string; secret: string };
 let topicId: string;
-
-beforeAll(async () => {
-  h = await openWorkerHarness({ name: "kafka-ops", secret: "kafka-ops-secret" });
-  const [partitionId] = await createNamedTopic(h.db.prisma, ORG, "observed", 1);
-  topicId = (await h.db.prisma.partition.findUniqueOrThrow({ where: { id: partitionId! } })).topicId;
-  key = await createKafkaKey(h.db.prisma, ORG, CLIENT_SCOPES);
-  otherKey = await createKafkaKey(h.db.prisma, ORG, CLIENT_SCOPES);
-  ({ worker } = await startKafkaWorker(h, 1, {
+const world = useKafkaWorld({ name: "kafka-ops", secret: "kafka-ops-secret" }, ORG, {
+  partitions: 1,
+  worker: {
     kafka: {
       limits: { maxConnections: MAX_CONNECTIONS, maxConnectionsPerKey: MAX_PER_KEY },
       clientSightingsFlushMs: 100,
     },
-  }));
+  },
+  setup: async (h) => {
+    const [partitionId] = await createNamedTopic(h.db.prisma, ORG, "observed", 1);
+    topicId = (await h.db.prisma.partition.findUniqueOrThrow({ where: { id: partitionId! } })).topicId;
+    otherKey = await createKafkaKey(h.db.prisma, ORG, CLIENT_SCOPES);
+  },
 });
 
-afterAll(() => h?.close());
-
 async function metrics(): Promise<string> {
-  return (await fetch(`${worker.address}/metrics`)).text();
+  return (await fetch(`${world.worker.address}/metrics`)).text();
 }
 
 /** Open connections over every tenant label (the gauge has one series per tenant with any). */
@@ -54,7 +47,7 @@ function openConnections(body: string): number {
     .reduce((n, l) => n + Number(l.slice(l.lastIndexOf(" ") + 1)), 0);
 }
 
-const open = () => RawKafka.open(worker.kafka!.host, worker.kafka!.port);
+const open = () => RawKafka.open(world.worker.kafka!.host, world.worker.kafka!.port);
 
 async function saslAuthenticate(raw: RawKafka, k: { id: string; secret: string }) {
   await raw.request(17, 1, { mechanism: "PLAIN" });
@@ -65,7 +58,7 @@ async function saslAuthenticate(raw: RawKafka, k: { id: string; secret: string }
 describe("listener metrics", () => {
   it("counts requests per API, version, outcome and tenant, with latency, bytes and open connections", async () => {
     const raw = await open();
-    await raw.loginPlain(key.id, key.secret);
+    await raw.loginPlain(world.key.id, world.key.secret);
     // Not logged in yet: counted under the empty tenant until it authenticates.
     const anonymous = await open();
     const before = await metrics();
@@ -101,7 +94,7 @@ describe("listener metrics", () => {
 
   it("counts an answer carrying a Kafka error code, at the top or for a topic or partition, as outcome error", async () => {
     const raw = await open();
-    await raw.loginPlain(key.id, key.secret);
+    await raw.loginPlain(world.key.id, world.key.secret);
     const series = (api: string, version: number, outcome: string) =>
       `lastword_kafka_requests_total{api="${api}",version="${version}",outcome="${outcome}",tenant="${ORG}"}`;
     const before = await metrics();
@@ -130,11 +123,11 @@ describe("connection limits", () => {
     const held: RawKafka[] = [];
     for (let i = 0; i < MAX_PER_KEY; i++) {
       const raw = await open();
-      expect((await saslAuthenticate(raw, key)).errorCode).toBe(0);
+      expect((await saslAuthenticate(raw, world.key)).errorCode).toBe(0);
       held.push(raw);
     }
     const refused = await open();
-    const answer = await saslAuthenticate(refused, key);
+    const answer = await saslAuthenticate(refused, world.key);
     expect(answer.errorCode).toBe(ErrorCode.SASL_AUTHENTICATION_FAILED);
     expect(answer.errorMessage).toMatch(/already holds 2 open connections/);
     await refused.closedByServer();
@@ -170,7 +163,7 @@ describe("clients seen per topic", () => {
   it("records the client id and the ApiVersions v3 software of producers and consumers of a topic", async () => {
     const raw = await open();
     await raw.request(18, 3, { clientSoftwareName: "ops-test-client", clientSoftwareVersion: "1.2.3" });
-    await raw.loginPlain(key.id, key.secret);
+    await raw.loginPlain(world.key.id, world.key.secret);
     const batch = encodeRecordBatch([{ key: null, value: Buffer.from("seen") }], {
       baseOffset: 0,
       appendTimeMs: 1,
@@ -188,7 +181,7 @@ describe("clients seen per topic", () => {
     await raw.request(1, 11, fetchBody("observed", 0, 0));
     raw.close();
     const rows = await eventually("both roles recorded", 10_000, async () => {
-      const found = await h.db.prisma.kafkaClientSeen.findMany({ orderBy: { role: "asc" } });
+      const found = await world.h.db.prisma.kafkaClientSeen.findMany({ orderBy: { role: "asc" } });
       return found.length >= 2 ? found : undefined;
     });
     expect(rows.map((r) => [r.topicId, r.role, r.clientId, r.softwareName, r.softwareVersion])).toEqual([

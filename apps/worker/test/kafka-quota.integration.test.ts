@@ -2,17 +2,10 @@ import { randomBytes } from "node:crypto";
 import { PRODUCE_BYTES_METRIC, throttleMsOver } from "@lastword/api/produce-throttle";
 import { decodeResponse } from "@lastword/kafka-protocol";
 import { encodeRecordBatch, ManualClock } from "@lastword/logstore";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { RunningWorker } from "../src/worker";
-import {
-  createKafkaKey,
-  createNamedTopic,
-  RawKafka,
-  startKafkaWorker,
-  throttleRecordingKafka,
-} from "./kafka-client";
+import { describe, expect, it } from "vitest";
+import { RawKafka, throttleRecordingKafka } from "./kafka-client";
+import { useKafkaWorld } from "./kafka-world";
 import { useQuotaRedis } from "./quota-redis";
-import { openWorkerHarness, type WorkerHarness } from "./worker-harness";
 
 // The tenant's produce quota over the Kafka port: over it, records are still appended, the answer
 // carries throttle_time_ms as Kafka computes it, and the connection reads nothing more for that long.
@@ -22,32 +15,21 @@ const LIMIT = 8_000;
 const { quotas, redis } = useQuotaRedis("quota");
 // Held still: every produce of the file counts into one quota window, so each throttle is exact.
 const clock = new ManualClock();
-let h: WorkerHarness;
-let worker: RunningWorker;
-let key: { id: string; secret: string };
-
-beforeAll(async () => {
-  h = await openWorkerHarness({ name: "kafka-quota", secret: "kafka-quota-secret" });
-  await createNamedTopic(h.db.prisma, ORG, "metered", 1);
-  await createNamedTopic(h.db.prisma, ORG, "raw-metered", 1);
-  await h.db.prisma.quota.create({
-    data: {
-      organizationId: ORG,
-      maxPartitions: 100,
-      maxStoredBytes: 10n ** 12n,
-      produceBytesPerSecond: LIMIT,
-      requestsPerSecond: 10_000,
-    },
-  });
-  key = await createKafkaKey(h.db.prisma, ORG, ["topics:read", "records:read", "records:write"]);
-  ({ worker } = await startKafkaWorker(h, 2, {
-    clock,
-    kafka: { quotas },
-  }));
-});
-
-afterAll(async () => {
-  await h?.close();
+const world = useKafkaWorld({ name: "kafka-quota", secret: "kafka-quota-secret" }, ORG, {
+  topics: { metered: 1, "raw-metered": 1 },
+  scopes: ["topics:read", "records:read", "records:write"],
+  worker: { clock, kafka: { quotas } },
+  setup: async (h) => {
+    await h.db.prisma.quota.create({
+      data: {
+        organizationId: ORG,
+        maxPartitions: 100,
+        maxStoredBytes: 10n ** 12n,
+        produceBytesPerSecond: LIMIT,
+        requestsPerSecond: 10_000,
+      },
+    });
+  },
 });
 
 /** The bytes counted in the tenant's current window: what REST's admission would see too. */
@@ -78,7 +60,7 @@ function produceBody(topic: string, value: Buffer) {
 describe("produce quota over Kafka", () => {
   it("kafkajs over the quota gets throttled answers, honours them, and every record lands", async () => {
     const throttles: number[] = [];
-    const kafka = throttleRecordingKafka(worker, key, "quota-test", throttles);
+    const kafka = throttleRecordingKafka(world.worker, world.key, "quota-test", throttles);
     const producer = kafka.producer();
     await producer.connect();
     const sends = 12;
@@ -102,7 +84,7 @@ describe("produce quota over Kafka", () => {
   });
 
   it("the throttle is Kafka's (used − quota) / quota × 1 s, and the connection answers nothing more until it passed", async () => {
-    const throttled = await RawKafka.login(worker.kafka!, key);
+    const throttled = await RawKafka.login(world.worker.kafka!, world.key);
     // Far over the quota already (the first test's bytes plus these 16 KB): a throttle of seconds.
     const frame = await throttled.request(0, 7, produceBody("raw-metered", randomBytes(16_000)), 0);
     const answer = decodeResponse(0, 7, frame).body;
@@ -112,7 +94,7 @@ describe("produce quota over Kafka", () => {
     expect(answer.throttleTimeMs).toBe(Math.min(11_000, Math.ceil(((used - LIMIT) / LIMIT) * 1000)));
     expect(answer.throttleTimeMs).toBeGreaterThan(1000);
     // The throttle is in the worker's metrics, per API, version, tenant and the quota that set it.
-    const metrics = await (await fetch(`${worker.address}/metrics`)).text();
+    const metrics = await (await fetch(`${world.worker.address}/metrics`)).text();
     const throttleSeries = new RegExp(
       `^lastword_kafka_throttle_seconds_total\\{api="Produce",version="7",tenant="${ORG}",quota="produceBytesPerSecond"\\} (\\S+)$`,
       "m",
@@ -126,7 +108,7 @@ describe("produce quota over Kafka", () => {
     });
     let answered = false;
     void pending.then(() => (answered = true));
-    const other = await RawKafka.login(worker.kafka!, key);
+    const other = await RawKafka.login(world.worker.kafka!, world.key);
     for (let i = 0; i < 3; i++) {
       await other.request(3, 4, { topics: [{ name: "raw-metered" }], allowAutoTopicCreation: false });
     }

@@ -1,22 +1,12 @@
-import { execFile } from "node:child_process";
 import { fileURLToPath } from "node:url";
-import { promisify } from "node:util";
 import { ApiKey } from "@lastword/kafka-protocol";
 import type { Kafka } from "kafkajs";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { HostedLog, OpenLog } from "../src/hosting/hosted-log";
 import { partitionLogOpener } from "../src/hosting/log-opener";
-import type { RunningWorker } from "../src/worker";
-import {
-  CLIENT_SCOPES,
-  createKafkaKey,
-  createNamedTopic,
-  plainKafkajs,
-  RawKafka,
-  topicInMetadata,
-} from "./kafka-client";
+import { createNamedTopic, plainKafkajs, RawKafka, run, topicInMetadata } from "./kafka-client";
+import { useKafkaWorld } from "./kafka-world";
 import { eventually } from "./test-topics";
-import { openWorkerHarness, type WorkerHarness } from "./worker-harness";
 
 // The log side of Kafka transactions read through the Kafka port: transactional batches and
 // COMMIT/ABORT markers written through the log store's API (the coordinator's path is its own
@@ -24,13 +14,8 @@ import { openWorkerHarness, type WorkerHarness } from "./worker-harness";
 // committed records visible, aborted never, an open transaction's records only once committed, and
 // ListOffsets/Fetch answering the last stable offset.
 
-const run = promisify(execFile);
 const PYTHON = "/usr/bin/python3";
 const ORG = "org_read_committed";
-let h: WorkerHarness;
-let worker: RunningWorker;
-let bootstrap: string;
-let key: { id: string; secret: string };
 /** Every log the worker opened, by directory: the test writes transactions through them. */
 const opened = new Map<string, HostedLog>();
 
@@ -43,31 +28,22 @@ function capturingOpener(): OpenLog {
   };
 }
 
-beforeAll(async () => {
-  h = await openWorkerHarness({ name: "kafka-read-committed" });
-  key = await createKafkaKey(h.db.prisma, ORG, [...CLIENT_SCOPES]);
-  worker = await h.startWorker({
-    kafka: { host: "127.0.0.1", port: 0 },
-    claimIntervalMs: 100,
-    openLog: capturingOpener(),
-  });
-  bootstrap = `${worker.kafka!.host}:${worker.kafka!.port}`;
-});
-
-afterAll(async () => {
-  await h?.close();
+const world = useKafkaWorld({ name: "kafka-read-committed" }, ORG, {
+  worker: { openLog: capturingOpener() },
 });
 
 /** A one-partition compacted topic, once the worker hosts it: its log as the worker opened it. */
 async function hostedTopic(name: string): Promise<{ log: HostedLog; partitionId: string }> {
-  const [partitionId] = await createNamedTopic(h.db.prisma, ORG, name, 1, { "cleanup.policy": "compact" });
-  const row = await h.db.prisma.partition.findUniqueOrThrow({ where: { id: partitionId! } });
+  const [partitionId] = await createNamedTopic(world.h.db.prisma, ORG, name, 1, {
+    "cleanup.policy": "compact",
+  });
+  const row = await world.h.db.prisma.partition.findUniqueOrThrow({ where: { id: partitionId! } });
   const log = await eventually(
     `${name} opened`,
     20_000,
     async () => [...opened].find(([dir]) => dir.includes(row.topicId))?.[1],
   );
-  await topicInMetadata(worker, key, name);
+  await topicInMetadata(world.worker, world.key, name);
   return { log, partitionId: partitionId! };
 }
 
@@ -130,7 +106,7 @@ async function librdkafkaRead(topic: string, isolation: string, count: number): 
   const script = fileURLToPath(new URL("./librdkafka-isolation-reader.py", import.meta.url));
   const { stdout } = await run(
     PYTHON,
-    [script, bootstrap, key.id, key.secret, topic, isolation, String(count)],
+    [script, world.bootstrap, world.key.id, world.key.secret, topic, isolation, String(count)],
     {
       timeout: 60_000,
     },
@@ -145,7 +121,7 @@ async function librdkafkaRead(topic: string, isolation: string, count: number): 
 }
 
 async function listOffsets(topic: string, isolationLevel: number): Promise<number> {
-  const conn = await RawKafka.login(worker.kafka!, key);
+  const conn = await RawKafka.login(world.worker.kafka!, world.key);
   try {
     const answer = await conn.call(ApiKey.ListOffsets, 5, {
       replicaId: -1,
@@ -159,7 +135,7 @@ async function listOffsets(topic: string, isolationLevel: number): Promise<numbe
 }
 
 async function fetchMarks(topic: string, isolationLevel: number) {
-  const conn = await RawKafka.login(worker.kafka!, key);
+  const conn = await RawKafka.login(world.worker.kafka!, world.key);
   try {
     const answer = await conn.call(ApiKey.Fetch, 11, {
       replicaId: -1,
@@ -204,7 +180,7 @@ async function fetchMarks(topic: string, isolationLevel: number) {
 async function streamed(partitionId: string, mode: "replay" | "snapshot") {
   const keys: string[] = [];
   let end = -1;
-  for await (const frame of h.client.streamPartition({ partitionId, mode })) {
+  for await (const frame of world.h.client.streamPartition({ partitionId, mode })) {
     if (frame.kind === "records")
       for (const r of frame.records) keys.push(`${r.key!.toString()}@${r.offset}`);
     else end = frame.endOffset;
@@ -217,7 +193,7 @@ describe("read_committed over the Kafka port", () => {
     const topic = "rc-clients";
     const { log, partitionId } = await hostedTopic(topic);
     await writeScenario(log);
-    const client = plainKafkajs(bootstrap, key, { clientId: "read-committed-test" });
+    const client = plainKafkajs(world.bootstrap, world.key, { clientId: "read-committed-test" });
 
     // Fetch and ListOffsets answer the LSO (7, where C begins) in both isolation levels' marks.
     expect(await listOffsets(topic, 1)).toBe(7);
@@ -234,10 +210,10 @@ describe("read_committed over the Kafka port", () => {
     expect(await kafkajsRead(client, topic, false, 4)).toEqual(committedBefore);
     expect(await librdkafkaRead(topic, "read_committed", 4)).toEqual(committedBefore);
     // The REST fetch and list offsets read committed too: up to the LSO, never b0 nor a marker.
-    const rest = await h.client.fetch({ partitionId, offset: 0, limit: 100 });
+    const rest = await world.h.client.fetch({ partitionId, offset: 0, limit: 100 });
     expect(rest.records.map((r) => `${r.key!.toString()}@${r.offset}`)).toEqual(committedBefore);
     expect(rest.logEndOffset).toBe(7);
-    expect(await h.client.listOffsets({ partitionId })).toMatchObject({ earliest: 0, latest: 7 });
+    expect(await world.h.client.listOffsets({ partitionId })).toMatchObject({ earliest: 0, latest: 7 });
     expect(await streamed(partitionId, "replay")).toEqual({ keys: committedBefore, end: 7 });
     // read_uncommitted: all data, the aborted and open records included; markers are never records.
     const everything = ["p0@0", "a0@1", "a1@2", "b0@3", "p1@6", "c0@7", "p2@8"];
@@ -249,11 +225,11 @@ describe("read_committed over the Kafka port", () => {
     const committedAfter = [...committedBefore, "c0@7", "p2@8"];
     expect(await kafkajsRead(client, topic, false, 6)).toEqual(committedAfter);
     expect(await librdkafkaRead(topic, "read_committed", 6)).toEqual(committedAfter);
-    const restAfter = await h.client.fetch({ partitionId, offset: 0, limit: 100 });
+    const restAfter = await world.h.client.fetch({ partitionId, offset: 0, limit: 100 });
     expect(restAfter.records.map((r) => `${r.key!.toString()}@${r.offset}`)).toEqual(committedAfter);
     expect(await streamed(partitionId, "replay")).toEqual({ keys: committedAfter, end: 10 });
     // A reader at the last marker is moved past it, not answered the same empty page for ever.
-    expect(await h.client.fetch({ partitionId, offset: 9, limit: 100 })).toMatchObject({
+    expect(await world.h.client.fetch({ partitionId, offset: 9, limit: 100 })).toMatchObject({
       records: [],
       nextOffset: 10,
       logEndOffset: 10,

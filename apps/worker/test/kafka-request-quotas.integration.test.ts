@@ -3,8 +3,7 @@ import { throttleMsOver } from "@lastword/api/produce-throttle";
 import { DEFAULT_QUOTA } from "@lastword/api/tenant-quota";
 import { CODEC_IDS, encodeRecordBatch } from "@lastword/record-batch";
 import type { Kafka } from "kafkajs";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { RunningWorker } from "../src/worker";
+import { describe, expect, it } from "vitest";
 import {
   CLIENT_SCOPES,
   createKafkaKey,
@@ -12,11 +11,10 @@ import {
   fetchBody,
   metricSample,
   RawKafka,
-  startKafkaWorker,
   throttleRecordingKafka,
 } from "./kafka-client";
+import { useKafkaWorld } from "./kafka-world";
 import { eventually } from "./test-topics";
-import { openWorkerHarness, type WorkerHarness } from "./worker-harness";
 
 // Issue 27: a tenant's Kafka requests cost that tenant. Over its request-time quota (event-loop time
 // on this worker, KIP-124) or its fetch quota (bytes its fetches carry), its answer carries
@@ -31,36 +29,30 @@ const ORG_COUNTED = "org_rq_counted";
 const HOG_MS = 1;
 /** The reader's fetch quota: 30 KB a second, a tenth of what one of its fetches carries. */
 const READER_BYTES = 30_000;
-let h: WorkerHarness;
-let worker: RunningWorker;
-let calmKey: { id: string; secret: string };
 let hogKey: { id: string; secret: string };
 let readerKey: { id: string; secret: string };
 let countedKey: { id: string; secret: string };
 
-beforeAll(async () => {
-  h = await openWorkerHarness({ name: "kafka-request-quotas" });
-  await createNamedTopic(h.db.prisma, ORG_CALM, "calm", 1);
-  await createNamedTopic(h.db.prisma, ORG_HOG, "hog", 1);
-  await createNamedTopic(h.db.prisma, ORG_READER, "bulk", 1);
-  await createNamedTopic(h.db.prisma, ORG_COUNTED, "counted", 1);
-  await h.db.prisma.quota.create({
-    data: { organizationId: ORG_HOG, ...DEFAULT_QUOTA, requestTimeMsPerSecond: HOG_MS },
-  });
-  await h.db.prisma.quota.create({
-    data: { organizationId: ORG_READER, ...DEFAULT_QUOTA, fetchBytesPerSecond: READER_BYTES },
-  });
-  calmKey = await createKafkaKey(h.db.prisma, ORG_CALM, CLIENT_SCOPES, { scram: false });
-  hogKey = await createKafkaKey(h.db.prisma, ORG_HOG, CLIENT_SCOPES, { scram: false });
-  readerKey = await createKafkaKey(h.db.prisma, ORG_READER, CLIENT_SCOPES, { scram: false });
-  countedKey = await createKafkaKey(h.db.prisma, ORG_COUNTED, CLIENT_SCOPES, { scram: false });
-  ({ worker } = await startKafkaWorker(h, 4, {
-    kafka: { groups: { initialRebalanceDelayMs: 0 } },
-  }));
-});
-
-afterAll(async () => {
-  await h?.close();
+// The world's key is the calm tenant's.
+const world = useKafkaWorld({ name: "kafka-request-quotas" }, ORG_CALM, {
+  topics: { calm: 1 },
+  partitions: 4,
+  keyOptions: { scram: false },
+  worker: { kafka: { groups: { initialRebalanceDelayMs: 0 } } },
+  setup: async (h) => {
+    await createNamedTopic(h.db.prisma, ORG_HOG, "hog", 1);
+    await createNamedTopic(h.db.prisma, ORG_READER, "bulk", 1);
+    await createNamedTopic(h.db.prisma, ORG_COUNTED, "counted", 1);
+    await h.db.prisma.quota.create({
+      data: { organizationId: ORG_HOG, ...DEFAULT_QUOTA, requestTimeMsPerSecond: HOG_MS },
+    });
+    await h.db.prisma.quota.create({
+      data: { organizationId: ORG_READER, ...DEFAULT_QUOTA, fetchBytesPerSecond: READER_BYTES },
+    });
+    hogKey = await createKafkaKey(h.db.prisma, ORG_HOG, CLIENT_SCOPES, { scram: false });
+    readerKey = await createKafkaKey(h.db.prisma, ORG_READER, CLIENT_SCOPES, { scram: false });
+    countedKey = await createKafkaKey(h.db.prisma, ORG_COUNTED, CLIENT_SCOPES, { scram: false });
+  },
 });
 
 /** One batch of `count` records of 512 random bytes. */
@@ -83,7 +75,7 @@ function batchBody(topic: string, records: Buffer) {
 }
 
 async function metrics(): Promise<string> {
-  return (await fetch(`${worker.address}/metrics`)).text();
+  return (await fetch(`${world.worker.address}/metrics`)).text();
 }
 
 const throttledSeconds = (body: string, api: string, version: number, tenant: string, quota: string) =>
@@ -94,7 +86,7 @@ const throttledSeconds = (body: string, api: string, version: number, tenant: st
 
 /** A kafkajs client of the calm tenant, recording every client-side throttle kafkajs reports. */
 function calmKafka(throttles: number[]): Kafka {
-  return throttleRecordingKafka(worker, calmKey, "calm", throttles);
+  return throttleRecordingKafka(world.worker, world.key, "calm", throttles);
 }
 
 describe("the request-time quota (KIP-124)", () => {
@@ -104,7 +96,7 @@ describe("the request-time quota (KIP-124)", () => {
     await producer.connect();
     await producer.send({ topic: "calm", acks: -1, messages: [{ key: "warm", value: "up" }] });
 
-    const hog = await RawKafka.login(worker.kafka!, hogKey);
+    const hog = await RawKafka.login(world.worker.kafka!, hogKey);
     // Each produce of 1,500 records costs the loop milliseconds (decoding, CRC, the record walk, the
     // append), over 1 ms a second: the throttle is (used − 1) / 1 × 1 s, a second or more once the
     // window holds 2 ms.
@@ -146,7 +138,7 @@ describe("the request-time quota (KIP-124)", () => {
 
 describe("the fetch quota", () => {
   it("throttles the big fetcher by the bytes its answer carried and mutes it, while another tenant's kafkajs consumer reads", async () => {
-    const reader = await RawKafka.login(worker.kafka!, readerKey);
+    const reader = await RawKafka.login(world.worker.kafka!, readerKey);
     for (let i = 0; i < 3; i++) {
       const produced = await reader.call(0, 8, produceBody("bulk", 200));
       expect(produced.responses[0]!.partitionResponses[0]!.errorCode).toBe(0);
@@ -204,21 +196,23 @@ describe("the fetch quota", () => {
 describe("what the console's overview reads of a tenant's Kafka use", () => {
   /** The tenant's counter for today (UsageCounter, written behind by the worker). */
   async function countedToday(metric: "fetchedBytes" | "kafkaProducedBytes"): Promise<number> {
-    const rows = await h.db.prisma.usageCounter.findMany({ where: { organizationId: ORG_COUNTED, metric } });
+    const rows = await world.h.db.prisma.usageCounter.findMany({
+      where: { organizationId: ORG_COUNTED, metric },
+    });
     return rows.reduce((n, r) => n + Number(r.value), 0);
   }
   const fetchedToday = () => countedToday("fetchedBytes");
 
   /** The tenant's open connections as the worker's last heartbeat wrote them (Worker.kafkaConnections). */
   async function heartbeatConnections(): Promise<number | undefined> {
-    const row = await h.db.prisma.worker.findFirst({ where: { id: worker.id } });
+    const row = await world.h.db.prisma.worker.findFirst({ where: { id: world.worker.id } });
     const counts = row?.kafkaConnections as Record<string, number> | null | undefined;
     return counts ? (counts[ORG_COUNTED] ?? 0) : undefined;
   }
 
   it("counts the bytes each Produce appended (inflated) and each Fetch answer carried into the tenant's day, and its open connections into the heartbeat", async () => {
-    const first = await RawKafka.login(worker.kafka!, countedKey);
-    const second = await RawKafka.login(worker.kafka!, countedKey);
+    const first = await RawKafka.login(world.worker.kafka!, countedKey);
+    const second = await RawKafka.login(world.worker.kafka!, countedKey);
     const plain = produceBody("counted", 20);
     // A gzip batch of compressible records: the produce quota charges it inflated, as the same
     // records encoded without compression, not the few bytes it took on the wire.
@@ -243,7 +237,7 @@ describe("what the console's overview reads of a tenant's Kafka use", () => {
       (await countedToday("kafkaProducedBytes")) === producedBytes ? true : undefined,
     );
     expect(
-      await h.db.prisma.usageCounter.count({
+      await world.h.db.prisma.usageCounter.count({
         where: { organizationId: ORG_COUNTED, metric: "producedBytes" },
       }),
     ).toBe(0);

@@ -1,15 +1,19 @@
-import type { ApiServer, Scope } from "@lastword/api";
+import type { Scope } from "@lastword/api";
 import { hasScope } from "@lastword/api/key-auth";
 import { ApiKey, ErrorCode } from "@lastword/kafka-protocol";
 import { encodeRecordBatch } from "@lastword/logstore";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { ADVERTISED_APIS } from "../src/kafka/advertised-apis";
 import { KAFKA_ACTS, type KafkaAct } from "../src/kafka/kafka-authorization";
-import type { RunningWorker } from "../src/worker";
-import { fetchBody, RawKafka } from "./kafka-client";
-import { openControlPlane, type TestControlPlane } from "./rest-call";
+import {
+  alterConfigsBody,
+  createPartitions,
+  deleteRecordsBefore,
+  incrementalAlterBody,
+} from "./kafka-admin-requests";
+import { endTxn, fetchBody, RawKafka } from "./kafka-client";
+import { useControlPlaneWorld } from "./kafka-world";
 import { eventually } from "./test-topics";
-import { openWorkerHarness, type WorkerHarness } from "./worker-harness";
 
 // Issue 28 acceptance: every Kafka API × scope pair against REST's answer for the same act. For
 // each scope, a key holding only that scope (its creator an admin, so nothing else limits it) does
@@ -45,10 +49,6 @@ const LOGIN_ONLY = new Set<number>([
   ApiKey.DescribeCluster,
 ]);
 
-let h: WorkerHarness;
-let control: TestControlPlane;
-let server: ApiServer;
-let worker: RunningWorker;
 let adminKey: { id: string; secret: string };
 
 type Outcome = "allowed" | "refused";
@@ -58,8 +58,10 @@ interface Walker {
   key: { id: string; secret: string };
 }
 
+const world = useControlPlaneWorld({ name: "kafka-scope-walk" }, "scope-walk");
+
 function rest(apiKey: string, method: string, path: string, body?: unknown) {
-  return control.rest(apiKey, method, path, body);
+  return world.control.rest(apiKey, method, path, body);
 }
 
 /** The REST request doing each route's act; the group and topic names are the walker's own. */
@@ -271,14 +273,7 @@ async function kafkaCode(raw: RawKafka, act: KafkaAct, w: Walker): Promise<numbe
         })
       ).resultsByTopicV3AndBelow[0]!.resultsByPartition[0]!.partitionErrorCode;
     case "EndTxn":
-      return (
-        await raw.call(ApiKey.EndTxn, 1, {
-          transactionalId: `walk-txn-${w.index}`,
-          producerId: 1n,
-          producerEpoch: 0,
-          committed: true,
-        })
-      ).errorCode;
+      return endTxn(raw, 1, `walk-txn-${w.index}`, { producerId: 1n, producerEpoch: 0 }, true);
     // These two also need the transactional id's right (records:write, the acts above): a key
     // refused only that is not refused this act's own scope, the group's.
     case "AddOffsetsToTxn":
@@ -351,34 +346,15 @@ async function kafkaCode(raw: RawKafka, act: KafkaAct, w: Walker): Promise<numbe
         })
       ).results[0]!.errorCode;
     case "AlterConfigs":
-      return (
-        await raw.call(ApiKey.AlterConfigs, 2, {
-          resources: [{ resourceType: 2, resourceName: "ghost", configs: [] }],
-          validateOnly: true,
-        })
-      ).responses[0]!.errorCode;
+      return (await raw.call(ApiKey.AlterConfigs, 2, alterConfigsBody("ghost", [], true))).responses[0]!
+        .errorCode;
     case "IncrementalAlterConfigs":
-      return (
-        await raw.call(ApiKey.IncrementalAlterConfigs, 1, {
-          resources: [{ resourceType: 2, resourceName: "ghost", configs: [] }],
-          validateOnly: true,
-        })
-      ).responses[0]!.errorCode;
+      return (await raw.call(ApiKey.IncrementalAlterConfigs, 1, incrementalAlterBody("ghost", [], true)))
+        .responses[0]!.errorCode;
     case "CreatePartitions":
-      return (
-        await raw.call(ApiKey.CreatePartitions, 3, {
-          topics: [{ name: "ghost", count: 2, assignments: null }],
-          timeoutMs: 5_000,
-          validateOnly: true,
-        })
-      ).results[0]!.errorCode;
+      return (await createPartitions(raw, "ghost", 2, { validateOnly: true })).results[0]!.errorCode;
     case "DeleteRecords":
-      return (
-        await raw.call(ApiKey.DeleteRecords, 2, {
-          topics: [{ name: "ghost", partitions: [{ partitionIndex: 0, offset: 0n }] }],
-          timeoutMs: 5_000,
-        })
-      ).topics[0]!.partitions[0]!.errorCode;
+      return (await deleteRecordsBefore(raw, "ghost", 0, 0n)).topics[0]!.partitions[0]!.errorCode;
     case "DescribeLogDirs":
       return (await raw.call(ApiKey.DescribeLogDirs, 4, { topics: null })).errorCode;
     case "DescribeAcls":
@@ -429,29 +405,26 @@ async function kafkaCode(raw: RawKafka, act: KafkaAct, w: Walker): Promise<numbe
 }
 
 beforeAll(async () => {
-  h = await openWorkerHarness({ name: "kafka-scope-walk" });
-  control = openControlPlane({ name: "scope-walk", prisma: h.db.prisma, dataPlane: h.client });
-  server = control.server;
-  worker = await h.startWorker({
-    claimIntervalMs: 100,
-    kafka: { host: "127.0.0.1", port: 0, groups: { initialRebalanceDelayMs: 0 } },
-  });
-  const tenant = await server.provisionTenant({
+  const tenant = await world.control.server.provisionTenant({
     name: "Scope walk",
     email: "owner@scope-walk.example",
     password: "scope-walk-pass-1",
   });
-  const admin = await server.createApiKey({ ...tenant, name: "admin", scopes: ["admin"] });
+  const admin = await world.control.server.createApiKey({ ...tenant, name: "admin", scopes: ["admin"] });
   adminKey = { id: admin.id, secret: admin.key };
   expect(
     (await rest(admin.key, "POST", "/topics", { name: "walk", partitions: 1, configs: {} })).status,
   ).toBe(201);
   await eventually("the partition hosted", 20_000, async () =>
-    worker.ownedPartitions().length === 1 ? true : undefined,
+    world.worker.ownedPartitions().length === 1 ? true : undefined,
   );
   walkers = [];
   for (const [index, scope] of WALKED_SCOPES.entries()) {
-    const issued = await server.createApiKey({ ...tenant, name: `only-${scope}`, scopes: [scope] });
+    const issued = await world.control.server.createApiKey({
+      ...tenant,
+      name: `only-${scope}`,
+      scopes: [scope],
+    });
     const walker = { scope, index, key: { id: issued.id, secret: issued.key } };
     walkers.push(walker);
     // A group REST consumers use (offsets set over REST), one per walker: joining it over Kafka takes it over.
@@ -459,7 +432,7 @@ beforeAll(async () => {
     expect(committed.status).toBe(200);
   }
   // The groups' coordinator is this worker: FindCoordinator claims their leases.
-  const raw = await RawKafka.login(worker.kafka!, adminKey);
+  const raw = await RawKafka.login(world.worker.kafka!, adminKey);
   try {
     for (const key of ["walk-group", "ghost-group", ...walkers.map((w) => `walk-rest-${w.index}`)]) {
       await eventually(`the coordinator of ${key}`, 10_000, async () =>
@@ -473,11 +446,6 @@ beforeAll(async () => {
 
 let walkers: Walker[] = [];
 
-afterAll(async () => {
-  await control?.close();
-  await h?.close();
-});
-
 describe("every Kafka API × scope against REST's answer for the same act", () => {
   it("the table covers every API the listener advertises, and every act names a REST route the walk can call", () => {
     const covered = new Set<number>(Object.values(KAFKA_ACTS).map((rule) => rule.api));
@@ -489,7 +457,7 @@ describe("every Kafka API × scope against REST's answer for the same act", () =
   it("each key is refused on Kafka exactly when REST refuses it, exactly when the table's scope is missing", async () => {
     const mismatches: string[] = [];
     for (const w of walkers) {
-      const raw = await RawKafka.login(worker.kafka!, w.key);
+      const raw = await RawKafka.login(world.worker.kafka!, w.key);
       try {
         for (const act of Object.keys(KAFKA_ACTS) as KafkaAct[]) {
           const expected: Outcome = hasScope([w.scope], KAFKA_ACTS[act].scope) ? "allowed" : "refused";

@@ -4,16 +4,14 @@ import { ApiKey, ConfigResourceType, ErrorCode } from "@lastword/kafka-protocol"
 import { encodeRecordBatch } from "@lastword/logstore";
 import { Kafka, logLevel } from "kafkajs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { RunningWorker } from "../src/worker";
 import {
-  CLIENT_SCOPES,
-  createKafkaKey,
-  createNamedTopic,
-  fetchBody,
-  RawKafka,
-  startKafkaWorker,
-} from "./kafka-client";
-import { openWorkerHarness, type WorkerHarness } from "./worker-harness";
+  alterConfigsBody,
+  createPartitions,
+  deleteRecordsBefore,
+  incrementalAlterBody,
+} from "./kafka-admin-requests";
+import { CLIENT_SCOPES, createKafkaKey, createNamedTopic, fetchBody, RawKafka } from "./kafka-client";
+import { useKafkaWorld } from "./kafka-world";
 
 // The REST API's cross-tenant walk over the Kafka port: with tenant B's key, every advertised API
 // that names a topic, a topic id or a group is sent once naming tenant A's and once naming one
@@ -31,33 +29,35 @@ const GHOST_TOPIC = "phantom";
 const GHOST_GROUP = "phantom-readers";
 const ALL_SCOPES = [...CLIENT_SCOPES, "topics:write"] as const;
 
-let h: WorkerHarness;
-let worker: RunningWorker;
-let keyA: { id: string; secret: string };
 let keyB: { id: string; secret: string };
 let topicIdA: string;
 let a: RawKafka;
 let b: RawKafka;
 
+// The world's key is A's.
+const world = useKafkaWorld({ name: "kafka-isolation", secret: "kafka-isolation-secret" }, ORG_A, {
+  topics: { [TOPIC]: [2, { "retention.ms": "604800000" }] },
+  partitions: 3,
+  scopes: ALL_SCOPES,
+  setup: async (h) => {
+    await createNamedTopic(h.db.prisma, ORG_B, "b-own", 1);
+    // Request-time quotas out of reach: on a loaded machine one request of a pair took over the
+    // default 250 ms per second and its answer alone carried a throttle (B: 149 ms against 0; A's
+    // state before and after: 279 against 0), while the answers compared must differ only by name.
+    for (const organizationId of [ORG_A, ORG_B])
+      await h.db.prisma.quota.create({
+        data: { organizationId, ...DEFAULT_QUOTA, requestTimeMsPerSecond: 60_000 },
+      });
+    topicIdA = (await h.db.prisma.topic.findFirstOrThrow({ where: { organizationId: ORG_A, name: TOPIC } }))
+      .kafkaTopicId;
+    keyB = await createKafkaKey(h.db.prisma, ORG_B, ALL_SCOPES);
+  },
+});
+
 beforeAll(async () => {
-  h = await openWorkerHarness({ name: "kafka-isolation", secret: "kafka-isolation-secret" });
-  await createNamedTopic(h.db.prisma, ORG_A, TOPIC, 2, { "retention.ms": "604800000" });
-  await createNamedTopic(h.db.prisma, ORG_B, "b-own", 1);
-  // Request-time quotas out of reach: on a loaded machine one request of a pair took over the
-  // default 250 ms per second and its answer alone carried a throttle (B: 149 ms against 0; A's
-  // state before and after: 279 against 0), while the answers compared must differ only by name.
-  for (const organizationId of [ORG_A, ORG_B])
-    await h.db.prisma.quota.create({
-      data: { organizationId, ...DEFAULT_QUOTA, requestTimeMsPerSecond: 60_000 },
-    });
-  topicIdA = (await h.db.prisma.topic.findFirstOrThrow({ where: { organizationId: ORG_A, name: TOPIC } }))
-    .kafkaTopicId;
-  keyA = await createKafkaKey(h.db.prisma, ORG_A, ALL_SCOPES);
-  keyB = await createKafkaKey(h.db.prisma, ORG_B, ALL_SCOPES);
-  ({ worker } = await startKafkaWorker(h, 3));
   const producer = new Kafka({
-    brokers: [`${worker.kafka!.host}:${worker.kafka!.port}`],
-    sasl: { mechanism: "plain", username: keyA.id, password: keyA.secret },
+    brokers: [world.bootstrap],
+    sasl: { mechanism: "plain", username: world.key.id, password: world.key.secret },
     logLevel: logLevel.NOTHING,
   }).producer();
   await producer.connect();
@@ -72,8 +72,8 @@ beforeAll(async () => {
     });
   }
   await producer.disconnect();
-  a = await RawKafka.login(worker.kafka!, keyA);
-  b = await RawKafka.login(worker.kafka!, keyB);
+  a = await RawKafka.login(world.worker.kafka!, world.key);
+  b = await RawKafka.login(world.worker.kafka!, keyB);
   // A's group has committed offsets (set from outside the group, as an admin tool does).
   await a.call(ApiKey.FindCoordinator, 4, { keyType: 0, coordinatorKeys: [GROUP] });
   const committed = await a.call(ApiKey.OffsetCommit, 8, {
@@ -93,10 +93,9 @@ beforeAll(async () => {
   expect(committed.topics[0]!.partitions.map((p) => p.errorCode)).toEqual([0, 0]);
 });
 
-afterAll(async () => {
+afterAll(() => {
   a?.close();
   b?.close();
-  await h?.close();
 });
 
 /** JSON with bigints as strings and every name or id of the pair blanked, so two answers compare. */
@@ -145,7 +144,7 @@ async function stateOfA() {
   });
   const offsets = await a.call(ApiKey.OffsetFetch, 8, { groups: [{ groupId: GROUP, topics: null }] });
   const group = await a.call(ApiKey.DescribeGroups, 5, { groups: [GROUP] });
-  const row = await h.db.prisma.topic.findFirstOrThrow({
+  const row = await world.h.db.prisma.topic.findFirstOrThrow({
     where: { organizationId: ORG_A, name: TOPIC },
     select: { id: true, partitionCount: true, configs: true, kafkaTopicId: true },
   });
@@ -207,48 +206,23 @@ describe("tenant B's key over the Kafka port", () => {
     expect(described.results[0]!.errorCode).toBe(UNKNOWN_TOPIC_OR_PARTITION);
 
     const altered = await sameAsMissingTopic((resourceName) =>
-      b.call(ApiKey.AlterConfigs, 2, {
-        resources: [
-          {
-            resourceType: ConfigResourceType.TOPIC,
-            resourceName,
-            configs: [{ name: "retention.ms", value: "1" }],
-          },
-        ],
-        validateOnly: false,
-      }),
+      b.call(ApiKey.AlterConfigs, 2, alterConfigsBody(resourceName, [["retention.ms", "1"]])),
     );
     expect(altered.responses[0]!.errorCode).toBe(UNKNOWN_TOPIC_OR_PARTITION);
 
     const incremental = await sameAsMissingTopic((resourceName) =>
-      b.call(ApiKey.IncrementalAlterConfigs, 1, {
-        resources: [
-          {
-            resourceType: ConfigResourceType.TOPIC,
-            resourceName,
-            configs: [{ name: "retention.ms", configOperation: 0, value: "1" }],
-          },
-        ],
-        validateOnly: false,
-      }),
+      b.call(
+        ApiKey.IncrementalAlterConfigs,
+        1,
+        incrementalAlterBody(resourceName, [["retention.ms", 0, "1"]]),
+      ),
     );
     expect(incremental.responses[0]!.errorCode).toBe(UNKNOWN_TOPIC_OR_PARTITION);
 
-    const grown = await sameAsMissingTopic((name) =>
-      b.call(ApiKey.CreatePartitions, 3, {
-        topics: [{ name, count: 4, assignments: null }],
-        timeoutMs: 5000,
-        validateOnly: false,
-      }),
-    );
+    const grown = await sameAsMissingTopic((name) => createPartitions(b, name, 4));
     expect(grown.results[0]!.errorCode).toBe(UNKNOWN_TOPIC_OR_PARTITION);
 
-    const truncated = await sameAsMissingTopic((name) =>
-      b.call(ApiKey.DeleteRecords, 2, {
-        topics: [{ name, partitions: [{ partitionIndex: 0, offset: -1n }] }],
-        timeoutMs: 5000,
-      }),
-    );
+    const truncated = await sameAsMissingTopic((name) => deleteRecordsBefore(b, name, 0, -1n));
     expect(truncated.topics[0]!.partitions[0]!.errorCode).toBe(UNKNOWN_TOPIC_OR_PARTITION);
 
     const deletedByName = await sameAsMissingTopic((name) =>
@@ -335,7 +309,7 @@ describe("tenant B's key over the Kafka port", () => {
 
   it("kafkajs with B's key: listTopics shows B's only, A's group has no offsets, A's topic fails metadata as a missing one", async () => {
     const kafka = new Kafka({
-      brokers: [`${worker.kafka!.host}:${worker.kafka!.port}`],
+      brokers: [world.bootstrap],
       sasl: { mechanism: "plain", username: keyB.id, password: keyB.secret },
       retry: { retries: 0 },
       logLevel: logLevel.NOTHING,

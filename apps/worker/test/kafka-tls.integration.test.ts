@@ -1,13 +1,11 @@
-import { execFile } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { promisify } from "node:util";
 import type { TestDatabase } from "@lastword/db/testing";
 import { Kafka, logLevel, Partitioners } from "kafkajs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createKafkaKey, createNamedTopic, kcatProperties, kcatSasl } from "./kafka-client";
+import { createKafkaKey, createNamedTopic, kcatProperties, kcatSasl, run } from "./kafka-client";
 import { eventually } from "./test-topics";
 import { openWorkerHarness, type WorkerHarness } from "./worker-harness";
 import type { WorkerProcess } from "./worker-process";
@@ -15,7 +13,6 @@ import type { WorkerProcess } from "./worker-process";
 // SASL_SSL: a worker process given a certificate and key speaks TLS, so it may
 // listen on every interface; without them it refuses any address but loopback unless plaintext
 // is asked for. The certificate is a fresh self-signed one; clients verify it as their CA.
-const run = promisify(execFile);
 const ORG = "org_kafka_tls";
 let harness: WorkerHarness;
 let db: TestDatabase;

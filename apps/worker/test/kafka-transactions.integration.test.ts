@@ -1,6 +1,4 @@
-import { execFile } from "node:child_process";
-import { promisify } from "node:util";
-import { type Consumer, type Kafka, logLevel } from "kafkajs";
+import { type Consumer, type Kafka, logLevel, type Producer } from "kafkajs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { RunningWorker } from "../src/worker";
 import {
@@ -9,6 +7,7 @@ import {
   createNamedTopic,
   plainKafkajs,
   readValuesUntil,
+  run,
 } from "./kafka-client";
 import { eventually } from "./test-topics";
 import { openWorkerHarness, type WorkerHarness } from "./worker-harness";
@@ -21,7 +20,6 @@ import { openWorkerHarness, type WorkerHarness } from "./worker-harness";
 // data plane. Committed records are read, aborted ones never; a transaction's offsets land in the
 // group only with its commit.
 
-const run = promisify(execFile);
 const ORG = "org_txn_clients";
 const OUT = "tx-out";
 const IN = "tx-in";
@@ -59,6 +57,13 @@ const client = (clientId: string): Kafka =>
     logLevel: logLevel.NOTHING,
   });
 
+/** A connected kafkajs transactional producer of `transactionalId` (idempotent, one request in flight). */
+async function transactionalProducer(clientId: string, transactionalId: string): Promise<Producer> {
+  const producer = client(clientId).producer({ transactionalId, idempotent: true, maxInFlightRequests: 1 });
+  await producer.connect();
+  return producer;
+}
+
 /** Every value a read_committed kafkajs consumer reads from OUT until it has read `until`. */
 async function readCommitted(groupId: string, until: (values: string[]) => boolean): Promise<string[]> {
   const consumer = client(`reader-${groupId}`).consumer({
@@ -83,31 +88,25 @@ async function committedOffset(groupId: string): Promise<string | undefined> {
 
 describe("Kafka transactions with real clients", () => {
   it("kafkajs: a committed transaction's records and offsets are visible, an aborted one's never", async () => {
-    const producer = client("kjs-txn").producer({
-      transactionalId: "kjs-txn",
-      idempotent: true,
-      maxInFlightRequests: 1,
-    });
-    await producer.connect();
+    const producer = await transactionalProducer("kjs-txn", "kjs-txn");
     const batch = (tag: string) =>
       Array.from({ length: 8 }, (_, i) => ({ key: `${tag}-${i}`, value: `${tag}-${i}` }));
 
-    const first = await producer.transaction();
-    await first.send({ topic: OUT, messages: batch("kjs-commit1") });
-    await first.sendOffsets({
-      consumerGroupId: "kjs-pipeline",
-      topics: [{ topic: IN, partitions: [{ partition: 0, offset: "5" }] }],
-    });
-    await first.commit();
+    // A transaction of the pipeline: `tag`'s batch to OUT and the group's offset `offset` of IN.
+    const pipelineStep = async (tag: string, offset: string) => {
+      const txn = await producer.transaction();
+      await txn.send({ topic: OUT, messages: batch(tag) });
+      await txn.sendOffsets({
+        consumerGroupId: "kjs-pipeline",
+        topics: [{ topic: IN, partitions: [{ partition: 0, offset }] }],
+      });
+      return txn;
+    };
+
+    await (await pipelineStep("kjs-commit1", "5")).commit();
     expect(await committedOffset("kjs-pipeline")).toBe("5");
 
-    const aborted = await producer.transaction();
-    await aborted.send({ topic: OUT, messages: batch("kjs-abort") });
-    await aborted.sendOffsets({
-      consumerGroupId: "kjs-pipeline",
-      topics: [{ topic: IN, partitions: [{ partition: 0, offset: "9" }] }],
-    });
-    await aborted.abort();
+    await (await pipelineStep("kjs-abort", "9")).abort();
     expect(await committedOffset("kjs-pipeline")).toBe("5");
 
     const last = await producer.transaction();
@@ -132,21 +131,11 @@ describe("Kafka transactions with real clients", () => {
   });
 
   it("kafkajs zombie fencing: a second producer with the same transactional id fences the first, whose open transaction is aborted and never read", async () => {
-    const zombie = client("kjs-zombie-1").producer({
-      transactionalId: "kjs-zombie",
-      maxInFlightRequests: 1,
-      idempotent: true,
-    });
-    await zombie.connect();
+    const zombie = await transactionalProducer("kjs-zombie-1", "kjs-zombie");
     const open = await zombie.transaction();
     await open.send({ topic: OUT, messages: [{ key: "zombie", value: "zombie-write" }] });
 
-    const successor = client("kjs-zombie-2").producer({
-      transactionalId: "kjs-zombie",
-      maxInFlightRequests: 1,
-      idempotent: true,
-    });
-    await successor.connect();
+    const successor = await transactionalProducer("kjs-zombie-2", "kjs-zombie");
     const fresh = await successor.transaction();
     await fresh.send({ topic: OUT, messages: [{ key: "successor", value: "successor-write" }] });
     await fresh.commit();

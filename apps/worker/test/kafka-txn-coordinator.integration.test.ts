@@ -1,7 +1,6 @@
 import { ApiKey, ErrorCode } from "@lastword/kafka-protocol";
 import { ManualClock } from "@lastword/logstore";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { RunningWorker } from "../src/worker";
 import {
   CLIENT_SCOPES,
   createKafkaKey,
@@ -11,9 +10,9 @@ import {
   plainKafkajs,
   RawKafka,
 } from "./kafka-client";
+import { useKafkaWorld } from "./kafka-world";
 import { openControlPlane } from "./rest-call";
 import { eventually } from "./test-topics";
-import { openWorkerHarness, type WorkerHarness } from "./worker-harness";
 
 // The transaction coordinator on raw frames, where every answer can be read exactly: the lease on
 // a transactional id, producer ids and epochs, fencing, the tenant's timeout bound, offsets held
@@ -25,43 +24,38 @@ const OTHER = "org_txn_other";
 const TOPIC = "txin";
 const MAX_TIMEOUT_MS = 120_000;
 const clock = new ManualClock(Date.parse("2026-12-07T12:00:00Z"));
-let h: WorkerHarness;
-let worker: RunningWorker;
-let key: { id: string; secret: string };
 let otherKey: { id: string; secret: string };
 let api: ReturnType<typeof openControlPlane>;
 
-beforeAll(async () => {
-  h = await openWorkerHarness({ name: "kafka-txn-coord" });
-  await createNamedTopic(h.db.prisma, ORG, TOPIC, 1);
-  await createNamedTopic(h.db.prisma, OTHER, TOPIC, 1);
-  key = await createKafkaKey(h.db.prisma, ORG, CLIENT_SCOPES);
-  otherKey = await createKafkaKey(h.db.prisma, OTHER, CLIENT_SCOPES);
-  await h.db.prisma.quota.create({
-    data: {
-      organizationId: ORG,
-      maxPartitions: 100,
-      maxStoredBytes: 1n << 30n,
-      produceBytesPerSecond: 1 << 26,
-      requestsPerSecond: 1000,
-      maxTransactionTimeoutMs: MAX_TIMEOUT_MS,
-    },
-  });
-  api = openControlPlane({ name: "txn-coord", prisma: h.db.prisma, dataPlane: h.client });
-  worker = await h.startWorker({
-    kafka: { host: "127.0.0.1", port: 0 },
-    claimIntervalMs: 100,
-    leaseTtlMs: 1_500,
-    clock,
-  });
+const world = useKafkaWorld({ name: "kafka-txn-coord" }, ORG, {
+  topics: { [TOPIC]: 1 },
+  partitions: 2,
+  worker: { leaseTtlMs: 1_500, clock },
+  setup: async (h) => {
+    await createNamedTopic(h.db.prisma, OTHER, TOPIC, 1);
+    otherKey = await createKafkaKey(h.db.prisma, OTHER, CLIENT_SCOPES);
+    await h.db.prisma.quota.create({
+      data: {
+        organizationId: ORG,
+        maxPartitions: 100,
+        maxStoredBytes: 1n << 30n,
+        produceBytesPerSecond: 1 << 26,
+        requestsPerSecond: 1000,
+        maxTransactionTimeoutMs: MAX_TIMEOUT_MS,
+      },
+    });
+  },
+});
+
+beforeAll(() => {
+  api = openControlPlane({ name: "txn-coord", prisma: world.h.db.prisma, dataPlane: world.h.client });
 });
 
 afterAll(async () => {
   await api?.close();
-  await h?.close();
 });
 
-const login = (k = key) => RawKafka.login(worker.kafka!, k);
+const login = (k = world.key) => RawKafka.login(world.worker.kafka!, k);
 
 async function initProducer(
   raw: RawKafka,
@@ -69,7 +63,7 @@ async function initProducer(
   timeoutMs = 60_000,
 ): Promise<{ producerId: bigint; producerEpoch: number }> {
   const found = await raw.call(ApiKey.FindCoordinator, 3, { key: transactionalId, keyType: 1 });
-  expect(found).toMatchObject({ errorCode: 0, nodeId: worker.kafka!.nodeId });
+  expect(found).toMatchObject({ errorCode: 0, nodeId: world.worker.kafka!.nodeId });
   const init = await raw.call(ApiKey.InitProducerId, 4, {
     transactionalId,
     transactionTimeoutMs: timeoutMs,
@@ -118,7 +112,7 @@ async function fetchedOffset(raw: RawKafka, groupId: string): Promise<bigint> {
 }
 
 async function state(organizationId: string, transactionalId: string) {
-  return h.db.prisma.kafkaTransaction.findUnique({
+  return world.h.db.prisma.kafkaTransaction.findUnique({
     where: { organizationId_transactionalId: { organizationId, transactionalId } },
   });
 }
@@ -175,9 +169,9 @@ describe("transaction coordinator", () => {
         committed: 0,
       });
       expect(await fetchedOffset(raw, "g-offsets")).toBe(-1n);
-      expect(await h.db.prisma.consumerGroupOffset.count({ where: { group: { name: "g-offsets" } } })).toBe(
-        0,
-      );
+      expect(
+        await world.h.db.prisma.consumerGroupOffset.count({ where: { group: { name: "g-offsets" } } }),
+      ).toBe(0);
       // KIP-447: a read_committed consumer asking for stable offsets is told to wait.
       const stable = await raw.call(ApiKey.OffsetFetch, 7, {
         groupId: "g-offsets",
@@ -244,7 +238,7 @@ describe("transaction coordinator", () => {
       });
       expect((await state(ORG, "tx-abandoned"))?.state).toBe("Ongoing");
       // The gauges see it open, 29 s old on the worker's clock.
-      const metrics = await (await fetch(`${worker.address}/metrics`)).text();
+      const metrics = await (await fetch(`${world.worker.address}/metrics`)).text();
       expect(metricSample(metrics, `lastword_kafka_open_transactions{tenant="${ORG}"}`)).toBe(1);
       expect(
         metricSample(metrics, `lastword_kafka_oldest_open_transaction_age_seconds{tenant="${ORG}"}`),
@@ -254,7 +248,7 @@ describe("transaction coordinator", () => {
         const row = await state(ORG, "tx-abandoned");
         return row?.state === "CompleteAbort" ? row : undefined;
       });
-      const after = await (await fetch(`${worker.address}/metrics`)).text();
+      const after = await (await fetch(`${world.worker.address}/metrics`)).text();
       expect(after).not.toContain(`lastword_kafka_open_transactions{tenant="${ORG}"}`);
       expect(aborted.producerEpoch).toBe(producer.producerEpoch + 1);
       expect(await endTxn(raw, 3, "tx-abandoned", producer, true)).toBe(ErrorCode.PRODUCER_FENCED);
@@ -287,13 +281,13 @@ describe("transaction coordinator", () => {
   });
 
   it("a key without records:write may not use a transactional id; without groups:write it may not put offsets in a transaction", async () => {
-    const readOnly = await createKafkaKey(h.db.prisma, ORG, [
+    const readOnly = await createKafkaKey(world.h.db.prisma, ORG, [
       "topics:read",
       "records:read",
       "groups:read",
       "groups:write",
     ]);
-    const noGroups = await createKafkaKey(h.db.prisma, ORG, [
+    const noGroups = await createKafkaKey(world.h.db.prisma, ORG, [
       "topics:read",
       "records:read",
       "records:write",
@@ -332,7 +326,7 @@ describe("transaction coordinator", () => {
       expect((await commitOffsetInTxn(raw, "tx-operator", producer, "g-operator", 3n)).committed).toBe(0);
       const rest = (k: { secret: string }, method: string, path: string) =>
         api.rest(k.secret, method, path, method === "POST" ? {} : undefined);
-      const listed = await rest(key, "GET", "/transactions");
+      const listed = await rest(world.key, "GET", "/transactions");
       expect(listed.status).toBe(200);
       const mine = (listed.body.transactions as { transactionalId: string }[]).find(
         (t) => t.transactionalId === "tx-operator",
@@ -341,7 +335,7 @@ describe("transaction coordinator", () => {
         state: "Ongoing",
         producerId: Number(producer.producerId),
         timeoutMs: 60_000,
-        coordinator: worker.id,
+        coordinator: world.worker.id,
         abortRequestedAt: null,
       });
       const theirs = await rest(otherKey, "GET", "/transactions");
@@ -352,9 +346,9 @@ describe("transaction coordinator", () => {
       expect([stranger.status, stranger.body.code]).toEqual([404, "TRANSACTION_NOT_FOUND"]);
       expect((await state(ORG, "tx-operator"))?.abortRequestedAt).toBeNull();
 
-      const aborted = await rest(key, "POST", "/transactions/tx-operator/abort");
+      const aborted = await rest(world.key, "POST", "/transactions/tx-operator/abort");
       expect([aborted.status, aborted.body.abortRequested]).toEqual([200, true]);
-      const audit = await h.db.prisma.auditEvent.findFirst({
+      const audit = await world.h.db.prisma.auditEvent.findFirst({
         where: { organizationId: ORG, action: "transaction.abortRequested" },
       });
       expect(audit?.targetId).toBe("tx-operator");
@@ -365,7 +359,7 @@ describe("transaction coordinator", () => {
       expect([done.producerEpoch, done.abortRequestedAt]).toEqual([producer.producerEpoch + 1, null]);
       expect(await endTxn(raw, 3, "tx-operator", producer, true)).toBe(ErrorCode.PRODUCER_FENCED);
       expect(await fetchedOffset(raw, "g-operator")).toBe(-1n);
-      const again = await rest(key, "POST", "/transactions/tx-operator/abort");
+      const again = await rest(world.key, "POST", "/transactions/tx-operator/abort");
       expect([again.status, again.body.code]).toEqual([409, "TRANSACTION_NOT_OPEN"]);
     } finally {
       raw.close();
@@ -373,7 +367,7 @@ describe("transaction coordinator", () => {
   });
 
   it("a partition's segments answer shows its last stable offset and the transactions open in it, with their transactional id and start", async () => {
-    const producer = plainKafkajs(`${worker.kafka!.host}:${worker.kafka!.port}`, key, {
+    const producer = plainKafkajs(world.bootstrap, world.key, {
       clientId: "tx-console",
     }).producer({ transactionalId: "tx-console", idempotent: true, maxInFlightRequests: 1 });
     await producer.connect();
@@ -387,7 +381,7 @@ describe("transaction coordinator", () => {
         ],
       });
       const path = `/topics/${TOPIC}/partitions/0/segments`;
-      const open = await api.rest(key.secret, "GET", path);
+      const open = await api.rest(world.key.secret, "GET", path);
       expect(open.status).toBe(200);
       const openTxns = open.body.openTransactions as {
         firstOffset: number;
@@ -398,7 +392,7 @@ describe("transaction coordinator", () => {
       expect(open.body.lastStableOffset).toBe(openTxns[0]!.firstOffset);
       expect(open.body.logEndOffset as number).toBeGreaterThan(open.body.lastStableOffset as number);
       await txn.commit();
-      const done = await api.rest(key.secret, "GET", path);
+      const done = await api.rest(world.key.secret, "GET", path);
       expect(done.body.openTransactions).toEqual([]);
       expect(done.body.lastStableOffset).toBe(done.body.logEndOffset);
     } finally {
@@ -411,7 +405,7 @@ describe("transaction coordinator", () => {
     try {
       const first = await initProducer(raw, "tx-idle");
       const held = await state(ORG, "tx-idle");
-      expect(held?.ownerWorkerId).toBe(worker.id);
+      expect(held?.ownerWorkerId).toBe(world.worker.id);
       clock.advance(2_000);
       await eventually("the idle id let go", 15_000, async () =>
         (await state(ORG, "tx-idle"))?.ownerWorkerId === null ? true : undefined,

@@ -32,33 +32,14 @@ export function commitObjectKey(workerId: string, now = Date.now()): string {
   return `${COMMIT_PREFIX}${workerId}/${keyTime(now)}-${randomUUID()}`;
 }
 
-export function segmentObjectKey(
-  partitionId: string,
-  baseOffset: number,
-  epoch: number,
-  now = Date.now(),
-): string {
-  return partitionObjectKey(SEGMENT_PREFIX, partitionId, baseOffset, epoch, now);
+/** A partition's object of one kind (`prefix`): named by the partition, time, base offset and epoch. */
+function partitionObjectKeys(prefix: string) {
+  return (partitionId: string, baseOffset: number, epoch: number, now = Date.now()): string =>
+    `${prefix}${partitionId}/${keyTime(now)}-${baseOffset}-${epoch}-${randomUUID()}`;
 }
 
-export function tailObjectKey(
-  partitionId: string,
-  baseOffset: number,
-  epoch: number,
-  now = Date.now(),
-): string {
-  return partitionObjectKey(TAIL_PREFIX, partitionId, baseOffset, epoch, now);
-}
-
-function partitionObjectKey(
-  prefix: string,
-  partitionId: string,
-  base: number,
-  epoch: number,
-  now: number,
-): string {
-  return `${prefix}${partitionId}/${keyTime(now)}-${base}-${epoch}-${randomUUID()}`;
-}
+export const segmentObjectKey = partitionObjectKeys(SEGMENT_PREFIX);
+export const tailObjectKey = partitionObjectKeys(TAIL_PREFIX);
 
 /** When a commit object was written (its writer's clock), from its key; null for a key not of that form. */
 export function commitObjectTime(key: string): number | null {

@@ -50,8 +50,32 @@ export interface ApiRoute<K extends ApiKey> {
 
 export { DROP_CONNECTION };
 
+type Handler<K extends ApiKey, Args extends unknown[]> = (
+  ctx: KafkaBrokerContext,
+  session: KafkaSession,
+  ...args: Args
+) => Served<K> | Promise<Served<K>>;
+
+// For a generic K, TypeScript reads a request's body as any API's; the route's request is K's, so
+// its body is RequestOf<K>'s (the casts below).
+
+/** The route of a handler that reads the request's body only. */
+function byBody<K extends ApiKey>(handle: Handler<K, [body: RequestOf<K>["body"]]>): ApiRoute<K> {
+  return { serve: (ctx, session, { body }) => handle(ctx, session, body as RequestOf<K>["body"]) };
+}
+
+/** The route of a handler that reads the request's version, then its body. */
+function byVersion<K extends ApiKey>(
+  handle: Handler<K, [version: number, body: RequestOf<K>["body"]]>,
+): ApiRoute<K> {
+  return {
+    serve: (ctx, session, { apiVersion, body }) =>
+      handle(ctx, session, apiVersion, body as RequestOf<K>["body"]),
+  };
+}
+
 export const API_ROUTES: { [K in ApiKey]?: ApiRoute<K> } = {
-  [ApiKey.Metadata]: { serve: (ctx, session, { body }) => handleMetadata(ctx, session, body) },
+  [ApiKey.Metadata]: byBody(handleMetadata),
   [ApiKey.Produce]: {
     serve: (ctx, session, { apiVersion, body }) => handleProduce(ctx, session, apiVersion, body),
     sighting: { role: "producer", topics: ({ body }) => body.topicData.map((t) => t.name) },
@@ -63,63 +87,35 @@ export const API_ROUTES: { [K in ApiKey]?: ApiRoute<K> } = {
   [ApiKey.ListOffsets]: {
     serve: (ctx, session, { apiVersion, body }) => handleListOffsets(ctx, session, body, apiVersion),
   },
-  [ApiKey.OffsetForLeaderEpoch]: {
-    serve: (ctx, session, { body }) => handleOffsetForLeaderEpoch(ctx, session, body),
-  },
-  [ApiKey.FindCoordinator]: {
-    serve: (ctx, session, { apiVersion, body }) => handleFindCoordinator(ctx, session, apiVersion, body),
-  },
-  [ApiKey.JoinGroup]: {
-    serve: (ctx, session, { apiVersion, body }) => handleJoinGroup(ctx, session, apiVersion, body),
-  },
-  [ApiKey.SyncGroup]: { serve: (ctx, session, { body }) => handleSyncGroup(ctx, session, body) },
-  [ApiKey.Heartbeat]: { serve: (ctx, session, { body }) => handleHeartbeat(ctx, session, body) },
-  [ApiKey.LeaveGroup]: {
-    serve: (ctx, session, { apiVersion, body }) => handleLeaveGroup(ctx, session, apiVersion, body),
-  },
-  [ApiKey.OffsetCommit]: { serve: (ctx, session, { body }) => handleOffsetCommit(ctx, session, body) },
-  [ApiKey.OffsetFetch]: {
-    serve: (ctx, session, { apiVersion, body }) => handleOffsetFetch(ctx, session, apiVersion, body),
-  },
-  [ApiKey.DescribeGroups]: { serve: (ctx, session, { body }) => handleDescribeGroups(ctx, session, body) },
-  [ApiKey.ListGroups]: { serve: (ctx, session, { body }) => handleListGroups(ctx, session, body) },
-  [ApiKey.DeleteGroups]: { serve: (ctx, session, { body }) => handleDeleteGroups(ctx, session, body) },
-  [ApiKey.InitProducerId]: {
-    serve: (ctx, session, { apiVersion, body }) => handleInitProducerId(ctx, session, apiVersion, body),
-  },
-  [ApiKey.AddPartitionsToTxn]: {
-    serve: (ctx, session, { apiVersion, body }) => handleAddPartitionsToTxn(ctx, session, apiVersion, body),
-  },
-  [ApiKey.AddOffsetsToTxn]: {
-    serve: (ctx, session, { apiVersion, body }) => handleAddOffsetsToTxn(ctx, session, apiVersion, body),
-  },
-  [ApiKey.EndTxn]: {
-    serve: (ctx, session, { apiVersion, body }) => handleEndTxn(ctx, session, apiVersion, body),
-  },
-  [ApiKey.TxnOffsetCommit]: {
-    serve: (ctx, session, { apiVersion, body }) => handleTxnOffsetCommit(ctx, session, apiVersion, body),
-  },
-  [ApiKey.CreateTopics]: { serve: (ctx, session, { body }) => handleCreateTopics(ctx, session, body) },
-  [ApiKey.DeleteTopics]: {
-    serve: (ctx, session, { apiVersion, body }) => handleDeleteTopics(ctx, session, apiVersion, body),
-  },
-  [ApiKey.DescribeConfigs]: { serve: (ctx, session, { body }) => handleDescribeConfigs(ctx, session, body) },
-  [ApiKey.AlterConfigs]: { serve: (ctx, session, { body }) => handleAlterConfigs(ctx, session, body) },
-  [ApiKey.IncrementalAlterConfigs]: {
-    serve: (ctx, session, { body }) => handleIncrementalAlterConfigs(ctx, session, body),
-  },
-  [ApiKey.CreatePartitions]: {
-    serve: (ctx, session, { body }) => handleCreatePartitions(ctx, session, body),
-  },
-  [ApiKey.DeleteRecords]: { serve: (ctx, session, { body }) => handleDeleteRecords(ctx, session, body) },
-  [ApiKey.DescribeCluster]: {
-    serve: (ctx, session, { apiVersion, body }) => handleDescribeCluster(ctx, session, apiVersion, body),
-  },
-  [ApiKey.DescribeLogDirs]: { serve: (ctx, session, { body }) => handleDescribeLogDirs(ctx, session, body) },
-  [ApiKey.OffsetDelete]: { serve: (ctx, session, { body }) => handleOffsetDelete(ctx, session, body) },
-  [ApiKey.DescribeAcls]: { serve: (ctx, session, { body }) => handleDescribeAcls(ctx, session, body) },
-  [ApiKey.CreateAcls]: { serve: (ctx, session, { body }) => handleCreateAcls(ctx, session, body) },
-  [ApiKey.DeleteAcls]: { serve: (ctx, session, { body }) => handleDeleteAcls(ctx, session, body) },
+  [ApiKey.OffsetForLeaderEpoch]: byBody(handleOffsetForLeaderEpoch),
+  [ApiKey.FindCoordinator]: byVersion(handleFindCoordinator),
+  [ApiKey.JoinGroup]: byVersion(handleJoinGroup),
+  [ApiKey.SyncGroup]: byBody(handleSyncGroup),
+  [ApiKey.Heartbeat]: byBody(handleHeartbeat),
+  [ApiKey.LeaveGroup]: byVersion(handleLeaveGroup),
+  [ApiKey.OffsetCommit]: byBody(handleOffsetCommit),
+  [ApiKey.OffsetFetch]: byVersion(handleOffsetFetch),
+  [ApiKey.DescribeGroups]: byBody(handleDescribeGroups),
+  [ApiKey.ListGroups]: byBody(handleListGroups),
+  [ApiKey.DeleteGroups]: byBody(handleDeleteGroups),
+  [ApiKey.InitProducerId]: byVersion(handleInitProducerId),
+  [ApiKey.AddPartitionsToTxn]: byVersion(handleAddPartitionsToTxn),
+  [ApiKey.AddOffsetsToTxn]: byVersion(handleAddOffsetsToTxn),
+  [ApiKey.EndTxn]: byVersion(handleEndTxn),
+  [ApiKey.TxnOffsetCommit]: byVersion(handleTxnOffsetCommit),
+  [ApiKey.CreateTopics]: byBody(handleCreateTopics),
+  [ApiKey.DeleteTopics]: byVersion(handleDeleteTopics),
+  [ApiKey.DescribeConfigs]: byBody(handleDescribeConfigs),
+  [ApiKey.AlterConfigs]: byBody(handleAlterConfigs),
+  [ApiKey.IncrementalAlterConfigs]: byBody(handleIncrementalAlterConfigs),
+  [ApiKey.CreatePartitions]: byBody(handleCreatePartitions),
+  [ApiKey.DeleteRecords]: byBody(handleDeleteRecords),
+  [ApiKey.DescribeCluster]: byVersion(handleDescribeCluster),
+  [ApiKey.DescribeLogDirs]: byBody(handleDescribeLogDirs),
+  [ApiKey.OffsetDelete]: byBody(handleOffsetDelete),
+  [ApiKey.DescribeAcls]: byBody(handleDescribeAcls),
+  [ApiKey.CreateAcls]: byBody(handleCreateAcls),
+  [ApiKey.DeleteAcls]: byBody(handleDeleteAcls),
 };
 
 /** The route serving `request`'s API, typed for that request (undefined: not served here). */

@@ -13,6 +13,12 @@ export interface TxnMetricSources {
   now(): number;
 }
 
+/** Per tenant: its open transactions, and the age (s) of its oldest. */
+interface PerTenant {
+  count: Map<string, number>;
+  oldest: Map<string, number>;
+}
+
 /**
  * The transaction coordinator's gauges (issue 32), per tenant, for the transactions this worker
  * coordinates: how many are open, and how old the oldest is — an abandoned one holds its
@@ -22,7 +28,7 @@ export interface TxnMetricSources {
 export function registerTxnMetrics(registry: Registry, sources: TxnMetricSources): void {
   const registers = [registry];
   // The registry collects its metrics concurrently: each gauge reads for itself.
-  const perTenant = async (): Promise<{ count: Map<string, number>; oldest: Map<string, number> }> => {
+  const perTenant = async (): Promise<PerTenant> => {
     const samples = await sources.openTransactions();
     const now = sources.now();
     const count = new Map<string, number>();
@@ -36,26 +42,26 @@ export function registerTxnMetrics(registry: Registry, sources: TxnMetricSources
     return { count, oldest };
   };
   // A tenant whose last transaction ended drops out rather than lingering at 0 (reset first).
-  new Gauge({
-    name: "lastword_kafka_open_transactions",
-    help: "Open Kafka transactions (Ongoing or being completed) this worker coordinates, by tenant",
-    labelNames: ["tenant"] as const,
-    registers,
-    async collect() {
-      const { count } = await perTenant();
-      this.reset();
-      for (const [tenant, n] of count) this.set({ tenant }, n);
-    },
-  });
-  new Gauge({
-    name: "lastword_kafka_oldest_open_transaction_age_seconds",
-    help: "Age of the oldest open Kafka transaction this worker coordinates, by tenant (on the worker's clock)",
-    labelNames: ["tenant"] as const,
-    registers,
-    async collect() {
-      const { oldest } = await perTenant();
-      this.reset();
-      for (const [tenant, seconds] of oldest) this.set({ tenant }, seconds);
-    },
-  });
+  const perTenantGauge = (name: string, help: string, pick: (t: PerTenant) => Map<string, number>) =>
+    new Gauge({
+      name,
+      help,
+      labelNames: ["tenant"] as const,
+      registers,
+      async collect() {
+        const values = pick(await perTenant());
+        this.reset();
+        for (const [tenant, value] of values) this.set({ tenant }, value);
+      },
+    });
+  perTenantGauge(
+    "lastword_kafka_open_transactions",
+    "Open Kafka transactions (Ongoing or being completed) this worker coordinates, by tenant",
+    (t) => t.count,
+  );
+  perTenantGauge(
+    "lastword_kafka_oldest_open_transaction_age_seconds",
+    "Age of the oldest open Kafka transaction this worker coordinates, by tenant (on the worker's clock)",
+    (t) => t.oldest,
+  );
 }

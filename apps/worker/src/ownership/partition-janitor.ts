@@ -22,11 +22,7 @@ export async function removeOrphanedPartitions(
   prisma: PrismaClient,
   logger: Logger,
 ): Promise<string[]> {
-  const topics = await listTopicDirs(dataDir);
-  if (topics.length === 0) return [];
-  const rows = await prisma.$queryRaw<{ topicId: string; index: number; organizationId: string }[]>`
-    SELECT p."topicId", p."index", t."organizationId" FROM "Partition" p JOIN "Topic" t ON t."id" = p."topicId"
-    WHERE p."topicId" = ANY(${topics.map((t) => t.topicId)}::text[])`;
+  const { topics, rows } = await partitionsOnDisk(dataDir, prisma);
   const alive = new Set(rows.map((row) => `${row.organizationId}/${row.topicId}/${row.index}`));
   const aliveTopics = new Set(rows.map((row) => `${row.organizationId}/${row.topicId}`));
   const removed: string[] = [];
@@ -57,21 +53,7 @@ export async function removeStaleCopies(
   workerId: string,
   logger: Logger,
 ): Promise<string[]> {
-  const topics = await listTopicDirs(dataDir);
-  if (topics.length === 0) return [];
-  const rows = await prisma.$queryRaw<
-    {
-      id: string;
-      topicId: string;
-      index: number;
-      organizationId: string;
-      ownerWorkerId: string | null;
-      leaseEpoch: number;
-    }[]
-  >`
-    SELECT p."id", p."topicId", p."index", t."organizationId", p."ownerWorkerId", p."leaseEpoch"
-    FROM "Partition" p JOIN "Topic" t ON t."id" = p."topicId"
-    WHERE p."topicId" = ANY(${topics.map((t) => t.topicId)}::text[])`;
+  const { rows } = await partitionsOnDisk(dataDir, prisma);
   const removed: string[] = [];
   for (const row of rows) {
     if (row.ownerWorkerId === workerId) continue;
@@ -84,6 +66,29 @@ export async function removeStaleCopies(
   }
   if (removed.length) logger.info({ dirs: removed }, "removed copies of partitions other workers took over");
   return removed;
+}
+
+interface PartitionRow {
+  id: string;
+  topicId: string;
+  index: number;
+  organizationId: string;
+  ownerWorkerId: string | null;
+  leaseEpoch: number;
+}
+
+/** The topic directories under `dataDir` and the Partition rows of those topics that still exist. */
+async function partitionsOnDisk(
+  dataDir: string,
+  prisma: PrismaClient,
+): Promise<{ topics: TopicDir[]; rows: PartitionRow[] }> {
+  const topics = await listTopicDirs(dataDir);
+  if (topics.length === 0) return { topics, rows: [] };
+  const rows = await prisma.$queryRaw<PartitionRow[]>`
+    SELECT p."id", p."topicId", p."index", t."organizationId", p."ownerWorkerId", p."leaseEpoch"
+    FROM "Partition" p JOIN "Topic" t ON t."id" = p."topicId"
+    WHERE p."topicId" = ANY(${topics.map((t) => t.topicId)}::text[])`;
+  return { topics, rows };
 }
 
 async function listTopicDirs(dataDir: string): Promise<TopicDir[]> {

@@ -1,4 +1,5 @@
-import type { Prisma, PrismaClient } from "@lastword/db";
+import type { Prisma } from "@lastword/db";
+import { CoordinatorRepository } from "../coordinator-repository";
 import type { HeldGroupLease } from "./group-lease.repository";
 
 export interface StoredOffset {
@@ -32,22 +33,12 @@ export interface OffsetToStore {
  * coordinator that was deposed meanwhile changes nothing (GroupLeaseMovedError, NOT_COORDINATOR
  * to the client), and a takeover waits for a write already under way.
  */
-export class GroupOffsetsRepository {
-  readonly #prisma: PrismaClient;
-  readonly #workerId: string;
-  readonly #now: () => number;
-
-  constructor(prisma: PrismaClient, workerId: string, now: () => number) {
-    this.#prisma = prisma;
-    this.#workerId = workerId;
-    this.#now = now;
-  }
-
+export class GroupOffsetsRepository extends CoordinatorRepository {
   async commit(lease: HeldGroupLease, offsets: readonly OffsetToStore[]): Promise<void> {
     if (offsets.length === 0) return;
     const { tenantId, groupId: groupName } = lease;
-    const now = new Date(this.#now());
-    await this.#prisma.$transaction(async (tx) => {
+    const now = new Date(this.now());
+    await this.prisma.$transaction(async (tx) => {
       await this.#fence(tx, lease);
       const group = await tx.consumerGroup.upsert({
         where: { organizationId_name: { organizationId: tenantId, name: groupName } },
@@ -68,7 +59,7 @@ export class GroupOffsetsRepository {
 
   /** Every committed offset of the group (none when the group does not exist). */
   async fetch(tenantId: string, groupName: string): Promise<StoredOffset[]> {
-    const group = await this.#prisma.consumerGroup.findUnique({
+    const group = await this.prisma.consumerGroup.findUnique({
       where: { organizationId_name: { organizationId: tenantId, name: groupName } },
       include: { offsets: { include: { topic: { select: { name: true } } } } },
     });
@@ -82,7 +73,7 @@ export class GroupOffsetsRepository {
 
   /** The tenant's group names with a ConsumerGroup row. */
   async names(tenantId: string): Promise<string[]> {
-    const rows = await this.#prisma.consumerGroup.findMany({
+    const rows = await this.prisma.consumerGroup.findMany({
       where: { organizationId: tenantId },
       select: { name: true },
     });
@@ -90,7 +81,7 @@ export class GroupOffsetsRepository {
   }
 
   async exists(tenantId: string, groupName: string): Promise<boolean> {
-    const found = await this.#prisma.consumerGroup.findUnique({
+    const found = await this.prisma.consumerGroup.findUnique({
       where: { organizationId_name: { organizationId: tenantId, name: groupName } },
       select: { id: true },
     });
@@ -99,7 +90,7 @@ export class GroupOffsetsRepository {
 
   /** Deletes the group and its offsets; false when there was none. */
   async delete(lease: HeldGroupLease): Promise<boolean> {
-    return this.#prisma.$transaction(async (tx) => {
+    return this.prisma.$transaction(async (tx) => {
       await this.#fence(tx, lease);
       const { count } = await tx.consumerGroup.deleteMany({
         where: { organizationId: lease.tenantId, name: lease.groupId },
@@ -111,7 +102,7 @@ export class GroupOffsetsRepository {
   /** Deletes the given partitions' committed offsets (OffsetDelete); the group row itself stays. */
   async deleteOffsets(lease: HeldGroupLease, offsets: readonly OffsetToDelete[]): Promise<number> {
     if (offsets.length === 0) return 0;
-    return this.#prisma.$transaction(async (tx) => {
+    return this.prisma.$transaction(async (tx) => {
       await this.#fence(tx, lease);
       const { count } = await tx.consumerGroupOffset.deleteMany({
         where: {
@@ -132,7 +123,7 @@ export class GroupOffsetsRepository {
     const held = await tx.$queryRaw<{ held: number }[]>`
       SELECT 1 AS "held" FROM "KafkaGroup"
       WHERE "organizationId" = ${lease.tenantId} AND "groupId" = ${lease.groupId}
-        AND "ownerWorkerId" = ${this.#workerId} AND "epoch" = ${lease.epoch}
+        AND "ownerWorkerId" = ${this.workerId} AND "epoch" = ${lease.epoch}
       FOR SHARE`;
     if (held.length === 0) throw new GroupLeaseMovedError(lease);
   }

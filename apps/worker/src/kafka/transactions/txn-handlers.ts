@@ -147,6 +147,9 @@ export async function handleAddPartitionsToTxn(
   return each(() => code);
 }
 
+/** The answer of an API whose body is an error code alone (AddOffsetsToTxn, EndTxn). */
+const codeAnswer = (errorCode: number) => ({ throttleTimeMs: 0, errorCode });
+
 /** AddOffsetsToTxn v0–v3: the transaction will carry the group's offsets (`groups:write` on it). */
 export async function handleAddOffsetsToTxn(
   ctx: KafkaBrokerContext,
@@ -154,17 +157,16 @@ export async function handleAddOffsetsToTxn(
   version: number,
   request: RequestBody<25>,
 ): Promise<ResponseInput<25>> {
-  const answer = (errorCode: number) => ({ throttleTimeMs: 0, errorCode });
   if (refusal(session, "AddOffsetsToTxn", { name: request.groupId })) {
-    return answer(refusedCode("AddOffsetsToTxn"));
+    return codeAnswer(refusedCode("AddOffsetsToTxn"));
   }
-  if (transactionalIdRefused(session)) return answer(ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED);
+  if (transactionalIdRefused(session)) return codeAnswer(ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED);
   const lease = ctx.transactions.lease(session.principal.tenantId, request.transactionalId);
-  if (!lease) return answer(ErrorCode.NOT_COORDINATOR);
+  if (!lease) return codeAnswer(ErrorCode.NOT_COORDINATOR);
   const outcome = await coordinated(ctx, request.transactionalId, () =>
     ctx.transactions.addPartitions(lease, Number(request.producerId), request.producerEpoch, []),
   );
-  return answer(versioned(outcome, version, PRODUCER_FENCED_SINCE.addOffsets));
+  return codeAnswer(versioned(outcome, version, PRODUCER_FENCED_SINCE.addOffsets));
 }
 
 /** EndTxn v0–v3: commit or abort the open transaction. */
@@ -174,12 +176,11 @@ export async function handleEndTxn(
   version: number,
   request: RequestBody<26>,
 ): Promise<ResponseInput<26>> {
-  const answer = (errorCode: number) => ({ throttleTimeMs: 0, errorCode });
-  if (refusal(session, "EndTxn")) return answer(refusedCode("EndTxn"));
+  if (refusal(session, "EndTxn")) return codeAnswer(refusedCode("EndTxn"));
   const lease = ctx.transactions.lease(session.principal.tenantId, request.transactionalId);
-  if (!lease) return answer(ErrorCode.NOT_COORDINATOR);
+  if (!lease) return codeAnswer(ErrorCode.NOT_COORDINATOR);
   const outcome = await coordinated(ctx, request.transactionalId, () =>
     ctx.transactions.endTxn(lease, Number(request.producerId), request.producerEpoch, request.committed),
   );
-  return answer(versioned(outcome, version, PRODUCER_FENCED_SINCE.endTxn));
+  return codeAnswer(versioned(outcome, version, PRODUCER_FENCED_SINCE.endTxn));
 }

@@ -1,5 +1,6 @@
 import type { TransactionState } from "@lastword/api/transaction-states";
-import type { Prisma, PrismaClient } from "@lastword/db";
+import type { Prisma } from "@lastword/db";
+import { CoordinatorRepository } from "../coordinator-repository";
 import type { HeldTxnLease } from "./txn-lease.repository";
 
 export type TxnStateName = TransactionState;
@@ -87,24 +88,14 @@ const COLUMNS = `"producerId", "producerEpoch", "state", "timeoutMs", "partition
  * A commit's pending offsets reach the group's ConsumerGroupOffset rows in the same transaction
  * that records CompleteCommit: they become visible exactly when the transaction does.
  */
-export class TxnStateRepository {
-  readonly #prisma: PrismaClient;
-  readonly #workerId: string;
-  readonly #now: () => number;
-
-  constructor(prisma: PrismaClient, workerId: string, now: () => number) {
-    this.#prisma = prisma;
-    this.#workerId = workerId;
-    this.#now = now;
-  }
-
+export class TxnStateRepository extends CoordinatorRepository {
   async read(lease: HeldTxnLease): Promise<TxnRecord | null> {
-    const rows = await this.#prisma.$queryRawUnsafe<Row[]>(
+    const rows = await this.prisma.$queryRawUnsafe<Row[]>(
       `SELECT ${COLUMNS} FROM "KafkaTransaction"
        WHERE "organizationId" = $1 AND "transactionalId" = $2 AND "ownerWorkerId" = $3 AND "epoch" = $4`,
       lease.tenantId,
       lease.transactionalId,
-      this.#workerId,
+      this.workerId,
       lease.epoch,
     );
     return rows[0] ? recordOf(rows[0]) : null;
@@ -112,7 +103,7 @@ export class TxnStateRepository {
 
   /** The id's transaction as the database has it, whoever coordinates it (a partition owner's Produce check). */
   async find(tenantId: string, transactionalId: string): Promise<TxnRecord | null> {
-    const rows = await this.#prisma.$queryRawUnsafe<Row[]>(
+    const rows = await this.prisma.$queryRawUnsafe<Row[]>(
       `SELECT ${COLUMNS} FROM "KafkaTransaction" WHERE "organizationId" = $1 AND "transactionalId" = $2`,
       tenantId,
       transactionalId,
@@ -122,14 +113,14 @@ export class TxnStateRepository {
 
   /** Runs `change` on the row locked under the lease and writes what it decided. */
   async change<T>(lease: HeldTxnLease, change: (row: TxnRecord) => TxnChange<T>): Promise<T> {
-    return this.#prisma.$transaction(async (tx) => {
+    return this.prisma.$transaction(async (tx) => {
       const rows = await tx.$queryRawUnsafe<Row[]>(
         `SELECT ${COLUMNS} FROM "KafkaTransaction"
          WHERE "organizationId" = $1 AND "transactionalId" = $2 AND "ownerWorkerId" = $3 AND "epoch" = $4
          FOR UPDATE`,
         lease.tenantId,
         lease.transactionalId,
-        this.#workerId,
+        this.workerId,
         lease.epoch,
       );
       if (!rows[0]) throw new TxnLeaseMovedError(lease);
@@ -138,7 +129,7 @@ export class TxnStateRepository {
       if (!next) return result;
       const after = { ...before, ...next };
       if (next.state === "CompleteCommit" && before.state === "PrepareCommit") {
-        await applyOffsets(tx, lease.tenantId, before.pendingOffsets, this.#now());
+        await applyOffsets(tx, lease.tenantId, before.pendingOffsets, this.now());
       }
       await tx.kafkaTransaction.update({
         where: {
@@ -155,7 +146,7 @@ export class TxnStateRepository {
           partitions: after.partitions as unknown as Prisma.InputJsonValue,
           pendingOffsets: after.pendingOffsets as unknown as Prisma.InputJsonValue,
           startedAt: after.startedAt === null ? null : new Date(after.startedAt),
-          updatedAt: new Date(this.#now()),
+          updatedAt: new Date(this.now()),
           // An operator's abort request is for the transaction open when it was made.
           ...(after.state !== "Ongoing" && { abortRequestedAt: null }),
         },
@@ -174,7 +165,7 @@ export class TxnStateRepository {
     transactionalId: string,
     accept: (row: TxnRecord) => PendingOffset[] | null,
   ): Promise<TxnRecord | null> {
-    return this.#prisma.$transaction(async (tx) => {
+    return this.prisma.$transaction(async (tx) => {
       const rows = await tx.$queryRawUnsafe<Row[]>(
         `SELECT ${COLUMNS} FROM "KafkaTransaction"
          WHERE "organizationId" = $1 AND "transactionalId" = $2 FOR UPDATE`,
@@ -192,7 +183,7 @@ export class TxnStateRepository {
         where: { organizationId_transactionalId: { organizationId: tenantId, transactionalId } },
         data: {
           pendingOffsets: [...merged.values()] as unknown as Prisma.InputJsonValue,
-          updatedAt: new Date(this.#now()),
+          updatedAt: new Date(this.now()),
         },
       });
       return row;
@@ -201,12 +192,12 @@ export class TxnStateRepository {
 
   /** The rows this worker coordinates whose transaction is open or being completed. */
   async withWork(): Promise<(HeldTxnLease & TxnRecord)[]> {
-    const rows = await this.#prisma.$queryRawUnsafe<
+    const rows = await this.prisma.$queryRawUnsafe<
       (Row & { organizationId: string; transactionalId: string; epoch: number })[]
     >(
       `SELECT "organizationId", "transactionalId", "epoch", ${COLUMNS} FROM "KafkaTransaction"
        WHERE "ownerWorkerId" = $1 AND "state" IN ('Ongoing', 'PrepareCommit', 'PrepareAbort')`,
-      this.#workerId,
+      this.workerId,
     );
     return rows.map((r) => ({
       tenantId: r.organizationId,
@@ -218,7 +209,7 @@ export class TxnStateRepository {
 
   /** The tenant's open transactions' pending offsets for a group (OffsetFetch's requireStable). */
   async pendingFor(tenantId: string, groupId: string): Promise<PendingOffset[]> {
-    const rows = await this.#prisma.$queryRawUnsafe<{ pendingOffsets: unknown }[]>(
+    const rows = await this.prisma.$queryRawUnsafe<{ pendingOffsets: unknown }[]>(
       `SELECT "pendingOffsets" FROM "KafkaTransaction"
        WHERE "organizationId" = $1 AND "state" IN ('Ongoing', 'PrepareCommit')`,
       tenantId,

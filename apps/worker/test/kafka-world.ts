@@ -1,0 +1,112 @@
+import type { Scope } from "@lastword/api/key-auth";
+import { usePerFile } from "@lastword/db/testing-hooks";
+import type { RunningWorker } from "../src/worker";
+import { CLIENT_SCOPES, createKafkaKey, createNamedTopic, startKafkaWorker } from "./kafka-client";
+import { openControlPlane, type TestControlPlane } from "./rest-call";
+import { openWorkerHarness, type WorkerHarness } from "./worker-harness";
+
+/** An API key as a Kafka client logs in with it: the key id is the user name, its secret the password. */
+export type KafkaKey = { id: string; secret: string };
+
+/** What a Kafka test file runs on: its harness, one worker serving Kafka, and a key of the tenant. */
+export interface KafkaWorld {
+  h: WorkerHarness;
+  worker: RunningWorker;
+  /** The worker's Kafka listener, as clients dial it (`host:port`). */
+  bootstrap: string;
+  /** A key of `org` with `scopes`. */
+  key: KafkaKey;
+}
+
+/** The worker settings startKafkaWorker takes beside the partition count. */
+type KafkaWorkerOverrides = NonNullable<Parameters<typeof startKafkaWorker>[2]>;
+
+/** Topics of the tenant by name: a partition count, or a count and the topic's configs. */
+export type WorldTopics = Record<string, number | [partitions: number, configs: Record<string, string>]>;
+
+/**
+ * The file's Kafka world, made in `beforeAll` and taken down in `afterAll` (read it inside hooks and
+ * tests): a harness of `harness`; `org`'s `topics` and what `setup` makes (other tenants, quotas,
+ * keys), before the worker starts so that it finds them; a key of `org` with `scopes` (the group
+ * clients' unless said); and a worker (startKafkaWorker with `worker`'s settings) once it hosts
+ * `partitions` partitions (unless said, those of `topics`).
+ */
+export function useKafkaWorld(
+  harness: Parameters<typeof openWorkerHarness>[0],
+  org: string,
+  options: {
+    topics?: WorldTopics;
+    partitions?: number;
+    scopes?: readonly Scope[];
+    keyOptions?: Parameters<typeof createKafkaKey>[3];
+    worker?: KafkaWorkerOverrides;
+    setup?: (h: WorkerHarness) => Promise<void>;
+  } = {},
+): KafkaWorld {
+  const topics = Object.entries(options.topics ?? {}).map(([name, t]) => ({
+    name,
+    partitions: typeof t === "number" ? t : t[0],
+    configs: typeof t === "number" ? {} : t[1],
+  }));
+  const partitions = options.partitions ?? topics.reduce((n, t) => n + t.partitions, 0);
+  return usePerFile(
+    async () => {
+      const h = await openWorkerHarness(harness);
+      try {
+        for (const t of topics) await createNamedTopic(h.db.prisma, org, t.name, t.partitions, t.configs);
+        await options.setup?.(h);
+        const scopes = options.scopes ?? CLIENT_SCOPES;
+        const key = await createKafkaKey(h.db.prisma, org, scopes, options.keyOptions);
+        const { worker, bootstrap } = await startKafkaWorker(h, partitions, options.worker);
+        return { h, worker, bootstrap, key };
+      } catch (error) {
+        // usePerFile closes only what it was handed: a failed start must not leave the database behind.
+        await h.close();
+        throw error;
+      }
+    },
+    (world) => world.h.close(),
+  );
+}
+
+/** What a test of the control plane and the Kafka port together runs on: keys and tenants come from `control`. */
+export interface ControlPlaneWorld {
+  h: WorkerHarness;
+  /** The API's server on the harness's database and data plane, and REST calls to it. */
+  control: TestControlPlane;
+  /** A worker serving Kafka whose groups rebalance at once; it hosts the topics made through `control`. */
+  worker: RunningWorker;
+  /** The worker's Kafka listener, as clients dial it (`host:port`). */
+  bootstrap: string;
+}
+
+/**
+ * The file's control plane (openControlPlane, named `controlName`) and Kafka worker on a harness of
+ * `harness`, made in `beforeAll` and closed in `afterAll`, the control plane first.
+ */
+export function useControlPlaneWorld(
+  harness: Parameters<typeof openWorkerHarness>[0],
+  controlName: string,
+): ControlPlaneWorld {
+  return usePerFile(
+    async () => {
+      const h = await openWorkerHarness(harness);
+      const control = openControlPlane({ name: controlName, prisma: h.db.prisma, dataPlane: h.client });
+      try {
+        const worker = await h.startWorker({
+          claimIntervalMs: 100,
+          kafka: { host: "127.0.0.1", port: 0, groups: { initialRebalanceDelayMs: 0 } },
+        });
+        return { h, control, worker, bootstrap: `${worker.kafka!.host}:${worker.kafka!.port}` };
+      } catch (error) {
+        await control.close();
+        await h.close();
+        throw error;
+      }
+    },
+    async (world) => {
+      await world.control.close();
+      await world.h.close();
+    },
+  );
+}
