@@ -1,4 +1,5 @@
 import { REGISTRY_ROUTES } from "@lastword/schema-registry";
+import { ADDRESS_REFERENCES, ADDRESS_SCHEMA, recordUsingAddress } from "@lastword/schema-registry/testing";
 import { beforeAll, describe, expect, it } from "vitest";
 import { type ApiServer, SCHEMA_REGISTRY_TOPIC } from "../src/index";
 import { anotherWebProcess, PUBLIC_URL, provisionTenantKey, rest } from "./api-harness";
@@ -199,20 +200,9 @@ describe("the registry's HTTP API, against Confluent's documented shapes", () =>
   });
 
   it("references: a schema using another's type, referencedby, and a referenced version cannot be deleted", async () => {
-    const address = JSON.stringify({
-      type: "record",
-      name: "Address",
-      namespace: "acme",
-      fields: [{ name: "city", type: "string" }],
-    });
-    const a = await sr("POST", "/subjects/address/versions", { schema: address });
-    const user = JSON.stringify({
-      type: "record",
-      name: "Person",
-      namespace: "acme",
-      fields: [{ name: "home", type: "acme.Address" }],
-    });
-    const references = [{ name: "acme.Address", subject: "address", version: 1 }];
+    const a = await sr("POST", "/subjects/address/versions", { schema: ADDRESS_SCHEMA });
+    const user = recordUsingAddress("Person");
+    const references = ADDRESS_REFERENCES;
     const u = await sr("POST", "/subjects/person/versions", { schema: user, references });
     expect(u.status, u.text).toBe(200);
     const uid = (u.body as { id: number }).id;

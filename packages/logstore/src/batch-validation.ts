@@ -1,6 +1,7 @@
 import {
   BATCH_HEADER_BYTES,
   batchCrcMatches,
+  batchField,
   COMPRESSION_MASK,
   CONTROL_FLAG,
   CompressionError,
@@ -8,18 +9,15 @@ import {
   crc32c,
   forEachHeader,
   inflateBatch,
-  LOG_OVERHEAD_BYTES,
   MAGIC_V2,
   OFF_ATTRIBUTES,
   OFF_BASE_SEQUENCE,
   OFF_CRC,
   OFF_LAST_OFFSET_DELTA,
-  OFF_LENGTH,
   OFF_MAGIC,
   OFF_MAX_TIMESTAMP,
   OFF_PRODUCER_EPOCH,
   OFF_PRODUCER_ID,
-  OFF_RECORD_COUNT,
   RecordBatchFormatError,
   RecordBatchWalk,
   readInt32,
@@ -183,7 +181,7 @@ function checkHeader(
       `a record batch needs ${BATCH_HEADER_BYTES} header bytes, got ${batch.length}`,
     );
   }
-  const size = readInt32(batch, OFF_LENGTH) + LOG_OVERHEAD_BYTES;
+  const size = batchField.sizeBytes(batch, 0);
   if (size !== batch.length) {
     throw new InvalidRecordError(
       `the batch's length field says ${size} bytes but ${batch.length} were given (exactly one batch per append)`,
@@ -201,7 +199,7 @@ function checkHeader(
   if (options.checkCrc && !batchCrcMatches(batch, 0, size)) {
     throw new CorruptBatchError("record batch CRC-32C mismatch");
   }
-  const recordCount = readInt32(batch, OFF_RECORD_COUNT);
+  const recordCount = batchField.recordCount(batch, 0);
   if (recordCount < 1) throw new InvalidRecordError("an append needs at least one record");
   const lastOffsetDelta = readInt32(batch, OFF_LAST_OFFSET_DELTA);
   if (lastOffsetDelta !== recordCount - 1) {

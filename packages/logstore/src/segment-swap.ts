@@ -1,6 +1,7 @@
 import { open, readdir, rename, unlink } from "node:fs/promises";
 import { join } from "node:path";
 import { BATCH_HEADER_BYTES, batchField } from "@lastword/record-batch";
+import { fsyncDirectory } from "./fsync-directory";
 
 // Crash-safe replacement of a group of segments by one cleaned segment (Kafka's
 // LocalLog.replaceSegments and LogLoader's swap recovery). A group's new files are written as
@@ -42,15 +43,6 @@ function parseSegmentFile(name: string): SegmentFile | null {
 async function listSegmentFiles(dir: string): Promise<SegmentFile[]> {
   const names = await readdir(dir);
   return names.map(parseSegmentFile).filter((f): f is SegmentFile => f !== null);
-}
-
-async function fsyncDir(dir: string): Promise<void> {
-  const handle = await open(dir, "r");
-  try {
-    await handle.sync();
-  } finally {
-    await handle.close();
-  }
 }
 
 async function unlinkIfPresent(path: string): Promise<void> {
@@ -125,7 +117,7 @@ export async function recoverSwapFiles(dir: string): Promise<SwapRecoveryReport>
   files = await listSegmentFiles(dir);
   const rolledForward = await rollForward(dir, files);
   if (rolledBack.size > 0 || rolledForward.length > 0 || files.some((f) => f.suffix !== ""))
-    await fsyncDir(dir);
+    fsyncDirectory(dir);
   return { rolledBack: [...rolledBack].sort((a, b) => a - b), rolledForward };
 }
 

@@ -1,8 +1,8 @@
 import fs from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { type PartitionLog, type RemoteSegmentSource, readBatchHeader, readTxnMarker } from "../src/index";
-import { kv, openLog, TestClock, tempDir, text } from "./helpers";
+import { type PartitionLog, type RemoteSegmentSource, readTxnMarker } from "../src/index";
+import { batchesIn, kv, openLog, TestClock, tempDir, text } from "./helpers";
 
 // The cleaner's transaction rules (reference §2.10; Kafka's testBasicTransactionAwareCleaning,
 // testCommitMarkerRemoval, testAbortMarkerRemoval, testLogCleanerRetainsProducerLastSequence):
@@ -41,10 +41,9 @@ async function stored(log: PartitionLog): Promise<string[]> {
   while (from < log.highWatermark) {
     const { bytes, nextOffset } = await log.readBatches(from, { maxBytes: 64 << 20 });
     if (bytes.length === 0) break;
-    for (let at = 0; at < bytes.length; ) {
-      const header = readBatchHeader(bytes, at);
+    for (const { header, bytes: batch } of batchesIn(bytes)) {
       if (header.isControl) {
-        const type = readTxnMarker(bytes, at).commit ? "COMMIT" : "ABORT";
+        const type = readTxnMarker(batch, 0).commit ? "COMMIT" : "ABORT";
         out.push(`${type}(${header.producerId})@${header.baseOffset}`);
       } else if (header.recordCount === 0) {
         out.push(`empty(${header.producerId})@${header.baseOffset}`);
@@ -58,7 +57,6 @@ async function stored(log: PartitionLog): Promise<string[]> {
           out.push(`${text(r.key)}=${text(r.value)}@${r.offset}`);
         }
       }
-      at += header.sizeBytes;
     }
     from = nextOffset;
   }

@@ -2,31 +2,14 @@ import fs from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { CLEANER_CHECKPOINT_FILE, readCleanerCheckpoint } from "../src/cleaner-checkpoint";
-import { type LogRecord, type PartitionLog, readBatchHeader } from "../src/index";
-import { kv, openLog, replayLog, TestClock, tempDir, text } from "./helpers";
+import type { LogRecord, PartitionLog } from "../src/index";
+import { batchesOnDisk, kv, openLog, replayLog, TestClock, tempDir, text } from "./helpers";
 
 // Numbered by the cleaner rule they pin; each test is named after the rule it pins.
 
 const DAY = 86_400_000;
 
 const show = (records: LogRecord[]) => records.map((r) => `${r.offset}:${text(r.key)}=${text(r.value)}`);
-
-/** Every batch on disk, in offset order, with its raw bytes. */
-function batchesOnDisk(dir: string) {
-  const out: { header: ReturnType<typeof readBatchHeader>; bytes: Buffer }[] = [];
-  for (const name of fs
-    .readdirSync(dir)
-    .filter((n) => n.endsWith(".log"))
-    .sort()) {
-    const buf = fs.readFileSync(path.join(dir, name));
-    for (let at = 0; at < buf.length; ) {
-      const header = readBatchHeader(buf, at);
-      out.push({ header, bytes: buf.subarray(at, at + header.sizeBytes) });
-      at += header.sizeBytes;
-    }
-  }
-  return out;
-}
 
 async function appendEach(log: PartitionLog, pairs: [string | null, string | null][]): Promise<void> {
   for (const [key, value] of pairs) await log.append([kv(key, value)]);

@@ -1,9 +1,7 @@
-import fs from "node:fs";
-import path from "node:path";
 import { batchCompression, batchCrcMatches, CODEC_IDS, type CompressionName } from "@lastword/record-batch";
 import { describe, expect, it } from "vitest";
-import { InvalidRecordError, type LogRecord, readBatchHeader } from "../src/index";
-import { kv, openLog, replayLog, TestClock, tempDir, text } from "./helpers";
+import { InvalidRecordError, type LogRecord } from "../src/index";
+import { batchesOnDisk, kv, openLog, replayLog, TestClock, tempDir, text } from "./helpers";
 
 // Compressed batches through the whole log: what compression.type stores, reads, tombstone counts,
 // the cleaner's read-filter-rewrite, reopening (recovery reads and checks them) and retention.
@@ -16,18 +14,10 @@ const show = (records: LogRecord[]) =>
 
 /** The codec ids of every batch on disk, oldest first. */
 function storedCodecs(dir: string): number[] {
-  const codecs: number[] = [];
-  for (const name of fs
-    .readdirSync(dir)
-    .filter((n) => n.endsWith(".log"))
-    .sort()) {
-    const buf = fs.readFileSync(path.join(dir, name));
-    for (let at = 0; at < buf.length; at += readBatchHeader(buf, at).sizeBytes) {
-      expect(batchCrcMatches(buf, at, readBatchHeader(buf, at).sizeBytes)).toBe(true);
-      codecs.push(batchCompression(buf, at));
-    }
-  }
-  return codecs;
+  return batchesOnDisk(dir).map(({ bytes }) => {
+    expect(batchCrcMatches(bytes, 0, bytes.length)).toBe(true);
+    return batchCompression(bytes, 0);
+  });
 }
 
 /** A batch of `keys` each set to `<key><round>` (a long value, so codecs have work to do). */

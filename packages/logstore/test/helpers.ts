@@ -8,6 +8,7 @@ import {
   ManualClock,
   PartitionLog,
   type PartitionLogOptions,
+  readBatchHeader,
 } from "../src/index";
 
 /** The manual clock at a fixed start, so scenarios do not depend on when they run. */
@@ -77,4 +78,35 @@ export async function codeOf(promise: Promise<unknown>): Promise<string> {
     expect(error).toBeInstanceOf(LogStoreError);
     return (error as LogStoreError).code;
   }
+}
+
+/** The `.log` segment files under `dir`, oldest first, as their bytes. */
+export function segmentFiles(dir: string): Buffer[] {
+  return fs
+    .readdirSync(dir)
+    .filter((name) => name.endsWith(".log"))
+    .sort()
+    .map((name) => fs.readFileSync(path.join(dir, name)));
+}
+
+/** One stored batch: its header and its bytes (a view of the buffer it was read from). */
+export interface StoredBatch {
+  header: ReturnType<typeof readBatchHeader>;
+  bytes: Buffer;
+}
+
+/** The batches of `buf`, whole batches back to back as a segment file or a log read holds them. */
+export function batchesIn(buf: Buffer): StoredBatch[] {
+  const out: StoredBatch[] = [];
+  for (let at = 0; at < buf.length; ) {
+    const header = readBatchHeader(buf, at);
+    out.push({ header, bytes: buf.subarray(at, at + header.sizeBytes) });
+    at += header.sizeBytes;
+  }
+  return out;
+}
+
+/** Every batch in `dir`'s segment files, in offset order. */
+export function batchesOnDisk(dir: string): StoredBatch[] {
+  return segmentFiles(dir).flatMap(batchesIn);
 }

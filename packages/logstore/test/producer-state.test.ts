@@ -8,7 +8,6 @@ import {
   type ProducerAppend,
   type ProducerEntry,
   ProducerStateManager,
-  readBatchHeader,
 } from "../src/index";
 import {
   decodeProducerSnapshot,
@@ -16,7 +15,7 @@ import {
   listSnapshotOffsets,
   snapshotFileName,
 } from "../src/producer-state-snapshot";
-import { codeOf, kv, openLog, replayLog, TestClock, tempDir } from "./helpers";
+import { batchesOnDisk, codeOf, kv, openLog, replayLog, TestClock, tempDir } from "./helpers";
 
 const compact = (extra: Record<string, string | number> = {}) => ({ "cleanup.policy": "compact", ...extra });
 const DAY_MS = 24 * 3600 * 1000;
@@ -38,19 +37,7 @@ function crashImage(dir: string): string {
 
 /** Producer ids of every batch header in the segment files (whatever their records). */
 function producerIdsOnDisk(dir: string): number[] {
-  const ids: number[] = [];
-  for (const name of fs
-    .readdirSync(dir)
-    .filter((n) => /^\d{20}\.log$/.test(n))
-    .sort()) {
-    const buf = fs.readFileSync(path.join(dir, name));
-    for (let at = 0; at < buf.length; ) {
-      const header = readBatchHeader(buf, at);
-      ids.push(header.producerId);
-      at += header.sizeBytes;
-    }
-  }
-  return ids;
+  return batchesOnDisk(dir).map((batch) => batch.header.producerId);
 }
 
 describe("producer state (idempotent appends)", () => {

@@ -1,9 +1,7 @@
-import fs from "node:fs";
 import { createRequire } from "node:module";
-import path from "node:path";
 import { encodeRecordBatch } from "@lastword/record-batch";
 import { describe, expect, it } from "vitest";
-import { openLog, tempDir } from "./helpers";
+import { openLog, segmentFiles, tempDir } from "./helpers";
 
 const require = createRequire(import.meta.url);
 
@@ -38,14 +36,6 @@ function appendedBatch(i: number) {
       headers: [{ key: "trace", value: Buffer.from([i]) }],
     },
   ];
-}
-
-function segmentFiles(dir: string): Buffer[] {
-  return fs
-    .readdirSync(dir)
-    .filter((name) => name.endsWith(".log"))
-    .sort()
-    .map((name) => fs.readFileSync(path.join(dir, name)));
 }
 
 describe("segment files are @lastword/record-batch's bytes", () => {

@@ -1,14 +1,8 @@
 import fs from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import {
-  decodeBatch,
-  encodeRecordBatch,
-  type PartitionLog,
-  readBatchHeader,
-  readTxnMarker,
-} from "../src/index";
-import { codeOf, kv, openLog, TestClock, tempDir, text } from "./helpers";
+import { decodeBatch, encodeRecordBatch, type PartitionLog, readTxnMarker } from "../src/index";
+import { batchesIn, codeOf, kv, openLog, TestClock, tempDir, text } from "./helpers";
 
 const compact = { "cleanup.policy": "compact" };
 
@@ -34,18 +28,19 @@ function marker(pid: number, commit: boolean, extra: { epoch?: number; coordinat
 /** Every batch header (and marker) in the stored bytes from `from`, uncommitted. */
 async function batchesFrom(log: PartitionLog, from: number) {
   const { bytes } = await log.readBatches(from, { maxBytes: 64 << 20 });
-  const out: { baseOffset: number; control: boolean; transactional: boolean; commit?: boolean }[] = [];
-  for (let at = 0; at < bytes.length; ) {
-    const header = readBatchHeader(bytes, at);
-    const entry = {
-      baseOffset: header.baseOffset,
-      control: header.isControl,
-      transactional: header.isTransactional,
-    };
-    out.push(header.isControl ? { ...entry, commit: readTxnMarker(bytes, at).commit } : entry);
-    at += header.sizeBytes;
-  }
-  return out;
+  return batchesIn(bytes).map(
+    ({
+      header,
+      bytes: batch,
+    }): { baseOffset: number; control: boolean; transactional: boolean; commit?: boolean } => {
+      const entry = {
+        baseOffset: header.baseOffset,
+        control: header.isControl,
+        transactional: header.isTransactional,
+      };
+      return header.isControl ? { ...entry, commit: readTxnMarker(batch, 0).commit } : entry;
+    },
+  );
 }
 
 async function keysRead(log: PartitionLog, isolation?: "read_committed" | "read_uncommitted") {

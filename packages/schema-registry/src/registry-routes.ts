@@ -136,6 +136,25 @@ const route = (method: string, path: string, access: RegistryAccess, handler: Ha
   handler,
 });
 
+/**
+ * GET config/:subject and mode/:subject: the subject's own setting; without one, the global setting
+ * when the query asks `defaultToGlobal=true`, else Confluent's "not configured" error.
+ */
+async function subjectSetting(
+  registry: SchemaRegistry,
+  request: RegistryRequest,
+  subject: string,
+  setting: "compatibility" | "mode",
+): Promise<string> {
+  const state = await registry.current();
+  const name = subjectOf(subject);
+  const compatibility = setting === "compatibility";
+  const own = compatibility ? state.configs.get(name) : state.modes.get(name);
+  if (own !== undefined) return own;
+  if (!flag(request.query, "defaultToGlobal")) throw settingNotConfigured(setting, name);
+  return compatibility ? registry.effectiveCompatibility(state, null) : registry.effectiveMode(state, null);
+}
+
 async function subjectsList(registry: SchemaRegistry, request: RegistryRequest): Promise<RegistryResponse> {
   const state = await registry.current();
   const deleted = flag(request.query, "deleted");
@@ -302,15 +321,9 @@ const ROUTES: RouteSpec[] = [
     await registry.setCompatibility(null, null);
     return ok({ compatibilityLevel: previous });
   }),
-  route("GET", "config/:subject", "read", async (registry, request, [subject]) => {
-    const state = await registry.current();
-    const name = subjectOf(subject!);
-    const level =
-      state.configs.get(name) ??
-      (flag(request.query, "defaultToGlobal") ? registry.effectiveCompatibility(state, null) : undefined);
-    if (!level) throw settingNotConfigured("compatibility", name);
-    return ok({ compatibilityLevel: level });
-  }),
+  route("GET", "config/:subject", "read", async (registry, request, [subject]) =>
+    ok({ compatibilityLevel: await subjectSetting(registry, request, subject!, "compatibility") }),
+  ),
   route("PUT", "config/:subject", "write", async (registry, request, [subject]) => {
     const level = parseCompatibilityLevel(configBody(request.body));
     await registry.setCompatibility(subjectOf(subject!), level);
@@ -329,15 +342,9 @@ const ROUTES: RouteSpec[] = [
     await registry.setMode(null, mode, flag(request.query, "force"));
     return ok({ mode });
   }),
-  route("GET", "mode/:subject", "read", async (registry, request, [subject]) => {
-    const state = await registry.current();
-    const name = subjectOf(subject!);
-    const mode =
-      state.modes.get(name) ??
-      (flag(request.query, "defaultToGlobal") ? registry.effectiveMode(state, null) : undefined);
-    if (!mode) throw settingNotConfigured("mode", name);
-    return ok({ mode });
-  }),
+  route("GET", "mode/:subject", "read", async (registry, request, [subject]) =>
+    ok({ mode: await subjectSetting(registry, request, subject!, "mode") }),
+  ),
   route("PUT", "mode/:subject", "write", async (registry, request, [subject]) => {
     const mode = parseMode(modeBody(request.body));
     await registry.setMode(subjectOf(subject!), mode, flag(request.query, "force"));

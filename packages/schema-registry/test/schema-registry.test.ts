@@ -1,6 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { RegistryError, SchemaRegistry } from "../src/index";
+import { ADDRESS_REFERENCES, ADDRESS_SCHEMA, recordUsingAddress } from "./avro-references.fixture";
 import { MemoryLog } from "./memory-log";
 
 const avro = (fields: unknown[]) => JSON.stringify({ type: "record", name: "User", fields });
@@ -82,24 +83,9 @@ describe("SchemaRegistry over its log", () => {
 
   it("resolves references and refuses to delete a referenced version (42206)", async () => {
     const registry = new SchemaRegistry(new MemoryLog());
-    await registry.register(
-      "address",
-      input(
-        JSON.stringify({
-          type: "record",
-          name: "Address",
-          namespace: "acme",
-          fields: [{ name: "city", type: "string" }],
-        }),
-      ),
-    );
-    const user = JSON.stringify({
-      type: "record",
-      name: "User",
-      namespace: "acme",
-      fields: [{ name: "home", type: "acme.Address" }],
-    });
-    const references = [{ name: "acme.Address", subject: "address", version: 1 }];
+    await registry.register("address", input(ADDRESS_SCHEMA));
+    const user = recordUsingAddress("User");
+    const references = ADDRESS_REFERENCES;
     expect(await registry.register("user", { schema: user, schemaType: "AVRO", references })).toEqual({
       id: 2,
       version: 1,

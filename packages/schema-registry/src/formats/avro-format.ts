@@ -1,12 +1,6 @@
 import avro from "avsc";
 import { invalidSchema } from "../registry-error";
-import {
-  flattenReferences,
-  type Incompatibility,
-  type ParsedSchema,
-  type ResolvedReference,
-  type SchemaFormat,
-} from "./schema-format";
+import type { Incompatibility, ParsedSchema, ResolvedReference, SchemaFormat } from "./schema-format";
 
 export type AvroType = avro.Type;
 
@@ -26,8 +20,7 @@ function parse(schema: string, references: readonly ResolvedReference[]): Parsed
   const registry: Record<string, AvroType> = {};
   const options = { registry, assertLogicalTypes: false } as const;
   try {
-    for (const ref of flattenReferences(references))
-      avro.Type.forSchema(parseJson(ref.schema) as avro.Schema, options);
+    for (const ref of references) avro.Type.forSchema(parseJson(ref.schema) as avro.Schema, options);
   } catch (error) {
     throw invalidSchema(`a referenced schema does not parse (${(error as Error).message})`);
   }

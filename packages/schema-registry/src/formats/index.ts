@@ -3,7 +3,13 @@ import { levelChecks } from "../compatibility-level";
 import { avroFormat } from "./avro-format";
 import { jsonSchemaFormat } from "./json-schema-format";
 import { protobufFormat } from "./protobuf-format";
-import type { Incompatibility, ParsedSchema, ResolvedReference, SchemaFormat } from "./schema-format";
+import {
+  flattenReferences,
+  type Incompatibility,
+  type ParsedSchema,
+  type ResolvedReference,
+  type SchemaFormat,
+} from "./schema-format";
 
 export type { Incompatibility, ParsedSchema, ResolvedReference, SchemaFormat } from "./schema-format";
 
@@ -18,7 +24,8 @@ export function parseSchema(
   schema: string,
   references: readonly ResolvedReference[],
 ): ParsedSchema {
-  return FORMATS[schemaType].parse(schema, references);
+  // Flattened once here: every format parses each referenced schema once, its own references first.
+  return FORMATS[schemaType].parse(schema, flattenReferences(references));
 }
 
 /**

@@ -1,4 +1,5 @@
 import {
+  additionalDiff,
   boundDiff,
   type DiffContext,
   type JsonSchemaNode,
@@ -47,6 +48,10 @@ const additionalSchema = (items: Items) =>
   typeof items.additional === "object" && items.additional !== null
     ? (items.additional as JsonSchemaNode)
     : null;
+const additionalOf = (items: Items) => ({
+  permits: permitsAdditional(items),
+  schema: additionalSchema(items),
+});
 const unevaluated = (schema: Schema) =>
   schema.unevaluatedItems === undefined ? null : (schema.unevaluatedItems as JsonSchemaNode);
 
@@ -74,7 +79,7 @@ export function arrayDiff(ctx: DiffContext, original: Schema, update: Schema, pa
   ctx.compare(before.all, after.all, `${path}/items`);
   tupleDiff(ctx, original, update, before, after, path);
   // Located at additionalItems in every draft, as Confluent reports 2020-12's items-after-prefixItems.
-  additionalItemsDiff(ctx, before, after, `${path}/additionalItems`);
+  additionalDiff(ctx, additionalOf(before), additionalOf(after), `${path}/additionalItems`, "ITEMS");
   unevaluatedDiff(ctx, unevaluated(original), unevaluated(update), `${path}/unevaluatedItems`, "ITEMS");
   boundDiff(ctx, original, update, path, "maxItems", "MAX_ITEMS");
   boundDiff(ctx, original, update, path, "minItems", "MIN_ITEMS");
@@ -126,14 +131,4 @@ function itemAdded(ctx: DiffContext, original: Schema, before: Items, now: JsonS
   } else {
     ctx.add("ITEM_ADDED_TO_CLOSED_CONTENT_MODEL", where);
   }
-}
-
-function additionalItemsDiff(ctx: DiffContext, before: Items, after: Items, where: string): void {
-  const was = additionalSchema(before);
-  const now = additionalSchema(after);
-  if (permitsAdditional(before) !== permitsAdditional(after)) {
-    ctx.add(permitsAdditional(before) ? "ADDITIONAL_ITEMS_REMOVED" : "ADDITIONAL_ITEMS_ADDED", where);
-  } else if (was === null && now !== null) ctx.add("ADDITIONAL_ITEMS_NARROWED", where);
-  else if (was !== null && now === null) ctx.add("ADDITIONAL_ITEMS_EXTENDED", where);
-  else if (was !== null && now !== null) ctx.compare(was, now, where);
 }

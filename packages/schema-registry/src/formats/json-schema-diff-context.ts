@@ -86,3 +86,29 @@ export function removedFromContentModel(
   else if (was === false) ctx.add(`${what}_WITH_FALSE_REMOVED_FROM_CLOSED_CONTENT_MODEL`, where);
   else ctx.add(`${what}_REMOVED_FROM_CLOSED_CONTENT_MODEL`, where);
 }
+
+/** What a side allows beyond the named properties or items: anything at all, and the schema it is held to. */
+export interface AdditionalContent {
+  /** False only for `false` (nothing more allowed). */
+  permits: boolean;
+  /** The schema they are held to (null: none, any value). */
+  schema: JsonSchemaNode | null;
+}
+
+/**
+ * additionalProperties / additionalItems (`family`), as Confluent compares them: allowed on one
+ * side only is ADDED / REMOVED, a schema on one side only NARROWED / EXTENDED, two schemas compared.
+ */
+export function additionalDiff(
+  ctx: DiffContext,
+  before: AdditionalContent,
+  after: AdditionalContent,
+  where: string,
+  family: "PROPERTIES" | "ITEMS",
+): void {
+  const type = (change: string) => `ADDITIONAL_${family}_${change}`;
+  if (before.permits !== after.permits) ctx.add(type(after.permits ? "ADDED" : "REMOVED"), where);
+  else if (before.schema === null && after.schema !== null) ctx.add(type("NARROWED"), where);
+  else if (before.schema !== null && after.schema === null) ctx.add(type("EXTENDED"), where);
+  else if (before.schema !== null && after.schema !== null) ctx.compare(before.schema, after.schema, where);
+}

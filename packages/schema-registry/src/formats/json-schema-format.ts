@@ -3,7 +3,6 @@ import { Ajv2020 } from "ajv/dist/2020.js";
 import { invalidSchema } from "../registry-error";
 import { compareJsonSchemas, type JsonSchemaDocument } from "./json-schema-diff";
 import {
-  flattenReferences,
   type Incompatibility,
   type ParsedSchema,
   type ResolvedReference,
@@ -44,7 +43,7 @@ function parse(schema: string, references: readonly ResolvedReference[]): Parsed
   const document = parseJson(schema, "the JSON schema");
   const ajv = ajvFor(document);
   const refs = new Map<string, JsonSchemaDocument>();
-  for (const ref of flattenReferences(references)) {
+  for (const ref of references) {
     const refDocument = parseJson(ref.schema, `referenced schema "${ref.name}"`);
     refs.set(ref.name, refDocument);
     try {

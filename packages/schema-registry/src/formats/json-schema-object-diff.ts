@@ -1,4 +1,5 @@
 import {
+  additionalDiff,
   boundDiff,
   type DiffContext,
   type JsonSchemaNode,
@@ -23,6 +24,10 @@ const additionalSchema = (schema: Schema) =>
     ? (schema.additionalProperties as JsonSchemaNode)
     : null;
 const permitsAdditional = (schema: Schema) => schema.additionalProperties !== false;
+const additionalOf = (schema: Schema) => ({
+  permits: permitsAdditional(schema),
+  schema: additionalSchema(schema),
+});
 const unevaluated = (schema: Schema) =>
   schema.unevaluatedProperties === undefined ? null : (schema.unevaluatedProperties as JsonSchemaNode);
 const patternProperties = (schema: Schema) =>
@@ -80,7 +85,13 @@ export function objectDiff(ctx: DiffContext, original: Schema, update: Schema, p
   requiredDiff(ctx, original, update, path);
   propertiesDiff(ctx, original, update, path);
   dependenciesDiff(ctx, original, update, path);
-  additionalDiff(ctx, original, update, path);
+  additionalDiff(
+    ctx,
+    additionalOf(original),
+    additionalOf(update),
+    `${path}/additionalProperties`,
+    "PROPERTIES",
+  );
   unevaluatedDiff(
     ctx,
     unevaluated(original),
@@ -192,20 +203,6 @@ function* keyedPairs<V>(before: ReadonlyMap<string, V>, after: ReadonlyMap<strin
   for (const key of new Set([...before.keys(), ...after.keys()])) {
     yield [key, before.get(key), after.get(key)] as const;
   }
-}
-
-function additionalDiff(ctx: DiffContext, original: Schema, update: Schema, path: string): void {
-  const where = `${path}/additionalProperties`;
-  const before = additionalSchema(original);
-  const after = additionalSchema(update);
-  if (permitsAdditional(original) !== permitsAdditional(update)) {
-    ctx.add(
-      permitsAdditional(update) ? "ADDITIONAL_PROPERTIES_ADDED" : "ADDITIONAL_PROPERTIES_REMOVED",
-      where,
-    );
-  } else if (before === null && after !== null) ctx.add("ADDITIONAL_PROPERTIES_NARROWED", where);
-  else if (before !== null && after === null) ctx.add("ADDITIONAL_PROPERTIES_EXTENDED", where);
-  else if (before !== null && after !== null) ctx.compare(before, after, where);
 }
 
 /**

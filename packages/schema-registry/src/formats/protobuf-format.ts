@@ -2,13 +2,7 @@ import protobuf from "protobufjs";
 import { invalidSchema } from "../registry-error";
 import { canonicalText } from "./canonical";
 import { compareProtobufSchemas } from "./protobuf-diff";
-import {
-  flattenReferences,
-  type Incompatibility,
-  type ParsedSchema,
-  type ResolvedReference,
-  type SchemaFormat,
-} from "./schema-format";
+import type { Incompatibility, ParsedSchema, ResolvedReference, SchemaFormat } from "./schema-format";
 
 export interface ProtobufHandle {
   root: protobuf.Root;
@@ -34,7 +28,7 @@ function parseInto(text: string, root: protobuf.Root, what: string): protobuf.IP
 function parse(schema: string, references: readonly ResolvedReference[]): ParsedSchema<ProtobufHandle> {
   const root = new protobuf.Root();
   const names = new Set<string>();
-  for (const ref of flattenReferences(references)) {
+  for (const ref of references) {
     parseInto(ref.schema, root, `referenced schema "${ref.name}"`);
     names.add(ref.name);
   }

@@ -30,7 +30,10 @@ export interface Incompatibility {
 
 export interface SchemaFormat<Handle = unknown> {
   schemaType: SchemaType;
-  /** Throws RegistryError INVALID_SCHEMA (42201) with the library's reason. */
+  /**
+   * Throws RegistryError INVALID_SCHEMA (42201) with the library's reason. `references` is every
+   * schema this one reaches, in dependency order, each once (`flattenReferences`).
+   */
   parse(schema: string, references: readonly ResolvedReference[]): ParsedSchema<Handle>;
   /**
    * What stops `reader` from reading data written with `writer` (empty: compatible). BACKWARD asks
