@@ -4,6 +4,7 @@ import type { RouterOutputs } from "@lastword/api";
 import { useQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { useConsoleAccess } from "@/lib/console-access";
+import { mediumDateTime } from "@/lib/date-time-formats";
 import { useTRPC } from "@/lib/trpc";
 import { Badge } from "../ui/badge";
 import { ColumnHeads } from "../ui/column-heads";
@@ -25,7 +26,6 @@ const COLUMNS = [
   "Started",
   "Actions",
 ];
-const dateFormat = new Intl.DateTimeFormat("en", { dateStyle: "medium", timeStyle: "medium" });
 
 /** States in which a transaction holds its partitions' last stable offset. */
 const OPEN_STATES: ReadonlySet<Transaction["state"]> = new Set(["Ongoing", "PrepareCommit", "PrepareAbort"]);
@@ -99,7 +99,9 @@ function TransactionRow({ transaction: t, canAbort }: { transaction: Transaction
         <StateBadge state={t.state} />
       </td>
       <td className="px-4 py-3 tabular-nums whitespace-nowrap">{formatTimeout(t.timeoutMs)}</td>
-      <td className="px-4 py-3 whitespace-nowrap text-muted">{dateFormat.format(new Date(t.updatedAt))}</td>
+      <td className="px-4 py-3 whitespace-nowrap text-muted">
+        {mediumDateTime.format(new Date(t.updatedAt))}
+      </td>
       <td className="px-4 py-3 font-mono text-xs whitespace-nowrap">
         {t.producerId < 0 ? "none yet" : `${t.producerId} · epoch ${t.producerEpoch}`}
       </td>
@@ -126,7 +128,7 @@ function TransactionRow({ transaction: t, canAbort }: { transaction: Transaction
         )}
       </td>
       <td className="px-4 py-3 whitespace-nowrap text-muted">
-        {t.startedAt ? dateFormat.format(new Date(t.startedAt)) : "—"}
+        {t.startedAt ? mediumDateTime.format(new Date(t.startedAt)) : "—"}
       </td>
       <td className="px-4 py-3 text-right">
         {pending ? (
