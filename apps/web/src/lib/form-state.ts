@@ -5,12 +5,16 @@ type Control = HTMLInputElement | HTMLSelectElement | HTMLTextAreaElement;
 
 /**
  * One form control's text: `bind` spreads onto a TextField, TextAreaField or SelectField as its
- * value and change handler; `T` narrows a select to its options.
+ * value and change handler; `T` narrows a select to its options. `onEdit` is what else a change
+ * does (a form clearing the server's last refusal).
  */
-export function useInput<T extends string = string>(initial: T) {
+export function useInput<T extends string = string>(initial: T, onEdit?: () => void) {
   const [value, set] = useState<T>(initial);
-  const bind = { value, onChange: (event: ChangeEvent<Control>) => set(event.target.value as T) };
-  return { value, set, bind };
+  const onChange = (event: ChangeEvent<Control>) => {
+    set(event.target.value as T);
+    onEdit?.();
+  };
+  return { value, set, bind: { value, onChange } };
 }
 
 /**
