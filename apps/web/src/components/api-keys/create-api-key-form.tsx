@@ -55,10 +55,8 @@ function CreateForm() {
         <Form aria-label="Create an API key" onSubmit={submit} className="flex flex-col gap-4">
           <TextField
             label="Key name"
-            required
             maxLength={64}
-            error={checks.errors.name}
-            {...name.bind}
+            {...checks.field("name", name)}
             hint="Say where it is used, for example “billing-service production”."
           />
           <fieldset

@@ -23,7 +23,7 @@ export function DeleteKeyForm({ topic }: { topic: string }) {
       onSubmit={submit}
       className="flex flex-col gap-4"
     >
-      <TextField label="Key to delete" required error={checks.errors.key} {...key.bind} />
+      <TextField label="Key to delete" {...checks.field("key", key)} />
       <FormFooter
         error={remove.isError ? remove.error.message : null}
         done={
