@@ -7,7 +7,6 @@ import { useConsoleAccess } from "@/lib/console-access";
 import { mediumDateTime } from "@/lib/date-time-formats";
 import { useTRPC } from "@/lib/trpc";
 import { Badge } from "../ui/badge";
-import { ColumnHeads } from "../ui/column-heads";
 import { DataTable } from "../ui/data-table";
 import { ErrorNotice, StatusNotice } from "../ui/notice";
 import { RowAction } from "../ui/row-action";
@@ -72,13 +71,7 @@ export function TransactionList() {
         {transactions.length.toLocaleString("en")} transactional {transactions.length === 1 ? "id" : "ids"},{" "}
         {open.toLocaleString("en")} with an open transaction.
       </p>
-      <DataTable
-        label="Transactions"
-        titles={COLUMNS}
-        srOnly={["Actions"]}
-        head={<ColumnHeads titles={COLUMNS} srOnly={["Actions"]} cellPadding="px-4 py-2" />}
-        frameClassName="relative overflow-x-auto rounded-lg border border-line bg-surface"
-      >
+      <DataTable label="Transactions" titles={COLUMNS} srOnly={["Actions"]} framed>
         {transactions.map((t) => (
           <TransactionRow key={t.transactionalId} transaction={t} canAbort={access.can("records:write")} />
         ))}
