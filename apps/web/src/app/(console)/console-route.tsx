@@ -15,11 +15,18 @@ export function consoleRoute(
   const metadata: Metadata = { title };
   const page = (
     <ConsolePage title={title} intro={intro}>
-      {Array.isArray(sections)
+      {isSectionList(sections)
         ? // biome-ignore lint/suspicious/noArrayIndexKey: a page's sections never reorder; each one's place is its identity.
           sections.map((Section, place) => <Section key={place} />)
         : sections}
     </ConsolePage>
   );
   return { metadata, page };
+}
+
+// Array.isArray narrows to a mutable any[], which a readonly list is not.
+function isSectionList(
+  sections: readonly ComponentType[] | ReactElement,
+): sections is readonly ComponentType[] {
+  return Array.isArray(sections);
 }
