@@ -1,7 +1,7 @@
 import type { AppRouter } from "@lastword/api";
 import type { inferRouterOutputs } from "@trpc/server";
-import { mediumDateTime, shortDateTime } from "@/lib/date-time-formats";
 import { formatDurationMs } from "../../lib/config-units";
+import { mediumDateTime, shortDateTime } from "../../lib/date-time-formats";
 
 type Outputs = inferRouterOutputs<AppRouter>;
 export type ErasureDetail = Outputs["erasure"]["get"];
