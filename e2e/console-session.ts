@@ -250,6 +250,14 @@ export function useConsolePage(
   return ui;
 }
 
+/**
+ * `useConsolePage` for a spec about one compacted topic's page: a new account named `account`
+ * creates the topic and opens its page.
+ */
+export function useTopicPage(account: string, topic: string, partitions = 1): ConsoleUi {
+  return useConsolePage({ account, topics: [compactedTopic(topic, partitions)], open: topic });
+}
+
 /** The owner invites `email` with `role` through the members page; returns the invitation link. */
 export async function inviteMember(owner: Page, email: string, role: string): Promise<string> {
   await owner.goto("/members");

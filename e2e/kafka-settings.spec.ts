@@ -1,7 +1,7 @@
 import { Kafka, logLevel } from "kafkajs";
 import type { Locator } from "playwright-core";
 import { describe, expect, it } from "vitest";
-import { saveScreenshotsAtWidths, useConsolePage, waitOrExplain } from "./console-session";
+import { compactedTopic, saveScreenshotsAtWidths, useConsolePage, waitOrExplain } from "./console-session";
 import { showTab } from "./topic-actions";
 
 const TOPIC = "orders";
@@ -18,10 +18,7 @@ async function properties(block: Locator): Promise<Map<string, string>> {
 }
 
 describe("Kafka client settings", () => {
-  const ui = useConsolePage({
-    account: "Kafka Settings",
-    topics: [{ name: TOPIC, partitions: 1, cleanupPolicy: "compact" }],
-  });
+  const ui = useConsolePage({ account: "Kafka Settings", topics: [compactedTopic(TOPIC)] });
 
   it("gives a new key's settings with its secret, and a real Kafka client signs in with them", async () => {
     await ui.page.goto("/api-keys");

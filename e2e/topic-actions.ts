@@ -91,6 +91,17 @@ export async function produceUntilRolled(page: Page, firstOffset: number, maxRec
 }
 
 /**
+ * Leaves partition 0 with a closed segment that holds a superseded value, and no pass cleaning it
+ * on its own: a ratio can never be above 1, so only the passes a test asks for run. Answers the
+ * next offset to produce at.
+ */
+export async function rollWithoutCleaning(page: Page): Promise<number> {
+  await setConfig(page, "min.cleanable.dirty.ratio", "1");
+  await setConfig(page, "segment.bytes", "200");
+  return produceUntilRolled(page, 0);
+}
+
+/**
  * Waits until the worker owning partition 0 of `topicName` has renewed its lease after this call
  * began. A renewal is where the worker reads the topic's configs again and reopens the log with
  * them, so configs saved before the call govern the appends after it.

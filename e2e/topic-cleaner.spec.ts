@@ -5,9 +5,9 @@ import { eventually } from "@lastword/db/testing";
 import type { Page } from "playwright-core";
 import { describe, expect, it } from "vitest";
 import { formatBytes } from "../apps/web/src/lib/partition-stats";
-import { compactedTopic, queryTrpc, saveScreenshot, useConsolePage, waitOrExplain } from "./console-session";
+import { queryTrpc, saveScreenshot, useTopicPage, waitOrExplain } from "./console-session";
 import { messagesTable, searchMessages, shownOffsets } from "./message-browser-actions";
-import { partitionDir, produceUntilRolled, setConfig, showTab } from "./topic-actions";
+import { partitionDir, rollWithoutCleaning, showTab } from "./topic-actions";
 
 const TOPIC = `ledger-${randomBytes(3).toString("hex")}`;
 
@@ -23,17 +23,10 @@ async function blockCleanedCopies(dir: string): Promise<string[]> {
 }
 
 describe("topic page: an uncleanable partition and its retry", () => {
-  const ui = useConsolePage({
-    account: "Cleaner Tester",
-    topics: [compactedTopic(TOPIC)],
-    open: TOPIC,
-  });
+  const ui = useTopicPage("Cleaner Tester", TOPIC);
 
   it("shows why a pass failed with a Retry, and the partition leaves uncleanable once a pass succeeds", async () => {
-    // A ratio can never be above 1, so nothing cleans on its own: only the passes asked for here run.
-    await setConfig(ui.page, "min.cleanable.dirty.ratio", "1");
-    await setConfig(ui.page, "segment.bytes", "200");
-    const next = await produceUntilRolled(ui.page, 0);
+    const next = await rollWithoutCleaning(ui.page);
     const blocks = ui.page.getByRole("list", { name: "Partition 0 segments" }).getByRole("button");
     expect(await blocks.count()).toBeGreaterThanOrEqual(2);
     const traps = await blockCleanedCopies(await partitionDir(TOPIC, 0));
@@ -108,17 +101,11 @@ async function barBytes(page: Page): Promise<{ closed: number; active: number }>
 }
 
 describe("topic page: the cleaner-runs table and the segment bars count the same bytes", () => {
-  const ui = useConsolePage({
-    account: "Cleaner Measurer",
-    topics: [compactedTopic(MEASURED)],
-    open: MEASURED,
-  });
+  const ui = useTopicPage("Cleaner Measurer", MEASURED);
 
   it("a pass's closed-segment bytes before and after are the bars' closed bytes before and after it", async () => {
     const { page } = ui;
-    await setConfig(page, "min.cleanable.dirty.ratio", "1");
-    await setConfig(page, "segment.bytes", "200");
-    await produceUntilRolled(page, 0);
+    await rollWithoutCleaning(page);
     const before = await barBytes(page);
     expect(before.closed).toBeGreaterThan(0);
     // The bar's total tells closed and active apart, in the terms the runs table uses.

@@ -1,6 +1,6 @@
 import type { Page } from "playwright-core";
 import { describe, expect, it } from "vitest";
-import { compactedTopic, saveScreenshotsAtWidths, useConsolePage, waitOrExplain } from "./console-session";
+import { saveScreenshotsAtWidths, useTopicPage, waitOrExplain } from "./console-session";
 import { bodyRows } from "./page-parts";
 import { produce, showTab } from "./topic-actions";
 
@@ -15,11 +15,7 @@ async function durabilityRows(page: Page): Promise<string[][]> {
 }
 
 describe("the topic page's durability card", () => {
-  const ui = useConsolePage({
-    account: "Durability Viewer",
-    topics: [compactedTopic(TOPIC)],
-    open: TOPIC,
-  });
+  const ui = useTopicPage("Durability Viewer", TOPIC);
 
   it("says a fleet without an object store keeps the topic on local disk only, with each partition's log end", async () => {
     await produce(ui.page, { key: "order-1", value: "placed", offset: 0 });

@@ -1,16 +1,19 @@
 import { describe, expect, it } from "vitest";
 import { waitForNotice } from "./console-notices";
-import { saveScreenshot, saveScreenshotsAtWidths, useConsolePage, waitOrExplain } from "./console-session";
+import {
+  compactedTopic,
+  saveScreenshot,
+  saveScreenshotsAtWidths,
+  useConsolePage,
+  waitOrExplain,
+} from "./console-session";
 import { messageCells, searchMessages, shownOffsets } from "./message-browser-actions";
 import { produce, produceUntilRolled, setConfig, showTab } from "./topic-actions";
 
 const TOPIC = "inventory";
 
 describe("topic page", () => {
-  const ui = useConsolePage({
-    account: "Topic Tester",
-    topics: [{ name: TOPIC, partitions: 1, cleanupPolicy: "compact" }],
-  });
+  const ui = useConsolePage({ account: "Topic Tester", topics: [compactedTopic(TOPIC)] });
 
   it("opens from the topic list and shows its partitions and configs", async () => {
     await ui.page.goto("/topics");

@@ -1,7 +1,7 @@
 import type { Page } from "playwright-core";
 import { beforeAll, describe, expect, it } from "vitest";
 import { waitForNotice } from "./console-notices";
-import { saveScreenshotsAtWidths, useConsolePage, waitOrExplain } from "./console-session";
+import { saveScreenshotsAtWidths, useTopicPage, waitOrExplain } from "./console-session";
 import { showTab } from "./topic-actions";
 
 const TOPIC = "profiles";
@@ -26,11 +26,7 @@ function readRecords(page: Page, query = "offset=0"): Promise<ReadRecord[]> {
 }
 
 describe("produce form: encodings, headers, a timestamp, several records", () => {
-  const ui = useConsolePage({
-    account: "Produce Tester",
-    topics: [{ name: TOPIC, partitions: 1, cleanupPolicy: "compact" }],
-    open: TOPIC,
-  });
+  const ui = useTopicPage("Produce Tester", TOPIC);
 
   beforeAll(async () => {
     await showTab(ui.page, "Messages");

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { atLeast, emailAddress, fieldProblems, filled } from "./field-checks";
+import { atLeast, emailAddress, fieldProblems, filled, requiresValue } from "./field-checks";
 
 describe("field checks", () => {
   it("names each field's first broken rule, in the form's words", () => {
@@ -17,5 +17,12 @@ describe("field checks", () => {
     for (const bad of ["ada", "ada@", "@example.com", "ada @example.com", "a@b@c", "ada@example..com"]) {
       expect(emailAddress(bad), bad).toBe("Enter an email address such as name@example.com.");
     }
+  });
+
+  it("calls a field required exactly when one of its checks is a filled", () => {
+    expect(requiresValue([filled("Enter the email address."), emailAddress])).toBe(true);
+    expect(requiresValue([atLeast(8, "At least 8 characters.")])).toBe(false);
+    expect(requiresValue([emailAddress])).toBe(false);
+    expect(requiresValue([])).toBe(false);
   });
 });

@@ -5,11 +5,23 @@
  */
 export type FieldCheck = (value: string) => string | null;
 
+// The checks `filled` made, so a field checked with one can say it is required (`requiresValue`).
+const FILLED = new WeakSet<FieldCheck>();
+
 /** Something other than blanks. */
-export const filled =
-  (sentence: string): FieldCheck =>
-  (value) =>
-    value.trim() === "" ? sentence : null;
+export function filled(sentence: string): FieldCheck {
+  const check: FieldCheck = (value) => (value.trim() === "" ? sentence : null);
+  FILLED.add(check);
+  return check;
+}
+
+/**
+ * Whether `checks` refuse an empty value (a `filled` is among them): such a field is `required`,
+ * which tells assistive tech and the keyboard what the form's own check will say.
+ */
+export function requiresValue(checks: readonly FieldCheck[]): boolean {
+  return checks.some((check) => FILLED.has(check));
+}
 
 /** At least `length` characters, as typed. */
 export const atLeast =

@@ -1,4 +1,5 @@
-import { AppError } from "./app-error";
+import type { AppError } from "./app-error";
+import { storeUnavailable } from "./store-unavailable";
 
 /** What a client is told to wait before retrying a request that needed the unreachable database. */
 export const DATABASE_RETRY_AFTER_SECONDS = 5;
@@ -89,9 +90,5 @@ export function someDatabaseCause(
 
 /** The 503 a request gets when it needs Postgres and Postgres cannot be reached. */
 export function databaseUnavailable(cause?: unknown): AppError {
-  return new AppError(
-    "DATABASE_UNAVAILABLE",
-    "The database cannot be reached right now; this request needs it. Retry shortly.",
-    { cause, retryAfterSeconds: DATABASE_RETRY_AFTER_SECONDS },
-  );
+  return storeUnavailable("DATABASE_UNAVAILABLE", "The database", DATABASE_RETRY_AFTER_SECONDS, cause);
 }

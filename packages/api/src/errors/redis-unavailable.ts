@@ -1,5 +1,6 @@
 import type { Redis } from "ioredis";
-import { AppError } from "./app-error";
+import type { AppError } from "./app-error";
+import { storeUnavailable } from "./store-unavailable";
 
 /** What a client is told to wait before retrying a request that needed the unreachable Redis. */
 export const REDIS_RETRY_AFTER_SECONDS = 5;
@@ -35,10 +36,11 @@ export function isRedisUnreachable(error: unknown): boolean {
 
 /** The 503 a request gets when it needs Redis (rate counters, Idempotency-Key dedupe) and Redis is down. */
 export function redisUnavailable(cause?: unknown): AppError {
-  return new AppError(
+  return storeUnavailable(
     "REDIS_UNAVAILABLE",
-    "The rate and idempotency store cannot be reached right now; this request needs it. Retry shortly.",
-    { cause, retryAfterSeconds: REDIS_RETRY_AFTER_SECONDS },
+    "The rate and idempotency store",
+    REDIS_RETRY_AFTER_SECONDS,
+    cause,
   );
 }
 

@@ -5,7 +5,6 @@ import { useQuery } from "@tanstack/react-query";
 import { useConsoleAccess } from "@/lib/console-access";
 import { useTRPC } from "@/lib/trpc";
 import { Badge } from "../ui/badge";
-import { ColumnHeads } from "../ui/column-heads";
 import { DataTable } from "../ui/data-table";
 import { ErrorNotice, StatusNotice } from "../ui/notice";
 import { RowAction } from "../ui/row-action";
@@ -34,13 +33,7 @@ export function ApiKeyList() {
     return <StatusNotice>This organization has no API keys yet. Create one above.</StatusNotice>;
   }
   return (
-    <DataTable
-      label="API keys"
-      titles={KEY_COLUMNS}
-      srOnly={["Actions"]}
-      head={<ColumnHeads titles={KEY_COLUMNS} srOnly={["Actions"]} cellPadding="px-4 py-2" />}
-      frameClassName="relative overflow-x-auto rounded-lg border border-line bg-surface"
-    >
+    <DataTable label="API keys" titles={KEY_COLUMNS} srOnly={["Actions"]} framed>
       {keys.data.apiKeys.map((key) => (
         <tr key={key.id} className="border-b border-line align-top last:border-0">
           <th scope="row" className="px-4 py-3 font-medium">

@@ -3,7 +3,7 @@
 import type { KeyRule } from "@lastword/api/access-rules";
 import { useState } from "react";
 import { API_KEY_SCOPES, type ApiKeyScope, defaultScopesFor, grantableBy } from "@/lib/api-key-scopes";
-import { useConsoleAccess } from "@/lib/console-access";
+import { type ConsoleAccess, useConsoleAccess } from "@/lib/console-access";
 import { filled } from "@/lib/field-checks";
 import { useFieldChecks, useInput } from "@/lib/form-state";
 import { useRefreshingMutation } from "@/lib/refreshing-mutation";
@@ -11,18 +11,18 @@ import { useTRPC } from "@/lib/trpc";
 import { Card } from "../ui/card";
 import { TextField } from "../ui/field";
 import { Form } from "../ui/form";
-import { FormFooter } from "../ui/form-footer";
+import { MutationFooter } from "../ui/form-footer";
 import { KeyRulesEditor } from "./key-rules-editor";
 import { NewKeySecret } from "./new-key-secret";
 
 export function CreateApiKeyForm() {
   const access = useConsoleAccess();
-  return access.ready && access.can("keys:write") ? <CreateForm /> : null;
+  return access.ready && access.can("keys:write") ? <CreateForm access={access} /> : null;
 }
 
-function CreateForm() {
+/** `access` is the creator's: what the scopes offered start from and stop at. */
+function CreateForm({ access }: { access: ConsoleAccess }) {
   const trpc = useTRPC();
-  const access = useConsoleAccess();
   const name = useInput("");
   const [scopes, setScopes] = useState<ApiKeyScope[]>(() => defaultScopesFor(access.role, access.scopes));
   const [rules, setRules] = useState<KeyRule[]>([]);
@@ -55,10 +55,8 @@ function CreateForm() {
         <Form aria-label="Create an API key" onSubmit={submit} className="flex flex-col gap-4">
           <TextField
             label="Key name"
-            required
             maxLength={64}
-            error={checks.errors.name}
-            {...name.bind}
+            {...checks.field("name", name)}
             hint="Say where it is used, for example “billing-service production”."
           />
           <fieldset
@@ -100,12 +98,7 @@ function CreateForm() {
             </div>
           </fieldset>
           <KeyRulesEditor rules={rules} onChange={setRules} idPrefix="new-key" />
-          <FormFooter
-            error={create.isError ? create.error.message : null}
-            label="Create key"
-            pendingLabel="Creating key…"
-            pending={create.isPending}
-          />
+          <MutationFooter mutation={create} label="Create key" pendingLabel="Creating key…" />
         </Form>
       </div>
     </Card>

@@ -8,7 +8,7 @@ import { useRefreshingMutation } from "@/lib/refreshing-mutation";
 import { useTRPC } from "@/lib/trpc";
 import { SelectField } from "../ui/field";
 import { FormCard } from "../ui/form-card";
-import { FormFooter } from "../ui/form-footer";
+import { MutationFooter } from "../ui/form-footer";
 import { KeyRulesEditor } from "./key-rules-editor";
 
 /**
@@ -64,12 +64,7 @@ function EditForm() {
           Rules saved. Open Kafka connections of the key follow within two seconds.
         </p>
       ) : null}
-      <FormFooter
-        error={save.isError ? save.error.message : null}
-        label="Save rules"
-        pendingLabel="Saving rules…"
-        pending={save.isPending}
-      />
+      <MutationFooter mutation={save} label="Save rules" pendingLabel="Saving rules…" />
     </FormCard>
   );
 }

@@ -26,8 +26,8 @@ export function SignInForm({ entry }: { entry: AuthEntry }) {
       other={{ prompt: "New to Lastword?", path: "/sign-up", label: "Create an account" }}
       guard={checks.guard}
     >
-      <EmailField error={checks.errors.email} {...email.bind} />
-      <PasswordField autoComplete="current-password" error={checks.errors.password} {...password.bind} />
+      <EmailField {...checks.field("email", email)} />
+      <PasswordField autoComplete="current-password" {...checks.field("password", password)} />
     </AuthFormFrame>
   );
 }

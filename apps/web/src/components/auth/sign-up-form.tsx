@@ -43,7 +43,7 @@ export function SignUpForm({ entry }: { entry: AuthEntry }) {
       other={{ prompt: "Already have an account?", path: "/sign-in", label: "Sign in" }}
       guard={checks.guard}
     >
-      <TextField label="Name" autoComplete="name" required error={checks.errors.name} {...name.bind} />
+      <TextField label="Name" autoComplete="name" {...checks.field("name", name)} />
       <TextField
         label="Organization name"
         autoComplete="organization"
@@ -51,13 +51,12 @@ export function SignUpForm({ entry }: { entry: AuthEntry }) {
         hint="Your team or company; left empty, it is named after you. You can rename it in Settings."
         {...organization.bind}
       />
-      <EmailField error={checks.errors.email} {...email.bind} />
+      <EmailField {...checks.field("email", email)} />
       <PasswordField
         autoComplete="new-password"
         minLength={MIN_PASSWORD_LENGTH}
         hint={`At least ${MIN_PASSWORD_LENGTH} characters.`}
-        error={checks.errors.password}
-        {...password.bind}
+        {...checks.field("password", password)}
       />
     </AuthFormFrame>
   );

@@ -1,6 +1,7 @@
 import type { AppRouter } from "@lastword/api";
 import type { inferRouterOutputs } from "@trpc/server";
 import { formatDurationMs } from "../../lib/config-units";
+import { mediumDateTime, shortDateTime } from "../../lib/date-time-formats";
 
 type Outputs = inferRouterOutputs<AppRouter>;
 export type ErasureDetail = Outputs["erasure"]["get"];
@@ -56,11 +57,8 @@ export function roughDuration(ms: number): string {
   return parts.length > 0 ? parts.join(" ") : formatDurationMs(Math.max(0, Math.round(ms)));
 }
 
-const longTime = new Intl.DateTimeFormat("en", { dateStyle: "medium", timeStyle: "medium" });
-const shortTime = new Intl.DateTimeFormat("en", { dateStyle: "short", timeStyle: "medium" });
-
 /** An ISO time (or epoch ms) as the compliance pages print it: medium date in prose, short in tables. */
 export function formatTime(at: string | number, style: "long" | "short" = "long"): string {
   const ms = typeof at === "number" ? at : Date.parse(at);
-  return (style === "long" ? longTime : shortTime).format(ms);
+  return (style === "long" ? mediumDateTime : shortDateTime).format(ms);
 }

@@ -35,20 +35,12 @@ export function ExtendDeadlineForm({ id }: { id: string }) {
       onSubmit={submit}
       className="mt-4 flex flex-col gap-3 border-t border-line pt-4"
     >
-      <TextField
-        label="New deadline"
-        type="datetime-local"
-        required
-        error={checks.errors.deadline}
-        {...deadline.bind}
-      />
+      <TextField label="New deadline" type="datetime-local" {...checks.field("deadline", deadline)} />
       <TextAreaField
         label="Reason for the extension"
         hint="Recorded with the request and in the audit trail (Art. 12(3) allows two more months for complex requests)."
-        required
         rows={2}
-        error={checks.errors.reason}
-        {...reason.bind}
+        {...checks.field("reason", reason)}
       />
       <FormFooter
         error={extend.isError ? <>We could not extend the deadline: {extend.error.message}</> : null}

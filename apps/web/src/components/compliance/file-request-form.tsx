@@ -85,10 +85,8 @@ export function FileRequestForm() {
       <TextAreaField
         label="Subject keys"
         hint="One key per line, exactly as producers write it."
-        required
         rows={3}
-        error={checks.errors.keys}
-        {...keys.bind}
+        {...checks.field("keys", keys)}
       />
       <fieldset className="flex flex-col gap-2">
         <legend className="text-sm font-medium">Scope</legend>

@@ -33,10 +33,8 @@ export function CreateOrganizationForm({ onCreated }: { onCreated: () => void })
     <Form aria-label="Create an organization" onSubmit={submit} className="flex flex-col gap-2">
       <TextField
         label="New organization name"
-        required
         maxLength={100}
-        error={checks.errors.name}
-        {...name.bind}
+        {...checks.field("name", name)}
         hint="You become its owner; it starts with no topics, keys or other members."
       />
       <FormFooter

@@ -45,7 +45,7 @@ function InviteForm() {
       onSubmit={submit}
       className="grid gap-4 sm:grid-cols-2"
     >
-      <TextField label="Email" type="email" required error={checks.errors.email} {...email.bind} />
+      <TextField label="Email" type="email" {...checks.field("email", email)} />
       <SelectField label="Role" {...role.bind} options={ASSIGNABLE_ROLES} />
       <div className="flex flex-col gap-3 sm:col-span-2">
         {invite.isError ? <ErrorNotice>{invite.error.message}</ErrorNotice> : null}

@@ -41,13 +41,7 @@ function RenameForm({ currentName }: { currentName: string }) {
       className="flex flex-col gap-3 sm:flex-row sm:items-end"
     >
       <div className="sm:w-96">
-        <TextField
-          label="Organization name"
-          required
-          maxLength={100}
-          error={checks.errors.name}
-          {...name.bind}
-        />
+        <TextField label="Organization name" maxLength={100} {...checks.field("name", name)} />
       </div>
       <SubmitButton label="Rename" pendingLabel="Renaming…" pending={rename.isPending} />
       {rename.isError ? <ErrorNotice>{rename.error.message}</ErrorNotice> : null}

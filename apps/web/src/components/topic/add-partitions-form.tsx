@@ -7,7 +7,7 @@ import { useTRPC } from "@/lib/trpc";
 import { Button } from "../ui/button";
 import { TextField } from "../ui/field";
 import { Form } from "../ui/form";
-import { FormFooter } from "../ui/form-footer";
+import { MutationFooter } from "../ui/form-footer";
 
 interface AddPartitionsProps {
   topic: string;
@@ -79,8 +79,8 @@ function AddPartitionsForm({ topic, partitions }: AddPartitionsProps) {
         error={problem ?? undefined}
         hint="The total after the change. Records already written stay in their partitions; from now on a key may land in a different partition than before."
       />
-      <FormFooter
-        error={add.isError ? add.error.message : null}
+      <MutationFooter
+        mutation={add}
         done={
           add.data && !add.isError && problem === null ? (
             <>The topic now has {add.data.topic.partitions} partitions.</>
@@ -88,7 +88,6 @@ function AddPartitionsForm({ topic, partitions }: AddPartitionsProps) {
         }
         label="Add partitions"
         pendingLabel="Adding…"
-        pending={add.isPending}
         variant="secondary"
       />
     </Form>

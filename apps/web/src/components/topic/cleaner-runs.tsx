@@ -2,6 +2,7 @@
 
 import { useQuery } from "@tanstack/react-query";
 import { formatDurationMs } from "@/lib/config-units";
+import { shortDateTime } from "@/lib/date-time-formats";
 import { formatBytes } from "@/lib/partition-stats";
 import { useTRPC } from "@/lib/trpc";
 import { Badge } from "../ui/badge";
@@ -11,7 +12,6 @@ import { Disclosure } from "../ui/disclosure";
 import { ErrorNotice, StatusNotice } from "../ui/notice";
 
 const RUNS_REFRESH_MS = 5_000;
-const timeFormat = new Intl.DateTimeFormat("en", { dateStyle: "short", timeStyle: "medium" });
 
 /** The cleaner at work: each pass, what it read and wrote, and what it removed. */
 export function CleanerRuns({ topic }: { topic: string }) {
@@ -44,7 +44,7 @@ export function CleanerRuns({ topic }: { topic: string }) {
             <DataRow
               key={run.id}
               headClassName="text-xs font-normal whitespace-nowrap"
-              head={timeFormat.format(new Date(run.startedAt))}
+              head={shortDateTime.format(new Date(run.startedAt))}
             >
               <td className="py-2 pr-4 tabular-nums">{run.partition}</td>
               <td className="py-2 pr-4 tabular-nums">

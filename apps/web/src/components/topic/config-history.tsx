@@ -1,14 +1,13 @@
 "use client";
 
 import { useQuery } from "@tanstack/react-query";
+import { mediumDateTime } from "@/lib/date-time-formats";
 import { useTRPC } from "@/lib/trpc";
 import { Card } from "../ui/card";
 import { DataTable } from "../ui/data-table";
 import { ErrorNotice, StatusNotice } from "../ui/notice";
 import { configValueOrDefault } from "./config-change-summary";
 import type { ConfigEntry } from "./config-entry";
-
-const dateFormat = new Intl.DateTimeFormat("en", { dateStyle: "medium", timeStyle: "medium" });
 
 /** Who changed which config of the topic when, newest first: the audit trail's config events. */
 export function ConfigHistory({ topic, entries }: { topic: string; entries: readonly ConfigEntry[] }) {
@@ -30,7 +29,7 @@ export function ConfigHistory({ topic, entries }: { topic: string; entries: read
           {history.data.entries.map((entry) => (
             <tr key={entry.seq} className="border-b border-line align-top last:border-0">
               <td className="py-2 pr-4 whitespace-nowrap text-muted">
-                <time dateTime={entry.at}>{dateFormat.format(new Date(entry.at))}</time>
+                <time dateTime={entry.at}>{mediumDateTime.format(new Date(entry.at))}</time>
               </td>
               <td className="py-2 pr-4">
                 {entry.actor.name ?? `${entry.actor.type} ${entry.actor.id ?? ""}`}

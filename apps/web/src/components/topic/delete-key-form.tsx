@@ -6,7 +6,7 @@ import { useRefreshingMutation } from "@/lib/refreshing-mutation";
 import { useTRPC } from "@/lib/trpc";
 import { TextField } from "../ui/field";
 import { FormCard } from "../ui/form-card";
-import { FormFooter } from "../ui/form-footer";
+import { MutationFooter } from "../ui/form-footer";
 
 export function DeleteKeyForm({ topic }: { topic: string }) {
   const trpc = useTRPC();
@@ -23,9 +23,9 @@ export function DeleteKeyForm({ topic }: { topic: string }) {
       onSubmit={submit}
       className="flex flex-col gap-4"
     >
-      <TextField label="Key to delete" required error={checks.errors.key} {...key.bind} />
-      <FormFooter
-        error={remove.isError ? remove.error.message : null}
+      <TextField label="Key to delete" {...checks.field("key", key)} />
+      <MutationFooter
+        mutation={remove}
         done={
           remove.data ? (
             <>
@@ -35,7 +35,6 @@ export function DeleteKeyForm({ topic }: { topic: string }) {
         }
         label="Delete key"
         pendingLabel="Deleting…"
-        pending={remove.isPending}
         variant="danger"
       />
     </FormCard>

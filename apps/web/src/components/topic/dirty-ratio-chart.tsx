@@ -3,6 +3,7 @@
 import { useQuery } from "@tanstack/react-query";
 import { useState } from "react";
 import { ReferenceLine } from "recharts";
+import { shortDateTime } from "@/lib/date-time-formats";
 import { dirtyRatioHistory, type RatioPoint } from "@/lib/dirty-ratio-history";
 import { partitionNumbers } from "@/lib/partition-numbers";
 import { parsePartitionStats } from "@/lib/partition-stats";
@@ -17,7 +18,6 @@ const RUNS_REFRESH_MS = 5_000;
 /** Enough passes to see the sawtooth of a busy partition without paging the history. */
 const HISTORY_RUNS = 200;
 const CHART_HEIGHT_PX = 224;
-const dateTimeFormat = new Intl.DateTimeFormat("en", { dateStyle: "short", timeStyle: "medium" });
 const percent = (ratio: number) => `${Math.round(ratio * 100)}%`;
 
 interface PartitionReport {
@@ -112,7 +112,7 @@ function RatioTable({ partition, points }: { partition: number; points: readonly
         <tbody>
           {points.map((point) => (
             <tr key={`${point.at}-${point.kind}`}>
-              <td className="pr-4 text-xs whitespace-nowrap">{dateTimeFormat.format(point.at)}</td>
+              <td className="pr-4 text-xs whitespace-nowrap">{shortDateTime.format(point.at)}</td>
               <td className="pr-4 tabular-nums">{percent(point.ratio)}</td>
               <td className="text-muted">{point.kind}</td>
             </tr>

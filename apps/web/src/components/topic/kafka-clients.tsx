@@ -1,6 +1,7 @@
 "use client";
 
 import { useQuery } from "@tanstack/react-query";
+import { shortDateTime } from "@/lib/date-time-formats";
 import { useTRPC } from "@/lib/trpc";
 import { Badge } from "../ui/badge";
 import { Card } from "../ui/card";
@@ -8,7 +9,6 @@ import { DataTable } from "../ui/data-table";
 import { ErrorNotice, StatusNotice } from "../ui/notice";
 
 const CLIENTS_REFRESH_MS = 15_000;
-const timeFormat = new Intl.DateTimeFormat("en", { dateStyle: "short", timeStyle: "medium" });
 
 /** Which Kafka clients wrote and read this topic in the last day, as they named themselves. */
 export function KafkaClients({ topic }: { topic: string }) {
@@ -46,7 +46,7 @@ export function KafkaClients({ topic }: { topic: string }) {
                 {c.softwareName ? `${c.softwareName} ${c.softwareVersion}` : "not reported"}
               </td>
               <td className="py-2 pr-4 text-xs whitespace-nowrap">
-                {timeFormat.format(new Date(c.lastSeenAt))}
+                {shortDateTime.format(new Date(c.lastSeenAt))}
               </td>
             </tr>
           ))}

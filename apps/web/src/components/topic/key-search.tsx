@@ -2,6 +2,7 @@
 
 import { useQuery } from "@tanstack/react-query";
 import { useState } from "react";
+import { shortDateTime } from "@/lib/date-time-formats";
 import { filled } from "@/lib/field-checks";
 import { useFieldChecks } from "@/lib/form-state";
 import { useTRPC } from "@/lib/trpc";
@@ -12,8 +13,6 @@ import { TextField } from "../ui/field";
 import { FormCard } from "../ui/form-card";
 import { ErrorNotice, StatusNotice } from "../ui/notice";
 import { EnvelopeView } from "./envelope-view";
-
-const timeFormat = new Intl.DateTimeFormat("en", { dateStyle: "short", timeStyle: "medium" });
 
 /**
  * Exact key search through the worker's key index: the key's latest live value (keys.get) and every
@@ -100,7 +99,7 @@ function KeyResult({ topic, keyText }: { topic: string; keyText: string }) {
           {found.versions.map((version, i) => (
             <DataRow key={version.offset} top headClassName="font-mono tabular-nums" head={version.offset}>
               <td className="py-2 pr-4 text-xs whitespace-nowrap text-muted">
-                {timeFormat.format(new Date(version.timestamp))}
+                {shortDateTime.format(new Date(version.timestamp))}
               </td>
               <td className="py-2 pr-4">
                 <span className="flex flex-wrap items-center gap-2">

@@ -2,6 +2,7 @@
 
 import { keepPreviousData, useQuery } from "@tanstack/react-query";
 import { useState } from "react";
+import { shortDateTime } from "@/lib/date-time-formats";
 import { fetchSnapshotPage } from "@/lib/snapshot-page";
 import { Button } from "../ui/button";
 import { Card } from "../ui/card";
@@ -12,7 +13,6 @@ import { EnvelopeView } from "./envelope-view";
 const PAGE_SIZE = 50;
 /** Page n reads n × 50 lines of the snapshot; past this the snapshot API is the tool. */
 const MAX_PAGES = 20;
-const timeFormat = new Intl.DateTimeFormat("en", { dateStyle: "short", timeStyle: "medium" });
 
 /**
  * The topic as a table: the latest live value of each key (the snapshot route, which reads the
@@ -79,7 +79,7 @@ function SnapshotTable(props: { topic: string; page: number; onPage: (page: numb
             <td className="py-2 pr-4 tabular-nums">{row.partition}</td>
             <td className="py-2 pr-4 font-mono tabular-nums">{row.offset}</td>
             <td className="py-2 text-xs whitespace-nowrap text-muted">
-              {timeFormat.format(new Date(row.timestamp))}
+              {shortDateTime.format(new Date(row.timestamp))}
             </td>
           </DataRow>
         ))}

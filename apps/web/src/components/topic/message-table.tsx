@@ -2,6 +2,7 @@
 
 import type { ColumnDef, SortingState } from "@tanstack/react-table";
 import { useMemo } from "react";
+import { shortDateTime } from "@/lib/date-time-formats";
 import type { BrowsedRecord } from "@/lib/record-export";
 import { describeGap, gapsBetween } from "@/lib/record-gaps";
 import { useSortedTable } from "../ui/sorted-table";
@@ -10,8 +11,6 @@ import { envelopeText, RecordText } from "./record-text";
 import { SchemaLabel } from "./schema-decoding";
 
 export type MessageOrder = "timestamp" | "offset";
-
-const timeFormat = new Intl.DateTimeFormat("en", { dateStyle: "short", timeStyle: "medium" });
 
 /** The sort each order means: ties broken by partition, then offset, so the list is stable. */
 const SORTS: Record<MessageOrder, SortingState> = {
@@ -101,7 +100,7 @@ export function MessageTable(props: {
         id: "timestamp",
         accessorKey: "timestamp",
         header: "Timestamp",
-        cell: (c) => timeFormat.format(new Date(c.row.original.timestamp)),
+        cell: (c) => shortDateTime.format(new Date(c.row.original.timestamp)),
       },
       envelopeColumn("key", "Key"),
       envelopeColumn("value", "Value"),

@@ -1,8 +1,7 @@
 import type { RouterOutputs } from "@lastword/api";
+import { shortDateTime } from "@/lib/date-time-formats";
 
 type Layout = RouterOutputs["topics"]["segments"];
-
-const timeFormat = new Intl.DateTimeFormat("en", { dateStyle: "short", timeStyle: "medium" });
 
 /**
  * A partition's last stable offset beside its log end, and the Kafka transactions holding it back
@@ -32,7 +31,7 @@ export function PartitionStability({ partition, layout }: { partition: number; l
                 {t.transactionalId ?? "(unknown transactional id)"}
               </span>{" "}
               · producer {t.producerId} epoch {t.producerEpoch} · from offset {t.firstOffset}
-              {t.startedAt ? ` · started ${timeFormat.format(new Date(t.startedAt))}` : null}
+              {t.startedAt ? ` · started ${shortDateTime.format(new Date(t.startedAt))}` : null}
             </li>
           ))}
         </ul>

@@ -1,3 +1,4 @@
+import { shortDateTime } from "@/lib/date-time-formats";
 import { formatBytes, type PartitionStats, parsePartitionStats } from "@/lib/partition-stats";
 import { Badge } from "../ui/badge";
 import { Card } from "../ui/card";
@@ -11,8 +12,6 @@ interface PartitionDetail {
   ownerWorkerId: string | null;
   stats: Record<string, unknown> | null;
 }
-
-const timeFormat = new Intl.DateTimeFormat("en", { dateStyle: "short", timeStyle: "medium" });
 
 interface CleanerControls {
   topic: string;
@@ -93,7 +92,7 @@ function PartitionRow({
             <DirtyRatioMeter ratio={stats.dirtyRatio} label={`Partition ${detail.partition} dirty ratio`} />
           </td>
           <td className="py-2 pr-4 text-xs whitespace-nowrap text-muted">
-            {stats.lastCleanAt ? timeFormat.format(new Date(stats.lastCleanAt)) : "Never"}
+            {stats.lastCleanAt ? shortDateTime.format(new Date(stats.lastCleanAt)) : "Never"}
           </td>
           <td className="py-2 pr-4">
             <PartitionStatus stats={stats} />
@@ -162,5 +161,5 @@ function retryPlan(uncleanable: Uncleanable): string {
   if (uncleanable.held || uncleanable.retryAt === null) {
     return `${passes} failed; the cleaner stopped trying until its config changes or someone retries.`;
   }
-  return `${passes} failed; the next automatic attempt is at ${timeFormat.format(new Date(uncleanable.retryAt))}.`;
+  return `${passes} failed; the next automatic attempt is at ${shortDateTime.format(new Date(uncleanable.retryAt))}.`;
 }

@@ -1,6 +1,7 @@
 "use client";
 
 import * as Dialog from "@radix-ui/react-dialog";
+import { mediumDateTime } from "@/lib/date-time-formats";
 import type { BrowsedRecord } from "@/lib/record-export";
 import { Badge } from "../ui/badge";
 import { Button } from "../ui/button";
@@ -8,8 +9,6 @@ import { useClipboardCopy } from "../ui/clipboard-copy";
 import { CopyBlock } from "../ui/copy-block";
 import { envelopeText } from "./record-text";
 import { SchemaLabel } from "./schema-decoding";
-
-const timeFormat = new Intl.DateTimeFormat("en", { dateStyle: "medium", timeStyle: "medium" });
 
 /** A key or value in full, with its own Copy; a missing one says what it means. */
 function Part({ label, record, part }: { label: string; record: BrowsedRecord; part: "key" | "value" }) {
@@ -61,7 +60,8 @@ export function RecordDrawer(props: {
                 </Dialog.Close>
               </div>
               <Dialog.Description className="text-sm text-muted">
-                Written {timeFormat.format(new Date(record.timestamp))} ({record.timestamp} ms since 1970).
+                Written {mediumDateTime.format(new Date(record.timestamp))} ({record.timestamp} ms since
+                1970).
               </Dialog.Description>
               <Part label="Key" record={record} part="key" />
               <Part label="Value" record={record} part="value" />

@@ -3,6 +3,7 @@
 import type { RouterOutputs } from "@lastword/api";
 import * as Tooltip from "@radix-ui/react-tooltip";
 import { useQuery } from "@tanstack/react-query";
+import { shortDateTime } from "@/lib/date-time-formats";
 import { partitionNumbers } from "@/lib/partition-numbers";
 import { formatBytes } from "@/lib/partition-stats";
 import { segmentWidths } from "@/lib/segment-widths";
@@ -44,7 +45,6 @@ const TIER_MEANING: Record<SegmentTier, string> = {
   uploaded: "Uploaded: on disk and in object storage",
   evicted: "Evicted: in object storage only",
 };
-const timeFormat = new Intl.DateTimeFormat("en", { dateStyle: "short", timeStyle: "medium" });
 
 /**
  * Per partition, its log as the worker holds it now: segments as blocks proportional to bytes,
@@ -220,8 +220,8 @@ function offsetRange(segment: Segment): string {
 
 function timeRange(segment: Segment): string {
   if (segment.firstTimestamp === null || segment.maxTimestamp === null) return "no records";
-  const first = timeFormat.format(new Date(segment.firstTimestamp));
-  const last = timeFormat.format(new Date(segment.maxTimestamp));
+  const first = shortDateTime.format(new Date(segment.firstTimestamp));
+  const last = shortDateTime.format(new Date(segment.maxTimestamp));
   return first === last ? first : `${first} – ${last}`;
 }
 

@@ -5,6 +5,7 @@ import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useRouter } from "next/navigation";
 import { useState } from "react";
 import { CLEANUP_POLICIES, type CleanupPolicy, explainPolicy } from "@/lib/cleanup-policy";
+import { useInput } from "@/lib/form-state";
 import {
   baseConfigs,
   configErrors,
@@ -35,13 +36,15 @@ export function CreateTopicForm() {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
   const router = useRouter();
-  const [name, setName] = useState("");
-  const [partitions, setPartitions] = useState("1");
-  const [preset, setPreset] = useState<TopicPreset | typeof CUSTOM>(CUSTOM);
+  const [refused, setRefused] = useState<{ fields: FieldErrors; rest: string | null } | null>(null);
+  // A changed field answers the server's refusal: its messages were about what the fields held then.
+  const clearRefusal = () => setRefused(null);
+  const name = useInput("", clearRefusal);
+  const partitions = useInput("1", clearRefusal);
+  const preset = useInput<TopicPreset | typeof CUSTOM>(CUSTOM, clearRefusal);
   const [policy, setPolicy] = useState<CleanupPolicy>("compact");
   const [edits, setEdits] = useState<Edits>({});
   const [attempted, setAttempted] = useState(false);
-  const [refused, setRefused] = useState<{ fields: FieldErrors; rest: string | null } | null>(null);
   // The gdpr-table preset's lag limits follow the organization's erasure deadline.
   const usage = useQuery(trpc.tenant.usage.queryOptions());
   const deadlineDays = usage.data?.quota.erasureDeadlineDays ?? null;
@@ -51,9 +54,9 @@ export function CreateTopicForm() {
         if (result.validateOnly) return;
         // The form starts over (coming back finds it empty) and the new topic opens: its page is
         // where the next step (producing, connecting a client) is, and it shows the topic's warnings.
-        setName("");
-        setPartitions("1");
-        setPreset(CUSTOM);
+        name.set("");
+        partitions.set("1");
+        preset.set(CUSTOM);
         setPolicy("compact");
         setEdits({});
         setAttempted(false);
@@ -65,14 +68,14 @@ export function CreateTopicForm() {
     }),
   );
 
-  const chosenPreset = preset === CUSTOM ? null : preset;
+  const chosenPreset = preset.value === CUSTOM ? null : preset.value;
   const presetPending = chosenPreset === "gdpr-table" && deadlineDays === null;
   // Until the deadline is known, gdpr-table's values are too (the server applies the preset anyway).
   const base = presetPending
     ? { configs: {}, error: null }
     : baseConfigs(chosenPreset, policy, deadlineDays ?? 0);
   const clientErrors: FieldErrors = {
-    ...(attempted ? topicFieldErrors(name, partitions) : {}),
+    ...(attempted ? topicFieldErrors(name.value, partitions.value) : {}),
     ...configErrors(base.configs, edits),
   };
   const errors: FieldErrors = { ...clientErrors, ...refused?.fields };
@@ -97,13 +100,16 @@ export function CreateTopicForm() {
   const send = (validateOnly: boolean) => {
     setAttempted(true);
     setRefused(null);
-    const blocking = { ...topicFieldErrors(name, partitions), ...configErrors(base.configs, edits) };
+    const blocking = {
+      ...topicFieldErrors(name.value, partitions.value),
+      ...configErrors(base.configs, edits),
+    };
     if (Object.keys(blocking).length > 0) return false;
     // A preset brings its own cleanup.policy; without one the chosen policy is set explicitly.
     const configs = { ...(chosenPreset ? {} : { "cleanup.policy": policy }), ...editedConfigs(edits) };
     create.mutate({
-      name,
-      partitions: Number(partitions),
+      name: name.value,
+      partitions: Number(partitions.value),
       ...(chosenPreset ? { preset: chosenPreset } : {}),
       configs,
       validateOnly,
@@ -111,9 +117,9 @@ export function CreateTopicForm() {
   };
   const submit = () => send(false);
   const presetHint =
-    preset === CUSTOM
+    preset.value === CUSTOM
       ? "Choose the cleanup policy yourself."
-      : (base.error ?? TOPIC_PRESET_CHOICES.find((choice) => choice.value === preset)?.explanation);
+      : (base.error ?? TOPIC_PRESET_CHOICES.find((choice) => choice.value === preset.value)?.explanation);
   const invalidCount = Object.keys(errors).length;
 
   return (
@@ -128,11 +134,7 @@ export function CreateTopicForm() {
         required
         maxLength={249}
         pattern={TOPIC_NAME_PATTERN}
-        value={name}
-        onChange={(event) => {
-          setName(event.target.value);
-          setRefused(null);
-        }}
+        {...name.bind}
         hint="Letters, digits, dots, underscores and dashes."
         error={errors.name}
       />
@@ -142,21 +144,13 @@ export function CreateTopicForm() {
         required
         min={1}
         max={256}
-        value={partitions}
-        onChange={(event) => {
-          setPartitions(event.target.value);
-          setRefused(null);
-        }}
+        {...partitions.bind}
         hint="Records with the same key always land in the same partition."
         error={errors.partitions}
       />
       <SelectField
         label="Preset"
-        value={preset}
-        onChange={(event) => {
-          setPreset(event.target.value as TopicPreset | typeof CUSTOM);
-          setRefused(null);
-        }}
+        {...preset.bind}
         hint={presetHint}
         error={base.error ?? undefined}
         options={TOPIC_PRESET_CHOICES}
@@ -166,9 +160,9 @@ export function CreateTopicForm() {
       <SelectField
         label="Cleanup policy"
         value={chosenPreset ? (base.configs["cleanup.policy"] ?? policy) : policy}
-        disabled={preset !== CUSTOM}
+        disabled={preset.value !== CUSTOM}
         onChange={(event) => setPolicy(event.target.value as CleanupPolicy)}
-        hint={preset === CUSTOM ? explainPolicy(policy) : "Set by the preset."}
+        hint={preset.value === CUSTOM ? explainPolicy(policy) : "Set by the preset."}
         options={CLEANUP_POLICIES}
       />
       <ul className="flex flex-col gap-1 text-xs text-muted sm:col-span-2">

@@ -4,9 +4,9 @@ import type { RouterOutputs } from "@lastword/api";
 import { useQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { useConsoleAccess } from "@/lib/console-access";
+import { mediumDateTime } from "@/lib/date-time-formats";
 import { useTRPC } from "@/lib/trpc";
 import { Badge } from "../ui/badge";
-import { ColumnHeads } from "../ui/column-heads";
 import { DataTable } from "../ui/data-table";
 import { ErrorNotice, StatusNotice } from "../ui/notice";
 import { RowAction } from "../ui/row-action";
@@ -25,7 +25,6 @@ const COLUMNS = [
   "Started",
   "Actions",
 ];
-const dateFormat = new Intl.DateTimeFormat("en", { dateStyle: "medium", timeStyle: "medium" });
 
 /** States in which a transaction holds its partitions' last stable offset. */
 const OPEN_STATES: ReadonlySet<Transaction["state"]> = new Set(["Ongoing", "PrepareCommit", "PrepareAbort"]);
@@ -72,13 +71,7 @@ export function TransactionList() {
         {transactions.length.toLocaleString("en")} transactional {transactions.length === 1 ? "id" : "ids"},{" "}
         {open.toLocaleString("en")} with an open transaction.
       </p>
-      <DataTable
-        label="Transactions"
-        titles={COLUMNS}
-        srOnly={["Actions"]}
-        head={<ColumnHeads titles={COLUMNS} srOnly={["Actions"]} cellPadding="px-4 py-2" />}
-        frameClassName="relative overflow-x-auto rounded-lg border border-line bg-surface"
-      >
+      <DataTable label="Transactions" titles={COLUMNS} srOnly={["Actions"]} framed>
         {transactions.map((t) => (
           <TransactionRow key={t.transactionalId} transaction={t} canAbort={access.can("records:write")} />
         ))}
@@ -99,7 +92,9 @@ function TransactionRow({ transaction: t, canAbort }: { transaction: Transaction
         <StateBadge state={t.state} />
       </td>
       <td className="px-4 py-3 tabular-nums whitespace-nowrap">{formatTimeout(t.timeoutMs)}</td>
-      <td className="px-4 py-3 whitespace-nowrap text-muted">{dateFormat.format(new Date(t.updatedAt))}</td>
+      <td className="px-4 py-3 whitespace-nowrap text-muted">
+        {mediumDateTime.format(new Date(t.updatedAt))}
+      </td>
       <td className="px-4 py-3 font-mono text-xs whitespace-nowrap">
         {t.producerId < 0 ? "none yet" : `${t.producerId} · epoch ${t.producerEpoch}`}
       </td>
@@ -126,7 +121,7 @@ function TransactionRow({ transaction: t, canAbort }: { transaction: Transaction
         )}
       </td>
       <td className="px-4 py-3 whitespace-nowrap text-muted">
-        {t.startedAt ? dateFormat.format(new Date(t.startedAt)) : "—"}
+        {t.startedAt ? mediumDateTime.format(new Date(t.startedAt)) : "—"}
       </td>
       <td className="px-4 py-3 text-right">
         {pending ? (

@@ -2,6 +2,7 @@ import { type ReactNode, useId } from "react";
 import { ColumnHeads } from "./column-heads";
 
 const textSize = { sm: "text-sm", xs: "text-xs" } as const;
+const FRAMED = "relative overflow-x-auto rounded-lg border border-line bg-surface";
 
 /**
  * On narrow screens (globals.css, `table[data-stack]`) a row becomes a stacked card and each cell
@@ -29,14 +30,17 @@ export function stackedLabels(
  * (the column titles, or `head` where a table styles its own), and `children` as the body rows.
  * Below 40rem its rows stack, labelled with `titles` (pass them with `head` too; `srOnly` ones, an
  * actions column, stay unlabelled). The frame is positioned so a visually hidden column title
- * (absolute) scrolls with the table instead of widening the page.
+ * (absolute) scrolls with the table instead of widening the page. A `framed` table stands on the
+ * page by itself rather than in a card: its frame is a bordered surface, and its header cells are
+ * padded on both sides like the rows' (`px-4`).
  */
 export function DataTable({
   label,
   titles,
   srOnly = [],
   head,
-  frameClassName = "relative overflow-x-auto",
+  framed = false,
+  frameClassName = framed ? FRAMED : "relative overflow-x-auto",
   size = "sm",
   children,
 }: {
@@ -44,6 +48,7 @@ export function DataTable({
   titles?: readonly string[];
   srOnly?: readonly string[];
   head?: ReactNode;
+  framed?: boolean;
   frameClassName?: string;
   size?: keyof typeof textSize;
   children: ReactNode;
@@ -53,7 +58,9 @@ export function DataTable({
     <div className={frameClassName}>
       {titles ? <style>{stackedLabels(scope, titles, srOnly)}</style> : null}
       <table aria-label={label} data-stack={scope} className={`w-full text-left ${textSize[size]}`}>
-        {head ?? <ColumnHeads titles={titles ?? []} srOnly={srOnly} />}
+        {head ?? (
+          <ColumnHeads titles={titles ?? []} srOnly={srOnly} cellPadding={framed ? "px-4 py-2" : undefined} />
+        )}
         <tbody>{children}</tbody>
       </table>
     </div>

@@ -43,59 +43,34 @@ export function Field({
 }
 
 /** A labelled input whose hint and error are announced with it (aria-describedby). */
-export function TextField({
-  label,
-  hint,
-  error,
-  ...input
-}: FieldProps & InputHTMLAttributes<HTMLInputElement>) {
-  return (
-    <Field
-      label={label}
-      hint={hint}
-      error={error}
-      control={(links) => <input className={controlClass} {...links} {...input} />}
-    />
-  );
+export function TextField(props: FieldProps & InputHTMLAttributes<HTMLInputElement>) {
+  const { field, control } = splitField(props);
+  return <Field {...field} control={(links) => <input className={controlClass} {...links} {...control} />} />;
 }
 
-export function TextAreaField({
-  label,
-  hint,
-  error,
-  ...textarea
-}: FieldProps & TextareaHTMLAttributes<HTMLTextAreaElement>) {
+export function TextAreaField(props: FieldProps & TextareaHTMLAttributes<HTMLTextAreaElement>) {
+  const { field, control } = splitField(props);
   const className = `${controlClass} font-mono disabled:opacity-60`;
-  return (
-    <Field
-      label={label}
-      hint={hint}
-      error={error}
-      control={(links) => <textarea className={className} {...links} {...textarea} />}
-    />
-  );
+  return <Field {...field} control={(links) => <textarea className={className} {...links} {...control} />} />;
 }
 
 /** A choice: its value, and the text shown when that is not the value itself. */
 export type SelectOption = string | { value: string; label: string };
 
 /** A labelled select: `options` are listed after any `children` (fixed first entries such as "Custom"). */
-export function SelectField({
-  label,
-  hint,
-  error,
-  options = [],
-  children,
-  ...select
-}: FieldProps & { options?: readonly SelectOption[] } & SelectHTMLAttributes<HTMLSelectElement>) {
+export function SelectField(
+  props: FieldProps & { options?: readonly SelectOption[] } & SelectHTMLAttributes<HTMLSelectElement>,
+) {
+  const {
+    field,
+    control: { options = [], children, ...select },
+  } = splitField(props);
   const entries = options.map((option) =>
     typeof option === "string" ? { value: option, label: option } : option,
   );
   return (
     <Field
-      label={label}
-      hint={hint}
-      error={error}
+      {...field}
       control={(links) => (
         <select className={controlClass} {...links} {...select}>
           {children}
@@ -129,6 +104,11 @@ function FieldFrame({ id, label, hint, error, children }: FieldProps & { id: str
       ) : null}
     </div>
   );
+}
+
+/** A field's own props (label, hint, error) apart from those its control gets. */
+function splitField<P extends FieldProps>({ label, hint, error, ...control }: P) {
+  return { field: { label, hint, error }, control };
 }
 
 function describedBy(id: string, hint: ReactNode, error: string | undefined): string | undefined {

@@ -29,3 +29,22 @@ export function FormFooter({
     </>
   );
 }
+
+/**
+ * The FormFooter of a form that sends one react-query mutation: its failure's message and its
+ * pending state come from the mutation itself.
+ */
+export function MutationFooter({
+  mutation,
+  ...footer
+}: {
+  mutation: { isPending: boolean; error: { message: string } | null };
+} & Omit<Parameters<typeof FormFooter>[0], "error" | "pending">) {
+  return (
+    <FormFooter
+      error={mutation.error ? mutation.error.message : null}
+      pending={mutation.isPending}
+      {...footer}
+    />
+  );
+}

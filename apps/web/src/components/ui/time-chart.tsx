@@ -13,6 +13,7 @@ import {
   XAxis,
   YAxis,
 } from "recharts";
+import { shortDateTime } from "@/lib/date-time-formats";
 
 export interface TimeSeries {
   /** The point's field holding this series' value. */
@@ -23,7 +24,6 @@ export interface TimeSeries {
 
 const CHART_HEIGHT_PX = 208;
 const timeFormat = new Intl.DateTimeFormat("en", { timeStyle: "medium" });
-const dateTimeFormat = new Intl.DateTimeFormat("en", { dateStyle: "short", timeStyle: "medium" });
 /** Recharts draws SVG; our colours are CSS variables, which SVG paint reads as they are. */
 const AXIS = { stroke: "currentColor", fontSize: 11 } as const;
 
@@ -75,7 +75,7 @@ export function TimeChart<Point extends { at: number }>({
           />
           <YAxis tickFormatter={format} width={64} allowDecimals={false} {...y} {...AXIS} />
           <Tooltip
-            labelFormatter={(at) => dateTimeFormat.format(Number(at))}
+            labelFormatter={(at) => shortDateTime.format(Number(at))}
             formatter={(value, name, item) =>
               tooltip ? tooltip(Number(value), item.payload as Point) : [format(Number(value)), name]
             }

@@ -10,12 +10,7 @@ const route = consoleRoute(
     Programs use a key as <code className="font-mono">Authorization: Bearer &lt;key&gt;</code> on the REST API
     under <code className="font-mono">/api/v1</code>, and as SASL credentials with Kafka clients.
   </>,
-  <>
-    <CreateApiKeyForm />
-    <ApiKeyList />
-    <EditKeyRulesForm />
-    <ListedKeyKafkaSettings />
-  </>,
+  [CreateApiKeyForm, ApiKeyList, EditKeyRulesForm, ListedKeyKafkaSettings],
 );
 
 export const metadata = route.metadata;

@@ -8,10 +8,7 @@ const route = consoleRoute(
     Roles: admins manage everything; developers work with topics, records and keys; compliance reads topic
     metadata and runs erasure requests but never sees record values; viewers read.
   </>,
-  <>
-    <MemberList />
-    <InviteMemberForm />
-  </>,
+  [MemberList, InviteMemberForm],
 );
 
 export const metadata = route.metadata;

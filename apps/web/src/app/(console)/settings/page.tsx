@@ -9,10 +9,7 @@ const route = consoleRoute(
     error that names the limit (Kafka clients see its error code and message; REST a problem response), counts
     it in its metrics, and other tenants notice nothing. To change a limit, ask the operator.
   </>,
-  <>
-    <RenameOrganizationForm />
-    <TenantQuotas />
-  </>,
+  [RenameOrganizationForm, TenantQuotas],
 );
 
 export const metadata = route.metadata;

@@ -5,10 +5,7 @@ import { consoleRoute } from "../console-route";
 const route = consoleRoute(
   "Topics",
   <>Partitioned logs of keyed records. Compacted topics keep the latest value of every key.</>,
-  <>
-    <TopicList />
-    <CreateTopicForm />
-  </>,
+  [TopicList, CreateTopicForm],
 );
 
 export const metadata = route.metadata;

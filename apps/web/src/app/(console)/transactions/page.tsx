@@ -9,7 +9,7 @@ const route = consoleRoute(
     partitions&apos; last stable offset, so read_committed consumers wait for it; a hung one can be aborted
     here, which also fences its producer.
   </>,
-  <TransactionList />,
+  [TransactionList],
 );
 
 export const metadata = route.metadata;

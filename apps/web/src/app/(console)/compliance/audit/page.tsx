@@ -11,7 +11,7 @@ const route = consoleRoute(
       ← Compliance
     </Link>
   </>,
-  <AuditViewer />,
+  [AuditViewer],
 );
 
 export const metadata = route.metadata;
