@@ -55,3 +55,58 @@ describe("TtlCache", () => {
     expect(await cache.get("b", source.load)).toBe(2);
   });
 });
+
+describe("TtlCache refresh-ahead", () => {
+  it("answers from the entry in its last quarter and replaces it with one background load", async () => {
+    let now = 0;
+    const cache = new TtlCache<string, number>({ ttlMs: 400, now: () => now });
+    const source = counting([1, 2]);
+    expect(await cache.get("k", source.load)).toBe(1);
+    now = 299; // before the last quarter: no load
+    expect(await cache.get("k", source.load)).toBe(1);
+    expect(source.calls()).toBe(1);
+    now = 300; // in it: still the entry, and one load starts
+    expect(await cache.get("k", source.load)).toBe(1);
+    expect(await cache.get("k", source.load)).toBe(2);
+    expect(source.calls()).toBe(2);
+    // The new entry is stamped with its load's start (300): it expires at 700, not later.
+    now = 699;
+    const later = counting([3]);
+    expect(await cache.get("k", later.load)).toBe(2);
+    now = 700;
+    expect(await cache.get("k", later.load)).toBe(3);
+  });
+
+  it("a failed refresh leaves the entry to expire and the next get after it loads", async () => {
+    let now = 0;
+    const cache = new TtlCache<string, number>({ ttlMs: 400, now: () => now });
+    const source = counting([1, new Error("database down"), 5]);
+    expect(await cache.get("k", source.load)).toBe(1);
+    now = 350;
+    expect(await cache.get("k", source.load)).toBe(1);
+    await Promise.resolve();
+    expect(await cache.get("k", source.load)).toBe(1);
+    expect(source.calls()).toBe(2);
+    now = 400;
+    expect(await cache.get("k", source.load)).toBe(5);
+  });
+
+  it("a forget during a refresh wins: the refreshed value is not stored", async () => {
+    let now = 0;
+    const cache = new TtlCache<string, number>({ ttlMs: 400, now: () => now });
+    let release: (value: number) => void = () => undefined;
+    const slow = new Promise<number>((resolve) => {
+      release = resolve;
+    });
+    const loads = [() => Promise.resolve(1), () => slow, () => Promise.resolve(3)];
+    let calls = 0;
+    const load = () => loads[calls++]!();
+    expect(await cache.get("k", load)).toBe(1);
+    now = 350;
+    expect(await cache.get("k", load)).toBe(1);
+    cache.forget("k");
+    release(2);
+    await slow;
+    expect(await cache.get("k", load)).toBe(3);
+  });
+});

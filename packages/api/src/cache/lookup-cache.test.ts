@@ -30,12 +30,55 @@ describe("LookupCache", () => {
   it("reuses a value for the TTL, then loads again", async () => {
     const t = setup();
     expect(await t.get()).toEqual({ v: 1 });
-    t.advance(TTL - 1);
+    t.advance((TTL * 3) / 4 - 1);
     expect(await t.get()).toEqual({ v: 1 });
     expect(t.loads()).toBe(1);
-    t.advance(2);
+    t.advance(TTL / 4 + 2);
     expect(await t.get()).toEqual({ v: 2 });
     expect(t.loads()).toBe(2);
+  });
+
+  it("in an entry's last quarter answers from it and refreshes it once in the background", async () => {
+    const t = setup();
+    expect(await t.get()).toEqual({ v: 1 });
+    t.advance((TTL * 3) / 4);
+    expect(await t.get()).toEqual({ v: 1 });
+    expect(await t.get()).toEqual({ v: 2 });
+    expect(t.loads()).toBe(2);
+    // The refreshed entry lives a whole TTL from its load: no load on the path past the first's end.
+    t.advance(TTL / 2);
+    expect(await t.get()).toEqual({ v: 2 });
+    expect(t.loads()).toBe(2);
+  });
+
+  it("a failed refresh-ahead is not retried per get: the entry serves out its TTL", async () => {
+    const t = setup();
+    expect(await t.get()).toEqual({ v: 1 });
+    t.answer(() => Promise.reject(new Error("syntax error at or near")));
+    t.advance((TTL * 3) / 4);
+    expect(await t.get()).toEqual({ v: 1 });
+    expect(await t.get()).toEqual({ v: 1 });
+    expect(t.loads()).toBe(2);
+    t.answer(async () => ({ v: 9 }));
+    t.advance(TTL / 4 + 1);
+    expect(await t.get()).toEqual({ v: 9 });
+  });
+
+  it("a forget during a refresh-ahead wins: its value is not stored", async () => {
+    const t = setup();
+    expect(await t.get()).toEqual({ v: 1 });
+    let release: (value: { v: number }) => void = () => undefined;
+    const slow = new Promise<{ v: number }>((resolve) => {
+      release = resolve;
+    });
+    t.answer(() => slow);
+    t.advance((TTL * 3) / 4);
+    expect(await t.get()).toEqual({ v: 1 });
+    t.cache.forget("k");
+    t.answer(async () => ({ v: 7 }));
+    release({ v: 2 });
+    await slow;
+    expect(await t.get()).toEqual({ v: 7 });
   });
 
   it("shares one load between concurrent misses", async () => {

@@ -41,6 +41,12 @@ export interface LookupCacheOptions {
  * found nothing (null) is never served stale, and any other error propagates at once.
  * `forget`/`clear` drop entries when this process changes what they hold; a load in flight at that
  * moment is not stored, and its callers read again.
+ *
+ * Refresh-ahead: a get in the last quarter of an entry's TTL answers from the entry and starts one
+ * load in the background (once per entry), whose value replaces the entry if it is still the one
+ * cached. A key read on every request (a tenant's quota) is then never loaded on a request's path
+ * while it is read steadily: under another tenant's flood that query was a quiet tenant's slowest
+ * step (the noisy-neighbour bench).
  */
 export class LookupCache<V extends object> {
   readonly #lru: LRUCache<string, Entry<V>, Load<V>>;
@@ -48,10 +54,14 @@ export class LookupCache<V extends object> {
   readonly #staleMs: number;
   // Abort reasons of loads cut short by forget/clear/eviction: their callers read again.
   readonly #aborted = new WeakSet<object>();
+  readonly #refreshAheadMs: number;
+  /** Entries a refresh-ahead load was started for (one per entry). */
+  readonly #refreshed = new WeakSet<Entry<V>>();
 
   constructor(options: LookupCacheOptions) {
     this.clock = options.clock;
     this.#staleMs = options.staleIfUnreachableMs ?? STALE_IF_UNREACHABLE_MS;
+    this.#refreshAheadMs = options.ttlMs / 4;
     this.#lru = new LRUCache<string, Entry<V>, Load<V>>({
       max: options.maxEntries ?? DEFAULT_MAX_ENTRIES,
       ttl: options.ttlMs,
@@ -85,6 +95,7 @@ export class LookupCache<V extends object> {
    * shared: callers must not change it). Every caller of one key passes the same kind of loader.
    */
   async get<R extends V | null>(key: string, load: () => Promise<R>): Promise<R> {
+    this.#refreshAhead(key, load);
     for (;;) {
       try {
         const entry = await this.#lru.fetch(key, { context: load });
@@ -93,6 +104,23 @@ export class LookupCache<V extends object> {
         if (!(typeof error === "object" && error !== null && this.#aborted.has(error))) throw error;
       }
     }
+  }
+
+  #refreshAhead(key: string, load: Load<V>): void {
+    const remaining = this.#lru.getRemainingTTL(key);
+    if (!(remaining > 0 && remaining <= this.#refreshAheadMs)) return;
+    // undefined while the key's first load is in flight: nothing to refresh yet.
+    const entry = this.#lru.peek(key);
+    if (entry === undefined || this.#refreshed.has(entry)) return;
+    this.#refreshed.add(entry);
+    load().then(
+      (value) => {
+        // Forgotten, cleared, expired or replaced meanwhile: that stands.
+        if (this.#lru.peek(key) === entry) this.#lru.set(key, { value, loadedAt: this.clock.now() });
+      },
+      // The entry serves out its TTL; the fetch after it handles the error (stale-if-unreachable).
+      () => undefined,
+    );
   }
 
   forget(key: string): void {
