@@ -60,6 +60,7 @@ async function producePartition(
   data: PartitionData,
   inflation: RequestInflation,
   txn: TxnProduceCheck | null,
+  inspected: () => void,
 ): Promise<{ response: PartitionResponse; appended: boolean }> {
   const refusal = (response: PartitionResponse) => ({ response, appended: false });
   const refused = refusalOf(session, "Produce", { name: topicName });
@@ -83,6 +84,7 @@ async function producePartition(
     );
   }
   const payload = await partitionPayload(data.records, topic.config, version, inflation, txn !== null);
+  inspected();
   if ("errorCode" in payload) {
     return refusal({
       ...failed(data.index, payload.errorCode, payload.message),
@@ -192,15 +194,42 @@ export async function handleProduce(
   const validAcks = request.acks === 0 || request.acks === 1 || request.acks === -1;
   let appended = false;
   const inflation = await ctx.inflation.forRequest(session.principal.tenantId);
+  // The produce quota's round trip (Redis) runs beside the appends rather than after them: it needs
+  // only the bytes the request's batches hold inflated, known once every batch was inspected. So a
+  // quiet tenant's produce waits for the slower of the two, not their sum (the noisy-neighbour
+  // bench's tail under another tenant's flood).
+  const allInspected = countdown(request.topicData.reduce((n, t) => n + t.partitionData.length, 0));
+  const throttled = allInspected.done.then(() => {
+    if (!validAcks) return 0;
+    // In inflated bytes: what the batches cost the worker, not what they cost the wire. The same
+    // bytes go to the tenant's day counter (the overview's "Produced today (Kafka)"), write-behind.
+    void recordUsage(ctx, session.principal.tenantId, { kafkaProducedBytes: inflation.chargedBytes });
+    return produceThrottle(ctx, session, inflation.chargedBytes);
+  });
   const responses = await Promise.all(
     request.topicData.map(async (t) => ({
       name: t.name,
       partitionResponses: await Promise.all(
         t.partitionData.map(async (p) => {
-          if (!validAcks) return failed(p.index, ErrorCode.INVALID_REQUIRED_ACKS, "acks must be -1, 0 or 1");
-          const outcome = await producePartition(ctx, session, version, t.name, p, inflation, txn);
-          appended ||= outcome.appended;
-          return outcome.response;
+          const inspected = allInspected.one();
+          try {
+            if (!validAcks)
+              return failed(p.index, ErrorCode.INVALID_REQUIRED_ACKS, "acks must be -1, 0 or 1");
+            const outcome = await producePartition(
+              ctx,
+              session,
+              version,
+              t.name,
+              p,
+              inflation,
+              txn,
+              inspected,
+            );
+            appended ||= outcome.appended;
+            return outcome.response;
+          } finally {
+            inspected();
+          }
         }),
       ),
     })),
@@ -209,19 +238,37 @@ export async function handleProduce(
     ctx.logger.warn("injected a test fault: a Produce answer dropped");
     return DROP_CONNECTION;
   }
-  // Counted after the appends, never instead of them (over the quota the records still land), in
-  // inflated bytes: what the batches cost the worker, not what they cost the wire. The same bytes
-  // go to the tenant's day counter (the overview's "Produced today (Kafka)"), write-behind.
-  let throttleTimeMs = 0;
-  if (validAcks) {
-    void recordUsage(ctx, session.principal.tenantId, { kafkaProducedBytes: inflation.chargedBytes });
-    throttleTimeMs = await produceThrottle(ctx, session, inflation.chargedBytes);
-  }
+  // Counted beside the appends, never instead of them: over the quota the records still land.
+  const throttleTimeMs = await throttled;
   session.throttle(throttleTimeMs, "produceBytesPerSecond");
   // The pool threads' time inflating this request's batches: work it made the worker do, off the
   // loop but on its cores, charged to the tenant's request-time quota with the loop time.
   session.charge("requestTimeMsPerSecond", inflation.threadMs);
   return request.acks === 0 ? null : { responses, throttleTimeMs };
+}
+
+/**
+ * Counts `total` partitions' batches inspected: `one()` hands out a partition's mark (idempotent,
+ * so a refusal before inspection and the `finally` after it count once); `done` resolves with the last.
+ */
+function countdown(total: number): { done: Promise<void>; one: () => () => void } {
+  let left = total;
+  let finish: () => void = () => undefined;
+  const done = new Promise<void>((resolve) => {
+    finish = resolve;
+  });
+  if (left === 0) finish();
+  return {
+    done,
+    one: () => {
+      let counted = false;
+      return () => {
+        if (counted) return;
+        counted = true;
+        if (--left === 0) finish();
+      };
+    },
+  };
 }
 
 /** The tenant's produce quota counts the record batches' inflated bytes, as REST counts its request's. */
