@@ -1,9 +1,10 @@
 import type { Scope } from "@lastword/api/key-auth";
 import { usePerFile } from "@lastword/db/testing-hooks";
+import { beforeAll } from "vitest";
 import type { RunningWorker } from "../src/worker";
 import { CLIENT_SCOPES, createKafkaKey, createNamedTopic, startKafkaWorker } from "./kafka-client";
 import { openControlPlane, type TestControlPlane } from "./rest-call";
-import { openWorkerHarness, type WorkerHarness } from "./worker-harness";
+import { openWorkerHarness, useWorkerHarness, type WorkerHarness } from "./worker-harness";
 
 /** An API key as a Kafka client logs in with it: the key id is the user name, its secret the password. */
 export type KafkaKey = { id: string; secret: string };
@@ -109,4 +110,37 @@ export function useControlPlaneWorld(
       await world.h.close();
     },
   );
+}
+
+/**
+ * The lease TTL of the failover tests' worker processes: short, so that a SIGKILLed owner's
+ * partitions, groups and transactional ids move within seconds.
+ */
+export const FAILOVER_LEASE_TTL_MS = 2_000;
+
+/** What a test that spawns and kills worker processes runs on: their harness and a key of the tenant. */
+export interface FailoverWorld {
+  /** Its client waits for a new owner across a lease expiry and the takeover. */
+  harness: WorkerHarness;
+  /** A key of `org` with `scopes`; like the harness, empty until `beforeAll`. */
+  key: KafkaKey;
+}
+
+/**
+ * The file's harness for worker processes it spawns and kills (useWorkerHarness, its client waiting
+ * `ownerWaitMs` for a new owner: unless said, five FAILOVER_LEASE_TTL_MS) and a key of `org` with
+ * `scopes` (the group clients' unless said). Both are filled in `beforeAll` (read them inside hooks
+ * and tests), so the file may name them at its top level.
+ */
+export function useFailoverWorld(
+  name: string,
+  org: string,
+  options: { ownerWaitMs?: number; scopes?: readonly Scope[] } = {},
+): FailoverWorld {
+  const harness = useWorkerHarness({ name, ownerWaitMs: options.ownerWaitMs ?? 5 * FAILOVER_LEASE_TTL_MS });
+  const key = {} as KafkaKey;
+  beforeAll(async () => {
+    Object.assign(key, await createKafkaKey(harness.db.prisma, org, options.scopes ?? CLIENT_SCOPES));
+  });
+  return { harness, key };
 }
