@@ -1,15 +1,7 @@
 import { ApiKey, ErrorCode } from "@lastword/kafka-protocol";
 import { ManualClock } from "@lastword/logstore";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import {
-  CLIENT_SCOPES,
-  createKafkaKey,
-  createNamedTopic,
-  endTxn,
-  metricSample,
-  plainKafkajs,
-  RawKafka,
-} from "./kafka-client";
+import { createKafkaKey, endTxn, metricSample, plainKafkajs, RawKafka } from "./kafka-client";
 import { useKafkaWorld } from "./kafka-world";
 import { openControlPlane } from "./rest-call";
 import { eventually } from "./test-topics";
@@ -24,16 +16,13 @@ const OTHER = "org_txn_other";
 const TOPIC = "txin";
 const MAX_TIMEOUT_MS = 120_000;
 const clock = new ManualClock(Date.parse("2026-12-07T12:00:00Z"));
-let otherKey: { id: string; secret: string };
 let api: ReturnType<typeof openControlPlane>;
 
 const world = useKafkaWorld({ name: "kafka-txn-coord" }, ORG, {
   topics: { [TOPIC]: 1 },
-  partitions: 2,
+  tenants: { [OTHER]: { [TOPIC]: 1 } },
   worker: { leaseTtlMs: 1_500, clock },
   setup: async (h) => {
-    await createNamedTopic(h.db.prisma, OTHER, TOPIC, 1);
-    otherKey = await createKafkaKey(h.db.prisma, OTHER, CLIENT_SCOPES);
     await h.db.prisma.quota.create({
       data: {
         organizationId: ORG,
@@ -46,6 +35,7 @@ const world = useKafkaWorld({ name: "kafka-txn-coord" }, ORG, {
     });
   },
 });
+const otherKey = () => world.tenantKeys[OTHER]!;
 
 beforeAll(() => {
   api = openControlPlane({ name: "txn-coord", prisma: world.h.db.prisma, dataPlane: world.h.client });
@@ -260,7 +250,7 @@ describe("transaction coordinator", () => {
 
   it("transactional ids are per tenant: the same id in another tenant is another transaction, and one tenant's producer id means nothing to the other's", async () => {
     const a = await login();
-    const b = await login(otherKey);
+    const b = await login(otherKey());
     try {
       const mine = await initProducer(a, "tx-shared-name");
       const theirs = await initProducer(b, "tx-shared-name");
@@ -338,11 +328,11 @@ describe("transaction coordinator", () => {
         coordinator: world.worker.id,
         abortRequestedAt: null,
       });
-      const theirs = await rest(otherKey, "GET", "/transactions");
+      const theirs = await rest(otherKey(), "GET", "/transactions");
       expect(
         (theirs.body.transactions as { transactionalId: string }[]).map((t) => t.transactionalId),
       ).not.toContain("tx-operator");
-      const stranger = await rest(otherKey, "POST", "/transactions/tx-operator/abort");
+      const stranger = await rest(otherKey(), "POST", "/transactions/tx-operator/abort");
       expect([stranger.status, stranger.body.code]).toEqual([404, "TRANSACTION_NOT_FOUND"]);
       expect((await state(ORG, "tx-operator"))?.abortRequestedAt).toBeNull();
 
