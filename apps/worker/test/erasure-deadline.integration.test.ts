@@ -58,6 +58,12 @@ async function produce(topic: string, key: string, value: string | null, partiti
   expect(res.status, JSON.stringify(res.body)).toBe(200);
 }
 
+/** A one-partition compacted topic whose min.compaction.lag.ms is `minLagMs`, `value` under each of `keys`. */
+async function laggedTopic(name: string, minLagMs: number, keys: string[], value: string) {
+  await createTopic(name, 1, { "cleanup.policy": "compact", "min.compaction.lag.ms": minLagMs });
+  for (const key of keys) await produce(name, key, value);
+}
+
 async function values(topic: string, partition: number) {
   const res = await rest(admin, "GET", `/topics/${topic}/partitions/${partition}/records?offset=0&limit=100`);
   return (res.body.records as { value: { data: string } | null }[]).map((r) => r.value?.data ?? null);
@@ -192,8 +198,7 @@ describe("erasure deadlines on the shared clock", () => {
   }, 90_000);
 
   it("flags a request at risk at filing when min.compaction.lag.ms would miss it, then overrides the setting for the key and purges it before the deadline", async () => {
-    await createTopic("held", 1, { "cleanup.policy": "compact", "min.compaction.lag.ms": 3_600_000 });
-    await produce("held", "user-9", "kept by min lag");
+    await laggedTopic("held", 3_600_000, ["user-9"], "kept by min lag");
     const deadlineInMs = 12_000;
     const id = await requestErasure("user-9", "held", deadlineInMs);
 
@@ -223,9 +228,7 @@ describe("erasure deadlines on the shared clock", () => {
   }, 60_000);
 
   it("fails a request past its deadline with a reason people read, then re-verifies it once purged, and reopens another with an extension", async () => {
-    await createTopic("late", 1, { "cleanup.policy": "compact", "min.compaction.lag.ms": 3_600_000 });
-    await produce("late", "user-11", "old");
-    await produce("late", "user-12", "old");
+    await laggedTopic("late", 3_600_000, ["user-11", "user-12"], "old");
     const first = await requestErasure("user-11", "late", 12_000);
     const second = await requestErasure("user-12", "late", 12_000);
     // Past both deadlines before the guard could rewrite: both fail.
@@ -277,8 +280,7 @@ describe("erasure deadlines on the shared clock", () => {
 
   it("refuses a config change that would make a pending request miss its deadline, naming it, unless an owner overrides it; the key is purged in time either way", async () => {
     // 5 s of min lag: the request meets its 60 s deadline, and stays pending while the clock stands.
-    await createTopic("guarded", 1, { "cleanup.policy": "compact", "min.compaction.lag.ms": 5_000 });
-    await produce("guarded", "user-13", "private");
+    await laggedTopic("guarded", 5_000, ["user-13"], "private");
     const deadlineInMs = 60_000;
     const id = await requestErasure("user-13", "guarded", deadlineInMs);
     expect((await rest(compliance, "GET", `/erasure-requests/${id}`)).body.status).toBe("tombstoned");

@@ -1,21 +1,21 @@
 import { partitionForKey } from "@lastword/api/partitioner";
 import { Kafka, logLevel, Partitioners } from "kafkajs";
-import { beforeAll, describe, expect, it } from "vitest";
-import { createKafkaKey, createNamedTopic, kcatReadAll, spawnKafkaWorker } from "./kafka-client";
+import { describe, expect, it } from "vitest";
+import { createNamedTopic, kcatReadAll, spawnKafkaWorker } from "./kafka-client";
+import { FAILOVER_LEASE_TTL_MS, useFailoverWorld } from "./kafka-world";
 import { eventually, partitionOwners } from "./test-topics";
-import { useWorkerHarness } from "./worker-harness";
 
 // Failover with a real client: a partition's leader dies (SIGKILL) under an unmodified kafkajs producer with
 // acks=-1. Nothing it acknowledged may be lost, and it must find the new leader by itself (Metadata
 // names the lease owner) once the lease expired and the other worker claimed the partition.
-const LEASE_TTL_MS = 2_000;
 const ORG = "org_kafka_failover";
 const TOPIC = "orders";
 const PARTITIONS = 4;
-const harness = useWorkerHarness({ name: "kafka-failover", ownerWaitMs: 5 * LEASE_TTL_MS });
-let key: { id: string; secret: string };
+const { harness, key } = useFailoverWorld("kafka-failover", ORG, {
+  scopes: ["topics:read", "records:read", "records:write"],
+});
 
-const spawnWorker = (id: string) => spawnKafkaWorker(harness, id, LEASE_TTL_MS);
+const spawnWorker = (id: string) => spawnKafkaWorker(harness, id, FAILOVER_LEASE_TTL_MS);
 
 /** One key per partition for send number n, so every send touches every partition (murmur2). */
 function keysFor(n: number): string[] {
@@ -34,10 +34,6 @@ function keysFor(n: number): string[] {
 }
 
 const owners = (partitionIds: string[]) => partitionOwners(harness.db.prisma, partitionIds);
-
-beforeAll(async () => {
-  key = await createKafkaKey(harness.db.prisma, ORG, ["topics:read", "records:read", "records:write"]);
-});
 
 describe("failover under a kafkajs producer", () => {
   it("SIGKILL of a partition's leader: every acknowledged record survives and the producer resumes on the new leader", async () => {
@@ -106,12 +102,14 @@ describe("failover under a kafkajs producer", () => {
 
     // The producer's own progress is the signal: a send started after the kill that completed had
     // to reach the new leader of every one of w1's partitions.
-    const resumed = await eventually("a send after the kill acknowledged", 20 * LEASE_TTL_MS, async () =>
-      completions.find((c) => c.startedAt >= killedAt),
+    const resumed = await eventually(
+      "a send after the kill acknowledged",
+      20 * FAILOVER_LEASE_TTL_MS,
+      async () => completions.find((c) => c.startedAt >= killedAt),
     );
     const resumeMs = resumed.doneAt - killedAt;
     console.log(
-      `kafkajs producer resumed ${resumeMs} ms after SIGKILL of the leader (lease TTL ${LEASE_TTL_MS} ms)`,
+      `kafkajs producer resumed ${resumeMs} ms after SIGKILL of the leader (lease TTL ${FAILOVER_LEASE_TTL_MS} ms)`,
     );
     expect((await owners(partitionIds)).every((o) => o === "kf-w2")).toBe(true);
     const atResume = completions.length;
@@ -148,6 +146,6 @@ describe("failover under a kafkajs producer", () => {
         expect(stored.get(offset), `partition ${p} offset ${offset} over the data plane`).toBe(value);
       }
     }
-    expect(resumeMs).toBeLessThan(20 * LEASE_TTL_MS);
+    expect(resumeMs).toBeLessThan(20 * FAILOVER_LEASE_TTL_MS);
   });
 });

@@ -132,6 +132,13 @@ describe("one worker", () => {
     scopes: SCOPES,
   });
 
+  /** A librdkafka reader as the world's key, once it stopped by itself: it read `count` records (exit 0). */
+  async function readToCount(o: Parameters<typeof confluentReader>[2]): Promise<Reader> {
+    const reader = confluentReader(world.bootstrap, world.key, o);
+    expect(await reader.exited).toBe(0);
+    return reader;
+  }
+
   beforeAll(async () => {
     client = kafkajs([world.bootstrap], world.key);
     await produce(client, "ahead", values("a", 5));
@@ -167,13 +174,12 @@ describe("one worker", () => {
     );
     expect(stdout).toBe("0|a0\n");
 
-    const reader = confluentReader(world.bootstrap, world.key, {
+    const reader = await readToCount({
       group: "ahead-rdk",
       topic: "ahead",
       spec: "assign:0@1000000",
       count: 5,
     });
-    expect(await reader.exited).toBe(0);
     expect(reader.records).toEqual(values("a", 5).map((r, i) => [0, i, r.value]));
     expect(reader.debug()).not.toContain("parse failure");
 
@@ -187,13 +193,7 @@ describe("one worker", () => {
     await commitOffset(client, ["trim-rdk", "trim-kcat", "trim-js"], "trimmed", "2");
     const expected = [6, 7, 8, 9].map((o) => [0, o, `t${o}`]);
 
-    const reader = confluentReader(world.bootstrap, world.key, {
-      group: "trim-rdk",
-      topic: "trimmed",
-      spec: "subscribe",
-      count: 4,
-    });
-    expect(await reader.exited).toBe(0);
+    const reader = await readToCount({ group: "trim-rdk", topic: "trimmed", spec: "subscribe", count: 4 });
     expect(reader.records).toEqual(expected);
 
     const kcat = kcatReader([

@@ -1,8 +1,8 @@
 import { ApiKey } from "@lastword/kafka-protocol";
 import { type Consumer, Kafka, logLevel } from "kafkajs";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { CLIENT_SCOPES, createKafkaKey, kafkaFleet, RawKafka } from "./kafka-client";
-import { useWorkerHarness } from "./worker-harness";
+import { afterAll, describe, expect, it } from "vitest";
+import { kafkaFleet, RawKafka } from "./kafka-client";
+import { FAILOVER_LEASE_TTL_MS, useFailoverWorld } from "./kafka-world";
 import type { WorkerProcess } from "./worker-process";
 
 // A consumer group under load through a worker's death: three worker processes, three kafkajs
@@ -14,13 +14,11 @@ import type { WorkerProcess } from "./worker-process";
 // a broker acknowledged must be in the log at the offset it was acknowledged at; a record counts as
 // acknowledged only when the send's answer names its partition (see the note on `unanswered`).
 
-const LEASE_TTL_MS = 2_000;
 const ORG = "org_group_failover";
 const TOPIC = "load";
 const GROUP = "gload";
 const PARTITIONS = 12;
-const harness = useWorkerHarness({ name: "kafka-group-failover", ownerWaitMs: 5 * LEASE_TTL_MS });
-let key: { id: string; secret: string };
+const { harness, key } = useFailoverWorld("kafka-group-failover", ORG);
 const consumers: Consumer[] = [];
 
 interface Received {
@@ -29,10 +27,6 @@ interface Received {
   partitions: number[];
 }
 
-beforeAll(async () => {
-  key = await createKafkaKey(harness.db.prisma, ORG, CLIENT_SCOPES);
-});
-
 // Before the harness closes (after hooks run in reverse order of registration).
 afterAll(async () => {
   await Promise.all(consumers.map((c) => c.disconnect().catch(() => undefined)));
@@ -40,7 +34,7 @@ afterAll(async () => {
 
 describe("consumer group failover under load", () => {
   it("SIGKILL of the worker holding partitions and the coordinator: the group rebalances, every record in the log is consumed, commits reach the high watermarks, no partition has two owners in a generation", async () => {
-    const fleet = await kafkaFleet(harness, ["gf-w1", "gf-w2", "gf-w3"], LEASE_TTL_MS, {
+    const fleet = await kafkaFleet(harness, ["gf-w1", "gf-w2", "gf-w3"], FAILOVER_LEASE_TTL_MS, {
       org: ORG,
       name: TOPIC,
       partitions: PARTITIONS,

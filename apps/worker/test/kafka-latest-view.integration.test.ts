@@ -7,17 +7,9 @@ import { ApiKey, decodeResponse, ErrorCode } from "@lastword/kafka-protocol";
 import { decodeBatch } from "@lastword/record-batch";
 import { CompressionTypes, Kafka, type KafkaMessage, logLevel } from "kafkajs";
 import { describe, expect, it } from "vitest";
-import {
-  CLIENT_SCOPES,
-  createKafkaKey,
-  createNamedTopic,
-  fetchBody,
-  kcatSasl,
-  RawKafka,
-  run,
-} from "./kafka-client";
+import { CLIENT_SCOPES, createKafkaKey, fetchBody, kcatSasl, RawKafka, run } from "./kafka-client";
 import { useKafkaWorld } from "./kafka-world";
-import { eventually } from "./test-topics";
+import { createNamedTopic, eventually } from "./test-topics";
 
 // The `<topic>.latest` view with unmodified clients (kafkajs, kcat on librdkafka 2.0.2): a dirty
 // compacted topic read through it gives exactly the worker's snapshot (plus the live tombstones),
@@ -33,36 +25,32 @@ const ROUNDS = 6;
 /** Keys deleted after the last round: their tombstones are live (no pass ran). */
 const DELETED = ["key-3", "key-17", "key-42"];
 
-let otherKey: { id: string; secret: string };
 /** May write topics too: the refusals below are the view's, not a missing scope's. */
 let adminKey: { id: string; secret: string };
-let legacyKey: { id: string; secret: string };
-let partitionIds: string[];
-let gappyId: string;
 
 const world = useKafkaWorld({ name: "kafka-latest-view", secret: "kafka-latest-view-secret" }, ORG, {
-  partitions: PARTITIONS + 5,
+  topics: {
+    prices: [PARTITIONS, { "cleanup.policy": "compact" }],
+    events: [1, { "cleanup.policy": "delete" }],
+    // One batch per segment, so a forced pass can clean all but the newest.
+    gappy: [1, { "cleanup.policy": "compact", "segment.bytes": "100", "min.cleanable.dirty.ratio": "0.01" }],
+  },
+  tenants: {
+    [OTHER_ORG]: { secret: [1, { "cleanup.policy": "compact" }] },
+    [LEGACY_ORG]: {
+      legacy: [1, { "cleanup.policy": "compact" }],
+      "legacy.latest": [1, { "cleanup.policy": "delete" }],
+    },
+  },
   worker: { kafka: { groups: { initialRebalanceDelayMs: 0 } } },
   setup: async (h) => {
     process.env.KAFKAJS_NO_PARTITIONER_WARNING = "1";
-    partitionIds = await createNamedTopic(h.db.prisma, ORG, "prices", PARTITIONS, {
-      "cleanup.policy": "compact",
-    });
-    await createNamedTopic(h.db.prisma, ORG, "events", 1, { "cleanup.policy": "delete" });
-    // One batch per segment, so a forced pass can clean all but the newest.
-    [gappyId] = (await createNamedTopic(h.db.prisma, ORG, "gappy", 1, {
-      "cleanup.policy": "compact",
-      "segment.bytes": "100",
-      "min.cleanable.dirty.ratio": "0.01",
-    })) as [string];
-    await createNamedTopic(h.db.prisma, OTHER_ORG, "secret", 1, { "cleanup.policy": "compact" });
-    otherKey = await createKafkaKey(h.db.prisma, OTHER_ORG, CLIENT_SCOPES);
     adminKey = await createKafkaKey(h.db.prisma, ORG, [...CLIENT_SCOPES, "topics:write"]);
-    await createNamedTopic(h.db.prisma, LEGACY_ORG, "legacy", 1, { "cleanup.policy": "compact" });
-    await createNamedTopic(h.db.prisma, LEGACY_ORG, "legacy.latest", 1, { "cleanup.policy": "delete" });
-    legacyKey = await createKafkaKey(h.db.prisma, LEGACY_ORG, CLIENT_SCOPES);
   },
 });
+const otherKey = () => world.tenantKeys[OTHER_ORG]!;
+const legacyKey = () => world.tenantKeys[LEGACY_ORG]!;
+const partitionIds = () => world.topicIds.prices!;
 
 function kafka(as = world.key): Kafka {
   return new Kafka({
@@ -83,7 +71,7 @@ interface Seen {
 const order = (rows: Seen[]) => [...rows].sort((a, b) => a.partition - b.partition || a.offset - b.offset);
 
 /** Each partition's snapshot from the worker's own stream (the REST snapshot's source). */
-async function snapshot(ids = partitionIds): Promise<Seen[]> {
+async function snapshot(ids = partitionIds()): Promise<Seen[]> {
   const rows: Seen[] = [];
   for (const [partition, partitionId] of ids.entries()) {
     for await (const piece of world.h.client.streamPartitionPieces({ partitionId, mode: "snapshot" })) {
@@ -222,17 +210,17 @@ describe("the <topic>.latest view", () => {
     const raw = await RawKafka.open(world.worker.kafka!.host, world.worker.kafka!.port);
     await raw.loginPlain(world.key.id, world.key.secret);
     const all = [
-      { name: "prices.latest", partitions: partitionIds.map((_, partitionIndex) => ({ partitionIndex })) },
+      { name: "prices.latest", partitions: partitionIds().map((_, partitionIndex) => ({ partitionIndex })) },
     ];
     const deleted = await raw.call(ApiKey.OffsetDelete, 0, { groupId: "view-reader", topics: all });
     raw.close();
     expect(deleted.errorCode).toBe(0);
-    expect(deleted.topics[0]!.partitions.map((p) => p.errorCode)).toEqual(partitionIds.map(() => 0));
+    expect(deleted.topics[0]!.partitions.map((p) => p.errorCode)).toEqual(partitionIds().map(() => 0));
     const check = kafka().admin();
     await check.connect();
     const gone = await check.fetchOffsets({ groupId: "view-reader", topics: ["prices"] });
     await check.disconnect();
-    expect(gone[0]!.partitions.map((p) => p.offset)).toEqual(partitionIds.map(() => "-1"));
+    expect(gone[0]!.partitions.map((p) => p.offset)).toEqual(partitionIds().map(() => "-1"));
   });
 
   it("kcat (librdkafka 2.0.2) reading the view to its end gets the same records", async () => {
@@ -268,12 +256,12 @@ describe("the <topic>.latest view", () => {
     ]);
     await admin.disconnect();
 
-    const other = kafka(otherKey).admin();
+    const other = kafka(otherKey()).admin();
     await other.connect();
     expect((await other.listTopics()).sort()).toEqual(["secret", "secret.latest"]);
     await other.disconnect();
     // A topic that holds a view's name keeps it: no view is listed under it, and it is written as itself.
-    const legacy = kafka(legacyKey);
+    const legacy = kafka(legacyKey());
     const legacyAdmin = legacy.admin();
     await legacyAdmin.connect();
     expect((await legacyAdmin.listTopics()).sort()).toEqual(["legacy", "legacy.latest"]);
@@ -285,7 +273,7 @@ describe("the <topic>.latest view", () => {
     expect(written).toMatchObject({ topicName: "legacy.latest", errorCode: 0 });
     // Another tenant's view is exactly a missing topic.
     const raw = await RawKafka.open(world.worker.kafka!.host, world.worker.kafka!.port);
-    await raw.loginPlain(otherKey.id, otherKey.secret);
+    await raw.loginPlain(otherKey().id, otherKey().secret);
     const fetched = decodeResponse(1, 11, await raw.request(1, 11, fetchBody("prices.latest", 0, 0), 0)).body;
     raw.close();
     expect(fetched.responses[0]!.partitions[0]!.errorCode).toBe(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION);
@@ -390,7 +378,7 @@ describe("the <topic>.latest view", () => {
       await producer.send({ topic: "gappy", messages: [{ key: k, value: "c" }] });
     await producer.send({ topic: "gappy", messages: [{ key: "k0", value: "z" }] });
     await producer.disconnect();
-    await world.h.client.requestClean({ partitionId: gappyId });
+    await world.h.client.requestClean({ partitionId: world.topicIds.gappy![0]! });
     expect(await read(6, 1 << 20)).toEqual([
       ...keys.slice(1).map((k, i) => [10 + i, k, "c"]),
       [14, "k0", "z"],

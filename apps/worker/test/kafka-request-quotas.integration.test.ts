@@ -4,15 +4,7 @@ import { DEFAULT_QUOTA } from "@lastword/api/tenant-quota";
 import { CODEC_IDS, encodeRecordBatch } from "@lastword/record-batch";
 import type { Kafka } from "kafkajs";
 import { describe, expect, it } from "vitest";
-import {
-  CLIENT_SCOPES,
-  createKafkaKey,
-  createNamedTopic,
-  fetchBody,
-  metricSample,
-  RawKafka,
-  throttleRecordingKafka,
-} from "./kafka-client";
+import { fetchBody, metricSample, RawKafka, throttleRecordingKafka } from "./kafka-client";
 import { useKafkaWorld } from "./kafka-world";
 import { eventually } from "./test-topics";
 
@@ -29,31 +21,25 @@ const ORG_COUNTED = "org_rq_counted";
 const HOG_MS = 1;
 /** The reader's fetch quota: 30 KB a second, a tenth of what one of its fetches carries. */
 const READER_BYTES = 30_000;
-let hogKey: { id: string; secret: string };
-let readerKey: { id: string; secret: string };
-let countedKey: { id: string; secret: string };
 
 // The world's key is the calm tenant's.
 const world = useKafkaWorld({ name: "kafka-request-quotas" }, ORG_CALM, {
   topics: { calm: 1 },
-  partitions: 4,
+  tenants: { [ORG_HOG]: { hog: 1 }, [ORG_READER]: { bulk: 1 }, [ORG_COUNTED]: { counted: 1 } },
   keyOptions: { scram: false },
   worker: { kafka: { groups: { initialRebalanceDelayMs: 0 } } },
   setup: async (h) => {
-    await createNamedTopic(h.db.prisma, ORG_HOG, "hog", 1);
-    await createNamedTopic(h.db.prisma, ORG_READER, "bulk", 1);
-    await createNamedTopic(h.db.prisma, ORG_COUNTED, "counted", 1);
     await h.db.prisma.quota.create({
       data: { organizationId: ORG_HOG, ...DEFAULT_QUOTA, requestTimeMsPerSecond: HOG_MS },
     });
     await h.db.prisma.quota.create({
       data: { organizationId: ORG_READER, ...DEFAULT_QUOTA, fetchBytesPerSecond: READER_BYTES },
     });
-    hogKey = await createKafkaKey(h.db.prisma, ORG_HOG, CLIENT_SCOPES, { scram: false });
-    readerKey = await createKafkaKey(h.db.prisma, ORG_READER, CLIENT_SCOPES, { scram: false });
-    countedKey = await createKafkaKey(h.db.prisma, ORG_COUNTED, CLIENT_SCOPES, { scram: false });
   },
 });
+const hogKey = () => world.tenantKeys[ORG_HOG]!;
+const readerKey = () => world.tenantKeys[ORG_READER]!;
+const countedKey = () => world.tenantKeys[ORG_COUNTED]!;
 
 /** One batch of `count` records of 512 random bytes. */
 function produceBody(topic: string, count: number) {
@@ -96,7 +82,7 @@ describe("the request-time quota (KIP-124)", () => {
     await producer.connect();
     await producer.send({ topic: "calm", acks: -1, messages: [{ key: "warm", value: "up" }] });
 
-    const hog = await RawKafka.login(world.worker.kafka!, hogKey);
+    const hog = await RawKafka.login(world.worker.kafka!, hogKey());
     // Each produce of 1,500 records costs the loop milliseconds (decoding, CRC, the record walk, the
     // append), over 1 ms a second: the throttle is (used − 1) / 1 × 1 s, a second or more once the
     // window holds 2 ms.
@@ -138,7 +124,7 @@ describe("the request-time quota (KIP-124)", () => {
 
 describe("the fetch quota", () => {
   it("throttles the big fetcher by the bytes its answer carried and mutes it, while another tenant's kafkajs consumer reads", async () => {
-    const reader = await RawKafka.login(world.worker.kafka!, readerKey);
+    const reader = await RawKafka.login(world.worker.kafka!, readerKey());
     for (let i = 0; i < 3; i++) {
       const produced = await reader.call(0, 8, produceBody("bulk", 200));
       expect(produced.responses[0]!.partitionResponses[0]!.errorCode).toBe(0);
@@ -211,8 +197,8 @@ describe("what the console's overview reads of a tenant's Kafka use", () => {
   }
 
   it("counts the bytes each Produce appended (inflated) and each Fetch answer carried into the tenant's day, and its open connections into the heartbeat", async () => {
-    const first = await RawKafka.login(world.worker.kafka!, countedKey);
-    const second = await RawKafka.login(world.worker.kafka!, countedKey);
+    const first = await RawKafka.login(world.worker.kafka!, countedKey());
+    const second = await RawKafka.login(world.worker.kafka!, countedKey());
     const plain = produceBody("counted", 20);
     // A gzip batch of compressible records: the produce quota charges it inflated, as the same
     // records encoded without compression, not the few bytes it took on the wire.

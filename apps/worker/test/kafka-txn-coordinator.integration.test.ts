@@ -1,16 +1,8 @@
 import { ApiKey, ErrorCode } from "@lastword/kafka-protocol";
 import { ManualClock } from "@lastword/logstore";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import {
-  CLIENT_SCOPES,
-  createKafkaKey,
-  createNamedTopic,
-  endTxn,
-  metricSample,
-  plainKafkajs,
-  RawKafka,
-} from "./kafka-client";
-import { useKafkaWorld } from "./kafka-world";
+import { createKafkaKey, endTxn, metricSample, plainKafkajs, RawKafka } from "./kafka-client";
+import { type KafkaKey, useKafkaWorld } from "./kafka-world";
 import { openControlPlane } from "./rest-call";
 import { eventually } from "./test-topics";
 
@@ -24,16 +16,13 @@ const OTHER = "org_txn_other";
 const TOPIC = "txin";
 const MAX_TIMEOUT_MS = 120_000;
 const clock = new ManualClock(Date.parse("2026-12-07T12:00:00Z"));
-let otherKey: { id: string; secret: string };
 let api: ReturnType<typeof openControlPlane>;
 
 const world = useKafkaWorld({ name: "kafka-txn-coord" }, ORG, {
   topics: { [TOPIC]: 1 },
-  partitions: 2,
+  tenants: { [OTHER]: { [TOPIC]: 1 } },
   worker: { leaseTtlMs: 1_500, clock },
   setup: async (h) => {
-    await createNamedTopic(h.db.prisma, OTHER, TOPIC, 1);
-    otherKey = await createKafkaKey(h.db.prisma, OTHER, CLIENT_SCOPES);
     await h.db.prisma.quota.create({
       data: {
         organizationId: ORG,
@@ -46,6 +35,7 @@ const world = useKafkaWorld({ name: "kafka-txn-coord" }, ORG, {
     });
   },
 });
+const otherKey = () => world.tenantKeys[OTHER]!;
 
 beforeAll(() => {
   api = openControlPlane({ name: "txn-coord", prisma: world.h.db.prisma, dataPlane: world.h.client });
@@ -55,7 +45,25 @@ afterAll(async () => {
   await api?.close();
 });
 
-const login = (k = world.key) => RawKafka.login(world.worker.kafka!, k);
+/**
+ * Runs `body` on a connection logged in as each of `keys`, in order, and closes them however it ends
+ * (a test's failed expectation must not leave its connections holding the transactional ids).
+ */
+async function withLogins<const K extends readonly KafkaKey[]>(
+  keys: K,
+  body: (...raws: { -readonly [I in keyof K]: RawKafka }) => Promise<void>,
+): Promise<void> {
+  const raws: RawKafka[] = [];
+  try {
+    for (const k of keys) raws.push(await RawKafka.login(world.worker.kafka!, k));
+    await body(...(raws as { -readonly [I in keyof K]: RawKafka }));
+  } finally {
+    for (const raw of raws) raw.close();
+  }
+}
+
+/** withLogins as the file's key, on one connection. */
+const withLogin = (body: (raw: RawKafka) => Promise<void>) => withLogins([world.key], body);
 
 async function initProducer(
   raw: RawKafka,
@@ -74,6 +82,18 @@ async function initProducer(
   return { producerId: init.producerId, producerEpoch: init.producerEpoch };
 }
 
+/** AddOffsetsToTxn (v1 unless said) of the group to the producer's transaction: its error code. */
+async function addOffsets(
+  raw: RawKafka,
+  transactionalId: string,
+  producer: { producerId: bigint; producerEpoch: number },
+  groupId: string,
+  version = 1,
+): Promise<number> {
+  return (await raw.call(ApiKey.AddOffsetsToTxn, version, { transactionalId, ...producer, groupId }))
+    .errorCode;
+}
+
 /** AddOffsetsToTxn then TxnOffsetCommit of `offset` for the group on partition 0: the error codes. */
 async function commitOffsetInTxn(
   raw: RawKafka,
@@ -82,7 +102,7 @@ async function commitOffsetInTxn(
   groupId: string,
   offset: bigint,
 ): Promise<{ added: number; committed: number }> {
-  const added = await raw.call(ApiKey.AddOffsetsToTxn, 1, { transactionalId, ...producer, groupId });
+  const added = await addOffsets(raw, transactionalId, producer, groupId);
   await raw.call(ApiKey.FindCoordinator, 3, { key: groupId, keyType: 0 });
   const committed = await raw.call(ApiKey.TxnOffsetCommit, 3, {
     transactionalId,
@@ -100,7 +120,7 @@ async function commitOffsetInTxn(
       },
     ],
   });
-  return { added: added.errorCode, committed: committed.topics[0]!.partitions[0]!.errorCode };
+  return { added, committed: committed.topics[0]!.partitions[0]!.errorCode };
 }
 
 async function fetchedOffset(raw: RawKafka, groupId: string): Promise<bigint> {
@@ -119,31 +139,22 @@ async function state(organizationId: string, transactionalId: string) {
 
 describe("transaction coordinator", () => {
   it("FindCoordinator key type 1 claims the id here; InitProducerId issues a producer id at epoch 0, the next init bumps the epoch, and the older epoch is fenced per request version", async () => {
-    const raw = await login();
-    try {
+    await withLogin(async (raw) => {
       const first = await initProducer(raw, "tx-epochs");
       expect(first.producerEpoch).toBe(0);
       const second = await initProducer(raw, "tx-epochs");
       expect(second).toEqual({ producerId: first.producerId, producerEpoch: 1 });
       expect(await endTxn(raw, 1, "tx-epochs", first, true)).toBe(ErrorCode.INVALID_PRODUCER_EPOCH);
       expect(await endTxn(raw, 3, "tx-epochs", first, true)).toBe(ErrorCode.PRODUCER_FENCED);
-      const add = await raw.call(ApiKey.AddOffsetsToTxn, 2, {
-        transactionalId: "tx-epochs",
-        ...first,
-        groupId: "g-epochs",
-      });
-      expect(add.errorCode).toBe(ErrorCode.PRODUCER_FENCED);
+      expect(await addOffsets(raw, "tx-epochs", first, "g-epochs", 2)).toBe(ErrorCode.PRODUCER_FENCED);
       // Nothing open: ending it is refused, as Kafka refuses EndTxn in Empty.
       expect(await endTxn(raw, 3, "tx-epochs", second, true)).toBe(ErrorCode.INVALID_TXN_STATE);
       expect((await state(ORG, "tx-epochs"))?.state).toBe("Empty");
-    } finally {
-      raw.close();
-    }
+    });
   });
 
   it("transaction.timeout.ms above the tenant's maximum (or not positive) is INVALID_TRANSACTION_TIMEOUT and issues nothing", async () => {
-    const raw = await login();
-    try {
+    await withLogin(async (raw) => {
       await raw.call(ApiKey.FindCoordinator, 3, { key: "tx-timeout-bound", keyType: 1 });
       for (const transactionTimeoutMs of [MAX_TIMEOUT_MS + 1, 0]) {
         const init = await raw.call(ApiKey.InitProducerId, 4, {
@@ -155,14 +166,11 @@ describe("transaction coordinator", () => {
         expect(init).toMatchObject({ errorCode: ErrorCode.INVALID_TRANSACTION_TIMEOUT, producerId: -1n });
       }
       expect((await state(ORG, "tx-timeout-bound"))?.producerId).toBe(-1n);
-    } finally {
-      raw.close();
-    }
+    });
   });
 
   it("TxnOffsetCommit's offsets stay out of the group until the transaction commits; an aborted transaction's never appear", async () => {
-    const raw = await login();
-    try {
+    await withLogin(async (raw) => {
       const producer = await initProducer(raw, "tx-offsets");
       expect(await commitOffsetInTxn(raw, "tx-offsets", producer, "g-offsets", 42n)).toEqual({
         added: 0,
@@ -197,15 +205,11 @@ describe("transaction coordinator", () => {
       expect(await endTxn(raw, 1, "tx-offsets", producer, false)).toBe(0);
       expect(await fetchedOffset(raw, "g-offsets")).toBe(42n);
       expect((await state(ORG, "tx-offsets"))?.state).toBe("CompleteAbort");
-    } finally {
-      raw.close();
-    }
+    });
   });
 
   it("a second instance of a transactional id fences the first: its open transaction is aborted, its EndTxn is PRODUCER_FENCED, its offsets never land", async () => {
-    const zombie = await login();
-    const successor = await login();
-    try {
+    await withLogins([world.key, world.key], async (zombie, successor) => {
       const old = await initProducer(zombie, "tx-zombie");
       expect((await commitOffsetInTxn(zombie, "tx-zombie", old, "g-zombie", 7n)).committed).toBe(0);
       const fresh = await initProducer(successor, "tx-zombie");
@@ -214,15 +218,11 @@ describe("transaction coordinator", () => {
       expect((await state(ORG, "tx-zombie"))?.state).toBe("Empty");
       expect(await endTxn(zombie, 3, "tx-zombie", old, true)).toBe(ErrorCode.PRODUCER_FENCED);
       expect(await fetchedOffset(successor, "g-zombie")).toBe(-1n);
-    } finally {
-      zombie.close();
-      successor.close();
-    }
+    });
   });
 
   it("an abandoned transaction is aborted once its timeout passes on the worker's clock, and its producer is fenced", async () => {
-    const raw = await login();
-    try {
+    await withLogin(async (raw) => {
       const producer = await initProducer(raw, "tx-abandoned", 30_000);
       expect((await commitOffsetInTxn(raw, "tx-abandoned", producer, "g-abandoned", 5n)).committed).toBe(0);
       expect((await state(ORG, "tx-abandoned"))?.state).toBe("Ongoing");
@@ -253,31 +253,20 @@ describe("transaction coordinator", () => {
       expect(aborted.producerEpoch).toBe(producer.producerEpoch + 1);
       expect(await endTxn(raw, 3, "tx-abandoned", producer, true)).toBe(ErrorCode.PRODUCER_FENCED);
       expect(await fetchedOffset(raw, "g-abandoned")).toBe(-1n);
-    } finally {
-      raw.close();
-    }
+    });
   });
 
   it("transactional ids are per tenant: the same id in another tenant is another transaction, and one tenant's producer id means nothing to the other's", async () => {
-    const a = await login();
-    const b = await login(otherKey);
-    try {
+    await withLogins([world.key, otherKey()], async (a, b) => {
       const mine = await initProducer(a, "tx-shared-name");
       const theirs = await initProducer(b, "tx-shared-name");
       expect(theirs.producerId).not.toBe(mine.producerId);
       expect(theirs.producerEpoch).toBe(0);
-      const crossed = await b.call(ApiKey.AddOffsetsToTxn, 1, {
-        transactionalId: "tx-shared-name",
-        ...mine,
-        groupId: "g-shared",
-      });
-      expect(crossed.errorCode).toBe(ErrorCode.INVALID_PRODUCER_ID_MAPPING);
+      const crossed = await addOffsets(b, "tx-shared-name", mine, "g-shared");
+      expect(crossed).toBe(ErrorCode.INVALID_PRODUCER_ID_MAPPING);
       expect((await state(ORG, "tx-shared-name"))?.state).toBe("Empty");
       expect((await state(OTHER, "tx-shared-name"))?.producerId).toBe(theirs.producerId);
-    } finally {
-      a.close();
-      b.close();
-    }
+    });
   });
 
   it("a key without records:write may not use a transactional id; without groups:write it may not put offsets in a transaction", async () => {
@@ -293,9 +282,7 @@ describe("transaction coordinator", () => {
       "records:write",
       "groups:read",
     ]);
-    const r = await login(readOnly);
-    const w = await login(noGroups);
-    try {
+    await withLogins([readOnly, noGroups], async (r, w) => {
       const found = await r.call(ApiKey.FindCoordinator, 3, { key: "tx-rights", keyType: 1 });
       expect(found.errorCode).toBe(ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED);
       const init = await r.call(ApiKey.InitProducerId, 4, {
@@ -306,22 +293,13 @@ describe("transaction coordinator", () => {
       });
       expect(init.errorCode).toBe(ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED);
       const producer = await initProducer(w, "tx-rights");
-      const add = await w.call(ApiKey.AddOffsetsToTxn, 1, {
-        transactionalId: "tx-rights",
-        ...producer,
-        groupId: "g",
-      });
-      expect(add.errorCode).toBe(ErrorCode.GROUP_AUTHORIZATION_FAILED);
+      expect(await addOffsets(w, "tx-rights", producer, "g")).toBe(ErrorCode.GROUP_AUTHORIZATION_FAILED);
       expect((await state(ORG, "tx-rights"))?.state).toBe("Empty");
-    } finally {
-      r.close();
-      w.close();
-    }
+    });
   });
 
   it("the REST API lists the tenant's transactions (another tenant's never) and an operator's abort, audited, is carried out by the coordinator with the producer fenced", async () => {
-    const raw = await login();
-    try {
+    await withLogin(async (raw) => {
       const producer = await initProducer(raw, "tx-operator");
       expect((await commitOffsetInTxn(raw, "tx-operator", producer, "g-operator", 3n)).committed).toBe(0);
       const rest = (k: { secret: string }, method: string, path: string) =>
@@ -338,11 +316,11 @@ describe("transaction coordinator", () => {
         coordinator: world.worker.id,
         abortRequestedAt: null,
       });
-      const theirs = await rest(otherKey, "GET", "/transactions");
+      const theirs = await rest(otherKey(), "GET", "/transactions");
       expect(
         (theirs.body.transactions as { transactionalId: string }[]).map((t) => t.transactionalId),
       ).not.toContain("tx-operator");
-      const stranger = await rest(otherKey, "POST", "/transactions/tx-operator/abort");
+      const stranger = await rest(otherKey(), "POST", "/transactions/tx-operator/abort");
       expect([stranger.status, stranger.body.code]).toEqual([404, "TRANSACTION_NOT_FOUND"]);
       expect((await state(ORG, "tx-operator"))?.abortRequestedAt).toBeNull();
 
@@ -361,9 +339,7 @@ describe("transaction coordinator", () => {
       expect(await fetchedOffset(raw, "g-operator")).toBe(-1n);
       const again = await rest(world.key, "POST", "/transactions/tx-operator/abort");
       expect([again.status, again.body.code]).toEqual([409, "TRANSACTION_NOT_OPEN"]);
-    } finally {
-      raw.close();
-    }
+    });
   });
 
   it("a partition's segments answer shows its last stable offset and the transactions open in it, with their transactional id and start", async () => {
@@ -401,8 +377,7 @@ describe("transaction coordinator", () => {
   });
 
   it("an id with no open transaction that no request needed for a lease TTL on the clock is let go; asking again claims it at a new epoch", async () => {
-    const raw = await login();
-    try {
+    await withLogin(async (raw) => {
       const first = await initProducer(raw, "tx-idle");
       const held = await state(ORG, "tx-idle");
       expect(held?.ownerWorkerId).toBe(world.worker.id);
@@ -416,8 +391,6 @@ describe("transaction coordinator", () => {
       const again = await initProducer(raw, "tx-idle");
       expect(again).toEqual({ producerId: first.producerId, producerEpoch: first.producerEpoch + 1 });
       expect((await state(ORG, "tx-idle"))?.epoch).toBeGreaterThan(held!.epoch);
-    } finally {
-      raw.close();
-    }
+    });
   });
 });

@@ -4,9 +4,9 @@ import { fileURLToPath } from "node:url";
 import { ApiKey } from "@lastword/kafka-protocol";
 import { Kafka, logLevel } from "kafkajs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { CLIENT_SCOPES, createKafkaKey, createNamedTopic, RawKafka } from "./kafka-client";
+import { createNamedTopic, RawKafka } from "./kafka-client";
+import { FAILOVER_LEASE_TTL_MS, useFailoverWorld } from "./kafka-world";
 import { eventually } from "./test-topics";
-import { useWorkerHarness } from "./worker-harness";
 import type { WorkerProcess } from "./worker-process";
 
 // Exactly once through a consume-transform-produce loop (librdkafka-eos-pipeline.py: read topic A
@@ -14,7 +14,6 @@ import type { WorkerProcess } from "./worker-process";
 // coordinates its transactional id and owns partitions of both topics is SIGKILLed mid-run: every
 // input record appears in B exactly once as committed data, and the group's offsets reach A's end.
 
-const LEASE_TTL_MS = 2_000;
 const ORG = "org_txn_eos";
 const SOURCE = "eos-in";
 const SINK = "eos-out";
@@ -24,18 +23,18 @@ const COUNT = Number(process.env.LASTWORD_EOS_RECORDS ?? 400);
 const GROUP = "eos";
 /** What the test writes after the pipeline's output, to know a reader has read it all. */
 const END = "end-of-output";
-const harness = useWorkerHarness({ name: "kafka-txn-eos", ownerWaitMs: 5 * LEASE_TTL_MS });
+const { harness, key } = useFailoverWorld("kafka-txn-eos", ORG);
 const script = fileURLToPath(new URL("./librdkafka-eos-pipeline.py", import.meta.url));
-let key: { id: string; secret: string };
 let workers: WorkerProcess[] = [];
 
 beforeAll(async () => {
-  key = await createKafkaKey(harness.db.prisma, ORG, CLIENT_SCOPES);
   await createNamedTopic(harness.db.prisma, ORG, SOURCE, PARTITIONS, { "cleanup.policy": "compact" });
   await createNamedTopic(harness.db.prisma, ORG, SINK, PARTITIONS, { "cleanup.policy": "compact" });
   const env = { WORKER_SCHEDULING: "off", WORKER_KAFKA_PORT: "0" };
   workers = await Promise.all(
-    ["eos-w1", "eos-w2", "eos-w3"].map((id) => harness.spawnWorker(id, { leaseTtlMs: LEASE_TTL_MS, env })),
+    ["eos-w1", "eos-w2", "eos-w3"].map((id) =>
+      harness.spawnWorker(id, { leaseTtlMs: FAILOVER_LEASE_TTL_MS, env }),
+    ),
   );
 });
 

@@ -1,16 +1,9 @@
 import { ApiKey, ErrorCode } from "@lastword/kafka-protocol";
 import { Kafka, logLevel } from "kafkajs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import {
-  CLIENT_SCOPES,
-  createKafkaKey,
-  createNamedTopic,
-  endTxn,
-  RawKafka,
-  readValuesUntil,
-} from "./kafka-client";
+import { createNamedTopic, endTxn, RawKafka, readValuesUntil } from "./kafka-client";
+import { FAILOVER_LEASE_TTL_MS, useFailoverWorld } from "./kafka-world";
 import { eventually } from "./test-topics";
-import { useWorkerHarness } from "./worker-harness";
 import type { WorkerProcess } from "./worker-process";
 
 // The transaction coordinator dies between a commit's PrepareCommit and its first marker
@@ -18,27 +11,24 @@ import type { WorkerProcess } from "./worker-process";
 // transactional id over and completes the commit — the offsets land in the group — and a second
 // transaction left Ongoing on the dead worker stays open there for its producer to commit.
 
-const LEASE_TTL_MS = 2_000;
 const ORG = "org_txn_failover";
 const TOPIC = "tf";
 const OUT = "tf-out";
 const OUT_PARTITIONS = 4;
-const harness = useWorkerHarness({ name: "kafka-txn-failover", ownerWaitMs: 5 * LEASE_TTL_MS });
-let key: { id: string; secret: string };
+const { harness, key } = useFailoverWorld("kafka-txn-failover", ORG);
 let doomed: WorkerProcess;
 let survivor: WorkerProcess;
 const later: WorkerProcess[] = [];
 
 beforeAll(async () => {
-  key = await createKafkaKey(harness.db.prisma, ORG, CLIENT_SCOPES);
   await createNamedTopic(harness.db.prisma, ORG, TOPIC, 1);
   await createNamedTopic(harness.db.prisma, ORG, OUT, OUT_PARTITIONS, { "cleanup.policy": "compact" });
   const env = { WORKER_SCHEDULING: "off", WORKER_KAFKA_PORT: "0" };
   doomed = await harness.spawnWorker("txf-doomed", {
-    leaseTtlMs: LEASE_TTL_MS,
+    leaseTtlMs: FAILOVER_LEASE_TTL_MS,
     env: { ...env, LASTWORD_FAULT_POINT: "after-txn-prepare" },
   });
-  survivor = await harness.spawnWorker("txf-survivor", { leaseTtlMs: LEASE_TTL_MS, env });
+  survivor = await harness.spawnWorker("txf-survivor", { leaseTtlMs: FAILOVER_LEASE_TTL_MS, env });
 });
 
 afterAll(() => {
@@ -137,7 +127,7 @@ describe("transaction coordinator failover", () => {
   it("kafkajs commits a transaction over partitions of both workers while its coordinator is SIGKILLed after the prepare: the commit completes on the next owner and a read_committed consumer reads every record", async () => {
     const env = { WORKER_SCHEDULING: "off", WORKER_KAFKA_PORT: "0" };
     const victim = await harness.spawnWorker("txf-doomed-2", {
-      leaseTtlMs: LEASE_TTL_MS,
+      leaseTtlMs: FAILOVER_LEASE_TTL_MS,
       env: { ...env, LASTWORD_FAULT_POINT: "after-txn-prepare" },
     });
     later.push(victim);

@@ -1,7 +1,7 @@
-import { beforeAll, describe, expect, it } from "vitest";
-import { createKafkaKey, kafkaFleet, kcatReadAll, producePerPartition } from "./kafka-client";
+import { describe, expect, it } from "vitest";
+import { kafkaFleet, kcatReadAll, producePerPartition } from "./kafka-client";
+import { FAILOVER_LEASE_TTL_MS, useFailoverWorld } from "./kafka-world";
 import { busiestWorker, eventually, partitionOwners } from "./test-topics";
-import { useWorkerHarness } from "./worker-harness";
 
 // The kafkajs usage the root README documents for producing through failovers: an idempotent
 // producer (unlimited retries, kafkajs's default for it) with maxInFlightRequests 1, each send()
@@ -13,27 +13,23 @@ import { useWorkerHarness } from "./worker-harness";
 // is only ever retried with the same records, which the broker answers as the duplicate they are.
 // Three worker processes on one data directory; the leader of most partitions is SIGKILLed twice
 // while every partition is being produced to; nothing acknowledged may be lost or written twice.
-const LEASE_TTL_MS = 2_000;
 const ORG = "org_kafkajs_usage";
 const TOPIC = "usage";
 const PARTITIONS = 4;
 const KILLS = 2;
 const PER_SEND = 3;
-const harness = useWorkerHarness({ name: "kafkajs-usage", ownerWaitMs: 5 * LEASE_TTL_MS });
-let key: { id: string; secret: string };
+const { harness, key } = useFailoverWorld("kafkajs-usage", ORG, {
+  scopes: ["topics:read", "records:read", "records:write"],
+});
 
 const owners = (partitionIds: string[]) => partitionOwners(harness.db.prisma, partitionIds);
-
-beforeAll(async () => {
-  key = await createKafkaKey(harness.db.prisma, ORG, ["topics:read", "records:read", "records:write"]);
-});
 
 describe("kafkajs through SIGKILLed leaders, used as the README says", () => {
   it("loses no acknowledged record and writes none twice", async () => {
     const { live, partitionIds, brokers } = await kafkaFleet(
       harness,
       ["ku-1", "ku-2", "ku-3"],
-      LEASE_TTL_MS,
+      FAILOVER_LEASE_TTL_MS,
       { org: ORG, name: TOPIC, partitions: PARTITIONS, spread: false },
     );
     const produce = await producePerPartition(
@@ -60,12 +56,15 @@ describe("kafkajs through SIGKILLed leaders, used as the README says", () => {
       live.get(victim)!.child.kill("SIGKILL");
       live.delete(victim);
       // Every partition acknowledged a send begun after the kill: its leader answered again.
-      await eventually(`every partition produced to after kill ${kill + 1}`, 30 * LEASE_TTL_MS, async () =>
-        Array.from({ length: PARTITIONS }, (_, p) =>
-          completions.some((c) => c.partition === p && c.startedAt >= killedAt),
-        ).every(Boolean)
-          ? true
-          : undefined,
+      await eventually(
+        `every partition produced to after kill ${kill + 1}`,
+        30 * FAILOVER_LEASE_TTL_MS,
+        async () =>
+          Array.from({ length: PARTITIONS }, (_, p) =>
+            completions.some((c) => c.partition === p && c.startedAt >= killedAt),
+          ).every(Boolean)
+            ? true
+            : undefined,
       );
       console.log(
         `kill ${kill + 1}: every partition acknowledged again ${Date.now() - killedAt} ms after the SIGKILL`,

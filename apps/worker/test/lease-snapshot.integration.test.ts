@@ -67,37 +67,26 @@ describe("LeaseRepository.loadSnapshot", () => {
     };
   }
 
-  it("counts every figure as a statement of its own would, with sessions and without", async () => {
-    const leases = new LeaseRepository(db.prisma, ME, TTL_MS);
-    const withSessions = await leases.loadSnapshot(true);
-    expect(withSessions).toEqual({
-      totalPartitions: 12,
-      liveWorkers: 3,
-      ownedByMe: 4,
-      claimable: 4,
-      minOwnedByLiveWorker: 0,
-    });
-    expect(withSessions).toEqual(await countedAlone(true));
+  /** The snapshot a claim tick reads (`sessions` as its worker has them), checked against `countedAlone`. */
+  async function checkedSnapshot(sessions: boolean) {
+    const snapshot = await new LeaseRepository(db.prisma, ME, TTL_MS).loadSnapshot(sessions);
+    expect(snapshot).toEqual(await countedAlone(sessions));
+    return snapshot;
+  }
 
+  it("counts every figure as a statement of its own would, with sessions and without", async () => {
+    const figures = { totalPartitions: 12, ownedByMe: 4, minOwnedByLiveWorker: 0 };
+    expect(await checkedSnapshot(true)).toEqual({ ...figures, liveWorkers: 3, claimable: 4 });
     // Without sessions the ended worker is judged by its heartbeat (fresh: live) and its leases (valid).
-    const withoutSessions = await leases.loadSnapshot(false);
-    expect(withoutSessions).toEqual({
-      totalPartitions: 12,
-      liveWorkers: 4,
-      ownedByMe: 4,
-      claimable: 2,
-      minOwnedByLiveWorker: 0,
-    });
-    expect(withoutSessions).toEqual(await countedAlone(false));
+    expect(await checkedSnapshot(false)).toEqual({ ...figures, liveWorkers: 4, claimable: 2 });
   });
 
   it("takes the least-loaded live worker's count once every live worker holds something", async () => {
     await db.prisma.$executeRaw`
       UPDATE "Partition" SET "ownerWorkerId" = 'snapshot-idle', "leaseExpiresAt" = now() AT TIME ZONE 'UTC' + interval '10 seconds'
       WHERE "id" = ${ids[11]!}`;
-    const snapshot = await new LeaseRepository(db.prisma, ME, TTL_MS).loadSnapshot(true);
+    const snapshot = await checkedSnapshot(true);
     expect(snapshot.minOwnedByLiveWorker).toBe(1);
     expect(snapshot.claimable).toBe(3);
-    expect(snapshot).toEqual(await countedAlone(true));
   });
 });

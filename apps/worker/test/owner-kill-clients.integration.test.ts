@@ -1,11 +1,11 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import { DEFAULT_LEASE_TTL_MS } from "../src/worker";
-import { CLIENT_SCOPES, createKafkaKey, kafkaFleet, kcatReadAll, producePerPartition } from "./kafka-client";
+import { kafkaFleet, kcatReadAll, producePerPartition } from "./kafka-client";
+import { useFailoverWorld } from "./kafka-world";
 import { busiestWorker, eventually, partitionOwners } from "./test-topics";
-import { useWorkerHarness } from "./worker-harness";
 
 // Issue 29's fault test: three worker processes at the default lease settings; a librdkafka
 // idempotent producer, a kafkajs idempotent producer (used as the README says: one partition per
@@ -19,9 +19,10 @@ const ORG = "org_owner_kill";
 const TOPIC = "faults";
 const GROUP = "faults-group";
 const PARTITIONS = 6;
-const harness = useWorkerHarness({ name: "owner-kill-clients", ownerWaitMs: 3 * DEFAULT_LEASE_TTL_MS });
+const { harness, key } = useFailoverWorld("owner-kill-clients", ORG, {
+  ownerWaitMs: 3 * DEFAULT_LEASE_TTL_MS,
+});
 const children: ChildProcess[] = [];
-let key: { id: string; secret: string };
 
 /** A python script of this directory, its JSON lines handed to `onEvent` as they come. */
 function python(script: string, args: string[], onEvent: (event: Record<string, unknown>) => void) {
@@ -33,10 +34,6 @@ function python(script: string, args: string[], onEvent: (event: Record<string, 
 }
 
 const owners = (partitionIds: string[]) => partitionOwners(harness.db.prisma, partitionIds);
-
-beforeAll(async () => {
-  key = await createKafkaKey(harness.db.prisma, ORG, CLIENT_SCOPES);
-});
 
 afterAll(() => {
   for (const child of children) if (child.exitCode === null) child.kill("SIGKILL");

@@ -3,6 +3,7 @@ import { describe, expect, it } from "vitest";
 import { type LogRecord, PartitionLog } from "../src/index";
 import { crashRuns } from "./crash-runs";
 import { kv, replayLog, TestClock, tempDir, text } from "./helpers";
+import { bareSteps } from "./model-steps";
 
 // Property: whatever the workload (keys, tombstones, empty values), the clock and the schedule of
 // passes, cleaning never changes what a replay from the log start yields, keeps every live key's
@@ -36,9 +37,9 @@ const op: fc.Arbitrary<Op> = fc.oneof(
     }),
   },
   { weight: 2, arbitrary: fc.record({ kind: fc.constant("advance" as const), ms: fc.nat(4_000) }) },
-  { weight: 2, arbitrary: fc.constant({ kind: "roll" as const }) },
+  ...bareSteps({ roll: 2 }),
   { weight: 3, arbitrary: fc.record({ kind: fc.constant("clean" as const), force: fc.boolean() }) },
-  { weight: 1, arbitrary: fc.constant({ kind: "reopen" as const }) },
+  ...bareSteps({ reopen: 1 }),
 );
 
 const setup = fc.record({

@@ -5,6 +5,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import type { PartitionLog, RemoteSegmentSource } from "../src/index";
 import { openLog, TestClock, tempDir } from "./helpers";
+import { bareSteps } from "./model-steps";
 
 // A plain in-memory model of the log: records by offset plus segment boundaries, following
 // Kafka's roll and retention rules. The real log must agree with it after every operation.
@@ -136,13 +137,12 @@ const opArb: fc.Arbitrary<Op> = fc.oneof(
       ),
     }),
   },
-  { weight: 1, arbitrary: fc.constant({ kind: "roll" as const }) },
-  { weight: 1, arbitrary: fc.constant({ kind: "reopen" as const }) },
+  ...bareSteps({ roll: 1, reopen: 1 }),
   {
     weight: 2,
     arbitrary: fc.record({ kind: fc.constant("advance" as const), ms: fc.integer({ min: 1, max: 15_000 }) }),
   },
-  { weight: 1, arbitrary: fc.constant({ kind: "retention" as const }) },
+  ...bareSteps({ retention: 1 }),
   {
     weight: 1,
     arbitrary: fc.record({
@@ -150,7 +150,7 @@ const opArb: fc.Arbitrary<Op> = fc.oneof(
       back: fc.integer({ min: -1, max: 6 }),
     }),
   },
-  { weight: 1, arbitrary: fc.constant({ kind: "maybeRoll" as const }) },
+  ...bareSteps({ maybeRoll: 1 }),
   {
     weight: 2,
     arbitrary: fc.record({ kind: fc.constant("evict" as const), pick: fc.nat({ max: 20 }) }),

@@ -16,6 +16,7 @@ import {
   snapshotFileName,
 } from "../src/producer-state-snapshot";
 import { batchesOnDisk, codeOf, kv, openLog, replayLog, TestClock, tempDir } from "./helpers";
+import { bareSteps } from "./model-steps";
 
 const compact = (extra: Record<string, string | number> = {}) => ({ "cleanup.policy": "compact", ...extra });
 const DAY_MS = 24 * 3600 * 1000;
@@ -274,10 +275,7 @@ const op: fc.Arbitrary<Op> = fc.oneof(
       count: fc.integer({ min: 1, max: 3 }),
     }),
   },
-  { weight: 1, arbitrary: fc.constant({ kind: "roll" as const }) },
-  { weight: 1, arbitrary: fc.constant({ kind: "crash" as const }) },
-  { weight: 1, arbitrary: fc.constant({ kind: "reopen" as const }) },
-  { weight: 1, arbitrary: fc.constant({ kind: "clean" as const }) },
+  ...bareSteps({ roll: 1, crash: 1, reopen: 1, clean: 1 }),
 );
 
 interface ModelBatch {

@@ -4,6 +4,7 @@ import { afterEach, describe, expect, it, vi } from "vitest";
 import type { PartitionLog } from "../src/index";
 import { TimeIndex } from "../src/time-index";
 import { openLog, replayLog, TestClock, tempDir } from "./helpers";
+import { bareSteps } from "./model-steps";
 
 // ListOffsets by timestamp through the time index (Kafka's LogSegment.findOffsetByTimestamp): the
 // first record in offset order, between the log start and the high watermark, whose timestamp is at
@@ -138,9 +139,7 @@ const opArb: fc.Arbitrary<Op> = fc.oneof(
     weight: 2,
     arbitrary: fc.record({ kind: fc.constant("advance" as const), ms: fc.integer({ min: 1, max: 2_000 }) }),
   },
-  { weight: 1, arbitrary: fc.constant({ kind: "roll" as const }) },
-  { weight: 1, arbitrary: fc.constant({ kind: "reopen" as const }) },
-  { weight: 1, arbitrary: fc.constant({ kind: "clean" as const }) },
+  ...bareSteps({ roll: 1, reopen: 1, clean: 1 }),
   {
     weight: 1,
     arbitrary: fc.record({

@@ -4,6 +4,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import type { PartitionLog } from "../src/index";
 import { kv, openLog, TestClock, tempDir, text } from "./helpers";
+import { bareSteps } from "./model-steps";
 
 // Model-based: random plain appends, transactional appends of three producers, COMMIT/ABORT
 // markers, rolls, cleaner passes, clock moves past the delete horizon, clean reopens and crash
@@ -51,7 +52,7 @@ const step: fc.Arbitrary<Step> = fc.oneof(
       commit: fc.boolean(),
     }),
   },
-  { weight: 2, arbitrary: fc.constant({ kind: "roll" as const }) },
+  ...bareSteps({ roll: 2 }),
   {
     // Every open transaction decided, then a roll and a pass: the LSO moves and the pass reaches it.
     weight: 2,
@@ -60,10 +61,7 @@ const step: fc.Arbitrary<Step> = fc.oneof(
       commits: fc.array(fc.boolean(), { minLength: PRODUCERS.length, maxLength: PRODUCERS.length }),
     }),
   },
-  { weight: 3, arbitrary: fc.constant({ kind: "clean" as const }) },
-  { weight: 1, arbitrary: fc.constant({ kind: "advance" as const }) },
-  { weight: 1, arbitrary: fc.constant({ kind: "reopen" as const }) },
-  { weight: 1, arbitrary: fc.constant({ kind: "crash" as const }) },
+  ...bareSteps({ clean: 3, advance: 1, reopen: 1, crash: 1 }),
 );
 
 interface Written {

@@ -1,7 +1,8 @@
 import { ErrorCode } from "@lastword/kafka-protocol";
 import { BATCH_HEADER_BYTES, batchCompression, batchField } from "@lastword/record-batch";
-import { Counter, Gauge, type Registry } from "prom-client";
+import { type Counter, Gauge, type Registry } from "prom-client";
 import type { InflatePool } from "../inflation/inflate-pool";
+import { labelledCounter } from "../metrics/labelled-counter";
 
 /** The tenant's limits on what its Produce requests may inflate to (its quota; rate-limit.service.ts). */
 export interface InflationLimits {
@@ -42,23 +43,22 @@ export class ProduceInflation {
   constructor(pool: InflatePool, registry: Registry, limits: (tenantId: string) => Promise<InflationLimits>) {
     this.#pool = pool;
     this.#limits = limits;
-    const registers = [registry];
-    this.inflatedBytes = new Counter({
-      name: "lastword_kafka_inflated_bytes_total",
-      help: "Bytes the inflate pool decompressed for Produce, by tenant (a refused bomb counts what it inflated before it was stopped)",
-      labelNames: ["tenant"] as const,
-      registers,
-    });
-    this.refusedBatches = new Counter({
-      name: "lastword_kafka_refused_batches_total",
-      help: "Produce batches refused before they were appended, by tenant and the limit or defect that refused them",
-      labelNames: ["tenant", "limit"] as const,
-      registers,
-    });
+    this.inflatedBytes = labelledCounter(
+      registry,
+      "lastword_kafka_inflated_bytes_total",
+      "Bytes the inflate pool decompressed for Produce, by tenant (a refused bomb counts what it inflated before it was stopped)",
+      ["tenant"],
+    );
+    this.refusedBatches = labelledCounter(
+      registry,
+      "lastword_kafka_refused_batches_total",
+      "Produce batches refused before they were appended, by tenant and the limit or defect that refused them",
+      ["tenant", "limit"],
+    );
     new Gauge({
       name: "lastword_inflate_pool_queued",
       help: "Batches waiting for an inflate thread",
-      registers,
+      registers: [registry],
       collect() {
         this.set(pool.queued);
       },

@@ -1,5 +1,6 @@
 import { apiKeyName } from "@lastword/kafka-protocol";
 import { Counter, Gauge, Histogram, type Registry } from "prom-client";
+import { labelledCounter } from "./labelled-counter";
 
 /**
  * How a request ended: answered, answered with a Kafka error code (at the top or for any topic,
@@ -61,12 +62,12 @@ export class KafkaListenerMetrics {
 
   constructor(registry: Registry, sources: KafkaListenerSources) {
     const registers = [registry];
-    this.requests = new Counter({
-      name: "lastword_kafka_requests_total",
-      help: "Kafka requests served by API, version, outcome and tenant",
-      labelNames: ["api", "version", "outcome", "tenant"] as const,
-      registers,
-    });
+    this.requests = labelledCounter(
+      registry,
+      "lastword_kafka_requests_total",
+      "Kafka requests served by API, version, outcome and tenant",
+      ["api", "version", "outcome", "tenant"],
+    );
     this.requestSeconds = new Histogram({
       name: "lastword_kafka_request_seconds",
       help: "Kafka request latency (read to answer written) by API, version and outcome",
@@ -75,7 +76,7 @@ export class KafkaListenerMetrics {
       registers,
     });
     const perApiAndTenant = (name: string, help: string) =>
-      new Counter({ name, help, labelNames: ["api", "version", "tenant"] as const, registers });
+      labelledCounter(registry, name, help, ["api", "version", "tenant"]);
     this.bytesIn = perApiAndTenant(
       "lastword_kafka_request_bytes_total",
       "Bytes of Kafka request frames received, by API, version and tenant",
@@ -84,18 +85,18 @@ export class KafkaListenerMetrics {
       "lastword_kafka_response_bytes_total",
       "Bytes of Kafka response frames sent, by API, version and tenant",
     );
-    this.throttleSeconds = new Counter({
-      name: "lastword_kafka_throttle_seconds_total",
-      help: "Throttle time answered (and the connection muted for) over a quota, by API, version, tenant and the quota (produceBytesPerSecond, requestTimeMsPerSecond, fetchBytesPerSecond)",
-      labelNames: ["api", "version", "tenant", "quota"] as const,
-      registers,
-    });
-    this.refusedConnections = new Counter({
-      name: "lastword_kafka_refused_connections_total",
-      help: "Connections and logins refused or closed by a limit, by reason (connection-guard.ts RefusalReason) and tenant (empty before authentication)",
-      labelNames: ["reason", "tenant"] as const,
-      registers,
-    });
+    this.throttleSeconds = labelledCounter(
+      registry,
+      "lastword_kafka_throttle_seconds_total",
+      "Throttle time answered (and the connection muted for) over a quota, by API, version, tenant and the quota (produceBytesPerSecond, requestTimeMsPerSecond, fetchBytesPerSecond)",
+      ["api", "version", "tenant", "quota"],
+    );
+    this.refusedConnections = labelledCounter(
+      registry,
+      "lastword_kafka_refused_connections_total",
+      "Connections and logins refused or closed by a limit, by reason (connection-guard.ts RefusalReason) and tenant (empty before authentication)",
+      ["reason", "tenant"],
+    );
     this.openConnections = new Gauge({
       name: "lastword_kafka_open_connections",
       help: "Open connections to this worker's Kafka listener by tenant (empty before authentication)",

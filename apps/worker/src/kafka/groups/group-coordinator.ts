@@ -3,6 +3,7 @@ import type { Clock } from "@lastword/logstore";
 import type { Logger } from "../../logger";
 import { renewalTimer } from "../../ownership/lease-holder";
 import { type FindResult, holderAnswer } from "../coordinator-answer";
+import { takeOverExpired } from "../coordinator-takeover";
 import type { KafkaBroker, KafkaCatalog } from "../kafka-catalog";
 import type { AdoptedGroupLease, GroupLeaseRepository, HeldGroupLease } from "./group-lease.repository";
 import { GroupState, type GroupTimings } from "./group-state";
@@ -12,9 +13,6 @@ export const DEFAULT_GROUP_TIMINGS: GroupTimings = {
   minSessionTimeoutMs: 1_000,
   maxSessionTimeoutMs: 1_800_000,
 };
-
-/** Expired leases one renewal tick takes over, so a dead worker's groups spread over the survivors. */
-const EXPIRED_CLAIMS_PER_TICK = 50;
 
 interface Held {
   epoch: number;
@@ -120,14 +118,12 @@ export class GroupCoordinator {
     }
     const deleted = await this.#leases.deleteLapsedWithoutOffsets(this.timings.maxSessionTimeoutMs);
     if (deleted > 0) this.#logger.debug({ deleted }, "deleted lapsed group leases without offsets");
-    const takenAt = performance.now();
-    for (const lease of await this.#leases.claimExpired(EXPIRED_CLAIMS_PER_TICK)) {
-      this.#logger.info(
-        { tenantId: lease.tenantId, groupId: lease.groupId },
-        "took over an expired group lease",
-      );
-      this.#adopt(lease, takenAt);
-    }
+    await takeOverExpired(
+      this.#leases,
+      this.#logger,
+      { message: "took over an expired group lease", key: (lease) => ({ groupId: lease.groupId }) },
+      (lease, takenAt) => this.#adopt(lease, takenAt),
+    );
   }
 
   /** FindCoordinator for one group id: claims it when free, else answers the live holder. */

@@ -5,6 +5,7 @@ import type { CrashHook } from "../../fault-points";
 import type { Logger } from "../../logger";
 import { renewalTimer } from "../../ownership/lease-holder";
 import { type FindResult, holderAnswer } from "../coordinator-answer";
+import { takeOverExpired } from "../coordinator-takeover";
 import type { KafkaBroker, KafkaCatalog } from "../kafka-catalog";
 import type { ProducerIdRepository } from "../producers/producer-ids.repository";
 import type { HeldTxnLease, TxnLeaseRepository } from "./txn-lease.repository";
@@ -24,7 +25,6 @@ export interface MarkerWriter {
 
 /** Kafka moves a transactional id to a fresh producer id once an epoch would reach Short.MaxValue. */
 const EPOCH_EXHAUSTED = 32766;
-const EXPIRED_CLAIMS_PER_TICK = 50;
 const MARKER_RETRY_MIN_MS = 100;
 const MARKER_RETRY_MAX_MS = 2_000;
 
@@ -143,14 +143,15 @@ export class TxnCoordinator {
       if (still.has(`${key}\0${held.epoch}`)) held.validUntil = startedAt + this.#ttlMs;
       else this.#held.delete(key);
     }
-    const takenAt = performance.now();
-    for (const lease of await this.#leases.claimExpired(EXPIRED_CLAIMS_PER_TICK)) {
-      this.#logger.info(
-        { tenantId: lease.tenantId, transactionalId: lease.transactionalId },
-        "took over an expired transaction coordinator lease",
-      );
-      this.#adopt(lease, takenAt);
-    }
+    await takeOverExpired(
+      this.#leases,
+      this.#logger,
+      {
+        message: "took over an expired transaction coordinator lease",
+        key: (lease) => ({ transactionalId: lease.transactionalId }),
+      },
+      (lease, takenAt) => this.#adopt(lease, takenAt),
+    );
     const now = this.#clock.now();
     const withWork = await this.#states.withWork();
     for (const row of withWork) {
