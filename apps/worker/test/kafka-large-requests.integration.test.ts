@@ -52,7 +52,7 @@ describe("requests larger than 1 MiB", () => {
     }
   });
 
-  it("librdkafka (python3-confluent-kafka) produces 20 × 1 MiB in requests of 10–20 MiB, every message acknowledged", async () => {
+  it("librdkafka (python3-confluent-kafka) produces 20 × 1 MiB in requests above 1 MiB, every message acknowledged", async () => {
     const script = `
 import json, sys
 from confluent_kafka import Producer
@@ -81,11 +81,13 @@ print(json.dumps(reports))
     expect(reports).toHaveLength(20);
     expect(reports.every((r) => r.err === null && r.offset >= 0)).toBe(true);
     const after = await produceCounters();
-    // librdkafka may cut its batch in two; either way one request carried at least 10 MiB.
+    // How librdkafka cuts its 20 MiB into requests is its own business (one or two on a quiet
+    // machine, four once under CI load); what is under test is that requests above 1 MiB are read
+    // and answered: an average above 1 MiB means at least one request was larger than that.
     const requests = after.requests - before.requests;
     expect(requests).toBeGreaterThanOrEqual(1);
-    expect(requests).toBeLessThanOrEqual(2);
-    expect((after.bytes - before.bytes) / requests).toBeGreaterThan(10 << 20);
+    expect((after.bytes - before.bytes) / requests).toBeGreaterThan(1 << 20);
+    expect(after.bytes - before.bytes).toBeGreaterThan(20 << 20);
   });
 });
 
