@@ -15,9 +15,9 @@ import {
   waitOrExplain,
 } from "./console-session";
 import { openForm } from "./page-parts";
-import { showTab, type TopicTabName } from "./topic-actions";
+import { showTab, type TopicTabName, uniqueTopicName } from "./topic-actions";
 
-const TOPIC = `parity-${randomBytes(3).toString("hex")}`;
+const TOPIC = uniqueTopicName("parity");
 const GROUP = "parity-billing";
 const TEN_MINUTES = 10 * 60_000;
 

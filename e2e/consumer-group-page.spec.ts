@@ -1,11 +1,10 @@
-import { randomBytes } from "node:crypto";
 import type { Locator, Page } from "playwright-core";
 import { beforeAll, describe, expect, it } from "vitest";
 import { callTrpc, saveScreenshotsAtWidths, useConsolePage, waitOrExplain } from "./console-session";
 import { bodyRows } from "./page-parts";
-import { showTab } from "./topic-actions";
+import { showTab, uniqueTopicName } from "./topic-actions";
 
-const TOPIC = `positions-${randomBytes(3).toString("hex")}`;
+const TOPIC = uniqueTopicName("positions");
 const GROUP = "invoices-rest";
 const PARTITIONS = 3;
 /** Records a partition: offsets 0…4. */

@@ -1,4 +1,3 @@
-import { randomBytes } from "node:crypto";
 import type { Consumer, ConsumerConfig, Kafka } from "kafkajs";
 import type { Locator, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -12,8 +11,9 @@ import {
 } from "./console-session";
 import { kafkaFromProperties } from "./kafka-key";
 import { bodyRows } from "./page-parts";
+import { uniqueTopicName } from "./topic-actions";
 
-const TOPIC = `ledger-${randomBytes(3).toString("hex")}`;
+const TOPIC = uniqueTopicName("ledger");
 const REST_GROUP = "billing-rest";
 const KAFKA_GROUP = "billing-kafka";
 /** A kafkajs group that commits, then stops: its lag grows as records arrive. */

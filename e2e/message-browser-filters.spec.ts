@@ -1,11 +1,10 @@
-import { randomBytes } from "node:crypto";
 import type { Page } from "playwright-core";
 import { beforeAll, describe, expect, it } from "vitest";
 import { saveScreenshotsAtWidths, useConsolePage, waitOrExplain } from "./console-session";
 import { messagesTable } from "./message-browser-actions";
-import { showTab } from "./topic-actions";
+import { showTab, uniqueTopicName } from "./topic-actions";
 
-const TOPIC = `haystack-${randomBytes(3).toString("hex")}`;
+const TOPIC = uniqueTopicName("haystack");
 const PARTITIONS = 4;
 const RECORDS = 100_000;
 /** Records whose key starts "needle-": spread over the partitions (i % 4 is 2, 1, 0, 3, …). */

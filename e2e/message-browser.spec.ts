@@ -1,4 +1,3 @@
-import { randomBytes } from "node:crypto";
 import { readFile } from "node:fs/promises";
 import type { Page } from "playwright-core";
 import { beforeAll, describe, expect, it } from "vitest";
@@ -11,9 +10,9 @@ import {
   searchMessages,
   shownOffsets,
 } from "./message-browser-actions";
-import { showTab } from "./topic-actions";
+import { showTab, uniqueTopicName } from "./topic-actions";
 
-const TOPIC = `orders-${randomBytes(3).toString("hex")}`;
+const TOPIC = uniqueTopicName("orders");
 const LONG_KEY = "customer-account-reference-0000000042-eu-west";
 const BIG_VALUE = `big:${"x".repeat(2_000)}`;
 

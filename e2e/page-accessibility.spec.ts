@@ -1,4 +1,3 @@
-import { randomBytes } from "node:crypto";
 import type { Locator, Page } from "playwright-core";
 import { describe, expect, it } from "vitest";
 import { seriousViolations } from "./accessibility";
@@ -15,11 +14,12 @@ import {
   useConsolePage,
   waitOrExplain,
 } from "./console-session";
+import { uniqueTopicName } from "./topic-actions";
 
 // console-parity.spec.ts checks the console's own pages; these are the pages outside its list: the
 // signed-out forms, an invitation (before and after the invitee has an account), and the
 // compliance officer's request and audit pages.
-const TOPIC = `axe-${randomBytes(3).toString("hex")}`;
+const TOPIC = uniqueTopicName("axe");
 const OWNER = "Axe Owner";
 const SCHEMES = ["light", "dark"] as const;
 

@@ -1,8 +1,19 @@
+import { randomBytes } from "node:crypto";
 import { join } from "node:path";
 import { createPrisma } from "@lastword/db";
 import type { Page } from "playwright-core";
 import { expect, inject } from "vitest";
 import { waitOrExplain } from "./console-session";
+
+/**
+ * `prefix` and six random hex digits: a topic name no other spec's topic has. A name is unique only
+ * within a tenant, and each spec signs up tenants of its own, but they all share one database, where
+ * a lookup by name alone (waitForLeaseRenewal and partitionDir below, a spec's own Prisma reads)
+ * could otherwise find another spec's topic.
+ */
+export function uniqueTopicName(prefix: string): string {
+  return `${prefix}-${randomBytes(3).toString("hex")}`;
+}
 
 export type TopicTabName = "Overview" | "Messages" | "Consumers" | "Segments & cleaner" | "Configs";
 

@@ -1,4 +1,4 @@
-import { randomBytes, randomUUID } from "node:crypto";
+import { randomUUID } from "node:crypto";
 import { createPrisma } from "@lastword/db";
 import type { Page } from "playwright-core";
 import { beforeAll, describe, expect, inject, it } from "vitest";
@@ -12,9 +12,9 @@ import {
   waitOrExplain,
 } from "./console-session";
 import { messageCells, searchMessages, shownOffsets } from "./message-browser-actions";
-import { produce, showTab } from "./topic-actions";
+import { produce, showTab, uniqueTopicName } from "./topic-actions";
 
-const TOPIC = `catalog-${randomBytes(3).toString("hex")}`;
+const TOPIC = uniqueTopicName("catalog");
 
 /** `at` as a datetime-local value in the browser's own time zone, to the second. */
 function localDateTime(page: Page, at: number): Promise<string> {

@@ -1,4 +1,3 @@
-import { randomBytes } from "node:crypto";
 import { mkdir, readdir, rm } from "node:fs/promises";
 import { join } from "node:path";
 import { eventually } from "@lastword/db/testing";
@@ -7,9 +6,9 @@ import { describe, expect, it } from "vitest";
 import { formatBytes } from "../apps/web/src/lib/partition-stats";
 import { queryTrpc, saveScreenshot, useTopicPage, waitOrExplain } from "./console-session";
 import { messagesTable, searchMessages, shownOffsets } from "./message-browser-actions";
-import { partitionDir, rollWithoutCleaning, showTab } from "./topic-actions";
+import { partitionDir, rollWithoutCleaning, showTab, uniqueTopicName } from "./topic-actions";
 
-const TOPIC = `ledger-${randomBytes(3).toString("hex")}`;
+const TOPIC = uniqueTopicName("ledger");
 
 /**
  * A directory where the cleaner writes a segment's `.cleaned` copy makes every pass over the
@@ -75,7 +74,7 @@ describe("topic page: an uncleanable partition and its retry", () => {
   }, 90_000);
 });
 
-const MEASURED = `measured-${randomBytes(3).toString("hex")}`;
+const MEASURED = uniqueTopicName("measured");
 
 interface Run {
   partition: number;

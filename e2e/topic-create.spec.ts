@@ -1,10 +1,9 @@
-import { randomBytes } from "node:crypto";
 import type { Locator } from "playwright-core";
 import { beforeAll, describe, expect, it } from "vitest";
 import { saveScreenshot, saveScreenshotsAtWidths, useConsolePage, waitOrExplain } from "./console-session";
-import { showTab } from "./topic-actions";
+import { showTab, uniqueTopicName } from "./topic-actions";
 
-const TOPIC = `wizard-${randomBytes(3).toString("hex")}`;
+const TOPIC = uniqueTopicName("wizard");
 
 describe("create-topic wizard", () => {
   const ui = useConsolePage({ account: "Wizard Tester" });
