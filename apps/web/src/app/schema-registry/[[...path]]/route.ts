@@ -1,11 +1,9 @@
 import { apiServer } from "@/server/api-server";
+import { forEveryMethod } from "@/server/route-methods";
 
 export const dynamic = "force-dynamic";
 
 // Confluent's Schema Registry API for the caller's tenant (packages/api, schema-registry/).
-const handle = (request: Request): Promise<Response> => apiServer().handleSchemaRegistry(request);
-
-export const DELETE = handle;
-export const GET = handle;
-export const POST = handle;
-export const PUT = handle;
+export const { DELETE, GET, POST, PUT } = forEveryMethod((request) =>
+  apiServer().handleSchemaRegistry(request),
+);

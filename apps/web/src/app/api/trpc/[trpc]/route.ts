@@ -1,8 +1,6 @@
 import { apiServer } from "@/server/api-server";
+import { forEveryMethod } from "@/server/route-methods";
 
 export const dynamic = "force-dynamic";
 
-const handle = (request: Request): Promise<Response> => apiServer().handleTrpc(request);
-
-export const GET = handle;
-export const POST = handle;
+export const { GET, POST } = forEveryMethod((request) => apiServer().handleTrpc(request));

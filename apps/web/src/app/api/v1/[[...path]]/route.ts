@@ -1,13 +1,8 @@
 import { apiServer } from "@/server/api-server";
+import { forEveryMethod } from "@/server/route-methods";
 
 export const dynamic = "force-dynamic";
 
-const handle = (request: Request): Promise<Response> => apiServer().handleRest(request);
-
-export const DELETE = handle;
-export const GET = handle;
-export const HEAD = handle;
-export const OPTIONS = handle;
-export const PATCH = handle;
-export const POST = handle;
-export const PUT = handle;
+export const { DELETE, GET, HEAD, OPTIONS, PATCH, POST, PUT } = forEveryMethod((request) =>
+  apiServer().handleRest(request),
+);
