@@ -1,4 +1,4 @@
-import type { Page } from "playwright-core";
+import type { Locator, Page } from "playwright-core";
 import { beforeAll, describe, expect, it } from "vitest";
 import { waitForNotice } from "./console-notices";
 import { saveScreenshotsAtWidths, useTopicPage, waitOrExplain } from "./console-session";
@@ -27,13 +27,15 @@ function readRecords(page: Page, query = "offset=0"): Promise<ReadRecord[]> {
 
 describe("produce form: encodings, headers, a timestamp, several records", () => {
   const ui = useTopicPage("Produce Tester", TOPIC);
+  // The tests fill one form on one page in turn, each after the records the ones before wrote.
+  let form: Locator;
 
   beforeAll(async () => {
     await showTab(ui.page, "Messages");
+    form = ui.page.getByRole("form", { name: "Produce a record" });
   });
 
   it("sends a JSON key, headers and an explicit timestamp", async () => {
-    const form = ui.page.getByRole("form", { name: "Produce a record" });
     await form.getByLabel("Key", { exact: true }).fill('{"id":7}');
     await form.getByLabel("Key format").selectOption("json");
     await form.getByLabel("Value", { exact: true }).fill("first");
@@ -56,7 +58,6 @@ describe("produce form: encodings, headers, a timestamp, several records", () =>
   });
 
   it("sends one record per line and says where they went", async () => {
-    const form = ui.page.getByRole("form", { name: "Produce a record" });
     await form.getByLabel("Key format").selectOption("string");
     await form.getByLabel("Key", { exact: true }).fill("user-1");
     await form.getByLabel("Headers").fill("");
@@ -73,7 +74,6 @@ describe("produce form: encodings, headers, a timestamp, several records", () =>
   });
 
   it("names the wrong line, and clears the last success line when it refuses", async () => {
-    const form = ui.page.getByRole("form", { name: "Produce a record" });
     const success = form.getByRole("status").filter({ hasText: "written" });
     expect(await success.count()).toBe(1);
     await form.getByLabel("Value", { exact: true }).fill('{"v":4}\n{oops');
@@ -84,7 +84,6 @@ describe("produce form: encodings, headers, a timestamp, several records", () =>
   });
 
   it("says a keyless record on a compacted topic has no key, in the form's words", async () => {
-    const form = ui.page.getByRole("form", { name: "Produce a record" });
     await form.getByLabel("Records").selectOption("one");
     await form.getByLabel("Value format").selectOption("string");
     await form.getByLabel("Value", { exact: true }).fill("orphan");
@@ -98,7 +97,6 @@ describe("produce form: encodings, headers, a timestamp, several records", () =>
   });
 
   it("sends a base64 key as its bytes", async () => {
-    const form = ui.page.getByRole("form", { name: "Produce a record" });
     await form.getByLabel("Key format").selectOption("base64");
     // "user-2" in base64.
     await form.getByLabel("Key", { exact: true }).fill("dXNlci0y");
@@ -112,7 +110,6 @@ describe("produce form: encodings, headers, a timestamp, several records", () =>
   });
 
   it("sends a JSON array of several records, each with its own key and headers", async () => {
-    const form = ui.page.getByRole("form", { name: "Produce a record" });
     await form.getByLabel("Key format").selectOption("string");
     await form.getByLabel("Key", { exact: true }).fill("user-5");
     await form.getByLabel("Headers").fill("batch: 1");
