@@ -2,10 +2,9 @@ import { createPrisma } from "@lastword/db";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import {
+  addMember,
   callTrpc,
   createTopic,
-  inviteMember,
-  joinFromInvitation,
   launchChromium,
   newAccount,
   newConsolePage,
@@ -96,9 +95,7 @@ describe("compliance pages", () => {
       }),
     ).toBe(200);
 
-    const link = await inviteMember(owner, officerAccount.email, "compliance");
-    officer = await newConsolePage(browser);
-    await joinFromInvitation(officer, link, officerAccount, ownerAccount.name);
+    officer = await addMember(owner, browser, officerAccount, "compliance", ownerAccount.name);
   }, 120_000);
 
   afterAll(async () => {

@@ -298,3 +298,20 @@ export async function joinFromInvitation(
   await page.getByRole("button", { name: `Accept and join ${organization}` }).click();
   await page.waitForURL("**/topics");
 }
+
+/**
+ * A new member: `owner` invites `person` with `role`, and `person` signs up from the link on a page
+ * of their own in `browser` and joins `organization`, the owner's. Answers that page.
+ */
+export async function addMember(
+  owner: Page,
+  browser: Browser,
+  person: Account,
+  role: string,
+  organization: string,
+): Promise<Page> {
+  const link = await inviteMember(owner, person.email, role);
+  const page = await newConsolePage(browser);
+  await joinFromInvitation(page, link, person, organization);
+  return page;
+}

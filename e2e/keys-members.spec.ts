@@ -3,10 +3,9 @@ import type { Locator, Page } from "playwright-core";
 import { describe, expect, inject, it } from "vitest";
 import { waitForNotice } from "./console-notices";
 import {
+  addMember,
   inviteMember,
-  joinFromInvitation,
   newAccount,
-  newConsolePage,
   saveScreenshot,
   saveScreenshotsAtWidths,
   useConsolePage,
@@ -164,10 +163,7 @@ describe("API keys", () => {
   });
 
   it("a developer is offered no scope above their role, and the API refuses one sent anyway", async () => {
-    const developer = newAccount("Key Developer");
-    const link = await inviteMember(ui.page, developer.email, "developer");
-    const page = await newConsolePage(ui.browser);
-    await joinFromInvitation(page, link, developer, OWNER);
+    const page = await addMember(ui.page, ui.browser, newAccount("Key Developer"), "developer", OWNER);
     await page.goto("/api-keys");
     await scopeBox(page, "records:write").waitFor();
     for (const scope of ["members:write", "members:read", "erasure:read", "erasure:write", "admin"]) {
@@ -209,9 +205,7 @@ describe("members", () => {
   it("changes a member's role, removes them, refuses a second invitation to one address and revokes a pending one", async () => {
     const { page } = ui;
     const colleague = newAccount("Casey Colleague");
-    const link = await inviteMember(page, colleague.email, "developer");
-    const other = await newConsolePage(ui.browser);
-    await joinFromInvitation(other, link, colleague, LEAD);
+    await addMember(page, ui.browser, colleague, "developer", LEAD);
 
     await page.goto("/members");
     const role = page.getByLabel(`Role of ${colleague.name}`);

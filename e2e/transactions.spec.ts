@@ -3,12 +3,10 @@ import type { Locator, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { seriousViolations } from "./accessibility";
 import {
+  addMember,
   callTrpc,
   compactedTopic,
-  inviteMember,
-  joinFromInvitation,
   newAccount,
-  newConsolePage,
   saveScreenshotsAtWidths,
   useConsolePage,
   waitOrExplain,
@@ -126,11 +124,8 @@ describe("the Transactions page and a partition's last stable offset, with an op
   });
 
   it("offers a viewer, who may read records but not write them, no Abort; the API refuses it the same", async () => {
-    const viewer = newAccount("Vera Viewer");
-    const link = await inviteMember(ui.page, viewer.email, "viewer");
-    const page = await newConsolePage(ui.browser);
+    const page = await addMember(ui.page, ui.browser, newAccount("Vera Viewer"), "viewer", ORGANIZATION);
     try {
-      await joinFromInvitation(page, link, viewer, ORGANIZATION);
       await page.goto("/transactions");
       await waitOrExplain(page, transactionRow(page), "transactions-row-viewer");
       expect(await rowState(page)).toBe("Ongoing");
