@@ -225,10 +225,19 @@ describe("one worker", () => {
       reader.records.length >= 2 ? true : undefined,
     );
     const raw = await RawKafka.login(world.worker.kafka!, world.key);
+    const polling = await RawKafka.login(world.worker.kafka!, world.key);
+    // A long poll at the log's end, in flight across the deletion: answered as soon as the worker
+    // closes the partition, naming the deletion (Kafka's DelayedFetch), not at its deadline.
+    const started = performance.now();
+    const longPoll = polling.call(ApiKey.Fetch, 11, fetchBody("doomed", 0, 2, { maxWaitMs: 60_000 }));
     const admin = client.admin();
     await admin.connect();
     await admin.deleteTopics({ topics: ["doomed"] });
     await admin.disconnect();
+    const polled = (await longPoll).responses[0]!.partitions[0]!;
+    expect(polled.errorCode).toBe(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION);
+    expect(performance.now() - started).toBeLessThan(60_000);
+    polling.close();
     // The consumer's next fetch names the topic that is gone; librdkafka logs the error it read.
     await eventually("librdkafka read the fetch error", 30_000, async () =>
       /Fetch.*Unknown topic or partition/.test(reader.debug()) ? true : undefined,

@@ -10,6 +10,9 @@ import type { HostedLog, OpenLog, OpenLogOptions } from "./hosted-log";
 import { PartitionSlot } from "./partition-slot";
 import { visibleUpTo } from "./visible-log";
 
+/** How many deleted partitions a host remembers for its answers to requests that still name them. */
+const MAX_DELETED_REMEMBERED = 10_000;
+
 export interface PartitionHostOptions {
   dataDir: string;
   workerId: string;
@@ -59,6 +62,8 @@ export class PartitionHost {
   readonly #appendListeners: ((partitionId: string) => void)[] = [];
   readonly #openListeners: ((slot: PartitionSlot) => void)[] = [];
   readonly #closeListeners: ((partitionId: string) => void)[] = [];
+  /** Partitions closed because their row was deleted (ids are never reused), the newest first to go past the bound. */
+  readonly #deleted = new Set<string>();
   readonly #options: PartitionHostOptions;
   /** Copies of lost partitions being removed: a new claim of one waits for its removal. */
   readonly #evicting = new Map<string, Promise<void>>();
@@ -84,6 +89,17 @@ export class PartitionHost {
 
   slot(partitionId: string): PartitionSlot | undefined {
     return this.#slots.get(partitionId);
+  }
+
+  /**
+   * True for a partition this worker closed because its topic (or the partition) was deleted: a
+   * request naming it from a catalog answer older than the deletion is answered as Kafka answers
+   * one for a deleted partition (UNKNOWN_TOPIC_OR_PARTITION), not as one whose leader moved — a
+   * client told NOT_LEADER_OR_FOLLOWER refreshes its metadata, finds no topic, and never learns why
+   * (librdkafka then drops the partition silently).
+   */
+  wasDeleted(partitionId: string): boolean {
+    return this.#deleted.has(partitionId);
   }
 
   /** Starts serving a freshly claimed partition; the log opens in the background. */
@@ -255,6 +271,8 @@ export class PartitionHost {
   async drop(partitionId: string, reason: "lease lost" | "partition deleted" | "released"): Promise<void> {
     const slot = this.#slots.get(partitionId);
     if (!slot) return;
+    // Before the slot goes: a long poll woken by the close below must see why.
+    if (reason === "partition deleted") this.#rememberDeleted(partitionId);
     this.#slots.delete(partitionId);
     for (const listener of this.#closeListeners) listener(partitionId);
     this.#options.durability?.window.untrack(partitionId);
@@ -281,6 +299,15 @@ export class PartitionHost {
     const slots = [...this.#slots.values()];
     this.#slots.clear();
     await Promise.all(slots.map((slot) => slot.close()));
+  }
+
+  #rememberDeleted(partitionId: string): void {
+    this.#deleted.add(partitionId);
+    // Bounded: the oldest deletions are forgotten first (by then no client's catalog names them).
+    if (this.#deleted.size > MAX_DELETED_REMEMBERED) {
+      const oldest = this.#deleted.values().next().value;
+      if (oldest !== undefined) this.#deleted.delete(oldest);
+    }
   }
 
   #require(partitionId: string): PartitionSlot {

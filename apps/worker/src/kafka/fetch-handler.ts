@@ -5,7 +5,7 @@ import { stampLeaderEpochs } from "./batch-epochs";
 import { POOLED_FROM_BYTES } from "./fetch-buffers";
 import { allowed } from "./kafka-authorization";
 import type { KafkaBrokerContext, KafkaSession } from "./kafka-context";
-import { kafkaErrorOf } from "./kafka-errors";
+import { kafkaErrorOf, notHostedError } from "./kafka-errors";
 import { readableTopic, readLatest } from "./latest-view";
 import { leaderEpochError } from "./leader-epoch-check";
 
@@ -154,7 +154,8 @@ async function fetchPartition(
 ) {
   const { partitionId } = want;
   const slot = partitionId === null ? undefined : ctx.host.slot(partitionId);
-  if (partitionId === null || !slot) return answer(want.index, ErrorCode.NOT_LEADER_OR_FOLLOWER);
+  if (partitionId === null) return answer(want.index, ErrorCode.NOT_LEADER_OR_FOLLOWER);
+  if (!slot) return answer(want.index, notHostedError(ctx.host, partitionId));
   const fenced = leaderEpochError(slot.epoch, want.currentLeaderEpoch);
   if (fenced !== null) return answer(want.index, fenced);
   try {

@@ -1,6 +1,7 @@
 import type { DataPlaneError, DataPlaneErrorCode } from "@lastword/dataplane";
 import { ErrorCode } from "@lastword/kafka-protocol";
 import { dataPlaneErrorOf } from "../hosting/log-errors";
+import type { PartitionHost } from "../hosting/partition-host";
 
 const KAFKA_CODE_BY_DATA_PLANE_CODE: Partial<Record<DataPlaneErrorCode, number>> = {
   NOT_OWNER: ErrorCode.NOT_LEADER_OR_FOLLOWER,
@@ -15,6 +16,17 @@ const KAFKA_CODE_BY_DATA_PLANE_CODE: Partial<Record<DataPlaneErrorCode, number>>
   INVALID_TXN_STATE: ErrorCode.INVALID_TXN_STATE,
   TRANSACTION_COORDINATOR_FENCED: ErrorCode.TRANSACTION_COORDINATOR_FENCED,
 };
+
+/**
+ * The answer for a partition the catalog names but this worker does not host: deleted under the
+ * request (UNKNOWN_TOPIC_OR_PARTITION, as Kafka answers for a deleted partition) or led elsewhere
+ * (NOT_LEADER_OR_FOLLOWER: the client refreshes its metadata and retries there).
+ */
+export function notHostedError(host: Pick<PartitionHost, "wasDeleted">, partitionId: string): number {
+  return host.wasDeleted(partitionId)
+    ? ErrorCode.UNKNOWN_TOPIC_OR_PARTITION
+    : ErrorCode.NOT_LEADER_OR_FOLLOWER;
+}
 
 /**
  * The Kafka error code (and message) for what a partition operation raised, through the data

@@ -90,7 +90,12 @@ export async function startKafka(config: KafkaConfig, parts: KafkaParts): Promis
   // cached is wrong at once. Kept, it sent clients back here for a partition just handed away, and
   // a non-idempotent producer's retry of the whole request wrote its other partitions twice.
   parts.host.onOpened(() => catalog.invalidate());
-  parts.host.onClosed(() => catalog.invalidate());
+  // A long poll on a partition that closes here answers at once (its leader moved or it was
+  // deleted), as Kafka completes a DelayedFetch whose partition this broker no longer leads.
+  parts.host.onClosed((partitionId) => {
+    catalog.invalidate();
+    appends.notify(partitionId);
+  });
   const self = () => ({ nodeId, workerId: parts.workerId, host: advertised.host, port: advertised.port });
   const groupLeases = new GroupLeaseRepository(parts.prisma, parts.workerId, parts.leaseTtlMs);
   // A previous run under this id held leases whose membership died with it.

@@ -3,7 +3,7 @@ import type { HostedLog } from "../hosting/hosted-log";
 import { offsetForTimestamp } from "../hosting/timestamp-lookup";
 import { allowed } from "./kafka-authorization";
 import type { KafkaBrokerContext, KafkaSession } from "./kafka-context";
-import { kafkaErrorOf } from "./kafka-errors";
+import { kafkaErrorOf, notHostedError } from "./kafka-errors";
 import { readableTopic } from "./latest-view";
 import { leaderEpochError } from "./leader-epoch-check";
 
@@ -86,7 +86,7 @@ export async function handleListOffsets(
           const partition = topic?.partitions.find((x) => x.index === p.partitionIndex);
           if (!partition) return { ...base, errorCode: ErrorCode.UNKNOWN_TOPIC_OR_PARTITION };
           const slot = ctx.host.slot(partition.id);
-          if (!slot) return { ...base, errorCode: ErrorCode.NOT_LEADER_OR_FOLLOWER };
+          if (!slot) return { ...base, errorCode: notHostedError(ctx.host, partition.id) };
           const fenced = leaderEpochError(slot.epoch, p.currentLeaderEpoch ?? -1);
           if (fenced !== null) return { ...base, errorCode: fenced };
           try {

@@ -1,7 +1,7 @@
 import { ErrorCode, type RequestBody, type ResponseInput } from "@lastword/kafka-protocol";
 import { allowed } from "./kafka-authorization";
 import type { KafkaBrokerContext, KafkaSession } from "./kafka-context";
-import { kafkaErrorOf } from "./kafka-errors";
+import { kafkaErrorOf, notHostedError } from "./kafka-errors";
 import { readableTopic } from "./latest-view";
 import { leaderEpochError } from "./leader-epoch-check";
 
@@ -28,7 +28,7 @@ async function endOffset(
   const partition = topic?.partitions.find((x) => x.index === p.partition);
   if (!partition) return failed(p.partition, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION);
   const slot = ctx.host.slot(partition.id);
-  if (!slot) return failed(p.partition, ErrorCode.NOT_LEADER_OR_FOLLOWER);
+  if (!slot) return failed(p.partition, notHostedError(ctx.host, partition.id));
   const fenced = leaderEpochError(slot.epoch, p.currentLeaderEpoch ?? -1);
   if (fenced !== null) return failed(p.partition, fenced);
   try {

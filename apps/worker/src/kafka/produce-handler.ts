@@ -6,7 +6,7 @@ import { OFF_PRODUCER_EPOCH, OFF_PRODUCER_ID } from "@lastword/record-batch";
 import { produce } from "../hosting/write-path";
 import { refusal as refusalOf } from "./kafka-authorization";
 import type { KafkaBrokerContext, KafkaSession } from "./kafka-context";
-import { kafkaErrorOf } from "./kafka-errors";
+import { kafkaErrorOf, notHostedError } from "./kafka-errors";
 import { viewWriteRefusal } from "./latest-view";
 import { type PartitionPayload, partitionPayload } from "./produce-batches";
 import type { RequestInflation } from "./produce-inflation";
@@ -79,9 +79,12 @@ async function producePartition(
     return refusal(failed(data.index, ErrorCode.TOPIC_AUTHORIZATION_FAILED, message));
   }
   if (!ctx.host.slot(partition.id)) {
-    return refusal(
-      failed(data.index, ErrorCode.NOT_LEADER_OR_FOLLOWER, "this broker does not lead the partition"),
-    );
+    const errorCode = notHostedError(ctx.host, partition.id);
+    const message =
+      errorCode === ErrorCode.UNKNOWN_TOPIC_OR_PARTITION
+        ? `topic ${topicName} was deleted`
+        : "this broker does not lead the partition";
+    return refusal(failed(data.index, errorCode, message));
   }
   const payload = await partitionPayload(data.records, topic.config, version, inflation, txn !== null);
   inspected();
