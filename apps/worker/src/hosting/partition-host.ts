@@ -62,7 +62,7 @@ export class PartitionHost {
   readonly #appendListeners: ((partitionId: string) => void)[] = [];
   readonly #openListeners: ((slot: PartitionSlot) => void)[] = [];
   readonly #closeListeners: ((partitionId: string) => void)[] = [];
-  /** Partitions closed because their row was deleted (ids are never reused), the newest first to go past the bound. */
+  /** Partitions closed because their row was deleted (ids are never reused); past the bound the oldest go first. */
   readonly #deleted = new Set<string>();
   readonly #options: PartitionHostOptions;
   /** Copies of lost partitions being removed: a new claim of one waits for its removal. */
