@@ -6,7 +6,7 @@
  * Refresh-ahead: a get in the last quarter of an entry's TTL answers from the entry and starts one
  * load in the background, which replaces the entry when it succeeds (stamped with its start, so no
  * answer is older than the TTL either way). A key read steadily is therefore never loaded on its
- * reader's path: the noisy-neighbour bench found every fourth produce of a quiet tenant waiting on
+ * reader's path: the noisy-neighbour bench found every fifth produce of a quiet tenant waiting on
  * a catalog query, which under another tenant's flood was the slowest step of its p99.
  */
 export class TtlCache<K, V> {
@@ -81,6 +81,6 @@ interface Entry<V> {
   value: Promise<V>;
   /** The load succeeded (only a settled entry is refreshed ahead). */
   settled: boolean;
-  /** A refresh-ahead load is in flight. */
+  /** A refresh-ahead load was started for it (in flight, or failed: one try per entry). */
   refreshing: boolean;
 }
